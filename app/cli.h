@@ -1,0 +1,19 @@
+/* What every subcommand shares: error lines, exit codes, option helpers. */
+#ifndef RP_APP_CLI_H
+#define RP_APP_CLI_H
+
+#include <stdbool.h>
+
+#define RP_EXIT_OK 0
+#define RP_EXIT_FAIL 1  /* the run happened and found a problem */
+#define RP_EXIT_USAGE 2 /* bad input: CLI, profile, file, environment */
+
+/* One line on stderr: "roceprobe CMD: message". Returns RP_EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const char *fmt, ...);
+/* True when argv[i] is -h or --help. */
+bool rp_cli_is_help(const char *arg);
+
+int rp_cmd_decode(int argc, char **argv);
+int rp_cmd_plan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,50 @@
+/* roceprobe: subcommand dispatch only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe COMMAND [ARGS]\n"
+	      "\n"
+	      "RoCEv2 / InfiniBand fabric prober: craft RoCEv2 traffic with DPDK, measure loss,\n"
+	      "PFC pause and tail latency, and read captures with the ICRC checked.\n"
+	      "\n"
+	      "commands:\n",
+	      out);
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	fputs("\n'roceprobe COMMAND --help' explains each command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RP_EXIT_USAGE;
+	}
+	if (rp_cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return RP_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("roceprobe %s\n", RP_VERSION);
+		return RP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "roceprobe: unknown command '%s' (try 'roceprobe --help')\n", argv[1]);
+	return RP_EXIT_USAGE;
+}

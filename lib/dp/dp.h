@@ -1,0 +1,46 @@
+/* The DPDK edge: EAL, ports, mempools and the TX loop. The only code that
+ * includes rte_*.h; everything it hands upward is plain C. */
+#ifndef RP_DP_H
+#define RP_DP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_DP_ERRLEN 256
+#define RP_DP_MAX_PORTS 64
+
+/* EAL arguments from the ports a run uses plus the user's --eal string.
+ * Without hugepages it adds --no-huge -m 1024 and says so once on stderr;
+ * with only virtual devices it adds --no-pci. */
+struct rp_dp_eal_opts {
+	const char *const *devargs; /* "net_ring0", "net_pcap0,tx_pcap=x.pcap", "0000:3b:00.0" */
+	unsigned n_devargs;
+	const char *user_eal; /* may be NULL */
+	unsigned lcores;      /* 1.. */
+	const char *who;      /* command name for messages */
+};
+
+int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
+void rp_dp_eal_cleanup(void);
+
+struct rp_dp_port {
+	uint16_t id;
+	char name[64];
+	char driver[32];
+	uint64_t link_bps; /* as the PMD reports it; 0 unknown */
+	void *pool;        /* struct rte_mempool */
+	bool started;
+};
+
+/* Opens the port a devargs string names (the EAL must have been given it),
+ * with one RX queue and n_txq TX queues, for frames up to max_frame bytes. */
+int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
+		    size_t errlen);
+void rp_dp_port_close(struct rp_dp_port *p);
+
+/* TSC-derived clock: nanoseconds since rp_dp_clock_start. */
+void rp_dp_clock_start(void);
+uint64_t rp_dp_now_ns(void);
+
+#endif

@@ -1,0 +1,109 @@
+#include <rte_eal.h>
+#include <rte_log.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dp.h"
+
+#define MAX_ARGS 256
+
+/* A PCI address ("0000:3b:00.0" or "3b:00.0") goes to -a; anything else is a vdev. */
+static bool is_pci(const char *devargs)
+{
+	unsigned a, b, c, d;
+	char tail;
+	return sscanf(devargs, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) >= 4 ||
+	       sscanf(devargs, "%x:%x.%x%c", &a, &b, &c, &tail) >= 3;
+}
+
+static bool hugepages_mounted(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	if (!f)
+		return false;
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	if (!found)
+		return false;
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return false;
+	long free_pages = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &free_pages) == 1)
+			break;
+	fclose(f);
+	return free_pages > 0;
+}
+
+static int push(char **argv, int *argc, const char *s)
+{
+	if (*argc >= MAX_ARGS - 1)
+		return -1;
+	argv[(*argc)++] = strdup(s);
+	return 0;
+}
+
+int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
+{
+	static char *argv[MAX_ARGS];
+	int argc = 0;
+	char buf[64];
+	bool any_pci = false;
+
+	push(argv, &argc, "roceprobe");
+	snprintf(buf, sizeof(buf), "0-%u", o->lcores ? o->lcores - 1 : 0);
+	push(argv, &argc, "-l");
+	push(argv, &argc, buf);
+	snprintf(buf, sizeof(buf), "--file-prefix=rp%ld", (long)getpid());
+	push(argv, &argc, buf);
+	push(argv, &argc, "--log-level=5");
+	if (!hugepages_mounted()) {
+		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 "
+				"(fine for virtual ports; mount hugepages for NICs)\n", o->who);
+		push(argv, &argc, "--no-huge");
+		push(argv, &argc, "-m");
+		push(argv, &argc, "1024");
+	}
+	for (unsigned i = 0; i < o->n_devargs; i++) {
+		bool pci = is_pci(o->devargs[i]);
+		any_pci |= pci;
+		push(argv, &argc, pci ? "-a" : "--vdev");
+		push(argv, &argc, o->devargs[i]);
+	}
+	if (!any_pci)
+		push(argv, &argc, "--no-pci");
+	if (o->user_eal) {
+		char *copy = strdup(o->user_eal), *save = NULL;
+		for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+			if (push(argv, &argc, t) < 0) {
+				free(copy);
+				snprintf(err, errlen, "too many EAL arguments");
+				return -1;
+			}
+		free(copy);
+	}
+	argv[argc] = NULL;
+
+	/* EAL logs to stdout by default; stdout carries --json output. */
+	rte_openlog_stream(stderr);
+	if (rte_eal_init(argc, argv) < 0) {
+		snprintf(err, errlen, "DPDK EAL init failed (%s); EAL arguments were:", rte_strerror(rte_errno));
+		for (int i = 1; i < argc && strlen(err) + strlen(argv[i]) + 2 < errlen; i++) {
+			strcat(err, " ");
+			strcat(err, argv[i]);
+		}
+		return -1;
+	}
+	return 0;
+}
+
+void rp_dp_eal_cleanup(void)
+{
+	rte_eal_cleanup();
+}

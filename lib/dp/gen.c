@@ -1,0 +1,155 @@
+#include "gen.h"
+
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <string.h>
+
+#include "traffic/source.h"
+#include "wire/eth.h"
+
+struct lcore_job {
+	struct rp_dp_gen *g;
+	unsigned lcore;
+	volatile bool done;
+};
+
+/* NICs consume PFC in hardware; here the RX queue is polled and the frames
+ * feed the pause gate. Everything else received is dropped uncounted. */
+static void poll_rx(struct rp_dp_txport *tp, uint64_t now_ns)
+{
+	struct rte_mbuf *rx[RP_DP_BURST];
+	uint16_t n = rte_eth_rx_burst(tp->port->id, 0, rx, RP_DP_BURST);
+	if (n == 0)
+		return;
+	tp->rx_frames += n;
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *b = rte_pktmbuf_mtod(rx[i], const uint8_t *);
+		uint16_t len = rte_pktmbuf_data_len(rx[i]);
+		struct rp_macctl m;
+		if (len >= RP_ETH_HLEN + 2 && b[12] == 0x88 && b[13] == 0x08 &&
+		    rp_macctl_parse(b + RP_ETH_HLEN, len - RP_ETH_HLEN, &m) == 0) {
+			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;
+			tp->rx_pause += m.opcode == RP_MACCTL_OP_PAUSE;
+			rp_pause_rx(&tp->pause, now_ns, &m);
+		}
+	}
+	rte_pktmbuf_free_bulk(rx, n);
+}
+
+static void account_sent(struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		tp->tx_bytes += rte_pktmbuf_pkt_len(m[i]);
+	tp->tx_packets += n;
+}
+
+/* What the queue did not take is retried first next time, never dropped:
+ * every packet the source stamped is sent. */
+static void flush_pending(struct rp_dp_txport *tp)
+{
+	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, tp->pending, (uint16_t)tp->n_pending);
+	account_sent(tp, tp->pending, sent);
+	tp->n_pending -= sent;
+	if (tp->n_pending)
+		memmove(tp->pending, tp->pending + sent, tp->n_pending * sizeof(tp->pending[0]));
+}
+
+static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
+{
+	if (tp->n_pending) {
+		flush_pending(tp);
+		return;
+	}
+	if (rp_source_next_due(tp->src) > now_ns)
+		return;
+	struct rte_mbuf *m[RP_DP_BURST];
+	if (rte_pktmbuf_alloc_bulk(tp->port->pool, m, RP_DP_BURST) != 0)
+		return;
+	uint8_t *bufs[RP_DP_BURST];
+	uint16_t lens[RP_DP_BURST];
+	uint32_t flows[RP_DP_BURST];
+	for (unsigned i = 0; i < RP_DP_BURST; i++)
+		bufs[i] = rte_pktmbuf_mtod(m[i], uint8_t *);
+	uint8_t paused = rp_pause_mask(&tp->pause, now_ns);
+	unsigned n = rp_source_burst(tp->src, now_ns, paused, bufs, lens, flows, RP_DP_BURST);
+	for (unsigned i = 0; i < n; i++) {
+		m[i]->data_len = lens[i];
+		m[i]->pkt_len = lens[i];
+	}
+	if (n < RP_DP_BURST)
+		rte_pktmbuf_free_bulk(m + n, RP_DP_BURST - n);
+	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, m, (uint16_t)n);
+	account_sent(tp, m, sent);
+	if (sent < n) {
+		tp->tx_full++;
+		tp->n_pending = n - sent;
+		memcpy(tp->pending, m + sent, tp->n_pending * sizeof(m[0]));
+	}
+}
+
+static bool port_done(const struct rp_dp_txport *tp)
+{
+	return tp->n_pending == 0 && rp_source_done(tp->src);
+}
+
+static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
+{
+	return *g->stop || (g->duration_ns && now_ns >= g->duration_ns);
+}
+
+/* One lcore's loop over the ports it owns. */
+static int lcore_loop(void *arg)
+{
+	struct lcore_job *job = arg;
+	struct rp_dp_gen *g = job->g;
+	bool main_lcore = job->lcore == 0;
+	uint64_t next_progress = 1000000000ull;
+	for (;;) {
+		uint64_t now = rp_dp_now_ns();
+		bool busy = false;
+		for (unsigned i = 0; i < g->n_ports; i++) {
+			struct rp_dp_txport *tp = &g->ports[i];
+			if (tp->lcore != job->lcore)
+				continue;
+			poll_rx(tp, now);
+			tx_once(tp, now);
+			busy |= !port_done(tp);
+		}
+		if (main_lcore && now >= next_progress) {
+			if (g->progress)
+				g->progress(g, now, g->progress_arg);
+			next_progress += 1000000000ull;
+		}
+		if (!busy || time_up(g, now))
+			break;
+	}
+	job->done = true;
+	return 0;
+}
+
+int rp_dp_gen_run(struct rp_dp_gen *g)
+{
+	struct lcore_job jobs[RTE_MAX_LCORE];
+	unsigned lcore_ids[RTE_MAX_LCORE];
+	unsigned n = 0, id;
+	RTE_LCORE_FOREACH_WORKER(id)
+	{
+		if (n + 1 >= g->n_lcores)
+			break;
+		lcore_ids[++n] = id;
+	}
+	for (unsigned i = 0; i <= n; i++)
+		jobs[i] = (struct lcore_job){.g = g, .lcore = i};
+	for (unsigned i = 1; i <= n; i++)
+		rte_eal_remote_launch(lcore_loop, &jobs[i], lcore_ids[i]);
+	lcore_loop(&jobs[0]);
+	/* The main lcore may finish first; workers see *stop or finish their own. */
+	for (unsigned i = 1; i <= n; i++)
+		rte_eal_wait_lcore(lcore_ids[i]);
+	g->end_ns = rp_dp_now_ns();
+	for (unsigned i = 0; i < g->n_ports; i++)
+		rp_pause_settle(&g->ports[i].pause, g->end_ns);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* The generator's TX lcore loop: packet sources into DPDK ports, gated by the
+ * PFC and PAUSE frames each port receives, as a NIC honours them. */
+#ifndef RP_DP_GEN_H
+#define RP_DP_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dp.h"
+#include "stats/pause.h"
+
+struct rp_source;
+struct rte_mbuf;
+
+#define RP_DP_BURST 32
+
+struct rp_dp_txport {
+	struct rp_dp_port *port;
+	uint16_t txq;
+	unsigned lcore; /* which lcore drives it (0 = main) */
+	struct rp_source *src;
+	struct rp_pause pause;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_full;  /* bursts the TX queue did not take whole */
+	uint64_t rx_frames;
+	uint64_t rx_pfc;
+	uint64_t rx_pause;
+	struct rte_mbuf *pending[RP_DP_BURST];
+	unsigned n_pending;
+};
+
+struct rp_dp_gen {
+	struct rp_dp_txport *ports;
+	unsigned n_ports;
+	unsigned n_lcores;
+	uint64_t duration_ns; /* 0: until every source is done */
+	volatile bool *stop;  /* set from a signal handler */
+	/* Called on the main lcore about once a second. */
+	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
+	void *progress_arg;
+	uint64_t end_ns; /* when the run stopped */
+};
+
+/* Runs until done, duration or *stop; returns 0. Ports are driven by the
+ * lcore named in each rp_dp_txport. */
+int rp_dp_gen_run(struct rp_dp_gen *g);
+
+#endif

@@ -1,0 +1,118 @@
+/* A validated roceprobe profile: hosts, per-flow defaults and traffic entries.
+ * Loaded from YAML (docs/profiles.md); every user error is one line naming
+ * FILE:LINE:COL and the key. No DPDK, no printing, no exit. */
+#ifndef RP_PROFILE_PROFILE_H
+#define RP_PROFILE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+#include "units.h"
+
+#define RP_NAME_MAX 32
+#define RP_PORT_MAX 128
+#define RP_MAX_HOSTS 256
+#define RP_PROFILE_ERR_LEN 512
+
+struct rp_host {
+	char name[RP_NAME_MAX];
+	uint8_t mac[6];
+	bool has_ipv4;
+	uint32_t ipv4; /* host order */
+	bool has_ipv6;
+	uint8_t ipv6[16];
+	char port[RP_PORT_MAX]; /* DPDK devargs ("net_null0") or PCI address; "" = none */
+	bool port_is_pci;
+	uint64_t speed_bps; /* link speed */
+};
+
+enum rp_stop_kind {
+	RP_STOP_DURATION, /* no message starts at or after start + duration */
+	RP_STOP_PACKETS,  /* exactly this many packets (or PFC frames) */
+	RP_STOP_MESSAGES, /* exactly this many messages */
+};
+
+/* Everything a traffic entry can set for its flows (and `defaults:` for all). */
+struct rp_flow_params {
+	enum rp_verb verb;
+	uint32_t msg_size;  /* bytes, 0..2^31 */
+	uint16_t mtu;       /* 256, 512, 1024, 2048 or 4096 */
+	uint16_t qps;       /* QPs per flow, 1..256 */
+	uint8_t dscp;       /* 0..63 */
+	uint8_t ecn;        /* enum rp_ecn */
+	bool has_vlan;
+	uint16_t vid;       /* 0..4094 */
+	bool has_pcp;       /* false: pcp follows dscp >> 3 */
+	uint8_t pcp;        /* 0..7: the VLAN PCP and the PFC priority */
+	int sport;          /* enum rp_sport_policy */
+	uint16_t sport_base;
+	struct rp_rate rate;
+	uint64_t burst_on_ns;  /* 0: no on/off bursts */
+	uint64_t burst_off_ns;
+	uint64_t start_ns;
+	enum rp_stop_kind stop;
+	uint64_t stop_value; /* ns, packets or messages */
+	uint32_t psn_start;  /* first PSN of every QP */
+	uint8_t ip;          /* 4, 6, or 0 = IPv4 when both ends have it, else IPv6 */
+	uint32_t imm;        /* ImmDt of *_imm verbs */
+};
+
+/* A PFC / PAUSE frame source. */
+struct rp_pfc_params {
+	bool pause;        /* 802.3x PAUSE instead of PFC */
+	uint8_t prio_mask; /* PFC: the priorities whose quanta are enabled */
+	uint16_t quanta;
+	uint64_t fps;      /* frames per second */
+};
+
+struct rp_traffic {
+	char name[RP_NAME_MAX];
+	enum rp_traffic_kind kind;
+	enum rp_pattern pattern;  /* RDMA only */
+	/* Host indices. flow: hosts = {src}, peers = {dst}. incast: hosts =
+	 * senders, peers = {receiver}. fan-out: hosts = {sender}, peers =
+	 * receivers. all-to-all, permutation: hosts. pfc: hosts = {sender}. */
+	uint16_t hosts[RP_MAX_HOSTS];
+	size_t nhosts;
+	uint16_t peers[RP_MAX_HOSTS];
+	size_t npeers;
+	uint64_t seed;            /* permutation */
+	struct rp_flow_params p;  /* RDMA; for pfc only start/stop are used */
+	struct rp_pfc_params pfc;
+};
+
+struct rp_profile {
+	char name[64];
+	struct rp_host *hosts;
+	size_t nhosts;
+	struct rp_traffic *traffic;
+	size_t ntraffic;
+	struct rp_flow_params defaults;
+	uint64_t default_speed_bps;
+};
+
+struct rp_profile_opts {
+	const char *const *sets; /* "key=value" overrides, applied in order */
+	size_t nsets;
+	bool allow_pause_storm;  /* accept PFC sources that keep a priority paused */
+};
+
+/* NULL on error, with one line in err ("FILE:L:C: key 'k': ..."). opts may be NULL. */
+struct rp_profile *rp_profile_load(const char *path, const struct rp_profile_opts *opts, char *err, size_t errlen);
+/* The same from text; name labels positions ("<string>" when NULL). */
+struct rp_profile *rp_profile_load_string(const char *name, const char *text, const struct rp_profile_opts *opts,
+					  char *err, size_t errlen);
+void rp_profile_free(struct rp_profile *p);
+
+int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+/* The built-in defaults (before a profile's `defaults:` section). */
+void rp_flow_params_init(struct rp_flow_params *fp);
+/* The priority a flow's packets are paused by: pcp, or dscp >> 3. */
+static inline uint8_t rp_flow_params_prio(const struct rp_flow_params *fp)
+{
+	return fp->has_pcp ? fp->pcp : (uint8_t)(fp->dscp >> 3);
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* A whole Ethernet frame: classify and parse it, or build a RoCEv2 one. */
+#ifndef RP_WIRE_FRAME_H
+#define RP_WIRE_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bth.h"
+#include "eth.h"
+#include "ext.h"
+#include "icrc.h"
+#include "ipv4.h"
+#include "ipv6.h"
+#include "pfc.h"
+#include "probe.h"
+#include "udp.h"
+
+enum rp_frame_kind {
+	RP_KIND_ROCE,
+	RP_KIND_CNP,
+	RP_KIND_PFC,
+	RP_KIND_PAUSE,
+	RP_KIND_OTHER,
+	RP_KIND_MALFORMED,
+};
+
+const char *rp_frame_kind_name(enum rp_frame_kind k); /* "roce", "cnp", ... */
+
+struct rp_frame {
+	enum rp_frame_kind kind;
+	struct rp_eth eth;
+	uint8_t l3; /* 0, 4 or 6 */
+	struct rp_ipv4 ip4;
+	struct rp_ipv6 ip6;
+	struct rp_udp udp;
+	struct rp_bth bth;
+	unsigned ext; /* enum rp_ext bits present */
+	struct rp_reth reth;
+	struct rp_aeth aeth;
+	uint32_t imm;
+	uint32_t ieth;
+	struct rp_deth deth;
+	struct rp_atomic_eth atomic;
+	uint64_t atomic_ack;
+	size_t l3_off;
+	size_t payload_off;
+	size_t payload_len; /* without the pad */
+	bool has_probe;
+	struct rp_probe probe;
+	bool icrc_checked; /* false when the capture cut the frame short */
+	bool icrc_ok;
+	uint8_t icrc_wire[RP_ICRC_LEN];
+	struct rp_macctl macctl;
+	char error[96]; /* set for RP_KIND_MALFORMED: "truncated BTH: 8 of 12 bytes" */
+};
+
+/* caplen bytes are present of a frame that was wire_len long (a snaplen can
+ * make caplen smaller; then what fits is parsed and icrc_checked is false).
+ * Never reads past caplen. Returns f->kind. */
+enum rp_frame_kind rp_frame_parse(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_frame *f);
+
+/* Everything needed to build one RoCEv2 frame. The builder sets EtherType,
+ * IP lengths and checksum, UDP length and destination port, BTH pad, the
+ * ICRC, and pads the frame to 60 bytes. Extended headers are written as the
+ * opcode requires. */
+struct rp_roce_spec {
+	struct rp_eth eth;
+	uint8_t l3; /* 4 or 6 */
+	struct rp_ipv4 ip4;
+	struct rp_ipv6 ip6;
+	uint16_t udp_sport;
+	bool udp_checksum; /* compute it; otherwise 0 */
+	struct rp_bth bth;
+	struct rp_reth reth;
+	struct rp_aeth aeth;
+	uint32_t imm;
+	uint32_t ieth;
+	struct rp_deth deth;
+	struct rp_atomic_eth atomic;
+	uint64_t atomic_ack;
+	const uint8_t *payload; /* NULL: payload_len zero bytes */
+	size_t payload_len;
+};
+
+/* Offsets of a built frame, for stamping templates. */
+struct rp_roce_layout {
+	size_t l3_off;
+	size_t udp_off;
+	size_t bth_off;
+	size_t payload_off;
+	size_t icrc_off;
+	size_t frame_len;
+};
+
+/* Returns the frame length, or 0 when cap is too small or the spec is invalid
+ * (l3 not 4/6, opcode without table entry). layout may be NULL. */
+size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, struct rp_roce_layout *layout);
+
+/* UDP checksum over the IPv4/IPv6 pseudo header (0 maps to 0xFFFF). */
+uint16_t rp_udp_checksum(const uint8_t *l3, size_t l3_len);
+
+#endif

@@ -1,0 +1,166 @@
+/* RoCEv2 invariant CRC (IBA annex A17.3.3), bit-compatible with Linux rxe
+ * (drivers/infiniband/sw/rxe/rxe_icrc.c). */
+#include "icrc.h"
+
+#include <string.h>
+
+#include "bth.h"
+#include "crc32.h"
+
+#define RP_ICRC_IPV4_MIN_HLEN 20
+#define RP_ICRC_IPV4_MAX_HLEN 60
+#define RP_ICRC_IPV6_HLEN 40
+#define RP_ICRC_UDP_HLEN 8
+#define RP_ICRC_HDR_MAX (RP_ICRC_IPV4_MAX_HLEN + RP_ICRC_UDP_HLEN + RP_BTH_LEN)
+
+/* rp_crc32(0, 8 bytes of 0xFF): the running CRC after the masked LRH that
+ * RoCEv2 pretends precedes the IP header (rxe seeds with its raw form,
+ * 0xdebb20e3). Starting from it saves feeding the prefix on every packet. */
+#define RP_ICRC_LRH_CRC 0x2144DF1Cu
+
+/* CRC-32 reflected polynomial; x^0 is bit 31 in this representation. */
+#define RP_CRC32_POLY 0xEDB88320u
+#define RP_GF2_ONE 0x80000000u
+
+/* Length of the IP header, or 0 when l3 is not a usable IPv4/IPv6 packet. */
+static size_t rp_icrc_ip_hlen(const uint8_t *l3, size_t len)
+{
+	size_t hlen;
+
+	if (len < 1)
+		return 0;
+	switch (l3[0] >> 4) {
+	case 4:
+		hlen = (size_t)(l3[0] & 0x0F) * 4;
+		if (hlen < RP_ICRC_IPV4_MIN_HLEN)
+			return 0;
+		break;
+	case 6:
+		hlen = RP_ICRC_IPV6_HLEN;
+		break;
+	default:
+		return 0;
+	}
+	return len < hlen + RP_ICRC_UDP_HLEN + RP_BTH_LEN ? 0 : hlen;
+}
+
+/* The variant fields a router or switch may rewrite in flight become ones. */
+static void rp_icrc_mask(uint8_t *h, size_t ip_hlen)
+{
+	uint8_t *udp = h + ip_hlen;
+	uint8_t *bth = udp + RP_ICRC_UDP_HLEN;
+
+	if ((h[0] >> 4) == 6) {
+		h[0] |= 0x0F; /* traffic class, high nibble */
+		h[1] = 0xFF;  /* traffic class low nibble, flow label */
+		h[2] = 0xFF;
+		h[3] = 0xFF;
+		h[7] = 0xFF; /* hop limit */
+	} else {
+		h[1] = 0xFF;  /* TOS: DSCP and ECN */
+		h[8] = 0xFF;  /* TTL */
+		h[10] = 0xFF; /* header checksum */
+		h[11] = 0xFF;
+	}
+	udp[6] = 0xFF; /* checksum */
+	udp[7] = 0xFF;
+	bth[4] = 0xFF; /* FECN, BECN, reserved */
+}
+
+uint32_t rp_icrc_compute(const uint8_t *l3, size_t len)
+{
+	/* Only the headers are copied: the payload is CRC'd where it lies. */
+	uint8_t hdr[RP_ICRC_HDR_MAX];
+	size_t ip_hlen = rp_icrc_ip_hlen(l3, len);
+	size_t hdr_len = ip_hlen + RP_ICRC_UDP_HLEN + RP_BTH_LEN;
+	uint32_t crc;
+
+	if (ip_hlen == 0)
+		return 0;
+	memcpy(hdr, l3, hdr_len);
+	rp_icrc_mask(hdr, ip_hlen);
+	crc = rp_crc32(RP_ICRC_LRH_CRC, hdr, hdr_len);
+	return rp_crc32(crc, l3 + hdr_len, len - hdr_len);
+}
+
+bool rp_icrc_verify(const uint8_t *l3, size_t len)
+{
+	if (len < RP_ICRC_LEN || rp_icrc_ip_hlen(l3, len - RP_ICRC_LEN) == 0)
+		return false;
+	return rp_icrc_compute(l3, len - RP_ICRC_LEN) == rp_icrc_load(l3 + len - RP_ICRC_LEN);
+}
+
+/* a * b mod P over GF(2), both in the reflected representation (zlib's
+ * multmodp). Only used when a patch is set up, never per packet. */
+static uint32_t rp_gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t m = RP_GF2_ONE;
+	uint32_t p = 0;
+
+	while (m != 0 && a != 0) {
+		if (a & m) {
+			p ^= b;
+			a &= ~m;
+		}
+		m >>= 1;
+		b = (b & 1) ? (b >> 1) ^ RP_CRC32_POLY : b >> 1;
+	}
+	return p;
+}
+
+/* x^(8 * nbytes) mod P: feeding nbytes zero bytes through a raw CRC register
+ * multiplies its content by exactly this. Square-and-multiply keeps set-up
+ * time logarithmic in the packet length. */
+static uint32_t rp_gf2_x8n(size_t nbytes)
+{
+	uint32_t result = RP_GF2_ONE;
+	uint32_t base = RP_GF2_ONE >> 8; /* x^8 */
+
+	while (nbytes != 0) {
+		if (nbytes & 1)
+			result = rp_gf2_mulmod(result, base);
+		base = rp_gf2_mulmod(base, base);
+		nbytes >>= 1;
+	}
+	return result;
+}
+
+int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t region_len)
+{
+	uint32_t op, basis[32];
+
+	if (len < 1 || len > 8 || off > region_len || len > region_len - off)
+		return -1;
+	p->off = (uint32_t)off;
+	p->len = (uint32_t)len;
+	op = rp_gf2_x8n(region_len - off - len);
+	for (unsigned i = 0; i < 32; i++)
+		basis[i] = rp_gf2_mulmod(op, 1u << i);
+	/* The operator is linear, so an entry is the XOR of the images of its
+	 * set bits: entry b = entry (b without its top bit) ^ that bit's image.
+	 * Byte k of the register holds bits 8k..8k+7. */
+	for (unsigned k = 0; k < 4; k++) {
+		p->shift[k][0] = 0;
+		for (unsigned bit = 0; bit < 8; bit++) {
+			unsigned top = 1u << bit;
+
+			for (unsigned b = top; b < 2 * top; b++)
+				p->shift[k][b] = p->shift[k][b ^ top] ^ basis[8 * k + bit];
+		}
+	}
+	return 0;
+}
+
+uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes)
+{
+	uint8_t delta[8];
+	uint32_t d;
+
+	for (uint32_t i = 0; i < p->len; i++)
+		delta[i] = old_bytes[i] ^ new_bytes[i];
+	/* Raw CRC of the difference at its place in the region; the bytes before
+	 * it are zero in the difference and leave the register at zero. */
+	d = rp_crc32_raw(0, delta, p->len);
+	return icrc ^ p->shift[0][d & 0xFF] ^ p->shift[1][(d >> 8) & 0xFF] ^ p->shift[2][(d >> 16) & 0xFF] ^
+	       p->shift[3][d >> 24];
+}

@@ -1,0 +1,51 @@
+/* RoCEv2 invariant CRC (IBA annex A17): full computation, check, and an
+ * incremental update for packets that differ from a template in a few bytes. */
+#ifndef RP_WIRE_ICRC_H
+#define RP_WIRE_ICRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_ICRC_LEN 4
+
+/* l3 points at the IPv4 or IPv6 header; len covers it up to and including the
+ * payload pad, not the ICRC. The variant fields are masked to ones on a copy:
+ * an 8-byte 0xFF prefix stands in for the LRH; IPv4 TOS, TTL and checksum;
+ * IPv6 traffic class, flow label and hop limit; UDP checksum; BTH byte 4
+ * (FECN, BECN, reserved). Returns the CRC value; 0 when the IP version is
+ * neither 4 nor 6 or len is shorter than IP + UDP + BTH. */
+uint32_t rp_icrc_compute(const uint8_t *l3, size_t len);
+/* len includes the trailing 4 ICRC bytes. */
+bool rp_icrc_verify(const uint8_t *l3, size_t len);
+
+/* On the wire the ICRC goes least significant byte first. */
+static inline void rp_icrc_store(uint8_t *dst, uint32_t icrc)
+{
+	dst[0] = (uint8_t)icrc;
+	dst[1] = (uint8_t)(icrc >> 8);
+	dst[2] = (uint8_t)(icrc >> 16);
+	dst[3] = (uint8_t)(icrc >> 24);
+}
+
+static inline uint32_t rp_icrc_load(const uint8_t *src)
+{
+	return (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24;
+}
+
+/* CRC is linear: for messages of equal length, crc(a) ^ crc(b) is the raw CRC
+ * of a ^ b. A patch precomputes, for one field of up to 8 bytes at a fixed
+ * offset, the operator that moves the field's raw CRC past the bytes that
+ * follow it, so stamping a field costs len + 4 table look-ups. */
+struct rp_icrc_patch {
+	uint32_t off; /* from the start of l3 */
+	uint32_t len; /* 1..8 */
+	uint32_t shift[4][256];
+};
+
+/* region_len is the len given to rp_icrc_compute (l3 up to the pad). */
+int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t region_len);
+/* The ICRC after the field's bytes change from old to new. */
+uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes);
+
+#endif

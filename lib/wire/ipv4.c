@@ -1,0 +1,113 @@
+#include "ipv4.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+
+#include "wire_err.h"
+
+#define IPV4_FLAG_DF 0x4000
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+uint16_t rp_ipv4_checksum(const uint8_t *hdr, size_t hlen)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < hlen; i += 2)
+		sum += get16(hdr + i);
+	if (hlen & 1)
+		sum += (uint32_t)hdr[hlen - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+size_t rp_ipv4_build(uint8_t *buf, size_t cap, const struct rp_ipv4 *ip)
+{
+	if (cap < RP_IPV4_HLEN)
+		return 0;
+	buf[0] = 0x45;
+	buf[1] = (uint8_t)((ip->dscp & 0x3F) << 2 | (ip->ecn & 3));
+	put16(buf + 2, ip->total_len);
+	put16(buf + 4, ip->id);
+	put16(buf + 6, ip->df ? IPV4_FLAG_DF : 0);
+	buf[8] = ip->ttl;
+	buf[9] = ip->proto;
+	put16(buf + 10, 0);
+	put32(buf + 12, ip->src);
+	put32(buf + 16, ip->dst);
+	put16(buf + 10, rp_ipv4_checksum(buf, RP_IPV4_HLEN));
+	return RP_IPV4_HLEN;
+}
+
+int rp_ipv4_parse(const uint8_t *buf, size_t len, struct rp_ipv4 *ip)
+{
+	size_t hlen;
+
+	if (len < RP_IPV4_HLEN)
+		return RP_WIRE_ETRUNC;
+	if (buf[0] >> 4 != 4)
+		return RP_WIRE_EMALFORMED;
+	hlen = (size_t)(buf[0] & 0xF) * 4;
+	if (hlen < RP_IPV4_HLEN)
+		return RP_WIRE_EMALFORMED;
+	if (len < hlen)
+		return RP_WIRE_ETRUNC;
+	if (get16(buf + 2) < hlen)
+		return RP_WIRE_EMALFORMED;
+	ip->dscp = buf[1] >> 2;
+	ip->ecn = buf[1] & 3;
+	ip->total_len = get16(buf + 2);
+	ip->id = get16(buf + 4);
+	ip->df = (get16(buf + 6) & IPV4_FLAG_DF) != 0;
+	ip->ttl = buf[8];
+	ip->proto = buf[9];
+	ip->checksum = get16(buf + 10);
+	ip->src = get32(buf + 12);
+	ip->dst = get32(buf + 16);
+	ip->hlen = (uint8_t)hlen;
+	/* A correct header, checksum field included, sums to all ones. */
+	ip->checksum_ok = rp_ipv4_checksum(buf, hlen) == 0;
+	return RP_WIRE_OK;
+}
+
+int rp_ipv4_addr_parse(const char *s, uint32_t *out)
+{
+	struct in_addr a;
+
+	/* glibc's inet_pton takes exactly four decimal parts, no leading zeros;
+	 * inet_aton would also take "1.2.3" and hex. */
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return RP_WIRE_EMALFORMED;
+	*out = ntohl(a.s_addr);
+	return RP_WIRE_OK;
+}
+
+void rp_ipv4_addr_format(uint32_t addr, char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", addr >> 24, (addr >> 16) & 0xFF,
+		 (addr >> 8) & 0xFF, addr & 0xFF);
+}

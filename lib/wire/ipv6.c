@@ -1,0 +1,73 @@
+#include "ipv6.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "wire_err.h"
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+size_t rp_ipv6_build(uint8_t *buf, size_t cap, const struct rp_ipv6 *ip)
+{
+	uint8_t tc = (uint8_t)((ip->dscp & 0x3F) << 2 | (ip->ecn & 3));
+	uint32_t fl = ip->flow_label & 0xFFFFF;
+
+	if (cap < RP_IPV6_HLEN)
+		return 0;
+	/* version(4) | traffic class(8) | flow label(20) */
+	buf[0] = (uint8_t)(6 << 4 | tc >> 4);
+	buf[1] = (uint8_t)((tc & 0xF) << 4 | fl >> 16);
+	buf[2] = (uint8_t)(fl >> 8);
+	buf[3] = (uint8_t)fl;
+	put16(buf + 4, ip->payload_len);
+	buf[6] = ip->next_header;
+	buf[7] = ip->hop_limit;
+	memcpy(buf + 8, ip->src, 16);
+	memcpy(buf + 24, ip->dst, 16);
+	return RP_IPV6_HLEN;
+}
+
+int rp_ipv6_parse(const uint8_t *buf, size_t len, struct rp_ipv6 *ip)
+{
+	uint8_t tc;
+
+	if (len < RP_IPV6_HLEN)
+		return RP_WIRE_ETRUNC;
+	if (buf[0] >> 4 != 6)
+		return RP_WIRE_EMALFORMED;
+	tc = (uint8_t)((buf[0] & 0xF) << 4 | buf[1] >> 4);
+	ip->dscp = tc >> 2;
+	ip->ecn = tc & 3;
+	ip->flow_label = (uint32_t)(buf[1] & 0xF) << 16 | (uint32_t)buf[2] << 8 | buf[3];
+	ip->payload_len = get16(buf + 4);
+	ip->next_header = buf[6];
+	ip->hop_limit = buf[7];
+	memcpy(ip->src, buf + 8, 16);
+	memcpy(ip->dst, buf + 24, 16);
+	return RP_WIRE_OK;
+}
+
+int rp_ipv6_addr_parse(const char *s, uint8_t out[16])
+{
+	uint8_t a[16];
+
+	if (inet_pton(AF_INET6, s, a) != 1)
+		return RP_WIRE_EMALFORMED;
+	memcpy(out, a, 16);
+	return RP_WIRE_OK;
+}
+
+void rp_ipv6_addr_format(const uint8_t addr[16], char out[46])
+{
+	/* Cannot fail: the family is valid and 46 is INET6_ADDRSTRLEN. */
+	inet_ntop(AF_INET6, addr, out, 46);
+}
