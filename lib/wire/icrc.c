@@ -125,6 +125,9 @@ static uint32_t rp_gf2_x8n(size_t nbytes)
 	return result;
 }
 
+/* The field must lie outside the masked bytes: a change there never reaches
+ * the CRC, but the patch would still fold it in. Nothing per-packet needs
+ * that (DSCP, ECN, TTL, FECN/BECN do not move the ICRC at all). */
 int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t region_len)
 {
 	uint32_t op, basis[32];

@@ -508,7 +508,7 @@ static int compare_bytes(const struct rp_vec *v, const uint8_t *got, size_t got_
 	size_t n = got_len < v->len ? got_len : v->len;
 	for (size_t i = 0; i < n; i++) {
 		if (got[i] != v->frame[i]) {
-			char what[48], w[8], g[8];
+			char what[96], w[16], g[16];
 			snprintf(what, sizeof(what), "built byte %zu (first difference)", i);
 			snprintf(w, sizeof(w), "0x%02x", v->frame[i]);
 			snprintf(g, sizeof(g), "0x%02x", got[i]);
@@ -637,7 +637,7 @@ static int flip_one(const struct rp_vec *v, uint8_t *buf, size_t pos, int bit, b
 	buf[pos] ^= (uint8_t)(1u << bit);
 	if (must_hold == f.icrc_ok)
 		return 0;
-	char what[64];
+	char what[96];
 	snprintf(what, sizeof(what), "icrc_ok after flipping byte %zu bit %d", pos, bit);
 	return report(v, what, must_hold ? "true (masked or outside the ICRC)" : "false", f.icrc_ok ? "true" : "false");
 }
@@ -714,7 +714,7 @@ static void test_wire_truncation_is_malformed(void **state)
 			rp_frame_parse(p, cut, cut, &f);
 			free(p);
 			if (f.kind != RP_KIND_MALFORMED || f.error[0] == '\0') {
-				char what[48];
+				char what[96];
 				snprintf(what, sizeof(what), "kind when cut to %zu bytes", cut);
 				bad += report(v, what, "malformed with a reason", rp_frame_kind_name(f.kind));
 			}

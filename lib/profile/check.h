@@ -1,0 +1,66 @@
+/* Validation helpers shared by the profile sections (internal to lib/profile).
+ * Each returns 0, or -1 after writing the one-line error. */
+#ifndef RP_PROFILE_CHECK_H
+#define RP_PROFILE_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+#include "profile.h"
+
+#define RP_PATH_MAX 96
+
+struct rp_vctx {
+	char *err;
+	size_t errlen;
+	const struct rp_profile_opts *opts;
+	struct rp_profile *prof;
+};
+
+/* "FILE:L:C: key 'KEY': MESSAGE" (or "--set k=v: key 'KEY': MESSAGE"). */
+__attribute__((format(printf, 4, 5))) int rp_verr(struct rp_vctx *c, const struct rp_pos *pos, const char *key,
+						  const char *fmt, ...);
+void rp_path_key(char *out, const char *parent, const char *key);
+void rp_path_index(char *out, const char *parent, size_t i);
+
+/* Every key of map must be in allowed (NULL-terminated). */
+int rp_vkeys(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *const *allowed);
+/* The node must be of this type; what describes it ("a list of hosts"). */
+int rp_vtype(struct rp_vctx *c, const struct rp_node *n, const char *path, enum rp_node_type t, const char *what);
+/* The scalar must be non-empty; returns it in *s. */
+int rp_vscalar(struct rp_vctx *c, const struct rp_node *n, const char *path, const char *what, const char **s);
+
+int rp_vsize(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t max, uint64_t *v);
+int rp_vrate(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_rate *r);
+int rp_vspeed(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t *bps);
+int rp_vduration(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t *ns);
+int rp_vuint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *v);
+int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char *out, size_t len);
+/* A host name that must exist; returns its index. */
+int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx);
+/* A list of distinct host names (a single name is a list of one). */
+int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count);
+
+/* Where a flow parameter came from, for checks made after merging. */
+struct rp_fp_origin {
+	struct rp_pos rate_pos;
+	char rate_key[RP_PATH_MAX];
+	struct rp_pos on_pos;
+	char on_key[RP_PATH_MAX];
+	struct rp_pos stop_pos;
+	char stop_key[RP_PATH_MAX];
+};
+
+/* The flow keys (shared by `defaults:` and traffic entries). */
+extern const char *const rp_flow_keys[];
+bool rp_is_flow_key(const char *key);
+/* Applies every flow key of map onto fp (other keys are ignored). */
+int rp_flow_keys_apply(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_flow_params *fp,
+		       struct rp_fp_origin *origin);
+
+int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);
+
+#endif

@@ -1,0 +1,138 @@
+/* The `hosts:` section: name, MAC, IPv4/IPv6, DPDK port and link speed. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
+
+static const char *const host_keys[] = {"name", "mac", "ipv4", "ipv6", "port", "pci", "speed", NULL};
+
+static bool pci_like(const char *s)
+{
+	/* [DDDD:]BB:DD.F */
+	size_t colons = 0, dots = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == ':')
+			colons++;
+		else if (*p == '.')
+			dots++;
+		else if (!isxdigit((unsigned char)*p))
+			return false;
+	}
+	return (colons == 1 || colons == 2) && dots == 1;
+}
+
+static int host_addr(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	const struct rp_node *n;
+	if ((n = rp_node_get(map, "mac"))) {
+		rp_path_key(key, path, "mac");
+		if (rp_vscalar(c, n, key, "a MAC address like 02:00:00:00:00:01", &s))
+			return -1;
+		if (rp_mac_parse(s, h->mac))
+			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01, got '%s'", s);
+	} else {
+		rp_path_key(key, path, "mac");
+		return rp_verr(c, &map->pos, key, "missing; every host needs a MAC address like 02:00:00:00:00:01");
+	}
+	if ((n = rp_node_get(map, "ipv4"))) {
+		rp_path_key(key, path, "ipv4");
+		if (rp_vscalar(c, n, key, "an IPv4 address like 10.0.0.1", &s))
+			return -1;
+		if (rp_ipv4_addr_parse(s, &h->ipv4))
+			return rp_verr(c, &n->pos, key, "expected an IPv4 address like 10.0.0.1, got '%s'", s);
+		h->has_ipv4 = true;
+	}
+	if ((n = rp_node_get(map, "ipv6"))) {
+		rp_path_key(key, path, "ipv6");
+		if (rp_vscalar(c, n, key, "an IPv6 address like fd00::1", &s))
+			return -1;
+		if (rp_ipv6_addr_parse(s, h->ipv6))
+			return rp_verr(c, &n->pos, key, "expected an IPv6 address like fd00::1, got '%s'", s);
+		h->has_ipv6 = true;
+	}
+	if (!h->has_ipv4 && !h->has_ipv6)
+		return rp_verr(c, &map->pos, path, "a host needs an ipv4 or an ipv6 address (or both)");
+	return 0;
+}
+
+static int host_port(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	const struct rp_node *port = rp_node_get(map, "port"), *pci = rp_node_get(map, "pci");
+	if (port && pci) {
+		rp_path_key(key, path, "pci");
+		return rp_verr(c, &pci->pos, key, "give either port (DPDK devargs) or pci, not both");
+	}
+	if (port) {
+		rp_path_key(key, path, "port");
+		if (rp_vscalar(c, port, key, "DPDK devargs like net_null0 or net_ring0", &s))
+			return -1;
+		if (strlen(s) >= sizeof(h->port))
+			return rp_verr(c, &port->pos, key, "devargs longer than %zu characters", sizeof(h->port) - 1);
+		strcpy(h->port, s);
+	}
+	if (pci) {
+		rp_path_key(key, path, "pci");
+		if (rp_vscalar(c, pci, key, "a PCI address like 0000:03:00.0", &s))
+			return -1;
+		if (!pci_like(s) || strlen(s) >= sizeof(h->port))
+			return rp_verr(c, &pci->pos, key, "expected a PCI address like 0000:03:00.0, got '%s'", s);
+		strcpy(h->port, s);
+		h->port_is_pci = true;
+	}
+	return 0;
+}
+
+static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
+{
+	char key[RP_PATH_MAX];
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a host mapping with name, mac, ipv4/ipv6 and port") ||
+	    rp_vkeys(c, map, path, host_keys))
+		return -1;
+	const struct rp_node *n = rp_node_get(map, "name");
+	rp_path_key(key, path, "name");
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; every host needs a name");
+	if (rp_vname(c, n, key, h->name, sizeof(h->name)))
+		return -1;
+	int dup = rp_profile_host_index(c->prof, h->name);
+	if (dup >= 0)
+		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
+	if (host_addr(c, map, path, h) || host_port(c, map, path, h))
+		return -1;
+	h->speed_bps = c->prof->default_speed_bps;
+	if ((n = rp_node_get(map, "speed"))) {
+		rp_path_key(key, path, "speed");
+		if (rp_vspeed(c, n, key, &h->speed_bps))
+			return -1;
+	}
+	return 0;
+}
+
+int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path)
+{
+	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of hosts"))
+		return -1;
+	if (n->n < 1)
+		return rp_verr(c, &n->pos, path, "expected at least one host, got an empty list");
+	if (n->n > RP_MAX_HOSTS)
+		return rp_verr(c, &n->pos, path, "at most %d hosts, got %zu", RP_MAX_HOSTS, n->n);
+	c->prof->hosts = calloc(n->n, sizeof(*c->prof->hosts));
+	if (!c->prof->hosts)
+		return rp_verr(c, &n->pos, path, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		char key[RP_PATH_MAX];
+		rp_path_index(key, path, i);
+		if (host_parse(c, n->items[i], key, &c->prof->hosts[i]))
+			return -1;
+		c->prof->nhosts = i + 1;
+	}
+	return 0;
+}

@@ -1,0 +1,357 @@
+/* The `traffic:` section: RDMA pattern entries and PFC/PAUSE sources. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define MAX_ALLOWED 48
+
+static const char *const pattern_keys[RP_PATTERN_COUNT][3] = {
+	[RP_PATTERN_FLOW] = {"src", "dst", NULL},
+	[RP_PATTERN_INCAST] = {"senders", "receiver", NULL},
+	[RP_PATTERN_ALL_TO_ALL] = {"hosts", NULL, NULL},
+	[RP_PATTERN_PERMUTATION] = {"hosts", "seed", NULL},
+	[RP_PATTERN_FAN_OUT] = {"sender", "receivers", NULL},
+};
+
+static const char *const pfc_keys[] = {"name", "kind", "host", "frame", "priorities", "quanta", "fps",
+				       "start", "duration", "packets", NULL};
+
+static void allowed_rdma(enum rp_pattern pat, const char **out)
+{
+	size_t n = 0;
+	out[n++] = "name";
+	out[n++] = "kind";
+	out[n++] = "pattern";
+	for (size_t i = 0; pattern_keys[pat][i]; i++)
+		out[n++] = pattern_keys[pat][i];
+	for (const char *const *k = rp_flow_keys; *k; k++)
+		out[n++] = *k;
+	out[n] = NULL;
+}
+
+/* A required host reference; key names the missing one. */
+static int need_host(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint16_t *idx,
+		     const char *why)
+{
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, k);
+	const struct rp_node *n = rp_node_get(map, k);
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; %s", why);
+	return rp_vhost(c, n, key, idx);
+}
+
+/* An optional host list; by default every host but `except` (or all when except < 0). */
+static int host_list(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, int except,
+		     uint16_t *out, size_t *count)
+{
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, k);
+	const struct rp_node *n = rp_node_get(map, k);
+	if (n) {
+		if (rp_vhost_list(c, n, key, out, count))
+			return -1;
+		for (size_t i = 0; i < *count; i++)
+			if ((int)out[i] == except)
+				return rp_verr(c, &n->pos, key, "host '%s' cannot send to itself",
+					       c->prof->hosts[except].name);
+		return 0;
+	}
+	*count = 0;
+	for (size_t h = 0; h < c->prof->nhosts; h++)
+		if ((int)h != except)
+			out[(*count)++] = (uint16_t)h;
+	if (*count == 0)
+		return rp_verr(c, &map->pos, key, "no hosts left to use; the profile needs more hosts");
+	return 0;
+}
+
+static int pattern_hosts(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	uint16_t one;
+	char key[RP_PATH_MAX];
+	switch (t->pattern) {
+	case RP_PATTERN_FLOW:
+		if (need_host(c, map, path, "src", &t->hosts[0], "a flow needs src and dst host names") ||
+		    need_host(c, map, path, "dst", &t->peers[0], "a flow needs src and dst host names"))
+			return -1;
+		t->nhosts = t->npeers = 1;
+		rp_path_key(key, path, "dst");
+		if (t->hosts[0] == t->peers[0])
+			return rp_verr(c, &rp_node_get(map, "dst")->pos, key, "src and dst are the same host '%s'",
+				       c->prof->hosts[t->hosts[0]].name);
+		return 0;
+	case RP_PATTERN_INCAST:
+		if (need_host(c, map, path, "receiver", &one, "an incast needs a receiver host name"))
+			return -1;
+		t->peers[0] = one;
+		t->npeers = 1;
+		return host_list(c, map, path, "senders", one, t->hosts, &t->nhosts);
+	case RP_PATTERN_FAN_OUT:
+		if (need_host(c, map, path, "sender", &one, "a fan-out needs a sender host name"))
+			return -1;
+		t->hosts[0] = one;
+		t->nhosts = 1;
+		return host_list(c, map, path, "receivers", one, t->peers, &t->npeers);
+	case RP_PATTERN_ALL_TO_ALL:
+	case RP_PATTERN_PERMUTATION:
+		if (host_list(c, map, path, "hosts", -1, t->hosts, &t->nhosts))
+			return -1;
+		if (t->nhosts < 2) {
+			rp_path_key(key, path, "hosts");
+			const struct rp_node *n = rp_node_get(map, "hosts");
+			return rp_verr(c, n ? &n->pos : &map->pos, key, "%s needs at least 2 hosts",
+				       rp_pattern_name(t->pattern));
+		}
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static bool host_has(const struct rp_host *h, uint8_t ip)
+{
+	return ip == 4 ? h->has_ipv4 : h->has_ipv6;
+}
+
+/* Picks the IP version every host of the entry has (ip: auto), or checks it. */
+static int resolve_ip(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	uint8_t tries[2] = {4, 6};
+	size_t ntries = 2;
+	if (t->p.ip) {
+		tries[0] = t->p.ip;
+		ntries = 1;
+	}
+	const struct rp_host *missing = NULL;
+	for (size_t k = 0; k < ntries; k++) {
+		missing = NULL;
+		for (size_t i = 0; i < t->nhosts + t->npeers && !missing; i++) {
+			uint16_t h = i < t->nhosts ? t->hosts[i] : t->peers[i - t->nhosts];
+			if (!host_has(&c->prof->hosts[h], tries[k]))
+				missing = &c->prof->hosts[h];
+		}
+		if (!missing) {
+			t->p.ip = tries[k];
+			return 0;
+		}
+	}
+	if (ntries == 1)
+		return rp_verr(c, &map->pos, path, "ip is %u but host '%s' has no ipv%u address", t->p.ip, missing->name,
+			       t->p.ip);
+	return rp_verr(c, &map->pos, path, "the hosts of this entry share no address family (host '%s' lacks one)",
+		       missing->name);
+}
+
+static int check_flow_params(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t,
+			     const struct rp_fp_origin *o)
+{
+	if ((t->p.burst_on_ns == 0) != (t->p.burst_off_ns == 0))
+		return rp_verr(c, o->on_key[0] ? &o->on_pos : &map->pos, o->on_key[0] ? o->on_key : path,
+			       "burst_on and burst_off go together: give both (above 0) or neither");
+	if (t->pattern == RP_PATTERN_ALL_TO_ALL && t->p.burst_on_ns)
+		return rp_verr(c, &o->on_pos, o->on_key,
+			       "all-to-all makes its own phases; burst_on/burst_off do not apply to it");
+	if (!t->p.rate.ppm) {
+		for (size_t i = 0; i < t->nhosts; i++) {
+			const struct rp_host *h = &c->prof->hosts[t->hosts[i]];
+			if (t->p.rate.bps > h->speed_bps) {
+				char r[32], s[32];
+				return rp_verr(c, &o->rate_pos, o->rate_key, "rate %s is above the %s link of host '%s'",
+					       rp_format_bps(t->p.rate.bps, r, sizeof(r)),
+					       rp_format_bps(h->speed_bps, s, sizeof(s)), h->name);
+			}
+		}
+	}
+	return resolve_ip(c, map, path, t);
+}
+
+static int parse_seed(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	t->seed = 1;
+	const struct rp_node *n = rp_node_get(map, "seed");
+	if (!n)
+		return 0;
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, "seed");
+	return rp_vuint(c, n, key, 0, UINT64_MAX, &t->seed);
+}
+
+static int rdma_entry(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t,
+		      const struct rp_fp_origin *dflt)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	const struct rp_node *n = rp_node_get(map, "pattern");
+	rp_path_key(key, path, "pattern");
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; expected one of flow, incast, all-to-all, permutation, fan-out");
+	if (rp_vscalar(c, n, key, "one of flow, incast, all-to-all, permutation, fan-out", &s))
+		return -1;
+	int pat = rp_pattern_parse(s);
+	if (pat < 0)
+		return rp_verr(c, &n->pos, key, "expected one of flow, incast, all-to-all, permutation, fan-out, got '%s'", s);
+	t->pattern = (enum rp_pattern)pat;
+	const char *allowed[MAX_ALLOWED];
+	allowed_rdma(t->pattern, allowed);
+	if (rp_vkeys(c, map, path, allowed) || pattern_hosts(c, map, path, t) || parse_seed(c, map, path, t))
+		return -1;
+	t->p = c->prof->defaults;
+	struct rp_fp_origin o = *dflt;
+	if (rp_flow_keys_apply(c, map, path, &t->p, &o))
+		return -1;
+	return check_flow_params(c, map, path, t, &o);
+}
+
+static int pfc_priorities(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, "priorities");
+	const struct rp_node *n = rp_node_get(map, "priorities");
+	if (t->pfc.pause) {
+		if (n)
+			return rp_verr(c, &n->pos, key, "a PAUSE frame has no priorities; remove the key or use frame: pfc");
+		return 0;
+	}
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; a PFC source needs priorities like [3] or [3, 4]");
+	if (n->type == RP_NODE_SCALAR) {
+		uint64_t v;
+		if (rp_vuint(c, n, key, 0, 7, &v))
+			return -1;
+		t->pfc.prio_mask = (uint8_t)(1u << v);
+		return 0;
+	}
+	if (rp_vtype(c, n, key, RP_NODE_SEQ, "a list of priorities like [3, 4]"))
+		return -1;
+	for (size_t i = 0; i < n->n; i++) {
+		char ik[RP_PATH_MAX];
+		uint64_t v;
+		rp_path_index(ik, key, i);
+		if (rp_vuint(c, n->items[i], ik, 0, 7, &v))
+			return -1;
+		t->pfc.prio_mask |= (uint8_t)(1u << v);
+	}
+	if (!t->pfc.prio_mask)
+		return rp_verr(c, &n->pos, key, "expected at least one priority from 0 to 7, got an empty list");
+	return 0;
+}
+
+static int pfc_frame(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	rp_path_key(key, path, "frame");
+	const struct rp_node *n = rp_node_get(map, "frame");
+	if (!n)
+		return 0;
+	if (rp_vscalar(c, n, key, "pfc or pause", &s))
+		return -1;
+	if (strcmp(s, "pause") && strcmp(s, "pfc"))
+		return rp_verr(c, &n->pos, key, "expected pfc or pause, got '%s'", s);
+	t->pfc.pause = strcmp(s, "pause") == 0;
+	return 0;
+}
+
+/* quanta * 512 bit times * fps >= 1 s of the link: the priority never un-pauses. */
+static int pfc_storm(struct rp_vctx *c, const struct rp_node *fpsn, const char *key, const struct rp_traffic *t)
+{
+	const struct rp_host *h = &c->prof->hosts[t->hosts[0]];
+	double busy = (double)t->pfc.quanta * 512.0 * (double)t->pfc.fps / (double)h->speed_bps;
+	if (busy < 1.0 || (c->opts && c->opts->allow_pause_storm))
+		return 0;
+	char sp[32];
+	return rp_verr(c, &fpsn->pos, key,
+		       "%llu frames/s of %u quanta keep the link of '%s' paused %.0f%% of the time at %s;"
+		       " pass --allow-pause-storm to send a pause storm on purpose",
+		       (unsigned long long)t->pfc.fps, t->pfc.quanta, h->name, busy * 100.0,
+		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
+}
+
+static int pfc_stop(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	struct rp_fp_origin o = {0};
+	if (rp_flow_keys_apply(c, map, path, &t->p, &o))
+		return -1;
+	if (t->p.stop == RP_STOP_MESSAGES)
+		return rp_verr(c, &map->pos, path, "a pfc source stops by duration or packets; the defaults give messages");
+	return 0;
+}
+
+static int pfc_entry(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
+{
+	char key[RP_PATH_MAX];
+	uint64_t v;
+	if (rp_vkeys(c, map, path, pfc_keys) ||
+	    need_host(c, map, path, "host", &t->hosts[0], "a pfc source needs the host that sends the frames"))
+		return -1;
+	t->nhosts = 1;
+	if (pfc_frame(c, map, path, t) || pfc_priorities(c, map, path, t))
+		return -1;
+	t->pfc.quanta = 0xFFFF;
+	const struct rp_node *n = rp_node_get(map, "quanta");
+	rp_path_key(key, path, "quanta");
+	if (n) {
+		if (rp_vuint(c, n, key, 0, 0xFFFF, &v))
+			return -1;
+		t->pfc.quanta = (uint16_t)v;
+	}
+	rp_path_key(key, path, "fps");
+	n = rp_node_get(map, "fps");
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; a pfc source needs frames per second, like fps: 1000");
+	if (rp_vuint(c, n, key, 1, 100000000, &t->pfc.fps) || pfc_storm(c, n, key, t))
+		return -1;
+	t->p = c->prof->defaults;
+	return pfc_stop(c, map, path, t);
+}
+
+static int entry_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, size_t idx, struct rp_traffic *t,
+		       const struct rp_fp_origin *dflt)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a traffic mapping with a pattern (or kind: pfc)"))
+		return -1;
+	snprintf(t->name, sizeof(t->name), "traffic%zu", idx);
+	const struct rp_node *n = rp_node_get(map, "name");
+	rp_path_key(key, path, "name");
+	if (n && rp_vname(c, n, key, t->name, sizeof(t->name)))
+		return -1;
+	for (size_t i = 0; n && i < idx; i++)
+		if (strcmp(c->prof->traffic[i].name, t->name) == 0)
+			return rp_verr(c, &n->pos, key, "duplicate traffic name '%s' (also traffic[%zu])", t->name, i);
+	t->kind = RP_TRAFFIC_RDMA;
+	n = rp_node_get(map, "kind");
+	rp_path_key(key, path, "kind");
+	if (n) {
+		if (rp_vscalar(c, n, key, "rdma or pfc", &s))
+			return -1;
+		if (strcmp(s, "pfc") == 0)
+			t->kind = RP_TRAFFIC_PFC;
+		else if (strcmp(s, "rdma") != 0)
+			return rp_verr(c, &n->pos, key, "expected rdma or pfc, got '%s'", s);
+	}
+	return t->kind == RP_TRAFFIC_PFC ? pfc_entry(c, map, path, t) : rdma_entry(c, map, path, t, dflt);
+}
+
+int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt)
+{
+	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of traffic entries"))
+		return -1;
+	if (n->n == 0)
+		return rp_verr(c, &n->pos, path, "expected at least one traffic entry, got an empty list");
+	c->prof->traffic = calloc(n->n, sizeof(*c->prof->traffic));
+	if (!c->prof->traffic)
+		return rp_verr(c, &n->pos, path, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		char key[RP_PATH_MAX];
+		rp_path_index(key, path, i);
+		if (entry_parse(c, n->items[i], key, i, &c->prof->traffic[i], dflt))
+			return -1;
+		c->prof->ntraffic = i + 1;
+	}
+	return 0;
+}

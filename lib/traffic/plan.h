@@ -1,0 +1,82 @@
+/* A profile expanded into flows: who sends what to whom, when, and how much.
+ * No clocks, no I/O, no DPDK. */
+#ifndef RP_TRAFFIC_PLAN_H
+#define RP_TRAFFIC_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pace.h"
+#include "profile/profile.h"
+#include "segment.h"
+
+#define RP_QPN_BASE 0x100 /* each host numbers its QPs from here */
+
+struct rp_flow {
+	uint32_t id;          /* index in plan->flows; the probe's flow_id */
+	uint16_t traffic;     /* index of the profile's traffic entry */
+	enum rp_traffic_kind kind;
+	uint16_t src;         /* host indices; dst is unused for PFC sources */
+	uint16_t dst;
+	uint16_t phase;       /* all-to-all: phase 1..N-1; else 0 */
+	struct rp_flow_params p; /* resolved: p.ip is 4 or 6 */
+	struct rp_pfc_params pfc;
+	uint64_t rate_bps;    /* RDMA: the pacing rate */
+	uint8_t prio;         /* the priority PFC pauses it by */
+	uint32_t lqpn;        /* QP q is lqpn + q at the sender ... */
+	uint32_t rqpn;        /* ... and rqpn + q at the receiver (the BTH DestQP) */
+	struct rp_frame_shape shape;
+	uint32_t frame_len[RP_PKT_KINDS]; /* Ethernet frame without FCS; 0 for unused kinds */
+	struct rp_pace_cfg pace;
+	/* Totals, counted exactly as the source sends them. */
+	struct rp_pace_totals tot;
+	uint64_t payload_bytes; /* RDMA message bytes (PFC: 0) */
+	uint64_t frame_bytes;   /* Ethernet bytes without FCS */
+	double avg_bps;         /* long-run layer-1 load while the flow runs */
+	double peak_bps;        /* layer-1 rate inside a burst */
+};
+
+/* One all-to-all phase: in [start, start + len) + every period, host i of
+ * the entry sends to host (i + k) mod N and to no one else. */
+struct rp_phase {
+	uint16_t traffic;
+	uint16_t k;
+	uint64_t start_ns;
+	uint64_t len_ns;
+	uint64_t period_ns;
+};
+
+struct rp_port_load {
+	double tx_bps; /* layer-1 bit/s offered by this host's flows */
+	double rx_bps; /* layer-1 bit/s offered to this host */
+	uint64_t tx_frames;
+	uint64_t rx_frames;
+};
+
+struct rp_plan {
+	const struct rp_profile *prof; /* borrowed: must outlive the plan */
+	struct rp_flow *flows;
+	size_t nflows;
+	struct rp_phase *phases;
+	size_t nphases;
+	struct rp_port_load *load;   /* [nhosts] */
+	uint64_t *pair_bytes;        /* [src * nhosts + dst]: RDMA payload bytes */
+	uint64_t *pair_packets;
+};
+
+/* Expands every traffic entry. Returns 0, or -1 (out of memory, or a flow
+ * too large to plan) with a one-line reason in err. */
+int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err, size_t errlen);
+void rp_plan_free(struct rp_plan *plan);
+
+static inline uint64_t rp_plan_pair_bytes(const struct rp_plan *p, size_t src, size_t dst)
+{
+	return p->pair_bytes[src * p->prof->nhosts + dst];
+}
+
+/* The phase length of an all-to-all entry: the longest time any of its
+ * senders needs for one message (so phases never overlap). */
+uint64_t rp_plan_phase_ns(const struct rp_plan *p, uint16_t traffic);
+
+#endif

@@ -1,0 +1,540 @@
+#!/usr/bin/python3
+"""tshark and `roceprobe decode --json` must agree on every frame of the sample.
+
+    tshark_check.py [--tshark PATH] [--vectors FILE] MKSAMPLE ROCEPROBE
+
+1. MKSAMPLE writes the sample capture into a temporary directory.
+2. tshark (which must read it without an error) and `ROCEPROBE decode --json`
+   each describe every frame; both are normalised to the same keys and
+   compared field by field, frame by frame.
+3. Every RoCE frame's ICRC is recomputed in Python (roce_icrc.py, an
+   independent re-implementation of Linux rxe's) and compared with decode's
+   icrc and icrc_ok.
+4. decode's summary line must match the frames.
+5. With --vectors, the scapy-built known-answer frames (tests/data/vectors.txt)
+   are also read by tshark and compared with the fields the vector file
+   states, so the expected values themselves are checked by a third tool.
+
+One line per mismatch; exit 1 on any, 0 when all agree, 77 (meson: skip) when
+tshark is missing.
+
+tshark 4.0 quirks handled here (see docs in LAB-NOTES "Wire cross-checks"):
+- its RPC-over-RDMA heuristic throws "Malformed" on short SEND payloads, and
+  its Mellanox EoIB heuristic eats the first bytes of UD payloads, so both
+  (rpcordma, infiniband.eoib) are disabled;
+- it reads the payload of a packet to QP0/QP1 as a MAD: no data.len, and
+  sometimes no ICRC, so those two are not compared for DestQP 0 and 1;
+- it prints the ICRC as the wire bytes read big endian (decode prints the
+  wire bytes as hex, so both are the same number), and for a CNP (which it
+  does not know) the ICRC is the last 4 bytes of infiniband.vendor;
+- its data.len counts the BTH pad bytes, decode's payload_len does not;
+- an AtomicETH's address and rkey come out as infiniband.reth.va/.r_key;
+- FECN and BECN are not fields of their own: they are the top two bits of the
+  first infiniband.reserved (BTH byte 4);
+- ImmDt and IETH occur twice per frame; the first occurrence is used.
+"""
+
+import argparse
+import ipaddress
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import roce_icrc  # noqa: E402
+
+SKIP = 77
+ROCE_PORT = 4791
+OP_CNP = 0x81
+ATOMIC_OPS = {0x13, 0x14}
+AGG = ";"
+
+# tshark field -> our short name
+TSHARK_FIELDS = [
+    ("frame.number", "number"), ("frame.len", "len"), ("frame.cap_len", "cap_len"),
+    ("eth.src", "eth_src"), ("eth.type", "eth_type"),
+    ("vlan.priority", "vlan_pcp"), ("vlan.id", "vlan_vid"),
+    ("ip.src", "ip_src"), ("ip.dst", "ip_dst"),
+    ("ip.dsfield.dscp", "ip_dscp"), ("ip.dsfield.ecn", "ip_ecn"), ("ip.ttl", "ip_ttl"),
+    ("ipv6.src", "ip6_src"), ("ipv6.dst", "ip6_dst"),
+    ("ipv6.tclass.dscp", "ip6_dscp"), ("ipv6.tclass.ecn", "ip6_ecn"),
+    ("ipv6.hlim", "ip6_hlim"), ("ipv6.flow", "ip6_flow"),
+    ("udp.srcport", "udp_sport"), ("udp.dstport", "udp_dport"),
+    ("infiniband.bth.opcode", "opcode"), ("infiniband.bth.se", "se"),
+    ("infiniband.bth.m", "m"), ("infiniband.bth.padcnt", "pad"),
+    ("infiniband.bth.tver", "tver"), ("infiniband.bth.p_key", "pkey"),
+    ("infiniband.reserved", "reserved"), ("infiniband.bth.destqp", "dqpn"),
+    ("infiniband.bth.a", "ack_req"), ("infiniband.bth.psn", "psn"),
+    ("infiniband.reth.va", "va"), ("infiniband.reth.r_key", "rkey"),
+    ("infiniband.reth.dmalen", "dma_len"),
+    ("infiniband.aeth.syndrome", "aeth_syndrome"), ("infiniband.aeth.msn", "aeth_msn"),
+    ("infiniband.immdt", "imm"), ("infiniband.ieth", "ieth"),
+    ("infiniband.deth.q_key", "deth_qkey"), ("infiniband.deth.srcqp", "deth_src_qp"),
+    ("infiniband.atomiceth.swapdt", "swap_add"), ("infiniband.atomiceth.cmpdt", "compare"),
+    ("infiniband.atomicacketh.origremdt", "atomic_ack"),
+    ("data.len", "data_len"),
+    ("infiniband.invariant.crc", "icrc"), ("infiniband.vendor", "vendor"),
+    ("macc.opcode", "macc_opcode"), ("macc.cbfc.enbv", "pfc_enbv"),
+] + [("macc.cbfc.pause_time.c%d" % p, "pfc_q%d" % p) for p in range(8)] + [
+    ("macc.pause_time", "pause_time"), ("_ws.malformed", "malformed"),
+    ("_ws.expert.severity", "expert_severity"),
+]
+
+
+class Mismatches:
+    def __init__(self):
+        self.lines = []
+
+    def add(self, where, msg):
+        self.lines.append("%s: %s" % (where, msg))
+        print("MISMATCH %s: %s" % (where, msg))
+
+
+# ---- pcap I/O -------------------------------------------------------------------
+
+def read_pcap(path):
+    """[(caplen, wire_len, bytes)] of a classic pcap (either byte order/precision)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    magic = data[:4]
+    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
+        end = "<"
+    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
+        end = ">"
+    else:
+        raise ValueError("%s: not a classic pcap" % path)
+    linktype = struct.unpack(end + "I", data[20:24])[0]
+    if linktype != 1:
+        raise ValueError("%s: link type %d, not Ethernet" % (path, linktype))
+    out, off = [], 24
+    while off + 16 <= len(data):
+        _, _, caplen, wire = struct.unpack(end + "IIII", data[off:off + 16])
+        off += 16
+        out.append((caplen, wire, data[off:off + caplen]))
+        off += caplen
+    return out
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as fh:
+        fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, f in enumerate(frames):
+            fh.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), len(f)))
+            fh.write(f)
+
+
+# ---- tshark --------------------------------------------------------------------
+
+def run_tshark(tshark, pcap, mm):
+    cmd = [tshark, "-n", "--disable-protocol", "rpcordma",
+           "--disable-protocol", "infiniband.eoib", "-r", pcap, "-T", "fields",
+           "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=" + AGG]
+    for field, _ in TSHARK_FIELDS:
+        cmd += ["-e", field]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    errs = [ln for ln in res.stderr.splitlines()
+            if ln.strip() and "Running as user" not in ln]
+    if res.returncode != 0 or errs:
+        mm.add("tshark", "exit %d reading %s: %s" % (res.returncode, pcap, " / ".join(errs)))
+    rows = {}
+    for line in res.stdout.splitlines():
+        vals = line.split("|")
+        if len(vals) != len(TSHARK_FIELDS):
+            mm.add("tshark", "unexpected line %r" % line)
+            continue
+        row = {name: v for (_, name), v in zip(TSHARK_FIELDS, vals)}
+        rows[int(row["number"])] = row
+    return rows
+
+
+def first(v):
+    return v.split(AGG)[0] if v else ""
+
+
+def last(v):
+    return v.split(AGG)[-1] if v else ""
+
+
+def num(v):
+    """tshark prints decimal, 0x-hex, or True/False."""
+    v = first(v)
+    if v == "":
+        return None
+    if v in ("True", "False"):
+        return int(v == "True")
+    return int(v, 0)
+
+
+def hexbytes(v):
+    v = first(v).replace(":", "")
+    return int(v, 16) if v else None
+
+
+def tshark_kind(t):
+    if t["opcode"]:
+        return "cnp" if num(t["opcode"]) == OP_CNP else "roce"
+    if t["macc_opcode"]:
+        return {0x0101: "pfc", 0x0001: "pause"}.get(num(t["macc_opcode"]), "other")
+    return "other"
+
+
+def norm_tshark_l3(t, n):
+    if t["ip_src"]:
+        n.update(l3=4, src=ipaddress.ip_address(first(t["ip_src"])),
+                 dst=ipaddress.ip_address(first(t["ip_dst"])),
+                 dscp=num(t["ip_dscp"]), ecn=num(t["ip_ecn"]), ttl=num(t["ip_ttl"]))
+    elif t["ip6_src"]:
+        n.update(l3=6, src=ipaddress.ip_address(first(t["ip6_src"])),
+                 dst=ipaddress.ip_address(first(t["ip6_dst"])),
+                 dscp=num(t["ip6_dscp"]), ecn=num(t["ip6_ecn"]),
+                 hop_limit=num(t["ip6_hlim"]), flow_label=num(t["ip6_flow"]))
+    n.update(udp_sport=num(t["udp_sport"]), udp_dport=num(t["udp_dport"]))
+
+
+def norm_tshark_bth(t, n):
+    opcode = num(t["opcode"])
+    bth4 = int(first(t["reserved"]), 16)
+    n.update(opcode=opcode, se=num(t["se"]), m=num(t["m"]), pad=num(t["pad"]),
+             tver=num(t["tver"]), pkey=num(t["pkey"]), fecn=bth4 >> 7 & 1,
+             becn=bth4 >> 6 & 1, dqpn=num(t["dqpn"]), ack_req=num(t["ack_req"]),
+             psn=num(t["psn"]))
+    if t["va"] and opcode in ATOMIC_OPS:
+        n.update(atomic_va=num(t["va"]), atomic_rkey=num(t["rkey"]),
+                 atomic_swap_add=num(t["swap_add"]), atomic_compare=num(t["compare"]))
+    elif t["va"]:
+        n.update(reth_va=num(t["va"]), reth_rkey=num(t["rkey"]), reth_len=num(t["dma_len"]))
+    if t["aeth_syndrome"]:
+        n.update(aeth_syndrome=num(t["aeth_syndrome"]), aeth_msn=num(t["aeth_msn"]))
+    if t["atomic_ack"]:
+        n["atomic_ack"] = num(t["atomic_ack"])
+    if t["imm"]:
+        n["imm"] = hexbytes(t["imm"])
+    if t["ieth"]:
+        n["ieth"] = hexbytes(t["ieth"])
+    if t["deth_qkey"]:
+        n.update(deth_qkey=num(t["deth_qkey"]), deth_src_qp=num(t["deth_src_qp"]))
+    n["data_len"] = num(t["data_len"]) or 0
+    if t["icrc"]:
+        n["icrc"] = num(t["icrc"])
+    elif t["vendor"]:  # CNP: reserved bytes then the ICRC
+        n["icrc"] = int(last(t["vendor"]).replace(":", "")[-8:], 16)
+
+
+def norm_tshark(t):
+    n = {"kind": tshark_kind(t), "len": num(t["len"])}
+    if t["vlan_pcp"]:
+        n.update(vlan_pcp=num(t["vlan_pcp"]), vlan_vid=num(t["vlan_vid"]))
+    kind = n["kind"]
+    if kind in ("roce", "cnp"):
+        norm_tshark_l3(t, n)
+        norm_tshark_bth(t, n)
+    elif kind == "pfc":
+        n.update(eth_src=first(t["eth_src"]), enable=num(t["pfc_enbv"]) & 0xFF,
+                 quanta=[num(t["pfc_q%d" % p]) for p in range(8)])
+    elif kind == "pause":
+        n.update(eth_src=first(t["eth_src"]), quanta=num(t["pause_time"]))
+    return n
+
+
+def tshark_saw_damage(t):
+    """What tshark shows for a frame decode calls malformed."""
+    return (num(t["cap_len"]) < num(t["len"]) or bool(t["malformed"])
+            or "Error" in t["expert_severity"])
+
+
+# ---- decode --------------------------------------------------------------------
+
+def run_decode(roceprobe, pcap, mm):
+    res = subprocess.run([roceprobe, "decode", "--json", pcap], capture_output=True, text=True)
+    if res.returncode != 0:
+        mm.add("decode", "exit %d: %s" % (res.returncode, res.stderr.strip()))
+    frames, summary = {}, None
+    for line in res.stdout.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            mm.add("decode", "not JSON: %r" % line)
+            continue
+        if obj.get("summary"):
+            summary = obj
+        else:
+            frames[obj["frame"]] = obj
+    return frames, summary
+
+
+def norm_decode_l3(d, n):
+    n.update(l3={"ipv4": 4, "ipv6": 6}.get(d.get("l3")),
+             src=ipaddress.ip_address(d["src"]), dst=ipaddress.ip_address(d["dst"]),
+             dscp=d.get("dscp"), ecn=d.get("ecn"), udp_sport=d.get("udp_sport"),
+             udp_dport=d.get("udp_dport"))
+    if n["l3"] == 4:
+        n["ttl"] = d.get("ttl")
+    else:
+        n.update(hop_limit=d.get("hop_limit"), flow_label=d.get("flow_label"))
+
+
+def norm_decode_ext(d, n):
+    if "reth" in d:
+        n.update(reth_va=int(d["reth"]["va"], 16), reth_rkey=int(d["reth"]["rkey"], 16),
+                 reth_len=d["reth"]["dma_len"])
+    if "atomic" in d:
+        a = d["atomic"]
+        n.update(atomic_va=int(a["va"], 16), atomic_rkey=int(a["rkey"], 16),
+                 atomic_swap_add=int(a["swap_add"], 16), atomic_compare=int(a["compare"], 16))
+    if "aeth" in d:
+        n.update(aeth_syndrome=d["aeth"]["syndrome"], aeth_msn=d["aeth"]["msn"])
+    if "atomic_ack" in d:
+        n["atomic_ack"] = int(d["atomic_ack"], 16)
+    if "imm" in d:
+        n["imm"] = int(d["imm"], 16)
+    if "ieth" in d:
+        n["ieth"] = int(d["ieth"], 16)
+    if "deth" in d:
+        n.update(deth_qkey=d["deth"]["qkey"], deth_src_qp=d["deth"]["src_qp"])
+
+
+def norm_decode(d):
+    n = {"kind": d.get("kind"), "len": d.get("len")}
+    if "vlan" in d:
+        n.update(vlan_pcp=d["vlan"]["pcp"], vlan_vid=d["vlan"]["vid"])
+    if n["kind"] in ("roce", "cnp"):
+        norm_decode_l3(d, n)
+        b = d["bth"]
+        for k in ("opcode", "se", "m", "pad", "tver", "pkey", "fecn", "becn", "dqpn",
+                  "ack_req", "psn"):
+            n[k] = int(b[k])
+        norm_decode_ext(d, n)
+        plen = d.get("payload_len", 0)
+        n["data_len"] = plen + b["pad"] if plen or b["pad"] else 0
+        if "icrc" in d:
+            n["icrc"] = int(d["icrc"], 16)
+    elif n["kind"] == "pfc":
+        n.update(eth_src=d["src_mac"], enable=sum(1 << p for p in d["enable"]),
+                 quanta=list(d["quanta"]))
+    elif n["kind"] == "pause":
+        n.update(eth_src=d["src_mac"], quanta=d["quanta"])
+    return n
+
+
+# ---- vectors --------------------------------------------------------------------
+
+def load_vectors(path):
+    vecs = []
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, hexframe, kvs = line.rstrip("\n").split("|")
+            kv = dict(item.split("=", 1) for item in kvs.split())
+            vecs.append((name, bytes.fromhex(hexframe), kv))
+    return vecs
+
+
+def norm_vector(frame, kv):
+    def i(k):
+        return int(kv[k], 0)
+
+    n = {"kind": kv["kind"], "len": len(frame)}
+    if i("vlan"):
+        n.update(vlan_pcp=i("pcp"), vlan_vid=i("vid"))
+    if kv["kind"] in ("roce", "cnp"):
+        n.update(l3=i("l3"), src=ipaddress.ip_address(kv["src"]),
+                 dst=ipaddress.ip_address(kv["dst"]), dscp=i("dscp"), ecn=i("ecn"),
+                 udp_sport=i("udp_sport"), udp_dport=i("udp_dport"))
+        if n["l3"] == 4:
+            n["ttl"] = i("ttl")
+        else:
+            n.update(hop_limit=i("hop_limit"), flow_label=i("flow_label"))
+        for k in ("opcode", "se", "m", "pad", "tver", "pkey", "fecn", "becn", "dqpn",
+                  "ack_req", "psn"):
+            n[k] = i(k)
+        for k in ("reth_va", "reth_rkey", "reth_len", "aeth_syndrome", "aeth_msn",
+                  "atomic_va", "atomic_rkey", "atomic_swap_add", "atomic_compare",
+                  "atomic_ack", "imm", "ieth", "deth_qkey", "deth_src_qp"):
+            if k in kv:
+                n[k] = i(k)
+        plen = i("payload_len")
+        n["data_len"] = plen + i("pad") if plen or i("pad") else 0
+        n["icrc"] = int(kv["icrc"], 16)
+    elif kv["kind"] == "pfc":
+        n.update(eth_src=kv["eth_src"], enable=i("enable"),
+                 quanta=[int(q) for q in kv["quanta"].split(",")])
+    elif kv["kind"] == "pause":
+        n.update(eth_src=kv["eth_src"], quanta=i("quanta"))
+    return n
+
+
+# ---- comparisons -------------------------------------------------------------------
+
+def compare(where, ours, theirs, ours_name, mm):
+    blind = {"data_len", "icrc"} if ours.get("dqpn") in (0, 1) else set()
+    for k in sorted((set(ours) | set(theirs)) - blind):
+        a, b = ours.get(k), theirs.get(k)
+        if a != b:
+            mm.add(where, "%s: %s %s, tshark %s" % (k, ours_name, fmt(a), fmt(b)))
+
+
+def fmt(v):
+    if v is None:
+        return "(absent)"
+    if isinstance(v, int) and v > 255:
+        return "%d (0x%x)" % (v, v)
+    return str(v)
+
+
+def python_l3(frame):
+    """Bytes from the IP header on when this is a UDP/4791 frame, else None."""
+    off, etype = 14, struct.unpack("!H", frame[12:14])[0]
+    if etype == 0x8100:
+        off, etype = 18, struct.unpack("!H", frame[16:18])[0]
+    l3 = frame[off:]
+    if etype == 0x0800 and len(l3) >= 28 and l3[9] == 17:
+        udp = (l3[0] & 0xF) * 4
+    elif etype == 0x86DD and len(l3) >= 48 and l3[6] == 17:
+        udp = 40
+    else:
+        return None
+    if len(l3) < udp + 4 or struct.unpack("!H", l3[udp + 2:udp + 4])[0] != ROCE_PORT:
+        return None
+    return l3
+
+
+def check_icrc(n, pkt, d, mm):
+    caplen, wire, frame = pkt
+    where = "frame %d" % n
+    l3 = python_l3(frame)
+    if l3 is None or caplen < wire:
+        if "icrc" in d:
+            mm.add(where, "decode has an ICRC for a frame Python finds no whole RoCE packet in")
+        return
+    try:
+        covered, wire_icrc = roce_icrc.icrc_region(l3)
+        ok = roce_icrc.icrc_check(l3)
+    except ValueError as e:
+        if d.get("kind") != "malformed":
+            mm.add(where, "Python cannot find the ICRC (%s) but decode says %s" % (e, d.get("kind")))
+        return
+    if d.get("icrc") != wire_icrc.hex():
+        mm.add(where, "icrc: decode %s, Python %s" % (d.get("icrc"), wire_icrc.hex()))
+    if d.get("icrc_ok") is not ok:
+        mm.add(where, "icrc_ok: decode %s, Python %s (computed %s)"
+               % (d.get("icrc_ok"), ok, roce_icrc.icrc_wire(covered).hex()))
+
+
+def check_summary(decoded, summary, pkts, mm):
+    if summary is None:
+        mm.add("summary", "decode printed no summary line")
+        return
+    kinds = {}
+    for d in decoded.values():
+        kinds[d["kind"]] = kinds.get(d["kind"], 0) + 1
+    bad = sum(1 for d in decoded.values() if d.get("icrc_ok") is False)
+    if summary.get("frames") != len(pkts):
+        mm.add("summary", "frames %s, the file holds %d" % (summary.get("frames"), len(pkts)))
+    for k, v in summary.get("kinds", {}).items():
+        if kinds.get(k, 0) != v:
+            mm.add("summary", "kinds.%s %d, frames say %d" % (k, v, kinds.get(k, 0)))
+    if summary.get("icrc_bad") != bad:
+        mm.add("summary", "icrc_bad %s, frames say %d" % (summary.get("icrc_bad"), bad))
+
+
+# The sample must keep showing every packet kind (a regression in mksample
+# would otherwise shrink what this test covers without anyone noticing).
+REQUIRED_OPCODES = {0x00, 0x01, 0x02, 0x05, 0x06, 0x07, 0x08, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E,
+                    0x0F, 0x10, 0x11, 0x12, 0x14, 0x17, 0x64, 0x81}
+
+
+def check_coverage(decoded, mm):
+    opcodes = {d["bth"]["opcode"] for d in decoded.values() if "bth" in d}
+    missing = REQUIRED_OPCODES - opcodes
+    if missing:
+        mm.add("sample", "no frame with opcode(s) %s" % ", ".join("0x%02x" % o for o in sorted(missing)))
+    kinds = {d["kind"] for d in decoded.values()}
+    for k in ("roce", "cnp", "pfc", "pause", "other", "malformed"):
+        if k not in kinds:
+            mm.add("sample", "no frame of kind %s" % k)
+    checks = [
+        ("an IPv6 frame", lambda d: d.get("l3") == "ipv6"),
+        ("a frame on VLAN 100 PCP 3", lambda d: d.get("vlan") == {"pcp": 3, "vid": 100}),
+        ("a DSCP 26 ECT(0) frame", lambda d: d.get("dscp") == 26 and d.get("ecn") == 2),
+        ("a CE-marked frame", lambda d: d.get("ecn") == 3),
+        ("a probe payload", lambda d: "probe" in d),
+        ("a bad ICRC", lambda d: d.get("icrc_ok") is False),
+        ("a PSN sequence NAK", lambda d: d.get("aeth", {}).get("syndrome") == 0x60),
+        ("an RNR NAK", lambda d: d.get("aeth", {}).get("syndrome", 0) >> 5 == 1),
+    ]
+    for what, pred in checks:
+        if not any(pred(d) for d in decoded.values()):
+            mm.add("sample", "no %s" % what)
+
+
+def check_sample(args, tmp, mm):
+    pcap = os.path.join(tmp, "sample.pcap")
+    res = subprocess.run([args.mksample, pcap], capture_output=True, text=True)
+    if res.returncode != 0:
+        mm.add("mksample", "exit %d: %s" % (res.returncode, res.stderr.strip()))
+        return 0
+    pkts = read_pcap(pcap)
+    rows = run_tshark(args.tshark, pcap, mm)
+    decoded, summary = run_decode(args.roceprobe, pcap, mm)
+    for n in range(1, len(pkts) + 1):
+        where = "frame %d" % n
+        t, d = rows.get(n), decoded.get(n)
+        if t is None or d is None:
+            mm.add(where, "missing from %s" % ("tshark" if t is None else "decode"))
+            continue
+        if d["kind"] == "malformed":
+            if not tshark_saw_damage(t):
+                mm.add(where, "decode says malformed (%s); tshark sees nothing wrong"
+                       % d.get("error"))
+        else:
+            compare(where, norm_decode(d), norm_tshark(t), "decode", mm)
+        check_icrc(n, pkts[n - 1], d, mm)
+    check_summary(decoded, summary, pkts, mm)
+    check_coverage(decoded, mm)
+    return len(pkts)
+
+
+def check_vectors(args, tmp, mm):
+    vecs = load_vectors(args.vectors)
+    pcap = os.path.join(tmp, "vectors.pcap")
+    write_pcap(pcap, [f for _, f, _ in vecs])
+    rows = run_tshark(args.tshark, pcap, mm)
+    for n, (name, frame, kv) in enumerate(vecs, 1):
+        t = rows.get(n)
+        if t is None:
+            mm.add(name, "missing from tshark")
+            continue
+        compare("vector " + name, norm_vector(frame, kv), norm_tshark(t), "vector", mm)
+    return len(vecs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tshark", default=shutil.which("tshark"))
+    ap.add_argument("--vectors", help="also check tests/data/vectors.txt against tshark")
+    ap.add_argument("mksample")
+    ap.add_argument("roceprobe")
+    args = ap.parse_args()
+    if not args.tshark or not os.access(args.tshark, os.X_OK):
+        print("tshark not found; skipping")
+        return SKIP
+    mm = Mismatches()
+    with tempfile.TemporaryDirectory(prefix="rp-tshark-") as tmp:
+        frames = check_sample(args, tmp, mm)
+        nvec = check_vectors(args, tmp, mm) if args.vectors else 0
+    if mm.lines:
+        print("%d mismatch(es)" % len(mm.lines))
+        return 1
+    print("tshark and roceprobe decode agree on all %d sample frames; Python ICRC agrees"
+          % frames + ("; tshark agrees with all %d vectors" % nvec if nvec else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
