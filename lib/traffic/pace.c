@@ -146,6 +146,10 @@ void rp_pace_totals(const struct rp_pace_cfg *c, struct rp_pace_totals *t)
 	}
 	/* Message bursts: every window but the last sends burst_msgs (the plan
 	 * makes periods long enough for that); the last may be cut by end. */
+	if (c->start_ns >= c->end_ns) {
+		kinds_for(c, 0, 0, t);
+		return;
+	}
 	uint64_t nwin = (c->end_ns - c->start_ns + c->period_ns - 1) / c->period_ns;
 	uint64_t last = msgs_before(c, c->start_ns + (nwin - 1) * c->period_ns);
 	kinds_for(c, (nwin - 1) * c->burst_msgs + (last < c->burst_msgs ? last : c->burst_msgs), 0, t);

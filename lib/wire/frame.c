@@ -34,8 +34,10 @@ static enum rp_frame_kind truncated(struct rp_frame *f, const char *what, size_t
 
 static enum rp_frame_kind parse_macctl(const uint8_t *p, size_t len, struct rp_frame *f)
 {
-	if (rp_macctl_parse(p, len, &f->macctl) != RP_WIRE_OK)
-		return truncated(f, "MAC control", len, f->macctl.opcode == RP_MACCTL_OP_PFC ? 18u : 4u);
+	if (rp_macctl_parse(p, len, &f->macctl) != RP_WIRE_OK) {
+		bool pfc = len >= 2 && (p[0] << 8 | p[1]) == RP_MACCTL_OP_PFC;
+		return truncated(f, pfc ? "PFC" : "MAC control", len, pfc ? 20u : 4u);
+	}
 	switch (f->macctl.opcode) {
 	case RP_MACCTL_OP_PFC:
 		return f->kind = RP_KIND_PFC;

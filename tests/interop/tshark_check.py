@@ -10,15 +10,17 @@
 3. Every RoCE frame's ICRC is recomputed in Python (roce_icrc.py, an
    independent re-implementation of Linux rxe's) and compared with decode's
    icrc and icrc_ok.
-4. decode's summary line must match the frames.
-5. With --vectors, the scapy-built known-answer frames (tests/data/vectors.txt)
+4. tshark verifies every IPv4 header and UDP checksum (the UDP checksum
+   covers the ICRC, so a builder that writes them in the wrong order fails).
+5. decode's summary line must match the frames.
+6. With --vectors, the scapy-built known-answer frames (tests/data/vectors.txt)
    are also read by tshark and compared with the fields the vector file
    states, so the expected values themselves are checked by a third tool.
 
 One line per mismatch; exit 1 on any, 0 when all agree, 77 (meson: skip) when
 tshark is missing.
 
-tshark 4.0 quirks handled here (see docs in LAB-NOTES "Wire cross-checks"):
+tshark 4.0 quirks handled here (LAB-NOTES "Wire cross-checks" has the rest):
 - its RPC-over-RDMA heuristic throws "Malformed" on short SEND payloads, and
   its Mellanox EoIB heuristic eats the first bytes of UD payloads, so both
   (rpcordma, infiniband.eoib) are disabled;
@@ -83,7 +85,10 @@ TSHARK_FIELDS = [
 ] + [("macc.cbfc.pause_time.c%d" % p, "pfc_q%d" % p) for p in range(8)] + [
     ("macc.pause_time", "pause_time"), ("_ws.malformed", "malformed"),
     ("_ws.expert.severity", "expert_severity"),
+    ("ip.checksum.status", "ip_csum_status"), ("udp.checksum.status", "udp_csum_status"),
+    ("udp.checksum", "udp_csum"),
 ]
+CSUM_GOOD, CSUM_NOT_PRESENT, CSUM_ILLEGAL = 1, 3, 4
 
 
 class Mismatches:
@@ -131,7 +136,8 @@ def write_pcap(path, frames):
 # ---- tshark --------------------------------------------------------------------
 
 def run_tshark(tshark, pcap, mm):
-    cmd = [tshark, "-n", "--disable-protocol", "rpcordma",
+    cmd = [tshark, "-n", "-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE",
+           "--disable-protocol", "rpcordma",
            "--disable-protocol", "infiniband.eoib", "-r", pcap, "-T", "fields",
            "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=" + AGG]
     for field, _ in TSHARK_FIELDS:
@@ -239,6 +245,19 @@ def norm_tshark(t):
     elif kind == "pause":
         n.update(eth_src=first(t["eth_src"]), quanta=num(t["pause_time"]))
     return n
+
+
+def check_checksums(where, t, mm):
+    """tshark verifies the IPv4 header and UDP checksums we (or scapy) wrote;
+    the UDP one covers the ICRC, so it also proves the build order."""
+    ip, udp = num(t["ip_csum_status"]), num(t["udp_csum_status"])
+    if ip is not None and ip != CSUM_GOOD:
+        mm.add(where, "tshark: IPv4 header checksum status %d, not good" % ip)
+    # A zero UDP checksum is "not present" over IPv4 and "illegal" over IPv6
+    # (RFC 8200); RoCEv2 senders may send zero over both.
+    zero_ok = (CSUM_NOT_PRESENT, CSUM_ILLEGAL) if num(t["udp_csum"]) == 0 else ()
+    if udp is not None and udp != CSUM_GOOD and udp not in zero_ok:
+        mm.add(where, "tshark: UDP checksum status %d, not good" % udp)
 
 
 def tshark_saw_damage(t):
@@ -494,6 +513,7 @@ def check_sample(args, tmp, mm):
                        % d.get("error"))
         else:
             compare(where, norm_decode(d), norm_tshark(t), "decode", mm)
+        check_checksums(where, t, mm)
         check_icrc(n, pkts[n - 1], d, mm)
     check_summary(decoded, summary, pkts, mm)
     check_coverage(decoded, mm)
@@ -511,6 +531,7 @@ def check_vectors(args, tmp, mm):
             mm.add(name, "missing from tshark")
             continue
         compare("vector " + name, norm_vector(frame, kv), norm_tshark(t), "vector", mm)
+        check_checksums("vector " + name, t, mm)
     return len(vecs)
 
 

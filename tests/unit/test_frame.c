@@ -212,6 +212,11 @@ static void control_and_other_frames(void **state)
 	assert_int_equal(rp_frame_parse(buf, 60, 60, &f), RP_KIND_PAUSE);
 	assert_int_equal(f.macctl.quanta[0], 65535);
 	assert_int_equal(rp_frame_parse(buf, 15, 15, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "truncated MAC control: 1 of 4 bytes");
+	rp_pfc_frame_build(buf, sizeof(buf), src, 0x18, q);
+	assert_int_equal(rp_frame_parse(buf, 24, 24, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "truncated PFC: 10 of 20 bytes");
+	rp_pause_frame_build(buf, sizeof(buf), src, 65535);
 	buf[12] = 0x08;
 	buf[13] = 0x06; /* ARP */
 	assert_int_equal(rp_frame_parse(buf, 60, 60, &f), RP_KIND_OTHER);

@@ -1,0 +1,69 @@
+/* The packet source: "flow F's next packet is due at T ns; fill these bytes".
+ * Clock-free (the caller passes now_ns), allocation-free and syscall-free
+ * after rp_source_create. lib/dp drives it from the TSC into mbufs; the lab
+ * drives it from its virtual clock into plain buffers.
+ *
+ * Each (flow, QP, packet kind) gets a header template built once with
+ * rp_roce_build; per packet only the PSN, the probe seq and tx_ns, the AETH
+ * MSN (read responses) and the ICRC (patched incrementally) change.
+ *
+ * Pacing is exact (see pace.h). Catch-up rule: a flow whose next packet is
+ * more than its lag allowance behind now (paused by PFC, or a late caller)
+ * restarts at now instead of bursting to catch up; the allowance is
+ * max(opts.catchup_ns, 32 of the flow's largest packets at its rate), so
+ * after a pause a flow sends at most that much back to back. */
+#ifndef RP_TRAFFIC_SOURCE_H
+#define RP_TRAFFIC_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+#define RP_SOURCE_CATCHUP_NS 10000ull /* the default lag allowance: 10 us */
+
+struct rp_source;
+
+struct rp_source_opts {
+	uint64_t catchup_ns; /* 0: RP_SOURCE_CATCHUP_NS */
+	uint64_t time0_ns;   /* plan time 0 in the caller's clock (added to every due time) */
+};
+
+/* Every flow (RDMA and PFC) whose sender is host_idx. NULL with err set
+ * when a template cannot be built or memory runs out. opts may be NULL. */
+struct rp_source *rp_source_create(const struct rp_plan *plan, unsigned host_idx, const struct rp_source_opts *opts,
+				   char *err, size_t errlen);
+/* The given flows only (e.g. a share of a host's flows for one lcore). */
+struct rp_source *rp_source_create_flows(const struct rp_plan *plan, const uint32_t *flow_ids, size_t nflows,
+					 const struct rp_source_opts *opts, char *err, size_t errlen);
+void rp_source_destroy(struct rp_source *s);
+
+/* Fills up to n buffers (each at least rp_source_max_frame bytes) with the
+ * packets due at or before now_ns, earliest first across flows, skipping
+ * flows whose priority bit is set in paused_prio_mask (PFC/PAUSE frames are
+ * never paused). lens[i] gets the frame length (no FCS), flow_ids[i] the
+ * plan flow id (flow_ids may be NULL). Returns how many were filled. */
+unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],
+			 uint16_t lens[], uint32_t flow_ids[], unsigned n);
+
+/* The earliest due time of an unfinished flow (UINT64_MAX when all are done);
+ * the _unpaused form ignores flows paused by the mask. */
+uint64_t rp_source_next_due(const struct rp_source *s);
+uint64_t rp_source_next_due_unpaused(const struct rp_source *s, uint8_t paused_prio_mask);
+bool rp_source_done(const struct rp_source *s);
+size_t rp_source_max_frame(const struct rp_source *s);
+
+struct rp_source_flow_stats {
+	uint32_t flow_id;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;     /* Ethernet bytes without FCS */
+	uint64_t tx_payload;   /* RDMA message bytes */
+	uint64_t tx_messages;  /* whole messages */
+	uint64_t probes;       /* packets that carried a probe (= next probe seq) */
+	bool done;
+};
+size_t rp_source_nflows(const struct rp_source *s);
+void rp_source_flow_stats(const struct rp_source *s, size_t i, struct rp_source_flow_stats *out);
+
+#endif

@@ -1,0 +1,81 @@
+/* Packet source internals shared by source.c and template.c. */
+#ifndef RP_TRAFFIC_SOURCE_INTERNAL_H
+#define RP_TRAFFIC_SOURCE_INTERNAL_H
+
+#include "source.h"
+#include "wire/icrc.h"
+
+#define RP_TMPL_HDR_MAX 128 /* eth+vlan 18, ipv6 40, udp 8, bth 12, reth 16, imm 4 */
+
+/* One packet kind of one flow: the frame of QP 0 (its payload serves every
+ * QP) and where the stamped fields are. Offsets are from the frame start. */
+struct rp_tkind {
+	uint8_t *frame;
+	uint16_t len;
+	uint16_t hdr_len;   /* the payload offset: bytes taken from the QP header */
+	uint16_t icrc_off;
+	uint16_t psn_off;
+	uint16_t msn_off;   /* 0: no AETH */
+	uint16_t probe_off; /* 0: payload too short for a probe */
+	uint32_t payload;
+	const struct rp_icrc_patch *psn_p;
+	const struct rp_icrc_patch *msn_p;
+	const struct rp_icrc_patch *seq_p;
+	const struct rp_icrc_patch *ts_p;
+};
+
+struct rp_qhdr {
+	uint8_t bytes[RP_TMPL_HDR_MAX];
+	uint32_t icrc;
+};
+
+struct rp_sflow {
+	struct rp_pace pace;
+	struct rp_pace_cfg cfg;
+	uint8_t prio_bit; /* 0 for PFC sources */
+	bool is_pfc;
+	uint16_t qp;
+	uint16_t qps;
+	uint32_t flow_id;
+	uint64_t lag_ns;
+	uint64_t seq;
+	uint32_t *psn;    /* [qps] */
+	uint32_t *msn;    /* [qps] */
+	struct rp_tkind kinds[RP_PKT_KINDS];
+	struct rp_qhdr *hdrs; /* [qps * RP_PKT_KINDS] */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_payload;
+};
+
+/* Patches depend only on (offset, length, region length): shared by every
+ * flow and kind with the same layout. */
+struct rp_patch_entry {
+	size_t off;
+	size_t len;
+	size_t region;
+	struct rp_icrc_patch *p;
+};
+
+struct rp_patch_cache {
+	struct rp_patch_entry *e;
+	size_t n;
+	size_t cap;
+};
+
+struct rp_source {
+	struct rp_sflow *flows;
+	size_t nflows;
+	struct rp_sflow **active; /* unfinished flows */
+	size_t nactive;
+	size_t max_frame;
+	struct rp_patch_cache patches;
+};
+
+/* Builds every template of flow f of the plan into sf. */
+int rp_tmpl_build(struct rp_source *s, const struct rp_plan *plan, const struct rp_flow *f, struct rp_sflow *sf,
+		  char *err, size_t errlen);
+void rp_tmpl_free(struct rp_sflow *sf);
+void rp_patch_cache_free(struct rp_patch_cache *c);
+
+#endif
