@@ -15,5 +15,6 @@ bool rp_cli_is_help(const char *arg);
 
 int rp_cmd_decode(int argc, char **argv);
 int rp_cmd_plan(int argc, char **argv);
+int rp_cmd_gen(int argc, char **argv);
 
 #endif

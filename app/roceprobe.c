@@ -11,6 +11,10 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
+#ifdef RP_HAVE_DPDK
+	{"gen", rp_cmd_gen, "send a profile's RoCEv2 / PFC traffic on DPDK ports, honouring PFC"},
+#endif
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
 };
 

@@ -1,4 +1,5 @@
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_log.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	snprintf(buf, sizeof(buf), "--file-prefix=rp%ld", (long)getpid());
 	push(argv, &argc, buf);
 	push(argv, &argc, "--log-level=5");
+	push(argv, &argc, "--no-telemetry");
 	if (!hugepages_mounted()) {
 		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 "
 				"(fine for virtual ports; mount hugepages for NICs)\n", o->who);

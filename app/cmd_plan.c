@@ -1,0 +1,397 @@
+/* roceprobe plan: expand a profile and show what a run would send, without
+ * touching any port. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profile/profile.h"
+#include "traffic/plan.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
+
+#define MAX_SETS 64
+
+struct plan_args {
+	const char *path;
+	const char *sets[MAX_SETS];
+	size_t nsets;
+	bool json;
+	bool allow_pause_storm;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe plan PROFILE [--set KEY=VALUE]... [--json] [--allow-pause-storm]\n"
+	      "\n"
+	      "Reads a YAML profile (docs/profiles.md), expands its traffic patterns into flows\n"
+	      "and prints what a run would do, without touching any port:\n"
+	      "  hosts      name, MAC, IP addresses, DPDK port, link speed\n"
+	      "  flows      id, src -> dst, QPs (first QPN), opcode, message size, MTU,\n"
+	      "             DSCP/ECN/priority, VLAN, rate, start, stop, packets and bytes\n"
+	      "  pairs      RDMA payload bytes per sender -> receiver\n"
+	      "  ports      offered load per port, TX and RX, in Gbit/s and % of the link;\n"
+	      "             above 100% is flagged oversubscribed (an incast is, by design)\n"
+	      "  schedule   start, stop and bursts of each traffic entry; the phases of an\n"
+	      "             all-to-all with their times\n"
+	      "Loads are layer 1: every frame counts its length + 24 bytes (FCS 4,\n"
+	      "preamble 8, inter-frame gap 12), as rates in profiles do.\n"
+	      "\n"
+	      "  --set KEY=VALUE      override a profile key before validation; KEY is a dotted\n"
+	      "                       path: traffic.0.rate=50G, defaults.mtu=1024,\n"
+	      "                       hosts.1.port=net_ring1, 'traffic.0.senders=[h1, h2]'.\n"
+	      "                       Repeatable; a missing mapping key is created.\n"
+	      "  --json               one JSON object (hosts, flows, pairs, ports, phases)\n"
+	      "  --allow-pause-storm  accept PFC sources whose quanta x fps keep a priority\n"
+	      "                       paused all the time (to test switch PFC watchdogs)\n"
+	      "\n"
+	      "examples:\n"
+	      "  roceprobe plan profiles/incast-8to1.yaml\n"
+	      "  roceprobe plan profiles/all-to-all-8.yaml --set defaults.message_size=1MiB --json\n"
+	      "\n"
+	      "Exit status: 0 when the profile is valid; 2 with one line\n"
+	      "'roceprobe: FILE:LINE:COL: key 'K': ...' when it is not.\n",
+	      out);
+}
+
+static int parse_args(int argc, char **argv, struct plan_args *a)
+{
+	static const struct option opts[] = {
+		{"set", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"allow-pause-storm", no_argument, NULL, 'A'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
+		if (c == 's' && a->nsets < MAX_SETS)
+			a->sets[a->nsets++] = optarg;
+		else if (c == 'j')
+			a->json = true;
+		else if (c == 'A')
+			a->allow_pause_storm = true;
+		else if (c == 'h')
+			return 1;
+		else if (c == 's')
+			return rp_cli_error("plan", "at most %d --set options", MAX_SETS);
+		else
+			return rp_cli_error("plan", "bad option (try 'roceprobe plan --help')");
+	}
+	if (optind != argc - 1)
+		return rp_cli_error("plan", "expected one profile file (try 'roceprobe plan --help')");
+	a->path = argv[optind];
+	return 0;
+}
+
+/* ---- text ---- */
+
+static const char *host_ip(const struct rp_host *h, char *out)
+{
+	if (h->has_ipv4)
+		rp_ipv4_addr_format(h->ipv4, out);
+	else
+		rp_ipv6_addr_format(h->ipv6, out);
+	return out;
+}
+
+static void print_hosts(const struct rp_profile *p)
+{
+	printf("hosts (%zu)\n  %-12s %-17s %-26s %-24s %s\n", p->nhosts, "name", "mac", "ip", "port", "speed");
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct rp_host *h = &p->hosts[i];
+		char mac[18], ip[46], sp[32], port[RP_PORT_MAX + 8];
+		rp_mac_format(h->mac, mac);
+		snprintf(port, sizeof(port), "%s%s", h->port_is_pci ? "pci " : "", h->port[0] ? h->port : "-");
+		printf("  %-12s %-17s %-26s %-24s %s\n", h->name, mac, host_ip(h, ip), port,
+		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
+		if (h->has_ipv4 && h->has_ipv6)
+			printf("  %-12s %-17s %s\n", "", "", (rp_ipv6_addr_format(h->ipv6, ip), ip));
+	}
+}
+
+static const char *stop_text(const struct rp_flow_params *fp, char *out, size_t len)
+{
+	char d[32];
+	if (fp->stop == RP_STOP_DURATION)
+		snprintf(out, len, "for %s", rp_format_ns(fp->stop_value, d, sizeof(d)));
+	else
+		snprintf(out, len, "%" PRIu64 " %s", fp->stop_value, fp->stop == RP_STOP_PACKETS ? "packets" : "messages");
+	return out;
+}
+
+static void print_flow(const struct rp_plan *pl, const struct rp_flow *f)
+{
+	const struct rp_profile *p = pl->prof;
+	char route[80], a[32], b[32], c[32], st[48], vlan[16];
+	snprintf(route, sizeof(route), "%s -> %s", p->hosts[f->src].name,
+		 f->kind == RP_TRAFFIC_PFC ? (f->pfc.pause ? "(PAUSE)" : "(PFC)") : p->hosts[f->dst].name);
+	if (f->kind == RP_TRAFFIC_PFC) {
+		printf("  %-4u %-12s %-22s quanta %u prio mask 0x%02x at %" PRIu64 " frames/s, start %s, %s: %" PRIu64
+		       " frames\n",
+		       f->id, p->traffic[f->traffic].name, route, f->pfc.quanta, f->pfc.prio_mask, f->pfc.fps,
+		       rp_format_ns(f->p.start_ns, a, sizeof(a)), stop_text(&f->p, st, sizeof(st)), f->tot.pkts);
+		return;
+	}
+	snprintf(vlan, sizeof(vlan), f->p.has_vlan ? "%u" : "-", f->p.vid);
+	printf("  %-4u %-12s %-22s %3u@0x%06x %-9s %7s %4u %2u/%-7s/%u %5s %7s %8s %-13s %10" PRIu64 " %12" PRIu64 "\n",
+	       f->id, p->traffic[f->traffic].name, route, f->p.qps, f->rqpn, rp_verb_name(f->p.verb),
+	       rp_format_size(f->p.msg_size, a, sizeof(a)), f->p.mtu, f->p.dscp, rp_ecn_name(f->p.ecn), f->prio, vlan,
+	       rp_format_bps(f->rate_bps, b, sizeof(b)), rp_format_ns(f->pace.start_ns, c, sizeof(c)),
+	       stop_text(&f->p, st, sizeof(st)), f->tot.pkts, f->payload_bytes);
+}
+
+static void print_flows(const struct rp_plan *pl)
+{
+	printf("\nflows (%zu)\n  %-4s %-12s %-22s %-12s %-9s %7s %4s %-12s %5s %7s %8s %-13s %10s %12s\n", pl->nflows, "id",
+	       "traffic", "src -> dst", "qps@dqpn", "opcode", "msg", "mtu", "dscp/ecn/pri", "vlan", "rate", "start",
+	       "stop", "packets", "bytes");
+	for (size_t i = 0; i < pl->nflows; i++)
+		print_flow(pl, &pl->flows[i]);
+}
+
+static void print_pairs(const struct rp_plan *pl)
+{
+	const struct rp_profile *p = pl->prof;
+	printf("\nbytes per sender -> receiver (RDMA payload)\n");
+	for (size_t s = 0; s < p->nhosts; s++)
+		for (size_t d = 0; d < p->nhosts; d++)
+			if (pl->pair_packets[s * p->nhosts + d])
+				printf("  %-12s -> %-12s %14" PRIu64 " B %12" PRIu64 " packets\n", p->hosts[s].name,
+				       p->hosts[d].name, pl->pair_bytes[s * p->nhosts + d],
+				       pl->pair_packets[s * p->nhosts + d]);
+}
+
+static double pct(double bps, uint64_t link)
+{
+	return link ? bps * 100.0 / (double)link : 0.0;
+}
+
+static void print_ports(const struct rp_plan *pl)
+{
+	const struct rp_profile *p = pl->prof;
+	printf("\noffered load per port (layer 1, averaged over bursts)\n  %-12s %11s %8s %11s %8s\n", "host", "tx Gbit/s",
+	       "tx %", "rx Gbit/s", "rx %");
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_port_load *l = &pl->load[h];
+		double tp = pct(l->tx_bps, p->hosts[h].speed_bps), rp = pct(l->rx_bps, p->hosts[h].speed_bps);
+		printf("  %-12s %11.3f %7.1f%% %11.3f %7.1f%%%s%s\n", p->hosts[h].name, l->tx_bps / 1e9, tp,
+		       l->rx_bps / 1e9, rp, tp > 100.0 + 1e-9 ? "  TX OVERSUBSCRIBED" : "",
+		       rp > 100.0 + 1e-9 ? "  RX OVERSUBSCRIBED" : "");
+	}
+}
+
+static void print_entry_schedule(const struct rp_plan *pl, size_t t)
+{
+	const struct rp_traffic *tr = &pl->prof->traffic[t];
+	char a[32], b[32], st[48];
+	printf("  %s (%s): starts at %s, %s", tr->name,
+	       tr->kind == RP_TRAFFIC_PFC ? (tr->pfc.pause ? "pause" : "pfc") : rp_pattern_name(tr->pattern),
+	       rp_format_ns(tr->p.start_ns, a, sizeof(a)), stop_text(&tr->p, st, sizeof(st)));
+	if (tr->kind == RP_TRAFFIC_PFC)
+		printf(", one frame every %s\n", rp_format_ns(1000000000ull / tr->pfc.fps, a, sizeof(a)));
+	else if (tr->p.burst_on_ns)
+		printf(", bursts: on %s, off %s\n", rp_format_ns(tr->p.burst_on_ns, a, sizeof(a)),
+		       rp_format_ns(tr->p.burst_off_ns, b, sizeof(b)));
+	else if (tr->pattern == RP_PATTERN_ALL_TO_ALL)
+		printf(", %zu phases of %s, repeating every %s\n", tr->nhosts - 1,
+		       rp_format_ns(rp_plan_phase_ns(pl, (uint16_t)t), a, sizeof(a)),
+		       rp_format_ns(rp_plan_phase_ns(pl, (uint16_t)t) * (tr->nhosts - 1), b, sizeof(b)));
+	else
+		printf(", continuous\n");
+}
+
+static void print_phase(const struct rp_plan *pl, const struct rp_phase *ph)
+{
+	char a[32], b[32];
+	printf("    phase %-3u %10s .. %-10s", ph->k, rp_format_ns(ph->start_ns, a, sizeof(a)),
+	       rp_format_ns(ph->start_ns + ph->len_ns, b, sizeof(b)));
+	unsigned shown = 0;
+	for (size_t i = 0; i < pl->nflows; i++) {
+		const struct rp_flow *f = &pl->flows[i];
+		if (f->traffic != ph->traffic || f->phase != ph->k)
+			continue;
+		if (shown++ == 8) {
+			printf(" ...");
+			break;
+		}
+		printf(" %s->%s", pl->prof->hosts[f->src].name, pl->prof->hosts[f->dst].name);
+	}
+	printf("\n");
+}
+
+static void print_schedule(const struct rp_plan *pl)
+{
+	printf("\nschedule\n");
+	for (size_t t = 0; t < pl->prof->ntraffic; t++) {
+		print_entry_schedule(pl, t);
+		for (size_t i = 0; i < pl->nphases; i++)
+			if (pl->phases[i].traffic == t)
+				print_phase(pl, &pl->phases[i]);
+	}
+}
+
+static void print_text(const struct plan_args *a, const struct rp_plan *pl)
+{
+	printf("profile %s%s%s\n\n", a->path, pl->prof->name[0] ? ": " : "", pl->prof->name);
+	print_hosts(pl->prof);
+	print_flows(pl);
+	print_pairs(pl);
+	print_ports(pl);
+	print_schedule(pl);
+}
+
+/* ---- JSON ---- */
+
+static json_t *hosts_json(const struct rp_profile *p)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct rp_host *h = &p->hosts[i];
+		char mac[18], ip4[16], ip6[46];
+		rp_mac_format(h->mac, mac);
+		rp_ipv4_addr_format(h->ipv4, ip4);
+		rp_ipv6_addr_format(h->ipv6, ip6);
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s, s:I}", "name", h->name, "mac", mac,
+						     "ipv4", h->has_ipv4 ? ip4 : NULL, "ipv6", h->has_ipv6 ? ip6 : NULL,
+						     "port", h->port[0] ? h->port : NULL, "port_kind",
+						     h->port_is_pci ? "pci" : "devargs", "speed_bps", (json_int_t)h->speed_bps));
+	}
+	return arr;
+}
+
+static json_t *stop_json(const struct rp_flow_params *fp)
+{
+	static const char *const kinds[] = {"duration_ns", "packets", "messages"};
+	return json_pack("{s:I}", kinds[fp->stop], (json_int_t)fp->stop_value);
+}
+
+static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
+{
+	const struct rp_profile *p = pl->prof;
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:o, s:I, s:I, s:I, s:f, s:f}", "id", (json_int_t)f->id,
+			      "traffic", p->traffic[f->traffic].name, "kind", f->kind == RP_TRAFFIC_PFC ? "pfc" : "rdma",
+			      "src", p->hosts[f->src].name, "start_ns", (json_int_t)f->pace.start_ns, "packets",
+			      (json_int_t)f->tot.pkts, "stop", stop_json(&f->p), "frame_bytes", (json_int_t)f->frame_bytes,
+			      "payload_bytes", (json_int_t)f->payload_bytes, "messages", (json_int_t)f->tot.msgs,
+			      "avg_bps", f->avg_bps, "peak_bps", f->peak_bps);
+	if (f->kind == RP_TRAFFIC_PFC) {
+		json_object_set_new(o, "frame", json_string(f->pfc.pause ? "pause" : "pfc"));
+		json_object_set_new(o, "prio_mask", json_integer(f->pfc.prio_mask));
+		json_object_set_new(o, "quanta", json_integer(f->pfc.quanta));
+		json_object_set_new(o, "fps", json_integer((json_int_t)f->pfc.fps));
+		return o;
+	}
+	json_object_update_new(o, json_pack("{s:s, s:i, s:I, s:I, s:s, s:I, s:i, s:i, s:s, s:i, s:o, s:s, s:i, s:I, s:i}",
+					    "dst", p->hosts[f->dst].name, "phase", f->phase, "qps", (json_int_t)f->p.qps,
+					    "first_qpn", (json_int_t)f->lqpn, "opcode", rp_verb_name(f->p.verb),
+					    "message_size", (json_int_t)f->p.msg_size, "mtu", f->p.mtu, "dscp", f->p.dscp,
+					    "ecn", rp_ecn_name(f->p.ecn), "prio", f->prio, "vlan",
+					    f->p.has_vlan ? json_integer(f->p.vid) : json_null(), "sport",
+					    rp_sport_name(f->p.sport), "ip", f->p.ip, "rate_bps", (json_int_t)f->rate_bps,
+					    "psn_start", (int)f->p.psn_start));
+	json_object_set_new(o, "dest_qpn", json_integer(f->rqpn));
+	if (f->p.burst_on_ns)
+		json_object_set_new(o, "burst", json_pack("{s:I, s:I}", "on_ns", (json_int_t)f->p.burst_on_ns, "off_ns",
+							  (json_int_t)f->p.burst_off_ns));
+	return o;
+}
+
+static json_t *pairs_json(const struct rp_plan *pl)
+{
+	const struct rp_profile *p = pl->prof;
+	json_t *arr = json_array();
+	for (size_t s = 0; s < p->nhosts; s++)
+		for (size_t d = 0; d < p->nhosts; d++)
+			if (pl->pair_packets[s * p->nhosts + d])
+				json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I}", "src", p->hosts[s].name, "dst",
+								     p->hosts[d].name, "bytes",
+								     (json_int_t)pl->pair_bytes[s * p->nhosts + d], "packets",
+								     (json_int_t)pl->pair_packets[s * p->nhosts + d]));
+	return arr;
+}
+
+static json_t *ports_json(const struct rp_plan *pl)
+{
+	const struct rp_profile *p = pl->prof;
+	json_t *arr = json_array();
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_port_load *l = &pl->load[h];
+		double tp = pct(l->tx_bps, p->hosts[h].speed_bps), rp = pct(l->rx_bps, p->hosts[h].speed_bps);
+		json_array_append_new(arr, json_pack("{s:s, s:f, s:f, s:f, s:f, s:b}", "host", p->hosts[h].name, "tx_bps",
+						     l->tx_bps, "tx_pct", tp, "rx_bps", l->rx_bps, "rx_pct", rp,
+						     "oversubscribed", tp > 100.0 + 1e-9 || rp > 100.0 + 1e-9));
+	}
+	return arr;
+}
+
+static json_t *phases_json(const struct rp_plan *pl)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < pl->nphases; i++) {
+		const struct rp_phase *ph = &pl->phases[i];
+		json_t *pairs = json_array();
+		for (size_t f = 0; f < pl->nflows; f++)
+			if (pl->flows[f].traffic == ph->traffic && pl->flows[f].phase == ph->k)
+				json_array_append_new(pairs, json_pack("[s, s]", pl->prof->hosts[pl->flows[f].src].name,
+								       pl->prof->hosts[pl->flows[f].dst].name));
+		json_array_append_new(arr, json_pack("{s:s, s:i, s:I, s:I, s:I, s:o}", "traffic",
+						     pl->prof->traffic[ph->traffic].name, "phase", ph->k, "start_ns",
+						     (json_int_t)ph->start_ns, "len_ns", (json_int_t)ph->len_ns, "period_ns",
+						     (json_int_t)ph->period_ns, "pairs", pairs));
+	}
+	return arr;
+}
+
+static int print_json(const struct plan_args *a, const struct rp_plan *pl)
+{
+	json_t *flows = json_array();
+	for (size_t i = 0; i < pl->nflows; i++)
+		json_array_append_new(flows, flow_json(pl, &pl->flows[i]));
+	json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "schema", "roceprobe.plan/1", "profile",
+				 a->path, "name", pl->prof->name, "hosts", hosts_json(pl->prof), "flows", flows, "pairs",
+				 pairs_json(pl), "ports", ports_json(pl), "phases", phases_json(pl));
+	if (!root)
+		return rp_cli_error("plan", "cannot build the JSON output");
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(root);
+	return RP_EXIT_OK;
+}
+
+int rp_cmd_plan(int argc, char **argv)
+{
+	struct plan_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	if (rc == 1) {
+		usage(stdout);
+		return RP_EXIT_OK;
+	}
+	if (rc)
+		return rc;
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts o = {.sets = a.sets, .nsets = a.nsets, .allow_pause_storm = a.allow_pause_storm};
+	struct rp_profile *p = rp_profile_load(a.path, &o, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "roceprobe: %s\n", err);
+		return RP_EXIT_USAGE;
+	}
+	struct rp_plan pl;
+	if (rp_plan_build(p, &pl, err, sizeof(err))) {
+		fprintf(stderr, "roceprobe: %s: %s\n", a.path, err);
+		rp_profile_free(p);
+		return RP_EXIT_USAGE;
+	}
+	if (a.json)
+		rc = print_json(&a, &pl);
+	else
+		print_text(&a, &pl);
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+	return rc;
+}
