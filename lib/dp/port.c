@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <stdio.h>
@@ -58,8 +59,12 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
 	int rc = rte_eth_dev_configure(p->id, 1, (uint16_t)n_txq, &conf);
-	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN)
+	/* Virtual PMDs take any frame and some refuse the call: only a NIC's refusal counts. */
+	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN) {
 		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)(max_frame - RTE_ETHER_HDR_LEN));
+		if (rc == -ENOTSUP)
+			rc = 0;
+	}
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(p->id, 0, RX_DESC, rte_eth_dev_socket_id(p->id), NULL, p->pool);
 	for (unsigned q = 0; rc == 0 && q < n_txq; q++)

@@ -128,42 +128,56 @@ static uint32_t rp_gf2_x8n(size_t nbytes)
 /* The field must lie outside the masked bytes: a change there never reaches
  * the CRC, but the patch would still fold it in. Nothing per-packet needs
  * that (DSCP, ECN, TTL, FECN/BECN do not move the ICRC at all). */
+/* Table k of a chunk maps byte value b at byte k of the chunk (bits 8k..8k+7
+ * of the reflected register) to its image under the operator; the operator is
+ * linear, so an entry is the XOR of the images of its set bits. */
+static void fill_tables(uint32_t tab[4][256], uint32_t op)
+{
+	uint32_t basis[32];
+	for (unsigned i = 0; i < 32; i++)
+		basis[i] = rp_gf2_mulmod(op, 1u << i);
+	for (unsigned k = 0; k < 4; k++) {
+		tab[k][0] = 0;
+		for (unsigned bit = 0; bit < 8; bit++) {
+			unsigned top = 1u << bit;
+			for (unsigned b = top; b < 2 * top; b++)
+				tab[k][b] = tab[k][b ^ top] ^ basis[8 * k + bit];
+		}
+	}
+}
+
+/* A chunk of n bytes loaded little-endian into a zero register and fed
+ * through n + trail byte steps: multiplying by x^(8 (n + trail)) mod P. */
 int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t region_len)
 {
-	uint32_t op, basis[32];
-
 	if (len < 1 || len > 8 || off > region_len || len > region_len - off)
 		return -1;
 	p->off = (uint32_t)off;
 	p->len = (uint32_t)len;
-	op = rp_gf2_x8n(region_len - off - len);
-	for (unsigned i = 0; i < 32; i++)
-		basis[i] = rp_gf2_mulmod(op, 1u << i);
-	/* The operator is linear, so an entry is the XOR of the images of its
-	 * set bits: entry b = entry (b without its top bit) ^ that bit's image.
-	 * Byte k of the register holds bits 8k..8k+7. */
-	for (unsigned k = 0; k < 4; k++) {
-		p->shift[k][0] = 0;
-		for (unsigned bit = 0; bit < 8; bit++) {
-			unsigned top = 1u << bit;
-
-			for (unsigned b = top; b < 2 * top; b++)
-				p->shift[k][b] = p->shift[k][b ^ top] ^ basis[8 * k + bit];
-		}
-	}
+	size_t end_trail = region_len - off - len;
+	size_t n0 = len < 4 ? len : 4;
+	fill_tables(p->tab[0], rp_gf2_x8n(n0 + (len - n0) + end_trail));
+	if (len > 4)
+		fill_tables(p->tab[1], rp_gf2_x8n((len - 4) + end_trail));
 	return 0;
+}
+
+static inline uint32_t apply_chunk(const uint32_t tab[4][256], uint32_t d)
+{
+	return tab[0][d & 0xFF] ^ tab[1][(d >> 8) & 0xFF] ^ tab[2][(d >> 16) & 0xFF] ^ tab[3][d >> 24];
 }
 
 uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes)
 {
-	uint8_t delta[8];
-	uint32_t d;
-
-	for (uint32_t i = 0; i < p->len; i++)
-		delta[i] = old_bytes[i] ^ new_bytes[i];
-	/* Raw CRC of the difference at its place in the region; the bytes before
-	 * it are zero in the difference and leave the register at zero. */
-	d = rp_crc32_raw(0, delta, p->len);
-	return icrc ^ p->shift[0][d & 0xFF] ^ p->shift[1][(d >> 8) & 0xFF] ^ p->shift[2][(d >> 16) & 0xFF] ^
-	       p->shift[3][d >> 24];
+	uint32_t d0 = 0, d1 = 0;
+	uint32_t n0 = p->len < 4 ? p->len : 4;
+	for (uint32_t i = 0; i < n0; i++)
+		d0 |= (uint32_t)(old_bytes[i] ^ new_bytes[i]) << (8 * i);
+	icrc ^= apply_chunk(p->tab[0], d0);
+	if (p->len > 4) {
+		for (uint32_t i = 4; i < p->len; i++)
+			d1 |= (uint32_t)(old_bytes[i] ^ new_bytes[i]) << (8 * (i - 4));
+		icrc ^= apply_chunk(p->tab[1], d1);
+	}
+	return icrc;
 }

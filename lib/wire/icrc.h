@@ -35,12 +35,14 @@ static inline uint32_t rp_icrc_load(const uint8_t *src)
 
 /* CRC is linear: for messages of equal length, crc(a) ^ crc(b) is the raw CRC
  * of a ^ b. A patch precomputes, for one field of up to 8 bytes at a fixed
- * offset, the operator that moves the field's raw CRC past the bytes that
- * follow it, so stamping a field costs len + 4 table look-ups. */
+ * offset, the operator that takes each 4-byte chunk of the field's change to
+ * its contribution at the end of the region (the chunk's own CRC steps and
+ * the bytes after it folded into one x^n mod P), so stamping a field costs
+ * four table look-ups per chunk and no CRC loop. */
 struct rp_icrc_patch {
 	uint32_t off; /* from the start of l3 */
 	uint32_t len; /* 1..8 */
-	uint32_t shift[4][256];
+	uint32_t tab[2][4][256]; /* [chunk][byte of the chunk][value] */
 };
 
 /* region_len is the len given to rp_icrc_compute (l3 up to the pad). */

@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""roceprobe gen against known answers, on DPDK virtual ports.
+
+    [gen: tx host] --net_pcap tx_pcap--> gen.pcap --roceprobe decode--> checks
+    pfc.pcap --net_pcap rx_pcap--> [gen: tx host]   (PFC frames fed to the port)
+    [gen: tx host] --net_null / net_ring-->           (pacing)
+
+usage: gen_check.py ROCEPROBE CASE   (CASE: packets, pacing-null, pacing-ring, pfc)
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROCEPROBE = sys.argv[1]
+CASE = sys.argv[2]
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def gen(profile_text, tmp, *args):
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(profile_text)
+    p = subprocess.run([ROCEPROBE, "gen", path, "--json", *args], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"gen failed ({p.returncode}): {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+def decode(pcap):
+    out = subprocess.run([ROCEPROBE, "decode", "--json", pcap], capture_output=True, text=True, check=True).stdout
+    return [json.loads(l) for l in out.splitlines()]
+
+
+def pcap_times(pcap):
+    """Frame timestamps in ns (nanosecond pcap, as net_pcap writes it)."""
+    data = open(pcap, "rb").read()
+    magic = struct.unpack("<I", data[:4])[0]
+    scale = 1 if magic == 0xA1B23C4D else 1000
+    off, times = 24, []
+    while off + 16 <= len(data):
+        sec, frac, caplen, _ = struct.unpack("<IIII", data[off:off + 16])
+        times.append(sec * 10**9 + frac * scale)
+        off += 16 + caplen
+    return times
+
+
+HOSTS = """hosts:
+  - {{name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "{port}"}}
+  - {{name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2}}
+"""
+
+
+def case_packets(tmp):
+    # 10000 B writes at MTU 4096: FIRST(4096) MIDDLE(4096) LAST(1808), 2 QPs.
+    pcap = os.path.join(tmp, "gen.pcap")
+    prof = "name: packets\ndefaults: {speed: 10G, mtu: 4096, qps: 2}\n" + HOSTS.format(port=f"net_pcap0,tx_pcap={pcap}") + """traffic:
+  - {name: w, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 10000, dscp: 26, ecn: ect1, rate: 1G, messages: 6}
+  - {name: s, pattern: flow, src: tx, dst: rx, opcode: send_imm, message_size: 1001, mtu: 256, dscp: 46, ecn: ce, rate: 1G, messages: 3}
+"""
+    j = gen(prof, tmp)
+    frames = decode(pcap)
+    summary = frames.pop()
+    roce = [f for f in frames if f["kind"] == "roce"]
+    expect(summary["frames"] == 6 * 3 + 3 * 4, f"frames written: {summary['frames']} == 30")
+    expect(len(roce) == len(frames), "every frame is RoCEv2")
+    expect(all(f["icrc_ok"] for f in roce), "every ICRC is valid")
+    expect(summary["icrc_bad"] == 0, "summary counts no bad ICRC")
+    expect(j["ports"][0]["tx_packets"] == 30, "gen counts 30 packets sent")
+    by_qp = {}
+    for f in roce:
+        by_qp.setdefault(f["bth"]["dqpn"], []).append(f)
+    expect(len(by_qp) == 4, f"4 QPs on the wire (2 per flow): {sorted(by_qp)}")
+    for qp, fs in sorted(by_qp.items()):
+        psns = [f["bth"]["psn"] for f in fs]
+        expect(all((b - a) & 0xFFFFFF == 1 for a, b in zip(psns, psns[1:])), f"QP {qp:#x}: PSNs continuous {psns[:4]}...")
+        names = [f["bth"]["opname"] for f in fs]
+        if fs[0]["dscp"] == 26:
+            want = ["RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_MIDDLE", "RC_RDMA_WRITE_LAST"] * (len(fs) // 3)
+            expect(names == want, f"QP {qp:#x}: WRITE FIRST/MIDDLE/LAST per message")
+            expect([f["payload_len"] for f in fs[:3]] == [4096, 4096, 1808], "segment sizes 4096/4096/1808")
+            expect(all(("reth" in f) == (f["bth"]["opname"] == "RC_RDMA_WRITE_FIRST") for f in fs), "RETH only on FIRST")
+            expect(all(f["reth"]["dma_len"] == 10000 for f in fs if "reth" in f), "RETH DMA length is the message size")
+            expect(all(f["ecn"] == 1 for f in fs), "ECN ECT(1) as asked")
+        else:
+            want = ["RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_MIDDLE", "RC_SEND_LAST_WITH_IMMEDIATE"]
+            expect(names[:4] == want, f"QP {qp:#x}: SEND FIRST/MIDDLE/MIDDLE/LAST_WITH_IMMEDIATE")
+            expect([f["payload_len"] for f in fs[:4]] == [256, 256, 256, 233], "segment sizes 256x3 + 233")
+            expect(fs[3]["bth"]["pad"] == 3, "233 B payload padded by 3")
+            expect(all(f["ecn"] == 3 for f in fs), "ECN CE as asked")
+        expect(all(f["bth"]["ack_req"] == (1 if "LAST" in f["bth"]["opname"] else 0) for f in fs), "AckReq on the last packet of each message")
+    seqs = {}
+    for f in roce:
+        if "probe" in f:
+            seqs.setdefault(f["probe"]["flow"], []).append(f["probe"]["seq"])
+    expect(all(s == list(range(len(s))) for s in seqs.values()), "probe seq counts 0,1,2... per flow")
+
+
+def pacing(tmp, port, rate_g):
+    prof = "name: pacing\ndefaults: {speed: 100G, mtu: 1024, qps: 1}\n" + HOSTS.format(port=port) + f"""traffic:
+  - {{name: p, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, rate: {rate_g}G, duration: 1s}}
+"""
+    j = gen(prof, tmp)
+    flow = j["flows"][0]
+    got = flow["tx_gbps_l1"]
+    expect(abs(got - rate_g) / rate_g < 0.01, f"{port}: achieved {got:.4f} Gbit/s within 1% of {rate_g}")
+    # 1 s at rate_g Gbit/s of WRITE_ONLY frames: 14+20+8+12+16 (RETH)+1024+4 = 1098 B, +24 B layer 1
+    want = rate_g * 1e9 / ((1098 + 24) * 8)
+    expect(abs(flow["tx_packets"] - want) / want < 0.01, f"{port}: {flow['tx_packets']} packets, {want:.0f} planned")
+
+
+def case_pfc(tmp):
+    # One PFC frame: priority 3 paused for 65535 quanta = 33553920 ns at 1G.
+    pfc = os.path.join(tmp, "pfc.pcap")
+    with open(pfc, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        frame = bytes.fromhex("0180c2000001" "020000000009" "8808" "0101" "0008") + struct.pack(">8H", 0, 0, 0, 65535, 0, 0, 0, 0)
+        frame += bytes(60 - len(frame))
+        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    out = os.path.join(tmp, "gen.pcap")
+    prof = "name: pfc\ndefaults: {speed: 1G, mtu: 1024, qps: 1, opcode: write, message_size: 1024}\n" + \
+        HOSTS.format(port=f"net_pcap0,rx_pcap={pfc},tx_pcap={out}") + """traffic:
+  - {name: p3, pattern: flow, src: tx, dst: rx, dscp: 26, rate: 100M, duration: 100ms}
+  - {name: p0, pattern: flow, src: tx, dst: rx, dscp: 0, rate: 100M, duration: 100ms}
+"""
+    j = gen(prof, tmp)
+    prio = j["ports"][0]["prio"]
+    expect(j["ports"][0]["rx_pfc"] == 1, "the port received the one PFC frame")
+    expect(prio[3]["paused_ns"] == 33553920, f"priority 3 paused {prio[3]['paused_ns']} ns == 65535 x 512 bit / 1G")
+    expect(all(prio[p]["paused_ns"] == 0 for p in range(8) if p != 3), "no other priority paused")
+    times = pcap_times(out)
+    frames = decode(out)[:-1]
+    t3 = [t for t, f in zip(times, frames) if f["dscp"] == 26]
+    t0 = [t for t, f in zip(times, frames) if f["dscp"] == 0]
+    gap = t3[0] - t0[0]
+    expect(abs(gap - 33553920) / 33553920 < 0.01, f"priority 3 starts {gap} ns after priority 0: the pause, within 1%")
+    gaps0 = [b - a for a, b in zip(t0, t0[1:])]
+    interval = (1098 + 24) * 8 * 10  # ns between packets at 100 Mbit/s
+    expect(max(gaps0) < 2 * interval, f"priority 0 never stalls (largest gap {max(gaps0)} ns)")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    if CASE == "packets":
+        case_packets(tmp)
+    elif CASE == "pacing-null":
+        pacing(tmp, "net_null0,no-rx=1", 2)
+    elif CASE == "pacing-ring":
+        pacing(tmp, "net_ring0", 2)
+    elif CASE == "pfc":
+        case_pfc(tmp)
+    else:
+        sys.exit(f"unknown case {CASE}")
+
+print(f"{CASE}: {len(failures)} failed")
+sys.exit(1 if failures else 0)
