@@ -2,6 +2,7 @@
  * CNP from annex A17.9.3). */
 #include "bth.h"
 
+#include "bytes.h"
 #include "ext.h"
 #include "wire_err.h"
 
@@ -78,23 +79,13 @@ size_t rp_bth_build(uint8_t *buf, size_t cap, const struct rp_bth *b)
 		return 0;
 	buf[0] = b->opcode;
 	buf[1] = (uint8_t)((b->se ? 0x80 : 0) | (b->m ? 0x40 : 0) | (b->pad & 3) << 4 | (b->tver & 0x0F));
-	buf[2] = (uint8_t)(b->pkey >> 8);
-	buf[3] = (uint8_t)b->pkey;
+	rp_put_be16(buf + 2, b->pkey);
 	/* Reserved bits go out as zero, as IBA requires of a sender. */
 	buf[4] = (uint8_t)((b->fecn ? 0x80 : 0) | (b->becn ? 0x40 : 0));
-	buf[5] = (uint8_t)(b->dqpn >> 16);
-	buf[6] = (uint8_t)(b->dqpn >> 8);
-	buf[7] = (uint8_t)b->dqpn;
+	rp_put_be24(buf + 5, b->dqpn);
 	buf[8] = b->ack_req ? 0x80 : 0;
-	buf[9] = (uint8_t)(b->psn >> 16);
-	buf[10] = (uint8_t)(b->psn >> 8);
-	buf[11] = (uint8_t)b->psn;
+	rp_put_be24(buf + 9, b->psn);
 	return RP_BTH_LEN;
-}
-
-static inline uint32_t rp_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 }
 
 int rp_bth_parse(const uint8_t *buf, size_t len, struct rp_bth *b)
@@ -106,11 +97,11 @@ int rp_bth_parse(const uint8_t *buf, size_t len, struct rp_bth *b)
 	b->m = (buf[1] & 0x40) != 0;
 	b->pad = (buf[1] >> 4) & 3;
 	b->tver = buf[1] & 0x0F;
-	b->pkey = (uint16_t)(buf[2] << 8 | buf[3]);
+	b->pkey = rp_get_be16(buf + 2);
 	b->fecn = (buf[4] & 0x80) != 0;
 	b->becn = (buf[4] & 0x40) != 0;
-	b->dqpn = rp_be24(buf + 5);
+	b->dqpn = rp_get_be24(buf + 5);
 	b->ack_req = (buf[8] & 0x80) != 0;
-	b->psn = rp_be24(buf + 9);
+	b->psn = rp_get_be24(buf + 9);
 	return RP_WIRE_OK;
 }

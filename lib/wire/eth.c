@@ -3,18 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "wire_err.h"
-
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 size_t rp_eth_build(uint8_t *buf, size_t cap, const struct rp_eth *e)
 {
@@ -27,12 +17,12 @@ size_t rp_eth_build(uint8_t *buf, size_t cap, const struct rp_eth *e)
 	memcpy(buf, e->dst, RP_ETH_ADDR_LEN);
 	memcpy(buf + RP_ETH_ADDR_LEN, e->src, RP_ETH_ADDR_LEN);
 	if (e->has_vlan) {
-		put16(p, RP_ETHERTYPE_VLAN);
-		put16(p + 2, (uint16_t)((e->pcp & 7) << 13 | (e->dei ? 1 : 0) << 12 |
-					(e->vid & 0xFFF)));
+		rp_put_be16(p, RP_ETHERTYPE_VLAN);
+		rp_put_be16(p + 2, (uint16_t)((e->pcp & 7) << 13 | (e->dei ? 1 : 0) << 12 |
+					      (e->vid & 0xFFF)));
 		p += RP_VLAN_HLEN;
 	}
-	put16(p, e->ethertype);
+	rp_put_be16(p, e->ethertype);
 	return hlen;
 }
 
@@ -43,13 +33,13 @@ int rp_eth_parse(const uint8_t *buf, size_t len, struct rp_eth *e, size_t *hlen)
 
 	if (len < RP_ETH_HLEN)
 		return RP_WIRE_ETRUNC;
-	type = get16(buf + 12);
+	type = rp_get_be16(buf + 12);
 	if (type == RP_ETHERTYPE_VLAN) {
 		h += RP_VLAN_HLEN;
 		if (len < h)
 			return RP_WIRE_ETRUNC;
-		tci = get16(buf + 14);
-		type = get16(buf + 16);
+		tci = rp_get_be16(buf + 14);
+		type = rp_get_be16(buf + 16);
 	}
 	memcpy(e->dst, buf, RP_ETH_ADDR_LEN);
 	memcpy(e->src, buf + RP_ETH_ADDR_LEN, RP_ETH_ADDR_LEN);

@@ -2,41 +2,8 @@
  * reserved bytes are written as zero and ignored on parse. */
 #include "ext.h"
 
+#include "bytes.h"
 #include "wire_err.h"
-
-static inline void rp_put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void rp_put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	rp_put_be24(p + 1, v);
-}
-
-static inline void rp_put_be64(uint8_t *p, uint64_t v)
-{
-	rp_put_be32(p, (uint32_t)(v >> 32));
-	rp_put_be32(p + 4, (uint32_t)v);
-}
-
-static inline uint32_t rp_get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t rp_get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | rp_get_be24(p + 1);
-}
-
-static inline uint64_t rp_get_be64(const uint8_t *p)
-{
-	return (uint64_t)rp_get_be32(p) << 32 | rp_get_be32(p + 4);
-}
 
 size_t rp_reth_build(uint8_t *buf, size_t cap, const struct rp_reth *h)
 {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "wire_err.h"
 
 static const char *const kind_names[] = {
@@ -35,7 +36,7 @@ static enum rp_frame_kind truncated(struct rp_frame *f, const char *what, size_t
 static enum rp_frame_kind parse_macctl(const uint8_t *p, size_t len, struct rp_frame *f)
 {
 	if (rp_macctl_parse(p, len, &f->macctl) != RP_WIRE_OK) {
-		bool pfc = len >= 2 && (p[0] << 8 | p[1]) == RP_MACCTL_OP_PFC;
+		bool pfc = len >= 2 && rp_get_be16(p) == RP_MACCTL_OP_PFC;
 		return truncated(f, pfc ? "PFC" : "MAC control", len, pfc ? 20u : 4u);
 	}
 	switch (f->macctl.opcode) {
@@ -272,8 +273,7 @@ size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, str
 	rp_icrc_store(buf + icrc_off, rp_icrc_compute(buf + l3_off, icrc_off - l3_off));
 	if (s->udp_checksum) {
 		uint16_t c = rp_udp_checksum(buf + l3_off, end - l3_off);
-		buf[l3_off + l3_hlen + 6] = (uint8_t)(c >> 8);
-		buf[l3_off + l3_hlen + 7] = (uint8_t)c;
+		rp_put_be16(buf + l3_off + l3_hlen + 6, c);
 	}
 
 	if (layout) {
@@ -292,7 +292,7 @@ size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, str
 static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
 {
 	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
+		sum += rp_get_be16(p + i);
 	if (len & 1)
 		sum += (uint32_t)p[len - 1] << 8;
 	return sum;

@@ -3,33 +3,10 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 
+#include "bytes.h"
 #include "wire_err.h"
 
 #define IPV4_FLAG_DF 0x4000
-
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 uint16_t rp_ipv4_checksum(const uint8_t *hdr, size_t hlen)
 {
@@ -37,7 +14,7 @@ uint16_t rp_ipv4_checksum(const uint8_t *hdr, size_t hlen)
 	size_t i;
 
 	for (i = 0; i + 1 < hlen; i += 2)
-		sum += get16(hdr + i);
+		sum += rp_get_be16(hdr + i);
 	if (hlen & 1)
 		sum += (uint32_t)hdr[hlen - 1] << 8;
 	while (sum >> 16)
@@ -51,15 +28,15 @@ size_t rp_ipv4_build(uint8_t *buf, size_t cap, const struct rp_ipv4 *ip)
 		return 0;
 	buf[0] = 0x45;
 	buf[1] = (uint8_t)((ip->dscp & 0x3F) << 2 | (ip->ecn & 3));
-	put16(buf + 2, ip->total_len);
-	put16(buf + 4, ip->id);
-	put16(buf + 6, ip->df ? IPV4_FLAG_DF : 0);
+	rp_put_be16(buf + 2, ip->total_len);
+	rp_put_be16(buf + 4, ip->id);
+	rp_put_be16(buf + 6, ip->df ? IPV4_FLAG_DF : 0);
 	buf[8] = ip->ttl;
 	buf[9] = ip->proto;
-	put16(buf + 10, 0);
-	put32(buf + 12, ip->src);
-	put32(buf + 16, ip->dst);
-	put16(buf + 10, rp_ipv4_checksum(buf, RP_IPV4_HLEN));
+	rp_put_be16(buf + 10, 0);
+	rp_put_be32(buf + 12, ip->src);
+	rp_put_be32(buf + 16, ip->dst);
+	rp_put_be16(buf + 10, rp_ipv4_checksum(buf, RP_IPV4_HLEN));
 	return RP_IPV4_HLEN;
 }
 
@@ -76,18 +53,18 @@ int rp_ipv4_parse(const uint8_t *buf, size_t len, struct rp_ipv4 *ip)
 		return RP_WIRE_EMALFORMED;
 	if (len < hlen)
 		return RP_WIRE_ETRUNC;
-	if (get16(buf + 2) < hlen)
+	if (rp_get_be16(buf + 2) < hlen)
 		return RP_WIRE_EMALFORMED;
 	ip->dscp = buf[1] >> 2;
 	ip->ecn = buf[1] & 3;
-	ip->total_len = get16(buf + 2);
-	ip->id = get16(buf + 4);
-	ip->df = (get16(buf + 6) & IPV4_FLAG_DF) != 0;
+	ip->total_len = rp_get_be16(buf + 2);
+	ip->id = rp_get_be16(buf + 4);
+	ip->df = (rp_get_be16(buf + 6) & IPV4_FLAG_DF) != 0;
 	ip->ttl = buf[8];
 	ip->proto = buf[9];
-	ip->checksum = get16(buf + 10);
-	ip->src = get32(buf + 12);
-	ip->dst = get32(buf + 16);
+	ip->checksum = rp_get_be16(buf + 10);
+	ip->src = rp_get_be32(buf + 12);
+	ip->dst = rp_get_be32(buf + 16);
 	ip->hlen = (uint8_t)hlen;
 	/* A correct header, checksum field included, sums to all ones. */
 	ip->checksum_ok = rp_ipv4_checksum(buf, hlen) == 0;

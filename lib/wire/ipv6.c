@@ -3,18 +3,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "wire_err.h"
-
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 size_t rp_ipv6_build(uint8_t *buf, size_t cap, const struct rp_ipv6 *ip)
 {
@@ -24,11 +14,8 @@ size_t rp_ipv6_build(uint8_t *buf, size_t cap, const struct rp_ipv6 *ip)
 	if (cap < RP_IPV6_HLEN)
 		return 0;
 	/* version(4) | traffic class(8) | flow label(20) */
-	buf[0] = (uint8_t)(6 << 4 | tc >> 4);
-	buf[1] = (uint8_t)((tc & 0xF) << 4 | fl >> 16);
-	buf[2] = (uint8_t)(fl >> 8);
-	buf[3] = (uint8_t)fl;
-	put16(buf + 4, ip->payload_len);
+	rp_put_be32(buf, (uint32_t)6 << 28 | (uint32_t)tc << 20 | fl);
+	rp_put_be16(buf + 4, ip->payload_len);
 	buf[6] = ip->next_header;
 	buf[7] = ip->hop_limit;
 	memcpy(buf + 8, ip->src, 16);
@@ -47,8 +34,8 @@ int rp_ipv6_parse(const uint8_t *buf, size_t len, struct rp_ipv6 *ip)
 	tc = (uint8_t)((buf[0] & 0xF) << 4 | buf[1] >> 4);
 	ip->dscp = tc >> 2;
 	ip->ecn = tc & 3;
-	ip->flow_label = (uint32_t)(buf[1] & 0xF) << 16 | (uint32_t)buf[2] << 8 | buf[3];
-	ip->payload_len = get16(buf + 4);
+	ip->flow_label = rp_get_be24(buf + 1) & 0xFFFFF;
+	ip->payload_len = rp_get_be16(buf + 4);
 	ip->next_header = buf[6];
 	ip->hop_limit = buf[7];
 	memcpy(ip->src, buf + 8, 16);

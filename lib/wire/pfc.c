@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "bytes.h"
 #include "eth.h"
 #include "wire_err.h"
 
@@ -11,17 +12,6 @@
 
 const uint8_t rp_macctl_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
 
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /* Zeroes the whole frame (the pad must be zero) and writes the common head;
  * returns where the opcode goes. */
 static uint8_t *macctl_head(uint8_t *buf, const uint8_t src[6])
@@ -29,7 +19,7 @@ static uint8_t *macctl_head(uint8_t *buf, const uint8_t src[6])
 	memset(buf, 0, RP_MACCTL_FRAME_LEN);
 	memcpy(buf, rp_macctl_dst, RP_ETH_ADDR_LEN);
 	memcpy(buf + RP_ETH_ADDR_LEN, src, RP_ETH_ADDR_LEN);
-	put16(buf + 2 * RP_ETH_ADDR_LEN, RP_ETHERTYPE_MACCTL);
+	rp_put_be16(buf + 2 * RP_ETH_ADDR_LEN, RP_ETHERTYPE_MACCTL);
 	return buf + MACCTL_OPCODE_OFF;
 }
 
@@ -41,10 +31,10 @@ size_t rp_pfc_frame_build(uint8_t *buf, size_t cap, const uint8_t src[6], uint8_
 	if (cap < RP_MACCTL_FRAME_LEN)
 		return 0;
 	p = macctl_head(buf, src);
-	put16(p, RP_MACCTL_OP_PFC);
-	put16(p + 2, enable);
+	rp_put_be16(p, RP_MACCTL_OP_PFC);
+	rp_put_be16(p + 2, enable);
 	for (int i = 0; i < RP_PFC_PRIOS; i++)
-		put16(p + 4 + 2 * i, quanta[i]);
+		rp_put_be16(p + 4 + 2 * i, quanta[i]);
 	return RP_MACCTL_FRAME_LEN;
 }
 
@@ -55,8 +45,8 @@ size_t rp_pause_frame_build(uint8_t *buf, size_t cap, const uint8_t src[6], uint
 	if (cap < RP_MACCTL_FRAME_LEN)
 		return 0;
 	p = macctl_head(buf, src);
-	put16(p, RP_MACCTL_OP_PAUSE);
-	put16(p + 2, quanta);
+	rp_put_be16(p, RP_MACCTL_OP_PAUSE);
+	rp_put_be16(p + 2, quanta);
 	return RP_MACCTL_FRAME_LEN;
 }
 
@@ -66,19 +56,19 @@ int rp_macctl_parse(const uint8_t *buf, size_t len, struct rp_macctl *m)
 
 	if (len < 2)
 		return RP_WIRE_ETRUNC;
-	op = get16(buf);
+	op = rp_get_be16(buf);
 	if ((op == RP_MACCTL_OP_PAUSE && len < PAUSE_PAYLOAD_LEN) ||
 	    (op == RP_MACCTL_OP_PFC && len < PFC_PAYLOAD_LEN))
 		return RP_WIRE_ETRUNC;
 	memset(m, 0, sizeof(*m));
 	m->opcode = op;
 	if (op == RP_MACCTL_OP_PAUSE) {
-		m->quanta[0] = get16(buf + 2);
+		m->quanta[0] = rp_get_be16(buf + 2);
 	} else if (op == RP_MACCTL_OP_PFC) {
 		/* The vector's high byte is reserved in 802.1Qbb; only 8 classes exist. */
 		m->enable = buf[3];
 		for (int i = 0; i < RP_PFC_PRIOS; i++)
-			m->quanta[i] = get16(buf + 4 + 2 * i);
+			m->quanta[i] = rp_get_be16(buf + 4 + 2 * i);
 	}
 	return RP_WIRE_OK;
 }
