@@ -128,7 +128,7 @@ static const char *stop_text(const struct rp_flow_params *fp, char *out, size_t 
 static void print_flow(const struct rp_plan *pl, const struct rp_flow *f)
 {
 	const struct rp_profile *p = pl->prof;
-	char route[80], a[32], b[32], c[32], st[48], vlan[16];
+	char route[80], a[32], b[32], c[32], st[48], vlan[16], qos[24];
 	snprintf(route, sizeof(route), "%s -> %s", p->hosts[f->src].name,
 		 f->kind == RP_TRAFFIC_PFC ? (f->pfc.pause ? "(PAUSE)" : "(PFC)") : p->hosts[f->dst].name);
 	if (f->kind == RP_TRAFFIC_PFC) {
@@ -139,9 +139,10 @@ static void print_flow(const struct rp_plan *pl, const struct rp_flow *f)
 		return;
 	}
 	snprintf(vlan, sizeof(vlan), f->p.has_vlan ? "%u" : "-", f->p.vid);
-	printf("  %-4u %-12s %-22s %3u@0x%06x %-9s %7s %4u %2u/%-7s/%u %5s %7s %8s %-13s %10" PRIu64 " %12" PRIu64 "\n",
+	snprintf(qos, sizeof(qos), "%u/%s/%u", f->p.dscp, rp_ecn_name(f->p.ecn), f->prio);
+	printf("  %-4u %-12s %-22s %3u@0x%06x %-9s %7s %4u %-14s %5s %7s %8s %-13s %10" PRIu64 " %12" PRIu64 "\n",
 	       f->id, p->traffic[f->traffic].name, route, f->p.qps, f->rqpn, rp_verb_name(f->p.verb),
-	       rp_format_size(f->p.msg_size, a, sizeof(a)), f->p.mtu, f->p.dscp, rp_ecn_name(f->p.ecn), f->prio, vlan,
+	       rp_format_size(f->p.msg_size, a, sizeof(a)), f->p.mtu, qos, vlan,
 	       rp_format_bps(f->rate_bps, b, sizeof(b)), rp_format_ns(f->pace.start_ns, c, sizeof(c)),
 	       stop_text(&f->p, st, sizeof(st)), f->tot.pkts, f->payload_bytes);
 }

@@ -1,0 +1,369 @@
+/* lib/traffic packet source: every packet parses as valid RoCEv2 with a good
+ * ICRC, PSNs and probe sequences are continuous, tx_ns is the given now,
+ * pacing is exact over a virtual second, paused priorities send nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profile/profile.h"
+#include "traffic/plan.h"
+#include "traffic/source.h"
+#include "wire/frame.h"
+
+#define BURST 32
+#define HOSTS                                                                         \
+	"hosts:\n"                                                                    \
+	"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.0.0.1, ipv6: fd00::a}\n" \
+	"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.0.0.2, ipv6: fd00::b}\n"
+
+static uint8_t mem[BURST][9216];
+static uint8_t *bufs[BURST];
+
+struct fixture {
+	struct rp_profile *prof;
+	struct rp_plan plan;
+	struct rp_source *src;
+};
+
+static void setup(struct fixture *fx, const char *yaml, unsigned host, const struct rp_source_opts *o)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts po = {.allow_pause_storm = true};
+	fx->prof = rp_profile_load_string("test.yaml", yaml, &po, err, sizeof(err));
+	if (!fx->prof)
+		fail_msg("%s", err);
+	if (rp_plan_build(fx->prof, &fx->plan, err, sizeof(err)))
+		fail_msg("%s", err);
+	fx->src = rp_source_create(&fx->plan, host, o, err, sizeof(err));
+	if (!fx->src)
+		fail_msg("%s", err);
+	for (int i = 0; i < BURST; i++)
+		bufs[i] = mem[i];
+}
+
+static void teardown(struct fixture *fx)
+{
+	rp_source_destroy(fx->src);
+	rp_plan_free(&fx->plan);
+	rp_profile_free(fx->prof);
+}
+
+typedef void (*frame_fn)(void *ctx, const uint8_t *buf, uint16_t len, uint32_t flow_id, uint64_t now);
+
+/* Clock advancing by step from t0 to t_end; each tick drains what is due. */
+static uint64_t drive(struct rp_source *s, uint64_t t0, uint64_t t_end, uint64_t step, uint8_t mask, frame_fn fn,
+		      void *ctx)
+{
+	uint16_t lens[BURST];
+	uint32_t ids[BURST];
+	uint64_t total = 0;
+	for (uint64_t now = t0; now <= t_end; now += step) {
+		unsigned n;
+		do {
+			n = rp_source_burst(s, now, mask, bufs, lens, ids, BURST);
+			for (unsigned i = 0; i < n; i++) {
+				assert_true(lens[i] <= rp_source_max_frame(s));
+				if (fn)
+					fn(ctx, bufs[i], lens[i], ids[i], now);
+			}
+			total += n;
+		} while (n == BURST);
+	}
+	return total;
+}
+
+/* ---- validity and continuity ---- */
+
+struct continuity {
+	const struct rp_plan *plan;
+	uint32_t next_psn[64][8];
+	bool psn_seen[64][8];
+	uint64_t next_seq[64];
+	uint32_t msn[64][8];
+	uint64_t packets;
+	uint64_t probes;
+};
+
+static void check_frame(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	struct continuity *c = ctx;
+	const struct rp_flow *fl = &c->plan->flows[id];
+	struct rp_frame f;
+	assert_int_equal(rp_frame_parse(buf, len, len, &f), RP_KIND_ROCE);
+	assert_true(f.icrc_checked);
+	assert_true(f.icrc_ok);
+	assert_int_equal(f.l3, fl->p.ip);
+	assert_int_equal(f.eth.has_vlan, fl->p.has_vlan);
+	if (fl->p.has_vlan)
+		assert_int_equal(f.eth.pcp, fl->prio);
+	assert_int_equal(fl->p.ip == 4 ? f.ip4.dscp : f.ip6.dscp, fl->p.dscp);
+	assert_int_equal(fl->p.ip == 4 ? f.ip4.ecn : f.ip6.ecn, fl->p.ecn);
+	uint32_t q = f.bth.dqpn - fl->rqpn;
+	assert_true(q < fl->p.qps);
+	if (c->psn_seen[id][q])
+		assert_int_equal(f.bth.psn, c->next_psn[id][q]);
+	else
+		assert_int_equal(f.bth.psn, fl->p.psn_start);
+	c->psn_seen[id][q] = true;
+	c->next_psn[id][q] = (f.bth.psn + 1) & 0xFFFFFF;
+	if (f.ext & RP_EXT_AETH) {
+		bool first = f.bth.opcode == RP_OP_RC_READ_RESP_FIRST;
+		assert_int_equal(f.aeth.msn, c->msn[id][q] + (first ? 0 : 1));
+		if (!first)
+			c->msn[id][q]++;
+	}
+	if (f.payload_len >= RP_PROBE_LEN) {
+		assert_true(f.has_probe);
+		assert_int_equal(f.probe.flow_id, id);
+		assert_int_equal(f.probe.seq, c->next_seq[id]++);
+		assert_int_equal(f.probe.tx_ns, now);
+		c->probes++;
+	} else {
+		assert_false(f.has_probe);
+	}
+	c->packets++;
+}
+
+static void test_every_packet_valid(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, message_size: 10000, qps: 3, messages: 7, psn_start: 0xFFFFF0}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send_imm, ip: 6, vlan: 10, pcp: 6, ecn: ce, "
+		    "message_size: 3001, mtu: 1024, messages: 5, rate: 10G}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 9000, mtu: 2048, qps: 2, "
+		    "messages: 6, dscp: 46}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: write_imm, message_size: 20, messages: 4, "
+		    "sport: per-qp}\n"
+		    "  - {pattern: flow, src: b, dst: a, messages: 3}\n",
+	      0, NULL);
+	assert_int_equal(rp_source_nflows(fx.src), 4);
+	assert_int_equal(rp_source_max_frame(fx.src), 4170);
+	struct continuity c = {.plan = &fx.plan};
+	drive(fx.src, 0, 10000000, 100, 0, check_frame, &c);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(rp_source_next_due(fx.src), UINT64_MAX);
+	uint64_t want = 0;
+	for (size_t i = 0; i < 4; i++)
+		want += fx.plan.flows[i].tot.pkts;
+	assert_int_equal(c.packets, want);
+	assert_int_equal(c.packets, 7 * 3 + 5 * 3 + 6 * 5 + 4);
+	assert_int_equal(c.probes, c.packets - 4); /* only the 20 B messages are too short for a probe */
+	for (size_t i = 0; i < 4; i++) {
+		struct rp_source_flow_stats st;
+		rp_source_flow_stats(fx.src, i, &st);
+		assert_int_equal(st.flow_id, i);
+		assert_true(st.done);
+		assert_int_equal(st.tx_packets, fx.plan.flows[i].tot.pkts);
+		assert_int_equal(st.tx_bytes, fx.plan.flows[i].frame_bytes);
+		assert_int_equal(st.tx_payload, fx.plan.flows[i].payload_bytes);
+		assert_int_equal(st.tx_messages, fx.plan.flows[i].tot.msgs);
+		assert_int_equal(st.probes, c.next_seq[i]);
+	}
+	teardown(&fx);
+}
+
+/* ---- pacing ---- */
+
+struct rate_count {
+	uint64_t packets;
+	uint64_t bits;
+};
+
+static void count_l1(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	(void)buf;
+	(void)id;
+	(void)now;
+	struct rate_count *r = ctx;
+	r->packets++;
+	r->bits += ((uint64_t)len + 24) * 8;
+}
+
+static void pace_one_second(const char *yaml, uint64_t step, uint64_t want_packets, double want_bps)
+{
+	struct fixture fx;
+	setup(&fx, yaml, 0, NULL);
+	assert_int_equal(fx.plan.flows[0].tot.pkts, want_packets);
+	struct rate_count r = {0};
+	drive(fx.src, 0, 1000000000ull + 100000, step, 0, count_l1, &r);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(r.packets, want_packets);
+	double achieved = (double)r.bits; /* over one second */
+	assert_true(achieved > want_bps * 0.99 && achieved < want_bps * 1.01);
+	teardown(&fx);
+}
+
+static void test_pacing_one_virtual_second(void **state)
+{
+	(void)state;
+	/* 1024 B WRITE_ONLY frames of 1098 B = 8976 bits at 10G: one every
+	 * 897.6 ns; packets due before 1 s: ceil(1e9 / 897.6) = 1114082. */
+	pace_one_second(HOSTS "traffic:\n  - {pattern: flow, src: a, dst: b, message_size: 1KiB, mtu: 1024, "
+			      "rate: 10G, duration: 1s}\n",
+			1000, 1114082, 1e10);
+	/* 25% of 100G, 64 KiB messages (16 frames of 4170/4154 B): a message
+	 * is 16 x 4178 x 8 + 128 = 534912 bits = 21396.48 ns; 46737 messages
+	 * start before 1 s, 747792 packets. Coarse clock: 7 us steps. */
+	pace_one_second(HOSTS "traffic:\n  - {pattern: flow, src: a, dst: b, message_size: 64KiB, rate: 25%, "
+			      "duration: 1s}\n",
+			7000, 747792, 2.5e10);
+}
+
+/* ---- PFC gating ---- */
+
+struct per_flow {
+	uint64_t n[8];
+	uint64_t pfc;
+	uint64_t pause;
+};
+
+static void count_kinds(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	(void)now;
+	struct per_flow *pf = ctx;
+	struct rp_frame f;
+	enum rp_frame_kind k = rp_frame_parse(buf, len, len, &f);
+	if (k == RP_KIND_PFC) {
+		assert_int_equal(f.macctl.enable, 1u << 3);
+		assert_int_equal(f.macctl.quanta[3], 500);
+		pf->pfc++;
+	} else if (k == RP_KIND_PAUSE) {
+		assert_int_equal(f.macctl.quanta[0], 1000);
+		pf->pause++;
+	} else {
+		assert_int_equal(k, RP_KIND_ROCE);
+		assert_true(f.icrc_ok);
+	}
+	pf->n[id]++;
+}
+
+#define GATED                                                                                           \
+	HOSTS "traffic:\n"                                                                              \
+	      "  - {pattern: flow, src: a, dst: b, message_size: 4KiB, rate: 1G, dscp: 26, duration: 1ms}\n" \
+	      "  - {pattern: flow, src: a, dst: b, message_size: 4KiB, rate: 1G, pcp: 5, duration: 1ms}\n"   \
+	      "  - {kind: pfc, host: a, priorities: [3], quanta: 500, fps: 10000, duration: 1ms}\n"       \
+	      "  - {kind: pfc, host: a, frame: pause, quanta: 1000, fps: 2000, duration: 1ms}\n"
+
+static void test_paused_priorities_send_nothing(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx, GATED, 0, NULL);
+	struct per_flow pf = {0};
+	/* Priority 3 (DSCP 26) paused: flow 0 sends nothing, flow 1 and the
+	 * MAC control frames go on. */
+	drive(fx.src, 0, 2000000, 1000, 1u << 3, count_kinds, &pf);
+	assert_int_equal(pf.n[0], 0);
+	assert_int_equal(pf.n[1], fx.plan.flows[1].tot.pkts);
+	assert_int_equal(pf.pfc, 10);
+	assert_int_equal(pf.pause, 2);
+	assert_false(rp_source_done(fx.src)); /* flow 0 still waits */
+	assert_int_equal(rp_source_next_due_unpaused(fx.src, 1u << 3), UINT64_MAX);
+	assert_int_equal(rp_source_next_due(fx.src), 0);
+	teardown(&fx);
+
+	/* Everything paused: only PFC/PAUSE frames. */
+	setup(&fx, GATED, 0, NULL);
+	memset(&pf, 0, sizeof(pf));
+	drive(fx.src, 0, 2000000, 1000, 0xFF, count_kinds, &pf);
+	assert_int_equal(pf.n[0] + pf.n[1], 0);
+	assert_int_equal(pf.pfc + pf.pause, 12);
+	teardown(&fx);
+}
+
+static void test_catch_up_is_capped(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	struct rp_source_opts o = {.catchup_ns = 5000};
+	/* 1 KiB frames at 10G: 897.6 ns each; the lag allowance is
+	 * max(5 us, 32 x 898 ns) = 28.7 us, i.e. at most 32 packets at once. */
+	setup(&fx, HOSTS "traffic:\n  - {pattern: flow, src: a, dst: b, message_size: 1KiB, mtu: 1024, rate: 10G, "
+			 "duration: 10ms}\n",
+	      0, &o);
+	uint16_t lens[BURST];
+	uint64_t sent = drive(fx.src, 0, 100000, 1000, 0, NULL, NULL);
+	assert_int_equal(sent, 112); /* ceil(100 us / 897.6 ns) */
+	/* Paused for 1 ms, then released: no burst of 1100 packets. */
+	assert_int_equal(drive(fx.src, 101000, 1100000, 1000, 0xFF, NULL, NULL), 0);
+	unsigned n = rp_source_burst(fx.src, 1100000, 0, bufs, lens, NULL, BURST);
+	assert_int_equal(n, 1);
+	assert_int_equal(rp_source_next_due(fx.src), 1100000 + 897);
+	/* A caller 20 us late (within the allowance) catches up fully. */
+	uint64_t late = drive(fx.src, 1120000, 1120000, 1, 0, NULL, NULL);
+	assert_int_equal(late, 22); /* due times 1100897 .. 1119750 */
+	teardown(&fx);
+}
+
+/* ---- bursts and time ---- */
+
+struct window_check {
+	uint64_t start;
+	uint64_t period;
+	uint64_t on;
+	uint64_t packets;
+};
+
+static void check_window(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	(void)buf;
+	(void)len;
+	(void)id;
+	struct window_check *w = ctx;
+	assert_true(now >= w->start);
+	assert_true((now - w->start) % w->period < w->on);
+	w->packets++;
+}
+
+static void test_on_off_bursts_and_time0(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	struct rp_source_opts o = {.time0_ns = 5000000};
+	setup(&fx, HOSTS "traffic:\n  - {pattern: flow, src: a, dst: b, message_size: 9000, mtu: 1024, rate: 100%, "
+			 "burst_on: 20us, burst_off: 80us, start: 1ms, duration: 1ms}\n",
+	      0, &o);
+	assert_int_equal(rp_source_next_due(fx.src), 6000000);
+	struct window_check w = {.start = 6000000, .period = 100000, .on = 20000};
+	drive(fx.src, 0, 8000000, 1, 0, check_window, &w);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(w.packets, fx.plan.flows[0].tot.pkts);
+	assert_true(w.packets > 0);
+	teardown(&fx);
+}
+
+static void test_pfc_frames_per_second(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx, HOSTS "traffic:\n  - {kind: pfc, host: b, priorities: [3], quanta: 500, fps: 3000, duration: 1s}\n",
+	      1, NULL);
+	struct per_flow pf = {0};
+	drive(fx.src, 0, 1000000000, 10000, 0xFF, count_kinds, &pf);
+	assert_int_equal(pf.pfc, 3000);
+	assert_int_equal(fx.plan.flows[0].tot.pkts, 3000);
+	assert_true(rp_source_done(fx.src));
+	teardown(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_packet_valid),
+		cmocka_unit_test(test_pacing_one_virtual_second),
+		cmocka_unit_test(test_paused_priorities_send_nothing),
+		cmocka_unit_test(test_catch_up_is_capped),
+		cmocka_unit_test(test_on_off_bursts_and_time0),
+		cmocka_unit_test(test_pfc_frames_per_second),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
