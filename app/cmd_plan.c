@@ -187,13 +187,23 @@ static void print_ports(const struct rp_plan *pl)
 	}
 }
 
+static uint64_t entry_end_ns(const struct rp_plan *pl, size_t t)
+{
+	uint64_t end = 0;
+	for (size_t i = 0; i < pl->nflows; i++)
+		if (pl->flows[i].traffic == t && pl->flows[i].end_ns > end)
+			end = pl->flows[i].end_ns;
+	return end;
+}
+
 static void print_entry_schedule(const struct rp_plan *pl, size_t t)
 {
 	const struct rp_traffic *tr = &pl->prof->traffic[t];
 	char a[32], b[32], st[48];
-	printf("  %s (%s): starts at %s, %s", tr->name,
+	printf("  %s (%s): starts at %s, %s, sending until %s", tr->name,
 	       tr->kind == RP_TRAFFIC_PFC ? (tr->pfc.pause ? "pause" : "pfc") : rp_pattern_name(tr->pattern),
-	       rp_format_ns(tr->p.start_ns, a, sizeof(a)), stop_text(&tr->p, st, sizeof(st)));
+	       rp_format_ns(tr->p.start_ns, a, sizeof(a)), stop_text(&tr->p, st, sizeof(st)),
+	       rp_format_ns(entry_end_ns(pl, t), b, sizeof(b)));
 	if (tr->kind == RP_TRAFFIC_PFC)
 		printf(", one frame every %s\n", rp_format_ns(1000000000ull / tr->pfc.fps, a, sizeof(a)));
 	else if (tr->p.burst_on_ns)
@@ -281,6 +291,7 @@ static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
 			      (json_int_t)f->tot.pkts, "stop", stop_json(&f->p), "frame_bytes", (json_int_t)f->frame_bytes,
 			      "payload_bytes", (json_int_t)f->payload_bytes, "messages", (json_int_t)f->tot.msgs,
 			      "avg_bps", f->avg_bps, "peak_bps", f->peak_bps);
+	json_object_set_new(o, "end_ns", json_integer((json_int_t)f->end_ns));
 	if (f->kind == RP_TRAFFIC_PFC) {
 		json_object_set_new(o, "frame", json_string(f->pfc.pause ? "pause" : "pfc"));
 		json_object_set_new(o, "prio_mask", json_integer(f->pfc.prio_mask));

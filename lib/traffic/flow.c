@@ -87,6 +87,28 @@ void rp_flow_setup_pfc(struct rp_flow *f, const struct rp_profile *prof, uint16_
 	rp_pace_cfg_fps(&f->pace, f->pfc.fps);
 }
 
+__extension__ typedef unsigned __int128 rp_u128;
+
+/* How long the flow is busy from its start: its packets' wire time laid out
+ * in its bursts or phases. */
+static uint64_t busy_ns(const struct rp_flow *f)
+{
+	const struct rp_pace_cfg *c = &f->pace;
+	rp_u128 num = 0;
+	for (int k = 0; k < RP_PKT_KINDS; k++)
+		num += (rp_u128)f->tot.kind[k] * ((rp_u128)c->gap_ns[k] * c->div + c->gap_rem[k]);
+	uint64_t active = (uint64_t)((num + c->div - 1) / c->div);
+	if (!c->period_ns || active == 0)
+		return active;
+	if (c->on_ns) {
+		uint64_t full = (active - 1) / c->on_ns;
+		return full * c->period_ns + (active - full * c->on_ns);
+	}
+	uint64_t m = f->tot.msgs ? f->tot.msgs : 1;
+	uint64_t msg = c->msg_ns + (c->msg_rem > 0);
+	return (m - 1) / c->burst_msgs * c->period_ns + ((m - 1) % c->burst_msgs + 1) * msg;
+}
+
 /* Totals and loads from the pacing. */
 void rp_flow_count(struct rp_flow *f)
 {
@@ -98,6 +120,7 @@ void rp_flow_count(struct rp_flow *f)
 		if (f->kind == RP_TRAFFIC_RDMA)
 			f->payload_bytes += f->tot.kind[k] * rp_seg_payload(f->p.msg_size, f->p.mtu, (enum rp_pkt_kind)k);
 	}
+	f->end_ns = f->pace.start_ns + busy_ns(f);
 	if (f->kind == RP_TRAFFIC_PFC) {
 		f->peak_bps = f->avg_bps = (double)rp_l1_bits(RP_MACCTL_FRAME_LEN) * (double)f->pfc.fps;
 		return;

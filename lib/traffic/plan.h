@@ -33,6 +33,7 @@ struct rp_flow {
 	struct rp_pace_totals tot;
 	uint64_t payload_bytes; /* RDMA message bytes (PFC: 0) */
 	uint64_t frame_bytes;   /* Ethernet bytes without FCS */
+	uint64_t end_ns;        /* when its last packet has left (exact for continuous flows) */
 	double avg_bps;         /* long-run layer-1 load while the flow runs */
 	double peak_bps;        /* layer-1 rate inside a burst */
 };

@@ -32,8 +32,9 @@ roceprobe_pps() {
 testpmd_pps() {
 	timeout -s INT $((secs + 2)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
 		--vdev net_null0,no-rx=1 --file-prefix "rpbench$$" -- --forward-mode=txonly \
-		--txpkts=$frame --total-num-mbufs=16384 --stats-period 1 </dev/null 2>/dev/null |
-		awk '/Tx-pps:/ { pps[n++] = $2 } END { print pps[n > 2 ? n - 2 : n - 1] + 0 }'
+		--txpkts=$frame --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
+	# The last full second before the stop.
+	awk '/Tx-pps:/ { pps[n++] = $2 } END { i = n - 1; if (n > 2) i = n - 2; print pps[i] + 0 }' "$tmp/testpmd.log"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
