@@ -4,23 +4,11 @@
 #include <string.h>
 
 #include "source_internal.h"
+#include "wire/bytes.h"
 #include "wire/bth.h"
 #include "wire/probe.h"
 
 #define RP_CATCHUP_PACKETS 32
-
-static inline void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
 /* max(catchup, the time of 32 of the flow's largest packets). */
 static uint64_t lag_allowance(const struct rp_flow *f, uint64_t catchup)
@@ -127,20 +115,26 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	memcpy(buf + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->len - t->hdr_len));
 	uint32_t icrc = h->icrc;
 	uint32_t *psn = &f->psn[f->qp];
-	put24(buf + t->psn_off, *psn);
-	icrc = rp_icrc_patch_apply(t->psn_p, icrc, h->bytes + t->psn_off, buf + t->psn_off);
+	rp_put_be24(buf + t->psn_off, *psn);
+	icrc ^= rp_icrc_patch_delta(t->psn_p, rp_get_be24(h->bytes + t->psn_off) ^ *psn);
 	*psn = (*psn + 1) & RP_PSN_MASK;
 	if (t->msn_p) {
 		uint32_t msn = (f->msn[f->qp] + (k != RP_PKT_FIRST)) & 0xFFFFFF;
-		put24(buf + t->msn_off, msn);
+		rp_put_be24(buf + t->msn_off, msn);
 		icrc = rp_icrc_patch_apply(t->msn_p, icrc, h->bytes + t->msn_off, buf + t->msn_off);
 	}
 	if (t->probe_off) {
 		uint8_t *seq = buf + t->probe_off + RP_PROBE_SEQ_OFFSET, *ts = buf + t->probe_off + RP_PROBE_TS_OFFSET;
-		put64(seq, f->seq++);
-		put64(ts, now);
-		icrc = rp_icrc_patch_apply(t->seq_p, icrc, t->frame + t->probe_off + RP_PROBE_SEQ_OFFSET, seq);
-		icrc = rp_icrc_patch_apply(t->ts_p, icrc, t->frame + t->probe_off + RP_PROBE_TS_OFFSET, ts);
+		const uint8_t *tseq = t->frame + t->probe_off + RP_PROBE_SEQ_OFFSET;
+		rp_put_be64(seq, f->seq);
+		rp_put_be64(ts, now);
+		icrc ^= rp_icrc_patch_delta(t->seq_p, rp_get_be64(tseq) ^ f->seq++);
+		if (now != f->ts_now || t->ts_p != f->ts_patch) {
+			f->ts_now = now;
+			f->ts_patch = t->ts_p;
+			f->ts_contrib = rp_icrc_patch_delta(t->ts_p, rp_get_be64(tseq + 8) ^ now);
+		}
+		icrc ^= f->ts_contrib;
 	}
 	rp_icrc_store(buf + t->icrc_off, icrc);
 	f->tx_payload += t->payload;

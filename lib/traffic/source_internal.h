@@ -46,6 +46,11 @@ struct rp_sflow {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t tx_payload;
+	/* Every packet of a burst carries the same tx_ns: its ICRC contribution
+	 * is computed once per (burst time, patch) and reused. */
+	uint64_t ts_now;
+	const struct rp_icrc_patch *ts_patch;
+	uint32_t ts_contrib;
 };
 
 /* Patches depend only on (offset, length, region length): shared by every

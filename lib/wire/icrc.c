@@ -156,28 +156,15 @@ int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t r
 	p->len = (uint32_t)len;
 	size_t end_trail = region_len - off - len;
 	size_t n0 = len < 4 ? len : 4;
-	fill_tables(p->tab[0], rp_gf2_x8n(n0 + (len - n0) + end_trail));
+	fill_tables(p->tab, rp_gf2_x8n(n0 + (len - n0) + end_trail));
 	if (len > 4)
-		fill_tables(p->tab[1], rp_gf2_x8n((len - 4) + end_trail));
+		fill_tables(p->tab + 4, rp_gf2_x8n((len - 4) + end_trail));
 	return 0;
-}
-
-static inline uint32_t apply_chunk(const uint32_t tab[4][256], uint32_t d)
-{
-	return tab[0][d & 0xFF] ^ tab[1][(d >> 8) & 0xFF] ^ tab[2][(d >> 16) & 0xFF] ^ tab[3][d >> 24];
 }
 
 uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes)
 {
-	uint32_t d0 = 0, d1 = 0;
-	uint32_t n0 = p->len < 4 ? p->len : 4;
-	for (uint32_t i = 0; i < n0; i++)
-		d0 |= (uint32_t)(old_bytes[i] ^ new_bytes[i]) << (8 * i);
-	icrc ^= apply_chunk(p->tab[0], d0);
-	if (p->len > 4) {
-		for (uint32_t i = 4; i < p->len; i++)
-			d1 |= (uint32_t)(old_bytes[i] ^ new_bytes[i]) << (8 * (i - 4));
-		icrc ^= apply_chunk(p->tab[1], d1);
-	}
+	for (uint32_t k = 0; k < p->len; k++)
+		icrc ^= p->tab[k][old_bytes[k] ^ new_bytes[k]];
 	return icrc;
 }

@@ -35,19 +35,30 @@ static inline uint32_t rp_icrc_load(const uint8_t *src)
 
 /* CRC is linear: for messages of equal length, crc(a) ^ crc(b) is the raw CRC
  * of a ^ b. A patch precomputes, for one field of up to 8 bytes at a fixed
- * offset, the operator that takes each 4-byte chunk of the field's change to
- * its contribution at the end of the region (the chunk's own CRC steps and
- * the bytes after it folded into one x^n mod P), so stamping a field costs
- * four table look-ups per chunk and no CRC loop. */
+ * offset, the operator that takes each byte of the field's change to its
+ * contribution at the end of the region (the CRC steps of the field and of
+ * the bytes after it folded into one x^n mod P per 4-byte chunk), so stamping
+ * a field costs one table look-up per byte and no CRC loop. */
 struct rp_icrc_patch {
 	uint32_t off; /* from the start of l3 */
 	uint32_t len; /* 1..8 */
-	uint32_t tab[2][4][256]; /* [chunk][byte of the chunk][value] */
+	uint32_t tab[8][256]; /* [byte of the field, in wire order][value] */
 };
 
 /* region_len is the len given to rp_icrc_compute (l3 up to the pad). */
 int rp_icrc_patch_init(struct rp_icrc_patch *p, size_t off, size_t len, size_t region_len);
 /* The ICRC after the field's bytes change from old to new. */
 uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes);
+
+/* What a field contributes when it changes by delta (old ^ new, as the
+ * big-endian integer the field holds): XOR it into the ICRC. Inline, for
+ * stamping counters that are already in registers. */
+static inline uint32_t rp_icrc_patch_delta(const struct rp_icrc_patch *p, uint64_t delta)
+{
+	uint32_t c = 0;
+	for (uint32_t k = 0, shift = 8 * (p->len - 1); k < p->len; k++, shift -= 8)
+		c ^= p->tab[k][(uint8_t)(delta >> shift)];
+	return c;
+}
 
 #endif
