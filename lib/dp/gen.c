@@ -38,11 +38,20 @@ static void poll_rx(struct rp_dp_txport *tp, uint64_t now_ns)
 	rte_pktmbuf_free_bulk(rx, n);
 }
 
-static void account_sent(struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n)
+/* Counted from the lengths the source gave: a sent mbuf may already be back
+ * in its pool, so it is never read after rte_eth_tx_burst. */
+static void account_sent(struct rp_dp_txport *tp, const uint16_t *lens, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
-		tp->tx_bytes += rte_pktmbuf_pkt_len(m[i]);
+		tp->tx_bytes += lens[i];
 	tp->tx_packets += n;
+}
+
+static void keep_pending(struct rp_dp_txport *tp, struct rte_mbuf **m, const uint16_t *lens, unsigned n)
+{
+	memmove(tp->pending, m, n * sizeof(m[0]));
+	memmove(tp->pending_len, lens, n * sizeof(lens[0]));
+	tp->n_pending = n;
 }
 
 /* What the queue did not take is retried first next time, never dropped:
@@ -50,10 +59,8 @@ static void account_sent(struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t 
 static void flush_pending(struct rp_dp_txport *tp)
 {
 	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, tp->pending, (uint16_t)tp->n_pending);
-	account_sent(tp, tp->pending, sent);
-	tp->n_pending -= sent;
-	if (tp->n_pending)
-		memmove(tp->pending, tp->pending + sent, tp->n_pending * sizeof(tp->pending[0]));
+	account_sent(tp, tp->pending_len, sent);
+	keep_pending(tp, tp->pending + sent, tp->pending_len + sent, tp->n_pending - sent);
 }
 
 static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
@@ -81,11 +88,10 @@ static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
 	if (n < RP_DP_BURST)
 		rte_pktmbuf_free_bulk(m + n, RP_DP_BURST - n);
 	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, m, (uint16_t)n);
-	account_sent(tp, m, sent);
+	account_sent(tp, lens, sent);
 	if (sent < n) {
 		tp->tx_full++;
-		tp->n_pending = n - sent;
-		memcpy(tp->pending, m + sent, tp->n_pending * sizeof(m[0]));
+		keep_pending(tp, m + sent, lens + sent, n - sent);
 	}
 }
 

@@ -27,6 +27,7 @@ struct rp_dp_txport {
 	uint64_t rx_pfc;
 	uint64_t rx_pause;
 	struct rte_mbuf *pending[RP_DP_BURST];
+	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;
 };
 

@@ -1,0 +1,131 @@
+#include "hist.h"
+
+#include <math.h>
+#include <string.h>
+
+const uint32_t rp_hist_pct_ppm[RP_PCT_COUNT] = {500000, 900000, 990000, 999000, 999900, 999990};
+
+void rp_hist_init(struct rp_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+static unsigned log2_floor(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v); }
+
+size_t rp_hist_index(uint64_t v)
+{
+	if (v < RP_HIST_LINEAR)
+		return (size_t)v;
+	unsigned e = log2_floor(v); /* >= 8 */
+	unsigned shift = e - RP_HIST_SUB_BITS;
+	size_t sub = (size_t)(v >> shift) - RP_HIST_SUB;
+	return RP_HIST_LINEAR + (size_t)(e - RP_HIST_SUB_BITS - 1) * RP_HIST_SUB + sub;
+}
+
+uint64_t rp_hist_bucket_lo(size_t idx)
+{
+	if (idx < RP_HIST_LINEAR)
+		return idx;
+	size_t k = idx - RP_HIST_LINEAR;
+	unsigned shift = (unsigned)(k / RP_HIST_SUB) + 1;
+	return (uint64_t)(RP_HIST_SUB + k % RP_HIST_SUB) << shift;
+}
+
+uint64_t rp_hist_bucket_hi(size_t idx)
+{
+	if (idx < RP_HIST_LINEAR)
+		return idx;
+	unsigned shift = (unsigned)((idx - RP_HIST_LINEAR) / RP_HIST_SUB) + 1;
+	return rp_hist_bucket_lo(idx) + ((1ull << shift) - 1);
+}
+
+void rp_hist_record(struct rp_hist *h, uint64_t v)
+{
+	h->b[rp_hist_index(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	long double d = (long double)v - h->mean;
+	h->mean += d / (long double)h->count;
+	h->m2 += d * ((long double)v - h->mean);
+}
+
+/* Chan et al.'s pairwise combination of two Welford states. */
+void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
+{
+	if (src->count == 0)
+		return;
+	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+	long double na = (long double)dst->count, nb = (long double)src->count, n = na + nb;
+	long double d = src->mean - dst->mean;
+	dst->mean += d * nb / n;
+	dst->m2 += src->m2 + d * d * na * nb / n;
+	dst->count += src->count;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+/* ceil(n * ppm / 1e6) without overflowing 64 bits. */
+static uint64_t rank_of(uint64_t n, uint32_t ppm)
+{
+	uint64_t whole = n / 1000000u * ppm, rest = n % 1000000u * ppm;
+	uint64_t r = whole + rest / 1000000u + (rest % 1000000u != 0);
+	return r ? r : 1;
+}
+
+uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
+{
+	if (h->count == 0)
+		return 0;
+	uint64_t rank = rank_of(h->count, ppm), seen = 0;
+	for (size_t i = 0; i < RP_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank) {
+			uint64_t v = rp_hist_bucket_hi(i);
+			return v > h->max ? h->max : v < h->min ? h->min : v;
+		}
+	}
+	return h->max;
+}
+
+double rp_hist_stdev(const struct rp_hist *h)
+{
+	if (h->count == 0)
+		return 0.0;
+	long double var = h->m2 / (long double)h->count;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
+}
+
+void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (h->count == 0)
+		return;
+	s->count = h->count;
+	s->min = h->min;
+	s->max = h->max;
+	s->mean = (double)h->mean;
+	s->stdev = rp_hist_stdev(h);
+	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+		s->pct[i] = rp_hist_percentile(h, rp_hist_pct_ppm[i]);
+}
+
+bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count)
+{
+	for (size_t i = *pos; i < RP_HIST_BUCKETS; i++) {
+		if (h->b[i]) {
+			*upper = rp_hist_bucket_hi(i);
+			*count = h->b[i];
+			*pos = i + 1;
+			return true;
+		}
+	}
+	*pos = RP_HIST_BUCKETS;
+	return false;
+}

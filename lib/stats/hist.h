@@ -1,0 +1,72 @@
+/* Log-linear latency histogram (HdrHistogram-like), clock-free and
+ * allocation-free: a fixed struct the caller places anywhere.
+ *
+ * Buckets: values 0..255 each have their own bucket (exact). Above, every
+ * power-of-two range [2^e, 2^(e+1)) is cut into 128 equal sub-buckets, so a
+ * bucket [lo, hi] has hi - lo + 1 = 2^(e-7) <= lo / 128.
+ *
+ * Stated error bound: a percentile is reported as the upper bound of the
+ * bucket that holds the true sample quantile, clamped to the exact [min, max];
+ * so reported >= true and reported - true < true / 128, a relative error
+ * below 0.79% (< 1%), for every value 0..UINT64_MAX.
+ *
+ * count, min, max and the mean and standard deviation are exact: they are
+ * computed from every recorded sample (Welford's update in long double), not
+ * from the buckets. Nothing is dropped: the largest sample counts too.
+ * stdev is the population standard deviation, sqrt(sum((x - mean)^2) / n). */
+#ifndef RP_STATS_HIST_H
+#define RP_STATS_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_HIST_SUB_BITS 7
+#define RP_HIST_SUB (1u << RP_HIST_SUB_BITS)               /* 128 sub-buckets per power of two */
+#define RP_HIST_LINEAR (2u * RP_HIST_SUB)                 /* 0..255 are exact */
+#define RP_HIST_BUCKETS (RP_HIST_LINEAR + (64u - RP_HIST_SUB_BITS - 1u) * RP_HIST_SUB) /* 7424 */
+
+struct rp_hist {
+	uint64_t count;
+	uint64_t min; /* UINT64_MAX while empty */
+	uint64_t max;
+	long double mean; /* Welford running mean and sum of squared deviations */
+	long double m2;
+	uint64_t b[RP_HIST_BUCKETS];
+};
+
+/* The standard percentiles of result.json, in parts per million. */
+enum rp_hist_pct { RP_P50, RP_P90, RP_P99, RP_P999, RP_P9999, RP_P99999, RP_PCT_COUNT };
+extern const uint32_t rp_hist_pct_ppm[RP_PCT_COUNT]; /* 500000 ... 999990 */
+
+struct rp_hist_summary {
+	uint64_t count;
+	uint64_t min; /* 0 when empty */
+	uint64_t max;
+	double mean;
+	double stdev;
+	uint64_t pct[RP_PCT_COUNT];
+};
+
+void rp_hist_init(struct rp_hist *h);
+/* The per-packet call: a few shifts, one add and Welford's update. */
+void rp_hist_record(struct rp_hist *h, uint64_t v);
+/* dst += src (for aggregates); exact for count/min/max/mean/stdev too. */
+void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
+
+/* Which bucket v falls in, and a bucket's inclusive bounds. */
+size_t rp_hist_index(uint64_t v);
+uint64_t rp_hist_bucket_lo(size_t idx);
+uint64_t rp_hist_bucket_hi(size_t idx);
+
+/* The value at quantile ppm/1e6: the ceil(n * ppm / 1e6)-th smallest sample
+ * (at least the first), reported as described above. 0 when empty. */
+uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm);
+double rp_hist_stdev(const struct rp_hist *h);
+void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s);
+
+/* Walks the non-empty buckets in value order: start with *pos = 0; returns
+ * false at the end. upper is the bucket's inclusive upper bound. */
+bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count);
+
+#endif

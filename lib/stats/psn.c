@@ -1,0 +1,151 @@
+#include "psn.h"
+
+#include <string.h>
+
+#include "wire/bth.h"
+
+enum msg_pos { POS_ONLY, POS_FIRST, POS_MIDDLE, POS_LAST, POS_NONE };
+
+/* Where a packet sits in its message, from the opcode alone. */
+static enum msg_pos opcode_pos(uint8_t op)
+{
+	switch (op) {
+	case RP_OP_RC_SEND_FIRST: case RP_OP_RC_WRITE_FIRST: case RP_OP_RC_READ_RESP_FIRST:
+		return POS_FIRST;
+	case RP_OP_RC_SEND_MIDDLE: case RP_OP_RC_WRITE_MIDDLE: case RP_OP_RC_READ_RESP_MIDDLE:
+		return POS_MIDDLE;
+	case RP_OP_RC_SEND_LAST: case RP_OP_RC_SEND_LAST_IMM: case RP_OP_RC_SEND_LAST_INV:
+	case RP_OP_RC_WRITE_LAST: case RP_OP_RC_WRITE_LAST_IMM: case RP_OP_RC_READ_RESP_LAST:
+		return POS_LAST;
+	case RP_OP_RC_SEND_ONLY: case RP_OP_RC_SEND_ONLY_IMM: case RP_OP_RC_SEND_ONLY_INV:
+	case RP_OP_RC_WRITE_ONLY: case RP_OP_RC_WRITE_ONLY_IMM: case RP_OP_RC_READ_RESP_ONLY:
+	case RP_OP_RC_READ_REQUEST: case RP_OP_RC_CMP_SWAP: case RP_OP_RC_FETCH_ADD:
+	case RP_OP_UD_SEND_ONLY: case RP_OP_UD_SEND_ONLY_IMM:
+		return POS_ONLY;
+	default:
+		return POS_NONE;
+	}
+}
+
+int32_t rp_psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (b - a) & RP_PSN_MASK;
+	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+void rp_psn_init(struct rp_psn *p) { memset(p, 0, sizeof(*p)); }
+
+static bool bit_get(const struct rp_psn *p, uint32_t psn)
+{
+	uint32_t i = psn % RP_PSN_WINDOW;
+	return (p->bits[i / 64] >> (i % 64)) & 1u;
+}
+
+static void bit_set(struct rp_psn *p, uint32_t psn)
+{
+	uint32_t i = psn % RP_PSN_WINDOW;
+	p->bits[i / 64] |= 1ull << (i % 64);
+}
+
+static void bit_clear_run(struct rp_psn *p, uint32_t from, uint32_t n)
+{
+	if (n >= RP_PSN_WINDOW) {
+		memset(p->bits, 0, sizeof(p->bits));
+		return;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (from + k) % RP_PSN_WINDOW;
+		p->bits[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+static enum rp_psn_verdict track(struct rp_psn *p, uint32_t psn)
+{
+	int32_t d = rp_psn_diff(p->next, psn);
+	if (d >= 0) {
+		bit_clear_run(p, p->next, (uint32_t)d + 1);
+		bit_set(p, psn);
+		p->next = rp_psn_add(psn, 1);
+		if (d == 0)
+			return RP_PSN_IN_ORDER;
+		p->gaps++;
+		p->skipped += (uint64_t)d;
+		p->missing += (uint64_t)d;
+		return RP_PSN_GAP;
+	}
+	if ((uint32_t)-d > RP_PSN_WINDOW || bit_get(p, psn)) {
+		p->retransmissions++;
+		return RP_PSN_RETRANSMIT;
+	}
+	bit_set(p, psn);
+	p->filled++;
+	if (p->missing)
+		p->missing--;
+	return RP_PSN_FILLED;
+}
+
+/* A jump back (not the next PSN after the previous packet) starts a resend
+ * episode; it is go-back-N when it starts at the PSN a NAK asked for. */
+static void resend_episode(struct rp_psn *p, uint64_t now, uint32_t psn, bool behind, struct rp_psn_event *ev)
+{
+	if (p->nak_pending && psn == p->nak_psn) {
+		p->nak_pending = false;
+		p->go_back_n++;
+		ev->nak_resend = true;
+		ev->nak_resend_ns = now - p->nak_ns;
+	}
+	if (behind && psn != rp_psn_add(p->last, 1))
+		p->rewinds++;
+}
+
+static void message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_psn_event *ev)
+{
+	switch (opcode_pos(opcode)) {
+	case POS_FIRST:
+		if (!p->in_msg) {
+			p->in_msg = true;
+			p->msg_first_ns = now;
+		}
+		break;
+	case POS_LAST:
+		ev->msg_done = true;
+		ev->multi_packet = p->in_msg;
+		ev->msg_ns = p->in_msg ? now - p->msg_first_ns : 0;
+		p->in_msg = false;
+		p->messages++;
+		break;
+	case POS_ONLY:
+		ev->msg_done = true;
+		p->messages++;
+		break;
+	default:
+		break;
+	}
+}
+
+void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	psn &= RP_PSN_MASK;
+	if (!p->started) {
+		p->started = true;
+		p->first = p->next = psn;
+	}
+	p->packets++;
+	bool behind = rp_psn_diff(p->next, psn) < 0;
+	ev->verdict = track(p, psn);
+	resend_episode(p, now_ns, psn, behind, ev);
+	if (ev->verdict != RP_PSN_RETRANSMIT)
+		message(p, now_ns, opcode, ev);
+	p->last = psn;
+}
+
+void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn)
+{
+	p->naks++;
+	if (!p->nak_pending || p->nak_psn != (psn & RP_PSN_MASK)) {
+		p->nak_pending = true;
+		p->nak_psn = psn & RP_PSN_MASK;
+		p->nak_ns = now_ns;
+	}
+}
