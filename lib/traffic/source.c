@@ -116,7 +116,7 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	uint32_t icrc = h->icrc;
 	uint32_t *psn = &f->psn[f->qp];
 	rp_put_be24(buf + t->psn_off, *psn);
-	icrc ^= rp_icrc_patch_delta(t->psn_p, rp_get_be24(h->bytes + t->psn_off) ^ *psn);
+	icrc ^= rp_icrc_patch_delta24(t->psn_p, rp_get_be24(h->bytes + t->psn_off) ^ *psn);
 	*psn = (*psn + 1) & RP_PSN_MASK;
 	if (t->msn_p) {
 		uint32_t msn = (f->msn[f->qp] + (k != RP_PKT_FIRST)) & 0xFFFFFF;
@@ -128,11 +128,11 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 		const uint8_t *tseq = t->frame + t->probe_off + RP_PROBE_SEQ_OFFSET;
 		rp_put_be64(seq, f->seq);
 		rp_put_be64(ts, now);
-		icrc ^= rp_icrc_patch_delta(t->seq_p, rp_get_be64(tseq) ^ f->seq++);
+		icrc ^= rp_icrc_patch_delta64(t->seq_p, rp_get_be64(tseq) ^ f->seq++);
 		if (now != f->ts_now || t->ts_p != f->ts_patch) {
 			f->ts_now = now;
 			f->ts_patch = t->ts_p;
-			f->ts_contrib = rp_icrc_patch_delta(t->ts_p, rp_get_be64(tseq + 8) ^ now);
+			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(tseq + 8) ^ now);
 		}
 		icrc ^= f->ts_contrib;
 	}

@@ -53,6 +53,23 @@ uint32_t rp_icrc_patch_apply(const struct rp_icrc_patch *p, uint32_t icrc, const
 /* What a field contributes when it changes by delta (old ^ new, as the
  * big-endian integer the field holds): XOR it into the ICRC. Inline, for
  * stamping counters that are already in registers. */
+/* Unrolled forms for the common widths: a PSN (3 bytes) and a 64-bit counter. */
+static inline uint32_t rp_icrc_patch_delta24(const struct rp_icrc_patch *p, uint32_t delta)
+{
+	return p->tab[0][(uint8_t)(delta >> 16)] ^ p->tab[1][(uint8_t)(delta >> 8)] ^ p->tab[2][(uint8_t)delta];
+}
+
+static inline uint32_t rp_icrc_patch_delta64(const struct rp_icrc_patch *p, uint64_t delta)
+{
+	uint32_t c = p->tab[4][(uint8_t)(delta >> 24)] ^ p->tab[5][(uint8_t)(delta >> 16)] ^
+		     p->tab[6][(uint8_t)(delta >> 8)] ^ p->tab[7][(uint8_t)delta];
+	uint32_t hi = (uint32_t)(delta >> 32);
+	if (hi)
+		c ^= p->tab[0][(uint8_t)(hi >> 24)] ^ p->tab[1][(uint8_t)(hi >> 16)] ^ p->tab[2][(uint8_t)(hi >> 8)] ^
+		     p->tab[3][(uint8_t)hi];
+	return c;
+}
+
 static inline uint32_t rp_icrc_patch_delta(const struct rp_icrc_patch *p, uint64_t delta)
 {
 	uint32_t c = 0;

@@ -380,6 +380,29 @@ static void test_patch_random_million(void **state)
 			free(patch_cache[v][l]);
 }
 
+/* The integer-delta forms the generator stamps with agree with the byte form. */
+static void test_patch_delta_forms(void **state)
+{
+	(void)state;
+	static struct rp_icrc_patch p3, p8;
+	assert_int_equal(rp_icrc_patch_init(&p3, 29, 3, 120), 0);
+	assert_int_equal(rp_icrc_patch_init(&p8, 60, 8, 120), 0);
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint8_t zero[8] = {0}, be[8];
+		for (int k = 0; k < 8; k++)
+			be[k] = (uint8_t)(x >> (56 - 8 * k));
+		assert_int_equal(rp_icrc_patch_delta64(&p8, x), rp_icrc_patch_apply(&p8, 0, zero, be));
+		assert_int_equal(rp_icrc_patch_delta(&p8, x), rp_icrc_patch_apply(&p8, 0, zero, be));
+		uint32_t v = (uint32_t)x & 0xFFFFFF;
+		assert_int_equal(rp_icrc_patch_delta24(&p3, v), rp_icrc_patch_apply(&p3, 0, zero, be + 5));
+		assert_int_equal(rp_icrc_patch_delta(&p3, v), rp_icrc_patch_apply(&p3, 0, zero, be + 5));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_patch_every_position),
 		cmocka_unit_test(test_patch_psn_known),
 		cmocka_unit_test(test_patch_random_million),
+		cmocka_unit_test(test_patch_delta_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

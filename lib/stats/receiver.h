@@ -1,0 +1,85 @@
+/* The RoCE receiver's decisions, clock-free: when to send a CNP, an ACK or a
+ * NAK for a data packet of one QP, and the reply frames themselves (built
+ * with lib/wire). The caller passes now in ns and transmits the frames.
+ *
+ * - CNP: on a CE-marked data packet, when no CNP went to this QP in the last
+ *   interval (t - last_cnp >= interval; the first CE always gets one), as
+ *   mlx5's np_min_time_between_cnps (default 50 us).
+ * - ACK: for a packet with AckReq at the expected PSN, with the MSN (number
+ *   of messages completed, LAST/ONLY packets at the expected PSN).
+ * - NAK (PSN sequence error, carrying the expected PSN): once per gap.
+ *   resync mode (roceprobe's own generator never resends): the NAK is sent
+ *   and the QP continues from the packet that revealed the gap, so each gap
+ *   gives exactly one NAK. strict mode (a real RC requester that goes back
+ *   N): one NAK, then packets are dropped until the expected PSN arrives.
+ * A duplicate (PSN behind) with AckReq is ACKed again, as the IBA says. */
+#ifndef RP_STATS_RECEIVER_H
+#define RP_STATS_RECEIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire/eth.h"
+
+#define RP_CNP_INTERVAL_NS 50000ull /* mlx5 np_min_time_between_cnps */
+#define RP_CNP_DSCP 48
+#define RP_REPLY_MAX 2              /* a CE-marked AckReq packet: CNP + ACK */
+#define RP_AETH_CREDITS_INVALID 0x1F
+
+enum rp_reply_kind { RP_REPLY_CNP, RP_REPLY_ACK, RP_REPLY_NAK };
+
+struct rp_reply_msg {
+	enum rp_reply_kind kind;
+	uint32_t psn; /* ACK: the acknowledged PSN; NAK: the expected PSN; CNP: 0 */
+	uint32_t msn;
+};
+
+struct rp_rcv_qp {
+	bool started;
+	bool cnp_ever;
+	bool nak_sent; /* strict mode: the current gap is NAKed */
+	uint32_t epsn;
+	uint32_t msn;
+	uint64_t last_cnp_ns;
+	uint64_t cnps, acks, naks;
+};
+
+struct rp_rcv_pkt {
+	uint8_t opcode;
+	uint32_t psn;
+	bool ack_req;
+	bool ce;
+};
+
+/* psn_known: the first expected PSN is psn_start; otherwise the first packet sets it. */
+void rp_rcv_qp_init(struct rp_rcv_qp *q, bool psn_known, uint32_t psn_start);
+/* Returns how many replies went to out (0..RP_REPLY_MAX), CNP first. */
+unsigned rp_rcv_data(struct rp_rcv_qp *q, uint64_t cnp_interval_ns, bool strict, uint64_t now_ns,
+		     const struct rp_rcv_pkt *pkt, struct rp_reply_msg out[RP_REPLY_MAX]);
+
+/* Replies for one data packet, with everything needed to build them: they go
+ * back to the data packet's sender (MACs and IPs swapped, same VLAN). */
+struct rp_reply {
+	unsigned n;
+	struct rp_reply_msg msg[RP_REPLY_MAX];
+	uint32_t flow;      /* accountant flow index */
+	uint16_t qp;
+	struct rp_eth eth;  /* dst = the data sender; vid/pcp as the data packet */
+	uint8_t l3;         /* 4 or 6 */
+	uint32_t ip4_src, ip4_dst;
+	uint8_t ip6_src[16], ip6_dst[16];
+	uint32_t dqpn;      /* the data sender's QP: the flow's lqpn + qp */
+	uint16_t udp_sport;
+	uint8_t dscp;       /* ACK/NAK: the data packet's DSCP */
+	uint8_t ecn;        /* ACK/NAK: ECT(0) when the data was ECN-capable */
+	uint8_t cnp_dscp;
+	uint8_t cnp_pcp;    /* CNP VLAN priority, when tagged */
+};
+
+/* Builds reply i (CNP: opcode 0x81, BECN, 16 zero bytes; ACK: RC_ACKNOWLEDGE,
+ * AETH 0x1F + MSN; NAK: AETH 0x60 + MSN, BTH PSN = the expected PSN) into buf.
+ * Returns the frame length (no FCS), 0 when cap is too small or i >= n. */
+size_t rp_reply_build(const struct rp_reply *r, unsigned i, uint8_t *buf, size_t cap);
+
+#endif
