@@ -147,6 +147,25 @@ def case_pfc(tmp):
     expect(max(gaps0) < 2 * interval, f"priority 0 never stalls (largest gap {max(gaps0)} ns)")
 
 
+def case_sigint(tmp):
+    # Ctrl-C in the middle of a 60 s run: final counters on stdout, exit 0, ports closed.
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write("name: sigint\ndefaults: {speed: 10G, mtu: 1024}\n" + HOSTS.format(port="net_null0,no-rx=1") +
+                "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s}\n")
+    p = subprocess.Popen([ROCEPROBE, "gen", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    import time
+    time.sleep(2.5)
+    p.send_signal(2)
+    out, err = p.communicate(timeout=30)
+    expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode})")
+    j = json.loads(out)
+    expect(j["interrupted"] is True, "the report says it was interrupted")
+    expect(1.0e9 < j["elapsed_ns"] < 10e9, f"stopped early: {j['elapsed_ns']} ns")
+    expect(j["flows"][0]["tx_packets"] == j["ports"][0]["tx_packets"] > 0, "final counters printed")
+    expect("gen " in err and "Gbit/s" in err, "progress lines on stderr once a second")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     if CASE == "packets":
         case_packets(tmp)
@@ -156,6 +175,8 @@ with tempfile.TemporaryDirectory() as tmp:
         pacing(tmp, "net_ring0", 2)
     elif CASE == "pfc":
         case_pfc(tmp)
+    elif CASE == "sigint":
+        case_sigint(tmp)
     else:
         sys.exit(f"unknown case {CASE}")
 
