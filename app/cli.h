@@ -13,8 +13,11 @@ __attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const ch
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 
+int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_decode(int argc, char **argv);
 int rp_cmd_plan(int argc, char **argv);
 int rp_cmd_gen(int argc, char **argv);
+int rp_cmd_ep(int argc, char **argv);
+int rp_cmd_capture(int argc, char **argv);
 
 #endif

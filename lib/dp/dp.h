@@ -39,6 +39,10 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 		    size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
 
+/* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1". */
+bool rp_dp_is_pair(const char *devargs);
+int rp_dp_pair_create(const char *devargs, uint16_t *port_id, char *err, size_t errlen);
+
 /* TSC-derived clock: nanoseconds since rp_dp_clock_start. */
 void rp_dp_clock_start(void);
 uint64_t rp_dp_now_ns(void);

@@ -73,6 +73,8 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		push(argv, &argc, "1024");
 	}
 	for (unsigned i = 0; i < o->n_devargs; i++) {
+		if (rp_dp_is_pair(o->devargs[i]))
+			continue;
 		bool pci = is_pci(o->devargs[i]);
 		any_pci |= pci;
 		push(argv, &argc, pci ? "-a" : "--vdev");

@@ -56,17 +56,33 @@ static void keep_pending(struct rp_dp_txport *tp, struct rte_mbuf **m, const uin
 
 /* What the queue did not take is retried first next time, never dropped:
  * every packet the source stamped is sent. */
-static void flush_pending(struct rp_dp_txport *tp)
+static void give_up_pending(struct rp_dp_txport *tp)
+{
+	if (tp->n_pending) {
+		rte_pktmbuf_free_bulk(tp->pending, tp->n_pending);
+		tp->tx_unsent += tp->n_pending;
+		tp->n_pending = 0;
+	}
+	tp->stalled_since = 0;
+}
+
+static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, tp->pending, (uint16_t)tp->n_pending);
 	account_sent(tp, tp->pending_len, sent);
 	keep_pending(tp, tp->pending + sent, tp->pending_len + sent, tp->n_pending - sent);
+	if (sent)
+		tp->stalled_since = 0;
+	else if (!tp->stalled_since)
+		tp->stalled_since = now_ns;
+	else if (now_ns - tp->stalled_since > RP_DP_DRAIN_NS)
+		give_up_pending(tp);
 }
 
 static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	if (tp->n_pending) {
-		flush_pending(tp);
+		flush_pending(tp, now_ns);
 		return;
 	}
 	if (rp_source_next_due(tp->src) > now_ns)
@@ -95,11 +111,6 @@ static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
 	}
 }
 
-static bool port_done(const struct rp_dp_txport *tp)
-{
-	return tp->n_pending == 0 && rp_source_done(tp->src);
-}
-
 static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
 {
 	return *g->stop || (g->duration_ns && now_ns >= g->duration_ns);
@@ -111,26 +122,32 @@ static int lcore_loop(void *arg)
 	struct lcore_job *job = arg;
 	struct rp_dp_gen *g = job->g;
 	bool main_lcore = job->lcore == 0;
-	uint64_t next_progress = 1000000000ull;
+	uint64_t next_progress = 1000000000ull, drain_deadline = 0;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
-		bool busy = false;
+		bool sources_done = true, pending = false;
 		for (unsigned i = 0; i < g->n_ports; i++) {
 			struct rp_dp_txport *tp = &g->ports[i];
 			if (tp->lcore != job->lcore)
 				continue;
 			poll_rx(tp, now);
 			tx_once(tp, now);
-			busy |= !port_done(tp);
+			sources_done &= rp_source_done(tp->src);
+			pending |= tp->n_pending != 0;
 		}
 		if (main_lcore && now >= next_progress) {
 			if (g->progress)
 				g->progress(g, now, g->progress_arg);
 			next_progress += 1000000000ull;
 		}
-		if (!busy || time_up(g, now))
+		if (sources_done && !drain_deadline)
+			drain_deadline = now + RP_DP_DRAIN_NS;
+		if ((sources_done && (!pending || now >= drain_deadline)) || time_up(g, now))
 			break;
 	}
+	for (unsigned i = 0; i < g->n_ports; i++)
+		if (g->ports[i].lcore == job->lcore)
+			give_up_pending(&g->ports[i]);
 	job->done = true;
 	return 0;
 }

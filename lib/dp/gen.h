@@ -23,6 +23,8 @@ struct rp_dp_txport {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t tx_full;  /* bursts the TX queue did not take whole */
+	uint64_t tx_unsent; /* stamped but refused for RP_DP_DRAIN_NS, then freed */
+	uint64_t stalled_since; /* 0: the queue takes packets */
 	uint64_t rx_frames;
 	uint64_t rx_pfc;
 	uint64_t rx_pause;
@@ -30,6 +32,10 @@ struct rp_dp_txport {
 	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;
 };
+
+/* How long a port may refuse every packet before the refused ones are given
+ * up (a full ring nobody reads, a port paused for good). */
+#define RP_DP_DRAIN_NS 200000000ull
 
 struct rp_dp_gen {
 	struct rp_dp_txport *ports;

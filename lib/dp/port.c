@@ -35,7 +35,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 {
 	memset(p, 0, sizeof(*p));
 	port_name(devargs, p->name, sizeof(p->name));
-	if (rte_eth_dev_get_port_by_name(p->name, &p->id) != 0) {
+	if (rp_dp_is_pair(devargs)) {
+		snprintf(p->name, sizeof(p->name), "%s", devargs);
+		if (rp_dp_pair_create(devargs, &p->id, err, errlen) != 0)
+			return -1;
+	} else if (rte_eth_dev_get_port_by_name(p->name, &p->id) != 0) {
 		snprintf(err, errlen, "no DPDK port '%s' (is the PMD installed, the NIC bound to vfio-pci?)", p->name);
 		return -1;
 	}

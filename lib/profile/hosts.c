@@ -8,7 +8,9 @@
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
 
-static const char *const host_keys[] = {"name", "mac", "ipv4", "ipv6", "port", "pci", "speed", NULL};
+static const char *const host_keys[] = {"name", "mac", "ipv4", "ipv6", "port", "pci", "speed", "impair", "respond", NULL};
+static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
+static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
 
 static bool pci_like(const char *s)
 {
@@ -90,6 +92,84 @@ static int host_port(struct rp_vctx *c, const struct rp_node *map, const char *p
 	return 0;
 }
 
+static int opt_uint(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t max,
+		    uint64_t *v)
+{
+	const struct rp_node *n = rp_node_get(map, k);
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, k);
+	return n ? rp_vuint(c, n, key, 0, max, v) : 0;
+}
+
+static int host_impair(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_impair *im)
+{
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a mapping of drop_every, drop_from, drop_count, ce_every, delay") ||
+	    rp_vkeys(c, map, path, impair_keys))
+		return -1;
+	if (opt_uint(c, map, path, "drop_every", UINT32_MAX, &im->drop_every) ||
+	    opt_uint(c, map, path, "drop_from", UINT32_MAX, &im->drop_from) ||
+	    opt_uint(c, map, path, "drop_count", UINT32_MAX, &im->drop_count) ||
+	    opt_uint(c, map, path, "ce_every", UINT32_MAX, &im->ce_every))
+		return -1;
+	const struct rp_node *n = rp_node_get(map, "delay");
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, "delay");
+	return n ? rp_vduration(c, n, key, &im->delay_ns) : 0;
+}
+
+static int opt_bool(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, bool *v)
+{
+	const struct rp_node *n = rp_node_get(map, k);
+	if (!n)
+		return 0;
+	char key[RP_PATH_MAX];
+	const char *s;
+	rp_path_key(key, path, k);
+	if (rp_vscalar(c, n, key, "on or off", &s))
+		return -1;
+	if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "yes"))
+		*v = true;
+	else if (!strcmp(s, "off") || !strcmp(s, "false") || !strcmp(s, "no"))
+		*v = false;
+	else
+		return rp_verr(c, &n->pos, key, "expected on or off, got '%s'", s);
+	return 0;
+}
+
+static int host_respond(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_responder *r)
+{
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a mapping of cnp, ack, nak, cnp_dscp, cnp_interval") ||
+	    rp_vkeys(c, map, path, respond_keys))
+		return -1;
+	uint64_t dscp = r->cnp_dscp;
+	if (opt_bool(c, map, path, "cnp", &r->cnp) || opt_bool(c, map, path, "ack", &r->ack) ||
+	    opt_bool(c, map, path, "nak", &r->nak) || opt_uint(c, map, path, "cnp_dscp", 63, &dscp))
+		return -1;
+	r->cnp_dscp = (uint8_t)dscp;
+	const struct rp_node *n = rp_node_get(map, "cnp_interval");
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, "cnp_interval");
+	return n ? rp_vduration(c, n, key, &r->cnp_interval_ns) : 0;
+}
+
+static int host_behaviour(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n;
+	h->responder = (struct rp_responder){.cnp_dscp = 48, .cnp_interval_ns = 50000};
+	if ((n = rp_node_get(map, "impair"))) {
+		rp_path_key(key, path, "impair");
+		if (host_impair(c, n, key, &h->impair))
+			return -1;
+	}
+	if ((n = rp_node_get(map, "respond"))) {
+		rp_path_key(key, path, "respond");
+		if (host_respond(c, n, key, &h->responder))
+			return -1;
+	}
+	return 0;
+}
+
 static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
 {
 	char key[RP_PATH_MAX];
@@ -105,7 +185,7 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
 		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
-	if (host_addr(c, map, path, h) || host_port(c, map, path, h))
+	if (host_addr(c, map, path, h) || host_port(c, map, path, h) || host_behaviour(c, map, path, h))
 		return -1;
 	h->speed_bps = c->prof->default_speed_bps;
 	if ((n = rp_node_get(map, "speed"))) {

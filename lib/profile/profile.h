@@ -16,6 +16,26 @@
 #define RP_MAX_HOSTS 256
 #define RP_PROFILE_ERR_LEN 512
 
+/* What a host's port does on purpose to the RoCE data frames it receives, so
+ * lab tests know the answer: drop every Nth, drop a burst, CE-mark every
+ * Nth, hold each frame a fixed time. Counted in arrival order from 1. */
+struct rp_impair {
+	uint64_t drop_every; /* 0: none */
+	uint64_t drop_from;  /* the first frame of a burst to drop; 0: none */
+	uint64_t drop_count;
+	uint64_t ce_every;   /* 0: none */
+	uint64_t delay_ns;
+};
+
+/* How a host answers the RoCE data it receives, as a NIC's responder would. */
+struct rp_responder {
+	bool cnp;              /* CNP on CE-marked packets */
+	bool ack;              /* ACK with MSN for AckReq packets */
+	bool nak;              /* NAK (PSN sequence error) on a PSN gap */
+	uint8_t cnp_dscp;      /* default 48 */
+	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 50 us */
+};
+
 struct rp_host {
 	char name[RP_NAME_MAX];
 	uint8_t mac[6];
@@ -26,6 +46,8 @@ struct rp_host {
 	char port[RP_PORT_MAX]; /* DPDK devargs ("net_null0") or PCI address; "" = none */
 	bool port_is_pci;
 	uint64_t speed_bps; /* link speed */
+	struct rp_impair impair;
+	struct rp_responder responder;
 };
 
 enum rp_stop_kind {

@@ -289,6 +289,30 @@ size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, str
 	return frame_len;
 }
 
+int rp_frame_set_ecn(uint8_t *frame, size_t len, uint8_t ecn)
+{
+	struct rp_eth eth;
+	size_t off;
+	if (rp_eth_parse(frame, len, &eth, &off) != RP_WIRE_OK)
+		return -1;
+	uint8_t *ip = frame + off;
+	if (eth.ethertype == RP_ETHERTYPE_IPV4 && len - off >= RP_IPV4_HLEN) {
+		ip[1] = (uint8_t)((ip[1] & 0xFC) | (ecn & 3));
+		size_t hlen = (size_t)(ip[0] & 0xF) * 4;
+		if (hlen < RP_IPV4_HLEN || hlen > len - off)
+			return -1;
+		ip[10] = ip[11] = 0;
+		rp_put_be16(ip + 10, rp_ipv4_checksum(ip, hlen));
+		return 0;
+	}
+	if (eth.ethertype == RP_ETHERTYPE_IPV6 && len - off >= RP_IPV6_HLEN) {
+		/* Traffic class spans bytes 0-1: its low two bits are bits 4-5 of byte 1. */
+		ip[1] = (uint8_t)((ip[1] & 0xCF) | ((ecn & 3) << 4));
+		return 0;
+	}
+	return -1;
+}
+
 static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
 {
 	for (size_t i = 0; i + 1 < len; i += 2)

@@ -97,6 +97,12 @@ struct rp_roce_layout {
  * (l3 not 4/6, opcode without table entry). layout may be NULL. */
 size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, struct rp_roce_layout *layout);
 
+/* Rewrites the ECN field of an IPv4 or IPv6 frame in place (what a switch
+ * does when it marks CE), keeping the IPv4 header checksum right; the ICRC
+ * masks the field and stays valid. Returns 0, or -1 for a frame that is not
+ * IP or is too short. */
+int rp_frame_set_ecn(uint8_t *frame, size_t len, uint8_t ecn);
+
 /* UDP checksum over the IPv4/IPv6 pseudo header (0 maps to 0xFFFF). */
 uint16_t rp_udp_checksum(const uint8_t *l3, size_t l3_len);
 

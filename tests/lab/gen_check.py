@@ -5,7 +5,7 @@
     pfc.pcap --net_pcap rx_pcap--> [gen: tx host]   (PFC frames fed to the port)
     [gen: tx host] --net_null / net_ring-->           (pacing)
 
-usage: gen_check.py ROCEPROBE CASE   (CASE: packets, pacing-null, pacing-ring, pfc)
+usage: gen_check.py ROCEPROBE CASE   (CASE: packets, pacing-null, pacing-ring, pfc, sigint)
 """
 import json
 import os

@@ -247,6 +247,34 @@ static void probe_is_found_in_payload(void **state)
 	assert_true(f.probe.tx_ns == 987654321ull);
 }
 
+/* A switch marking CE keeps the frame valid: IPv4 checksum fixed, ICRC untouched. */
+static void set_ecn_marks_ce(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	for (int l3 = 4; l3 <= 6; l3 += 2) {
+		struct rp_roce_spec s = base_spec((uint8_t)l3, RP_OP_RC_SEND_ONLY, 40);
+		s.ip6.ecn = RP_ECN_ECT0;
+		s.eth.has_vlan = l3 == 6;
+		size_t n = rp_roce_build(buf, sizeof(buf), &s, NULL);
+		assert_int_equal(rp_frame_set_ecn(buf, n, RP_ECN_CE), 0);
+		struct rp_frame f;
+		assert_int_equal(rp_frame_parse(buf, n, n, &f), RP_KIND_ROCE);
+		assert_true(f.icrc_ok);
+		if (l3 == 4) {
+			assert_int_equal(f.ip4.ecn, RP_ECN_CE);
+			assert_int_equal(f.ip4.dscp, 26);
+			assert_true(f.ip4.checksum_ok);
+		} else {
+			assert_int_equal(f.ip6.ecn, RP_ECN_CE);
+			assert_int_equal(f.ip6.dscp, 46);
+			assert_int_equal(f.ip6.flow_label, 0xABCDE);
+		}
+	}
+	uint8_t arp[60] = {[12] = 0x08, [13] = 0x06};
+	assert_int_equal(rp_frame_set_ecn(arp, sizeof(arp), RP_ECN_CE), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +286,7 @@ int main(void)
 		cmocka_unit_test(udp_checksum_is_valid),
 		cmocka_unit_test(control_and_other_frames),
 		cmocka_unit_test(probe_is_found_in_payload),
+		cmocka_unit_test(set_ecn_marks_ce),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,409 @@
+/* roceprobe capture: one DPDK port's received frames to pcap, with per-second
+ * counts of what matters on a RoCE fabric. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "dp/capture.h"
+#include "dp/dp.h"
+
+#define BURST 32
+#define MAX_FRAME 9216   /* jumbo frames arrive whole on a mirror port */
+#define CLASSIFY_MIN 128 /* bytes read from a segmented mbuf: enough headers to classify */
+#define NS 1000000000ull
+
+struct capture_opts {
+	const char *port;
+	const char *path;
+	struct rp_capture_cfg cfg;
+	double duration_s;
+	uint64_t count;
+	const char *eal;
+	bool json;
+};
+
+struct capture_run {
+	struct rp_dp_port port;
+	struct rp_capture *cap;
+	bool eal_up;
+	uint64_t received;
+	uint64_t end_ns;
+	struct rp_capture_stats last; /* at the previous progress line */
+	struct rp_capture_stats final;
+	uint64_t port_missed; /* the port's own drops (imissed + rx_nombuf) */
+	char first_file[4200], last_file[4200];
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe capture --port DEVARGS -w FILE [options]\n"
+	      "\n"
+	      "Writes the frames a DPDK port receives to pcap (nanosecond timestamps, libpcap\n"
+	      "format tshark reads), e.g. a switch mirror port while verbs endpoints or\n"
+	      "production jobs run. A writer thread fed by a ring does the file I/O, so the\n"
+	      "port is polled at full speed; frames the writer cannot keep up with are\n"
+	      "counted as dropped, never lost silently. Once a second stderr shows the RoCE\n"
+	      "data, CNP, NAK, CE-marked, PFC and PAUSE frames seen in that second.\n"
+	      "\n"
+	      "  --port DEVARGS      the DPDK port: a PCI address or a vdev (net_pcap0,rx_pcap=F,\n"
+	      "                      net_af_packet0,iface=eth1, ...)\n"
+	      "  -w FILE             the pcap file (with rotation: FILE-0001.pcap, -0002, ...)\n"
+	      "  --snaplen N         bytes kept of each frame, 1..65535 (default 128: every\n"
+	      "                      RoCEv2 header and the probe fit)\n"
+	      "  --filter WHAT       all (default); roce: RoCEv2 and control frames; control:\n"
+	      "                      PFC, PAUSE, CNP, NAK and CE-marked frames only\n"
+	      "  --sample N          keep 1 in N data frames (the 1st, N+1th, ...); control\n"
+	      "                      frames are always kept (default 1: all)\n"
+	      "  --rotate-size SIZE  start a new file before one passes SIZE bytes (suffix k,\n"
+	      "                      M, G: powers of 1024)\n"
+	      "  --rotate-files N    with --rotate-size: keep the newest N files, delete older\n"
+	      "  --duration S        stop after S seconds\n"
+	      "  --count N           stop after N frames received\n"
+	      "  --ring N            frames buffered between the port and the writer\n"
+	      "                      (default 65536)\n"
+	      "  --eal \"ARGS\"        extra DPDK EAL arguments\n"
+	      "  --json              the final summary as one JSON object on stdout\n"
+	      "\n"
+	      "Control frames: PFC (EtherType 0x8808, opcode 0x0101), PAUSE (opcode 0x0001),\n"
+	      "CNP (BTH opcode 0x81), NAK (ACK opcode 0x11 with AETH syndrome 011xxxxx) and any\n"
+	      "IPv4/IPv6 frame with ECN = CE. RoCE data is every other RoCEv2 frame.\n"
+	      "Ctrl-C or SIGTERM stops cleanly: the ring is drained and every file is closed\n"
+	      "complete, then the summary is printed. Exit status 0, or 2 with one line on\n"
+	      "bad input (port, path, option values). Examples:\n"
+	      "  roceprobe capture --port 0000:3b:00.1 -w mirror.pcap --filter control\n"
+	      "  roceprobe capture --port net_pcap0,rx_pcap=in.pcap -w out.pcap --duration 1\n",
+	      out);
+}
+
+/* "64k", "10M", "1G" (powers of 1024), or plain bytes. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v == 0 || v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_filter(const char *s, enum rp_capture_filter *f)
+{
+	if (strcmp(s, "all") == 0)
+		*f = RP_CAPTURE_ALL;
+	else if (strcmp(s, "roce") == 0)
+		*f = RP_CAPTURE_ROCE;
+	else if (strcmp(s, "control") == 0)
+		*f = RP_CAPTURE_CONTROL;
+	else
+		return rp_cli_error("capture", "--filter: expected roce, control or all, got '%s'", s);
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct capture_opts *o)
+{
+	unsigned long long v;
+	char *end;
+	switch (c) {
+	case 'p': o->port = arg; return 0;
+	case 'w': o->path = arg; return 0;
+	case 'e': o->eal = arg; return 0;
+	case 'j': o->json = true; return 0;
+	case 'f': return parse_filter(arg, &o->cfg.filter);
+	case 's':
+		if (!parse_uint(arg, 1, RP_CAPTURE_SNAPLEN_MAX, &v))
+			return rp_cli_error("capture", "--snaplen: expected 1..%d, got '%s'", RP_CAPTURE_SNAPLEN_MAX, arg);
+		o->cfg.snaplen = (unsigned)v;
+		return 0;
+	case 'S':
+		if (!parse_uint(arg, 1, UINT_MAX, &v))
+			return rp_cli_error("capture", "--sample: expected N >= 1, got '%s'", arg);
+		o->cfg.sample_every = (unsigned)v;
+		return 0;
+	case 'R':
+		if (!parse_size(arg, &o->cfg.rotate_bytes))
+			return rp_cli_error("capture", "--rotate-size: expected bytes > 0 (suffix k, M, G), got '%s'", arg);
+		return 0;
+	case 'F':
+		if (!parse_uint(arg, 1, UINT_MAX, &v))
+			return rp_cli_error("capture", "--rotate-files: expected N >= 1, got '%s'", arg);
+		o->cfg.rotate_files = (unsigned)v;
+		return 0;
+	case 'n':
+		if (!parse_uint(arg, 1, UINT64_MAX, &v))
+			return rp_cli_error("capture", "--count: expected N >= 1, got '%s'", arg);
+		o->count = v;
+		return 0;
+	case 'r':
+		if (!parse_uint(arg, 2, 1u << 26, &v))
+			return rp_cli_error("capture", "--ring: expected 2..67108864, got '%s'", arg);
+		o->cfg.ring_size = (unsigned)v;
+		return 0;
+	case 'd':
+		o->duration_s = strtod(arg, &end);
+		if (*end || end == arg || !(o->duration_s > 0) || o->duration_s > 1e9)
+			return rp_cli_error("capture", "--duration: expected seconds > 0, got '%s'", arg);
+		return 0;
+	default:
+		return rp_cli_error("capture", "bad option (try 'roceprobe capture --help')");
+	}
+}
+
+/* Returns 0 to run, -1 after --help, else the exit code. */
+static int parse_args(int argc, char **argv, struct capture_opts *o)
+{
+	static const struct option opts[] = {
+		{"port", required_argument, NULL, 'p'},        {"write", required_argument, NULL, 'w'},
+		{"snaplen", required_argument, NULL, 's'},     {"filter", required_argument, NULL, 'f'},
+		{"sample", required_argument, NULL, 'S'},      {"rotate-size", required_argument, NULL, 'R'},
+		{"rotate-files", required_argument, NULL, 'F'}, {"duration", required_argument, NULL, 'd'},
+		{"count", required_argument, NULL, 'n'},       {"ring", required_argument, NULL, 'r'},
+		{"eal", required_argument, NULL, 'e'},         {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+	};
+	*o = (struct capture_opts){0};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:w:s:f:S:R:F:d:n:r:e:jh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		if ((rc = parse_one(c, optarg, o)) != 0)
+			return rc;
+	}
+	if (optind != argc)
+		return rp_cli_error("capture", "unexpected argument '%s' (try 'roceprobe capture --help')", argv[optind]);
+	if (!o->port)
+		return rp_cli_error("capture", "--port DEVARGS is required (try 'roceprobe capture --help')");
+	if (!o->path)
+		return rp_cli_error("capture", "-w FILE is required (try 'roceprobe capture --help')");
+	if (o->cfg.rotate_files && !o->cfg.rotate_bytes)
+		return rp_cli_error("capture", "--rotate-files needs --rotate-size");
+	o->cfg.path = o->path;
+	return 0;
+}
+
+static int start(struct capture_run *r, const struct capture_opts *o)
+{
+	char err[RP_DP_ERRLEN];
+	const char *devargs[1] = {o->port};
+	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = 1, .user_eal = o->eal, .lcores = 1,
+				    .who = "capture"};
+	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
+		return rp_cli_error("capture", "%s", err);
+	r->eal_up = true;
+	if (rp_dp_port_open(o->port, 1, MAX_FRAME, &r->port, err, sizeof(err)) != 0)
+		return rp_cli_error("capture", "%s", err);
+	rp_dp_clock_start();
+	r->cap = rp_capture_open(&o->cfg, err, sizeof(err));
+	if (!r->cap)
+		return rp_cli_error("capture", "%s", err);
+	return 0;
+}
+
+/* A segmented mbuf is copied out far enough to classify and keep. */
+static void offer_mbuf(struct capture_run *r, const struct rte_mbuf *m, uint64_t now, unsigned snaplen)
+{
+	uint8_t buf[RP_CAPTURE_SNAPLEN_MAX];
+	uint32_t avail = rte_pktmbuf_data_len(m);
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (m->nb_segs > 1 && avail < snaplen + CLASSIFY_MIN) {
+		uint32_t want = snaplen > CLASSIFY_MIN ? snaplen : CLASSIFY_MIN;
+		avail = want < rte_pktmbuf_pkt_len(m) ? want : rte_pktmbuf_pkt_len(m);
+		p = rte_pktmbuf_read(m, 0, avail, buf);
+	}
+	rp_capture_offer_cut(r->cap, now, r->port.id, false, p, avail, rte_pktmbuf_pkt_len(m));
+}
+
+static void progress(struct capture_run *r, uint64_t now)
+{
+	struct rp_capture_stats s;
+	rp_capture_stats(r->cap, &s);
+	const struct rp_capture_stats *l = &r->last;
+#define D(f) (s.f - l->f)
+	fprintf(stderr,
+		"capture %6.1fs | roce %" PRIu64 " cnp %" PRIu64 " nak %" PRIu64 " ce %" PRIu64 " pfc %" PRIu64
+		" pause %" PRIu64 " other %" PRIu64 " | kept %" PRIu64 " dropped %" PRIu64 " | %.1f MB in %" PRIu64
+		" file%s\n",
+		(double)now / 1e9, D(kind[RP_CAPK_ROCE]), D(kind[RP_CAPK_CNP]), D(kind[RP_CAPK_NAK]), D(ce),
+		D(kind[RP_CAPK_PFC]), D(kind[RP_CAPK_PAUSE]), D(kind[RP_CAPK_OTHER]), D(kept), D(dropped),
+		(double)s.bytes / 1e6, s.files, s.files == 1 ? "" : "s");
+#undef D
+	r->last = s;
+}
+
+/* Polls the port until Ctrl-C, --duration or --count; bursts of 32, one
+ * timestamp per burst. */
+static void rx_loop(struct capture_run *r, const struct capture_opts *o)
+{
+	struct rte_mbuf *m[BURST];
+	unsigned snaplen = o->cfg.snaplen ? o->cfg.snaplen : RP_CAPTURE_SNAPLEN_DEFAULT;
+	uint64_t duration_ns = (uint64_t)(o->duration_s * 1e9), next_progress = NS;
+	for (;;) {
+		uint64_t now = rp_dp_now_ns();
+		if (stop_requested || (duration_ns && now >= duration_ns) || (o->count && r->received >= o->count))
+			break;
+		uint16_t n = rte_eth_rx_burst(r->port.id, 0, m, BURST);
+		for (uint16_t i = 0; i < n; i++)
+			if (!o->count || r->received + i < o->count)
+				offer_mbuf(r, m[i], now, snaplen);
+		r->received += n;
+		if (n)
+			rte_pktmbuf_free_bulk(m, n);
+		if (now >= next_progress) {
+			progress(r, now);
+			next_progress += NS;
+		}
+	}
+	if (o->count && r->received > o->count)
+		r->received = o->count; /* the rest of the last burst was not looked at */
+	r->end_ns = rp_dp_now_ns();
+}
+
+static void port_drops(struct capture_run *r)
+{
+	struct rte_eth_stats st;
+	if (rte_eth_stats_get(r->port.id, &st) == 0)
+		r->port_missed = st.imissed + st.rx_nombuf;
+}
+
+static void file_names(struct capture_run *r, const struct capture_opts *o)
+{
+	rp_capture_file_name(&o->cfg, r->final.first_file, r->first_file, sizeof(r->first_file));
+	rp_capture_file_name(&o->cfg, r->final.files, r->last_file, sizeof(r->last_file));
+}
+
+static void report_json(const struct capture_run *r, const struct capture_opts *o)
+{
+	const struct rp_capture_stats *s = &r->final;
+	json_t *kinds = json_object();
+	for (unsigned k = 0; k < RP_CAPK_COUNT; k++)
+		json_object_set_new(kinds, rp_capture_kind_name(k), json_integer((json_int_t)s->kind[k]));
+	json_object_set_new(kinds, "ce", json_integer((json_int_t)s->ce));
+	json_t *j = json_pack("{s:s, s:s, s:s, s:f, s:b, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+			      "s:I, s:s, s:s}",
+			      "schema", "roceprobe.capture/1", "port", r->port.name, "driver", r->port.driver, "elapsed_s",
+			      (double)r->end_ns / 1e9, "interrupted", stop_requested != 0, "received",
+			      (json_int_t)r->received, "offered", (json_int_t)s->offered, "kinds", kinds, "kept",
+			      (json_int_t)s->kept, "filtered_out", (json_int_t)s->filtered_out, "sampled_out",
+			      (json_int_t)s->sampled_out, "dropped", (json_int_t)s->dropped, "port_missed",
+			      (json_int_t)r->port_missed, "written", (json_int_t)s->written, "write_errors",
+			      (json_int_t)s->write_errors, "bytes", (json_int_t)s->bytes, "files", (json_int_t)s->files,
+			      "first_file_no", (json_int_t)s->first_file, "first_file", r->first_file, "last_file", r->last_file);
+	json_object_set_new(j, "snaplen", json_integer(o->cfg.snaplen ? o->cfg.snaplen : RP_CAPTURE_SNAPLEN_DEFAULT));
+	json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	fputc('\n', stdout);
+	json_decref(j);
+}
+
+static void report_text(const struct capture_run *r)
+{
+	const struct rp_capture_stats *s = &r->final;
+	printf("roceprobe capture: %s (%s), %.3f s%s\n", r->port.name, r->port.driver, (double)r->end_ns / 1e9,
+	       stop_requested ? " (interrupted)" : "");
+	printf("frames %" PRIu64 ":", s->offered);
+	for (unsigned k = 0; k < RP_CAPK_COUNT; k++)
+		printf(" %s %" PRIu64 "%s", rp_capture_kind_name(k), s->kind[k], k + 1 < RP_CAPK_COUNT ? "," : "");
+	printf("; ce %" PRIu64 "\n", s->ce);
+	printf("kept %" PRIu64 ", filtered out %" PRIu64 ", sampled out %" PRIu64 ", dropped (writer behind) %" PRIu64
+	       ", missed by the port %" PRIu64 "\n",
+	       s->kept, s->filtered_out, s->sampled_out, s->dropped, r->port_missed);
+	printf("written %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " file%s: %s", s->written, s->bytes, s->files,
+	       s->files == 1 ? "" : "s", r->first_file);
+	if (strcmp(r->first_file, r->last_file) != 0)
+		printf(" .. %s", r->last_file);
+	putchar('\n');
+	if (s->write_errors)
+		printf("NOT written (file errors): %" PRIu64 " frames\n", s->write_errors);
+}
+
+/* Drains and closes the capture, then reports what reached the files. */
+static int finish(struct capture_run *r, const struct capture_opts *o)
+{
+	char err[RP_DP_ERRLEN];
+	port_drops(r);
+	int rc = rp_capture_close(r->cap, &r->final, err, sizeof(err));
+	r->cap = NULL;
+	file_names(r, o);
+	if (o->json)
+		report_json(r, o);
+	else
+		report_text(r);
+	fflush(stdout);
+	if (rc != 0) {
+		fprintf(stderr, "roceprobe capture: %s\n", err);
+		return RP_EXIT_FAIL;
+	}
+	return RP_EXIT_OK;
+}
+
+static void teardown(struct capture_run *r)
+{
+	char err[RP_DP_ERRLEN];
+	if (r->cap)
+		rp_capture_close(r->cap, NULL, err, sizeof(err));
+	rp_dp_port_close(&r->port);
+	if (r->eal_up)
+		rp_dp_eal_cleanup();
+}
+
+int rp_cmd_capture(int argc, char **argv)
+{
+	struct capture_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? RP_EXIT_OK : rc;
+	static struct capture_run r;
+	rc = start(&r, &o);
+	if (rc != 0) {
+		teardown(&r);
+		return rc;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rx_loop(&r, &o);
+	rc = finish(&r, &o);
+	teardown(&r);
+	return rc;
+}

@@ -1,0 +1,605 @@
+/* The capture tap: cheap classification and a slot copy in the producers'
+ * per-packet path, pcap writing in one writer thread. See capture.h. */
+#include "capture.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dp.h"
+#include "wire/bth.h"
+#include "wire/eth.h"
+#include "wire/ext.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
+#include "wire/pfc.h"
+#include "wire/udp.h"
+
+#define WRITER_BURST 64
+#define IOBUF_BYTES (1u << 20)        /* one write(2) per MiB, not per burst */
+#define WRITER_NAP_NS 20000           /* idle writer sleeps 20 us: a 64k ring lasts ms */
+#define IDLE_FLUSH_NS 200000000ull    /* a quiet writer flushes every 200 ms for live readers */
+#define POOL_BUDGET (64u << 20)      /* default ring: at most 64 MiB of slots */
+#define PCAP_FILE_HDR 24u
+#define PCAP_REC_HDR 16u
+#define SHARED_STRIPE RTE_MAX_LCORE   /* producers that are not EAL lcores */
+#define ETHERTYPE_QINQ 0x88A8
+#define AETH_SYNDROME_NAK 3u          /* syndrome bits 7..5 */
+
+/* One producer's counters: written by that lcore only, summed by readers. */
+struct stripe {
+	uint64_t offered, kept, filtered_out, sampled_out, dropped;
+	uint64_t kind[RP_CAPK_COUNT];
+	uint64_t ce;
+} __rte_cache_aligned;
+
+/* Per port and direction: which data frame this is, for 1-in-N sampling. */
+struct sample_ctr {
+	uint64_t n;
+} __rte_cache_aligned;
+
+/* What sits in a pool object: the frame's head and what pcap needs. */
+struct slot {
+	uint64_t ts_ns;
+	uint32_t wire_len;
+	uint32_t caplen;
+	uint8_t data[];
+};
+
+struct rp_capture {
+	/* Read by producers on every offer. */
+	unsigned snaplen;
+	unsigned sample_every;
+	enum rp_capture_filter filter;
+	bool accepting;
+	struct rte_mempool *pool;
+	struct rte_ring *ring;
+	struct stripe stripes[RTE_MAX_LCORE + 1];
+	struct sample_ctr sample[2 * RTE_MAX_ETHPORTS];
+
+	/* The writer's. */
+	bool stop;
+	pthread_t writer;
+	bool writer_up;
+	uint64_t epoch_ns;
+	uint64_t rotate_bytes;
+	unsigned rotate_files;
+	struct rp_capture_cfg cfg; /* cfg.path points at path */
+	char path[PATH_MAX];
+	pcap_t *dead;
+	FILE *fp;
+	pcap_dumper_t *dump;
+	char *iobuf;
+	uint64_t file_no, file_bytes, file_records;
+	bool dirty;
+	uint64_t last_flush_ns;
+	bool failed;
+	char werr[RP_DP_ERRLEN];
+	/* Writer-owned counters, read by rp_capture_stats. */
+	uint64_t written, write_errors, bytes, files, first_file;
+};
+
+static const char *const kind_names[RP_CAPK_COUNT] = {
+	[RP_CAPK_ROCE] = "roce", [RP_CAPK_CNP] = "cnp",     [RP_CAPK_NAK] = "nak",
+	[RP_CAPK_PFC] = "pfc",   [RP_CAPK_PAUSE] = "pause", [RP_CAPK_OTHER] = "other",
+};
+
+const char *rp_capture_kind_name(enum rp_capture_kind k)
+{
+	return (unsigned)k < RP_CAPK_COUNT ? kind_names[k] : "?";
+}
+
+/* ---- counters: single-writer stripes need no locked instruction ---- */
+
+static inline uint64_t load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void bump(uint64_t *p, bool shared)
+{
+	if (shared)
+		__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(p, load(p) + 1, __ATOMIC_RELAXED);
+}
+
+static inline void set(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* ---- classification by fixed offsets ---- */
+
+struct cls {
+	enum rp_capture_kind kind;
+	bool ce;
+};
+
+static inline unsigned be16(const uint8_t *p)
+{
+	return (unsigned)p[0] << 8 | p[1];
+}
+
+/* p points at the UDP header; len bytes of it are present. */
+static inline enum rp_capture_kind classify_udp(const uint8_t *p, uint32_t len)
+{
+	if (len < RP_UDP_HLEN + RP_BTH_LEN || be16(p + 2) != RP_ROCEV2_UDP_PORT)
+		return RP_CAPK_OTHER;
+	const uint8_t *bth = p + RP_UDP_HLEN;
+	if (bth[0] == RP_OP_CNP)
+		return RP_CAPK_CNP;
+	if (bth[0] == RP_OP_RC_ACK && len >= RP_UDP_HLEN + RP_BTH_LEN + RP_AETH_LEN &&
+	    (bth[RP_BTH_LEN] >> 5) == AETH_SYNDROME_NAK)
+		return RP_CAPK_NAK;
+	return RP_CAPK_ROCE;
+}
+
+static inline struct cls classify_ipv4(const uint8_t *p, uint32_t len)
+{
+	struct cls c = {RP_CAPK_OTHER, false};
+	if (len < RP_IPV4_HLEN || (p[0] >> 4) != 4)
+		return c;
+	c.ce = (p[1] & 3) == 3;
+	uint32_t hlen = (p[0] & 0xFu) * 4u;
+	bool first_fragment = (be16(p + 6) & 0x1FFF) == 0;
+	if (hlen >= RP_IPV4_HLEN && len >= hlen && p[9] == RP_IPPROTO_UDP && first_fragment)
+		c.kind = classify_udp(p + hlen, len - hlen);
+	return c;
+}
+
+static inline struct cls classify_ipv6(const uint8_t *p, uint32_t len)
+{
+	struct cls c = {RP_CAPK_OTHER, false};
+	if (len < RP_IPV6_HLEN || (p[0] >> 4) != 6)
+		return c;
+	c.ce = ((p[1] >> 4) & 3) == 3;
+	if (p[6] == RP_IPPROTO_UDP)
+		c.kind = classify_udp(p + RP_IPV6_HLEN, len - RP_IPV6_HLEN);
+	return c;
+}
+
+static inline struct cls classify(const uint8_t *b, uint32_t len)
+{
+	struct cls c = {RP_CAPK_OTHER, false};
+	uint32_t off = 12; /* the EtherType, after any VLAN tags */
+	if (len < off + 2)
+		return c;
+	unsigned et = be16(b + off);
+	while ((et == RP_ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) && len >= off + 6) {
+		off += RP_VLAN_HLEN;
+		et = be16(b + off);
+	}
+	uint32_t l3 = off + 2;
+	if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2) {
+		unsigned op = be16(b + l3);
+		c.kind = op == RP_MACCTL_OP_PFC ? RP_CAPK_PFC : op == RP_MACCTL_OP_PAUSE ? RP_CAPK_PAUSE : RP_CAPK_OTHER;
+	} else if (et == RP_ETHERTYPE_IPV4) {
+		c = classify_ipv4(b + l3, len - l3);
+	} else if (et == RP_ETHERTYPE_IPV6) {
+		c = classify_ipv6(b + l3, len - l3);
+	}
+	return c;
+}
+
+static inline bool is_control(struct cls k)
+{
+	return k.ce || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
+	       k.kind == RP_CAPK_PAUSE;
+}
+
+static inline bool wanted(enum rp_capture_filter f, struct cls k, bool control)
+{
+	switch (f) {
+	case RP_CAPTURE_CONTROL:
+		return control;
+	case RP_CAPTURE_ROCE:
+		return control || k.kind == RP_CAPK_ROCE;
+	default:
+		return true;
+	}
+}
+
+/* ---- the per-packet path ---- */
+
+/* Deterministic: the 1st, (N+1)th, (2N+1)th... data frame of a port and
+ * direction is kept. The counter is shared only if lcores share a port. */
+static inline bool sample_keep(struct rp_capture *c, uint16_t port, bool is_tx)
+{
+	if (c->sample_every <= 1)
+		return true;
+	struct sample_ctr *s = &c->sample[(port % RTE_MAX_ETHPORTS) * 2 + is_tx];
+	return __atomic_fetch_add(&s->n, 1, __ATOMIC_RELAXED) % c->sample_every == 0;
+}
+
+static inline bool enqueue(struct rp_capture *c, uint64_t ts_ns, const uint8_t *frame, uint32_t avail,
+			   uint32_t wire_len)
+{
+	void *obj;
+	if (rte_mempool_get(c->pool, &obj) != 0)
+		return false;
+	struct slot *s = obj;
+	s->ts_ns = ts_ns;
+	s->wire_len = wire_len;
+	s->caplen = avail < c->snaplen ? avail : c->snaplen;
+	memcpy(s->data, frame, s->caplen);
+	/* The ring holds as many entries as the pool has slots: this cannot fail
+	 * unless the ring was made smaller, and then the frame is still counted. */
+	if (rte_ring_mp_enqueue(c->ring, obj) != 0) {
+		rte_mempool_put(c->pool, obj);
+		return false;
+	}
+	return true;
+}
+
+bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
+			  uint32_t avail, uint32_t wire_len)
+{
+	unsigned lc = rte_lcore_id();
+	bool shared = lc >= RTE_MAX_LCORE;
+	struct stripe *st = &c->stripes[shared ? SHARED_STRIPE : lc];
+	if (avail > wire_len)
+		wire_len = avail;
+	bump(&st->offered, shared);
+	struct cls k = classify(frame, avail);
+	bump(&st->kind[k.kind], shared);
+	if (k.ce)
+		bump(&st->ce, shared);
+	bool control = is_control(k);
+	if (!wanted(c->filter, k, control)) {
+		bump(&st->filtered_out, shared);
+		return false;
+	}
+	if (!control && !sample_keep(c, port, is_tx)) {
+		bump(&st->sampled_out, shared);
+		return false;
+	}
+	if (!__atomic_load_n(&c->accepting, __ATOMIC_RELAXED) || !enqueue(c, ts_ns, frame, avail, wire_len)) {
+		bump(&st->dropped, shared);
+		return false;
+	}
+	bump(&st->kept, shared);
+	return true;
+}
+
+bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
+		      uint32_t wire_len)
+{
+	return rp_capture_offer_cut(c, ts_ns, port, is_tx, frame, wire_len, wire_len);
+}
+
+/* ---- files ---- */
+
+/* "dir/out.pcap" -> "dir/out" + ".pcap": the length of the part before the
+ * extension. A dot that starts the file name or sits in a directory name is
+ * not an extension. */
+static size_t base_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	const char *dot = strrchr(name, '.');
+	return dot && dot != name ? (size_t)(dot - path) : strlen(path);
+}
+
+void rp_capture_file_name(const struct rp_capture_cfg *cfg, uint64_t k, char *buf, size_t n)
+{
+	if (cfg->rotate_bytes == 0) {
+		snprintf(buf, n, "%s", cfg->path);
+		return;
+	}
+	size_t b = base_len(cfg->path);
+	snprintf(buf, n, "%.*s-%04" PRIu64 "%s", (int)b, cfg->path, k, cfg->path + b);
+}
+
+static void file_name(const struct rp_capture *c, uint64_t k, char *buf, size_t n)
+{
+	rp_capture_file_name(&c->cfg, k, buf, n);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+__attribute__((format(printf, 2, 3))) static void writer_fail(struct rp_capture *c, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->werr, sizeof(c->werr), fmt, ap);
+	va_end(ap);
+	c->failed = true;
+}
+
+/* Flushes and closes the current file; a failed flush is remembered. */
+static void close_file(struct rp_capture *c)
+{
+	if (!c->dump)
+		return;
+	char name[PATH_MAX + 32];
+	file_name(c, c->file_no, name, sizeof(name));
+	if (pcap_dump_flush(c->dump) != 0 || ferror(c->fp))
+		writer_fail(c, "writing %s failed: %s", name, strerror(errno));
+	pcap_dump_close(c->dump); /* fclose()s c->fp */
+	c->dump = NULL;
+	c->fp = NULL;
+	c->dirty = false;
+}
+
+/* Opens file number k, writes its pcap header, and deletes the file that
+ * falls out of the rotate_files window. */
+static int open_file(struct rp_capture *c, uint64_t k, char *err, size_t errlen)
+{
+	char name[PATH_MAX + 32];
+	file_name(c, k, name, sizeof(name));
+	c->fp = fopen(name, "wb");
+	if (!c->fp) {
+		snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
+		return -1;
+	}
+	/* A big stdio buffer: pcap_dump's two fwrites per frame stay in memory. */
+	setvbuf(c->fp, c->iobuf, _IOFBF, IOBUF_BYTES);
+	c->dump = pcap_dump_fopen(c->dead, c->fp);
+	if (!c->dump) {
+		snprintf(err, errlen, "cannot write %s: %s", name, pcap_geterr(c->dead));
+		fclose(c->fp);
+		c->fp = NULL;
+		return -1;
+	}
+	c->file_no = k;
+	c->file_bytes = PCAP_FILE_HDR;
+	c->file_records = 0;
+	c->dirty = true;
+	set(&c->bytes, c->bytes + PCAP_FILE_HDR);
+	set(&c->files, k);
+	if (c->rotate_files && k > c->rotate_files) {
+		file_name(c, k - c->rotate_files, name, sizeof(name));
+		unlink(name);
+		set(&c->first_file, k - c->rotate_files + 1);
+	}
+	return 0;
+}
+
+static void rotate(struct rp_capture *c)
+{
+	char err[RP_DP_ERRLEN];
+	close_file(c);
+	if (open_file(c, c->file_no + 1, err, sizeof(err)) != 0)
+		writer_fail(c, "%s", err);
+}
+
+static void write_slot(struct rp_capture *c, const struct slot *s)
+{
+	uint64_t rec = PCAP_REC_HDR + s->caplen;
+	if (c->rotate_bytes && c->file_records && c->file_bytes + rec > c->rotate_bytes && !c->failed)
+		rotate(c);
+	if (c->failed || !c->dump) {
+		set(&c->write_errors, c->write_errors + 1);
+		return;
+	}
+	uint64_t t = c->epoch_ns + s->ts_ns;
+	struct pcap_pkthdr h = {.caplen = s->caplen, .len = s->wire_len};
+	h.ts.tv_sec = (time_t)(t / 1000000000ull);
+	h.ts.tv_usec = (suseconds_t)(t % 1000000000ull); /* nanoseconds: the dumper is nano precision */
+	pcap_dump((u_char *)c->dump, &h, s->data);
+	c->file_bytes += rec;
+	c->file_records++;
+	c->dirty = true;
+	set(&c->written, c->written + 1);
+	set(&c->bytes, c->bytes + rec);
+}
+
+/* stdio reports a failed write(2) through ferror; checked once per burst. */
+static void check_stream(struct rp_capture *c)
+{
+	if (c->fp && ferror(c->fp) && !c->failed) {
+		char name[PATH_MAX + 32];
+		file_name(c, c->file_no, name, sizeof(name));
+		writer_fail(c, "writing %s failed: %s", name, strerror(errno));
+	}
+}
+
+/* A quiet writer flushes now and then, so a live file can be read up to
+ * its last record. */
+static void idle(struct rp_capture *c)
+{
+	uint64_t now = mono_ns();
+	if (c->dirty && c->dump && now - c->last_flush_ns >= IDLE_FLUSH_NS) {
+		pcap_dump_flush(c->dump);
+		check_stream(c);
+		c->dirty = false;
+		c->last_flush_ns = now;
+	}
+	struct timespec nap = {0, WRITER_NAP_NS};
+	nanosleep(&nap, NULL);
+}
+
+static void *writer_main(void *arg)
+{
+	struct rp_capture *c = arg;
+	void *burst[WRITER_BURST];
+	c->last_flush_ns = mono_ns();
+	for (;;) {
+		/* Read stop before the ring: whatever was queued before close set
+		 * it is then seen by this dequeue or a later one. */
+		bool stopping = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
+		unsigned n = rte_ring_sc_dequeue_burst(c->ring, burst, WRITER_BURST, NULL);
+		if (n == 0) {
+			if (stopping)
+				break;
+			idle(c);
+			continue;
+		}
+		for (unsigned i = 0; i < n; i++)
+			write_slot(c, burst[i]);
+		rte_mempool_put_bulk(c->pool, burst, n);
+		check_stream(c);
+	}
+	close_file(c);
+	return NULL;
+}
+
+/* ---- open, stats, close ---- */
+
+static uint64_t default_epoch(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec - rp_dp_now_ns();
+}
+
+/* The default ring shrinks for big snaplens so its slots fit the budget. */
+static unsigned ring_size(const struct rp_capture_cfg *cfg, unsigned snaplen)
+{
+	if (cfg->ring_size)
+		return cfg->ring_size;
+	unsigned fit = POOL_BUDGET / (unsigned)(sizeof(struct slot) + snaplen);
+	return fit < RP_CAPTURE_RING_DEFAULT ? fit : RP_CAPTURE_RING_DEFAULT;
+}
+
+static int make_queues(struct rp_capture *c, unsigned n_slots, char *err, size_t errlen)
+{
+	static unsigned instance;
+	char name[RTE_RING_NAMESIZE];
+	unsigned id = __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED);
+	snprintf(name, sizeof(name), "rpcap_pool%u", id);
+	c->pool = rte_mempool_create(name, n_slots, sizeof(struct slot) + c->snaplen,
+				     n_slots >= 1024 ? 256 : 0, 0, NULL, NULL, NULL, NULL, (int)rte_socket_id(), 0);
+	snprintf(name, sizeof(name), "rpcap_ring%u", id);
+	if (c->pool)
+		c->ring = rte_ring_create(name, n_slots, (int)rte_socket_id(), RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (!c->pool || !c->ring) {
+		snprintf(err, errlen, "capture: cannot allocate %u slots of %u bytes (%s); give the EAL more memory (-m)",
+			 n_slots, c->snaplen, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void destroy(struct rp_capture *c)
+{
+	if (c->dump)
+		pcap_dump_close(c->dump);
+	if (c->dead)
+		pcap_close(c->dead);
+	rte_ring_free(c->ring);
+	rte_mempool_free(c->pool);
+	free(c->iobuf);
+	rte_free(c);
+}
+
+static int check_cfg(const struct rp_capture_cfg *cfg, char *err, size_t errlen)
+{
+	if (!cfg->path || !cfg->path[0] || strlen(cfg->path) >= PATH_MAX) {
+		snprintf(err, errlen, "capture: no file name, or one too long");
+		return -1;
+	}
+	if (cfg->snaplen > RP_CAPTURE_SNAPLEN_MAX) {
+		snprintf(err, errlen, "capture: snaplen %u is over %u", cfg->snaplen, RP_CAPTURE_SNAPLEN_MAX);
+		return -1;
+	}
+	if (cfg->ring_size && cfg->ring_size < 2) {
+		snprintf(err, errlen, "capture: ring size %u is under 2", cfg->ring_size);
+		return -1;
+	}
+	return 0;
+}
+
+struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, size_t errlen)
+{
+	if (check_cfg(cfg, err, errlen) != 0)
+		return NULL;
+	/* rte_zmalloc: the stripes must really be cache-line aligned. */
+	struct rp_capture *c = rte_zmalloc("rp_capture", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (!c) {
+		snprintf(err, errlen, "capture: out of memory; give the EAL more memory (-m)");
+		return NULL;
+	}
+	c->cfg = *cfg;
+	snprintf(c->path, sizeof(c->path), "%s", cfg->path);
+	c->cfg.path = c->path;
+	c->snaplen = cfg->snaplen ? cfg->snaplen : RP_CAPTURE_SNAPLEN_DEFAULT;
+	c->sample_every = cfg->sample_every ? cfg->sample_every : 1;
+	c->filter = cfg->filter;
+	c->rotate_bytes = cfg->rotate_bytes;
+	c->rotate_files = cfg->rotate_bytes ? cfg->rotate_files : 0;
+	c->epoch_ns = cfg->epoch_ns ? cfg->epoch_ns : default_epoch();
+	c->first_file = 1;
+	c->iobuf = malloc(IOBUF_BYTES);
+	c->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)c->snaplen, PCAP_TSTAMP_PRECISION_NANO);
+	if (!c->iobuf || !c->dead) {
+		snprintf(err, errlen, "capture: out of memory");
+		destroy(c);
+		return NULL;
+	}
+	if (make_queues(c, ring_size(cfg, c->snaplen), err, errlen) != 0 ||
+	    open_file(c, 1, err, errlen) != 0) {
+		destroy(c);
+		return NULL;
+	}
+	int rc = rte_ctrl_thread_create(&c->writer, "rp-capture", NULL, writer_main, c);
+	if (rc != 0) {
+		snprintf(err, errlen, "capture: cannot start the writer thread: %s", strerror(rc));
+		destroy(c);
+		return NULL;
+	}
+	c->writer_up = true;
+	__atomic_store_n(&c->accepting, true, __ATOMIC_RELEASE);
+	return c;
+}
+
+void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i <= SHARED_STRIPE; i++) {
+		const struct stripe *st = &c->stripes[i];
+		s->offered += load(&st->offered);
+		s->kept += load(&st->kept);
+		s->filtered_out += load(&st->filtered_out);
+		s->sampled_out += load(&st->sampled_out);
+		s->dropped += load(&st->dropped);
+		for (unsigned k = 0; k < RP_CAPK_COUNT; k++)
+			s->kind[k] += load(&st->kind[k]);
+		s->ce += load(&st->ce);
+	}
+	s->written = load(&c->written);
+	s->write_errors = load(&c->write_errors);
+	s->bytes = load(&c->bytes);
+	s->files = load(&c->files);
+	s->first_file = load(&c->first_file);
+}
+
+int rp_capture_close(struct rp_capture *c, struct rp_capture_stats *final, char *err, size_t errlen)
+{
+	if (!c)
+		return 0;
+	__atomic_store_n(&c->accepting, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
+	if (c->writer_up)
+		pthread_join(c->writer, NULL);
+	if (final)
+		rp_capture_stats(c, final);
+	int rc = 0;
+	if (c->failed) {
+		snprintf(err, errlen, "%s", c->werr);
+		rc = -1;
+	}
+	destroy(c);
+	return rc;
+}

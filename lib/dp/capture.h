@@ -1,0 +1,125 @@
+/* The capture tap: producers (RX/TX lcores) offer frames in their per-packet
+ * path; a writer thread fed by a ring writes them to pcap files with
+ * nanosecond timestamps, rotating by size.
+ *
+ *   producer lcores --offer: classify, filter, sample, copy <= snaplen
+ *        |                    into a slot from a preallocated pool
+ *        v
+ *   rte_ring (multi-producer, single-consumer) of slots
+ *        |
+ *        v
+ *   writer thread (rte_ctrl_thread_create: a pthread on the CPUs the EAL
+ *   did not give to lcores) -> pcap_dump -> FILE, rotated by size
+ *
+ * Nothing is lost silently: a frame that finds no free slot (the writer is
+ * behind) is counted as dropped, and every offered frame lands in exactly one
+ * of kept / filtered_out / sampled_out / dropped.
+ *
+ * Classification is by fixed offsets, cheap enough for the per-packet path:
+ *   pfc    EtherType 0x8808, opcode 0x0101
+ *   pause  EtherType 0x8808, opcode 0x0001
+ *   cnp    RoCEv2 (IPv4/IPv6, UDP 4791, complete BTH) opcode 0x81
+ *   nak    RoCEv2 opcode 0x11 (RC ACKNOWLEDGE) with AETH syndrome bits 7..5 = 011
+ *   roce   any other RoCEv2 frame ("RoCE data": requests, responses, ACKs)
+ *   other  anything else (ARP, TCP, non-RoCE UDP, frames too short to tell)
+ *   ce     orthogonal flag: any IPv4/IPv6 frame with ECN = 3 (CE)
+ * 802.1Q and 802.1ad tags are skipped. "Control" frames are pfc, pause, cnp,
+ * nak and any CE-marked frame; every other frame is "data".
+ *
+ * File names: without rotation, exactly cfg.path. With rotate_bytes, files
+ * are numbered from 1 in the order written, the number going before the
+ * extension: "out.pcap" -> out-0001.pcap, out-0002.pcap, ... ("out" ->
+ * out-0001, ...). With rotate_files N only the newest N stay; opening file
+ * k deletes file k-N. */
+#ifndef RP_DP_CAPTURE_H
+#define RP_DP_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_CAPTURE_SNAPLEN_DEFAULT 128
+#define RP_CAPTURE_SNAPLEN_MAX 65535
+#define RP_CAPTURE_RING_DEFAULT 65536
+
+enum rp_capture_filter {
+	RP_CAPTURE_ALL,     /* every frame */
+	RP_CAPTURE_ROCE,    /* RoCEv2 frames and control frames */
+	RP_CAPTURE_CONTROL, /* control frames only */
+};
+
+/* The kinds counted per frame offered (before filter and sampling). */
+enum rp_capture_kind {
+	RP_CAPK_ROCE,
+	RP_CAPK_CNP,
+	RP_CAPK_NAK,
+	RP_CAPK_PFC,
+	RP_CAPK_PAUSE,
+	RP_CAPK_OTHER,
+	RP_CAPK_COUNT,
+};
+
+const char *rp_capture_kind_name(enum rp_capture_kind k); /* "roce", "cnp", ... */
+
+struct rp_capture_cfg {
+	const char *path;      /* the file, or the name numbered files derive from */
+	unsigned snaplen;      /* bytes kept per frame; 0 = 128 */
+	uint64_t rotate_bytes; /* start a new file before one would exceed this; 0 = one file */
+	unsigned rotate_files; /* keep at most N files, oldest deleted; 0 = keep all */
+	unsigned sample_every; /* keep 1 in N data frames per port and direction; 0/1 = all */
+	enum rp_capture_filter filter;
+	unsigned ring_size; /* slots between producers and writer; 0 = 65536, fewer when
+			     * snaplen is big (at most 64 MiB of slots) */
+	/* Wall-clock ns (Unix epoch) at ts_ns == 0; 0 = now - rp_dp_now_ns(), which
+	 * needs rp_dp_clock_start to have been called. */
+	uint64_t epoch_ns;
+};
+
+struct rp_capture_stats {
+	uint64_t offered;      /* frames given to rp_capture_offer */
+	uint64_t kept;         /* queued to the writer */
+	uint64_t filtered_out; /* not wanted by the filter */
+	uint64_t sampled_out;  /* data frames skipped by sampling */
+	uint64_t dropped;      /* no free slot: the writer could not keep up */
+	uint64_t written;      /* records in the files */
+	uint64_t write_errors; /* kept frames not written because a file write failed */
+	uint64_t bytes;        /* file bytes written, pcap headers included */
+	uint64_t files;        /* files opened so far: the last one is number `files` */
+	uint64_t first_file;   /* the oldest file still kept (rotate_files deletes older) */
+	uint64_t kind[RP_CAPK_COUNT]; /* offered frames by kind */
+	uint64_t ce;                  /* offered frames marked CE */
+};
+
+struct rp_capture;
+
+/* Opens the first file (so an unwritable path fails here, with a message in
+ * err) and starts the writer. NULL on error. Needs the EAL up. */
+struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, size_t errlen);
+
+/* The per-packet call: no allocation, lock or syscall. frame holds the whole
+ * frame of wire_len bytes (at least min(wire_len, snaplen) are read).
+ * ts_ns: ns since rp_dp_clock_start. Safe from several lcores at once.
+ * Returns true when the frame was queued for writing. */
+bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
+		      uint32_t wire_len);
+
+/* As rp_capture_offer when only avail bytes of the frame are at hand (a
+ * segmented mbuf, a cut capture); wire_len is still the frame's length. */
+bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
+			  uint32_t avail, uint32_t wire_len);
+
+/* Counters so far; callable from any thread while producers run. */
+void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s);
+
+/* The name of file number k (1-based; without rotation only k = 1) that a
+ * capture opened with cfg writes. */
+void rp_capture_file_name(const struct rp_capture_cfg *cfg, uint64_t k, char *buf, size_t n);
+
+/* Stops accepting, lets the writer drain the ring, flushes and closes the
+ * file, and stops the writer. Call it after the producers have made their
+ * last offer (from the normal exit path, never from a signal handler).
+ * final (may be NULL) receives the last counters. Returns 0, or -1 when a
+ * write failed (err says which file and why). Frees c. */
+int rp_capture_close(struct rp_capture *c, struct rp_capture_stats *final, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,82 @@
+#include "cells.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t cells_for(size_t len)
+{
+	return (uint32_t)((len + RP_CELL_BYTES - 1) / RP_CELL_BYTES);
+}
+
+uint32_t rp_cells_needed(uint64_t bytes, uint32_t min_frame)
+{
+	uint64_t n = bytes / RP_CELL_BYTES + bytes / (min_frame ? min_frame : 1) + 2;
+	return n > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)n;
+}
+
+int rp_cells_init(struct rp_cells *c, uint32_t n)
+{
+	memset(c, 0, sizeof(*c));
+	c->data = malloc((size_t)n * RP_CELL_BYTES);
+	c->next = malloc((size_t)n * sizeof(*c->next));
+	if (!c->data || !c->next) {
+		rp_cells_fini(c);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		c->next[i] = i + 1 < n ? i + 1 : RP_CELL_NONE;
+	c->n = n;
+	c->free_head = n ? 0 : RP_CELL_NONE;
+	c->nfree = n;
+	return 0;
+}
+
+void rp_cells_fini(struct rp_cells *c)
+{
+	free(c->data);
+	free(c->next);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The free list is a chain too: take its first k cells as they stand, copying
+ * into each on the way, and cut the chain after the last. */
+uint32_t rp_cells_store(struct rp_cells *c, const uint8_t *src, size_t len)
+{
+	uint32_t k = cells_for(len), first = c->free_head, cur = first;
+
+	if (k == 0 || k > c->nfree)
+		return RP_CELL_NONE;
+	for (uint32_t i = 0; i < k; i++) {
+		size_t off = (size_t)i * RP_CELL_BYTES, n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
+		memcpy(c->data + (size_t)cur * RP_CELL_BYTES, src + off, n);
+		if (i + 1 < k)
+			cur = c->next[cur];
+	}
+	c->free_head = c->next[cur];
+	c->next[cur] = RP_CELL_NONE;
+	c->nfree -= k;
+	return first;
+}
+
+void rp_cells_load(const struct rp_cells *c, uint32_t first, uint8_t *dst, size_t len)
+{
+	uint32_t cur = first;
+	for (size_t off = 0; off < len && cur != RP_CELL_NONE; off += RP_CELL_BYTES) {
+		size_t n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
+		memcpy(dst + off, c->data + (size_t)cur * RP_CELL_BYTES, n);
+		cur = c->next[cur];
+	}
+}
+
+void rp_cells_release(struct rp_cells *c, uint32_t first, size_t len)
+{
+	uint32_t k = cells_for(len), last = first;
+
+	if (first == RP_CELL_NONE || k == 0)
+		return;
+	for (uint32_t i = 1; i < k; i++)
+		last = c->next[last];
+	c->next[last] = c->free_head;
+	c->free_head = first;
+	c->nfree += k;
+}

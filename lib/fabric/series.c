@@ -1,0 +1,49 @@
+#include "series.h"
+
+void rp_series_init(struct rp_series *s, uint64_t *bins, uint32_t nbins, uint64_t bin_ns)
+{
+	s->bins = bins;
+	s->nbins = bin_ns ? nbins : 0;
+	s->bin_ns = bin_ns;
+	s->last = 0;
+	s->held = 0;
+	s->past_end = false;
+}
+
+static void raise_bin(struct rp_series *s, uint32_t b, uint64_t v)
+{
+	if (s->bins[b] < v)
+		s->bins[b] = v;
+}
+
+/* Bins after the last change up to b start with the held value in them. */
+static uint32_t carry_to(struct rp_series *s, uint64_t now_ns)
+{
+	uint64_t b = now_ns / s->bin_ns;
+	if (b >= s->nbins) {
+		s->past_end = true;
+		b = s->nbins - 1;
+	}
+	for (uint32_t i = s->last + 1; i <= b; i++)
+		raise_bin(s, i, s->held);
+	s->last = (uint32_t)b;
+	return (uint32_t)b;
+}
+
+void rp_series_record(struct rp_series *s, uint64_t now_ns, uint64_t v)
+{
+	if (!s->nbins)
+		return;
+	bool in_window = now_ns / s->bin_ns < s->nbins;
+	uint32_t b = carry_to(s, now_ns);
+	if (in_window)
+		raise_bin(s, b, v);
+	s->held = v;
+}
+
+uint32_t rp_series_settle(struct rp_series *s, uint64_t now_ns)
+{
+	if (!s->nbins)
+		return 0;
+	return carry_to(s, now_ns) + 1;
+}

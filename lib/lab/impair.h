@@ -1,0 +1,34 @@
+/* Impairments put on a link on purpose, so a test knows the exact answer:
+ * drop every Nth frame, drop a burst, CE-mark every Nth, delay every frame.
+ * Clock-free: the caller says when a frame arrived and gets its fate. */
+#ifndef RP_LAB_IMPAIR_H
+#define RP_LAB_IMPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+
+enum rp_impair_fate {
+	RP_IMPAIR_PASS,
+	RP_IMPAIR_DROP,
+	RP_IMPAIR_MARK_CE,
+};
+
+struct rp_impair_state {
+	struct rp_impair cfg;
+	uint64_t seen;    /* data frames so far */
+	uint64_t dropped;
+	uint64_t marked;
+};
+
+void rp_impair_init(struct rp_impair_state *s, const struct rp_impair *cfg);
+static inline bool rp_impair_active(const struct rp_impair_state *s)
+{
+	return s->cfg.drop_every || s->cfg.drop_from || s->cfg.ce_every || s->cfg.delay_ns;
+}
+/* The fate of the next RoCE data frame (counted from 1). A frame both due a
+ * drop and a mark is dropped. */
+enum rp_impair_fate rp_impair_next(struct rp_impair_state *s);
+
+#endif

@@ -1,0 +1,237 @@
+#include "result.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const pct_names[RP_PCT_COUNT] = {"p50", "p90", "p99", "p999", "p9999", "p99999"};
+
+static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
+
+static json_t *hist_array(const struct rp_hist *h)
+{
+	json_t *arr = json_array();
+	size_t pos = 0;
+	uint64_t up, cnt;
+	while (rp_hist_next(h, &pos, &up, &cnt))
+		json_array_append_new(arr, json_pack("[I, I]", (json_int_t)up, (json_int_t)cnt));
+	return arr;
+}
+
+json_t *rp_report_latency(const struct rp_hist *h)
+{
+	struct rp_hist_summary s;
+	struct rp_hist empty;
+	if (!h) {
+		rp_hist_init(&empty);
+		h = &empty;
+	}
+	rp_hist_summarize(h, &s);
+	json_t *o = json_object();
+	json_object_set_new(o, "count", jint(s.count));
+	json_object_set_new(o, "min", jint(s.min));
+	json_object_set_new(o, "mean", json_real(s.mean));
+	json_object_set_new(o, "stdev", json_real(s.stdev));
+	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+		json_object_set_new(o, pct_names[i], jint(s.pct[i]));
+	json_object_set_new(o, "max", jint(s.max));
+	json_object_set_new(o, "histogram", hist_array(h));
+	return o;
+}
+
+json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", jint(r->id));
+	json_object_set_new(o, "src", json_string(r->src));
+	json_object_set_new(o, "dst", json_string(r->dst));
+	json_object_set_new(o, "qpn", jint(r->qpn));
+	json_object_set_new(o, "dscp", jint(r->dscp));
+	json_object_set_new(o, "prio", jint(r->prio));
+	const struct {
+		const char *name;
+		uint64_t v;
+	} counters[] = {
+		{"tx_packets", r->tx_packets}, {"tx_bytes", r->tx_bytes}, {"rx_packets", r->rx_packets},
+		{"rx_bytes", r->rx_bytes},     {"lost", r->lost},         {"reordered", r->reordered},
+		{"duplicates", r->duplicates}, {"ce", r->ce},             {"cnp_tx", r->cnp_tx},
+		{"cnp_rx", r->cnp_rx},         {"acks", r->acks},         {"naks", r->naks},
+	};
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		json_object_set_new(o, counters[i].name, jint(counters[i].v));
+	json_object_set_new(o, "goodput_gbps", json_real(r->goodput_gbps));
+	json_object_set_new(o, "latency_ns", rp_report_latency(lat));
+	return o;
+}
+
+json_t *rp_report_flows(const struct rp_acct *a)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, i, &r);
+		json_array_append_new(arr, rp_report_flow(&r, rp_acct_flow_latency(a, i)));
+	}
+	return arr;
+}
+
+static json_t *prio_json(const struct rp_acct_prio_result *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "prio", jint(p->prio));
+	json_object_set_new(o, "pfc_rx", jint(p->pfc_rx));
+	json_object_set_new(o, "pfc_tx", jint(p->pfc_tx));
+	json_object_set_new(o, "paused_ns", jint(p->paused_ns));
+	json_object_set_new(o, "xoff_to_xon", jint(p->xoff_to_xon));
+	json_object_set_new(o, "first_pause_ns", p->paused_ever ? jint(p->first_pause_ns) : json_null());
+	json_object_set_new(o, "drops", jint(p->drops));
+	json_object_set_new(o, "ecn_marked", jint(p->ecn_marked));
+	json_object_set_new(o, "quanta", jint(p->quanta));
+	return o;
+}
+
+json_t *rp_report_ports(const struct rp_acct *a)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < rp_acct_nports(a); i++) {
+		struct rp_acct_port_result p;
+		rp_acct_port(a, i, &p);
+		json_t *prios = json_array();
+		for (unsigned q = 0; q < 8; q++)
+			json_array_append_new(prios, prio_json(&p.prio[q]));
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node", p.node,
+						     "port", (json_int_t)p.port, "speed_bps", (json_int_t)p.speed_bps,
+						     "rx_frames", (json_int_t)p.rx_frames, "rx_bytes",
+						     (json_int_t)p.rx_bytes, "pfc_frames", (json_int_t)p.pfc_frames,
+						     "pause_frames", (json_int_t)p.pause_frames, "prio", prios));
+	}
+	return arr;
+}
+
+static json_t *lat_series(const struct rp_ts *t, size_t n)
+{
+	json_t *cnt = json_array(), *mn = json_array(), *mean = json_array(), *sd = json_array(), *mx = json_array();
+	for (size_t b = 0; b < n; b++) {
+		const struct rp_ts_bin *x = rp_ts_get(t, b);
+		long double c = (long double)x->lat_count, m = c ? x->lat_sum / c : 0;
+		long double var = c ? x->lat_sumsq / c - m * m : 0;
+		json_array_append_new(cnt, jint(x->lat_count));
+		json_array_append_new(mn, jint(x->lat_count ? x->lat_min : 0));
+		json_array_append_new(mean, json_real((double)m));
+		json_array_append_new(sd, json_real(var > 0 ? sqrt((double)var) : 0.0));
+		json_array_append_new(mx, jint(x->lat_max));
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "count", cnt, "min", mn, "mean", mean, "stdev", sd, "max", mx);
+}
+
+static json_t *port_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t p = 0; p < rp_acct_nports(a); p++) {
+		struct rp_acct_port_result pr;
+		rp_acct_port(a, p, &pr);
+		json_t *prios = json_array();
+		for (unsigned q = 0; q < 8; q++) {
+			json_t *pfc = json_array(), *paused = json_array();
+			uint64_t any = 0;
+			for (size_t b = 0; b < n; b++) {
+				uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
+				any |= f | ns;
+				json_array_append_new(pfc, jint(f));
+				json_array_append_new(paused, jint(ns));
+			}
+			if (any)
+				json_array_append_new(prios, json_pack("{s:I, s:o, s:o}", "prio", (json_int_t)q, "pfc", pfc,
+								       "paused_ns", paused));
+			else {
+				json_decref(pfc);
+				json_decref(paused);
+			}
+		}
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "node", pr.node, "port", (json_int_t)pr.port,
+						     "prio", prios));
+	}
+	return arr;
+}
+
+static json_t *flow_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t f = 0; t->flow_pkts && f < t->cfg.nflows; f++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, f, &r);
+		json_t *pk = json_array(), *by = json_array();
+		for (size_t b = 0; b < n; b++) {
+			json_array_append_new(pk, jint(t->flow_pkts[b * t->cfg.nflows + f]));
+			json_array_append_new(by, jint(t->flow_bytes[b * t->cfg.nflows + f]));
+		}
+		json_array_append_new(arr, json_pack("{s:I, s:o, s:o}", "id", (json_int_t)r.id, "rx_packets", pk,
+						     "rx_bytes", by));
+	}
+	return arr;
+}
+
+json_t *rp_report_timeseries(const struct rp_acct *a)
+{
+	const struct rp_ts *t = rp_acct_timeseries(a);
+	size_t n = rp_ts_used_bins(t);
+	json_t *o = json_object();
+	json_object_set_new(o, "bin_ns", jint(t->cfg.bin_ns));
+	json_object_set_new(o, "start_ns", jint(t->cfg.start_ns));
+	json_object_set_new(o, "bins", jint(n));
+	json_object_set_new(o, "outside", jint(t->outside));
+	for (unsigned c = 0; c < RP_TS_COUNTERS; c++) {
+		json_t *arr = json_array();
+		for (size_t b = 0; b < n; b++)
+			json_array_append_new(arr, jint(rp_ts_get(t, b)->c[c]));
+		json_object_set_new(o, rp_ts_counter_names[c], arr);
+	}
+	json_object_set_new(o, "latency_ns", lat_series(t, n));
+	json_object_set_new(o, "ports", port_series(a, t, n));
+	if (t->flow_pkts)
+		json_object_set_new(o, "flows", flow_series(a, t, n));
+	return o;
+}
+
+static int fail(char *err, size_t errlen, const char *what, const char *path)
+{
+	snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+	return -1;
+}
+
+int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	if (!tmp) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int rc = fail(err, errlen, "cannot create a temporary file next to", path);
+		free(tmp);
+		return rc;
+	}
+	int rc = 0;
+	if (fchmod(fd, 0644) != 0) /* mkstemp makes 0600; results are for everyone to read */
+		rc = fail(err, errlen, "cannot chmod", tmp);
+	else if (json_dumpfd(root, fd, JSON_INDENT(2)) != 0 || write(fd, "\n", 1) != 1)
+		rc = fail(err, errlen, "cannot write", tmp);
+	else if (fsync(fd) != 0)
+		rc = fail(err, errlen, "cannot fsync", tmp);
+	if (close(fd) != 0 && rc == 0)
+		rc = fail(err, errlen, "cannot close", tmp);
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = fail(err, errlen, "cannot rename over", path);
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* The accountant's results as result.json's objects (jansson), and an
+ * atomic file writer. Field names are the documented ones (docs/results.md)
+ * and are only ever added to. No printing: errors go to err. */
+#ifndef RP_REPORT_RESULT_H
+#define RP_REPORT_RESULT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "stats/acct.h"
+
+/* {"count","min","mean","stdev","p50","p90","p99","p999","p9999","p99999","max",
+ *  "histogram":[[upper_ns,count],...]} (histogram omitted when h is NULL). */
+json_t *rp_report_latency(const struct rp_hist *h);
+/* One flow: id, src, dst, qpn, dscp, prio, tx/rx packets/bytes, lost,
+ * reordered, duplicates, ce, cnp_tx, cnp_rx, acks, naks, goodput_gbps, latency_ns. */
+json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat);
+/* "flows": every flow of the accountant (after rp_acct_finish). */
+json_t *rp_report_flows(const struct rp_acct *a);
+/* "ports": [{"node","port","speed_bps","prio":[{"prio","pfc_rx","pfc_tx",
+ * "paused_ns","xoff_to_xon","first_pause_ns"(null if never),"drops","ecn_marked","quanta"}x8]}] */
+json_t *rp_report_ports(const struct rp_acct *a);
+/* "timeseries": {"bin_ns","start_ns","bins","outside", one array per counter,
+ * "latency_ns":{count,min,mean,stdev,max arrays}, "ports":[...prios with PFC
+ * activity: pfc and paused_ns arrays], "flows":[...] when kept}. Bins after
+ * the last non-empty one are left out. */
+json_t *rp_report_timeseries(const struct rp_acct *a);
+
+/* Writes root to a temporary file in path's directory, fsyncs it and renames
+ * it over path, so readers see the old file or the whole new one. 0 or -1. */
+int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen);
+
+#endif

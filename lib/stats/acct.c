@@ -1,0 +1,455 @@
+/* The accountant: set-up and the per-packet path (see acct.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_internal.h"
+
+static const char *const class_names[RP_RX_CLASSES] = {
+	"data", "ack", "nak", "cnp", "pfc", "pause", "other", "malformed",
+};
+
+const char *rp_rx_class_name(enum rp_rx_class c)
+{
+	return (unsigned)c < RP_RX_CLASSES ? class_names[c] : "?";
+}
+
+static void flow_keys(struct acct_key *data, struct acct_key *rev, const struct rp_acct_flow_cfg *c, uint16_t q)
+{
+	if (c->l3 == 6) {
+		rp_acct_key_v6(data, c->src_ip6, c->dst_ip6, c->rqpn + q);
+		rp_acct_key_v6(rev, c->dst_ip6, c->src_ip6, c->lqpn + q);
+	} else {
+		rp_acct_key_v4(data, c->src_ip4, c->dst_ip4, c->rqpn + q);
+		rp_acct_key_v4(rev, c->dst_ip4, c->src_ip4, c->lqpn + q);
+	}
+}
+
+static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
+{
+	size_t nkeys = 0;
+	for (size_t i = 0; i < a->cfg.nflows; i++)
+		nkeys += 2u * (a->cfg.flows[i].qps ? a->cfg.flows[i].qps : 1);
+	a->cap_flows = a->cfg.nflows ? a->cfg.nflows : 1;
+	a->flows = calloc(a->cap_flows, sizeof(*a->flows));
+	if (!a->flows || rp_acct_map_init(&a->map, nkeys)) {
+		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
+		return -1;
+	}
+	for (size_t i = 0; i < a->cfg.nflows; i++) {
+		const struct rp_acct_flow_cfg *c = &a->cfg.flows[i];
+		if (c->l3 != 4 && c->l3 != 6) {
+			snprintf(err, errlen, "flow %u: l3 is %u, not 4 or 6", c->id, c->l3);
+			return -1;
+		}
+		if (rp_acct_flow_setup(a, &a->flows[i], c)) {
+			snprintf(err, errlen, "out of memory for flow %u", c->id);
+			return -1;
+		}
+		a->nflows++;
+		for (uint16_t q = 0; q < a->flows[i].cfg.qps; q++) {
+			struct acct_key d, r;
+			flow_keys(&d, &r, c, q);
+			rp_acct_map_put(&a->map, &d, (uint32_t)i, q, DIR_DATA, false);
+			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, DIR_REV, false);
+		}
+	}
+	return 0;
+}
+
+static int setup_discovery(struct rp_acct *a, char *err, size_t errlen)
+{
+	if (a->cfg.max_flows == 0)
+		a->cfg.max_flows = RP_ACCT_MAX_DISCOVERED;
+	a->cap_flows = 16;
+	a->flows = calloc(a->cap_flows, sizeof(*a->flows));
+	if (!a->flows || rp_acct_map_init(&a->map, 64)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_ports(struct rp_acct *a, char *err, size_t errlen)
+{
+	a->ports = calloc(a->cfg.nports ? a->cfg.nports : 1, sizeof(*a->ports));
+	if (!a->ports) {
+		snprintf(err, errlen, "out of memory for %zu ports", a->cfg.nports);
+		return -1;
+	}
+	for (size_t i = 0; i < a->cfg.nports; i++) {
+		struct acct_port *p = &a->ports[i];
+		p->cfg = a->cfg.ports[i];
+		rp_pause_init(&p->pause, p->cfg.speed_bps);
+		for (unsigned q = 0; q < RP_PFC_PRIOS; q++)
+			p->credited[q] = a->cfg.start_ns;
+	}
+	return 0;
+}
+
+struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t errlen)
+{
+	struct rp_acct *a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->cfg = *cfg;
+	if (!a->cfg.cnp_interval_ns)
+		a->cfg.cnp_interval_ns = RP_CNP_INTERVAL_NS;
+	if (!a->cfg.cnp_dscp_set && !a->cfg.cnp_dscp)
+		a->cfg.cnp_dscp = RP_CNP_DSCP;
+	if (!a->cfg.bin_ns)
+		a->cfg.bin_ns = RP_TS_BIN_NS;
+	rp_hist_init(&a->agg);
+	int rc = cfg->discover ? setup_discovery(a, err, errlen) : setup_flows(a, err, errlen);
+	if (rc == 0)
+		rc = setup_ports(a, err, errlen);
+	if (rc == 0) {
+		struct rp_ts_cfg tc = {.start_ns = cfg->start_ns, .bin_ns = a->cfg.bin_ns,
+				       .nbins = rp_ts_bins_for(cfg->run_ns, a->cfg.bin_ns),
+				       .nflows = cfg->flow_series && !cfg->discover ? a->nflows : 0,
+				       .nports = cfg->nports};
+		if (!(a->ts = rp_ts_create(&tc))) {
+			snprintf(err, errlen, "out of memory for %zu time series bins", tc.nbins);
+			rc = -1;
+		}
+	}
+	if (rc) {
+		rp_acct_destroy(a);
+		return NULL;
+	}
+	return a;
+}
+
+void rp_acct_destroy(struct rp_acct *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nflows; i++)
+		rp_acct_flow_free(&a->flows[i]);
+	free(a->flows);
+	free(a->ports);
+	rp_acct_map_free(&a->map);
+	rp_ts_destroy(a->ts);
+	free(a);
+}
+
+static uint8_t frame_ecn(const struct rp_frame *f) { return f->l3 == 4 ? f->ip4.ecn : f->ip6.ecn; }
+static uint8_t frame_dscp(const struct rp_frame *f) { return f->l3 == 4 ? f->ip4.dscp : f->ip6.dscp; }
+static uint8_t frame_prio(const struct rp_frame *f)
+{
+	return f->eth.has_vlan ? f->eth.pcp : (uint8_t)(frame_dscp(f) >> 3);
+}
+
+/* Pause time of the interval open before this event, spread over the bins. */
+void rp_acct_credit_pause(struct rp_acct *a, struct acct_port *p, unsigned prio, uint64_t now)
+{
+	const struct rp_pause_prio *q = &p->pause.prio[prio];
+	if (q->open) {
+		uint64_t from = q->start_ns > p->credited[prio] ? q->start_ns : p->credited[prio];
+		uint64_t to = q->until_ns < now ? q->until_ns : now;
+		if (to > from)
+			rp_ts_paused(a->ts, (size_t)(p - a->ports), prio, from, to);
+	}
+	if (now > p->credited[prio])
+		p->credited[prio] = now;
+}
+
+static void rx_macctl(struct rp_acct *a, struct acct_port *p, uint64_t now)
+{
+	const struct rp_macctl *m = &a->f.macctl;
+	for (unsigned i = 0; i < RP_PFC_PRIOS; i++) {
+		bool named = m->opcode == RP_MACCTL_OP_PAUSE || (m->enable & (1u << i));
+		if (!named)
+			continue;
+		rp_acct_credit_pause(a, p, i, now);
+		rp_ts_pfc(a->ts, now, (size_t)(p - a->ports), i);
+	}
+	rp_pause_rx(&p->pause, now, m);
+}
+
+/* Replies go back to the data packet's sender, from the QP it addressed. */
+static void reply_addr(const struct rp_acct *a, const struct rp_frame *f, const struct acct_qp *q,
+		       struct rp_reply *r)
+{
+	r->eth = f->eth;
+	memcpy(r->eth.dst, f->eth.src, 6);
+	memcpy(r->eth.src, f->eth.dst, 6);
+	r->l3 = f->l3;
+	r->ip4_src = f->ip4.dst;
+	r->ip4_dst = f->ip4.src;
+	memcpy(r->ip6_src, f->ip6.dst, 16);
+	memcpy(r->ip6_dst, f->ip6.src, 16);
+	r->dqpn = q->lqpn;
+	r->udp_sport = a->cfg.reply_sport ? a->cfg.reply_sport : f->udp.sport;
+	r->dscp = frame_dscp(f);
+	r->ecn = frame_ecn(f) != RP_ECN_NOT_ECT ? RP_ECN_ECT0 : RP_ECN_NOT_ECT;
+}
+
+/* Keeps the replies the flow asked for (the decisions are made regardless,
+ * so the receiver's PSN state stays right). */
+static unsigned keep_wanted(struct rp_reply *r, uint8_t want)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->n; i++) {
+		enum rp_reply_kind k = r->msg[i].kind;
+		uint8_t bit = k == RP_REPLY_CNP ? RP_ACCT_REPLY_CNP : k == RP_REPLY_ACK ? RP_ACCT_REPLY_ACK
+											 : RP_ACCT_REPLY_NAK;
+		if (want & bit)
+			r->msg[n++] = r->msg[i];
+	}
+	return r->n = n;
+}
+
+static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r)
+{
+	struct acct_flow *fl = &a->flows[fi];
+	struct acct_qp *q = &fl->qp[qi];
+	const struct rp_frame *f = &a->f;
+	struct rp_rcv_pkt pkt = {.opcode = f->bth.opcode, .psn = f->bth.psn, .ack_req = f->bth.ack_req,
+				 .ce = ce && (fl->cfg.reply & RP_ACCT_REPLY_CNP)};
+	uint64_t interval = fl->cfg.cnp_interval_ns ? fl->cfg.cnp_interval_ns : a->cfg.cnp_interval_ns;
+	r->n = rp_rcv_data(&q->rcv, interval, a->cfg.reply_strict, now, &pkt, r->msg);
+	if (keep_wanted(r, fl->cfg.reply) == 0)
+		return;
+	r->flow = fi;
+	r->qp = qi;
+	reply_addr(a, f, q, r);
+	r->cnp_dscp = fl->cfg.cnp_dscp ? fl->cfg.cnp_dscp : a->cfg.cnp_dscp;
+	r->cnp_pcp = (uint8_t)(r->cnp_dscp >> 3);
+	for (unsigned i = 0; i < r->n; i++) {
+		if (r->msg[i].kind == RP_REPLY_CNP) {
+			fl->r.cnp_tx++;
+			rp_ts_add(a->ts, now, RP_TS_CNP_TX, 1);
+		}
+	}
+}
+
+static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now)
+{
+	uint64_t tx = a->f.probe.tx_ns;
+	if (now < tx) {
+		fl->r.clock_skew++;
+		return;
+	}
+	rp_hist_record(fl->lat, now - tx);
+	rp_ts_latency(a->ts, now, now - tx);
+}
+
+/* PSN tracking (analyze): retransmissions of probe-less packets are what
+ * tells them apart from new ones. Returns true for a resent packet. */
+static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q, uint64_t now)
+{
+	struct rp_psn_event ev;
+	rp_psn_data(&q->psn, now, a->f.bth.psn, a->f.bth.opcode, &ev);
+	if (ev.msg_done && ev.multi_packet)
+		rp_hist_record(fl->msg, ev.msg_ns);
+	if (ev.nak_resend)
+		rp_hist_record(fl->nak_resend, ev.nak_resend_ns);
+	return ev.verdict == RP_PSN_RETRANSMIT;
+}
+
+static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now,
+			 size_t wire_len, struct rp_reply *reply)
+{
+	struct acct_flow *fl = &a->flows[fi];
+	struct acct_qp *q = &fl->qp[qi];
+	const struct rp_frame *f = &a->f;
+	bool ce = frame_ecn(f) == RP_ECN_CE, dup = false;
+	if (fl->r.rx_packets++ == 0)
+		fl->r.first_rx_ns = now;
+	fl->r.last_rx_ns = now;
+	fl->r.rx_bytes += wire_len;
+	bool resent = a->cfg.track_psn && track_psn(a, fl, q, now);
+	if (f->has_probe) {
+		fl->probes = true;
+		if (!fl->seq.started && f->probe.seq < RP_SEQ_WINDOW)
+			rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
+		dup = rp_seq_rx(&fl->seq, f->probe.seq) == RP_SEQ_DUPLICATE;
+		if (!dup && a->cfg.latency)
+			latency(a, fl, now);
+	} else {
+		dup = resent;
+		fl->probeless_unique += !dup;
+	}
+	if (!dup)
+		fl->r.rx_payload_bytes += f->payload_len;
+	if (ce) {
+		fl->r.ce++;
+		q->ce++;
+		if (p)
+			p->r.prio[a->cfg.discover ? frame_prio(f) : fl->cfg.prio & 7].ecn_marked++;
+	}
+	rp_ts_rx(a->ts, now, fi, wire_len, ce);
+	if (fl->cfg.reply && reply)
+		respond(a, fi, qi, now, ce, reply);
+}
+
+/* A probe names its flow; the DestQP must agree, or the map decides. */
+static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tmp)
+{
+	const struct rp_frame *f = &a->f;
+	if (f->has_probe && !a->cfg.discover && f->probe.flow_id < a->nflows) {
+		const struct acct_flow *fl = &a->flows[f->probe.flow_id];
+		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
+		if (q < fl->cfg.qps) {
+			*tmp = (struct acct_slot){.flow = f->probe.flow_id, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			return tmp;
+		}
+	}
+	struct acct_key k;
+	rp_acct_key_frame(&k, f);
+	const struct acct_slot *s = rp_acct_map_find(&a->map, &k);
+	if (!s && a->cfg.discover)
+		s = rp_acct_discover_data(a, f);
+	return s;
+}
+
+static const struct acct_slot *rev_slot(struct rp_acct *a)
+{
+	struct acct_key k;
+	rp_acct_key_frame(&k, &a->f);
+	const struct acct_slot *s = rp_acct_map_find(&a->map, &k);
+	if (!s && a->cfg.discover)
+		s = rp_acct_discover_rev(a, &a->f);
+	return s && s->dir == DIR_REV ? s : NULL;
+}
+
+static void stamp(uint64_t *count, uint64_t *first, uint64_t *last, uint64_t now)
+{
+	if ((*count)++ == 0)
+		*first = now;
+	*last = now;
+}
+
+static enum rp_rx_class rx_cnp(struct rp_acct *a, uint64_t now)
+{
+	const struct acct_slot *s = rev_slot(a);
+	if (!s) {
+		a->unmatched++;
+		return RP_RX_CNP;
+	}
+	struct acct_flow *fl = &a->flows[s->flow];
+	struct acct_qp *q = &fl->qp[s->qp];
+	fl->r.cnp_rx++;
+	stamp(&q->cnps, &q->cnp_first, &q->cnp_last, now);
+	rp_ts_add(a->ts, now, RP_TS_CNP_RX, 1);
+	return RP_RX_CNP;
+}
+
+/* ACK, NAK, atomic ACK, or a read response coming back to the requester. */
+static enum rp_rx_class rx_response(struct rp_acct *a, const struct acct_slot *s, uint64_t now)
+{
+	const struct rp_frame *f = &a->f;
+	bool has_aeth = (f->ext & RP_EXT_AETH) != 0;
+	enum rp_aeth_kind k = has_aeth ? rp_aeth_kind(f->aeth.syndrome) : RP_AETH_ACK;
+	bool nak = k == RP_AETH_NAK || k == RP_AETH_RNR_NAK;
+	if (!s) {
+		a->unmatched++;
+		return nak ? RP_RX_NAK : RP_RX_ACK;
+	}
+	struct acct_flow *fl = &a->flows[s->flow];
+	struct acct_qp *q = &fl->qp[s->qp];
+	if (nak) {
+		fl->r.naks++;
+		stamp(&q->naks, &q->nak_first, &q->nak_last, now);
+		rp_ts_add(a->ts, now, RP_TS_NAKS, 1);
+		if (k == RP_AETH_NAK && rp_aeth_value(f->aeth.syndrome) == RP_NAK_PSN_SEQ_ERR)
+			rp_psn_nak(&q->psn, now, f->bth.psn);
+		return RP_RX_NAK;
+	}
+	fl->r.acks++;
+	stamp(&q->acks, &q->ack_first, &q->ack_last, now);
+	rp_ts_add(a->ts, now, RP_TS_ACKS, 1);
+	return RP_RX_ACK;
+}
+
+static bool is_response_opcode(uint8_t op)
+{
+	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
+}
+
+static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
+				struct rp_reply *reply)
+{
+	uint8_t op = a->f.bth.opcode;
+	if (is_response_opcode(op))
+		return rx_response(a, rev_slot(a), now);
+	struct acct_slot tmp;
+	const struct acct_slot *s = data_slot(a, &tmp);
+	if (s && s->dir == DIR_REV) /* a read response on its way to the requester */
+		return rx_response(a, s, now);
+	if (!s) {
+		a->unmatched++;
+		return RP_RX_OTHER;
+	}
+	account_data(a, p, s->flow, s->qp, now, wire_len, reply);
+	return RP_RX_DATA;
+}
+
+static enum rp_rx_class classify(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
+				 struct rp_reply *reply)
+{
+	switch (a->f.kind) {
+	case RP_KIND_ROCE:
+		return rx_roce(a, p, now, wire_len, reply);
+	case RP_KIND_CNP:
+		return rx_cnp(a, now);
+	case RP_KIND_PFC:
+	case RP_KIND_PAUSE:
+		if (p)
+			rx_macctl(a, p, now);
+		return a->f.kind == RP_KIND_PFC ? RP_RX_PFC : RP_RX_PAUSE;
+	case RP_KIND_MALFORMED:
+		return RP_RX_MALFORMED;
+	default:
+		return RP_RX_OTHER;
+	}
+}
+
+enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+			    size_t wire_len, struct rp_reply *reply_out)
+{
+	if (reply_out)
+		reply_out->n = 0;
+	if (wire_len < caplen)
+		wire_len = caplen;
+	rp_frame_parse(buf, caplen, wire_len, &a->f);
+	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
+	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);
+	if (p) {
+		p->r.rx_frames++;
+		p->r.rx_bytes += wire_len;
+		p->r.class_frames[c]++;
+	}
+	return c;
+}
+
+void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len)
+{
+	if (port >= a->cfg.nports)
+		return;
+	enum rp_frame_kind k = rp_frame_parse(buf, len, len, &a->f);
+	if (k != RP_KIND_PFC && k != RP_KIND_PAUSE)
+		return;
+	struct acct_port *p = &a->ports[port];
+	for (unsigned i = 0; i < RP_PFC_PRIOS; i++)
+		if (a->f.kind == RP_KIND_PAUSE || (a->f.macctl.enable & (1u << i)))
+			p->r.prio[i].pfc_tx++;
+}
+
+void rp_acct_add_drops(struct rp_acct *a, unsigned port, unsigned prio, uint64_t n)
+{
+	if (port < a->cfg.nports && prio < RP_PFC_PRIOS)
+		a->ports[port].r.prio[prio].drops += n;
+}
+
+void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes)
+{
+	if (flow >= a->nflows)
+		return;
+	a->flows[flow].r.tx_packets = packets;
+	a->flows[flow].r.tx_bytes = bytes;
+	a->flows[flow].tx_known = true;
+}

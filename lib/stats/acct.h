@@ -1,0 +1,200 @@
+/* THE ACCOUNTANT: "these bytes arrived at T ns on port P". Shared by lib/dp
+ * (RX bursts), lib/lab (its host model) and `analyze` (a pcap), so every
+ * place roceprobe runs counts the same way. Clock-free, no I/O, no printing.
+ *
+ * rp_acct_create allocates everything; rp_acct_rx neither allocates nor
+ * makes a syscall for configured flows. (Discovery mode, for offline
+ * analysis, allocates once per newly seen flow or QP.) One accountant per
+ * RX lcore: it is not thread-safe; merge per-lcore results in the report.
+ *
+ * Frames are classified (probe data, ACK, NAK, CNP, PFC, PAUSE, other,
+ * malformed) and accounted per flow, per port and per priority:
+ * - data: rx packets/bytes; probe seq -> lost/reordered/duplicates (seq.h);
+ *   CE; latency = now - probe.tx_ns into the flow's histogram (hist.h) when
+ *   sender and receiver share a clock; the flow is found by the probe's
+ *   flow_id validated against the BTH DestQP, else by (src IP, dst IP, DestQP);
+ * - ACK / NAK / CNP: counted for the flow whose sender QP they address;
+ * - PFC / PAUSE: per port through rp_pause (pause.h), and in the time series;
+ * - as the RoCE receiver (flows with `reply`): CNP/ACK/NAK decisions
+ *   (receiver.h) returned in reply_out for the caller to transmit.
+ * Time series bins are in timeseries.h. */
+#ifndef RP_STATS_ACCT_H
+#define RP_STATS_ACCT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "psn.h"
+#include "receiver.h"
+#include "timeseries.h"
+
+#define RP_ACCT_NAME_MAX 32
+#define RP_ACCT_MAX_DISCOVERED 4096u /* discovery: each flow costs ~180 KiB of histograms */
+
+struct rp_acct_flow_cfg {
+	uint32_t id;                     /* reported id; the probe's flow_id */
+	char src[RP_ACCT_NAME_MAX];      /* host names */
+	char dst[RP_ACCT_NAME_MAX];
+	uint8_t l3;                      /* 4 or 6 */
+	uint32_t src_ip4, dst_ip4;       /* host order */
+	uint8_t src_ip6[16], dst_ip6[16];
+	uint32_t lqpn;                   /* QP q is lqpn + q at the sender ... */
+	uint32_t rqpn;                   /* ... and rqpn + q at the receiver (BTH DestQP of data) */
+	uint16_t qps;                    /* 0 counts as 1 */
+	uint8_t prio;
+	uint8_t dscp;
+	uint32_t psn_start;              /* the first PSN of every QP */
+	uint8_t reply;                   /* act as the RoCE receiver: RP_ACCT_REPLY_* bits (0: no) */
+	uint8_t cnp_dscp;                /* 0: the accountant's cnp_dscp */
+	uint64_t cnp_interval_ns;        /* 0: the accountant's cnp_interval_ns */
+};
+
+/* What a receiving flow answers with (a profile's host responder). */
+#define RP_ACCT_REPLY_CNP 1u
+#define RP_ACCT_REPLY_ACK 2u
+#define RP_ACCT_REPLY_NAK 4u
+#define RP_ACCT_REPLY_ALL 7u
+
+struct rp_acct_port_cfg {
+	char node[RP_ACCT_NAME_MAX];
+	unsigned port;
+	uint64_t speed_bps;              /* for pause quanta -> ns */
+};
+
+struct rp_acct_cfg {
+	const struct rp_acct_flow_cfg *flows;
+	size_t nflows;
+	const struct rp_acct_port_cfg *ports;
+	size_t nports;                   /* rp_acct_rx's port indexes this array */
+	uint64_t start_ns;               /* run start: time series bin 0, first_pause_ns origin */
+	uint64_t run_ns;                 /* sizes the time series (rp_ts_bins_for) */
+	uint64_t bin_ns;                 /* 0: 100 us */
+	bool flow_series;                /* also per-flow rx packets/bytes per bin */
+	uint64_t cnp_interval_ns;        /* 0: RP_CNP_INTERVAL_NS */
+	uint8_t cnp_dscp;                /* 0: RP_CNP_DSCP (48) */
+	bool cnp_dscp_set;               /* use cnp_dscp even when 0 */
+	uint16_t reply_sport;            /* UDP source port of replies; 0: the data packet's */
+	bool reply_strict;               /* receiver.h strict mode (peer resends); else resync */
+	bool latency;                    /* sender and receiver share a clock */
+	bool discover;                   /* offline: flows come from the traffic (cfg flows ignored) */
+	size_t max_flows;                /* discover: 0 means RP_ACCT_MAX_DISCOVERED */
+	bool track_psn;                  /* per-QP PSN tracking (psn.h), message times */
+	bool seq_from_first;             /* sequences start at the first probe seen, or at 0 when
+					  * that is below RP_SEQ_WINDOW (the run's start) */
+};
+
+enum rp_rx_class {
+	RP_RX_DATA,
+	RP_RX_ACK,
+	RP_RX_NAK,
+	RP_RX_CNP,
+	RP_RX_PFC,
+	RP_RX_PAUSE,
+	RP_RX_OTHER,     /* not RoCE, or RoCE of no known flow */
+	RP_RX_MALFORMED,
+	RP_RX_CLASSES,
+};
+const char *rp_rx_class_name(enum rp_rx_class c);
+
+struct rp_acct;
+
+/* NULL when out of memory or cfg is invalid, with a reason in err. */
+struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t errlen);
+void rp_acct_destroy(struct rp_acct *a);
+
+/* The per-packet call. reply_out->n says how many replies to build
+ * (rp_reply_build) and send from this port. With reply_out NULL the
+ * receiver makes no decisions at all (a capture tap, not a responder). */
+enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+			    size_t wire_len, struct rp_reply *reply_out);
+/* PFC / PAUSE frames this port sent (pfc_tx). */
+void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len);
+/* Frames a switch model dropped on this port's priority (the lab knows). */
+void rp_acct_add_drops(struct rp_acct *a, unsigned port, unsigned prio, uint64_t n);
+/* The sender's totals of a flow (by index), before rp_acct_finish. */
+void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes);
+/* Closes the run: pauses settle at end_ns; with the sender's packet counts
+ * (indexed like the flows; may be NULL) lost = sent - received exactly. */
+void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow);
+
+/* One flow, with exactly the result.json field names. */
+struct rp_acct_flow_result {
+	uint32_t id;
+	char src[RP_ACCT_NAME_MAX];
+	char dst[RP_ACCT_NAME_MAX];
+	uint32_t qpn;            /* the BTH DestQP of QP 0 (the receiver's) */
+	uint8_t dscp;
+	uint8_t prio;
+	uint64_t tx_packets, tx_bytes;
+	uint64_t rx_packets, rx_bytes;
+	uint64_t lost, reordered, duplicates;
+	uint64_t ce;
+	uint64_t cnp_tx, cnp_rx;
+	uint64_t acks, naks;
+	double goodput_gbps;     /* unique payload bits / (end - start), or the rx span */
+	struct rp_hist_summary latency_ns;
+	/* beyond result.json's list (analyze prints them) */
+	uint16_t qps;
+	uint64_t rx_payload_bytes;
+	uint64_t first_rx_ns, last_rx_ns;
+	uint64_t retransmissions, go_back_n, messages; /* track_psn */
+	uint64_t stale;          /* seq arrivals older than the window */
+	uint64_t clock_skew;     /* probes stamped after they arrived: no latency */
+};
+
+/* One QP of a flow (for analyze): PSN state and the reverse traffic's timing. */
+struct rp_acct_qp_result {
+	uint32_t dqpn;           /* data DestQP (receiver's QP) */
+	bool lqpn_known;
+	uint32_t lqpn;           /* the sender's QP, which ACK/NAK/CNP address */
+	struct rp_psn psn;       /* all zero without track_psn */
+	uint64_t acks, naks, cnps;
+	uint64_t ack_first_ns, ack_last_ns, nak_first_ns, nak_last_ns, cnp_first_ns, cnp_last_ns;
+	uint64_t ce;
+};
+
+struct rp_acct_prio_result {
+	unsigned prio;
+	uint64_t pfc_rx, pfc_tx;
+	uint64_t quanta;
+	uint64_t paused_ns;
+	uint64_t xoff_to_xon;
+	bool paused_ever;
+	uint64_t first_pause_ns; /* since start_ns; valid with paused_ever */
+	uint64_t drops;
+	uint64_t ecn_marked;
+};
+
+struct rp_acct_port_result {
+	char node[RP_ACCT_NAME_MAX];
+	unsigned port;
+	uint64_t speed_bps;
+	uint64_t rx_frames, rx_bytes;
+	uint64_t class_frames[RP_RX_CLASSES];
+	uint64_t pfc_frames, pause_frames;
+	struct rp_acct_prio_result prio[8];
+};
+
+size_t rp_acct_nflows(const struct rp_acct *a);
+void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out);
+const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);
+/* track_psn only (NULL otherwise): FIRST -> LAST times, NAK -> resend times. */
+const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i);
+const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i);
+size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i);
+void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out);
+size_t rp_acct_nports(const struct rp_acct *a);
+void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result *out);
+/* Every flow's latency merged (valid after rp_acct_finish). */
+const struct rp_hist *rp_acct_latency(const struct rp_acct *a);
+const struct rp_ts *rp_acct_timeseries(const struct rp_acct *a);
+uint64_t rp_acct_start_ns(const struct rp_acct *a);
+uint64_t rp_acct_end_ns(const struct rp_acct *a);
+/* RoCE frames that matched no flow (classified RP_RX_OTHER), and flows that
+ * discovery could not add (max_flows reached). */
+uint64_t rp_acct_unmatched(const struct rp_acct *a);
+uint64_t rp_acct_flows_dropped(const struct rp_acct *a);
+
+#endif

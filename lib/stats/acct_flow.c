@@ -1,0 +1,74 @@
+/* One flow of the accountant: its state, set up once (never per packet). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_internal.h"
+
+static void qp_init(struct acct_qp *q, const struct rp_acct_flow_cfg *cfg, uint32_t dqpn)
+{
+	memset(q, 0, sizeof(*q));
+	q->dqpn = dqpn & RP_QPN_MASK;
+	rp_rcv_qp_init(&q->rcv, true, cfg->psn_start);
+	rp_psn_init(&q->psn);
+}
+
+int rp_acct_flow_add_qp(struct acct_flow *fl, uint32_t dqpn)
+{
+	if (fl->nqp == fl->cap_qp) {
+		if (fl->cap_qp >= UINT16_MAX / 2)
+			return -1;
+		uint16_t cap = fl->cap_qp ? (uint16_t)(fl->cap_qp * 2) : 4;
+		struct acct_qp *n = realloc(fl->qp, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		fl->qp = n;
+		fl->cap_qp = cap;
+	}
+	qp_init(&fl->qp[fl->nqp], &fl->cfg, dqpn);
+	fl->nqp++;
+	return 0;
+}
+
+static struct rp_hist *hist_new(void)
+{
+	struct rp_hist *h = malloc(sizeof(*h));
+	if (h)
+		rp_hist_init(h);
+	return h;
+}
+
+/* Configured flows get all their QPs here; discovered ones add them as seen. */
+int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_acct_flow_cfg *cfg)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->cfg = *cfg;
+	if (fl->cfg.qps == 0)
+		fl->cfg.qps = 1;
+	if (a->cfg.seq_from_first)
+		rp_seq_init_from_first(&fl->seq);
+	else
+		rp_seq_init(&fl->seq, 0);
+	fl->lat = hist_new();
+	if (!fl->lat)
+		return -1;
+	if (a->cfg.track_psn && (!(fl->msg = hist_new()) || !(fl->nak_resend = hist_new())))
+		return -1;
+	if (a->cfg.discover)
+		return 0;
+	for (uint16_t q = 0; q < fl->cfg.qps; q++) {
+		if (rp_acct_flow_add_qp(fl, fl->cfg.rqpn + q))
+			return -1;
+		fl->qp[q].lqpn = (fl->cfg.lqpn + q) & RP_QPN_MASK;
+		fl->qp[q].lqpn_known = true;
+	}
+	return 0;
+}
+
+void rp_acct_flow_free(struct acct_flow *fl)
+{
+	free(fl->lat);
+	free(fl->msg);
+	free(fl->nak_resend);
+	free(fl->qp);
+	memset(fl, 0, sizeof(*fl));
+}

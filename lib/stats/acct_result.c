@@ -1,0 +1,153 @@
+/* The accountant's results: closing the run, and the getters. */
+#include <string.h>
+
+#include "acct_internal.h"
+
+static void finish_ports(struct rp_acct *a, uint64_t end)
+{
+	for (size_t i = 0; i < a->cfg.nports; i++) {
+		struct acct_port *p = &a->ports[i];
+		for (unsigned q = 0; q < RP_PFC_PRIOS; q++)
+			rp_acct_credit_pause(a, p, q, end);
+		rp_pause_settle(&p->pause, end);
+	}
+}
+
+static uint64_t sum_qps(const struct acct_flow *fl, size_t field_off)
+{
+	uint64_t s = 0;
+	for (unsigned q = 0; q < fl->nqp; q++)
+		s += *(const uint64_t *)((const uint8_t *)&fl->qp[q].psn + field_off);
+	return s;
+}
+#define SUM_PSN(fl, field) sum_qps(fl, offsetof(struct rp_psn, field))
+
+/* Loss: exact from the sender's count; else the probe seq gaps; else (no
+ * probes) the PSN gaps never filled. */
+static void finish_loss(const struct rp_acct *a, struct acct_flow *fl)
+{
+	struct rp_acct_flow_result *r = &fl->r;
+	uint64_t unique = fl->seq.unique + fl->probeless_unique;
+	rp_seq_finish(&fl->seq, false, 0);
+	if (fl->tx_known)
+		r->lost = r->tx_packets > unique ? r->tx_packets - unique : 0;
+	else if (fl->probes)
+		r->lost = fl->seq.lost;
+	else if (a->cfg.track_psn)
+		r->lost = SUM_PSN(fl, missing);
+	if (fl->probes) {
+		r->reordered = fl->seq.reordered;
+		r->duplicates = fl->seq.duplicates;
+	} else if (a->cfg.track_psn) {
+		r->reordered = SUM_PSN(fl, filled);
+		r->duplicates = SUM_PSN(fl, retransmissions);
+	}
+	r->stale = fl->seq.stale;
+}
+
+static void finish_flow(struct rp_acct *a, struct acct_flow *fl, uint64_t end)
+{
+	struct rp_acct_flow_result *r = &fl->r;
+	r->id = fl->cfg.id;
+	memcpy(r->src, fl->cfg.src, sizeof(r->src));
+	memcpy(r->dst, fl->cfg.dst, sizeof(r->dst));
+	r->qpn = fl->nqp ? fl->qp[0].dqpn : fl->cfg.rqpn;
+	r->dscp = fl->cfg.dscp;
+	r->prio = fl->cfg.prio;
+	r->qps = fl->nqp;
+	finish_loss(a, fl);
+	if (a->cfg.track_psn) {
+		r->retransmissions = SUM_PSN(fl, retransmissions);
+		r->go_back_n = SUM_PSN(fl, go_back_n);
+		r->messages = SUM_PSN(fl, messages);
+	}
+	uint64_t span = end > a->cfg.start_ns ? end - a->cfg.start_ns : r->last_rx_ns - r->first_rx_ns;
+	r->goodput_gbps = span ? (double)r->rx_payload_bytes * 8.0 / (double)span : 0.0;
+	rp_hist_summarize(fl->lat, &r->latency_ns);
+	rp_hist_merge(&a->agg, fl->lat);
+}
+
+/* Discovered flows without a probe id are numbered after the largest probe id. */
+static void number_discovered(struct rp_acct *a)
+{
+	uint32_t next = 0;
+	for (size_t i = 0; i < a->nflows; i++)
+		if (a->flows[i].probe_id && a->flows[i].cfg.id >= next)
+			next = a->flows[i].cfg.id + 1;
+	for (size_t i = 0; i < a->nflows; i++)
+		if (!a->flows[i].probe_id)
+			a->flows[i].cfg.id = next++;
+}
+
+void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow)
+{
+	if (a->finished)
+		return;
+	a->finished = true;
+	a->end_ns = end_ns;
+	finish_ports(a, end_ns);
+	if (a->cfg.discover)
+		number_discovered(a);
+	rp_hist_init(&a->agg);
+	for (size_t i = 0; i < a->nflows; i++) {
+		if (tx_packets_per_flow) {
+			a->flows[i].r.tx_packets = tx_packets_per_flow[i];
+			a->flows[i].tx_known = true;
+		}
+		finish_flow(a, &a->flows[i], end_ns);
+	}
+}
+
+size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
+
+void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = a->flows[i].r; }
+
+const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i) { return a->flows[i].lat; }
+const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i) { return a->flows[i].msg; }
+const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i) { return a->flows[i].nak_resend; }
+size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->flows[i].nqp; }
+
+void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out)
+{
+	const struct acct_qp *q = &a->flows[flow].qp[qp];
+	*out = (struct rp_acct_qp_result){
+		.dqpn = q->dqpn, .lqpn_known = q->lqpn_known, .lqpn = q->lqpn, .psn = q->psn,
+		.acks = q->acks, .naks = q->naks, .cnps = q->cnps,
+		.ack_first_ns = q->ack_first, .ack_last_ns = q->ack_last,
+		.nak_first_ns = q->nak_first, .nak_last_ns = q->nak_last,
+		.cnp_first_ns = q->cnp_first, .cnp_last_ns = q->cnp_last, .ce = q->ce,
+	};
+}
+
+size_t rp_acct_nports(const struct rp_acct *a) { return a->cfg.nports; }
+
+void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result *out)
+{
+	const struct acct_port *p = &a->ports[i];
+	*out = p->r;
+	memcpy(out->node, p->cfg.node, sizeof(out->node));
+	out->port = p->cfg.port;
+	out->speed_bps = p->cfg.speed_bps;
+	out->pfc_frames = p->pause.pfc_frames;
+	out->pause_frames = p->pause.pause_frames;
+	uint64_t end = a->finished ? a->end_ns : UINT64_MAX;
+	for (unsigned q = 0; q < RP_PFC_PRIOS; q++) {
+		const struct rp_pause_prio *pp = &p->pause.prio[q];
+		struct rp_acct_prio_result *o = &out->prio[q];
+		o->prio = q;
+		o->pfc_rx = pp->frames;
+		o->quanta = pp->quanta;
+		o->paused_ns = rp_pause_paused_ns(&p->pause, q, end);
+		o->xoff_to_xon = pp->xoff_to_xon;
+		o->paused_ever = pp->first_pause_ns != RP_PAUSE_NEVER;
+		o->first_pause_ns = o->paused_ever && pp->first_pause_ns > a->cfg.start_ns
+					    ? pp->first_pause_ns - a->cfg.start_ns : 0;
+	}
+}
+
+const struct rp_hist *rp_acct_latency(const struct rp_acct *a) { return &a->agg; }
+const struct rp_ts *rp_acct_timeseries(const struct rp_acct *a) { return a->ts; }
+uint64_t rp_acct_start_ns(const struct rp_acct *a) { return a->cfg.start_ns; }
+uint64_t rp_acct_end_ns(const struct rp_acct *a) { return a->end_ns; }
+uint64_t rp_acct_unmatched(const struct rp_acct *a) { return a->unmatched; }
+uint64_t rp_acct_flows_dropped(const struct rp_acct *a) { return a->flows_dropped; }

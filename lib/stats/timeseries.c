@@ -1,0 +1,156 @@
+#include "timeseries.h"
+
+#include <stdlib.h>
+
+const char *const rp_ts_counter_names[RP_TS_COUNTERS] = {
+	"rx_packets", "rx_bytes", "ce", "cnp_tx", "cnp_rx", "acks", "naks",
+};
+
+size_t rp_ts_bins_for(uint64_t run_ns, uint64_t bin_ns)
+{
+	if (bin_ns == 0)
+		bin_ns = RP_TS_BIN_NS;
+	uint64_t n = run_ns / bin_ns + 1;
+	return n > RP_TS_MAX_BINS ? RP_TS_MAX_BINS : (size_t)n;
+}
+
+struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
+{
+	struct rp_ts *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cfg = *cfg;
+	if (t->cfg.bin_ns == 0)
+		t->cfg.bin_ns = RP_TS_BIN_NS;
+	if (t->cfg.nbins == 0)
+		t->cfg.nbins = 1;
+	size_t nb = t->cfg.nbins, pp = nb * (t->cfg.nports ? t->cfg.nports : 1) * 8;
+	t->bins = calloc(nb, sizeof(*t->bins));
+	t->pfc = calloc(pp, sizeof(uint64_t));
+	t->paused = calloc(pp, sizeof(uint64_t));
+	if (t->cfg.nflows) {
+		t->flow_pkts = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
+		t->flow_bytes = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
+	}
+	if (!t->bins || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
+		rp_ts_destroy(t);
+		return NULL;
+	}
+	for (size_t i = 0; i < nb; i++)
+		t->bins[i].lat_min = UINT64_MAX;
+	return t;
+}
+
+void rp_ts_destroy(struct rp_ts *t)
+{
+	if (!t)
+		return;
+	free(t->bins);
+	free(t->pfc);
+	free(t->paused);
+	free(t->flow_pkts);
+	free(t->flow_bytes);
+	free(t);
+}
+
+long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns)
+{
+	if (now_ns < t->cfg.start_ns) {
+		t->outside++;
+		return -1;
+	}
+	uint64_t i = (now_ns - t->cfg.start_ns) / t->cfg.bin_ns;
+	if (i >= t->cfg.nbins) {
+		t->outside++;
+		return -1;
+	}
+	return (long)i;
+}
+
+void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t n)
+{
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b >= 0)
+		t->bins[b].c[c] += n;
+}
+
+void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce)
+{
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b < 0)
+		return;
+	struct rp_ts_bin *bin = &t->bins[b];
+	bin->c[RP_TS_RX_PACKETS]++;
+	bin->c[RP_TS_RX_BYTES] += bytes;
+	bin->c[RP_TS_CE] += ce;
+	if (t->flow_pkts && flow < t->cfg.nflows) {
+		t->flow_pkts[(size_t)b * t->cfg.nflows + flow]++;
+		t->flow_bytes[(size_t)b * t->cfg.nflows + flow] += bytes;
+	}
+}
+
+void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
+{
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b < 0)
+		return;
+	struct rp_ts_bin *bin = &t->bins[b];
+	bin->lat_count++;
+	if (lat_ns < bin->lat_min)
+		bin->lat_min = lat_ns;
+	if (lat_ns > bin->lat_max)
+		bin->lat_max = lat_ns;
+	bin->lat_sum += (long double)lat_ns;
+	bin->lat_sumsq += (long double)lat_ns * (long double)lat_ns;
+}
+
+void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio)
+{
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b >= 0 && port < t->cfg.nports && prio < 8)
+		t->pfc[((size_t)b * t->cfg.nports + port) * 8 + prio]++;
+}
+
+/* Loops over the bins the interval spans: bounded by the pause length over
+ * the bin width (one 65535-quanta pause at 1G is 34 ms: 336 bins of 100 us). */
+void rp_ts_paused(struct rp_ts *t, size_t port, unsigned prio, uint64_t from_ns, uint64_t to_ns)
+{
+	if (port >= t->cfg.nports || prio >= 8 || to_ns <= from_ns)
+		return;
+	uint64_t start = t->cfg.start_ns, end = start + t->cfg.nbins * t->cfg.bin_ns;
+	if (from_ns < start || to_ns > end)
+		t->outside++;
+	if (from_ns < start)
+		from_ns = start;
+	if (to_ns > end)
+		to_ns = end;
+	while (from_ns < to_ns) {
+		uint64_t b = (from_ns - start) / t->cfg.bin_ns;
+		uint64_t bin_end = start + (b + 1) * t->cfg.bin_ns;
+		uint64_t upto = bin_end < to_ns ? bin_end : to_ns;
+		t->paused[(b * t->cfg.nports + port) * 8 + prio] += upto - from_ns;
+		from_ns = upto;
+	}
+}
+
+static bool bin_used(const struct rp_ts *t, size_t b)
+{
+	const struct rp_ts_bin *bin = &t->bins[b];
+	for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+		if (bin->c[c])
+			return true;
+	if (bin->lat_count)
+		return true;
+	for (size_t i = 0; i < t->cfg.nports * 8; i++)
+		if (t->pfc[b * t->cfg.nports * 8 + i] || t->paused[b * t->cfg.nports * 8 + i])
+			return true;
+	return false;
+}
+
+size_t rp_ts_used_bins(const struct rp_ts *t)
+{
+	size_t n = t->cfg.nbins;
+	while (n > 0 && !bin_used(t, n - 1))
+		n--;
+	return n;
+}

@@ -1,0 +1,90 @@
+/* Fixed time bins (default 100 us) of counters: received packets and bytes,
+ * CE, CNP, ACK/NAK, latency count/min/mean/stdev/max, and per port and
+ * priority PFC frames and paused ns. Clock-free; every bin is allocated by
+ * rp_ts_create (from the run length), never per event.
+ *
+ * Bounded: bin i covers [start + i*bin, start + (i+1)*bin). An event before
+ * start or at/after start + nbins*bin is not put in any bin: it is counted in
+ * `outside` (so a caller can tell the series was cut), and every other total
+ * of the accountant still counts it. A pause interval is cut the same way.
+ * Per-bin latency keeps exact count, min, max, mean and stdev; per-bin
+ * percentiles would need a histogram per bin and are not kept. */
+#ifndef RP_STATS_TIMESERIES_H
+#define RP_STATS_TIMESERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_TS_BIN_NS 100000ull      /* 100 us */
+#define RP_TS_MAX_BINS 1000000u     /* a cap on memory: ~0.3 KiB per bin and port */
+
+enum rp_ts_counter {
+	RP_TS_RX_PACKETS,
+	RP_TS_RX_BYTES,
+	RP_TS_CE,
+	RP_TS_CNP_TX,
+	RP_TS_CNP_RX,
+	RP_TS_ACKS,
+	RP_TS_NAKS,
+	RP_TS_COUNTERS,
+};
+extern const char *const rp_ts_counter_names[RP_TS_COUNTERS]; /* result.json names */
+
+struct rp_ts_bin {
+	uint64_t c[RP_TS_COUNTERS];
+	uint64_t lat_count;
+	uint64_t lat_min; /* UINT64_MAX when lat_count is 0 */
+	uint64_t lat_max;
+	long double lat_sum;
+	long double lat_sumsq;
+};
+
+struct rp_ts_cfg {
+	uint64_t start_ns;
+	uint64_t bin_ns;   /* 0: RP_TS_BIN_NS */
+	size_t nbins;      /* e.g. rp_ts_bins_for(run_ns, bin_ns) */
+	size_t nflows;     /* per-flow rx packets/bytes series; 0: none */
+	size_t nports;
+};
+
+struct rp_ts {
+	struct rp_ts_cfg cfg;
+	struct rp_ts_bin *bins;
+	uint64_t *pfc;       /* [bin][port][prio] PFC/PAUSE frames naming the priority */
+	uint64_t *paused;    /* [bin][port][prio] paused ns inside the bin */
+	uint64_t *flow_pkts; /* [bin][flow] */
+	uint64_t *flow_bytes;
+	uint64_t outside;    /* events that fell outside every bin */
+};
+
+/* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */
+size_t rp_ts_bins_for(uint64_t run_ns, uint64_t bin_ns);
+/* NULL when out of memory. */
+struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg);
+void rp_ts_destroy(struct rp_ts *t);
+
+/* The bin of now_ns, or -1 (and outside++) when it has none. */
+long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns);
+void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t n);
+/* A data packet: rx packets/bytes (aggregate and, if kept, the flow's), CE. */
+void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce);
+void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio);
+/* Paused time [from, to) of a port's priority, spread over the bins it spans. */
+void rp_ts_paused(struct rp_ts *t, size_t port, unsigned prio, uint64_t from_ns, uint64_t to_ns);
+
+static inline size_t rp_ts_nbins(const struct rp_ts *t) { return t->cfg.nbins; }
+static inline const struct rp_ts_bin *rp_ts_get(const struct rp_ts *t, size_t bin) { return &t->bins[bin]; }
+static inline uint64_t rp_ts_pfc_frames(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
+{
+	return t->pfc[(bin * t->cfg.nports + port) * 8 + prio];
+}
+static inline uint64_t rp_ts_paused_ns(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
+{
+	return t->paused[(bin * t->cfg.nports + port) * 8 + prio];
+}
+/* The number of bins up to the last one that holds anything (for output). */
+size_t rp_ts_used_bins(const struct rp_ts *t);
+
+#endif

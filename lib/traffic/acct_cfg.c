@@ -1,0 +1,85 @@
+#include "acct_cfg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t responder_bits(const struct rp_responder *r)
+{
+	return (uint8_t)((r->cnp ? RP_ACCT_REPLY_CNP : 0) | (r->ack ? RP_ACCT_REPLY_ACK : 0) |
+			 (r->nak ? RP_ACCT_REPLY_NAK : 0));
+}
+
+static void flow_cfg(const struct rp_plan *plan, const struct rp_flow *f, struct rp_acct_flow_cfg *c)
+{
+	const struct rp_host *src = &plan->prof->hosts[f->src], *dst = &plan->prof->hosts[f->dst];
+	memset(c, 0, sizeof(*c));
+	c->id = f->id;
+	snprintf(c->src, sizeof(c->src), "%s", src->name);
+	snprintf(c->dst, sizeof(c->dst), "%s", dst->name);
+	c->l3 = f->p.ip;
+	c->src_ip4 = src->ipv4;
+	c->dst_ip4 = dst->ipv4;
+	memcpy(c->src_ip6, src->ipv6, 16);
+	memcpy(c->dst_ip6, dst->ipv6, 16);
+	c->lqpn = f->lqpn;
+	c->rqpn = f->rqpn;
+	c->qps = f->p.qps;
+	c->prio = f->prio;
+	c->dscp = f->p.dscp;
+	c->psn_start = f->p.psn_start;
+	c->reply = responder_bits(&dst->responder);
+	c->cnp_dscp = dst->responder.cnp_dscp;
+	c->cnp_interval_ns = dst->responder.cnp_interval_ns;
+}
+
+int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,
+			  size_t errlen)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	size_t nh = plan->prof->nhosts;
+	struct rp_acct_flow_cfg *flows = calloc(plan->nflows ? plan->nflows : 1, sizeof(*flows));
+	struct rp_acct_port_cfg *ports = calloc(nh ? nh : 1, sizeof(*ports));
+	uint32_t *map = calloc(plan->nflows ? plan->nflows : 1, sizeof(*map));
+	if (!flows || !ports || !map) {
+		free(flows);
+		free(ports);
+		free(map);
+		snprintf(err, errlen, "out of memory for %zu flows", plan->nflows);
+		return -1;
+	}
+	size_t n = 0;
+	uint64_t end = 0;
+	for (size_t i = 0; i < plan->nflows; i++) {
+		const struct rp_flow *f = &plan->flows[i];
+		if (f->kind != RP_TRAFFIC_RDMA)
+			continue;
+		flow_cfg(plan, f, &flows[n]);
+		map[n++] = f->id;
+		if (f->end_ns > end)
+			end = f->end_ns;
+	}
+	for (size_t h = 0; h < nh; h++) {
+		snprintf(ports[h].node, sizeof(ports[h].node), "%s", plan->prof->hosts[h].name);
+		ports[h].port = 0;
+		ports[h].speed_bps = plan->prof->hosts[h].speed_bps;
+	}
+	cfg->flows = flows;
+	cfg->nflows = n;
+	cfg->ports = ports;
+	cfg->nports = nh;
+	cfg->run_ns = end;
+	cfg->latency = true;
+	if (flow_of)
+		*flow_of = map;
+	else
+		free(map);
+	return 0;
+}
+
+void rp_acct_cfg_free(struct rp_acct_cfg *cfg)
+{
+	free((void *)cfg->flows);
+	free((void *)cfg->ports);
+	memset(cfg, 0, sizeof(*cfg));
+}

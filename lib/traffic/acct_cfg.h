@@ -1,0 +1,22 @@
+/* An accountant configuration (lib/stats/acct.h) from a plan: one flow per
+ * RDMA flow (PFC sources are not accounted as flows), one port per host.
+ * lib/stats knows nothing of plans; this adapter lives on the plan's side. */
+#ifndef RP_TRAFFIC_ACCT_CFG_H
+#define RP_TRAFFIC_ACCT_CFG_H
+
+#include <stddef.h>
+
+#include "plan.h"
+#include "stats/acct.h"
+
+/* Fills cfg (flows and ports arrays allocated; free with rp_acct_cfg_free).
+ * Accountant flow i is plan flow flow_of[i] (flow_of allocated too, may be
+ * NULL in the call when not wanted). Each flow replies as its receiving
+ * host's responder says; the port speed is the host's. start_ns / run_ns
+ * come from the plan (run_ns: the latest flow end). Returns 0, or -1 with
+ * a reason in err. */
+int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,
+			  size_t errlen);
+void rp_acct_cfg_free(struct rp_acct_cfg *cfg);
+
+#endif

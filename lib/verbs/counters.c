@@ -1,0 +1,219 @@
+#include "verbs/counters.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads every readable file of dir holding one unsigned number. */
+static void read_dir(const char *dir, enum rp_ctr_src src, struct rp_ctr_snap *out)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) && out->n < RP_CTR_MAX) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "lifespan") == 0)
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		uint64_t v;
+		/* Some counters fail to read (EINVAL on unsupported ones): skip. */
+		if (fscanf(f, "%" SCNu64, &v) == 1) {
+			struct rp_ctr *c = &out->c[out->n++];
+			snprintf(c->name, sizeof(c->name), "%s", e->d_name);
+			c->src = (uint8_t)src;
+			c->value = v;
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
+size_t rp_ctr_snapshot(const struct rp_ctr_source *s, struct rp_ctr_snap *out)
+{
+	char dir[384];
+	out->n = 0;
+	out->t_ns = mono_ns();
+	const char *root = s->sysfs_root[0] ? s->sysfs_root : "/sys/class/infiniband";
+	snprintf(dir, sizeof(dir), "%s/%s/ports/%u/counters", root, s->dev, s->port);
+	read_dir(dir, RP_CTR_PORT, out);
+	snprintf(dir, sizeof(dir), "%s/%s/ports/%u/hw_counters", root, s->dev, s->port);
+	read_dir(dir, RP_CTR_HW, out);
+	if (s->netdev[0]) {
+		char err[128];
+		int n = rp_ethtool_stats(s->netdev, out->c + out->n, RP_CTR_MAX - out->n, err, sizeof(err));
+		if (n > 0)
+			out->n += (size_t)n;
+	}
+	return out->n;
+}
+
+size_t rp_ctr_delta(const struct rp_ctr_snap *before, const struct rp_ctr_snap *after,
+		    struct rp_ctr *out, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < after->n && k < max; i++) {
+		const struct rp_ctr *a = &after->c[i];
+		for (size_t j = 0; j < before->n; j++) {
+			const struct rp_ctr *b = &before->c[j];
+			if (b->src != a->src || strcmp(b->name, a->name) != 0)
+				continue;
+			struct rp_ctr *o = &out[k++];
+			snprintf(o->name, sizeof(o->name), "%s/%.58s", rp_ctr_src_name(a->src), a->name);
+			o->src = a->src;
+			o->value = a->value >= b->value ? a->value - b->value : 0;
+			break;
+		}
+	}
+	return k;
+}
+
+size_t rp_ctr_fold(const struct rp_ctr *delta, size_t n, struct rp_ctr *out, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *raw = strchr(delta[i].name, '/');
+		raw = raw ? raw + 1 : delta[i].name;
+		char norm[64];
+		uint64_t scale = 1;
+		if (!rp_ctr_normalise((enum rp_ctr_src)delta[i].src, raw, norm, sizeof(norm), &scale))
+			continue;
+		uint64_t v = delta[i].value * scale;
+		size_t j;
+		for (j = 0; j < k; j++)
+			if (strcmp(out[j].name, norm) == 0)
+				break;
+		if (j < k) {
+			if (v > out[j].value)
+				out[j].value = v;
+			continue;
+		}
+		if (k == max)
+			continue;
+		snprintf(out[k].name, sizeof(out[k].name), "%s", norm);
+		out[k].src = delta[i].src;
+		out[k].value = v;
+		k++;
+	}
+	return k;
+}
+
+/* ---- periodic sampler ---- */
+
+#define SAMPLES_MAX 3600
+
+struct rp_ctr_sampler {
+	struct rp_ctr_source src;
+	unsigned interval_ms;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	struct rp_ctr_snap base, cur;
+	struct rp_ctr delta[RP_CTR_MAX];
+	size_t count;
+	struct rp_ctr_sample *samples;
+};
+
+static void *sampler_main(void *arg)
+{
+	struct rp_ctr_sampler *s = arg;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop && s->count < SAMPLES_MAX) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)s->interval_ms * 1000000u;
+		until.tv_sec += (time_t)(ns / 1000000000u);
+		until.tv_nsec = (long)(ns % 1000000000u);
+		while (!s->stop && pthread_cond_timedwait(&s->cond, &s->lock, &until) == 0)
+			;
+		if (s->stop)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		rp_ctr_snapshot(&s->src, &s->cur);
+		size_t nd = rp_ctr_delta(&s->base, &s->cur, s->delta, RP_CTR_MAX);
+		struct rp_ctr_sample *smp = &s->samples[s->count];
+		smp->t_ns = s->cur.t_ns - s->base.t_ns;
+		smp->n = rp_ctr_fold(s->delta, nd, smp->c, sizeof(smp->c) / sizeof(smp->c[0]));
+		pthread_mutex_lock(&s->lock);
+		s->count++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+struct rp_ctr_sampler *rp_ctr_sampler_start(const struct rp_ctr_source *src, unsigned interval_ms)
+{
+	struct rp_ctr_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->samples = calloc(SAMPLES_MAX, sizeof(*s->samples));
+	if (!s->samples) {
+		free(s);
+		return NULL;
+	}
+	s->src = *src;
+	s->interval_ms = interval_ms ? interval_ms : 1000;
+	pthread_mutex_init(&s->lock, NULL);
+	/* CLOCK_MONOTONIC for the timed wait, so clock steps do not matter. */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	rp_ctr_snapshot(src, &s->base);
+	if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
+		free(s->samples);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void rp_ctr_sampler_stop(struct rp_ctr_sampler *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	bool was = s->stop;
+	s->stop = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (!was)
+		pthread_join(s->thread, NULL);
+}
+
+size_t rp_ctr_sampler_count(const struct rp_ctr_sampler *s)
+{
+	return s ? s->count : 0;
+}
+
+const struct rp_ctr_sample *rp_ctr_sampler_get(const struct rp_ctr_sampler *s, size_t i)
+{
+	return s && i < s->count ? &s->samples[i] : NULL;
+}
+
+void rp_ctr_sampler_free(struct rp_ctr_sampler *s)
+{
+	if (!s)
+		return;
+	rp_ctr_sampler_stop(s);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s->samples);
+	free(s);
+}

@@ -1,0 +1,595 @@
+#include "verbs/ep.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verbs/gid.h"
+
+#define LINE_MAX_LEN 512
+
+double rp_ep_gbps(const struct rp_run_result *r)
+{
+	return r->t_ns ? (double)r->bytes * 8.0 / (double)r->t_ns : 0.0;
+}
+
+int rp_ep_hello_encode(const struct rp_ep_cfg *c, size_t max_size, int ll, int mtu_enum, unsigned rd_atomic,
+		       char *out, size_t len)
+{
+	int n = snprintf(out, len,
+			 "HELLO 1 %s %s %u %zu %u %u %u %u %" PRIu64 " %" PRIu64 " %d %d %u\n", rp_op_name(c->op),
+			 rp_mode_name(c->mode), c->nqp, max_size, c->tx_depth, c->rx_depth, c->cq_mod, c->inline_size,
+			 c->iters, c->duration_ns, ll, mtu_enum, rd_atomic);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int rp_ep_hello_decode(const char *line, struct rp_ep_cfg *c, size_t *max_size, int *ll, int *mtu_enum,
+		       unsigned *rd_atomic)
+{
+	char op[16], mode[16];
+	int ver;
+	if (sscanf(line, "HELLO %d %15s %15s %u %zu %u %u %u %u %" SCNu64 " %" SCNu64 " %d %d %u", &ver, op, mode,
+		   &c->nqp, max_size, &c->tx_depth, &c->rx_depth, &c->cq_mod, &c->inline_size, &c->iters,
+		   &c->duration_ns, ll, mtu_enum, rd_atomic) != 14 ||
+	    ver != 1)
+		return -1;
+	if (rp_op_parse(op, &c->op) || rp_mode_parse(mode, &c->mode))
+		return -1;
+	if (c->nqp == 0 || c->nqp > RP_MAX_QP || *max_size == 0 || c->tx_depth < 2 || c->rx_depth < 1)
+		return -1;
+	return 0;
+}
+
+/* ---- the local side: device, port, GID, counters ---- */
+
+struct local {
+	struct rp_dev dev;
+	struct ibv_pd *pd;
+	struct rp_gid_entry gid;
+	bool has_gid;
+	unsigned rd_atomic;
+};
+
+static int open_local(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, struct local *L, char *err,
+		      size_t errlen)
+{
+	memset(L, 0, sizeof(*L));
+	int rc = rp_dev_open(cfg->dev_name, cfg->ib_port, &L->dev, err, errlen);
+	if (rc)
+		return rc;
+	rep->port = L->dev.port;
+	snprintf(rep->driver, sizeof(rep->driver), "%s", L->dev.driver);
+	rep->gid_index = -1;
+	if (L->dev.port.link_layer == RP_LL_ETHERNET || cfg->gid_index >= 0) {
+		rc = rp_dev_pick_gid(&L->dev, cfg->gid_index, &L->gid, err, errlen);
+		if (rc)
+			return rc;
+		L->has_gid = true;
+		rep->gid_index = L->gid.index;
+		rp_gid_format(L->gid.gid, rep->gid, sizeof(rep->gid));
+		snprintf(rep->netdev, sizeof(rep->netdev), "%s", L->gid.netdev);
+	}
+	L->pd = ibv_alloc_pd(L->dev.ctx);
+	if (!L->pd) {
+		snprintf(err, errlen, "ibv_alloc_pd failed");
+		return RP_V_FAIL;
+	}
+	/* RDMA reads in flight: what both ends allow, at most 16 (perftest's). */
+	unsigned a = (unsigned)L->dev.attr.max_qp_rd_atom, b = (unsigned)L->dev.attr.max_qp_init_rd_atom;
+	L->rd_atomic = a < b ? a : b;
+	if (L->rd_atomic > 16)
+		L->rd_atomic = 16;
+	if (L->rd_atomic == 0)
+		L->rd_atomic = 1;
+	return RP_V_OK;
+}
+
+static void close_local(struct local *L)
+{
+	if (L->pd)
+		ibv_dealloc_pd(L->pd);
+	rp_dev_close(&L->dev);
+}
+
+static void counters_begin(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep)
+{
+	rep->t_start_ns = rp_now_ns();
+	if (cfg->no_counters)
+		return;
+	struct rp_ctr_source *s = &rep->ctr_src;
+	snprintf(s->dev, sizeof(s->dev), "%s", rep->port.dev_name);
+	s->port = rep->port.port_num;
+	snprintf(s->netdev, sizeof(s->netdev), "%s", rep->netdev);
+	rep->before = malloc(sizeof(*rep->before));
+	rep->after = malloc(sizeof(*rep->after));
+	if (!rep->before || !rep->after)
+		return;
+	rp_ctr_snapshot(s, rep->before);
+	rep->have_counters = true;
+	if (cfg->counter_interval_ms)
+		rep->sampler = rp_ctr_sampler_start(s, cfg->counter_interval_ms);
+}
+
+static void counters_end(struct rp_ep_report *rep)
+{
+	rep->t_end_ns = rp_now_ns();
+	if (!rep->have_counters)
+		return;
+	rp_ctr_sampler_stop(rep->sampler);
+	rp_ctr_snapshot(&rep->ctr_src, rep->after);
+}
+
+void rp_ep_report_free(struct rp_ep_report *rep)
+{
+	for (unsigned p = 0; p < RP_EP_MAX_CLIENTS; p++)
+		for (unsigned s = 0; s < RP_EP_MAX_SIZES; s++) {
+			free(rep->peers[p].res[s].hist);
+			rep->peers[p].res[s].hist = NULL;
+		}
+	rp_ctr_sampler_free(rep->sampler);
+	rep->sampler = NULL;
+	free(rep->before);
+	free(rep->after);
+	rep->before = rep->after = NULL;
+}
+
+/* ---- the QP exchange, shared by both sides ---- */
+
+static int send_recs(struct rp_conn *c, const struct local *L)
+{
+	for (unsigned q = 0; q < c->nqp; q++) {
+		struct rp_oob_rec r;
+		char line[RP_OOB_REC_LEN + 1];
+		rp_conn_local_rec(c, q, L->has_gid ? L->gid.gid : NULL, &r);
+		rp_oob_rec_encode(&r, line);
+		if (rp_oob_send(c->fd, line))
+			return -1;
+	}
+	return 0;
+}
+
+static int recv_recs(struct rp_conn *c, unsigned timeout_ms, char *err, size_t errlen)
+{
+	for (unsigned q = 0; q < c->nqp; q++) {
+		char line[LINE_MAX_LEN];
+		int n = rp_oob_recv_line(c->fd, line, sizeof(line), (int)timeout_ms, err, errlen);
+		if (n < 0)
+			return RP_V_FAIL;
+		if (rp_oob_rec_decode(line, (size_t)n, &c->remote[q])) {
+			snprintf(err, errlen, "peer sent a malformed QP record: '%.60s'", line);
+			return RP_V_FAIL;
+		}
+	}
+	return RP_V_OK;
+}
+
+static struct rp_conn_path path_of(const struct rp_ep_cfg *cfg, const struct local *L, int mtu, unsigned rd)
+{
+	struct rp_conn_path p = {
+		.addr = {.sgid_index = L->has_gid ? L->gid.index : -1,
+			 .dscp = cfg->dscp,
+			 .ecn = cfg->ecn,
+			 .hop_limit = cfg->hop_limit,
+			 .sl = cfg->sl},
+		.mtu = mtu,
+		.timeout = cfg->ack_timeout ? cfg->ack_timeout : 14,
+		.retry_cnt = cfg->retry_cnt ? cfg->retry_cnt : 7,
+		.rd_atomic = (uint8_t)rd,
+	};
+	return p;
+}
+
+static size_t max_size_of(const struct rp_ep_cfg *cfg)
+{
+	size_t m = 1;
+	for (unsigned i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i] > m)
+			m = cfg->sizes[i];
+	return m;
+}
+
+static int local_mtu(const struct rp_ep_cfg *cfg, const struct local *L, char *err, size_t errlen)
+{
+	if (!cfg->mtu)
+		return L->dev.port.active_mtu;
+	int m = rp_mtu_to_enum(cfg->mtu);
+	if (!m) {
+		snprintf(err, errlen, "--mtu %u: use 256, 512, 1024, 2048 or 4096", cfg->mtu);
+		return -1;
+	}
+	if (m > L->dev.port.active_mtu) {
+		snprintf(err, errlen, "--mtu %u is above the port's active MTU %u", cfg->mtu,
+			 rp_mtu_from_enum(L->dev.port.active_mtu));
+		return -1;
+	}
+	return m;
+}
+
+/* Runs one size on either side. */
+static int run_one(struct rp_conn *c, const struct rp_ep_cfg *cfg, bool server, struct rp_ep_size_result *sr,
+		   char *err, size_t errlen)
+{
+	struct rp_run r = {.op = cfg->op,
+			   .size = sr->size,
+			   .iters = cfg->iters,
+			   .duration_ns = cfg->duration_ns,
+			   .stall_ms = cfg->stall_ms,
+			   .hist = sr->hist};
+	if (cfg->mode == RP_MODE_LAT)
+		return server ? rp_lat_server(c, &r, &sr->server, err, errlen)
+			      : rp_lat_client(c, &r, &sr->client, err, errlen);
+	return server ? rp_bw_server(c, &r, &sr->server, err, errlen) : rp_bw_client(c, &r, &sr->client, err, errlen);
+}
+
+static void clear_slots(struct rp_conn *c)
+{
+	/* Stale ping counters or stop markers from the previous size must not
+	 * look like a new message. Nothing is in flight between runs. */
+	memset(c->buf, 0, 2 * c->nqp * c->region);
+}
+
+/* ---- client ---- */
+
+int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *err, size_t errlen)
+{
+	struct local L;
+	struct rp_conn c;
+	memset(&c, 0, sizeof(c));
+	c.fd = -1;
+	rep->server = false;
+	rep->cfg = *cfg;
+	int rc = open_local(cfg, rep, &L, err, errlen);
+	if (rc)
+		goto out;
+	int mtu = local_mtu(cfg, &L, err, errlen);
+	if (mtu < 0) {
+		rc = RP_V_ENV;
+		goto out;
+	}
+	/* Control connection first: an unreachable peer is the likeliest error. */
+	int fd = rp_oob_connect(cfg->host, cfg->tcp_port, (int)cfg->connect_timeout_ms, err, errlen);
+	if (fd < 0) {
+		rc = RP_V_ENV;
+		goto out;
+	}
+	size_t max_size = max_size_of(cfg);
+	struct rp_conn_cfg cc = {.nqp = cfg->nqp, .max_size = max_size, .tx_depth = cfg->tx_depth,
+				 .rx_depth = cfg->rx_depth, .cq_mod = cfg->cq_mod, .inline_size = cfg->inline_size};
+	rc = rp_conn_create(&c, &L.dev, L.pd, &cc, err, errlen);
+	if (rc) {
+		close(fd);
+		goto out;
+	}
+	c.fd = fd;
+	rep->max_inline = c.max_inline;
+
+	char line[LINE_MAX_LEN];
+	rc = RP_V_FAIL;
+	if (rp_ep_hello_encode(cfg, max_size, L.dev.port.link_layer, mtu, L.rd_atomic, line, sizeof(line)) ||
+	    rp_oob_send(c.fd, line)) {
+		snprintf(err, errlen, "cannot send to the server");
+		goto out;
+	}
+	if (rp_oob_recv_line(c.fd, line, sizeof(line), (int)cfg->connect_timeout_ms, err, errlen) < 0)
+		goto out;
+	int smtu;
+	unsigned srd;
+	if (strncmp(line, "ERR ", 4) == 0) {
+		snprintf(err, errlen, "server refused: %s", line + 4);
+		rc = RP_V_ENV;
+		goto out;
+	}
+	if (sscanf(line, "OK %d %u", &smtu, &srd) != 2) {
+		snprintf(err, errlen, "server answered '%.60s' (is it a roceprobe ep server?)", line);
+		goto out;
+	}
+	if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
+		goto out;
+	rep->mtu = rp_mtu_from_enum(smtu);
+	struct rp_conn_path p = path_of(cfg, &L, smtu, srd);
+	rc = rp_conn_connect(&c, &p, err, errlen);
+	if (rc)
+		goto out;
+
+	rep->npeers = 1;
+	struct rp_ep_peer *peer = &rep->peers[0];
+	snprintf(peer->name, sizeof(peer->name), "%s:%u", cfg->host, cfg->tcp_port);
+	counters_begin(cfg, rep);
+	rc = RP_V_FAIL;
+	for (unsigned s = 0; s < cfg->nsizes; s++) {
+		struct rp_ep_size_result *sr = &peer->res[s];
+		sr->size = cfg->sizes[s];
+		if (cfg->mode == RP_MODE_LAT) {
+			sr->hist = malloc(sizeof(*sr->hist));
+			if (!sr->hist)
+				goto out_counters;
+			rp_hist_init(sr->hist);
+		}
+		clear_slots(&c);
+		snprintf(line, sizeof(line), "RUN %zu\n", sr->size);
+		if (rp_oob_send(c.fd, line) ||
+		    rp_oob_recv_line(c.fd, line, sizeof(line), (int)cfg->connect_timeout_ms * 4, err, errlen) < 0)
+			goto out_counters;
+		if (strcmp(line, "GO") != 0) {
+			snprintf(err, errlen, "server: %.200s", strncmp(line, "ERR ", 4) ? line : line + 4);
+			goto out_counters;
+		}
+		if (run_one(&c, cfg, false, sr, err, errlen))
+			goto out_counters;
+		snprintf(line, sizeof(line), "END %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", sr->client.msgs,
+			 sr->client.bytes, sr->client.t_ns);
+		if (rp_oob_send(c.fd, line) || rp_oob_recv_line(c.fd, line, sizeof(line), -1, err, errlen) < 0)
+			goto out_counters;
+		if (sscanf(line, "ACK %" SCNu64 " %" SCNu64 " %" SCNu64, &sr->server.msgs, &sr->server.bytes,
+			   &sr->server.t_ns) != 3) {
+			snprintf(err, errlen, "server: %.200s", strncmp(line, "ERR ", 4) ? line : line + 4);
+			goto out_counters;
+		}
+		peer->nsizes = s + 1;
+	}
+	rp_oob_send(c.fd, "BYE\n");
+	rc = RP_V_OK;
+out_counters:
+	counters_end(rep);
+out:
+	rp_conn_destroy(&c);
+	close_local(&L);
+	return rc;
+}
+
+/* ---- server ---- */
+
+/* A barrier that gives up: an incast run starts when every client asked
+ * for it, but a client that died must not hang the others forever. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned n, waiting, generation;
+	bool broken;
+};
+
+static int gate_wait(struct gate *g, unsigned timeout_ms)
+{
+	if (g->n <= 1)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	unsigned gen = g->generation;
+	if (++g->waiting == g->n) {
+		g->waiting = 0;
+		g->generation++;
+		pthread_cond_broadcast(&g->cond);
+		pthread_mutex_unlock(&g->lock);
+		return 0;
+	}
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000 + 1;
+	while (gen == g->generation && !g->broken)
+		if (pthread_cond_timedwait(&g->cond, &g->lock, &until)) {
+			g->broken = true;
+			pthread_cond_broadcast(&g->cond);
+		}
+	int rc = gen == g->generation ? -1 : 0;
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
+static void gate_break(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->broken = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+struct serve_arg {
+	struct local *L;
+	const struct rp_ep_cfg *cfg; /* the server's own options */
+	struct rp_ep_report *rep;
+	struct rp_ep_peer *peer;
+	struct gate *gate;
+	pthread_mutex_t *rep_lock;
+	int fd;
+};
+
+static void refuse(int fd, const char *why)
+{
+	char line[LINE_MAX_LEN];
+	snprintf(line, sizeof(line), "ERR %s\n", why);
+	rp_oob_send(fd, line);
+}
+
+static int serve(struct serve_arg *a, char *err, size_t errlen)
+{
+	struct local *L = a->L;
+	struct rp_ep_cfg cfg = *a->cfg;
+	char line[LINE_MAX_LEN];
+	int fd = a->fd;
+	if (rp_oob_recv_line(fd, line, sizeof(line), (int)cfg.connect_timeout_ms, err, errlen) < 0) {
+		close(fd);
+		return RP_V_FAIL;
+	}
+	size_t max_size;
+	int ll, cmtu;
+	unsigned crd;
+	if (rp_ep_hello_decode(line, &cfg, &max_size, &ll, &cmtu, &crd)) {
+		snprintf(err, errlen, "not a roceprobe ep client (it sent '%.40s')", line);
+		refuse(fd, "bad HELLO");
+		close(fd);
+		return RP_V_FAIL;
+	}
+	if (ll != (int)L->dev.port.link_layer) {
+		snprintf(err, errlen, "client's link layer is %s, ours is %s", rp_link_layer_name((enum rp_link_layer)ll),
+			 rp_link_layer_name(L->dev.port.link_layer));
+		refuse(fd, err);
+		close(fd);
+		return RP_V_ENV;
+	}
+	int mtu = local_mtu(a->cfg, L, err, errlen);
+	if (mtu < 0) {
+		refuse(fd, err);
+		close(fd);
+		return RP_V_ENV;
+	}
+	if (cmtu < mtu)
+		mtu = cmtu; /* the path MTU both ends can do */
+	unsigned rd = crd < L->rd_atomic ? crd : L->rd_atomic;
+
+	struct rp_conn c;
+	struct rp_conn_cfg cc = {.nqp = cfg.nqp, .max_size = max_size, .tx_depth = cfg.tx_depth,
+				 .rx_depth = cfg.rx_depth, .cq_mod = cfg.cq_mod, .inline_size = cfg.inline_size};
+	int rc = rp_conn_create(&c, &L->dev, L->pd, &cc, err, errlen);
+	if (rc) {
+		refuse(fd, err);
+		close(fd);
+		return rc;
+	}
+	c.fd = fd;
+	pthread_mutex_lock(a->rep_lock);
+	if (a->peer == &a->rep->peers[0]) {
+		/* the first client's test is the report's */
+		struct rp_ep_cfg *rc_ = &a->rep->cfg;
+		rc_->op = cfg.op;
+		rc_->mode = cfg.mode;
+		rc_->nqp = cfg.nqp;
+		rc_->tx_depth = cfg.tx_depth;
+		rc_->rx_depth = cfg.rx_depth;
+		rc_->cq_mod = cfg.cq_mod;
+		rc_->inline_size = cfg.inline_size;
+		rc_->iters = cfg.iters;
+		rc_->duration_ns = cfg.duration_ns;
+		a->rep->mtu = rp_mtu_from_enum(mtu);
+		a->rep->max_inline = c.max_inline;
+	}
+	pthread_mutex_unlock(a->rep_lock);
+
+	rc = RP_V_FAIL;
+	snprintf(line, sizeof(line), "OK %d %u\n", mtu, rd);
+	if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
+		goto out;
+	struct rp_conn_path p = path_of(a->cfg, L, mtu, rd);
+	rc = rp_conn_connect(&c, &p, err, errlen);
+	if (rc)
+		goto out;
+	rc = RP_V_FAIL;
+	for (unsigned s = 0;; s++) {
+		if (rp_oob_recv_line(fd, line, sizeof(line), -1, err, errlen) < 0)
+			goto out;
+		if (strcmp(line, "BYE") == 0)
+			break;
+		size_t size;
+		if (sscanf(line, "RUN %zu", &size) != 1 || size == 0 || size > max_size || s >= RP_EP_MAX_SIZES) {
+			snprintf(err, errlen, "unexpected control line '%.40s'", line);
+			goto out;
+		}
+		struct rp_ep_size_result *sr = &a->peer->res[s];
+		sr->size = size;
+		clear_slots(&c);
+		if (rp_op_needs_recv(cfg.op) && rp_conn_fill_recvs(&c, err, errlen))
+			goto out;
+		if (gate_wait(a->gate, cfg.connect_timeout_ms * 4)) {
+			snprintf(err, errlen, "another client of the incast did not start its run");
+			refuse(fd, err);
+			goto out;
+		}
+		if (rp_oob_send(fd, "GO\n"))
+			goto out;
+		if (run_one(&c, &cfg, true, sr, err, errlen)) {
+			gate_break(a->gate);
+			goto out;
+		}
+		if (rp_oob_recv_line(fd, line, sizeof(line), -1, err, errlen) < 0)
+			goto out;
+		if (sscanf(line, "END %" SCNu64 " %" SCNu64 " %" SCNu64, &sr->client.msgs, &sr->client.bytes,
+			   &sr->client.t_ns) != 3) {
+			snprintf(err, errlen, "unexpected control line '%.40s'", line);
+			goto out;
+		}
+		snprintf(line, sizeof(line), "ACK %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", sr->server.msgs,
+			 sr->server.bytes, sr->server.t_ns);
+		if (rp_oob_send(fd, line))
+			goto out;
+		a->peer->nsizes = s + 1;
+	}
+	rc = RP_V_OK;
+out:
+	if (rc)
+		gate_break(a->gate);
+	rp_conn_destroy(&c);
+	return rc;
+}
+
+static void *serve_main(void *arg)
+{
+	struct serve_arg *a = arg;
+	a->peer->status = serve(a, a->peer->err, sizeof(a->peer->err));
+	return NULL;
+}
+
+int rp_ep_server(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *err, size_t errlen)
+{
+	struct local L;
+	rep->server = true;
+	rep->cfg = *cfg;
+	unsigned n = cfg->clients ? cfg->clients : 1;
+	if (n > RP_EP_MAX_CLIENTS) {
+		snprintf(err, errlen, "at most %d clients", RP_EP_MAX_CLIENTS);
+		return RP_V_ENV;
+	}
+	int rc = open_local(cfg, rep, &L, err, errlen);
+	if (rc) {
+		close_local(&L);
+		return rc;
+	}
+	int lfd = rp_oob_listen(cfg->bind, cfg->tcp_port, err, errlen);
+	if (lfd < 0) {
+		close_local(&L);
+		return RP_V_ENV;
+	}
+	struct gate gate = {.n = n};
+	pthread_mutex_init(&gate.lock, NULL);
+	pthread_cond_init(&gate.cond, NULL);
+	pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct serve_arg args[RP_EP_MAX_CLIENTS];
+	pthread_t th[RP_EP_MAX_CLIENTS];
+	unsigned started = 0;
+	counters_begin(cfg, rep);
+	rc = RP_V_OK;
+	for (unsigned i = 0; i < n; i++) {
+		struct rp_ep_peer *peer = &rep->peers[i];
+		int fd = rp_oob_accept(lfd, -1, peer->name, sizeof(peer->name), err, errlen);
+		if (fd < 0) {
+			rc = RP_V_FAIL;
+			gate_break(&gate);
+			break;
+		}
+		args[i] = (struct serve_arg){.L = &L, .cfg = cfg, .rep = rep, .peer = peer, .gate = &gate,
+					     .rep_lock = &rep_lock, .fd = fd};
+		if (pthread_create(&th[i], NULL, serve_main, &args[i])) {
+			close(fd);
+			snprintf(err, errlen, "cannot start a thread for client %u", i);
+			rc = RP_V_FAIL;
+			gate_break(&gate);
+			break;
+		}
+		started++;
+		rep->npeers = started;
+	}
+	close(lfd);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	counters_end(rep);
+	for (unsigned i = 0; i < started && rc == RP_V_OK; i++)
+		if (rep->peers[i].status) {
+			rc = rep->peers[i].status;
+			snprintf(err, errlen, "client %s: %s", rep->peers[i].name, rep->peers[i].err);
+		}
+	pthread_mutex_destroy(&gate.lock);
+	pthread_cond_destroy(&gate.cond);
+	close_local(&L);
+	return rc;
+}

@@ -1,0 +1,150 @@
+#include "verbs/ep_json.h"
+
+#include <string.h>
+
+#include "report/result.h"
+#include "verbs/fair.h"
+
+static json_t *jint(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+double rp_ep_peer_gbps(const struct rp_ep_peer *p)
+{
+	struct rp_run_result sum = {0};
+	for (unsigned s = 0; s < p->nsizes; s++) {
+		sum.bytes += p->res[s].client.bytes;
+		sum.t_ns += p->res[s].client.t_ns;
+	}
+	return rp_ep_gbps(&sum);
+}
+
+double rp_ep_fairness(const struct rp_ep_report *rep)
+{
+	double x[RP_EP_MAX_CLIENTS];
+	for (unsigned i = 0; i < rep->npeers; i++)
+		x[i] = rp_ep_peer_gbps(&rep->peers[i]);
+	return rp_jain_index(x, rep->npeers);
+}
+
+static json_t *config_json(const struct rp_ep_report *rep)
+{
+	const struct rp_ep_cfg *c = &rep->cfg;
+	json_t *sizes = json_array();
+	const struct rp_ep_peer *p = &rep->peers[0];
+	if (rep->server)
+		for (unsigned s = 0; s < p->nsizes; s++)
+			json_array_append_new(sizes, jint(p->res[s].size));
+	else
+		for (unsigned s = 0; s < c->nsizes; s++)
+			json_array_append_new(sizes, jint(c->sizes[s]));
+	return json_pack("{s:s, s:s, s:o, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "op",
+			 rp_op_name(c->op), "mode", rp_mode_name(c->mode), "sizes", sizes, "iterations",
+			 (json_int_t)c->iters, "duration_s", (double)c->duration_ns / 1e9, "qps", (int)c->nqp,
+			 "tx_depth", (int)c->tx_depth, "rx_depth", (int)c->rx_depth, "cq_mod", (int)c->cq_mod,
+			 "inline_size", (int)c->inline_size, "dscp", (int)c->dscp, "ecn", (int)c->ecn, "sl", (int)c->sl,
+			 "clients", (int)(rep->server ? (c->clients ? c->clients : 1) : 1), "tcp_port",
+			 (int)c->tcp_port);
+}
+
+static json_t *device_json(const struct rp_ep_report *rep)
+{
+	const struct rp_port_attr *p = &rep->port;
+	json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:b, s:i, s:i, s:i}", "name", p->dev_name, "port",
+			      (int)p->port_num, "driver", rep->driver, "link_layer", rp_link_layer_name(p->link_layer),
+			      "grh", p->link_layer == RP_LL_ETHERNET || rep->gid_index >= 0, "lid", (int)p->lid,
+			      "path_mtu", (int)rep->mtu, "max_inline", (int)rep->max_inline);
+	if (rep->gid_index >= 0) {
+		json_object_set_new(o, "gid_index", json_integer(rep->gid_index));
+		json_object_set_new(o, "gid", json_string(rep->gid));
+		json_object_set_new(o, "netdev", json_string(rep->netdev));
+	}
+	return o;
+}
+
+static json_t *run_json(const struct rp_ep_report *rep, const struct rp_ep_size_result *sr)
+{
+	const struct rp_ep_cfg *c = &rep->cfg;
+	const struct rp_run_result *r = &sr->client;
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f, s:f}", "size", (json_int_t)sr->size, "messages",
+			      (json_int_t)r->msgs, "bytes", (json_int_t)r->bytes, "duration_ns", (json_int_t)r->t_ns,
+			      "bw_gbps", rp_ep_gbps(r), "msg_rate_mpps",
+			      r->t_ns ? (double)r->msgs * 1e3 / (double)r->t_ns : 0.0);
+	if (c->mode == RP_MODE_LAT && sr->hist) {
+		json_object_set_new(o, "latency_ns", rp_report_latency(sr->hist));
+		json_object_set_new(o, "latency_kind", json_string(rp_lat_divisor(c->op) == 2 ? "half_rtt" : "rtt"));
+	}
+	if (rp_op_needs_recv(c->op))
+		json_object_set_new(o, "server",
+				    json_pack("{s:I, s:I, s:f}", "messages", (json_int_t)sr->server.msgs, "bytes",
+					      (json_int_t)sr->server.bytes, "bw_gbps", rp_ep_gbps(&sr->server)));
+	return o;
+}
+
+static json_t *ctr_object(const struct rp_ctr *c, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, jint(c[i].value));
+	return o;
+}
+
+static json_t *counters_json(const struct rp_ep_report *rep)
+{
+	static struct rp_ctr delta[RP_CTR_MAX], norm[RP_CTR_MAX];
+	size_t nd = rp_ctr_delta(rep->before, rep->after, delta, RP_CTR_MAX);
+	size_t nn = rp_ctr_fold(delta, nd, norm, RP_CTR_MAX);
+	json_t *o = json_pack("{s:s, s:i, s:s, s:I, s:o, s:o}", "device", rep->ctr_src.dev, "port",
+			      (int)rep->ctr_src.port, "netdev", rep->ctr_src.netdev, "elapsed_ns",
+			      (json_int_t)(rep->after->t_ns - rep->before->t_ns), "delta", ctr_object(norm, nn),
+			      "raw_delta", ctr_object(delta, nd));
+	json_object_set_new(o, "interval_ms", json_integer(rep->cfg.counter_interval_ms));
+	json_t *samples = json_array();
+	for (size_t i = 0; i < rp_ctr_sampler_count(rep->sampler); i++) {
+		const struct rp_ctr_sample *s = rp_ctr_sampler_get(rep->sampler, i);
+		json_array_append_new(samples,
+				      json_pack("{s:I, s:o}", "t_ns", (json_int_t)s->t_ns, "delta", ctr_object(s->c, s->n)));
+	}
+	json_object_set_new(o, "samples", samples);
+	return o;
+}
+
+json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
+{
+	json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "roceprobe.result/1", "kind", "verbs", "tool",
+				 "roceprobe ep", "version", version, "role", rep->server ? "server" : "client");
+	json_object_set_new(root, "config", config_json(rep));
+	json_object_set_new(root, "device", device_json(rep));
+	if (!rep->server) {
+		json_t *runs = json_array();
+		for (unsigned s = 0; s < rep->peers[0].nsizes; s++)
+			json_array_append_new(runs, run_json(rep, &rep->peers[0].res[s]));
+		json_object_set_new(root, "peer", json_string(rep->peers[0].name));
+		json_object_set_new(root, "results", runs);
+	} else {
+		json_t *clients = json_array();
+		for (unsigned i = 0; i < rep->npeers; i++) {
+			const struct rp_ep_peer *p = &rep->peers[i];
+			json_t *runs = json_array();
+			uint64_t bytes = 0, t = 0;
+			for (unsigned s = 0; s < p->nsizes; s++) {
+				json_array_append_new(runs, run_json(rep, &p->res[s]));
+				bytes += p->res[s].client.bytes;
+				t += p->res[s].client.t_ns;
+			}
+			json_t *c = json_pack("{s:s, s:f, s:I, s:I, s:o}", "peer", p->name, "goodput_gbps",
+					      rp_ep_peer_gbps(p), "bytes", (json_int_t)bytes, "duration_ns", (json_int_t)t,
+					      "results", runs);
+			if (p->status)
+				json_object_set_new(c, "error", json_string(p->err));
+			json_array_append_new(clients, c);
+		}
+		json_object_set_new(root, "clients", clients);
+		json_object_set_new(root, "fairness", json_pack("{s:s, s:f}", "metric", "jain", "index", rp_ep_fairness(rep)));
+	}
+	json_object_set_new(root, "elapsed_ns", jint(rep->t_end_ns - rep->t_start_ns));
+	if (rep->have_counters)
+		json_object_set_new(root, "counters", counters_json(rep));
+	return root;
+}

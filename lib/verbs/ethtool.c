@@ -1,0 +1,109 @@
+/* The netdev's ethtool statistics through the SIOCETHTOOL ioctl, the same
+ * calls `ethtool -S` makes: the string set size (ETHTOOL_GSSET_INFO), the
+ * names (ETHTOOL_GSTRINGS, ETH_SS_STATS) and the values (ETHTOOL_GSTATS), in
+ * the driver's own order. Names come from the driver, never from parsing a
+ * command's output, so a new driver's counters show up by themselves. */
+#include "verbs/counters.h"
+
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int ethtool_ioctl(int fd, const char *ifname, void *cmd)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = cmd;
+	return ioctl(fd, SIOCETHTOOL, &ifr);
+}
+
+/* Pause/PFC and drop counters are the point; a driver like mlx5 has
+ * thousands of per-queue statistics we do not want in every snapshot. */
+static bool keep(const char *name)
+{
+	char norm[64];
+	if (rp_ctr_normalise(RP_CTR_ETH, name, norm, sizeof(norm), NULL))
+		return true;
+	static const char *const words[] = {"pause", "pfc", "xoff", "discard", "prio"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(name, words[i]))
+			return !strstr(name, "queue"); /* per-queue duplicates */
+	return false;
+}
+
+static uint32_t stats_count(int fd, const char *ifname)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t buf[1];
+	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_STATS}};
+	if (ethtool_ioctl(fd, ifname, &sset) == 0)
+		return sset.hdr.sset_mask ? sset.hdr.data[0] : 0;
+	/* Old kernels: n_stats of the driver info. */
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
+	return ethtool_ioctl(fd, ifname, &di) == 0 ? di.n_stats : 0;
+}
+
+int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *err, size_t errlen)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	int ret = -1;
+	struct ethtool_gstrings *strs = NULL;
+	struct ethtool_stats *vals = NULL;
+	uint32_t n = stats_count(fd, ifname);
+	if (n == 0) {
+		snprintf(err, errlen, "%s: no ethtool statistics (%s)", ifname,
+			 errno ? strerror(errno) : "driver has none");
+		goto out;
+	}
+	strs = calloc(1, sizeof(*strs) + (size_t)n * ETH_GSTRING_LEN);
+	vals = calloc(1, sizeof(*vals) + (size_t)n * sizeof(uint64_t));
+	if (!strs || !vals) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	strs->cmd = ETHTOOL_GSTRINGS;
+	strs->string_set = ETH_SS_STATS;
+	strs->len = n;
+	vals->cmd = ETHTOOL_GSTATS;
+	vals->n_stats = n;
+	if (ethtool_ioctl(fd, ifname, strs) < 0 || ethtool_ioctl(fd, ifname, vals) < 0) {
+		snprintf(err, errlen, "%s: SIOCETHTOOL: %s", ifname, strerror(errno));
+		goto out;
+	}
+	/* The driver may report fewer than it announced. */
+	if (vals->n_stats < n)
+		n = vals->n_stats;
+	if (strs->len < n)
+		n = strs->len;
+	size_t k = 0;
+	for (uint32_t i = 0; i < n && k < max; i++) {
+		char name[ETH_GSTRING_LEN + 1];
+		memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		if (!keep(name))
+			continue;
+		snprintf(out[k].name, sizeof(out[k].name), "%s", name);
+		out[k].src = RP_CTR_ETH;
+		out[k].value = vals->data[i];
+		k++;
+	}
+	ret = (int)k;
+out:
+	free(strs);
+	free(vals);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""roceprobe analyze on captures built here, byte by byte, against known answers.
+
+    h1 192.0.2.1 --- flow 3 (probes, QP 0x200) --------+
+    h2 192.0.2.2 --- QP 0x300 (no probes, PSN only) ---+--> capture point --> rx 192.0.2.9
+    switch       --- PFC prio 3 / PAUSE ---------------+
+
+Flow 3: 1005 RDMA WRITE_ONLY packets, probe seq 0..1004, PSN 100..1104; every
+10th (i % 10 == 9) dropped before the capture point: 100 lost; every 7th of
+those that remain is CE-marked. rx answers the CE-marked ones with a CNP to
+QP 0x100 of h1 (its only QP, so analyze learns it).
+QP 0x300: 505 probe-less packets, PSN 0xFFFF00.. (wrapping past 2^24), every
+10th dropped (50), plus 5 resends after a NAK: go-back-N once.
+PFC: XOFF prio 3 with 65535 quanta at 100G (335539 ns), then XON 100 us
+later: paused 100000 ns exactly.
+
+usage: analyze_check.py ROCEPROBE
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from roce_icrc import icrc_wire  # noqa: E402
+
+roceprobe = sys.argv[1]
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def ip4(s):
+    return bytes(int(x) for x in s.split("."))
+
+
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+MAC = {"h1": b"\x02\0\0\0\0\x01", "h2": b"\x02\0\0\0\0\x02", "rx": b"\x02\0\0\0\0\x09", "sw": b"\x02\0\0\0\0\xfe"}
+IP = {"h1": ip4("192.0.2.1"), "h2": ip4("192.0.2.2"), "rx": ip4("192.0.2.9")}
+
+
+def roce(src, dst, opcode, dqpn, psn, payload=b"", ce=False, becn=False, ack_req=False, ext=b"", dscp=26):
+    """An untagged IPv4 RoCEv2 frame with a valid ICRC."""
+    pad = (4 - len(payload) % 4) % 4
+    bth = struct.pack("!BBHII", opcode, pad << 4, 0xFFFF, (0x40 if becn else 0) << 24 | dqpn,
+                      (0x80000000 if ack_req else 0) | (psn & 0xFFFFFF))
+    l4 = bth + ext + payload + b"\0" * pad
+    udp_len = 8 + len(l4) + 4
+    tos = dscp << 2 | (3 if ce else 2)
+    iph = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + udp_len, 0, 0x4000, 64, 17, 0, IP[src], IP[dst])
+    iph = iph[:10] + struct.pack("!H", csum(iph)) + iph[12:]
+    l3 = iph + struct.pack("!HHHH", 0xC000, 4791, udp_len, 0) + l4
+    frame = MAC[dst] + MAC[src] + b"\x08\x00" + l3 + icrc_wire(l3)
+    return frame + b"\0" * max(0, 60 - len(frame))
+
+
+def probe(flow, seq, tx_ns):
+    return struct.pack("!IIQQ", 0x52505242, flow, seq, tx_ns) + b"\0" * 40
+
+
+def pfc(enable, quanta):
+    q = [0] * 8
+    for p, v in quanta.items():
+        q[p] = v
+    f = b"\x01\x80\xc2\x00\x00\x01" + MAC["sw"] + b"\x88\x08" + struct.pack("!HH8H", 0x0101, enable, *q)
+    return f + b"\0" * (60 - len(f))
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
+        for t, fr in sorted(frames, key=lambda x: x[0]):
+            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(fr), len(fr)))
+            f.write(fr)
+
+
+T0 = 1700000000 * 1000000000
+frames = []
+lost3 = ce3 = 0
+for i in range(1005):
+    t = T0 + i * 1000
+    if i % 10 == 9:
+        lost3 += 1
+        continue
+    ce = (i - lost3) % 7 == 0
+    ce3 += ce
+    frames.append((t + 500, roce("h1", "rx", 0x0A, 0x200, 100 + i, probe(3, i, t), ce=ce,
+                                 ext=struct.pack("!QII", 0x1000, 0x55, 64))))
+    if ce:
+        frames.append((t + 700, roce("rx", "h1", 0x81, 0x100, 0, b"\0" * 16, becn=True, dscp=48)))
+
+lost_q = 0
+psn0 = 0xFFFF00
+for i in range(505):
+    if i % 10 == 9:
+        lost_q += 1
+        continue
+    frames.append((T0 + 300 + i * 1000, roce("h2", "rx", 0x04, 0x300, psn0 + i, b"x" * 32)))
+# a NAK for PSN psn0 + 499 (lost), then the resend of 499..503 (499 fills the gap, 500..503 were seen)
+t_nak = T0 + 300 + 505 * 1000
+frames.append((t_nak, roce("rx", "h2", 0x11, 0x301, psn0 + 499, ext=struct.pack("!I", 0x60 << 24 | 7))))
+for k, i in enumerate(range(499, 504)):
+    frames.append((t_nak + 2000 + k * 100, roce("h2", "rx", 0x04, 0x300, psn0 + i, b"x" * 32)))
+lost_q -= 1  # 499 arrived in the end
+
+frames.append((T0 + 200000, pfc(0x08, {3: 65535})))
+frames.append((T0 + 300000, pfc(0x08, {3: 0})))
+
+with tempfile.TemporaryDirectory() as d:
+    pcap = os.path.join(d, "incident.pcap")
+    write_pcap(pcap, frames)
+    p = subprocess.run([roceprobe, "analyze", "--json", pcap], capture_output=True, text=True)
+    expect(p.returncode == 0, f"analyze --json exits 0 ({p.stderr.strip()})")
+    j = json.loads(p.stdout) if p.returncode == 0 else {"flows": [], "ports": []}
+    expect(j.get("schema") == "roceprobe.analyze/1", "schema roceprobe.analyze/1")
+    flows = {f["qpn"]: f for f in j["flows"]}
+    f3 = flows.get(0x200, {})
+    fq = flows.get(0x300, {})
+    expect(f3.get("id") == 3, "the probe's flow id names the flow")
+    expect(f3.get("lost") == lost3 == 100, f"flow 3: lost {f3.get('lost')} == {lost3} (every 10th of 1005)")
+    expect(f3.get("rx_packets") == 1005 - 100, f"flow 3: rx_packets {f3.get('rx_packets')} == 905")
+    expect(f3.get("ce") == ce3, f"flow 3: ce {f3.get('ce')} == {ce3}")
+    expect(f3.get("cnp_rx") == ce3, f"flow 3: cnp_rx {f3.get('cnp_rx')} == {ce3} (one CNP per CE)")
+    expect(f3.get("reordered") == 0 and f3.get("duplicates") == 0, "flow 3: nothing reordered or duplicated")
+    expect(fq.get("lost") == lost_q == 49, f"QP 0x300: lost {fq.get('lost')} == {lost_q} (50 gaps, one refilled)")
+    expect(fq.get("retransmissions") == 4, f"QP 0x300: 4 resent packets seen before ({fq.get('retransmissions')})")
+    expect(fq.get("go_back_n") == 1, "QP 0x300: one go-back-N episode after the NAK")
+    expect(fq.get("naks") == 1, "QP 0x300: the NAK is counted for it")
+    expect(fq.get("nak_to_resend_ns", {}).get("max") == 2000, "NAK -> resend 2000 ns")
+    expect(all(k in f3 for k in ("tx_packets", "rx_bytes", "acks", "goodput_gbps", "latency_ns")),
+           "flow fields named as in result.json")
+    prio3 = j["ports"][0]["prio"][3] if j["ports"] else {}
+    expect(prio3.get("pfc_rx") == 2, "prio 3: 2 PFC frames")
+    expect(prio3.get("paused_ns") == 100000, f"prio 3: paused_ns {prio3.get('paused_ns')} == 100000 (XOFF, XON 100 us later)")
+    # times are since the capture's first frame (T0 + 300)
+    expect(prio3.get("first_pause_ns") == 200000 - 300, "prio 3: first pause at +199.7 us")
+    ts = j.get("timeseries", {})
+    expect(sum(ts.get("ce", [])) == ce3, "time series: CE adds up")
+    paused = [pp for pp in ts.get("ports", [{}])[0].get("prio", []) if pp["prio"] == 3]
+    expect(paused and sum(paused[0]["paused_ns"]) == 100000, "time series: paused ns add up")
+
+    t = subprocess.run([roceprobe, "analyze", pcap], capture_output=True, text=True)
+    expect(t.returncode == 0 and "lost before the capture point" in t.stdout, "the text summary explains the loss")
+
+    bad = os.path.join(d, "bad.pcap")
+    with open(bad, "wb") as f:
+        f.write(b"not a capture")
+    b = subprocess.run([roceprobe, "analyze", bad], capture_output=True, text=True)
+    expect(b.returncode == 2 and b.stderr.count("\n") == 1, "unreadable input: exit 2, one line")
+    h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
+    expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
+
+print(f"analyze: {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,453 @@
+#!/usr/bin/python3
+"""roceprobe capture against known answers, on a DPDK net_pcap port.
+
+    IN.pcap --net_pcap rx_pcap (replayed once)--> [roceprobe capture] --> OUT.pcap
+                                                        |
+                          summary (--json) <------------+
+    OUT.pcap --tshark / roceprobe decode / this script--> checks
+
+The inputs are mksample's capture (every kind lib/wire builds) and a synthetic
+mix built here with a known number of each kind: RoCE data (IPv4, IPv6,
+VLAN, long and short), ACKs, NAKs, CNPs, CE-marked RoCE and non-RoCE frames,
+PFC, PAUSE, ARP, TCP. This script classifies every input frame itself (by
+the rules in lib/dp/capture.h) and states what each run must write:
+  all           every frame, bytes equal up to the snaplen, per-kind counts equal
+  --filter      exactly the control (or RoCE + control) frames, in order
+  --sample 10   every control frame and data frames 0, 10, 20, ... in order
+  rotation      several files, each readable and within the size, together = input
+  SIGINT        a long run (infinite_rx) stopped by SIGINT: summary printed,
+                file complete to its last record and readable by tshark
+  tiny ring     the writer cannot keep up: drops counted, offered = kept + dropped,
+                the file holds exactly the kept frames
+  bad input     exit 2 with one line
+
+usage: capture_check.py ROCEPROBE MKSAMPLE
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROCEPROBE = sys.argv[1]
+MKSAMPLE = sys.argv[2]
+TSHARK = shutil.which("tshark")
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+# ---- pcap files ----
+
+def write_pcap(path, frames):
+    """Microsecond pcap, the way most tools write it; net_pcap replays it."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000, i, len(fr), len(fr)))
+            f.write(fr)
+
+
+def read_pcap(path):
+    """[(ts_ns, caplen bytes, wire len)]; fails on a record cut short."""
+    data = open(path, "rb").read()
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic not in (0xA1B2C3D4, 0xA1B23C4D):
+        raise ValueError(f"{path}: not a little-endian pcap (magic {magic:#x})")
+    scale = 1 if magic == 0xA1B23C4D else 1000
+    snaplen, linktype = struct.unpack("<II", data[16:24])
+    off, recs = 24, []
+    while off < len(data):
+        if off + 16 > len(data):
+            raise ValueError(f"{path}: record header cut at byte {off}")
+        sec, frac, caplen, wire = struct.unpack("<IIII", data[off:off + 16])
+        if off + 16 + caplen > len(data):
+            raise ValueError(f"{path}: record data cut at byte {off}")
+        recs.append((sec * 10**9 + frac * scale, data[off + 16:off + 16 + caplen], wire))
+        off += 16 + caplen
+    return {"nano": magic == 0xA1B23C4D, "snaplen": snaplen, "linktype": linktype, "recs": recs}
+
+
+# ---- frames ----
+
+MAC_A, MAC_B, MAC_SW = bytes.fromhex("020000000001"), bytes.fromhex("020000000002"), bytes.fromhex("b8cef60000fe")
+
+
+def eth(et, payload, vlan=None, src=MAC_A, dst=MAC_B):
+    tag = struct.pack("!HH", 0x8100, (3 << 13) | vlan) if vlan is not None else b""
+    fr = dst + src + tag + struct.pack("!H", et) + payload
+    return fr + bytes(max(0, 60 - len(fr)))
+
+
+def csum(b):
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ipv4(payload, proto=17, ecn=0, dscp=26):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2 | ecn, 20 + len(payload), 1, 0x4000, 64, proto, 0,
+                    bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2]))
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+
+
+def ipv6(payload, ecn=0, dscp=26):
+    tc = dscp << 2 | ecn
+    return struct.pack("!IHBB16s16s", 6 << 28 | tc << 20, len(payload), 17, 64,
+                       bytes.fromhex("20010db8" + "00" * 11 + "01"), bytes.fromhex("20010db8" + "00" * 11 + "02")) + payload
+
+
+def udp(payload, dport=4791, sport=49152):
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def bth(opcode, psn, ext=b"", payload=b""):
+    pad = (4 - len(payload) % 4) % 4
+    return struct.pack("!BBHII", opcode, pad << 4, 0xFFFF, 0x12, psn) + ext + payload + bytes(pad) + bytes(4)
+
+
+def roce(opcode, psn, ext=b"", size=64, v6=False, ecn=2, vlan=None):
+    l4 = udp(bth(opcode, psn, ext, bytes((psn + i) & 0xFF for i in range(size))))
+    return eth(0x86DD, ipv6(l4, ecn), vlan) if v6 else eth(0x0800, ipv4(l4, ecn=ecn), vlan)
+
+
+def ack(psn, syndrome):
+    return roce(0x11, psn, bytes([syndrome]) + (psn & 0xFFFFFF).to_bytes(3, "big"), size=0)
+
+
+def cnp(v6=False):
+    return roce(0x81, 0, bytes(16), size=0, v6=v6, ecn=1)
+
+
+def pfc(quanta):
+    return eth(0x8808, struct.pack("!HH8H", 0x0101, 0x08, *([0] * 3 + [quanta] + [0] * 4)), src=MAC_SW,
+               dst=bytes.fromhex("0180c2000001"))
+
+
+def pause(quanta):
+    return eth(0x8808, struct.pack("!HH", 0x0001, quanta), src=MAC_SW, dst=bytes.fromhex("0180c2000001"))
+
+
+def synthetic():
+    """A known mix, data heavy, control frames spread through it."""
+    frames = [eth(0x0806, bytes(28))]
+    for i in range(300):
+        size = (40, 200, 1024, 8)[i % 4]
+        frames.append(roce(0x0A if i % 3 else 0x04, i, bytes(16) if i % 3 else b"", size=size, v6=i % 5 == 0,
+                           vlan=100 if i % 2 else None))
+        if i % 17 == 5:
+            frames.append(ack(i, 0x1F))                       # ACK: data
+        if i % 23 == 7:
+            frames.append(ack(i, 0x60 | (i % 4)))             # NAK
+        if i % 29 == 3:
+            frames.append(cnp(v6=i % 2 == 1))
+        if i % 31 == 11:
+            frames.append(roce(0x0A, i, bytes(16), size=300, ecn=3, v6=i % 2 == 0))  # CE-marked data
+        if i % 37 == 13:
+            frames.append(pfc(0xFFFF if i % 2 else 0))
+        if i % 41 == 17:
+            frames.append(pause(0x100))
+        if i % 43 == 19:
+            frames.append(eth(0x0800, ipv4(udp(bytes(20), dport=53), ecn=3)))  # CE, not RoCE
+        if i % 47 == 2:
+            frames.append(eth(0x0800, ipv4(bytes(40), proto=6)))               # TCP
+    return frames
+
+
+def classify(b):
+    """(kind, ce) by the rules in lib/dp/capture.h, written independently."""
+    off = 12
+    if len(b) < 14:
+        return "other", False
+    et = int.from_bytes(b[12:14], "big")
+    while et in (0x8100, 0x88A8) and len(b) >= off + 6:
+        off += 4
+        et = int.from_bytes(b[off:off + 2], "big")
+    l3 = off + 2
+    if et == 0x8808 and len(b) >= l3 + 2:
+        op = int.from_bytes(b[l3:l3 + 2], "big")
+        return {0x0101: "pfc", 0x0001: "pause"}.get(op, "other"), False
+    ce, l4, proto = False, None, None
+    if et == 0x0800 and len(b) >= l3 + 20 and b[l3] >> 4 == 4:
+        ce = b[l3 + 1] & 3 == 3
+        hl = (b[l3] & 15) * 4
+        if hl >= 20 and int.from_bytes(b[l3 + 6:l3 + 8], "big") & 0x1FFF == 0:
+            l4, proto = l3 + hl, b[l3 + 9]
+    elif et == 0x86DD and len(b) >= l3 + 40 and b[l3] >> 4 == 6:
+        ce = (b[l3 + 1] >> 4) & 3 == 3
+        l4, proto = l3 + 40, b[l3 + 6]
+    if l4 is None or proto != 17 or len(b) < l4 + 20 or int.from_bytes(b[l4 + 2:l4 + 4], "big") != 4791:
+        return "other", ce
+    op = b[l4 + 8]
+    if op == 0x81:
+        return "cnp", ce
+    if op == 0x11 and len(b) >= l4 + 24 and b[l4 + 20] >> 5 == 3:
+        return "nak", ce
+    return "roce", ce
+
+
+def is_control(b):
+    kind, ce = classify(b)
+    return ce or kind in ("cnp", "nak", "pfc", "pause")
+
+
+def kind_counts(frames):
+    counts = {k: 0 for k in ("roce", "cnp", "nak", "pfc", "pause", "other", "ce")}
+    for b in frames:
+        kind, ce = classify(b)
+        counts[kind] += 1
+        counts["ce"] += ce
+    return counts
+
+
+# ---- running roceprobe ----
+
+def capture(inp, out, *args, extra_vdev="", timeout=60):
+    port = f"net_pcap0,rx_pcap={inp}{extra_vdev}"
+    t0 = time.time_ns()
+    p = subprocess.run([ROCEPROBE, "capture", "--port", port, "-w", out, "--json", *args],
+                       capture_output=True, text=True, timeout=timeout)
+    t1 = time.time_ns()
+    if p.returncode != 0:
+        sys.exit(f"capture {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()}")
+    return json.loads(p.stdout), (t0, t1), p.stderr
+
+
+def tshark_count(path):
+    p = subprocess.run([TSHARK, "-r", path, "-T", "fields", "-e", "frame.number"], capture_output=True, text=True)
+    return p.returncode, len(p.stdout.split())
+
+
+def decode_summary(path):
+    p = subprocess.run([ROCEPROBE, "decode", "--json", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    return json.loads(p.stdout.splitlines()[-1])
+
+
+def readable(path, n, what):
+    """tshark (when installed) and roceprobe decode both read n frames."""
+    if TSHARK:
+        rc, count = tshark_count(path)
+        expect(rc == 0 and count == n, f"{what}: tshark reads {count} frames == {n}")
+    s = decode_summary(path)
+    expect(s is not None and s["frames"] == n, f"{what}: roceprobe decode reads {s and s['frames']} frames == {n}")
+
+
+def same_frames(recs, frames, snaplen, what):
+    """The records are exactly these frames, in order, cut at snaplen."""
+    ok = len(recs) == len(frames)
+    bad = None
+    for i, ((_, data, wire), fr) in enumerate(zip(recs, frames)):
+        if data != fr[:snaplen] or wire != len(fr):
+            ok, bad = False, i
+            break
+    expect(ok, f"{what}: {len(recs)} records == the {len(frames)} expected frames, bytes up to {snaplen}"
+           + (f" (first difference at record {bad})" if bad is not None else ""))
+
+
+def accounting(j, what):
+    parts = j["kept"] + j["filtered_out"] + j["sampled_out"] + j["dropped"]
+    expect(parts == j["offered"], f"{what}: kept+filtered+sampled+dropped {parts} == offered {j['offered']}")
+    expect(j["written"] == j["kept"] and j["write_errors"] == 0,
+           f"{what}: written {j['written']} == kept {j['kept']}, no write errors")
+
+
+# ---- cases ----
+
+def case_all(tmp):
+    inp, out = os.path.join(tmp, "sample.pcap"), os.path.join(tmp, "all.pcap")
+    subprocess.run([MKSAMPLE, inp], check=True)
+    frames = [data for _, data, _ in read_pcap(inp)["recs"]]  # what net_pcap replays: caplen bytes
+    j, (t0, t1), err = capture(inp, out, "--duration", "1.3")
+    f = read_pcap(out)
+    expect(f["nano"] and f["snaplen"] == 128 and f["linktype"] == 1, "mksample: nanosecond pcap, snaplen 128, Ethernet")
+    same_frames(f["recs"], frames, 128, "mksample")
+    readable(out, len(frames), "mksample")
+    want = kind_counts(frames)
+    got = dict(j["kinds"])
+    expect(got == want, f"mksample: per-kind counts {got} == {want}")
+    expect(want["cnp"] and want["nak"] and want["ce"] and want["pfc"] and want["pause"],
+           "mksample has CNP, NAK, CE, PFC and PAUSE frames")
+    expect(j["offered"] == j["kept"] == j["written"] == len(frames), f"mksample: offered = kept = written = {len(frames)}")
+    accounting(j, "mksample")
+    ts = [t for t, _, _ in f["recs"]]
+    expect(all(t0 <= t <= t1 for t in ts) and ts == sorted(ts),
+           "mksample: timestamps are wall-clock ns within the run, in order")
+    expect("capture" in err and " roce " in err, "progress lines on stderr")
+
+
+def case_snaplen(tmp, inp, frames):
+    out = os.path.join(tmp, "snap.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--snaplen", "64")
+    f = read_pcap(out)
+    same_frames(f["recs"], frames, 64, "--snaplen 64")
+    expect(f["snaplen"] == 64, "--snaplen 64: file header says 64")
+    expect(j["kinds"] == kind_counts(frames), "--snaplen 64: per-kind counts still exact (headers fit)")
+    big = os.path.join(tmp, "snapbig.pcap")
+    capture(inp, big, "--duration", "1", "--snaplen", "65535")
+    same_frames(read_pcap(big)["recs"], frames, 65535, "--snaplen 65535 (whole frames)")
+
+
+def case_filter(tmp, inp, frames):
+    out = os.path.join(tmp, "control.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--filter", "control")
+    want = [b for b in frames if is_control(b)]
+    same_frames(read_pcap(out)["recs"], want, 128, "--filter control")
+    c = kind_counts(frames)
+    expect(len(want) == c["cnp"] + c["nak"] + c["pfc"] + c["pause"] + sum(
+        1 for b in frames if classify(b)[1] and classify(b)[0] in ("roce", "other")),
+        f"--filter control: {len(want)} = CNP + NAK + PFC + PAUSE + other CE frames")
+    expect(j["filtered_out"] == len(frames) - len(want), f"--filter control: filtered_out {j['filtered_out']}")
+    accounting(j, "--filter control")
+    readable(out, len(want), "--filter control")
+
+    out = os.path.join(tmp, "roce.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--filter", "roce")
+    want = [b for b in frames if is_control(b) or classify(b)[0] == "roce"]
+    same_frames(read_pcap(out)["recs"], want, 128, "--filter roce")
+    accounting(j, "--filter roce")
+
+
+def case_sample(tmp, inp, frames):
+    out = os.path.join(tmp, "sample10.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--sample", "10")
+    want, data_seen = [], 0
+    for b in frames:
+        if is_control(b):
+            want.append(b)
+        else:
+            if data_seen % 10 == 0:
+                want.append(b)
+            data_seen += 1
+    n_control = sum(1 for b in frames if is_control(b))
+    same_frames(read_pcap(out)["recs"], want, 128,
+                f"--sample 10: all {n_control} control frames and data frames 0, 10, 20, ... of {data_seen}")
+    expect(j["sampled_out"] == data_seen - (data_seen + 9) // 10, f"--sample 10: sampled_out {j['sampled_out']}")
+    accounting(j, "--sample 10")
+
+
+def case_rotate(tmp, inp, frames):
+    out = os.path.join(tmp, "rot.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4k")
+    files = sorted(glob.glob(os.path.join(tmp, "rot-*.pcap")))
+    expect(len(files) == j["files"] and len(files) > 3, f"--rotate-size 4k: {len(files)} files rot-0001.pcap ..")
+    expect(not os.path.exists(out), "--rotate-size: the unnumbered name is not written")
+    expect(all(os.path.getsize(p) <= 4096 for p in files), "--rotate-size 4k: every file <= 4096 bytes")
+    recs = []
+    for p in files:
+        r = read_pcap(p)["recs"]
+        readable(p, len(r), os.path.basename(p))
+        recs += r
+    same_frames(recs, frames, 128, "--rotate-size 4k: the files together")
+
+    out = os.path.join(tmp, "keep.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4k", "--rotate-files", "2")
+    files = sorted(glob.glob(os.path.join(tmp, "keep-*.pcap")))
+    n = j["files"]
+    names = [os.path.join(tmp, f"keep-{k:04d}.pcap") for k in (n - 1, n)]
+    expect(files == names, f"--rotate-files 2: only the newest two of {n} files remain: {[os.path.basename(p) for p in files]}")
+    expect(j["first_file_no"] == n - 1 and j["last_file"] == names[-1], "--rotate-files 2: summary names the kept files")
+    tail = [rec for p in files for rec in read_pcap(p)["recs"]]
+    same_frames(tail, frames[len(frames) - len(tail):], 128, "--rotate-files 2: the kept files hold the last frames")
+
+
+def case_sigint(tmp, inp):
+    out = os.path.join(tmp, "sigint.pcap")
+    port = f"net_pcap0,rx_pcap={inp},infinite_rx=1"
+    # --duration bounds the poller should the signal go astray.
+    p = subprocess.Popen([ROCEPROBE, "capture", "--port", port, "-w", out, "--json", "--duration", "30"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    p.send_signal(signal.SIGINT)
+    try:
+        so, se = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        so, se = p.communicate()
+    expect(p.returncode == 0, f"SIGINT: exit 0 (got {p.returncode})")
+    try:
+        j = json.loads(so)
+    except ValueError:
+        expect(False, f"SIGINT: summary printed (stdout {so[:200]!r}, stderr {se[-300:]!r})")
+        return
+    expect(j["interrupted"] and j["elapsed_s"] < 29, f"SIGINT: summary says interrupted after {j['elapsed_s']:.2f} s")
+    try:
+        recs = read_pcap(out)["recs"]
+    except ValueError as e:
+        expect(False, f"SIGINT: file complete: {e}")
+        return
+    expect(len(recs) == j["written"] and j["written"] > 1000,
+           f"SIGINT: file complete to its last record, {len(recs)} == written {j['written']}")
+    readable(out, len(recs), "SIGINT")
+    accounting(j, "SIGINT")
+    print(f"      SIGINT run: offered {j['offered']}, written {j['written']}, dropped {j['dropped']}")
+
+
+def case_tiny_ring(tmp, inp):
+    out = os.path.join(tmp, "tiny.pcap")
+    j, _, _ = capture(inp, out, "--duration", "1", "--ring", "64", "--snaplen", "1024",
+                      extra_vdev=",infinite_rx=1")
+    recs = read_pcap(out)["recs"]
+    expect(j["dropped"] > 0, f"tiny ring: the writer falls behind and drops are counted ({j['dropped']})")
+    expect(len(recs) == j["written"] == j["kept"], f"tiny ring: the file holds exactly the kept frames ({len(recs)})")
+    accounting(j, "tiny ring")
+
+
+def case_bad_input(tmp, inp):
+    def bad(args, what):
+        p = subprocess.run([ROCEPROBE, "capture", *args], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        ok = p.returncode == 2 and lines and lines[-1].startswith("roceprobe capture: ") and not p.stdout
+        expect(ok, f"bad input, {what}: exit 2 with one line ({p.returncode}: {lines[-1] if lines else ''})")
+
+    good = ["--port", f"net_pcap0,rx_pcap={inp}", "-w", os.path.join(tmp, "x.pcap"), "--duration", "1"]
+    bad(["-w", "x.pcap"], "no --port")
+    bad(["--port", "net_null0"], "no -w")
+    bad(good + ["--snaplen", "0"], "--snaplen 0")
+    bad(good + ["--snaplen", "70000"], "--snaplen 70000")
+    bad(good + ["--filter", "pfc"], "--filter pfc")
+    bad(good + ["--sample", "0"], "--sample 0")
+    bad(good + ["--rotate-size", "lots"], "--rotate-size lots")
+    bad(good + ["--rotate-files", "3"], "--rotate-files without --rotate-size")
+    bad(good + ["--duration", "-1"], "--duration -1")
+    bad(["--port", "0000:99:00.0", "-w", os.path.join(tmp, "y.pcap"), "--duration", "1"], "a port that is not there")
+    bad(["--port", f"net_pcap0,rx_pcap={inp}", "-w", os.path.join(tmp, "no", "such", "dir.pcap"), "--duration", "1"],
+        "an unwritable path")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="rp-capture-") as tmp:
+        case_all(tmp)
+        inp = os.path.join(tmp, "mix.pcap")
+        frames = synthetic()
+        write_pcap(inp, frames)
+        c = kind_counts(frames)
+        print(f"      synthetic input: {len(frames)} frames {c}")
+        j, _, _ = capture(inp, os.path.join(tmp, "mix-out.pcap"), "--duration", "1")
+        expect(j["kinds"] == c, f"synthetic: per-kind counts {j['kinds']} == {c}")
+        same_frames(read_pcap(os.path.join(tmp, "mix-out.pcap"))["recs"], frames, 128, "synthetic, all")
+        case_snaplen(tmp, inp, frames)
+        case_filter(tmp, inp, frames)
+        case_sample(tmp, inp, frames)
+        case_rotate(tmp, inp, frames)
+        case_sigint(tmp, inp)
+        case_tiny_ring(tmp, inp)
+        case_bad_input(tmp, inp)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("all capture checks passed")
+
+
+main()

@@ -1,0 +1,331 @@
+/* The accountant on synthetic streams built with lib/wire, against known
+ * answers: drops on purpose, a delay on purpose, CE marks on purpose, pause
+ * quanta on purpose.
+ *
+ *   h1 192.0.2.1 (QP 0x100..) --- flow 0, DSCP 26, prio 3 ---> rx 192.0.2.9 (QP 0x200..)
+ *   h2 192.0.2.2 (QP 0x100)   --- flow 1, 2 QPs, reply ----->  rx (QP 0x300..)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stats/acct.h"
+#include "wire/frame.h"
+
+#define IP_H1 0xC0000201u
+#define IP_H2 0xC0000202u
+#define IP_RX 0xC0000209u
+#define G100 100000000000ull
+
+static const uint8_t mac_h[6] = {2, 0, 0, 0, 0, 1}, mac_rx[6] = {2, 0, 0, 0, 0, 9};
+
+static struct rp_acct_flow_cfg flow_cfgs[2];
+static const struct rp_acct_port_cfg port_cfgs[1] = {{.node = "rx", .port = 0, .speed_bps = G100}};
+
+static void cfg_init(struct rp_acct_cfg *c)
+{
+	flow_cfgs[0] = (struct rp_acct_flow_cfg){.id = 0, .src = "h1", .dst = "rx", .l3 = 4, .src_ip4 = IP_H1,
+						 .dst_ip4 = IP_RX, .lqpn = 0x100, .rqpn = 0x200, .qps = 1,
+						 .prio = 3, .dscp = 26};
+	flow_cfgs[1] = (struct rp_acct_flow_cfg){.id = 1, .src = "h2", .dst = "rx", .l3 = 4, .src_ip4 = IP_H2,
+						 .dst_ip4 = IP_RX, .lqpn = 0x100, .rqpn = 0x300, .qps = 2,
+						 .prio = 3, .dscp = 26, .reply = RP_ACCT_REPLY_ALL};
+	*c = (struct rp_acct_cfg){.flows = flow_cfgs, .nflows = 2, .ports = port_cfgs, .nports = 1,
+				  .start_ns = 0, .run_ns = 10000000, .latency = true};
+}
+
+struct pkt {
+	uint32_t flow, qp, psn;
+	uint64_t seq, tx_ns;
+	bool probe, ce, ack_req;
+	uint8_t opcode;
+};
+
+static size_t data_frame(uint8_t *buf, size_t cap, const struct pkt *p)
+{
+	const struct rp_acct_flow_cfg *c = &flow_cfgs[p->flow];
+	uint8_t payload[64] = {0};
+	struct rp_probe pr = {.flow_id = c->id, .seq = p->seq, .tx_ns = p->tx_ns};
+	if (p->probe)
+		rp_probe_build(payload, sizeof(payload), &pr);
+	struct rp_roce_spec s = {.l3 = 4, .udp_sport = 0xC000, .payload = payload, .payload_len = sizeof(payload)};
+	memcpy(s.eth.src, mac_h, 6);
+	memcpy(s.eth.dst, mac_rx, 6);
+	s.ip4 = (struct rp_ipv4){.dscp = c->dscp, .ecn = p->ce ? RP_ECN_CE : RP_ECN_ECT0, .ttl = 64,
+				 .src = c->src_ip4, .dst = c->dst_ip4};
+	s.bth = (struct rp_bth){.opcode = p->opcode ? p->opcode : RP_OP_RC_WRITE_ONLY, .pkey = 0xFFFF,
+				.dqpn = c->rqpn + p->qp, .psn = p->psn, .ack_req = p->ack_req};
+	size_t n = rp_roce_build(buf, cap, &s, NULL);
+	assert_true(n > 0);
+	return n;
+}
+
+static enum rp_rx_class feed(struct rp_acct *a, uint64_t now, const struct pkt *p, struct rp_reply *r)
+{
+	uint8_t buf[256];
+	size_t n = data_frame(buf, sizeof(buf), p);
+	return rp_acct_rx(a, 0, now, buf, n, n, r);
+}
+
+static struct rp_acct *make(struct rp_acct_cfg *c)
+{
+	char err[128];
+	struct rp_acct *a = rp_acct_create(c, err, sizeof(err));
+	assert_non_null(a);
+	return a;
+}
+
+/* Latencies 1000 + (i * 37 % 40000) ns, then the same with 5000 ns added:
+ * min, max and p50 move by 5000 (within the histogram's 1%). */
+static void delay_shifts_latency(void **state)
+{
+	(void)state;
+	struct rp_acct_flow_result r[2];
+	for (int run = 0; run < 2; run++) {
+		struct rp_acct_cfg c;
+		cfg_init(&c);
+		struct rp_acct *a = make(&c);
+		for (uint64_t i = 0; i < 10000; i++) {
+			uint64_t tx = 1000000 + i * 500;
+			uint64_t lat = 1000 + (i * 37 % 40000) + (run ? 5000 : 0);
+			struct pkt p = {.flow = 0, .psn = (uint32_t)i, .seq = i, .tx_ns = tx, .probe = true};
+			assert_int_equal(feed(a, tx + lat, &p, NULL), RP_RX_DATA);
+		}
+		rp_acct_finish(a, 10000000, NULL);
+		rp_acct_flow(a, 0, &r[run]);
+		assert_int_equal(r[run].latency_ns.count, 10000);
+		assert_int_equal(rp_acct_latency(a)->count, 10000);
+		rp_acct_destroy(a);
+	}
+	assert_int_equal(r[1].latency_ns.min - r[0].latency_ns.min, 5000);
+	assert_int_equal(r[1].latency_ns.max - r[0].latency_ns.max, 5000);
+	assert_true(r[1].latency_ns.mean - r[0].latency_ns.mean > 4999.999);
+	assert_true(r[1].latency_ns.mean - r[0].latency_ns.mean < 5000.001);
+	double d = (double)r[1].latency_ns.pct[RP_P50] - (double)r[0].latency_ns.pct[RP_P50];
+	double tol = 0.01 * (double)r[1].latency_ns.pct[RP_P50];
+	assert_true(d > 5000 - tol && d < 5000 + tol);
+	assert_true(r[1].latency_ns.stdev - r[0].latency_ns.stdev < 1e-6);
+}
+
+/* Every 7th of 10000 dropped, every 5th CE-marked; the tail (last 3) lost. */
+static void drops_and_ce_exact(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	struct rp_acct *a = make(&c);
+	const uint64_t n = 10000;
+	uint64_t dropped = 0, ce = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (i % 7 == 6 || i >= n - 3) {
+			dropped++;
+			continue;
+		}
+		struct pkt p = {.flow = 0, .psn = (uint32_t)i, .seq = i, .tx_ns = i * 1000, .probe = true,
+				.ce = i % 5 == 0};
+		ce += p.ce;
+		feed(a, i * 1000 + 2000, &p, NULL);
+	}
+	uint64_t tx[2] = {n, 0};
+	rp_acct_finish(a, n * 1000 + 5000, tx);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, 0, &r);
+	assert_int_equal(r.lost, dropped);
+	assert_int_equal(r.rx_packets, n - dropped);
+	assert_int_equal(r.ce, ce);
+	assert_int_equal(r.reordered, 0);
+	assert_int_equal(r.duplicates, 0);
+	assert_int_equal(r.cnp_tx, 0); /* flow 0 does not reply */
+	struct rp_acct_port_result pr;
+	rp_acct_port(a, 0, &pr);
+	assert_int_equal(pr.prio[3].ecn_marked, ce);
+	assert_int_equal(pr.class_frames[RP_RX_DATA], n - dropped);
+	/* the time series holds every packet and CE of the run */
+	const struct rp_ts *ts = rp_acct_timeseries(a);
+	uint64_t pk = 0, tce = 0;
+	for (size_t b = 0; b < rp_ts_nbins(ts); b++) {
+		pk += rp_ts_get(ts, b)->c[RP_TS_RX_PACKETS];
+		tce += rp_ts_get(ts, b)->c[RP_TS_CE];
+	}
+	assert_int_equal(pk, n - dropped);
+	assert_int_equal(tce, ce);
+	rp_acct_destroy(a);
+}
+
+/* Flow 1 replies: CE on every packet every 10 us on both QPs for 1 ms; one
+ * CNP per QP per 50 us -> 2 * 20; AckReq on every 4th -> ACKs; a gap -> a NAK. */
+static void receiver_replies(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	struct rp_acct *a = make(&c);
+	uint64_t cnp = 0, ack = 0, nak = 0;
+	uint32_t psn[2] = {0, 0};
+	uint64_t seq = 0;
+	for (uint64_t t = 0; t < 1000000; t += 10000) {
+		for (uint32_t q = 0; q < 2; q++) {
+			if (q == 1 && t == 500000) {
+				psn[1]++; /* a packet (PSN and probe seq) lost on QP 1 */
+				seq++;
+			}
+			struct pkt p = {.flow = 1, .qp = q, .psn = psn[q]++, .seq = seq++, .tx_ns = t, .probe = true,
+					.ce = true, .ack_req = psn[q] % 4 == 0};
+			struct rp_reply r;
+			feed(a, t + 1000, &p, &r);
+			for (unsigned i = 0; i < r.n; i++) {
+				uint8_t buf[128];
+				size_t len = rp_reply_build(&r, i, buf, sizeof(buf));
+				struct rp_frame f;
+				assert_true(len > 0);
+				rp_frame_parse(buf, len, len, &f);
+				assert_int_equal(f.bth.dqpn, 0x100 + q); /* back to the sender's QP */
+				assert_int_equal(f.ip4.dst, IP_H2);
+				cnp += r.msg[i].kind == RP_REPLY_CNP;
+				ack += r.msg[i].kind == RP_REPLY_ACK;
+				nak += r.msg[i].kind == RP_REPLY_NAK;
+				/* feed the reply back: the accountant counts it for flow 1's sender */
+				assert_int_equal(rp_acct_rx(a, 0, t + 2000, buf, len, len, NULL),
+						 r.msg[i].kind == RP_REPLY_CNP ? RP_RX_CNP
+						 : r.msg[i].kind == RP_REPLY_ACK ? RP_RX_ACK : RP_RX_NAK);
+			}
+		}
+	}
+	rp_acct_finish(a, 1000000, NULL);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, 1, &r);
+	assert_int_equal(cnp, 40);
+	assert_int_equal(r.cnp_tx, 40);
+	assert_int_equal(r.cnp_rx, 40);
+	assert_int_equal(nak, 1);
+	assert_int_equal(r.naks, 1);
+	assert_int_equal(r.acks, ack);
+	assert_true(ack >= 45);
+	assert_int_equal(r.ce, 200);
+	assert_int_equal(r.lost, 1);
+	rp_acct_destroy(a);
+}
+
+/* PFC XOFF prio 3 with 65535 quanta at 100G twice (refresh), an XON, and a
+ * PAUSE of 1000 quanta: paused_ns exact, and the bins add up to it. */
+static void pfc_through_the_accountant(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	c.bin_ns = 100000;
+	struct rp_acct *a = make(&c);
+	uint8_t buf[64];
+	uint16_t q[8] = {0};
+	q[3] = 65535;
+	size_t n = rp_pfc_frame_build(buf, sizeof(buf), mac_rx, 0x08, q);
+	assert_int_equal(rp_acct_rx(a, 0, 1000000, buf, n, n, NULL), RP_RX_PFC);
+	assert_int_equal(rp_acct_rx(a, 0, 1200000, buf, n, n, NULL), RP_RX_PFC);
+	q[3] = 0;
+	n = rp_pfc_frame_build(buf, sizeof(buf), mac_rx, 0x08, q);
+	assert_int_equal(rp_acct_rx(a, 0, 1250000, buf, n, n, NULL), RP_RX_PFC);
+	rp_acct_pfc_tx(a, 0, buf, n); /* this port sent one too */
+	n = rp_pause_frame_build(buf, sizeof(buf), mac_rx, 1000); /* 1000 * 512 bit / 100G = 5120 ns */
+	assert_int_equal(rp_acct_rx(a, 0, 3000000, buf, n, n, NULL), RP_RX_PAUSE);
+	rp_acct_finish(a, 5000000, NULL);
+	struct rp_acct_port_result p;
+	rp_acct_port(a, 0, &p);
+	assert_int_equal(p.prio[3].paused_ns, 250000 + 5120);
+	assert_int_equal(p.prio[3].pfc_rx, 4);
+	assert_int_equal(p.prio[3].pfc_tx, 1);
+	assert_int_equal(p.prio[2].pfc_tx, 0);
+	assert_int_equal(p.prio[3].quanta, 2 * 65535 + 1000);
+	assert_int_equal(p.prio[3].xoff_to_xon, 2);
+	assert_true(p.prio[3].paused_ever);
+	assert_int_equal(p.prio[3].first_pause_ns, 1000000);
+	assert_int_equal(p.prio[0].paused_ns, 5120);
+	assert_int_equal(p.pfc_frames, 3);
+	assert_int_equal(p.pause_frames, 1);
+	const struct rp_ts *ts = rp_acct_timeseries(a);
+	uint64_t sum3 = 0, sum0 = 0, frames3 = 0;
+	for (size_t b = 0; b < rp_ts_nbins(ts); b++) {
+		sum3 += rp_ts_paused_ns(ts, b, 0, 3);
+		sum0 += rp_ts_paused_ns(ts, b, 0, 0);
+		frames3 += rp_ts_pfc_frames(ts, b, 0, 3);
+		assert_true(rp_ts_paused_ns(ts, b, 0, 3) <= 100000);
+	}
+	assert_int_equal(sum3, 250000 + 5120);
+	assert_int_equal(sum0, 5120);
+	assert_int_equal(frames3, 4);
+	assert_int_equal(rp_ts_paused_ns(ts, 10, 0, 3), 100000); /* 1.0 .. 1.1 ms: fully paused */
+	assert_int_equal(rp_ts_paused_ns(ts, 12, 0, 3), 50000);  /* 1.2 .. 1.25 ms */
+	rp_acct_destroy(a);
+}
+
+/* Discovery: no configured flows; probe-less frames of two QPs, every 10th
+ * dropped, one resend: lost, retransmissions and CE from PSNs alone. */
+static void discovery_without_probes(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	c.nflows = 0;
+	c.discover = true;
+	c.track_psn = true;
+	c.latency = false;
+	struct rp_acct *a = make(&c);
+	uint64_t dropped = 0, ce = 0;
+	for (uint32_t i = 0; i < 1000; i++) {
+		if (i % 10 == 5) {
+			dropped++;
+			continue;
+		}
+		struct pkt p = {.flow = i % 2, .psn = 7 + i / 2, .ce = i % 3 == 0};
+		ce += p.ce;
+		assert_int_equal(feed(a, i * 100, &p, NULL), RP_RX_DATA);
+	}
+	struct pkt again = {.flow = 0, .psn = 7 + 2};
+	feed(a, 200000, &again, NULL);
+	rp_acct_finish(a, 300000, NULL);
+	assert_int_equal(rp_acct_nflows(a), 2);
+	uint64_t lost = 0, tce = 0, retx = 0;
+	for (size_t i = 0; i < 2; i++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, i, &r);
+		lost += r.lost;
+		tce += r.ce;
+		retx += r.retransmissions;
+	}
+	assert_int_equal(lost, dropped);
+	assert_int_equal(tce, ce);
+	assert_int_equal(retx, 1);
+	rp_acct_destroy(a);
+}
+
+static void malformed_and_other(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	struct rp_acct *a = make(&c);
+	uint8_t buf[256];
+	struct pkt p = {.flow = 0, .probe = true};
+	size_t n = data_frame(buf, sizeof(buf), &p);
+	assert_int_equal(rp_acct_rx(a, 0, 1, buf, 10, 10, NULL), RP_RX_MALFORMED);
+	buf[12] = 0x86, buf[13] = 0x00; /* an unknown EtherType */
+	assert_int_equal(rp_acct_rx(a, 0, 2, buf, n, n, NULL), RP_RX_OTHER);
+	assert_int_equal(rp_acct_rx(a, 7, 3, buf, n, n, NULL), RP_RX_OTHER); /* an unknown port is harmless */
+	rp_acct_finish(a, 10, NULL);
+	rp_acct_destroy(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(delay_shifts_latency),
+		cmocka_unit_test(drops_and_ce_exact),
+		cmocka_unit_test(receiver_replies),
+		cmocka_unit_test(pfc_through_the_accountant),
+		cmocka_unit_test(discovery_without_probes),
+		cmocka_unit_test(malformed_and_other),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

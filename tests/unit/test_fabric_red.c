@@ -1,0 +1,123 @@
+/* RED ECN marking at a held queue depth: over 1e5 packets the marked share
+ * is the configured probability pmax * (q - kmin) / (kmax - kmin) within 2%;
+ * nothing below kmin, everything above kmax, never a Not-ECT packet. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "fabric/red.h"
+#include "fabric/switch.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+
+#define G100 100000000000ull
+#define L 1000u
+#define KMIN 20000u
+#define KMAX 120000u
+#define PMAX 0.5
+
+static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x0b};
+
+static void ip_frame(uint8_t *buf, uint8_t ecn)
+{
+	struct rp_eth e = {.src = {0x02, 0, 0, 0, 0, 0x99}, .ethertype = RP_ETHERTYPE_IPV4};
+	memcpy(e.dst, dst, 6);
+	memset(buf, 0, L);
+	size_t h = rp_eth_build(buf, L, &e);
+	struct rp_ipv4 ip = {.ecn = ecn, .total_len = (uint16_t)(L - h), .ttl = 64, .proto = RP_IPPROTO_UDP};
+	rp_ipv4_build(buf + h, L - h, &ip);
+}
+
+static struct rp_switch *red_switch(uint64_t seed)
+{
+	struct rp_switch_cfg c;
+	rp_switch_cfg_default(&c, 2, G100);
+	c.lossless_mask = 0;
+	c.queue[0].limit = (struct rp_thresh){.bytes = 1u << 20};
+	c.queue[0].red = true;
+	c.queue[0].kmin = KMIN;
+	c.queue[0].kmax = KMAX;
+	c.queue[0].pmax = PMAX;
+	c.seed = seed;
+	struct rp_switch *sw = rp_switch_create(&c);
+	assert_non_null(sw);
+	return sw;
+}
+
+/* Queue held at `held` frames as each one leaves: one in, one out, n times.
+ * Returns how many left marked. */
+static uint64_t marked_at(struct rp_switch *sw, unsigned held, uint8_t ecn, unsigned n)
+{
+	static uint8_t f[L], out[16384];
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	uint64_t t = 0, marked = 0;
+	ip_frame(f, ecn);
+	for (unsigned i = 0; i < held; i++)
+		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, L, 1, &rx), 0);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(rp_switch_ingress(sw, t, 0, f, L, 1, &rx), 0);
+		assert_int_equal(rx.verdict, RP_SW_QUEUED);
+		assert_int_equal(rp_switch_next_tx(sw, 1, t, out, sizeof(out), &tx), 1);
+		marked += tx.ce;
+		t = tx.end_ns;
+	}
+	struct rp_switch_queue_stats q;
+	rp_switch_queue_stats(sw, 1, 0, t, &q);
+	assert_int_equal(q.depth_bytes, (uint64_t)held * L); /* held where we said */
+	assert_int_equal(q.ecn_marked, marked);
+	return marked;
+}
+
+static void held_depth_marks_at_the_configured_probability(void **state)
+{
+	(void)state;
+	const unsigned depths[] = {30, 70, 110}; /* 30 KB, 70 KB, 110 KB */
+	for (unsigned d = 0; d < 3; d++) {
+		struct rp_switch *sw = red_switch(12345 + d);
+		double p = PMAX * (double)(depths[d] * L - KMIN) / (double)(KMAX - KMIN);
+		double got = (double)marked_at(sw, depths[d], RP_ECN_ECT0, 100000) / 100000.0;
+		assert_true(fabs(got - p) <= 0.02 * p);
+		rp_switch_destroy(sw);
+	}
+}
+
+static void outside_the_band_and_not_ect(void **state)
+{
+	(void)state;
+	struct rp_switch *sw = red_switch(1);
+	assert_int_equal(marked_at(sw, 20, RP_ECN_ECT1, 10000), 0); /* depth == kmin */
+	rp_switch_destroy(sw);
+	sw = red_switch(1);
+	assert_int_equal(marked_at(sw, 121, RP_ECN_ECT0, 10000), 10000); /* above kmax */
+	rp_switch_destroy(sw);
+	sw = red_switch(1);
+	assert_int_equal(marked_at(sw, 121, RP_ECN_NOT_ECT, 10000), 0);
+	rp_switch_destroy(sw);
+}
+
+static void same_seed_same_marks(void **state)
+{
+	(void)state;
+	struct rp_switch *a = red_switch(7), *b = red_switch(7);
+	assert_int_equal(marked_at(a, 70, RP_ECN_ECT0, 5000), marked_at(b, 70, RP_ECN_ECT0, 5000));
+	rp_switch_destroy(a);
+	rp_switch_destroy(b);
+	assert_true(fabs(rp_red_prob(70000, KMIN, KMAX, PMAX) - 0.25) < 1e-12);
+	assert_true(rp_red_prob(KMIN, KMIN, KMAX, PMAX) == 0.0);
+	assert_true(rp_red_prob(KMAX + 1, KMIN, KMAX, PMAX) == 1.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(held_depth_marks_at_the_configured_probability),
+		cmocka_unit_test(outside_the_band_and_not_ect),
+		cmocka_unit_test(same_seed_same_marks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

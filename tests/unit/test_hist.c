@@ -1,0 +1,176 @@
+/* The latency histogram against exact answers: the stated 1% bound over
+ * 1..1e12, percentiles of a known distribution, stdev against two passes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "stats/hist.h"
+
+static struct rp_hist *new_hist(void)
+{
+	struct rp_hist *h = malloc(sizeof(*h));
+	assert_non_null(h);
+	rp_hist_init(h);
+	return h;
+}
+
+/* Every value's bucket holds it, and its upper bound is within 1/128 of it. */
+static void bucket_bound_holds_from_1_to_1e12(void **state)
+{
+	(void)state;
+	for (uint64_t v = 1; v <= 1000000000000ull; v += v / 97 + 1) {
+		size_t i = rp_hist_index(v);
+		assert_true(i < RP_HIST_BUCKETS);
+		assert_true(rp_hist_bucket_lo(i) <= v && v <= rp_hist_bucket_hi(i));
+		double rel = (double)(rp_hist_bucket_hi(i) - v) / (double)v;
+		assert_true(rel < 1.0 / 128);
+	}
+	assert_int_equal(rp_hist_index(UINT64_MAX), RP_HIST_BUCKETS - 1);
+	assert_true(rp_hist_bucket_hi(RP_HIST_BUCKETS - 1) == UINT64_MAX);
+	for (size_t i = 1; i < RP_HIST_BUCKETS; i++) /* buckets tile the range */
+		assert_true(rp_hist_bucket_lo(i) == rp_hist_bucket_hi(i - 1) + 1);
+}
+
+/* One sample: every percentile is that sample, within the bound. */
+static void single_values_report_within_one_percent(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	for (uint64_t v = 1; v <= 1000000000000ull; v = v * 3 + 7) {
+		rp_hist_init(h);
+		rp_hist_record(h, v);
+		for (unsigned p = 0; p < RP_PCT_COUNT; p++)
+			assert_true(rp_hist_percentile(h, rp_hist_pct_ppm[p]) == v); /* clamped to min = max */
+	}
+	rp_hist_init(h);
+	rp_hist_record(h, 1000003);
+	rp_hist_record(h, 1000000000);
+	uint64_t p50 = rp_hist_percentile(h, 500000);
+	assert_true(p50 >= 1000003 && (double)(p50 - 1000003) < 1000003 / 128.0);
+	free(h);
+}
+
+/* 1..100000 uniform: the k-th smallest is k, so pXX is ceil(n * XX). */
+static void uniform_percentiles(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	const uint64_t n = 100000;
+	for (uint64_t v = n; v >= 1; v--)
+		rp_hist_record(h, v);
+	struct rp_hist_summary s;
+	rp_hist_summarize(h, &s);
+	assert_int_equal(s.count, n);
+	assert_int_equal(s.min, 1);
+	assert_int_equal(s.max, n); /* the largest sample is counted, not dropped */
+	const uint64_t truth[RP_PCT_COUNT] = {50000, 90000, 99000, 99900, 99990, 99999};
+	for (unsigned p = 0; p < RP_PCT_COUNT; p++) {
+		assert_true(s.pct[p] >= truth[p]);
+		assert_true((double)(s.pct[p] - truth[p]) <= 0.01 * (double)truth[p]);
+	}
+	assert_true(fabs(s.mean - 50000.5) < 1e-6);
+	/* population stdev of 1..n: sqrt((n^2 - 1) / 12) */
+	assert_true(fabs(s.stdev - sqrt(((double)n * n - 1) / 12.0)) < 1e-6);
+	free(h);
+}
+
+/* Exact stdev: Welford over every sample equals a two-pass computation. */
+static void stdev_equals_two_pass(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	enum { N = 20000 };
+	static uint64_t v[N];
+	uint64_t x = 88172645463325252ull;
+	long double sum = 0;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[i] = 1000 + x % 5000000 + (i % 1000 == 0 ? 900000000 : 0); /* a heavy tail */
+		rp_hist_record(h, v[i]);
+		sum += v[i];
+	}
+	long double mean = sum / N, ss = 0;
+	for (int i = 0; i < N; i++)
+		ss += ((long double)v[i] - mean) * ((long double)v[i] - mean);
+	double sd = (double)sqrtl(ss / N);
+	assert_true(fabs(rp_hist_stdev(h) - sd) <= 1e-9 * sd);
+	assert_true(fabsl(h->mean - mean) <= 1e-9L * mean);
+	free(h);
+}
+
+/* merge(a, b) is the histogram of all samples: same buckets, same stdev. */
+static void merge_equals_recording_everything(void **state)
+{
+	(void)state;
+	struct rp_hist *a = new_hist(), *b = new_hist(), *all = new_hist();
+	for (uint64_t i = 0; i < 5000; i++) {
+		uint64_t va = 1000 + i * 7, vb = 50000 + i * i;
+		rp_hist_record(a, va);
+		rp_hist_record(all, va);
+		rp_hist_record(b, vb);
+		rp_hist_record(all, vb);
+	}
+	rp_hist_merge(a, b);
+	assert_int_equal(a->count, all->count);
+	assert_int_equal(a->min, all->min);
+	assert_int_equal(a->max, all->max);
+	assert_true(fabs(rp_hist_stdev(a) - rp_hist_stdev(all)) <= 1e-9 * rp_hist_stdev(all));
+	for (unsigned p = 0; p < RP_PCT_COUNT; p++)
+		assert_int_equal(rp_hist_percentile(a, rp_hist_pct_ppm[p]), rp_hist_percentile(all, rp_hist_pct_ppm[p]));
+	free(a);
+	free(b);
+	free(all);
+}
+
+static void iteration_visits_nonempty_buckets_in_order(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	rp_hist_record(h, 5);
+	rp_hist_record(h, 5);
+	rp_hist_record(h, 1000);
+	rp_hist_record(h, 1000000);
+	size_t pos = 0;
+	uint64_t up, cnt, total = 0, prev = 0;
+	unsigned n = 0;
+	while (rp_hist_next(h, &pos, &up, &cnt)) {
+		assert_true(up > prev || n == 0);
+		prev = up;
+		total += cnt;
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(total, 4);
+	assert_int_equal(prev, rp_hist_bucket_hi(rp_hist_index(1000000)));
+	free(h);
+}
+
+static void empty_histogram_summarizes_to_zero(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	struct rp_hist_summary s;
+	rp_hist_summarize(h, &s);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.min, 0);
+	assert_int_equal(s.pct[RP_P99], 0);
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bucket_bound_holds_from_1_to_1e12),
+		cmocka_unit_test(single_values_report_within_one_percent),
+		cmocka_unit_test(uniform_percentiles),
+		cmocka_unit_test(stdev_equals_two_pass),
+		cmocka_unit_test(merge_equals_recording_everything),
+		cmocka_unit_test(iteration_visits_nonempty_buckets_in_order),
+		cmocka_unit_test(empty_histogram_summarizes_to_zero),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
