@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "dp/gen.h"
 #include "profile/profile.h"
+#include "session.h"
 #include "traffic/plan.h"
 #include "traffic/source.h"
 
@@ -24,20 +24,6 @@ struct gen_opts {
 	unsigned lcores;
 	bool json;
 	bool allow_pause_storm;
-};
-
-struct gen_run {
-	struct rp_profile *prof;
-	struct rp_plan plan;
-	struct rp_dp_port ports[RP_DP_MAX_PORTS];
-	struct rp_dp_txport tx[RP_DP_MAX_PORTS];
-	uint16_t host_of[RP_DP_MAX_PORTS];
-	unsigned nports;
-	struct rp_dp_gen g;
-	uint64_t last_packets[RP_DP_MAX_PORTS];
-	uint64_t last_bytes[RP_DP_MAX_PORTS];
-	uint64_t last_ns;
-	bool eal_up;
 };
 
 static volatile bool stop_requested;
@@ -124,88 +110,6 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	return 0;
 }
 
-static bool host_sends(const struct rp_plan *plan, unsigned h)
-{
-	for (size_t i = 0; i < plan->nflows; i++)
-		if (plan->flows[i].src == h)
-			return true;
-	return false;
-}
-
-/* Every sending host needs a port; ports are opened in host order. */
-static int open_ports(struct gen_run *r, const struct gen_opts *o)
-{
-	const char *devargs[RP_DP_MAX_PORTS];
-	char err[RP_DP_ERRLEN];
-	for (unsigned h = 0; h < r->prof->nhosts; h++) {
-		if (!host_sends(&r->plan, h))
-			continue;
-		const struct rp_host *host = &r->prof->hosts[h];
-		if (host->port[0] == '\0')
-			return rp_cli_error("gen", "host '%s' sends but has no port (set hosts.N.port)", host->name);
-		if (r->nports == RP_DP_MAX_PORTS)
-			return rp_cli_error("gen", "at most %d sending ports", RP_DP_MAX_PORTS);
-		r->host_of[r->nports] = (uint16_t)h;
-		devargs[r->nports++] = host->port;
-	}
-	if (r->nports == 0)
-		return rp_cli_error("gen", "%s: no host sends anything", o->profile);
-	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = r->nports, .user_eal = o->eal,
-				    .lcores = o->lcores, .who = "gen"};
-	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
-		return rp_cli_error("gen", "%s", err);
-	r->eal_up = true;
-	for (unsigned i = 0; i < r->nports; i++) {
-		struct rp_dp_txport *tp = &r->tx[i];
-		const struct rp_host *host = &r->prof->hosts[r->host_of[i]];
-		tp->src = rp_source_create(&r->plan, r->host_of[i], NULL, err, sizeof(err));
-		if (!tp->src)
-			return rp_cli_error("gen", "host '%s': %s", host->name, err);
-		if (rp_dp_port_open(devargs[i], 1, rp_source_max_frame(tp->src), &r->ports[i], err, sizeof(err)) != 0)
-			return rp_cli_error("gen", "host '%s': %s", host->name, err);
-		tp->port = &r->ports[i];
-		tp->lcore = i % o->lcores;
-		rp_pause_init(&tp->pause, host->speed_bps);
-	}
-	return 0;
-}
-
-static double paused_pct(const struct rp_dp_txport *tp, uint64_t now_ns)
-{
-	uint64_t most = 0;
-	for (unsigned p = 0; p < RP_PFC_PRIOS; p++) {
-		uint64_t ns = rp_pause_paused_ns(&tp->pause, p, now_ns);
-		most = ns > most ? ns : most;
-	}
-	return now_ns ? 100.0 * (double)most / (double)now_ns : 0.0;
-}
-
-/* Reads counters the TX lcores write; a torn 64-bit read cannot happen on
- * x86-64, and a progress line one burst stale is fine. */
-static void progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
-{
-	struct gen_run *r = arg;
-	double dt = (double)(now_ns - r->last_ns) / 1e9;
-	fprintf(stderr, "gen %6.1fs", (double)now_ns / 1e9);
-	for (unsigned i = 0; i < g->n_ports; i++) {
-		const struct rp_dp_txport *tp = &g->ports[i];
-		double pps = (double)(tp->tx_packets - r->last_packets[i]) / dt;
-		double gbps = (double)(tp->tx_bytes - r->last_bytes[i]) * 8 / dt / 1e9;
-		fprintf(stderr, " | %s %.2f Mpps %.2f Gbit/s paused %.1f%%", r->prof->hosts[r->host_of[i]].name,
-			pps / 1e6, gbps, paused_pct(tp, now_ns));
-		r->last_packets[i] = tp->tx_packets;
-		r->last_bytes[i] = tp->tx_bytes;
-	}
-	fputc('\n', stderr);
-	r->last_ns = now_ns;
-}
-
-/* Layer-1 bits: the frame plus FCS, preamble and inter-frame gap (24 B). */
-static double l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns)
-{
-	return ns ? (double)(bytes + 24 * packets) * 8 / (double)ns : 0.0;
-}
-
 static json_t *prio_json(const struct rp_pause *p, unsigned prio, uint64_t end_ns)
 {
 	const struct rp_pause_prio *q = &p->prio[prio];
@@ -215,10 +119,10 @@ static json_t *prio_json(const struct rp_pause *p, unsigned prio, uint64_t end_n
 			 "xoff_to_xon", (json_int_t)q->xoff_to_xon, "first_pause_ns", first);
 }
 
-static json_t *port_json(const struct gen_run *r, unsigned i, uint64_t end_ns)
+static json_t *port_json(const struct rp_session *r, unsigned i, uint64_t end_ns)
 {
 	const struct rp_dp_txport *tp = &r->tx[i];
-	const struct rp_host *host = &r->prof->hosts[r->host_of[i]];
+	const struct rp_host *host = &r->prof->hosts[tp->index];
 	json_t *prios = json_array();
 	for (unsigned p = 0; p < RP_PFC_PRIOS; p++)
 		json_array_append_new(prios, prio_json(&tp->pause, p, end_ns));
@@ -227,13 +131,13 @@ static json_t *port_json(const struct gen_run *r, unsigned i, uint64_t end_ns)
 			 "pmd_link_bps", (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
 			 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_mpps",
 			 end_ns ? (double)tp->tx_packets * 1e3 / (double)end_ns : 0.0, "tx_gbps_l1",
-			 l1_gbps(tp->tx_packets, tp->tx_bytes, end_ns), "rx_pfc", (json_int_t)tp->rx_pfc, "rx_pause",
+			 rp_l1_gbps(tp->tx_packets, tp->tx_bytes, end_ns), "rx_pfc", (json_int_t)tp->rx_pfc, "rx_pause",
 			 (json_int_t)tp->rx_pause, "tx_queue_full", (json_int_t)tp->tx_full, "tx_unsent", (json_int_t)tp->tx_unsent, "prio", prios);
 }
 
 /* A flow's rate over the time it was running: from its start to its last
  * packet's due time, or to the end of the run for one cut short. */
-static json_t *flow_json(const struct gen_run *r, const struct rp_source_flow_stats *st, uint64_t end_ns)
+static json_t *flow_json(const struct rp_session *r, const struct rp_source_flow_stats *st, uint64_t end_ns)
 {
 	const struct rp_flow *f = &r->plan.flows[st->flow_id];
 	uint64_t start = f->p.start_ns, active = end_ns > start ? end_ns - start : 0;
@@ -243,11 +147,11 @@ static json_t *flow_json(const struct gen_run *r, const struct rp_source_flow_st
 			 "dscp", f->p.dscp, "ecn", f->p.ecn, "prio", f->prio, "qpn", (json_int_t)f->rqpn, "tx_packets",
 			 (json_int_t)st->tx_packets, "tx_bytes", (json_int_t)st->tx_bytes, "tx_messages",
 			 (json_int_t)st->tx_messages, "tx_payload", (json_int_t)st->tx_payload, "target_gbps",
-			 (double)f->rate_bps / 1e9, "tx_gbps_l1", l1_gbps(st->tx_packets, st->tx_bytes, active), "done",
+			 (double)f->rate_bps / 1e9, "tx_gbps_l1", rp_l1_gbps(st->tx_packets, st->tx_bytes, active), "done",
 			 st->done);
 }
 
-static void report_json(const struct gen_run *r)
+static void report_json(const struct rp_session *r)
 {
 	uint64_t end = r->g.end_ns;
 	json_t *ports = json_array(), *flows = json_array();
@@ -267,7 +171,7 @@ static void report_json(const struct gen_run *r)
 	json_decref(o);
 }
 
-static void report_text(const struct gen_run *r)
+static void report_text(const struct rp_session *r)
 {
 	uint64_t end = r->g.end_ns;
 	printf("roceprobe gen: %s, %.3f s%s\n", r->prof->name, (double)end / 1e9, stop_requested ? " (interrupted)" : "");
@@ -276,8 +180,8 @@ static void report_text(const struct gen_run *r)
 	for (unsigned i = 0; i < r->nports; i++) {
 		const struct rp_dp_txport *tp = &r->tx[i];
 		printf("%-10s %-16s %14" PRIu64 " %16" PRIu64 " %9.3f %10.3f %8" PRIu64 " ",
-		       r->prof->hosts[r->host_of[i]].name, tp->port->name, tp->tx_packets, tp->tx_bytes,
-		       end ? (double)tp->tx_packets * 1e3 / (double)end : 0.0, l1_gbps(tp->tx_packets, tp->tx_bytes, end),
+		       rp_session_host(r, tp), tp->port->name, tp->tx_packets, tp->tx_bytes,
+		       end ? (double)tp->tx_packets * 1e3 / (double)end : 0.0, rp_l1_gbps(tp->tx_packets, tp->tx_bytes, end),
 		       tp->rx_pfc + tp->rx_pause);
 		for (unsigned p = 0; p < RP_PFC_PRIOS; p++)
 			printf("%s%" PRIu64, p ? "/" : "", rp_pause_paused_ns(&tp->pause, p, end));
@@ -294,21 +198,8 @@ static void report_text(const struct gen_run *r)
 			printf("%-5u %-10s %-10s %4u %4u %14" PRIu64 " %16" PRIu64 " %10.3f %10.3f\n", f->id,
 			       r->prof->hosts[f->src].name, f->kind == RP_TRAFFIC_PFC ? "(pfc)" : r->prof->hosts[f->dst].name,
 			       f->prio, f->p.dscp, st.tx_packets, st.tx_bytes, (double)f->rate_bps / 1e9,
-			       l1_gbps(st.tx_packets, st.tx_bytes, active));
+			       rp_l1_gbps(st.tx_packets, st.tx_bytes, active));
 		}
-}
-
-static void teardown(struct gen_run *r)
-{
-	for (unsigned i = 0; i < r->nports; i++) {
-		if (r->tx[i].port)
-			rp_dp_port_close(r->tx[i].port);
-		rp_source_destroy(r->tx[i].src);
-	}
-	if (r->eal_up)
-		rp_dp_eal_cleanup();
-	rp_plan_free(&r->plan);
-	rp_profile_free(r->prof);
 }
 
 int rp_cmd_gen(int argc, char **argv)
@@ -318,27 +209,19 @@ int rp_cmd_gen(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 
-	static struct gen_run r;
-	char err[RP_PROFILE_ERR_LEN];
-	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
-	r.prof = rp_profile_load(o.profile, &po, err, sizeof(err));
-	if (!r.prof)
-		return rp_cli_error("gen", "%s", err);
-	if (rp_plan_build(r.prof, &r.plan, err, sizeof(err)) != 0) {
-		rp_profile_free(r.prof);
-		return rp_cli_error("gen", "%s", err);
-	}
-	rc = open_ports(&r, &o);
+	static struct rp_session r;
+	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
+				     .eal = o.eal, .lcores = o.lcores};
+	rc = rp_session_open(&r, "gen", o.profile, &so);
 	if (rc != 0) {
-		teardown(&r);
+		rp_session_close(&r);
 		return rc;
 	}
-
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	r.g = (struct rp_dp_gen){.ports = r.tx, .n_ports = r.nports, .n_lcores = o.lcores,
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &stop_requested,
-				 .progress = progress, .progress_arg = &r};
+				 .progress = rp_session_progress, .progress_arg = &r};
 	rp_dp_clock_start();
 	rp_dp_gen_run(&r.g);
 
@@ -347,6 +230,6 @@ int rp_cmd_gen(int argc, char **argv)
 	else
 		report_text(&r);
 	fflush(stdout);
-	teardown(&r);
+	rp_session_close(&r);
 	return RP_EXIT_OK;
 }

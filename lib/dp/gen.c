@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 #include <string.h>
 
+#include "rx.h"
 #include "traffic/source.h"
 #include "wire/eth.h"
 
@@ -16,8 +17,9 @@ struct lcore_job {
 };
 
 /* NICs consume PFC in hardware; here the RX queue is polled and the frames
- * feed the pause gate. Everything else received is dropped uncounted. */
-static void poll_rx(struct rp_dp_txport *tp, uint64_t now_ns)
+ * feed the pause gate. In a run everything received then goes to the
+ * accountant; in gen it is dropped uncounted. */
+static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	struct rte_mbuf *rx[RP_DP_BURST];
 	uint16_t n = rte_eth_rx_burst(tp->port->id, 0, rx, RP_DP_BURST);
@@ -35,7 +37,10 @@ static void poll_rx(struct rp_dp_txport *tp, uint64_t now_ns)
 			rp_pause_rx(&tp->pause, now_ns, &m);
 		}
 	}
-	rte_pktmbuf_free_bulk(rx, n);
+	if (g->rx)
+		rp_dp_rx_frames(g->rx, tp, rx, n, now_ns);
+	else
+		rte_pktmbuf_free_bulk(rx, n);
 }
 
 /* Counted from the lengths the source gave: a sent mbuf may already be back
@@ -79,13 +84,13 @@ static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 		give_up_pending(tp);
 }
 
-static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
+static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	if (tp->n_pending) {
 		flush_pending(tp, now_ns);
 		return;
 	}
-	if (rp_source_next_due(tp->src) > now_ns)
+	if (!tp->src || rp_source_next_due(tp->src) > now_ns)
 		return;
 	struct rte_mbuf *m[RP_DP_BURST];
 	if (rte_pktmbuf_alloc_bulk(tp->port->pool, m, RP_DP_BURST) != 0)
@@ -103,6 +108,8 @@ static void tx_once(struct rp_dp_txport *tp, uint64_t now_ns)
 	}
 	if (n < RP_DP_BURST)
 		rte_pktmbuf_free_bulk(m + n, RP_DP_BURST - n);
+	if (g->rx)
+		rp_dp_rx_sent(g->rx, tp, bufs, lens, n, now_ns);
 	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, m, (uint16_t)n);
 	account_sent(tp, lens, sent);
 	if (sent < n) {
@@ -122,7 +129,7 @@ static int lcore_loop(void *arg)
 	struct lcore_job *job = arg;
 	struct rp_dp_gen *g = job->g;
 	bool main_lcore = job->lcore == 0;
-	uint64_t next_progress = 1000000000ull, drain_deadline = 0;
+	uint64_t next_progress = 1000000000ull, done_at = 0;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
 		bool sources_done = true, pending = false;
@@ -130,9 +137,16 @@ static int lcore_loop(void *arg)
 			struct rp_dp_txport *tp = &g->ports[i];
 			if (tp->lcore != job->lcore)
 				continue;
-			poll_rx(tp, now);
-			tx_once(tp, now);
-			sources_done &= rp_source_done(tp->src);
+			/* Each port sees its own time: a frame sent on one port and
+			 * received on the next in the same pass took real time. */
+			now = rp_dp_now_ns();
+			poll_rx(g, tp, now);
+			tx_once(g, tp, now);
+			if (g->rx) {
+				rp_dp_rx_release(g->rx, tp, now);
+				pending |= rp_dp_rx_holding(g->rx, tp);
+			}
+			sources_done &= !tp->src || rp_source_done(tp->src);
 			pending |= tp->n_pending != 0;
 		}
 		if (main_lcore && now >= next_progress) {
@@ -140,9 +154,14 @@ static int lcore_loop(void *arg)
 				g->progress(g, now, g->progress_arg);
 			next_progress += 1000000000ull;
 		}
-		if (sources_done && !drain_deadline)
-			drain_deadline = now + RP_DP_DRAIN_NS;
-		if ((sources_done && (!pending || now >= drain_deadline)) || time_up(g, now))
+		if (time_up(g, now))
+			break;
+		/* Frames in flight or held by a delay arrive during the linger; a
+		 * queue that still refuses packets after that is given up. */
+		if (sources_done && !done_at)
+			done_at = now;
+		if (done_at && now >= done_at + g->linger_ns &&
+		    (!pending || now >= done_at + g->linger_ns + RP_DP_DRAIN_NS))
 			break;
 	}
 	for (unsigned i = 0; i < g->n_ports; i++)

@@ -14,11 +14,14 @@ struct rte_mbuf;
 
 #define RP_DP_BURST 32
 
+struct rp_dp_rx;
+
 struct rp_dp_txport {
 	struct rp_dp_port *port;
+	unsigned index; /* the host index: the accountant's port */
 	uint16_t txq;
 	unsigned lcore; /* which lcore drives it (0 = main) */
-	struct rp_source *src;
+	struct rp_source *src; /* NULL: the port only receives */
 	struct rp_pause pause;
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
@@ -46,6 +49,8 @@ struct rp_dp_gen {
 	/* Called on the main lcore about once a second. */
 	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 	void *progress_arg;
+	struct rp_dp_rx *rx; /* a run: account, answer and capture what arrives (one lcore) */
+	uint64_t linger_ns;  /* after the sources are done, keep receiving this long */
 	uint64_t end_ns; /* when the run stopped */
 };
 

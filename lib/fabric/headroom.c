@@ -31,8 +31,9 @@ int rp_headroom_calc(const struct rp_headroom_in *in, struct rp_headroom *out)
 	/* A quantum is 512 bit times whatever the speed: 64 bytes exactly. */
 	out->response_bytes = (uint64_t)in->response_quanta * (RP_HEADROOM_QUANTUM_BITS / 8);
 	out->peer_mtu_bytes = (uint64_t)peer + RP_HEADROOM_L1_EXTRA;
+	out->rx_frame_bytes = in->cut_through ? 0 : out->peer_mtu_bytes;
 	out->total_bytes = out->cable_bytes + out->phy_bytes + out->mtu_bytes + out->pfc_bytes + out->response_bytes +
-			   out->peer_mtu_bytes;
+			   out->peer_mtu_bytes + out->rx_frame_bytes;
 	return 0;
 }
 
@@ -43,12 +44,17 @@ struct bound {
 };
 
 static const struct bound bounds[] = {
+	{100000000ull, 1, 0},
+	{1000000000ull, 2, 0},
 	{10000000000ull, 60, 8192},
 	{25000000000ull, 80, 6144},
 	{40000000000ull, 118, 24576},
+	{50000000000ull, 147, 0},
 	{100000000000ull, 394, 122880},
+	{200000000000ull, 453, 0},
 	{400000000000ull, 905, 0},
 };
+#define INTF_100G 122880u
 #define NBOUNDS (sizeof(bounds) / sizeof(bounds[0]))
 
 /* The first entry at or above the speed; the last one past the table. */
@@ -65,9 +71,16 @@ uint32_t rp_headroom_default_response_quanta(uint64_t speed_bps)
 	return bound_for(speed_bps)->response_quanta;
 }
 
+/* The first interface bound at or above the speed's entry; 100G's past it. */
+static uint32_t intf_bit_times(uint64_t speed_bps)
+{
+	for (const struct bound *b = bound_for(speed_bps); b < bounds + NBOUNDS; b++)
+		if (b->intf_bit_times)
+			return b->intf_bit_times;
+	return INTF_100G;
+}
+
 double rp_headroom_default_phy_delay_ns(uint64_t speed_bps)
 {
-	const struct bound *b = bound_for(speed_bps);
-	uint32_t bt = b->intf_bit_times ? b->intf_bit_times : bounds[3].intf_bit_times;
-	return speed_bps ? (double)bt * 1e9 / (double)speed_bps : 0.0;
+	return speed_bps ? (double)intf_bit_times(speed_bps) * 1e9 / (double)speed_bps : 0.0;
 }

@@ -2,9 +2,11 @@
  * it decides to send XOFF, because the peer keeps sending until the pause
  * reaches it and takes effect.
  *
- * The delay model is the one of IEEE 802.1Qbb Annex O ("PFC delay model") as
- * vendors' headroom calculators (Cisco's Nexus PFC white paper, NVIDIA/Mellanox
- * buffer calculators) apply it. Every term is a time the peer's data keeps
+ * The delay model is the one of IEEE 802.1Qbb's PFC delay annex as vendors'
+ * headroom calculators apply it (Cisco's Nexus "Priority Flow Control" white
+ * paper: MTU[R] + wire both ways + transceiver + response + MTU[S]; SONiC's
+ * buffer_headroom_mellanox.lua: mtu + 2 x cable + mac_phy_delay +
+ * peer_response_time + mtu). Every term is a time the peer's data keeps
  * arriving, turned into bytes at the link rate:
  *
  *   headroom = MTU[switch]   frame in flight on the switch's transmitter; the
@@ -16,6 +18,15 @@
  *            + response      the peer's reaction time, in quanta of 512 bit times
  *            + MTU[peer]     frame the peer had started when it reacted; it
  *                            completes
+ *            + MTU[peer]     store-and-forward only: the frame being received
+ *                            when the threshold is crossed. Such a switch
+ *                            counts a frame, and decides XOFF, at its last
+ *                            bit, so the frame that crosses may already lie
+ *                            wholly above the threshold. The classic formula
+ *                            thinks in bits and leaves this out (vendors
+ *                            cover it with pipeline and cell margins); the
+ *                            emulated switch is store-and-forward, and its
+ *                            worst case is exactly this sum.
  *
  * An MTU term is the largest L2 frame (header to FCS) plus 20 bytes of
  * preamble, SFD and inter-frame gap, as D-Max-Frame-Len counts it. Rate
@@ -24,6 +35,7 @@
 #ifndef RP_FABRIC_HEADROOM_H
 #define RP_FABRIC_HEADROOM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define RP_HEADROOM_NS_PER_M 5.0   /* light in fibre or twinax, rounded up */
@@ -39,6 +51,7 @@ struct rp_headroom_in {
 	uint32_t peer_mtu;        /* peer side; 0: same as mtu */
 	uint32_t response_quanta; /* peer reaction time, 512 bit times each */
 	double phy_delay_ns;      /* MAC + PHY delay, one way */
+	bool cut_through;         /* leave out the store-and-forward frame */
 };
 
 /* Each term in bytes and the time it stands for. */
@@ -49,6 +62,7 @@ struct rp_headroom {
 	uint64_t pfc_bytes;      /* 64 + 20 */
 	uint64_t response_bytes; /* response_quanta x 64 */
 	uint64_t peer_mtu_bytes; /* peer_mtu + 20 */
+	uint64_t rx_frame_bytes; /* peer_mtu + 20, or 0 with cut_through */
 	uint64_t total_bytes;
 	double cable_ns;         /* round trip */
 	double phy_ns;           /* round trip */
@@ -59,12 +73,13 @@ struct rp_headroom {
  * number, or mtu is 0. */
 int rp_headroom_calc(const struct rp_headroom_in *in, struct rp_headroom *out);
 
-/* IEEE 802.3 upper bounds vendor calculators quote (pause reaction per
- * Annex 31B, interface delay per PHY clause), for speeds without the user's own
- * numbers: 10G 60 quanta / 8192 bit times, 25G 80 / 6144, 40G 118 / 24576,
- * 100G 394 / 122880, 400G 905 quanta. A speed between two table entries takes
- * the faster entry's value (the larger bound); above 100G the interface delay
- * keeps 100G's bit-time count. */
+/* IEEE 802.3 upper bounds vendor calculators quote, for speeds without the
+ * user's own numbers. Pause reaction (802.3 31B.3.7, as SONiC's tables carry
+ * it), in quanta: 100M 1, 1G 2, 10G 60, 25G 80, 40G 118, 50G 147, 100G 394,
+ * 200G 453, 400G 905. Interface delay, in bit times: 10G 8192, 25G 6144,
+ * 40G 24576, 100G 122880. A speed between two entries takes the faster
+ * entry's value; where the interface table has no entry the nearest faster
+ * (or, past 100G, 100G's) bit-time count is used. */
 uint32_t rp_headroom_default_response_quanta(uint64_t speed_bps);
 double rp_headroom_default_phy_delay_ns(uint64_t speed_bps);
 

@@ -57,6 +57,12 @@ struct rp_thresh {
 	double alpha;   /* dynamic */
 };
 
+/* A frame goes to the shared pool while the PG, with it, stays within the
+ * XOFF threshold; the frame that does not fit goes to headroom and XOFF is
+ * decided at once (at its last bit: the switch is store-and-forward, which
+ * is why rp_headroom_calc counts the frame being received). Keep xon_delta
+ * at least one max frame: headroom is given back first, and only then is it
+ * surely empty when XON lets the peer send again. */
 struct rp_switch_pg_cfg {
 	struct rp_thresh xoff; /* lossless: XOFF when the PG holds this much */
 	uint64_t xon_delta;    /* XON when it holds <= xoff threshold - xon_delta */

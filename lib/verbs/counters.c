@@ -34,7 +34,7 @@ static void read_dir(const char *dir, enum rp_ctr_src src, struct rp_ctr_snap *o
 		/* Some counters fail to read (EINVAL on unsupported ones): skip. */
 		if (fscanf(f, "%" SCNu64, &v) == 1) {
 			struct rp_ctr *c = &out->c[out->n++];
-			snprintf(c->name, sizeof(c->name), "%s", e->d_name);
+			snprintf(c->name, sizeof(c->name), "%.63s", e->d_name);
 			c->src = (uint8_t)src;
 			c->value = v;
 		}

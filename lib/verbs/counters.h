@@ -2,8 +2,8 @@
  * set of names whichever driver produced them.
  *
  * Sources (all read as files or one ioctl; no command output is parsed):
- *   port  /sys/class/infiniband/DEV/ports/P/counters/*    (IBTA PortCounters)
- *   hw    /sys/class/infiniband/DEV/ports/P/hw_counters/* (driver specific)
+ *   port  /sys/class/infiniband/DEV/ports/P/counters/    (IBTA PortCounters)
+ *   hw    /sys/class/infiniband/DEV/ports/P/hw_counters/ (driver specific)
  *   eth   the netdev's ethtool statistics via SIOCETHTOOL (ETHTOOL_GSTRINGS +
  *         ETHTOOL_GSTATS): per-priority PFC pause frames and pause time.
  *

@@ -291,7 +291,6 @@ int rp_bw_client(struct rp_conn *c, const struct rp_run *r, struct rp_run_result
 	for (uint64_t spins = 1;; spins++) {
 		if (!r->iters && !stopping && rp_now_ns() >= deadline)
 			stopping = true;
-		bool busy = false;
 		for (unsigned q = 0; q < c->nqp; q++) {
 			while (outstanding[q] < c->tx_depth) {
 				bool more = r->iters ? posted[q] < r->iters : !stopping;
@@ -306,7 +305,6 @@ int rp_bw_client(struct rp_conn *c, const struct rp_run *r, struct rp_run_result
 				posted[q]++;
 				outstanding[q]++;
 				unsig[q] = sig ? 0 : unsig[q] + 1;
-				busy = true;
 			}
 		}
 		int n = reap_send(c, outstanding, &msgs, err, errlen);

@@ -197,7 +197,7 @@ int rp_oob_connect(const char *host, uint16_t port, int timeout_ms, char *err, s
 	int last = ETIMEDOUT;
 	for (;;) {
 		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-			int fd;
+			int fd = -1;
 			uint64_t t = now_ms();
 			int left = t < deadline ? (int)(deadline - t) : 1;
 			last = try_connect(ai, left < 1000 ? left : 1000, &fd);

@@ -76,7 +76,10 @@ static uint64_t marked_at(struct rp_switch *sw, unsigned held, uint8_t ecn, unsi
 static void held_depth_marks_at_the_configured_probability(void **state)
 {
 	(void)state;
-	const unsigned depths[] = {30, 70, 110}; /* 30 KB, 70 KB, 110 KB */
+	/* p = 0.25, 0.35, 0.45: over 1e5 packets 2% of p is >= 3.6 standard
+	 * errors, so the bound holds for any seed, not just this one (at
+	 * p = 0.05 it would be 1.5). */
+	const unsigned depths[] = {70, 90, 110}; /* KB */
 	for (unsigned d = 0; d < 3; d++) {
 		struct rp_switch *sw = red_switch(12345 + d);
 		double p = PMAX * (double)(depths[d] * L - KMIN) / (double)(KMAX - KMIN);

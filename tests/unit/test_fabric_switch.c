@@ -492,6 +492,106 @@ static void lossless_headroom_and_pfc_frames(void **state)
 	rp_switch_destroy(sw);
 }
 
+/* Dynamic XOFF, alpha 1, shared pool of 10 frames (headroom carved out of
+ * the buffer first): the PG takes a frame into shared while it holds
+ * <= (S - L) / 2, so 5 frames; after the 5th the threshold alpha x free is
+ * 5 frames too: XOFF there, and the 6th goes to headroom. */
+static void dynamic_xoff_known_answer(void **state)
+{
+	(void)state;
+	const size_t L = 1000;
+	struct rp_switch_cfg c;
+	plain_cfg(&c, 2, G100);
+	c.lossless_mask = 0x08;
+	c.pg[3].xoff = (struct rp_thresh){.dynamic = true, .alpha = 1.0};
+	c.port[0].headroom[3] = 2 * L;
+	c.port[1].headroom[3] = 2 * L;
+	c.buffer_bytes = 14 * L;
+	struct rp_switch *sw = make(&c);
+	uint8_t f[1500];
+	struct rp_switch_rx rx;
+	ip_frame(f, L, mac_b, 24, 0);
+	for (int i = 1; i <= 8; i++) {
+		ingress_ok(sw, 0, 0, f, L, 1, &rx);
+		assert_int_equal(rx.xoff, i == 5 ? 0x08 : 0);
+		assert_int_equal(rx.verdict, i <= 7 ? RP_SW_QUEUED : RP_SW_DROPPED);
+		assert_int_equal(rx.headroom, i == 6 || i == 7);
+	}
+	struct rp_switch_buffer_stats b;
+	rp_switch_buffer_stats(sw, &b);
+	assert_int_equal(b.shared_size, 10 * L);
+	assert_int_equal(b.shared_used, 5 * L);
+	assert_int_equal(b.headroom_used, 2 * L);
+	rp_switch_destroy(sw);
+}
+
+/* XOFF decided while the port toward the peer is busy, withdrawn (XON level
+ * reached) before that transmitter frees: the peer was never told, so no
+ * PFC frame at all. */
+static void xoff_withdrawn_before_sent_sends_nothing(void **state)
+{
+	(void)state;
+	const size_t L = 1000;
+	struct rp_switch_cfg c;
+	plain_cfg(&c, 2, G100);
+	c.lossless_mask = 0x08;
+	c.pg[3].xoff = (struct rp_thresh){.bytes = 2 * L};
+	c.pg[3].xon_delta = L;
+	c.port[0].headroom[3] = 4 * L;
+	struct rp_switch *sw = make(&c);
+	uint8_t f[1500], g[9216];
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	ip_frame(g, 9000, mac_a, 0, 0); /* keeps port 0 busy for 722 ns */
+	ingress_ok(sw, 0, 1, g, 9000, 0, &rx);
+	assert_int_equal(rp_switch_next_tx(sw, 0, 0, out, sizeof(out), &tx), 1);
+	ip_frame(f, L, mac_b, 24, 0);
+	ingress_ok(sw, 10, 0, f, L, 1, &rx);
+	ingress_ok(sw, 10, 0, f, L, 1, &rx);
+	assert_int_equal(rx.xoff, 0x08);
+	assert_int_equal(rp_switch_next_event_ns(sw, 0, 10), tx.end_ns); /* due, but the wire is busy */
+	assert_int_equal(rp_switch_next_tx(sw, 1, 20, out, sizeof(out), &tx), 1); /* 1 frame left: XON level */
+	assert_int_equal(tx.kick, 0);
+	assert_int_equal(rp_switch_next_event_ns(sw, 0, 20), RP_SWITCH_NEVER);
+	assert_int_equal(rp_switch_next_tx(sw, 0, 1000, out, sizeof(out), &tx), 0);
+	struct rp_switch_pg_stats pg;
+	rp_switch_pg_stats(sw, 0, 3, 1000, &pg);
+	assert_int_equal(pg.xoff_sent + pg.xon_sent, 0);
+	assert_int_equal(pg.first_xoff_ns, 10);
+	assert_int_equal(pg.xoff_ns, 10);
+	rp_switch_destroy(sw);
+}
+
+/* 802.3x PAUSE stops every queue; other MAC control opcodes are consumed
+ * and counted. */
+static void pause_frame_stops_every_queue(void **state)
+{
+	(void)state;
+	struct rp_switch_cfg c;
+	plain_cfg(&c, 2, G100);
+	struct rp_switch *sw = make(&c);
+	uint8_t f[1500];
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	ingress_ok(sw, 0, 0, f, ip_frame(f, 1000, mac_b, 0, 0), 1, &rx);
+	ingress_ok(sw, 0, 0, f, ip_frame(f, 1000, mac_b, 56, 0), 1, &rx);
+	ingress_ok(sw, 0, 1, f, rp_pause_frame_build(f, sizeof(f), mac_a, 100), -1, &rx); /* 512 ns */
+	assert_int_equal(rx.verdict, RP_SW_CONSUMED);
+	assert_int_equal(rx.pfc_prios, 0xFF);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 0, out, sizeof(out), &tx), 0);
+	assert_int_equal(rp_switch_next_event_ns(sw, 1, 0), 512);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 512, out, sizeof(out), &tx), 1);
+	rp_pfc_frame_build(f, sizeof(f), mac_a, 0, (uint16_t[8]){0});
+	f[15] = 0x02; /* opcode 0x0002: not PAUSE, not PFC */
+	ingress_ok(sw, 600, 1, f, 60, -1, &rx);
+	assert_int_equal(rx.verdict, RP_SW_CONSUMED);
+	struct rp_switch_port_stats ps;
+	rp_switch_port_stats(sw, 1, &ps);
+	assert_int_equal(ps.pause_rx, 1);
+	assert_int_equal(ps.macctl_other_rx, 1);
+	rp_switch_destroy(sw);
+}
+
 /* ---- ECN rewriting ---- */
 
 static size_t roce_frame(uint8_t *buf, uint8_t l3, uint8_t ecn, size_t payload)
@@ -626,6 +726,9 @@ int main(void)
 		cmocka_unit_test(lossy_tail_drop_is_exact),
 		cmocka_unit_test(dynamic_threshold_known_answer),
 		cmocka_unit_test(lossless_headroom_and_pfc_frames),
+		cmocka_unit_test(dynamic_xoff_known_answer),
+		cmocka_unit_test(xoff_withdrawn_before_sent_sends_nothing),
+		cmocka_unit_test(pause_frame_stops_every_queue),
 		cmocka_unit_test(ce_rewrite_keeps_frames_valid),
 		cmocka_unit_test(cells_round_trip_every_size),
 		cmocka_unit_test(queue_depth_series_fills_bins),

@@ -174,7 +174,7 @@ start_vm() {
 	[ -z "$share" ] || args+=(-virtfs "local,path=$(realpath "$share"),mount_tag=rpshare,security_model=none,readonly=on,id=rpshare")
 	echo "qemu-system-x86_64 ${args[*]}" >"$d/qemu.cmd"
 	if [ "$shell" = 1 ]; then
-		qemu-system-x86_64 "${args[@]}" 2>"$d/qemu.log" &
+		qemu-system-x86_64 "${args[@]}" 0<&0 2>"$d/qemu.log" &
 	else
 		qemu-system-x86_64 "${args[@]}" </dev/null >"$d/qemu.log" 2>&1 &
 	fi
@@ -259,6 +259,9 @@ for ((i = 0; i < nvms; i++)); do
 		if [ "$job_rc" = none ]; then
 			echo "rxe-vm: vm$i wrote no rc; last console lines ($d/console.log):" >&2
 			tail -n 15 "$d/console.log" >&2 2>/dev/null || true
+		else
+			echo "rxe-vm: vm$i job exited $job_rc; last stderr lines ($d/stderr):" >&2
+			tail -n 10 "$d/stderr" >&2 2>/dev/null || true
 		fi
 	fi
 done

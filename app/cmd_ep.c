@@ -1,0 +1,448 @@
+/* roceprobe ep: a verbs endpoint. One side runs --server, the other
+ * --client HOST; the client says what to measure and the server follows, so
+ * a server needs no test options. lib/verbs/ep.h draws the session. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report/result.h"
+#include "verbs/ep.h"
+#include "verbs/ep_json.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe ep --server [--port N] [--clients N] [DEVICE/PATH OPTIONS]\n"
+	      "       roceprobe ep --client HOST [--op OP] [--mode MODE] [--size N[,N...]] ...\n"
+	      "\n"
+	      "Measures an RDMA path with real verbs over RC QPs, between two hosts (or one\n"
+	      "server and several clients for an incast). QP numbers, PSNs, GIDs/LIDs and\n"
+	      "buffer keys are exchanged over TCP (--port); the client sends the test\n"
+	      "parameters, so the server needs none. Start the server first; the client\n"
+	      "retries its TCP connection for --connect-timeout seconds.\n"
+	      "\n"
+	      "roles\n"
+	      "  -s, --server            wait for --clients clients, serve them, exit\n"
+	      "  -c, --client HOST       run the test against HOST (a name or an address)\n"
+	      "      --port N            TCP port of the exchange (default 18520)\n"
+	      "      --bind ADDR         server: listen on ADDR only\n"
+	      "      --clients N         server: incast of N clients; they start each size\n"
+	      "                          together; reports per-client goodput and Jain's index\n"
+	      "\n"
+	      "what to measure (client)\n"
+	      "      --op OP             write (default), write_imm, send, read\n"
+	      "      --mode MODE         lat: ping-pong latency, one sample per iteration,\n"
+	      "                               all in the histogram (p50 .. p99.999, max,\n"
+	      "                               exact mean and stdev), also with --duration;\n"
+	      "                               write/write_imm/send report half the round\n"
+	      "                               trip (as perftest), read the whole one\n"
+	      "                          bw:  windowed: --tx-depth requests in flight on each\n"
+	      "                               of --qps QPs; goodput in Gbit/s\n"
+	      "                          rate: bw with small messages; message rate in Mmsg/s\n"
+	      "      --size N[,N...]     message size(s) in bytes; K, M, G suffixes (binary).\n"
+	      "                          default 2 (lat, rate) or 64K (bw)\n"
+	      "  -a, --sweep             every power of two from 2 B to 8 MiB (perftest -a)\n"
+	      "  -n, --iters N           iterations per size (per QP for bw); default 1000\n"
+	      "                          for lat, 5000 for bw and rate\n"
+	      "  -D, --duration SEC      run each size for SEC seconds instead\n"
+	      "  -q, --qps N             QPs per client (bw, rate; default 1)\n"
+	      "  -t, --tx-depth N        send queue depth (default 64 lat, 128 bw)\n"
+	      "  -r, --rx-depth N        receives kept posted (send, write_imm; default 512)\n"
+	      "  -Q, --cq-mod N          one signalled completion per N sends (default 1 lat,\n"
+	      "                          100 bw)\n"
+	      "  -I, --inline N          inline payloads up to N bytes (default 220 lat, 0 bw)\n"
+	      "\n"
+	      "device and path (both sides)\n"
+	      "  -d, --dev NAME          RDMA device (default: the first, see ibv_devices)\n"
+	      "  -i, --ib-port N         its port (default 1)\n"
+	      "  -x, --gid-index N       RoCE source GID index. Default: scan the table for\n"
+	      "                          the RoCE v2 GID of an IPv4 address (sysfs gid_attrs)\n"
+	      "      --dscp N            RoCE: DSCP 0..63 of our packets (GRH traffic class)\n"
+	      "      --ecn N             RoCE: ECN bits 0..3 (traffic class = DSCP << 2 | ECN)\n"
+	      "      --sl N              InfiniBand: service level 0..15 (addressed by LID,\n"
+	      "                          no GRH)\n"
+	      "      --hop-limit N       RoCE: GRH hop limit / IP TTL (default 64)\n"
+	      "      --mtu N             path MTU 256..4096 (default: the port's active MTU,\n"
+	      "                          lowered to the peer's)\n"
+	      "      --ack-timeout N     local ACK timeout 4.096 us * 2^N (default 14: 67 ms)\n"
+	      "      --retry N           transport retries 0..7 (default 7)\n"
+	      "\n"
+	      "time limits\n"
+	      "      --connect-timeout S client: keep trying to reach the server S seconds;\n"
+	      "                          both: control replies (default 30)\n"
+	      "      --stall-timeout S   no progress for S seconds = the peer is gone (default 30)\n"
+	      "\n"
+	      "output\n"
+	      "      --counters-interval MS  also sample the counters every MS ms\n"
+	      "      --no-counters       skip the counter snapshots\n"
+	      "      --json              print result.json to stdout instead of the tables\n"
+	      "  -o, --output DIR        also write DIR/result.json\n"
+	      "\n"
+	      "Counters: /sys/class/infiniband/DEV/ports/P/{counters,hw_counters} and the\n"
+	      "netdev's ethtool statistics (SIOCETHTOOL) are read before and after the run;\n"
+	      "deltas are reported under common names across mlx5, bnxt_re, irdma and rxe:\n"
+	      "cnp_sent, cnp_handled, ecn_ce_received, seq_err_naks_received,\n"
+	      "out_of_sequence, retransmissions, ack_timeouts, duplicate_requests,\n"
+	      "pause_rx_prio3, pause_time_us_tx_prio3, ... (docs/verbs.md).\n"
+	      "\n"
+	      "examples\n"
+	      "  roceprobe ep --server\n"
+	      "  roceprobe ep --client 10.9.0.1                       # 2-byte write latency\n"
+	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4K,64K -D 10\n"
+	      "  roceprobe ep --client 10.9.0.1 --mode bw --qps 4 --dscp 26 --ecn 2\n"
+	      "  roceprobe ep --server --clients 8 -o results/incast   # then 8 clients:\n"
+	      "  roceprobe ep --client server1 --mode bw -D 10\n"
+	      "\n"
+	      "Exit status: 0 done; 1 the run failed (a QP error, the peer vanished);\n"
+	      "2 with one line when the setup cannot work: no RDMA device, port down, no\n"
+	      "RoCE v2 GID, peer unreachable, bad options.\n",
+	      out);
+}
+
+enum {
+	O_PORT = 256, O_BIND, O_CLIENTS, O_OP, O_MODE, O_SIZE, O_DSCP, O_ECN, O_SL, O_HOP, O_MTU, O_ACKTO,
+	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD,
+};
+
+/* 64K, 1M, 4KiB -> bytes; 0 on error. */
+static size_t parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+		end += strlen(end);
+	else if (strcmp(end, "B") == 0)
+		end++;
+	if (*end || v == 0 || v > (1ull << 31) >> shift)
+		return 0;
+	return (size_t)(v << shift);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+struct ep_args {
+	struct rp_ep_cfg cfg;
+	bool server, json, sizes_set, have_iters, have_tx, have_cqmod, have_inline, sweep;
+	const char *outdir;
+	double duration_s;
+};
+
+static int parse_args(int argc, char **argv, struct ep_args *a)
+{
+	static const struct option opts[] = {
+		{"server", no_argument, NULL, 's'},      {"client", required_argument, NULL, 'c'},
+		{"port", required_argument, NULL, O_PORT}, {"bind", required_argument, NULL, O_BIND},
+		{"clients", required_argument, NULL, O_CLIENTS}, {"op", required_argument, NULL, O_OP},
+		{"mode", required_argument, NULL, O_MODE}, {"size", required_argument, NULL, O_SIZE},
+		{"sweep", no_argument, NULL, 'a'},       {"iters", required_argument, NULL, 'n'},
+		{"duration", required_argument, NULL, 'D'}, {"qps", required_argument, NULL, 'q'},
+		{"tx-depth", required_argument, NULL, 't'}, {"rx-depth", required_argument, NULL, 'r'},
+		{"cq-mod", required_argument, NULL, 'Q'}, {"inline", required_argument, NULL, 'I'},
+		{"dev", required_argument, NULL, 'd'},   {"ib-port", required_argument, NULL, 'i'},
+		{"gid-index", required_argument, NULL, 'x'}, {"dscp", required_argument, NULL, O_DSCP},
+		{"ecn", required_argument, NULL, O_ECN}, {"sl", required_argument, NULL, O_SL},
+		{"hop-limit", required_argument, NULL, O_HOP}, {"mtu", required_argument, NULL, O_MTU},
+		{"ack-timeout", required_argument, NULL, O_ACKTO}, {"retry", required_argument, NULL, O_RETRY},
+		{"connect-timeout", required_argument, NULL, O_CTO}, {"stall-timeout", required_argument, NULL, O_STALL},
+		{"counters-interval", required_argument, NULL, O_CINT}, {"no-counters", no_argument, NULL, O_NOCTR},
+		{"json", no_argument, NULL, O_JSON},     {"output", required_argument, NULL, 'o'},
+		{"cm", no_argument, NULL, O_CM},         {"ud", no_argument, NULL, O_UD},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	struct rp_ep_cfg *c = &a->cfg;
+	c->gid_index = -1;
+	c->tcp_port = RP_EP_DEFAULT_PORT;
+	c->connect_timeout_ms = 30000;
+	c->stall_ms = 30000;
+	c->nqp = 1;
+	c->rx_depth = 512;
+	c->clients = 1;
+	c->op = RP_OP_WRITE;
+	c->mode = RP_MODE_LAT;
+	int ch;
+	unsigned long v;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":sc:an:D:q:t:r:Q:I:d:i:x:o:h", opts, NULL)) != -1) {
+		const char *arg = optarg;
+#define UINT_OPT(name, max, dst)                                                          \
+	do {                                                                              \
+		if (parse_uint(arg, (max), &v))                                           \
+			return rp_cli_error("ep", "--%s %s: want a number 0..%lu", (name), arg, \
+					    (unsigned long)(max));                        \
+		dst = v;                                                                  \
+	} while (0)
+		switch (ch) {
+		case 's': a->server = true; break;
+		case 'c': c->host = arg; break;
+		case O_PORT: UINT_OPT("port", 65535, c->tcp_port); break;
+		case O_BIND: c->bind = arg; break;
+		case O_CLIENTS: UINT_OPT("clients", RP_EP_MAX_CLIENTS, c->clients); break;
+		case O_OP:
+			if (rp_op_parse(arg, &c->op))
+				return rp_cli_error("ep", "--op %s: use write, write_imm, send or read", arg);
+			break;
+		case O_MODE:
+			if (rp_mode_parse(arg, &c->mode))
+				return rp_cli_error("ep", "--mode %s: use lat, bw or rate", arg);
+			break;
+		case O_SIZE: {
+			char buf[256];
+			snprintf(buf, sizeof(buf), "%s", arg);
+			c->nsizes = 0;
+			for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				size_t s = parse_size(tok);
+				if (!s)
+					return rp_cli_error("ep", "--size %s: want bytes 1..2G (64, 4K, 1M)", tok);
+				if (c->nsizes == RP_EP_MAX_SIZES)
+					return rp_cli_error("ep", "--size: at most %d sizes", RP_EP_MAX_SIZES);
+				c->sizes[c->nsizes++] = s;
+			}
+			a->sizes_set = true;
+			break;
+		}
+		case 'a': a->sweep = true; break;
+		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); a->have_iters = true; break;
+		case 'D': {
+			char *end;
+			a->duration_s = strtod(arg, &end);
+			if (*end || a->duration_s <= 0 || a->duration_s > 86400)
+				return rp_cli_error("ep", "--duration %s: want seconds (0 < S <= 86400)", arg);
+			break;
+		}
+		case 'q': UINT_OPT("qps", RP_MAX_QP, c->nqp); break;
+		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); a->have_tx = true; break;
+		case 'r': UINT_OPT("rx-depth", 16384, c->rx_depth); break;
+		case 'Q': UINT_OPT("cq-mod", 16384, c->cq_mod); a->have_cqmod = true; break;
+		case 'I': UINT_OPT("inline", 4096, c->inline_size); a->have_inline = true; break;
+		case 'd': c->dev_name = arg; break;
+		case 'i': UINT_OPT("ib-port", 255, c->ib_port); break;
+		case 'x': UINT_OPT("gid-index", 255, c->gid_index); break;
+		case O_DSCP: UINT_OPT("dscp", 63, c->dscp); break;
+		case O_ECN: UINT_OPT("ecn", 3, c->ecn); break;
+		case O_SL: UINT_OPT("sl", 15, c->sl); break;
+		case O_HOP: UINT_OPT("hop-limit", 255, c->hop_limit); break;
+		case O_MTU:
+			UINT_OPT("mtu", 4096, c->mtu);
+			if (!rp_mtu_to_enum(c->mtu))
+				return rp_cli_error("ep", "--mtu %s: use 256, 512, 1024, 2048 or 4096", arg);
+			break;
+		case O_ACKTO: UINT_OPT("ack-timeout", 31, c->ack_timeout); break;
+		case O_RETRY: UINT_OPT("retry", 7, c->retry_cnt); break;
+		case O_CTO: UINT_OPT("connect-timeout", 86400, c->connect_timeout_ms); c->connect_timeout_ms *= 1000; break;
+		case O_STALL: UINT_OPT("stall-timeout", 86400, c->stall_ms); c->stall_ms *= 1000; break;
+		case O_CINT: UINT_OPT("counters-interval", 3600000, c->counter_interval_ms); break;
+		case O_NOCTR: c->no_counters = true; break;
+		case O_JSON: a->json = true; break;
+		case 'o': a->outdir = arg; break;
+		case O_CM:
+			return rp_cli_error("ep", "--cm (rdma_cm connection) is not implemented yet; "
+						  "the default TCP exchange works on the same hosts");
+		case O_UD:
+			return rp_cli_error("ep", "--ud is not implemented yet; use the default RC QPs");
+		case 'h': return 1;
+		case ':': return rp_cli_error("ep", "%s needs a value", argv[optind - 1]);
+		default: return rp_cli_error("ep", "unknown option '%s' (try 'roceprobe ep --help')", argv[optind - 1]);
+		}
+#undef UINT_OPT
+	}
+	if (optind < argc && !c->host && !a->server)
+		c->host = argv[optind++];
+	if (optind < argc)
+		return rp_cli_error("ep", "unexpected argument '%s'", argv[optind]);
+	if (a->server == (c->host != NULL))
+		return rp_cli_error("ep", "say --server or --client HOST (try 'roceprobe ep --help')");
+
+	bool lat = c->mode == RP_MODE_LAT;
+	if (a->sweep) {
+		c->nsizes = 0;
+		for (size_t s = 2; s <= 8u << 20; s <<= 1)
+			c->sizes[c->nsizes++] = s;
+	} else if (!a->sizes_set) {
+		c->sizes[0] = c->mode == RP_MODE_BW ? 65536 : 2;
+		c->nsizes = 1;
+	}
+	if (a->duration_s > 0) {
+		if (a->have_iters)
+			return rp_cli_error("ep", "give --iters or --duration, not both");
+		c->duration_ns = (uint64_t)(a->duration_s * 1e9);
+		c->iters = 0;
+	} else if (!a->have_iters) {
+		c->iters = lat ? 1000 : 5000;
+	}
+	if (a->have_iters && c->iters == 0)
+		return rp_cli_error("ep", "--iters must be at least 1");
+	if (!a->have_tx)
+		c->tx_depth = lat ? 64 : 128;
+	if (c->tx_depth < 4)
+		return rp_cli_error("ep", "--tx-depth must be at least 4");
+	if (!a->have_cqmod)
+		c->cq_mod = lat ? 1 : 100;
+	if (c->cq_mod == 0)
+		c->cq_mod = 1;
+	if (!a->have_inline)
+		c->inline_size = lat ? 220 : 0;
+	if (c->rx_depth == 0)
+		return rp_cli_error("ep", "--rx-depth must be at least 1");
+	if (c->nqp == 0)
+		return rp_cli_error("ep", "--qps must be at least 1");
+	if (lat && c->nqp > 1)
+		return rp_cli_error("ep", "--qps applies to bw and rate; latency uses one QP");
+	return 0;
+}
+
+static void print_header(FILE *f, const struct rp_ep_report *r)
+{
+	const struct rp_port_attr *p = &r->port;
+	fprintf(f, "%s %s %s on %s:%u (%s, %s", r->server ? "server:" : "client:", rp_op_name(r->cfg.op),
+		rp_mode_name(r->cfg.mode), p->dev_name, p->port_num, r->driver, rp_link_layer_name(p->link_layer));
+	if (r->gid_index >= 0)
+		fprintf(f, ", GID %d %s%s%s, DSCP %u ECN %u", r->gid_index, r->gid, r->netdev[0] ? " on " : "", r->netdev,
+			r->cfg.dscp, r->cfg.ecn);
+	else
+		fprintf(f, ", LID %u, SL %u, no GRH", p->lid, r->cfg.sl);
+	fprintf(f, "), path MTU %u, inline %u, QPs %u\n", r->mtu, r->max_inline, r->cfg.nqp);
+}
+
+static void print_lat(FILE *f, const struct rp_ep_report *r)
+{
+	const struct rp_ep_peer *p = &r->peers[0];
+	fprintf(f, "latency in usec (%s); every sample counted\n",
+		rp_lat_divisor(r->cfg.op) == 2 ? "half round trip, as perftest" : "full round trip");
+	fprintf(f, "%9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "samples", "min", "p50", "p90",
+		"p99", "p99.9", "p99.99", "p99.999", "max", "mean", "stdev");
+	for (unsigned s = 0; s < p->nsizes; s++) {
+		struct rp_hist_summary h;
+		rp_hist_summarize(p->res[s].hist, &h);
+		fprintf(f, "%9zu %9" PRIu64 " %9.2f", p->res[s].size, h.count, (double)h.min / 1e3);
+		for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+			fprintf(f, " %9.2f", (double)h.pct[i] / 1e3);
+		fprintf(f, " %9.2f %9.2f %9.2f\n", (double)h.max / 1e3, h.mean / 1e3, h.stdev / 1e3);
+	}
+}
+
+static void print_bw(FILE *f, const struct rp_ep_report *r, const struct rp_ep_peer *p)
+{
+	fprintf(f, "%9s %12s %14s %10s %10s %9s\n", "bytes", "messages", "bytes total", "Gbit/s", "Mmsg/s", "seconds");
+	for (unsigned s = 0; s < p->nsizes; s++) {
+		const struct rp_run_result *c = &p->res[s].client;
+		fprintf(f, "%9zu %12" PRIu64 " %14" PRIu64 " %10.3f %10.4f %9.3f\n", p->res[s].size, c->msgs, c->bytes,
+			rp_ep_gbps(c), c->t_ns ? (double)c->msgs * 1e3 / (double)c->t_ns : 0.0, (double)c->t_ns / 1e9);
+	}
+	(void)r;
+}
+
+static void print_counters(FILE *f, const struct rp_ep_report *r)
+{
+	if (!r->have_counters)
+		return;
+	static struct rp_ctr delta[RP_CTR_MAX], norm[RP_CTR_MAX];
+	size_t nd = rp_ctr_delta(r->before, r->after, delta, RP_CTR_MAX);
+	size_t nn = rp_ctr_fold(delta, nd, norm, RP_CTR_MAX);
+	fprintf(f, "counters %s:%u%s%s, change over the run:", r->ctr_src.dev, r->ctr_src.port,
+		r->ctr_src.netdev[0] ? " + " : "", r->ctr_src.netdev);
+	unsigned shown = 0;
+	for (size_t i = 0; i < nn; i++)
+		if (norm[i].value) {
+			fprintf(f, "%s %s %" PRIu64, shown % 4 ? "," : "\n ", norm[i].name, norm[i].value);
+			shown++;
+		}
+	fprintf(f, "%s\n", shown ? "" : " none");
+}
+
+static void print_server(FILE *f, const struct rp_ep_report *r)
+{
+	fprintf(f, "%-24s %9s %14s %10s\n", "client", "sizes", "bytes", "Gbit/s");
+	for (unsigned i = 0; i < r->npeers; i++) {
+		const struct rp_ep_peer *p = &r->peers[i];
+		uint64_t bytes = 0;
+		for (unsigned s = 0; s < p->nsizes; s++)
+			bytes += p->res[s].client.bytes;
+		fprintf(f, "%-24s %9u %14" PRIu64 " %10.3f%s%s\n", p->name, p->nsizes, bytes, rp_ep_peer_gbps(p),
+			p->status ? "  error: " : "", p->status ? p->err : "");
+	}
+	if (r->npeers > 1)
+		fprintf(f, "Jain's fairness index over %u clients: %.4f (1 = equal shares, %.4f = one takes all)\n",
+			r->npeers, rp_ep_fairness(r), 1.0 / r->npeers);
+}
+
+static int write_outputs(const struct ep_args *a, const struct rp_ep_report *rep)
+{
+	json_t *root = rp_ep_json(rep, RP_VERSION);
+	int rc = 0;
+	if (a->json) {
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	}
+	if (a->outdir) {
+		char path[4096], err[256];
+		mkdir(a->outdir, 0777);
+		snprintf(path, sizeof(path), "%s/result.json", a->outdir);
+		if (rp_report_write_atomic(path, root, err, sizeof(err)))
+			rc = rp_cli_error("ep", "%s", err);
+	}
+	json_decref(root);
+	return rc;
+}
+
+int rp_cmd_ep(int argc, char **argv)
+{
+	static struct ep_args a;
+	static struct rp_ep_report rep;
+	memset(&a, 0, sizeof(a));
+	memset(&rep, 0, sizeof(rep));
+	for (int i = 1; i < argc; i++)
+		if (rp_cli_is_help(argv[i])) {
+			usage(stdout);
+			return RP_EXIT_OK;
+		}
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? (usage(stdout), RP_EXIT_OK) : rc;
+	srand48((long)getpid() ^ (long)time(NULL)); /* random start PSNs */
+	char err[RP_ERR_LEN] = "";
+	rc = a.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
+	int exit_code = rc == RP_V_OK ? RP_EXIT_OK : rc == RP_V_ENV ? RP_EXIT_USAGE : RP_EXIT_FAIL;
+	if (rc != RP_V_OK)
+		fprintf(stderr, "roceprobe ep: %s\n", err);
+	bool ran = rep.npeers > 0 && rep.peers[0].nsizes > 0;
+	if (ran && !a.json) {
+		print_header(stdout, &rep);
+		if (a.server)
+			print_server(stdout, &rep);
+		else if (rep.cfg.mode == RP_MODE_LAT)
+			print_lat(stdout, &rep);
+		else
+			print_bw(stdout, &rep, &rep.peers[0]);
+		print_counters(stdout, &rep);
+	}
+	if (ran && (a.json || a.outdir) && write_outputs(&a, &rep) && exit_code == RP_EXIT_OK)
+		exit_code = RP_EXIT_USAGE;
+	rp_ep_report_free(&rep);
+	return exit_code;
+}

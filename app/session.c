@@ -1,0 +1,157 @@
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "traffic/source.h"
+
+static bool host_sends(const struct rp_plan *plan, unsigned h)
+{
+	for (size_t i = 0; i < plan->nflows; i++)
+		if (plan->flows[i].src == h)
+			return true;
+	return false;
+}
+
+static bool host_receives(const struct rp_plan *plan, unsigned h)
+{
+	for (size_t i = 0; i < plan->nflows; i++)
+		if (plan->flows[i].kind == RP_TRAFFIC_RDMA && plan->flows[i].dst == h)
+			return true;
+	return false;
+}
+
+static int load(struct rp_session *s, const char *profile, const struct rp_session_opts *o)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	s->prof = rp_profile_load(profile, &po, err, sizeof(err));
+	if (!s->prof)
+		return rp_cli_error(s->cmd, "%s", err);
+	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "%s", err);
+	s->plan_built = true;
+	return 0;
+}
+
+/* The hosts that take part get a port each, in host order. */
+static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, const char **devargs)
+{
+	for (unsigned h = 0; h < s->prof->nhosts; h++) {
+		bool sends = host_sends(&s->plan, h), receives = o->receivers && host_receives(&s->plan, h);
+		if (!sends && !receives)
+			continue;
+		const struct rp_host *host = &s->prof->hosts[h];
+		if (host->port[0] == '\0')
+			return rp_cli_error(s->cmd, "host '%s' %s but has no port (set hosts.%u.port)", host->name,
+					    sends ? "sends" : "receives", h);
+		if (s->nports == RP_DP_MAX_PORTS)
+			return rp_cli_error(s->cmd, "at most %d ports", RP_DP_MAX_PORTS);
+		s->tx[s->nports].index = h;
+		s->tx[s->nports].src = NULL;
+		devargs[s->nports++] = host->port;
+	}
+	if (s->nports == 0)
+		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
+	return 0;
+}
+
+static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsigned lcores)
+{
+	char err[RP_DP_ERRLEN];
+	struct rp_dp_txport *tp = &s->tx[i];
+	const struct rp_host *host = &s->prof->hosts[tp->index];
+	size_t max_frame = 1518;
+	if (host_sends(&s->plan, tp->index)) {
+		tp->src = rp_source_create(&s->plan, tp->index, NULL, err, sizeof(err));
+		if (!tp->src)
+			return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+		max_frame = rp_source_max_frame(tp->src);
+	}
+	if (rp_dp_port_open(devargs, 1, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+	tp->port = &s->ports[i];
+	tp->lcore = i % lcores;
+	rp_pause_init(&tp->pause, host->speed_bps);
+	return 0;
+}
+
+int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
+{
+	s->cmd = cmd;
+	s->profile_path = profile;
+	const char *devargs[RP_DP_MAX_PORTS];
+	char err[RP_DP_ERRLEN];
+	int rc = load(s, profile, o);
+	if (rc == 0)
+		rc = pick_ports(s, o, devargs);
+	if (rc != 0)
+		return rc;
+	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
+				    .lcores = o->lcores ? o->lcores : 1, .who = cmd};
+	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
+		return rp_cli_error(cmd, "%s", err);
+	s->eal_up = true;
+	for (unsigned i = 0; i < s->nports; i++)
+		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
+			return rc;
+	return 0;
+}
+
+void rp_session_close(struct rp_session *s)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		if (s->tx[i].port)
+			rp_dp_port_close(s->tx[i].port);
+		rp_source_destroy(s->tx[i].src);
+	}
+	if (s->eal_up)
+		rp_dp_eal_cleanup();
+	if (s->plan_built)
+		rp_plan_free(&s->plan);
+	rp_profile_free(s->prof);
+}
+
+const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp)
+{
+	return s->prof->hosts[tp->index].name;
+}
+
+double rp_l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)(bytes + 24 * packets) * 8 / (double)ns : 0.0;
+}
+
+static double paused_pct(const struct rp_dp_txport *tp, uint64_t now_ns)
+{
+	uint64_t most = 0;
+	for (unsigned p = 0; p < RP_PFC_PRIOS; p++) {
+		uint64_t ns = rp_pause_paused_ns(&tp->pause, p, now_ns);
+		most = ns > most ? ns : most;
+	}
+	return now_ns ? 100.0 * (double)most / (double)now_ns : 0.0;
+}
+
+/* Reads counters the TX lcores write; a torn 64-bit read cannot happen on
+ * x86-64, and a progress line one burst stale is fine. */
+void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
+{
+	struct rp_session *s = arg;
+	double dt = (double)(now_ns - s->last_ns) / 1e9;
+	fprintf(stderr, "%s %6.1fs", s->cmd, (double)now_ns / 1e9);
+	for (unsigned i = 0; i < g->n_ports; i++) {
+		const struct rp_dp_txport *tp = &g->ports[i];
+		double pps = (double)(tp->tx_packets - s->last_packets[i]) / dt;
+		double gbps = (double)(tp->tx_bytes - s->last_bytes[i]) * 8 / dt / 1e9;
+		if (tp->src)
+			fprintf(stderr, " | %s %.2f Mpps %.2f Gbit/s paused %.1f%%", rp_session_host(s, tp), pps / 1e6,
+				gbps, paused_pct(tp, now_ns));
+		else
+			fprintf(stderr, " | %s rx %" PRIu64, rp_session_host(s, tp), tp->rx_frames);
+		s->last_packets[i] = tp->tx_packets;
+		s->last_bytes[i] = tp->tx_bytes;
+	}
+	fputc('\n', stderr);
+	s->last_ns = now_ns;
+}

@@ -1,0 +1,50 @@
+/* What gen and run share: a profile and its plan, the DPDK ports of the hosts
+ * that take part, their packet sources, and progress lines. */
+#ifndef RP_APP_SESSION_H
+#define RP_APP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp/gen.h"
+#include "profile/profile.h"
+#include "traffic/plan.h"
+
+struct rp_session {
+	const char *cmd; /* "gen", "run": prefixes error lines */
+	const char *profile_path;
+	struct rp_profile *prof;
+	struct rp_plan plan;
+	bool plan_built;
+	struct rp_dp_port ports[RP_DP_MAX_PORTS];
+	struct rp_dp_txport tx[RP_DP_MAX_PORTS];
+	unsigned nports;
+	struct rp_dp_gen g;
+	bool eal_up;
+	uint64_t last_packets[RP_DP_MAX_PORTS];
+	uint64_t last_bytes[RP_DP_MAX_PORTS];
+	uint64_t last_ns;
+};
+
+struct rp_session_opts {
+	const char *const *sets;
+	size_t nsets;
+	bool allow_pause_storm;
+	bool receivers; /* open the ports of receiving hosts too (run) */
+	const char *eal;
+	unsigned lcores;
+};
+
+/* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
+int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o);
+void rp_session_close(struct rp_session *s);
+
+/* The g.progress callback (arg: the session). */
+void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
+
+/* Layer-1 Gbit/s: frames plus FCS, preamble and inter-frame gap (24 B each). */
+double rp_l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns);
+const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
+
+#endif

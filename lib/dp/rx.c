@@ -1,0 +1,134 @@
+#include "rx.h"
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "capture.h"
+#include "gen.h"
+#include "stats/acct.h"
+#include "wire/frame.h"
+
+/* Impairments act on RoCE data only: ACKs, CNPs and PFC pass untouched. */
+static bool is_roce_data(const uint8_t *b, uint16_t len)
+{
+	size_t off = RP_ETH_HLEN;
+	if (len < off)
+		return false;
+	uint16_t et = (uint16_t)(b[12] << 8 | b[13]);
+	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
+		et = (uint16_t)(b[16] << 8 | b[17]);
+		off += RP_VLAN_HLEN;
+	}
+	size_t l4;
+	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
+		l4 = off + (size_t)(b[off] & 0xF) * 4;
+	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
+		l4 = off + RP_IPV6_HLEN;
+	else
+		return false;
+	if (len < l4 + RP_UDP_HLEN + 1 || (b[l4 + 2] << 8 | b[l4 + 3]) != RP_ROCEV2_UDP_PORT)
+		return false;
+	uint8_t op = b[l4 + RP_UDP_HLEN];
+	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
+}
+
+static void send_replies(struct rp_dp_rx *rx, struct rp_dp_txport *tp, const struct rp_reply *r, uint64_t now_ns)
+{
+	struct rp_dp_rxport *rp = &rx->ports[tp->index];
+	for (unsigned i = 0; i < r->n; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(tp->port->pool);
+		if (!m) {
+			rp->replies_unsent++;
+			continue;
+		}
+		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+		size_t len = rp_reply_build(r, i, buf, rte_pktmbuf_tailroom(m));
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		if (rp->cap)
+			rp_capture_offer(rp->cap, now_ns, (uint16_t)tp->index, true, buf, (uint32_t)len);
+		if (len && rte_eth_tx_burst(tp->port->id, tp->txq, &m, 1) == 1) {
+			rp->replies_sent++;
+		} else {
+			rte_pktmbuf_free(m);
+			rp->replies_unsent++;
+		}
+	}
+}
+
+static void account(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbuf *m, uint64_t now_ns)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t len = rte_pktmbuf_data_len(m);
+	struct rp_reply reply;
+	reply.n = 0;
+	rp_acct_rx(rx->acct, tp->index, now_ns, b, len, rte_pktmbuf_pkt_len(m), &reply);
+	if (reply.n)
+		send_replies(rx, tp, &reply, now_ns);
+}
+
+static bool hold(struct rp_dp_hold *h, struct rte_mbuf *m, uint64_t due)
+{
+	if (h->n == RP_DP_HOLD)
+		return false;
+	unsigned tail = (h->head + h->n) % RP_DP_HOLD;
+	h->m[tail] = m;
+	h->due[tail] = due;
+	h->n++;
+	return true;
+}
+
+void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n, uint64_t now_ns)
+{
+	struct rp_dp_rxport *rp = &rx->ports[tp->index];
+	bool impaired = rp_impair_active(&rp->impair);
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t *b = rte_pktmbuf_mtod(m[i], uint8_t *);
+		uint16_t len = rte_pktmbuf_data_len(m[i]);
+		enum rp_impair_fate fate = impaired && is_roce_data(b, len) ? rp_impair_next(&rp->impair) : RP_IMPAIR_PASS;
+		if (fate == RP_IMPAIR_DROP) {
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		if (fate == RP_IMPAIR_MARK_CE)
+			rp_frame_set_ecn(b, len, RP_ECN_CE);
+		if (rp->cap)
+			rp_capture_offer(rp->cap, now_ns, (uint16_t)tp->index, false, b, rte_pktmbuf_pkt_len(m[i]));
+		if (rp->hold && hold(rp->hold, m[i], now_ns + rp->impair.cfg.delay_ns))
+			continue;
+		rp->hold_full += rp->hold != NULL;
+		account(rx, tp, m[i], now_ns);
+		rte_pktmbuf_free(m[i]);
+	}
+}
+
+/* Accounted at the time it was due, not when the loop came round: the delay
+ * a test adds is then exact. */
+void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now_ns)
+{
+	struct rp_dp_hold *h = rx->ports[tp->index].hold;
+	while (h && h->n && h->due[h->head] <= now_ns) {
+		account(rx, tp, h->m[h->head], h->due[h->head]);
+		rte_pktmbuf_free(h->m[h->head]);
+		h->head = (h->head + 1) % RP_DP_HOLD;
+		h->n--;
+	}
+}
+
+bool rp_dp_rx_holding(const struct rp_dp_rx *rx, const struct rp_dp_txport *tp)
+{
+	const struct rp_dp_hold *h = rx->ports[tp->index].hold;
+	return h && h->n;
+}
+
+void rp_dp_rx_sent(struct rp_dp_rx *rx, const struct rp_dp_txport *tp, uint8_t *const bufs[], const uint16_t *lens,
+		     unsigned n, uint64_t now_ns)
+{
+	struct rp_capture *cap = rx->ports[tp->index].cap;
+	for (unsigned i = 0; i < n; i++) {
+		if (cap)
+			rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, bufs[i], lens[i]);
+		if (lens[i] > RP_ETH_HLEN && bufs[i][12] == 0x88 && bufs[i][13] == 0x08)
+			rp_acct_pfc_tx(rx->acct, tp->index, bufs[i], lens[i]);
+	}
+}

@@ -1,0 +1,52 @@
+/* The receiving side of a run on DPDK ports: impairments put on purpose,
+ * the accountant, the RoCE responder's replies, and the capture tap. */
+#ifndef RP_DP_RX_H
+#define RP_DP_RX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dp.h"
+#include "lab/impair.h"
+
+struct rp_acct;
+struct rp_capture;
+struct rte_mbuf;
+struct rp_dp_txport;
+
+#define RP_DP_HOLD 8192 /* frames a delay impairment may hold per port */
+
+struct rp_dp_hold {
+	struct rte_mbuf *m[RP_DP_HOLD];
+	uint64_t due[RP_DP_HOLD];
+	unsigned head;
+	unsigned n;
+};
+
+struct rp_dp_rxport {
+	struct rp_impair_state impair;
+	struct rp_dp_hold *hold; /* only with a delay */
+	uint64_t hold_full;      /* frames accounted undelayed: the hold was full */
+	uint64_t replies_sent;
+	uint64_t replies_unsent; /* the TX queue refused them */
+	struct rp_capture *cap;  /* this port's TX and RX, as a tap on its wire; may be NULL */
+};
+
+struct rp_dp_rx {
+	struct rp_acct *acct;
+	struct rp_dp_rxport ports[RP_DP_MAX_PORTS]; /* by host index */
+};
+
+/* Takes ownership of the n received mbufs of port tp. */
+void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n, uint64_t now_ns);
+/* Accounts the delayed frames whose time has come. */
+void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now_ns);
+/* True while frames are held. */
+bool rp_dp_rx_holding(const struct rp_dp_rx *rx, const struct rp_dp_txport *tp);
+/* What the port sent: to its capture, and PFC frames to the accountant.
+ * Received frames are captured as they arrive, after the impairments (which
+ * stand for the wire). */
+void rp_dp_rx_sent(struct rp_dp_rx *rx, const struct rp_dp_txport *tp, uint8_t *const bufs[], const uint16_t *lens,
+		     unsigned n, uint64_t now_ns);
+
+#endif

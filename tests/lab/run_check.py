@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""roceprobe run against answers known in advance, two hosts back to back.
+
+    [tx] pair:l0:0 ==========================> pair:l0:1 [rx]
+          RDMA WRITE 1024 B, 1 Gbit/s            impair: drop / CE-mark / delay on purpose
+          <--------- ACK, CNP, PFC --------------  respond: cnp, ack; kind: pfc source
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc)
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def profile(impair="{}", messages=10001, extra=""):
+    return f"""name: {CASE}
+defaults: {{speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}}
+  - {{name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l0:1", impair: {impair}, respond: {{cnp: on, ack: on}}}}
+traffic:
+  - {{name: f, pattern: flow, src: tx, dst: rx, rate: 1G, messages: {messages}}}
+{extra}"""
+
+
+def run(tmp, text, *args):
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out, *args], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"run failed ({p.returncode}): {p.stderr.strip()}")
+    with open(os.path.join(out, "result.json")) as f:
+        return json.load(f), out
+
+
+def pcap_frames(path):
+    """(ts_ns, frame bytes) of a nanosecond pcap."""
+    data = open(path, "rb").read()
+    off, out = 24, []
+    while off + 16 <= len(data):
+        sec, nsec, caplen, _ = struct.unpack("<IIII", data[off:off + 16])
+        out.append((sec * 10**9 + nsec, data[off + 16:off + 16 + caplen]))
+        off += 16 + caplen
+    return out
+
+
+def cnps_by_rule(frames, interval=50000):
+    """CNPs the 50 us per-QP rule allows for the CE-marked frames the receiver got."""
+    last, n = {}, 0
+    for ts, b in frames:
+        if len(b) > 54 and b[12:14] == b"\x08\x00" and b[15] & 3 == 3 and b[23] == 17:
+            qp = b[47:50]
+            if qp not in last or ts - last[qp] >= interval:
+                last[qp], n = ts, n + 1
+    return n
+
+
+def case_loss(tmp):
+    # every 10th of 10001 dropped: 1000; every 7th marked CE unless dropped: 1428 - 142 (multiples of 70)
+    j, out = run(tmp, profile("{drop_every: 10, ce_every: 7}"), "--capture", "--snaplen", "128")
+    f = j["flows"][0]
+    expect(j["schema"] == "roceprobe.result/1", "result.json schema roceprobe.result/1")
+    expect(f["tx_packets"] == 10001, f"tx_packets {f['tx_packets']} == 10001")
+    expect(f["lost"] == 1000, f"lost {f['lost']} == 1000 dropped on purpose")
+    expect(f["rx_packets"] == 9001, f"rx_packets {f['rx_packets']} == 9001")
+    expect(f["reordered"] == 0 and f["duplicates"] == 0, "no reordering, no duplicates")
+    expect(f["ce"] == 1286, f"ce {f['ce']} == 1286 marked on purpose")
+    rx = pcap_frames(os.path.join(out, "capture-rx.pcap"))
+    want = cnps_by_rule(rx)
+    expect(f["cnp_tx"] == want, f"cnp_tx {f['cnp_tx']} == {want}, the 50 us rule over the capture's CE times")
+    expect(f["cnp_rx"] == f["cnp_tx"], f"the sender counted every CNP ({f['cnp_rx']})")
+    expect(f["latency_ns"]["count"] == 9001, "a latency sample for every frame received")
+    expect(f["latency_ns"]["min"] <= f["latency_ns"]["p50"] <= f["latency_ns"]["p99"] <= f["latency_ns"]["max"], "percentiles ordered")
+    a = json.loads(subprocess.run([ROCEPROBE, "analyze", "--json", os.path.join(out, "capture-rx.pcap")],
+                                  capture_output=True, text=True, check=True).stdout)
+    af = a["flows"][0]
+    expect(af["lost"] == f["lost"], f"analyze of the receiver's capture: lost {af['lost']} == the live run's")
+    expect(af["ce"] == f["ce"], f"analyze of the receiver's capture: ce {af['ce']} == the live run's")
+    summary = open(os.path.join(out, "summary.txt")).read()
+    expect(" 1000 " in summary.splitlines()[3], "summary.txt shows the loss")
+
+
+def case_burst(tmp):
+    j, _ = run(tmp, profile("{drop_from: 500, drop_count: 100}"))
+    f = j["flows"][0]
+    expect(f["lost"] == 100, f"a burst of 100 dropped -> lost {f['lost']}")
+    expect(f["rx_packets"] == 9901, f"rx_packets {f['rx_packets']} == 9901")
+
+
+def case_delay(tmp):
+    base, _ = run(tmp, profile(messages=3000))
+    slow, _ = run(tmp, profile("{delay: 200us}", messages=3000))
+    b, s = base["flows"][0]["latency_ns"], slow["flows"][0]["latency_ns"]
+    for k in ("p50", "p90"):
+        shift = s[k] - b[k]
+        expect(abs(shift - 200000) < 200000 * 0.02, f"{k} shifts by {shift} ns: the 200 us added, within 2%")
+    expect(s["min"] >= 200000, f"nothing arrives sooner than the delay (min {s['min']})")
+
+
+def pause_union(frames, quantum_ns):
+    """Paused time and pause intervals a receiver of these PFC frames (prio 3) must see."""
+    total, intervals, start, until = 0, 0, None, None
+    for ts, b in frames:
+        if b[12:14] != b"\x88\x08" or b[14:16] != b"\x01\x01" or not b[17] & 0x08:
+            continue
+        q = struct.unpack(">H", b[18 + 2 * 3:20 + 2 * 3])[0]
+        if start is not None and ts >= until:
+            total, intervals, start = total + until - start, intervals + 1, None
+        if q == 0:
+            if start is not None:
+                total, intervals, start = total + ts - start, intervals + 1, None
+            continue
+        if start is None:
+            start = ts
+        until = ts + q * quantum_ns
+    if start is not None:
+        total, intervals = total + until - start, intervals + 1
+    return total, intervals
+
+
+def case_pfc(tmp):
+    # rx sends 100 PFC frames (prio 3, 1000 quanta = 51200 ns at 10G), 1 ms apart, to tx.
+    extra = "  - {name: p, kind: pfc, host: rx, frame: pfc, priorities: [3], quanta: 1000, fps: 1000, duration: 100ms}\n"
+    j, out = run(tmp, profile(messages=20000, extra=extra), "--capture", "--capture-filter", "control")
+    port = next(p for p in j["ports"] if p["node"] == "tx")
+    p3 = next(q for q in port["prio"] if q["prio"] == 3)
+    sent = next(p for p in j["environment"]["ports"] if p["node"] == "rx")["tx_packets"]
+    rxp = next(q for q in next(p for p in j["ports"] if p["node"] == "rx")["prio"] if q["prio"] == 3)
+    expect(p3["pfc_rx"] == sent == rxp["pfc_tx"] > 0, f"tx received {p3['pfc_rx']} PFC frames, rx sent {sent} (its pfc_tx {rxp['pfc_tx']})")
+    # Frames 1 ms apart never overlap, unless the machine stalled the sender: the
+    # answer comes from the arrival times the tx port's capture recorded.
+    paused, intervals = pause_union(pcap_frames(os.path.join(out, "capture-tx.pcap")), 51.2)
+    expect(abs(p3["paused_ns"] - paused) <= 100, f"paused_ns {p3['paused_ns']} == {paused:.0f}, the union of 1000 x 512 bit / 10G pauses")
+    expect(p3["xoff_to_xon"] == intervals, f"{p3['xoff_to_xon']} XOFF->XON transitions == {intervals} pause intervals")
+    expect(intervals < 100 or p3["paused_ns"] == 100 * 51200, "non-overlapping pauses add up to 100 x 51200 ns")
+    expect(j["flows"][0]["lost"] == 0, "PFC loses nothing")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    {"loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc}[CASE](tmp)
+print(f"{CASE}: {len(failures)} failed")
+sys.exit(1 if failures else 0)

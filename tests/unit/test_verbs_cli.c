@@ -1,0 +1,122 @@
+/* `roceprobe ep` on a host without an RDMA device (this lab's host kernel
+ * has no RDMA at all): one exact line on stderr and exit code 2, for the
+ * server and the client; and usage errors. Skipped where a device exists. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <infiniband/verbs.h>
+
+static const char *roceprobe;
+
+#define NO_DEVICE "roceprobe ep: no RDMA device found (ibv_get_device_list); load rdma_rxe or install an HCA"
+
+/* Runs roceprobe with args; returns the exit code, stderr in err. */
+static int run(const char *const *args, char *err, size_t len)
+{
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		const char *argv[32] = {roceprobe};
+		for (int i = 0; args[i] && i < 30; i++)
+			argv[i + 1] = args[i];
+		execv(roceprobe, (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < len && (r = read(pfd[0], err + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	err[n] = '\0';
+	close(pfd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool has_device(void)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+	if (l)
+		ibv_free_device_list(l);
+	return l && n > 0;
+}
+
+/* The roceprobe line of stderr (a provider library may add warnings). */
+static void assert_one_line(const char *err, const char *want)
+{
+	const char *p = strstr(err, "roceprobe ep:");
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "roceprobe ep:")); /* exactly one */
+	size_t l = strcspn(p, "\n");
+	assert_int_equal(l, strlen(want));
+	assert_memory_equal(p, want, l);
+}
+
+static void server_without_device(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char err[2048];
+	const char *args[] = {"ep", "--server", "--port", "18599", NULL};
+	assert_int_equal(run(args, err, sizeof(err)), 2);
+	assert_one_line(err, NO_DEVICE);
+}
+
+static void client_without_device(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char err[2048];
+	const char *args[] = {"ep", "--client", "127.0.0.1", "--mode", "bw", "--size", "4K,64K", NULL};
+	assert_int_equal(run(args, err, sizeof(err)), 2);
+	assert_one_line(err, NO_DEVICE);
+}
+
+static void usage_errors_are_one_line_exit_2(void **state)
+{
+	(void)state;
+	char err[2048];
+	const char *none[] = {"ep", NULL};
+	assert_int_equal(run(none, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: say --server or --client HOST (try 'roceprobe ep --help')");
+	const char *dscp[] = {"ep", "--client", "h", "--dscp", "64", NULL};
+	assert_int_equal(run(dscp, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --dscp 64: want a number 0..63");
+	const char *both[] = {"ep", "--client", "h", "-n", "10", "-D", "1", NULL};
+	assert_int_equal(run(both, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: give --iters or --duration, not both");
+	const char *help[] = {"ep", "--help", NULL};
+	assert_int_equal(run(help, err, sizeof(err)), 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_verbs_cli PATH/TO/roceprobe\n");
+		return 2;
+	}
+	roceprobe = argv[1];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(server_without_device),
+		cmocka_unit_test(client_without_device),
+		cmocka_unit_test(usage_errors_are_one_line_exit_2),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

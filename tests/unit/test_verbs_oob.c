@@ -1,0 +1,237 @@
+/* The out-of-band record and HELLO line round trips, the TCP exchange on
+ * loopback, a clear "peer unreachable", and Jain's fairness index. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <cmocka.h>
+
+#include "verbs/ep.h"
+#include "verbs/fair.h"
+#include "verbs/oob.h"
+
+static void record_round_trip(void **state)
+{
+	(void)state;
+	struct rp_oob_rec r = {.qpn = 0x12a, .psn = 0xabcdef, .lid = 0x1f, .rkey = 0xdeadbeef,
+			       .addr = 0x00007f0012340000ull, .len = 65536};
+	const uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 9, 0, 1};
+	memcpy(r.gid, gid, 16);
+	char line[RP_OOB_REC_LEN + 1];
+	rp_oob_rec_encode(&r, line);
+	assert_int_equal(strlen(line), RP_OOB_REC_LEN);
+	assert_string_equal(line, "QP 00012a abcdef 001f 00000000000000000000ffff0a090001 deadbeef "
+				  "00007f0012340000 0000000000010000\n");
+	struct rp_oob_rec d;
+	memset(&d, 0x55, sizeof(d));
+	assert_int_equal(rp_oob_rec_decode(line, strlen(line), &d), 0);
+	assert_int_equal(d.qpn, r.qpn);
+	assert_int_equal(d.psn, r.psn);
+	assert_int_equal(d.lid, r.lid);
+	assert_int_equal(d.rkey, r.rkey);
+	assert_int_equal(d.addr, r.addr);
+	assert_int_equal(d.len, r.len);
+	assert_memory_equal(d.gid, gid, 16);
+	/* without the newline too (as rp_oob_recv_line returns it) */
+	assert_int_equal(rp_oob_rec_decode(line, strlen(line) - 1, &d), 0);
+}
+
+static void record_extremes_round_trip(void **state)
+{
+	(void)state;
+	struct rp_oob_rec r = {.qpn = 0xffffff, .psn = 0xffffff, .lid = 0xffff, .rkey = 0xffffffff,
+			       .addr = UINT64_MAX, .len = UINT64_MAX};
+	memset(r.gid, 0xff, 16);
+	char line[RP_OOB_REC_LEN + 1];
+	rp_oob_rec_encode(&r, line);
+	struct rp_oob_rec d;
+	assert_int_equal(rp_oob_rec_decode(line, strlen(line), &d), 0);
+	assert_memory_equal(&d.gid, &r.gid, 16);
+	assert_int_equal(d.addr, UINT64_MAX);
+	/* QPN and PSN are 24-bit on the wire */
+	r.qpn = 0x1000001;
+	rp_oob_rec_encode(&r, line);
+	assert_int_equal(rp_oob_rec_decode(line, strlen(line), &d), 0);
+	assert_int_equal(d.qpn, 1);
+}
+
+static void malformed_records_are_refused(void **state)
+{
+	(void)state;
+	struct rp_oob_rec r = {.qpn = 1};
+	char line[RP_OOB_REC_LEN + 1], bad[RP_OOB_REC_LEN + 8];
+	rp_oob_rec_encode(&r, line);
+	struct rp_oob_rec d;
+	assert_int_equal(rp_oob_rec_decode(line, 10, &d), -1);               /* truncated */
+	assert_int_equal(rp_oob_rec_decode("HELLO", 5, &d), -1);
+	strcpy(bad, line);
+	bad[5] = 'g';                                                         /* not hex */
+	assert_int_equal(rp_oob_rec_decode(bad, strlen(bad), &d), -1);
+	strcpy(bad, line);
+	bad[9] = ':';                                                         /* wrong separator */
+	assert_int_equal(rp_oob_rec_decode(bad, strlen(bad), &d), -1);
+	snprintf(bad, sizeof(bad), "%.*sXX\n", RP_OOB_REC_LEN - 1, line);   /* too long */
+	assert_int_equal(rp_oob_rec_decode(bad, strlen(bad), &d), -1);
+}
+
+static void hello_round_trip(void **state)
+{
+	(void)state;
+	struct rp_ep_cfg c = {.op = RP_OP_WRITE_IMM, .mode = RP_MODE_BW, .nqp = 4, .tx_depth = 128,
+			      .rx_depth = 512, .cq_mod = 100, .inline_size = 0, .iters = 0,
+			      .duration_ns = 5000000000ull};
+	char line[256];
+	assert_int_equal(rp_ep_hello_encode(&c, 65536, 2, 3, 16, line, sizeof(line)), 0);
+	struct rp_ep_cfg d = {0};
+	size_t max;
+	int ll, mtu;
+	unsigned rd;
+	assert_int_equal(rp_ep_hello_decode(line, &d, &max, &ll, &mtu, &rd), 0);
+	assert_int_equal(d.op, RP_OP_WRITE_IMM);
+	assert_int_equal(d.mode, RP_MODE_BW);
+	assert_int_equal(d.nqp, 4);
+	assert_int_equal(d.duration_ns, 5000000000ull);
+	assert_int_equal(max, 65536);
+	assert_int_equal(ll, 2);
+	assert_int_equal(mtu, 3);
+	assert_int_equal(rd, 16);
+	assert_int_equal(rp_ep_hello_decode("HELLO 2 write lat", &d, &max, &ll, &mtu, &rd), -1);
+	assert_int_equal(rp_ep_hello_decode("GET / HTTP/1.1", &d, &max, &ll, &mtu, &rd), -1);
+}
+
+static uint16_t free_port(void)
+{
+	/* The first port from a pid-derived start that we can bind. */
+	char err[128];
+	for (uint16_t p = 40000 + (uint16_t)(getpid() % 20000);; p++) {
+		int fd = rp_oob_listen("127.0.0.1", p, err, sizeof(err));
+		if (fd >= 0) {
+			close(fd);
+			return p;
+		}
+	}
+}
+
+struct srv {
+	int lfd;
+	char got[256];
+};
+
+static void *echo_server(void *arg)
+{
+	struct srv *s = arg;
+	char err[128], peer[64];
+	int fd = rp_oob_accept(s->lfd, 5000, peer, sizeof(peer), err, sizeof(err));
+	if (fd < 0)
+		return NULL;
+	if (rp_oob_recv_line(fd, s->got, sizeof(s->got), 5000, err, sizeof(err)) >= 0)
+		rp_oob_send(fd, "GO\n");
+	close(fd);
+	return NULL;
+}
+
+static void tcp_exchange_on_loopback(void **state)
+{
+	(void)state;
+	char err[128];
+	uint16_t port = free_port();
+	struct srv s = {.lfd = rp_oob_listen("127.0.0.1", port, err, sizeof(err))};
+	assert_true(s.lfd >= 0);
+	pthread_t th;
+	pthread_create(&th, NULL, echo_server, &s);
+	int fd = rp_oob_connect("127.0.0.1", port, 3000, err, sizeof(err));
+	assert_true(fd >= 0);
+	assert_int_equal(rp_oob_send(fd, "RUN 64\n"), 0);
+	char line[64];
+	assert_int_equal(rp_oob_recv_line(fd, line, sizeof(line), 3000, err, sizeof(err)), 2);
+	assert_string_equal(line, "GO");
+	/* the server closed: EOF is an error that says so */
+	assert_int_equal(rp_oob_recv_line(fd, line, sizeof(line), 3000, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "closed"));
+	pthread_join(th, NULL);
+	assert_string_equal(s.got, "RUN 64");
+	close(fd);
+	close(s.lfd);
+}
+
+static void recv_times_out(void **state)
+{
+	(void)state;
+	char err[128];
+	uint16_t port = free_port();
+	int lfd = rp_oob_listen("127.0.0.1", port, err, sizeof(err));
+	int fd = rp_oob_connect("127.0.0.1", port, 3000, err, sizeof(err));
+	assert_true(fd >= 0);
+	char line[16];
+	assert_int_equal(rp_oob_recv_line(fd, line, sizeof(line), 100, err, sizeof(err)), -2);
+	close(fd);
+	close(lfd);
+}
+
+static void unreachable_peer_is_one_clear_line(void **state)
+{
+	(void)state;
+	char err[160] = "";
+	uint16_t port = free_port(); /* nobody listens there */
+	assert_int_equal(rp_oob_connect("127.0.0.1", port, 500, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "peer unreachable: 127.0.0.1:"));
+	assert_non_null(strstr(err, "Connection refused"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(rp_oob_connect("no-such-host.invalid", port, 500, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "peer unreachable: no-such-host.invalid"));
+}
+
+static void jain_known_values(void **state)
+{
+	(void)state;
+	const double eq[] = {1, 1, 1, 1}, one[] = {1, 0, 0, 0}, half[] = {1, 1, 0, 0}, sc[] = {5, 5, 5, 5};
+	const double mixed[] = {1, 2, 3, 4}; /* 100 / (4 * 30) */
+	assert_float_equal(rp_jain_index(eq, 4), 1.0, 1e-12);
+	assert_float_equal(rp_jain_index(one, 4), 0.25, 1e-12);
+	assert_float_equal(rp_jain_index(half, 4), 0.5, 1e-12);
+	assert_float_equal(rp_jain_index(sc, 4), 1.0, 1e-12);
+	assert_float_equal(rp_jain_index(mixed, 4), 100.0 / 120.0, 1e-12);
+	assert_float_equal(rp_jain_index(eq, 1), 1.0, 1e-12);
+	const double zero[] = {0, 0};
+	assert_float_equal(rp_jain_index(zero, 2), 0.0, 0);
+	assert_float_equal(rp_jain_index(NULL, 0), 0.0, 0);
+}
+
+static void op_and_mode_names(void **state)
+{
+	(void)state;
+	enum rp_op op;
+	enum rp_mode m;
+	assert_int_equal(rp_op_parse("write_imm", &op), 0);
+	assert_int_equal(op, RP_OP_WRITE_IMM);
+	assert_string_equal(rp_op_name(RP_OP_READ), "read");
+	assert_int_equal(rp_op_parse("atomic", &op), -1);
+	assert_int_equal(rp_mode_parse("latency", &m), 0);
+	assert_int_equal(m, RP_MODE_LAT);
+	assert_int_equal(rp_mode_parse("rate", &m), 0);
+	assert_int_equal(m, RP_MODE_RATE);
+	assert_true(rp_op_needs_recv(RP_OP_SEND));
+	assert_false(rp_op_needs_recv(RP_OP_WRITE));
+	assert_int_equal(rp_lat_divisor(RP_OP_READ), 1);
+	assert_int_equal(rp_lat_divisor(RP_OP_WRITE), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(record_round_trip),
+		cmocka_unit_test(record_extremes_round_trip),
+		cmocka_unit_test(malformed_records_are_refused),
+		cmocka_unit_test(hello_round_trip),
+		cmocka_unit_test(tcp_exchange_on_loopback),
+		cmocka_unit_test(recv_times_out),
+		cmocka_unit_test(unreachable_peer_is_one_clear_line),
+		cmocka_unit_test(jain_known_values),
+		cmocka_unit_test(op_and_mode_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# vm-ep: `roceprobe ep` between two Soft-RoCE VMs, against perftest in the same VMs.
+#
+#   vm0 10.9.0.1 rxe0 ---- qemu socket netdev (virtual Ethernet) ---- vm1 10.9.0.2 rxe0
+#   ib_write_lat server                                           ib_write_lat client
+#   roceprobe ep --server (x3)                                    roceprobe ep --client:
+#                                                                   write latency, 200 iterations
+#                                                                   write bandwidth, 2 QPs
+#                                                 netem loss 10% on vm1's eth0, write bandwidth
+#
+# Asserts:
+#   - ep latency completes with 200 samples; its median (p50) is within 20% of perftest's
+#     ib_write_lat t_typical (the median) measured in the same VMs just before;
+#   - ep bandwidth completes every message with a goodput > 0;
+#   - loss injected on the path (sch_netem from the VM kernel's own package, tc from this
+#     host's iproute2) shows up in rxe's counters as retransmissions / sequence errors, in
+#     ep's result.json deltas and in its printed report.
+# Under TCG a median is tens of milliseconds: only the ratio between the tools means anything.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+run=$repo/tools/rxe-vm/run.sh
+roceprobe=${1:?usage: ep.sh PATH/TO/roceprobe}
+start=$(date +%s)
+iters=200
+
+work=$(mktemp -d /tmp/vm-ep.XXXXXX)
+keep=1
+trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
+fail() {
+	echo "vm-ep: FAIL: $*; logs kept in $work/out" >&2
+	exit 1
+}
+
+# sch_netem.ko of exactly the VM's kernel, from the cached kernel package.
+"$repo/tools/rxe-vm/build-initramfs.sh" --quiet >/dev/null
+cache=${RXE_VM_DIR:-$repo/build/rxe-vm}
+kdeb=$(ls "$cache"/debs/linux-image-*.deb | head -n 1)
+dpkg-deb --fsys-tarfile "$kdeb" | tar -x -C "$work" --wildcards './lib/modules/*/kernel/net/sched/sch_netem.ko'
+netem=$(find "$work/lib" -name sch_netem.ko | head -n 1)
+[ -n "$netem" ] || fail "no sch_netem.ko in $kdeb"
+tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
+
+cat >"$work/server.sh" <<EOF
+ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters >pt-lat.txt 2>&1 || { cat pt-lat.txt; exit 1; }
+roceprobe ep --server --dev "\$RP_DEV" -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+roceprobe ep --server --dev "\$RP_DEV" -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+roceprobe ep --server --dev "\$RP_DEV" -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+echo server done
+EOF
+cat >"$work/client.sh" <<EOF
+rp-retry 60 sh -c 'ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters 10.9.0.1 >pt-lat.txt 2>&1' || { cat pt-lat.txt; exit 1; }
+# ep clients retry their TCP connection by themselves (--connect-timeout).
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64K -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+insmod /usr/local/bin/sch_netem.ko || exit 1
+tc qdisc add dev eth0 root netem loss 10% || exit 1
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 16K -n 200 --ack-timeout 10 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+tc qdisc del dev eth0 root
+echo client done
+EOF
+
+rc=0
+"$run" --vms 2 --job0 "$work/server.sh" --job1 "$work/client.sh" --extra "$roceprobe" --extra "$netem" \
+	--extra "$tc_bin" --timeout 600 --out "$work/out" || rc=$?
+if [ "$rc" != 0 ]; then
+	for f in "$work"/out/vm*/{stdout,stderr,pt-lat.txt,ep-*.txt}; do
+		[ -s "$f" ] && { echo "== $f"; tail -n 30 "$f"; }
+	done >&2
+	fail "run.sh exited $rc"
+fi
+
+# The checks, on the result files the VMs wrote.
+/usr/bin/python3 - "$work/out" "$iters" <<'PY' || fail "see above"
+import json, re, sys
+out, iters = sys.argv[1], int(sys.argv[2])
+def load(vm, name):
+    with open(f"{out}/{vm}/{name}/result.json") as f:
+        return json.load(f)
+def perftest_median_us(path):
+    lines = open(path).read().splitlines()
+    for i, l in enumerate(lines):
+        if "t_typical" in l:
+            return float(lines[i + 1].split()[4])
+    raise SystemExit(f"vm-ep: no t_typical in {path}")
+bad = []
+lat = load("vm1", "ep-lat")
+assert lat["schema"] == "roceprobe.result/1" and lat["kind"] == "verbs", lat.get("kind")
+r = lat["results"][0]["latency_ns"]
+if r["count"] != iters:
+    bad.append(f"ep latency has {r['count']} samples, not {iters}")
+ep_us = r["p50"] / 1e3
+pt_us = perftest_median_us(f"{out}/vm1/pt-lat.txt")
+ratio = ep_us / pt_us
+print(f"vm-ep: write latency 2 B median: roceprobe ep {ep_us:.1f} usec, ib_write_lat {pt_us:.1f} usec, ratio {ratio:.3f}")
+print(f"vm-ep: ep p90 {r['p90']/1e3:.1f} p99 {r['p99']/1e3:.1f} max {r['max']/1e3:.1f} stdev {r['stdev']/1e3:.1f} usec")
+if not 0.8 <= ratio <= 1.2:
+    bad.append(f"ep median {ep_us:.1f} usec is not within 20% of perftest's {pt_us:.1f} usec")
+bw = load("vm1", "ep-bw")["results"][0]
+print(f"vm-ep: write bandwidth 64 KiB x 2 QPs: {bw['bw_gbps']*1e3:.1f} Mbit/s, {bw['messages']} messages")
+if bw["messages"] != 200 or bw["bw_gbps"] <= 0:
+    bad.append(f"ep bandwidth: {bw['messages']} messages, {bw['bw_gbps']} Gbit/s")
+loss_c = load("vm1", "ep-loss")
+loss_s = load("vm0", "ep-loss")
+dc, ds = loss_c["counters"]["delta"], loss_s["counters"]["delta"]
+print(f"vm-ep: with 10% loss: {loss_c['results'][0]['bw_gbps']*1e3:.1f} Mbit/s; client counters {dc}")
+print(f"vm-ep: server counters {ds}")
+recovered = dc.get("retransmissions", 0) + dc.get("seq_err_naks_received", 0)
+if recovered == 0:
+    bad.append("no retransmissions or sequence errors in the requester's rxe counters under 10% loss")
+if ds.get("out_of_sequence", 0) + ds.get("duplicate_requests", 0) == 0:
+    bad.append("no out-of-sequence or duplicate requests at the responder under 10% loss")
+text = open(f"{out}/vm1/ep-loss.txt").read()
+if not re.search(r"(retransmissions|seq_err_naks_received) [1-9]", text):
+    bad.append("ep's printed report does not show the retransmissions")
+if loss_c["results"][0]["messages"] != 200:
+    bad.append("ep under loss did not complete every message")
+for b in bad:
+    print("vm-ep: FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+sed 's/^/vm-ep: /' "$work/out/summary.txt"
+echo "vm-ep: total $(($(date +%s) - start)) s"
+keep=0
