@@ -299,6 +299,7 @@ static void rx_loop(struct capture_run *r, const struct capture_opts *o)
 	if (o->count && r->received > o->count)
 		r->received = o->count; /* the rest of the last burst was not looked at */
 	r->end_ns = rp_dp_now_ns();
+	progress(r, r->end_ns); /* the last, partial second */
 }
 
 static void port_drops(struct capture_run *r)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Bootstrap, build, and run roceprobe's main job.
-# Until the embedded lab lands, the main job builds a sample RoCEv2 capture with
-# lib/wire (every packet kind, one corrupted ICRC, one truncated frame) and decodes it.
+# Bootstrap, build, and run roceprobe's main job: a real DPDK run of
+# profiles/back-to-back.yaml (two hosts wired in one process, faults put there on
+# purpose), its result and summary, and an offline analysis of the receiver's capture.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
 tools/build.sh
 
-out=results/sample
-mkdir -p "$out"
-build/tests/interop/mksample "$out/sample.pcap"
-build/app/roceprobe decode "$out/sample.pcap" | tee "$out/decode.txt"
-build/app/roceprobe decode --json "$out/sample.pcap" > "$out/decode.jsonl"
+out=results/back-to-back
+rm -rf "$out"
+build/app/roceprobe run profiles/back-to-back.yaml -o "$out" --capture
 echo
-echo "capture:  $out/sample.pcap   (open it in tshark/wireshark too)"
-echo "decoded:  $out/decode.txt  $out/decode.jsonl"
+build/app/roceprobe analyze "$out/capture-h2.pcap" | head -n 12
+echo
+echo "result:   $out/result.json"
+echo "summary:  $out/summary.txt"
+echo "captures: $out/capture-h1.pcap $out/capture-h2.pcap (tshark reads them; 'roceprobe decode' checks ICRCs)"

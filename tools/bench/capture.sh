@@ -50,6 +50,8 @@ with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)) + f)
 PY
 
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
+
 # Frames written per second (written / elapsed), dropped-by-writer alongside.
 roceprobe_fps() {
 	"$roceprobe" capture --port "net_pcap0,rx_pcap=$tmp/big.pcap,infinite_rx=1" -w "$tmp/rp.pcap" \
@@ -58,20 +60,18 @@ roceprobe_fps() {
 	rm -f "$tmp/rp.pcap"
 }
 
-# testpmd forwards on lcore 1 while lcore 0 prints stats. The rate is port
-# 1's (the tx_pcap port) Tx-pps in the last full second before the stop.
+# testpmd forwards on lcore 1 while lcore 0 prints stats. Its start (mbuf
+# pool, reading the pcap) takes a second or two, so it runs secs + 4 and its
+# rate is the median of port 1's (the tx_pcap port) nonzero Tx-pps samples.
 testpmd_fps() {
-	timeout -s INT $((secs + 3)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
+	timeout -s INT $((secs + 4)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
 		--file-prefix "rpcapbench$$" \
 		--vdev "net_pcap0,rx_pcap=$tmp/big.pcap,infinite_rx=1" --vdev "net_pcap1,tx_pcap=$tmp/tp.pcap" \
 		-- --forward-mode=io --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
 	rm -f "$tmp/tp.pcap"
 	awk '/NIC statistics for port/ { port = $(NF - 1) }
-	     /Tx-pps:/ && port == 1 { pps[n++] = $NF }
-	     END { i = n - 1; if (n > 2) i = n - 2; print pps[i] + 0 }' "$tmp/testpmd.log"
+	     /Tx-pps:/ && port == 1 && $2 > 0 { print $2 }' "$tmp/testpmd.log" | median
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 : > "$tmp/rp"; : > "$tmp/tp"
 for i in $(seq "$runs"); do
