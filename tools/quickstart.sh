@@ -13,6 +13,8 @@ build/app/roceprobe run profiles/back-to-back.yaml -o "$out" --capture
 echo
 build/app/roceprobe analyze "$out/capture-h2.pcap" | head -n 12
 echo
+tools/plot "$out" > /dev/null
 echo "result:   $out/result.json"
+echo "plots:    $out/latency_cdf.png $out/pfc_timeline.png $out/goodput.png"
 echo "summary:  $out/summary.txt"
 echo "captures: $out/capture-h1.pcap $out/capture-h2.pcap (tshark reads them; 'roceprobe decode' checks ICRCs)"
