@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""A device under test nobody here wrote: a Linux bridge with tc tbf on the
+receiver's egress, and a 3:1 incast overload through it.
+
+    [s1] rpb-s1 ~~ rpb-s1p --+
+    [s2] rpb-s2 ~~ rpb-s2p --+-- bridge rpb-br -- rpb-rp ~~ rpb-r [rx]
+    [s3] rpb-s3 ~~ rpb-s3p --+                    tbf 100 Mbit/s
+    DPDK net_af_packet on the outer veth ends; 3 x 60 Mbit/s offered to 100 Mbit/s.
+
+Expectation: per-flow lost summed == every drop the kernel reports on the path
+(tc -s qdisc, ip -s link), exactly.
+
+usage: bridge_check.py ROCEPROBE   (exit 77 = skipped: no veth/bridge/tbf here)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROCEPROBE = sys.argv[1]
+SENDERS = ["s1", "s2", "s3"]
+failures = []
+
+
+def sh(cmd, check=True):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def ifaces():
+    return [f"rpb-{s}" for s in SENDERS] + [f"rpb-{s}p" for s in SENDERS] + ["rpb-r", "rpb-rp", "rpb-br"]
+
+
+def teardown():
+    for i in ["rpb-br"] + [f"rpb-{s}" for s in SENDERS] + ["rpb-r"]:
+        sh(f"ip link del {i} 2>/dev/null", check=False)
+
+
+def setup():
+    teardown()
+    sh("ip link add rpb-br type bridge")
+    for s in SENDERS + ["r"]:
+        sh(f"ip link add rpb-{s} type veth peer name rpb-{s}p")
+        sh(f"ip link set rpb-{s}p master rpb-br")
+    for i in ifaces():
+        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+        sh(f"ip link set {i} up")
+    sh("bridge fdb add 02:00:00:00:00:10 dev rpb-rp master static")
+    sh("tc qdisc add dev rpb-rp root tbf rate 100mbit burst 32kb limit 64kb")
+
+
+def kernel_drops():
+    drops = {}
+    q = sh("tc -s qdisc show dev rpb-rp")
+    drops["tbf"] = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
+    for i in ifaces():
+        st = json.loads(sh(f"ip -s -j link show {i}"))[0]["stats64"]
+        d = st["rx"]["dropped"] + st["tx"]["dropped"]
+        if d:
+            drops[i] = d
+    return drops
+
+
+PROFILE = """name: bridge-incast
+defaults: {speed: 1G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}
+hosts:
+  - {name: s1, mac: "02:00:00:00:00:01", ipv4: 10.99.0.1, port: "net_af_packet0,iface=rpb-s1"}
+  - {name: s2, mac: "02:00:00:00:00:02", ipv4: 10.99.0.2, port: "net_af_packet1,iface=rpb-s2"}
+  - {name: s3, mac: "02:00:00:00:00:03", ipv4: 10.99.0.3, port: "net_af_packet2,iface=rpb-s3"}
+  - {name: rx, mac: "02:00:00:00:00:10", ipv4: 10.99.0.10, port: "net_af_packet3,iface=rpb-r"}
+traffic:
+  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: rx, rate: 60M, duration: 1s}
+"""
+
+try:
+    setup()
+except (subprocess.CalledProcessError, FileNotFoundError) as e:
+    teardown()
+    print(f"skipped: cannot build the veth/bridge/tbf topology here ({e})")
+    sys.exit(77)
+try:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "p.yaml")
+        with open(path, "w") as f:
+            f.write(PROFILE)
+        before = kernel_drops()
+        p = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "out")], capture_output=True, text=True,
+                           timeout=120)
+        if p.returncode != 0:
+            sys.exit(f"run failed ({p.returncode}): {p.stderr.strip()}")
+        after = kernel_drops()
+        j = json.load(open(os.path.join(tmp, "out", "result.json")))
+    drops = {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+    lost = sum(f["lost"] for f in j["flows"])
+    sent = sum(f["tx_packets"] for f in j["flows"])
+    got = sum(f["rx_packets"] for f in j["flows"])
+    print(f"sent {sent}, received {got}, lost {lost}; kernel drops {drops}")
+    expect(drops.get("tbf", 0) > 0, "the tbf overflowed: 180 Mbit/s into 100 Mbit/s")
+    expect(lost == sum(drops.values()), f"per-flow lost {lost} == kernel drops {sum(drops.values())}")
+    expect(sent == got + lost, "sent == received + lost")
+    expect(all(f["duplicates"] == 0 and f["reordered"] == 0 for f in j["flows"]), "no duplicates, no reordering")
+finally:
+    teardown()
+print(f"bridge: {len(failures)} failed")
+sys.exit(1 if failures else 0)
