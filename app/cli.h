@@ -16,6 +16,7 @@ bool rp_cli_is_help(const char *arg);
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_decode(int argc, char **argv);
 int rp_cmd_headroom(int argc, char **argv);
+int rp_cmd_lab(int argc, char **argv);
 int rp_cmd_plan(int argc, char **argv);
 int rp_cmd_gen(int argc, char **argv);
 int rp_cmd_run(int argc, char **argv);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "dp/capture.h"
@@ -42,6 +41,8 @@ struct capture_run {
 	struct rp_capture_stats final;
 	uint64_t port_missed; /* the port's own drops (imissed + rx_nombuf) */
 	char first_file[4200], last_file[4200];
+	char write_error[RP_DP_ERRLEN]; /* empty, or why a file write failed */
+	uint8_t linear[RP_CAPTURE_SNAPLEN_MAX]; /* a segmented frame's head, copied out */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -245,13 +246,12 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 /* A segmented mbuf is copied out far enough to classify and keep. */
 static void offer_mbuf(struct capture_run *r, const struct rte_mbuf *m, uint64_t now, unsigned snaplen)
 {
-	uint8_t buf[RP_CAPTURE_SNAPLEN_MAX];
 	uint32_t avail = rte_pktmbuf_data_len(m);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	if (m->nb_segs > 1 && avail < snaplen + CLASSIFY_MIN) {
 		uint32_t want = snaplen > CLASSIFY_MIN ? snaplen : CLASSIFY_MIN;
 		avail = want < rte_pktmbuf_pkt_len(m) ? want : rte_pktmbuf_pkt_len(m);
-		p = rte_pktmbuf_read(m, 0, avail, buf);
+		p = rte_pktmbuf_read(m, 0, avail, r->linear);
 	}
 	rp_capture_offer_cut(r->cap, now, r->port.id, false, p, avail, rte_pktmbuf_pkt_len(m));
 }
@@ -333,6 +333,7 @@ static void report_json(const struct capture_run *r, const struct capture_opts *
 			      (json_int_t)s->write_errors, "bytes", (json_int_t)s->bytes, "files", (json_int_t)s->files,
 			      "first_file_no", (json_int_t)s->first_file, "first_file", r->first_file, "last_file", r->last_file);
 	json_object_set_new(j, "snaplen", json_integer(o->cfg.snaplen ? o->cfg.snaplen : RP_CAPTURE_SNAPLEN_DEFAULT));
+	json_object_set_new(j, "error", r->write_error[0] ? json_string(r->write_error) : json_null());
 	json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	fputc('\n', stdout);
 	json_decref(j);
@@ -355,16 +356,18 @@ static void report_text(const struct capture_run *r)
 	if (strcmp(r->first_file, r->last_file) != 0)
 		printf(" .. %s", r->last_file);
 	putchar('\n');
-	if (s->write_errors)
-		printf("NOT written (file errors): %" PRIu64 " frames\n", s->write_errors);
+	if (r->write_error[0])
+		printf("FILE WRITE FAILED: %s; %" PRIu64 " frames came after the failure\n", r->write_error,
+		       s->write_errors);
 }
 
 /* Drains and closes the capture, then reports what reached the files. */
 static int finish(struct capture_run *r, const struct capture_opts *o)
 {
-	char err[RP_DP_ERRLEN];
 	port_drops(r);
-	int rc = rp_capture_close(r->cap, &r->final, err, sizeof(err));
+	int rc = rp_capture_close(r->cap, &r->final, r->write_error, sizeof(r->write_error));
+	if (rc == 0)
+		r->write_error[0] = '\0';
 	r->cap = NULL;
 	file_names(r, o);
 	if (o->json)
@@ -373,7 +376,7 @@ static int finish(struct capture_run *r, const struct capture_opts *o)
 		report_text(r);
 	fflush(stdout);
 	if (rc != 0) {
-		fprintf(stderr, "roceprobe capture: %s\n", err);
+		fprintf(stderr, "roceprobe capture: %s\n", r->write_error);
 		return RP_EXIT_FAIL;
 	}
 	return RP_EXIT_OK;

@@ -12,6 +12,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
+	{"lab", rp_cmd_lab, "run a profile's hosts, switches and links in virtual time -> result.json, pcap"},
 #ifdef RP_HAVE_DPDK
 	{"capture", rp_cmd_capture, "write a DPDK port's frames to pcap; RoCE, CNP, NAK, CE, PFC counts per second"},
 	{"run", rp_cmd_run, "send and receive a profile on DPDK ports: loss, latency, CE/CNP, PFC -> result.json"},

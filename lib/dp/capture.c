@@ -3,6 +3,7 @@
 #include "capture.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pcap/pcap.h>
@@ -31,7 +32,11 @@
 #include "wire/udp.h"
 
 #define WRITER_BURST 64
-#define IOBUF_BYTES (1u << 20)        /* one write(2) per MiB, not per burst */
+#define PREFETCH_AHEAD 4
+#define STDIO_BYTES (64u << 10)       /* pcap_dump's fwrites land here, then in a chunk */
+#define DIO_ALIGN 4096u               /* O_DIRECT: address, length and offset */
+#define DIO_CHUNK (4u << 20)          /* one pwrite per 4 MiB */
+#define DIO_NBUF 4                    /* chunks: one filling, the rest in flight */
 #define WRITER_NAP_NS 20000           /* idle writer sleeps 20 us: a 64k ring lasts ms */
 #define IDLE_FLUSH_NS 200000000ull    /* a quiet writer flushes every 200 ms for live readers */
 #define POOL_BUDGET (64u << 20)      /* default ring: at most 64 MiB of slots */
@@ -61,6 +66,29 @@ struct slot {
 	uint8_t data[];
 };
 
+/* The file under the pcap stream: pcap_dump writes through stdio into
+ * 4 MiB chunks that a flusher thread writes with O_DIRECT, so the writer
+ * thread never copies into the page cache nor waits for the disk. A tail
+ * shorter than a chunk goes through a plain descriptor (idle flushes, close).
+ * Where O_DIRECT is refused, the flusher uses the plain descriptor. */
+struct dio {
+	int fd;        /* plain */
+	int fd_direct; /* O_DIRECT, or -1 */
+	uint8_t *buf[DIO_NBUF];
+	unsigned cur;  /* the chunk being filled */
+	size_t fill;
+	uint64_t off; /* file offset of buf[cur][0] */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned pending; /* chunks submitted, not yet written: cur-pending .. cur-1 */
+	size_t job_len[DIO_NBUF];
+	uint64_t job_off[DIO_NBUF];
+	bool quit;
+	int err; /* the first errno of a failed write */
+	pthread_t flusher;
+	bool flusher_up;
+};
+
 struct rp_capture {
 	/* Read by producers on every offer. */
 	unsigned snaplen;
@@ -84,7 +112,8 @@ struct rp_capture {
 	pcap_t *dead;
 	FILE *fp;
 	pcap_dumper_t *dump;
-	char *iobuf;
+	char *stdio_buf;
+	struct dio dio;
 	uint64_t file_no, file_bytes, file_records;
 	bool dirty;
 	uint64_t last_flush_ns;
@@ -329,16 +358,190 @@ __attribute__((format(printf, 2, 3))) static void writer_fail(struct rp_capture 
 	c->failed = true;
 }
 
-/* Flushes and closes the current file; a failed flush is remembered. */
+/* ---- the O_DIRECT stream ---- */
+
+/* Set by the flusher, read by the writer between chunks. */
+static int dio_err(const struct dio *d)
+{
+	return __atomic_load_n(&d->err, __ATOMIC_RELAXED);
+}
+
+/* pwrite all of it; O_DIRECT refused (EINVAL: alignment, file system) drops
+ * to the plain descriptor for good. */
+static void dio_pwrite(struct dio *d, bool direct, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len && !dio_err(d)) {
+		bool use_direct = direct && d->fd_direct >= 0;
+		ssize_t w = pwrite(use_direct ? d->fd_direct : d->fd, p, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EINVAL && use_direct) {
+			close(d->fd_direct);
+			d->fd_direct = -1;
+			continue;
+		}
+		if (w <= 0) {
+			__atomic_store_n(&d->err, w < 0 ? errno : EIO, __ATOMIC_RELAXED);
+			return;
+		}
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+}
+
+/* Writes submitted chunks in order; the oldest pending one is cur - pending. */
+static void *dio_flusher(void *arg)
+{
+	struct dio *d = arg;
+	pthread_mutex_lock(&d->mu);
+	for (;;) {
+		while (!d->quit && d->pending == 0)
+			pthread_cond_wait(&d->cv, &d->mu);
+		if (d->pending == 0)
+			break;
+		unsigned i = (d->cur + DIO_NBUF - d->pending) % DIO_NBUF;
+		pthread_mutex_unlock(&d->mu);
+		dio_pwrite(d, true, d->buf[i], d->job_len[i], d->job_off[i]);
+		pthread_mutex_lock(&d->mu);
+		d->pending--;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+/* Hands the full chunk to the flusher and waits for a free one: a slow disk
+ * slows the writer, the ring fills, and producers count drops. */
+static void dio_submit(struct dio *d)
+{
+	pthread_mutex_lock(&d->mu);
+	d->job_len[d->cur] = d->fill;
+	d->job_off[d->cur] = d->off;
+	d->pending++;
+	d->off += d->fill;
+	d->cur = (d->cur + 1) % DIO_NBUF;
+	d->fill = 0;
+	pthread_cond_broadcast(&d->cv);
+	while (d->pending == DIO_NBUF)
+		pthread_cond_wait(&d->cv, &d->mu);
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void dio_drain(struct dio *d)
+{
+	pthread_mutex_lock(&d->mu);
+	while (d->pending)
+		pthread_cond_wait(&d->cv, &d->mu);
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* Puts everything written so far in the file. The tail stays in its chunk:
+ * the chunk's O_DIRECT write later covers the same bytes again. */
+static int dio_sync(struct dio *d)
+{
+	dio_drain(d);
+	dio_pwrite(d, false, d->buf[d->cur], d->fill, d->off);
+	return d->err ? -1 : 0;
+}
+
+static ssize_t dio_cookie_write(void *cookie, const char *p, size_t n)
+{
+	struct dio *d = cookie;
+	if (dio_err(d)) {
+		errno = dio_err(d);
+		return -1;
+	}
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < DIO_CHUNK - d->fill ? n - done : DIO_CHUNK - d->fill;
+		memcpy(d->buf[d->cur] + d->fill, p + done, k);
+		d->fill += k;
+		done += k;
+		if (d->fill == DIO_CHUNK)
+			dio_submit(d);
+	}
+	return (ssize_t)n;
+}
+
+static int dio_cookie_close(void *cookie)
+{
+	struct dio *d = cookie;
+	int rc = dio_sync(d);
+	if (d->fd_direct >= 0)
+		close(d->fd_direct);
+	if (close(d->fd) != 0 && !d->err)
+		d->err = errno;
+	d->fd = d->fd_direct = -1;
+	return rc == 0 && !d->err ? 0 : -1;
+}
+
+/* A stdio stream over a new file; errno set when it cannot be created. */
+static FILE *dio_fopen(struct dio *d, const char *name)
+{
+	d->fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (d->fd < 0)
+		return NULL;
+	d->fd_direct = open(name, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	d->cur = 0;
+	d->fill = 0;
+	d->off = 0;
+	d->err = 0;
+	cookie_io_functions_t io = {.write = dio_cookie_write, .close = dio_cookie_close};
+	FILE *f = fopencookie(d, "w", io);
+	if (!f) {
+		int e = errno;
+		dio_cookie_close(d);
+		errno = e;
+	}
+	return f;
+}
+
+static int dio_start(struct dio *d)
+{
+	d->fd = d->fd_direct = -1;
+	for (unsigned i = 0; i < DIO_NBUF; i++)
+		if (posix_memalign((void **)&d->buf[i], DIO_ALIGN, DIO_CHUNK) != 0)
+			return ENOMEM;
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	int rc = rte_ctrl_thread_create(&d->flusher, "rp-capture-io", NULL, dio_flusher, d);
+	d->flusher_up = rc == 0;
+	return rc;
+}
+
+static void dio_stop(struct dio *d)
+{
+	if (d->flusher_up) {
+		pthread_mutex_lock(&d->mu);
+		d->quit = true;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
+		pthread_join(d->flusher, NULL);
+		pthread_mutex_destroy(&d->mu);
+		pthread_cond_destroy(&d->cv);
+		d->flusher_up = false;
+	}
+	for (unsigned i = 0; i < DIO_NBUF; i++)
+		free(d->buf[i]);
+}
+
+/* ---- pcap files ---- */
+
+static void file_failed(struct rp_capture *c, int e)
+{
+	char name[PATH_MAX + 32];
+	file_name(c, c->file_no, name, sizeof(name));
+	writer_fail(c, "writing %s failed: %s", name, strerror(e ? e : EIO));
+}
+
+/* Flushes and closes the current file; a failed write is remembered. */
 static void close_file(struct rp_capture *c)
 {
 	if (!c->dump)
 		return;
-	char name[PATH_MAX + 32];
-	file_name(c, c->file_no, name, sizeof(name));
-	if (pcap_dump_flush(c->dump) != 0 || ferror(c->fp))
-		writer_fail(c, "writing %s failed: %s", name, strerror(errno));
-	pcap_dump_close(c->dump); /* fclose()s c->fp */
+	pcap_dump_close(c->dump); /* fclose: stdio's rest, then dio_cookie_close */
+	if (c->dio.err)
+		file_failed(c, c->dio.err);
 	c->dump = NULL;
 	c->fp = NULL;
 	c->dirty = false;
@@ -350,13 +553,12 @@ static int open_file(struct rp_capture *c, uint64_t k, char *err, size_t errlen)
 {
 	char name[PATH_MAX + 32];
 	file_name(c, k, name, sizeof(name));
-	c->fp = fopen(name, "wb");
+	c->fp = dio_fopen(&c->dio, name);
 	if (!c->fp) {
 		snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
 		return -1;
 	}
-	/* A big stdio buffer: pcap_dump's two fwrites per frame stay in memory. */
-	setvbuf(c->fp, c->iobuf, _IOFBF, IOBUF_BYTES);
+	setvbuf(c->fp, c->stdio_buf, _IOFBF, STDIO_BYTES);
 	/* Only the writer thread touches the stream: no lock per fwrite. */
 	__fsetlocking(c->fp, FSETLOCKING_BYCALLER);
 	c->dump = pcap_dump_fopen(c->dead, c->fp);
@@ -409,14 +611,11 @@ static void write_slot(struct rp_capture *c, const struct slot *s)
 	set(&c->bytes, c->bytes + rec);
 }
 
-/* stdio reports a failed write(2) through ferror; checked once per burst. */
+/* A failed write shows in the stream's error flag; checked once per burst. */
 static void check_stream(struct rp_capture *c)
 {
-	if (c->fp && ferror(c->fp) && !c->failed) {
-		char name[PATH_MAX + 32];
-		file_name(c, c->file_no, name, sizeof(name));
-		writer_fail(c, "writing %s failed: %s", name, strerror(errno));
-	}
+	if (c->fp && ferror(c->fp))
+		file_failed(c, c->dio.err);
 }
 
 /* A quiet writer flushes now and then, so a live file can be read up to
@@ -425,13 +624,21 @@ static void idle(struct rp_capture *c)
 {
 	uint64_t now = mono_ns();
 	if (c->dirty && c->dump && now - c->last_flush_ns >= IDLE_FLUSH_NS) {
-		pcap_dump_flush(c->dump);
-		check_stream(c);
+		if (pcap_dump_flush(c->dump) != 0 || dio_sync(&c->dio) != 0)
+			file_failed(c, c->dio.err);
 		c->dirty = false;
 		c->last_flush_ns = now;
 	}
 	struct timespec nap = {0, WRITER_NAP_NS};
 	nanosleep(&nap, NULL);
+}
+
+/* Every line of the slot that holds the frame's kept bytes, up to 4. */
+static inline void prefetch_slot(const struct rp_capture *c, const void *slot)
+{
+	size_t len = sizeof(struct slot) + c->snaplen;
+	for (size_t off = 0; off < len && off < 4 * RTE_CACHE_LINE_SIZE; off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0((const uint8_t *)slot + off);
 }
 
 static void *writer_main(void *arg)
@@ -451,11 +658,11 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		/* The slots were last written by another core: fetch ahead. */
-		for (unsigned i = 0; i < n && i < 4; i++)
-			rte_prefetch0(burst[i]);
+		for (unsigned i = 0; i < n && i < PREFETCH_AHEAD; i++)
+			prefetch_slot(c, burst[i]);
 		for (unsigned i = 0; i < n; i++) {
-			if (i + 4 < n)
-				rte_prefetch0(burst[i + 4]);
+			if (i + PREFETCH_AHEAD < n)
+				prefetch_slot(c, burst[i + PREFETCH_AHEAD]);
 			write_slot(c, burst[i]);
 		}
 		rte_mempool_put_bulk(c->pool, burst, n);
@@ -510,7 +717,8 @@ static void destroy(struct rp_capture *c)
 		pcap_close(c->dead);
 	rte_ring_free(c->ring);
 	rte_mempool_free(c->pool);
-	free(c->iobuf);
+	dio_stop(&c->dio);
+	free(c->stdio_buf);
 	rte_free(c);
 }
 
@@ -551,10 +759,11 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 	c->rotate_files = cfg->rotate_bytes ? cfg->rotate_files : 0;
 	c->epoch_ns = cfg->epoch_ns ? cfg->epoch_ns : default_epoch();
 	c->first_file = 1;
-	c->iobuf = malloc(IOBUF_BYTES);
+	c->stdio_buf = malloc(STDIO_BYTES);
 	c->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)c->snaplen, PCAP_TSTAMP_PRECISION_NANO);
-	if (!c->iobuf || !c->dead) {
-		snprintf(err, errlen, "capture: out of memory");
+	int rc = c->stdio_buf && c->dead ? dio_start(&c->dio) : ENOMEM;
+	if (rc != 0) {
+		snprintf(err, errlen, "capture: cannot set up the file writer: %s", strerror(rc));
 		destroy(c);
 		return NULL;
 	}
@@ -563,7 +772,7 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 		destroy(c);
 		return NULL;
 	}
-	int rc = rte_ctrl_thread_create(&c->writer, "rp-capture", NULL, writer_main, c);
+	rc = rte_ctrl_thread_create(&c->writer, "rp-capture", NULL, writer_main, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "capture: cannot start the writer thread: %s", strerror(rc));
 		destroy(c);

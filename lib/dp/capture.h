@@ -8,8 +8,15 @@
  *   rte_ring (multi-producer, single-consumer) of slots
  *        |
  *        v
- *   writer thread (rte_ctrl_thread_create: a pthread on the CPUs the EAL
- *   did not give to lcores) -> pcap_dump -> FILE, rotated by size
+ *   writer thread: pcap_dump (libpcap, nanosecond pcap) into a stdio stream
+ *        |          whose bytes fill 4 MiB aligned chunks
+ *        v
+ *   flusher thread: pwrite of each full chunk with O_DIRECT (no page-cache
+ *                   copy on these cores; plain writes where O_DIRECT is
+ *                   refused); the tail goes out on idle flushes and at close
+ *
+ * Both threads are pthreads made with rte_ctrl_thread_create, so they run on
+ * the CPUs the EAL did not give to lcores (with `-l 0` on 2 cores: core 1).
  *
  * Nothing is lost silently: a frame that finds no free slot (the writer is
  * behind) is counted as dropped, and every offered frame lands in exactly one
@@ -81,8 +88,9 @@ struct rp_capture_stats {
 	uint64_t filtered_out; /* not wanted by the filter */
 	uint64_t sampled_out;  /* data frames skipped by sampling */
 	uint64_t dropped;      /* no free slot: the writer could not keep up */
-	uint64_t written;      /* records in the files */
-	uint64_t write_errors; /* kept frames not written because a file write failed */
+	uint64_t written;      /* records handed to the file (there after a close that
+				* reports no error) */
+	uint64_t write_errors; /* kept frames dropped after a file write failed */
 	uint64_t bytes;        /* file bytes written, pcap headers included */
 	uint64_t files;        /* files opened so far: the last one is number `files` */
 	uint64_t first_file;   /* the oldest file still kept (rotate_files deletes older) */

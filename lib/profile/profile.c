@@ -51,6 +51,12 @@ static int parse_traffic(struct rp_vctx *c, const struct rp_node *n, const char 
 	return rp_traffic_parse(c, n, path, o);
 }
 
+static int parse_fabric(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_fabric_parse(c, n, path);
+}
+
 /* Sections in the order they are validated (later ones may use earlier ones).
  * A new section is one line here and one function. */
 static const struct section {
@@ -63,6 +69,7 @@ static const struct section {
 	{"defaults", false, parse_defaults},
 	{"hosts", true, parse_hosts},
 	{"traffic", true, parse_traffic},
+	{"fabric", false, parse_fabric},
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -95,6 +102,7 @@ static void profile_init(struct rp_profile *p)
 	memset(p, 0, sizeof(*p));
 	rp_flow_params_init(&p->defaults);
 	p->default_speed_bps = 100000000000ull;
+	rp_fabric_init(&p->fabric);
 }
 
 /* Labels "--set k=v" live as long as the tree does. */

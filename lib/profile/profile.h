@@ -105,6 +105,66 @@ struct rp_traffic {
 	struct rp_pfc_params pfc;
 };
 
+/* The `fabric:` section: what the embedded lab (`roceprobe lab`) builds
+ * between the hosts. Sizes in bytes, times in ns, rates in bit/s; 0 means
+ * "the default" where noted (docs/lab.md). */
+enum rp_topology {
+	RP_TOPO_SINGLE,     /* one switch, every host on it */
+	RP_TOPO_LEAF_SPINE, /* hosts spread over leaves; every leaf to every spine */
+};
+
+struct rp_fabric_thresh {
+	bool dynamic;
+	uint64_t bytes; /* static */
+	double alpha;   /* dynamic: alpha x free shared buffer */
+};
+
+/* DCQCN reaction point as mlx5 names its knobs (sysfs ecn/roce_rp). */
+struct rp_dcqcn {
+	bool enabled;
+	uint64_t rpg_time_reset_ns;  /* rate increase timer; default 300 us */
+	uint64_t rpg_byte_reset;     /* rate increase byte counter; default 32767 */
+	uint32_t rpg_threshold;      /* fast-recovery steps before additive increase; default 1 */
+	uint64_t rpg_ai_rate_bps;    /* additive increase; default 5 Mbit/s */
+	uint64_t rpg_hai_rate_bps;   /* hyper increase; default 50 Mbit/s */
+	uint64_t rpg_min_rate_bps;   /* floor; default 1 Mbit/s */
+	uint32_t rpg_min_dec_fac;    /* a cut keeps at least this % of the rate; default 50 */
+	uint32_t dce_tcp_g;          /* alpha gain g = dce_tcp_g / 2^20 ... default 1019 (about 1/1024) */
+	uint64_t dce_tcp_rtt_ns;     /* alpha update period; default 55 us */
+	uint64_t rate_reduce_monitor_period_ns; /* at most one cut per period; default 4 us */
+	uint32_t initial_alpha_value; /* of 1023; default 1023 */
+};
+
+struct rp_fabric {
+	bool present;
+	enum rp_topology topology;
+	uint32_t leaves, spines, hosts_per_leaf; /* leaf-spine; hosts_per_leaf 0: ceil(hosts / leaves) */
+	uint64_t host_delay_ns;      /* host <-> switch cable, one way; default 500 ns */
+	uint64_t uplink_speed_bps;   /* leaf <-> spine; 0: the default speed */
+	uint64_t uplink_delay_ns;    /* default 500 ns */
+	uint64_t buffer_bytes;       /* per switch; default 16 MiB */
+	uint32_t max_frame;          /* default 9216 */
+	uint8_t lossless_mask;       /* pfc.priorities; default {3} */
+	struct rp_fabric_thresh xoff; /* default 128 KiB static */
+	uint64_t xon_delta;          /* default 18 KiB */
+	bool headroom_auto;          /* rp_headroom_calc per port (default) */
+	uint64_t headroom_bytes;
+	uint16_t pfc_quanta;         /* default 65535 */
+	uint32_t pfc_refresh_pct;    /* default 50 */
+	uint32_t response_quanta;    /* a host NIC honours PFC this long after it arrives; default 0 */
+	bool pfc_off;                /* pfc.enabled: off makes every priority lossy */
+	uint8_t ecn_mask;            /* ecn.priorities; default {3} */
+	uint64_t kmin, kmax;         /* default 5 KB, 200 KB */
+	double pmax;                 /* default 0.01 */
+	struct rp_fabric_thresh lossy_limit; /* default dynamic alpha 1 */
+	struct rp_dcqcn dcqcn;
+	uint64_t seed;               /* RED; default 1 */
+	uint64_t qdepth_bin_ns;      /* queue-depth series bin; default 10 us */
+	uint64_t max_time_ns;        /* virtual-time cap; default 1 s */
+};
+
+void rp_fabric_init(struct rp_fabric *f);
+
 struct rp_profile {
 	char name[64];
 	struct rp_host *hosts;
@@ -113,6 +173,7 @@ struct rp_profile {
 	size_t ntraffic;
 	struct rp_flow_params defaults;
 	uint64_t default_speed_bps;
+	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 };
 
 struct rp_profile_opts {

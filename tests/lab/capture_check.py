@@ -14,12 +14,14 @@ the rules in lib/dp/capture.h) and states what each run must write:
   all           every frame, bytes equal up to the snaplen, per-kind counts equal
   --filter      exactly the control (or RoCE + control) frames, in order
   --sample 10   every control frame and data frames 0, 10, 20, ... in order
+  --count 100   the first 100 frames, then a stop
   rotation      several files, each readable and within the size, together = input
   SIGINT        a long run (infinite_rx) stopped by SIGINT: summary printed,
                 file complete to its last record and readable by tshark
   SIGTERM, tiny ring   the writer cannot keep up: drops counted, offered =
                 kept + dropped, the file holds exactly the kept frames, complete
   bad input     exit 2 with one line
+  disk full     (/dev/full) exit 1, the write error in the summary and on stderr
 
 usage: capture_check.py ROCEPROBE MKSAMPLE
 """
@@ -319,6 +321,13 @@ def case_filter(tmp, inp, frames):
     accounting(j, "--filter roce")
 
 
+def case_count(tmp, inp, frames):
+    out = os.path.join(tmp, "count.pcap")
+    j, _, _ = capture(inp, out, "--duration", "5", "--count", "100")
+    same_frames(read_pcap(out)["recs"], frames[:100], 128, "--count 100: the first 100 frames")
+    expect(j["offered"] == 100 and j["elapsed_s"] < 4, f"--count 100: stops after 100 frames ({j['elapsed_s']:.2f} s)")
+
+
 def case_sample(tmp, inp, frames):
     out = os.path.join(tmp, "sample10.pcap")
     j, _, _ = capture(inp, out, "--duration", "1", "--sample", "10")
@@ -438,6 +447,17 @@ def case_bad_input(tmp, inp):
         "an unwritable path")
 
 
+def case_disk_full(inp):
+    """/dev/full takes the open and fails every write: exit 1, said twice."""
+    p = subprocess.run([ROCEPROBE, "capture", "--port", f"net_pcap0,rx_pcap={inp}", "-w", "/dev/full", "--json",
+                        "--duration", "1"], capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    j = json.loads(p.stdout) if p.stdout.strip() else {}
+    expect(p.returncode == 1 and lines and "writing /dev/full failed: No space left" in lines[-1]
+           and "No space left" in (j.get("error") or ""),
+           f"a failing disk: exit 1, the error in the summary and on stderr ({p.returncode}: {lines[-1:]})")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="rp-capture-") as tmp:
         case_all(tmp)
@@ -452,10 +472,12 @@ def main():
         case_snaplen(tmp, inp, frames)
         case_filter(tmp, inp, frames)
         case_sample(tmp, inp, frames)
+        case_count(tmp, inp, frames)
         case_rotate(tmp, inp, frames)
         case_sigint(tmp, frames)
         case_sigterm_tiny_ring(tmp, inp)
         case_bad_input(tmp, inp)
+        case_disk_full(inp)
     if failures:
         print(f"{len(failures)} check(s) failed")
         sys.exit(1)

@@ -6,7 +6,7 @@
 #   roceprobe ep --server (x3)                                    roceprobe ep --client:
 #                                                                   write latency, 200 iterations
 #                                                                   write bandwidth, 2 QPs
-#                                                 netem loss 10% on vm1's eth0, write bandwidth
+#                                                 netem loss 2% on vm1's eth0, write bandwidth
 #
 # Asserts:
 #   - ep latency completes with 200 samples; its median (p50) is within 20% of perftest's
@@ -56,8 +56,8 @@ roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 
 roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64K -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
 # busybox has its own (smaller) tc applet earlier in PATH: use the host iproute2 one.
 insmod /usr/local/bin/sch_netem.ko || exit 1
-/usr/local/bin/tc qdisc add dev eth0 root netem loss 10% || exit 1
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 16K -n 50 --ack-timeout 10 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+/usr/local/bin/tc qdisc add dev eth0 root netem loss 2% || exit 1
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4K -n 100 --ack-timeout 14 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 /usr/local/bin/tc qdisc del dev eth0 root
 echo client done
 EOF
@@ -105,17 +105,17 @@ if bw["messages"] != 200 or bw["bw_gbps"] <= 0:
 loss_c = load("vm1", "ep-loss")
 loss_s = load("vm0", "ep-loss")
 dc, ds = loss_c["counters"]["delta"], loss_s["counters"]["delta"]
-print(f"vm-ep: with 10% loss: {loss_c['results'][0]['bw_gbps']*1e3:.1f} Mbit/s; client counters {dc}")
+print(f"vm-ep: with 2% loss: {loss_c['results'][0]['bw_gbps']*1e3:.1f} Mbit/s; client counters {dc}")
 print(f"vm-ep: server counters {ds}")
 recovered = dc.get("retransmissions", 0) + dc.get("seq_err_naks_received", 0)
 if recovered == 0:
-    bad.append("no retransmissions or sequence errors in the requester's rxe counters under 10% loss")
+    bad.append("no retransmissions or sequence errors in the requester's rxe counters under 2% loss")
 if ds.get("out_of_sequence", 0) + ds.get("duplicate_requests", 0) == 0:
-    bad.append("no out-of-sequence or duplicate requests at the responder under 10% loss")
+    bad.append("no out-of-sequence or duplicate requests at the responder under 2% loss")
 text = open(f"{out}/vm1/ep-loss.txt").read()
 if not re.search(r"(retransmissions|seq_err_naks_received) [1-9]", text):
     bad.append("ep's printed report does not show the retransmissions")
-if loss_c["results"][0]["messages"] != 50:
+if loss_c["results"][0]["messages"] != 100:
     bad.append("ep under loss did not complete every message")
 for b in bad:
     print("vm-ep: FAIL:", b, file=sys.stderr)

@@ -1,0 +1,505 @@
+/* roceprobe lab: a profile's hosts, switches and links in virtual time
+ * (lib/lab); result.json, summary.txt, a queue-depth CSV and optional pcaps
+ * in a directory. --sweep runs a grid of --set points and tabulates them. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lab/lab.h"
+#include "lab/report.h"
+#include "report/result.h"
+#include "traffic/plan.h"
+
+#define MAX_SETS 64
+#define MAX_SWEEP 8
+#define MAX_POINTS 4096
+
+struct lab_opts {
+	const char *profile;
+	const char *out;
+	const char *sets[MAX_SETS + MAX_SWEEP];
+	size_t nsets;
+	const char *sweep[MAX_SWEEP];
+	size_t nsweep;
+	bool capture, quiet, allow_pause_storm;
+	unsigned snaplen;
+	uint64_t bin_ns;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe lab PROFILE -o DIR [options]\n"
+	      "\n"
+	      "Runs the profile's hosts, switches and links in virtual time: a discrete-event\n"
+	      "loop in nanoseconds where every link serializes at its rate, so a 100G or 400G\n"
+	      "fabric runs faithfully on any machine. Hosts use the same packet source and\n"
+	      "accountant as `roceprobe run`; they honour PFC, answer as RoCE receivers (CNP,\n"
+	      "ACK) and, with fabric.dcqcn, cut and recover their rate on CNPs. The `fabric:`\n"
+	      "section sets topology (single, leaf-spine with ECMP over the UDP source port),\n"
+	      "links, buffer, PFC, ECN and DCQCN (docs/lab.md). The same profile gives the same\n"
+	      "result.json (bar the environment's wall-clock fields) and the same pcaps.\n"
+	      "Writes DIR/result.json (\"schema\":\"roceprobe.result/1\", \"kind\":\"lab\"),\n"
+	      "DIR/summary.txt, DIR/qdepth.csv and with --capture DIR/capture-HOST.pcap.\n"
+	      "\n"
+	      "  -o, --out DIR          result directory (created)\n"
+	      "  --set KEY=VALUE        override a profile key (fabric.pfc.xoff=200KiB)\n"
+	      "  --sweep KEY=V1,V2,...  one run per value (several --sweep: the grid); writes\n"
+	      "                         DIR/sweep.csv, DIR/sweep.json and DIR/point-N/ per run\n"
+	      "  --capture              nanosecond pcaps of every host's wire, virtual time\n"
+	      "  --snaplen N            bytes kept per captured frame (default: all)\n"
+	      "  --bin-us N             time series bin (default 100)\n"
+	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
+	      "  -q, --quiet            no progress lines\n"
+	      "\n"
+	      "Example: roceprobe lab profiles/incast-8to1.yaml -o results/incast-8to1\n"
+	      "         roceprobe lab profiles/incast-8to1.yaml -o results/xoff --sweep fabric.pfc.xoff=100KiB,200KiB\n",
+	      out);
+}
+
+static int parse_num(const char *what, const char *s, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || !*s || *v < min || *v > max)
+		return rp_cli_error("lab", "%s: expected %lu..%lu, got '%s'", what, min, max, s);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct lab_opts *o)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},    {"set", required_argument, NULL, 's'},
+		{"sweep", required_argument, NULL, 'w'},  {"capture", no_argument, NULL, 'c'},
+		{"snaplen", required_argument, NULL, 'n'}, {"bin-us", required_argument, NULL, 'b'},
+		{"allow-pause-storm", no_argument, NULL, 'A'}, {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	*o = (struct lab_opts){.bin_ns = 100000};
+	int c, rc = 0;
+	unsigned long v;
+	optind = 1;
+	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 's':
+			if (o->nsets == MAX_SETS)
+				return rp_cli_error("lab", "at most %d --set options", MAX_SETS);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case 'w':
+			if (o->nsweep == MAX_SWEEP)
+				return rp_cli_error("lab", "at most %d --sweep options", MAX_SWEEP);
+			if (!strchr(optarg, '='))
+				return rp_cli_error("lab", "--sweep: expected KEY=V1,V2,..., got '%s'", optarg);
+			o->sweep[o->nsweep++] = optarg;
+			break;
+		case 'c': o->capture = true; break;
+		case 'n': rc = parse_num("--snaplen", optarg, 64, 65535, &v); o->snaplen = (unsigned)v; break;
+		case 'b': rc = parse_num("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
+		case 'A': o->allow_pause_storm = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return -1;
+		default: return rp_cli_error("lab", "bad option (try 'roceprobe lab --help')");
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind != argc - 1)
+		return rp_cli_error("lab", "expected one profile (try 'roceprobe lab --help')");
+	if (!o->out)
+		return rp_cli_error("lab", "-o DIR is required: where result.json and summary.txt go");
+	o->profile = argv[optind];
+	return 0;
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return rp_cli_error("lab", "cannot create %s: %s", dir, strerror(errno));
+	if (access(dir, W_OK) != 0)
+		return rp_cli_error("lab", "cannot write into %s: %s", dir, strerror(errno));
+	return 0;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	double t0, last;
+	uint64_t last_events;
+	bool quiet;
+};
+
+static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
+{
+	struct progress *p = arg;
+	double t = wall_s();
+	if (p->quiet || t - p->last < 0.5)
+		return;
+	fprintf(stderr, "lab: virtual %.3f ms, %.2f M events/s\n", (double)now_ns / 1e6,
+		(double)(events - p->last_events) / (t - p->last) / 1e6);
+	p->last = t;
+	p->last_events = events;
+}
+
+/* ---- one run ---- */
+
+struct one {
+	struct rp_profile *prof;
+	struct rp_plan plan;
+	bool planned;
+	struct rp_lab *lab;
+	struct rp_lab_headline head;
+	double wall;
+	time_t started;
+};
+
+static json_t *environment_json(const struct one *r)
+{
+	char host[256] = "", started[32];
+	struct rp_lab_totals t;
+	rp_lab_totals(r->lab, &t);
+	gethostname(host, sizeof(host) - 1);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}", "roceprobe", RP_VERSION, "hostname", host, "started", started,
+			 "wall_s", r->wall, "events_per_s", r->wall > 0 ? (double)t.events / r->wall : 0.0,
+			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
+}
+
+static json_t *capture_json(const struct one *r, const struct lab_opts *o)
+{
+	if (!o->capture)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t h = 0; h < r->prof->nhosts; h++) {
+		char name[128];
+		snprintf(name, sizeof(name), "capture-%s.pcap", r->prof->hosts[h].name);
+		json_array_append_new(a, json_pack("{s:s, s:s}", "node", r->prof->hosts[h].name, "path", name));
+	}
+	return a;
+}
+
+static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
+{
+	struct rp_lab_totals t;
+	rp_lab_totals(r->lab, &t);
+	const struct rp_acct *a = rp_lab_acct(r->lab);
+	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
+	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
+				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
+				 (json_int_t)t.end_ns, "interrupted", t.truncated, "flows", rp_report_flows(a), "ports",
+				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", capture_json(r, o));
+	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
+	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
+	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
+	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
+	char path[4096], err[512];
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
+	json_decref(root);
+	return rc ? rp_cli_error("lab", "%s", err) : 0;
+}
+
+/* Every (switch, port, prio) queue that ever held anything, one column each. */
+static int write_qdepth(const char *dir, const char *result_path)
+{
+	json_error_t je;
+	json_t *root = json_load_file(result_path, 0, &je), *sw;
+	char path[4096];
+	size_t i, j, k, n = 0, maxbins = 0;
+	const char *names[512];
+	json_t *cols[512];
+	if (!root)
+		return rp_cli_error("lab", "cannot read back %s", result_path);
+	json_array_foreach(json_object_get(root, "switches"), i, sw) {
+		json_t *port, *pr;
+		json_array_foreach(json_object_get(sw, "ports"), j, port) json_array_foreach(json_object_get(port, "prio"), k, pr)
+		{
+			json_t *bins = json_object_get(pr, "qdepth_bytes");
+			if (n < 512 && json_array_size(bins)) {
+				char *name = malloc(64);
+				snprintf(name, 64, "%s:%d:%d", json_string_value(json_object_get(sw, "name")),
+					 (int)json_integer_value(json_object_get(port, "port")),
+					 (int)json_integer_value(json_object_get(pr, "prio")));
+				names[n] = name;
+				cols[n++] = bins;
+				maxbins = json_array_size(bins) > maxbins ? json_array_size(bins) : maxbins;
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "%s/qdepth.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("bin", f);
+		for (i = 0; i < n; i++)
+			fprintf(f, ",%s", names[i]);
+		fputc('\n', f);
+		for (j = 0; j < maxbins; j++) {
+			fprintf(f, "%zu", j);
+			for (i = 0; i < n; i++)
+				fprintf(f, ",%" PRId64, (int64_t)json_integer_value(json_array_get(cols[i], j)));
+			fputc('\n', f);
+		}
+		fclose(f);
+	}
+	for (i = 0; i < n; i++)
+		free((void *)names[i]);
+	json_decref(root);
+	return f ? 0 : rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
+}
+
+static void summary_flows(FILE *f, const struct rp_acct *a)
+{
+	size_t n = rp_acct_nflows(a);
+	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
+		"lost", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
+	for (size_t i = 0; i < n && i < 40; i++) {
+		struct rp_acct_flow_result x;
+		rp_acct_flow(a, i, &x);
+		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64 " %8.3f %9" PRIu64
+			   " %9" PRIu64 " %9" PRIu64 "\n",
+			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.ce, x.cnp_tx, x.goodput_gbps,
+			x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
+	}
+	if (n > 40)
+		fprintf(f, "... %zu more flows in result.json\n", n - 40);
+}
+
+static void summary(FILE *f, const struct one *r)
+{
+	struct rp_lab_totals t;
+	rp_lab_totals(r->lab, &t);
+	const struct rp_lab_headline *h = &r->head;
+	fprintf(f, "roceprobe lab: %s, %.3f ms virtual%s, %" PRIu64 " events, %" PRIu64 " hops, %.2f s wall\n\n",
+		r->prof->name, (double)t.end_ns / 1e6, t.truncated ? " (stopped at fabric.max_time)" : "", t.events, t.hops,
+		r->wall);
+	summary_flows(f, rp_lab_acct(r->lab));
+	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
+		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
+		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
+}
+
+static int write_summary(const struct one *r, const char *dir, bool to_stdout)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
+	summary(f, r);
+	if (fclose(f) != 0)
+		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
+	if (to_stdout) {
+		summary(stdout, r);
+		printf("\nresult: %s/result.json\nsummary: %s/summary.txt\nqueue depths: %s/qdepth.csv\n", dir, dir, dir);
+	}
+	return 0;
+}
+
+static void one_free(struct one *r)
+{
+	rp_lab_destroy(r->lab);
+	if (r->planned)
+		rp_plan_free(&r->plan);
+	rp_profile_free(r->prof);
+}
+
+static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, struct progress *pg)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	if (!(r->prof = rp_profile_load(o->profile, &po, err, sizeof(err))))
+		return rp_cli_error("lab", "%s", err);
+	if (rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
+		return rp_cli_error("lab", "%s", err);
+	r->planned = true;
+	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen, .bin_ns = o->bin_ns,
+				 .progress = on_progress, .progress_arg = pg};
+	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
+		return rp_cli_error("lab", "%s", err);
+	return 0;
+}
+
+/* One lab run into dir; the headline numbers in *head. */
+static int run_one(const struct lab_opts *o, const char *dir, bool print, struct rp_lab_headline *head)
+{
+	struct one r = {0};
+	struct progress pg = {.quiet = o->quiet};
+	char err[512];
+	int rc = make_dir(dir);
+	if (rc == 0)
+		rc = one_setup(&r, o, dir, &pg);
+	if (rc == 0) {
+		r.started = time(NULL);
+		pg.t0 = pg.last = wall_s();
+		if (rp_lab_run(r.lab, err, sizeof(err)) || rp_lab_close_captures(r.lab, err, sizeof(err)))
+			rc = rp_cli_error("lab", "%s", err);
+		r.wall = wall_s() - pg.t0;
+	}
+	if (rc == 0) {
+		char path[4096];
+		rp_lab_headline(r.lab, &r.head);
+		snprintf(path, sizeof(path), "%s/result.json", dir);
+		rc = write_result(&r, o, dir);
+		if (rc == 0)
+			rc = write_qdepth(dir, path);
+		if (rc == 0)
+			rc = write_summary(&r, dir, print);
+		if (head)
+			*head = r.head;
+	}
+	one_free(&r);
+	return rc;
+}
+
+/* ---- sweep ---- */
+
+struct axis {
+	char key[128];
+	char *vals[64];
+	size_t n;
+	char buf[1024];
+};
+
+static int parse_axis(const char *spec, struct axis *a)
+{
+	const char *eq = strchr(spec, '=');
+	size_t kl = (size_t)(eq - spec);
+	if (kl == 0 || kl >= sizeof(a->key) || strlen(eq + 1) >= sizeof(a->buf))
+		return rp_cli_error("lab", "--sweep '%s': key or values too long", spec);
+	memcpy(a->key, spec, kl);
+	a->key[kl] = '\0';
+	strcpy(a->buf, eq + 1);
+	a->n = 0;
+	for (char *s = a->buf, *tok; (tok = strsep(&s, ",")) != NULL;) {
+		if (!*tok || a->n == 64)
+			return rp_cli_error("lab", "--sweep '%s': 1 to 64 non-empty values", spec);
+		a->vals[a->n++] = tok;
+	}
+	return 0;
+}
+
+static void csv_row(FILE *f, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		    const struct rp_lab_headline *h)
+{
+	fprintf(f, "%zu", point);
+	for (size_t k = 0; k < nax; k++)
+		fprintf(f, ",%s", ax[k].vals[idx[k]]);
+	fprintf(f, ",%.6f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 "\n", h->loss_pct,
+		h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes, h->end_ns);
+}
+
+static int sweep_point(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		       struct rp_lab_headline *h, json_t *rows)
+{
+	char sets[MAX_SWEEP][1200], dir[4096];
+	size_t base = o->nsets;
+	json_t *at = json_object();
+	for (size_t k = 0; k < nax; k++) {
+		int n = snprintf(sets[k], sizeof(sets[k]), "%.127s=", ax[k].key);
+		snprintf(sets[k] + n, sizeof(sets[k]) - (size_t)n, "%.1000s", ax[k].vals[idx[k]]);
+		o->sets[o->nsets++] = sets[k];
+		json_object_set_new(at, ax[k].key, json_string(ax[k].vals[idx[k]]));
+	}
+	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
+	if (!o->quiet)
+		fprintf(stderr, "lab: sweep point %zu: %s\n", point, dir);
+	int rc = run_one(o, dir, false, h);
+	o->nsets = base;
+	if (rc == 0)
+		json_array_append_new(rows, json_pack("{s:I, s:s, s:o, s:o}", "point", (json_int_t)point, "dir", dir, "at", at,
+						      "headline", rp_lab_headline_json(h)));
+	else
+		json_decref(at);
+	return rc;
+}
+
+static bool next_index(size_t *idx, const struct axis *ax, size_t nax)
+{
+	for (size_t k = nax; k-- > 0;) {
+		if (++idx[k] < ax[k].n)
+			return true;
+		idx[k] = 0;
+	}
+	return false;
+}
+
+static int write_sweep_json(const struct lab_opts *o, json_t *rows)
+{
+	char path[4096], err[512];
+	json_t *root = json_pack("{s:s, s:s, s:O}", "schema", "roceprobe.sweep/1", "profile", o->profile, "points", rows);
+	snprintf(path, sizeof(path), "%s/sweep.json", o->out);
+	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
+	json_decref(root);
+	return rc ? rp_cli_error("lab", "%s", err) : 0;
+}
+
+static int run_sweep(struct lab_opts *o)
+{
+	static struct axis ax[MAX_SWEEP];
+	size_t idx[MAX_SWEEP] = {0}, points = 1, point = 0;
+	char path[4096];
+	int rc = make_dir(o->out);
+	for (size_t k = 0; rc == 0 && k < o->nsweep; k++) {
+		rc = parse_axis(o->sweep[k], &ax[k]);
+		points *= ax[k].n;
+	}
+	if (rc == 0 && points > MAX_POINTS)
+		rc = rp_cli_error("lab", "--sweep: %zu points; at most %d", points, MAX_POINTS);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/sweep.csv", o->out);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
+	fputs("point", f);
+	for (size_t k = 0; k < o->nsweep; k++)
+		fprintf(f, ",%s", ax[k].key);
+	fputs(",loss_pct,lost,drops,paused_pct,p99_ns,p999_ns,goodput_gbps,max_queue_bytes,virtual_ns\n", f);
+	json_t *rows = json_array();
+	do {
+		struct rp_lab_headline h;
+		rc = sweep_point(o, ax, o->nsweep, idx, point, &h, rows);
+		if (rc == 0)
+			csv_row(f, ax, o->nsweep, idx, point, &h);
+		point++;
+	} while (rc == 0 && next_index(idx, ax, o->nsweep));
+	fclose(f);
+	rc = rc ? rc : write_sweep_json(o, rows);
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/sweep.csv", o->out);
+		FILE *in = fopen(path, "r");
+		int ch;
+		while (in && (ch = fgetc(in)) != EOF)
+			putchar(ch);
+		if (in)
+			fclose(in);
+		printf("\nsweep: %s/sweep.csv and %s/sweep.json (%zu points)\n", o->out, o->out, point);
+	}
+	json_decref(rows);
+	return rc;
+}
+
+int rp_cmd_lab(int argc, char **argv)
+{
+	static struct lab_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? RP_EXIT_OK : rc;
+	if (o.nsweep)
+		return run_sweep(&o);
+	return run_one(&o, o.out, true, NULL);
+}

@@ -1,0 +1,101 @@
+#include "dcqcn.h"
+
+#include <string.h>
+
+void rp_dcqcn_init(struct rp_dcqcn_state *s, const struct rp_dcqcn *p, uint64_t line_bps)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = *p;
+	if (!s->p.dce_tcp_g)
+		s->p.dce_tcp_g = 1;
+	s->line_bps = (double)line_bps;
+	s->rc = s->rt = s->line_bps;
+	s->min_rate_seen = s->line_bps;
+	s->alpha = (double)p->initial_alpha_value / 1023.0;
+	s->next_alpha_ns = UINT64_MAX;
+	s->next_timer_ns = UINT64_MAX;
+}
+
+static void alpha_update(struct rp_dcqcn_state *s, uint64_t now_ns)
+{
+	double g = 1.0 / (double)s->p.dce_tcp_g;
+	uint64_t period = s->p.dce_tcp_rtt_ns ? s->p.dce_tcp_rtt_ns : 1;
+	while (s->next_alpha_ns <= now_ns) {
+		s->alpha = (1.0 - g) * s->alpha + (s->cnp_in_period ? g : 0.0);
+		s->cnp_in_period = false;
+		s->next_alpha_ns += period;
+		if (s->alpha < 1e-9 && !s->limited) { /* nothing left to track */
+			s->next_alpha_ns = UINT64_MAX;
+			return;
+		}
+	}
+}
+
+static void increase(struct rp_dcqcn_state *s)
+{
+	uint32_t th = s->p.rpg_threshold;
+	bool t_over = s->t_steps >= th, b_over = s->bc_steps >= th;
+	if (t_over && b_over)
+		s->rt += (double)s->p.rpg_hai_rate_bps;
+	else if (t_over || b_over)
+		s->rt += (double)s->p.rpg_ai_rate_bps;
+	if (s->rt > s->line_bps)
+		s->rt = s->line_bps;
+	s->rc = (s->rt + s->rc) / 2.0;
+	s->increases++;
+	if (s->rc >= s->line_bps * 0.999999) {
+		s->rc = s->rt = s->line_bps;
+		s->limited = false;
+		s->next_timer_ns = UINT64_MAX;
+	}
+}
+
+void rp_dcqcn_advance(struct rp_dcqcn_state *s, uint64_t now_ns)
+{
+	alpha_update(s, now_ns);
+	uint64_t period = s->p.rpg_time_reset_ns ? s->p.rpg_time_reset_ns : 1;
+	while (s->limited && s->next_timer_ns <= now_ns) {
+		s->next_timer_ns += period;
+		s->t_steps++;
+		increase(s);
+	}
+}
+
+void rp_dcqcn_cnp(struct rp_dcqcn_state *s, uint64_t now_ns)
+{
+	rp_dcqcn_advance(s, now_ns);
+	s->cnps++;
+	s->cnp_in_period = true;
+	if (s->next_alpha_ns == UINT64_MAX)
+		s->next_alpha_ns = now_ns + (s->p.dce_tcp_rtt_ns ? s->p.dce_tcp_rtt_ns : 1);
+	if (s->cut_ever && now_ns - s->last_cut_ns < s->p.rate_reduce_monitor_period_ns)
+		return;
+	double keep = 1.0 - s->alpha / 2.0, floor_fac = 1.0 - s->p.rpg_min_dec_fac / 100.0;
+	s->rt = s->rc;
+	s->rc *= keep > floor_fac ? keep : floor_fac;
+	if (s->rc < (double)s->p.rpg_min_rate_bps)
+		s->rc = (double)s->p.rpg_min_rate_bps;
+	if (s->rc < s->min_rate_seen)
+		s->min_rate_seen = s->rc;
+	s->cut_ever = true;
+	s->last_cut_ns = now_ns;
+	s->limited = s->rc < s->line_bps;
+	s->t_steps = s->bc_steps = 0;
+	s->bytes = 0;
+	s->next_timer_ns = now_ns + (s->p.rpg_time_reset_ns ? s->p.rpg_time_reset_ns : 1);
+	s->cuts++;
+}
+
+void rp_dcqcn_sent(struct rp_dcqcn_state *s, uint64_t now_ns, uint64_t bytes)
+{
+	if (!s->limited)
+		return;
+	rp_dcqcn_advance(s, now_ns);
+	s->bytes += bytes;
+	uint64_t reset = s->p.rpg_byte_reset ? s->p.rpg_byte_reset : 1;
+	while (s->limited && s->bytes >= reset) {
+		s->bytes -= reset;
+		s->bc_steps++;
+		increase(s);
+	}
+}

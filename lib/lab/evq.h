@@ -1,0 +1,38 @@
+/* The lab's event queue: a binary min-heap keyed by (time, seq). seq is the
+ * order of insertion, so events at the same nanosecond run in the order
+ * they were scheduled and a run is the same every time. */
+#ifndef RP_LAB_EVQ_H
+#define RP_LAB_EVQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rp_event {
+	uint64_t t;
+	uint64_t seq;
+	uint16_t kind;
+	uint16_t port;
+	uint32_t node;
+	uint32_t slot; /* a frame in the pool, or an argument */
+};
+
+struct rp_evq {
+	struct rp_event *e;
+	size_t n, cap;
+	uint64_t next_seq;
+	uint64_t pushed;
+};
+
+void rp_evq_init(struct rp_evq *q);
+void rp_evq_free(struct rp_evq *q);
+/* 0, or -1 when memory runs out. */
+int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot);
+/* Removes the earliest event into *out; false when empty. */
+bool rp_evq_pop(struct rp_evq *q, struct rp_event *out);
+static inline uint64_t rp_evq_peek_time(const struct rp_evq *q)
+{
+	return q->n ? q->e[0].t : UINT64_MAX;
+}
+
+#endif

@@ -1,0 +1,382 @@
+/* The host NIC: one packet source per flow, a transmitter serializing at
+ * the link rate, PFC honoured per priority (rp_pause), the accountant as
+ * the RoCE receiver (its CNP/ACK/NAK replies go out ahead of data), and
+ * DCQCN per flow when the fabric enables it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+#include "wire/frame.h"
+
+static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size_t errlen)
+{
+	const struct rp_plan *plan = lab->plan;
+	size_t n = 0;
+	for (size_t f = 0; f < plan->nflows; f++)
+		n += plan->flows[f].src == h->idx;
+	h->flows = calloc(n ? n : 1, sizeof(*h->flows));
+	if (!h->flows) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t f = 0; f < plan->nflows; f++) {
+		const struct rp_flow *pf = &plan->flows[f];
+		if (pf->src != h->idx)
+			continue;
+		struct rp_lab_flow *lf = &h->flows[h->nflows++];
+		uint32_t id = (uint32_t)f;
+		lf->plan_flow = id;
+		lf->acct = -1;
+		for (size_t a = 0; a < lab->acfg.nflows; a++)
+			if (lab->flow_of[a] == id)
+				lf->acct = (long)a;
+		lf->prio_bit = pf->kind == RP_TRAFFIC_PFC ? 0 : (uint8_t)(1u << pf->prio);
+		lf->lqpn = pf->lqpn;
+		lf->qps = pf->p.qps ? pf->p.qps : 1;
+		lf->dcqcn_on = lab->fab->dcqcn.enabled && lf->prio_bit;
+		rp_dcqcn_init(&lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
+		if (!(lf->src = rp_source_create_flows(plan, &id, 1, NULL, err, errlen)))
+			return -1;
+	}
+	return 0;
+}
+
+int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < lab->nhosts; i++) {
+		struct rp_lab_host *h = &lab->hosts[i];
+		h->idx = i;
+		h->wake_at = RP_LAB_NEVER;
+		rp_pause_init(&h->pause, h->rate_bps);
+		rp_impair_init(&h->impair, &lab->prof->hosts[i].impair);
+		if (flows_init(lab, h, err, errlen))
+			return -1;
+		if (lab->opts.capture_dir) {
+			char path[4200];
+			snprintf(path, sizeof(path), "%s/capture-%s.pcap", lab->opts.capture_dir, lab->prof->hosts[i].name);
+			if (!(h->cap = rp_lab_cap_open(path, lab->opts.snaplen, err, errlen)))
+				return -1;
+		}
+		rp_lab_host_wake(lab, i, 0);
+	}
+	return 0;
+}
+
+void rp_lab_hosts_free(struct rp_lab *lab)
+{
+	for (unsigned i = 0; lab->hosts && i < lab->nhosts; i++) {
+		struct rp_lab_host *h = &lab->hosts[i];
+		for (size_t f = 0; f < h->nflows; f++)
+			rp_source_destroy(h->flows[f].src);
+		free(h->flows);
+		free(h->rq);
+		if (h->cap) {
+			char e[256];
+			rp_lab_cap_close(h->cap, e, sizeof(e));
+		}
+	}
+	free(lab->hosts);
+	lab->hosts = NULL;
+}
+
+void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t)
+{
+	struct rp_lab_host *H = &lab->hosts[h];
+	if (t == RP_LAB_NEVER || t >= H->wake_at)
+		return;
+	H->wake_at = t;
+	rp_lab_push(lab, t, RP_EV_HOST_TX, h, 0, 0);
+}
+
+/* ---- transmit ---- */
+
+/* Busy for (len + 24) * 8 / rate, the sub-ns rest carried while back to back. */
+static uint64_t occupy(struct rp_lab_host *h, uint64_t now, size_t len)
+{
+	if (now > h->busy_until)
+		h->tx_rem = 0;
+	uint64_t bits_ns = ((uint64_t)len + RP_SWITCH_L1_OVERHEAD) * 8u * 1000000000ull + h->tx_rem;
+	h->tx_rem = bits_ns % h->rate_bps;
+	h->busy_until = now + bits_ns / h->rate_bps;
+	return h->busy_until;
+}
+
+static void put_on_wire(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot, uint64_t now)
+{
+	uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot];
+	uint64_t end = occupy(h, now, len);
+	if (h->cap)
+		rp_lab_cap_write(h->cap, now, b, len);
+	if (len > RP_ETH_HLEN && b[12] == 0x88 && b[13] == 0x08)
+		rp_acct_pfc_tx(lab->acct, h->idx, b, len);
+	h->tx_frames++;
+	h->tx_bytes += len;
+	lab->tot.tx_frames++;
+	lab->tot.tx_bytes += len;
+	struct rp_lab_port to = {.kind = RP_PEER_SWITCH, .peer = h->sw, .peer_port = (uint16_t)h->sw_port};
+	rp_lab_deliver(lab, &to, slot, end + h->prop_ns);
+}
+
+/* Replies go first; only a paused priority holds them (CNPs ride 6). */
+static uint8_t reply_prio_bit(const uint8_t *b, size_t len)
+{
+	if (len >= 18 && b[12] == 0x81 && b[13] == 0x00)
+		return (uint8_t)(1u << (b[14] >> 5));
+	if (len >= 16 && b[12] == 0x08 && b[13] == 0x00)
+		return (uint8_t)(1u << (b[15] >> 5));
+	if (len >= 16 && b[12] == 0x86 && b[13] == 0xDD)
+		return (uint8_t)(1u << ((b[14] & 0xF) >> 1));
+	return 0;
+}
+
+static bool send_reply(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused, uint64_t now)
+{
+	if (!h->rq_n)
+		return false;
+	uint32_t slot = h->rq[h->rq_head];
+	if (reply_prio_bit(rp_pool_buf(&lab->pool, slot), lab->pool.len[slot]) & paused)
+		return false;
+	h->rq_head = (h->rq_head + 1) % h->rq_cap;
+	h->rq_n--;
+	put_on_wire(lab, h, slot, now);
+	return true;
+}
+
+/* When flow f may next start, seen at now with these priorities paused. */
+static uint64_t flow_ready(const struct rp_lab_host *h, const struct rp_lab_flow *f, uint8_t paused)
+{
+	if (rp_source_done(f->src))
+		return RP_LAB_NEVER;
+	if (f->prio_bit & paused) {
+		unsigned p = (unsigned)__builtin_ctz(f->prio_bit);
+		return h->pause.prio[p].until_ns;
+	}
+	uint64_t t = rp_source_next_due(f->src);
+	return f->dcqcn_on && f->allowed_ns > t ? f->allowed_ns : t;
+}
+
+static void dcqcn_pace(struct rp_lab_flow *f, uint64_t now, size_t len)
+{
+	rp_dcqcn_sent(&f->dcqcn, now, len);
+	if (!f->dcqcn.limited) {
+		f->allowed_ns = 0;
+		return;
+	}
+	double ns = ((double)len + RP_SWITCH_L1_OVERHEAD) * 8e9 / rp_dcqcn_rate(&f->dcqcn);
+	f->allowed_ns = now + (uint64_t)(ns + 0.5);
+}
+
+static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused, uint64_t now, uint64_t *next)
+{
+	size_t best = SIZE_MAX;
+	uint64_t best_t = RP_LAB_NEVER;
+	for (size_t i = 0; i < h->nflows; i++) {
+		struct rp_lab_flow *f = &h->flows[i];
+		if (f->dcqcn_on)
+			rp_dcqcn_advance(&f->dcqcn, now);
+		uint64_t t = flow_ready(h, f, paused);
+		if (f->dcqcn_on && rp_dcqcn_next_change(&f->dcqcn) < *next)
+			*next = rp_dcqcn_next_change(&f->dcqcn);
+		if (t < best_t) {
+			best_t = t;
+			best = i;
+		}
+	}
+	if (best_t > now) {
+		*next = best_t < *next ? best_t : *next;
+		return false;
+	}
+	struct rp_lab_flow *f = &h->flows[best];
+	uint32_t slot = rp_pool_get(&lab->pool);
+	if (slot == RP_POOL_NONE) {
+		lab->failed = true;
+		return false;
+	}
+	uint8_t *bufs[1] = {rp_pool_buf(&lab->pool, slot)};
+	uint16_t len[1];
+	if (rp_source_burst(f->src, now, paused, bufs, len, NULL, 1) != 1) {
+		rp_pool_put(&lab->pool, slot);
+		return false;
+	}
+	lab->pool.len[slot] = len[0];
+	if (f->dcqcn_on)
+		dcqcn_pace(f, now, len[0]);
+	put_on_wire(lab, h, slot, now);
+	return true;
+}
+
+void rp_lab_host_tx(struct rp_lab *lab, unsigned hi)
+{
+	struct rp_lab_host *h = &lab->hosts[hi];
+	uint64_t now = lab->now, next = RP_LAB_NEVER;
+	if (h->busy_until > now) {
+		rp_lab_host_wake(lab, hi, h->busy_until);
+		return;
+	}
+	uint8_t paused = rp_pause_mask(&h->pause, now);
+	if (send_reply(lab, h, paused, now) || send_data(lab, h, paused, now, &next)) {
+		rp_lab_host_wake(lab, hi, h->busy_until);
+		return;
+	}
+	if (h->rq_n) { /* a reply held by a pause */
+		unsigned p = (unsigned)__builtin_ctz(paused ? paused : 1);
+		next = h->pause.prio[p].until_ns < next ? h->pause.prio[p].until_ns : next;
+	}
+	rp_lab_host_wake(lab, hi, next);
+}
+
+/* ---- receive ---- */
+
+/* Impairments act on RoCE data only: ACKs, CNPs and PFC pass untouched. */
+static bool is_roce_data(const uint8_t *b, size_t len)
+{
+	size_t off = RP_ETH_HLEN, l4;
+	if (len < off)
+		return false;
+	uint16_t et = (uint16_t)(b[12] << 8 | b[13]);
+	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
+		et = (uint16_t)(b[16] << 8 | b[17]);
+		off += RP_VLAN_HLEN;
+	}
+	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
+		l4 = off + (size_t)(b[off] & 0xF) * 4;
+	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
+		l4 = off + RP_IPV6_HLEN;
+	else
+		return false;
+	if (len < l4 + RP_UDP_HLEN + 1 || (b[l4 + 2] << 8 | b[l4 + 3]) != RP_ROCEV2_UDP_PORT)
+		return false;
+	uint8_t op = b[l4 + RP_UDP_HLEN];
+	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
+}
+
+static int queue_reply(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot)
+{
+	if (h->rq_n == h->rq_cap) {
+		size_t cap = h->rq_cap ? h->rq_cap * 2 : 64;
+		uint32_t *rq = malloc(cap * sizeof(*rq));
+		if (!rq)
+			return -1;
+		for (size_t i = 0; i < h->rq_n; i++)
+			rq[i] = h->rq[(h->rq_head + i) % h->rq_cap];
+		free(h->rq);
+		h->rq = rq;
+		h->rq_cap = cap;
+		h->rq_head = 0;
+	}
+	h->rq[(h->rq_head + h->rq_n++) % h->rq_cap] = slot;
+	(void)lab;
+	return 0;
+}
+
+static void send_replies(struct rp_lab *lab, struct rp_lab_host *h, const struct rp_reply *r)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		uint32_t slot = rp_pool_get(&lab->pool);
+		if (slot == RP_POOL_NONE) {
+			lab->failed = true;
+			return;
+		}
+		size_t len = rp_reply_build(r, i, rp_pool_buf(&lab->pool, slot), lab->pool.slot_size);
+		lab->pool.len[slot] = (uint16_t)len;
+		if (!len || queue_reply(lab, h, slot)) {
+			rp_pool_put(&lab->pool, slot);
+			continue;
+		}
+		h->replies++;
+	}
+	rp_lab_host_wake(lab, h->idx, lab->now);
+}
+
+/* The flow a CNP is for: its BTH DestQP is the sender's QP (lqpn + q). */
+static void dcqcn_on_cnp(struct rp_lab *lab, struct rp_lab_host *h, const uint8_t *b, size_t len)
+{
+	struct rp_frame fr;
+	if (rp_frame_parse(b, len, len, &fr) != RP_KIND_CNP)
+		return;
+	h->cnp_rx++;
+	for (size_t i = 0; i < h->nflows; i++) {
+		struct rp_lab_flow *f = &h->flows[i];
+		if (f->dcqcn_on && fr.bth.dqpn >= f->lqpn && fr.bth.dqpn < f->lqpn + f->qps) {
+			rp_dcqcn_cnp(&f->dcqcn, lab->now);
+			rp_lab_host_wake(lab, h->idx, lab->now);
+			return;
+		}
+	}
+}
+
+/* PFC / PAUSE takes effect now: a pause ending (XON) lets data go at once. */
+void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned hi, uint32_t slot)
+{
+	struct rp_lab_host *h = &lab->hosts[hi];
+	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	struct rp_macctl m;
+	if (rp_macctl_parse(b + RP_ETH_HLEN, lab->pool.len[slot] - RP_ETH_HLEN, &m) == 0) {
+		uint8_t before = rp_pause_mask(&h->pause, lab->now);
+		rp_pause_rx(&h->pause, lab->now, &m);
+		if (rp_pause_mask(&h->pause, lab->now) & ~before)
+			h->paused_starts++;
+		rp_lab_host_wake(lab, hi, lab->now);
+	}
+	rp_pool_put(&lab->pool, slot);
+}
+
+static bool is_macctl(const uint8_t *b, size_t len)
+{
+	return len > RP_ETH_HLEN + 2 && b[12] == 0x88 && b[13] == 0x08;
+}
+
+/* A frame reaches the receiver (after any delay impairment). */
+void rp_lab_host_rx(struct rp_lab *lab, unsigned hi, uint32_t slot)
+{
+	struct rp_lab_host *h = &lab->hosts[hi];
+	uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot];
+	struct rp_reply reply;
+	reply.n = 0;
+	h->rx_frames++;
+	h->rx_bytes += len;
+	lab->tot.rx_frames++;
+	lab->tot.rx_bytes += len;
+	enum rp_rx_class c = rp_acct_rx(lab->acct, hi, lab->now, b, len, len, &reply);
+	if (c == RP_RX_CNP)
+		dcqcn_on_cnp(lab, h, b, len);
+	if (reply.n)
+		send_replies(lab, h, &reply);
+	rp_pool_put(&lab->pool, slot);
+}
+
+/* The last bit arrives on the host's wire. */
+void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
+{
+	struct rp_lab_host *h = &lab->hosts[hi];
+	uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot];
+	if (rp_impair_active(&h->impair) && is_roce_data(b, len)) {
+		enum rp_impair_fate fate = rp_impair_next(&h->impair);
+		if (fate == RP_IMPAIR_DROP) {
+			lab->tot.impair_dropped++;
+			rp_pool_put(&lab->pool, slot);
+			return;
+		}
+		if (fate == RP_IMPAIR_MARK_CE)
+			rp_frame_set_ecn(b, len, RP_ECN_CE);
+	}
+	if (h->cap)
+		rp_lab_cap_write(h->cap, lab->now, b, len);
+	if (is_macctl(b, len)) { /* the NIC acts on it (after its response time); the accountant counts it now */
+		uint32_t copy = rp_pool_get(&lab->pool);
+		if (copy != RP_POOL_NONE) {
+			memcpy(rp_pool_buf(&lab->pool, copy), b, len);
+			lab->pool.len[copy] = (uint16_t)len;
+			uint64_t resp = rp_pause_quanta_ns(lab->fab->response_quanta, h->rate_bps);
+			rp_lab_push(lab, lab->now + resp, RP_EV_PFC_APPLY, hi, 0, copy);
+		}
+	}
+	if (h->impair.cfg.delay_ns)
+		rp_lab_push(lab, lab->now + h->impair.cfg.delay_ns, RP_EV_HOST_RX, hi, 0, slot);
+	else
+		rp_lab_host_rx(lab, hi, slot);
+}

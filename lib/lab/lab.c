@@ -1,0 +1,106 @@
+/* Building and tearing down a lab world. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+
+/* The receiving side can take longer than the plan (an incast drains at one
+ * link's rate): size the time series for the slowest receiver. */
+static uint64_t drain_ns(const struct rp_plan *plan)
+{
+	const struct rp_profile *p = plan->prof;
+	uint64_t worst = 0;
+	for (size_t d = 0; d < p->nhosts; d++) {
+		uint64_t bytes = 0;
+		for (size_t s = 0; s < p->nhosts; s++)
+			bytes += rp_plan_pair_bytes(plan, s, d);
+		uint64_t ns = (uint64_t)((double)bytes * 1.1 * 8e9 / (double)p->hosts[d].speed_bps);
+		worst = ns > worst ? ns : worst;
+	}
+	return worst;
+}
+
+static int acct_init(struct rp_lab *lab, char *err, size_t errlen)
+{
+	if (rp_acct_cfg_from_plan(lab->plan, &lab->acfg, &lab->flow_of, err, errlen))
+		return -1;
+	lab->acfg.latency = true;
+	lab->acfg.track_psn = true;
+	lab->acfg.bin_ns = lab->opts.bin_ns;
+	uint64_t d = drain_ns(lab->plan);
+	lab->acfg.run_ns = (d > lab->acfg.run_ns ? d : lab->acfg.run_ns) + 1000000;
+	lab->acct = rp_acct_create(&lab->acfg, err, errlen);
+	return lab->acct ? 0 : -1;
+}
+
+static size_t slot_size(const struct rp_lab *lab)
+{
+	return lab->fab->max_frame + 64;
+}
+
+struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
+			     char *err, size_t errlen)
+{
+	struct rp_lab *lab = calloc(1, sizeof(*lab));
+	if (!lab) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	lab->prof = prof;
+	lab->plan = plan;
+	lab->fab = &prof->fabric;
+	if (o)
+		lab->opts = *o;
+	lab->nhosts = prof->nhosts;
+	lab->congestion_ns = RP_LAB_NEVER;
+	lab->congested_sw = lab->congested_port = -1;
+	rp_evq_init(&lab->q);
+	rp_pool_init(&lab->pool, slot_size(lab));
+	lab->hosts = calloc(lab->nhosts, sizeof(*lab->hosts));
+	if (!lab->hosts) {
+		snprintf(err, errlen, "out of memory");
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	if (acct_init(lab, err, errlen) || rp_lab_topo_build(lab, err, errlen) || rp_lab_hosts_init(lab, err, errlen)) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	return lab;
+}
+
+void rp_lab_destroy(struct rp_lab *lab)
+{
+	if (!lab)
+		return;
+	rp_lab_hosts_free(lab);
+	rp_lab_topo_free(lab);
+	rp_acct_destroy(lab->acct);
+	rp_acct_cfg_free(&lab->acfg);
+	free(lab->flow_of);
+	rp_pool_free(&lab->pool);
+	rp_evq_free(&lab->q);
+	free(lab);
+}
+
+int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
+{
+	int rc = 0;
+	for (size_t h = 0; h < lab->nhosts; h++) {
+		if (lab->hosts[h].cap && rp_lab_cap_close(lab->hosts[h].cap, err, errlen))
+			rc = -1;
+		lab->hosts[h].cap = NULL;
+	}
+	return rc;
+}
+
+void rp_lab_totals(const struct rp_lab *lab, struct rp_lab_totals *out)
+{
+	*out = lab->tot;
+}
+
+const struct rp_acct *rp_lab_acct(const struct rp_lab *lab)
+{
+	return lab->acct;
+}

@@ -1,0 +1,55 @@
+/* The embedded lab: a profile's hosts, switches and links in virtual time.
+ *
+ * A discrete-event loop in nanoseconds (evq.h) where every link serializes
+ * at its configured rate, so a 100G or 400G fabric runs faithfully on a slow
+ * machine. Hosts drive the real packet source (lib/traffic) and feed the
+ * real accountant (lib/stats); switches are lib/fabric's model. Same
+ * profile, same result, byte for byte: there is no clock and no randomness
+ * beyond the profile's seed. Clock-free and silent: the caller prints. */
+#ifndef RP_LAB_LAB_H
+#define RP_LAB_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+#include "stats/acct.h"
+#include "traffic/plan.h"
+
+struct rp_lab;
+
+struct rp_lab_opts {
+	const char *capture_dir; /* non-NULL: DIR/capture-HOST.pcap per host (its TX and RX) */
+	unsigned snaplen;        /* 0: whole frames */
+	uint64_t bin_ns;         /* accountant time series bin; 0: 100 us */
+	uint64_t progress_every; /* events between progress calls; 0: 1 << 18 */
+	void (*progress)(uint64_t now_ns, uint64_t events, void *arg);
+	void *progress_arg;
+};
+
+/* prof and plan are borrowed and must outlive the lab. NULL with a reason. */
+struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
+			     char *err, size_t errlen);
+void rp_lab_destroy(struct rp_lab *lab);
+/* Runs until nothing is left to happen (or fabric.max_time), then closes
+ * the accounting. 0, or -1 with a reason (out of memory, capture I/O). */
+int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen);
+
+struct rp_lab_totals {
+	uint64_t end_ns;       /* virtual time of the last event */
+	uint64_t events;
+	uint64_t hops;         /* frames put on a wire */
+	uint64_t tx_frames, tx_bytes; /* by hosts */
+	uint64_t rx_frames, rx_bytes; /* by hosts */
+	uint64_t sw_drops, sw_drop_bytes;
+	uint64_t impair_dropped;
+	bool truncated;        /* stopped at fabric.max_time */
+	size_t peak_in_flight;
+};
+/* Flushes and closes the captures (rp_lab_run leaves them open). */
+int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen);
+void rp_lab_totals(const struct rp_lab *lab, struct rp_lab_totals *out);
+const struct rp_acct *rp_lab_acct(const struct rp_lab *lab);
+
+#endif

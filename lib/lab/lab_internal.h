@@ -1,0 +1,122 @@
+/* The lab's world, shared by its files (not a public API). */
+#ifndef RP_LAB_INTERNAL_H
+#define RP_LAB_INTERNAL_H
+
+#include "capture.h"
+#include "dcqcn.h"
+#include "evq.h"
+#include "fabric/switch.h"
+#include "impair.h"
+#include "lab.h"
+#include "pool.h"
+#include "stats/pause.h"
+#include "traffic/acct_cfg.h"
+#include "traffic/source.h"
+
+#define RP_LAB_NEVER UINT64_MAX
+
+enum rp_lab_ev {
+	RP_EV_ARRIVE,    /* slot's last bit reaches (node, port): node < nhosts is a host */
+	RP_EV_HOST_TX,   /* host node's transmitter may send */
+	RP_EV_SW_TX,     /* switch (node - nhosts) port's transmitter may send */
+	RP_EV_PFC_APPLY, /* a PFC frame (slot) takes effect on host node */
+	RP_EV_HOST_RX,   /* a delayed frame (slot) reaches host node's receiver */
+};
+
+enum rp_lab_peer { RP_PEER_NONE, RP_PEER_HOST, RP_PEER_SWITCH };
+
+struct rp_lab_port {
+	enum rp_lab_peer kind;
+	uint32_t peer;      /* host index or switch index */
+	uint16_t peer_port;
+	uint64_t rate_bps;
+	uint64_t prop_ns;
+};
+
+struct rp_lab_switch {
+	char name[16];
+	bool spine;
+	unsigned index;     /* among leaves or spines */
+	unsigned nports;
+	unsigned nhost_ports; /* leaves: ports 0.. face hosts, then one uplink per spine */
+	struct rp_lab_port port[RP_SWITCH_MAX_PORTS];
+	uint64_t wake_at[RP_SWITCH_MAX_PORTS];
+	uint64_t first_xoff_ns[RP_SWITCH_MAX_PORTS]; /* first XOFF it sent out of each port */
+	struct rp_switch *sw;
+};
+
+struct rp_lab_flow {
+	uint32_t plan_flow;
+	long acct;          /* accountant flow index; -1 for PFC sources */
+	struct rp_source *src;
+	uint8_t prio_bit;   /* 0: PFC source, never paused */
+	uint32_t lqpn;
+	uint16_t qps;
+	bool dcqcn_on;
+	struct rp_dcqcn_state dcqcn;
+	uint64_t allowed_ns; /* DCQCN pacing: the next start it allows */
+	uint64_t drem;       /* sub-ns remainder of that pacing, in bit-ns units */
+};
+
+struct rp_lab_host {
+	unsigned idx;
+	struct rp_lab_flow *flows;
+	size_t nflows;
+	struct rp_pause pause;
+	uint64_t rate_bps, prop_ns;
+	unsigned sw, sw_port;
+	uint64_t busy_until, tx_rem;
+	uint64_t wake_at;
+	uint32_t *rq;       /* reply frames waiting (pool slots), FIFO */
+	size_t rq_head, rq_n, rq_cap;
+	struct rp_impair_state impair;
+	struct rp_lab_cap *cap;
+	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx;
+	uint64_t paused_starts; /* wakes that found data held back by PFC */
+};
+
+struct rp_lab {
+	const struct rp_profile *prof;
+	const struct rp_plan *plan;
+	const struct rp_fabric *fab;
+	struct rp_lab_opts opts;
+	struct rp_evq q;
+	struct rp_pool pool;
+	size_t nhosts;
+	struct rp_lab_host *hosts;
+	unsigned nsw;
+	struct rp_lab_switch *sw;
+	struct rp_acct_cfg acfg;
+	uint32_t *flow_of;
+	struct rp_acct *acct;
+	uint64_t now;
+	struct rp_lab_totals tot;
+	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
+	int congested_sw, congested_port;
+	bool failed;
+	char err[256];
+};
+
+/* topo.c: switches, ports and where each host plugs in. */
+int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen);
+void rp_lab_topo_free(struct rp_lab *lab);
+/* route.c: the egress port for a frame entering switch s, or -1 to let the
+ * switch look it up (and consume MAC control frames). */
+int rp_lab_route(const struct rp_lab *lab, unsigned s, const uint8_t *frame, size_t len);
+/* host.c */
+int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen);
+void rp_lab_hosts_free(struct rp_lab *lab);
+void rp_lab_host_tx(struct rp_lab *lab, unsigned h);
+void rp_lab_host_rx(struct rp_lab *lab, unsigned h, uint32_t slot);
+void rp_lab_host_arrive(struct rp_lab *lab, unsigned h, uint32_t slot);
+void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned h, uint32_t slot);
+void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t);
+/* swnode.c */
+void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot);
+void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port);
+void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t);
+/* run.c: puts a frame (slot) on the wire toward (kind, peer, peer_port), arriving at t. */
+void rp_lab_deliver(struct rp_lab *lab, const struct rp_lab_port *to, uint32_t slot, uint64_t t);
+void rp_lab_push(struct rp_lab *lab, uint64_t t, enum rp_lab_ev kind, uint32_t node, uint16_t port, uint32_t slot);
+
+#endif

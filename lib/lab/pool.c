@@ -1,0 +1,62 @@
+#include "pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rp_pool_init(struct rp_pool *p, size_t slot_size)
+{
+	memset(p, 0, sizeof(*p));
+	p->slot_size = (slot_size + 63) & ~(size_t)63;
+	return 0;
+}
+
+void rp_pool_free(struct rp_pool *p)
+{
+	for (size_t i = 0; i < p->nchunks; i++)
+		free(p->chunk[i]);
+	free(p->chunk);
+	free(p->free);
+	free(p->len);
+	memset(p, 0, sizeof(*p));
+}
+
+static int grow(struct rp_pool *p)
+{
+	size_t n = p->nchunks + 1, slots = n * RP_POOL_CHUNK;
+	uint8_t **chunk = realloc(p->chunk, n * sizeof(*chunk));
+	if (!chunk)
+		return -1;
+	p->chunk = chunk;
+	uint16_t *len = realloc(p->len, slots * sizeof(*len));
+	if (!len)
+		return -1;
+	p->len = len;
+	uint32_t *fr = realloc(p->free, slots * sizeof(*fr));
+	if (!fr)
+		return -1;
+	p->free = fr;
+	p->free_cap = slots;
+	if (!(p->chunk[p->nchunks] = malloc(RP_POOL_CHUNK * p->slot_size)))
+		return -1;
+	/* Lowest ids on top: the order slots are used in does not depend on addresses. */
+	for (uint32_t i = RP_POOL_CHUNK; i-- > 0;)
+		p->free[p->nfree++] = (uint32_t)(p->nchunks * RP_POOL_CHUNK + i);
+	p->nchunks = n;
+	return 0;
+}
+
+uint32_t rp_pool_get(struct rp_pool *p)
+{
+	if (!p->nfree && grow(p))
+		return RP_POOL_NONE;
+	p->in_use++;
+	if (p->in_use > p->peak)
+		p->peak = p->in_use;
+	return p->free[--p->nfree];
+}
+
+void rp_pool_put(struct rp_pool *p, uint32_t slot)
+{
+	p->free[p->nfree++] = slot;
+	p->in_use--;
+}

@@ -1,0 +1,33 @@
+/* Frames in flight on the lab's wires: fixed-size slots in chunks (a slot's
+ * address never moves), handed out from a free list. Grows when a run needs
+ * more; never shrinks until destroyed. */
+#ifndef RP_LAB_POOL_H
+#define RP_LAB_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_POOL_CHUNK 256u
+#define RP_POOL_NONE UINT32_MAX
+
+struct rp_pool {
+	size_t slot_size;
+	uint8_t **chunk;
+	size_t nchunks;
+	uint32_t *free;   /* stack of free slot ids */
+	size_t nfree, free_cap;
+	uint16_t *len;    /* [slot] frame length */
+	size_t in_use, peak;
+};
+
+int rp_pool_init(struct rp_pool *p, size_t slot_size);
+void rp_pool_free(struct rp_pool *p);
+/* A slot id, or RP_POOL_NONE when memory runs out. */
+uint32_t rp_pool_get(struct rp_pool *p);
+void rp_pool_put(struct rp_pool *p, uint32_t slot);
+static inline uint8_t *rp_pool_buf(const struct rp_pool *p, uint32_t slot)
+{
+	return p->chunk[slot / RP_POOL_CHUNK] + (size_t)(slot % RP_POOL_CHUNK) * p->slot_size;
+}
+
+#endif

@@ -1,0 +1,117 @@
+/* Pause propagation: from the first standing queue, which hops received an
+ * XOFF and when, how many hops deep it went, and the victims: flows to
+ * receivers that were not oversubscribed that were paused anyway (their
+ * sender was) or slowed (finished late: head-of-line blocking). */
+#include <stdlib.h>
+
+#include "lab_internal.h"
+#include "report.h"
+
+struct hop {
+	unsigned s, port;
+	uint64_t t;
+};
+
+static int hop_cmp(const void *a, const void *b)
+{
+	const struct hop *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* Switch hops from the congested switch: itself 0, a spine 1, another leaf 2. */
+static unsigned distance(const struct rp_lab *lab, unsigned s)
+{
+	if (lab->congested_sw < 0 || (int)s == lab->congested_sw)
+		return 0;
+	if (lab->sw[lab->congested_sw].spine)
+		return lab->sw[s].spine ? 2 : 1;
+	return lab->sw[s].spine ? 1 : 2;
+}
+
+static const char *kind_of(const struct rp_lab *lab, const struct rp_lab_port *p)
+{
+	if (p->kind == RP_PEER_HOST)
+		return "host";
+	return lab->sw[p->peer].spine ? "spine" : lab->fab->topology == RP_TOPO_SINGLE ? "switch" : "leaf";
+}
+
+static json_t *hops_json(const struct rp_lab *lab, unsigned *depth)
+{
+	size_t n = 0;
+	struct hop *h = calloc((size_t)lab->nsw * RP_SWITCH_MAX_PORTS + 1, sizeof(*h));
+	json_t *a = json_array();
+	for (unsigned s = 0; h && s < lab->nsw; s++)
+		for (unsigned p = 0; p < lab->sw[s].nports; p++)
+			if (lab->sw[s].first_xoff_ns[p] != RP_LAB_NEVER)
+				h[n++] = (struct hop){s, p, lab->sw[s].first_xoff_ns[p]};
+	if (h)
+		qsort(h, n, sizeof(*h), hop_cmp);
+	*depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_lab_switch *S = &lab->sw[h[i].s];
+		const struct rp_lab_port *lp = &S->port[h[i].port];
+		char peer[48];
+		unsigned d = distance(lab, h[i].s) + 1;
+		*depth = d > *depth ? d : *depth;
+		if (lp->kind == RP_PEER_HOST)
+			snprintf(peer, sizeof(peer), "%s", lab->prof->hosts[lp->peer].name);
+		else
+			snprintf(peer, sizeof(peer), "%s", lab->sw[lp->peer].name);
+		json_t *after = lab->congestion_ns != RP_LAB_NEVER && h[i].t >= lab->congestion_ns
+					? json_integer((json_int_t)(h[i].t - lab->congestion_ns))
+					: json_null();
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:I, s:o, s:i}", "switch", S->name, "port",
+						   (int)h[i].port, "paused", peer, "paused_kind", kind_of(lab, lp),
+						   "first_xoff_ns", (json_int_t)h[i].t, "after_congestion_ns", after, "hop",
+						   (int)d));
+	}
+	free(h);
+	return a;
+}
+
+/* Whether anyone offers this host more than its link takes. */
+static bool oversubscribed(const struct rp_lab *lab, unsigned host)
+{
+	return lab->plan->load[host].rx_bps > (double)lab->prof->hosts[host].speed_bps * 1.0001;
+}
+
+static json_t *victim_json(const struct rp_lab *lab, size_t i)
+{
+	struct rp_acct_flow_result r;
+	struct rp_acct_port_result sp;
+	rp_acct_flow(lab->acct, i, &r);
+	const struct rp_flow *pf = &lab->plan->flows[lab->flow_of[i]];
+	if (oversubscribed(lab, pf->dst))
+		return NULL;
+	rp_acct_port(lab->acct, pf->src, &sp);
+	uint64_t paused = sp.prio[pf->prio].paused_ns;
+	uint64_t late = r.last_rx_ns > pf->end_ns ? r.last_rx_ns - pf->end_ns : 0;
+	uint64_t span = pf->end_ns > pf->p.start_ns ? pf->end_ns - pf->p.start_ns : 1;
+	bool slowed = late > 10000 && late * 20 > span; /* 5% and 10 us past its unimpeded end */
+	if (!paused && !slowed)
+		return NULL;
+	return json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:b, s:b}", "flow", (int)r.id, "src", r.src, "dst", r.dst, "prio",
+			 (int)pf->prio, "sender_paused_ns", (json_int_t)paused, "late_ns", (json_int_t)late, "paused",
+			 paused > 0, "slowed", slowed);
+}
+
+json_t *rp_lab_propagation_json(const struct rp_lab *lab)
+{
+	unsigned depth;
+	json_t *hops = hops_json(lab, &depth), *victims = json_array();
+	for (size_t i = 0; i < rp_acct_nflows(lab->acct); i++) {
+		json_t *v = victim_json(lab, i);
+		if (v)
+			json_array_append_new(victims, v);
+	}
+	json_t *start = lab->congestion_ns == RP_LAB_NEVER ? json_null() : json_integer((json_int_t)lab->congestion_ns);
+	json_t *where = lab->congested_sw < 0 ? json_null()
+					       : json_pack("{s:s, s:i}", "switch", lab->sw[lab->congested_sw].name, "port",
+							   lab->congested_port);
+	return json_pack("{s:o, s:o, s:i, s:o, s:o}", "congestion_start_ns", start, "congested", where, "depth",
+			 (int)depth, "hops", hops, "victims", victims);
+}

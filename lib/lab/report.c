@@ -1,0 +1,197 @@
+/* Switch ports and priorities, totals and headline numbers as JSON. */
+#include "report.h"
+
+#include <stdio.h>
+
+#include "lab_internal.h"
+
+static json_t *jint(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *jtime(uint64_t v)
+{
+	return v == RP_SWITCH_NEVER ? json_null() : jint(v);
+}
+
+static void peer_name(const struct rp_lab *lab, const struct rp_lab_port *p, char *out, size_t len)
+{
+	if (p->kind == RP_PEER_HOST)
+		snprintf(out, len, "%s", lab->prof->hosts[p->peer].name);
+	else if (p->kind == RP_PEER_SWITCH)
+		snprintf(out, len, "%s:%u", lab->sw[p->peer].name, p->peer_port);
+	else
+		snprintf(out, len, "-");
+}
+
+static json_t *drops_json(const uint64_t *pkts)
+{
+	json_t *o = json_object();
+	for (int d = 1; d < RP_DROP_REASONS; d++)
+		if (pkts[d])
+			json_object_set_new(o, rp_switch_drop_name((enum rp_switch_drop)d), jint(pkts[d]));
+	return o;
+}
+
+static json_t *queue_json(const struct rp_switch_queue_stats *q)
+{
+	uint64_t dp = 0, db = 0;
+	for (int d = 0; d < RP_DROP_REASONS; d++) {
+		dp += q->drop_pkts[d];
+		db += q->drop_bytes[d];
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "enq_pkts", jint(q->enq_pkts), "tx_pkts",
+			 jint(q->tx_pkts), "tx_bytes", jint(q->tx_bytes), "drop_pkts", jint(dp), "drop_bytes", jint(db),
+			 "drops", drops_json(q->drop_pkts), "ecn_marked", jint(q->ecn_marked), "max_depth_bytes",
+			 jint(q->max_depth_bytes), "pfc_rx", jint(q->pfc_rx), "paused_ns", jint(q->paused_ns));
+}
+
+static json_t *pg_json(const struct rp_switch_pg_stats *g)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rx_pkts", jint(g->rx_pkts), "rx_bytes",
+			 jint(g->rx_bytes), "max_bytes", jint(g->max_bytes), "max_headroom_bytes",
+			 jint(g->max_headroom_bytes), "drop_pkts", jint(g->drop_pkts), "xoff_sent", jint(g->xoff_sent),
+			 "xon_sent", jint(g->xon_sent), "refresh_sent", jint(g->refresh_sent), "first_xoff_ns",
+			 jtime(g->first_xoff_ns), "xoff_ns", jint(g->xoff_ns));
+}
+
+/* The queue-depth series of (port, tc), cut after its last non-zero bin. */
+static json_t *series_json(struct rp_lab *lab, unsigned s, unsigned p, unsigned tc)
+{
+	const uint64_t *bins;
+	size_t n = rp_switch_qdepth_series(lab->sw[s].sw, p, tc, lab->tot.end_ns, &bins);
+	while (n && bins[n - 1] == 0)
+		n--;
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, jint(bins[i]));
+	return a;
+}
+
+static json_t *prios_json(struct rp_lab *lab, unsigned s, unsigned p)
+{
+	json_t *a = json_array();
+	for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
+		struct rp_switch_queue_stats q;
+		struct rp_switch_pg_stats g;
+		rp_switch_queue_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &q);
+		rp_switch_pg_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &g);
+		if (!q.enq_pkts && !g.rx_pkts && !q.pfc_rx && !g.xoff_sent && !g.drop_pkts)
+			continue;
+		json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o}", "prio", (int)tc, "queue", queue_json(&q), "pg",
+						   pg_json(&g), "qdepth_bytes", series_json(lab, s, p, tc)));
+	}
+	return a;
+}
+
+static json_t *port_json(struct rp_lab *lab, unsigned s, unsigned p)
+{
+	const struct rp_lab_port *lp = &lab->sw[s].port[p];
+	struct rp_switch_port_stats st;
+	char peer[48];
+	rp_switch_port_stats(lab->sw[s].sw, p, &st);
+	peer_name(lab, lp, peer, sizeof(peer));
+	return json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "port", (int)p,
+			 "peer", peer, "speed_bps", jint(lp->rate_bps), "prop_ns", jint(lp->prop_ns), "rx_pkts",
+			 jint(st.rx_pkts), "rx_bytes", jint(st.rx_bytes), "tx_pkts", jint(st.tx_pkts), "tx_bytes",
+			 jint(st.tx_bytes), "drops", drops_json(st.drop_pkts), "ecn_marked", jint(st.ecn_marked), "pfc_tx",
+			 jint(st.pfc_tx), "pfc_rx", jint(st.pfc_rx), "busy_ns", jint(st.busy_ns), "first_xoff_ns",
+			 jtime(lab->sw[s].first_xoff_ns[p]), "prio", prios_json(lab, s, p));
+}
+
+json_t *rp_lab_switches_json(struct rp_lab *lab)
+{
+	json_t *a = json_array();
+	for (unsigned s = 0; s < lab->nsw; s++) {
+		const struct rp_lab_switch *S = &lab->sw[s];
+		struct rp_switch_buffer_stats b;
+		rp_switch_buffer_stats(S->sw, &b);
+		json_t *ports = json_array();
+		for (unsigned p = 0; p < S->nports; p++)
+			json_array_append_new(ports, port_json(lab, s, p));
+		const char *role = lab->fab->topology == RP_TOPO_SINGLE ? "switch" : S->spine ? "spine" : "leaf";
+		json_array_append_new(
+			a, json_pack("{s:s, s:s, s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "name", S->name, "role", role, "buffer",
+				     "size", jint(b.size), "shared_size", jint(b.shared_size), "headroom_size",
+				     jint(b.headroom_size), "max_shared_used", jint(b.max_shared_used),
+				     "max_headroom_used", jint(b.max_headroom_used), "ports", ports));
+	}
+	return a;
+}
+
+static json_t *dcqcn_json(const struct rp_lab *lab)
+{
+	json_t *a = json_array();
+	for (size_t h = 0; h < lab->nhosts; h++)
+		for (size_t i = 0; i < lab->hosts[h].nflows; i++) {
+			const struct rp_lab_flow *f = &lab->hosts[h].flows[i];
+			if (!f->dcqcn_on)
+				continue;
+			const struct rp_dcqcn_state *d = &f->dcqcn;
+			json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o, s:f, s:f, s:f}", "flow", (int)f->plan_flow,
+							   "cnps", jint(d->cnps), "cuts", jint(d->cuts), "increases",
+							   jint(d->increases), "min_rate_gbps", d->min_rate_seen / 1e9,
+							   "final_rate_gbps", rp_dcqcn_rate(d) / 1e9, "alpha", d->alpha));
+		}
+	return a;
+}
+
+json_t *rp_lab_totals_json(const struct rp_lab *lab)
+{
+	const struct rp_lab_totals *t = &lab->tot;
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "topology",
+			 lab->fab->topology == RP_TOPO_SINGLE ? "single" : "leaf-spine", "virtual_ns", jint(t->end_ns),
+			 "events", jint(t->events), "hops", jint(t->hops), "host_tx_frames", jint(t->tx_frames),
+			 "host_tx_bytes", jint(t->tx_bytes), "host_rx_frames", jint(t->rx_frames), "host_rx_bytes",
+			 jint(t->rx_bytes), "switch_drops", jint(t->sw_drops), "switch_drop_bytes", jint(t->sw_drop_bytes),
+			 "truncated", t->truncated, "impair_dropped", jint(t->impair_dropped), "dcqcn", dcqcn_json(lab));
+}
+
+static uint64_t max_queue(const struct rp_lab *lab)
+{
+	uint64_t m = 0;
+	for (unsigned s = 0; s < lab->nsw; s++)
+		for (unsigned p = 0; p < lab->sw[s].nports; p++)
+			for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
+				struct rp_switch_queue_stats q;
+				rp_switch_queue_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &q);
+				m = q.max_depth_bytes > m ? q.max_depth_bytes : m;
+			}
+	return m;
+}
+
+void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *o)
+{
+	uint64_t sent = 0;
+	*o = (struct rp_lab_headline){.drops = lab->tot.sw_drops, .end_ns = lab->tot.end_ns};
+	for (size_t i = 0; i < rp_acct_nflows(lab->acct); i++) {
+		struct rp_acct_flow_result f;
+		rp_acct_flow(lab->acct, i, &f);
+		sent += f.tx_packets;
+		o->lost += f.lost;
+		o->goodput_gbps += f.goodput_gbps;
+	}
+	o->loss_pct = sent ? 100.0 * (double)o->lost / (double)sent : 0;
+	for (size_t i = 0; i < rp_acct_nports(lab->acct); i++) {
+		struct rp_acct_port_result p;
+		rp_acct_port(lab->acct, i, &p);
+		for (int q = 0; q < 8 && o->end_ns; q++) {
+			double pct = 100.0 * (double)p.prio[q].paused_ns / (double)o->end_ns;
+			o->paused_pct = pct > o->paused_pct ? pct : o->paused_pct;
+		}
+	}
+	struct rp_hist_summary s;
+	rp_hist_summarize(rp_acct_latency(lab->acct), &s);
+	o->p99_ns = s.pct[2];
+	o->p999_ns = s.pct[3];
+	o->max_queue_bytes = max_queue(lab);
+}
+
+json_t *rp_lab_headline_json(const struct rp_lab_headline *h)
+{
+	return json_pack("{s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:o, s:o}", "loss_pct", h->loss_pct, "lost", jint(h->lost),
+			 "drops", jint(h->drops), "paused_pct", h->paused_pct, "p99_ns", jint(h->p99_ns), "p999_ns",
+			 jint(h->p999_ns), "goodput_gbps", h->goodput_gbps, "max_queue_bytes", jint(h->max_queue_bytes),
+			 "virtual_ns", jint(h->end_ns));
+}

@@ -1,0 +1,32 @@
+/* What a lab run adds to result.json: every switch port and priority, pause
+ * propagation and victim flows, and the headline numbers a sweep tabulates.
+ * Valid after rp_lab_run. No printing. */
+#ifndef RP_LAB_REPORT_H
+#define RP_LAB_REPORT_H
+
+#include <jansson.h>
+
+#include "lab.h"
+
+/* "switches": [{"name","role","buffer":{...},"ports":[{"port","peer",...,
+ * "prio":[{"prio","queue":{...},"pg":{...}}]}]}] */
+json_t *rp_lab_switches_json(struct rp_lab *lab);
+/* "pause_propagation": congestion start, each hop's first XOFF, depth, victims. */
+json_t *rp_lab_propagation_json(const struct rp_lab *lab);
+/* "lab": totals (virtual end, events, hops, drops, DCQCN per flow). */
+json_t *rp_lab_totals_json(const struct rp_lab *lab);
+
+struct rp_lab_headline {
+	double loss_pct;       /* lost / sent packets, every flow */
+	uint64_t lost;
+	uint64_t drops;        /* switch drops, every reason */
+	double paused_pct;     /* the most paused host priority: paused time / run */
+	uint64_t p99_ns, p999_ns;
+	double goodput_gbps;   /* every flow, summed */
+	uint64_t max_queue_bytes; /* deepest egress queue of any switch */
+	uint64_t end_ns;
+};
+void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *out);
+json_t *rp_lab_headline_json(const struct rp_lab_headline *h);
+
+#endif

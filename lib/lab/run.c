@@ -1,0 +1,109 @@
+/* The event loop: pop the earliest (time, seq), hand it to its node. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lab_internal.h"
+
+void rp_lab_push(struct rp_lab *lab, uint64_t t, enum rp_lab_ev kind, uint32_t node, uint16_t port, uint32_t slot)
+{
+	if (rp_evq_push(&lab->q, t, (uint16_t)kind, node, port, slot))
+		lab->failed = true;
+}
+
+void rp_lab_deliver(struct rp_lab *lab, const struct rp_lab_port *to, uint32_t slot, uint64_t t)
+{
+	lab->tot.hops++;
+	uint32_t node = to->kind == RP_PEER_HOST ? to->peer : (uint32_t)lab->nhosts + to->peer;
+	rp_lab_push(lab, t, RP_EV_ARRIVE, node, to->peer_port, slot);
+}
+
+/* A transmitter wake that a nearer one replaced: nothing happens at its time. */
+static bool stale(const struct rp_lab *lab, const struct rp_event *e)
+{
+	if (e->kind == RP_EV_HOST_TX)
+		return lab->hosts[e->node].wake_at != e->t;
+	if (e->kind == RP_EV_SW_TX)
+		return lab->sw[e->node - lab->nhosts].wake_at[e->port] != e->t;
+	return false;
+}
+
+static void dispatch(struct rp_lab *lab, const struct rp_event *e)
+{
+	bool host = e->node < lab->nhosts;
+	unsigned s = host ? 0 : (unsigned)(e->node - lab->nhosts);
+	switch (e->kind) {
+	case RP_EV_ARRIVE:
+		if (host)
+			rp_lab_host_arrive(lab, e->node, e->slot);
+		else
+			rp_lab_sw_arrive(lab, s, e->port, e->slot);
+		break;
+	case RP_EV_HOST_TX:
+		if (lab->hosts[e->node].wake_at == e->t) {
+			lab->hosts[e->node].wake_at = RP_LAB_NEVER;
+			rp_lab_host_tx(lab, e->node);
+		}
+		break;
+	case RP_EV_SW_TX:
+		if (lab->sw[s].wake_at[e->port] == e->t) {
+			lab->sw[s].wake_at[e->port] = RP_LAB_NEVER;
+			rp_lab_sw_tx(lab, s, e->port);
+		}
+		break;
+	case RP_EV_PFC_APPLY:
+		rp_lab_host_pfc_apply(lab, e->node, e->slot);
+		break;
+	case RP_EV_HOST_RX:
+		rp_lab_host_rx(lab, e->node, e->slot);
+		break;
+	}
+}
+
+static void finish(struct rp_lab *lab)
+{
+	size_t n = rp_acct_nflows(lab->acct);
+	uint64_t *sent = calloc(n ? n : 1, sizeof(*sent));
+	for (size_t h = 0; h < lab->nhosts; h++)
+		for (size_t i = 0; i < lab->hosts[h].nflows; i++) {
+			const struct rp_lab_flow *f = &lab->hosts[h].flows[i];
+			struct rp_source_flow_stats st;
+			if (f->acct < 0)
+				continue;
+			rp_source_flow_stats(f->src, 0, &st);
+			uint64_t pk = st.probes ? st.probes : st.tx_packets;
+			rp_acct_set_tx(lab->acct, (size_t)f->acct, pk, st.tx_bytes);
+			if (sent)
+				sent[f->acct] = pk;
+		}
+	for (size_t h = 0; h < lab->nhosts; h++)
+		rp_pause_settle(&lab->hosts[h].pause, lab->tot.end_ns);
+	rp_acct_finish(lab->acct, lab->tot.end_ns, sent);
+	free(sent);
+}
+
+int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
+{
+	struct rp_event e;
+	uint64_t every = lab->opts.progress_every ? lab->opts.progress_every : (1u << 18);
+	uint64_t cap = lab->fab->max_time_ns;
+	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
+		if (stale(lab, &e))
+			continue;
+		if (e.t > cap) {
+			lab->tot.truncated = true;
+			break;
+		}
+		lab->now = e.t;
+		lab->tot.end_ns = e.t;
+		dispatch(lab, &e);
+		if (++lab->tot.events % every == 0 && lab->opts.progress)
+			lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
+	}
+	if (lab->failed) {
+		snprintf(err, errlen, "out of memory at virtual time %llu ns", (unsigned long long)lab->now);
+		return -1;
+	}
+	lab->tot.peak_in_flight = lab->pool.peak;
+	finish(lab);
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* A switch in the lab: frames in through rp_switch_ingress, out through its
+ * transmitters when they are free, onto the wire toward the peer. */
+#include "lab_internal.h"
+
+void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t)
+{
+	struct rp_lab_switch *S = &lab->sw[s];
+	if (t == RP_LAB_NEVER || t >= S->wake_at[port])
+		return;
+	S->wake_at[port] = t;
+	rp_lab_push(lab, t, RP_EV_SW_TX, (uint32_t)(lab->nhosts + s), (uint16_t)port, 0);
+}
+
+static void kick(struct rp_lab *lab, unsigned s, uint64_t mask)
+{
+	for (unsigned p = 0; mask; p++, mask >>= 1)
+		if (mask & 1)
+			rp_lab_sw_wake(lab, s, p, lab->now);
+}
+
+/* The first standing queue anywhere (more than two max frames): the start
+ * of congestion pause propagation is measured from. */
+static void watch_congestion(struct rp_lab *lab, unsigned s, const struct rp_switch_rx *rx)
+{
+	struct rp_switch_queue_stats q;
+	if (lab->congestion_ns != RP_LAB_NEVER)
+		return;
+	rp_switch_queue_stats(lab->sw[s].sw, rx->out_port, rx->tc, lab->now, &q);
+	if (q.depth_bytes > 2ull * lab->fab->max_frame) {
+		lab->congestion_ns = lab->now;
+		lab->congested_sw = (int)s;
+		lab->congested_port = (int)rx->out_port;
+	}
+}
+
+void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot)
+{
+	struct rp_lab_switch *S = &lab->sw[s];
+	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot];
+	struct rp_switch_rx rx;
+	int out = rp_lab_route(lab, s, b, len);
+	if (rp_switch_ingress(S->sw, lab->now, port, b, len, out, &rx) == 0) {
+		if (rx.verdict == RP_SW_DROPPED) {
+			lab->tot.sw_drops++;
+			lab->tot.sw_drop_bytes += len;
+		} else if (rx.verdict == RP_SW_QUEUED) {
+			watch_congestion(lab, s, &rx);
+		}
+		kick(lab, s, rx.kick);
+	}
+	rp_pool_put(&lab->pool, slot);
+}
+
+static void note_pfc(struct rp_lab_switch *S, unsigned port, const struct rp_switch_tx *tx)
+{
+	if (tx->kind == RP_TX_PFC && tx->pfc_xoff && S->first_xoff_ns[port] == RP_LAB_NEVER)
+		S->first_xoff_ns[port] = tx->start_ns;
+}
+
+void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port)
+{
+	struct rp_lab_switch *S = &lab->sw[s];
+	struct rp_switch_tx tx;
+	uint32_t slot = rp_pool_get(&lab->pool);
+	if (slot == RP_POOL_NONE) {
+		lab->failed = true;
+		return;
+	}
+	int rc = rp_switch_next_tx(S->sw, port, lab->now, rp_pool_buf(&lab->pool, slot), lab->pool.slot_size, &tx);
+	if (rc == 1 && S->port[port].kind != RP_PEER_NONE) {
+		lab->pool.len[slot] = (uint16_t)tx.len;
+		note_pfc(S, port, &tx);
+		rp_lab_deliver(lab, &S->port[port], slot, tx.arrive_ns);
+		kick(lab, s, tx.kick);
+	} else {
+		rp_pool_put(&lab->pool, slot);
+		if (rc == 1)
+			kick(lab, s, tx.kick);
+	}
+	rp_lab_sw_wake(lab, s, port, rp_switch_next_event_ns(S->sw, port, lab->now));
+}

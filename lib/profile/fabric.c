@@ -1,0 +1,347 @@
+/* The `fabric:` section: topology, links, switch buffer, PFC, ECN and DCQCN
+ * for the embedded lab (docs/lab.md). Every key is optional. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts_per_leaf", "link", "uplink",
+					  "buffer", "max_frame", "pfc", "ecn", "lossy", "dcqcn", "seed",
+					  "qdepth_bin", "max_time", NULL};
+static const char *const link_keys[] = {"delay", "cable", NULL};
+static const char *const uplink_keys[] = {"speed", "delay", "cable", NULL};
+static const char *const pfc_keys[] = {"enabled", "priorities", "xoff", "xoff_alpha", "xon_delta", "headroom",
+				       "quanta", "refresh", "response", NULL};
+static const char *const ecn_keys[] = {"priorities", "kmin", "kmax", "pmax", NULL};
+static const char *const lossy_keys[] = {"limit", "alpha", NULL};
+static const char *const dcqcn_keys[] = {"enabled", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
+					 "rpg_ai_rate", "rpg_hai_rate", "rpg_min_rate", "rpg_min_dec_fac",
+					 "dce_tcp_g", "dce_tcp_rtt", "rate_reduce_monitor_period",
+					 "initial_alpha_value", NULL};
+
+void rp_fabric_init(struct rp_fabric *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->leaves = 2;
+	f->spines = 2;
+	f->host_delay_ns = 500;
+	f->uplink_delay_ns = 500;
+	f->buffer_bytes = 16u << 20;
+	f->max_frame = 9216;
+	f->lossless_mask = 1u << 3;
+	f->xoff = (struct rp_fabric_thresh){.bytes = 128u << 10};
+	f->xon_delta = 18u << 10;
+	f->headroom_auto = true;
+	f->pfc_quanta = 0xFFFF;
+	f->pfc_refresh_pct = 50;
+	f->ecn_mask = 1u << 3;
+	f->kmin = 5000;
+	f->kmax = 200000;
+	f->pmax = 0.01;
+	f->lossy_limit = (struct rp_fabric_thresh){.dynamic = true, .alpha = 1.0};
+	f->dcqcn = (struct rp_dcqcn){.rpg_time_reset_ns = 300000, .rpg_byte_reset = 32767, .rpg_threshold = 1,
+				     .rpg_ai_rate_bps = 5000000, .rpg_hai_rate_bps = 50000000,
+				     .rpg_min_rate_bps = 1000000, .rpg_min_dec_fac = 50, .dce_tcp_g = 1019,
+				     .dce_tcp_rtt_ns = 55000, .rate_reduce_monitor_period_ns = 4000,
+				     .initial_alpha_value = 1023};
+	f->seed = 1;
+	f->qdepth_bin_ns = 10000;
+	f->max_time_ns = 1000000000ull;
+}
+
+/* One optional key of a map, with its dotted path. */
+static const struct rp_node *opt(const struct rp_node *map, const char *path, const char *k, char key[RP_PATH_MAX])
+{
+	rp_path_key(key, path, k);
+	return rp_node_get(map, k);
+}
+
+static int opt_size(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t *v)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, k, key);
+	return n ? rp_vsize(c, n, key, UINT64_MAX, v) : 0;
+}
+
+static int opt_ns(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t *v)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, k, key);
+	return n ? rp_vduration(c, n, key, v) : 0;
+}
+
+static int opt_bps(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t *v)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, k, key);
+	return n ? rp_vspeed(c, n, key, v) : 0;
+}
+
+static int opt_u32(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t min,
+		   uint64_t max, uint32_t *v)
+{
+	char key[RP_PATH_MAX];
+	uint64_t x = *v;
+	const struct rp_node *n = opt(map, path, k, key);
+	if (n && rp_vuint(c, n, key, min, max, &x))
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int opt_bool(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, bool *v)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	int b;
+	const struct rp_node *n = opt(map, path, k, key);
+	if (!n)
+		return 0;
+	if (rp_vscalar(c, n, key, "on or off", &s))
+		return -1;
+	if (rp_parse_bool(s, &b))
+		return rp_verr(c, &n->pos, key, "expected on or off, got '%s'", s);
+	*v = b != 0;
+	return 0;
+}
+
+/* "1%", "0.5%" or a plain fraction "0.01", within [lo, hi]. */
+static int opt_fraction(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, double lo,
+			double hi, double *v)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	char *end;
+	const struct rp_node *n = opt(map, path, k, key);
+	if (!n)
+		return 0;
+	if (rp_vscalar(c, n, key, "a share like 1% or 0.01", &s))
+		return -1;
+	double x = strtod(s, &end);
+	if (end != s && *end == '%' && end[1] == '\0')
+		x /= 100.0;
+	else if (end == s || *end)
+		x = NAN;
+	if (!(x >= lo && x <= hi))
+		return rp_verr(c, &n->pos, key, "expected a share from %g to %g like 1%% or 0.01, got '%s'", lo, hi, s);
+	*v = x;
+	return 0;
+}
+
+/* A cable length in metres ("100m") as a one-way delay at 5 ns/m. */
+static int opt_cable(struct rp_vctx *c, const struct rp_node *map, const char *path, uint64_t *ns)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	char *end;
+	const struct rp_node *n = opt(map, path, "cable", key);
+	if (!n)
+		return 0;
+	if (rp_vscalar(c, n, key, "a length like 3m or 100m", &s))
+		return -1;
+	double m = strtod(s, &end);
+	if (end == s || strcmp(end, "m") != 0 || !(m >= 0 && m <= 1e6))
+		return rp_verr(c, &n->pos, key, "expected a length in metres like 3m or 100m, got '%s'", s);
+	*ns = (uint64_t)llround(m * 5.0);
+	return 0;
+}
+
+static int prio_mask(struct rp_vctx *c, const struct rp_node *map, const char *path, uint8_t *mask)
+{
+	char key[RP_PATH_MAX], item[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "priorities", key);
+	uint64_t p;
+	if (!n)
+		return 0;
+	if (n->type == RP_NODE_SCALAR) {
+		if (rp_vuint(c, n, key, 0, 7, &p))
+			return -1;
+		*mask = (uint8_t)(1u << p);
+		return 0;
+	}
+	if (rp_vtype(c, n, key, RP_NODE_SEQ, "a list of priorities 0..7 like [3]"))
+		return -1;
+	*mask = 0;
+	for (size_t i = 0; i < n->n; i++) {
+		rp_path_index(item, key, i);
+		if (rp_vuint(c, n->items[i], item, 0, 7, &p))
+			return -1;
+		*mask |= (uint8_t)(1u << p);
+	}
+	return 0;
+}
+
+static int section(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k,
+		   const char *const *keys, const char *what, const struct rp_node **out, char sub[RP_PATH_MAX])
+{
+	*out = opt(map, path, k, sub);
+	if (!*out)
+		return 0;
+	return rp_vtype(c, *out, sub, RP_NODE_MAP, what) || rp_vkeys(c, *out, sub, keys) ? -1 : 0;
+}
+
+static int parse_links(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char sub[RP_PATH_MAX];
+	const struct rp_node *n;
+	if (section(c, map, path, "link", link_keys, "a mapping of delay or cable", &n, sub) ||
+	    (n && (opt_ns(c, n, sub, "delay", &f->host_delay_ns) || opt_cable(c, n, sub, &f->host_delay_ns))))
+		return -1;
+	if (section(c, map, path, "uplink", uplink_keys, "a mapping of speed, delay or cable", &n, sub) ||
+	    (n && (opt_bps(c, n, sub, "speed", &f->uplink_speed_bps) || opt_ns(c, n, sub, "delay", &f->uplink_delay_ns) ||
+		   opt_cable(c, n, sub, &f->uplink_delay_ns))))
+		return -1;
+	return 0;
+}
+
+static int parse_headroom(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "headroom", key);
+	if (!n)
+		return 0;
+	if (n->type == RP_NODE_SCALAR && strcmp(n->scalar, "auto") == 0) {
+		f->headroom_auto = true;
+		return 0;
+	}
+	f->headroom_auto = false;
+	return rp_vsize(c, n, key, UINT32_MAX, &f->headroom_bytes);
+}
+
+static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char sub[RP_PATH_MAX];
+	const struct rp_node *n;
+	bool enabled = true;
+	double refresh = f->pfc_refresh_pct / 100.0, alpha = -1;
+	uint32_t quanta = f->pfc_quanta;
+	if (section(c, map, path, "pfc", pfc_keys, "a mapping of PFC settings", &n, sub) || !n)
+		return n ? -1 : 0;
+	if (opt_bool(c, n, sub, "enabled", &enabled) || prio_mask(c, n, sub, &f->lossless_mask) ||
+	    opt_size(c, n, sub, "xoff", &f->xoff.bytes) || opt_fraction(c, n, sub, "xoff_alpha", 0.0001, 64, &alpha) ||
+	    opt_size(c, n, sub, "xon_delta", &f->xon_delta) || parse_headroom(c, n, sub, f) ||
+	    opt_u32(c, n, sub, "quanta", 1, 65535, &quanta) || opt_fraction(c, n, sub, "refresh", 0.01, 1, &refresh) ||
+	    opt_u32(c, n, sub, "response", 0, 65535, &f->response_quanta))
+		return -1;
+	f->pfc_off = !enabled;
+	f->pfc_quanta = (uint16_t)quanta;
+	f->pfc_refresh_pct = (uint32_t)lround(refresh * 100.0);
+	if (alpha > 0)
+		f->xoff = (struct rp_fabric_thresh){.dynamic = true, .alpha = alpha};
+	return 0;
+}
+
+static int parse_ecn(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char sub[RP_PATH_MAX];
+	const struct rp_node *n;
+	if (section(c, map, path, "ecn", ecn_keys, "a mapping of priorities, kmin, kmax, pmax", &n, sub) || !n)
+		return n ? -1 : 0;
+	if (prio_mask(c, n, sub, &f->ecn_mask) || opt_size(c, n, sub, "kmin", &f->kmin) ||
+	    opt_size(c, n, sub, "kmax", &f->kmax) || opt_fraction(c, n, sub, "pmax", 0, 1, &f->pmax))
+		return -1;
+	if (f->kmax < f->kmin)
+		return rp_verr(c, &n->pos, sub, "kmax (%llu) is below kmin (%llu)", (unsigned long long)f->kmax,
+			       (unsigned long long)f->kmin);
+	return 0;
+}
+
+static int parse_lossy(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char sub[RP_PATH_MAX], key[RP_PATH_MAX];
+	const struct rp_node *n;
+	double alpha = -1;
+	if (section(c, map, path, "lossy", lossy_keys, "a mapping of limit or alpha", &n, sub) || !n)
+		return n ? -1 : 0;
+	if (opt(n, sub, "limit", key)) {
+		f->lossy_limit = (struct rp_fabric_thresh){0};
+		if (opt_size(c, n, sub, "limit", &f->lossy_limit.bytes))
+			return -1;
+	}
+	if (opt_fraction(c, n, sub, "alpha", 0.0001, 64, &alpha))
+		return -1;
+	if (alpha > 0)
+		f->lossy_limit = (struct rp_fabric_thresh){.dynamic = true, .alpha = alpha};
+	return 0;
+}
+
+static int parse_dcqcn(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_dcqcn *d)
+{
+	char sub[RP_PATH_MAX];
+	const struct rp_node *n;
+	if (section(c, map, path, "dcqcn", dcqcn_keys, "a mapping of DCQCN (mlx5 roce_rp) settings", &n, sub) || !n)
+		return n ? -1 : 0;
+	d->enabled = true;
+	return opt_bool(c, n, sub, "enabled", &d->enabled) || opt_ns(c, n, sub, "rpg_time_reset", &d->rpg_time_reset_ns) ||
+			       opt_size(c, n, sub, "rpg_byte_reset", &d->rpg_byte_reset) ||
+			       opt_u32(c, n, sub, "rpg_threshold", 1, 31, &d->rpg_threshold) ||
+			       opt_bps(c, n, sub, "rpg_ai_rate", &d->rpg_ai_rate_bps) ||
+			       opt_bps(c, n, sub, "rpg_hai_rate", &d->rpg_hai_rate_bps) ||
+			       opt_bps(c, n, sub, "rpg_min_rate", &d->rpg_min_rate_bps) ||
+			       opt_u32(c, n, sub, "rpg_min_dec_fac", 1, 100, &d->rpg_min_dec_fac) ||
+			       opt_u32(c, n, sub, "dce_tcp_g", 1, 1u << 20, &d->dce_tcp_g) ||
+			       opt_ns(c, n, sub, "dce_tcp_rtt", &d->dce_tcp_rtt_ns) ||
+			       opt_ns(c, n, sub, "rate_reduce_monitor_period", &d->rate_reduce_monitor_period_ns) ||
+			       opt_u32(c, n, sub, "initial_alpha_value", 0, 1023, &d->initial_alpha_value)
+		       ? -1
+		       : 0;
+}
+
+static int parse_topology(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	const struct rp_node *n = opt(map, path, "topology", key);
+	if (n) {
+		if (rp_vscalar(c, n, key, "single or leaf-spine", &s))
+			return -1;
+		if (strcmp(s, "single") == 0)
+			f->topology = RP_TOPO_SINGLE;
+		else if (strcmp(s, "leaf-spine") == 0)
+			f->topology = RP_TOPO_LEAF_SPINE;
+		else
+			return rp_verr(c, &n->pos, key, "expected single or leaf-spine, got '%s'", s);
+	}
+	if (opt_u32(c, map, path, "leaves", 1, 32, &f->leaves) || opt_u32(c, map, path, "spines", 1, 16, &f->spines) ||
+	    opt_u32(c, map, path, "hosts_per_leaf", 0, 48, &f->hosts_per_leaf))
+		return -1;
+	return 0;
+}
+
+/* Whether the hosts fit the switches' ports. */
+static int check_fit(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	size_t nh = c->prof->nhosts;
+	if (f->topology == RP_TOPO_SINGLE)
+		return nh > 64 ? rp_verr(c, &map->pos, path, "one switch has at most 64 ports; %zu hosts", nh) : 0;
+	uint32_t per = f->hosts_per_leaf ? f->hosts_per_leaf : (uint32_t)((nh + f->leaves - 1) / f->leaves);
+	if ((size_t)per * f->leaves < nh)
+		return rp_verr(c, &map->pos, path, "%u leaves x %u hosts_per_leaf cannot hold %zu hosts", f->leaves, per, nh);
+	if (per + f->spines > 64)
+		return rp_verr(c, &map->pos, path, "a leaf has at most 64 ports: %u hosts + %u spines", per, f->spines);
+	f->hosts_per_leaf = per;
+	return 0;
+}
+
+int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *map, const char *path)
+{
+	struct rp_fabric *f = &c->prof->fabric;
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a mapping of fabric settings") || rp_vkeys(c, map, path, fabric_keys))
+		return -1;
+	f->present = true;
+	uint32_t max_frame = f->max_frame;
+	if (parse_topology(c, map, path, f) || parse_links(c, map, path, f) ||
+	    opt_size(c, map, path, "buffer", &f->buffer_bytes) ||
+	    opt_u32(c, map, path, "max_frame", 1518, 16384, &max_frame) || parse_pfc(c, map, path, f) ||
+	    parse_ecn(c, map, path, f) || parse_lossy(c, map, path, f) || parse_dcqcn(c, map, path, &f->dcqcn))
+		return -1;
+	f->max_frame = max_frame;
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "seed", key);
+	if (n && rp_vuint(c, n, key, 0, UINT64_MAX, &f->seed))
+		return -1;
+	if (opt_ns(c, map, path, "qdepth_bin", &f->qdepth_bin_ns) || opt_ns(c, map, path, "max_time", &f->max_time_ns))
+		return -1;
+	return check_fit(c, map, path, f);
+}
