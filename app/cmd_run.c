@@ -24,7 +24,8 @@
 #include "traffic/source.h"
 
 #define MAX_SETS 64
-#define LINGER_NS 20000000ull /* in-flight frames arrive after the last send */
+#define LINGER_NS 20000000ull
+#define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
 
 struct run_opts {
 	const char *profile;
@@ -158,6 +159,8 @@ struct run {
 	struct rp_acct *acct;
 	struct rp_dp_rx rx;
 	struct rp_capture_stats cap_stats[RP_DP_MAX_PORTS]; /* by port */
+	struct rp_dp_xstat xstats[RP_DP_MAX_PORTS][RUN_XSTATS]; /* before the run */
+	unsigned nxstats[RP_DP_MAX_PORTS];
 	time_t started;
 };
 
@@ -236,6 +239,28 @@ static void finish_accounting(struct run *r)
 	free(sent);
 }
 
+static void snapshot_xstats(struct run *r)
+{
+	for (unsigned i = 0; i < r->s.nports; i++)
+		r->nxstats[i] = rp_dp_port_pause_xstats(r->s.tx[i].port, r->xstats[i], RUN_XSTATS);
+}
+
+/* The PMD's own pause counters, as changes over the run. */
+static json_t *xstats_json(const struct run *r, unsigned i)
+{
+	struct rp_dp_xstat now[RUN_XSTATS];
+	unsigned n = rp_dp_port_pause_xstats(r->s.tx[i].port, now, RUN_XSTATS);
+	json_t *o = json_object();
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t before = 0;
+		for (unsigned b = 0; b < r->nxstats[i]; b++)
+			if (!strcmp(r->xstats[i][b].name, now[k].name))
+				before = r->xstats[i][b].value;
+		json_object_set_new(o, now[k].name, json_integer((json_int_t)(now[k].value - before)));
+	}
+	return o;
+}
+
 static json_t *environment_json(const struct run *r)
 {
 	json_t *ports = json_array();
@@ -243,13 +268,14 @@ static json_t *environment_json(const struct run *r)
 		const struct rp_dp_txport *tp = &r->s.tx[i];
 		const struct rp_dp_rxport *rp = &r->rx.ports[tp->index];
 		json_array_append_new(
-			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "node",
+			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node",
 					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
 					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
 					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
 					 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_unsent", (json_int_t)tp->tx_unsent,
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
-					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent));
+					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
+					 "pause_xstats", xstats_json(r, i)));
 	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
@@ -394,6 +420,7 @@ int rp_cmd_run(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	r.started = time(NULL);
+	snapshot_xstats(&r);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &stop_requested,
 				   .progress = rp_session_progress, .progress_arg = &r.s, .rx = &r.rx,

@@ -39,6 +39,17 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 		    size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
 
+/* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
+ * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in
+ * hardware and their counters are all there is. Names holding "pause" or
+ * "pfc"; returns how many were written (at most max). */
+#define RP_DP_XSTAT_NAME 64
+struct rp_dp_xstat {
+	char name[RP_DP_XSTAT_NAME];
+	uint64_t value;
+};
+unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat *out, unsigned max);
+
 /* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1". */
 bool rp_dp_is_pair(const char *devargs);
 int rp_dp_pair_create(const char *devargs, uint16_t *port_id, char *err, size_t errlen);

@@ -2,6 +2,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dp.h"
@@ -95,4 +96,31 @@ void rp_dp_port_close(struct rp_dp_port *p)
 		rte_eth_dev_close(p->id);
 		p->started = false;
 	}
+}
+
+static bool pause_counter(const char *name)
+{
+	return strcasestr(name, "pause") || strcasestr(name, "pfc");
+}
+
+unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat *out, unsigned max)
+{
+	int n = rte_eth_xstats_get_names(p->id, NULL, 0);
+	if (n <= 0)
+		return 0;
+	struct rte_eth_xstat_name *names = calloc((size_t)n, sizeof(*names));
+	struct rte_eth_xstat *vals = calloc((size_t)n, sizeof(*vals));
+	unsigned k = 0;
+	if (names && vals && rte_eth_xstats_get_names(p->id, names, (unsigned)n) == n &&
+	    rte_eth_xstats_get(p->id, vals, (unsigned)n) == n) {
+		for (int i = 0; i < n && k < max; i++) {
+			if (!pause_counter(names[vals[i].id].name))
+				continue;
+			snprintf(out[k].name, sizeof(out[k].name), "%s", names[vals[i].id].name);
+			out[k++].value = vals[i].value;
+		}
+	}
+	free(names);
+	free(vals);
+	return k;
 }

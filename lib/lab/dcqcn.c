@@ -35,8 +35,9 @@ static void increase(struct rp_dcqcn_state *s)
 {
 	uint32_t th = s->p.rpg_threshold;
 	bool t_over = s->t_steps >= th, b_over = s->bc_steps >= th;
-	if (t_over && b_over)
-		s->rt += (double)s->p.rpg_hai_rate_bps;
+	if (t_over && b_over) /* hyper increase grows with the steps past the threshold */
+		s->rt += (double)s->p.rpg_hai_rate_bps *
+			 (double)((s->t_steps < s->bc_steps ? s->t_steps : s->bc_steps) - th + 1);
 	else if (t_over || b_over)
 		s->rt += (double)s->p.rpg_ai_rate_bps;
 	if (s->rt > s->line_bps)

@@ -177,7 +177,7 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		if (f->dcqcn_on)
 			rp_dcqcn_advance(&f->dcqcn, now);
 		uint64_t t = flow_ready(h, f, paused);
-		if (f->dcqcn_on && rp_dcqcn_next_change(&f->dcqcn) < *next)
+		if (f->dcqcn_on && t != RP_LAB_NEVER && rp_dcqcn_next_change(&f->dcqcn) < *next)
 			*next = rp_dcqcn_next_change(&f->dcqcn);
 		if (t < best_t) {
 			best_t = t;
