@@ -160,7 +160,8 @@ static int lcore_loop(void *arg)
 		 * queue that still refuses packets after that is given up. */
 		if (sources_done && !done_at)
 			done_at = now;
-		if (done_at && now >= done_at + g->linger_ns &&
+		/* A duration is a promise to keep the ports open (and receiving) that long. */
+		if (done_at && !g->duration_ns && now >= done_at + g->linger_ns &&
 		    (!pending || now >= done_at + g->linger_ns + RP_DP_DRAIN_NS))
 			break;
 	}

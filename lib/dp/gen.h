@@ -44,7 +44,7 @@ struct rp_dp_gen {
 	struct rp_dp_txport *ports;
 	unsigned n_ports;
 	unsigned n_lcores;
-	uint64_t duration_ns; /* 0: until every source is done */
+	uint64_t duration_ns; /* 0: until every source is done; else exactly this long */
 	volatile bool *stop;  /* set from a signal handler */
 	/* Called on the main lcore about once a second. */
 	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);

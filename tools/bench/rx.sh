@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# RX accounting in packets per second on one core: `roceprobe run` receiving a
+# replayed capture (parse, ICRC check, per-flow lookup, sequence and histogram for
+# every frame) against `dpdk-testpmd --forward-mode=rxonly` on the same input
+# (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints the ratio.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runs=${RUNS:-3}
+secs=${SECS:-3}
+tools/build.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The input: 4096 RoCEv2 frames of one flow over 8 QPs, 256 B payload with probes, made by gen.
+profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow
+	cat <<YAML
+name: rx-bench
+defaults: {speed: 100G, opcode: write, message_size: 256, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "$1"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2$2}
+traffic:
+  - {name: f, pattern: flow, src: tx, dst: rx, qps: 8, rate: 1G, messages: $3}
+YAML
+}
+profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 > "$tmp/make.yaml"
+build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
+profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 > "$tmp/rx.yaml"
+
+roceprobe_pps() {
+	rm -rf "$tmp/out"
+	build/app/roceprobe run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
+	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
+p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)))"
+}
+
+testpmd_pps() {
+	timeout -s INT $((secs + 2)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
+		--vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" --file-prefix "rpbench$$" -- \
+		--forward-mode=rxonly --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
+	awk '/Rx-pps:/ { pps[n++] = $2 } END { i = n - 1; if (n > 2) i = n - 2; print pps[i] + 0 }' "$tmp/testpmd.log"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+: > "$tmp/rp"; : > "$tmp/tp"
+for i in $(seq "$runs"); do
+	r=$(roceprobe_pps); t=$(testpmd_pps)
+	echo "run $i: roceprobe run (RX accounting) ${r} pps, testpmd rxonly ${t} pps"
+	echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
+done
+r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
+python3 -c "print(f'rx ratio (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')"
