@@ -4,6 +4,7 @@
 #
 # usage: run.sh [--vms N] [--job FILE] [--job0 FILE] [--job1 FILE] ... [--out DIR]
 #               [--timeout SEC] [--extra FILE]... [--share DIR] [--mem MB] [--shell]
+#               [--mcast GROUP:PORT]
 #
 #   --vms N        number of VMs (default 2); VM i is vmI, 10.9.0.(i+1)/24,
 #                  MAC 52:54:00:9a:00:(i+1), rxe device rxe0 on eth0
@@ -18,10 +19,14 @@
 #   --share DIR    mounted read-only at /share in every VM
 #   --mem MB       memory per VM (default 768)
 #   --shell        with --vms 1: console on this terminal, shell after the job (debugging)
+#   --mcast G:P    wire every VM (any N, 2 included) to the UDP multicast group G:P on
+#                  127.0.0.1: each datagram on the group is one Ethernet frame, so a host
+#                  process that joins it sees the VMs' frames and can inject its own
 #
 # Wiring: 2 VMs are joined by a qemu socket netdev (vm0 listens on a free 127.0.0.1 TCP port,
 # vm1 connects). 1 VM, or 3 or more, share a qemu UDP multicast netdev on 127.0.0.1
-# (a hub: every frame reaches every VM). No root, taps or bridges needed.
+# (a hub: every frame reaches every VM). No root, taps or bridges needed. OUT/net says
+# which: "mcast GROUP:PORT" or "tcp 127.0.0.1:PORT".
 #
 # Exit: 0 every job exited 0; 1 a job failed or a VM stopped without writing rc;
 # 124 the timeout hit; 2 bad usage or setup. The last line printed is a summary.
@@ -35,6 +40,7 @@ mem=768
 shell=0
 share=
 extras=()
+mcast=
 declare -A jobs=()
 default_job=
 
@@ -45,7 +51,7 @@ die() {
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--vms | --timeout | --out | --mem | --job | --share | --extra | --job[0-9]*)
+	--vms | --timeout | --out | --mem | --job | --share | --extra | --mcast | --job[0-9]*)
 		[ $# -ge 2 ] || die "$1 needs a value"
 		case "$1" in
 		--vms) nvms=$2 ;;
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
 		--mem) mem=$2 ;;
 		--share) share=$2 ;;
 		--extra) extras+=(--extra "$2") ;;
+		--mcast) mcast=$2 ;;
 		--job) default_job=$2 ;;
 		*)
 			idx=${1#--job}
@@ -68,7 +75,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,/^[^#]/p' "$0" | sed -n 's/^# \{0,1\}//p'
 		exit 0
 		;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -91,6 +98,11 @@ for ((i = 0; i < nvms; i++)); do
 	fi
 done
 [ -z "$share" ] || [ -d "$share" ] || die "--share $share: not a directory"
+if [ -n "$mcast" ]; then
+	[[ "$mcast" =~ ^2(2[4-9]|3[0-9])\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}:[0-9]{1,5}$ ]] &&
+		[ "${mcast##*:}" -ge 1024 ] && [ "${mcast##*:}" -le 65535 ] ||
+		die "--mcast wants GROUP:PORT with a group in 224.0.0.0/4 and a port 1024..65535 (e.g. 230.9.1.2:40000)"
+fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; run tools/bootstrap.sh as root"
 
 if [ -z "$out" ]; then
@@ -189,7 +201,13 @@ for ((i = 0; i < nvms; i++)); do
 	[ -z "$j" ] || cp "$j" "$d/job.sh"
 done
 
-if [ "$nvms" = 2 ]; then
+if [ -n "$mcast" ]; then
+	# The caller's group (it joins it to see and inject frames).
+	for ((i = 0; i < nvms; i++)); do
+		start_vm "$i" "socket,id=n0,mcast=$mcast,localaddr=127.0.0.1"
+	done
+	echo "mcast $mcast" >"$out/net"
+elif [ "$nvms" = 2 ]; then
 	# vm0 listens; vm1 connects once the port is open. Retry on a port race.
 	for attempt in 1 2 3 4 5; do
 		port=$(free_port)
@@ -208,12 +226,14 @@ if [ "$nvms" = 2 ]; then
 		[ "$attempt" -lt 5 ] || die "vm0 did not listen on a TCP port; see $out/vm0/qemu.log"
 	done
 	start_vm 1 "socket,id=n0,connect=127.0.0.1:$port"
+	echo "tcp 127.0.0.1:$port" >"$out/net"
 else
 	# One VM, or a hub of 3 or more: UDP multicast on loopback.
 	port=$(free_port)
 	for ((i = 0; i < nvms; i++)); do
 		start_vm "$i" "socket,id=n0,mcast=230.9.$((port % 250)).$((port / 250 % 250)):$port,localaddr=127.0.0.1"
 	done
+	echo "mcast 230.9.$((port % 250)).$((port / 250 % 250)):$port" >"$out/net"
 fi
 echo "rxe-vm: $nvms VM(s) booting, results in $out" >&2
 

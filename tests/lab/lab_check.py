@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""roceprobe lab (virtual time) against answers known in advance.
+
+  incast       h1..h8 --100G, 500 ns--> [sw0] --100G--> h0      (profiles/incast-8to1.yaml)
+  headroom     h1..h4 --100G, 300 m--> [sw0] --> h0, NICs honour PFC 394 quanta late
+  red          a (100%) + b (300-frame burst) --> [sw0] --> r: the burst holds the queue
+  lossy        h4..h6 --> [sw0] --> h7 on a lossy class (tail drop); h1..h3 --> h0 lossless
+  victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
+  determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
+  sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
+
+usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
+"""
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def lab(profile, out, *args):
+    p = subprocess.run([ROCEPROBE, "lab", profile, "-o", out, "-q", *args], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"lab failed ({p.returncode}): {p.stderr.strip()}")
+    with open(os.path.join(out, "result.json")) as f:
+        return json.load(f)
+
+
+def headroom(cable, quanta):
+    p = subprocess.run([ROCEPROBE, "headroom", "--speed", "100G", "--cable", cable, "--mtu", "9220",
+                        "--response-quanta", str(quanta), "--phy-delay-ns", "0", "--json"],
+                       capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["total_bytes"]
+
+
+def prio(port, p):
+    return next((x for x in port["prio"] if x["prio"] == p), None)
+
+
+def case_incast(tmp):
+    # XOFF 256 KiB: the PG that is served last in each round crosses one frame (334 ns) early
+    n, xoff = 8, 256 * 1024
+    j = lab(f"{PROFILES}/incast-8to1.yaml", tmp, "--set", "fabric.pfc.xoff=256KiB")
+    flows = j["flows"]
+    frame = flows[0]["rx_bytes"] // flows[0]["rx_packets"]
+    expect(j["schema"] == "roceprobe.result/1" and j["kind"] == "lab", "schema roceprobe.result/1, kind lab")
+    expect(sum(f["lost"] for f in flows) == 0 and j["lab"]["switch_drops"] == 0, "lossless: nothing lost, nothing dropped")
+    expect(all(f["rx_packets"] == 1600 for f in flows), "every flow: 1600 packets received")
+    # receiver at line rate: layer-1 bits over the run, less the first frame's way in
+    first_in = 2 * (frame + 24) * 8 / 100 + 2 * 500
+    l1 = sum(f["rx_bytes"] + 24 * f["rx_packets"] for f in flows) * 8
+    gbps = l1 / (j["elapsed_ns"] - first_in)
+    expect(abs(gbps - 100) <= 1, f"h0 receives at {gbps:.3f} Gbit/s (layer 1) == 100 within 1%")
+    share = [f["goodput_gbps"] for f in flows]
+    mean = sum(share) / n
+    expect(all(abs(s - mean) <= 0.05 * mean for s in share), f"each sender gets 1/{n} within 5%: {min(share):.3f}..{max(share):.3f}")
+    fill = 100 / 8 * frame / (frame + 24) * (n - 1) / n  # bytes/ns into each ingress PG
+    predicted = (frame + 24) * 8 / 100 + 500 + xoff / fill
+    sw = j["switches"][0]
+    firsts = [prio(p, 3)["pg"]["first_xoff_ns"] for p in sw["ports"][1:]]
+    expect(all(abs(t - predicted) <= 0.02 * predicted for t in firsts),
+           f"first XOFF at {min(firsts)}..{max(firsts)} ns == {predicted:.0f} predicted within 2%")
+    hr = headroom("100m", 0)
+    peak = max(prio(p, 3)["pg"]["max_bytes"] for p in sw["ports"][1:])
+    expect(peak <= xoff + hr, f"peak PG occupancy {peak} <= XOFF + headroom {xoff + hr}")
+    h0 = j["ports"][0]
+    expect(all(p["prio"][3]["pfc_rx"] > 0 for p in j["ports"][1:]), "every sender received PFC on priority 3")
+    expect(h0["prio"][3]["pfc_rx"] == 0, "the receiver was never paused")
+
+
+def case_headroom(tmp):
+    profile = f"{PROFILES}/headroom-too-small.yaml"
+    need = headroom("300m", 394)
+    for hr, drops_expected in [(need, False), (need + 4096, False), (need // 2, True), (20 * 1024, True)]:
+        j = lab(profile, os.path.join(tmp, str(hr)), "--set", f"fabric.pfc.headroom={hr}")
+        sw = j["switches"][0]
+        drops = sum(p["drops"].get("headroom", 0) for p in sw["ports"])
+        lost = sum(f["lost"] for f in j["flows"])
+        if drops_expected:
+            expect(drops > 0 and lost == drops == j["lab"]["switch_drops"],
+                   f"headroom {hr} < {need} (roceprobe headroom): {drops} headroom drops, all of them lost")
+        else:
+            peak = max(prio(p, 3)["pg"]["max_headroom_bytes"] for p in sw["ports"][1:])
+            expect(drops == 0 and lost == 0, f"headroom {hr} >= {need}: no drops, no loss")
+            expect(peak <= need, f"headroom used {peak} <= {need} the formula says")
+
+
+def red_profile(pmax, kmin, kmax):
+    return f"""name: red
+defaults: {{speed: 100G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: a, mac: "02:00:00:00:09:01", ipv4: 10.9.0.1}}
+  - {{name: b, mac: "02:00:00:00:09:02", ipv4: 10.9.0.2}}
+  - {{name: r, mac: "02:00:00:00:09:03", ipv4: 10.9.0.3}}
+traffic:
+  - {{name: held, pattern: flow, src: a, dst: r, rate: 100%, messages: 100000}}
+  - {{name: burst, pattern: flow, src: b, dst: r, rate: 100%, messages: 300}}
+fabric:
+  pfc: {{priorities: [3], xoff: 8MiB}}
+  ecn: {{priorities: [3], kmin: {kmin}, kmax: {kmax}, pmax: {pmax}}}
+"""
+
+
+def case_red(tmp):
+    # b's 300-frame burst next to a's line-rate stream leaves 300 frames queued; a alone then
+    # keeps exactly that depth (one frame in per frame out), and RED decides at dequeue.
+    pmax, kmin, kmax = 0.5, 1000, 1000000
+    path = os.path.join(tmp, "red.yaml")
+    with open(path, "w") as f:
+        f.write(red_profile(pmax, kmin, kmax))
+    j = lab(path, os.path.join(tmp, "out"))
+    a = j["flows"][0]
+    frame = a["rx_bytes"] // a["rx_packets"]
+    q = prio(j["switches"][0]["ports"][2], 3)["queue"]
+    held = q["max_depth_bytes"] - frame  # left behind when a frame leaves
+    p = pmax * (held - kmin) / (kmax - kmin)
+    got = a["ce"] / a["rx_packets"]
+    expect(a["rx_packets"] == 100000, "1e5 packets of the held stream")
+    expect(abs(got - p) <= 0.02 * p, f"CE fraction {got:.5f} == {p:.5f} RED gives at {held} bytes, within 2%")
+
+
+def case_lossy(tmp):
+    j = lab(f"{PROFILES}/lossy-lossless-mix.yaml", tmp)
+    lossy = [f for f in j["flows"] if f["prio"] == 0]
+    lossless = [f for f in j["flows"] if f["prio"] == 3]
+    offered = sum(f["tx_bytes"] for f in lossy)
+    drained = sum(f["rx_bytes"] for f in lossy)
+    dropped = j["lab"]["switch_drop_bytes"]
+    expect(dropped > 0, f"the lossy class dropped ({dropped} bytes)")
+    expect(offered - drained == dropped, f"drops {dropped} == offered {offered} - drained {drained}, exactly")
+    expect(sum(f["lost"] for f in lossless) == 0, "the lossless class lost nothing")
+    expect(all(p["prio"][0]["pfc_rx"] == 0 for p in j["ports"]), "priority 0 was never paused")
+
+
+def case_victim(tmp):
+    j = lab(f"{PROFILES}/victim-flow.yaml", tmp)
+    pp = j["pause_propagation"]
+    victim = next(f for f in j["flows"] if f["src"] == "h7")
+    expect(victim["lost"] == 0 and victim["rx_packets"] == victim["tx_packets"], "the victim flow lost nothing")
+    v = [x for x in pp["victims"] if x["src"] == "h7" and x["dst"] == "h1"]
+    expect(len(v) == 1 and v[0]["paused"], "h7 -> h1 is a victim: paused although h1 is idle")
+    kinds = {h["paused_kind"] for h in pp["hops"]}
+    expect({"host", "spine", "leaf"} <= kinds, f"pause reached hosts, spines and leaves ({sorted(kinds)})")
+    expect(pp["depth"] >= 3, f"pause propagated {pp['depth']} hops deep (>= 3: into leaf1)")
+    expect(pp["congested"]["switch"] == "leaf0", "congestion began at leaf0 (h0's port)")
+    after = [h["after_congestion_ns"] for h in pp["hops"]]
+    expect(all(a is not None and a >= 0 for a in after), "every hop's first XOFF is timed from the congestion start")
+    h1 = next(p for p in j["ports"] if p["node"] == "h1")
+    expect(h1["prio"][3]["pfc_rx"] == 0, "h1 (the idle receiver) was never paused")
+
+
+def strip(j):
+    j.pop("environment", None)
+    j["profile"].pop("path", None)
+    return j
+
+
+def case_determinism(tmp):
+    outs = [os.path.join(tmp, d) for d in ("a", "b")]
+    js = [strip(lab(f"{PROFILES}/incast-8to1.yaml", o, "--capture")) for o in outs]
+    expect(js[0] == js[1], "two runs: identical result.json (bar environment)")
+    pcaps = sorted(f for f in os.listdir(outs[0]) if f.endswith(".pcap"))
+    expect(len(pcaps) == 9, "one pcap per host")
+    expect(all(filecmp.cmp(os.path.join(outs[0], p), os.path.join(outs[1], p), shallow=False) for p in pcaps),
+           "two runs: identical pcaps, byte for byte")
+    with open(os.path.join(outs[0], "capture-h0.pcap"), "rb") as f:
+        magic = f.read(4)
+    expect(magic == b"\x4d\x3c\xb2\xa1", "nanosecond pcap")
+
+
+def case_sweep(tmp):
+    p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", tmp, "-q",
+                        "--sweep", "fabric.pfc.xoff=64KiB,256KiB"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, "sweep runs")
+    rows = open(os.path.join(tmp, "sweep.csv")).read().splitlines()
+    expect(len(rows) == 3 and rows[0].startswith("point,fabric.pfc.xoff,loss_pct"), "sweep.csv: header + 2 points")
+    j = json.load(open(os.path.join(tmp, "sweep.json")))
+    q = [pt["headline"]["max_queue_bytes"] for pt in j["points"]]
+    expect(len(q) == 2 and q[0] < q[1], f"a higher XOFF holds a deeper queue ({q})")
+    expect(all(os.path.exists(os.path.join(tmp, f"point-{i}", "result.json")) for i in range(2)), "one result.json per point")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    globals()["case_" + CASE](tmp)
+print(f"{CASE}: {len(failures)} failed")
+sys.exit(1 if failures else 0)
