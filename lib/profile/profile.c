@@ -69,7 +69,7 @@ static const struct section {
 	{"defaults", false, parse_defaults},
 	{"hosts", true, parse_hosts},
 	{"traffic", true, parse_traffic},
-	{"fabric", false, parse_fabric},
+	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 

@@ -6,6 +6,9 @@
 #include "wire/icrc.h"
 
 #define RP_TMPL_HDR_MAX 128 /* eth+vlan 18, ipv6 40, udp 8, bth 12, reth 16, imm 4 */
+/* Frames are copied in whole blocks of this size, so templates carry that much
+ * slack and rp_source_max_frame() includes it for the caller's buffers. */
+#define RP_COPY_BLOCK 32
 
 /* One packet kind of one flow: the frame of QP 0 (its payload serves every
  * QP) and where the stamped fields are. Offsets are from the frame start. */

@@ -145,7 +145,7 @@ static int build_kind(struct rp_source *s, const struct rp_plan *plan, const str
 		memcpy(h->bytes, scratch, lay.payload_off);
 		h->icrc = rp_icrc_load(scratch + lay.icrc_off);
 		if (q == 0) {
-			t->frame = malloc(lay.frame_len);
+			t->frame = calloc(1, lay.frame_len + RP_COPY_BLOCK);
 			if (!t->frame || kind_fields(s, t, &lay, seg)) {
 				rc = -1;
 				break;
