@@ -115,9 +115,15 @@ json_t *rp_report_ports(const struct rp_acct *a)
 
 static json_t *lat_series(const struct rp_ts *t, size_t n)
 {
+	static const char *const pct_names[RP_TS_PCTS] = {"p50", "p90", "p99", "p999"};
 	json_t *cnt = json_array(), *mn = json_array(), *mean = json_array(), *sd = json_array(), *mx = json_array();
+	json_t *pct[RP_TS_PCTS];
+	for (int k = 0; k < RP_TS_PCTS; k++)
+		pct[k] = json_array();
 	for (size_t b = 0; b < n; b++) {
 		const struct rp_ts_bin *x = rp_ts_get(t, b);
+		for (int k = 0; k < RP_TS_PCTS; k++)
+			json_array_append_new(pct[k], jint(x->lat_pct[k]));
 		long double c = (long double)x->lat_count, m = c ? x->lat_sum / c : 0;
 		long double var = c ? x->lat_sumsq / c - m * m : 0;
 		json_array_append_new(cnt, jint(x->lat_count));
@@ -126,7 +132,10 @@ static json_t *lat_series(const struct rp_ts *t, size_t n)
 		json_array_append_new(sd, json_real(var > 0 ? sqrt((double)var) : 0.0));
 		json_array_append_new(mx, jint(x->lat_max));
 	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "count", cnt, "min", mn, "mean", mean, "stdev", sd, "max", mx);
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "count", cnt, "min", mn, "mean", mean, "stdev", sd, "max", mx);
+	for (int k = 0; k < RP_TS_PCTS; k++)
+		json_object_set_new(o, pct_names[k], pct[k]);
+	return o;
 }
 
 static json_t *port_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)

@@ -85,6 +85,8 @@ void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packe
 		return;
 	a->finished = true;
 	a->end_ns = end_ns;
+	if (a->ts)
+		rp_ts_flush(a->ts);
 	finish_ports(a, end_ns);
 	if (a->cfg.discover)
 		number_discovered(a);

@@ -26,13 +26,15 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 		t->cfg.nbins = 1;
 	size_t nb = t->cfg.nbins, pp = nb * (t->cfg.nports ? t->cfg.nports : 1) * 8;
 	t->bins = calloc(nb, sizeof(*t->bins));
+	t->open_hist = malloc(sizeof(*t->open_hist));
+	t->open_bin = -1;
 	t->pfc = calloc(pp, sizeof(uint64_t));
 	t->paused = calloc(pp, sizeof(uint64_t));
 	if (t->cfg.nflows) {
 		t->flow_pkts = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
 		t->flow_bytes = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
 	}
-	if (!t->bins || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
+	if (!t->bins || !t->open_hist || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
 		rp_ts_destroy(t);
 		return NULL;
 	}
@@ -46,6 +48,7 @@ void rp_ts_destroy(struct rp_ts *t)
 	if (!t)
 		return;
 	free(t->bins);
+	free(t->open_hist);
 	free(t->pfc);
 	free(t->paused);
 	free(t->flow_pkts);
@@ -89,11 +92,33 @@ void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, boo
 	}
 }
 
+void rp_ts_flush(struct rp_ts *t)
+{
+	if (t->open_bin < 0)
+		return;
+	struct rp_ts_bin *bin = &t->bins[t->open_bin];
+	for (int k = 0; k < RP_TS_PCTS; k++)
+		bin->lat_pct[k] = rp_hist_percentile(t->open_hist, rp_hist_pct_ppm[k]);
+	t->open_bin = -1;
+}
+
+/* One histogram serves every bin in turn: emptied when a later bin opens. */
+static void open_bin(struct rp_ts *t, long b)
+{
+	if (b <= t->open_bin)
+		return;
+	rp_ts_flush(t);
+	rp_hist_init(t->open_hist);
+	t->open_bin = b;
+}
+
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 {
 	long b = rp_ts_bin_of(t, now_ns);
 	if (b < 0)
 		return;
+	open_bin(t, b);
+	rp_hist_record(t->open_hist, lat_ns);
 	struct rp_ts_bin *bin = &t->bins[b];
 	bin->lat_count++;
 	if (lat_ns < bin->lat_min)

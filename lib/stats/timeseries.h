@@ -7,14 +7,19 @@
  * start or at/after start + nbins*bin is not put in any bin: it is counted in
  * `outside` (so a caller can tell the series was cut), and every other total
  * of the accountant still counts it. A pause interval is cut the same way.
- * Per-bin latency keeps exact count, min, max, mean and stdev; per-bin
- * percentiles would need a histogram per bin and are not kept. */
+ * Per-bin latency keeps exact count, min, max, mean and stdev, and p50, p90,
+ * p99 and p99.9 from one histogram of the open bin (the histogram's error,
+ * below 1%), closed when time moves to a later bin: a sample for an earlier,
+ * closed bin still counts in that bin's exact figures but in the open bin's
+ * percentiles. */
 #ifndef RP_STATS_TIMESERIES_H
 #define RP_STATS_TIMESERIES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hist.h"
 
 #define RP_TS_BIN_NS 100000ull      /* 100 us */
 #define RP_TS_MAX_BINS 1000000u     /* a cap on memory: ~0.3 KiB per bin and port */
@@ -31,6 +36,8 @@ enum rp_ts_counter {
 };
 extern const char *const rp_ts_counter_names[RP_TS_COUNTERS]; /* result.json names */
 
+#define RP_TS_PCTS 4 /* the first four of enum rp_hist_pct: p50, p90, p99, p99.9 */
+
 struct rp_ts_bin {
 	uint64_t c[RP_TS_COUNTERS];
 	uint64_t lat_count;
@@ -38,6 +45,7 @@ struct rp_ts_bin {
 	uint64_t lat_max;
 	long double lat_sum;
 	long double lat_sumsq;
+	uint64_t lat_pct[RP_TS_PCTS]; /* p50, p90, p99, p99.9; 0 without samples */
 };
 
 struct rp_ts_cfg {
@@ -56,6 +64,8 @@ struct rp_ts {
 	uint64_t *flow_pkts; /* [bin][flow] */
 	uint64_t *flow_bytes;
 	uint64_t outside;    /* events that fell outside every bin */
+	struct rp_hist *open_hist; /* latency of the open bin */
+	long open_bin;             /* -1: none */
 };
 
 /* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */
@@ -70,6 +80,8 @@ void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t 
 /* A data packet: rx packets/bytes (aggregate and, if kept, the flow's), CE. */
 void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce);
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* Closes the open bin's percentiles; call once the last sample is in. */
+void rp_ts_flush(struct rp_ts *t);
 void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio);
 /* Paused time [from, to) of a port's priority, spread over the bins it spans. */
 void rp_ts_paused(struct rp_ts *t, size_t port, unsigned prio, uint64_t from_ns, uint64_t to_ns);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "verbs/cm.h"
 #include "verbs/gid.h"
 
 #define LINE_MAX_LEN 512
@@ -21,9 +22,9 @@ int rp_ep_hello_encode(const struct rp_ep_cfg *c, size_t max_size, int ll, int m
 		       char *out, size_t len)
 {
 	int n = snprintf(out, len,
-			 "HELLO 1 %s %s %u %zu %u %u %u %u %" PRIu64 " %" PRIu64 " %d %d %u\n", rp_op_name(c->op),
+			 "HELLO 1 %s %s %u %zu %u %u %u %u %" PRIu64 " %" PRIu64 " %d %d %u%s\n", rp_op_name(c->op),
 			 rp_mode_name(c->mode), c->nqp, max_size, c->tx_depth, c->rx_depth, c->cq_mod, c->inline_size,
-			 c->iters, c->duration_ns, ll, mtu_enum, rd_atomic);
+			 c->iters, c->duration_ns, ll, mtu_enum, rd_atomic, c->cm ? " cm" : "");
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -31,12 +32,15 @@ int rp_ep_hello_decode(const char *line, struct rp_ep_cfg *c, size_t *max_size, 
 		       unsigned *rd_atomic)
 {
 	char op[16], mode[16];
-	int ver;
-	if (sscanf(line, "HELLO %d %15s %15s %u %zu %u %u %u %u %" SCNu64 " %" SCNu64 " %d %d %u", &ver, op, mode,
+	int ver, used = 0;
+	if (sscanf(line, "HELLO %d %15s %15s %u %zu %u %u %u %u %" SCNu64 " %" SCNu64 " %d %d %u%n", &ver, op, mode,
 		   &c->nqp, max_size, &c->tx_depth, &c->rx_depth, &c->cq_mod, &c->inline_size, &c->iters,
-		   &c->duration_ns, ll, mtu_enum, rd_atomic) != 14 ||
+		   &c->duration_ns, ll, mtu_enum, rd_atomic, &used) != 14 ||
 	    ver != 1)
 		return -1;
+	/* Optional words after the 14 fields (older clients send none): "cm". */
+	const char *rest = line + used;
+	c->cm = strcmp(rest, " cm") == 0 || strcmp(rest, " cm\n") == 0;
 	if (rp_op_parse(op, &c->op) || rp_mode_parse(mode, &c->mode))
 		return -1;
 	if (c->nqp == 0 || c->nqp > RP_MAX_QP || *max_size == 0 || c->tx_depth < 2 || c->rx_depth < 1)

@@ -57,6 +57,8 @@ struct rp_ep_cfg {
 	uint64_t iters;
 	uint64_t duration_ns;
 	unsigned nqp, tx_depth, rx_depth, cq_mod, inline_size;
+	/* client: connect the QPs with rdma_cm (verbs/cm.h), not QP records */
+	bool cm;
 	/* server */
 	unsigned clients;
 	/* counters */

@@ -19,6 +19,8 @@
  *
  * usage: inject --mcast GROUP:PORT --info FILE --done FILE --dump FILE
  *               [--mac 02:00:00:00:00:c8] [--ip 10.9.0.200] [--qpn 0xc8] [--timeout SEC]
+ *               [--abort-if FILE]
+ * --abort-if FILE: stop waiting for --info or --dump once FILE exists (the VM's rc file).
  * Exit: 0 every check passed; 1 a check failed; 2 usage or setup.
  */
 #include <arpa/inet.h>
@@ -118,11 +120,16 @@ static int mcast_open(const char *spec, struct sockaddr_in *group)
 	return fd;
 }
 
-static bool wait_file(const char *path, int timeout_s)
+/* Waits for path; gives up early when abort_if (the VM's rc: its job ended) appears. */
+static bool wait_file(const char *path, int timeout_s, const char *abort_if)
 {
 	for (int i = 0; i < timeout_s * 10; i++) {
 		if (access(path, R_OK) == 0)
 			return true;
+		if (abort_if && access(abort_if, F_OK) == 0) {
+			usleep(200000); /* a file written just before the job ended */
+			break;
+		}
 		usleep(100000);
 	}
 	return access(path, R_OK) == 0;
@@ -312,10 +319,10 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"mcast", 1, 0, 'm'}, {"info", 1, 0, 'i'}, {"done", 1, 0, 'd'}, {"dump", 1, 0, 'o'},
 		{"mac", 1, 0, 'M'},   {"ip", 1, 0, 'I'},   {"qpn", 1, 0, 'Q'},  {"timeout", 1, 0, 't'},
-		{0, 0, 0, 0},
+		{"abort-if", 1, 0, 'a'}, {0, 0, 0, 0},
 	};
 	const char *mcast = NULL, *info = NULL, *done = NULL, *dump = NULL, *mac = "02:00:00:00:00:c8",
-		   *ip = "10.9.0.200";
+		   *ip = "10.9.0.200", *abort_if = NULL;
 	struct ctx c = {.qpn = 0xc8, .timeout_s = 180};
 	int o;
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -328,8 +335,9 @@ int main(int argc, char **argv)
 		case 'I': ip = optarg; break;
 		case 'Q': c.qpn = (uint32_t)strtoul(optarg, NULL, 0) & RP_QPN_MASK; break;
 		case 't': c.timeout_s = atoi(optarg); break;
+		case 'a': abort_if = optarg; break;
 		default: setup_fail("usage: inject --mcast GROUP:PORT --info FILE --done FILE --dump FILE [--mac M] "
-				    "[--ip A] [--qpn N] [--timeout SEC]");
+				    "[--ip A] [--qpn N] [--timeout SEC] [--abort-if FILE]");
 		}
 	}
 	if (!mcast || !info || !done || !dump)
@@ -342,8 +350,8 @@ int main(int argc, char **argv)
 	       c.qpn, c.timeout_s, info);
 
 	double t0 = now_s();
-	if (!wait_file(info, c.timeout_s))
-		setup_fail("%s did not appear within %d s (did the VM boot? see its console.log)", info, c.timeout_s);
+	if (!wait_file(info, c.timeout_s, abort_if))
+		setup_fail("%s did not appear (timeout %d s, or the VM job ended: see its stderr and console.log)", info, c.timeout_s);
 	read_target(info, &c.t);
 	char vip[16], vmac[18];
 	rp_ipv4_addr_format(c.t.ip, vip);
@@ -359,12 +367,12 @@ int main(int argc, char **argv)
 	FILE *d = fopen(done, "w");
 	if (!d || fclose(d))
 		setup_fail("cannot create %s: %s", done, strerror(errno));
-	if (!wait_file(dump, 60))
+	if (!wait_file(dump, 60, abort_if))
 		check(&c, false, "the VM wrote no memory dump %s within 60 s", dump);
 	else
 		check_dump(&c, dump);
 	close(c.fd);
-	printf("inject: %s (%d failed checks), %.1f s after the VM reported\n", c.failures ? "FAIL" : "PASS",
+	printf("inject: %s (%d failed checks), %.1f s after start\n", c.failures ? "FAIL" : "PASS",
 	       c.failures, now_s() - t0);
 	return c.failures ? 1 : 0;
 }
