@@ -260,9 +260,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_NOCTR: c->no_counters = true; break;
 		case O_JSON: a->json = true; break;
 		case 'o': a->outdir = arg; break;
-		case O_CM:
-			return rp_cli_error("ep", "--cm (rdma_cm connection) is not implemented yet; "
-						  "the default TCP exchange works on the same hosts");
+		case O_CM: c->cm = true; break;
 		case O_UD:
 			return rp_cli_error("ep", "--ud is not implemented yet; use the default RC QPs");
 		case 'h': return 1;
@@ -326,7 +324,8 @@ static void print_header(FILE *f, const struct rp_ep_report *r)
 			r->cfg.dscp, r->cfg.ecn);
 	else
 		fprintf(f, ", LID %u, SL %u, no GRH", p->lid, r->cfg.sl);
-	fprintf(f, "), path MTU %u, inline %u, QPs %u\n", r->mtu, r->max_inline, r->cfg.nqp);
+	fprintf(f, "), path MTU %u, inline %u, QPs %u%s\n", r->mtu, r->max_inline, r->cfg.nqp,
+		r->cfg.cm ? " connected by rdma_cm" : "");
 }
 
 static void print_lat(FILE *f, const struct rp_ep_report *r)

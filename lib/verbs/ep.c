@@ -1,5 +1,6 @@
 #include "verbs/ep.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -187,6 +188,15 @@ static struct rp_conn_path path_of(const struct rp_ep_cfg *cfg, const struct loc
 	return p;
 }
 
+/* Our GID's IPv4 address ("10.9.0.1") when it is IPv4-mapped: where rdma_cm binds. */
+static int gid_ipv4(const struct local *L, char out[INET_ADDRSTRLEN])
+{
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	if (!L->has_gid || memcmp(L->gid.gid, prefix, sizeof(prefix)) != 0)
+		return -1;
+	return inet_ntop(AF_INET, L->gid.gid + 12, out, INET_ADDRSTRLEN) ? 0 : -1;
+}
+
 static size_t max_size_of(const struct rp_ep_cfg *cfg)
 {
 	size_t m = 1;
@@ -242,7 +252,9 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 {
 	struct local L;
 	struct rp_conn c;
+	struct rp_cm cm;
 	memset(&c, 0, sizeof(c));
+	memset(&cm, 0, sizeof(cm));
 	c.fd = -1;
 	rep->server = false;
 	rep->cfg = *cfg;
@@ -291,11 +303,24 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		snprintf(err, errlen, "server answered '%.60s' (is it a roceprobe ep server?)", line);
 		goto out;
 	}
-	if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
-		goto out;
 	rep->mtu = rp_mtu_from_enum(smtu);
 	struct rp_conn_path p = path_of(cfg, &L, smtu, srd);
-	rc = rp_conn_connect(&c, &p, err, errlen);
+	if (cfg->cm) {
+		/* "OK mtu rd cm PORT ADDR": the server's rdma_cm listener for this session. */
+		unsigned cport;
+		char caddr[64], src[INET_ADDRSTRLEN];
+		if (sscanf(line, "OK %*d %*u cm %u %63s", &cport, caddr) != 2 || cport == 0 || cport > 65535) {
+			snprintf(err, errlen, "the server does not do --cm (it answered '%.60s'); update it", line);
+			rc = RP_V_ENV;
+			goto out;
+		}
+		rc = rp_cm_connect(&cm, &c, gid_ipv4(&L, src) ? NULL : src, strcmp(caddr, "-") ? caddr : cfg->host,
+				   (uint16_t)cport, &p, (int)cfg->connect_timeout_ms, err, errlen);
+	} else {
+		if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
+			goto out;
+		rc = rp_conn_connect(&c, &p, err, errlen);
+	}
 	if (rc)
 		goto out;
 
@@ -340,6 +365,7 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 out_counters:
 	counters_end(rep);
 out:
+	rp_cm_destroy(&cm);
 	rp_conn_destroy(&c);
 	close_local(&L);
 	return rc;
@@ -444,6 +470,8 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 	unsigned rd = crd < L->rd_atomic ? crd : L->rd_atomic;
 
 	struct rp_conn c;
+	struct rp_cm cm;
+	memset(&cm, 0, sizeof(cm));
 	struct rp_conn_cfg cc = {.nqp = cfg.nqp, .max_size = max_size, .tx_depth = cfg.tx_depth,
 				 .rx_depth = cfg.rx_depth, .cq_mod = cfg.cq_mod, .inline_size = cfg.inline_size};
 	int rc = rp_conn_create(&c, &L->dev, L->pd, &cc, err, errlen);
@@ -466,17 +494,34 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 		rc_->inline_size = cfg.inline_size;
 		rc_->iters = cfg.iters;
 		rc_->duration_ns = cfg.duration_ns;
+		rc_->cm = cfg.cm;
 		a->rep->mtu = rp_mtu_from_enum(mtu);
 		a->rep->max_inline = c.max_inline;
 	}
 	pthread_mutex_unlock(a->rep_lock);
 
-	rc = RP_V_FAIL;
-	snprintf(line, sizeof(line), "OK %d %u\n", mtu, rd);
-	if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
-		goto out;
 	struct rp_conn_path p = path_of(a->cfg, L, mtu, rd);
-	rc = rp_conn_connect(&c, &p, err, errlen);
+	if (cfg.cm) {
+		/* The client asked for rdma_cm: a listener of this session's own, on our GID's
+		 * address (so the CM picks our device), its port in the OK line. */
+		char bind[INET_ADDRSTRLEN];
+		rc = rp_cm_listen(&cm, gid_ipv4(L, bind) ? a->cfg->bind : bind, err, errlen);
+		if (rc) {
+			refuse(fd, err);
+			goto out;
+		}
+		snprintf(line, sizeof(line), "OK %d %u cm %u %s\n", mtu, rd, cm.port, cm.addr);
+		rc = RP_V_FAIL;
+		if (rp_oob_send(fd, line))
+			goto out;
+		rc = rp_cm_accept(&cm, &c, &p, (int)cfg.connect_timeout_ms, err, errlen);
+	} else {
+		rc = RP_V_FAIL;
+		snprintf(line, sizeof(line), "OK %d %u\n", mtu, rd);
+		if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
+			goto out;
+		rc = rp_conn_connect(&c, &p, err, errlen);
+	}
 	if (rc)
 		goto out;
 	rc = RP_V_FAIL;
@@ -523,6 +568,7 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 out:
 	if (rc)
 		gate_break(a->gate);
+	rp_cm_destroy(&cm);
 	rp_conn_destroy(&c);
 	return rc;
 }

@@ -39,13 +39,13 @@ static json_t *config_json(const struct rp_ep_report *rep)
 	else
 		for (unsigned s = 0; s < c->nsizes; s++)
 			json_array_append_new(sizes, jint(c->sizes[s]));
-	return json_pack("{s:s, s:s, s:o, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "op",
+	return json_pack("{s:s, s:s, s:o, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "op",
 			 rp_op_name(c->op), "mode", rp_mode_name(c->mode), "sizes", sizes, "iterations",
 			 (json_int_t)c->iters, "duration_s", (double)c->duration_ns / 1e9, "qps", (int)c->nqp,
 			 "tx_depth", (int)c->tx_depth, "rx_depth", (int)c->rx_depth, "cq_mod", (int)c->cq_mod,
 			 "inline_size", (int)c->inline_size, "dscp", (int)c->dscp, "ecn", (int)c->ecn, "sl", (int)c->sl,
 			 "clients", (int)(rep->server ? (c->clients ? c->clients : 1) : 1), "tcp_port",
-			 (int)c->tcp_port);
+			 (int)c->tcp_port, "connect", c->cm ? "rdma_cm" : "tcp");
 }
 
 static json_t *device_json(const struct rp_ep_report *rep)
