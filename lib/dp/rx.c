@@ -8,30 +8,6 @@
 #include "stats/acct.h"
 #include "wire/frame.h"
 
-/* Impairments act on RoCE data only: ACKs, CNPs and PFC pass untouched. */
-static bool is_roce_data(const uint8_t *b, uint16_t len)
-{
-	size_t off = RP_ETH_HLEN;
-	if (len < off)
-		return false;
-	uint16_t et = (uint16_t)(b[12] << 8 | b[13]);
-	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
-		et = (uint16_t)(b[16] << 8 | b[17]);
-		off += RP_VLAN_HLEN;
-	}
-	size_t l4;
-	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
-		l4 = off + (size_t)(b[off] & 0xF) * 4;
-	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
-		l4 = off + RP_IPV6_HLEN;
-	else
-		return false;
-	if (len < l4 + RP_UDP_HLEN + 1 || (b[l4 + 2] << 8 | b[l4 + 3]) != RP_ROCEV2_UDP_PORT)
-		return false;
-	uint8_t op = b[l4 + RP_UDP_HLEN];
-	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
-}
-
 static void send_replies(struct rp_dp_rx *rx, struct rp_dp_txport *tp, const struct rp_reply *r, uint64_t now_ns)
 {
 	struct rp_dp_rxport *rp = &rx->ports[tp->index];
@@ -85,7 +61,7 @@ void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 	for (uint16_t i = 0; i < n; i++) {
 		uint8_t *b = rte_pktmbuf_mtod(m[i], uint8_t *);
 		uint16_t len = rte_pktmbuf_data_len(m[i]);
-		enum rp_impair_fate fate = impaired && is_roce_data(b, len) ? rp_impair_next(&rp->impair) : RP_IMPAIR_PASS;
+		enum rp_impair_fate fate = impaired && rp_frame_is_roce_data(b, len) ? rp_impair_next(&rp->impair) : RP_IMPAIR_PASS;
 		if (fate == RP_IMPAIR_DROP) {
 			rte_pktmbuf_free(m[i]);
 			continue;

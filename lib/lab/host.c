@@ -229,29 +229,6 @@ void rp_lab_host_tx(struct rp_lab *lab, unsigned hi)
 
 /* ---- receive ---- */
 
-/* Impairments act on RoCE data only: ACKs, CNPs and PFC pass untouched. */
-static bool is_roce_data(const uint8_t *b, size_t len)
-{
-	size_t off = RP_ETH_HLEN, l4;
-	if (len < off)
-		return false;
-	uint16_t et = (uint16_t)(b[12] << 8 | b[13]);
-	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
-		et = (uint16_t)(b[16] << 8 | b[17]);
-		off += RP_VLAN_HLEN;
-	}
-	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
-		l4 = off + (size_t)(b[off] & 0xF) * 4;
-	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
-		l4 = off + RP_IPV6_HLEN;
-	else
-		return false;
-	if (len < l4 + RP_UDP_HLEN + 1 || (b[l4 + 2] << 8 | b[l4 + 3]) != RP_ROCEV2_UDP_PORT)
-		return false;
-	uint8_t op = b[l4 + RP_UDP_HLEN];
-	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
-}
-
 static int queue_reply(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot)
 {
 	if (h->rq_n == h->rq_cap) {
@@ -354,7 +331,7 @@ void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
 	struct rp_lab_host *h = &lab->hosts[hi];
 	uint8_t *b = rp_pool_buf(&lab->pool, slot);
 	size_t len = lab->pool.len[slot];
-	if (rp_impair_active(&h->impair) && is_roce_data(b, len)) {
+	if (rp_impair_active(&h->impair) && rp_frame_is_roce_data(b, len)) {
 		enum rp_impair_fate fate = rp_impair_next(&h->impair);
 		if (fate == RP_IMPAIR_DROP) {
 			lab->tot.impair_dropped++;

@@ -289,6 +289,28 @@ size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, str
 	return frame_len;
 }
 
+bool rp_frame_is_roce_data(const uint8_t *b, size_t len)
+{
+	size_t off = RP_ETH_HLEN, l4;
+	if (len < off)
+		return false;
+	uint16_t et = rp_get_be16(b + 12);
+	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
+		et = rp_get_be16(b + 16);
+		off += RP_VLAN_HLEN;
+	}
+	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
+		l4 = off + (size_t)(b[off] & 0xF) * 4;
+	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
+		l4 = off + RP_IPV6_HLEN;
+	else
+		return false;
+	if (len < l4 + RP_UDP_HLEN + 1 || rp_get_be16(b + l4 + 2) != RP_ROCEV2_UDP_PORT)
+		return false;
+	uint8_t op = b[l4 + RP_UDP_HLEN];
+	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
+}
+
 int rp_frame_set_ecn(uint8_t *frame, size_t len, uint8_t ecn)
 {
 	struct rp_eth eth;

@@ -97,6 +97,10 @@ struct rp_roce_layout {
  * (l3 not 4/6, opcode without table entry). layout may be NULL. */
 size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, struct rp_roce_layout *layout);
 
+/* A quick look, no full parse: is this RoCEv2 data (not ACK, atomic ACK or
+ * CNP)? For per-packet decisions such as impairments that act on data only. */
+bool rp_frame_is_roce_data(const uint8_t *b, size_t len);
+
 /* Rewrites the ECN field of an IPv4 or IPv6 frame in place (what a switch
  * does when it marks CE), keeping the IPv4 header checksum right; the ICRC
  * masks the field and stays valid. Returns 0, or -1 for a frame that is not

@@ -275,6 +275,24 @@ static void set_ecn_marks_ce(void **state)
 	assert_int_equal(rp_frame_set_ecn(arp, sizeof(arp), RP_ECN_CE), -1);
 }
 
+static void roce_data_at_a_glance(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	for (size_t i = 0; i < sizeof(all_opcodes); i++) {
+		struct rp_roce_spec s = base_spec(i & 1 ? 6 : 4, all_opcodes[i], rp_opcode_info(all_opcodes[i])->payload ? 8 : 0);
+		s.eth.has_vlan = (i & 2) != 0;
+		size_t n = rp_roce_build(buf, sizeof(buf), &s, NULL);
+		bool data = all_opcodes[i] != RP_OP_RC_ACK && all_opcodes[i] != RP_OP_RC_ATOMIC_ACK && all_opcodes[i] != RP_OP_CNP;
+		assert_int_equal(rp_frame_is_roce_data(buf, n), data);
+		assert_false(rp_frame_is_roce_data(buf, 40)); /* cut before the BTH */
+	}
+	const uint8_t src[6] = {2, 0, 0, 0, 0, 1};
+	const uint16_t q[8] = {0};
+	rp_pfc_frame_build(buf, sizeof(buf), src, 0x08, q);
+	assert_false(rp_frame_is_roce_data(buf, 60));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +305,7 @@ int main(void)
 		cmocka_unit_test(control_and_other_frames),
 		cmocka_unit_test(probe_is_found_in_payload),
 		cmocka_unit_test(set_ecn_marks_ce),
+		cmocka_unit_test(roce_data_at_a_glance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
