@@ -8,7 +8,7 @@ packages=(
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev
 	# tests and cross-checks
-	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 valgrind
+	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
 	# the Soft-RoCE VM lab (tools/rxe-vm)
 	qemu-system-x86 busybox-static cpio kmod
 	# plots
