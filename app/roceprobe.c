@@ -17,6 +17,7 @@ static const struct subcommand subcommands[] = {
 	{"capture", rp_cmd_capture, "write a DPDK port's frames to pcap; RoCE, CNP, NAK, CE, PFC counts per second"},
 	{"run", rp_cmd_run, "send and receive a profile on DPDK ports: loss, latency, CE/CNP, PFC -> result.json"},
 	{"gen", rp_cmd_gen, "send a profile's RoCEv2 / PFC traffic on DPDK ports, honouring PFC"},
+	{"switch", rp_cmd_switch, "the emulated PFC/ECN switch in real time between DPDK ports (veth, tap, NICs)"},
 #endif
 	{"analyze", rp_cmd_analyze, "explain a RoCEv2 capture: loss, resends, go-back-N, CNP/ACK/NAK timing, CE, PFC timeline"},
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},

@@ -57,7 +57,9 @@ struct rp_dp_sw_port {
 	struct rp_capture *cap; /* this port's RX and TX; may be NULL */
 	uint64_t wake_ns;       /* when to ask the model for this port's next frame */
 	struct rte_mbuf *out[RP_DP_SW_BURST];
+	uint16_t out_len[RP_DP_SW_BURST];
 	unsigned nout;
+	uint64_t qmax_window; /* deepest egress queue since the caller last reset it */
 	struct rp_dp_sw_counters c;
 };
 

@@ -61,7 +61,9 @@ int rp_conn_create(struct rp_conn *c, struct rp_dev *dev, struct ibv_pd *pd, con
 		c->cq_mod = c->tx_depth; /* else a full queue never completes */
 	/* Slots page-aligned so every QP's region starts on a fresh page. */
 	long page = sysconf(_SC_PAGESIZE);
-	c->region = (cfg->max_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+	c->ud = cfg->ud;
+	size_t need = cfg->max_size + (cfg->ud ? RP_UD_GRH_LEN : 0); /* UD: the GRH lands first */
+	c->region = (need + (size_t)page - 1) / (size_t)page * (size_t)page;
 	size_t len = 2 * c->nqp * c->region;
 	c->buf = aligned_alloc((size_t)page, len);
 	if (!c->buf) {
@@ -83,12 +85,13 @@ int rp_conn_create(struct rp_conn *c, struct rp_dev *dev, struct ibv_pd *pd, con
 		goto fail;
 	}
 	for (unsigned q = 0; q < c->nqp; q++) {
-		struct rp_qp_caps caps = {.max_send_wr = c->tx_depth, .max_recv_wr = c->rx_depth,
+		struct rp_qp_caps caps = {.ud = c->ud, .max_send_wr = c->tx_depth, .max_recv_wr = c->rx_depth,
 					  .max_inline = cfg->inline_size};
 		c->qp[q] = rp_qp_create(pd, c->scq, c->rcq, &caps, err, errlen);
 		if (!c->qp[q])
 			goto fail;
-		if (rp_qp_to_init(c->qp[q], dev->port.port_num, err, errlen))
+		if (c->ud ? rp_qp_ud_to_init(c->qp[q], dev->port.port_num, RP_UD_QKEY, err, errlen)
+			  : rp_qp_to_init(c->qp[q], dev->port.port_num, err, errlen))
 			goto fail;
 		c->max_inline = caps.max_inline;
 		c->psn[q] = (uint32_t)lrand48() & 0xffffff;
@@ -101,6 +104,11 @@ fail:
 
 void rp_conn_destroy(struct rp_conn *c)
 {
+	for (unsigned q = 0; q < RP_MAX_QP; q++)
+		if (c->ah[q]) {
+			ibv_destroy_ah(c->ah[q]);
+			c->ah[q] = NULL;
+		}
 	for (unsigned q = 0; q < RP_MAX_QP; q++)
 		if (c->qp[q]) {
 			ibv_destroy_qp(c->qp[q]);
@@ -134,10 +142,33 @@ void rp_conn_local_rec(const struct rp_conn *c, unsigned q, const uint8_t *gid, 
 	 * addr is the recv slot, the send slot is nqp * region further on. */
 	r->addr = (uint64_t)(uintptr_t)rp_conn_recv_slot(c, q);
 	r->len = c->region;
+	r->qkey = c->ud ? RP_UD_QKEY : 0;
+}
+
+static int ud_connect(struct rp_conn *c, const struct rp_conn_path *p, char *err, size_t errlen)
+{
+	for (unsigned q = 0; q < c->nqp; q++) {
+		struct ibv_ah_attr ah;
+		struct rp_peer_addr peer = {.lid = c->remote[q].lid};
+		memcpy(peer.gid, c->remote[q].gid, 16);
+		if (rp_addr_build(&c->dev->port, &p->addr, &peer, &ah, err, errlen))
+			return RP_V_ENV;
+		c->ah[q] = ibv_create_ah(c->pd, &ah);
+		if (!c->ah[q]) {
+			snprintf(err, errlen, "ibv_create_ah (toward the peer's UD QP %u): %s", c->remote[q].qpn,
+				 strerror(errno));
+			return RP_V_FAIL;
+		}
+		if (rp_qp_ud_to_rtr(c->qp[q], err, errlen) || rp_qp_ud_to_rts(c->qp[q], c->psn[q], err, errlen))
+			return RP_V_FAIL;
+	}
+	return RP_V_OK;
 }
 
 int rp_conn_connect(struct rp_conn *c, const struct rp_conn_path *p, char *err, size_t errlen)
 {
+	if (c->ud)
+		return ud_connect(c, p, err, errlen);
 	for (unsigned q = 0; q < c->nqp; q++) {
 		struct rp_qp_rtr rtr = {.dest_qpn = c->remote[q].qpn,
 					.rq_psn = c->remote[q].psn,

@@ -8,6 +8,7 @@
 #ifndef RP_VERBS_CONN_H
 #define RP_VERBS_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,7 @@ struct rp_conn_cfg {
 	unsigned rx_depth; /* receives kept posted per QP */
 	unsigned cq_mod;   /* one signalled completion every cq_mod sends */
 	unsigned inline_size;
+	bool ud;           /* UD QPs (`ep --ud`): receive slots get RP_UD_GRH_LEN more */
 };
 
 struct rp_conn {
@@ -56,6 +58,12 @@ struct rp_conn {
 	uint32_t max_inline;
 	unsigned tx_depth, rx_depth, cq_mod;
 	int fd; /* the control socket to this peer */
+	/* UD: no connection; every send names the peer's AH, QPN and qkey
+	 * (c->remote[q].qpn / .qkey). ud_seq numbers probes across runs so a
+	 * late answer from an earlier size is never taken for a new one. */
+	bool ud;
+	struct ibv_ah *ah[RP_MAX_QP];
+	uint32_t ud_seq;
 };
 
 static inline uint8_t *rp_conn_recv_slot(const struct rp_conn *c, unsigned q)
@@ -80,7 +88,8 @@ struct rp_conn_path {
 	uint8_t retry_cnt;
 	uint8_t rd_atomic; /* outstanding RDMA reads */
 };
-/* INIT -> RTR -> RTS on every QP, toward c->remote[]. */
+/* INIT -> RTR -> RTS on every QP, toward c->remote[]. UD: RTR -> RTS and an
+ * address handle per QP toward c->remote[q] (rp_addr_build, as RC's RTR). */
 int rp_conn_connect(struct rp_conn *c, const struct rp_conn_path *p, char *err, size_t errlen);
 /* Tops up every QP to rx_depth posted receives. */
 int rp_conn_fill_recvs(struct rp_conn *c, char *err, size_t errlen);

@@ -163,8 +163,139 @@ static uint64_t lat_wr_id(struct rp_conn *c, unsigned *unsig, bool force)
 	return 0;
 }
 
+
+/* ---- UD latency ---- */
+
+static int ud_post(struct rp_conn *c, unsigned q, size_t size, uint32_t imm, char *err, size_t errlen)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)rp_conn_send_slot(c, q), .length = (uint32_t)size, .lkey = c->mr->lkey};
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)1 << 16 | q; /* one work request of QP q (reap_send) */
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htonl(imm);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (size <= c->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	wr.wr.ud.ah = c->ah[q];
+	wr.wr.ud.remote_qpn = c->remote[q].qpn;
+	wr.wr.ud.remote_qkey = c->remote[q].qkey;
+	int rc = ibv_post_send(c->qp[q], &wr, &bad);
+	if (rc)
+		snprintf(err, errlen, "ibv_post_send(UD QP %u, send, %zu B): %s", c->qp[q]->qp_num, size, strerror(rc));
+	return rc ? RP_V_FAIL : RP_V_OK;
+}
+
+/* One receive completion if there is one: 1 with *imm set (0 when the
+ * message had no immediate), 0 when none, -1 on error. Tops the queue up. */
+static int ud_poll_recv(struct rp_conn *c, uint32_t *imm, int *has_imm, char *err, size_t errlen)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(c->rcq, 1, &wc);
+	if (n < 0) {
+		snprintf(err, errlen, "ibv_poll_cq failed");
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	c->rq_posted[wc.wr_id]--;
+	if (wc.status != IBV_WC_SUCCESS) {
+		wc_error(&wc, err, errlen);
+		return -1;
+	}
+	*has_imm = (wc.wc_flags & IBV_WC_WITH_IMM) != 0;
+	*imm = *has_imm ? ntohl(wc.imm_data) : 0;
+	return rp_conn_fill_recvs(c, err, errlen) ? -1 : 1;
+}
+
+static int ud_lat_client(struct rp_conn *c, const struct rp_run *r, struct rp_run_result *res, char *err,
+			 size_t errlen)
+{
+	uint64_t sq_out[1] = {0};
+	uint64_t timeout_ns = (uint64_t)(r->ud_timeout_ms ? r->ud_timeout_ms : 1000) * 1000000u;
+	uint64_t start = rp_now_ns(), t1 = start, deadline = start + r->duration_ns;
+	uint64_t samples = 0, lost = 0, i;
+	memset(res, 0, sizeof(*res));
+	if (rp_conn_fill_recvs(c, err, errlen))
+		return RP_V_FAIL;
+	for (i = 0; r->iters ? i < r->iters : t1 < deadline; i++) {
+		uint32_t seq = ++c->ud_seq;
+		if (keep_room(c, sq_out, r->stall_ms, err, errlen))
+			return RP_V_FAIL;
+		uint64_t t0 = rp_now_ns();
+		if (ud_post(c, 0, r->size, seq, err, errlen))
+			return RP_V_FAIL;
+		sq_out[0] += 1;
+		bool got = false;
+		for (uint64_t spins = 1;; spins++) {
+			uint32_t imm;
+			int has_imm;
+			int n = ud_poll_recv(c, &imm, &has_imm, err, errlen);
+			if (n < 0)
+				return RP_V_FAIL;
+			if (n > 0 && has_imm && imm == seq) {
+				got = true;
+				break;
+			}
+			/* n > 0 otherwise: a late answer to a probe already given up */
+			if (sq_out[0] && reap_send(c, sq_out, NULL, err, errlen) < 0)
+				return RP_V_FAIL;
+			if ((spins & 63) == 0 && rp_now_ns() - t0 > timeout_ns)
+				break;
+		}
+		t1 = rp_now_ns();
+		if (got) {
+			rp_hist_record(r->hist, (t1 - t0) / 2);
+			samples++;
+		} else {
+			lost++;
+		}
+	}
+	res->msgs = samples;
+	res->bytes = samples * r->size;
+	res->t_ns = t1 - start;
+	res->lost = lost;
+	return drain_send(c, sq_out, r->stall_ms, err, errlen);
+}
+
+static int ud_lat_server(struct rp_conn *c, const struct rp_run *r, struct rp_run_result *res, char *err,
+			 size_t errlen)
+{
+	uint64_t sq_out[1] = {0};
+	uint64_t start = rp_now_ns();
+	memset(res, 0, sizeof(*res));
+	if (rp_conn_fill_recvs(c, err, errlen))
+		return RP_V_FAIL;
+	/* Echo every probe with its number until the client's END line. */
+	for (uint64_t spins = 1;; spins++) {
+		uint32_t imm;
+		int has_imm;
+		int n = ud_poll_recv(c, &imm, &has_imm, err, errlen);
+		if (n < 0)
+			return RP_V_FAIL;
+		if (n > 0 && has_imm) {
+			if (keep_room(c, sq_out, r->stall_ms, err, errlen) || ud_post(c, 0, r->size, imm, err, errlen))
+				return RP_V_FAIL;
+			sq_out[0] += 1;
+			res->msgs++;
+			res->bytes += r->size;
+			continue;
+		}
+		if (sq_out[0] && reap_send(c, sq_out, NULL, err, errlen) < 0)
+			return RP_V_FAIL;
+		if ((spins & 1023) == 0 && rp_oob_readable(c->fd))
+			break;
+	}
+	res->t_ns = rp_now_ns() - start;
+	return drain_send(c, sq_out, r->stall_ms, err, errlen);
+}
+
 int rp_lat_client(struct rp_conn *c, const struct rp_run *r, struct rp_run_result *res, char *err, size_t errlen)
 {
+	if (c->ud)
+		return ud_lat_client(c, r, res, err, errlen);
 	enum rp_op op = r->op;
 	volatile uint8_t *in = rp_conn_recv_slot(c, 0) + r->size - 1;
 	uint8_t *out = rp_conn_send_slot(c, 0) + r->size - 1;
@@ -224,6 +355,8 @@ int rp_lat_client(struct rp_conn *c, const struct rp_run *r, struct rp_run_resul
 
 int rp_lat_server(struct rp_conn *c, const struct rp_run *r, struct rp_run_result *res, char *err, size_t errlen)
 {
+	if (c->ud)
+		return ud_lat_server(c, r, res, err, errlen);
 	enum rp_op op = r->op;
 	memset(res, 0, sizeof(*res));
 	if (op == RP_OP_READ)

@@ -19,6 +19,14 @@
  *   completed payload bytes over first post to last completion. With send
  *   and write_imm the server consumes receives and counts what arrived.
  *
+ * UD latency (`ep --ud`, c->ud): send with immediate both ways, imm = a
+ *   probe number that keeps counting across sizes. The client waits for the
+ *   answer carrying its probe's number for at most ud_timeout_ms; a probe
+ *   without one is counted lost (no sample) and the next one goes out, and a
+ *   late answer to an earlier probe is discarded. The server echoes every
+ *   probe until the client's END line arrives on the control socket (no stop
+ *   message: it could be lost too).
+ *
  * Either bound: iters (> 0) iterations (per QP for bandwidth), or a
  * duration. stall_ms without progress means the peer is gone: error. */
 #ifndef RP_VERBS_LOOPS_H
@@ -37,12 +45,14 @@ struct rp_run {
 	uint64_t duration_ns;
 	unsigned stall_ms;
 	struct rp_hist *hist; /* latency: every sample recorded here */
+	unsigned ud_timeout_ms; /* UD latency: give a probe up after this long (0: 1000) */
 };
 
 struct rp_run_result {
 	uint64_t msgs;
 	uint64_t bytes;
 	uint64_t t_ns; /* first post to last completion */
+	uint64_t lost; /* UD latency: probes whose answer did not come back in time */
 };
 
 uint64_t rp_now_ns(void);

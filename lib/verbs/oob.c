@@ -79,6 +79,47 @@ int rp_oob_rec_decode(const char *line, size_t len, struct rp_oob_rec *r)
 	return 0;
 }
 
+void rp_oob_ud_encode(const struct rp_oob_rec *r, char out[RP_OOB_UD_LEN + 1])
+{
+	char gid[33];
+	for (int i = 0; i < 16; i++)
+		snprintf(gid + 2 * i, 3, "%02x", r->gid[i]);
+	snprintf(out, RP_OOB_UD_LEN + 1, "UD %06x %08x %04x %s\n", r->qpn & 0xffffff, r->qkey, r->lid, gid);
+}
+
+int rp_oob_ud_decode(const char *line, size_t len, struct rp_oob_rec *r)
+{
+	static const int width[] = {6, 8, 4, 32};
+	if (len == RP_OOB_UD_LEN && line[len - 1] == '\n')
+		len--;
+	if (len != RP_OOB_UD_LEN - 1 || memcmp(line, "UD ", 3) != 0)
+		return -1;
+	struct rp_oob_rec d;
+	memset(&d, 0, sizeof(d));
+	const char *p = line + 3;
+	uint64_t v[3] = {0};
+	for (int f = 0; f < 4; f++) {
+		if (f == 3) {
+			for (int i = 0; i < 16; i++) {
+				uint64_t b;
+				if (hex_field(p + 2 * i, 2, &b))
+					return -1;
+				d.gid[i] = (uint8_t)b;
+			}
+		} else if (hex_field(p, width[f], &v[f])) {
+			return -1;
+		}
+		p += width[f];
+		if (f < 3 && *p++ != ' ')
+			return -1;
+	}
+	d.qpn = (uint32_t)v[0];
+	d.qkey = (uint32_t)v[1];
+	d.lid = (uint16_t)v[2];
+	*r = d;
+	return 0;
+}
+
 int rp_oob_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};

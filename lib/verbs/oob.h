@@ -27,9 +27,20 @@ struct rp_oob_rec {
 	uint32_t rkey;
 	uint64_t addr; /* the peer's receive region for this QP */
 	uint64_t len;
+	uint32_t qkey; /* UD records only */
 };
 
 #define RP_OOB_REC_LEN 98 /* including the '\n', excluding the NUL */
+
+/* UD record (`ep --ud`): no buffer keys, no PSN (UD has no connection); the
+ * qkey every send to this QP must carry.
+ *   "UD qpn qkey lid gid\n":
+ *   "UD 00012a 11111111 0000 00000000000000000000ffff0a090001\n" */
+#define RP_OOB_UD_LEN 57 /* including the '\n', excluding the NUL */
+void rp_oob_ud_encode(const struct rp_oob_rec *r, char out[RP_OOB_UD_LEN + 1]);
+/* 0, or -1 when line is not exactly one well-formed UD record. Fills qpn,
+ * qkey, lid and gid; zeroes the rest. */
+int rp_oob_ud_decode(const char *line, size_t len, struct rp_oob_rec *r);
 
 /* Writes exactly RP_OOB_REC_LEN characters plus a NUL into out. */
 void rp_oob_rec_encode(const struct rp_oob_rec *r, char out[RP_OOB_REC_LEN + 1]);

@@ -15,7 +15,7 @@ struct ibv_qp *rp_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 			.max_inline_data = caps->max_inline},
-		.qp_type = IBV_QPT_RC,
+		.qp_type = caps->ud ? IBV_QPT_UD : IBV_QPT_RC,
 		.sq_sig_all = 0, /* we choose which sends complete (CQ moderation) */
 	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
@@ -24,7 +24,7 @@ struct ibv_qp *rp_qp_create(struct ibv_pd *pd, struct ibv_cq *scq, struct ibv_cq
 		qp = ibv_create_qp(pd, &ia);
 	}
 	if (!qp) {
-		snprintf(err, errlen, "ibv_create_qp(RC, send %u, recv %u): %s", caps->max_send_wr, caps->max_recv_wr,
+		snprintf(err, errlen, "ibv_create_qp(%s, send %u, recv %u): %s", caps->ud ? "UD" : "RC", caps->max_send_wr, caps->max_recv_wr,
 			 strerror(errno));
 		return NULL;
 	}
@@ -81,4 +81,52 @@ int rp_qp_to_rts(struct ibv_qp *qp, const struct rp_qp_rts *r, char *err, size_t
 	if (rc)
 		snprintf(err, errlen, "QP %u RTR->RTS: %s", qp->qp_num, strerror(rc));
 	return rc ? -1 : 0;
+}
+
+int rp_qp_ud_to_init(struct ibv_qp *qp, uint8_t port, uint32_t qkey, char *err, size_t errlen)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = port,
+		.qkey = qkey,
+	};
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	if (rc)
+		snprintf(err, errlen, "UD QP %u RESET->INIT: %s", qp->qp_num, strerror(rc));
+	return rc ? -1 : 0;
+}
+
+int rp_qp_ud_to_rtr(struct ibv_qp *qp, char *err, size_t errlen)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR};
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	if (rc)
+		snprintf(err, errlen, "UD QP %u INIT->RTR: %s", qp->qp_num, strerror(rc));
+	return rc ? -1 : 0;
+}
+
+int rp_qp_ud_to_rts(struct ibv_qp *qp, uint32_t sq_psn, char *err, size_t errlen)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS, .sq_psn = sq_psn & 0xffffff};
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (rc)
+		snprintf(err, errlen, "UD QP %u RTR->RTS: %s", qp->qp_num, strerror(rc));
+	return rc ? -1 : 0;
+}
+
+int rp_ud_check_size(size_t size, unsigned mtu_bytes, char *err, size_t errlen)
+{
+	if (size == 0) {
+		snprintf(err, errlen, "--ud: message size must be at least 1 byte");
+		return -1;
+	}
+	if (mtu_bytes == 0 || size > mtu_bytes) {
+		snprintf(err, errlen,
+			 "--ud: message size %zu B is above the path MTU %u B (a UD message is one packet; use "
+			 "--size %u or less)",
+			 size, mtu_bytes, mtu_bytes);
+		return -1;
+	}
+	return 0;
 }

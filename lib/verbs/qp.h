@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 struct rp_qp_caps {
+	int ud; /* 1: an Unreliable Datagram QP (IBV_QPT_UD), else RC */
 	uint32_t max_send_wr;
 	uint32_t max_recv_wr;
 	uint32_t max_inline; /* asked; the provider may grant more or refuse */
@@ -42,5 +43,20 @@ struct rp_qp_rts {
 	uint8_t max_rd_atomic;
 };
 int rp_qp_to_rts(struct ibv_qp *qp, const struct rp_qp_rts *r, char *err, size_t errlen);
+
+/* Unreliable Datagram (`ep --ud`): no connection, so no peer in the QP itself.
+ *   RESET -> INIT (pkey index, port, qkey) -> RTR (state only) -> RTS (sq_psn).
+ * Every send names its destination (an address handle, QPN and qkey); a
+ * message is one packet, so it must fit the path MTU, and every receive buffer
+ * gets RP_UD_GRH_LEN bytes in front for the GRH the HCA writes there (on RoCE
+ * v2 over IPv4, the IPv4 header in its last 20 bytes). */
+#define RP_UD_QKEY 0x11111111u
+#define RP_UD_GRH_LEN 40
+int rp_qp_ud_to_init(struct ibv_qp *qp, uint8_t port, uint32_t qkey, char *err, size_t errlen);
+int rp_qp_ud_to_rtr(struct ibv_qp *qp, char *err, size_t errlen);
+int rp_qp_ud_to_rts(struct ibv_qp *qp, uint32_t sq_psn, char *err, size_t errlen);
+/* Pure: 0 when a UD message of size bytes fits the path MTU (bytes), else -1
+ * with a one-line reason in err. */
+int rp_ud_check_size(size_t size, unsigned mtu_bytes, char *err, size_t errlen);
 
 #endif
