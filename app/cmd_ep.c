@@ -16,6 +16,7 @@
 #include "report/result.h"
 #include "verbs/ep.h"
 #include "verbs/ep_json.h"
+#include "verbs/qp.h"
 
 static void usage(FILE *out)
 {
@@ -77,6 +78,11 @@ static void usage(FILE *out)
 	      "                          resolves address and route; REQ/REP/RTU on QP1)\n"
 	      "                          instead of QP records over TCP; the control lines\n"
 	      "                          stay on TCP and the server follows the client\n"
+	      "      --ud                client: Unreliable Datagram QPs for light latency\n"
+	      "                          probes: --mode lat with --op send only (the default\n"
+	      "                          op under --ud), sizes up to the path MTU; a probe\n"
+	      "                          not answered within --ud-timeout is counted lost\n"
+	      "      --ud-timeout S      --ud: give a probe up after S seconds (default 1)\n"
 	      "\n"
 	      "time limits\n"
 	      "      --connect-timeout S client: keep trying to reach the server S seconds;\n"
@@ -112,7 +118,7 @@ static void usage(FILE *out)
 
 enum {
 	O_PORT = 256, O_BIND, O_CLIENTS, O_OP, O_MODE, O_SIZE, O_DSCP, O_ECN, O_SL, O_HOP, O_MTU, O_ACKTO,
-	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD,
+	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO,
 };
 
 /* 64K, 1M, 4KiB -> bytes; 0 on error. */
@@ -151,7 +157,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 struct ep_args {
 	struct rp_ep_cfg cfg;
-	bool server, json, sizes_set, have_iters, have_tx, have_cqmod, have_inline, sweep;
+	bool server, json, sizes_set, have_iters, have_tx, have_cqmod, have_inline, sweep, have_op, have_mode;
 	const char *outdir;
 	double duration_s;
 };
@@ -176,6 +182,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		{"counters-interval", required_argument, NULL, O_CINT}, {"no-counters", no_argument, NULL, O_NOCTR},
 		{"json", no_argument, NULL, O_JSON},     {"output", required_argument, NULL, 'o'},
 		{"cm", no_argument, NULL, O_CM},         {"ud", no_argument, NULL, O_UD},
+		{"ud-timeout", required_argument, NULL, O_UDTO},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct rp_ep_cfg *c = &a->cfg;
@@ -210,10 +217,12 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_OP:
 			if (rp_op_parse(arg, &c->op))
 				return rp_cli_error("ep", "--op %s: use write, write_imm, send or read", arg);
+			a->have_op = true;
 			break;
 		case O_MODE:
 			if (rp_mode_parse(arg, &c->mode))
 				return rp_cli_error("ep", "--mode %s: use lat, bw or rate", arg);
+			a->have_mode = true;
 			break;
 		case O_SIZE: {
 			char buf[256];
@@ -265,8 +274,15 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_JSON: a->json = true; break;
 		case 'o': a->outdir = arg; break;
 		case O_CM: c->cm = true; break;
-		case O_UD:
-			return rp_cli_error("ep", "--ud is not implemented yet; use the default RC QPs");
+		case O_UD: c->ud = true; break;
+		case O_UDTO: {
+			char *end;
+			double t = strtod(arg, &end);
+			if (*end || end == arg || !(t >= 0.001 && t <= 3600))
+				return rp_cli_error("ep", "--ud-timeout %s: want seconds (0.001 .. 3600)", arg);
+			c->ud_timeout_ms = (unsigned)(t * 1000 + 0.5);
+			break;
+		}
 		case 'h': return 1;
 		case ':': return rp_cli_error("ep", "%s needs a value", argv[optind - 1]);
 		default: return rp_cli_error("ep", "unknown option '%s' (try 'roceprobe ep --help')", argv[optind - 1]);
@@ -279,6 +295,34 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		return rp_cli_error("ep", "unexpected argument '%s'", argv[optind]);
 	if (a->server == (c->host != NULL))
 		return rp_cli_error("ep", "say --server or --client HOST (try 'roceprobe ep --help')");
+
+	if (c->ud) {
+		/* UD carries SEND and SEND with immediate only, one packet per message. */
+		if (a->server)
+			return rp_cli_error("ep", "--ud is a client option; the server follows the client");
+		if (a->have_op && c->op != RP_OP_SEND)
+			return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA %s)",
+					    c->op == RP_OP_READ ? "read" : "write");
+		if (c->mode != RP_MODE_LAT)
+			return rp_cli_error("ep", "--ud measures latency only (--mode lat)");
+		if (c->cm)
+			return rp_cli_error("ep", "--ud and --cm do not go together (UD QPs are not connected)");
+		if (a->sweep)
+			return rp_cli_error("ep", "--ud: --sweep goes past the path MTU; give --size up to the MTU");
+		/* No path MTU is above 4096: refuse what can never fit before touching a device. */
+		for (unsigned i = 0; i < c->nsizes; i++) {
+			char why[200];
+			if (rp_ud_check_size(c->sizes[i], 4096, why, sizeof(why)))
+				return rp_cli_error("ep", "--ud: message size %zu B is above the largest MTU (4096 B); a UD "
+						    "message is one packet", c->sizes[i]);
+		}
+		c->op = RP_OP_SEND;
+		if (!c->ud_timeout_ms)
+			c->ud_timeout_ms = 1000;
+	} else if (c->ud_timeout_ms) {
+		return rp_cli_error("ep", "--ud-timeout applies to --ud only");
+	}
+	(void)a->have_mode;
 
 	bool lat = c->mode == RP_MODE_LAT;
 	if (a->sweep) {
@@ -328,24 +372,32 @@ static void print_header(FILE *f, const struct rp_ep_report *r)
 			r->cfg.dscp, r->cfg.ecn);
 	else
 		fprintf(f, ", LID %u, SL %u, no GRH", p->lid, r->cfg.sl);
-	fprintf(f, "), path MTU %u, inline %u, QPs %u%s\n", r->mtu, r->max_inline, r->cfg.nqp,
-		r->cfg.cm ? " connected by rdma_cm" : "");
+	fprintf(f, "), path MTU %u, inline %u, %s QPs %u%s\n", r->mtu, r->max_inline, r->cfg.ud ? "UD" : "RC",
+		r->cfg.nqp, r->cfg.cm ? " connected by rdma_cm" : "");
 }
 
 static void print_lat(FILE *f, const struct rp_ep_report *r)
 {
 	const struct rp_ep_peer *p = &r->peers[0];
-	fprintf(f, "latency in usec (%s); every sample counted\n",
+	bool ud = r->cfg.ud;
+	fprintf(f, "latency in usec (%s); every sample counted",
 		rp_lat_divisor(r->cfg.op) == 2 ? "half round trip, as perftest" : "full round trip");
-	fprintf(f, "%9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "samples", "min", "p50", "p90",
+	if (ud)
+		fprintf(f, "; UD: a probe not answered within %.3f s is lost", (double)r->cfg.ud_timeout_ms / 1e3);
+	fputc('\n', f);
+	fprintf(f, "%9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s", "bytes", "samples", "min", "p50", "p90",
 		"p99", "p99.9", "p99.99", "p99.999", "max", "mean", "stdev");
+	fprintf(f, ud ? " %9s\n" : "\n", "lost");
 	for (unsigned s = 0; s < p->nsizes; s++) {
 		struct rp_hist_summary h;
 		rp_hist_summarize(p->res[s].hist, &h);
 		fprintf(f, "%9zu %9" PRIu64 " %9.2f", p->res[s].size, h.count, (double)h.min / 1e3);
 		for (unsigned i = 0; i < RP_PCT_COUNT; i++)
 			fprintf(f, " %9.2f", (double)h.pct[i] / 1e3);
-		fprintf(f, " %9.2f %9.2f %9.2f\n", (double)h.max / 1e3, h.mean / 1e3, h.stdev / 1e3);
+		fprintf(f, " %9.2f %9.2f %9.2f", (double)h.max / 1e3, h.mean / 1e3, h.stdev / 1e3);
+		if (ud)
+			fprintf(f, " %9" PRIu64, p->res[s].client.lost);
+		fputc('\n', f);
 	}
 }
 

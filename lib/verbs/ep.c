@@ -11,6 +11,7 @@
 
 #include "verbs/cm.h"
 #include "verbs/gid.h"
+#include "verbs/qp.h"
 
 #define LINE_MAX_LEN 512
 
@@ -23,9 +24,9 @@ int rp_ep_hello_encode(const struct rp_ep_cfg *c, size_t max_size, int ll, int m
 		       char *out, size_t len)
 {
 	int n = snprintf(out, len,
-			 "HELLO 1 %s %s %u %zu %u %u %u %u %" PRIu64 " %" PRIu64 " %d %d %u%s\n", rp_op_name(c->op),
+			 "HELLO 1 %s %s %u %zu %u %u %u %u %" PRIu64 " %" PRIu64 " %d %d %u%s%s\n", rp_op_name(c->op),
 			 rp_mode_name(c->mode), c->nqp, max_size, c->tx_depth, c->rx_depth, c->cq_mod, c->inline_size,
-			 c->iters, c->duration_ns, ll, mtu_enum, rd_atomic, c->cm ? " cm" : "");
+			 c->iters, c->duration_ns, ll, mtu_enum, rd_atomic, c->cm ? " cm" : "", c->ud ? " ud" : "");
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -39,9 +40,17 @@ int rp_ep_hello_decode(const char *line, struct rp_ep_cfg *c, size_t *max_size, 
 		   &c->duration_ns, ll, mtu_enum, rd_atomic, &used) != 14 ||
 	    ver != 1)
 		return -1;
-	/* Optional words after the 14 fields (older clients send none): "cm". */
-	const char *rest = line + used;
-	c->cm = strcmp(rest, " cm") == 0 || strcmp(rest, " cm\n") == 0;
+	/* Optional words after the 14 fields (older clients send none): "cm", "ud". */
+	c->cm = c->ud = false;
+	char rest[64];
+	snprintf(rest, sizeof(rest), "%s", line + used);
+	for (char *save, *w = strtok_r(rest, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+		if (strcmp(w, "cm") == 0)
+			c->cm = true;
+		else if (strcmp(w, "ud") == 0)
+			c->ud = true;
+		/* other words: a newer client's; it checks our OK line */
+	}
 	if (rp_op_parse(op, &c->op) || rp_mode_parse(mode, &c->mode))
 		return -1;
 	if (c->nqp == 0 || c->nqp > RP_MAX_QP || *max_size == 0 || c->tx_depth < 2 || c->rx_depth < 1)
@@ -150,7 +159,10 @@ static int send_recs(struct rp_conn *c, const struct local *L)
 		struct rp_oob_rec r;
 		char line[RP_OOB_REC_LEN + 1];
 		rp_conn_local_rec(c, q, L->has_gid ? L->gid.gid : NULL, &r);
-		rp_oob_rec_encode(&r, line);
+		if (c->ud)
+			rp_oob_ud_encode(&r, line);
+		else
+			rp_oob_rec_encode(&r, line);
 		if (rp_oob_send(c->fd, line))
 			return -1;
 	}
@@ -164,8 +176,9 @@ static int recv_recs(struct rp_conn *c, unsigned timeout_ms, char *err, size_t e
 		int n = rp_oob_recv_line(c->fd, line, sizeof(line), (int)timeout_ms, err, errlen);
 		if (n < 0)
 			return RP_V_FAIL;
-		if (rp_oob_rec_decode(line, (size_t)n, &c->remote[q])) {
-			snprintf(err, errlen, "peer sent a malformed QP record: '%.60s'", line);
+		if (c->ud ? rp_oob_ud_decode(line, (size_t)n, &c->remote[q])
+			  : rp_oob_rec_decode(line, (size_t)n, &c->remote[q])) {
+			snprintf(err, errlen, "peer sent a malformed %s record: '%.60s'", c->ud ? "UD" : "QP", line);
 			return RP_V_FAIL;
 		}
 	}
@@ -232,7 +245,8 @@ static int run_one(struct rp_conn *c, const struct rp_ep_cfg *cfg, bool server, 
 			   .iters = cfg->iters,
 			   .duration_ns = cfg->duration_ns,
 			   .stall_ms = cfg->stall_ms,
-			   .hist = sr->hist};
+			   .hist = sr->hist,
+			   .ud_timeout_ms = cfg->ud_timeout_ms};
 	if (cfg->mode == RP_MODE_LAT)
 		return server ? rp_lat_server(c, &r, &sr->server, err, errlen)
 			      : rp_lat_client(c, &r, &sr->client, err, errlen);
@@ -244,6 +258,15 @@ static void clear_slots(struct rp_conn *c)
 	/* Stale ping counters or stop markers from the previous size must not
 	 * look like a new message. Nothing is in flight between runs. */
 	memset(c->buf, 0, 2 * c->nqp * c->region);
+}
+
+/* Every size of a UD run must fit one packet of the path MTU. */
+static int ud_check_sizes(const struct rp_ep_cfg *cfg, unsigned mtu_bytes, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cfg->nsizes; i++)
+		if (rp_ud_check_size(cfg->sizes[i], mtu_bytes, err, errlen))
+			return RP_V_ENV;
+	return RP_V_OK;
 }
 
 /* ---- client ---- */
@@ -266,6 +289,8 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		rc = RP_V_ENV;
 		goto out;
 	}
+	if (cfg->ud && (rc = ud_check_sizes(cfg, rp_mtu_from_enum(mtu), err, errlen)))
+		goto out;
 	/* Control connection first: an unreachable peer is the likeliest error. */
 	int fd = rp_oob_connect(cfg->host, cfg->tcp_port, (int)cfg->connect_timeout_ms, err, errlen);
 	if (fd < 0) {
@@ -274,7 +299,8 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 	}
 	size_t max_size = max_size_of(cfg);
 	struct rp_conn_cfg cc = {.nqp = cfg->nqp, .max_size = max_size, .tx_depth = cfg->tx_depth,
-				 .rx_depth = cfg->rx_depth, .cq_mod = cfg->cq_mod, .inline_size = cfg->inline_size};
+				 .rx_depth = cfg->rx_depth, .cq_mod = cfg->cq_mod, .inline_size = cfg->inline_size,
+				 .ud = cfg->ud};
 	rc = rp_conn_create(&c, &L.dev, L.pd, &cc, err, errlen);
 	if (rc) {
 		close(fd);
@@ -305,7 +331,20 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 	}
 	rep->mtu = rp_mtu_from_enum(smtu);
 	struct rp_conn_path p = path_of(cfg, &L, smtu, srd);
-	if (cfg->cm) {
+	if (cfg->ud) {
+		/* "OK mtu rd ud": a server that ignored the word would run RC. */
+		if (!strstr(line, " ud")) {
+			snprintf(err, errlen, "the server does not do --ud (it answered '%.60s'); update it", line);
+			rc = RP_V_ENV;
+			goto out;
+		}
+		if ((rc = ud_check_sizes(cfg, rep->mtu, err, errlen)))
+			goto out;
+		rc = RP_V_FAIL;
+		if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
+			goto out;
+		rc = rp_conn_connect(&c, &p, err, errlen);
+	} else if (cfg->cm) {
 		/* "OK mtu rd cm PORT ADDR": the server's rdma_cm listener for this session. */
 		unsigned cport;
 		char caddr[64], src[INET_ADDRSTRLEN];
@@ -468,12 +507,27 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 	if (cmtu < mtu)
 		mtu = cmtu; /* the path MTU both ends can do */
 	unsigned rd = crd < L->rd_atomic ? crd : L->rd_atomic;
+	if (cfg.ud) {
+		const char *why = NULL;
+		if (cfg.mode != RP_MODE_LAT || cfg.op != RP_OP_SEND || cfg.cm)
+			why = "--ud runs latency with --op send only";
+		else if (rp_ud_check_size(max_size, rp_mtu_from_enum(mtu), err, errlen))
+			why = err;
+		if (why) {
+			if (why != err)
+				snprintf(err, errlen, "%s", why);
+			refuse(fd, err);
+			close(fd);
+			return RP_V_ENV;
+		}
+	}
 
 	struct rp_conn c;
 	struct rp_cm cm;
 	memset(&cm, 0, sizeof(cm));
 	struct rp_conn_cfg cc = {.nqp = cfg.nqp, .max_size = max_size, .tx_depth = cfg.tx_depth,
-				 .rx_depth = cfg.rx_depth, .cq_mod = cfg.cq_mod, .inline_size = cfg.inline_size};
+				 .rx_depth = cfg.rx_depth, .cq_mod = cfg.cq_mod, .inline_size = cfg.inline_size,
+				 .ud = cfg.ud};
 	int rc = rp_conn_create(&c, &L->dev, L->pd, &cc, err, errlen);
 	if (rc) {
 		refuse(fd, err);
@@ -495,13 +549,20 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 		rc_->iters = cfg.iters;
 		rc_->duration_ns = cfg.duration_ns;
 		rc_->cm = cfg.cm;
+		rc_->ud = cfg.ud;
 		a->rep->mtu = rp_mtu_from_enum(mtu);
 		a->rep->max_inline = c.max_inline;
 	}
 	pthread_mutex_unlock(a->rep_lock);
 
 	struct rp_conn_path p = path_of(a->cfg, L, mtu, rd);
-	if (cfg.cm) {
+	if (cfg.ud) {
+		rc = RP_V_FAIL;
+		snprintf(line, sizeof(line), "OK %d %u ud\n", mtu, rd);
+		if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
+			goto out;
+		rc = rp_conn_connect(&c, &p, err, errlen);
+	} else if (cfg.cm) {
 		/* The client asked for rdma_cm: a listener of this session's own, on our GID's
 		 * address (so the CM picks our device), its port in the OK line. */
 		char bind[INET_ADDRSTRLEN];

@@ -59,6 +59,10 @@ struct rp_ep_cfg {
 	unsigned nqp, tx_depth, rx_depth, cq_mod, inline_size;
 	/* client: connect the QPs with rdma_cm (verbs/cm.h), not QP records */
 	bool cm;
+	/* UD QPs (`ep --ud`): latency with op send only, messages up to the path
+	 * MTU; a probe unanswered after ud_timeout_ms is counted lost */
+	bool ud;
+	unsigned ud_timeout_ms; /* client; 0: 1000 */
 	/* server */
 	unsigned clients;
 	/* counters */

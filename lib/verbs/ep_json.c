@@ -39,13 +39,17 @@ static json_t *config_json(const struct rp_ep_report *rep)
 	else
 		for (unsigned s = 0; s < c->nsizes; s++)
 			json_array_append_new(sizes, jint(c->sizes[s]));
-	return json_pack("{s:s, s:s, s:o, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "op",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s}", "op",
 			 rp_op_name(c->op), "mode", rp_mode_name(c->mode), "sizes", sizes, "iterations",
 			 (json_int_t)c->iters, "duration_s", (double)c->duration_ns / 1e9, "qps", (int)c->nqp,
 			 "tx_depth", (int)c->tx_depth, "rx_depth", (int)c->rx_depth, "cq_mod", (int)c->cq_mod,
 			 "inline_size", (int)c->inline_size, "dscp", (int)c->dscp, "ecn", (int)c->ecn, "sl", (int)c->sl,
 			 "clients", (int)(rep->server ? (c->clients ? c->clients : 1) : 1), "tcp_port",
 			 (int)c->tcp_port, "connect", c->cm ? "rdma_cm" : "tcp");
+	json_object_set_new(o, "qp_type", json_string(c->ud ? "ud" : "rc"));
+	if (c->ud && !rep->server)
+		json_object_set_new(o, "ud_timeout_ms", json_integer(c->ud_timeout_ms));
+	return o;
 }
 
 static json_t *device_json(const struct rp_ep_report *rep)
@@ -74,6 +78,8 @@ static json_t *run_json(const struct rp_ep_report *rep, const struct rp_ep_size_
 	if (c->mode == RP_MODE_LAT && sr->hist) {
 		json_object_set_new(o, "latency_ns", rp_report_latency(sr->hist));
 		json_object_set_new(o, "latency_kind", json_string(rp_lat_divisor(c->op) == 2 ? "half_rtt" : "rtt"));
+		if (c->ud && !rep->server)
+			json_object_set_new(o, "lost", jint(r->lost)); /* probes sent = messages + lost */
 	}
 	if (rp_op_needs_recv(c->op))
 		json_object_set_new(o, "server",

@@ -89,6 +89,18 @@ static void client_without_device(void **state)
 	assert_one_line(err, NO_DEVICE);
 }
 
+/* --ud gets as far as the device (the option is accepted, the op defaults to send). */
+static void ud_client_without_device(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char err[2048];
+	const char *args[] = {"ep", "--client", "127.0.0.1", "--ud", "--ud-timeout", "0.2", NULL};
+	assert_int_equal(run(args, err, sizeof(err)), 2);
+	assert_one_line(err, NO_DEVICE);
+}
+
 static void usage_errors_are_one_line_exit_2(void **state)
 {
 	(void)state;
@@ -102,6 +114,22 @@ static void usage_errors_are_one_line_exit_2(void **state)
 	const char *both[] = {"ep", "--client", "h", "-n", "10", "-D", "1", NULL};
 	assert_int_equal(run(both, err, sizeof(err)), 2);
 	assert_one_line(err, "roceprobe ep: give --iters or --duration, not both");
+	const char *ud_write[] = {"ep", "--client", "h", "--ud", "--op", "write", NULL};
+	assert_int_equal(run(ud_write, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --ud supports --op send only (UD has no RDMA write)");
+	const char *ud_read[] = {"ep", "--client", "h", "--op", "read", "--ud", NULL};
+	assert_int_equal(run(ud_read, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --ud supports --op send only (UD has no RDMA read)");
+	const char *ud_bw[] = {"ep", "--client", "h", "--ud", "--mode", "bw", NULL};
+	assert_int_equal(run(ud_bw, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --ud measures latency only (--mode lat)");
+	const char *ud_big[] = {"ep", "--client", "h", "--ud", "--size", "2,8K", NULL};
+	assert_int_equal(run(ud_big, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --ud: message size 8192 B is above the largest MTU (4096 B); a UD "
+			     "message is one packet");
+	const char *ud_to[] = {"ep", "--client", "h", "--ud-timeout", "0.5", NULL};
+	assert_int_equal(run(ud_to, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --ud-timeout applies to --ud only");
 	const char *help[] = {"ep", "--help", NULL};
 	assert_int_equal(run(help, err, sizeof(err)), 0);
 }
@@ -116,6 +144,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(server_without_device),
 		cmocka_unit_test(client_without_device),
+		cmocka_unit_test(ud_client_without_device),
 		cmocka_unit_test(usage_errors_are_one_line_exit_2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

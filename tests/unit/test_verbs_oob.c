@@ -13,6 +13,7 @@
 #include "verbs/ep.h"
 #include "verbs/fair.h"
 #include "verbs/oob.h"
+#include "verbs/qp.h"
 
 static void record_round_trip(void **state)
 {
@@ -101,6 +102,110 @@ static void hello_round_trip(void **state)
 	assert_int_equal(rd, 16);
 	assert_int_equal(rp_ep_hello_decode("HELLO 2 write lat", &d, &max, &ll, &mtu, &rd), -1);
 	assert_int_equal(rp_ep_hello_decode("GET / HTTP/1.1", &d, &max, &ll, &mtu, &rd), -1);
+}
+
+
+static void ud_record_round_trip(void **state)
+{
+	(void)state;
+	struct rp_oob_rec r = {.qpn = 0x12a, .qkey = RP_UD_QKEY, .lid = 0x1f};
+	const uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 9, 0, 1};
+	memcpy(r.gid, gid, 16);
+	char line[RP_OOB_UD_LEN + 1];
+	rp_oob_ud_encode(&r, line);
+	assert_int_equal(strlen(line), RP_OOB_UD_LEN);
+	assert_string_equal(line, "UD 00012a 11111111 001f 00000000000000000000ffff0a090001\n");
+	struct rp_oob_rec d;
+	memset(&d, 0x55, sizeof(d));
+	assert_int_equal(rp_oob_ud_decode(line, strlen(line), &d), 0);
+	assert_int_equal(d.qpn, 0x12a);
+	assert_int_equal(d.qkey, RP_UD_QKEY);
+	assert_int_equal(d.lid, 0x1f);
+	assert_memory_equal(d.gid, gid, 16);
+	assert_int_equal(d.rkey, 0); /* not in a UD record: zeroed */
+	assert_int_equal(d.addr, 0);
+	assert_int_equal(d.psn, 0);
+	assert_int_equal(rp_oob_ud_decode(line, strlen(line) - 1, &d), 0); /* without the newline */
+	/* extremes: 24-bit QPN, full qkey */
+	r.qpn = 0x1ffffff;
+	r.qkey = 0xffffffff;
+	r.lid = 0xffff;
+	rp_oob_ud_encode(&r, line);
+	assert_int_equal(rp_oob_ud_decode(line, strlen(line), &d), 0);
+	assert_int_equal(d.qpn, 0xffffff);
+	assert_int_equal(d.qkey, 0xffffffff);
+	assert_int_equal(d.lid, 0xffff);
+}
+
+static void malformed_ud_records_are_refused(void **state)
+{
+	(void)state;
+	struct rp_oob_rec r = {.qpn = 1, .qkey = RP_UD_QKEY};
+	char line[RP_OOB_UD_LEN + 1], bad[RP_OOB_UD_LEN + 8], rc_line[RP_OOB_REC_LEN + 1];
+	rp_oob_ud_encode(&r, line);
+	struct rp_oob_rec d;
+	assert_int_equal(rp_oob_ud_decode(line, 10, &d), -1); /* truncated */
+	strcpy(bad, line);
+	bad[0] = 'Q';
+	bad[1] = 'P'; /* not a UD record */
+	assert_int_equal(rp_oob_ud_decode(bad, strlen(bad), &d), -1);
+	strcpy(bad, line);
+	bad[12] = 'x'; /* qkey not hex */
+	assert_int_equal(rp_oob_ud_decode(bad, strlen(bad), &d), -1);
+	strcpy(bad, line);
+	bad[18] = '-'; /* wrong separator */
+	assert_int_equal(rp_oob_ud_decode(bad, strlen(bad), &d), -1);
+	snprintf(bad, sizeof(bad), "%.*s00\n", RP_OOB_UD_LEN - 1, line); /* too long */
+	assert_int_equal(rp_oob_ud_decode(bad, strlen(bad), &d), -1);
+	/* an RC record is not a UD record, nor the other way round */
+	rp_oob_rec_encode(&r, rc_line);
+	assert_int_equal(rp_oob_ud_decode(rc_line, strlen(rc_line), &d), -1);
+	assert_int_equal(rp_oob_rec_decode(line, strlen(line), &d), -1);
+}
+
+static void hello_carries_ud(void **state)
+{
+	(void)state;
+	struct rp_ep_cfg c = {.op = RP_OP_SEND, .mode = RP_MODE_LAT, .nqp = 1, .tx_depth = 64, .rx_depth = 512,
+			      .cq_mod = 1, .inline_size = 220, .iters = 200, .ud = true};
+	char line[256];
+	assert_int_equal(rp_ep_hello_encode(&c, 2, 2, 3, 16, line, sizeof(line)), 0);
+	assert_non_null(strstr(line, " ud\n"));
+	struct rp_ep_cfg d = {0};
+	size_t max;
+	int ll, mtu;
+	unsigned rd;
+	assert_int_equal(rp_ep_hello_decode(line, &d, &max, &ll, &mtu, &rd), 0);
+	assert_true(d.ud);
+	assert_false(d.cm);
+	assert_int_equal(d.op, RP_OP_SEND);
+	/* both optional words, either order; none */
+	c.cm = true;
+	assert_int_equal(rp_ep_hello_encode(&c, 2, 2, 3, 16, line, sizeof(line)), 0);
+	assert_int_equal(rp_ep_hello_decode(line, &d, &max, &ll, &mtu, &rd), 0);
+	assert_true(d.ud && d.cm);
+	c.cm = c.ud = false;
+	assert_int_equal(rp_ep_hello_encode(&c, 2, 2, 3, 16, line, sizeof(line)), 0);
+	assert_int_equal(rp_ep_hello_decode(line, &d, &max, &ll, &mtu, &rd), 0);
+	assert_false(d.ud || d.cm);
+}
+
+static void ud_size_is_limited_to_the_path_mtu(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	assert_int_equal(rp_ud_check_size(2, 1024, err, sizeof(err)), 0);
+	assert_int_equal(rp_ud_check_size(1024, 1024, err, sizeof(err)), 0); /* exactly one MTU fits */
+	assert_int_equal(rp_ud_check_size(4096, 4096, err, sizeof(err)), 0);
+	assert_int_equal(rp_ud_check_size(1025, 1024, err, sizeof(err)), -1);
+	assert_string_equal(err, "--ud: message size 1025 B is above the path MTU 1024 B (a UD message is one "
+				 "packet; use --size 1024 or less)");
+	assert_int_equal(rp_ud_check_size(65536, 4096, err, sizeof(err)), -1);
+	assert_int_equal(rp_ud_check_size(0, 1024, err, sizeof(err)), -1);
+	assert_int_equal(rp_ud_check_size(2, 0, err, sizeof(err)), -1); /* no MTU known */
+	/* the MTU enum the port reports, in bytes */
+	assert_int_equal(rp_ud_check_size(1024, rp_mtu_from_enum(IBV_MTU_1024), err, sizeof(err)), 0);
+	assert_int_equal(rp_ud_check_size(2048, rp_mtu_from_enum(IBV_MTU_1024), err, sizeof(err)), -1);
 }
 
 static uint16_t free_port(void)
@@ -227,6 +332,10 @@ int main(void)
 		cmocka_unit_test(record_extremes_round_trip),
 		cmocka_unit_test(malformed_records_are_refused),
 		cmocka_unit_test(hello_round_trip),
+		cmocka_unit_test(ud_record_round_trip),
+		cmocka_unit_test(malformed_ud_records_are_refused),
+		cmocka_unit_test(hello_carries_ud),
+		cmocka_unit_test(ud_size_is_limited_to_the_path_mtu),
 		cmocka_unit_test(tcp_exchange_on_loopback),
 		cmocka_unit_test(recv_times_out),
 		cmocka_unit_test(unreachable_peer_is_one_clear_line),
