@@ -10,20 +10,22 @@ struct subcommand {
 	const char *summary;
 };
 
+/* In the order a user meets them: try it in the lab, run it on ports, read captures,
+ * then the tools around those. */
 static const struct subcommand subcommands[] = {
-	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
 	{"lab", rp_cmd_lab, "run a profile's hosts, switches and links in virtual time -> result.json, pcap"},
 #ifdef RP_HAVE_DPDK
-	{"capture", rp_cmd_capture, "write a DPDK port's frames to pcap; RoCE, CNP, NAK, CE, PFC counts per second"},
 	{"run", rp_cmd_run, "send and receive a profile on DPDK ports: loss, latency, CE/CNP, PFC -> result.json"},
 	{"gen", rp_cmd_gen, "send a profile's RoCEv2 / PFC traffic on DPDK ports, honouring PFC"},
+	{"capture", rp_cmd_capture, "write a DPDK port's frames to pcap; RoCE, CNP, NAK, CE, PFC counts per second"},
 	{"switch", rp_cmd_switch, "the emulated PFC/ECN switch in real time between DPDK ports (veth, tap, NICs)"},
 #endif
 	{"analyze", rp_cmd_analyze, "explain a RoCEv2 capture: loss, resends, go-back-N, CNP/ACK/NAK timing, CE, PFC timeline"},
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
+	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
 	{"headroom", rp_cmd_headroom, "PFC headroom a link needs, term by term"},
 #ifdef RP_HAVE_VERBS
-	{"ep", rp_cmd_ep, "verbs endpoint: RC latency (p50..p99.999), bandwidth, incast fairness, counters"},
+	{"ep", rp_cmd_ep, "verbs endpoint: RC/UD latency (p50..p99.999), bandwidth, incast fairness, counters"},
 #endif
 };
 
