@@ -404,11 +404,12 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct run r;
-	if ((rc = make_dir(o.out)) != 0)
-		return rc;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1};
+	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
 	rc = rp_session_open(&r.s, "run", o.profile, &so);
+	if (rc == 0)
+		rc = make_dir(o.out);
 	if (rc == 0) {
 		rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
