@@ -317,7 +317,7 @@ static void one_free(struct one *r)
 	rp_profile_free(r->prof);
 }
 
-static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, struct progress *pg)
+static int one_load(struct one *r, const struct lab_opts *o)
 {
 	char err[RP_PROFILE_ERR_LEN];
 	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
@@ -326,6 +326,12 @@ static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, s
 	if (rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
 		return rp_cli_error("lab", "%s", err);
 	r->planned = true;
+	return 0;
+}
+
+static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, struct progress *pg)
+{
+	char err[RP_PROFILE_ERR_LEN];
 	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen, .bin_ns = o->bin_ns,
 				 .progress = on_progress, .progress_arg = pg};
 	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
@@ -339,7 +345,10 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	struct one r = {0};
 	struct progress pg = {.quiet = o->quiet};
 	char err[512];
-	int rc = make_dir(dir);
+	/* The profile is checked before dir is made: bad input leaves nothing behind. */
+	int rc = one_load(&r, o);
+	if (rc == 0)
+		rc = make_dir(dir);
 	if (rc == 0)
 		rc = one_setup(&r, o, dir, &pg);
 	if (rc == 0) {
