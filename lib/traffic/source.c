@@ -170,6 +170,134 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 	return len;
 }
 
+/* Frames up to this size are staged whole once per run (header, payload and
+ * tx_ns, which every packet of a run shares) and then copied in one piece. */
+#define RP_STAGE_MAX 256
+
+struct run_state {
+	const uint8_t *stage, *hdr, *frame;
+	uint16_t hdr_len, len, psn_off, icrc_off, seq_off, ts_off;
+	const struct rp_icrc_patch *psn_p, *seq_p;
+	uint32_t base, tpsn, psn;
+	uint64_t tseq, seq;
+};
+
+/* emit_run's per-packet loop, instantiated for staged and unstaged frames. */
+static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
+							       struct run_state *r, uint8_t *const bufs[],
+							       uint16_t lens[], unsigned run, uint64_t limit,
+							       uint64_t now, const bool staged)
+{
+	const struct rp_pace_cfg *c = &f->cfg;
+	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
+		       ts_off = r->ts_off, hdr_len = r->hdr_len;
+	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p;
+	const uint32_t base = r->base, tpsn = r->tpsn;
+	const uint64_t tseq = r->tseq;
+	uint32_t psn = r->psn;
+	uint64_t seq = r->seq;
+	unsigned i = 0;
+	for (;;) {
+		uint8_t *buf = bufs[i];
+		if (staged) {
+			copy_blocks(buf, r->stage, len);
+		} else {
+			copy_blocks(buf, r->hdr, hdr_len);
+			copy_blocks(buf + hdr_len, r->frame + hdr_len, (size_t)(len - hdr_len));
+			if (ts_off)
+				rp_put_be64(buf + ts_off, now);
+		}
+		rp_put_be24(buf + psn_off, psn);
+		uint32_t icrc = base ^ rp_icrc_patch_delta24(psn_p, tpsn ^ psn);
+		psn = (psn + 1) & RP_PSN_MASK;
+		if (seq_off) {
+			rp_put_be64(buf + seq_off, seq);
+			icrc ^= rp_icrc_patch_delta64(seq_p, tseq ^ seq);
+			seq++;
+		}
+		rp_icrc_store(buf + icrc_off, icrc);
+		lens[i] = len;
+		rp_pace_step(c, &f->pace, k);
+		if (++i == run || f->pace.done || f->pace.due_ns > limit)
+			break;
+	}
+	r->psn = psn;
+	r->seq = seq;
+	return i;
+}
+
+/* The common case, specialised: a run of packets of one kind on one QP
+ * (single-packet messages on a single QP, or the MIDDLE packets of a
+ * message), continuous pacing, no AETH. Per packet: one copy, the PSN, the
+ * probe seq and the ICRC; the rest is done once per run. Emits up to max
+ * packets while the flow stays due by limit; returns 0 (nothing emitted)
+ * when the flow's next packet is not such a case. */
+static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint16_t lens[], unsigned max,
+				uint64_t limit, uint64_t now)
+{
+	const struct rp_pace_cfg *c = &f->cfg;
+	if (f->is_pfc || c->period_ns)
+		return 0;
+	enum rp_pkt_kind k = rp_pace_kind(c, &f->pace);
+	unsigned run;
+	if (k == RP_PKT_ONLY && f->qps == 1)
+		run = max;
+	else if (k == RP_PKT_MIDDLE)
+		run = c->npkts - 1 - f->pace.pkt_in_msg;
+	else
+		return 0;
+	if (run > max)
+		run = max;
+	const struct rp_tkind *t = &f->kinds[k];
+	if (t->msn_p)
+		return 0;
+	const bool staged = t->len <= RP_STAGE_MAX;
+	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
+	uint8_t stage[RP_STAGE_MAX + RP_COPY_BLOCK];
+	if (staged) {
+		copy_blocks(stage, h->bytes, t->hdr_len);
+		copy_blocks(stage + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->len - t->hdr_len));
+	}
+	uint32_t base = h->icrc;
+	uint32_t *psnp = &f->psn[f->qp];
+	uint32_t psn = *psnp;
+	const uint32_t tpsn = rp_get_be24(h->bytes + t->psn_off);
+	const uint16_t len = t->len, psn_off = t->psn_off, icrc_off = t->icrc_off;
+	const struct rp_icrc_patch *psn_p = t->psn_p, *seq_p = t->seq_p;
+	uint64_t seq = f->seq, tseq = 0;
+	uint16_t seq_off = 0, ts_off = 0;
+	if (t->probe_off) {
+		const uint8_t *ts = t->frame + t->probe_off + RP_PROBE_TS_OFFSET;
+		seq_off = (uint16_t)(t->probe_off + RP_PROBE_SEQ_OFFSET);
+		tseq = rp_get_be64(t->frame + seq_off);
+		ts_off = (uint16_t)(t->probe_off + RP_PROBE_TS_OFFSET);
+		if (staged)
+			rp_put_be64(stage + ts_off, now);
+		if (now != f->ts_now || t->ts_p != f->ts_patch) {
+			f->ts_now = now;
+			f->ts_patch = t->ts_p;
+			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(ts) ^ now);
+		}
+		base ^= f->ts_contrib;
+	}
+	struct run_state r = {.stage = stage, .hdr = h->bytes, .frame = t->frame, .hdr_len = t->hdr_len,
+			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
+			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
+			      .tseq = tseq, .psn = psn, .seq = seq};
+	unsigned i = staged ? run_loop(f, k, &r, bufs, lens, run, limit, now, true)
+			    : run_loop(f, k, &r, bufs, lens, run, limit, now, false);
+	psn = r.psn;
+	seq = r.seq;
+	*psnp = psn;
+	f->seq = seq;
+	f->tx_packets += i;
+	f->tx_bytes += (uint64_t)i * len;
+	f->tx_payload += (uint64_t)i * t->payload;
+	if (k == RP_PKT_ONLY)
+		f->msn[f->qp] += i;
+	return i;
+}
+
 /* The earliest due eligible flow, and the due time of the next one. */
 static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, uint64_t *second)
 {
@@ -217,10 +345,15 @@ unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_pr
 			break;
 		uint64_t limit = second < now_ns ? second : now_ns;
 		do {
-			lens[filled] = emit(f, bufs[filled], now_ns);
+			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, now_ns);
+			if (!r) {
+				lens[filled] = emit(f, bufs[filled], now_ns);
+				r = 1;
+			}
 			if (flow_ids)
-				flow_ids[filled] = f->flow_id;
-			filled++;
+				for (unsigned i = 0; i < r; i++)
+					flow_ids[filled + i] = f->flow_id;
+			filled += r;
 		} while (filled < n && !f->pace.done && f->pace.due_ns <= limit);
 		finished |= f->pace.done;
 	}

@@ -172,6 +172,34 @@ static void test_every_packet_valid(void **state)
 	teardown(&fx);
 }
 
+/* Runs of small single-packet messages on one QP (the specialised path):
+ * PSNs wrap, probes and ICRCs stay valid, bursts come back full. */
+static void test_small_message_runs_valid(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, message_size: 24, messages: 500, psn_start: 0xFFFF00, rate: 100G}\n"
+		    "  - {pattern: flow, src: a, dst: b, message_size: 64, ip: 6, messages: 300, rate: 40G}\n",
+	      0, NULL);
+	struct continuity c = {.plan = &fx.plan};
+	drive(fx.src, 0, 1000000, 1000, 0, check_frame, &c);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(c.packets, 800);
+	assert_int_equal(c.probes, 800);
+	for (size_t i = 0; i < 2; i++) {
+		struct rp_source_flow_stats st;
+		rp_source_flow_stats(fx.src, i, &st);
+		assert_int_equal(st.tx_packets, fx.plan.flows[i].tot.pkts);
+		assert_int_equal(st.tx_bytes, fx.plan.flows[i].frame_bytes);
+		assert_int_equal(st.tx_payload, fx.plan.flows[i].payload_bytes);
+		assert_int_equal(st.tx_messages, fx.plan.flows[i].tot.msgs);
+		assert_int_equal(st.probes, c.next_seq[i]);
+	}
+	teardown(&fx);
+}
+
 /* ---- pacing ---- */
 
 struct rate_count {
@@ -360,6 +388,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_packet_valid),
+		cmocka_unit_test(test_small_message_runs_valid),
 		cmocka_unit_test(test_pacing_one_virtual_second),
 		cmocka_unit_test(test_paused_priorities_send_nothing),
 		cmocka_unit_test(test_catch_up_is_capped),
