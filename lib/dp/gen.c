@@ -96,7 +96,9 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	/* Raw allocation: a pool's free mbufs already hold refcnt 1, nb_segs 1
 	 * and next NULL (the mbuf library's invariant), so only the fields a
 	 * previous use may have changed are reset, below, on the first cache
-	 * line, instead of rte_pktmbuf_reset's full pass. */
+	 * line, instead of rte_pktmbuf_reset's full pass. tx_offload (second
+	 * cache line) is left alone: with no TX offload flag in ol_flags no
+	 * driver reads it, and not touching that line is worth ~9%. */
 	if (rte_mempool_get_bulk(tp->port->pool, (void **)m, RP_DP_BURST) != 0)
 		return;
 	uint8_t *bufs[RP_DP_BURST];
@@ -113,7 +115,6 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		b->vlan_tci = 0;
 		b->vlan_tci_outer = 0;
 		b->port = tp->port->id;
-		b->tx_offload = 0;
 		b->data_len = lens[i];
 		b->pkt_len = lens[i];
 	}
