@@ -173,6 +173,10 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 /* Frames up to this size are staged whole once per run (header, payload and
  * tx_ns, which every packet of a run shares) and then copied in one piece. */
 #define RP_STAGE_MAX 256
+/* Frames of (RP_SMALL_FRAME - RP_COPY_BLOCK, RP_SMALL_FRAME] bytes (a SEND
+ * carrying just the probe) are copied with one constant-size copy, which
+ * the buffers' RP_COPY_BLOCK slack covers. */
+#define RP_SMALL_FRAME (3 * RP_COPY_BLOCK)
 
 struct run_state {
 	const uint8_t *stage, *hdr, *frame;
@@ -186,9 +190,9 @@ struct run_state {
 static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
 							       struct run_state *r, uint8_t *const bufs[],
 							       uint16_t lens[], unsigned run, uint64_t limit,
-							       uint64_t now, const bool staged)
+							       uint64_t now, const bool staged, const bool small)
 {
-	const struct rp_pace_cfg *c = &f->cfg;
+	const struct rp_pace_cfg cfg = f->cfg;
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
 		       ts_off = r->ts_off, hdr_len = r->hdr_len;
 	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p;
@@ -196,11 +200,18 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	const uint64_t tseq = r->tseq;
 	uint32_t psn = r->psn;
 	uint64_t seq = r->seq;
+	/* A local copy: the byte stores into buf could alias f, which would
+	 * otherwise force the pacing state through memory every packet. */
+	struct rp_pace p = f->pace;
+	const uint8_t *stage = r->stage;
 	unsigned i = 0;
 	for (;;) {
 		uint8_t *buf = bufs[i];
-		if (staged) {
-			copy_blocks(buf, r->stage, len);
+		if (staged && small) {
+			/* A constant size: three vector moves, no loop. */
+			memcpy(buf, stage, RP_SMALL_FRAME);
+		} else if (staged) {
+			copy_blocks(buf, stage, len);
 		} else {
 			copy_blocks(buf, r->hdr, hdr_len);
 			copy_blocks(buf + hdr_len, r->frame + hdr_len, (size_t)(len - hdr_len));
@@ -217,10 +228,11 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 		}
 		rp_icrc_store(buf + icrc_off, icrc);
 		lens[i] = len;
-		rp_pace_step(c, &f->pace, k);
-		if (++i == run || f->pace.done || f->pace.due_ns > limit)
+		rp_pace_step(&cfg, &p, k);
+		if (++i == run || p.done || p.due_ns > limit)
 			break;
 	}
+	f->pace = p;
 	r->psn = psn;
 	r->seq = seq;
 	return i;
@@ -284,8 +296,10 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
 			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
 			      .tseq = tseq, .psn = psn, .seq = seq};
-	unsigned i = staged ? run_loop(f, k, &r, bufs, lens, run, limit, now, true)
-			    : run_loop(f, k, &r, bufs, lens, run, limit, now, false);
+	unsigned i = !staged	     ? run_loop(f, k, &r, bufs, lens, run, limit, now, false, false)
+		     : len > RP_SMALL_FRAME - RP_COPY_BLOCK && len <= RP_SMALL_FRAME
+			     ? run_loop(f, k, &r, bufs, lens, run, limit, now, true, true)
+					     : run_loop(f, k, &r, bufs, lens, run, limit, now, true, false);
 	psn = r.psn;
 	seq = r.seq;
 	*psnp = psn;
