@@ -103,8 +103,11 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		return;
 	uint8_t *bufs[RP_DP_BURST];
 	uint16_t lens[RP_DP_BURST];
+	/* The pool's mbufs are direct: the buffer follows the header and the
+	 * private area, so the header is not read before the source runs. */
+	struct rte_mempool *pool = tp->port->pool;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
-		bufs[i] = (uint8_t *)m[i]->buf_addr + RTE_PKTMBUF_HEADROOM;
+		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
 	uint8_t paused = rp_pause_mask(&tp->pause, now_ns);
 	unsigned n = rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
 	for (unsigned i = 0; i < n; i++) {
