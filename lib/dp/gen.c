@@ -150,14 +150,17 @@ static int lcore_loop(void *arg)
 	uint64_t next_progress = 1000000000ull, done_at = 0;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
-		bool sources_done = true, pending = false;
+		bool sources_done = true, pending = false, first = true;
 		for (unsigned i = 0; i < g->n_ports; i++) {
 			struct rp_dp_txport *tp = &g->ports[i];
 			if (tp->lcore != job->lcore)
 				continue;
 			/* Each port sees its own time: a frame sent on one port and
-			 * received on the next in the same pass took real time. */
-			now = rp_dp_now_ns();
+			 * received on the next in the same pass took real time. The
+			 * first port of a pass uses the pass's time. */
+			if (!first)
+				now = rp_dp_now_ns();
+			first = false;
 			poll_rx(g, tp, now);
 			tx_once(g, tp, now);
 			if (g->rx) {
