@@ -42,6 +42,18 @@ static bool hugepages_mounted(void)
 	return free_pages > 0;
 }
 
+static bool user_sets_cores(const char *user_eal)
+{
+	if (!user_eal)
+		return false;
+	char *copy = strdup(user_eal), *save = NULL;
+	bool found = false;
+	for (char *t = strtok_r(copy, " \t", &save); t && !found; t = strtok_r(NULL, " \t", &save))
+		found = !strcmp(t, "-l") || !strncmp(t, "-l", 2) || !strcmp(t, "-c") || !strncmp(t, "--lcores", 8);
+	free(copy);
+	return found;
+}
+
 static int push(char **argv, int *argc, const char *s)
 {
 	if (*argc >= MAX_ARGS - 1)
@@ -58,9 +70,13 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	bool any_pci = false;
 
 	push(argv, &argc, "roceprobe");
-	snprintf(buf, sizeof(buf), "0-%u", o->lcores ? o->lcores - 1 : 0);
-	push(argv, &argc, "-l");
-	push(argv, &argc, buf);
+	/* The user's own core list wins: two processes on one machine should not
+	 * both poll on CPU 0. */
+	if (!user_sets_cores(o->user_eal)) {
+		snprintf(buf, sizeof(buf), "0-%u", o->lcores ? o->lcores - 1 : 0);
+		push(argv, &argc, "-l");
+		push(argv, &argc, buf);
+	}
 	snprintf(buf, sizeof(buf), "--file-prefix=rp%ld", (long)getpid());
 	push(argv, &argc, buf);
 	push(argv, &argc, "--log-level=5");
