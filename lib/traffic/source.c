@@ -186,13 +186,19 @@ struct run_state {
 	uint64_t tseq, seq;
 };
 
-/* emit_run's per-packet loop, instantiated for staged and unstaged frames. */
+/* emit_run's per-packet loop, instantiated for staged and unstaged frames.
+ * Pacing is continuous here (emit_run's precondition), so a step is the
+ * due/rem arithmetic alone, kept in registers; where the flow stops inside
+ * the run is known in advance (a packet or message count bounds the run, a
+ * duration bounds the due time like the limit does), and the counters and
+ * the stop check are settled once after the loop, as rp_pace_step would
+ * have left them. */
 static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
 							       struct run_state *r, uint8_t *const bufs[],
 							       uint16_t lens[], unsigned run, uint64_t limit,
 							       uint64_t now, const bool staged, const bool small)
 {
-	const struct rp_pace_cfg cfg = f->cfg;
+	const struct rp_pace_cfg *c = &f->cfg;
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
 		       ts_off = r->ts_off, hdr_len = r->hdr_len;
 	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p;
@@ -200,9 +206,23 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	const uint64_t tseq = r->tseq;
 	uint32_t psn = r->psn;
 	uint64_t seq = r->seq;
-	/* A local copy: the byte stores into buf could alias f, which would
-	 * otherwise force the pacing state through memory every packet. */
 	struct rp_pace p = f->pace;
+	/* ONLY: every packet is a whole message. MIDDLE: the run ends before
+	 * the message's LAST packet, so no message completes in it. */
+	const bool only = k == RP_PKT_ONLY;
+	if (c->stop == RP_STOP_PACKETS || (c->stop == RP_STOP_MESSAGES && only)) {
+		uint64_t sent = c->stop == RP_STOP_PACKETS ? p.pkts : p.msgs;
+		uint64_t left = sent < c->stop_count ? c->stop_count - sent : 1;
+		if (left < run)
+			run = (unsigned)left;
+	} else if (c->stop == RP_STOP_DURATION && only) {
+		/* Done once due_ns >= end_ns (each packet ends a message). */
+		uint64_t last = c->end_ns ? c->end_ns - 1 : 0;
+		if (last < limit)
+			limit = last;
+	}
+	const uint64_t gap = c->gap_ns[k], gap_rem = c->gap_rem[k], div = c->div;
+	uint64_t due = p.due_ns, rem = p.rem;
 	const uint8_t *stage = r->stage;
 	unsigned i = 0;
 	for (;;) {
@@ -228,10 +248,25 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 		}
 		rp_icrc_store(buf + icrc_off, icrc);
 		lens[i] = len;
-		rp_pace_step(&cfg, &p, k);
-		if (++i == run || p.done || p.due_ns > limit)
+		due += gap;
+		rem += gap_rem;
+		if (rem >= div) {
+			rem -= div;
+			due++;
+		}
+		if (++i == run || due > limit)
 			break;
 	}
+	p.due_ns = due;
+	p.rem = rem;
+	p.pkts += i;
+	if (only) {
+		p.msgs += i;
+		p.msgs_in_win += i;
+	} else {
+		p.pkt_in_msg += i;
+	}
+	rp_pace_check_stop(c, &p);
 	f->pace = p;
 	r->psn = psn;
 	r->seq = seq;
