@@ -224,6 +224,8 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	const uint64_t gap = c->gap_ns[k], gap_rem = c->gap_rem[k], div = c->div;
 	uint64_t due = p.due_ns, rem = p.rem;
 	const uint8_t *stage = r->stage;
+	const uint32_t *psn_lo = psn_p->tab[2], *seq_lo = seq_off ? seq_p->tab[7] : NULL;
+	uint32_t hi = 0;
 	unsigned i = 0;
 	for (;;) {
 		uint8_t *buf = bufs[i];
@@ -238,12 +240,21 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			if (ts_off)
 				rp_put_be64(buf + ts_off, now);
 		}
+		/* The PSN and the seq both count up by one: their bytes above the
+		 * lowest change once in 256 packets, so their contribution is
+		 * cached and only the low bytes are looked up per packet (a
+		 * patch table maps a zero change to zero). */
+		if (i == 0 || (uint8_t)psn == 0 || (seq_off && (uint8_t)seq == 0)) {
+			hi = base ^ rp_icrc_patch_delta24(psn_p, (tpsn ^ psn) & ~0xFFu);
+			if (seq_off)
+				hi ^= rp_icrc_patch_delta64(seq_p, (tseq ^ seq) & ~(uint64_t)0xFF);
+		}
 		rp_put_be24(buf + psn_off, psn);
-		uint32_t icrc = base ^ rp_icrc_patch_delta24(psn_p, tpsn ^ psn);
+		uint32_t icrc = hi ^ psn_lo[(uint8_t)(tpsn ^ psn)];
 		psn = (psn + 1) & RP_PSN_MASK;
 		if (seq_off) {
 			rp_put_be64(buf + seq_off, seq);
-			icrc ^= rp_icrc_patch_delta64(seq_p, tseq ^ seq);
+			icrc ^= seq_lo[(uint8_t)(tseq ^ seq)];
 			seq++;
 		}
 		rp_icrc_store(buf + icrc_off, icrc);
