@@ -113,6 +113,7 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
 	uint8_t paused = rp_pause_mask(&tp->pause, now_ns);
 	unsigned n = rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
+	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 		b->data_off = RTE_PKTMBUF_HEADROOM;
@@ -123,13 +124,21 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		b->port = tp->port->id;
 		b->data_len = lens[i];
 		b->pkt_len = lens[i];
+		bytes += lens[i];
 	}
 	if (n < RP_DP_BURST)
 		rte_mempool_put_bulk(tp->port->pool, (void **)(m + n), RP_DP_BURST - n);
 	if (g->rx)
 		rp_dp_rx_sent(g->rx, tp, bufs, lens, n, now_ns);
 	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, m, (uint16_t)n);
-	account_sent(tp, lens, sent);
+	/* The bytes were summed with the header stores: a second pass over the
+	 * lengths only when the queue took part of the burst. */
+	if (sent == n) {
+		tp->tx_bytes += bytes;
+		tp->tx_packets += n;
+	} else {
+		account_sent(tp, lens, sent);
+	}
 	if (sent < n) {
 		tp->tx_full++;
 		keep_pending(tp, m + sent, lens + sent, n - sent);
