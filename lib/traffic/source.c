@@ -198,7 +198,8 @@ struct run_state {
 static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
 							       struct run_state *r, uint8_t *const bufs[],
 							       uint16_t lens[], unsigned run, uint64_t limit,
-							       uint64_t now, const bool staged, const bool small)
+							       uint64_t now, const bool staged, const bool small,
+							       const bool probe_82)
 {
 	const struct rp_pace_cfg *c = &f->cfg;
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
@@ -231,7 +232,10 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	rp_v16 s0, s1, s2, s3, s4, s5;
 	/* The ICRC store writes the frame's last bytes: when it covers all from
 	 * byte 80 on (82 B: the ICRC at 78), the sixth vector is not stored. */
-	const bool tail = !(icrc_off <= 80 && icrc_off + 4 >= len);
+	const bool tail = !probe_82 && !(icrc_off <= 80 && icrc_off + 4 >= len);
+	/* probe_82: the instance for the common small frame, a probe and no
+	 * sixth vector, with both known at compile time. */
+	const bool has_seq = probe_82 || seq_off;
 	if (staged && small) {
 		memcpy(&s0, stage, 16);
 		memcpy(&s1, stage + 16, 16);
@@ -264,15 +268,15 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 		 * lowest change once in 256 packets, so their contribution is
 		 * cached and only the low bytes are looked up per packet (a
 		 * patch table maps a zero change to zero). */
-		if (i == 0 || (uint8_t)psn == 0 || (seq_off && (uint8_t)seq == 0)) {
+		if (i == 0 || (uint8_t)psn == 0 || (has_seq && (uint8_t)seq == 0)) {
 			hi = base ^ rp_icrc_patch_delta24(psn_p, (tpsn ^ psn) & ~0xFFu);
-			if (seq_off)
+			if (has_seq)
 				hi ^= rp_icrc_patch_delta64(seq_p, (tseq ^ seq) & ~(uint64_t)0xFF);
 		}
 		rp_put_be24(buf + psn_off, psn);
 		uint32_t icrc = hi ^ psn_lo[(uint8_t)(tpsn ^ psn)];
 		psn = (psn + 1) & RP_PSN_MASK;
-		if (seq_off) {
+		if (has_seq) {
 			rp_put_be64(buf + seq_off, seq);
 			icrc ^= seq_lo[(uint8_t)(tseq ^ seq)];
 			seq++;
@@ -362,10 +366,16 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
 			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
 			      .tseq = tseq, .psn = psn, .seq = seq};
-	unsigned i = !staged	     ? run_loop(f, k, &r, bufs, lens, run, limit, now, false, false)
-		     : len > RP_SMALL_FRAME - RP_COPY_BLOCK && len <= RP_SMALL_FRAME
-			     ? run_loop(f, k, &r, bufs, lens, run, limit, now, true, true)
-					     : run_loop(f, k, &r, bufs, lens, run, limit, now, true, false);
+	const bool small = len > RP_SMALL_FRAME - RP_COPY_BLOCK && len <= RP_SMALL_FRAME;
+	unsigned i;
+	if (!staged)
+		i = run_loop(f, k, &r, bufs, lens, run, limit, now, false, false, false);
+	else if (small && seq_off && icrc_off <= 80 && icrc_off + 4 >= len)
+		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, true);
+	else if (small)
+		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, false);
+	else
+		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, false, false);
 	psn = r.psn;
 	seq = r.seq;
 	*psnp = psn;
