@@ -19,3 +19,17 @@ bool rp_cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
+
+volatile sig_atomic_t rp_cli_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	rp_cli_stop = 1;
+}
+
+void rp_cli_catch_stop(void)
+{
+	signal(SIGINT, on_stop_signal);
+	signal(SIGTERM, on_stop_signal);
+}

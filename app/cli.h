@@ -2,6 +2,7 @@
 #ifndef RP_APP_CLI_H
 #define RP_APP_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #define RP_EXIT_OK 0
@@ -10,6 +11,10 @@
 
 /* One line on stderr: "roceprobe CMD: message". Returns RP_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const char *fmt, ...);
+/* Set by SIGINT/SIGTERM once rp_cli_catch_stop() ran: every long-running
+ * command polls it and stops cleanly, with its final counters. */
+extern volatile sig_atomic_t rp_cli_stop;
+void rp_cli_catch_stop(void);
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 

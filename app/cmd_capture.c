@@ -45,14 +45,6 @@ struct capture_run {
 	uint8_t linear[RP_CAPTURE_SNAPLEN_MAX]; /* a segmented frame's head, copied out */
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe capture --port DEVARGS -w FILE [options]\n"
@@ -282,7 +274,7 @@ static void rx_loop(struct capture_run *r, const struct capture_opts *o)
 	uint64_t duration_ns = (uint64_t)(o->duration_s * 1e9), next_progress = NS;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
-		if (stop_requested || (duration_ns && now >= duration_ns) || (o->count && r->received >= o->count))
+		if (rp_cli_stop || (duration_ns && now >= duration_ns) || (o->count && r->received >= o->count))
 			break;
 		uint16_t n = rte_eth_rx_burst(r->port.id, 0, m, BURST);
 		for (uint16_t i = 0; i < n; i++)
@@ -325,7 +317,7 @@ static void report_json(const struct capture_run *r, const struct capture_opts *
 	json_t *j = json_pack("{s:s, s:s, s:s, s:f, s:b, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			      "s:I, s:s, s:s}",
 			      "schema", "roceprobe.capture/1", "port", r->port.name, "driver", r->port.driver, "elapsed_s",
-			      (double)r->end_ns / 1e9, "interrupted", stop_requested != 0, "received",
+			      (double)r->end_ns / 1e9, "interrupted", rp_cli_stop != 0, "received",
 			      (json_int_t)r->received, "offered", (json_int_t)s->offered, "kinds", kinds, "kept",
 			      (json_int_t)s->kept, "filtered_out", (json_int_t)s->filtered_out, "sampled_out",
 			      (json_int_t)s->sampled_out, "dropped", (json_int_t)s->dropped, "port_missed",
@@ -343,7 +335,7 @@ static void report_text(const struct capture_run *r)
 {
 	const struct rp_capture_stats *s = &r->final;
 	printf("roceprobe capture: %s (%s), %.3f s%s\n", r->port.name, r->port.driver, (double)r->end_ns / 1e9,
-	       stop_requested ? " (interrupted)" : "");
+	       rp_cli_stop ? " (interrupted)" : "");
 	printf("frames %" PRIu64 ":", s->offered);
 	for (unsigned k = 0; k < RP_CAPK_COUNT; k++)
 		printf(" %s %" PRIu64 "%s", rp_capture_kind_name(k), s->kind[k], k + 1 < RP_CAPK_COUNT ? "," : "");
@@ -404,8 +396,7 @@ int rp_cmd_capture(int argc, char **argv)
 		teardown(&r);
 		return rc;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	rp_cli_catch_stop();
 	rx_loop(&r, &o);
 	rc = finish(&r, &o);
 	teardown(&r);

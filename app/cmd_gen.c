@@ -26,14 +26,6 @@ struct gen_opts {
 	bool allow_pause_storm;
 };
 
-static volatile bool stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = true;
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe gen PROFILE [options]\n"
@@ -165,7 +157,7 @@ static void report_json(const struct rp_session *r)
 		}
 	}
 	json_t *o = json_pack("{s:s, s:s, s:I, s:b, s:o, s:o}", "schema", "roceprobe.gen/1", "profile",
-			      r->prof->name, "elapsed_ns", (json_int_t)end, "interrupted", stop_requested, "ports",
+			      r->prof->name, "elapsed_ns", (json_int_t)end, "interrupted", rp_cli_stop, "ports",
 			      ports, "flows", flows);
 	json_dumpf(o, stdout, JSON_PRESERVE_ORDER | JSON_INDENT(1));
 	fputc('\n', stdout);
@@ -175,7 +167,7 @@ static void report_json(const struct rp_session *r)
 static void report_text(const struct rp_session *r)
 {
 	uint64_t end = r->g.end_ns;
-	printf("roceprobe gen: %s, %.3f s%s\n", r->prof->name, (double)end / 1e9, stop_requested ? " (interrupted)" : "");
+	printf("roceprobe gen: %s, %.3f s%s\n", r->prof->name, (double)end / 1e9, rp_cli_stop ? " (interrupted)" : "");
 	printf("%-10s %-16s %14s %16s %9s %10s %8s %s\n", "host", "port", "tx packets", "tx bytes", "Mpps",
 	       "Gbit/s L1", "PFC rx", "paused ns by prio");
 	for (unsigned i = 0; i < r->nports; i++) {
@@ -218,10 +210,9 @@ int rp_cmd_gen(int argc, char **argv)
 		rp_session_close(&r);
 		return rc;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	rp_cli_catch_stop();
 	r.g = (struct rp_dp_gen){.ports = r.tx, .n_ports = r.nports, .n_lcores = o.lcores,
-				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &stop_requested,
+				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				 .progress = rp_session_progress, .progress_arg = &r};
 	rp_dp_clock_start();
 	rp_dp_gen_run(&r.g);

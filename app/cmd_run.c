@@ -42,14 +42,6 @@ struct run_opts {
 	uint64_t bin_ns;
 };
 
-static volatile bool stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = true;
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe run PROFILE -o DIR [options]\n"
@@ -308,7 +300,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)r->s.g.end_ns, "interrupted", stop_requested, "flows",
+				 (json_int_t)r->s.g.end_ns, "interrupted", rp_cli_stop, "flows",
 				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	char path[4096], err[512];
@@ -321,7 +313,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
-		stop_requested ? " (interrupted)" : "");
+		rp_cli_stop ? " (interrupted)" : "");
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s\n", "flow", "src", "dst", "prio",
 		"tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
@@ -418,12 +410,11 @@ int rp_cmd_run(int argc, char **argv)
 		cleanup(&r);
 		return rc;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	rp_cli_catch_stop();
 	r.started = time(NULL);
 	snapshot_xstats(&r);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
-				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &stop_requested,
+				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = rp_session_progress, .progress_arg = &r.s, .rx = &r.rx,
 				   .linger_ns = LINGER_NS + max_delay(r.s.prof)};
 	rp_dp_gen_run(&r.s.g);

@@ -76,14 +76,6 @@ struct switch_run {
 	uint64_t last_ns;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe switch --port DEVARGS --port DEVARGS [...] [options]\n"
@@ -551,7 +543,7 @@ static void poll_loop(struct switch_run *r, const struct switch_opts *o)
 	uint64_t duration_ns = (uint64_t)(o->duration_s * 1e9), next_progress = NS;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
-		if (stop_requested || (duration_ns && now >= duration_ns))
+		if (rp_cli_stop || (duration_ns && now >= duration_ns))
 			break;
 		rp_dp_switch_poll(&r->rt, now);
 		if (now >= next_progress) {
@@ -686,7 +678,7 @@ static void report_json(const struct switch_run *r)
 				"max_shared_used", (json_int_t)b.max_shared_used, "max_headroom_used",
 				(json_int_t)b.max_headroom_used, "held_pkts", (json_int_t)b.pkts);
 	json_t *j = json_pack("{s:s, s:f, s:b, s:o, s:I, s:o, s:o, s:o}", "schema", "roceprobe.switch/1", "elapsed_s",
-			      (double)r->end_ns / 1e9, "interrupted", stop_requested != 0, "config", config_json(r),
+			      (double)r->end_ns / 1e9, "interrupted", rp_cli_stop != 0, "config", config_json(r),
 			      "drops", (json_int_t)all, "drops_by_reason", drops_json(drops), "buffer", buf, "ports",
 			      ports);
 	json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
@@ -739,7 +731,7 @@ static void report_text(const struct switch_run *r)
 	rp_switch_buffer_stats(r->sw, &b);
 	printf("roceprobe switch: %u ports at %s, buffer %s, %.3f s%s\n", r->rt.nports,
 	       rp_format_bps(r->cfg.port[0].rate_bps, sp, sizeof(sp)), rp_format_size(r->cfg.buffer_bytes, bf, sizeof(bf)),
-	       (double)r->end_ns / 1e9, stop_requested ? " (interrupted)" : "");
+	       (double)r->end_ns / 1e9, rp_cli_stop ? " (interrupted)" : "");
 	for (unsigned p = 0; p < r->rt.nports; p++)
 		text_port(r, p);
 	printf("drops %" PRIu64 "; buffer max shared %" PRIu64 " B, max headroom %" PRIu64 " B, frames held at stop %" PRIu64
@@ -776,8 +768,7 @@ int rp_cmd_switch(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct switch_run r;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	rp_cli_catch_stop();
 	rc = start(&r, &o);
 	if (rc != 0) {
 		teardown(&r);

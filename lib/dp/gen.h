@@ -3,6 +3,7 @@
 #ifndef RP_DP_GEN_H
 #define RP_DP_GEN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,7 +46,7 @@ struct rp_dp_gen {
 	unsigned n_ports;
 	unsigned n_lcores;
 	uint64_t duration_ns; /* 0: until every source is done; else exactly this long */
-	volatile bool *stop;  /* set from a signal handler */
+	volatile sig_atomic_t *stop; /* set from a signal handler */
 	/* Called on the main lcore about once a second. */
 	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 	void *progress_arg;
