@@ -18,9 +18,6 @@
 # Under TCG a median is tens of milliseconds: only the ratio between the tools means anything.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-run=$repo/tools/rxe-vm/run.sh
 roceprobe=${1:?usage: ep.sh PATH/TO/roceprobe}
 start=$(date +%s)
 iters=200
@@ -32,14 +29,9 @@ fail() {
 	echo "vm-ep: FAIL: $*; logs kept in $work/out" >&2
 	exit 1
 }
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# sch_netem.ko of exactly the VM's kernel, from the cached kernel package.
-"$repo/tools/rxe-vm/build-initramfs.sh" --quiet >/dev/null
-cache=${RXE_VM_DIR:-$repo/build/rxe-vm}
-kdeb=$(ls "$cache"/debs/linux-image-*.deb | head -n 1)
-dpkg-deb --fsys-tarfile "$kdeb" | tar -x -C "$work" --wildcards './lib/modules/*/kernel/net/sched/sch_netem.ko'
-netem=$(find "$work/lib" -name sch_netem.ko | head -n 1)
-[ -n "$netem" ] || fail "no sch_netem.ko in $kdeb"
+netem=$(vm_netem_module)
 tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 
 cat >"$work/server.sh" <<EOF
@@ -62,15 +54,7 @@ roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4K -n 100 --ack
 echo client done
 EOF
 
-rc=0
-"$run" --vms 2 --job0 "$work/server.sh" --job1 "$work/client.sh" --extra "$roceprobe" --extra "$netem" \
-	--extra "$tc_bin" --timeout 420 --out "$work/out" || rc=$?
-if [ "$rc" != 0 ]; then
-	for f in "$work"/out/vm*/{stdout,stderr,pt-lat.txt,ep-*.txt}; do
-		[ -s "$f" ] && { echo "== $f"; tail -n 30 "$f"; }
-	done >&2
-	fail "run.sh exited $rc"
-fi
+vm_run_pair --extra "$roceprobe" --extra "$netem" --extra "$tc_bin" --timeout 420
 
 # The checks, on the result files the VMs wrote.
 /usr/bin/python3 - "$work/out" "$iters" <<'PY' || fail "see above"

@@ -16,8 +16,6 @@
 # same path: only the way they were connected differs; TCG jitter is large, hence the factor).
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-run=$here/../../tools/rxe-vm/run.sh
 roceprobe=${1:?usage: ep_cm.sh PATH/TO/roceprobe}
 start=$(date +%s)
 iters=200
@@ -29,6 +27,7 @@ fail() {
 	echo "vm-ep-cm: FAIL: $*; logs kept in $work/out" >&2
 	exit 1
 }
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cat >"$work/server.sh" <<'JOB'
 for r in lat-tcp lat-cm bw-cm; do
@@ -45,15 +44,7 @@ roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" --mode bw --size 16K -n 50 
 echo client done
 JOB
 
-rc=0
-"$run" --vms 2 --job0 "$work/server.sh" --job1 "$work/client.sh" --extra "$roceprobe" --timeout 300 \
-	--out "$work/out" || rc=$?
-if [ "$rc" != 0 ]; then
-	for f in "$work"/out/vm*/{stdout,stderr,*.txt}; do
-		[ -s "$f" ] && { echo "== $f"; tail -n 30 "$f"; }
-	done >&2
-	fail "run.sh exited $rc"
-fi
+vm_run_pair --extra "$roceprobe" --timeout 300
 grep -h "connected by rdma_cm" "$work/out/vm1/lat-cm.txt" | sed 's/^/vm-ep-cm: /'
 
 /usr/bin/python3 - "$work/out" "$iters" <<'PY' || fail "see above"

@@ -25,8 +25,6 @@
 # samples + lost == 100 and lost > 0.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-run=$here/../../tools/rxe-vm/run.sh
 roceprobe=${1:?usage: ep_ud.sh PATH/TO/roceprobe}
 start=$(date +%s)
 iters=200
@@ -38,14 +36,9 @@ fail() {
 	echo "vm-ep-ud: FAIL: $*; logs kept in $work/out" >&2
 	exit 1
 }
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# sch_netem.ko of exactly the VM's kernel, from the cached kernel package (as tests/vm/ep.sh).
-"$here/../../tools/rxe-vm/build-initramfs.sh" --quiet >/dev/null
-cache=${RXE_VM_DIR:-$here/../../build/rxe-vm}
-kdeb=$(ls "$cache"/debs/linux-image-*.deb | head -n 1)
-dpkg-deb --fsys-tarfile "$kdeb" | tar -x -C "$work" --wildcards './lib/modules/*/kernel/net/sched/sch_netem.ko'
-netem=$(find "$work/lib" -name sch_netem.ko | head -n 1)
-[ -n "$netem" ] || fail "no sch_netem.ko in $kdeb"
+netem=$(vm_netem_module)
 tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 
 cat >"$work/server.sh" <<JOB
@@ -74,16 +67,7 @@ roceprobe ep --client 10.9.0.1 --ud --dev "\$RP_DEV" -n 100 --ud-timeout 0.2 -o 
 echo client done
 JOB
 
-rc=0
-"$run" --vms 2 --job0 "$work/server.sh" --job1 "$work/client.sh" --extra "$roceprobe" --extra "$netem" \
-	--extra "$tc_bin" --timeout 105 \
-	--out "$work/out" || rc=$?
-if [ "$rc" != 0 ]; then
-	for f in "$work"/out/vm*/{stdout,stderr,*.txt}; do
-		[ -s "$f" ] && { echo "== $f"; tail -n 30 "$f"; }
-	done >&2
-	fail "run.sh exited $rc"
-fi
+vm_run_pair --extra "$roceprobe" --extra "$netem" --extra "$tc_bin" --timeout 105
 sed -n '1,4p' "$work/out/vm1/lat-ud.txt" | sed 's/^/vm-ep-ud: /'
 
 /usr/bin/python3 - "$work/out" "$iters" <<'PY' || fail "see above"
