@@ -1,8 +1,13 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "profile/units.h"
+#include "report/outdir.h"
 
 int rp_cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -32,4 +37,36 @@ void rp_cli_catch_stop(void)
 {
 	signal(SIGINT, on_stop_signal);
 	signal(SIGTERM, on_stop_signal);
+}
+
+int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double max_s, double *seconds)
+{
+	char *end;
+	uint64_t ns;
+	double s = strtod(arg, &end);
+	if (end == arg || *end) /* not a bare number of seconds: 500ms, 1s, 20us */
+		s = rp_parse_duration(arg, &ns) == 0 ? (double)ns / 1e9 : -1;
+	if (!(s > 0) || s > max_s)
+		return rp_cli_error(cmd, "%s: expected seconds (2, 0.5) or a duration (500ms, 1s), > 0 and at most %g s, got '%s'",
+				    flag, max_s, arg);
+	*seconds = s;
+	return 0;
+}
+
+int rp_cli_outdir(const char *cmd, const char *dir, bool force)
+{
+	char err[4600];
+	return rp_outdir_prepare(dir, force, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
+}
+
+int rp_cli_outdir_check(const char *cmd, const char *dir, bool force)
+{
+	char err[4600];
+	return rp_outdir_check(dir, force, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
+}
+
+int rp_cli_out_parents(const char *cmd, const char *file)
+{
+	char err[4600];
+	return rp_outdir_mkparents(file, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
 }

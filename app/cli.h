@@ -17,6 +17,17 @@ extern volatile sig_atomic_t rp_cli_stop;
 void rp_cli_catch_stop(void);
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
+/* A --duration value: seconds (2, 0.5) or a duration as profiles write it
+ * (500ms, 1s, 20us: lib/profile's rp_parse_duration), > 0 and <= max_s.
+ * 0, or the error line's exit code. */
+int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double max_s, double *seconds);
+/* The -o directory made ready for a run (parents made; a non-empty one
+ * refused unless force, see lib/report/outdir.h). 0 or the error's exit code. */
+int rp_cli_outdir(const char *cmd, const char *dir, bool force);
+/* Only the refusal of rp_cli_outdir, nothing made: before a slow setup. */
+int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
+/* The parent directories of an output file (-w FILE, tx_pcap=FILE) made. */
+int rp_cli_out_parents(const char *cmd, const char *file);
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_decode(int argc, char **argv);

@@ -68,7 +68,7 @@ static void usage(FILE *out)
 	      "  --rotate-size SIZE  start a new file before one passes SIZE bytes (suffix k,\n"
 	      "                      M, G: powers of 1024)\n"
 	      "  --rotate-files N    with --rotate-size: keep the newest N files, delete older\n"
-	      "  --duration S        stop after S seconds\n"
+	      "  --duration S        stop after S seconds (or 500ms, 2s, ...)\n"
 	      "  --count N           stop after N frames received\n"
 	      "  --ring N            frames buffered between the port and the writer\n"
 	      "                      (default 65536)\n"
@@ -136,7 +136,6 @@ static int parse_filter(const char *s, enum rp_capture_filter *f)
 static int parse_one(int c, const char *arg, struct capture_opts *o)
 {
 	unsigned long long v;
-	char *end;
 	switch (c) {
 	case 'p': o->port = arg; return 0;
 	case 'w': o->path = arg; return 0;
@@ -172,11 +171,7 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 			return rp_cli_error("capture", "--ring: expected 2..67108864, got '%s'", arg);
 		o->cfg.ring_size = (unsigned)v;
 		return 0;
-	case 'd':
-		o->duration_s = strtod(arg, &end);
-		if (*end || end == arg || !(o->duration_s > 0) || o->duration_s > 1e9)
-			return rp_cli_error("capture", "--duration: expected seconds > 0, got '%s'", arg);
-		return 0;
+	case 'd': return rp_cli_duration("capture", "--duration", arg, 1e9, &o->duration_s);
 	default:
 		return rp_cli_error("capture", "bad option (try 'roceprobe capture --help')");
 	}

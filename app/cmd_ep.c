@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report/outdir.h"
 #include "report/result.h"
 #include "verbs/ep.h"
 #include "verbs/ep_json.h"
@@ -241,13 +242,10 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		}
 		case 'a': a->sweep = true; break;
 		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); a->have_iters = true; break;
-		case 'D': {
-			char *end;
-			a->duration_s = strtod(arg, &end);
-			if (*end || a->duration_s <= 0 || a->duration_s > 86400)
-				return rp_cli_error("ep", "--duration %s: want seconds (0 < S <= 86400)", arg);
+		case 'D':
+			if (rp_cli_duration("ep", "--duration", arg, 86400, &a->duration_s))
+				return RP_EXIT_USAGE;
 			break;
-		}
 		case 'q': UINT_OPT("qps", RP_MAX_QP, c->nqp); break;
 		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); a->have_tx = true; break;
 		case 'r': UINT_OPT("rx-depth", 16384, c->rx_depth); break;
@@ -456,9 +454,8 @@ static int write_outputs(const struct ep_args *a, const struct rp_ep_report *rep
 	}
 	if (a->outdir) {
 		char path[4096], err[256];
-		mkdir(a->outdir, 0777);
 		snprintf(path, sizeof(path), "%s/result.json", a->outdir);
-		if (rp_report_write_atomic(path, root, err, sizeof(err)))
+		if (rp_outdir_mkdirs(a->outdir, err, sizeof(err)) || rp_report_write_atomic(path, root, err, sizeof(err)))
 			rc = rp_cli_error("ep", "%s", err);
 	}
 	json_decref(root);

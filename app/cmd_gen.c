@@ -36,7 +36,8 @@ static void usage(FILE *out)
 	      "Like a NIC it honours PFC and PAUSE received on the port: paused priorities stop\n"
 	      "for quanta x 512 bit times at the host's speed, and paused time is counted.\n"
 	      "\n"
-	      "  --duration S          stop after S seconds (default: when every flow is done)\n"
+	      "  --duration S          stop after S seconds, or 500ms, 2s... (default: when\n"
+	      "                        every flow is done)\n"
 	      "  --set KEY=VALUE       override a profile key, e.g. --set traffic.0.rate=10G\n"
 	      "  --eal \"ARGS\"          extra DPDK EAL arguments (ports come from the profile;\n"
 	      "                        \"-l N\" picks the cores, default 0..lcores-1)\n"
@@ -67,9 +68,8 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	while ((c = getopt_long(argc, argv, "d:s:e:l:jAh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o->duration_s = strtod(optarg, &end);
-			if (*end || o->duration_s <= 0)
-				return rp_cli_error("gen", "--duration: expected seconds > 0, got '%s'", optarg);
+			if (rp_cli_duration("gen", "--duration", optarg, 1e7, &o->duration_s))
+				return RP_EXIT_USAGE;
 			break;
 		case 's':
 			if (o->nsets == MAX_SETS)

@@ -29,7 +29,7 @@ struct lab_opts {
 	size_t nsets;
 	const char *sweep[MAX_SWEEP];
 	size_t nsweep;
-	bool capture, quiet, allow_pause_storm;
+	bool capture, quiet, allow_pause_storm, force;
 	unsigned snaplen;
 	uint64_t bin_ns;
 };
@@ -49,7 +49,10 @@ static void usage(FILE *out)
 	      "Writes DIR/result.json (\"schema\":\"roceprobe.result/1\", \"kind\":\"lab\"),\n"
 	      "DIR/summary.txt, DIR/qdepth.csv and with --capture DIR/capture-HOST.pcap.\n"
 	      "\n"
-	      "  -o, --out DIR          result directory (created)\n"
+	      "  -o, --out DIR          result directory (created with its parents; refused\n"
+	      "                         when not empty, unless --force)\n"
+	      "  --force                reuse a non-empty DIR: its roceprobe files (result,\n"
+	      "                         summary, captures, plots, sweep points) are removed first\n"
 	      "  --set KEY=VALUE        override a profile key (fabric.pfc.xoff=200KiB)\n"
 	      "  --sweep KEY=V1,V2,...  one run per value (several --sweep: the grid); writes\n"
 	      "                         DIR/sweep.csv, DIR/sweep.json and DIR/point-N/ per run\n"
@@ -81,7 +84,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		{"sweep", required_argument, NULL, 'w'},  {"capture", no_argument, NULL, 'c'},
 		{"snaplen", required_argument, NULL, 'n'}, {"bin-us", required_argument, NULL, 'b'},
 		{"allow-pause-storm", no_argument, NULL, 'A'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"force", no_argument, NULL, 'F'},        {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct lab_opts){.bin_ns = 100000};
 	int c, rc = 0;
@@ -106,6 +110,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'n': rc = parse_num("--snaplen", optarg, 64, 65535, &v); o->snaplen = (unsigned)v; break;
 		case 'b': rc = parse_num("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
+		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("lab", "bad option (try 'roceprobe lab --help')");
@@ -121,13 +126,10 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	return 0;
 }
 
-static int make_dir(const char *dir)
+/* A sweep's point-N directories are made inside an -o that was prepared. */
+static int make_dir(const char *dir, bool force)
 {
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return rp_cli_error("lab", "cannot create %s: %s", dir, strerror(errno));
-	if (access(dir, W_OK) != 0)
-		return rp_cli_error("lab", "cannot write into %s: %s", dir, strerror(errno));
-	return 0;
+	return rp_cli_outdir("lab", dir, force);
 }
 
 static double wall_s(void)
@@ -348,7 +350,7 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	/* The profile is checked before dir is made: bad input leaves nothing behind. */
 	int rc = one_load(&r, o);
 	if (rc == 0)
-		rc = make_dir(dir);
+		rc = make_dir(dir, o->force);
 	if (rc == 0)
 		rc = one_setup(&r, o, dir, &pg);
 	if (rc == 0) {
@@ -411,18 +413,46 @@ static void csv_row(FILE *f, const struct axis *ax, size_t nax, const size_t *id
 		h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes, h->end_ns);
 }
 
+/* The point's --set KEY=VALUE strings appended to o->sets (o->nsets restored by the caller). */
+static void point_sets(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx,
+		       char sets[MAX_SWEEP][1200], json_t *at)
+{
+	for (size_t k = 0; k < nax; k++) {
+		int n = snprintf(sets[k], sizeof(sets[k]), "%.127s=", ax[k].key);
+		snprintf(sets[k] + n, sizeof(sets[k]) - (size_t)n, "%.1000s", ax[k].vals[idx[k]]);
+		o->sets[o->nsets++] = sets[k];
+		if (at)
+			json_object_set_new(at, ax[k].key, json_string(ax[k].vals[idx[k]]));
+	}
+}
+
+/* The profile with this point's values loads and plans: checked for every
+ * point before the first one runs, so a bad value leaves nothing behind. */
+static int sweep_check(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx)
+{
+	char sets[MAX_SWEEP][1200];
+	size_t base = o->nsets;
+	struct one r = {0};
+	point_sets(o, ax, nax, idx, sets, NULL);
+	int rc = one_load(&r, o);
+	if (rc == 0) { /* the fabric is built too (its limits are checked there), no files */
+		char err[RP_PROFILE_ERR_LEN];
+		struct rp_lab_opts lo = {.bin_ns = o->bin_ns};
+		if (!(r.lab = rp_lab_create(r.prof, &r.plan, &lo, err, sizeof(err))))
+			rc = rp_cli_error("lab", "%s", err);
+	}
+	one_free(&r);
+	o->nsets = base;
+	return rc;
+}
+
 static int sweep_point(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
 		       struct rp_lab_headline *h, json_t *rows)
 {
 	char sets[MAX_SWEEP][1200], dir[4096];
 	size_t base = o->nsets;
 	json_t *at = json_object();
-	for (size_t k = 0; k < nax; k++) {
-		int n = snprintf(sets[k], sizeof(sets[k]), "%.127s=", ax[k].key);
-		snprintf(sets[k] + n, sizeof(sets[k]) - (size_t)n, "%.1000s", ax[k].vals[idx[k]]);
-		o->sets[o->nsets++] = sets[k];
-		json_object_set_new(at, ax[k].key, json_string(ax[k].vals[idx[k]]));
-	}
+	point_sets(o, ax, nax, idx, sets, at);
 	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
 	if (!o->quiet)
 		fprintf(stderr, "lab: sweep point %zu: %s\n", point, dir);
@@ -461,13 +491,18 @@ static int run_sweep(struct lab_opts *o)
 	static struct axis ax[MAX_SWEEP];
 	size_t idx[MAX_SWEEP] = {0}, points = 1, point = 0;
 	char path[4096];
-	int rc = make_dir(o->out);
+	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < o->nsweep; k++) {
 		rc = parse_axis(o->sweep[k], &ax[k]);
 		points *= ax[k].n;
 	}
 	if (rc == 0 && points > MAX_POINTS)
 		rc = rp_cli_error("lab", "--sweep: %zu points; at most %d", points, MAX_POINTS);
+	do
+		rc = rc ? rc : sweep_check(o, ax, o->nsweep, idx);
+	while (rc == 0 && next_index(idx, ax, o->nsweep));
+	if (rc == 0)
+		rc = make_dir(o->out, o->force);
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s/sweep.csv", o->out);

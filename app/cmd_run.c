@@ -36,6 +36,7 @@ struct run_opts {
 	const char *eal;
 	bool allow_pause_storm;
 	bool capture;
+	bool force;
 	unsigned snaplen;
 	enum rp_capture_filter filter;
 	unsigned sample;
@@ -56,8 +57,11 @@ static void usage(FILE *out)
 	      "\"schema\":\"roceprobe.result/1\"), DIR/summary.txt and with --capture\n"
 	      "DIR/capture-HOST.pcap per port (its TX and RX, nanosecond timestamps).\n"
 	      "\n"
-	      "  -o, --out DIR          result directory (created)\n"
-	      "  --duration S           stop after S seconds (default: when every flow is done)\n"
+	      "  -o, --out DIR          result directory (created with its parents; refused\n"
+	      "                         when not empty, unless --force)\n"
+	      "  --force                reuse a non-empty DIR: its roceprobe files are removed\n"
+	      "  --duration S           stop after S seconds or 500ms, 2s... (default: when\n"
+	      "                         every flow is done)\n"
 	      "  --set KEY=VALUE        override a profile key\n"
 	      "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
 	      "  --capture              write DIR/capture-HOST.pcap for every port\n"
@@ -68,7 +72,7 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
-	      "Example: roceprobe run profiles/loss-probe.yaml -o results/loss\n",
+	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
 
@@ -103,21 +107,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"capture", no_argument, NULL, 'c'},        {"snaplen", required_argument, NULL, 'n'},
 		{"capture-filter", required_argument, NULL, 'f'}, {"sample", required_argument, NULL, 'S'},
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
 	int c, rc = 0;
 	unsigned long v;
-	char *end;
 	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:Ah", opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:AFh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
-		case 'd':
-			o->duration_s = strtod(optarg, &end);
-			if (*end || o->duration_s <= 0)
-				rc = rp_cli_error("run", "--duration: expected seconds > 0, got '%s'", optarg);
-			break;
+		case 'd': rc = rp_cli_duration("run", "--duration", optarg, 1e7, &o->duration_s); break;
 		case 's':
 			if (o->nsets == MAX_SETS)
 				return rp_cli_error("run", "at most %d --set options", MAX_SETS);
@@ -130,6 +130,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		case 'S': rc = parse_uint("--sample", optarg, 1, 1000000, &v); o->sample = (unsigned)v; break;
 		case 'b': rc = parse_uint("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
+		case 'F': o->force = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -155,15 +156,6 @@ struct run {
 	unsigned nxstats[RP_DP_MAX_PORTS];
 	time_t started;
 };
-
-static int make_dir(const char *dir)
-{
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return rp_cli_error("run", "cannot create %s: %s", dir, strerror(errno));
-	if (access(dir, W_OK) != 0)
-		return rp_cli_error("run", "cannot write into %s: %s", dir, strerror(errno));
-	return 0;
-}
 
 static uint64_t max_delay(const struct rp_profile *p)
 {
@@ -399,9 +391,11 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1};
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
-	rc = rp_session_open(&r.s, "run", o.profile, &so);
+	rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
-		rc = make_dir(o.out);
+		rc = rp_session_open(&r.s, "run", o.profile, &so);
+	if (rc == 0)
+		rc = rp_cli_outdir("run", o.out, o.force);
 	if (rc == 0) {
 		rp_dp_clock_start();
 		rc = setup_rx(&r, &o);

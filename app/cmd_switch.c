@@ -115,7 +115,7 @@ static void usage(FILE *out)
 	      "  --mac-learn         learn source MACs (a MAC that moves is moved)\n"
 	      "  --no-flood          drop unknown unicast (counted as no_route) instead of\n"
 	      "                      flooding it\n"
-	      "  --duration S        stop after S seconds\n"
+	      "  --duration S        stop after S seconds (or 500ms, 2s, ...)\n"
 	      "  --capture FILE      per port, its RX and TX to FILE-pN.pcap (N = port index)\n"
 	      "  --eal \"ARGS\"        extra DPDK EAL arguments\n"
 	      "  --cpu N             the CPU the poller runs on (default: the highest one the\n"
@@ -260,7 +260,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 			return RP_EXIT_USAGE;
 		o->max_frame = (uint32_t)v;
 		return 0;
-	case 'd': return parse_num("--duration", arg, 1e-6, 1e9, &o->duration_s);
+	case 'd': return rp_cli_duration("switch", "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
 		if (parse_num("--cpu", arg, 0, CPU_SETSIZE - 1, &v))

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "report/outdir.h"
 #include "wire/bth.h"
 #include "wire/eth.h"
 #include "wire/ext.h"
@@ -741,7 +742,7 @@ static int check_cfg(const struct rp_capture_cfg *cfg, char *err, size_t errlen)
 
 struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, size_t errlen)
 {
-	if (check_cfg(cfg, err, errlen) != 0)
+	if (check_cfg(cfg, err, errlen) != 0 || rp_outdir_mkparents(cfg->path, err, errlen) != 0)
 		return NULL;
 	/* rte_zmalloc: the stripes must really be cache-line aligned. */
 	struct rp_capture *c = rte_zmalloc("rp_capture", sizeof(*c), RTE_CACHE_LINE_SIZE);

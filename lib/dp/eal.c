@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "report/outdir.h"
 
 #define MAX_ARGS 256
 
@@ -62,6 +63,23 @@ static int push(char **argv, int *argc, const char *s)
 	return 0;
 }
 
+/* net_pcap's tx_pcap=FILE: its directory made like -o's, or the PMD fails
+ * with a message that blames itself. */
+static int make_pcap_parents(const char *devargs, char *err, size_t errlen)
+{
+	for (const char *p = strstr(devargs, "tx_pcap="); p; p = strstr(p + 1, "tx_pcap=")) {
+		char file[4096];
+		size_t n = strcspn(p + 8, ",");
+		if (n >= sizeof(file))
+			n = sizeof(file) - 1;
+		memcpy(file, p + 8, n);
+		file[n] = '\0';
+		if (rp_outdir_mkparents(file, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 {
 	static char *argv[MAX_ARGS];
@@ -93,6 +111,8 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 			continue;
 		bool pci = is_pci(o->devargs[i]);
 		any_pci |= pci;
+		if (make_pcap_parents(o->devargs[i], err, errlen) != 0)
+			return -1;
 		push(argv, &argc, pci ? "-a" : "--vdev");
 		push(argv, &argc, o->devargs[i]);
 	}

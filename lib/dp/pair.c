@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "dp.h"
+#include "profile/profile.h"
 
 #define PAIR_RING_SIZE 4096
 
 bool rp_dp_is_pair(const char *devargs)
 {
-	return strncmp(devargs, "pair:", 5) == 0;
+	char link[RP_PAIR_LINK_MAX + 1];
+	int side;
+	return rp_pair_parse(devargs, link, &side) != 0;
 }
 
 static struct rte_ring *pair_ring(const char *link, int from, char *err, size_t errlen)
@@ -31,16 +34,12 @@ static struct rte_ring *pair_ring(const char *link, int from, char *err, size_t 
 
 int rp_dp_pair_create(const char *devargs, uint16_t *port_id, char *err, size_t errlen)
 {
-	char link[64];
+	char link[RP_PAIR_LINK_MAX + 1];
 	int side;
-	const char *colon = strrchr(devargs, ':');
-	size_t n = colon ? (size_t)(colon - devargs - 5) : 0;
-	if (!colon || n == 0 || n >= sizeof(link) || sscanf(colon + 1, "%d", &side) != 1 || side < 0 || side > 1) {
+	if (rp_pair_parse(devargs, link, &side) != 1) { /* the profile checked it already */
 		snprintf(err, errlen, "port '%s': expected pair:LINK:0 or pair:LINK:1", devargs);
 		return -1;
 	}
-	memcpy(link, devargs + 5, n);
-	link[n] = '\0';
 	struct rte_ring *to_peer = pair_ring(link, side, err, errlen);
 	struct rte_ring *from_peer = pair_ring(link, !side, err, errlen);
 	if (!to_peer || !from_peer)

@@ -27,6 +27,37 @@ static bool pci_like(const char *s)
 	return (colons == 1 || colons == 2) && dots == 1;
 }
 
+/* A host's MAC is a unicast source address, and no two hosts share a MAC or
+ * an IP address: a frame to either would reach both, or neither. */
+static int host_addr_unique(struct rp_vctx *c, const struct rp_node *map, const char *path, const struct rp_host *h)
+{
+	char key[RP_PATH_MAX], s[40];
+	const struct rp_node *mac = rp_node_get(map, "mac");
+	rp_path_key(key, path, "mac");
+	rp_mac_format(h->mac, s);
+	if (h->mac[0] & 1)
+		return rp_verr(c, &mac->pos, key, "expected a unicast MAC (first byte even, like 02:...), got multicast '%s'", s);
+	if (!(h->mac[0] | h->mac[1] | h->mac[2] | h->mac[3] | h->mac[4] | h->mac[5]))
+		return rp_verr(c, &mac->pos, key, "expected a unicast MAC like 02:00:00:00:00:01, got 00:00:00:00:00:00");
+	for (size_t i = 0; i < c->prof->nhosts; i++) {
+		const struct rp_host *o = &c->prof->hosts[i];
+		if (!memcmp(o->mac, h->mac, 6))
+			return rp_verr(c, &mac->pos, key, "MAC %s is also hosts[%zu]'s (%s); every host needs its own", s, i,
+				       o->name);
+		if (h->has_ipv4 && o->has_ipv4 && o->ipv4 == h->ipv4) {
+			rp_path_key(key, path, "ipv4");
+			return rp_verr(c, &rp_node_get(map, "ipv4")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
+				       i, o->name);
+		}
+		if (h->has_ipv6 && o->has_ipv6 && !memcmp(o->ipv6, h->ipv6, 16)) {
+			rp_path_key(key, path, "ipv6");
+			return rp_verr(c, &rp_node_get(map, "ipv6")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
+				       i, o->name);
+		}
+	}
+	return 0;
+}
+
 static int host_addr(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
 {
 	char key[RP_PATH_MAX];
@@ -60,6 +91,40 @@ static int host_addr(struct rp_vctx *c, const struct rp_node *map, const char *p
 	}
 	if (!h->has_ipv4 && !h->has_ipv6)
 		return rp_verr(c, &map->pos, path, "a host needs an ipv4 or an ipv6 address (or both)");
+	return host_addr_unique(c, map, path, h);
+}
+
+int rp_pair_parse(const char *devargs, char link[RP_PAIR_LINK_MAX + 1], int *side)
+{
+	if (strncmp(devargs, "pair:", 5) != 0)
+		return 0;
+	const char *name = devargs + 5, *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) : 0;
+	if (n == 0 || n > RP_PAIR_LINK_MAX || (colon[1] != '0' && colon[1] != '1') || colon[2] != '\0')
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '-' && name[i] != '_')
+			return -1;
+	memcpy(link, name, n);
+	link[n] = '\0';
+	*side = colon[1] - '0';
+	return 1;
+}
+
+/* A pair: end is well formed and no other host has it. */
+static int host_pair(struct rp_vctx *c, const struct rp_node *port, const char *key, const struct rp_host *h)
+{
+	char link[RP_PAIR_LINK_MAX + 1];
+	int side;
+	int k = rp_pair_parse(h->port, link, &side);
+	if (k < 0)
+		return rp_verr(c, &port->pos, key,
+			       "expected pair:LINK:0 or pair:LINK:1 (LINK: 1 to %d letters, digits, - or _), got '%s'",
+			       RP_PAIR_LINK_MAX, h->port);
+	for (size_t i = 0; k > 0 && i < c->prof->nhosts; i++)
+		if (!strcmp(c->prof->hosts[i].port, h->port))
+			return rp_verr(c, &port->pos, key, "'%s' is already hosts[%zu]'s port; each end of a pair link has one host",
+				       h->port, i);
 	return 0;
 }
 
@@ -79,6 +144,8 @@ static int host_port(struct rp_vctx *c, const struct rp_node *map, const char *p
 		if (strlen(s) >= sizeof(h->port))
 			return rp_verr(c, &port->pos, key, "devargs longer than %zu characters", sizeof(h->port) - 1);
 		strcpy(h->port, s);
+		if (host_pair(c, port, key, h))
+			return -1;
 	}
 	if (pci) {
 		rp_path_key(key, path, "pci");

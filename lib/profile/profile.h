@@ -190,6 +190,13 @@ struct rp_profile *rp_profile_load_string(const char *name, const char *text, co
 void rp_profile_free(struct rp_profile *p);
 
 int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+
+/* An in-process link end, "pair:LINK:0" or "pair:LINK:1": LINK is 1 to
+ * RP_PAIR_LINK_MAX letters, digits, '-' or '_'. Returns 1 and fills link and
+ * side for a well-formed one, 0 for devargs that are not "pair:...", -1 for a
+ * malformed "pair:...". The one rule `plan` and `run` both apply. */
+#define RP_PAIR_LINK_MAX 20
+int rp_pair_parse(const char *devargs, char link[RP_PAIR_LINK_MAX + 1], int *side);
 /* The built-in defaults (before a profile's `defaults:` section). */
 void rp_flow_params_init(struct rp_flow_params *fp);
 /* The priority a flow's packets are paused by: pcp, or dscp >> 3. */

@@ -36,7 +36,7 @@ traffic:
 
 
 def run(tmp, text, *args):
-    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    path, out = os.path.join(tmp, "p.yaml"), tempfile.mkdtemp(prefix="out-", dir=tmp)  # a fresh -o per run
     with open(path, "w") as f:
         f.write(text)
     p = subprocess.run([ROCEPROBE, "run", path, "-o", out, *args], capture_output=True, text=True, timeout=300)

@@ -191,6 +191,25 @@ static const struct bad_case {
 	 "bad.yaml:2:5: key 'hosts[0]': a host needs an ipv4 or an ipv6 address (or both)"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.300}\ntraffic: []\n",
 	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1, got '10.0.0.300'"},
+	/* One address per host, unicast MACs, one host per pair: end (issue 9, item 19). */
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.2}\ntraffic: []\n",
+	 "bad.yaml:3:21: key 'hosts[1].mac': MAC 02:00:00:00:00:01 is also hosts[0]'s (h0); every host needs its own"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.1}\ntraffic: []\n",
+	 "bad.yaml:3:48: key 'hosts[1].ipv4': address is also hosts[0]'s (h0); every host needs its own"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv6: fd00::1}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv6: \"fd00:0::1\"}\ntraffic: []\n",
+	 "bad.yaml:3:48: key 'hosts[1].ipv6': address is also hosts[0]'s (h0); every host needs its own"},
+	{"hosts:\n  - {name: h0, mac: \"03:00:00:00:00:01\", ipv4: 10.0.0.1}\ntraffic: []\n",
+	 "bad.yaml:2:21: key 'hosts[0].mac': expected a unicast MAC (first byte even, like 02:...), got multicast "
+	 "'03:00:00:00:00:01'"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: \"pair:l0:2\"}\ntraffic: []\n",
+	 "bad.yaml:2:64: key 'hosts[0].port': expected pair:LINK:0 or pair:LINK:1 (LINK: 1 to 20 letters, digits, - or _), "
+	 "got 'pair:l0:2'"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: \"pair:l0:0\"}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: \"pair:l0:0\"}\ntraffic: []\n",
+	 "bad.yaml:3:64: key 'hosts[1].port': 'pair:l0:0' is already hosts[0]'s port; each end of a pair link has one host"},
 };
 
 static void test_bad_profiles(void **state)

@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""What a new user meets first: output paths, reused directories, sweeps, durations.
+
+    roceprobe lab|run|capture|gen  -o / -w / tx_pcap= under parents that do not exist yet
+                                    -> made like mkdir -p; the run's files are there
+    -o DIR that holds a run         -> refused, exit 2, one line; --force replaces
+                                       roceprobe's files and keeps the user's
+    lab --sweep with one bad value  -> exit 2 before any point runs: DIR never made
+    --duration 500ms / 1s / 2       -> accepted; 'soon' -> exit 2, one line
+
+usage: cli_check.py ROCEPROBE CASE   (CASE: lab, dpdk)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def rp(*args, timeout=120):
+    return subprocess.run([ROCEPROBE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def one_line_exit2(p, what, needle):
+    # DPDK commands say once that they run without hugepages: information, not the error.
+    lines = [ln for ln in p.stderr.strip().splitlines() if "no hugepages mounted" not in ln]
+    expect(p.returncode == 2 and len(lines) == 1 and needle in lines[0],
+           f"{what}: exit 2 and one line with '{needle}' (rc {p.returncode}, stderr {p.stderr.strip()!r})")
+
+
+SMALL = """
+hosts:
+  - {name: h1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:c:0"}
+  - {name: h2, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:c:1"}
+traffic:
+  - {name: f, pattern: flow, src: h1, dst: h2, rate: 1G, messages: 200, message_size: 1KiB, mtu: 1024}
+"""
+
+
+def case_lab(tmp):
+    incast = os.path.join(PROFILES, "incast-8to1.yaml")
+    out = os.path.join(tmp, "no", "such", "parents", "lab")
+    p = rp("lab", incast, "-o", out, "-q")
+    expect(p.returncode == 0 and os.path.isfile(os.path.join(out, "result.json")),
+           f"lab -o under missing parents: made, result.json written (rc {p.returncode} {p.stderr.strip()!r})")
+
+    p = rp("lab", incast, "-o", out, "-q")
+    one_line_exit2(p, "lab -o a directory holding a run", "--force")
+    with open(os.path.join(out, "capture-h9.pcap"), "w") as f:  # a stale capture of another run
+        f.write("old")
+    with open(os.path.join(out, "notes.txt"), "w") as f:  # the user's own file
+        f.write("mine")
+    p = rp("lab", incast, "-o", out, "-q", "--force")
+    left = sorted(os.listdir(out))
+    expect(p.returncode == 0 and left == ["notes.txt", "qdepth.csv", "result.json", "summary.txt"],
+           f"lab --force: the old capture is gone, the user's file stays ({left})")
+
+    sweep = os.path.join(tmp, "deeper", "sweep")
+    p = rp("lab", incast, "-o", sweep, "-q", "--sweep", "fabric.pfc.xoff=64KiB,banana")
+    expect(p.returncode == 2 and not os.path.exists(sweep),
+           f"sweep with a bad second value: exit 2, nothing made (rc {p.returncode}, exists {os.path.exists(sweep)})")
+    one_line_exit2(p, "sweep with a bad value", "banana")
+    p = rp("lab", incast, "-o", sweep, "-q", "--sweep", "fabric.pfc.xoff=64KiB,256KiB")
+    expect(p.returncode == 0 and os.path.isfile(os.path.join(sweep, "point-1", "result.json"))
+           and os.path.isfile(os.path.join(sweep, "sweep.csv")), "sweep under missing parents: both points written")
+    p = rp("lab", incast, "-o", sweep, "-q", "--force", "--sweep", "fabric.pfc.xoff=64KiB")
+    expect(p.returncode == 0 and not os.path.exists(os.path.join(sweep, "point-1")),
+           "sweep --force with one point: the old point-1 is gone")
+
+    # plan applies the run's rule for pair: ports.
+    path = os.path.join(tmp, "pair2.yaml")
+    with open(path, "w") as f:
+        f.write(SMALL.replace("pair:c:1", "pair:c:2"))
+    one_line_exit2(rp("plan", path), "plan with pair:c:2", "expected pair:LINK:0 or pair:LINK:1")
+
+
+def case_dpdk(tmp):
+    path = os.path.join(tmp, "small.yaml")
+    with open(path, "w") as f:
+        f.write(SMALL)
+    out = os.path.join(tmp, "a", "b", "run")
+    p = rp("run", path, "-o", out, "--capture", "--duration", "2s")
+    expect(p.returncode == 0 and all(os.path.isfile(os.path.join(out, n))
+                                     for n in ("result.json", "summary.txt", "capture-h1.pcap", "capture-h2.pcap")),
+           f"run -o under missing parents, --duration 2s: result and captures written ({p.stderr.strip()[-200:]!r})")
+    if p.returncode == 0:
+        j = json.load(open(os.path.join(out, "result.json")))
+        f = j["flows"][0]
+        expect(f["tx_packets"] == 200 and f["rx_packets"] == 200, f"run: 200 sent, 200 received ({f['tx_packets']}, {f['rx_packets']})")
+    one_line_exit2(rp("run", path, "-o", out), "run -o a directory holding a run", "--force")
+    p = rp("run", path, "-o", out, "--force", "--duration", "500ms")
+    expect(p.returncode == 0 and not os.path.exists(os.path.join(out, "capture-h1.pcap")),
+           "run --force without --capture: the previous run's captures are gone")
+    one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "x"), "--duration", "soon"), "run --duration soon", "--duration")
+    one_line_exit2(rp("gen", path, "--duration", "-1"), "gen --duration -1", "--duration")
+
+    pcap = os.path.join(tmp, "g", "h", "out.pcap")
+    p = rp("gen", path, "--duration", "1", "--set", f"hosts.0.port=net_pcap0,tx_pcap={pcap}")
+    expect(p.returncode == 0 and os.path.getsize(pcap) > 24 if os.path.exists(pcap) else False,
+           f"gen tx_pcap= under missing parents: the pcap is written ({p.stderr.strip()[-200:]!r})")
+
+    cap = os.path.join(tmp, "c", "d", "cap.pcap")
+    p = rp("capture", "--port", "net_ring0", "-w", cap, "--duration", "300ms")
+    expect(p.returncode == 0 and os.path.isfile(cap), f"capture -w under missing parents ({p.stderr.strip()[-200:]!r})")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    globals()["case_" + CASE](tmp)
+print(f"{CASE}: {len(failures)} failed")
+sys.exit(1 if failures else 0)
