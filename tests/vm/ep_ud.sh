@@ -14,8 +14,10 @@
 # records over the TCP session, and each builds an address handle toward the other (GRH with
 # our RoCE v2 GID index). Probes are SEND with immediate (imm = probe number) both ways.
 # Asserts: the UD run completes with samples + lost == 200 (and at most 10 lost on this
-# loss-free path); its median is within a factor 2 of perftest's `ib_send_lat -c UD` median
-# (t_typical) in the same VMs, and not above 2x the RC send median measured just before.
+# loss-free path); its minimum is within a factor 1.5 of perftest's `ib_send_lat -c UD` t_min
+# in the same VMs (medians are printed side by side: under TCG on a loaded host one tool's
+# median was seen 10x the other's, 268 vs 3124 usec, while the minimums agreed, 196 vs 189),
+# and its median is not above 2x the RC send median measured just before.
 # The RC/UD lower bound does not hold here: under TCG with one vCPU, rxe RC send latency is
 # ~22 ms (like ib_write_lat's, see tests/vm/ep.sh) while UD is ~0.1 ms, so the two are only
 # reported side by side;
@@ -98,22 +100,28 @@ if ud["messages"] != n:
     bad.append(f"UD: messages {ud['messages']} != samples {n}")
 srv = ud.get("server", {}).get("messages", 0)
 print(f"vm-ep-ud: UD {n} samples, {lost} lost; the server answered {srv} probes")
-def perftest_median_us(path):
+def perftest_us(path):
+    """(t_min, t_typical) of ib_send_lat's result line."""
     lines = open(path).read().splitlines()
     for i, l in enumerate(lines):
         if "t_typical" in l:
-            return float(lines[i + 1].split()[4])
+            f = lines[i + 1].split()
+            return float(f[2]), float(f[4])
     raise SystemExit(f"vm-ep-ud: no t_typical in {path}")
 ud_us = ud["latency_ns"]["p50"] / 1e3
+ud_min_us = ud["latency_ns"]["min"] / 1e3
 rc_us = rc["latency_ns"]["p50"] / 1e3
-pt_us = perftest_median_us(f"{out}/vm1/pt-ud.txt")
+pt_min_us, pt_us = perftest_us(f"{out}/vm1/pt-ud.txt")
 print(f"vm-ep-ud: send latency 2 B median: ep --ud {ud_us:.1f} usec, ib_send_lat -c UD {pt_us:.1f} usec "
       f"(ratio {ud_us/pt_us:.2f}), ep RC send {rc_us:.1f} usec (UD/RC {ud_us/rc_us:.3f})")
+print(f"vm-ep-ud: minimum: ep --ud {ud_min_us:.1f} usec, ib_send_lat -c UD {pt_min_us:.1f} usec "
+      f"(ratio {ud_min_us/pt_min_us:.2f})")
 print(f"vm-ep-ud: UD p90 {ud['latency_ns']['p90']/1e3:.1f} p99 {ud['latency_ns']['p99']/1e3:.1f} "
       f"max {ud['latency_ns']['max']/1e3:.1f} usec")
-# perftest's UD latency is the like-for-like reference (same transport, same VMs).
-if not 0.5 <= ud_us / pt_us <= 2.0:
-    bad.append(f"ep --ud median is {ud_us/pt_us:.2f} x ib_send_lat -c UD's")
+# perftest's UD latency is the like-for-like reference (same transport, same VMs); the
+# minimum is the floor both reach when the host leaves the VM alone.
+if not 1 / 1.5 <= ud_min_us / pt_min_us <= 1.5:
+    bad.append(f"ep --ud minimum is {ud_min_us/pt_min_us:.2f} x ib_send_lat -c UD's")
 # Against RC only an upper bound: rxe RC under TCG on one vCPU is tens of ms (as ib_write_lat;
 # probably deferred kernel work waiting for the busy-polling process's time slice), UD is not.
 if ud_us > 2.0 * rc_us:
