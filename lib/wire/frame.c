@@ -344,26 +344,30 @@ static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
 	return sum;
 }
 
-uint16_t rp_udp_checksum(const uint8_t *l3, size_t l3_len)
+uint16_t rp_l4_checksum(const uint8_t *l3, size_t l3_len, uint8_t proto, size_t csum_off)
 {
 	uint32_t sum;
 	size_t hlen;
 	if ((l3[0] >> 4) == 4) {
 		hlen = (size_t)(l3[0] & 0xF) * 4;
 		sum = sum16(l3 + 12, 8, 0); /* source and destination */
-		sum += RP_IPPROTO_UDP;
 	} else {
 		hlen = RP_IPV6_HLEN;
 		sum = sum16(l3 + 8, 32, 0);
-		sum += RP_IPPROTO_UDP;
 	}
-	size_t udp_len = l3_len - hlen;
-	sum += (uint32_t)udp_len;
+	sum += proto;
+	size_t l4_len = l3_len - hlen;
+	sum += (uint32_t)l4_len;
 	/* The checksum field itself counts as zero. */
-	sum = sum16(l3 + hlen, 6, sum);
-	sum = sum16(l3 + hlen + 8, udp_len - 8, sum);
+	sum = sum16(l3 + hlen, csum_off, sum);
+	sum = sum16(l3 + hlen + csum_off + 2, l4_len - csum_off - 2, sum);
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	uint16_t c = (uint16_t)~sum;
-	return c ? c : 0xFFFF;
+	return (uint16_t)~sum;
+}
+
+uint16_t rp_udp_checksum(const uint8_t *l3, size_t l3_len)
+{
+	uint16_t c = rp_l4_checksum(l3, l3_len, RP_IPPROTO_UDP, 6);
+	return c ? c : 0xFFFF; /* 0 would mean "no checksum" */
 }

@@ -109,5 +109,9 @@ int rp_frame_set_ecn(uint8_t *frame, size_t len, uint8_t ecn);
 
 /* UDP checksum over the IPv4/IPv6 pseudo header (0 maps to 0xFFFF). */
 uint16_t rp_udp_checksum(const uint8_t *l3, size_t l3_len);
+/* The Internet checksum of an IPv4/IPv6 packet's layer-4 part (l3 is the IP
+ * header, l3_len the whole packet) with the pseudo header for proto; the
+ * 16-bit field at csum_off into layer 4 counts as zero. UDP: 6, ICMPv6: 2. */
+uint16_t rp_l4_checksum(const uint8_t *l3, size_t l3_len, uint8_t proto, size_t csum_off);
 
 #endif
