@@ -30,6 +30,7 @@ int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
 int rp_cli_out_parents(const char *cmd, const char *file);
 
 int rp_cmd_analyze(int argc, char **argv);
+int rp_cmd_cluster(int argc, char **argv);
 int rp_cmd_decode(int argc, char **argv);
 int rp_cmd_headroom(int argc, char **argv);
 int rp_cmd_lab(int argc, char **argv);

@@ -9,6 +9,8 @@ packages=(
 	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev
 	# tests and cross-checks
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# many machines: the MPI control plane (mpirun)
+	openmpi-bin libopenmpi-dev
 	# the Soft-RoCE VM lab (tools/rxe-vm)
 	qemu-system-x86 busybox-static cpio kmod
 	# plots

@@ -8,7 +8,8 @@
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
 
-static const char *const host_keys[] = {"name", "mac", "ipv4", "ipv6", "port", "pci", "speed", "impair", "respond", NULL};
+static const char *const host_keys[] = {"name",  "mac",    "ipv4",    "ipv6", "port", "pci",
+					"speed", "impair", "respond", "rank", "node", NULL};
 static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
 static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
 
@@ -237,6 +238,36 @@ static int host_behaviour(struct rp_vctx *c, const struct rp_node *map, const ch
 	return 0;
 }
 
+/* rank: and node: (where the host runs under a launcher; lib/cluster binds). */
+static int host_placement(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *rank = rp_node_get(map, "rank"), *node = rp_node_get(map, "node");
+	uint64_t r;
+	h->rank = -1;
+	if (rank && node) {
+		rp_path_key(key, path, "node");
+		return rp_verr(c, &node->pos, key, "give either rank or node, not both");
+	}
+	if (rank) {
+		rp_path_key(key, path, "rank");
+		if (rp_vuint(c, rank, key, 0, RP_MAX_RANKS - 1, &r))
+			return -1;
+		h->rank = (int)r;
+	}
+	if (node) {
+		const char *s;
+		rp_path_key(key, path, "node");
+		if (rp_vscalar(c, node, key, "a machine's hostname", &s))
+			return -1;
+		if (!*s || strlen(s) >= sizeof(h->node))
+			return rp_verr(c, &node->pos, key, "expected a hostname of 1 to %zu characters, got '%s'",
+				       sizeof(h->node) - 1, s);
+		strcpy(h->node, s);
+	}
+	return 0;
+}
+
 static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
 {
 	char key[RP_PATH_MAX];
@@ -260,7 +291,7 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 		if (rp_vspeed(c, n, key, &h->speed_bps))
 			return -1;
 	}
-	return 0;
+	return host_placement(c, map, path, h);
 }
 
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path)

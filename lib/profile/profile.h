@@ -15,6 +15,8 @@
 #define RP_PORT_MAX 128
 #define RP_MAX_HOSTS 256
 #define RP_PROFILE_ERR_LEN 512
+#define RP_NODE_NAME_MAX 64
+#define RP_MAX_RANKS 4096
 
 /* What a host's port does on purpose to the RoCE data frames it receives, so
  * lab tests know the answer: drop every Nth, drop a burst, CE-mark every
@@ -48,6 +50,11 @@ struct rp_host {
 	uint64_t speed_bps; /* link speed */
 	struct rp_impair impair;
 	struct rp_responder responder;
+	/* Where the host runs under mpirun/srun (lib/cluster binds hosts to ranks):
+	 * `rank: R`, or `node: NAME` (a machine's hostname; its hosts take the
+	 * node's local ranks in profile order), else host i on rank i. */
+	int rank;                  /* -1: not given */
+	char node[RP_NODE_NAME_MAX]; /* "": not given */
 };
 
 enum rp_stop_kind {

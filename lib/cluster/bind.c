@@ -1,0 +1,108 @@
+/* Profile hosts -> ranks (see cluster.h): pure, no MPI. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster.h"
+
+/* The rank that is the k-th (by local rank) on node, or -1. */
+static int kth_on_node(const struct rp_rank_info *ranks, size_t nranks, const char *node, int k)
+{
+	for (size_t r = 0; r < nranks; r++)
+		if (!strcmp(ranks[r].node, node) && ranks[r].local_rank == k)
+			return (int)r;
+	return -1;
+}
+
+static int ranks_on_node(const struct rp_rank_info *ranks, size_t nranks, const char *node)
+{
+	int n = 0;
+	for (size_t r = 0; r < nranks; r++)
+		n += !strcmp(ranks[r].node, node);
+	return n;
+}
+
+/* "a, b, c" of the distinct node names, at most len bytes. */
+static void node_list(const struct rp_rank_info *ranks, size_t nranks, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t r = 0; r < nranks; r++) {
+		bool seen = false;
+		for (size_t q = 0; q < r && !seen; q++)
+			seen = !strcmp(ranks[q].node, ranks[r].node);
+		if (!seen && used + strlen(ranks[r].node) + 3 < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "", ranks[r].node);
+	}
+}
+
+int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks, size_t nranks, int *host_rank,
+		    char *err, size_t errlen)
+{
+	char nodes[256];
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_host *H = &p->hosts[h];
+		if (H->rank >= 0) {
+			host_rank[h] = H->rank;
+		} else if (H->node[0]) {
+			int k = 0; /* this host is the k-th of the profile to name its node */
+			for (size_t g = 0; g < h; g++)
+				k += !strcmp(p->hosts[g].node, H->node);
+			host_rank[h] = kth_on_node(ranks, nranks, H->node, k);
+			if (host_rank[h] < 0) {
+				int have = ranks_on_node(ranks, nranks, H->node);
+				node_list(ranks, nranks, nodes, sizeof(nodes));
+				if (have == 0)
+					snprintf(err, errlen, "host '%s': no rank runs on node '%s' (ranks run on: %s)", H->name,
+						 H->node, nodes);
+				else
+					snprintf(err, errlen,
+						 "host '%s': node '%s' runs %d rank%s but the profile puts %d or more hosts on it; "
+						 "start one rank per host there",
+						 H->name, H->node, have, have == 1 ? "" : "s", k + 1);
+				return -1;
+			}
+		} else {
+			host_rank[h] = (int)h;
+		}
+		if ((size_t)host_rank[h] >= nranks) {
+			snprintf(err, errlen,
+				 "host '%s' (hosts[%zu]) runs on rank %d, but %zu rank%s started; start %d or more "
+				 "(mpirun -np, srun -n), or place it with rank: or node:",
+				 H->name, h, host_rank[h], nranks, nranks == 1 ? " was" : "s were", host_rank[h] + 1);
+			return -1;
+		}
+	}
+	for (size_t r = 0; r < nranks; r++) {
+		bool any = false;
+		for (size_t h = 0; h < p->nhosts && !any; h++)
+			any = host_rank[h] == (int)r;
+		if (!any) {
+			snprintf(err, errlen,
+				 "rank %zu (node %s) runs no host of the profile's %zu; start as many ranks as it places "
+				 "hosts, or give that rank one with rank: or node:",
+				 r, ranks[r].node, p->nhosts);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rp_cluster_check_single(const struct rp_profile *p, const char *this_node, char *err, size_t errlen)
+{
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_host *H = &p->hosts[h];
+		if (H->rank > 0 || (H->node[0] && strcmp(H->node, this_node) != 0)) {
+			char where[96];
+			if (H->rank > 0)
+				snprintf(where, sizeof(where), "rank %d", H->rank);
+			else
+				snprintf(where, sizeof(where), "node '%.64s'", H->node);
+			snprintf(err, errlen,
+				 "the profile runs host '%s' on %s, not in this one process: start it with mpirun or srun "
+				 "(e.g. mpirun -np N roceprobe ...)",
+				 H->name, where);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* THE MPI EDGE: many processes, one or more per machine, started by mpirun or
+ * srun, run one profile together. MPI is the control plane only (who runs
+ * which host, barriers, exchanges, the common start time, clock offsets, the
+ * results shipped to rank 0); no packet ever goes through it. mpi.c is the
+ * only file that includes mpi.h; binding and clock estimation are pure C,
+ * unit-tested without MPI.
+ *
+ *   mpirun -np 4 roceprobe ...          rank 0 ... rank 3, one process each
+ *        |                               |
+ *   rp_cluster_init: MPI_Init (only when a launcher started us; a plain run is
+ *        |           rank 0 of 1 and never touches MPI)
+ *   rp_cluster_bind: profile hosts -> ranks (rank:, node:, else host i on rank i)
+ *        |
+ *   rp_cluster_clocks: each rank's offset to rank 0, ping-pong, best RTT
+ */
+#ifndef RP_CLUSTER_CLUSTER_H
+#define RP_CLUSTER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+
+#define RP_CLUSTER_ERR_LEN 512
+
+/* Who this process is. */
+struct rp_rank_info {
+	int rank;
+	int local_rank;              /* among the ranks on the same node, by rank */
+	char node[RP_NODE_NAME_MAX]; /* hostname */
+};
+
+struct rp_cluster {
+	bool launched;          /* under mpirun / srun (MPI initialised) */
+	const char *launcher;   /* "mpirun", "srun", "pmix", or "none" */
+	int rank, size;
+	struct rp_rank_info *ranks; /* every rank's info, by rank (size entries) */
+};
+
+/* True when the environment says a launcher started this process (Open MPI,
+ * PMIx, PMI or Slurm variables). */
+bool rp_cluster_detect(const char **launcher);
+
+/* Without a launcher: rank 0 of 1, no MPI at all. With one: MPI_Init and the
+ * exchange of every rank's node name. 0, or -1 with one line in err (a build
+ * without MPI started by mpirun, MPI_Init failing). */
+int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen);
+/* MPI_Finalize when launched; frees. */
+void rp_cluster_finalize(struct rp_cluster *c);
+
+int rp_cluster_barrier(const struct rp_cluster *c);
+/* root's len bytes to every rank. */
+int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root);
+/* Every rank's len bytes, in rank order, into all (size x len) on every rank. */
+int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t len, void *all);
+/* Logical OR of ok over every rank: false when any rank says false. The step
+ * every rank takes after its setup, so one rank's failure stops them all
+ * before any traffic. */
+bool rp_cluster_all_ok(const struct rp_cluster *c, bool ok);
+/* Stops every rank at once (MPI_Abort) after a rank lost its way; exit code rc. */
+_Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc);
+
+/* ---- binding (pure) ---- */
+
+/* host_rank[h] for each of p's hosts. Rules: a host's `rank: R` is rank R; the
+ * hosts naming `node: N` take N's ranks in local-rank order, in profile order;
+ * any other host i is rank i. Every host gets a rank that exists, and every
+ * rank runs at least one host, or -1 with one line in err naming the host or
+ * the rank (and its node) and what to change. */
+int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks, size_t nranks, int *host_rank,
+		    char *err, size_t errlen);
+/* Without a launcher a profile runs in one process, unless it places hosts
+ * elsewhere (a rank above 0, a node other than this one): then -1 and one
+ * line that says to start it with mpirun or srun. */
+int rp_cluster_check_single(const struct rp_profile *p, const char *this_node, char *err, size_t errlen);
+
+/* ---- clocks (estimation pure, exchange over MPI) ---- */
+
+/* One ping-pong from rank 0: t0 (rank 0 sends), tr (the rank's clock when it
+ * answered), t1 (rank 0 receives), all ns on each side's own clock. */
+struct rp_clock_sample {
+	int64_t t0, tr, t1;
+};
+
+/* A rank's clock minus rank 0's: from the sample with the smallest RTT, the
+ * offset is tr - (t0 + t1) / 2 and the truth lies within +- bound = RTT / 2
+ * (whatever the asymmetry of the two directions). */
+struct rp_clock_offset {
+	int64_t offset_ns;
+	int64_t bound_ns;
+	int64_t rtt_ns;
+	int64_t at_ns; /* rank 0's time of the chosen sample's midpoint */
+};
+int rp_clock_estimate(const struct rp_clock_sample *s, size_t n, struct rp_clock_offset *o);
+/* Drift between two estimates, in ns per second (parts per billion). */
+double rp_clock_drift_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
+
+/* This rank's clock: CLOCK_REALTIME (what NTP/PTP discipline, common to every
+ * machine) plus ROCEPROBE_CLOCK_SKEW_NS from the environment, a test hook that
+ * puts an offset on one rank on purpose. */
+int64_t rp_cluster_now_ns(void);
+/* Every rank's offset to rank 0 (offsets[0] is zero), measured with rounds
+ * ping-pongs each; every rank gets the whole array. 0 or -1. */
+int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clock_offset *offsets);
+/* What disciplines this host's clock: "ptp" (ptp4l or phc2sys running),
+ * "ntp" (the kernel says synchronised), or "none". */
+const char *rp_cluster_clock_source(void);
+
+#endif

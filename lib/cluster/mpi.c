@@ -1,0 +1,115 @@
+/* The only file that includes mpi.h: init, collectives, clock ping-pong. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster_internal.h"
+
+#define TAG_CLOCK 7001
+
+int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen)
+{
+	*c = (struct rp_cluster){0};
+	c->launched = rp_cluster_detect(&c->launcher);
+	if (!c->launched)
+		return rp_cluster_init_single(c, err, errlen);
+	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI_Init failed under %s: is this rank reachable from the launcher?", c->launcher);
+		return -1;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+	c->ranks = calloc((size_t)c->size, sizeof(*c->ranks));
+	char mine[RP_NODE_NAME_MAX] = "";
+	gethostname(mine, sizeof(mine) - 1);
+	char *all = calloc((size_t)c->size, RP_NODE_NAME_MAX);
+	if (!c->ranks || !all ||
+	    MPI_Allgather(mine, RP_NODE_NAME_MAX, MPI_CHAR, all, RP_NODE_NAME_MAX, MPI_CHAR, MPI_COMM_WORLD) != MPI_SUCCESS) {
+		free(all);
+		snprintf(err, errlen, "cannot exchange node names between %d ranks", c->size);
+		return -1;
+	}
+	for (int r = 0; r < c->size; r++)
+		memcpy(c->ranks[r].node, all + (size_t)r * RP_NODE_NAME_MAX, RP_NODE_NAME_MAX);
+	free(all);
+	rp_cluster_local_ranks(c->ranks, (size_t)c->size);
+	return 0;
+}
+
+void rp_cluster_finalize(struct rp_cluster *c)
+{
+	if (c->launched)
+		MPI_Finalize();
+	free(c->ranks);
+	c->ranks = NULL;
+}
+
+int rp_cluster_barrier(const struct rp_cluster *c)
+{
+	return c->launched && MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS ? -1 : 0;
+}
+
+int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root)
+{
+	if (!c->launched)
+		return 0;
+	return len > INT32_MAX || MPI_Bcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS ? -1 : 0;
+}
+
+int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t len, void *all)
+{
+	if (!c->launched) {
+		memcpy(all, mine, len);
+		return 0;
+	}
+	if (len > INT32_MAX)
+		return -1;
+	return MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS ? -1 : 0;
+}
+
+bool rp_cluster_all_ok(const struct rp_cluster *c, bool ok)
+{
+	int in = ok, out = ok;
+	if (c->launched && MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return false;
+	return out != 0;
+}
+
+_Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc)
+{
+	if (c->launched)
+		MPI_Abort(MPI_COMM_WORLD, rc);
+	exit(rc);
+}
+
+int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clock_offset *offsets)
+{
+	memset(offsets, 0, (size_t)c->size * sizeof(*offsets));
+	if (!c->launched)
+		return 0;
+	struct rp_clock_sample *s = calloc(rounds ? rounds : 1, sizeof(*s));
+	int rc = s ? 0 : -1;
+	for (int r = 1; rc == 0 && r < c->size; r++) {
+		for (unsigned i = 0; i < rounds; i++) {
+			int64_t t;
+			if (c->rank == 0) {
+				s[i].t0 = rp_cluster_now_ns();
+				MPI_Send(&s[i].t0, 1, MPI_INT64_T, r, TAG_CLOCK, MPI_COMM_WORLD);
+				MPI_Recv(&s[i].tr, 1, MPI_INT64_T, r, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				s[i].t1 = rp_cluster_now_ns();
+			} else if (c->rank == r) {
+				MPI_Recv(&t, 1, MPI_INT64_T, 0, TAG_CLOCK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				t = rp_cluster_now_ns();
+				MPI_Send(&t, 1, MPI_INT64_T, 0, TAG_CLOCK, MPI_COMM_WORLD);
+			}
+		}
+		if (c->rank == 0 && rp_clock_estimate(s, rounds, &offsets[r]) != 0)
+			rc = -1;
+	}
+	free(s);
+	if (!rp_cluster_all_ok(c, rc == 0))
+		return -1;
+	return rp_cluster_bcast(c, offsets, (size_t)c->size * sizeof(*offsets), 0);
+}

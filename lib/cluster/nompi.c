@@ -1,0 +1,64 @@
+/* A build without MPI: one process, and a clear line when a launcher started it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_internal.h"
+
+int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	*c = (struct rp_cluster){0};
+	if (rp_cluster_detect(&c->launcher)) {
+		snprintf(err, errlen,
+			 "started by %s, but this roceprobe was built without MPI (install libopenmpi-dev and rebuild)",
+			 c->launcher);
+		return -1;
+	}
+	return rp_cluster_init_single(c, err, errlen);
+}
+
+void rp_cluster_finalize(struct rp_cluster *c)
+{
+	free(c->ranks);
+	c->ranks = NULL;
+}
+
+int rp_cluster_barrier(const struct rp_cluster *c)
+{
+	(void)c;
+	return 0;
+}
+
+int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root)
+{
+	(void)c, (void)buf, (void)len, (void)root;
+	return 0;
+}
+
+int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t len, void *all)
+{
+	(void)c;
+	memcpy(all, mine, len);
+	return 0;
+}
+
+bool rp_cluster_all_ok(const struct rp_cluster *c, bool ok)
+{
+	(void)c;
+	return ok;
+}
+
+_Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc)
+{
+	(void)c;
+	exit(rc);
+}
+
+int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clock_offset *offsets)
+{
+	(void)rounds;
+	memset(offsets, 0, (size_t)c->size * sizeof(*offsets));
+	return 0;
+}

@@ -1,0 +1,143 @@
+/* lib/cluster's pure halves: hosts -> ranks, and clock offsets from ping-pongs,
+ * against answers worked by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cluster/cluster.h"
+
+#define ERRLEN 512
+
+static struct rp_profile *load(const char *hosts)
+{
+	char text[4096], err[ERRLEN];
+	snprintf(text, sizeof(text), "hosts:\n%straffic:\n  - {pattern: flow, src: h1, dst: h2}\n", hosts);
+	struct rp_profile *p = rp_profile_load_string("c.yaml", text, NULL, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	return p;
+}
+
+#define H(i, extra) "  - {name: h" #i ", mac: \"02:00:00:00:00:0" #i "\", ipv4: 10.0.0." #i extra "}\n"
+
+/* Four ranks: two on node a (local ranks 0, 1), two on node b. */
+static void ranks4(struct rp_rank_info r[4])
+{
+	const char *nodes[4] = {"a", "a", "b", "b"};
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct rp_rank_info){.rank = i, .local_rank = i % 2};
+		strcpy(r[i].node, nodes[i]);
+	}
+}
+
+static void test_bind_default_and_keys(void **state)
+{
+	(void)state;
+	struct rp_rank_info r[4];
+	int hr[4];
+	char err[ERRLEN];
+	ranks4(r);
+	struct rp_profile *p = load(H(1, "") H(2, "") H(3, "") H(4, ""));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), 0);
+	for (int h = 0; h < 4; h++) /* host i on rank i */
+		assert_int_equal(hr[h], h);
+	rp_profile_free(p);
+
+	/* node b's hosts take b's ranks 2, 3 in profile order; node a's take 0, 1. */
+	p = load(H(1, ", node: b") H(2, ", node: a") H(3, ", node: b") H(4, ", rank: 1"));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), 0);
+	assert_int_equal(hr[0], 2);
+	assert_int_equal(hr[1], 0);
+	assert_int_equal(hr[2], 3);
+	assert_int_equal(hr[3], 1);
+	rp_profile_free(p);
+}
+
+static void test_bind_errors(void **state)
+{
+	(void)state;
+	struct rp_rank_info r[4];
+	int hr[8];
+	char err[ERRLEN];
+	ranks4(r);
+	struct rp_profile *p = load(H(1, "") H(2, "") H(3, "") H(4, "") H(5, ""));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), -1);
+	assert_string_equal(err, "host 'h5' (hosts[4]) runs on rank 4, but 4 ranks were started; start 5 or more "
+				 "(mpirun -np, srun -n), or place it with rank: or node:");
+	rp_profile_free(p);
+
+	p = load(H(1, "") H(2, "") H(3, ""));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), -1);
+	assert_string_equal(err, "rank 3 (node b) runs no host of the profile's 3; start as many ranks as it places "
+				 "hosts, or give that rank one with rank: or node:");
+	rp_profile_free(p);
+
+	p = load(H(1, ", node: c") H(2, "") H(3, "") H(4, ""));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), -1);
+	assert_string_equal(err, "host 'h1': no rank runs on node 'c' (ranks run on: a, b)");
+	rp_profile_free(p);
+
+	p = load(H(1, ", node: a") H(2, ", node: a") H(3, ", node: a") H(4, ""));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), -1);
+	assert_string_equal(err, "host 'h3': node 'a' runs 2 ranks but the profile puts 3 or more hosts on it; "
+				 "start one rank per host there");
+	rp_profile_free(p);
+}
+
+static void test_single_process(void **state)
+{
+	(void)state;
+	char err[ERRLEN];
+	struct rp_profile *p = load(H(1, "") H(2, ", node: here"));
+	assert_int_equal(rp_cluster_check_single(p, "here", err, sizeof(err)), 0);
+	assert_int_equal(rp_cluster_check_single(p, "elsewhere", err, sizeof(err)), -1);
+	assert_string_equal(err, "the profile runs host 'h2' on node 'here', not in this one process: start it with "
+				 "mpirun or srun (e.g. mpirun -np N roceprobe ...)");
+	rp_profile_free(p);
+	p = load(H(1, ", rank: 0") H(2, ", rank: 1"));
+	assert_int_equal(rp_cluster_check_single(p, "here", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "host 'h2' on rank 1"));
+	rp_profile_free(p);
+}
+
+/* The rank's clock runs 5000 ns ahead of rank 0's. Sample 1 has the best RTT
+ * (400 ns, 100 out and 300 back): midpoint 10200, offset 15100 - 10200 = 4900,
+ * bound 200 (the truth, 5000, lies within 4900 +- 200). */
+static void test_clock_estimate(void **state)
+{
+	(void)state;
+	const struct rp_clock_sample s[3] = {
+		{.t0 = 0, .tr = 5000 + 2000, .t1 = 5000},        /* RTT 5000 */
+		{.t0 = 10000, .tr = 5000 + 10100, .t1 = 10400},  /* RTT 400 */
+		{.t0 = 20000, .tr = 5000 + 20300, .t1 = 21000},  /* RTT 1000 */
+	};
+	struct rp_clock_offset o;
+	assert_int_equal(rp_clock_estimate(s, 3, &o), 0);
+	assert_int_equal(o.rtt_ns, 400);
+	assert_int_equal(o.offset_ns, 4900);
+	assert_int_equal(o.bound_ns, 200);
+	assert_int_equal(o.at_ns, 10200);
+	assert_true(o.offset_ns - o.bound_ns <= 5000 && 5000 <= o.offset_ns + o.bound_ns);
+	/* 1 us of offset gained over one second of rank 0's time: 1000 ppb. */
+	struct rp_clock_offset later = {.offset_ns = 5900, .at_ns = 10200 + 1000000000};
+	assert_true(rp_clock_drift_ppb(&o, &later) > 999.999 && rp_clock_drift_ppb(&o, &later) < 1000.001);
+	const struct rp_clock_sample bad = {.t0 = 10, .tr = 0, .t1 = 5}; /* time ran backwards */
+	assert_int_equal(rp_clock_estimate(&bad, 1, &o), -1);
+	assert_int_equal(rp_clock_estimate(s, 0, &o), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bind_default_and_keys),
+		cmocka_unit_test(test_bind_errors),
+		cmocka_unit_test(test_single_process),
+		cmocka_unit_test(test_clock_estimate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
