@@ -328,6 +328,11 @@ static int one_load(struct one *r, const struct lab_opts *o)
 	if (rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
 		return rp_cli_error("lab", "%s", err);
 	r->planned = true;
+	for (size_t i = 0; i < r->plan.nflows; i++)
+		if (r->plan.flows[i].kind == RP_TRAFFIC_RDMA && r->plan.flows[i].nh.via_gateway)
+			return rp_cli_error("lab", "flow %zu (%s -> %s) is routed through a gateway; the lab's fabric is one "
+						   "Ethernet segment: drop the prefix lengths or gateways for `lab`",
+					    i, r->prof->hosts[r->plan.flows[i].src].name, r->prof->hosts[r->plan.flows[i].dst].name);
 	return 0;
 }
 

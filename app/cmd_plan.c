@@ -115,6 +115,54 @@ static void print_hosts(const struct rp_profile *p)
 	}
 }
 
+/* How each sender reaches its destinations: only when a host gives a prefix. */
+static void print_next_hops(const struct rp_plan *pl)
+{
+	const struct rp_profile *p = pl->prof;
+	bool routed = false;
+	for (size_t i = 0; i < p->nhosts; i++)
+		routed |= p->hosts[i].ipv4_plen != RP_PLEN_NONE || p->hosts[i].ipv6_plen != RP_PLEN_NONE;
+	if (!routed)
+		return;
+	printf("\nnext hops\n  %-12s %-26s %-26s %-14s %s\n", "host", "subnet", "next hop", "MAC from", "flows");
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_host *H = &p->hosts[h];
+		for (int l3 = 4; l3 <= 6; l3 += 2) {
+			if (!(l3 == 4 ? H->has_ipv4 : H->has_ipv6))
+				continue;
+			char subnet[64], a[46], hop[64];
+			unsigned plen = l3 == 4 ? H->ipv4_plen : H->ipv6_plen;
+			if (l3 == 4)
+				rp_ipv4_addr_format(H->ipv4, a);
+			else
+				rp_ipv6_addr_format(H->ipv6, a);
+			snprintf(subnet, sizeof(subnet), plen == RP_PLEN_NONE ? "%s (no prefix)" : "%s/%u", a, plen);
+			size_t direct = 0, via = 0;
+			const struct rp_flow *gw = NULL;
+			for (size_t i = 0; i < pl->nflows; i++) {
+				const struct rp_flow *f = &pl->flows[i];
+				if (f->kind != RP_TRAFFIC_RDMA || f->src != h || f->p.ip != l3)
+					continue;
+				if (f->nh.via_gateway) {
+					via++;
+					gw = f;
+				} else {
+					direct++;
+				}
+			}
+			printf("  %-12s %-26s %-26s %-14s %zu on the link\n", H->name, subnet, "(destination)", "profile", direct);
+			if (gw) {
+				if (l3 == 4)
+					rp_ipv4_addr_format(gw->nh.ip4, hop);
+				else
+					rp_ipv6_addr_format(gw->nh.ip6, hop);
+				printf("  %-12s %-26s %-26s %-14s %zu through the gateway\n", "", "", hop,
+				       rp_mac_from_name(gw->nh.mac_from), via);
+			}
+		}
+	}
+}
+
 static const char *stop_text(const struct rp_flow_params *fp, char *out, size_t len)
 {
 	char d[32];
@@ -251,6 +299,7 @@ static void print_text(const struct plan_args *a, const struct rp_plan *pl)
 {
 	printf("profile %s%s%s\n\n", a->path, pl->prof->name[0] ? ": " : "", pl->prof->name);
 	print_hosts(pl->prof);
+	print_next_hops(pl);
 	print_flows(pl);
 	print_pairs(pl);
 	print_ports(pl);
@@ -268,10 +317,23 @@ static json_t *hosts_json(const struct rp_profile *p)
 		rp_mac_format(h->mac, mac);
 		rp_ipv4_addr_format(h->ipv4, ip4);
 		rp_ipv6_addr_format(h->ipv6, ip6);
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s, s:I}", "name", h->name, "mac", mac,
-						     "ipv4", h->has_ipv4 ? ip4 : NULL, "ipv6", h->has_ipv6 ? ip6 : NULL,
-						     "port", h->port[0] ? h->port : NULL, "port_kind",
-						     h->port_is_pci ? "pci" : "devargs", "speed_bps", (json_int_t)h->speed_bps));
+		json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s, s:I}", "name", h->name, "mac", mac, "ipv4",
+				      h->has_ipv4 ? ip4 : NULL, "ipv6", h->has_ipv6 ? ip6 : NULL, "port",
+				      h->port[0] ? h->port : NULL, "port_kind", h->port_is_pci ? "pci" : "devargs", "speed_bps",
+				      (json_int_t)h->speed_bps);
+		if (h->ipv4_plen != RP_PLEN_NONE)
+			json_object_set_new(o, "ipv4_prefix", json_integer(h->ipv4_plen));
+		if (h->ipv6_plen != RP_PLEN_NONE)
+			json_object_set_new(o, "ipv6_prefix", json_integer(h->ipv6_plen));
+		json_t *gws = json_array();
+		if (h->has_gw4)
+			json_array_append_new(gws, json_string((rp_ipv4_addr_format(h->gw4, ip4), ip4)));
+		if (h->has_gw6)
+			json_array_append_new(gws, json_string((rp_ipv6_addr_format(h->gw6, ip6), ip6)));
+		json_object_set_new(o, "gateways", gws);
+		if (h->has_gw_mac)
+			json_object_set_new(o, "gateway_mac", json_string((rp_mac_format(h->gw_mac, mac), mac)));
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -308,6 +370,15 @@ static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
 					    rp_sport_name(f->p.sport), "ip", f->p.ip, "rate_bps", (json_int_t)f->rate_bps,
 					    "psn_start", (int)f->p.psn_start));
 	json_object_set_new(o, "dest_qpn", json_integer(f->rqpn));
+	char hop[46], mac[18];
+	if (f->nh.l3 == 4)
+		rp_ipv4_addr_format(f->nh.ip4, hop);
+	else
+		rp_ipv6_addr_format(f->nh.ip6, hop);
+	rp_mac_format(f->nh.mac, mac);
+	json_object_set_new(o, "next_hop", json_pack("{s:s, s:s, s:s, s:s?}", "via", f->nh.via_gateway ? "gateway" : "direct",
+						     "ip", hop, "mac_from", rp_mac_from_name(f->nh.mac_from), "mac",
+						     f->nh.mac_known ? mac : NULL));
 	if (f->p.burst_on_ns)
 		json_object_set_new(o, "burst", json_pack("{s:I, s:I}", "on_ns", (json_int_t)f->p.burst_on_ns, "off_ns",
 							  (json_int_t)f->p.burst_off_ns));

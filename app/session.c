@@ -32,6 +32,15 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "%s", err);
 	s->plan_built = true;
+	size_t first;
+	if (rp_plan_unresolved(&s->plan, &first)) { /* ARP/ND on DPDK ports is the next step (issue 11) */
+		const struct rp_flow *f = &s->plan.flows[first];
+		return rp_cli_error(s->cmd,
+				    "host '%s' reaches '%s' through its gateway, whose MAC %s would find: not done on DPDK "
+				    "ports yet; give the router port's MAC as gateway_mac:",
+				    s->prof->hosts[f->src].name, s->prof->hosts[f->dst].name,
+				    f->nh.l3 == 4 ? "ARP" : "Neighbour Discovery");
+	}
 	return 0;
 }
 

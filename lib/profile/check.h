@@ -61,6 +61,8 @@ int rp_flow_keys_apply(struct rp_vctx *c, const struct rp_node *map, const char 
 		       struct rp_fp_origin *origin);
 
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* A host's mac, ipv4, ipv6 (with /prefix), gateway and gateway_mac (host_addr.c). */
+int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h);
 /* The `fabric:` section (fabric.c), after hosts and defaults. */
 int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);

@@ -4,12 +4,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "wire/eth.h"
-#include "wire/ipv4.h"
-#include "wire/ipv6.h"
 
-static const char *const host_keys[] = {"name",  "mac",    "ipv4",    "ipv6", "port", "pci",
-					"speed", "impair", "respond", "rank", "node", NULL};
+static const char *const host_keys[] = {"name",    "mac",    "ipv4",   "ipv6",    "gateway", "gateway_mac", "port",
+					"pci",     "speed",  "impair", "respond", "rank",    "node",        NULL};
 static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
 static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
 
@@ -26,73 +23,6 @@ static bool pci_like(const char *s)
 			return false;
 	}
 	return (colons == 1 || colons == 2) && dots == 1;
-}
-
-/* A host's MAC is a unicast source address, and no two hosts share a MAC or
- * an IP address: a frame to either would reach both, or neither. */
-static int host_addr_unique(struct rp_vctx *c, const struct rp_node *map, const char *path, const struct rp_host *h)
-{
-	char key[RP_PATH_MAX], s[40];
-	const struct rp_node *mac = rp_node_get(map, "mac");
-	rp_path_key(key, path, "mac");
-	rp_mac_format(h->mac, s);
-	if (h->mac[0] & 1)
-		return rp_verr(c, &mac->pos, key, "expected a unicast MAC (first byte even, like 02:...), got multicast '%s'", s);
-	if (!(h->mac[0] | h->mac[1] | h->mac[2] | h->mac[3] | h->mac[4] | h->mac[5]))
-		return rp_verr(c, &mac->pos, key, "expected a unicast MAC like 02:00:00:00:00:01, got 00:00:00:00:00:00");
-	for (size_t i = 0; i < c->prof->nhosts; i++) {
-		const struct rp_host *o = &c->prof->hosts[i];
-		if (!memcmp(o->mac, h->mac, 6))
-			return rp_verr(c, &mac->pos, key, "MAC %s is also hosts[%zu]'s (%s); every host needs its own", s, i,
-				       o->name);
-		if (h->has_ipv4 && o->has_ipv4 && o->ipv4 == h->ipv4) {
-			rp_path_key(key, path, "ipv4");
-			return rp_verr(c, &rp_node_get(map, "ipv4")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
-				       i, o->name);
-		}
-		if (h->has_ipv6 && o->has_ipv6 && !memcmp(o->ipv6, h->ipv6, 16)) {
-			rp_path_key(key, path, "ipv6");
-			return rp_verr(c, &rp_node_get(map, "ipv6")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
-				       i, o->name);
-		}
-	}
-	return 0;
-}
-
-static int host_addr(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
-{
-	char key[RP_PATH_MAX];
-	const char *s;
-	const struct rp_node *n;
-	if ((n = rp_node_get(map, "mac"))) {
-		rp_path_key(key, path, "mac");
-		if (rp_vscalar(c, n, key, "a MAC address like 02:00:00:00:00:01", &s))
-			return -1;
-		if (rp_mac_parse(s, h->mac))
-			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01, got '%s'", s);
-	} else {
-		rp_path_key(key, path, "mac");
-		return rp_verr(c, &map->pos, key, "missing; every host needs a MAC address like 02:00:00:00:00:01");
-	}
-	if ((n = rp_node_get(map, "ipv4"))) {
-		rp_path_key(key, path, "ipv4");
-		if (rp_vscalar(c, n, key, "an IPv4 address like 10.0.0.1", &s))
-			return -1;
-		if (rp_ipv4_addr_parse(s, &h->ipv4))
-			return rp_verr(c, &n->pos, key, "expected an IPv4 address like 10.0.0.1, got '%s'", s);
-		h->has_ipv4 = true;
-	}
-	if ((n = rp_node_get(map, "ipv6"))) {
-		rp_path_key(key, path, "ipv6");
-		if (rp_vscalar(c, n, key, "an IPv6 address like fd00::1", &s))
-			return -1;
-		if (rp_ipv6_addr_parse(s, h->ipv6))
-			return rp_verr(c, &n->pos, key, "expected an IPv6 address like fd00::1, got '%s'", s);
-		h->has_ipv6 = true;
-	}
-	if (!h->has_ipv4 && !h->has_ipv6)
-		return rp_verr(c, &map->pos, path, "a host needs an ipv4 or an ipv6 address (or both)");
-	return host_addr_unique(c, map, path, h);
 }
 
 int rp_pair_parse(const char *devargs, char link[RP_PAIR_LINK_MAX + 1], int *side)
@@ -283,7 +213,7 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
 		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
-	if (host_addr(c, map, path, h) || host_port(c, map, path, h) || host_behaviour(c, map, path, h))
+	if (rp_host_addr_parse(c, map, path, h) || host_port(c, map, path, h) || host_behaviour(c, map, path, h))
 		return -1;
 	h->speed_bps = c->prof->default_speed_bps;
 	if ((n = rp_node_get(map, "speed"))) {

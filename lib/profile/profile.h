@@ -38,6 +38,8 @@ struct rp_responder {
 	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 50 us */
 };
 
+#define RP_PLEN_NONE 0xFF /* no prefix given: every destination is on the link */
+
 struct rp_host {
 	char name[RP_NAME_MAX];
 	uint8_t mac[6];
@@ -45,6 +47,13 @@ struct rp_host {
 	uint32_t ipv4; /* host order */
 	bool has_ipv6;
 	uint8_t ipv6[16];
+	uint8_t ipv4_plen, ipv6_plen; /* `ipv4: 10.1.0.2/24`; RP_PLEN_NONE without */
+	/* The next hop for destinations outside the subnets (`gateway:`), and its
+	 * MAC when the profile gives it (`gateway_mac:`; else ARP/ND finds it). */
+	bool has_gw4, has_gw6, has_gw_mac;
+	uint32_t gw4;
+	uint8_t gw6[16];
+	uint8_t gw_mac[6];
 	char port[RP_PORT_MAX]; /* DPDK devargs ("net_null0") or PCI address; "" = none */
 	bool port_is_pci;
 	uint64_t speed_bps; /* link speed */
@@ -197,6 +206,12 @@ struct rp_profile *rp_profile_load_string(const char *name, const char *text, co
 void rp_profile_free(struct rp_profile *p);
 
 int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+
+/* Whether dst is inside the host's subnet (true when it has no prefix). */
+bool rp_host_on_link4(const struct rp_host *h, uint32_t dst);
+bool rp_host_on_link6(const struct rp_host *h, const uint8_t dst[16]);
+bool rp_ipv4_same_subnet(uint32_t a, uint32_t b, unsigned plen);
+bool rp_ipv6_same_subnet(const uint8_t a[16], const uint8_t b[16], unsigned plen);
 
 /* An in-process link end, "pair:LINK:0" or "pair:LINK:1": LINK is 1 to
  * RP_PAIR_LINK_MAX letters, digits, '-' or '_'. Returns 1 and fills link and

@@ -31,6 +31,9 @@ void rp_flow_setup_pfc(struct rp_flow *f, const struct rp_profile *prof, uint16_
 void rp_flow_when_default(const struct rp_traffic *t, struct rp_flow_when *w);
 void rp_flow_count(struct rp_flow *f);
 
+/* f's next hop from its hosts' subnets and gateways (next_hop.c); -1 with
+ * the reason in b->err when the destination is off-link and there is no gateway. */
+int rp_flow_next_hop(struct rp_plan_builder *b, struct rp_flow *f);
 /* Appends a copy of f, numbering its QPs; -1 on out of memory. */
 int rp_plan_add_flow(struct rp_plan_builder *b, const struct rp_flow *f);
 int rp_plan_add_phase(struct rp_plan_builder *b, const struct rp_phase *ph);

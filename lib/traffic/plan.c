@@ -24,6 +24,8 @@ int rp_plan_add_flow(struct rp_plan_builder *b, const struct rp_flow *f)
 	*out = *f;
 	out->id = (uint32_t)p->nflows++;
 	if (out->kind == RP_TRAFFIC_RDMA) {
+		if (rp_flow_next_hop(b, out) != 0)
+			return -1;
 		out->lqpn = b->next_qpn[out->src];
 		b->next_qpn[out->src] += out->p.qps;
 		out->rqpn = b->next_qpn[out->dst];

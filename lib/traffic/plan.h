@@ -13,6 +13,25 @@
 
 #define RP_QPN_BASE 0x100 /* each host numbers its QPs from here */
 
+/* Where a flow's frames go first: the destination itself when it is on the
+ * sender's link (same subnet, or the sender has no prefix), else the sender's
+ * gateway. The MAC comes from the profile (the destination host's `mac`, or
+ * the sender's `gateway_mac`), or must be resolved on the port (ARP for IPv4,
+ * Neighbour Discovery for IPv6) before the first frame: then mac_known is
+ * false until the port's edge (lib/dp) fills mac. */
+enum rp_mac_from { RP_MAC_FROM_PROFILE, RP_MAC_FROM_GATEWAY_MAC, RP_MAC_FROM_ARP, RP_MAC_FROM_ND };
+
+struct rp_next_hop {
+	bool via_gateway;
+	uint8_t l3;         /* 4 or 6 */
+	uint32_t ip4;       /* the next hop's address: the destination's or the gateway's */
+	uint8_t ip6[16];
+	enum rp_mac_from mac_from;
+	bool mac_known;
+	uint8_t mac[6];     /* the frames' destination MAC once known */
+};
+const char *rp_mac_from_name(enum rp_mac_from m); /* "profile", "gateway_mac", "arp", "nd" */
+
 struct rp_flow {
 	uint32_t id;          /* index in plan->flows; the probe's flow_id */
 	uint16_t traffic;     /* index of the profile's traffic entry */
@@ -26,6 +45,7 @@ struct rp_flow {
 	uint8_t prio;         /* the priority PFC pauses it by */
 	uint32_t lqpn;        /* QP q is lqpn + q at the sender ... */
 	uint32_t rqpn;        /* ... and rqpn + q at the receiver (the BTH DestQP) */
+	struct rp_next_hop nh; /* RDMA: where its frames go first */
 	struct rp_frame_shape shape;
 	uint32_t frame_len[RP_PKT_KINDS]; /* Ethernet frame without FCS; 0 for unused kinds */
 	struct rp_pace_cfg pace;
@@ -75,6 +95,10 @@ static inline uint64_t rp_plan_pair_bytes(const struct rp_plan *p, size_t src, s
 {
 	return p->pair_bytes[src * p->prof->nhosts + dst];
 }
+
+/* The flows whose next hop's MAC is still to be resolved on their sender's
+ * port (ARP/ND): how many, and the first one in *first. */
+size_t rp_plan_unresolved(const struct rp_plan *p, size_t *first);
 
 /* The phase length of an all-to-all entry: the longest time any of its
  * senders needs for one message (so phases never overlap). */

@@ -44,7 +44,7 @@ void rp_patch_cache_free(struct rp_patch_cache *c)
 static void spec_addrs(const struct rp_plan *plan, const struct rp_flow *f, struct rp_roce_spec *sp)
 {
 	const struct rp_host *src = &plan->prof->hosts[f->src], *dst = &plan->prof->hosts[f->dst];
-	memcpy(sp->eth.dst, dst->mac, 6);
+	memcpy(sp->eth.dst, f->nh.mac, 6); /* the destination's, or its gateway's when routed */
 	memcpy(sp->eth.src, src->mac, 6);
 	sp->eth.has_vlan = f->p.has_vlan;
 	sp->eth.pcp = f->p.has_vlan ? f->prio : 0;

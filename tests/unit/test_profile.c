@@ -190,7 +190,22 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\"}\ntraffic: []\n",
 	 "bad.yaml:2:5: key 'hosts[0]': a host needs an ipv4 or an ipv6 address (or both)"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.300}\ntraffic: []\n",
-	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1, got '10.0.0.300'"},
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.0.0.300'"},
+	/* Routed hosts: prefixes and next hops (issue 11). */
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/33}\ntraffic: []\n",
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.1.0.2/33'"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.2.0.1}\ntraffic: []\n",
+	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.2.0.1: expected one IPv4 next hop inside the host's subnet "
+	 "10.1.0.2/24, other than the host"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2, gateway: 10.1.0.1}\ntraffic: []\n",
+	 "bad.yaml:2:67: key 'hosts[0].gateway': an IPv4 gateway needs the host's ipv4 with its prefix, like 10.1.0.2/24"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv6: fd00:1::2/64, gateway: [fd00:1::1, fd00:1::3]}\n"
+	 "traffic: []\n",
+	 "bad.yaml:2:83: key 'hosts[0].gateway[1]': fd00:1::3: expected one IPv6 next hop inside the host's subnet "
+	 "fd00:1::2/64, other than the host"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway_mac: \"02:00:00:00:00:fe\"}\n"
+	 "traffic: []\n",
+	 "bad.yaml:2:74: key 'hosts[0].gateway_mac': gateway_mac is the gateway's MAC; give gateway too"},
 	/* One address per host, unicast MACs, one host per pair: end (issue 9, item 19). */
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
 	 "  - {name: h1, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.2}\ntraffic: []\n",

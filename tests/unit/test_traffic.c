@@ -498,6 +498,77 @@ static void test_all_to_all_phase_is_slowest_sender(void **state)
 	rp_profile_free(p);
 }
 
+
+/* Routed hosts: which frames go to the destination, which to the gateway,
+ * and where each MAC comes from.
+ *   h0 10.1.0.2/24 gw 10.1.0.1 (MAC by ARP)        h1 10.1.0.9/24: same subnet -> direct
+ *   h2 10.2.0.2/24 (no gateway needed: it only receives)
+ *   h3 fd00:1::2/64 gw fd00:1::1, gateway_mac 02:00:00:00:00:fe   h4 fd00:2::2/64 */
+static void test_next_hops(void **state)
+{
+	(void)state;
+	struct rp_profile *p = load(
+		"hosts:\n"
+		"  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.1.0.1}\n"
+		"  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.1.0.9/24}\n"
+		"  - {name: h2, mac: \"02:00:00:00:00:03\", ipv4: 10.2.0.2/24}\n"
+		"  - {name: h3, mac: \"02:00:00:00:00:04\", ipv6: fd00:1::2/64, gateway: fd00:1::1,\n"
+		"     gateway_mac: \"02:00:00:00:00:fe\"}\n"
+		"  - {name: h4, mac: \"02:00:00:00:00:05\", ipv6: fd00:2::2/64}\n"
+		"traffic:\n"
+		"  - {pattern: flow, src: h0, dst: h1, packets: 1}\n"
+		"  - {pattern: flow, src: h0, dst: h2, packets: 1}\n"
+		"  - {pattern: flow, src: h3, dst: h4, packets: 1}\n");
+	struct rp_plan pl;
+	build(p, &pl);
+	const struct rp_next_hop *a = &pl.flows[0].nh, *b = &pl.flows[1].nh, *c = &pl.flows[2].nh;
+	static const uint8_t h1_mac[6] = {2, 0, 0, 0, 0, 2}, gw_mac[6] = {2, 0, 0, 0, 0, 0xfe};
+	assert_false(a->via_gateway);
+	assert_true(a->mac_known && a->mac_from == RP_MAC_FROM_PROFILE);
+	assert_memory_equal(a->mac, h1_mac, 6);
+	assert_int_equal(a->ip4, 0x0a010009);
+	assert_true(b->via_gateway && !b->mac_known && b->mac_from == RP_MAC_FROM_ARP);
+	assert_int_equal(b->ip4, 0x0a010001);
+	assert_true(c->via_gateway && c->mac_known && c->mac_from == RP_MAC_FROM_GATEWAY_MAC);
+	assert_memory_equal(c->mac, gw_mac, 6);
+	assert_int_equal(c->ip6[15], 1);
+	size_t first = 99;
+	assert_int_equal(rp_plan_unresolved(&pl, &first), 1);
+	assert_int_equal(first, 1);
+	/* The frames of h3's flow go to the gateway's MAC; their IP destination stays h4. */
+	struct rp_frame f;
+	static const uint32_t ids[1] = {2};
+	char err[256];
+	struct rp_source *src = rp_source_create_flows(&pl, ids, 1, NULL, err, sizeof(err));
+	if (!src)
+		fail_msg("%s", err);
+	static uint8_t mem[9216];
+	uint8_t *bufs[1] = {mem};
+	uint16_t lens[1];
+	uint32_t fid[1];
+	assert_int_equal(rp_source_burst(src, rp_source_next_due(src), 0, bufs, lens, fid, 1), 1);
+	assert_int_equal(rp_frame_parse(mem, lens[0], lens[0], &f), RP_KIND_ROCE);
+	assert_memory_equal(f.eth.dst, gw_mac, 6);
+	assert_memory_equal(f.ip6.dst, p->hosts[4].ipv6, 16);
+	assert_true(f.icrc_ok);
+	rp_source_destroy(src);
+	rp_plan_free(&pl);
+
+	/* Off the link without a gateway: the plan says which flow and what to add. */
+	assert_true(rp_ipv4_same_subnet(0x0a010002, 0x0a0100fe, 24) && !rp_ipv4_same_subnet(0x0a010002, 0x0a010102, 24));
+	assert_true(rp_ipv4_same_subnet(0x0a010002, 0x0a010003, 31) && !rp_ipv4_same_subnet(0x0a010002, 0x0a010004, 31));
+	assert_true(rp_ipv4_same_subnet(0x0a010002, 0xc0000201, 0));
+	rp_profile_free(p);
+	p = load("hosts:\n"
+		 "  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24}\n"
+		 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.2.0.2/24}\n"
+		 "traffic:\n  - {pattern: flow, src: h0, dst: h1, packets: 1}\n");
+	assert_int_equal(rp_plan_build(p, &pl, err, sizeof(err)), -1);
+	assert_string_equal(err, "flow 0 (h0 -> h1): h1 is outside h0's subnet 10.1.0.2/24 and h0 has no IPv4 gateway; "
+				 "give h0 a gateway:");
+	rp_profile_free(p);
+}
+
 static void test_permutation_and_fan_out(void **state)
 {
 	(void)state;
@@ -552,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_all_to_all_one_sender_per_phase),
 		cmocka_unit_test(test_all_to_all_phase_is_slowest_sender),
 		cmocka_unit_test(test_permutation_and_fan_out),
+		cmocka_unit_test(test_next_hops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
