@@ -78,12 +78,15 @@ def pfc(enable, quanta):
     return f + b"\0" * (60 - len(f))
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, snaplen=65535):
+    """A nanosecond pcap; frames longer than snaplen keep only their first bytes
+    (caplen), with the wire length (orig_len) in the record, as tcpdump -s does."""
     with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, 1))  # nanosecond pcap, Ethernet
         for t, fr in sorted(frames, key=lambda x: x[0]):
-            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(fr), len(fr)))
-            f.write(fr)
+            cut = fr[:snaplen]
+            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(cut), len(fr)))
+            f.write(cut)
 
 
 T0 = 1700000000 * 1000000000
@@ -159,6 +162,25 @@ with tempfile.TemporaryDirectory() as d:
         f.write(b"not a capture")
     b = subprocess.run([roceprobe, "analyze", bad], capture_output=True, text=True)
     expect(b.returncode == 2 and b.stderr.count("\n") == 1, "unreadable input: exit 2, one line")
+    # Goodput from the wire lengths: 1001 RDMA WRITE_ONLY of 1024 B payload, one
+    # every 8192 ns, so 1001 * 1024 * 8 bits over the 1000 * 8192 ns between the
+    # first and the last = 8200192 / 8192000 = 1.001 Gbit/s, with the frames
+    # whole or cut by a 128-byte snaplen (which holds 58 payload bytes of each).
+    big = [(T0 + i * 8192, roce("h1", "rx", 0x0A, 0x400, i, probe(5, i, T0 + i * 8192) + b"\xab" * (1024 - 64),
+                                ext=struct.pack("!QII", 0x1000, 0x55, 1024))) for i in range(1001)]
+    for snap in (65535, 128):
+        gp = os.path.join(d, "goodput-%d.pcap" % snap)
+        write_pcap(gp, big, snap)
+        g = subprocess.run([roceprobe, "analyze", "--json", gp], capture_output=True, text=True)
+        gf = json.loads(g.stdout)["flows"][0] if g.returncode == 0 else {}
+        expect(abs(gf.get("goodput_gbps", 0) - 1.001) < 1e-9,
+               f"snaplen {snap}: goodput {gf.get('goodput_gbps')} == 1.001 Gbit/s")
+        expect(gf.get("rx_bytes") == 1001 * (14 + 20 + 8 + 12 + 16 + 1024 + 4),
+               f"snaplen {snap}: rx_bytes {gf.get('rx_bytes')} == 1001 x 1098 wire bytes")
+        dj = subprocess.run([roceprobe, "decode", "--json", gp], capture_output=True, text=True)
+        plens = {json.loads(ln).get("payload_len") for ln in dj.stdout.splitlines()[:-1]}
+        expect(dj.returncode == 0 and plens == {1024}, f"snaplen {snap}: decode payload_len {plens} == {{1024}}")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 
