@@ -6,12 +6,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <pcap/pcap.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capin.h"
 #include "cli.h"
 #include "profile/units.h"
 #include "report/result.h"
@@ -31,11 +31,12 @@ struct capture_info {
 	uint64_t frames;
 	uint64_t first_ns, last_ns;
 	uint64_t classes[RP_RX_CLASSES];
+	bool truncated; /* the file ends inside a record: what is before it is analysed */
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe analyze [--json] [--bin-us N] [--speed RATE] [--latency] PCAP\n"
+	fputs("usage: roceprobe analyze [--json] [--bin-us N] [--speed RATE] [--latency] PCAP|-\n"
 	      "\n"
 	      "Explain a RoCEv2 capture (pcap or pcapng; roceprobe's own, a switch mirror, a NIC\n"
 	      "dump). Flows are found in the traffic: by the probe's flow id when roceprobe sent\n"
@@ -48,6 +49,10 @@ static void usage(FILE *out)
 	      "and per priority the PFC / PAUSE timeline (frames, quanta, paused time).\n"
 	      "Losses at the end of a QP's stream show only when the sender's count is known\n"
 	      "(a live run's result.json); a capture cannot see them.\n"
+	      "Bytes and goodput use the wire lengths, so a snaplen-cut capture counts in full.\n"
+	      "PCAP '-' reads standard input (copied to $TMPDIR, else /tmp, as it is read\n"
+	      "twice). A capture cut inside a record is analysed up to the cut, with one line\n"
+	      "on stderr saying at which frame it is truncated.\n"
 	      "\n"
 	      "options:\n"
 	      "  --json          one JSON object (\"schema\": \"roceprobe.analyze/1\") with \"flows\",\n"
@@ -96,71 +101,39 @@ static int parse_opts(int argc, char **argv, struct analyze_opts *o)
 	return 0;
 }
 
-static pcap_t *open_capture(const char *path, char *err)
-{
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (pc && pcap_datalink(pc) != DLT_EN10MB) {
-		snprintf(err, PCAP_ERRBUF_SIZE, "link type %s is not Ethernet", pcap_datalink_val_to_name(pcap_datalink(pc)));
-		pcap_close(pc);
-		return NULL;
-	}
-	return pc;
-}
-
-static uint64_t ts_ns(const struct pcap_pkthdr *h)
-{
-	return (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
-}
-
 /* Pass 1: the time span, so the time series is sized before any frame counts. */
-static int scan_span(const struct analyze_opts *o, struct capture_info *ci)
+static int scan_span(struct rp_capin *in, struct capture_info *ci)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = open_capture(o->path, err);
-	if (!pc) /* libpcap's message names the file already when it could not open it */
-		return strstr(err, o->path) ? rp_cli_error(CMD, "%s", err) : rp_cli_error(CMD, "%s: %s", o->path, err);
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc;
 	ci->first_ns = UINT64_MAX;
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		uint64_t t = ts_ns(h);
+	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
+		uint64_t t = rp_capin_ts_ns(h);
 		if (t < ci->first_ns)
 			ci->first_ns = t;
 		if (t > ci->last_ns)
 			ci->last_ns = t;
 	}
-	if (rc == PCAP_ERROR) {
-		rc = rp_cli_error(CMD, "%s: %s", o->path, pcap_geterr(pc));
-		pcap_close(pc);
-		return rc;
-	}
-	pcap_close(pc);
 	if (ci->first_ns == UINT64_MAX)
 		ci->first_ns = ci->last_ns = 0;
-	return 0;
+	return rc;
 }
 
 /* Pass 2: every frame through the accountant. */
-static int feed_all(const struct analyze_opts *o, struct rp_acct *a, struct capture_info *ci)
+static int feed_all(struct rp_capin *in, struct rp_acct *a, struct capture_info *ci)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = open_capture(o->path, err);
-	if (!pc)
-		return rp_cli_error(CMD, "%s: %s", o->path, err);
+	int rc = rp_capin_rewind(in);
+	if (rc)
+		return rc;
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	int rc;
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		enum rp_rx_class c = rp_acct_rx(a, 0, ts_ns(h), data, h->caplen, h->len, NULL);
+	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
+		enum rp_rx_class c = rp_acct_rx(a, 0, rp_capin_ts_ns(h), data, h->caplen, h->len, NULL);
 		ci->classes[c]++;
 		ci->frames++;
 	}
-	if (rc == PCAP_ERROR)
-		rc = rp_cli_error(CMD, "%s: stopped after frame %" PRIu64 ": %s", o->path, ci->frames, pcap_geterr(pc));
-	else
-		rc = 0;
-	pcap_close(pc);
+	ci->truncated = in->truncated;
 	return rc;
 }
 
@@ -279,6 +252,9 @@ static json_t *findings(const struct rp_acct *a, const struct capture_info *ci)
 	if (rp_acct_unmatched(a))
 		add_finding(arr, "%" PRIu64 " RoCE frames matched no flow (ACK/CNP of QPs whose sender is ambiguous)",
 			    rp_acct_unmatched(a));
+	if (ci->truncated)
+		add_finding(arr, "the capture is truncated at frame %" PRIu64 ": the %" PRIu64 " frames before it are analysed",
+			    ci->frames + 1, ci->frames);
 	if (json_array_size(arr) == 0)
 		add_finding(arr, "nothing wrong: no loss, no resend, no CE, no pause");
 	return arr;
@@ -289,10 +265,11 @@ static json_t *result_json(const struct analyze_opts *o, const struct rp_acct *a
 	json_t *classes = json_object();
 	for (unsigned c = 0; c < RP_RX_CLASSES; c++)
 		json_object_set_new(classes, rp_rx_class_name(c), json_integer((json_int_t)ci->classes[c]));
-	json_t *cap = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:I}", "file", o->path, "frames", (json_int_t)ci->frames,
-				"first_ns", (json_int_t)ci->first_ns, "last_ns", (json_int_t)ci->last_ns, "duration_ns",
-				(json_int_t)(ci->last_ns - ci->first_ns), "classes", classes, "unmatched",
-				(json_int_t)rp_acct_unmatched(a));
+	json_t *cap = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:I, s:b}", "file", o->path, "frames",
+				(json_int_t)ci->frames, "first_ns", (json_int_t)ci->first_ns, "last_ns",
+				(json_int_t)ci->last_ns, "duration_ns", (json_int_t)(ci->last_ns - ci->first_ns),
+				"classes", classes, "unmatched", (json_int_t)rp_acct_unmatched(a), "truncated",
+				ci->truncated);
 	json_t *flows = json_array();
 	for (size_t i = 0; i < rp_acct_nflows(a); i++)
 		json_array_append_new(flows, flow_json(a, i, ci->first_ns));
@@ -393,19 +370,27 @@ int rp_cmd_analyze(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	struct capture_info ci = {0};
-	if ((rc = scan_span(&o, &ci)))
+	struct rp_capin in;
+	if ((rc = rp_capin_open(&in, CMD, o.path, true)))
 		return rc;
+	if ((rc = scan_span(&in, &ci))) {
+		rp_capin_close(&in);
+		return rc;
+	}
 	struct rp_acct_port_cfg port = {.node = "capture", .port = 0, .speed_bps = o.speed_bps};
 	struct rp_acct_cfg cfg = {.ports = &port, .nports = 1, .start_ns = ci.first_ns,
 				  .run_ns = ci.last_ns - ci.first_ns, .bin_ns = o.bin_ns, .latency = o.latency,
 				  .discover = true, .track_psn = true, .seq_from_first = true};
 	char err[256];
 	struct rp_acct *a = rp_acct_create(&cfg, err, sizeof(err));
-	if (!a)
+	if (!a) {
+		rp_capin_close(&in);
 		return rp_cli_error(CMD, "%s", err);
+	}
 	ci.last_ns = ci.first_ns; /* recounted in order below */
 	struct capture_info span = ci;
-	rc = feed_all(&o, a, &ci);
+	rc = feed_all(&in, a, &ci);
+	rp_capin_close(&in);
 	ci.first_ns = span.first_ns;
 	if (rc) {
 		rp_acct_destroy(a);

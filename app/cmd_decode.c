@@ -2,11 +2,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capin.h"
 #include "cli.h"
 #include "wire/frame.h"
 
@@ -237,7 +237,7 @@ static void print_summary(const struct decode_totals *t, bool json)
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe decode [--json] FILE\n"
+	fputs("usage: roceprobe decode [--json] FILE|-\n"
 	      "\n"
 	      "Prints one line per frame of a pcap or pcapng capture (Ethernet link type):\n"
 	      "RoCEv2 (IPv4/IPv6, UDP 4791) with every BTH field and extended header, CNP,\n"
@@ -250,8 +250,12 @@ static void usage(FILE *out)
 	      "             payload_len, icrc, icrc_ok; pfc: src_mac, enable, quanta), then\n"
 	      "             {\"summary\":true,...}\n"
 	      "\n"
-	      "Exit status: 0 when the file was read (bad frames are reported, not fatal),\n"
-	      "2 when it cannot be read.\n",
+	      "FILE '-' reads standard input. A capture cut inside a record (a file still\n"
+	      "being written, or cut short) is decoded up to the cut, and one line on stderr\n"
+	      "says at which frame it is truncated.\n"
+	      "\n"
+	      "Exit status: 0 when the file was read (bad frames are reported, not fatal;\n"
+	      "so is a truncated capture), 2 when it cannot be read.\n",
 	      out);
 }
 
@@ -279,23 +283,17 @@ int rp_cmd_decode(int argc, char **argv)
 		return rp_cli_error("decode", "expected one capture file (try 'roceprobe decode --help')");
 	const char *path = argv[optind];
 
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (!pc)
-		return rp_cli_error("decode", "cannot read %s: %s", path, err);
-	if (pcap_datalink(pc) != DLT_EN10MB) {
-		int dlt = pcap_datalink(pc);
-		pcap_close(pc);
-		return rp_cli_error("decode", "%s: link type %s is not Ethernet", path, pcap_datalink_val_to_name(dlt));
-	}
+	struct rp_capin in;
+	int rc = rp_capin_open(&in, "decode", path, false);
+	if (rc)
+		return rc;
 
 	struct decode_totals t = {0};
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	int rc;
 	if (!json)
 		print_text_header();
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+	while ((rc = rp_capin_next(&in, &h, &data)) == 1) {
 		struct rp_frame f;
 		enum rp_frame_kind k = rp_frame_parse(data, h->caplen, h->len, &f);
 		t.frames++;
@@ -307,9 +305,6 @@ int rp_cmd_decode(int argc, char **argv)
 			print_text(t.frames, h->len, &f);
 	}
 	print_summary(&t, json);
-	int status = RP_EXIT_OK;
-	if (rc == PCAP_ERROR)
-		status = rp_cli_error("decode", "%s: stopped after frame %" PRIu64 ": %s", path, t.frames, pcap_geterr(pc));
-	pcap_close(pc);
-	return status;
+	rp_capin_close(&in);
+	return rc ? rc : RP_EXIT_OK;
 }

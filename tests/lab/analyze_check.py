@@ -181,6 +181,46 @@ with tempfile.TemporaryDirectory() as d:
         plens = {json.loads(ln).get("payload_len") for ln in dj.stdout.splitlines()[:-1]}
         expect(dj.returncode == 0 and plens == {1024}, f"snaplen {snap}: decode payload_len {plens} == {{1024}}")
 
+    # Standard input, from a pipe (read twice, so analyze keeps a copy): the same
+    # analysis as from the file, for analyze and for decode.
+    whole = os.path.join(d, "goodput-65535.pcap")
+    with open(whole, "rb") as fh:
+        raw = fh.read()
+    byfile = subprocess.run([roceprobe, "analyze", "--json", whole], capture_output=True, text=True)
+    bypipe = subprocess.run([roceprobe, "analyze", "--json", "-"], input=raw, capture_output=True)
+    jf, jp = json.loads(byfile.stdout), json.loads(bypipe.stdout) if bypipe.returncode == 0 else {}
+    jf["capture"].pop("file"), jp.get("capture", {}).pop("file", None)
+    expect(bypipe.returncode == 0 and jp == jf, f"analyze - (a pipe): exit {bypipe.returncode}, same JSON as the file")
+    dpipe = subprocess.run([roceprobe, "decode", "-"], input=raw, capture_output=True)
+    dfile = subprocess.run([roceprobe, "decode", whole], capture_output=True)
+    expect(dpipe.returncode == 0 and dpipe.stdout == dfile.stdout, "decode - (a pipe): same lines as the file")
+
+    # A file cut inside a record: 24 bytes of file header, records of 16 + 1098
+    # bytes; cut 100 bytes into the 501st. Analysed: the 500 whole frames, so
+    # 500 x 1024 x 8 bits over 499 x 8192 ns = 500/499 Gbit/s; one line on stderr.
+    cutfile = os.path.join(d, "cut-mid-record.pcap")
+    with open(cutfile, "wb") as fh:
+        fh.write(raw[:24 + 500 * (16 + 1098) + 100])
+    for args in (["--json"], [], ["--json", "-"]):
+        stdin = raw[:24 + 500 * (16 + 1098) + 100] if "-" in args else None
+        cmd = [roceprobe, "analyze"] + args + ([] if "-" in args else [cutfile])
+        c = subprocess.run(cmd, input=stdin, capture_output=True)
+        err = c.stderr.decode()
+        expect(c.returncode == 0 and err.count("\n") == 1 and "truncated at frame 501" in err,
+               f"analyze {' '.join(args)} of a truncated file: exit {c.returncode}, one line naming frame 501 ({err.strip()})")
+        if "--json" in args and c.returncode == 0:
+            cj = json.loads(c.stdout)
+            cf = cj["flows"][0] if cj["flows"] else {}
+            expect(cj["capture"]["frames"] == 500 and cj["capture"]["truncated"] is True and cf.get("rx_packets") == 500,
+                   f"truncated: 500 frames analysed ({cj['capture']['frames']}), capture.truncated true")
+            expect(abs(cf.get("goodput_gbps", 0) - 500 / 499) < 1e-9, f"truncated: goodput {cf.get('goodput_gbps')} == 500/499")
+            expect(any("truncated at frame 501" in x for x in cj["findings"]), "truncated: a finding says so")
+    dc = subprocess.run([roceprobe, "decode", cutfile], capture_output=True, text=True)
+    expect(dc.returncode == 0 and dc.stdout.splitlines()[-1].startswith("500 frames:") and
+           dc.stderr.count("\n") == 1 and "truncated at frame 501" in dc.stderr,
+           f"decode of the truncated file: 500 frames, the same one line ({dc.stderr.strip()})")
+    expect(json.loads(byfile.stdout)["capture"].get("truncated") is False, "a whole file: capture.truncated false")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 
