@@ -43,7 +43,9 @@ static void usage(FILE *out)
 	      "them, else by (source IP, destination IP, destination QP). For each flow and QP:\n"
 	      "  lost           packets whose PSN (or probe sequence) never showed up\n"
 	      "  reordered      late arrivals of a gap; duplicates: seen twice\n"
-	      "  retransmissions, go_back_n   resends, and NAK -> resend-from-that-PSN episodes\n"
+	      "  retransmissions, go_back_n   packets sent again (every one a go-back-N episode\n"
+	      "                 resends after a NAK, gap fill or not, and any other duplicate),\n"
+	      "                 and the NAK -> resend-from-that-PSN episodes\n"
 	      "  acks, naks, cnp_rx           with first/last time and NAK -> resend latency\n"
 	      "  ce             CE-marked packets; messages and their FIRST -> LAST times\n"
 	      "and per priority the PFC / PAUSE timeline (frames, quanta, paused time).\n"
@@ -58,7 +60,9 @@ static void usage(FILE *out)
 	      "  --json          one JSON object (\"schema\": \"roceprobe.analyze/1\") with \"flows\",\n"
 	      "                  \"ports\" and \"timeseries\" named as in result.json\n"
 	      "  --bin-us N      time series bin width in microseconds (default 100)\n"
-	      "  --speed RATE    link speed for pause quanta -> time (default 100G)\n"
+	      "  --speed RATE    link speed for pause quanta -> time: quanta x 512 bit times\n"
+	      "                  (default 100G). A pause still running at the last frame\n"
+	      "                  counts to its expiry, not to the end of the capture\n"
 	      "  --latency       latency = capture time - probe TX time (only when the capture\n"
 	      "                  was taken with the clock that stamped the probes)\n"
 	      "\n"
@@ -152,6 +156,8 @@ static json_t *qp_json(const struct rp_acct_qp_result *q, uint64_t t0)
 	json_object_set_new(o, "lost", json_integer((json_int_t)p->missing));
 	json_object_set_new(o, "filled", json_integer((json_int_t)p->filled));
 	json_object_set_new(o, "retransmissions", json_integer((json_int_t)p->retransmissions));
+	json_object_set_new(o, "duplicates", json_integer((json_int_t)p->duplicates));
+	json_object_set_new(o, "reordered", json_integer((json_int_t)p->reordered));
 	json_object_set_new(o, "go_back_n", json_integer((json_int_t)p->go_back_n));
 	json_object_set_new(o, "rewinds", json_integer((json_int_t)p->rewinds));
 	json_object_set_new(o, "messages", json_integer((json_int_t)p->messages));
@@ -207,6 +213,19 @@ static void add_finding(json_t *arr, const char *fmt, ...)
 	json_array_append_new(arr, json_string(line));
 }
 
+/* PSNs seen twice, over the flow's QPs (the flow's own duplicates count probe
+ * sequences when there are probes). */
+static uint64_t sum_qp_duplicates(const struct rp_acct *a, size_t i)
+{
+	uint64_t n = 0;
+	for (size_t q = 0; q < rp_acct_flow_nqps(a, i); q++) {
+		struct rp_acct_qp_result qr;
+		rp_acct_qp(a, i, q, &qr);
+		n += qr.psn.duplicates;
+	}
+	return n;
+}
+
 static void flow_findings(const struct rp_acct *a, json_t *out)
 {
 	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
@@ -216,8 +235,9 @@ static void flow_findings(const struct rp_acct *a, json_t *out)
 			add_finding(out, "flow %u %s -> %s: %" PRIu64 " of %" PRIu64 " packets lost before the capture point",
 				    r.id, r.src, r.dst, r.lost, r.lost + r.rx_packets - r.duplicates);
 		if (r.retransmissions)
-			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK)",
-				    r.id, r.retransmissions, r.go_back_n);
+			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK), %"
+				    PRIu64 " of them seen before (duplicates)",
+				    r.id, r.retransmissions, r.go_back_n, sum_qp_duplicates(a, i));
 		if (r.ce)
 			add_finding(out, "flow %u: %" PRIu64 " of %" PRIu64 " packets CE-marked (%.2f%%), %" PRIu64
 				    " CNPs back to the sender",
@@ -235,9 +255,14 @@ static void port_findings(const struct rp_acct *a, uint64_t span, json_t *out)
 		const struct rp_acct_prio_result *x = &p.prio[q];
 		if (!x->pfc_rx)
 			continue;
-		add_finding(out, "priority %u: %" PRIu64 " PFC/PAUSE frames, paused %" PRIu64 " ns (%.2f%% of the capture), "
+		uint64_t within = x->paused_ns - x->paused_past_end_ns;
+		char past[96] = "";
+		if (x->paused_past_end_ns)
+			snprintf(past, sizeof(past), "; %" PRIu64 " ns of it after the last frame, to the pause's expiry",
+				 x->paused_past_end_ns);
+		add_finding(out, "priority %u: %" PRIu64 " PFC/PAUSE frames, paused %" PRIu64 " ns (%.2f%% of the capture%s), "
 			    "first at +%" PRIu64 " ns, %" PRIu64 " XOFF->XON",
-			    q, x->pfc_rx, x->paused_ns, span ? 100.0 * (double)x->paused_ns / (double)span : 0.0,
+			    q, x->pfc_rx, x->paused_ns, span ? 100.0 * (double)within / (double)span : 0.0, past,
 			    x->first_pause_ns, x->xoff_to_xon);
 	}
 }
@@ -300,10 +325,10 @@ static void print_qp(const struct rp_acct_qp_result *q, uint64_t t0)
 	printf("    qp 0x%06x", q->dqpn);
 	if (q->lqpn_known)
 		printf(" (sender 0x%06x)", q->lqpn);
-	printf(": psn %u..%u, %" PRIu64 " pkts, %" PRIu64 " gaps, %" PRIu64 " lost, %" PRIu64 " resent, %" PRIu64
-	       " go-back-N, %" PRIu64 " msgs, %" PRIu64 " CE\n",
-	       p->first, (p->next - 1) & 0xFFFFFF, p->packets, p->gaps, p->missing, p->retransmissions, p->go_back_n,
-	       p->messages, q->ce);
+	printf(": psn %u..%u, %" PRIu64 " pkts, %" PRIu64 " gaps, %" PRIu64 " lost, %" PRIu64 " resent (%" PRIu64
+	       " duplicates), %" PRIu64 " go-back-N, %" PRIu64 " late, %" PRIu64 " msgs, %" PRIu64 " CE\n",
+	       p->first, (p->next - 1) & 0xFFFFFF, p->packets, p->gaps, p->missing, p->retransmissions, p->duplicates,
+	       p->go_back_n, p->reordered, p->messages, q->ce);
 	if (q->acks)
 		printf("      acks %" PRIu64 " at +%" PRIu64 "..+%" PRIu64 " ns\n", q->acks, rel(q->ack_first_ns, t0),
 		       rel(q->ack_last_ns, t0));
@@ -380,7 +405,7 @@ int rp_cmd_analyze(int argc, char **argv)
 	struct rp_acct_port_cfg port = {.node = "capture", .port = 0, .speed_bps = o.speed_bps};
 	struct rp_acct_cfg cfg = {.ports = &port, .nports = 1, .start_ns = ci.first_ns,
 				  .run_ns = ci.last_ns - ci.first_ns, .bin_ns = o.bin_ns, .latency = o.latency,
-				  .discover = true, .track_psn = true, .seq_from_first = true};
+				  .discover = true, .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
 	char err[256];
 	struct rp_acct *a = rp_acct_create(&cfg, err, sizeof(err));
 	if (!a) {

@@ -47,8 +47,9 @@ def csum(b):
     return ~s & 0xFFFF
 
 
-MAC = {"h1": b"\x02\0\0\0\0\x01", "h2": b"\x02\0\0\0\0\x02", "rx": b"\x02\0\0\0\0\x09", "sw": b"\x02\0\0\0\0\xfe"}
-IP = {"h1": ip4("192.0.2.1"), "h2": ip4("192.0.2.2"), "rx": ip4("192.0.2.9")}
+MAC = {"h1": b"\x02\0\0\0\0\x01", "h2": b"\x02\0\0\0\0\x02", "h3": b"\x02\0\0\0\0\x03",
+       "rx": b"\x02\0\0\0\0\x09", "sw": b"\x02\0\0\0\0\xfe"}
+IP = {"h1": ip4("192.0.2.1"), "h2": ip4("192.0.2.2"), "h3": ip4("192.0.2.3"), "rx": ip4("192.0.2.9")}
 
 
 def roce(src, dst, opcode, dqpn, psn, payload=b"", ce=False, becn=False, ack_req=False, ext=b"", dscp=26):
@@ -118,6 +119,20 @@ for k, i in enumerate(range(499, 504)):
     frames.append((t_nak + 2000 + k * 100, roce("h2", "rx", 0x04, 0x300, psn0 + i, b"x" * 32)))
 lost_q -= 1  # 499 arrived in the end
 
+# QP 0x500 of h3 (no probes): PSN 0..19 with 5 and 7 lost before the capture
+# point; NAK(5); go-back-N resends 5..14: N = 10 retransmitted, k = 2 of them
+# (5, 7) fill the gaps, N - k = 8 were seen before (duplicates); then 20..24,
+# 26 before 25 (late, no NAK: reordered, not resent), 27. By hand:
+# rx 18 + 10 + 5 + 3 = 36, retransmissions 10, duplicates 8, reordered 1, lost 0.
+t5 = T0 + 350000
+gbn = [p for p in range(20) if p not in (5, 7)]
+for k, p in enumerate(gbn):
+    frames.append((t5 + k * 100, roce("h3", "rx", 0x04, 0x500, p, b"y" * 64)))
+t5 += len(gbn) * 100
+frames.append((t5, roce("rx", "h3", 0x11, 0x501, 5, ext=struct.pack("!I", 0x60 << 24 | 3))))
+for k, p in enumerate(list(range(5, 15)) + [20, 21, 22, 23, 24, 26, 25, 27]):
+    frames.append((t5 + 1000 + k * 100, roce("h3", "rx", 0x04, 0x500, p, b"y" * 64)))
+
 frames.append((T0 + 200000, pfc(0x08, {3: 65535})))
 frames.append((T0 + 300000, pfc(0x08, {3: 0})))
 
@@ -138,7 +153,19 @@ with tempfile.TemporaryDirectory() as d:
     expect(f3.get("cnp_rx") == ce3, f"flow 3: cnp_rx {f3.get('cnp_rx')} == {ce3} (one CNP per CE)")
     expect(f3.get("reordered") == 0 and f3.get("duplicates") == 0, "flow 3: nothing reordered or duplicated")
     expect(fq.get("lost") == lost_q == 49, f"QP 0x300: lost {fq.get('lost')} == {lost_q} (50 gaps, one refilled)")
-    expect(fq.get("retransmissions") == 4, f"QP 0x300: 4 resent packets seen before ({fq.get('retransmissions')})")
+    # go-back-N from 499: 499..503 resent (N = 5), 499 filled its gap (k = 1),
+    # 500..503 were seen before: retransmitted 5, duplicates 4
+    expect(fq.get("retransmissions") == 5, f"QP 0x300: 5 packets resent after the NAK ({fq.get('retransmissions')})")
+    expect(fq.get("duplicates") == 4, f"QP 0x300: 4 of them seen before ({fq.get('duplicates')})")
+    expect(fq.get("reordered") == 0, f"QP 0x300: the gap filled by the resend is not a reorder ({fq.get('reordered')})")
+    f5 = flows.get(0x500, {})
+    q5 = (f5.get("qps") or [{}])[0]
+    expect((f5.get("rx_packets"), f5.get("retransmissions"), f5.get("duplicates"), f5.get("reordered"), f5.get("lost"),
+            f5.get("go_back_n")) == (36, 10, 8, 1, 0, 1),
+           "QP 0x500: rx 36, retransmissions 10, duplicates 8, reordered 1, lost 0, go-back-N 1: "
+           f"{(f5.get('rx_packets'), f5.get('retransmissions'), f5.get('duplicates'), f5.get('reordered'), f5.get('lost'), f5.get('go_back_n'))}")
+    expect((q5.get("retransmissions"), q5.get("duplicates"), q5.get("filled"), q5.get("reordered")) == (10, 8, 3, 1),
+           f"QP 0x500 per QP: retransmissions 10, duplicates 8, filled 3, reordered 1 ({q5})")
     expect(fq.get("go_back_n") == 1, "QP 0x300: one go-back-N episode after the NAK")
     expect(fq.get("naks") == 1, "QP 0x300: the NAK is counted for it")
     expect(fq.get("nak_to_resend_ns", {}).get("max") == 2000, "NAK -> resend 2000 ns")
@@ -180,6 +207,27 @@ with tempfile.TemporaryDirectory() as d:
         dj = subprocess.run([roceprobe, "decode", "--json", gp], capture_output=True, text=True)
         plens = {json.loads(ln).get("payload_len") for ln in dj.stdout.splitlines()[:-1]}
         expect(dj.returncode == 0 and plens == {1024}, f"snaplen {snap}: decode payload_len {plens} == {{1024}}")
+
+    # A pause that runs past the last captured frame counts to its expiry:
+    # 65535 quanta x 512 bit times = 33553920 bits; at 100 Gbit/s that is
+    # 335539.2 ns -> 335539 (whole ns, rounded down); at 25G 1342156.8 -> 1342156.
+    # (a) the XOFF is the last frame: all of it is after the last frame;
+    # (b) the XOFF, then data for 100 us: 100000 ns inside, 235539 after.
+    data10 = [(T0 + i * 1000, roce("h1", "rx", 0x04, 0x600, i, b"z" * 64)) for i in range(10)]
+    cases = [("last", data10 + [(T0 + 10000, pfc(0x08, {3: 0xFFFF}))], [], 335539, 335539),
+             ("last-25G", data10 + [(T0 + 10000, pfc(0x08, {3: 0xFFFF}))], ["--speed", "25G"], 1342156, 1342156),
+             ("mid", [(T0, pfc(0x08, {3: 0xFFFF}))] + [(T0 + 10000 * (i + 1), fr) for i, (_, fr) in enumerate(data10)],
+              [], 335539, 335539 - 100000)]
+    for name, frs, opts, want, past in cases:
+        pp = os.path.join(d, "pause-%s.pcap" % name)
+        write_pcap(pp, frs)
+        r = subprocess.run([roceprobe, "analyze", "--json"] + opts + [pp], capture_output=True, text=True)
+        pj = json.loads(r.stdout) if r.returncode == 0 else {"ports": [{"prio": [{}] * 8}], "findings": []}
+        p3 = pj["ports"][0]["prio"][3]
+        expect(p3.get("paused_ns") == want and p3.get("xoff_to_xon") == 1,
+               f"pause {name}: paused_ns {p3.get('paused_ns')} == {want} (to its expiry), one XOFF->XON")
+        expect(any(f"{past} ns of it after the last frame" in x for x in pj["findings"]),
+               f"pause {name}: the finding says {past} ns ran past the last frame")
 
     # Standard input, from a pipe (read twice, so analyze keeps a copy): the same
     # analysis as from the file, for analyze and for decode.
