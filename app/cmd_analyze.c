@@ -64,7 +64,9 @@ static void usage(FILE *out)
 	      "                  (default 100G). A pause still running at the last frame\n"
 	      "                  counts to its expiry, not to the end of the capture\n"
 	      "  --latency       latency = capture time - probe TX time (only when the capture\n"
-	      "                  was taken with the clock that stamped the probes)\n"
+	      "                  was taken with the clock that stamped the probes; a probe that\n"
+	      "                  arrives before it was sent, or a delay over 1 s, shows it was\n"
+	      "                  not: one line on stderr, exit 2)\n"
 	      "\n"
 	      "example: roceprobe analyze --json run.pcap | jq '.flows[] | {id, lost, ce}'\n"
 	      "exit: 0 analysed, 2 unreadable input or bad option (one line on stderr)\n",
@@ -388,6 +390,31 @@ static void print_text(const struct analyze_opts *o, const struct rp_acct *a, co
 	}
 }
 
+/* No fabric holds a packet for a second (PFC watchdogs drop long before): a
+ * longer one-way delay, or a probe that arrived before it was sent, means the
+ * probes were stamped by another clock than the capture's. */
+#define MAX_ONE_WAY_NS 1000000000ull
+
+static int check_latency_clock(const struct rp_acct *a)
+{
+	uint64_t skew = 0, n = 0;
+	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, i, &r);
+		skew += r.clock_skew;
+	}
+	struct rp_hist_summary s;
+	rp_hist_summarize(rp_acct_latency(a), &s);
+	n = s.count + skew;
+	if (skew)
+		return rp_cli_error(CMD, "--latency: %" PRIu64 " of %" PRIu64 " probes arrived before their TX time: the "
+			    "capture's clock is not the one that stamped the probes; drop --latency", skew, n);
+	if (s.count && s.max > MAX_ONE_WAY_NS)
+		return rp_cli_error(CMD, "--latency: one-way delays up to %.3g s (min %.3g s): the capture's clock is not "
+			    "the one that stamped the probes; drop --latency", (double)s.max / 1e9, (double)s.min / 1e9);
+	return 0;
+}
+
 int rp_cmd_analyze(int argc, char **argv)
 {
 	struct analyze_opts o;
@@ -423,6 +450,10 @@ int rp_cmd_analyze(int argc, char **argv)
 	}
 	rp_acct_finish(a, cfg.start_ns + cfg.run_ns, NULL);
 	ci.last_ns = cfg.start_ns + cfg.run_ns;
+	if (o.latency && (rc = check_latency_clock(a))) {
+		rp_acct_destroy(a);
+		return rc;
+	}
 	if (o.json) {
 		json_t *root = result_json(&o, a, &ci);
 		json_dumpf(root, stdout, JSON_INDENT(2));

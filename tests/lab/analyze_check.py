@@ -229,6 +229,29 @@ with tempfile.TemporaryDirectory() as d:
         expect(any(f"{past} ns of it after the last frame" in x for x in pj["findings"]),
                f"pause {name}: the finding says {past} ns ran past the last frame")
 
+    # --latency: flow 3's probes were stamped at t and captured at t + 500 (one
+    # clock): min = max = 500 ns. Probes stamped by another clock: a monotonic
+    # one (5 ms after boot) under a capture in Unix time gives delays of
+    # 1.7e18 ns, and the reverse gives probes that arrive before they were sent;
+    # both: one line on stderr, exit 2, nothing on stdout.
+    lj = subprocess.run([roceprobe, "analyze", "--json", "--latency", pcap], capture_output=True, text=True)
+    lat = json.loads(lj.stdout)["latency_ns"] if lj.returncode == 0 else {}
+    expect(lat.get("min") == 500 and lat.get("max") == 500, f"--latency, one clock: min {lat.get('min')} max {lat.get('max')} == 500")
+    w = lambda i: struct.pack("!QII", 0x1000, 0x55, 64)  # noqa: E731
+    clocks = {"monotonic-probes": [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x200, i, probe(3, i, 5000000 + i * 1000), ext=w(i)))
+                                   for i in range(10)],
+              "probes-ahead": [(5000000 + i * 1000 + 700, roce("h1", "rx", 0x0A, 0x200, i, probe(3, i, T0 + i * 1000), ext=w(i)))
+                               for i in range(10)]}
+    for name, frs in clocks.items():
+        cp = os.path.join(d, "clock-%s.pcap" % name)
+        write_pcap(cp, frs)
+        for opts in (["--latency"], ["--latency", "--json"]):
+            c = subprocess.run([roceprobe, "analyze"] + opts + [cp], capture_output=True, text=True)
+            expect(c.returncode == 2 and c.stderr.count("\n") == 1 and "clock" in c.stderr and c.stdout == "",
+                   f"analyze {' '.join(opts)}, {name}: exit {c.returncode}, one line ({c.stderr.strip()})")
+        c = subprocess.run([roceprobe, "analyze", cp], capture_output=True, text=True)
+        expect(c.returncode == 0, f"analyze without --latency, {name}: exit 0 (nothing to refuse)")
+
     # Standard input, from a pipe (read twice, so analyze keeps a copy): the same
     # analysis as from the file, for analyze and for decode.
     whole = os.path.join(d, "goodput-65535.pcap")
