@@ -6,12 +6,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <pcap/pcap.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capin.h"
 #include "cli.h"
 #include "profile/units.h"
 #include "report/result.h"
@@ -31,31 +31,42 @@ struct capture_info {
 	uint64_t frames;
 	uint64_t first_ns, last_ns;
 	uint64_t classes[RP_RX_CLASSES];
+	bool truncated; /* the file ends inside a record: what is before it is analysed */
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe analyze [--json] [--bin-us N] [--speed RATE] [--latency] PCAP\n"
+	fputs("usage: roceprobe analyze [--json] [--bin-us N] [--speed RATE] [--latency] PCAP|-\n"
 	      "\n"
 	      "Explain a RoCEv2 capture (pcap or pcapng; roceprobe's own, a switch mirror, a NIC\n"
 	      "dump). Flows are found in the traffic: by the probe's flow id when roceprobe sent\n"
 	      "them, else by (source IP, destination IP, destination QP). For each flow and QP:\n"
 	      "  lost           packets whose PSN (or probe sequence) never showed up\n"
 	      "  reordered      late arrivals of a gap; duplicates: seen twice\n"
-	      "  retransmissions, go_back_n   resends, and NAK -> resend-from-that-PSN episodes\n"
+	      "  retransmissions  packets sent again: all that a go-back-N after a NAK resends,\n"
+	      "                 whether they fill a gap or were seen before, and any other\n"
+	      "                 duplicate; go_back_n: the NAK -> resend-from-that-PSN episodes\n"
 	      "  acks, naks, cnp_rx           with first/last time and NAK -> resend latency\n"
 	      "  ce             CE-marked packets; messages and their FIRST -> LAST times\n"
 	      "and per priority the PFC / PAUSE timeline (frames, quanta, paused time).\n"
 	      "Losses at the end of a QP's stream show only when the sender's count is known\n"
 	      "(a live run's result.json); a capture cannot see them.\n"
+	      "Bytes and goodput use the wire lengths, so a snaplen-cut capture counts in full.\n"
+	      "PCAP '-' reads standard input (copied to $TMPDIR, else /tmp, as it is read\n"
+	      "twice). A capture cut inside a record is analysed up to the cut, with one line\n"
+	      "on stderr saying at which frame it is truncated.\n"
 	      "\n"
 	      "options:\n"
 	      "  --json          one JSON object (\"schema\": \"roceprobe.analyze/1\") with \"flows\",\n"
 	      "                  \"ports\" and \"timeseries\" named as in result.json\n"
 	      "  --bin-us N      time series bin width in microseconds (default 100)\n"
-	      "  --speed RATE    link speed for pause quanta -> time (default 100G)\n"
+	      "  --speed RATE    link speed for pause quanta -> time: quanta x 512 bit times\n"
+	      "                  (default 100G). A pause still running at the last frame\n"
+	      "                  counts to its expiry, not to the end of the capture\n"
 	      "  --latency       latency = capture time - probe TX time (only when the capture\n"
-	      "                  was taken with the clock that stamped the probes)\n"
+	      "                  was taken with the clock that stamped the probes; a probe that\n"
+	      "                  arrives before it was sent, or a delay over 1 s, shows it was\n"
+	      "                  not: one line on stderr, exit 2)\n"
 	      "\n"
 	      "example: roceprobe analyze --json run.pcap | jq '.flows[] | {id, lost, ce}'\n"
 	      "exit: 0 analysed, 2 unreadable input or bad option (one line on stderr)\n",
@@ -96,71 +107,39 @@ static int parse_opts(int argc, char **argv, struct analyze_opts *o)
 	return 0;
 }
 
-static pcap_t *open_capture(const char *path, char *err)
-{
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (pc && pcap_datalink(pc) != DLT_EN10MB) {
-		snprintf(err, PCAP_ERRBUF_SIZE, "link type %s is not Ethernet", pcap_datalink_val_to_name(pcap_datalink(pc)));
-		pcap_close(pc);
-		return NULL;
-	}
-	return pc;
-}
-
-static uint64_t ts_ns(const struct pcap_pkthdr *h)
-{
-	return (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* nanosecond precision */
-}
-
 /* Pass 1: the time span, so the time series is sized before any frame counts. */
-static int scan_span(const struct analyze_opts *o, struct capture_info *ci)
+static int scan_span(struct rp_capin *in, struct capture_info *ci)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = open_capture(o->path, err);
-	if (!pc) /* libpcap's message names the file already when it could not open it */
-		return strstr(err, o->path) ? rp_cli_error(CMD, "%s", err) : rp_cli_error(CMD, "%s: %s", o->path, err);
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int rc;
 	ci->first_ns = UINT64_MAX;
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		uint64_t t = ts_ns(h);
+	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
+		uint64_t t = rp_capin_ts_ns(h);
 		if (t < ci->first_ns)
 			ci->first_ns = t;
 		if (t > ci->last_ns)
 			ci->last_ns = t;
 	}
-	if (rc == PCAP_ERROR) {
-		rc = rp_cli_error(CMD, "%s: %s", o->path, pcap_geterr(pc));
-		pcap_close(pc);
-		return rc;
-	}
-	pcap_close(pc);
 	if (ci->first_ns == UINT64_MAX)
 		ci->first_ns = ci->last_ns = 0;
-	return 0;
+	return rc;
 }
 
 /* Pass 2: every frame through the accountant. */
-static int feed_all(const struct analyze_opts *o, struct rp_acct *a, struct capture_info *ci)
+static int feed_all(struct rp_capin *in, struct rp_acct *a, struct capture_info *ci)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = open_capture(o->path, err);
-	if (!pc)
-		return rp_cli_error(CMD, "%s: %s", o->path, err);
+	int rc = rp_capin_rewind(in);
+	if (rc)
+		return rc;
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	int rc;
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		enum rp_rx_class c = rp_acct_rx(a, 0, ts_ns(h), data, h->caplen, h->len, NULL);
+	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
+		enum rp_rx_class c = rp_acct_rx(a, 0, rp_capin_ts_ns(h), data, h->caplen, h->len, NULL);
 		ci->classes[c]++;
 		ci->frames++;
 	}
-	if (rc == PCAP_ERROR)
-		rc = rp_cli_error(CMD, "%s: stopped after frame %" PRIu64 ": %s", o->path, ci->frames, pcap_geterr(pc));
-	else
-		rc = 0;
-	pcap_close(pc);
+	ci->truncated = in->truncated;
 	return rc;
 }
 
@@ -179,6 +158,8 @@ static json_t *qp_json(const struct rp_acct_qp_result *q, uint64_t t0)
 	json_object_set_new(o, "lost", json_integer((json_int_t)p->missing));
 	json_object_set_new(o, "filled", json_integer((json_int_t)p->filled));
 	json_object_set_new(o, "retransmissions", json_integer((json_int_t)p->retransmissions));
+	json_object_set_new(o, "duplicates", json_integer((json_int_t)p->duplicates));
+	json_object_set_new(o, "reordered", json_integer((json_int_t)p->reordered));
 	json_object_set_new(o, "go_back_n", json_integer((json_int_t)p->go_back_n));
 	json_object_set_new(o, "rewinds", json_integer((json_int_t)p->rewinds));
 	json_object_set_new(o, "messages", json_integer((json_int_t)p->messages));
@@ -234,6 +215,19 @@ static void add_finding(json_t *arr, const char *fmt, ...)
 	json_array_append_new(arr, json_string(line));
 }
 
+/* PSNs seen twice, over the flow's QPs (the flow's own duplicates count probe
+ * sequences when there are probes). */
+static uint64_t sum_qp_duplicates(const struct rp_acct *a, size_t i)
+{
+	uint64_t n = 0;
+	for (size_t q = 0; q < rp_acct_flow_nqps(a, i); q++) {
+		struct rp_acct_qp_result qr;
+		rp_acct_qp(a, i, q, &qr);
+		n += qr.psn.duplicates;
+	}
+	return n;
+}
+
 static void flow_findings(const struct rp_acct *a, json_t *out)
 {
 	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
@@ -243,8 +237,9 @@ static void flow_findings(const struct rp_acct *a, json_t *out)
 			add_finding(out, "flow %u %s -> %s: %" PRIu64 " of %" PRIu64 " packets lost before the capture point",
 				    r.id, r.src, r.dst, r.lost, r.lost + r.rx_packets - r.duplicates);
 		if (r.retransmissions)
-			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK)",
-				    r.id, r.retransmissions, r.go_back_n);
+			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK), %"
+				    PRIu64 " of them seen before (duplicates)",
+				    r.id, r.retransmissions, r.go_back_n, sum_qp_duplicates(a, i));
 		if (r.ce)
 			add_finding(out, "flow %u: %" PRIu64 " of %" PRIu64 " packets CE-marked (%.2f%%), %" PRIu64
 				    " CNPs back to the sender",
@@ -262,9 +257,14 @@ static void port_findings(const struct rp_acct *a, uint64_t span, json_t *out)
 		const struct rp_acct_prio_result *x = &p.prio[q];
 		if (!x->pfc_rx)
 			continue;
-		add_finding(out, "priority %u: %" PRIu64 " PFC/PAUSE frames, paused %" PRIu64 " ns (%.2f%% of the capture), "
+		uint64_t within = x->paused_ns - x->paused_past_end_ns;
+		char past[96] = "";
+		if (x->paused_past_end_ns)
+			snprintf(past, sizeof(past), "; %" PRIu64 " ns of it after the last frame, to the pause's expiry",
+				 x->paused_past_end_ns);
+		add_finding(out, "priority %u: %" PRIu64 " PFC/PAUSE frames, paused %" PRIu64 " ns (%.2f%% of the capture%s), "
 			    "first at +%" PRIu64 " ns, %" PRIu64 " XOFF->XON",
-			    q, x->pfc_rx, x->paused_ns, span ? 100.0 * (double)x->paused_ns / (double)span : 0.0,
+			    q, x->pfc_rx, x->paused_ns, span ? 100.0 * (double)within / (double)span : 0.0, past,
 			    x->first_pause_ns, x->xoff_to_xon);
 	}
 }
@@ -279,6 +279,9 @@ static json_t *findings(const struct rp_acct *a, const struct capture_info *ci)
 	if (rp_acct_unmatched(a))
 		add_finding(arr, "%" PRIu64 " RoCE frames matched no flow (ACK/CNP of QPs whose sender is ambiguous)",
 			    rp_acct_unmatched(a));
+	if (ci->truncated)
+		add_finding(arr, "the capture is truncated at frame %" PRIu64 ": the %" PRIu64 " frames before it are analysed",
+			    ci->frames + 1, ci->frames);
 	if (json_array_size(arr) == 0)
 		add_finding(arr, "nothing wrong: no loss, no resend, no CE, no pause");
 	return arr;
@@ -289,10 +292,11 @@ static json_t *result_json(const struct analyze_opts *o, const struct rp_acct *a
 	json_t *classes = json_object();
 	for (unsigned c = 0; c < RP_RX_CLASSES; c++)
 		json_object_set_new(classes, rp_rx_class_name(c), json_integer((json_int_t)ci->classes[c]));
-	json_t *cap = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:I}", "file", o->path, "frames", (json_int_t)ci->frames,
-				"first_ns", (json_int_t)ci->first_ns, "last_ns", (json_int_t)ci->last_ns, "duration_ns",
-				(json_int_t)(ci->last_ns - ci->first_ns), "classes", classes, "unmatched",
-				(json_int_t)rp_acct_unmatched(a));
+	json_t *cap = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:I, s:b}", "file", o->path, "frames",
+				(json_int_t)ci->frames, "first_ns", (json_int_t)ci->first_ns, "last_ns",
+				(json_int_t)ci->last_ns, "duration_ns", (json_int_t)(ci->last_ns - ci->first_ns),
+				"classes", classes, "unmatched", (json_int_t)rp_acct_unmatched(a), "truncated",
+				ci->truncated);
 	json_t *flows = json_array();
 	for (size_t i = 0; i < rp_acct_nflows(a); i++)
 		json_array_append_new(flows, flow_json(a, i, ci->first_ns));
@@ -323,10 +327,10 @@ static void print_qp(const struct rp_acct_qp_result *q, uint64_t t0)
 	printf("    qp 0x%06x", q->dqpn);
 	if (q->lqpn_known)
 		printf(" (sender 0x%06x)", q->lqpn);
-	printf(": psn %u..%u, %" PRIu64 " pkts, %" PRIu64 " gaps, %" PRIu64 " lost, %" PRIu64 " resent, %" PRIu64
-	       " go-back-N, %" PRIu64 " msgs, %" PRIu64 " CE\n",
-	       p->first, (p->next - 1) & 0xFFFFFF, p->packets, p->gaps, p->missing, p->retransmissions, p->go_back_n,
-	       p->messages, q->ce);
+	printf(": psn %u..%u, %" PRIu64 " pkts, %" PRIu64 " gaps, %" PRIu64 " lost, %" PRIu64 " resent (%" PRIu64
+	       " duplicates), %" PRIu64 " go-back-N, %" PRIu64 " late, %" PRIu64 " msgs, %" PRIu64 " CE\n",
+	       p->first, (p->next - 1) & 0xFFFFFF, p->packets, p->gaps, p->missing, p->retransmissions, p->duplicates,
+	       p->go_back_n, p->reordered, p->messages, q->ce);
 	if (q->acks)
 		printf("      acks %" PRIu64 " at +%" PRIu64 "..+%" PRIu64 " ns\n", q->acks, rel(q->ack_first_ns, t0),
 		       rel(q->ack_last_ns, t0));
@@ -386,6 +390,31 @@ static void print_text(const struct analyze_opts *o, const struct rp_acct *a, co
 	}
 }
 
+/* No fabric holds a packet for a second (PFC watchdogs drop long before): a
+ * longer one-way delay, or a probe that arrived before it was sent, means the
+ * probes were stamped by another clock than the capture's. */
+#define MAX_ONE_WAY_NS 1000000000ull
+
+static int check_latency_clock(const struct rp_acct *a)
+{
+	uint64_t skew = 0, n = 0;
+	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, i, &r);
+		skew += r.clock_skew;
+	}
+	struct rp_hist_summary s;
+	rp_hist_summarize(rp_acct_latency(a), &s);
+	n = s.count + skew;
+	if (skew)
+		return rp_cli_error(CMD, "--latency: %" PRIu64 " of %" PRIu64 " probes arrived before their TX time: the "
+			    "capture's clock is not the one that stamped the probes; drop --latency", skew, n);
+	if (s.count && s.max > MAX_ONE_WAY_NS)
+		return rp_cli_error(CMD, "--latency: one-way delays up to %.3g s (min %.3g s): the capture's clock is not "
+			    "the one that stamped the probes; drop --latency", (double)s.max / 1e9, (double)s.min / 1e9);
+	return 0;
+}
+
 int rp_cmd_analyze(int argc, char **argv)
 {
 	struct analyze_opts o;
@@ -393,19 +422,27 @@ int rp_cmd_analyze(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	struct capture_info ci = {0};
-	if ((rc = scan_span(&o, &ci)))
+	struct rp_capin in;
+	if ((rc = rp_capin_open(&in, CMD, o.path, true)))
 		return rc;
+	if ((rc = scan_span(&in, &ci))) {
+		rp_capin_close(&in);
+		return rc;
+	}
 	struct rp_acct_port_cfg port = {.node = "capture", .port = 0, .speed_bps = o.speed_bps};
 	struct rp_acct_cfg cfg = {.ports = &port, .nports = 1, .start_ns = ci.first_ns,
 				  .run_ns = ci.last_ns - ci.first_ns, .bin_ns = o.bin_ns, .latency = o.latency,
-				  .discover = true, .track_psn = true, .seq_from_first = true};
+				  .discover = true, .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
 	char err[256];
 	struct rp_acct *a = rp_acct_create(&cfg, err, sizeof(err));
-	if (!a)
+	if (!a) {
+		rp_capin_close(&in);
 		return rp_cli_error(CMD, "%s", err);
+	}
 	ci.last_ns = ci.first_ns; /* recounted in order below */
 	struct capture_info span = ci;
-	rc = feed_all(&o, a, &ci);
+	rc = feed_all(&in, a, &ci);
+	rp_capin_close(&in);
 	ci.first_ns = span.first_ns;
 	if (rc) {
 		rp_acct_destroy(a);
@@ -413,6 +450,10 @@ int rp_cmd_analyze(int argc, char **argv)
 	}
 	rp_acct_finish(a, cfg.start_ns + cfg.run_ns, NULL);
 	ci.last_ns = cfg.start_ns + cfg.run_ns;
+	if (o.latency && (rc = check_latency_clock(a))) {
+		rp_acct_destroy(a);
+		return rc;
+	}
 	if (o.json) {
 		json_t *root = result_json(&o, a, &ci);
 		json_dumpf(root, stdout, JSON_INDENT(2));

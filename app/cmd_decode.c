@@ -1,12 +1,12 @@
 /* roceprobe decode: one line per frame of a pcap or pcapng, ICRC verified. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <jansson.h>
-#include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "capin.h"
 #include "cli.h"
 #include "wire/frame.h"
 
@@ -40,131 +40,260 @@ static void l3_addrs(const struct rp_frame *f, char *src, char *dst)
 static uint8_t frame_dscp(const struct rp_frame *f) { return f->l3 == 4 ? f->ip4.dscp : f->ip6.dscp; }
 static uint8_t frame_ecn(const struct rp_frame *f) { return f->l3 == 4 ? f->ip4.ecn : f->ip6.ecn; }
 
-static json_t *json_hex(const char *fmt, uint64_t v)
+/* --json writes each line straight into a buffer: no JSON library per frame
+ * (jansson built, sorted and freed a tree per frame: 7-9x the text time).
+ * Every value is a number, a hex string, an address, or a string from a fixed
+ * table (opcode names, kinds, the parser's error messages), so strings need
+ * no escaping beyond what jw_str does for safety. The output is byte for
+ * byte what json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER) printed before:
+ * keys in this order, integers as signed 64-bit decimals. */
+#define JW_CAP 2048
+
+struct jw {
+	char b[JW_CAP];
+	size_t n;
+	bool comma; /* a value was written at this level: the next one needs ',' */
+};
+
+static void jw_put(struct jw *w, const char *s, size_t len)
 {
-	char s[24];
-	snprintf(s, sizeof(s), fmt, v);
-	return json_string(s);
+	if (len > JW_CAP - 1 - w->n) /* never with our values; a line cut short is still no overflow */
+		len = JW_CAP - 1 - w->n;
+	memcpy(w->b + w->n, s, len);
+	w->n += len;
+}
+
+static void jw_ch(struct jw *w, char c)
+{
+	if (w->n < JW_CAP - 1)
+		w->b[w->n++] = c;
+}
+
+/* The separator and, inside an object, "key": */
+static void jw_key(struct jw *w, const char *key)
+{
+	if (w->comma)
+		jw_ch(w, ',');
+	w->comma = true;
+	if (key) {
+		jw_ch(w, '"');
+		jw_put(w, key, strlen(key));
+		jw_put(w, "\":", 2);
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	jw_key(w, key);
+	jw_ch(w, c);
+	w->comma = false;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	jw_ch(w, c);
+	w->comma = true;
+}
+
+static void jw_int(struct jw *w, const char *key, int64_t v)
+{
+	char d[24];
+	size_t i = sizeof(d);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		d[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--i] = '-';
+	jw_key(w, key);
+	jw_put(w, d + i, sizeof(d) - i);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	if (!s) {
+		jw_put(w, "null", 4);
+		return;
+	}
+	jw_ch(w, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			jw_ch(w, '\\');
+			jw_ch(w, (char)c);
+		} else if (c < 0x20) {
+			char e[8];
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			jw_put(w, e, 6);
+		} else {
+			jw_ch(w, (char)c);
+		}
+	}
+	jw_ch(w, '"');
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	jw_put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+/* "0x" and 2 * bytes lower-case hex digits, zero-padded. */
+static void jw_hex(struct jw *w, const char *key, uint64_t v, unsigned bytes)
+{
+	static const char digits[] = "0123456789abcdef";
+	char h[19] = "0x";
+	for (unsigned i = 0; i < 2 * bytes; i++)
+		h[2 + i] = digits[(v >> (4 * (2 * bytes - 1 - i))) & 0xF];
+	h[2 + 2 * bytes] = '\0';
+	jw_str(w, key, h);
+}
+
+static void jw_line(struct jw *w)
+{
+	w->b[w->n++] = '\n'; /* jw_put/jw_ch keep one byte for it */
+	fwrite(w->b, 1, w->n, stdout);
 }
 
 /* The BTH bits print as 0/1, as the headers hold them. */
-static json_t *bth_json(const struct rp_bth *b)
+static void bth_json(struct jw *w, const struct rp_bth *b)
 {
-	const char *name = rp_opcode_info(b->opcode)->name;
-	return json_pack("{s:i, s:s?, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:I}",
-			 "opcode", b->opcode, "opname", name, "se", b->se, "m", b->m, "pad", b->pad,
-			 "tver", b->tver, "pkey", b->pkey, "fecn", b->fecn, "becn", b->becn,
-			 "dqpn", (json_int_t)b->dqpn, "ack_req", b->ack_req, "psn", (json_int_t)b->psn);
+	jw_open(w, "bth", '{');
+	jw_int(w, "opcode", b->opcode);
+	jw_str(w, "opname", rp_opcode_info(b->opcode)->name);
+	jw_int(w, "se", b->se);
+	jw_int(w, "m", b->m);
+	jw_int(w, "pad", b->pad);
+	jw_int(w, "tver", b->tver);
+	jw_int(w, "pkey", b->pkey);
+	jw_int(w, "fecn", b->fecn);
+	jw_int(w, "becn", b->becn);
+	jw_int(w, "dqpn", b->dqpn);
+	jw_int(w, "ack_req", b->ack_req);
+	jw_int(w, "psn", b->psn);
+	jw_close(w, '}');
 }
 
-static void add_ext_json(json_t *o, const struct rp_frame *f)
+static void ext_json(struct jw *w, const struct rp_frame *f)
 {
-	if (f->ext & RP_EXT_DETH)
-		json_object_set_new(o, "deth", json_pack("{s:I, s:I}", "qkey", (json_int_t)f->deth.qkey,
-							 "src_qp", (json_int_t)f->deth.src_qp));
-	if (f->ext & RP_EXT_RETH)
-		json_object_set_new(o, "reth", json_pack("{s:o, s:o, s:I}", "va", json_hex("0x%016" PRIx64, f->reth.va),
-							 "rkey", json_hex("0x%08" PRIx64, f->reth.rkey),
-							 "dma_len", (json_int_t)f->reth.dma_len));
-	if (f->ext & RP_EXT_ATOMIC_ETH)
-		json_object_set_new(o, "atomic", json_pack("{s:o, s:o, s:o, s:o}",
-							   "va", json_hex("0x%016" PRIx64, f->atomic.va),
-							   "rkey", json_hex("0x%08" PRIx64, f->atomic.rkey),
-							   "swap_add", json_hex("0x%016" PRIx64, f->atomic.swap_add),
-							   "compare", json_hex("0x%016" PRIx64, f->atomic.compare)));
-	if (f->ext & RP_EXT_AETH)
-		json_object_set_new(o, "aeth", json_pack("{s:i, s:I}", "syndrome", f->aeth.syndrome,
-							 "msn", (json_int_t)f->aeth.msn));
+	if (f->ext & RP_EXT_DETH) {
+		jw_open(w, "deth", '{');
+		jw_int(w, "qkey", f->deth.qkey);
+		jw_int(w, "src_qp", f->deth.src_qp);
+		jw_close(w, '}');
+	}
+	if (f->ext & RP_EXT_RETH) {
+		jw_open(w, "reth", '{');
+		jw_hex(w, "va", f->reth.va, 8);
+		jw_hex(w, "rkey", f->reth.rkey, 4);
+		jw_int(w, "dma_len", f->reth.dma_len);
+		jw_close(w, '}');
+	}
+	if (f->ext & RP_EXT_ATOMIC_ETH) {
+		jw_open(w, "atomic", '{');
+		jw_hex(w, "va", f->atomic.va, 8);
+		jw_hex(w, "rkey", f->atomic.rkey, 4);
+		jw_hex(w, "swap_add", f->atomic.swap_add, 8);
+		jw_hex(w, "compare", f->atomic.compare, 8);
+		jw_close(w, '}');
+	}
+	if (f->ext & RP_EXT_AETH) {
+		jw_open(w, "aeth", '{');
+		jw_int(w, "syndrome", f->aeth.syndrome);
+		jw_int(w, "msn", f->aeth.msn);
+		jw_close(w, '}');
+	}
 	if (f->ext & RP_EXT_ATOMIC_ACK)
-		json_object_set_new(o, "atomic_ack", json_hex("0x%016" PRIx64, f->atomic_ack));
+		jw_hex(w, "atomic_ack", f->atomic_ack, 8);
 	if (f->ext & RP_EXT_IMM)
-		json_object_set_new(o, "imm", json_hex("0x%08" PRIx64, f->imm));
+		jw_hex(w, "imm", f->imm, 4);
 	if (f->ext & RP_EXT_IETH)
-		json_object_set_new(o, "ieth", json_hex("0x%08" PRIx64, f->ieth));
+		jw_hex(w, "ieth", f->ieth, 4);
 }
 
-static void add_roce_json(json_t *o, const struct rp_frame *f)
+static void roce_json(struct jw *w, const struct rp_frame *f)
 {
 	char src[46], dst[46];
 	l3_addrs(f, src, dst);
-	json_object_set_new(o, "l3", json_string(f->l3 == 4 ? "ipv4" : "ipv6"));
-	json_object_set_new(o, "src", json_string(src));
-	json_object_set_new(o, "dst", json_string(dst));
-	json_object_set_new(o, "dscp", json_integer(frame_dscp(f)));
-	json_object_set_new(o, "ecn", json_integer(frame_ecn(f)));
+	jw_str(w, "l3", f->l3 == 4 ? "ipv4" : "ipv6");
+	jw_str(w, "src", src);
+	jw_str(w, "dst", dst);
+	jw_int(w, "dscp", frame_dscp(f));
+	jw_int(w, "ecn", frame_ecn(f));
 	if (f->l3 == 4) {
-		json_object_set_new(o, "ttl", json_integer(f->ip4.ttl));
+		jw_int(w, "ttl", f->ip4.ttl);
 	} else {
-		json_object_set_new(o, "hop_limit", json_integer(f->ip6.hop_limit));
-		json_object_set_new(o, "flow_label", json_integer(f->ip6.flow_label));
+		jw_int(w, "hop_limit", f->ip6.hop_limit);
+		jw_int(w, "flow_label", f->ip6.flow_label);
 	}
-	json_object_set_new(o, "udp_sport", json_integer(f->udp.sport));
-	json_object_set_new(o, "udp_dport", json_integer(f->udp.dport));
-	json_object_set_new(o, "bth", bth_json(&f->bth));
-	add_ext_json(o, f);
-	json_object_set_new(o, "payload_len", json_integer((json_int_t)f->payload_len));
-	if (f->has_probe)
-		json_object_set_new(o, "probe", json_pack("{s:I, s:I, s:I}", "flow", (json_int_t)f->probe.flow_id,
-							  "seq", (json_int_t)f->probe.seq,
-							  "tx_ns", (json_int_t)f->probe.tx_ns));
+	jw_int(w, "udp_sport", f->udp.sport);
+	jw_int(w, "udp_dport", f->udp.dport);
+	bth_json(w, &f->bth);
+	ext_json(w, f);
+	jw_int(w, "payload_len", (int64_t)f->payload_len);
+	if (f->has_probe) {
+		jw_open(w, "probe", '{');
+		jw_int(w, "flow", f->probe.flow_id);
+		jw_int(w, "seq", (int64_t)f->probe.seq);
+		jw_int(w, "tx_ns", (int64_t)f->probe.tx_ns);
+		jw_close(w, '}');
+	}
 	if (f->icrc_checked) {
 		char icrc[9];
 		hex_bytes(f->icrc_wire, RP_ICRC_LEN, icrc);
-		json_object_set_new(o, "icrc", json_string(icrc));
-		json_object_set_new(o, "icrc_ok", json_boolean(f->icrc_ok));
+		jw_str(w, "icrc", icrc);
+		jw_bool(w, "icrc_ok", f->icrc_ok);
 	}
 }
 
-static json_t *frame_json(uint64_t n, size_t wire_len, const struct rp_frame *f)
+static void print_json_frame(uint64_t n, size_t wire_len, const struct rp_frame *f)
 {
-	json_t *o = json_pack("{s:I, s:I, s:s}", "frame", (json_int_t)n, "len", (json_int_t)wire_len,
-			      "kind", rp_frame_kind_name(f->kind));
+	struct jw w = {.n = 0};
 	char mac[18];
-	if (f->eth.has_vlan)
-		json_object_set_new(o, "vlan", json_pack("{s:i, s:i}", "pcp", f->eth.pcp, "vid", f->eth.vid));
+	jw_open(&w, NULL, '{');
+	jw_int(&w, "frame", (int64_t)n);
+	jw_int(&w, "len", (int64_t)wire_len);
+	jw_str(&w, "kind", rp_frame_kind_name(f->kind));
+	if (f->eth.has_vlan) {
+		jw_open(&w, "vlan", '{');
+		jw_int(&w, "pcp", f->eth.pcp);
+		jw_int(&w, "vid", f->eth.vid);
+		jw_close(&w, '}');
+	}
 	switch (f->kind) {
 	case RP_KIND_ROCE:
 	case RP_KIND_CNP:
-		add_roce_json(o, f);
+		roce_json(&w, f);
 		break;
-	case RP_KIND_PFC: {
+	case RP_KIND_PFC:
 		rp_mac_format(f->eth.src, mac);
-		json_t *en = json_array(), *q = json_array();
-		for (int p = 0; p < RP_PFC_PRIOS; p++) {
+		jw_str(&w, "src_mac", mac);
+		jw_open(&w, "enable", '[');
+		for (int p = 0; p < RP_PFC_PRIOS; p++)
 			if (f->macctl.enable & (1u << p))
-				json_array_append_new(en, json_integer(p));
-			json_array_append_new(q, json_integer(f->macctl.quanta[p]));
-		}
-		json_object_set_new(o, "src_mac", json_string(mac));
-		json_object_set_new(o, "enable", en);
-		json_object_set_new(o, "quanta", q);
+				jw_int(&w, NULL, p);
+		jw_close(&w, ']');
+		jw_open(&w, "quanta", '[');
+		for (int p = 0; p < RP_PFC_PRIOS; p++)
+			jw_int(&w, NULL, f->macctl.quanta[p]);
+		jw_close(&w, ']');
 		break;
-	}
 	case RP_KIND_PAUSE:
 		rp_mac_format(f->eth.src, mac);
-		json_object_set_new(o, "src_mac", json_string(mac));
-		json_object_set_new(o, "quanta", json_integer(f->macctl.quanta[0]));
+		jw_str(&w, "src_mac", mac);
+		jw_int(&w, "quanta", f->macctl.quanta[0]);
 		break;
-	case RP_KIND_OTHER: {
-		char et[8];
-		snprintf(et, sizeof(et), "0x%04x", f->eth.ethertype);
-		json_object_set_new(o, "ethertype", json_string(et));
+	case RP_KIND_OTHER:
+		jw_hex(&w, "ethertype", f->eth.ethertype, 2);
 		break;
-	}
 	case RP_KIND_MALFORMED:
-		json_object_set_new(o, "error", json_string(f->error));
+		jw_str(&w, "error", f->error);
 		break;
 	}
-	return o;
-}
-
-static void print_json_line(json_t *o)
-{
-	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
-	if (s)
-		puts(s);
-	free(s);
-	json_decref(o);
+	jw_close(&w, '}');
+	jw_line(&w);
 }
 
 static void print_text_header(void)
@@ -222,11 +351,17 @@ static void print_text(uint64_t n, size_t wire_len, const struct rp_frame *f)
 static void print_summary(const struct decode_totals *t, bool json)
 {
 	if (json) {
-		json_t *kinds = json_object();
+		struct jw w = {.n = 0};
+		jw_open(&w, NULL, '{');
+		jw_bool(&w, "summary", true);
+		jw_int(&w, "frames", (int64_t)t->frames);
+		jw_open(&w, "kinds", '{');
 		for (int k = 0; k < KIND_COUNT; k++)
-			json_object_set_new(kinds, rp_frame_kind_name(k), json_integer((json_int_t)t->kinds[k]));
-		print_json_line(json_pack("{s:b, s:I, s:o, s:I}", "summary", 1, "frames", (json_int_t)t->frames,
-					  "kinds", kinds, "icrc_bad", (json_int_t)t->icrc_bad));
+			jw_int(&w, rp_frame_kind_name(k), (int64_t)t->kinds[k]);
+		jw_close(&w, '}');
+		jw_int(&w, "icrc_bad", (int64_t)t->icrc_bad);
+		jw_close(&w, '}');
+		jw_line(&w);
 		return;
 	}
 	printf("%" PRIu64 " frames:", t->frames);
@@ -237,7 +372,7 @@ static void print_summary(const struct decode_totals *t, bool json)
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe decode [--json] FILE\n"
+	fputs("usage: roceprobe decode [--json] FILE|-\n"
 	      "\n"
 	      "Prints one line per frame of a pcap or pcapng capture (Ethernet link type):\n"
 	      "RoCEv2 (IPv4/IPv6, UDP 4791) with every BTH field and extended header, CNP,\n"
@@ -250,8 +385,12 @@ static void usage(FILE *out)
 	      "             payload_len, icrc, icrc_ok; pfc: src_mac, enable, quanta), then\n"
 	      "             {\"summary\":true,...}\n"
 	      "\n"
-	      "Exit status: 0 when the file was read (bad frames are reported, not fatal),\n"
-	      "2 when it cannot be read.\n",
+	      "FILE '-' reads standard input. A capture cut inside a record (a file still\n"
+	      "being written, or cut short) is decoded up to the cut, and one line on stderr\n"
+	      "says at which frame it is truncated.\n"
+	      "\n"
+	      "Exit status: 0 when the file was read (bad frames are reported, not fatal;\n"
+	      "so is a truncated capture), 2 when it cannot be read.\n",
 	      out);
 }
 
@@ -279,37 +418,28 @@ int rp_cmd_decode(int argc, char **argv)
 		return rp_cli_error("decode", "expected one capture file (try 'roceprobe decode --help')");
 	const char *path = argv[optind];
 
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (!pc)
-		return rp_cli_error("decode", "cannot read %s: %s", path, err);
-	if (pcap_datalink(pc) != DLT_EN10MB) {
-		int dlt = pcap_datalink(pc);
-		pcap_close(pc);
-		return rp_cli_error("decode", "%s: link type %s is not Ethernet", path, pcap_datalink_val_to_name(dlt));
-	}
+	struct rp_capin in;
+	int rc = rp_capin_open(&in, "decode", path, false);
+	if (rc)
+		return rc;
 
 	struct decode_totals t = {0};
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	int rc;
 	if (!json)
 		print_text_header();
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+	while ((rc = rp_capin_next(&in, &h, &data)) == 1) {
 		struct rp_frame f;
 		enum rp_frame_kind k = rp_frame_parse(data, h->caplen, h->len, &f);
 		t.frames++;
 		t.kinds[k]++;
 		t.icrc_bad += f.icrc_checked && !f.icrc_ok;
 		if (json)
-			print_json_line(frame_json(t.frames, h->len, &f));
+			print_json_frame(t.frames, h->len, &f);
 		else
 			print_text(t.frames, h->len, &f);
 	}
 	print_summary(&t, json);
-	int status = RP_EXIT_OK;
-	if (rc == PCAP_ERROR)
-		status = rp_cli_error("decode", "%s: stopped after frame %" PRIu64 ": %s", path, t.frames, pcap_geterr(pc));
-	pcap_close(pc);
-	return status;
+	rp_capin_close(&in);
+	return rc ? rc : RP_EXIT_OK;
 }

@@ -237,8 +237,8 @@ static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now)
 	rp_ts_latency(a->ts, now, now - tx);
 }
 
-/* PSN tracking (analyze): retransmissions of probe-less packets are what
- * tells them apart from new ones. Returns true for a resent packet. */
+/* PSN tracking (analyze): for probe-less packets the PSN is what tells a
+ * duplicate from a new one. Returns true for a duplicate (PSN seen before). */
 static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q, uint64_t now)
 {
 	struct rp_psn_event ev;
@@ -247,7 +247,7 @@ static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q
 		rp_hist_record(fl->msg, ev.msg_ns);
 	if (ev.nak_resend)
 		rp_hist_record(fl->nak_resend, ev.nak_resend_ns);
-	return ev.verdict == RP_PSN_RETRANSMIT;
+	return ev.verdict == RP_PSN_DUPLICATE;
 }
 
 static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now,
@@ -261,7 +261,7 @@ static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, ui
 		fl->r.first_rx_ns = now;
 	fl->r.last_rx_ns = now;
 	fl->r.rx_bytes += wire_len;
-	bool resent = a->cfg.track_psn && track_psn(a, fl, q, now);
+	bool seen = a->cfg.track_psn && track_psn(a, fl, q, now);
 	if (f->has_probe) {
 		fl->probes = true;
 		if (!fl->seq.started && f->probe.seq < RP_SEQ_WINDOW)
@@ -270,7 +270,7 @@ static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, ui
 		if (!dup && a->cfg.latency)
 			latency(a, fl, now);
 	} else {
-		dup = resent;
+		dup = seen;
 		fl->probeless_unique += !dup;
 	}
 	if (!dup)

@@ -83,6 +83,10 @@ struct rp_acct_cfg {
 	bool track_psn;                  /* per-QP PSN tracking (psn.h), message times */
 	bool seq_from_first;             /* sequences start at the first probe seen, or at 0 when
 					  * that is below RP_SEQ_WINDOW (the run's start) */
+	bool pause_to_expiry;            /* offline: a pause still running at end_ns (the capture
+					  * ended, the pause did not) counts to its expiry, quanta x
+					  * 512 bit times at the port's speed; the time series still
+					  * ends at end_ns */
 };
 
 enum rp_rx_class {
@@ -139,7 +143,7 @@ struct rp_acct_flow_result {
 	uint16_t qps;
 	uint64_t rx_payload_bytes;
 	uint64_t first_rx_ns, last_rx_ns;
-	uint64_t retransmissions, go_back_n, messages; /* track_psn */
+	uint64_t retransmissions, go_back_n, messages; /* track_psn: psn.h says what counts */
 	uint64_t stale;          /* seq arrivals older than the window */
 	uint64_t clock_skew;     /* probes stamped after they arrived: no latency */
 };
@@ -160,6 +164,7 @@ struct rp_acct_prio_result {
 	uint64_t pfc_rx, pfc_tx;
 	uint64_t quanta;
 	uint64_t paused_ns;
+	uint64_t paused_past_end_ns; /* pause_to_expiry: the part of paused_ns after end_ns */
 	uint64_t xoff_to_xon;
 	bool paused_ever;
 	uint64_t first_pause_ns; /* since start_ns; valid with paused_ever */

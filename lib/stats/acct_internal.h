@@ -59,6 +59,7 @@ struct acct_port {
 	struct rp_acct_port_cfg cfg;
 	struct rp_pause pause;
 	uint64_t credited[RP_PFC_PRIOS]; /* pause time already spread over bins up to here */
+	uint64_t past_end[RP_PFC_PRIOS];  /* pause_to_expiry: paused time after end_ns */
 	struct rp_acct_port_result r;
 };
 

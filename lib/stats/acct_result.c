@@ -7,9 +7,15 @@ static void finish_ports(struct rp_acct *a, uint64_t end)
 {
 	for (size_t i = 0; i < a->cfg.nports; i++) {
 		struct acct_port *p = &a->ports[i];
-		for (unsigned q = 0; q < RP_PFC_PRIOS; q++)
+		for (unsigned q = 0; q < RP_PFC_PRIOS; q++) {
 			rp_acct_credit_pause(a, p, q, end);
-		rp_pause_settle(&p->pause, end);
+			const struct rp_pause_prio *pp = &p->pause.prio[q];
+			if (a->cfg.pause_to_expiry && pp->open && pp->until_ns > end)
+				p->past_end[q] = pp->until_ns - (pp->start_ns > end ? pp->start_ns : end);
+		}
+		/* Past the end, an open pause runs to its expiry: settling at the end
+		 * of time closes every interval at its until_ns. */
+		rp_pause_settle(&p->pause, a->cfg.pause_to_expiry ? UINT64_MAX : end);
 	}
 }
 
@@ -39,8 +45,8 @@ static void finish_loss(const struct rp_acct *a, struct acct_flow *fl)
 		r->reordered = fl->seq.reordered;
 		r->duplicates = fl->seq.duplicates;
 	} else if (a->cfg.track_psn) {
-		r->reordered = SUM_PSN(fl, filled);
-		r->duplicates = SUM_PSN(fl, retransmissions);
+		r->reordered = SUM_PSN(fl, reordered);
+		r->duplicates = SUM_PSN(fl, duplicates);
 	}
 	r->stale = fl->seq.stale;
 }
@@ -140,6 +146,7 @@ void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result 
 		o->pfc_rx = pp->frames;
 		o->quanta = pp->quanta;
 		o->paused_ns = rp_pause_paused_ns(&p->pause, q, end);
+		o->paused_past_end_ns = p->past_end[q];
 		o->xoff_to_xon = pp->xoff_to_xon;
 		o->paused_ever = pp->first_pause_ns != RP_PAUSE_NEVER;
 		o->first_pause_ns = o->paused_ever && pp->first_pause_ns > a->cfg.start_ns

@@ -74,8 +74,8 @@ static enum rp_psn_verdict track(struct rp_psn *p, uint32_t psn)
 		return RP_PSN_GAP;
 	}
 	if ((uint32_t)-d > RP_PSN_WINDOW || bit_get(p, psn)) {
-		p->retransmissions++;
-		return RP_PSN_RETRANSMIT;
+		p->duplicates++;
+		return RP_PSN_DUPLICATE;
 	}
 	bit_set(p, psn);
 	p->filled++;
@@ -93,9 +93,24 @@ static void resend_episode(struct rp_psn *p, uint64_t now, uint32_t psn, bool be
 		p->go_back_n++;
 		ev->nak_resend = true;
 		ev->nak_resend_ns = now - p->nak_ns;
+		if (behind) { /* everything from here up to the highest PSN seen is sent again */
+			p->resending = true;
+			p->resend_end = p->next;
+		}
 	}
 	if (behind && psn != rp_psn_add(p->last, 1))
 		p->rewinds++;
+}
+
+/* Counts the packet as retransmitted, or as a late arrival. */
+static void resend_or_late(struct rp_psn *p, uint32_t psn, struct rp_psn_event *ev)
+{
+	if (p->resending && rp_psn_diff(p->resend_end, psn) >= 0)
+		p->resending = false; /* caught up: new packets from here */
+	bool in_episode = p->resending;
+	ev->resent = ev->verdict == RP_PSN_DUPLICATE || (in_episode && ev->verdict == RP_PSN_FILLED);
+	p->retransmissions += ev->resent;
+	p->reordered += ev->verdict == RP_PSN_FILLED && !ev->resent;
 }
 
 static void message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_psn_event *ev)
@@ -135,7 +150,8 @@ void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode
 	bool behind = rp_psn_diff(p->next, psn) < 0;
 	ev->verdict = track(p, psn);
 	resend_episode(p, now_ns, psn, behind, ev);
-	if (ev->verdict != RP_PSN_RETRANSMIT)
+	resend_or_late(p, psn, ev);
+	if (ev->verdict != RP_PSN_DUPLICATE)
 		message(p, now_ns, opcode, ev);
 	p->last = psn;
 }

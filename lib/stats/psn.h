@@ -7,7 +7,16 @@
  * "ahead" (skipping any in between), anything else is "behind". A window of
  * RP_PSN_WINDOW PSNs remembers which were seen, so a PSN behind is either a
  * gap being filled (a late or resent packet that the capture point had not
- * seen) or a retransmission (seen before). */
+ * seen) or a duplicate (seen before).
+ *
+ * Retransmitted and duplicate are not the same: after a NAK the sender goes
+ * back N and resends every packet from the NAK'd PSN on. Each of those is
+ * retransmitted; those the capture point had seen already are also
+ * duplicates, those it had not (the lost one, and any other lost since) fill
+ * a gap. So for an episode of N resent packets of which k fill gaps:
+ * retransmissions += N, duplicates += N - k, filled += k, reordered += 0. A
+ * duplicate outside such an episode (a resend after a timeout) is
+ * retransmitted too; a gap filled outside one is a late (reordered) packet. */
 #ifndef RP_STATS_PSN_H
 #define RP_STATS_PSN_H
 
@@ -25,25 +34,31 @@ struct rp_psn {
 	uint64_t gaps;            /* forward jumps */
 	uint64_t skipped;         /* PSNs those jumps skipped */
 	uint64_t missing;         /* skipped and never seen since: lost before the capture point */
-	uint64_t filled;          /* skipped PSNs that arrived later */
-	uint64_t retransmissions; /* PSNs seen before (older than the window included) */
+	uint64_t filled;          /* skipped PSNs that arrived later (resent or late) */
+	uint64_t reordered;       /* of those, the ones that were not resent: late arrivals */
+	uint64_t duplicates;      /* PSNs seen before (older than the window included) */
+	uint64_t retransmissions; /* packets sent again: every one behind the highest PSN in a
+				   * go-back-N episode (gap fill or duplicate), and any other duplicate */
 	uint64_t go_back_n;       /* a NAK, then a resend from the NAK'd PSN */
 	uint64_t rewinds;         /* any jump back to resend (go-back-N or a timeout) */
 	uint64_t naks;            /* NAKs (PSN sequence error) addressed to this QP */
 	bool nak_pending;
 	uint32_t nak_psn;
 	uint64_t nak_ns;
+	bool resending;           /* in a go-back-N episode ... */
+	uint32_t resend_end;      /* ... until the PSN reaches this (next when it began) */
 	uint64_t messages;        /* LAST / ONLY seen for the first time */
 	bool in_msg;
 	uint64_t msg_first_ns;
 	uint64_t bits[RP_PSN_WINDOW / 64];
 };
 
-enum rp_psn_verdict { RP_PSN_IN_ORDER, RP_PSN_GAP, RP_PSN_FILLED, RP_PSN_RETRANSMIT };
+enum rp_psn_verdict { RP_PSN_IN_ORDER, RP_PSN_GAP, RP_PSN_FILLED, RP_PSN_DUPLICATE };
 
 /* What one data packet meant, beyond the verdict. */
 struct rp_psn_event {
 	enum rp_psn_verdict verdict;
+	bool resent;            /* a retransmission (see above): a duplicate, or a gap fill in go-back-N */
 	bool msg_done;          /* a message completed: msg_ns = FIRST -> LAST (0 for ONLY) */
 	uint64_t msg_ns;
 	bool multi_packet;      /* the completed message had a FIRST */

@@ -91,48 +91,51 @@ static enum rp_frame_kind parse_ext(const uint8_t *p, size_t len, unsigned ext, 
 }
 
 /* p points at the BTH; len is what the IP/UDP lengths say the RoCE packet
- * holds (BTH .. ICRC) bounded by what was captured; complete says whether the
- * capture holds all of it. */
-static enum rp_frame_kind parse_roce(const uint8_t *frame, const uint8_t *p, size_t len, bool complete,
+ * holds on the wire (BTH .. ICRC), cap how many of those bytes the capture
+ * holds (cap <= len; less after a snaplen cut). Headers must be captured to be
+ * parsed; the payload length comes from the wire lengths either way, so a
+ * snaplen-cut frame reports its real payload_len. */
+static enum rp_frame_kind parse_roce(const uint8_t *frame, const uint8_t *p, size_t len, size_t cap,
 				     struct rp_frame *f)
 {
-	if (len < RP_BTH_LEN)
-		return truncated(f, "BTH", len, RP_BTH_LEN);
-	rp_bth_parse(p, len, &f->bth);
+	if (cap < RP_BTH_LEN)
+		return truncated(f, "BTH", cap, RP_BTH_LEN);
+	rp_bth_parse(p, cap, &f->bth);
 	f->kind = f->bth.opcode == RP_OP_CNP ? RP_KIND_CNP : RP_KIND_ROCE;
 	const struct rp_opcode_info *oi = rp_opcode_info(f->bth.opcode);
 	size_t ext_len = 0;
-	if (parse_ext(p + RP_BTH_LEN, len - RP_BTH_LEN, oi->ext, f, &ext_len) == RP_KIND_MALFORMED)
+	if (parse_ext(p + RP_BTH_LEN, cap - RP_BTH_LEN, oi->ext, f, &ext_len) == RP_KIND_MALFORMED)
 		return f->kind;
 	size_t hdr = RP_BTH_LEN + ext_len;
 	f->payload_off = (size_t)(p - frame) + hdr;
-	if (!complete) {
-		f->payload_len = len - hdr;
-		f->has_probe = rp_probe_parse(p + hdr, len - hdr, &f->probe) == RP_WIRE_OK;
-		return f->kind;
-	}
 	if (len < hdr + f->bth.pad + RP_ICRC_LEN)
 		return truncated(f, "ICRC", len > hdr ? len - hdr : 0, (size_t)f->bth.pad + RP_ICRC_LEN);
 	f->payload_len = len - hdr - f->bth.pad - RP_ICRC_LEN;
-	f->has_probe = rp_probe_parse(p + hdr, f->payload_len, &f->probe) == RP_WIRE_OK;
+	f->payload_cap = cap - hdr < f->payload_len ? cap - hdr : f->payload_len;
+	f->has_probe = rp_probe_parse(p + hdr, f->payload_cap, &f->probe) == RP_WIRE_OK;
+	if (cap < len)
+		return f->kind;
 	memcpy(f->icrc_wire, p + len - RP_ICRC_LEN, RP_ICRC_LEN);
 	f->icrc_checked = true;
 	f->icrc_ok = rp_icrc_verify(frame + f->l3_off, (size_t)(p + len - frame) - f->l3_off);
 	return f->kind;
 }
 
-static enum rp_frame_kind parse_udp(const uint8_t *frame, size_t l4_off, size_t l4_len, bool complete,
+/* l4_len: the IP header's length of what follows it; l4_cap: how much of that
+ * was captured (<= l4_len). */
+static enum rp_frame_kind parse_udp(const uint8_t *frame, size_t l4_off, size_t l4_len, size_t l4_cap,
 				    struct rp_frame *f)
 {
-	if (l4_len < RP_UDP_HLEN)
-		return truncated(f, "UDP header", l4_len, RP_UDP_HLEN);
-	rp_udp_parse(frame + l4_off, l4_len, &f->udp);
+	if (l4_cap < RP_UDP_HLEN)
+		return truncated(f, "UDP header", l4_cap, RP_UDP_HLEN);
+	rp_udp_parse(frame + l4_off, l4_cap, &f->udp);
 	if (f->udp.dport != RP_ROCEV2_UDP_PORT)
 		return f->kind = RP_KIND_OTHER;
-	if (f->udp.len < RP_UDP_HLEN || (complete && f->udp.len > l4_len))
+	if (f->udp.len < RP_UDP_HLEN || f->udp.len > l4_len)
 		return malformed(f, "bad UDP length: %u, %zu bytes follow the IP header", f->udp.len, l4_len);
-	size_t roce_len = (complete ? f->udp.len : l4_len) - RP_UDP_HLEN;
-	return parse_roce(frame, frame + l4_off + RP_UDP_HLEN, roce_len, complete, f);
+	size_t roce_len = (size_t)f->udp.len - RP_UDP_HLEN;
+	size_t roce_cap = l4_cap - RP_UDP_HLEN < roce_len ? l4_cap - RP_UDP_HLEN : roce_len;
+	return parse_roce(frame, frame + l4_off + RP_UDP_HLEN, roce_len, roce_cap, f);
 }
 
 static enum rp_frame_kind parse_ipv4(const uint8_t *frame, size_t off, size_t caplen, size_t wire_len,
@@ -149,9 +152,9 @@ static enum rp_frame_kind parse_ipv4(const uint8_t *frame, size_t off, size_t ca
 		return f->kind = RP_KIND_OTHER;
 	if (f->ip4.total_len > wire_len - off)
 		return malformed(f, "truncated IPv4 packet: %zu of %u bytes", wire_len - off, f->ip4.total_len);
-	bool complete = caplen - off >= f->ip4.total_len;
-	size_t l4_len = (complete ? f->ip4.total_len : caplen - off) - f->ip4.hlen;
-	return parse_udp(frame, off + f->ip4.hlen, l4_len, complete, f);
+	/* rp_ipv4_parse checked hlen <= total_len and hlen <= caplen - off */
+	size_t cap = caplen - off < f->ip4.total_len ? caplen - off : f->ip4.total_len;
+	return parse_udp(frame, off + f->ip4.hlen, (size_t)f->ip4.total_len - f->ip4.hlen, cap - f->ip4.hlen, f);
 }
 
 static enum rp_frame_kind parse_ipv6(const uint8_t *frame, size_t off, size_t caplen, size_t wire_len,
@@ -168,9 +171,8 @@ static enum rp_frame_kind parse_ipv6(const uint8_t *frame, size_t off, size_t ca
 	size_t total = RP_IPV6_HLEN + (size_t)f->ip6.payload_len;
 	if (total > wire_len - off)
 		return malformed(f, "truncated IPv6 packet: %zu of %zu bytes", wire_len - off, total);
-	bool complete = caplen - off >= total;
-	size_t l4_len = (complete ? total : caplen - off) - RP_IPV6_HLEN;
-	return parse_udp(frame, off + RP_IPV6_HLEN, l4_len, complete, f);
+	size_t cap = caplen - off < total ? caplen - off : total;
+	return parse_udp(frame, off + RP_IPV6_HLEN, total - RP_IPV6_HLEN, cap - RP_IPV6_HLEN, f);
 }
 
 enum rp_frame_kind rp_frame_parse(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_frame *f)

@@ -45,7 +45,8 @@ struct rp_frame {
 	uint64_t atomic_ack;
 	size_t l3_off;
 	size_t payload_off;
-	size_t payload_len; /* without the pad */
+	size_t payload_len; /* on the wire, without the pad (from the IP/UDP lengths) */
+	size_t payload_cap; /* of those, the bytes in the buffer (less under a snaplen) */
 	bool has_probe;
 	struct rp_probe probe;
 	bool icrc_checked; /* false when the capture cut the frame short */
@@ -56,8 +57,11 @@ struct rp_frame {
 };
 
 /* caplen bytes are present of a frame that was wire_len long (a snaplen can
- * make caplen smaller; then what fits is parsed and icrc_checked is false).
- * Never reads past caplen. Returns f->kind. */
+ * make caplen smaller: pcap's caplen and orig_len). Then the headers that fit
+ * are parsed, icrc_checked is false, and the lengths still come from the wire:
+ * payload_len is what the IP and UDP lengths say (minus headers, pad, ICRC),
+ * payload_cap how many of those bytes are in buf. Never reads past caplen.
+ * Returns f->kind. */
 enum rp_frame_kind rp_frame_parse(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_frame *f);
 
 /* Everything needed to build one RoCEv2 frame. The builder sets EtherType,

@@ -13,7 +13,10 @@
 4. tshark verifies every IPv4 header and UDP checksum (the UDP checksum
    covers the ICRC, so a builder that writes them in the wrong order fails).
 5. decode's summary line must match the frames.
-6. With --vectors, the scapy-built known-answer frames (tests/data/vectors.txt)
+6. The sample again with every record cut to 128 bytes (a snaplen): decode's
+   payload_len must stay the wire's (tshark's data.len of the whole frame
+   minus the pad), and no ICRC is claimed for a cut frame.
+7. With --vectors, the scapy-built known-answer frames (tests/data/vectors.txt)
    are also read by tshark and compared with the fields the vector file
    states, so the expected values themselves are checked by a third tool.
 
@@ -86,7 +89,7 @@ TSHARK_FIELDS = [
     ("macc.pause_time", "pause_time"), ("_ws.malformed", "malformed"),
     ("_ws.expert.severity", "expert_severity"),
     ("ip.checksum.status", "ip_csum_status"), ("udp.checksum.status", "udp_csum_status"),
-    ("udp.checksum", "udp_csum"),
+    ("udp.checksum", "udp_csum"), ("udp.length", "udp_len"),
 ]
 CSUM_GOOD, CSUM_NOT_PRESENT, CSUM_ILLEGAL = 1, 3, 4
 
@@ -125,11 +128,14 @@ def read_pcap(path):
     return out
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, snaplen=65535):
+    """frames: bytes, or (wire_len, bytes) for a frame already cut short."""
     with open(path, "wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, snaplen, 1))
         for i, f in enumerate(frames):
-            fh.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), len(f)))
+            wire, f = (f[0], f[1]) if isinstance(f, tuple) else (len(f), f)
+            f = f[:snaplen]
+            fh.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), wire))
             fh.write(f)
 
 
@@ -517,7 +523,45 @@ def check_sample(args, tmp, mm):
         check_icrc(n, pkts[n - 1], d, mm)
     check_summary(decoded, summary, pkts, mm)
     check_coverage(decoded, mm)
+    check_snaplen(tmp, pcap, rows, decoded, args, mm)
     return len(pkts)
+
+
+SNAPLEN = 128
+
+
+def check_snaplen(tmp, pcap, full_rows, full_decoded, args, mm):
+    """The sample again, every record cut to 128 bytes (orig_len kept), as
+    `tcpdump -s 128` writes it: decode's payload_len must still be the wire's,
+    i.e. tshark's data.len of the whole frame minus the pad, and tshark must
+    read the same UDP length from the cut frame as from the whole one.
+    Returns how many cut RoCE frames were compared."""
+    cut = os.path.join(tmp, "sample-snap%d.pcap" % SNAPLEN)
+    write_pcap(cut, [(wire, data) for _, wire, data in read_pcap(pcap)], SNAPLEN)
+    rows = run_tshark(args.tshark, cut, mm)
+    decoded, _ = run_decode(args.roceprobe, cut, mm)
+    compared = 0
+    for n, d in sorted(decoded.items()):
+        full, t, tf = full_decoded.get(n, {}), rows.get(n), full_rows.get(n)
+        if d["kind"] not in ("roce", "cnp") or t is None or tf is None or num(t["cap_len"]) >= num(t["len"]):
+            continue
+        where = "snaplen %d frame %d" % (SNAPLEN, n)
+        if full.get("bth", {}).get("dqpn") in (0, 1):  # tshark: a MAD, no data.len
+            continue
+        pad = d["bth"]["pad"]
+        want = (num(tf["data_len"]) or 0) - pad if num(tf["data_len"]) else 0
+        if d.get("payload_len") != want:
+            mm.add(where, "payload_len: decode %s, tshark data.len of the whole frame - pad %d"
+                   % (d.get("payload_len"), want))
+        if num(t["udp_len"]) != num(tf["udp_len"]):
+            mm.add(where, "tshark: udp.length %s cut, %s whole" % (t["udp_len"], tf["udp_len"]))
+        if "icrc" in d:
+            mm.add(where, "decode claims an ICRC for a cut frame")
+        compared += 1
+    if compared < 4:
+        mm.add("snaplen", "only %d RoCE frames of the sample are longer than %d bytes" % (compared, SNAPLEN))
+    print("snaplen %d: payload_len of %d cut RoCE frames compared" % (SNAPLEN, compared))
+    return compared
 
 
 def check_vectors(args, tmp, mm):

@@ -47,8 +47,9 @@ def csum(b):
     return ~s & 0xFFFF
 
 
-MAC = {"h1": b"\x02\0\0\0\0\x01", "h2": b"\x02\0\0\0\0\x02", "rx": b"\x02\0\0\0\0\x09", "sw": b"\x02\0\0\0\0\xfe"}
-IP = {"h1": ip4("192.0.2.1"), "h2": ip4("192.0.2.2"), "rx": ip4("192.0.2.9")}
+MAC = {"h1": b"\x02\0\0\0\0\x01", "h2": b"\x02\0\0\0\0\x02", "h3": b"\x02\0\0\0\0\x03",
+       "rx": b"\x02\0\0\0\0\x09", "sw": b"\x02\0\0\0\0\xfe"}
+IP = {"h1": ip4("192.0.2.1"), "h2": ip4("192.0.2.2"), "h3": ip4("192.0.2.3"), "rx": ip4("192.0.2.9")}
 
 
 def roce(src, dst, opcode, dqpn, psn, payload=b"", ce=False, becn=False, ack_req=False, ext=b"", dscp=26):
@@ -78,12 +79,15 @@ def pfc(enable, quanta):
     return f + b"\0" * (60 - len(f))
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, snaplen=65535):
+    """A nanosecond pcap; frames longer than snaplen keep only their first bytes
+    (caplen), with the wire length (orig_len) in the record, as tcpdump -s does."""
     with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, 1))  # nanosecond pcap, Ethernet
         for t, fr in sorted(frames, key=lambda x: x[0]):
-            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(fr), len(fr)))
-            f.write(fr)
+            cut = fr[:snaplen]
+            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(cut), len(fr)))
+            f.write(cut)
 
 
 T0 = 1700000000 * 1000000000
@@ -115,6 +119,20 @@ for k, i in enumerate(range(499, 504)):
     frames.append((t_nak + 2000 + k * 100, roce("h2", "rx", 0x04, 0x300, psn0 + i, b"x" * 32)))
 lost_q -= 1  # 499 arrived in the end
 
+# QP 0x500 of h3 (no probes): PSN 0..19 with 5 and 7 lost before the capture
+# point; NAK(5); go-back-N resends 5..14: N = 10 retransmitted, k = 2 of them
+# (5, 7) fill the gaps, N - k = 8 were seen before (duplicates); then 20..24,
+# 26 before 25 (late, no NAK: reordered, not resent), 27. By hand:
+# rx 18 + 10 + 5 + 3 = 36, retransmissions 10, duplicates 8, reordered 1, lost 0.
+t5 = T0 + 350000
+gbn = [p for p in range(20) if p not in (5, 7)]
+for k, p in enumerate(gbn):
+    frames.append((t5 + k * 100, roce("h3", "rx", 0x04, 0x500, p, b"y" * 64)))
+t5 += len(gbn) * 100
+frames.append((t5, roce("rx", "h3", 0x11, 0x501, 5, ext=struct.pack("!I", 0x60 << 24 | 3))))
+for k, p in enumerate(list(range(5, 15)) + [20, 21, 22, 23, 24, 26, 25, 27]):
+    frames.append((t5 + 1000 + k * 100, roce("h3", "rx", 0x04, 0x500, p, b"y" * 64)))
+
 frames.append((T0 + 200000, pfc(0x08, {3: 65535})))
 frames.append((T0 + 300000, pfc(0x08, {3: 0})))
 
@@ -135,7 +153,19 @@ with tempfile.TemporaryDirectory() as d:
     expect(f3.get("cnp_rx") == ce3, f"flow 3: cnp_rx {f3.get('cnp_rx')} == {ce3} (one CNP per CE)")
     expect(f3.get("reordered") == 0 and f3.get("duplicates") == 0, "flow 3: nothing reordered or duplicated")
     expect(fq.get("lost") == lost_q == 49, f"QP 0x300: lost {fq.get('lost')} == {lost_q} (50 gaps, one refilled)")
-    expect(fq.get("retransmissions") == 4, f"QP 0x300: 4 resent packets seen before ({fq.get('retransmissions')})")
+    # go-back-N from 499: 499..503 resent (N = 5), 499 filled its gap (k = 1),
+    # 500..503 were seen before: retransmitted 5, duplicates 4
+    expect(fq.get("retransmissions") == 5, f"QP 0x300: 5 packets resent after the NAK ({fq.get('retransmissions')})")
+    expect(fq.get("duplicates") == 4, f"QP 0x300: 4 of them seen before ({fq.get('duplicates')})")
+    expect(fq.get("reordered") == 0, f"QP 0x300: the gap filled by the resend is not a reorder ({fq.get('reordered')})")
+    f5 = flows.get(0x500, {})
+    q5 = (f5.get("qps") or [{}])[0]
+    expect((f5.get("rx_packets"), f5.get("retransmissions"), f5.get("duplicates"), f5.get("reordered"), f5.get("lost"),
+            f5.get("go_back_n")) == (36, 10, 8, 1, 0, 1),
+           "QP 0x500: rx 36, retransmissions 10, duplicates 8, reordered 1, lost 0, go-back-N 1: "
+           f"{(f5.get('rx_packets'), f5.get('retransmissions'), f5.get('duplicates'), f5.get('reordered'), f5.get('lost'), f5.get('go_back_n'))}")
+    expect((q5.get("retransmissions"), q5.get("duplicates"), q5.get("filled"), q5.get("reordered")) == (10, 8, 3, 1),
+           f"QP 0x500 per QP: retransmissions 10, duplicates 8, filled 3, reordered 1 ({q5})")
     expect(fq.get("go_back_n") == 1, "QP 0x300: one go-back-N episode after the NAK")
     expect(fq.get("naks") == 1, "QP 0x300: the NAK is counted for it")
     expect(fq.get("nak_to_resend_ns", {}).get("max") == 2000, "NAK -> resend 2000 ns")
@@ -159,6 +189,109 @@ with tempfile.TemporaryDirectory() as d:
         f.write(b"not a capture")
     b = subprocess.run([roceprobe, "analyze", bad], capture_output=True, text=True)
     expect(b.returncode == 2 and b.stderr.count("\n") == 1, "unreadable input: exit 2, one line")
+    # Goodput from the wire lengths: 1001 RDMA WRITE_ONLY of 1024 B payload, one
+    # every 8192 ns, so 1001 * 1024 * 8 bits over the 1000 * 8192 ns between the
+    # first and the last = 8200192 / 8192000 = 1.001 Gbit/s, with the frames
+    # whole or cut by a 128-byte snaplen (which holds 58 payload bytes of each).
+    big = [(T0 + i * 8192, roce("h1", "rx", 0x0A, 0x400, i, probe(5, i, T0 + i * 8192) + b"\xab" * (1024 - 64),
+                                ext=struct.pack("!QII", 0x1000, 0x55, 1024))) for i in range(1001)]
+    for snap in (65535, 128):
+        gp = os.path.join(d, "goodput-%d.pcap" % snap)
+        write_pcap(gp, big, snap)
+        g = subprocess.run([roceprobe, "analyze", "--json", gp], capture_output=True, text=True)
+        gf = json.loads(g.stdout)["flows"][0] if g.returncode == 0 else {}
+        expect(abs(gf.get("goodput_gbps", 0) - 1.001) < 1e-9,
+               f"snaplen {snap}: goodput {gf.get('goodput_gbps')} == 1.001 Gbit/s")
+        expect(gf.get("rx_bytes") == 1001 * (14 + 20 + 8 + 12 + 16 + 1024 + 4),
+               f"snaplen {snap}: rx_bytes {gf.get('rx_bytes')} == 1001 x 1098 wire bytes")
+        dj = subprocess.run([roceprobe, "decode", "--json", gp], capture_output=True, text=True)
+        plens = {json.loads(ln).get("payload_len") for ln in dj.stdout.splitlines()[:-1]}
+        expect(dj.returncode == 0 and plens == {1024}, f"snaplen {snap}: decode payload_len {plens} == {{1024}}")
+
+    # A pause that runs past the last captured frame counts to its expiry:
+    # 65535 quanta x 512 bit times = 33553920 bits; at 100 Gbit/s that is
+    # 335539.2 ns -> 335539 (whole ns, rounded down); at 25G 1342156.8 -> 1342156.
+    # (a) the XOFF is the last frame: all of it is after the last frame;
+    # (b) the XOFF, then data for 100 us: 100000 ns inside, 235539 after.
+    data10 = [(T0 + i * 1000, roce("h1", "rx", 0x04, 0x600, i, b"z" * 64)) for i in range(10)]
+    cases = [("last", data10 + [(T0 + 10000, pfc(0x08, {3: 0xFFFF}))], [], 335539, 335539),
+             ("last-25G", data10 + [(T0 + 10000, pfc(0x08, {3: 0xFFFF}))], ["--speed", "25G"], 1342156, 1342156),
+             ("mid", [(T0, pfc(0x08, {3: 0xFFFF}))] + [(T0 + 10000 * (i + 1), fr) for i, (_, fr) in enumerate(data10)],
+              [], 335539, 335539 - 100000)]
+    for name, frs, opts, want, past in cases:
+        pp = os.path.join(d, "pause-%s.pcap" % name)
+        write_pcap(pp, frs)
+        r = subprocess.run([roceprobe, "analyze", "--json"] + opts + [pp], capture_output=True, text=True)
+        pj = json.loads(r.stdout) if r.returncode == 0 else {"ports": [{"prio": [{}] * 8}], "findings": []}
+        p3 = pj["ports"][0]["prio"][3]
+        expect(p3.get("paused_ns") == want and p3.get("xoff_to_xon") == 1,
+               f"pause {name}: paused_ns {p3.get('paused_ns')} == {want} (to its expiry), one XOFF->XON")
+        expect(any(f"{past} ns of it after the last frame" in x for x in pj["findings"]),
+               f"pause {name}: the finding says {past} ns ran past the last frame")
+
+    # --latency: flow 3's probes were stamped at t and captured at t + 500 (one
+    # clock): min = max = 500 ns. Probes stamped by another clock: a monotonic
+    # one (5 ms after boot) under a capture in Unix time gives delays of
+    # 1.7e18 ns, and the reverse gives probes that arrive before they were sent;
+    # both: one line on stderr, exit 2, nothing on stdout.
+    lj = subprocess.run([roceprobe, "analyze", "--json", "--latency", pcap], capture_output=True, text=True)
+    lat = json.loads(lj.stdout)["latency_ns"] if lj.returncode == 0 else {}
+    expect(lat.get("min") == 500 and lat.get("max") == 500, f"--latency, one clock: min {lat.get('min')} max {lat.get('max')} == 500")
+    w = lambda i: struct.pack("!QII", 0x1000, 0x55, 64)  # noqa: E731
+    clocks = {"monotonic-probes": [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x200, i, probe(3, i, 5000000 + i * 1000), ext=w(i)))
+                                   for i in range(10)],
+              "probes-ahead": [(5000000 + i * 1000 + 700, roce("h1", "rx", 0x0A, 0x200, i, probe(3, i, T0 + i * 1000), ext=w(i)))
+                               for i in range(10)]}
+    for name, frs in clocks.items():
+        cp = os.path.join(d, "clock-%s.pcap" % name)
+        write_pcap(cp, frs)
+        for opts in (["--latency"], ["--latency", "--json"]):
+            c = subprocess.run([roceprobe, "analyze"] + opts + [cp], capture_output=True, text=True)
+            expect(c.returncode == 2 and c.stderr.count("\n") == 1 and "clock" in c.stderr and c.stdout == "",
+                   f"analyze {' '.join(opts)}, {name}: exit {c.returncode}, one line ({c.stderr.strip()})")
+        c = subprocess.run([roceprobe, "analyze", cp], capture_output=True, text=True)
+        expect(c.returncode == 0, f"analyze without --latency, {name}: exit 0 (nothing to refuse)")
+
+    # Standard input, from a pipe (read twice, so analyze keeps a copy): the same
+    # analysis as from the file, for analyze and for decode.
+    whole = os.path.join(d, "goodput-65535.pcap")
+    with open(whole, "rb") as fh:
+        raw = fh.read()
+    byfile = subprocess.run([roceprobe, "analyze", "--json", whole], capture_output=True, text=True)
+    bypipe = subprocess.run([roceprobe, "analyze", "--json", "-"], input=raw, capture_output=True)
+    jf, jp = json.loads(byfile.stdout), json.loads(bypipe.stdout) if bypipe.returncode == 0 else {}
+    jf["capture"].pop("file"), jp.get("capture", {}).pop("file", None)
+    expect(bypipe.returncode == 0 and jp == jf, f"analyze - (a pipe): exit {bypipe.returncode}, same JSON as the file")
+    dpipe = subprocess.run([roceprobe, "decode", "-"], input=raw, capture_output=True)
+    dfile = subprocess.run([roceprobe, "decode", whole], capture_output=True)
+    expect(dpipe.returncode == 0 and dpipe.stdout == dfile.stdout, "decode - (a pipe): same lines as the file")
+
+    # A file cut inside a record: 24 bytes of file header, records of 16 + 1098
+    # bytes; cut 100 bytes into the 501st. Analysed: the 500 whole frames, so
+    # 500 x 1024 x 8 bits over 499 x 8192 ns = 500/499 Gbit/s; one line on stderr.
+    cutfile = os.path.join(d, "cut-mid-record.pcap")
+    with open(cutfile, "wb") as fh:
+        fh.write(raw[:24 + 500 * (16 + 1098) + 100])
+    for args in (["--json"], [], ["--json", "-"]):
+        stdin = raw[:24 + 500 * (16 + 1098) + 100] if "-" in args else None
+        cmd = [roceprobe, "analyze"] + args + ([] if "-" in args else [cutfile])
+        c = subprocess.run(cmd, input=stdin, capture_output=True)
+        err = c.stderr.decode()
+        expect(c.returncode == 0 and err.count("\n") == 1 and "truncated at frame 501" in err,
+               f"analyze {' '.join(args)} of a truncated file: exit {c.returncode}, one line naming frame 501 ({err.strip()})")
+        if "--json" in args and c.returncode == 0:
+            cj = json.loads(c.stdout)
+            cf = cj["flows"][0] if cj["flows"] else {}
+            expect(cj["capture"]["frames"] == 500 and cj["capture"]["truncated"] is True and cf.get("rx_packets") == 500,
+                   f"truncated: 500 frames analysed ({cj['capture']['frames']}), capture.truncated true")
+            expect(abs(cf.get("goodput_gbps", 0) - 500 / 499) < 1e-9, f"truncated: goodput {cf.get('goodput_gbps')} == 500/499")
+            expect(any("truncated at frame 501" in x for x in cj["findings"]), "truncated: a finding says so")
+    dc = subprocess.run([roceprobe, "decode", cutfile], capture_output=True, text=True)
+    expect(dc.returncode == 0 and dc.stdout.splitlines()[-1].startswith("500 frames:") and
+           dc.stderr.count("\n") == 1 and "truncated at frame 501" in dc.stderr,
+           f"decode of the truncated file: 500 frames, the same one line ({dc.stderr.strip()})")
+    expect(json.loads(byfile.stdout)["capture"].get("truncated") is False, "a whole file: capture.truncated false")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 

@@ -260,6 +260,33 @@ static void pfc_through_the_accountant(void **state)
 	rp_acct_destroy(a);
 }
 
+/* An XOFF of 65535 quanta at 100G at 1.0 ms, the run (a capture) ending at
+ * 1.1 ms: 65535 * 512 bit / 100e9 bit/s = 335539.2 ns, so 335539 ns paused
+ * with pause_to_expiry, 235539 of them after the end; 100000 without (a live
+ * run counts its own span). */
+static void pause_to_expiry_past_the_end(void **state)
+{
+	(void)state;
+	for (int expiry = 0; expiry <= 1; expiry++) {
+		struct rp_acct_cfg c;
+		cfg_init(&c);
+		c.run_ns = 1100000;
+		c.pause_to_expiry = expiry;
+		struct rp_acct *a = make(&c);
+		uint8_t buf[64];
+		uint16_t q[8] = {[3] = 65535};
+		size_t n = rp_pfc_frame_build(buf, sizeof(buf), mac_rx, 0x08, q);
+		rp_acct_rx(a, 0, 1000000, buf, n, n, NULL);
+		rp_acct_finish(a, 1100000, NULL);
+		struct rp_acct_port_result p;
+		rp_acct_port(a, 0, &p);
+		assert_int_equal(p.prio[3].paused_ns, expiry ? 335539 : 100000);
+		assert_int_equal(p.prio[3].paused_past_end_ns, expiry ? 235539 : 0);
+		assert_int_equal(p.prio[3].xoff_to_xon, expiry ? 1 : 0);
+		rp_acct_destroy(a);
+	}
+}
+
 /* Discovery: no configured flows; probe-less frames of two QPs, every 10th
  * dropped, one resend: lost, retransmissions and CE from PSNs alone. */
 static void discovery_without_probes(void **state)
@@ -324,6 +351,7 @@ int main(void)
 		cmocka_unit_test(drops_and_ce_exact),
 		cmocka_unit_test(receiver_replies),
 		cmocka_unit_test(pfc_through_the_accountant),
+		cmocka_unit_test(pause_to_expiry_past_the_end),
 		cmocka_unit_test(discovery_without_probes),
 		cmocka_unit_test(malformed_and_other),
 	};

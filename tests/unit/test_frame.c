@@ -155,6 +155,46 @@ static void snaplen_keeps_headers(void **state)
 	assert_false(f.icrc_checked);
 	assert_int_equal(f.reth.dma_len, 4096);
 	assert_int_equal(f.bth.psn, 0xFFFFFE);
+	/* The payload length is the wire's, from the IP/UDP lengths: 1024, not the
+	 * 128 - (14 Eth + 20 IPv4 + 8 UDP + 12 BTH + 16 RETH) = 58 bytes captured. */
+	assert_int_equal(n, 14 + 20 + 8 + 12 + 16 + 1024 + 4);
+	assert_int_equal(f.payload_off, 70);
+	assert_int_equal(f.payload_len, 1024);
+	assert_int_equal(f.payload_cap, 58);
+
+	/* IPv6 on VLAN 100, a 1001-byte payload (pad 3): 14 + 4 + 40 + 8 + 12 + 16 = 94
+	 * header bytes, so a 128-byte snaplen holds 34 of the payload. */
+	s = base_spec(6, RP_OP_RC_WRITE_ONLY, 1001);
+	s.eth.has_vlan = true;
+	s.eth.vid = 100;
+	n = rp_roce_build(buf, sizeof(buf), &s, NULL);
+	assert_int_equal(n, 94 + 1001 + 3 + 4);
+	assert_int_equal(rp_frame_parse(buf, 128, n, &f), RP_KIND_ROCE);
+	assert_int_equal(f.payload_len, 1001);
+	assert_int_equal(f.payload_cap, 34);
+	/* Uncut, the same frame says the same, and every payload byte is there. */
+	assert_int_equal(rp_frame_parse(buf, n, n, &f), RP_KIND_ROCE);
+	assert_true(f.icrc_checked && f.icrc_ok);
+	assert_int_equal(f.payload_len, 1001);
+	assert_int_equal(f.payload_cap, 1001);
+}
+
+/* Under a snaplen the wire lengths are still checked: a UDP length beyond
+ * what the IP header says follows it is malformed, cut or not. */
+static void snaplen_checks_wire_lengths(void **state)
+{
+	(void)state;
+	uint8_t buf[2048];
+	struct rp_roce_spec s = base_spec(4, RP_OP_RC_SEND_ONLY, 1024);
+	size_t n = rp_roce_build(buf, sizeof(buf), &s, NULL);
+	/* UDP length at 14 + 20 + 4: 8 + 12 + 1024 + 4 = 1048; make it 1049 */
+	assert_int_equal(buf[38] << 8 | buf[39], 1048);
+	buf[39]++;
+	struct rp_frame f;
+	assert_int_equal(rp_frame_parse(buf, 128, n, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "bad UDP length: 1049, 1048 bytes follow the IP header");
+	assert_int_equal(rp_frame_parse(buf, n, n, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "bad UDP length: 1049, 1048 bytes follow the IP header");
 }
 
 static void corrupted_icrc_is_caught(void **state)
@@ -300,6 +340,7 @@ int main(void)
 		cmocka_unit_test(write_only_layout_is_exact),
 		cmocka_unit_test(every_truncation_is_named),
 		cmocka_unit_test(snaplen_keeps_headers),
+		cmocka_unit_test(snaplen_checks_wire_lengths),
 		cmocka_unit_test(corrupted_icrc_is_caught),
 		cmocka_unit_test(udp_checksum_is_valid),
 		cmocka_unit_test(control_and_other_frames),

@@ -1,4 +1,4 @@
-/* Per-QP PSN tracking: gaps, fills, retransmissions, go-back-N, wrap,
+/* Per-QP PSN tracking: gaps, fills, retransmissions vs duplicates, go-back-N, wrap,
  * message completion times. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,14 +67,67 @@ static void go_back_n_after_nak(void **state)
 	assert_int_equal(ev.nak_resend_ns, 50);
 	for (uint32_t i = 6; i < 10; i++) {
 		data(&p, 150 + i, i, RP_OP_RC_WRITE_MIDDLE, &ev);
-		assert_int_equal(ev.verdict, RP_PSN_RETRANSMIT);
+		assert_int_equal(ev.verdict, RP_PSN_DUPLICATE);
+		assert_true(ev.resent);
 	}
 	assert_int_equal(p.missing, 0);
 	assert_int_equal(p.filled, 1);
-	assert_int_equal(p.retransmissions, 4);
+	/* 5..9 all sent again: 5 retransmitted, of which 4 (6..9) duplicates */
+	assert_int_equal(p.retransmissions, 5);
+	assert_int_equal(p.duplicates, 4);
+	assert_int_equal(p.reordered, 0);
 	assert_int_equal(p.go_back_n, 1);
 	assert_int_equal(p.rewinds, 1);
 	assert_int_equal(p.naks, 1);
+}
+
+/* 0..19 sent, 5 and 7 lost before the capture point; NAK(5); go-back-N
+ * resends 5..14 (N = 10: k = 2 fill the gaps 5 and 7, 8 were seen: 6, 8..14),
+ * then 15 and 16 (seen before: 2 more duplicates, resent too); 20..24 new, 26
+ * before 25 (a late packet, no NAK: reordered, not resent), 27.
+ * By hand: retransmissions 10 + 2 = 12, duplicates 8 + 2 = 10, filled 3
+ * (5, 7, 25), reordered 1 (25), gaps 3 (5, 7, 25 skipped), missing 0. */
+static void go_back_n_counts_resent_apart_from_duplicates(void **state)
+{
+	(void)state;
+	struct rp_psn p;
+	struct rp_psn_event ev;
+	rp_psn_init(&p);
+	uint64_t t = 0;
+	for (uint32_t i = 0; i < 20; i++)
+		if (i != 5 && i != 7)
+			data(&p, t++, i, RP_OP_RC_SEND_ONLY, &ev);
+	rp_psn_nak(&p, t++, 5);
+	unsigned resent = 0, fills = 0;
+	for (uint32_t i = 5; i < 15; i++) {
+		data(&p, t++, i, RP_OP_RC_SEND_ONLY, &ev);
+		resent += ev.resent;
+		fills += ev.verdict == RP_PSN_FILLED;
+	}
+	assert_int_equal(resent, 10);
+	assert_int_equal(fills, 2);
+	assert_int_equal(p.retransmissions, 10);
+	assert_int_equal(p.duplicates, 8);
+	data(&p, t++, 15, RP_OP_RC_SEND_ONLY, &ev);
+	data(&p, t++, 16, RP_OP_RC_SEND_ONLY, &ev);
+	assert_true(ev.resent && ev.verdict == RP_PSN_DUPLICATE);
+	for (uint32_t i = 20; i < 25; i++) {
+		data(&p, t++, i, RP_OP_RC_SEND_ONLY, &ev);
+		assert_false(ev.resent);
+	}
+	data(&p, t++, 26, RP_OP_RC_SEND_ONLY, &ev);
+	data(&p, t++, 25, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_FILLED);
+	assert_false(ev.resent);
+	data(&p, t++, 27, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(p.retransmissions, 12);
+	assert_int_equal(p.duplicates, 10);
+	assert_int_equal(p.filled, 3);
+	assert_int_equal(p.reordered, 1);
+	assert_int_equal(p.gaps, 3);
+	assert_int_equal(p.missing, 0);
+	assert_int_equal(p.go_back_n, 1);
+	assert_int_equal(p.packets, 18 + 10 + 2 + 5 + 3);
 }
 
 static void message_completion_first_to_last(void **state)
@@ -102,6 +155,7 @@ int main(void)
 		cmocka_unit_test(gaps_not_filled_are_lost),
 		cmocka_unit_test(wraps_at_24_bits),
 		cmocka_unit_test(go_back_n_after_nak),
+		cmocka_unit_test(go_back_n_counts_resent_apart_from_duplicates),
 		cmocka_unit_test(message_completion_first_to_last),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
