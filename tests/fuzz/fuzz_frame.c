@@ -1,9 +1,13 @@
-/* libFuzzer harness: the whole-frame parser must survive any bytes. */
+/* libFuzzer harness: the whole-frame parser, and the ARP and Neighbour
+ * Discovery parsers a port's RX hands every non-RoCE frame to, must survive
+ * any bytes. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "wire/arp.h"
 #include "wire/frame.h"
+#include "wire/nd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(&f, size);
 	/* Whatever the parser reports must be a usable string. */
 	if (f.kind == RP_KIND_MALFORMED && strlen(f.error) == 0)
+		__builtin_trap();
+	struct rp_arp arp;
+	struct rp_nd nd;
+	rp_arp_parse(data, size, &arp);
+	if (rp_nd_parse(data, size, &nd) == 0 && nd.type != RP_ND_NS && nd.type != RP_ND_NA)
 		__builtin_trap();
 	return 0;
 }
