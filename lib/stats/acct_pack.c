@@ -397,6 +397,7 @@ struct walk {
 	bool apply;
 	rp_acct_row_fn fn;
 	void *ctx;
+	struct rp_hist *agg;    /* streaming: every row's histogram merged in */
 	int fn_rc;
 	struct rp_hist *h;      /* scratch, empty between flows */
 	uint16_t *idx;
@@ -447,6 +448,8 @@ static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 		if (!r->bad && w->apply) {
 			if (w->merged)
 				install_flow(w->merged, i, &row, w->h);
+			if (w->agg)
+				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
 			if (w->fn && w->fn_rc == 0)
 				w->fn_rc = w->fn(w->ctx, &row, w->h);
 		}
@@ -631,11 +634,11 @@ static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 }
 
 /* Checks the whole buffer, then (only when it is sound) applies it. */
-static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, char *err,
-	       size_t errlen)
+static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx,
+	       struct rp_hist *agg, char *err, size_t errlen)
 {
 	struct rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen};
-	struct walk w = {.merged = merged, .fn = fn, .ctx = ctx};
+	struct walk w = {.merged = merged, .fn = fn, .ctx = ctx, .agg = agg};
 	w.h = malloc(sizeof(*w.h));
 	w.idx = malloc(RP_HIST_BUCKETS * sizeof(*w.idx));
 	int rc = -1;
@@ -666,12 +669,13 @@ int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, 
 		snprintf(err, errlen, "a merged accountant is created with the plan's flows, not in discovery mode");
 		return -1;
 	}
-	return run(merged, buf, len, NULL, NULL, err, errlen);
+	return run(merged, buf, len, NULL, NULL, NULL, err, errlen);
 }
 
-int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, char *err, size_t errlen)
+int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
+			size_t errlen)
 {
-	return run(NULL, buf, len, fn, ctx, err, errlen);
+	return run(NULL, buf, len, fn, ctx, agg, err, errlen);
 }
 
 void rp_acct_merge_done(struct rp_acct *m)
@@ -682,12 +686,18 @@ void rp_acct_merge_done(struct rp_acct *m)
 	m->finished = true;
 }
 
-/* The sender's side of a flow: what only the sender's rank counts. */
-void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx)
+/* The sender's side of a flow: what only the sender's rank counts. Indexed
+ * by flow id, so a rank whose accountant holds only some flows of the plan
+ * fills its part of the plan-wide array. */
+void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
 {
+	memset(tx, 0, nflows * RP_ACCT_TX_FIELDS * sizeof(*tx));
 	for (size_t i = 0; i < a->nflows; i++) {
 		const struct rp_acct_flow_result *r = &a->flows[i].r;
-		uint64_t *o = &tx[RP_ACCT_TX_FIELDS * i];
+		uint32_t id = a->flows[i].cfg.id;
+		if (id >= nflows)
+			continue;
+		uint64_t *o = &tx[RP_ACCT_TX_FIELDS * id];
 		o[0] = r->tx_packets;
 		o[1] = r->tx_bytes;
 		o[2] = r->cnp_rx;
@@ -702,10 +712,13 @@ void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
 		acc[i] += in[i];
 }
 
-void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx)
+void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 {
 	for (size_t i = 0; i < a->nflows; i++) {
-		const uint64_t *v = &tx[RP_ACCT_TX_FIELDS * i];
+		uint32_t id = a->flows[i].cfg.id;
+		if (id >= nflows)
+			continue;
+		const uint64_t *v = &tx[RP_ACCT_TX_FIELDS * id];
 		struct rp_acct_flow_result *r = &a->flows[i].r;
 		rp_acct_set_tx(a, i, v[0], v[1]);
 		r->cnp_rx = v[2];

@@ -72,11 +72,15 @@
  * an error with a reason, never a crash, and installs nothing (the buffer is
  * checked whole before anything is written).
  *
- * Memory: rp_acct_create costs ~61 KB per flow (its latency histogram is
- * 59.4 KB), so a merged accountant is for plans up to tens of thousands of
- * flows. Beyond, rank 0 streams rows with rp_acct_unpack_rows (one scratch
- * histogram, nothing per flow); a packed flow costs 206 bytes + 10 per
- * non-empty latency bucket. */
+ * Memory (tools/bench/merge.sh): rp_acct_create costs ~64 KB per flow (the
+ * latency histogram alone is 59.4 KB), so a merged accountant holds tens of
+ * thousands of flows, not 1M (67 GB). Beyond, rank 0 streams rows with
+ * rp_acct_unpack_rows: one scratch histogram, nothing per flow, the
+ * aggregate merged sparsely. A packed flow is 328 bytes + 10 per non-empty
+ * latency bucket (591 bytes with 32 samples of realistic latency). The same
+ * 64 KB per flow holds for every rank's own accountant: at 1024 hosts a rank
+ * should be given only the flows its hosts send or receive; flows are
+ * matched by id everywhere here (tx arrays, buffers), not by position. */
 #ifndef RP_STATS_ACCT_PACK_H
 #define RP_STATS_ACCT_PACK_H
 
@@ -88,14 +92,17 @@
 
 #define RP_ACCT_PACK_VERSION 1u
 
-/* Step 1. tx has RP_ACCT_TX_FIELDS * rp_acct_nflows(a) entries; flow i's
- * are [5i] tx packets, [5i+1] tx bytes, [5i+2] cnp_rx, [5i+3] acks, [5i+4] naks. */
+/* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
+ * flows, indexed by flow id (flows with an id >= nflows are left out); flow
+ * id f's are [5f] tx packets, [5f+1] tx bytes, [5f+2] cnp_rx, [5f+3] acks,
+ * [5f+4] naks. export zeroes the array first. */
 #define RP_ACCT_TX_FIELDS 5u
-void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx);
+void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
 /* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
-/* rp_acct_set_tx for every flow from a combined array (before rp_acct_finish). */
-void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx);
+/* rp_acct_set_tx (and the replies' counts) for every flow of a from the
+ * combined array, before rp_acct_finish. */
+void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
 
 /* Step 2. The bytes needed; they are written only when they fit in cap
  * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows.
@@ -108,9 +115,13 @@ void rp_acct_merge_done(struct rp_acct *merged);
 
 /* Streaming, for plans too big to hold (1M flows): each flow record of a
  * checked buffer in turn. row has no src/dst (the plan has them); lat is a
- * scratch histogram valid during the call. A non-zero return stops the walk
- * and is returned. -1 with err when the buffer is bad (before any call). */
+ * scratch histogram valid during the call; fn may be NULL. With agg, every
+ * row's histogram is also merged into it (rp_hist_merge_sparse: its
+ * non-empty buckets only), so the aggregate latency needs no per-flow
+ * state. A non-zero return of fn stops the calls and is returned. -1 with
+ * err when the buffer is bad (before any call). */
 typedef int (*rp_acct_row_fn)(void *ctx, const struct rp_acct_flow_result *row, const struct rp_hist *lat);
-int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, char *err, size_t errlen);
+int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
+			size_t errlen);
 
 #endif

@@ -196,7 +196,7 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH])
 		for (unsigned f = 0; f < NF; f++)
 			if (src_of[f] == h)
 				rp_acct_set_tx(w.rank[h], f, sent[f], sent[f] * frame_len);
-		rp_acct_tx_export(w.rank[h], tx[h]);
+		rp_acct_tx_export(w.rank[h], tx[h], NF);
 		rp_acct_tx_combine(sum, tx[h], RP_ACCT_TX_FIELDS * NF); /* what MPI_Allreduce(SUM) does */
 	}
 	/* f3's ACKs and CNP arrived at h0 (rank 0), the only rank that counted them */
@@ -205,7 +205,7 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH])
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 0], 10);
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 2], 5);
 	for (unsigned h = 0; h < NH; h++) {
-		rp_acct_tx_import(w.rank[h], sum);
+		rp_acct_tx_import(w.rank[h], sum, NF);
 		rp_acct_finish(w.rank[h], END, NULL);
 		bool own[NF];
 		for (unsigned f = 0; f < NF; f++)
@@ -417,11 +417,23 @@ static void rows_stream(void **state)
 	struct fixture *fx = *state;
 	struct rows r = {0};
 	char err[160];
+	struct rp_hist *agg = malloc(sizeof(*agg));
+	rp_hist_init(agg);
 	for (unsigned h = 0; h < NH; h++)
-		assert_int_equal(rp_acct_unpack_rows(fx->buf[h], fx->len[h], count_row, &r, err, sizeof(err)), 0);
+		assert_int_equal(rp_acct_unpack_rows(fx->buf[h], fx->len[h], count_row, &r, agg, err, sizeof(err)), 0);
 	assert_int_equal(r.n, 4);
 	assert_int_equal(r.lost, 2 + 0 + 1 + 0);
 	assert_int_equal(r.lat_count, 22);
+	/* the aggregate of the drawing (see latency_merged_exactly), bucket for bucket */
+	struct rp_hist_summary s;
+	rp_hist_summarize(agg, &s);
+	assert_int_equal(s.count, 22);
+	assert_int_equal(s.min, 1000);
+	assert_int_equal(s.max, 20000);
+	assert_int_equal(s.pct[RP_P50], 1503);
+	assert_int_equal(s.pct[RP_P99], 20000);
+	assert_memory_equal(agg->b, rp_acct_latency(fx->ref)->b, sizeof(agg->b));
+	free(agg);
 }
 
 /* Every cut length is an error and installs nothing; every byte flipped is
@@ -439,13 +451,13 @@ static void truncated_and_corrupt(void **state)
 			err[0] = 0;
 			assert_int_equal(rp_acct_unpack_into(m, fx->buf[h], cut, err, sizeof(err)), -1);
 			assert_true(err[0] != 0);
-			assert_int_equal(rp_acct_unpack_rows(fx->buf[h], cut, count_row, &(struct rows){0}, err, sizeof(err)), -1);
+			assert_int_equal(rp_acct_unpack_rows(fx->buf[h], cut, count_row, &(struct rows){0}, NULL, err, sizeof(err)), -1);
 		}
 		uint8_t *bad = malloc(fx->len[h]);
 		for (size_t i = 0; i < fx->len[h]; i++) {
 			memcpy(bad, fx->buf[h], fx->len[h]);
 			bad[i] ^= 0xA5;
-			errors += rp_acct_unpack_rows(bad, fx->len[h], count_row, &(struct rows){0}, err, sizeof(err)) != 0;
+			errors += rp_acct_unpack_rows(bad, fx->len[h], count_row, &(struct rows){0}, NULL, err, sizeof(err)) != 0;
 		}
 		free(bad);
 	}
