@@ -31,12 +31,21 @@ static const size_t PRIO_U64[] = {
 };
 #undef Q
 #define NELEM(x) (sizeof(x) / sizeof((x)[0]))
+/* A field added to a result struct must be added to the tables above (and
+ * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
+ * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 344,
+	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 784,
+	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 80,
+	       "rp_acct_prio_result changed: update PRIO_U64");
 _Static_assert(RP_RX_CLASSES == 8, "PORT_U64 lists 8 classes");
 _Static_assert(RP_TS_COUNTERS == 7 && RP_TS_PCTS == 4, "the series record is c[7] and 4 percentiles");
 
 #define U(x) ((unsigned long long)(x))
 static const uint8_t MAGIC[4] = {'R', 'P', 'A', 'K'};
-#define HEADER_LEN (4 + 2 * 4 + 8 * 4 + 4 * 2)
+#define HEADER_LEN (4 + 2 * 4 + 8 * 5 + 4 * 2)
 
 static uint64_t *u64_at(void *base, size_t off) { return (uint64_t *)((uint8_t *)base + off); }
 static uint64_t u64_of(const void *base, size_t off) { return *(const uint64_t *)((const uint8_t *)base + off); }
@@ -220,6 +229,7 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf,
 	put64(&w, a->cfg.start_ns);
 	put64(&w, a->cfg.bin_ns);
 	put64(&w, a->end_ns);
+	put64(&w, a->unmatched);
 	put32(&w, nown);
 	put32(&w, a->cfg.nports);
 	for (size_t i = 0; i < a->nflows; i++)
@@ -299,7 +309,7 @@ static bool fits(struct rd *r, uint64_t count, size_t min)
 }
 
 struct hdr {
-	uint64_t start_ns, bin_ns, end_ns;
+	uint64_t start_ns, bin_ns, end_ns, unmatched;
 	uint32_t nflows, nports;
 };
 
@@ -321,6 +331,7 @@ static bool get_header(struct rd *r, struct hdr *h)
 	h->start_ns = get64(r);
 	h->bin_ns = get64(r);
 	h->end_ns = get64(r);
+	h->unmatched = get64(r);
 	h->nflows = get32(r);
 	h->nports = get32(r);
 	return !r->bad;
@@ -655,6 +666,8 @@ static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_r
 		goto out;
 	if (merged && hd.end_ns > merged->end_ns)
 		merged->end_ns = hd.end_ns;
+	if (merged)
+		merged->unmatched += hd.unmatched;
 	rc = w.fn_rc;
 out:
 	free(w.h);

@@ -46,13 +46,16 @@
  *   true percentile of the bin (every rank has at most (1 - p) of its
  *   samples above its own p-quantile, so the union has at most (1 - p) above
  *   the largest), exact when one rank has the bin's samples.
- * - end_ns is the latest rank's.
+ * - end_ns is the latest rank's; unmatched (RoCE frames of no flow) is summed.
+ * - not carried: track_psn state (per-QP PSN results, message and NAK ->
+ *   resend times: analyze's, which runs in one process) and discovery.
  * A flow or port installed twice is overwritten by the later buffer.
  *
  * Buffer format, version 1 (little-endian, explicit counts; for ranks of the
  * same build; a field added to the tables below bumps the version):
  *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
- *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u32 nflows u32 nports
+ *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
+ *           u32 nflows u32 nports
  *   flow x nflows: u32 id u32 qpn u16 qps u8 dscp u8 prio
  *           u64 x nflow_u64 (FLOW_U64: counters, latency summary) f64 goodput
  *           f64 mean f64 stdev

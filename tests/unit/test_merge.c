@@ -112,7 +112,8 @@ static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t 
 	}
 }
 
-static size_t data_frame(uint8_t *buf, size_t cap, unsigned f, uint64_t seq, uint64_t tx_ns, bool ce, bool ack_req)
+static size_t frame_to(uint8_t *buf, size_t cap, unsigned f, uint64_t seq, uint64_t tx_ns, bool ce, bool ack_req,
+		       uint32_t dqpn)
 {
 	const struct rp_acct_flow_cfg *c = &flows[f];
 	uint8_t payload[64] = {0};
@@ -123,11 +124,16 @@ static size_t data_frame(uint8_t *buf, size_t cap, unsigned f, uint64_t seq, uin
 	mac_of(dst_of[f], s.eth.dst);
 	s.ip4 = (struct rp_ipv4){.dscp = c->dscp, .ecn = ce ? RP_ECN_CE : RP_ECN_ECT0, .ttl = 64,
 				 .src = c->src_ip4, .dst = c->dst_ip4};
-	s.bth = (struct rp_bth){.opcode = RP_OP_RC_WRITE_ONLY, .pkey = 0xFFFF, .dqpn = c->rqpn, .psn = (uint32_t)seq,
+	s.bth = (struct rp_bth){.opcode = RP_OP_RC_WRITE_ONLY, .pkey = 0xFFFF, .dqpn = dqpn, .psn = (uint32_t)seq,
 				.ack_req = ack_req};
 	size_t n = rp_roce_build(buf, cap, &s, NULL);
 	assert_true(n > 0);
 	return n;
+}
+
+static size_t data_frame(uint8_t *buf, size_t cap, unsigned f, uint64_t seq, uint64_t tx_ns, bool ce, bool ack_req)
+{
+	return frame_to(buf, cap, f, seq, tx_ns, ce, ack_req, flows[f].rqpn);
 }
 
 static const uint64_t sent[NF] = {10, 6, 5, 4};
@@ -168,6 +174,8 @@ static void play(struct world *w)
 	deliver(w, 1, 500000, buf, n, false);
 	n = rp_pause_frame_build(buf, sizeof(buf), (const uint8_t[6]){2, 0, 0, 0, 0, 9}, 100); /* 100 * 512 / 10G = 5120 ns */
 	deliver(w, 2, 600000, buf, n, false);
+	n = frame_to(buf, sizeof(buf), 0, 0, 0, false, false, 0x20F); /* h0 -> h1 to a QP of no flow */
+	deliver(w, 1, 700000, buf, n, false);
 }
 
 static struct rp_acct *reference(void)
@@ -336,7 +344,9 @@ static void ports_exact(void **state)
 	assert_true(p.prio[3].paused_ever);
 	assert_int_equal(p.prio[3].first_pause_ns, 450000);
 	assert_false(p.prio[2].paused_ever);
-	assert_int_equal(p.rx_frames, 8 + 1);
+	assert_int_equal(p.rx_frames, 8 + 1 + 1); /* f0's data, the PFC, the stray frame */
+	assert_int_equal(rp_acct_unmatched(fx->merged), 1);
+	assert_int_equal(rp_acct_unmatched(fx->ref), 1);
 	rp_acct_port(fx->merged, 2, &p);
 	assert_int_equal(p.pause_frames, 1);
 	for (unsigned q = 0; q < 8; q++) {
