@@ -1,7 +1,9 @@
 /* One result from many ranks (issue 10): a profile run by N processes, each
  * with an accountant configured with ALL flows of the plan (same order, same
  * ids) but only its own hosts' ports. Pure C, no MPI: lib/cluster moves the
- * bytes (MPI_Allreduce, MPI_Gatherv), this file says what they are.
+ * bytes (MPI_Allreduce, MPI_Gatherv), this file says what they are. A rank's
+ * accountant may also hold only the flows its hosts send or receive: flows
+ * are matched by id everywhere here, never by position.
  *
  * 1. Loss needs the sender's count at the receiver's rank, and a flow's
  *    ACKs, NAKs and CNPs arrive at the sender's port, so only the sender's

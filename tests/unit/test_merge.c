@@ -83,16 +83,15 @@ struct world {
 
 static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t *buf, size_t len, bool answer);
 
-static void replies(struct world *w, unsigned host, uint64_t now, struct rp_reply *r)
+static void replies(struct world *w, uint64_t now, struct rp_reply *r)
 {
 	for (unsigned i = 0; i < r->n; i++) {
 		uint8_t buf[128];
 		size_t len = rp_reply_build(r, i, buf, sizeof(buf));
 		assert_true(len > 0);
-		/* back to the data sender's host, 500 ns later */
-		unsigned to = src_of[r->flow];
-		(void)host;
-		deliver(w, to, now + 500, buf, len, false);
+		/* back to the data sender's host (its IP is 10.0.0.1 + host), 500 ns later */
+		assert_true(r->ip4_dst - 0x0A000001u < NH);
+		deliver(w, r->ip4_dst - 0x0A000001u, now + 500, buf, len, false);
 	}
 }
 
@@ -103,12 +102,12 @@ static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t 
 		rp_acct_rx(w->ref, host, now, buf, len, len, answer ? &r : NULL);
 		if (answer) {
 			struct world only_ref = {.ref = w->ref};
-			replies(&only_ref, host, now, &r);
+			replies(&only_ref, now, &r);
 		}
 	} else {
 		rp_acct_rx(w->rank[host], 0, now, buf, len, len, answer ? &r : NULL);
 		if (answer)
-			replies(w, host, now, &r);
+			replies(w, now, &r);
 	}
 }
 
@@ -189,21 +188,39 @@ static struct rp_acct *reference(void)
 	return w.ref;
 }
 
-/* The ranks' run: combine the senders' side, finish, pack the owned flows. */
-static void ranks_run(uint8_t *buf[NH], size_t len[NH])
+/* The ranks' run: combine the senders' side, finish, pack the owned flows.
+ * subset: each rank's accountant holds only the flows its host sends or
+ * receives (ids kept, positions not), as a 1024-host run must. */
+static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 {
 	struct world w = {0};
 	struct rp_acct_cfg c[NH];
+	static struct rp_acct_flow_cfg sub[NH][NF];
+	int loc[NH][NF]; /* flow id -> the rank accountant's index, -1: not there */
 	for (unsigned h = 0; h < NH; h++) {
 		c[h] = cfg_with(&all_ports[h], 1);
+		size_t n = 0;
+		for (unsigned f = 0; f < NF; f++) {
+			loc[h][f] = -1;
+			if (!subset || src_of[f] == h || dst_of[f] == h) {
+				loc[h][f] = (int)n;
+				sub[h][n++] = flows[f];
+			}
+		}
+		c[h].flows = sub[h];
+		c[h].nflows = n;
 		w.rank[h] = make(&c[h]);
+	}
+	if (subset) {
+		assert_int_equal(c[0].nflows, 3); /* h0: f0, f2, f3 */
+		assert_int_equal(c[1].nflows, 2); /* h1: f0, f1 */
 	}
 	play(&w);
 	uint64_t tx[NH][RP_ACCT_TX_FIELDS * NF], sum[RP_ACCT_TX_FIELDS * NF] = {0};
 	for (unsigned h = 0; h < NH; h++) {
 		for (unsigned f = 0; f < NF; f++)
 			if (src_of[f] == h)
-				rp_acct_set_tx(w.rank[h], f, sent[f], sent[f] * frame_len);
+				rp_acct_set_tx(w.rank[h], (size_t)loc[h][f], sent[f], sent[f] * frame_len);
 		rp_acct_tx_export(w.rank[h], tx[h], NF);
 		rp_acct_tx_combine(sum, tx[h], RP_ACCT_TX_FIELDS * NF); /* what MPI_Allreduce(SUM) does */
 	}
@@ -215,9 +232,10 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH])
 	for (unsigned h = 0; h < NH; h++) {
 		rp_acct_tx_import(w.rank[h], sum, NF);
 		rp_acct_finish(w.rank[h], END, NULL);
-		bool own[NF];
+		bool own[NF] = {false};
 		for (unsigned f = 0; f < NF; f++)
-			own[f] = dst_of[f] == h;
+			if (dst_of[f] == h)
+				own[loc[h][f]] = true;
 		len[h] = rp_acct_pack(w.rank[h], own, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
@@ -252,7 +270,7 @@ static int setup(void **state)
 	plan_init();
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	fx->ref = reference();
-	ranks_run(fx->buf, fx->len);
+	ranks_run(fx->buf, fx->len, false);
 	fx->merged = merged_of(fx->buf, fx->len);
 	*state = fx;
 	return 0;
@@ -408,6 +426,33 @@ static void report_equals_one_process(void **state)
 	json_decref(b);
 }
 
+/* Ranks that hold only their hosts' flows (found by id, not position) give
+ * the same result.json flows and ports. */
+static void ranks_with_their_flows_only(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *buf[NH];
+	size_t len[NH];
+	ranks_run(buf, len, true);
+	struct rp_acct *m = merged_of(buf, len);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(m, 2, &r);
+	assert_int_equal(r.lost, 1);
+	rp_acct_flow(m, 3, &r);
+	assert_int_equal(r.acks, 4);
+	json_t *a = rp_report_flows(m), *b = rp_report_flows(fx->ref);
+	assert_json_equal(a, b, "flows (subset ranks)");
+	json_decref(a);
+	json_decref(b);
+	a = rp_report_ports(m), b = rp_report_ports(fx->ref);
+	assert_json_equal(a, b, "ports (subset ranks)");
+	json_decref(a);
+	json_decref(b);
+	rp_acct_destroy(m);
+	for (unsigned h = 0; h < NH; h++)
+		free(buf[h]);
+}
+
 /* Streaming: the same rows one at a time, nothing held per flow. */
 struct rows {
 	unsigned n;
@@ -493,6 +538,7 @@ int main(void)
 		cmocka_unit_test(latency_merged_exactly),
 		cmocka_unit_test(ports_exact),
 		cmocka_unit_test(report_equals_one_process),
+		cmocka_unit_test(ranks_with_their_flows_only),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(truncated_and_corrupt),
 	};
