@@ -214,6 +214,8 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own)
 
 size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap)
 {
+	if (!a->finished || a->cfg.discover)
+		return 0;
 	size_t nown = 0;
 	for (size_t i = 0; i < a->nflows; i++)
 		nown += !own_flow || own_flow[i];

@@ -111,7 +111,7 @@ void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
 
 /* Step 2. The bytes needed; they are written only when they fit in cap
  * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows.
- * a must be finished (rp_acct_finish). */
+ * 0 when a is not finished (rp_acct_finish) or in discovery mode. */
 size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap);
 /* 0, or -1 with a reason in err and merged untouched. */
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
