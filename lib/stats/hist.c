@@ -54,12 +54,8 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 }
 
 /* Chan et al.'s pairwise combination of two Welford states. */
-void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
+static void merge_moments(struct rp_hist *dst, const struct rp_hist *src)
 {
-	if (src->count == 0)
-		return;
-	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
 	long double na = (long double)dst->count, nb = (long double)src->count, n = na + nb;
 	long double d = src->mean - dst->mean;
 	dst->mean += d * nb / n;
@@ -69,6 +65,24 @@ void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
+}
+
+void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
+{
+	if (src->count == 0)
+		return;
+	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+	merge_moments(dst, src);
+}
+
+void rp_hist_merge_sparse(struct rp_hist *dst, const struct rp_hist *src, const uint16_t *idx, size_t n)
+{
+	if (src->count == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dst->b[idx[i]] += src->b[idx[i]];
+	merge_moments(dst, src);
 }
 
 /* ceil(n * ppm / 1e6) without overflowing 64 bits. */

@@ -69,4 +69,8 @@ void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s);
  * false at the end. upper is the bucket's inclusive upper bound. */
 bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count);
 
+/* rp_hist_merge when src's non-empty buckets are known (idx, n of them):
+ * the same result in n steps instead of RP_HIST_BUCKETS. */
+void rp_hist_merge_sparse(struct rp_hist *dst, const struct rp_hist *src, const uint16_t *idx, size_t n);
+
 #endif

@@ -149,6 +149,37 @@ static void iteration_visits_nonempty_buckets_in_order(void **state)
 	free(h);
 }
 
+/* {100, 300} merged with {200, 200, 200} through their non-empty buckets
+ * only: count 5, min 100, max 300, mean 200, stdev sqrt((100^2 + 100^2) / 5)
+ * = sqrt(4000) = 63.2456, p50 (the 3rd) 200; buckets as rp_hist_merge's. */
+static void sparse_merge_equals_merge(void **state)
+{
+	(void)state;
+	struct rp_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *full = malloc(sizeof(*full));
+	rp_hist_init(a);
+	rp_hist_init(b);
+	rp_hist_record(a, 100);
+	rp_hist_record(a, 300);
+	for (int i = 0; i < 3; i++)
+		rp_hist_record(b, 200);
+	*full = *a;
+	rp_hist_merge(full, b);
+	uint16_t idx[1] = {200}; /* 200 < 256: its own bucket */
+	rp_hist_merge_sparse(a, b, idx, 1);
+	struct rp_hist_summary s;
+	rp_hist_summarize(a, &s);
+	assert_int_equal(s.count, 5);
+	assert_int_equal(s.min, 100);
+	assert_int_equal(s.max, 300);
+	assert_true(fabs(s.mean - 200.0) < 1e-9);
+	assert_true(fabs(s.stdev - 63.2455532) < 1e-6);
+	assert_int_equal(s.pct[RP_P50], 200);
+	assert_memory_equal(a->b, full->b, sizeof(a->b));
+	free(a);
+	free(b);
+	free(full);
+}
+
 static void empty_histogram_summarizes_to_zero(void **state)
 {
 	(void)state;
@@ -171,6 +202,7 @@ int main(void)
 		cmocka_unit_test(merge_equals_recording_everything),
 		cmocka_unit_test(iteration_visits_nonempty_buckets_in_order),
 		cmocka_unit_test(empty_histogram_summarizes_to_zero),
+		cmocka_unit_test(sparse_merge_equals_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

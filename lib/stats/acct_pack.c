@@ -1,0 +1,743 @@
+/* Per-rank partial results -> one result (format and rules in acct_pack.h). */
+#include "acct_pack.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acct_internal.h"
+
+#define F(field) offsetof(struct rp_acct_flow_result, field)
+static const size_t FLOW_U64[] = {
+	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
+	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
+	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew),
+	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
+	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
+};
+#undef F
+#define P(field) offsetof(struct rp_acct_port_result, field)
+static const size_t PORT_U64[] = {
+	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
+	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
+	P(pfc_frames), P(pause_frames),
+};
+#undef P
+#define Q(field) offsetof(struct rp_acct_prio_result, field)
+static const size_t PRIO_U64[] = {
+	Q(pfc_rx), Q(pfc_tx), Q(quanta), Q(paused_ns), Q(paused_past_end_ns), Q(xoff_to_xon), Q(first_pause_ns), Q(drops), Q(ecn_marked),
+};
+#undef Q
+#define NELEM(x) (sizeof(x) / sizeof((x)[0]))
+/* A field added to a result struct must be added to the tables above (and
+ * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
+ * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 344,
+	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 848,
+	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
+	       "rp_acct_prio_result changed: update PRIO_U64");
+_Static_assert(RP_RX_CLASSES == 8, "PORT_U64 lists 8 classes");
+_Static_assert(RP_TS_COUNTERS == 7 && RP_TS_PCTS == 4, "the series record is c[7] and 4 percentiles");
+
+#define U(x) ((unsigned long long)(x))
+static const uint8_t MAGIC[4] = {'R', 'P', 'A', 'K'};
+#define HEADER_LEN (4 + 2 * 4 + 8 * 5 + 4 * 2)
+
+static uint64_t *u64_at(void *base, size_t off) { return (uint64_t *)((uint8_t *)base + off); }
+static uint64_t u64_of(const void *base, size_t off) { return *(const uint64_t *)((const uint8_t *)base + off); }
+
+/* ---- writing: counts every byte, stores those that fit ---- */
+
+struct wr {
+	uint8_t *buf;
+	size_t cap, len;
+};
+
+static void put(struct wr *w, uint64_t v, unsigned n)
+{
+	if (w->buf && w->len + n <= w->cap)
+		for (unsigned i = 0; i < n; i++)
+			w->buf[w->len + i] = (uint8_t)(v >> (8 * i));
+	w->len += n;
+}
+static void put8(struct wr *w, uint64_t v) { put(w, v, 1); }
+static void put16(struct wr *w, uint64_t v) { put(w, v, 2); }
+static void put32(struct wr *w, uint64_t v) { put(w, v, 4); }
+static void put64(struct wr *w, uint64_t v) { put(w, v, 8); }
+static void putf(struct wr *w, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, 8);
+	put64(w, v);
+}
+/* A long double as two doubles whose sum is exactly it (hi rounds it to
+ * 53 bits; what is left has at most 11 significant bits). */
+static void putld(struct wr *w, long double x)
+{
+	double hi = (double)x;
+	putf(w, hi);
+	putf(w, (double)(x - (long double)hi));
+}
+
+static void put_hist(struct wr *w, const struct rp_hist *h)
+{
+	put64(w, h->count);
+	put64(w, h->min);
+	put64(w, h->max);
+	putld(w, h->mean);
+	putld(w, h->m2);
+	size_t at = w->len, nb = 0;
+	put32(w, 0);
+	for (size_t i = 0; h->count && i < RP_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			put16(w, i);
+			put64(w, h->b[i]);
+			nb++;
+		}
+	if (w->buf && at + 4 <= w->cap) {
+		struct wr fix = {w->buf, w->cap, at};
+		put32(&fix, nb);
+	}
+}
+
+static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
+{
+	const struct rp_acct_flow_result *r = &a->flows[i].r;
+	put32(w, r->id);
+	put32(w, r->qpn);
+	put16(w, r->qps);
+	put8(w, r->dscp);
+	put8(w, r->prio);
+	for (size_t k = 0; k < NELEM(FLOW_U64); k++)
+		put64(w, u64_of(r, FLOW_U64[k]));
+	putf(w, r->goodput_gbps);
+	putf(w, r->latency_ns.mean);
+	putf(w, r->latency_ns.stdev);
+	put_hist(w, a->flows[i].lat);
+}
+
+static void put_port(struct wr *w, const struct rp_acct *a, size_t i)
+{
+	struct rp_acct_port_result p;
+	rp_acct_port(a, i, &p);
+	size_t n = strnlen(p.node, RP_ACCT_NAME_MAX - 1);
+	put8(w, n);
+	for (size_t k = 0; k < n; k++)
+		put8(w, (uint8_t)p.node[k]);
+	put32(w, p.port);
+	for (size_t k = 0; k < NELEM(PORT_U64); k++)
+		put64(w, u64_of(&p, PORT_U64[k]));
+	for (unsigned q = 0; q < 8; q++) {
+		put8(w, p.prio[q].paused_ever);
+		for (size_t k = 0; k < NELEM(PRIO_U64); k++)
+			put64(w, u64_of(&p.prio[q], PRIO_U64[k]));
+	}
+}
+
+static bool bin_has(const struct rp_ts_bin *b)
+{
+	for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+		if (b->c[c])
+			return true;
+	return b->lat_count != 0;
+}
+
+/* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something. */
+static void put_series(struct wr *w, const struct rp_acct *a, const bool *own)
+{
+	const struct rp_ts *t = a->ts;
+	put8(w, t != NULL);
+	if (!t)
+		return;
+	size_t nb = rp_ts_used_bins(t), at, n;
+	put64(w, t->outside);
+	at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t b = 0; b < nb; b++) {
+		const struct rp_ts_bin *x = &t->bins[b];
+		if (!bin_has(x))
+			continue;
+		n++;
+		put32(w, b);
+		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+			put64(w, x->c[c]);
+		put64(w, x->lat_count);
+		put64(w, x->lat_min);
+		put64(w, x->lat_max);
+		for (unsigned k = 0; k < RP_TS_PCTS; k++)
+			put64(w, x->lat_pct[k]);
+		putld(w, x->lat_sum);
+		putld(w, x->lat_sumsq);
+	}
+	struct wr fix = {w->buf, w->cap, at};
+	if (w->buf && at + 4 <= w->cap)
+		put32(&fix, n);
+	at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t b = 0; b < nb; b++)
+		for (size_t p = 0; p < t->cfg.nports; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
+				if (!f && !ns)
+					continue;
+				n++;
+				put32(w, b);
+				put16(w, p);
+				put8(w, q);
+				put64(w, f);
+				put64(w, ns);
+			}
+	fix = (struct wr){w->buf, w->cap, at};
+	if (w->buf && at + 4 <= w->cap)
+		put32(&fix, n);
+	at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t b = 0; t->flow_pkts && b < nb; b++)
+		for (size_t f = 0; f < t->cfg.nflows && f < a->nflows; f++) {
+			uint64_t pk = t->flow_pkts[b * t->cfg.nflows + f], by = t->flow_bytes[b * t->cfg.nflows + f];
+			if ((own && !own[f]) || (!pk && !by))
+				continue;
+			n++;
+			put32(w, b);
+			put32(w, a->flows[f].cfg.id);
+			put64(w, pk);
+			put64(w, by);
+		}
+	fix = (struct wr){w->buf, w->cap, at};
+	if (w->buf && at + 4 <= w->cap)
+		put32(&fix, n);
+}
+
+size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap)
+{
+	if (!a->finished || a->cfg.discover)
+		return 0;
+	size_t nown = 0;
+	for (size_t i = 0; i < a->nflows; i++)
+		nown += !own_flow || own_flow[i];
+	struct wr w = {buf, cap, 0};
+	for (int k = 0; k < 4; k++)
+		put8(&w, MAGIC[k]);
+	put16(&w, RP_ACCT_PACK_VERSION);
+	put16(&w, NELEM(FLOW_U64));
+	put16(&w, NELEM(PORT_U64));
+	put16(&w, NELEM(PRIO_U64));
+	size_t total_at = w.len;
+	put64(&w, 0);
+	put64(&w, a->cfg.start_ns);
+	put64(&w, a->cfg.bin_ns);
+	put64(&w, a->end_ns);
+	put64(&w, a->unmatched);
+	put32(&w, nown);
+	put32(&w, a->cfg.nports);
+	for (size_t i = 0; i < a->nflows; i++)
+		if (!own_flow || own_flow[i])
+			put_flow(&w, a, i);
+	for (size_t i = 0; i < a->cfg.nports; i++)
+		put_port(&w, a, i);
+	put_series(&w, a, own_flow);
+	if (buf && w.len <= cap) {
+		struct wr fix = {buf, cap, total_at};
+		put64(&fix, w.len);
+	}
+	return w.len;
+}
+
+/* ---- reading: every read checked against len ---- */
+
+struct rd {
+	const uint8_t *p;
+	size_t len, off;
+	char *err;
+	size_t errlen;
+	bool bad;
+};
+
+__attribute__((format(printf, 2, 3))) static bool fail(struct rd *r, const char *fmt, ...)
+{
+	if (!r->bad) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errlen, fmt, ap);
+		va_end(ap);
+	}
+	r->bad = true;
+	return false;
+}
+
+static uint64_t get(struct rd *r, unsigned n)
+{
+	if (r->bad)
+		return 0;
+	if (r->len - r->off < n) {
+		fail(r, "merge buffer truncated at byte %llu of %llu", U(r->off), U(r->len));
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)r->p[r->off + i] << (8 * i);
+	r->off += n;
+	return v;
+}
+static uint8_t get8(struct rd *r) { return (uint8_t)get(r, 1); }
+static uint16_t get16(struct rd *r) { return (uint16_t)get(r, 2); }
+static uint32_t get32(struct rd *r) { return (uint32_t)get(r, 4); }
+static uint64_t get64(struct rd *r) { return get(r, 8); }
+static double getf(struct rd *r)
+{
+	uint64_t v = get64(r);
+	double d;
+	memcpy(&d, &v, 8);
+	if (!isfinite(d))
+		fail(r, "merge buffer: a non-finite number at byte %llu", U(r->off - 8));
+	return d;
+}
+static long double getld(struct rd *r)
+{
+	double hi = getf(r);
+	return (long double)hi + (long double)getf(r);
+}
+
+/* A list of count records of at least min bytes each must fit in what is left. */
+static bool fits(struct rd *r, uint64_t count, size_t min)
+{
+	if (!r->bad && count > (r->len - r->off) / min)
+		return fail(r, "merge buffer: %llu records cannot fit in %llu bytes", U(count), U((r->len - r->off)));
+	return !r->bad;
+}
+
+struct hdr {
+	uint64_t start_ns, bin_ns, end_ns, unmatched;
+	uint32_t nflows, nports;
+};
+
+static bool get_header(struct rd *r, struct hdr *h)
+{
+	if (r->len < HEADER_LEN)
+		return fail(r, "merge buffer of %llu bytes, shorter than its %llu-byte header", U(r->len), U(HEADER_LEN));
+	if (memcmp(r->p, MAGIC, 4) != 0)
+		return fail(r, "not a merge buffer (no RPAK magic)");
+	r->off = 4;
+	unsigned v = get16(r), nf = get16(r), np = get16(r), nq = get16(r);
+	if (v != RP_ACCT_PACK_VERSION)
+		return fail(r, "merge buffer version %llu, this build reads %llu", U(v), U(RP_ACCT_PACK_VERSION));
+	if (nf != NELEM(FLOW_U64) || np != NELEM(PORT_U64) || nq != NELEM(PRIO_U64))
+		return fail(r, "merge buffer from another build (%llu flow fields, this build has %llu)", U(nf), U(NELEM(FLOW_U64)));
+	uint64_t total = get64(r);
+	if (total != r->len)
+		return fail(r, "merge buffer says %llu bytes, got %llu", U(total), U(r->len));
+	h->start_ns = get64(r);
+	h->bin_ns = get64(r);
+	h->end_ns = get64(r);
+	h->unmatched = get64(r);
+	h->nflows = get32(r);
+	h->nports = get32(r);
+	return !r->bad;
+}
+
+/* A histogram into h (which is empty on entry); the touched buckets go to
+ * idx so the caller can empty it again without clearing 59 KB. */
+static bool get_hist(struct rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *nidx)
+{
+	uint64_t count = get64(r), min = get64(r), max = get64(r);
+	long double mean = getld(r), m2 = getld(r);
+	uint32_t nb = get32(r);
+	*nidx = 0;
+	if (!fits(r, nb, 10))
+		return false;
+	if (nb > RP_HIST_BUCKETS)
+		return fail(r, "histogram with %llu buckets, at most %llu", U(nb), U(RP_HIST_BUCKETS));
+	uint64_t sum = 0;
+	long prev = -1;
+	for (uint32_t i = 0; i < nb; i++) {
+		uint16_t b = get16(r);
+		uint64_t n = get64(r);
+		if (r->bad)
+			return false;
+		if ((long)b <= prev || b >= RP_HIST_BUCKETS || n == 0)
+			return fail(r, "histogram bucket %llu out of order, out of range or empty (count %llu)", U(b), U(n));
+		if (sum + n < sum)
+			return fail(r, "histogram counts overflow at bucket %llu", U(b));
+		sum += n;
+		prev = b;
+		h->b[b] = n;
+		idx[(*nidx)++] = b;
+	}
+	if (sum != count)
+		return fail(r, "histogram count %llu, its buckets hold %llu", U(count), U(sum));
+	if (count && (min > max || min < rp_hist_bucket_lo(idx[0]) || max > rp_hist_bucket_hi(idx[nb - 1])))
+		return fail(r, "histogram min %llu / max %llu outside its buckets", U(min), U(max));
+	h->count = count;
+	h->min = count ? min : UINT64_MAX;
+	h->max = count ? max : 0;
+	h->mean = count ? mean : 0;
+	h->m2 = count ? m2 : 0;
+	return !r->bad;
+}
+
+static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		h->b[idx[i]] = 0;
+	h->count = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	h->mean = h->m2 = 0;
+}
+
+/* merged's flow index of id: flows are in plan order, so id is usually the index. */
+static long flow_index(const struct rp_acct *m, uint32_t id)
+{
+	if (id < m->nflows && m->flows[id].cfg.id == id)
+		return (long)id;
+	size_t lo = 0, hi = m->nflows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->flows[mid].cfg.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nflows && m->flows[lo].cfg.id == id ? (long)lo : -1;
+}
+
+struct walk {
+	struct rp_acct *merged; /* install into it (apply), or only check the ids */
+	bool apply;
+	rp_acct_row_fn fn;
+	void *ctx;
+	struct rp_hist *agg;    /* streaming: every row's histogram merged in */
+	int fn_rc;
+	struct rp_hist *h;      /* scratch, empty between flows */
+	uint16_t *idx;
+	long *port_map;         /* buffer's port record -> merged port */
+};
+
+static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
+{
+	struct acct_flow *fl = &m->flows[i];
+	struct rp_acct_flow_result r = *row;
+	memcpy(r.src, fl->cfg.src, sizeof(r.src));
+	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
+	fl->r = r;
+	fl->tx_known = true;
+	/* like rp_hist_init + the samples: the buckets are copied, the rest as is */
+	struct rp_hist *lat = fl->lat;
+	uint64_t *b = lat->b;
+	memcpy(b, h->b, sizeof(lat->b));
+	lat->count = h->count;
+	lat->min = h->min;
+	lat->max = h->max;
+	lat->mean = h->mean;
+	lat->m2 = h->m2;
+}
+
+static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
+{
+	if (!fits(r, hd->nflows, 4 + 4 + 4 + 8 * NELEM(FLOW_U64) + 3 * 8 + 3 * 8 + 4 * 8 + 4))
+		return false;
+	for (uint32_t n = 0; n < hd->nflows && !r->bad; n++) {
+		struct rp_acct_flow_result row;
+		memset(&row, 0, sizeof(row));
+		row.id = get32(r);
+		row.qpn = get32(r);
+		row.qps = get16(r);
+		row.dscp = get8(r);
+		row.prio = get8(r);
+		for (size_t k = 0; k < NELEM(FLOW_U64); k++)
+			*u64_at(&row, FLOW_U64[k]) = get64(r);
+		row.goodput_gbps = getf(r);
+		row.latency_ns.mean = getf(r);
+		row.latency_ns.stdev = getf(r);
+		uint32_t nidx = 0;
+		get_hist(r, w->h, w->idx, &nidx);
+		long i = -1;
+		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
+			fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
+		if (!r->bad && w->apply) {
+			if (w->merged)
+				install_flow(w->merged, i, &row, w->h);
+			if (w->agg)
+				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
+			if (w->fn && w->fn_rc == 0)
+				w->fn_rc = w->fn(w->ctx, &row, w->h);
+		}
+		hist_clear(w->h, w->idx, nidx);
+	}
+	return !r->bad;
+}
+
+static void install_port(struct acct_port *p, const struct rp_acct_port_result *in, uint64_t start_ns)
+{
+	/* the inverse of rp_acct_port: its getter gives back exactly in */
+	struct rp_acct_port_result keep = *in;
+	memcpy(keep.node, p->cfg.node, sizeof(keep.node));
+	p->r = keep;
+	p->pause.pfc_frames = in->pfc_frames;
+	p->pause.pause_frames = in->pause_frames;
+	for (unsigned q = 0; q < RP_PFC_PRIOS; q++) {
+		struct rp_pause_prio *pp = &p->pause.prio[q];
+		const struct rp_acct_prio_result *o = &in->prio[q];
+		pp->frames = o->pfc_rx;
+		pp->quanta = o->quanta;
+		pp->paused_ns = o->paused_ns;
+		pp->xoff_to_xon = o->xoff_to_xon;
+		pp->first_pause_ns = o->paused_ever ? start_ns + o->first_pause_ns : RP_PAUSE_NEVER;
+		pp->open = false;
+		pp->start_ns = pp->until_ns = 0;
+	}
+}
+
+static bool walk_ports(struct rd *r, const struct hdr *hd, struct walk *w)
+{
+	if (!fits(r, hd->nports, 1 + 4 + 8 * NELEM(PORT_U64) + 8 * (1 + 8 * NELEM(PRIO_U64))))
+		return false;
+	for (uint32_t n = 0; n < hd->nports && !r->bad; n++) {
+		struct rp_acct_port_result p;
+		memset(&p, 0, sizeof(p));
+		unsigned len = get8(r);
+		if (len >= RP_ACCT_NAME_MAX)
+			return fail(r, "port name of %llu bytes, at most %llu", U(len), U(RP_ACCT_NAME_MAX - 1));
+		for (unsigned k = 0; k < len; k++)
+			p.node[k] = (char)get8(r);
+		p.port = get32(r);
+		for (size_t k = 0; k < NELEM(PORT_U64); k++)
+			*u64_at(&p, PORT_U64[k]) = get64(r);
+		for (unsigned q = 0; q < 8; q++) {
+			p.prio[q].prio = q;
+			uint8_t ever = get8(r);
+			if (ever > 1)
+				return fail(r, "port %llu prio %llu: paused_ever is not 0 or 1", U(n), U(q));
+			p.prio[q].paused_ever = ever;
+			for (size_t k = 0; k < NELEM(PRIO_U64); k++)
+				*u64_at(&p.prio[q], PRIO_U64[k]) = get64(r);
+		}
+		if (r->bad || !w->merged)
+			continue;
+		long found = -1;
+		for (size_t i = 0; i < w->merged->cfg.nports && found < 0; i++)
+			if (w->merged->ports[i].cfg.port == p.port &&
+			    strncmp(w->merged->ports[i].cfg.node, p.node, RP_ACCT_NAME_MAX) == 0)
+				found = (long)i;
+		if (found < 0)
+			return fail(r, "merge buffer: port %s:%u is not in the merged cfg", p.node, p.port);
+		w->port_map[n] = found;
+		if (w->apply)
+			install_port(&w->merged->ports[found], &p, w->merged->cfg.start_ns);
+	}
+	return !r->bad;
+}
+
+static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
+{
+	uint8_t present = get8(r);
+	if (present > 1)
+		return fail(r, "merge buffer: series flag %llu", U(present));
+	struct rp_ts *t = w->merged ? w->merged->ts : NULL;
+	if (!present || r->bad)
+		return !r->bad;
+	uint64_t outside = get64(r);
+	uint32_t nb = get32(r);
+	if (!fits(r, nb, 4 + 8 * (RP_TS_COUNTERS + 3 + RP_TS_PCTS + 4)))
+		return false;
+	if (t && w->apply)
+		t->outside += outside;
+	long prev = -1;
+	for (uint32_t n = 0; n < nb && !r->bad; n++) {
+		struct rp_ts_bin x;
+		uint32_t b = get32(r);
+		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+			x.c[c] = get64(r);
+		x.lat_count = get64(r);
+		x.lat_min = get64(r);
+		x.lat_max = get64(r);
+		for (unsigned k = 0; k < RP_TS_PCTS; k++)
+			x.lat_pct[k] = get64(r);
+		x.lat_sum = getld(r);
+		x.lat_sumsq = getld(r);
+		if (r->bad)
+			break;
+		if ((long)b <= prev)
+			return fail(r, "merge buffer: series bin %llu after bin %llu", U(b), U(prev));
+		prev = b;
+		if (t && b >= t->cfg.nbins)
+			return fail(r, "merge buffer: series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
+		if (!t || !w->apply)
+			continue;
+		struct rp_ts_bin *y = &t->bins[b];
+		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+			y->c[c] += x.c[c];
+		if (x.lat_count) {
+			y->lat_count += x.lat_count;
+			y->lat_min = x.lat_min < y->lat_min ? x.lat_min : y->lat_min;
+			y->lat_max = x.lat_max > y->lat_max ? x.lat_max : y->lat_max;
+			y->lat_sum += x.lat_sum;
+			y->lat_sumsq += x.lat_sumsq;
+			for (unsigned k = 0; k < RP_TS_PCTS; k++) /* an upper bound (acct_pack.h) */
+				y->lat_pct[k] = x.lat_pct[k] > y->lat_pct[k] ? x.lat_pct[k] : y->lat_pct[k];
+		}
+	}
+	uint32_t np = get32(r);
+	if (!fits(r, np, 4 + 2 + 1 + 16))
+		return false;
+	for (uint32_t n = 0; n < np && !r->bad; n++) {
+		uint32_t b = get32(r);
+		uint16_t port = get16(r);
+		uint8_t q = get8(r);
+		uint64_t f = get64(r), ns = get64(r);
+		if (r->bad)
+			break;
+		if (port >= hd->nports || q >= 8)
+			return fail(r, "merge buffer: PFC series of port record %llu prio %llu", U(port), U(q));
+		if (t && b >= t->cfg.nbins)
+			return fail(r, "merge buffer: PFC series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
+		if (t && w->apply) {
+			size_t cell = ((size_t)b * t->cfg.nports + (size_t)w->port_map[port]) * 8 + q;
+			t->pfc[cell] += f;
+			t->paused[cell] += ns;
+		}
+	}
+	uint32_t nf = get32(r);
+	if (!fits(r, nf, 4 + 4 + 16))
+		return false;
+	for (uint32_t n = 0; n < nf && !r->bad; n++) {
+		uint32_t b = get32(r), id = get32(r);
+		uint64_t pk = get64(r), by = get64(r);
+		if (r->bad)
+			break;
+		if (!t)
+			continue;
+		if (!t->flow_pkts)
+			return fail(r, "merge buffer has per-flow series, the merged accountant keeps none");
+		long i = flow_index(w->merged, id);
+		if (i < 0 || (size_t)i >= t->cfg.nflows || b >= t->cfg.nbins)
+			return fail(r, "merge buffer: flow series of flow id %llu bin %llu not in the merged plan", U(id), U(b));
+		if (w->apply) {
+			t->flow_pkts[(size_t)b * t->cfg.nflows + (size_t)i] += pk;
+			t->flow_bytes[(size_t)b * t->cfg.nflows + (size_t)i] += by;
+		}
+	}
+	return !r->bad;
+}
+
+static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
+{
+	r->off = 0;
+	r->bad = false;
+	if (!get_header(r, hd))
+		return false;
+	if (w->merged && (hd->start_ns != w->merged->cfg.start_ns || hd->bin_ns != w->merged->cfg.bin_ns))
+		return fail(r, "merge buffer: start_ns %llu / bin_ns %llu differ from the merged accountant's", U(hd->start_ns), U(hd->bin_ns));
+	if (!walk_flows(r, hd, w) || !fits(r, 0, 1))
+		return false;
+	if (w->merged) {
+		free(w->port_map);
+		if (!fits(r, hd->nports, 1) || !(w->port_map = calloc(hd->nports ? hd->nports : 1, sizeof(long))))
+			return fail(r, "out of memory for %llu port records", U(hd->nports));
+	}
+	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w))
+		return false;
+	if (r->off != r->len)
+		return fail(r, "merge buffer: %llu bytes left over after byte %llu", U((r->len - r->off)), U(r->off));
+	return true;
+}
+
+/* Checks the whole buffer, then (only when it is sound) applies it. */
+static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx,
+	       struct rp_hist *agg, char *err, size_t errlen)
+{
+	struct rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen};
+	struct walk w = {.merged = merged, .fn = fn, .ctx = ctx, .agg = agg};
+	w.h = malloc(sizeof(*w.h));
+	w.idx = malloc(RP_HIST_BUCKETS * sizeof(*w.idx));
+	int rc = -1;
+	if (!w.h || !w.idx) {
+		snprintf(err, errlen, "out of memory for a merge scratch histogram");
+		goto out;
+	}
+	rp_hist_init(w.h);
+	struct hdr hd;
+	if (!walk(&r, &w, &hd))
+		goto out;
+	w.apply = true;
+	if (!walk(&r, &w, &hd)) /* cannot fail: the same bytes passed */
+		goto out;
+	if (merged && hd.end_ns > merged->end_ns)
+		merged->end_ns = hd.end_ns;
+	if (merged)
+		merged->unmatched += hd.unmatched;
+	rc = w.fn_rc;
+out:
+	free(w.h);
+	free(w.idx);
+	free(w.port_map);
+	return rc;
+}
+
+int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+	if (merged->cfg.discover) {
+		snprintf(err, errlen, "a merged accountant is created with the plan's flows, not in discovery mode");
+		return -1;
+	}
+	return run(merged, buf, len, NULL, NULL, NULL, err, errlen);
+}
+
+int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
+			size_t errlen)
+{
+	return run(NULL, buf, len, fn, ctx, agg, err, errlen);
+}
+
+void rp_acct_merge_done(struct rp_acct *m)
+{
+	rp_hist_init(&m->agg);
+	for (size_t i = 0; i < m->nflows; i++)
+		rp_hist_merge(&m->agg, m->flows[i].lat);
+	m->finished = true;
+}
+
+/* The sender's side of a flow: what only the sender's rank counts. Indexed
+ * by flow id, so a rank whose accountant holds only some flows of the plan
+ * fills its part of the plan-wide array. */
+void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
+{
+	memset(tx, 0, nflows * RP_ACCT_TX_FIELDS * sizeof(*tx));
+	for (size_t i = 0; i < a->nflows; i++) {
+		const struct rp_acct_flow_result *r = &a->flows[i].r;
+		uint32_t id = a->flows[i].cfg.id;
+		if (id >= nflows)
+			continue;
+		uint64_t *o = &tx[RP_ACCT_TX_FIELDS * id];
+		o[0] = r->tx_packets;
+		o[1] = r->tx_bytes;
+		o[2] = r->cnp_rx;
+		o[3] = r->acks;
+		o[4] = r->naks;
+	}
+}
+
+void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		acc[i] += in[i];
+}
+
+void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
+{
+	for (size_t i = 0; i < a->nflows; i++) {
+		uint32_t id = a->flows[i].cfg.id;
+		if (id >= nflows)
+			continue;
+		const uint64_t *v = &tx[RP_ACCT_TX_FIELDS * id];
+		struct rp_acct_flow_result *r = &a->flows[i].r;
+		rp_acct_set_tx(a, i, v[0], v[1]);
+		r->cnp_rx = v[2];
+		r->acks = v[3];
+		r->naks = v[4];
+	}
+}

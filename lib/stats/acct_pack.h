@@ -1,0 +1,132 @@
+/* One result from many ranks (issue 10): a profile run by N processes, each
+ * with an accountant configured with ALL flows of the plan (same order, same
+ * ids) but only its own hosts' ports. Pure C, no MPI: lib/cluster moves the
+ * bytes (MPI_Allreduce, MPI_Gatherv), this file says what they are. A rank's
+ * accountant may also hold only the flows its hosts send or receive: flows
+ * are matched by id everywhere here, never by position.
+ *
+ * 1. Loss needs the sender's count at the receiver's rank, and a flow's
+ *    ACKs, NAKs and CNPs arrive at the sender's port, so only the sender's
+ *    rank counts them. Every rank exports the sender's side of every flow
+ *    (rp_acct_tx_export: RP_ACCT_TX_FIELDS x nflows uint64: tx packets, tx
+ *    bytes, cnp_rx, acks, naks; 0 for flows it does not send), the ranks
+ *    reduce them element-wise with rp_acct_tx_combine (acc[i] += in[i]:
+ *    exactly MPI_Allreduce(MPI_UINT64_T, MPI_SUM); one sender per flow, so
+ *    the sum is that sender's count), and every rank installs the result
+ *    (rp_acct_tx_import) before rp_acct_finish(a, end, NULL), so each
+ *    received flow gets lost = tx - unique exactly, its tx_bytes and the
+ *    replies its sender saw.
+ *
+ * 2. rp_acct_pack serialises a finished accountant's part of the result:
+ *    the flows it owns (own_flow[i]: this rank hosts flow i's receiver),
+ *    every port it has, and its time series. Rank 0 creates a "merged"
+ *    accountant with rp_acct_create (all flows, ALL ranks' ports: a cfg with
+ *    every port; same start_ns, run_ns, bin_ns, flow_series as the ranks),
+ *    installs every rank's buffer with rp_acct_unpack_into, then calls
+ *    rp_acct_merge_done; lib/report's rp_report_flows/ports/timeseries and
+ *    the summary read it like any finished accountant.
+ *
+ * Merge rules (what the merged accountant holds):
+ * - a flow's row (rx counters, lost, reordered, duplicates, CE, CNP, ACK,
+ *   NAK, goodput, analyze's extras, its latency summary) is the owning
+ *   rank's, as is; its latency histogram is installed bucket for bucket with
+ *   its exact count/min/max/mean/M2, so percentiles come from buckets, never
+ *   from averages. tx is the combined one (step 1). A flow no rank owns
+ *   stays as rp_acct_create left it (zeros).
+ * - a port's counters and pause results (frames, quanta, paused_ns,
+ *   xoff_to_xon, first pause relative to the common start_ns) are the
+ *   rank's, as rp_acct_port gave them at that rank's end; the port is found
+ *   by (node, port) in the merged cfg.
+ * - the aggregate latency is rp_hist_merge of every flow's histogram in flow
+ *   order (rp_acct_merge_done), the same computation rp_acct_finish does.
+ * - time series (all ranks share start_ns and bin_ns): counters, per-bin
+ *   latency count, min, max, sum and sum of squares (so mean and stdev) and
+ *   outside are summed / min'd / max'd exactly; PFC frames and paused ns go
+ *   to the merged port; per-flow series to the merged flow. Per-bin
+ *   latency percentiles cannot be merged from four numbers: the merged bin's
+ *   p50/p90/p99/p99.9 are the MAXIMUM over ranks, an upper bound of the
+ *   true percentile of the bin (every rank has at most (1 - p) of its
+ *   samples above its own p-quantile, so the union has at most (1 - p) above
+ *   the largest), exact when one rank has the bin's samples.
+ * - end_ns is the latest rank's; unmatched (RoCE frames of no flow) is summed.
+ * - not carried: track_psn state (per-QP PSN results, message and NAK ->
+ *   resend times: analyze's, which runs in one process) and discovery.
+ * A flow or port installed twice is overwritten by the later buffer.
+ *
+ * Buffer format, version 1 (little-endian, explicit counts; for ranks of the
+ * same build; a field added to the tables below bumps the version):
+ *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
+ *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
+ *           u32 nflows u32 nports
+ *   flow x nflows: u32 id u32 qpn u16 qps u8 dscp u8 prio
+ *           u64 x nflow_u64 (FLOW_U64: counters, latency summary) f64 goodput
+ *           f64 mean f64 stdev
+ *           hist: u64 count min max, f64 mean_hi mean_lo m2_hi m2_lo
+ *           (long double = hi + lo exactly), u32 nb, nb x (u16 bucket, u64 n)
+ *           in increasing bucket order (only non-empty buckets)
+ *   port x nports: u8 namelen, name, u32 port, u64 x nport_u64 (PORT_U64),
+ *           8 x (u8 paused_ever, u64 x nprio_u64 (PRIO_U64))
+ *   series: u8 present; if 1: u64 outside, u32 nbins, nbins x (u32 bin,
+ *           u64 c[7], u64 lat_count lat_min lat_max lat_pct[4],
+ *           f64 sum_hi sum_lo sumsq_hi sumsq_lo) in increasing bin order;
+ *           u32 n, n x (u32 bin, u16 port record, u8 prio, u64 pfc, u64 paused_ns);
+ *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes)
+ *   nothing after: total_len == the buffer's length.
+ * Every read is bounds-checked: a truncated or corrupt buffer (or one of
+ * another plan: an unknown flow id or port, another start or bin width) is
+ * an error with a reason, never a crash, and installs nothing (the buffer is
+ * checked whole before anything is written).
+ *
+ * Memory (tools/bench/merge.sh): rp_acct_create costs ~64 KB per flow (the
+ * latency histogram alone is 59.4 KB), so a merged accountant holds tens of
+ * thousands of flows, not 1M (67 GB). Beyond, rank 0 streams rows with
+ * rp_acct_unpack_rows: one scratch histogram, nothing per flow, the
+ * aggregate merged sparsely. A packed flow is 328 bytes + 10 per non-empty
+ * latency bucket (591 bytes with 32 samples of realistic latency). The same
+ * 64 KB per flow holds for every rank's own accountant: at 1024 hosts a rank
+ * should be given only the flows its hosts send or receive; flows are
+ * matched by id everywhere here (tx arrays, buffers), not by position. */
+#ifndef RP_STATS_ACCT_PACK_H
+#define RP_STATS_ACCT_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acct.h"
+
+#define RP_ACCT_PACK_VERSION 1u
+
+/* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
+ * flows, indexed by flow id (flows with an id >= nflows are left out); flow
+ * id f's are [5f] tx packets, [5f+1] tx bytes, [5f+2] cnp_rx, [5f+3] acks,
+ * [5f+4] naks. export zeroes the array first. */
+#define RP_ACCT_TX_FIELDS 5u
+void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
+/* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */
+void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
+/* rp_acct_set_tx (and the replies' counts) for every flow of a from the
+ * combined array, before rp_acct_finish. */
+void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
+
+/* Step 2. The bytes needed; they are written only when they fit in cap
+ * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows.
+ * 0 when a is not finished (rp_acct_finish) or in discovery mode. */
+size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap);
+/* 0, or -1 with a reason in err and merged untouched. */
+int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* After the last buffer: the aggregate latency; merged counts as finished. */
+void rp_acct_merge_done(struct rp_acct *merged);
+
+/* Streaming, for plans too big to hold (1M flows): each flow record of a
+ * checked buffer in turn. row has no src/dst (the plan has them); lat is a
+ * scratch histogram valid during the call; fn may be NULL. With agg, every
+ * row's histogram is also merged into it (rp_hist_merge_sparse: its
+ * non-empty buckets only), so the aggregate latency needs no per-flow
+ * state. A non-zero return of fn stops the calls and is returned. -1 with
+ * err when the buffer is bad (before any call). */
+typedef int (*rp_acct_row_fn)(void *ctx, const struct rp_acct_flow_result *row, const struct rp_hist *lat);
+int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
+			size_t errlen);
+
+#endif
