@@ -9,6 +9,10 @@
 #include "lab_internal.h"
 #include "wire/frame.h"
 
+/* Far beyond any run (fabric.max_time is far less than 1e15 ns), small enough
+ * that due + allowance never wraps. */
+#define RP_LAB_NO_CATCHUP_NS 1000000000000000ull
+
 static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size_t errlen)
 {
 	const struct rp_plan *plan = lab->plan;
@@ -20,6 +24,9 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* A NIC's send queue holds posted work through a pause and drops none of
+	 * it: no lag is ever too far behind to send (see docs/lab.md). */
+	const struct rp_source_opts so = {.catchup_ns = RP_LAB_NO_CATCHUP_NS};
 	for (size_t f = 0; f < plan->nflows; f++) {
 		const struct rp_flow *pf = &plan->flows[f];
 		if (pf->src != h->idx)
@@ -36,7 +43,7 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size
 		lf->qps = pf->p.qps ? pf->p.qps : 1;
 		lf->dcqcn_on = lab->fab->dcqcn.enabled && lf->prio_bit;
 		rp_dcqcn_init(&lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
-		if (!(lf->src = rp_source_create_flows(plan, &id, 1, NULL, err, errlen)))
+		if (!(lf->src = rp_source_create_flows(plan, &id, 1, &so, err, errlen)))
 			return -1;
 	}
 	return 0;
@@ -197,7 +204,12 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 	uint8_t *bufs[1] = {rp_pool_buf(&lab->pool, slot)};
 	uint16_t len[1];
 	if (rp_source_burst(f->src, now, paused, bufs, len, NULL, 1) != 1) {
+		/* The source moved the flow on (a pause outlasted its lag allowance
+		 * or its burst window): wake when it is due again, never give up. */
 		rp_pool_put(&lab->pool, slot);
+		uint64_t t = flow_ready(h, f, paused);
+		if (t > now && t < *next)
+			*next = t;
 		return false;
 	}
 	lab->pool.len[slot] = len[0];

@@ -8,6 +8,7 @@
   victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
+  bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -157,6 +158,37 @@ def case_victim(tmp):
     expect(all(a is not None and a >= 0 for a in after), "every hop's first XOFF is timed from the congestion start")
     h1 = next(p for p in j["ports"] if p["node"] == "h1")
     expect(h1["prio"][3]["pfc_rx"] == 0, "h1 (the idle receiver) was never paused")
+
+
+BURSTY = """name: bursty-pfc
+defaults: {speed: 100G, mtu: 1024, message_size: 1024}
+hosts:
+  - {name: b, mac: "02:00:00:00:03:0b", ipv4: 192.168.1.11}
+  - {name: c, mac: "02:00:00:00:03:0c", ipv4: 192.168.1.12, speed: 25G}
+traffic:
+  - {name: bursty, pattern: flow, src: b, dst: c, rate: 100%, burst_on: 20us, burst_off: 80us, duration: 5ms}
+"""
+
+
+def case_bursty(tmp):
+    # A 1 KiB WRITE is 1098 B (14 + 20 + 8 + 12 BTH + 16 RETH + 1024 + 4 ICRC), 1122 B = 8976 bits
+    # on the wire: one every 89.76 ns at 100G. Packet i of a window is due at i * 89.76 ns and goes
+    # if that is before 20 us: i = 0..222, 223 a window; windows at 0, 100 us, ..., 4.9 ms: 50.
+    # 223 x 50 = 11150 planned. Into 25G, a burst (223 x 8976 bits = 80.07 us at 25G) drains before
+    # the next one starts, so PFC only delays packets: every one goes, and the run ends when the last
+    # burst has drained at c: 4.9 ms + 80066 ns (+ a few frames' time and the links' delays).
+    path = os.path.join(tmp, "bursty.yaml")
+    with open(path, "w") as f:
+        f.write(BURSTY)
+    j = lab(path, os.path.join(tmp, "out"))
+    fl = j["flows"][0]
+    expect(fl["tx_bytes"] == 1098 * fl["tx_packets"], "1098-byte frames")
+    expect(j["ports"][0]["prio"][3]["pfc_rx"] > 0, f"b was paused by PFC ({j['ports'][0]['prio'][3]['pfc_rx']} frames)")
+    expect(fl["tx_packets"] == 11150, f"b sent all 11150 planned packets ({fl['tx_packets']})")
+    expect(fl["rx_packets"] == 11150 and fl["lost"] == 0, f"c received all 11150 ({fl['rx_packets']})")
+    end = 4900000 + 80066
+    expect(end <= j["elapsed_ns"] <= end + 2000, f"the run ends after the last burst: {j['elapsed_ns']} ns, {end}..{end + 2000}")
+    expect(j["interrupted"] is False, "not interrupted")
 
 
 def strip(j):
