@@ -323,7 +323,7 @@ static int one_load(struct one *r, const struct lab_opts *o)
 	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
 	if (!(r->prof = rp_profile_load(o->profile, &po, err, sizeof(err))))
 		return rp_cli_error("lab", "%s", err);
-	if (rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
+	if (rp_lab_check_fit(r->prof, err, sizeof(err)) || rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
 		return rp_cli_error("lab", "%s", err);
 	r->planned = true;
 	return 0;

@@ -39,9 +39,31 @@ static size_t slot_size(const struct rp_lab *lab)
 	return lab->fab->max_frame + 64;
 }
 
+int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
+{
+	const struct rp_fabric *f = &prof->fabric;
+	size_t n = prof->nhosts;
+	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS)
+		return 0; /* leaf-spine shapes are checked with the fabric: section (lib/profile) */
+	/* leaves <= 32 of hosts_per_leaf <= 48 (lib/profile/fabric.c) */
+	size_t leaves = (n + 47) / 48;
+	if (leaves > 32)
+		snprintf(err, errlen, "%s: %zu hosts: the lab holds at most %d on one switch and 32 x 48 = 1536 on a leaf-spine",
+			 prof->name, n, RP_SWITCH_MAX_PORTS);
+	else
+		snprintf(err, errlen,
+			 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
+			 "leaves: %zu} (docs/lab.md)",
+			 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
+			 leaves < 2 ? 2 : leaves);
+	return -1;
+}
+
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen)
 {
+	if (rp_lab_check_fit(prof, err, errlen))
+		return NULL;
 	struct rp_lab *lab = calloc(1, sizeof(*lab));
 	if (!lab) {
 		snprintf(err, errlen, "out of memory");

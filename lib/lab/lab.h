@@ -28,6 +28,11 @@ struct rp_lab_opts {
 	void *progress_arg;
 };
 
+/* Whether the profile's hosts fit the lab's switches: without a `fabric:`
+ * section the lab is one switch of RP_SWITCH_MAX_PORTS (64) ports. 0, or -1
+ * with one line saying what to add. Cheap: call it before building a plan. */
+int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
+
 /* prof and plan are borrowed and must outlive the lab. NULL with a reason. */
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen);

@@ -8,6 +8,7 @@
   victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
+  manyhosts    65, 100, 256 hosts, no fabric: section: more than one switch's 64 ports
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
@@ -189,6 +190,35 @@ def case_bursty(tmp):
     end = 4900000 + 80066
     expect(end <= j["elapsed_ns"] <= end + 2000, f"the run ends after the last burst: {j['elapsed_ns']} ns, {end}..{end + 2000}")
     expect(j["interrupted"] is False, "not interrupted")
+
+
+def many_hosts(n):
+    hosts = "\n".join(f'  - {{name: h{i}, mac: "02:00:00:00:{i // 256:02x}:{i % 256:02x}", ipv4: 10.1.{i // 256}.{i % 256}}}'
+                      for i in range(n))
+    names = ", ".join(f"h{i}" for i in range(n))
+    return f"""name: many{n}
+defaults: {{speed: 100G}}
+hosts:
+{hosts}
+traffic:
+  - {{name: a2a, pattern: all-to-all, hosts: [{names}], messages: 2}}
+"""
+
+
+def case_manyhosts(tmp):
+    # The lab's one switch has 64 ports (RP_SWITCH_MAX_PORTS): 65 hosts crashed or made up a
+    # buffer error, 256 grew to 11.7 GB before a SIGSEGV. Now: one line, exit 2, nothing written.
+    for n, leaves in [(65, 2), (100, 3), (256, 6)]:  # leaves = ceil(n / 48), hosts_per_leaf <= 48
+        path = os.path.join(tmp, f"many{n}.yaml")
+        with open(path, "w") as f:
+            f.write(many_hosts(n))
+        out = os.path.join(tmp, f"out{n}")
+        p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.splitlines()
+        expect(p.returncode == 2, f"{n} hosts: exit 2 (got {p.returncode})")
+        expect(len(lines) == 1 and "at most 64 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
+               f"{n} hosts: one line naming the 64-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
+        expect(not os.path.exists(out), f"{n} hosts: no result directory")
 
 
 def strip(j):
