@@ -59,12 +59,11 @@ int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen)
 		rp_impair_init(&h->impair, &lab->prof->hosts[i].impair);
 		if (flows_init(lab, h, err, errlen))
 			return -1;
-		if (lab->opts.capture_dir) {
-			char path[4200];
-			snprintf(path, sizeof(path), "%s/capture-%s.pcap", lab->opts.capture_dir, lab->prof->hosts[i].name);
-			if (!(h->cap = rp_lab_cap_open(path, lab->opts.snaplen, err, errlen)))
-				return -1;
-		}
+		if (lab->opts.capture_dir &&
+		    !(h->cap = rp_lab_cap_open(lab->opts.capture_dir, lab->prof->hosts[i].name,
+					       lab->opts.snaplen ? lab->opts.snaplen : 65535, lab->opts.capture_rotate,
+					       &lab->capb, err, errlen)))
+			return -1;
 		rp_lab_host_wake(lab, i, 0);
 	}
 	return 0;
@@ -85,6 +84,13 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 	}
 	free(lab->hosts);
 	lab->hosts = NULL;
+}
+
+void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len)
+{
+	struct rp_lab_cap *c = lab->hosts[h].cap;
+	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
+		lab->failed = true;
 }
 
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t)
@@ -114,8 +120,7 @@ static void put_on_wire(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot
 	uint8_t *b = rp_pool_buf(&lab->pool, slot);
 	size_t len = lab->pool.len[slot];
 	uint64_t end = occupy(h, now, len);
-	if (h->cap)
-		rp_lab_cap_write(h->cap, now, b, len);
+	rp_lab_capture(lab, h->idx, now, b, len);
 	if (len > RP_ETH_HLEN && b[12] == 0x88 && b[13] == 0x08)
 		rp_acct_pfc_tx(lab->acct, h->idx, b, len);
 	h->tx_frames++;
@@ -353,8 +358,7 @@ void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
 		if (fate == RP_IMPAIR_MARK_CE)
 			rp_frame_set_ecn(b, len, RP_ECN_CE);
 	}
-	if (h->cap)
-		rp_lab_cap_write(h->cap, lab->now, b, len);
+	rp_lab_capture(lab, hi, lab->now, b, len);
 	if (is_macctl(b, len)) { /* the NIC acts on it (after its response time); the accountant counts it now */
 		uint32_t copy = rp_pool_get(&lab->pool);
 		if (copy != RP_POOL_NONE) {

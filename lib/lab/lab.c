@@ -75,6 +75,7 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 	if (o)
 		lab->opts = *o;
 	lab->nhosts = prof->nhosts;
+	lab->capb.max_bytes = lab->opts.capture_max;
 	lab->congestion_ns = RP_LAB_NEVER;
 	lab->congested_sw = lab->congested_port = -1;
 	rp_evq_init(&lab->q);
@@ -110,10 +111,18 @@ int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
 {
 	int rc = 0;
 	for (size_t h = 0; h < lab->nhosts; h++) {
-		if (lab->hosts[h].cap && rp_lab_cap_close(lab->hosts[h].cap, err, errlen))
+		struct rp_lab_host *H = &lab->hosts[h];
+		if (!H->cap)
+			continue;
+		H->cap_files = rp_lab_cap_nfiles(H->cap);
+		H->cap_frames = rp_lab_cap_frames(H->cap);
+		if (rp_lab_cap_close(H->cap, err, errlen))
 			rc = -1;
-		lab->hosts[h].cap = NULL;
+		H->cap = NULL;
 	}
+	lab->tot.capture_bytes = lab->capb.used;
+	lab->tot.capture_stopped = lab->capb.stopped;
+	lab->tot.capture_stopped_ns = lab->capb.stopped_ns;
 	return rc;
 }
 

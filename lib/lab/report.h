@@ -13,6 +13,9 @@
 json_t *rp_lab_switches_json(struct rp_lab *lab);
 /* "pause_propagation": congestion start, each hop's first XOFF, depth, victims. */
 json_t *rp_lab_propagation_json(const struct rp_lab *lab);
+/* "capture": null, or per host {"node", "path" (its first file), "files",
+ * "frames"}; valid after rp_lab_close_captures. */
+json_t *rp_lab_capture_json(const struct rp_lab *lab);
 /* "lab": totals (virtual end, events, hops, drops, DCQCN per flow). */
 json_t *rp_lab_totals_json(const struct rp_lab *lab);
 

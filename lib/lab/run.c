@@ -87,6 +87,10 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	uint64_t every = lab->opts.progress_every ? lab->opts.progress_every : (1u << 18);
 	uint64_t cap = lab->fab->max_time_ns;
 	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
+		if (lab->opts.stop && *lab->opts.stop) {
+			lab->tot.stopped = true;
+			break;
+		}
 		if (stale(lab, &e))
 			continue;
 		if (e.t > cap) {
@@ -100,7 +104,10 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 			lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
 	}
 	if (lab->failed) {
-		snprintf(err, errlen, "out of memory at virtual time %llu ns", (unsigned long long)lab->now);
+		if (lab->err[0])
+			snprintf(err, errlen, "%s", lab->err);
+		else
+			snprintf(err, errlen, "out of memory at virtual time %llu ns", (unsigned long long)lab->now);
 		return -1;
 	}
 	lab->tot.peak_in_flight = lab->pool.peak;

@@ -9,6 +9,8 @@
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
   manyhosts    65, 100, 256 hosts, no fabric: section: more than one switch's 64 ports
+  capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
+  signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
@@ -16,9 +18,12 @@ usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 import filecmp
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
@@ -219,6 +224,117 @@ def case_manyhosts(tmp):
         expect(len(lines) == 1 and "at most 64 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
                f"{n} hosts: one line naming the 64-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
         expect(not os.path.exists(out), f"{n} hosts: no result directory")
+
+
+def tshark(path, *fields):
+    """The fields of every frame; a file tshark cannot read completely is a failure."""
+    args = ["tshark", "-r", path, "-T", "fields"] + [a for f in fields for a in ("-e", f)]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    err = [l for l in p.stderr.splitlines() if "dangerous" not in l and l.strip()]
+    return (p.returncode == 0 and not err), [l.split("\t") for l in p.stdout.splitlines()], " ".join(err)
+
+
+def decode_ok(path):
+    p = subprocess.run([ROCEPROBE, "decode", path], capture_output=True, text=True, timeout=300)
+    last = p.stdout.splitlines()[-1] if p.stdout else ""
+    return p.returncode == 0 and " malformed 0;" in last, last
+
+
+def pcaps(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pcap"))
+
+
+def case_capture(tmp):
+    prof = f"{PROFILES}/incast-8to1.yaml"
+    # 1. default snaplen 128: h0 receives 1600 x 8 = 12800 data frames of 4162 B (4096 payload) and
+    #    nothing else (never paused, sends nothing): 24 + 12800 x (16 + 128) = 1843224 bytes.
+    out = os.path.join(tmp, "def")
+    j = lab(prof, out, "--capture")
+    h0 = os.path.join(out, "capture-h0.pcap")
+    expect(os.path.getsize(h0) == 1843224, f"capture-h0.pcap is 24 + 12800 x 144 = 1843224 bytes ({os.path.getsize(h0)})")
+    ok, rows, err = tshark(h0, "frame.cap_len", "frame.len")
+    wire = sum(f["rx_bytes"] for f in j["flows"])
+    expect(ok and len(rows) == 12800, f"tshark reads 12800 frames of capture-h0.pcap {err}")
+    expect(all(r[0] == "128" for r in rows), "every frame: frame.cap_len 128")
+    expect(sum(int(r[1]) for r in rows) == wire and min(int(r[1]) for r in rows) > 4096,
+           f"frame.len is the wire length: they sum to the flows' rx_bytes {wire}, each > 4096")
+    ok, rows, err = tshark(os.path.join(out, "capture-h1.pcap"), "frame.cap_len", "frame.len")
+    expect(ok and all(int(c) <= 128 and int(c) == min(int(l), 128) for c, l in rows),
+           f"capture-h1.pcap (data and PFC): cap_len = min(len, 128) on all {len(rows)} frames")
+    expect(j["lab"]["capture_stopped_ns"] is None, "the default --capture-max (1 GiB) did not stop this one")
+    # 2. --capture-max 1MiB: the nine files together stay under it; one line says when it stopped.
+    out = os.path.join(tmp, "max")
+    p = subprocess.run([ROCEPROBE, "lab", prof, "-o", out, "-q", "--capture", "--capture-max", "1MiB"],
+                       capture_output=True, text=True, timeout=120)
+    total = sum(os.path.getsize(f) for f in pcaps(out))
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(p.returncode == 0, f"--capture-max 1MiB: the run completes (exit {p.returncode})")
+    expect(1048576 - 144 < total <= 1048576, f"nine pcaps together {total} bytes: within one record of 1 MiB")
+    expect(total == j["lab"]["capture_bytes"], "lab.capture_bytes is what the files hold")
+    lines = p.stderr.splitlines()
+    at = j["lab"]["capture_stopped_ns"]
+    expect(len(lines) == 1 and "capture stopped at virtual" in lines[0] and "--capture-max 1MiB" in lines[0],
+           f"one line: {p.stderr.strip()!r}")
+    expect(at is not None and 0 < at < j["elapsed_ns"], f"lab.capture_stopped_ns {at} within the run")
+    expect(all(tshark(f, "frame.number")[0] and decode_ok(f)[0] for f in pcaps(out)), "tshark and decode read every capped pcap to its end")
+    expect(sum(f["rx_packets"] for f in j["flows"]) == 12800, "the run itself went on: 12800 packets received")
+    # 3. --capture-rotate 64KiB: h0's files each <= 64 KiB, 12800 frames across them: 1843224 bytes
+    #    of records and headers need ceil(12800 / floor((65536 - 24) / 144)) = ceil(12800 / 454) = 29 files.
+    out = os.path.join(tmp, "rot")
+    j = lab(prof, out, "--capture", "--capture-rotate", "64KiB")
+    files = [f for f in pcaps(out) if os.path.basename(f).startswith("capture-h0-")]
+    expect(len(files) == 29 and files[0].endswith("capture-h0-0001.pcap"), f"29 files capture-h0-0001.pcap.. ({len(files)})")
+    expect(all(os.path.getsize(f) <= 65536 for f in files), "each at most 64 KiB")
+    expect(sum(len(tshark(f, "frame.number")[1]) for f in files) == 12800, "12800 frames across them (tshark)")
+    expect(j["capture"][0]["files"] == [os.path.basename(f) for f in files], "result.json capture[0].files lists them")
+    # 4. one --snaplen rule for lab and capture: 64..65535
+    for cmd in (["lab", prof, "-o", os.path.join(tmp, "x")], ["capture", "--port", "net_null0", "-w", os.path.join(tmp, "x.pcap")]):
+        for bad in ("63", "65536"):
+            p = subprocess.run([ROCEPROBE, *cmd, "--snaplen", bad], capture_output=True, text=True, timeout=60)
+            expect(p.returncode == 2 and f"--snaplen: expected 64..65535 bytes, got '{bad}'" in p.stderr,
+                   f"{cmd[0]} --snaplen {bad}: exit 2, the shared rule ({p.stderr.strip()})")
+    j = lab(prof, os.path.join(tmp, "s64"), "--capture", "--snaplen", "64")
+    ok, rows, _ = tshark(os.path.join(tmp, "s64", "capture-h0.pcap"), "frame.cap_len")
+    expect(ok and all(r == ["64"] for r in rows), "lab --snaplen 64: frame.cap_len 64")
+
+
+def caught(pid):
+    """Whether the process catches SIGINT and SIGTERM yet (its handlers are in)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            cgt = next(int(l.split()[1], 16) for l in f if l.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return False
+    return cgt & (1 << (signal.SIGINT - 1)) and cgt & (1 << (signal.SIGTERM - 1))
+
+
+def case_signal(tmp):
+    # 5000 messages take ~3 s of wall time: every delay lands in profile loading, setup or the run.
+    for i, delay in enumerate([0, 0.001, 0.01, 0.05, 0.3, 1.0]):
+        sig = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
+        out = os.path.join(tmp, f"s{i}")
+        p = subprocess.Popen([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", out, "-q", "--capture",
+                              "--set", "traffic[0].messages=5000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        t0 = time.monotonic()
+        while not caught(p.pid) and p.poll() is None and time.monotonic() - t0 < 10:
+            pass
+        time.sleep(delay)
+        p.send_signal(sig)
+        rc = p.wait(timeout=120)
+        err = p.stderr.read().strip()
+        what = f"{signal.Signals(sig).name} {delay * 1000:g} ms in"
+        res = os.path.join(out, "result.json")
+        expect(rc == 0 and os.path.exists(res), f"{what}: exit 0 and result.json (exit {rc}) {err}")
+        if not os.path.exists(res):
+            continue
+        j = json.load(open(res))
+        done = sum(f["rx_packets"] for f in j["flows"]) == 40000
+        expect(j["interrupted"] is True or done, f"{what}: interrupted: {j['interrupted']} (lab.stopped: {j['lab']['stopped']})")
+        files = pcaps(out)
+        expect(len(files) == 9, f"{what}: nine pcaps")
+        bad = [os.path.basename(f) for f in files if not tshark(f, "frame.number")[0] or not decode_ok(f)[0]]
+        expect(not bad, f"{what}: tshark -r and roceprobe decode read every pcap ({bad or 'all nine'})")
+        shutil.rmtree(out)
 
 
 def strip(j):
