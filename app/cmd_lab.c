@@ -281,6 +281,83 @@ static void summary_flows(FILE *f, const struct rp_acct *a)
 		fprintf(f, "... %zu more flows in result.json\n", n - 40);
 }
 
+/* Drops by reason and priority, PFC, where pause went and whom it held up:
+ * what the lab profiles exist to show. */
+static void summary_fabric(FILE *f, const struct one *r)
+{
+	struct rp_lab_fabric_sum fs;
+	struct rp_lab_totals t;
+	const struct rp_acct *a = rp_lab_acct(r->lab);
+	rp_lab_fabric_sum(r->lab, &fs);
+	rp_lab_totals(r->lab, &t);
+	if (t.sw_drops) {
+		fprintf(f, "switch drops: %" PRIu64 " by reason:", t.sw_drops);
+		for (int d = 1; d < RP_DROP_REASONS; d++)
+			if (fs.drops[d])
+				fprintf(f, " %s %" PRIu64, rp_switch_drop_name((enum rp_switch_drop)d), fs.drops[d]);
+		fputs(", by priority:", f);
+		for (unsigned q = 0; q < 8; q++) {
+			uint64_t n = 0;
+			for (size_t i = 0; i < rp_acct_nports(a); i++) {
+				struct rp_acct_port_result p;
+				rp_acct_port(a, i, &p);
+				n += p.prio[q].drops;
+			}
+			if (n)
+				fprintf(f, " %u: %" PRIu64, q, n);
+		}
+		fputc('\n', f);
+	}
+	uint64_t host_pfc = 0;
+	for (size_t i = 0; i < rp_acct_nports(a); i++) {
+		struct rp_acct_port_result p;
+		rp_acct_port(a, i, &p);
+		host_pfc += p.pfc_frames + p.pause_frames;
+	}
+	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
+		   "), hosts received %" PRIu64 "\n",
+		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
+	json_t *pp = rp_lab_propagation_json(r->lab), *x;
+	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
+	size_t i;
+	if (json_is_object(where))
+		fprintf(f, "pause propagation: congestion began at %s port %d at %" PRId64 " ns; %zu ports sent XOFF, depth %d%s",
+			json_string_value(json_object_get(where, "switch")), (int)json_integer_value(json_object_get(where, "port")),
+			(int64_t)json_integer_value(json_object_get(pp, "congestion_start_ns")), json_array_size(hops),
+			(int)json_integer_value(json_object_get(pp, "depth")), json_array_size(hops) ? ":" : "");
+	else
+		fprintf(f, "pause propagation: no standing queue anywhere%s", json_array_size(hops) ? "; XOFF:" : "");
+	json_array_foreach(hops, i, x) {
+		if (i == 8) {
+			fprintf(f, " ... %zu more", json_array_size(hops) - 8);
+			break;
+		}
+		json_t *after = json_object_get(x, "after_congestion_ns");
+		fprintf(f, "%s %s:%d -> %s (hop %d, ", i ? "," : "", json_string_value(json_object_get(x, "switch")),
+			(int)json_integer_value(json_object_get(x, "port")), json_string_value(json_object_get(x, "paused")),
+			(int)json_integer_value(json_object_get(x, "hop")));
+		if (json_is_integer(after))
+			fprintf(f, "+%" PRId64 " ns)", (int64_t)json_integer_value(after));
+		else
+			fprintf(f, "at %" PRId64 " ns)", (int64_t)json_integer_value(json_object_get(x, "first_xoff_ns")));
+	}
+	fputc('\n', f);
+	json_t *victims = json_object_get(pp, "victims");
+	if (!json_array_size(victims))
+		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
+	json_array_foreach(victims, i, x) {
+		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
+			   " ns, %" PRId64 " ns late\n",
+			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
+			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
+			json_is_true(json_object_get(x, "paused")) ? " paused," : "",
+			json_is_true(json_object_get(x, "slowed")) ? " slowed," : "",
+			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
+			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
+	}
+	json_decref(pp);
+}
+
 static void summary(FILE *f, const struct one *r)
 {
 	struct rp_lab_totals t;
@@ -294,6 +371,7 @@ static void summary(FILE *f, const struct one *r)
 	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
 		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
+	summary_fabric(f, r);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)

@@ -214,6 +214,26 @@ void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *o)
 	o->max_queue_bytes = max_queue(lab);
 }
 
+void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *o)
+{
+	*o = (struct rp_lab_fabric_sum){0};
+	for (unsigned s = 0; s < lab->nsw; s++)
+		for (unsigned p = 0; p < lab->sw[s].nports; p++) {
+			struct rp_switch_port_stats st;
+			rp_switch_port_stats(lab->sw[s].sw, p, &st);
+			for (int d = 0; d < RP_DROP_REASONS; d++)
+				o->drops[d] += st.drop_pkts[d];
+			o->pfc_tx += st.pfc_tx;
+			for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
+				struct rp_switch_pg_stats g;
+				rp_switch_pg_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &g);
+				o->xoff_sent += g.xoff_sent;
+				o->xon_sent += g.xon_sent;
+				o->refresh_sent += g.refresh_sent;
+			}
+		}
+}
+
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h)
 {
 	return json_pack("{s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:o, s:o}", "loss_pct", h->loss_pct, "lost", jint(h->lost),

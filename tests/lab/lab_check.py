@@ -11,6 +11,7 @@
   manyhosts    65, 100, 256 hosts, no fabric: section: more than one switch's 64 ports
   capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
   signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
+  summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
@@ -335,6 +336,33 @@ def case_signal(tmp):
         bad = [os.path.basename(f) for f in files if not tshark(f, "frame.number")[0] or not decode_ok(f)[0]]
         expect(not bad, f"{what}: tshark -r and roceprobe decode read every pcap ({bad or 'all nine'})")
         shutil.rmtree(out)
+
+
+def case_summary(tmp):
+    out = os.path.join(tmp, "hr")
+    j = lab(f"{PROFILES}/headroom-too-small.yaml", out)
+    total = j["lab"]["switch_drops"]
+    headroom = sum(p["drops"].get("headroom", 0) for p in j["switches"][0]["ports"])
+    prio3 = sum(p["prio"][3]["drops"] for p in j["ports"])
+    others = sum(q["drops"] for p in j["ports"] for q in p["prio"] if q is not p["prio"][3])
+    expect(total > 0 and headroom == total, f"headroom-too-small: the switch dropped {total}, all at the headroom")
+    expect(prio3 == total and others == 0, f"ports[].prio[3].drops sum to the switch's {total} ({prio3}; other priorities {others})")
+    text = open(os.path.join(out, "summary.txt")).read()
+    expect(f"switch drops: {total} by reason: headroom {total}, by priority: 3: {total}" in text,
+           "the summary names the reason (headroom) and the priority (3)")
+    expect(f"PFC: switches sent " in text and "hosts received" in text, "the summary counts PFC")
+    out = os.path.join(tmp, "victim")
+    j = lab(f"{PROFILES}/victim-flow.yaml", out)
+    text = open(os.path.join(out, "summary.txt")).read()
+    pp = j["pause_propagation"]
+    v = next(f for f in j["flows"] if f["src"] == "h7")
+    expect(f"victim: flow {v['id']} h7 -> h1 prio 3" in text, "the summary names the victim h7 -> h1")
+    expect(f"pause propagation: congestion began at leaf0 port 0 at {pp['congestion_start_ns']} ns; "
+           f"{len(pp['hops'])} ports sent XOFF, depth {pp['depth']}:" in text and "-> spine" in text and "-> leaf1" in text,
+           "the summary says where congestion began and how far pause went (spines, leaf1)")
+    out = os.path.join(tmp, "incast")
+    lab(f"{PROFILES}/incast-8to1.yaml", out)
+    expect("victims: none" in open(os.path.join(out, "summary.txt")).read(), "incast-8to1: no victims, and it says so")
 
 
 def strip(j):
