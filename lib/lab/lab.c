@@ -76,6 +76,7 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		lab->opts = *o;
 	lab->nhosts = prof->nhosts;
 	lab->capb.max_bytes = lab->opts.capture_max;
+	lab->tie_rng = prof->fabric.seed ^ 0x7469652D62726B21ull; /* a stream apart from RED's */
 	lab->congestion_ns = RP_LAB_NEVER;
 	lab->congested_sw = lab->congested_port = -1;
 	rp_evq_init(&lab->q);

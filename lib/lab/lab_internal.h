@@ -96,6 +96,7 @@ struct rp_lab {
 	struct rp_lab_cap_budget capb;
 	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
 	int congested_sw, congested_port;
+	uint64_t tie_rng;        /* splitmix64 state for switch arrival ties, from fabric.seed */
 	bool failed;
 	char err[256];       /* why failed, when not out of memory */
 };
