@@ -12,6 +12,7 @@
   capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
   signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
   summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
+  comments     every lab profile's comment: the numbers it promises are what the run gives
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
@@ -380,6 +381,98 @@ def case_summary(tmp):
     out = os.path.join(tmp, "incast")
     lab(f"{PROFILES}/incast-8to1.yaml", out)
     expect("victims: none" in open(os.path.join(out, "summary.txt")).read(), "incast-8to1: no victims, and it says so")
+
+
+def comment(name):
+    with open(f"{PROFILES}/{name}.yaml") as f:
+        return " ".join(l[1:].strip() for l in f if l.startswith("#"))
+
+
+def near(x, want, rel):
+    return abs(x - want) <= rel * want
+
+
+def case_comments(tmp):
+    # Each check: the phrase is in the profile's comment AND the run agrees with it (a number
+    # stated "about" is checked within the tolerance given here).
+    def check(name, phrase, ok, got):
+        expect(phrase in comment(name) and ok, f"{name}: comment says '{phrase}'; the run: {got}")
+
+    def run(name, *args):
+        return lab(f"{PROFILES}/{name}.yaml", os.path.join(tmp, name + "".join(args)), *args)
+
+    j = run("incast-8to1")
+    fl = j["flows"]
+    check("incast-8to1", "zero loss (1600 packets from each of the 8)",
+          len(fl) == 8 and all(f["rx_packets"] == 1600 and f["lost"] == 0 for f in fl), [f["rx_packets"] for f in fl])
+    gp = sum(f["goodput_gbps"] for f in fl)
+    check("incast-8to1", "(97.98 Gbit/s of payload)", near(gp, 97.98, 0.001), gp)
+    check("incast-8to1", "each sender 1/8 of it (12.25 Gbit/s)", all(near(f["goodput_gbps"], 12.25, 0.01) for f in fl),
+          [round(f["goodput_gbps"], 3) for f in fl])
+    check("incast-8to1", "no victims", j["pause_propagation"]["victims"] == [], j["pause_propagation"]["victims"])
+
+    j = run("incast-32to1-ecn")
+    d = j["lab"]["dcqcn"]
+    check("incast-32to1-ecn", "every one of the 32 senders cuts its rate (at least 14 cuts",
+          len(d) == 32 and min(x["cuts"] for x in d) >= 14, [x["cuts"] for x in d])
+    check("incast-32to1-ecn", "zero loss of 10240 packets",
+          sum(f["rx_packets"] for f in j["flows"]) == 10240 and j["headline"]["lost"] == 0, j["headline"])
+    p32 = j["headline"]["paused_pct"]
+    p8 = lab(f"{PROFILES}/incast-8to1.yaml", os.path.join(tmp, "i8b"))["headline"]["paused_pct"]
+    check("incast-32to1-ecn", "paused only about 10% of the run", 5 <= p32 <= 15, p32)
+    check("incast-32to1-ecn", "without DCQCN: about 87%)", 82 <= p8 <= 92, p8)
+
+    j = run("all-to-all-16")
+    check("all-to-all-16", "4 x 100G down and 2 x 200G up per leaf, 1:1",
+          all(p["speed_bps"] == (100e9 if p["port"] < 4 else 200e9) for sw in j["switches"] if sw["role"] == "leaf"
+              for p in sw["ports"]), "leaf port speeds")
+    check("all-to-all-16", "240 flows, 30720 packets",
+          len(j["flows"]) == 240 and sum(f["rx_packets"] for f in j["flows"]) == 30720, len(j["flows"]))
+    spine_q = [max([q["queue"]["max_depth_bytes"] for q in p["prio"]] or [0]) for sw in j["switches"]
+               if sw["role"] == "spine" for p in sw["ports"]]
+    check("all-to-all-16", "peak between about 187 KB and 511 KB",
+          near(min(spine_q), 187000, 0.1) and near(max(spine_q), 511000, 0.1), spine_q)
+    check("all-to-all-16", "zero loss, 30720 of 30720 packets", j["headline"]["lost"] == 0, j["headline"]["lost"])
+    check("all-to-all-16", "PFC reaching 3 hops deep", j["pause_propagation"]["depth"] == 3, j["pause_propagation"]["depth"])
+
+    j = run("victim-flow")
+    pp = j["pause_propagation"]
+    hops = {(h["switch"][:5], h["paused_kind"], h["hop"]) for h in pp["hops"]}
+    check("victim-flow", "(at leaf0 port 0, h0's)", pp["congested"] == {"switch": "leaf0", "port": 0}, pp["congested"])
+    check("victim-flow", "1 leaf0 pausing its hosts and the spines, 2 the spines pausing leaf1, 3 leaf1 pausing h4..h7; depth 3",
+          hops == {("leaf0", "host", 1), ("leaf0", "spine", 1), ("spine", "leaf", 2), ("leaf1", "host", 3)} and pp["depth"] == 3,
+          sorted(hops))
+    v = pp["victims"]
+    check("victim-flow", '"victim: flow 5 h7 -> h1 prio 3 ... paused, slowed"',
+          len(v) == 1 and (v[0]["flow"], v[0]["src"], v[0]["dst"], v[0]["paused"], v[0]["slowed"]) == (5, "h7", "h1", True, True), v)
+    check("victim-flow", "h7 paused about 0.94 ms and finishing about 0.77 ms late, with zero loss",
+          near(v[0]["sender_paused_ns"], 940000, 0.05) and near(v[0]["late_ns"], 770000, 0.05) and j["headline"]["lost"] == 0, v)
+
+    j = run("lossy-lossless-mix")
+    lossy = [f["lost"] for f in j["flows"] if f["prio"] == 0]
+    check("lossy-lossless-mix", "898 of their 1440 packets with seed 1, shared about evenly (303, 281, 314;",
+          lossy == [303, 281, 314] and sum(f["tx_packets"] for f in j["flows"] if f["prio"] == 0) == 1440, lossy)
+
+    need = headroom("300m", 394)
+    j = run("headroom-too-small")
+    drops = j["lab"]["switch_drops"]
+    check("headroom-too-small", "90520 bytes (88.40 KiB)", need == 90520, need)
+    check("headroom-too-small", "about 700 of the 1920 packets (711 with seed 1) drop in headroom, every one lost",
+          drops == 711 and j["headline"]["lost"] == 711 and sum(f["tx_packets"] for f in j["flows"]) == 1920, drops)
+    check("headroom-too-small", '"switch drops: 711 by reason: headroom 711, by priority: 3: 711"',
+          "switch drops: 711 by reason: headroom 711, by priority: 3: 711" in open(os.path.join(tmp, "headroom-too-small", "summary.txt")).read(), "summary.txt")
+    j = run("headroom-too-small", "--set", "fabric.pfc.headroom=auto")
+    check("headroom-too-small", "what the formula says and the drops go away", j["lab"]["switch_drops"] == 0, j["lab"]["switch_drops"])
+
+    j = run("pfc-storm", "--allow-pause-storm")
+    h0 = next(p for p in j["ports"] if p["node"] == "h0")["prio"][3]["paused_ns"]
+    f = j["flows"][0]
+    check("pfc-storm", "stays paused for the whole 100 ms storm (about 100.07 ms)", near(h0, 100.07e6, 0.001), h0)
+    check("pfc-storm", "all 149023 planned packets go", f["tx_packets"] == f["rx_packets"] == 149023, f["tx_packets"])
+    check("pfc-storm", "the run lasts about 150 ms", near(j["elapsed_ns"], 150e6, 0.01), j["elapsed_ns"])
+    check("pfc-storm", "goodput is about 32.5 Gbit/s", near(f["goodput_gbps"], 32.5, 0.01), f["goodput_gbps"])
+    check("pfc-storm", '"victim: flow 1 h0 -> h1 prio 3"',
+          "victim: flow 1 h0 -> h1 prio 3" in open(os.path.join(tmp, "pfc-storm--allow-pause-storm", "summary.txt")).read(), "summary.txt")
 
 
 def strip(j):
