@@ -408,6 +408,8 @@ static int one_load(struct one *r, const struct lab_opts *o)
 	if (rp_lab_check_fit(r->prof, err, sizeof(err)) || rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
 		return rp_cli_error("lab", "%s", err);
 	r->planned = true;
+	if (rp_lab_check_plan(&r->plan, err, sizeof(err)))
+		return rp_cli_error("lab", "%s", err);
 	return 0;
 }
 

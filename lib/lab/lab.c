@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "stats/hist.h"
 
 /* The receiving side can take longer than the plan (an incast drains at one
  * link's rate): size the time series for the slowest receiver. */
@@ -59,10 +60,22 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
 	return -1;
 }
 
+int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
+{
+	if (plan->nflows <= RP_LAB_MAX_FLOWS)
+		return 0;
+	double per = 3.0 * (double)sizeof(struct rp_hist);
+	snprintf(err, errlen,
+		 "%s: %zu flows; one lab run holds at most %d (each keeps %.0f KiB of latency histograms: %.1f GiB "
+		 "here): run fewer hosts or fewer flows per host",
+		 plan->prof->name, plan->nflows, RP_LAB_MAX_FLOWS, per / 1024, per * (double)plan->nflows / (1u << 30));
+	return -1;
+}
+
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen)
 {
-	if (rp_lab_check_fit(prof, err, errlen))
+	if (rp_lab_check_fit(prof, err, errlen) || rp_lab_check_plan(plan, err, errlen))
 		return NULL;
 	struct rp_lab *lab = calloc(1, sizeof(*lab));
 	if (!lab) {

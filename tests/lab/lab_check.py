@@ -20,6 +20,7 @@ usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 import filecmp
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -243,6 +244,18 @@ def case_manyhosts(tmp):
         expect(len(lines) == 1 and "at most 64 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
                f"{n} hosts: one line naming the 64-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
         expect(not os.path.exists(out), f"{n} hosts: no result directory")
+    # Taking the advice for 256 hosts: 256 x 255 = 65280 flows, more than RP_LAB_MAX_FLOWS (16384;
+    # three 7424-bucket histograms a flow, 11 GiB here): one line again, in bounded memory.
+    path = os.path.join(tmp, "many256ls.yaml")
+    with open(path, "w") as f:
+        f.write(many_hosts(256) + "fabric: {topology: leaf-spine, leaves: 6}\n")
+    out = os.path.join(tmp, "out256ls")
+    p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+    lines = p.stderr.splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "65280 flows" in lines[0] and "at most 16384" in lines[0],
+           f"256 hosts on 6 leaves: exit 2, one line: {p.stderr.strip()!r}")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    expect(rss < 200 * 1024, f"every refusal stayed under 200 MB ({rss // 1024} MB)")
 
 
 def tshark(path, *fields):
