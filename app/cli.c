@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,18 @@ int rp_cli_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return RP_EXIT_USAGE;
+}
+
+int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < RP_CLI_SNAPLEN_MIN || v > RP_CLI_SNAPLEN_MAX)
+		return rp_cli_error(cmd, "--snaplen: expected %d..%d bytes, got '%s'", RP_CLI_SNAPLEN_MIN,
+				    RP_CLI_SNAPLEN_MAX, arg);
+	*out = (unsigned)v;
+	return 0;
 }
 
 bool rp_cli_is_help(const char *arg)

@@ -15,6 +15,13 @@ __attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const ch
  * command polls it and stops cleanly, with its final counters. */
 extern volatile sig_atomic_t rp_cli_stop;
 void rp_cli_catch_stop(void);
+/* --snaplen, one rule for every command that captures (lab, capture, run):
+ * 64..65535 bytes kept per frame (64: Ethernet, IPv4, UDP and BTH), default
+ * 128 (every RoCEv2 header and the probe). 0, or the one error line's exit. */
+#define RP_CLI_SNAPLEN_MIN 64
+#define RP_CLI_SNAPLEN_MAX 65535
+#define RP_CLI_SNAPLEN_DEFAULT 128
+int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 /* A --duration value: seconds (2, 0.5) or a duration as profiles write it

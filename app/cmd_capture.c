@@ -59,7 +59,7 @@ static void usage(FILE *out)
 	      "  --port DEVARGS      the DPDK port: a PCI address or a vdev (net_pcap0,rx_pcap=F,\n"
 	      "                      net_af_packet0,iface=eth1, ...)\n"
 	      "  -w FILE             the pcap file (with rotation: FILE-0001.pcap, -0002, ...)\n"
-	      "  --snaplen N         bytes kept of each frame, 1..65535 (default 128: every\n"
+	      "  --snaplen N         bytes kept of each frame, 64..65535 (default 128: every\n"
 	      "                      RoCEv2 header and the probe fit)\n"
 	      "  --filter WHAT       all (default); roce: RoCEv2 and control frames; control:\n"
 	      "                      PFC, PAUSE, CNP, NAK and CE-marked frames only\n"
@@ -143,10 +143,7 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 	case 'j': o->json = true; return 0;
 	case 'f': return parse_filter(arg, &o->cfg.filter);
 	case 's':
-		if (!parse_uint(arg, 1, RP_CAPTURE_SNAPLEN_MAX, &v))
-			return rp_cli_error("capture", "--snaplen: expected 1..%d, got '%s'", RP_CAPTURE_SNAPLEN_MAX, arg);
-		o->cfg.snaplen = (unsigned)v;
-		return 0;
+		return rp_cli_snaplen("capture", arg, &o->cfg.snaplen);
 	case 'S':
 		if (!parse_uint(arg, 1, UINT_MAX, &v))
 			return rp_cli_error("capture", "--sample: expected N >= 1, got '%s'", arg);

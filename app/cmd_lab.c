@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "lab/lab.h"
 #include "lab/report.h"
+#include "profile/units.h"
 #include "report/result.h"
 #include "traffic/plan.h"
 
@@ -31,6 +32,7 @@ struct lab_opts {
 	size_t nsweep;
 	bool capture, quiet, allow_pause_storm, force;
 	unsigned snaplen;
+	uint64_t capture_max, capture_rotate;
 	uint64_t bin_ns;
 };
 
@@ -57,7 +59,12 @@ static void usage(FILE *out)
 	      "  --sweep KEY=V1,V2,...  one run per value (several --sweep: the grid); writes\n"
 	      "                         DIR/sweep.csv, DIR/sweep.json and DIR/point-N/ per run\n"
 	      "  --capture              nanosecond pcaps of every host's wire, virtual time\n"
-	      "  --snaplen N            bytes kept per captured frame (default: all)\n"
+	      "  --snaplen N            bytes kept per captured frame, 64..65535 (default 128)\n"
+	      "  --capture-max SIZE     every pcap of a run together at most SIZE (default 1GiB;\n"
+	      "                         0: no limit); at the limit capturing stops, one line says\n"
+	      "                         when, the run goes on\n"
+	      "  --capture-rotate SIZE  a host's next file (capture-HOST-0001.pcap, -0002, ...)\n"
+	      "                         before one passes SIZE (default: one file per host)\n"
 	      "  --bin-us N             time series bin (default 100)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  -q, --quiet            no progress lines\n"
@@ -84,10 +91,11 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		{"sweep", required_argument, NULL, 'w'},  {"capture", no_argument, NULL, 'c'},
 		{"snaplen", required_argument, NULL, 'n'}, {"bin-us", required_argument, NULL, 'b'},
 		{"allow-pause-storm", no_argument, NULL, 'A'}, {"quiet", no_argument, NULL, 'q'},
+		{"capture-max", required_argument, NULL, 'M'}, {"capture-rotate", required_argument, NULL, 'R'},
 		{"force", no_argument, NULL, 'F'},        {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct lab_opts){.bin_ns = 100000};
+	*o = (struct lab_opts){.bin_ns = 100000, .snaplen = RP_CLI_SNAPLEN_DEFAULT, .capture_max = 1ull << 30};
 	int c, rc = 0;
 	unsigned long v;
 	optind = 1;
@@ -107,7 +115,15 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 			o->sweep[o->nsweep++] = optarg;
 			break;
 		case 'c': o->capture = true; break;
-		case 'n': rc = parse_num("--snaplen", optarg, 64, 65535, &v); o->snaplen = (unsigned)v; break;
+		case 'n': rc = rp_cli_snaplen("lab", optarg, &o->snaplen); break;
+		case 'M':
+			if (rp_parse_size(optarg, &o->capture_max))
+				rc = rp_cli_error("lab", "--capture-max: expected a size (1GiB, 500MB, 0: no limit), got '%s'", optarg);
+			break;
+		case 'R':
+			if (rp_parse_size(optarg, &o->capture_rotate) || o->capture_rotate < 4096)
+				rc = rp_cli_error("lab", "--capture-rotate: expected a size of at least 4KiB (100MiB), got '%s'", optarg);
+			break;
 		case 'b': rc = parse_num("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
@@ -181,19 +197,6 @@ static json_t *environment_json(const struct one *r)
 			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
 }
 
-static json_t *capture_json(const struct one *r, const struct lab_opts *o)
-{
-	if (!o->capture)
-		return json_null();
-	json_t *a = json_array();
-	for (size_t h = 0; h < r->prof->nhosts; h++) {
-		char name[128];
-		snprintf(name, sizeof(name), "capture-%s.pcap", r->prof->hosts[h].name);
-		json_array_append_new(a, json_pack("{s:s, s:s}", "node", r->prof->hosts[h].name, "path", name));
-	}
-	return a;
-}
-
 static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
@@ -202,8 +205,8 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)t.end_ns, "interrupted", t.truncated, "flows", rp_report_flows(a), "ports",
-				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", capture_json(r, o));
+				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", rp_report_flows(a), "ports",
+				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
 	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
 	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
@@ -280,18 +283,97 @@ static void summary_flows(FILE *f, const struct rp_acct *a)
 		fprintf(f, "... %zu more flows in result.json\n", n - 40);
 }
 
+/* Drops by reason and priority, PFC, where pause went and whom it held up:
+ * what the lab profiles exist to show. */
+static void summary_fabric(FILE *f, const struct one *r)
+{
+	struct rp_lab_fabric_sum fs;
+	struct rp_lab_totals t;
+	const struct rp_acct *a = rp_lab_acct(r->lab);
+	rp_lab_fabric_sum(r->lab, &fs);
+	rp_lab_totals(r->lab, &t);
+	if (t.sw_drops) {
+		fprintf(f, "switch drops: %" PRIu64 " by reason:", t.sw_drops);
+		for (int d = 1; d < RP_DROP_REASONS; d++)
+			if (fs.drops[d])
+				fprintf(f, " %s %" PRIu64, rp_switch_drop_name((enum rp_switch_drop)d), fs.drops[d]);
+		fputs(", by priority:", f);
+		for (unsigned q = 0; q < 8; q++) {
+			uint64_t n = 0;
+			for (size_t i = 0; i < rp_acct_nports(a); i++) {
+				struct rp_acct_port_result p;
+				rp_acct_port(a, i, &p);
+				n += p.prio[q].drops;
+			}
+			if (n)
+				fprintf(f, " %u: %" PRIu64, q, n);
+		}
+		fputc('\n', f);
+	}
+	uint64_t host_pfc = 0;
+	for (size_t i = 0; i < rp_acct_nports(a); i++) {
+		struct rp_acct_port_result p;
+		rp_acct_port(a, i, &p);
+		host_pfc += p.pfc_frames + p.pause_frames;
+	}
+	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
+		   "), hosts received %" PRIu64 "\n",
+		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
+	json_t *pp = rp_lab_propagation_json(r->lab), *x;
+	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
+	size_t i;
+	if (json_is_object(where))
+		fprintf(f, "pause propagation: congestion began at %s port %d at %" PRId64 " ns; %zu ports sent XOFF, depth %d%s",
+			json_string_value(json_object_get(where, "switch")), (int)json_integer_value(json_object_get(where, "port")),
+			(int64_t)json_integer_value(json_object_get(pp, "congestion_start_ns")), json_array_size(hops),
+			(int)json_integer_value(json_object_get(pp, "depth")), json_array_size(hops) ? ":" : "");
+	else
+		fprintf(f, "pause propagation: no standing queue anywhere%s", json_array_size(hops) ? "; XOFF:" : "");
+	json_array_foreach(hops, i, x) {
+		if (i == 8) {
+			fprintf(f, " ... %zu more", json_array_size(hops) - 8);
+			break;
+		}
+		json_t *after = json_object_get(x, "after_congestion_ns");
+		fprintf(f, "%s %s:%d -> %s (hop %d, ", i ? "," : "", json_string_value(json_object_get(x, "switch")),
+			(int)json_integer_value(json_object_get(x, "port")), json_string_value(json_object_get(x, "paused")),
+			(int)json_integer_value(json_object_get(x, "hop")));
+		if (json_is_integer(after))
+			fprintf(f, "+%" PRId64 " ns)", (int64_t)json_integer_value(after));
+		else
+			fprintf(f, "at %" PRId64 " ns)", (int64_t)json_integer_value(json_object_get(x, "first_xoff_ns")));
+	}
+	fputc('\n', f);
+	json_t *victims = json_object_get(pp, "victims");
+	if (!json_array_size(victims))
+		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
+	json_array_foreach(victims, i, x) {
+		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
+			   " ns, %" PRId64 " ns late\n",
+			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
+			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
+			json_is_true(json_object_get(x, "paused")) ? " paused," : "",
+			json_is_true(json_object_get(x, "slowed")) ? " slowed," : "",
+			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
+			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
+	}
+	json_decref(pp);
+}
+
 static void summary(FILE *f, const struct one *r)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_lab_headline *h = &r->head;
 	fprintf(f, "roceprobe lab: %s, %.3f ms virtual%s, %" PRIu64 " events, %" PRIu64 " hops, %.2f s wall\n\n",
-		r->prof->name, (double)t.end_ns / 1e6, t.truncated ? " (stopped at fabric.max_time)" : "", t.events, t.hops,
+		r->prof->name, (double)t.end_ns / 1e6,
+		t.stopped ? " (interrupted by a signal)" : t.truncated ? " (stopped at fabric.max_time)" : "", t.events, t.hops,
 		r->wall);
 	summary_flows(f, rp_lab_acct(r->lab));
 	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
 		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
+	summary_fabric(f, r);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)
@@ -325,22 +407,20 @@ static int one_load(struct one *r, const struct lab_opts *o)
 	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
 	if (!(r->prof = rp_profile_load(o->profile, &po, err, sizeof(err))))
 		return rp_cli_error("lab", "%s", err);
-	if (rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
+	if (rp_lab_check_fit(r->prof, err, sizeof(err)) || rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
 		return rp_cli_error("lab", "%s", err);
 	r->planned = true;
-	for (size_t i = 0; i < r->plan.nflows; i++)
-		if (r->plan.flows[i].kind == RP_TRAFFIC_RDMA && r->plan.flows[i].nh.via_gateway)
-			return rp_cli_error("lab", "flow %zu (%s -> %s) is routed through a gateway; the lab's fabric is one "
-						   "Ethernet segment: drop the prefix lengths or gateways for `lab`",
-					    i, r->prof->hosts[r->plan.flows[i].src].name, r->prof->hosts[r->plan.flows[i].dst].name);
+	if (rp_lab_check_plan(&r->plan, err, sizeof(err)))
+		return rp_cli_error("lab", "%s", err);
 	return 0;
 }
 
 static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, struct progress *pg)
 {
 	char err[RP_PROFILE_ERR_LEN];
-	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen, .bin_ns = o->bin_ns,
-				 .progress = on_progress, .progress_arg = pg};
+	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
+				 .capture_max = o->capture_max, .capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
+				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop};
 	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
 		return rp_cli_error("lab", "%s", err);
 	return 0;
@@ -364,6 +444,16 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 		if (rp_lab_run(r.lab, err, sizeof(err)) || rp_lab_close_captures(r.lab, err, sizeof(err)))
 			rc = rp_cli_error("lab", "%s", err);
 		r.wall = wall_s() - pg.t0;
+		struct rp_lab_totals t;
+		rp_lab_totals(r.lab, &t);
+		if (rc == 0 && t.capture_stopped) {
+			char sz[32];
+			rp_format_size(o->capture_max, sz, sizeof(sz));
+			fprintf(stderr,
+				"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
+				"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
+				(double)t.capture_stopped_ns / 1e6, sz);
+		}
 	}
 	if (rc == 0) {
 		char path[4096];
@@ -525,7 +615,7 @@ static int run_sweep(struct lab_opts *o)
 		if (rc == 0)
 			csv_row(f, ax, o->nsweep, idx, point, &h);
 		point++;
-	} while (rc == 0 && next_index(idx, ax, o->nsweep));
+	} while (rc == 0 && !rp_cli_stop && next_index(idx, ax, o->nsweep)); /* a signal: the points so far */
 	fclose(f);
 	rc = rc ? rc : write_sweep_json(o, rows);
 	if (rc == 0) {
@@ -545,6 +635,9 @@ static int run_sweep(struct lab_opts *o)
 int rp_cmd_lab(int argc, char **argv)
 {
 	static struct lab_opts o;
+	/* First thing: from here on SIGINT/SIGTERM only set the flag, and every
+	 * run stops at its next event with whole files and "interrupted": true. */
+	rp_cli_catch_stop();
 	int rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;

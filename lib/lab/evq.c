@@ -16,7 +16,9 @@ void rp_evq_free(struct rp_evq *q)
 
 static bool before(const struct rp_event *a, const struct rp_event *b)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	if (a->t != b->t)
+		return a->t < b->t;
+	return a->tie != b->tie ? a->tie < b->tie : a->seq < b->seq;
 }
 
 static void sift_up(struct rp_event *e, size_t i)
@@ -51,6 +53,12 @@ static void sift_down(struct rp_event *e, size_t n, size_t i)
 
 int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot)
 {
+	return rp_evq_push_tie(q, t, 0, kind, node, port, slot);
+}
+
+int rp_evq_push_tie(struct rp_evq *q, uint64_t t, uint32_t tie, uint16_t kind, uint32_t node, uint16_t port,
+		    uint32_t slot)
+{
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 1024;
 		struct rp_event *e = realloc(q->e, cap * sizeof(*e));
@@ -59,7 +67,8 @@ int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint
 		q->e = e;
 		q->cap = cap;
 	}
-	q->e[q->n] = (struct rp_event){.t = t, .seq = q->next_seq++, .kind = kind, .port = port, .node = node, .slot = slot};
+	q->e[q->n] = (struct rp_event){.t = t, .seq = q->next_seq++, .kind = kind, .port = port, .node = node, .slot = slot,
+				      .tie = tie};
 	sift_up(q->e, q->n++);
 	q->pushed++;
 	return 0;

@@ -1,6 +1,8 @@
-/* The lab's event queue: a binary min-heap keyed by (time, seq). seq is the
- * order of insertion, so events at the same nanosecond run in the order
- * they were scheduled and a run is the same every time. */
+/* The lab's event queue: a binary min-heap keyed by (time, tie, seq). seq is
+ * the order of insertion; tie is 0 unless the caller gives one (the lab's
+ * seeded arbitration among frames reaching a switch at the same nanosecond),
+ * so events at the same nanosecond run by tie, then in the order they were
+ * scheduled, and a run is the same every time. */
 #ifndef RP_LAB_EVQ_H
 #define RP_LAB_EVQ_H
 
@@ -15,6 +17,7 @@ struct rp_event {
 	uint16_t port;
 	uint32_t node;
 	uint32_t slot; /* a frame in the pool, or an argument */
+	uint32_t tie;  /* same t: lower first (0 for rp_evq_push) */
 };
 
 struct rp_evq {
@@ -28,6 +31,9 @@ void rp_evq_init(struct rp_evq *q);
 void rp_evq_free(struct rp_evq *q);
 /* 0, or -1 when memory runs out. */
 int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot);
+/* The same with a tie-break: at equal t, lower tie first, then insertion. */
+int rp_evq_push_tie(struct rp_evq *q, uint64_t t, uint32_t tie, uint16_t kind, uint32_t node, uint16_t port,
+		    uint32_t slot);
 /* Removes the earliest event into *out; false when empty. */
 bool rp_evq_pop(struct rp_evq *q, struct rp_event *out);
 static inline uint64_t rp_evq_peek_time(const struct rp_evq *q)

@@ -9,6 +9,10 @@
 #include "lab_internal.h"
 #include "wire/frame.h"
 
+/* Far beyond any run (fabric.max_time is far less than 1e15 ns), small enough
+ * that due + allowance never wraps. */
+#define RP_LAB_NO_CATCHUP_NS 1000000000000000ull
+
 static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size_t errlen)
 {
 	const struct rp_plan *plan = lab->plan;
@@ -20,6 +24,9 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* A NIC's send queue holds posted work through a pause and drops none of
+	 * it: no lag is ever too far behind to send (see docs/lab.md). */
+	const struct rp_source_opts so = {.catchup_ns = RP_LAB_NO_CATCHUP_NS};
 	for (size_t f = 0; f < plan->nflows; f++) {
 		const struct rp_flow *pf = &plan->flows[f];
 		if (pf->src != h->idx)
@@ -36,7 +43,7 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size
 		lf->qps = pf->p.qps ? pf->p.qps : 1;
 		lf->dcqcn_on = lab->fab->dcqcn.enabled && lf->prio_bit;
 		rp_dcqcn_init(&lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
-		if (!(lf->src = rp_source_create_flows(plan, &id, 1, NULL, err, errlen)))
+		if (!(lf->src = rp_source_create_flows(plan, &id, 1, &so, err, errlen)))
 			return -1;
 	}
 	return 0;
@@ -52,12 +59,11 @@ int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen)
 		rp_impair_init(&h->impair, &lab->prof->hosts[i].impair);
 		if (flows_init(lab, h, err, errlen))
 			return -1;
-		if (lab->opts.capture_dir) {
-			char path[4200];
-			snprintf(path, sizeof(path), "%s/capture-%s.pcap", lab->opts.capture_dir, lab->prof->hosts[i].name);
-			if (!(h->cap = rp_lab_cap_open(path, lab->opts.snaplen, err, errlen)))
-				return -1;
-		}
+		if (lab->opts.capture_dir &&
+		    !(h->cap = rp_lab_cap_open(lab->opts.capture_dir, lab->prof->hosts[i].name,
+					       lab->opts.snaplen ? lab->opts.snaplen : 65535, lab->opts.capture_rotate,
+					       &lab->capb, err, errlen)))
+			return -1;
 		rp_lab_host_wake(lab, i, 0);
 	}
 	return 0;
@@ -78,6 +84,13 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 	}
 	free(lab->hosts);
 	lab->hosts = NULL;
+}
+
+void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len)
+{
+	struct rp_lab_cap *c = lab->hosts[h].cap;
+	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
+		lab->failed = true;
 }
 
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t)
@@ -107,8 +120,7 @@ static void put_on_wire(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot
 	uint8_t *b = rp_pool_buf(&lab->pool, slot);
 	size_t len = lab->pool.len[slot];
 	uint64_t end = occupy(h, now, len);
-	if (h->cap)
-		rp_lab_cap_write(h->cap, now, b, len);
+	rp_lab_capture(lab, h->idx, now, b, len);
 	if (len > RP_ETH_HLEN && b[12] == 0x88 && b[13] == 0x08)
 		rp_acct_pfc_tx(lab->acct, h->idx, b, len);
 	h->tx_frames++;
@@ -197,7 +209,12 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 	uint8_t *bufs[1] = {rp_pool_buf(&lab->pool, slot)};
 	uint16_t len[1];
 	if (rp_source_burst(f->src, now, paused, bufs, len, NULL, 1) != 1) {
+		/* The source moved the flow on (a pause outlasted its lag allowance
+		 * or its burst window): wake when it is due again, never give up. */
 		rp_pool_put(&lab->pool, slot);
+		uint64_t t = flow_ready(h, f, paused);
+		if (t > now && t < *next)
+			*next = t;
 		return false;
 	}
 	lab->pool.len[slot] = len[0];
@@ -341,8 +358,7 @@ void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
 		if (fate == RP_IMPAIR_MARK_CE)
 			rp_frame_set_ecn(b, len, RP_ECN_CE);
 	}
-	if (h->cap)
-		rp_lab_cap_write(h->cap, lab->now, b, len);
+	rp_lab_capture(lab, hi, lab->now, b, len);
 	if (is_macctl(b, len)) { /* the NIC acts on it (after its response time); the accountant counts it now */
 		uint32_t copy = rp_pool_get(&lab->pool);
 		if (copy != RP_POOL_NONE) {

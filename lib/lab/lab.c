@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "stats/hist.h"
 
 /* The receiving side can take longer than the plan (an incast drains at one
  * link's rate): size the time series for the slowest receiver. */
@@ -39,9 +40,53 @@ static size_t slot_size(const struct rp_lab *lab)
 	return lab->fab->max_frame + 64;
 }
 
+int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
+{
+	const struct rp_fabric *f = &prof->fabric;
+	size_t n = prof->nhosts;
+	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS)
+		return 0; /* leaf-spine shapes are checked with the fabric: section (lib/profile) */
+	/* leaves <= 32 of hosts_per_leaf <= 48 (lib/profile/fabric.c) */
+	size_t leaves = (n + 47) / 48;
+	if (leaves > 32)
+		snprintf(err, errlen, "%s: %zu hosts: the lab holds at most %d on one switch and 32 x 48 = 1536 on a leaf-spine",
+			 prof->name, n, RP_SWITCH_MAX_PORTS);
+	else
+		snprintf(err, errlen,
+			 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
+			 "leaves: %zu} (docs/lab.md)",
+			 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
+			 leaves < 2 ? 2 : leaves);
+	return -1;
+}
+
+int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < plan->nflows; i++) {
+		const struct rp_flow *f = &plan->flows[i];
+		if (f->kind == RP_TRAFFIC_RDMA && f->nh.via_gateway) {
+			snprintf(err, errlen,
+				 "flow %zu (%s -> %s) is routed through a gateway; the lab's fabric is one Ethernet segment: "
+				 "drop the prefix lengths or gateways for `lab`",
+				 i, plan->prof->hosts[f->src].name, plan->prof->hosts[f->dst].name);
+			return -1;
+		}
+	}
+	if (plan->nflows <= RP_LAB_MAX_FLOWS)
+		return 0;
+	double per = 3.0 * (double)sizeof(struct rp_hist);
+	snprintf(err, errlen,
+		 "%s: %zu flows; one lab run holds at most %d (each keeps %.0f KiB of latency histograms: %.1f GiB "
+		 "here): run fewer hosts or fewer flows per host",
+		 plan->prof->name, plan->nflows, RP_LAB_MAX_FLOWS, per / 1024, per * (double)plan->nflows / (1u << 30));
+	return -1;
+}
+
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen)
 {
+	if (rp_lab_check_fit(prof, err, errlen) || rp_lab_check_plan(plan, err, errlen))
+		return NULL;
 	struct rp_lab *lab = calloc(1, sizeof(*lab));
 	if (!lab) {
 		snprintf(err, errlen, "out of memory");
@@ -53,6 +98,8 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 	if (o)
 		lab->opts = *o;
 	lab->nhosts = prof->nhosts;
+	lab->capb.max_bytes = lab->opts.capture_max;
+	lab->tie_rng = prof->fabric.seed ^ 0x7469652D62726B21ull; /* a stream apart from RED's */
 	lab->congestion_ns = RP_LAB_NEVER;
 	lab->congested_sw = lab->congested_port = -1;
 	rp_evq_init(&lab->q);
@@ -88,10 +135,18 @@ int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
 {
 	int rc = 0;
 	for (size_t h = 0; h < lab->nhosts; h++) {
-		if (lab->hosts[h].cap && rp_lab_cap_close(lab->hosts[h].cap, err, errlen))
+		struct rp_lab_host *H = &lab->hosts[h];
+		if (!H->cap)
+			continue;
+		H->cap_files = rp_lab_cap_nfiles(H->cap);
+		H->cap_frames = rp_lab_cap_frames(H->cap);
+		if (rp_lab_cap_close(H->cap, err, errlen))
 			rc = -1;
-		lab->hosts[h].cap = NULL;
+		H->cap = NULL;
 	}
+	lab->tot.capture_bytes = lab->capb.used;
+	lab->tot.capture_stopped = lab->capb.stopped;
+	lab->tot.capture_stopped_ns = lab->capb.stopped_ns;
 	return rc;
 }
 

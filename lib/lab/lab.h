@@ -9,6 +9,7 @@
 #ifndef RP_LAB_LAB_H
 #define RP_LAB_LAB_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,12 +22,30 @@ struct rp_lab;
 
 struct rp_lab_opts {
 	const char *capture_dir; /* non-NULL: DIR/capture-HOST.pcap per host (its TX and RX) */
-	unsigned snaplen;        /* 0: whole frames */
+	unsigned snaplen;        /* bytes kept per frame; 0: whole frames */
+	uint64_t capture_max;    /* every pcap together at most this many bytes; 0: no limit */
+	uint64_t capture_rotate; /* a host's next file before one passes this; 0: one file */
 	uint64_t bin_ns;         /* accountant time series bin; 0: 100 us */
 	uint64_t progress_every; /* events between progress calls; 0: 1 << 18 */
 	void (*progress)(uint64_t now_ns, uint64_t events, void *arg);
 	void *progress_arg;
+	/* Non-NULL: the run stops (totals.stopped) at the first event after *stop
+	 * becomes non-zero (the caller's SIGINT/SIGTERM flag); the results so far
+	 * and the captures stay whole. */
+	volatile sig_atomic_t *stop;
 };
+
+/* Whether the profile's hosts fit the lab's switches: without a `fabric:`
+ * section the lab is one switch of RP_SWITCH_MAX_PORTS (64) ports. 0, or -1
+ * with one line saying what to add. Cheap: call it before building a plan. */
+int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
+
+/* At most this many flows in one lab run: the accountant keeps three latency
+ * histograms per flow (about 178 KiB), so 16384 flows hold about 2.8 GiB.
+ * A 256-host all-to-all (65280 flows) would need 11 GiB. */
+#define RP_LAB_MAX_FLOWS 16384
+/* 0, or -1 with one line when the plan has more flows than that. */
+int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen);
 
 /* prof and plan are borrowed and must outlive the lab. NULL with a reason. */
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
@@ -45,7 +64,11 @@ struct rp_lab_totals {
 	uint64_t sw_drops, sw_drop_bytes;
 	uint64_t impair_dropped;
 	bool truncated;        /* stopped at fabric.max_time */
+	bool stopped;          /* stopped by opts.stop (a signal) */
 	size_t peak_in_flight;
+	uint64_t capture_bytes;  /* written to the pcaps, headers included */
+	bool capture_stopped;    /* the captures reached opts.capture_max ... */
+	uint64_t capture_stopped_ns; /* ... at this virtual time */
 };
 /* Flushes and closes the captures (rp_lab_run leaves them open). */
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen);

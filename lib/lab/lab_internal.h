@@ -71,6 +71,8 @@ struct rp_lab_host {
 	size_t rq_head, rq_n, rq_cap;
 	struct rp_impair_state impair;
 	struct rp_lab_cap *cap;
+	unsigned cap_files;  /* files it wrote (set when the captures close) */
+	uint64_t cap_frames;
 	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx;
 	uint64_t paused_starts; /* wakes that found data held back by PFC */
 };
@@ -91,10 +93,12 @@ struct rp_lab {
 	struct rp_acct *acct;
 	uint64_t now;
 	struct rp_lab_totals tot;
+	struct rp_lab_cap_budget capb;
 	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
 	int congested_sw, congested_port;
+	uint64_t tie_rng;        /* splitmix64 state for switch arrival ties, from fabric.seed */
 	bool failed;
-	char err[256];
+	char err[256];       /* why failed, when not out of memory */
 };
 
 /* topo.c: switches, ports and where each host plugs in. */
@@ -111,6 +115,8 @@ void rp_lab_host_rx(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_arrive(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t);
+/* Host h's capture (if any) records a frame seen at t. */
+void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len);
 /* swnode.c */
 void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot);
 void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port);

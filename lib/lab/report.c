@@ -140,12 +140,38 @@ static json_t *dcqcn_json(const struct rp_lab *lab)
 json_t *rp_lab_totals_json(const struct rp_lab *lab)
 {
 	const struct rp_lab_totals *t = &lab->tot;
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "topology",
+	json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "topology",
 			 lab->fab->topology == RP_TOPO_SINGLE ? "single" : "leaf-spine", "virtual_ns", jint(t->end_ns),
 			 "events", jint(t->events), "hops", jint(t->hops), "host_tx_frames", jint(t->tx_frames),
 			 "host_tx_bytes", jint(t->tx_bytes), "host_rx_frames", jint(t->rx_frames), "host_rx_bytes",
 			 jint(t->rx_bytes), "switch_drops", jint(t->sw_drops), "switch_drop_bytes", jint(t->sw_drop_bytes),
 			 "truncated", t->truncated, "impair_dropped", jint(t->impair_dropped), "dcqcn", dcqcn_json(lab));
+	json_object_set_new(o, "stopped", json_boolean(t->stopped));
+	json_object_set_new(o, "capture_bytes", jint(t->capture_bytes));
+	json_object_set_new(o, "capture_stopped_ns", t->capture_stopped ? jint(t->capture_stopped_ns) : json_null());
+	return o;
+}
+
+json_t *rp_lab_capture_json(const struct rp_lab *lab)
+{
+	if (!lab->opts.capture_dir)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t h = 0; h < lab->nhosts; h++) {
+		const struct rp_lab_host *H = &lab->hosts[h];
+		const char *name = lab->prof->hosts[h].name;
+		bool rot = lab->opts.capture_rotate != 0;
+		char file[160];
+		json_t *files = json_array();
+		for (unsigned k = 1; k <= H->cap_files; k++) {
+			rp_lab_cap_name(name, rot, k, file, sizeof(file));
+			json_array_append_new(files, json_string(file));
+		}
+		rp_lab_cap_name(name, rot, 1, file, sizeof(file));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "node", name, "path", file, "files", files,
+						   "frames", jint(H->cap_frames)));
+	}
+	return a;
 }
 
 static uint64_t max_queue(const struct rp_lab *lab)
@@ -186,6 +212,26 @@ void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *o)
 	o->p99_ns = s.pct[2];
 	o->p999_ns = s.pct[3];
 	o->max_queue_bytes = max_queue(lab);
+}
+
+void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *o)
+{
+	*o = (struct rp_lab_fabric_sum){0};
+	for (unsigned s = 0; s < lab->nsw; s++)
+		for (unsigned p = 0; p < lab->sw[s].nports; p++) {
+			struct rp_switch_port_stats st;
+			rp_switch_port_stats(lab->sw[s].sw, p, &st);
+			for (int d = 0; d < RP_DROP_REASONS; d++)
+				o->drops[d] += st.drop_pkts[d];
+			o->pfc_tx += st.pfc_tx;
+			for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
+				struct rp_switch_pg_stats g;
+				rp_switch_pg_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &g);
+				o->xoff_sent += g.xoff_sent;
+				o->xon_sent += g.xon_sent;
+				o->refresh_sent += g.refresh_sent;
+			}
+		}
 }
 
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h)

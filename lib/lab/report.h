@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "fabric/switch.h"
 #include "lab.h"
 
 /* "switches": [{"name","role","buffer":{...},"ports":[{"port","peer",...,
@@ -13,6 +14,9 @@
 json_t *rp_lab_switches_json(struct rp_lab *lab);
 /* "pause_propagation": congestion start, each hop's first XOFF, depth, victims. */
 json_t *rp_lab_propagation_json(const struct rp_lab *lab);
+/* "capture": null, or per host {"node", "path" (its first file), "files",
+ * "frames"}; valid after rp_lab_close_captures. */
+json_t *rp_lab_capture_json(const struct rp_lab *lab);
 /* "lab": totals (virtual end, events, hops, drops, DCQCN per flow). */
 json_t *rp_lab_totals_json(const struct rp_lab *lab);
 
@@ -27,6 +31,14 @@ struct rp_lab_headline {
 	uint64_t end_ns;
 };
 void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *out);
+
+/* Every switch port together: drops by reason and PFC frames sent. */
+struct rp_lab_fabric_sum {
+	uint64_t drops[RP_DROP_REASONS];           /* by enum rp_switch_drop */
+	uint64_t pfc_tx;                           /* PFC frames the switches sent */
+	uint64_t xoff_sent, xon_sent, refresh_sent; /* per (port, priority) they named */
+};
+void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *out);
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h);
 
 #endif

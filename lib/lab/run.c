@@ -10,11 +10,26 @@ void rp_lab_push(struct rp_lab *lab, uint64_t t, enum rp_lab_ev kind, uint32_t n
 		lab->failed = true;
 }
 
+/* splitmix64: a tie value per frame, from the profile's seed. */
+static uint32_t next_tie(struct rp_lab *lab)
+{
+	uint64_t z = (lab->tie_rng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (uint32_t)((z ^ (z >> 31)) >> 33) + 1; /* 1 .. 2^31: after the same nanosecond's other events */
+}
+
+/* Frames that reach a switch at the same nanosecond (senders started in
+ * step) are taken in a seeded random order, as a real switch's arbiter does
+ * not always favour the same port: without it the same sender always won
+ * the one free slot of a full lossy queue and the others lost everything. */
 void rp_lab_deliver(struct rp_lab *lab, const struct rp_lab_port *to, uint32_t slot, uint64_t t)
 {
 	lab->tot.hops++;
 	uint32_t node = to->kind == RP_PEER_HOST ? to->peer : (uint32_t)lab->nhosts + to->peer;
-	rp_lab_push(lab, t, RP_EV_ARRIVE, node, to->peer_port, slot);
+	uint32_t tie = to->kind == RP_PEER_SWITCH ? next_tie(lab) : 0;
+	if (rp_evq_push_tie(&lab->q, t, tie, RP_EV_ARRIVE, node, to->peer_port, slot))
+		lab->failed = true;
 }
 
 /* A transmitter wake that a nearer one replaced: nothing happens at its time. */
@@ -87,6 +102,10 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	uint64_t every = lab->opts.progress_every ? lab->opts.progress_every : (1u << 18);
 	uint64_t cap = lab->fab->max_time_ns;
 	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
+		if (lab->opts.stop && *lab->opts.stop) {
+			lab->tot.stopped = true;
+			break;
+		}
 		if (stale(lab, &e))
 			continue;
 		if (e.t > cap) {
@@ -100,7 +119,10 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 			lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
 	}
 	if (lab->failed) {
-		snprintf(err, errlen, "out of memory at virtual time %llu ns", (unsigned long long)lab->now);
+		if (lab->err[0])
+			snprintf(err, errlen, "%s", lab->err);
+		else
+			snprintf(err, errlen, "out of memory at virtual time %llu ns", (unsigned long long)lab->now);
 		return -1;
 	}
 	lab->tot.peak_in_flight = lab->pool.peak;

@@ -1,5 +1,7 @@
 /* A switch in the lab: frames in through rp_switch_ingress, out through its
  * transmitters when they are free, onto the wire toward the peer. */
+#include <string.h>
+
 #include "lab_internal.h"
 
 void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t)
@@ -33,6 +35,19 @@ static void watch_congestion(struct rp_lab *lab, unsigned s, const struct rp_swi
 	}
 }
 
+/* ports[].prio[].drops: a dropped frame counts at the host it was for
+ * (wherever in the fabric it died), on its priority. */
+static void note_drop(struct rp_lab *lab, const uint8_t *b, size_t len, const struct rp_switch_rx *rx)
+{
+	if (len < 6 || rx->drop == RP_DROP_MALFORMED)
+		return;
+	for (size_t h = 0; h < lab->nhosts; h++)
+		if (memcmp(lab->prof->hosts[h].mac, b, 6) == 0) {
+			rp_acct_add_drops(lab->acct, (unsigned)h, rx->tc, 1);
+			return;
+		}
+}
+
 void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot)
 {
 	struct rp_lab_switch *S = &lab->sw[s];
@@ -44,6 +59,7 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 		if (rx.verdict == RP_SW_DROPPED) {
 			lab->tot.sw_drops++;
 			lab->tot.sw_drop_bytes += len;
+			note_drop(lab, b, len, &rx);
 		} else if (rx.verdict == RP_SW_QUEUED) {
 			watch_congestion(lab, s, &rx);
 		}

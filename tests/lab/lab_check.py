@@ -8,15 +8,25 @@
   victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
+  manyhosts    65, 100, 256 hosts, no fabric: section: more than one switch's 64 ports
+  capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
+  signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
+  summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
+  comments     every lab profile's comment: the numbers it promises are what the run gives
+  bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 """
 import filecmp
 import json
 import os
+import resource
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
@@ -140,6 +150,23 @@ def case_lossy(tmp):
     expect(offered - drained == dropped, f"drops {dropped} == offered {offered} - drained {drained}, exactly")
     expect(sum(f["lost"] for f in lossless) == 0, "the lossless class lost nothing")
     expect(all(p["prio"][0]["pfc_rx"] == 0 for p in j["ports"]), "priority 0 was never paused")
+    # Fair shares: h4..h6 start in step, so their frames reach the full queue at the same
+    # nanosecond; the switch takes them in a seeded random order. If each tail drop hits one of
+    # the three with p = 1/3, a flow's losses are binomial(D, 1/3): sd = sqrt(D * 2/9), and
+    # 3.5 sd (a 1-in-2000 miss) is 16.5% of the mean D/3 at D = 898. Over six seeds, D = 5388:
+    # 3.5 sd = 6.7% of the mean. (Before: 0, 449, 449 every time.)
+    runs = [j] + [lab(f"{PROFILES}/lossy-lossless-mix.yaml", os.path.join(tmp, f"seed{s}"), "--set", f"fabric.seed={s}")
+                  for s in range(2, 7)]
+    for k, r in enumerate(runs):
+        lost = [f["lost"] for f in r["flows"] if f["prio"] == 0]
+        d = sum(lost)
+        bound = 3.5 * (d * 2 / 9) ** 0.5
+        expect(all(abs(x - d / 3) <= bound for x in lost), f"seed {k + 1}: lossy losses {lost} each within {bound:.0f} of {d / 3:.0f}")
+    tot = [sum(next(f["lost"] for f in r["flows"] if f["src"] == h) for r in runs) for h in ("h4", "h5", "h6")]
+    d = sum(tot)
+    expect(all(abs(x - d / 3) <= 0.067 * d / 3 for x in tot), f"six seeds: {tot} each within 6.7% of {d / 3:.0f}")
+    again = lab(f"{PROFILES}/lossy-lossless-mix.yaml", os.path.join(tmp, "again"))
+    expect(strip(again) == strip(j), "the same seed again: the same result.json (bar environment)")
 
 
 def case_victim(tmp):
@@ -157,6 +184,308 @@ def case_victim(tmp):
     expect(all(a is not None and a >= 0 for a in after), "every hop's first XOFF is timed from the congestion start")
     h1 = next(p for p in j["ports"] if p["node"] == "h1")
     expect(h1["prio"][3]["pfc_rx"] == 0, "h1 (the idle receiver) was never paused")
+
+
+BURSTY = """name: bursty-pfc
+defaults: {speed: 100G, mtu: 1024, message_size: 1024}
+hosts:
+  - {name: b, mac: "02:00:00:00:03:0b", ipv4: 192.168.1.11}
+  - {name: c, mac: "02:00:00:00:03:0c", ipv4: 192.168.1.12, speed: 25G}
+traffic:
+  - {name: bursty, pattern: flow, src: b, dst: c, rate: 100%, burst_on: 20us, burst_off: 80us, duration: 5ms}
+"""
+
+
+def case_bursty(tmp):
+    # A 1 KiB WRITE is 1098 B (14 + 20 + 8 + 12 BTH + 16 RETH + 1024 + 4 ICRC), 1122 B = 8976 bits
+    # on the wire: one every 89.76 ns at 100G. Packet i of a window is due at i * 89.76 ns and goes
+    # if that is before 20 us: i = 0..222, 223 a window; windows at 0, 100 us, ..., 4.9 ms: 50.
+    # 223 x 50 = 11150 planned. Into 25G, a burst (223 x 8976 bits = 80.07 us at 25G) drains before
+    # the next one starts, so PFC only delays packets: every one goes, and the run ends when the last
+    # burst has drained at c: 4.9 ms + 80066 ns (+ a few frames' time and the links' delays).
+    path = os.path.join(tmp, "bursty.yaml")
+    with open(path, "w") as f:
+        f.write(BURSTY)
+    j = lab(path, os.path.join(tmp, "out"))
+    fl = j["flows"][0]
+    expect(fl["tx_bytes"] == 1098 * fl["tx_packets"], "1098-byte frames")
+    expect(j["ports"][0]["prio"][3]["pfc_rx"] > 0, f"b was paused by PFC ({j['ports'][0]['prio'][3]['pfc_rx']} frames)")
+    expect(fl["tx_packets"] == 11150, f"b sent all 11150 planned packets ({fl['tx_packets']})")
+    expect(fl["rx_packets"] == 11150 and fl["lost"] == 0, f"c received all 11150 ({fl['rx_packets']})")
+    end = 4900000 + 80066
+    expect(end <= j["elapsed_ns"] <= end + 2000, f"the run ends after the last burst: {j['elapsed_ns']} ns, {end}..{end + 2000}")
+    expect(j["interrupted"] is False, "not interrupted")
+
+
+def many_hosts(n):
+    hosts = "\n".join(f'  - {{name: h{i}, mac: "02:00:00:00:{i // 256:02x}:{i % 256:02x}", ipv4: 10.1.{i // 256}.{i % 256}}}'
+                      for i in range(n))
+    names = ", ".join(f"h{i}" for i in range(n))
+    return f"""name: many{n}
+defaults: {{speed: 100G}}
+hosts:
+{hosts}
+traffic:
+  - {{name: a2a, pattern: all-to-all, hosts: [{names}], messages: 2}}
+"""
+
+
+def case_manyhosts(tmp):
+    # The lab's one switch has 64 ports (RP_SWITCH_MAX_PORTS): 65 hosts crashed or made up a
+    # buffer error, 256 grew to 11.7 GB before a SIGSEGV. Now: one line, exit 2, nothing written.
+    for n, leaves in [(65, 2), (100, 3), (256, 6)]:  # leaves = ceil(n / 48), hosts_per_leaf <= 48
+        path = os.path.join(tmp, f"many{n}.yaml")
+        with open(path, "w") as f:
+            f.write(many_hosts(n))
+        out = os.path.join(tmp, f"out{n}")
+        p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.splitlines()
+        expect(p.returncode == 2, f"{n} hosts: exit 2 (got {p.returncode})")
+        expect(len(lines) == 1 and "at most 64 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
+               f"{n} hosts: one line naming the 64-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
+        expect(not os.path.exists(out), f"{n} hosts: no result directory")
+    # Taking the advice for 256 hosts: 256 x 255 = 65280 flows, more than RP_LAB_MAX_FLOWS (16384;
+    # three 7424-bucket histograms a flow, 11 GiB here): one line again, in bounded memory.
+    path = os.path.join(tmp, "many256ls.yaml")
+    with open(path, "w") as f:
+        f.write(many_hosts(256) + "fabric: {topology: leaf-spine, leaves: 6}\n")
+    out = os.path.join(tmp, "out256ls")
+    p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+    lines = p.stderr.splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "65280 flows" in lines[0] and "at most 16384" in lines[0],
+           f"256 hosts on 6 leaves: exit 2, one line: {p.stderr.strip()!r}")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    expect(rss < 200 * 1024, f"every refusal stayed under 200 MB ({rss // 1024} MB)")
+
+
+def tshark(path, *fields):
+    """The fields of every frame; a file tshark cannot read completely is a failure."""
+    args = ["tshark", "-r", path, "-T", "fields"] + [a for f in fields for a in ("-e", f)]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    err = [l for l in p.stderr.splitlines() if "dangerous" not in l and l.strip()]
+    return (p.returncode == 0 and not err), [l.split("\t") for l in p.stdout.splitlines()], " ".join(err)
+
+
+def decode_ok(path):
+    p = subprocess.run([ROCEPROBE, "decode", path], capture_output=True, text=True, timeout=300)
+    last = p.stdout.splitlines()[-1] if p.stdout else ""
+    return p.returncode == 0 and " malformed 0;" in last, last
+
+
+def pcaps(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pcap"))
+
+
+def case_capture(tmp):
+    prof = f"{PROFILES}/incast-8to1.yaml"
+    # 1. default snaplen 128: h0 receives 1600 x 8 = 12800 data frames of 4162 B (4096 payload) and
+    #    nothing else (never paused, sends nothing): 24 + 12800 x (16 + 128) = 1843224 bytes.
+    out = os.path.join(tmp, "def")
+    j = lab(prof, out, "--capture")
+    h0 = os.path.join(out, "capture-h0.pcap")
+    expect(os.path.getsize(h0) == 1843224, f"capture-h0.pcap is 24 + 12800 x 144 = 1843224 bytes ({os.path.getsize(h0)})")
+    ok, rows, err = tshark(h0, "frame.cap_len", "frame.len")
+    wire = sum(f["rx_bytes"] for f in j["flows"])
+    expect(ok and len(rows) == 12800, f"tshark reads 12800 frames of capture-h0.pcap {err}")
+    expect(all(r[0] == "128" for r in rows), "every frame: frame.cap_len 128")
+    expect(sum(int(r[1]) for r in rows) == wire and min(int(r[1]) for r in rows) > 4096,
+           f"frame.len is the wire length: they sum to the flows' rx_bytes {wire}, each > 4096")
+    ok, rows, err = tshark(os.path.join(out, "capture-h1.pcap"), "frame.cap_len", "frame.len")
+    expect(ok and all(int(c) <= 128 and int(c) == min(int(l), 128) for c, l in rows),
+           f"capture-h1.pcap (data and PFC): cap_len = min(len, 128) on all {len(rows)} frames")
+    expect(j["lab"]["capture_stopped_ns"] is None, "the default --capture-max (1 GiB) did not stop this one")
+    # 2. --capture-max 1MiB: the nine files together stay under it; one line says when it stopped.
+    out = os.path.join(tmp, "max")
+    p = subprocess.run([ROCEPROBE, "lab", prof, "-o", out, "-q", "--capture", "--capture-max", "1MiB"],
+                       capture_output=True, text=True, timeout=120)
+    total = sum(os.path.getsize(f) for f in pcaps(out))
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(p.returncode == 0, f"--capture-max 1MiB: the run completes (exit {p.returncode})")
+    expect(1048576 - 144 < total <= 1048576, f"nine pcaps together {total} bytes: within one record of 1 MiB")
+    expect(total == j["lab"]["capture_bytes"], "lab.capture_bytes is what the files hold")
+    lines = p.stderr.splitlines()
+    at = j["lab"]["capture_stopped_ns"]
+    expect(len(lines) == 1 and "capture stopped at virtual" in lines[0] and "--capture-max 1MiB" in lines[0],
+           f"one line: {p.stderr.strip()!r}")
+    expect(at is not None and 0 < at < j["elapsed_ns"], f"lab.capture_stopped_ns {at} within the run")
+    expect(all(tshark(f, "frame.number")[0] and decode_ok(f)[0] for f in pcaps(out)), "tshark and decode read every capped pcap to its end")
+    expect(sum(f["rx_packets"] for f in j["flows"]) == 12800, "the run itself went on: 12800 packets received")
+    # 3. --capture-rotate 64KiB: h0's files each <= 64 KiB, 12800 frames across them: 1843224 bytes
+    #    of records and headers need ceil(12800 / floor((65536 - 24) / 144)) = ceil(12800 / 454) = 29 files.
+    out = os.path.join(tmp, "rot")
+    j = lab(prof, out, "--capture", "--capture-rotate", "64KiB")
+    files = [f for f in pcaps(out) if os.path.basename(f).startswith("capture-h0-")]
+    expect(len(files) == 29 and files[0].endswith("capture-h0-0001.pcap"), f"29 files capture-h0-0001.pcap.. ({len(files)})")
+    expect(all(os.path.getsize(f) <= 65536 for f in files), "each at most 64 KiB")
+    expect(sum(len(tshark(f, "frame.number")[1]) for f in files) == 12800, "12800 frames across them (tshark)")
+    expect(j["capture"][0]["files"] == [os.path.basename(f) for f in files], "result.json capture[0].files lists them")
+    # 4. one --snaplen rule for lab and capture: 64..65535
+    for cmd in (["lab", prof, "-o", os.path.join(tmp, "x")], ["capture", "--port", "net_null0", "-w", os.path.join(tmp, "x.pcap")]):
+        for bad in ("63", "65536"):
+            p = subprocess.run([ROCEPROBE, *cmd, "--snaplen", bad], capture_output=True, text=True, timeout=60)
+            expect(p.returncode == 2 and f"--snaplen: expected 64..65535 bytes, got '{bad}'" in p.stderr,
+                   f"{cmd[0]} --snaplen {bad}: exit 2, the shared rule ({p.stderr.strip()})")
+    j = lab(prof, os.path.join(tmp, "s64"), "--capture", "--snaplen", "64")
+    ok, rows, _ = tshark(os.path.join(tmp, "s64", "capture-h0.pcap"), "frame.cap_len")
+    expect(ok and all(r == ["64"] for r in rows), "lab --snaplen 64: frame.cap_len 64")
+
+
+def caught(pid):
+    """Whether the process catches SIGINT and SIGTERM yet (its handlers are in)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            cgt = next(int(l.split()[1], 16) for l in f if l.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return False
+    return cgt & (1 << (signal.SIGINT - 1)) and cgt & (1 << (signal.SIGTERM - 1))
+
+
+def case_signal(tmp):
+    # 5000 messages take ~3 s of wall time: every delay lands in profile loading, setup or the run.
+    for i, delay in enumerate([0, 0.001, 0.01, 0.05, 0.3, 1.0]):
+        sig = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
+        out = os.path.join(tmp, f"s{i}")
+        p = subprocess.Popen([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", out, "-q", "--capture",
+                              "--set", "traffic[0].messages=5000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        t0 = time.monotonic()
+        while not caught(p.pid) and p.poll() is None and time.monotonic() - t0 < 10:
+            pass
+        time.sleep(delay)
+        p.send_signal(sig)
+        rc = p.wait(timeout=120)
+        err = p.stderr.read().strip()
+        what = f"{signal.Signals(sig).name} {delay * 1000:g} ms in"
+        res = os.path.join(out, "result.json")
+        expect(rc == 0 and os.path.exists(res), f"{what}: exit 0 and result.json (exit {rc}) {err}")
+        if not os.path.exists(res):
+            continue
+        j = json.load(open(res))
+        done = sum(f["rx_packets"] for f in j["flows"]) == 40000
+        expect(j["interrupted"] is True or done, f"{what}: interrupted: {j['interrupted']} (lab.stopped: {j['lab']['stopped']})")
+        files = pcaps(out)
+        expect(len(files) == 9, f"{what}: nine pcaps")
+        bad = [os.path.basename(f) for f in files if not tshark(f, "frame.number")[0] or not decode_ok(f)[0]]
+        expect(not bad, f"{what}: tshark -r and roceprobe decode read every pcap ({bad or 'all nine'})")
+        shutil.rmtree(out)
+
+
+def case_summary(tmp):
+    out = os.path.join(tmp, "hr")
+    j = lab(f"{PROFILES}/headroom-too-small.yaml", out)
+    total = j["lab"]["switch_drops"]
+    headroom = sum(p["drops"].get("headroom", 0) for p in j["switches"][0]["ports"])
+    prio3 = sum(p["prio"][3]["drops"] for p in j["ports"])
+    others = sum(q["drops"] for p in j["ports"] for q in p["prio"] if q is not p["prio"][3])
+    expect(total > 0 and headroom == total, f"headroom-too-small: the switch dropped {total}, all at the headroom")
+    expect(prio3 == total and others == 0, f"ports[].prio[3].drops sum to the switch's {total} ({prio3}; other priorities {others})")
+    text = open(os.path.join(out, "summary.txt")).read()
+    expect(f"switch drops: {total} by reason: headroom {total}, by priority: 3: {total}" in text,
+           "the summary names the reason (headroom) and the priority (3)")
+    expect(f"PFC: switches sent " in text and "hosts received" in text, "the summary counts PFC")
+    out = os.path.join(tmp, "victim")
+    j = lab(f"{PROFILES}/victim-flow.yaml", out)
+    text = open(os.path.join(out, "summary.txt")).read()
+    pp = j["pause_propagation"]
+    v = next(f for f in j["flows"] if f["src"] == "h7")
+    expect(f"victim: flow {v['id']} h7 -> h1 prio 3" in text, "the summary names the victim h7 -> h1")
+    expect(f"pause propagation: congestion began at leaf0 port 0 at {pp['congestion_start_ns']} ns; "
+           f"{len(pp['hops'])} ports sent XOFF, depth {pp['depth']}:" in text and "-> spine" in text and "-> leaf1" in text,
+           "the summary says where congestion began and how far pause went (spines, leaf1)")
+    out = os.path.join(tmp, "incast")
+    lab(f"{PROFILES}/incast-8to1.yaml", out)
+    expect("victims: none" in open(os.path.join(out, "summary.txt")).read(), "incast-8to1: no victims, and it says so")
+
+
+def comment(name):
+    with open(f"{PROFILES}/{name}.yaml") as f:
+        return " ".join(l[1:].strip() for l in f if l.startswith("#"))
+
+
+def near(x, want, rel):
+    return abs(x - want) <= rel * want
+
+
+def case_comments(tmp):
+    # Each check: the phrase is in the profile's comment AND the run agrees with it (a number
+    # stated "about" is checked within the tolerance given here).
+    def check(name, phrase, ok, got):
+        expect(phrase in comment(name) and ok, f"{name}: comment says '{phrase}'; the run: {got}")
+
+    def run(name, *args):
+        return lab(f"{PROFILES}/{name}.yaml", os.path.join(tmp, name + "".join(args)), *args)
+
+    j = run("incast-8to1")
+    fl = j["flows"]
+    check("incast-8to1", "zero loss (1600 packets from each of the 8)",
+          len(fl) == 8 and all(f["rx_packets"] == 1600 and f["lost"] == 0 for f in fl), [f["rx_packets"] for f in fl])
+    gp = sum(f["goodput_gbps"] for f in fl)
+    check("incast-8to1", "(97.98 Gbit/s of payload)", near(gp, 97.98, 0.001), gp)
+    check("incast-8to1", "each sender 1/8 of it (12.25 Gbit/s)", all(near(f["goodput_gbps"], 12.25, 0.01) for f in fl),
+          [round(f["goodput_gbps"], 3) for f in fl])
+    check("incast-8to1", "no victims", j["pause_propagation"]["victims"] == [], j["pause_propagation"]["victims"])
+
+    j = run("incast-32to1-ecn")
+    d = j["lab"]["dcqcn"]
+    check("incast-32to1-ecn", "every one of the 32 senders cuts its rate (at least 14 cuts",
+          len(d) == 32 and min(x["cuts"] for x in d) >= 14, [x["cuts"] for x in d])
+    check("incast-32to1-ecn", "zero loss of 10240 packets",
+          sum(f["rx_packets"] for f in j["flows"]) == 10240 and j["headline"]["lost"] == 0, j["headline"])
+    p32 = j["headline"]["paused_pct"]
+    p8 = lab(f"{PROFILES}/incast-8to1.yaml", os.path.join(tmp, "i8b"))["headline"]["paused_pct"]
+    check("incast-32to1-ecn", "paused only about 10% of the run", 5 <= p32 <= 15, p32)
+    check("incast-32to1-ecn", "without DCQCN: about 87%)", 82 <= p8 <= 92, p8)
+
+    j = run("all-to-all-16")
+    check("all-to-all-16", "4 x 100G down and 2 x 200G up per leaf, 1:1",
+          all(p["speed_bps"] == (100e9 if p["port"] < 4 else 200e9) for sw in j["switches"] if sw["role"] == "leaf"
+              for p in sw["ports"]), "leaf port speeds")
+    check("all-to-all-16", "240 flows, 30720 packets",
+          len(j["flows"]) == 240 and sum(f["rx_packets"] for f in j["flows"]) == 30720, len(j["flows"]))
+    spine_q = [max([q["queue"]["max_depth_bytes"] for q in p["prio"]] or [0]) for sw in j["switches"]
+               if sw["role"] == "spine" for p in sw["ports"]]
+    check("all-to-all-16", "peak between about 187 KB and 511 KB",
+          near(min(spine_q), 187000, 0.1) and near(max(spine_q), 511000, 0.1), spine_q)
+    check("all-to-all-16", "zero loss, 30720 of 30720 packets", j["headline"]["lost"] == 0, j["headline"]["lost"])
+    check("all-to-all-16", "PFC reaching 3 hops deep", j["pause_propagation"]["depth"] == 3, j["pause_propagation"]["depth"])
+
+    j = run("victim-flow")
+    pp = j["pause_propagation"]
+    hops = {(h["switch"][:5], h["paused_kind"], h["hop"]) for h in pp["hops"]}
+    check("victim-flow", "(at leaf0 port 0, h0's)", pp["congested"] == {"switch": "leaf0", "port": 0}, pp["congested"])
+    check("victim-flow", "1 leaf0 pausing its hosts and the spines, 2 the spines pausing leaf1, 3 leaf1 pausing h4..h7; depth 3",
+          hops == {("leaf0", "host", 1), ("leaf0", "spine", 1), ("spine", "leaf", 2), ("leaf1", "host", 3)} and pp["depth"] == 3,
+          sorted(hops))
+    v = pp["victims"]
+    check("victim-flow", '"victim: flow 5 h7 -> h1 prio 3 ... paused, slowed"',
+          len(v) == 1 and (v[0]["flow"], v[0]["src"], v[0]["dst"], v[0]["paused"], v[0]["slowed"]) == (5, "h7", "h1", True, True), v)
+    check("victim-flow", "h7 paused about 0.94 ms and finishing about 0.77 ms late, with zero loss",
+          near(v[0]["sender_paused_ns"], 940000, 0.05) and near(v[0]["late_ns"], 770000, 0.05) and j["headline"]["lost"] == 0, v)
+
+    j = run("lossy-lossless-mix")
+    lossy = [f["lost"] for f in j["flows"] if f["prio"] == 0]
+    check("lossy-lossless-mix", "898 of their 1440 packets with seed 1, shared about evenly (303, 281, 314;",
+          lossy == [303, 281, 314] and sum(f["tx_packets"] for f in j["flows"] if f["prio"] == 0) == 1440, lossy)
+
+    need = headroom("300m", 394)
+    j = run("headroom-too-small")
+    drops = j["lab"]["switch_drops"]
+    check("headroom-too-small", "90520 bytes (88.40 KiB)", need == 90520, need)
+    check("headroom-too-small", "about 700 of the 1920 packets (711 with seed 1) drop in headroom, every one lost",
+          drops == 711 and j["headline"]["lost"] == 711 and sum(f["tx_packets"] for f in j["flows"]) == 1920, drops)
+    check("headroom-too-small", '"switch drops: 711 by reason: headroom 711, by priority: 3: 711"',
+          "switch drops: 711 by reason: headroom 711, by priority: 3: 711" in open(os.path.join(tmp, "headroom-too-small", "summary.txt")).read(), "summary.txt")
+    j = run("headroom-too-small", "--set", "fabric.pfc.headroom=auto")
+    check("headroom-too-small", "what the formula says and the drops go away", j["lab"]["switch_drops"] == 0, j["lab"]["switch_drops"])
+
+    j = run("pfc-storm", "--allow-pause-storm")
+    h0 = next(p for p in j["ports"] if p["node"] == "h0")["prio"][3]["paused_ns"]
+    f = j["flows"][0]
+    check("pfc-storm", "stays paused for the whole 100 ms storm (about 100.07 ms)", near(h0, 100.07e6, 0.001), h0)
+    check("pfc-storm", "all 149023 planned packets go", f["tx_packets"] == f["rx_packets"] == 149023, f["tx_packets"])
+    check("pfc-storm", "the run lasts about 150 ms", near(j["elapsed_ns"], 150e6, 0.01), j["elapsed_ns"])
+    check("pfc-storm", "goodput is about 32.5 Gbit/s", near(f["goodput_gbps"], 32.5, 0.01), f["goodput_gbps"])
+    check("pfc-storm", '"victim: flow 1 h0 -> h1 prio 3"',
+          "victim: flow 1 h0 -> h1 prio 3" in open(os.path.join(tmp, "pfc-storm--allow-pause-storm", "summary.txt")).read(), "summary.txt")
 
 
 def strip(j):

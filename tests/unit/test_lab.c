@@ -29,6 +29,25 @@ static void evq_orders_by_time_then_insertion(void **state)
 	rp_evq_free(&q);
 }
 
+/* At the same t: tie first (0 for plain pushes), then push order. */
+static void evq_ties_then_insertion(void **state)
+{
+	(void)state;
+	struct rp_evq q;
+	struct rp_event e;
+	static const uint64_t t[] = {10, 10, 10, 10, 5, 10};
+	static const uint32_t tie[] = {7, 0, 3, 7, 9, 0};
+	rp_evq_init(&q);
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(rp_evq_push_tie(&q, t[i], tie[i], 0, i, 0, 0), 0);
+	static const uint32_t want[] = {4, 1, 5, 2, 0, 3};
+	for (int i = 0; i < 6; i++) {
+		assert_true(rp_evq_pop(&q, &e));
+		assert_int_equal(e.node, want[i]);
+	}
+	rp_evq_free(&q);
+}
+
 static void evq_many(void **state)
 {
 	(void)state;
@@ -133,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(evq_orders_by_time_then_insertion),
+		cmocka_unit_test(evq_ties_then_insertion),
 		cmocka_unit_test(evq_many),
 		cmocka_unit_test(pool_reuses_slots),
 		cmocka_unit_test(dcqcn_cuts_by_alpha),
