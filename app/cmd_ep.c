@@ -48,8 +48,9 @@ static void usage(FILE *out)
 	      "                          bw:  windowed: --tx-depth requests in flight on each\n"
 	      "                               of --qps QPs; goodput in Gbit/s\n"
 	      "                          rate: bw with small messages; message rate in Mmsg/s\n"
-	      "      --size N[,N...]     message size(s) in bytes; K, M, G suffixes (binary).\n"
-	      "                          default 2 (lat, rate) or 64K (bw)\n"
+	      "      --size N[,N...]     message size(s): 64, 4KiB, 1MiB (1048576), 1MB\n"
+	      "                          (1000000); bare K/M/G refused. default 2 (lat,\n"
+	      "                          rate) or 64KiB (bw)\n"
 	      "  -a, --sweep             every power of two from 2 B to 8 MiB (perftest -a)\n"
 	      "  -n, --iters N           iterations per size (per QP for bw); default 1000\n"
 	      "                          for lat, 5000 for bw and rate\n"
@@ -106,7 +107,7 @@ static void usage(FILE *out)
 	      "examples\n"
 	      "  roceprobe ep --server\n"
 	      "  roceprobe ep --client 10.9.0.1                       # 2-byte write latency\n"
-	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4K,64K -D 10\n"
+	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4KiB,64KiB -D 10\n"
 	      "  roceprobe ep --client 10.9.0.1 --mode bw --qps 4 --dscp 26 --ecn 2\n"
 	      "  roceprobe ep --server --clients 8 -o results/incast   # then 8 clients:\n"
 	      "  roceprobe ep --client server1 --mode bw -D 10\n"
@@ -121,40 +122,6 @@ enum {
 	O_PORT = 256, O_BIND, O_CLIENTS, O_OP, O_MODE, O_SIZE, O_DSCP, O_ECN, O_SL, O_HOP, O_MTU, O_ACKTO,
 	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO,
 };
-
-/* 64K, 1M, 4KiB -> bytes; 0 on error. */
-static size_t parse_size(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return 0;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
-		end += strlen(end);
-	else if (strcmp(end, "B") == 0)
-		end++;
-	if (*end || v == 0 || v > (1ull << 31) >> shift)
-		return 0;
-	return (size_t)(v << shift);
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
 
 struct ep_args {
 	struct rp_ep_cfg cfg;
@@ -197,17 +164,16 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 	c->op = RP_OP_WRITE;
 	c->mode = RP_MODE_LAT;
 	int ch;
-	unsigned long v;
+	uint64_t v;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":sc:an:D:q:t:r:Q:I:d:i:x:o:h", opts, NULL)) != -1) {
 		const char *arg = optarg;
-#define UINT_OPT(name, max, dst)                                                          \
-	do {                                                                              \
-		if (parse_uint(arg, (max), &v))                                           \
-			return rp_cli_error("ep", "--%s %s: want a number 0..%lu", (name), arg, \
-					    (unsigned long)(max));                        \
-		dst = v;                                                                  \
+#define UINT_OPT(name, max, dst)                                                   \
+	do {                                                                       \
+		if (rp_cli_uint("ep", "--" name, arg, 0, (max), &v))               \
+			return RP_EXIT_USAGE;                                      \
+		dst = v;                                                           \
 	} while (0)
 		switch (ch) {
 		case 's': a->server = true; break;
@@ -230,9 +196,9 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 			snprintf(buf, sizeof(buf), "%s", arg);
 			c->nsizes = 0;
 			for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				size_t s = parse_size(tok);
-				if (!s)
-					return rp_cli_error("ep", "--size %s: want bytes 1..2G (64, 4K, 1M)", tok);
+				uint64_t s;
+				if (rp_cli_size("ep", "--size", tok, 1, 1ull << 31, &s))
+					return RP_EXIT_USAGE;
 				if (c->nsizes == RP_EP_MAX_SIZES)
 					return rp_cli_error("ep", "--size: at most %d sizes", RP_EP_MAX_SIZES);
 				c->sizes[c->nsizes++] = s;

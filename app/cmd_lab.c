@@ -67,16 +67,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int parse_num(const char *what, const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || *v < min || *v > max)
-		return rp_cli_error("lab", "%s: expected %lu..%lu, got '%s'", what, min, max, s);
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct lab_opts *o)
 {
 	static const struct option opts[] = {
@@ -89,7 +79,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	};
 	*o = (struct lab_opts){.bin_ns = 100000};
 	int c, rc = 0;
-	unsigned long v;
+	uint64_t v = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -107,8 +97,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 			o->sweep[o->nsweep++] = optarg;
 			break;
 		case 'c': o->capture = true; break;
-		case 'n': rc = parse_num("--snaplen", optarg, 64, 65535, &v); o->snaplen = (unsigned)v; break;
-		case 'b': rc = parse_num("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
+		case 'n': rc = rp_cli_uint("lab", "--snaplen", optarg, 64, 65535, &v); o->snaplen = (unsigned)v; break;
+		case 'b': rc = rp_cli_uint("lab", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;

@@ -213,23 +213,21 @@ static int parse_ecn(const char *s, struct switch_opts *o)
 
 static int parse_size_opt(const char *opt, const char *s, uint64_t *v)
 {
-	if (rp_parse_size(s, v) != 0 || *v == 0)
-		return rp_cli_error(CMD, "%s: expected a size like 256KiB or 2MiB, got '%s'", opt, s);
-	return 0;
+	return rp_cli_size(CMD, opt, s, 1, UINT64_MAX, v);
 }
 
-static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
+static int parse_cable(const char *s, double *v)
 {
 	char *end;
 	*v = strtod(s, &end);
-	if (end == s || *end || !(*v >= lo && *v <= hi))
-		return rp_cli_error(CMD, "%s: expected a number from %g to %g, got '%s'", opt, lo, hi, s);
+	if (end == s || *end || !(*v >= 0 && *v <= 1e5))
+		return rp_cli_error(CMD, "--cable: expected metres from 0 to 100000, got '%s'", s);
 	return 0;
 }
 
 static int parse_one(int c, const char *arg, struct switch_opts *o)
 {
-	double v;
+	uint64_t v;
 	switch (c) {
 	case 'p':
 		if (o->nports == RP_SWITCH_MAX_PORTS)
@@ -249,21 +247,21 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'P': return parse_prios("--ecn-prio", arg, &o->ecn_mask);
 	case 'l': return parse_size_opt("--lossy-limit", arg, &o->lossy_limit);
 	case 'f': return parse_fdb(arg, o);
-	case 'C': return parse_num("--cable", arg, 0, 1e5, &o->cable_m);
+	case 'C': return parse_cable(arg, &o->cable_m);
 	case 'q':
-		if (parse_num("--quanta", arg, 1, 65535, &v))
+		if (rp_cli_uint(CMD, "--quanta", arg, 1, 65535, &v))
 			return RP_EXIT_USAGE;
 		o->quanta = (uint32_t)v;
 		return 0;
 	case 'M':
-		if (parse_num("--max-frame", arg, 1514, 9216, &v))
+		if (rp_cli_uint(CMD, "--max-frame", arg, 1514, 9216, &v))
 			return RP_EXIT_USAGE;
 		o->max_frame = (uint32_t)v;
 		return 0;
 	case 'd': return rp_cli_duration("switch", "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
-		if (parse_num("--cpu", arg, 0, CPU_SETSIZE - 1, &v))
+		if (rp_cli_uint(CMD, "--cpu", arg, 0, CPU_SETSIZE - 1, &v))
 			return RP_EXIT_USAGE;
 		o->cpu = (int)v;
 		return 0;
@@ -285,7 +283,8 @@ static int check_opts(const struct switch_opts *o)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
 	if (o->xon_delta && o->xon_delta >= o->xoff)
-		return rp_cli_error(CMD, "--xon-delta must be below --xoff");
+		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)", o->xon_delta,
+				    o->xoff);
 	return 0;
 }
 
