@@ -20,6 +20,7 @@
 #include "fabric/headroom.h"
 #include "fabric/switch.h"
 #include "profile/units.h"
+#include "wire/eth.h"
 
 #define NS 1000000000ull
 #define MAX_FDB 1024
@@ -111,7 +112,8 @@ static void usage(FILE *out)
 	      "  --max-frame N       largest frame without FCS, 1514..9216 (default 9216, or\n"
 	      "                      the largest every port takes: af_packet 1514)\n"
 	      "  --trust-pcp         classify VLAN-tagged frames by PCP\n"
-	      "  --fdb MAC=PORT      a static MAC table entry (repeat); PORT is 0-based\n"
+	      "  --fdb MAC=PORT      a static MAC table entry (repeat): MAC as profiles write\n"
+	      "                      it (02:00:00:00:00:0c, colons), PORT is 0-based\n"
 	      "  --mac-learn         learn source MACs (a MAC that moves is moved)\n"
 	      "  --no-flood          drop unknown unicast (counted as no_route) instead of\n"
 	      "                      flooding it\n"
@@ -157,25 +159,10 @@ static int parse_prios(const char *opt, const char *s, uint8_t *mask)
 	}
 }
 
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned b[6];
-	char sep[5], tail;
-	if (sscanf(s, "%2x%c%2x%c%2x%c%2x%c%2x%c%2x%c", &b[0], &sep[0], &b[1], &sep[1], &b[2], &sep[2], &b[3], &sep[3],
-		   &b[4], &sep[4], &b[5], &tail) != 11)
-		return -1;
-	for (int i = 0; i < 5; i++)
-		if (sep[i] != ':' && sep[i] != '-')
-			return -1;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return 0;
-}
-
 static int parse_fdb(const char *s, struct switch_opts *o)
 {
 	const char *eq = strchr(s, '=');
-	char mac[32], *end;
+	char mac[32];
 	if (o->nfdb == MAX_FDB)
 		return rp_cli_error(CMD, "at most %d --fdb entries", MAX_FDB);
 	struct fdb_entry *e = &o->fdb[o->nfdb];
@@ -183,10 +170,9 @@ static int parse_fdb(const char *s, struct switch_opts *o)
 		return rp_cli_error(CMD, "--fdb: expected MAC=PORT like 02:00:00:00:00:0c=2, got '%s'", s);
 	memcpy(mac, s, (size_t)(eq - s));
 	mac[eq - s] = '\0';
-	errno = 0;
-	unsigned long port = strtoul(eq + 1, &end, 10);
-	if (parse_mac(mac, e->mac) != 0 || (e->mac[0] & 1) || errno || end == eq + 1 || *end ||
-	    port >= RP_SWITCH_MAX_PORTS)
+	uint64_t port;
+	if (rp_mac_parse(mac, e->mac) != 0 || (e->mac[0] & 1) ||
+	    rp_parse_uint(eq + 1, RP_SWITCH_MAX_PORTS - 1, &port))
 		return rp_cli_error(CMD, "--fdb: expected a unicast MAC=PORT like 02:00:00:00:00:0c=2, got '%s'", s);
 	e->port = (unsigned)port;
 	o->nfdb++;

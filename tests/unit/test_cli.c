@@ -107,6 +107,22 @@ static void switch_sizes(void **state)
 	}
 }
 
+/* --fdb reads MACs with lib/wire's rp_mac_parse: two hex digits per byte,
+ * colons; 2:0:0:0:0:c (which sscanf("%2x:") took) is refused before EAL. */
+static void switch_fdb_mac(void **state)
+{
+	(void)state;
+	const char *short_mac[] = {"switch", "--port", "x", "--fdb", "2:0:0:0:0:c=0", NULL};
+	refused(short_mac, "roceprobe switch: --fdb: expected a unicast MAC=PORT like 02:00:00:00:00:0c=2, got "
+			   "'2:0:0:0:0:c=0'");
+	const char *dashes[] = {"switch", "--port", "x", "--fdb", "02-00-00-00-00-0c=0", NULL};
+	refused(dashes, "roceprobe switch: --fdb: expected a unicast MAC=PORT like 02:00:00:00:00:0c=2, got "
+			"'02-00-00-00-00-0c=0'");
+	/* A well-formed MAC passes the parse: the next check names port 1. */
+	const char *good[] = {"switch", "--port", "x", "--fdb", "02:00:00:00:00:0c=1", NULL};
+	refused(good, "roceprobe switch: --fdb: port 1 does not exist (1 ports, numbered from 0)");
+}
+
 /* 4KiB = 4096 in capture is read back from the rotated files by
  * tests/lab/capture_check.py; here the refusal of a bare M. */
 static void capture_rotate_size(void **state)
@@ -168,6 +184,7 @@ int main(int argc, char **argv)
 #ifdef RP_HAVE_DPDK
 		cmocka_unit_test(switch_sizes),
 		cmocka_unit_test(capture_rotate_size),
+		cmocka_unit_test(switch_fdb_mac),
 #endif
 #ifdef RP_HAVE_VERBS
 		cmocka_unit_test(ep_size),
