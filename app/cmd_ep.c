@@ -125,10 +125,37 @@ enum {
 
 struct ep_args {
 	struct rp_ep_cfg cfg;
-	bool server, json, sizes_set, have_iters, have_tx, have_cqmod, have_inline, sweep, have_op, have_mode;
+	struct rp_ep_given given;
+	bool json;
 	const char *outdir;
 	double duration_s;
 };
+
+/* lib/verbs's reasons, in this command's option names. */
+static int settle_error(enum rp_ep_cfg_err e, size_t bad_size)
+{
+	switch (e) {
+	case RP_EPC_OK: return 0;
+	case RP_EPC_UD_SERVER: return rp_cli_error("ep", "--ud is a client option; the server follows the client");
+	case RP_EPC_UD_READ: return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA read)");
+	case RP_EPC_UD_WRITE: return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA write)");
+	case RP_EPC_UD_MODE: return rp_cli_error("ep", "--ud measures latency only (--mode lat)");
+	case RP_EPC_UD_CM: return rp_cli_error("ep", "--ud and --cm do not go together (UD QPs are not connected)");
+	case RP_EPC_UD_SWEEP:
+		return rp_cli_error("ep", "--ud: --sweep goes past the path MTU; give --size up to the MTU");
+	case RP_EPC_UD_SIZE:
+		return rp_cli_error("ep", "--ud: message size %zu B is above the largest MTU (4096 B); a UD message is one packet",
+				    bad_size);
+	case RP_EPC_UD_TIMEOUT: return rp_cli_error("ep", "--ud-timeout applies to --ud only");
+	case RP_EPC_ITERS_AND_DURATION: return rp_cli_error("ep", "give --iters or --duration, not both");
+	case RP_EPC_ITERS_ZERO: return rp_cli_error("ep", "--iters must be at least 1");
+	case RP_EPC_TX_DEPTH: return rp_cli_error("ep", "--tx-depth must be at least 4");
+	case RP_EPC_RX_DEPTH: return rp_cli_error("ep", "--rx-depth must be at least 1");
+	case RP_EPC_QPS: return rp_cli_error("ep", "--qps must be at least 1");
+	case RP_EPC_LAT_QPS: return rp_cli_error("ep", "--qps applies to bw and rate; latency uses one QP");
+	}
+	return rp_cli_error("ep", "bad options (try 'roceprobe ep --help')");
+}
 
 static int parse_args(int argc, char **argv, struct ep_args *a)
 {
@@ -154,15 +181,8 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct rp_ep_cfg *c = &a->cfg;
-	c->gid_index = -1;
-	c->tcp_port = RP_EP_DEFAULT_PORT;
-	c->connect_timeout_ms = 30000;
-	c->stall_ms = 30000;
-	c->nqp = 1;
-	c->rx_depth = 512;
-	c->clients = 1;
-	c->op = RP_OP_WRITE;
-	c->mode = RP_MODE_LAT;
+	struct rp_ep_given *g = &a->given;
+	rp_ep_cfg_init(c);
 	int ch;
 	uint64_t v;
 	optind = 1;
@@ -176,7 +196,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		dst = v;                                                           \
 	} while (0)
 		switch (ch) {
-		case 's': a->server = true; break;
+		case 's': g->server = true; break;
 		case 'c': c->host = arg; break;
 		case O_PORT: UINT_OPT("port", 65535, c->tcp_port); break;
 		case O_BIND: c->bind = arg; break;
@@ -184,12 +204,11 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_OP:
 			if (rp_op_parse(arg, &c->op))
 				return rp_cli_error("ep", "--op %s: use write, write_imm, send or read", arg);
-			a->have_op = true;
+			g->op = true;
 			break;
 		case O_MODE:
 			if (rp_mode_parse(arg, &c->mode))
 				return rp_cli_error("ep", "--mode %s: use lat, bw or rate", arg);
-			a->have_mode = true;
 			break;
 		case O_SIZE: {
 			char buf[256];
@@ -203,20 +222,20 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 					return rp_cli_error("ep", "--size: at most %d sizes", RP_EP_MAX_SIZES);
 				c->sizes[c->nsizes++] = s;
 			}
-			a->sizes_set = true;
+			g->sizes = true;
 			break;
 		}
-		case 'a': a->sweep = true; break;
-		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); a->have_iters = true; break;
+		case 'a': g->sweep = true; break;
+		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); g->iters = true; break;
 		case 'D':
 			if (rp_cli_duration("ep", "--duration", arg, 86400, &a->duration_s))
 				return RP_EXIT_USAGE;
 			break;
 		case 'q': UINT_OPT("qps", RP_MAX_QP, c->nqp); break;
-		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); a->have_tx = true; break;
+		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); g->tx_depth = true; break;
 		case 'r': UINT_OPT("rx-depth", 16384, c->rx_depth); break;
-		case 'Q': UINT_OPT("cq-mod", 16384, c->cq_mod); a->have_cqmod = true; break;
-		case 'I': UINT_OPT("inline", 4096, c->inline_size); a->have_inline = true; break;
+		case 'Q': UINT_OPT("cq-mod", 16384, c->cq_mod); g->cq_mod = true; break;
+		case 'I': UINT_OPT("inline", 4096, c->inline_size); g->inline_size = true; break;
 		case 'd': c->dev_name = arg; break;
 		case 'i': UINT_OPT("ib-port", 255, c->ib_port); break;
 		case 'x': UINT_OPT("gid-index", 255, c->gid_index); break;
@@ -253,77 +272,18 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		}
 #undef UINT_OPT
 	}
-	if (optind < argc && !c->host && !a->server)
+	if (optind < argc && !c->host && !g->server)
 		c->host = argv[optind++];
 	if (optind < argc)
 		return rp_cli_error("ep", "unexpected argument '%s'", argv[optind]);
-	if (a->server == (c->host != NULL))
+	if (g->server == (c->host != NULL))
 		return rp_cli_error("ep", "say --server or --client HOST (try 'roceprobe ep --help')");
-
-	if (c->ud) {
-		/* UD carries SEND and SEND with immediate only, one packet per message. */
-		if (a->server)
-			return rp_cli_error("ep", "--ud is a client option; the server follows the client");
-		if (a->have_op && c->op != RP_OP_SEND)
-			return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA %s)",
-					    c->op == RP_OP_READ ? "read" : "write");
-		if (c->mode != RP_MODE_LAT)
-			return rp_cli_error("ep", "--ud measures latency only (--mode lat)");
-		if (c->cm)
-			return rp_cli_error("ep", "--ud and --cm do not go together (UD QPs are not connected)");
-		if (a->sweep)
-			return rp_cli_error("ep", "--ud: --sweep goes past the path MTU; give --size up to the MTU");
-		/* No path MTU is above 4096: refuse what can never fit before touching a device. */
-		for (unsigned i = 0; i < c->nsizes; i++) {
-			char why[200];
-			if (rp_ud_check_size(c->sizes[i], 4096, why, sizeof(why)))
-				return rp_cli_error("ep", "--ud: message size %zu B is above the largest MTU (4096 B); a UD "
-						    "message is one packet", c->sizes[i]);
-		}
-		c->op = RP_OP_SEND;
-		if (!c->ud_timeout_ms)
-			c->ud_timeout_ms = 1000;
-	} else if (c->ud_timeout_ms) {
-		return rp_cli_error("ep", "--ud-timeout applies to --ud only");
-	}
-	(void)a->have_mode;
-
-	bool lat = c->mode == RP_MODE_LAT;
-	if (a->sweep) {
-		c->nsizes = 0;
-		for (size_t s = 2; s <= 8u << 20; s <<= 1)
-			c->sizes[c->nsizes++] = s;
-	} else if (!a->sizes_set) {
-		c->sizes[0] = c->mode == RP_MODE_BW ? 65536 : 2;
-		c->nsizes = 1;
-	}
-	if (a->duration_s > 0) {
-		if (a->have_iters)
-			return rp_cli_error("ep", "give --iters or --duration, not both");
+	g->duration = a->duration_s > 0;
+	if (g->duration)
 		c->duration_ns = (uint64_t)(a->duration_s * 1e9);
-		c->iters = 0;
-	} else if (!a->have_iters) {
-		c->iters = lat ? 1000 : 5000;
-	}
-	if (a->have_iters && c->iters == 0)
-		return rp_cli_error("ep", "--iters must be at least 1");
-	if (!a->have_tx)
-		c->tx_depth = lat ? 64 : 128;
-	if (c->tx_depth < 4)
-		return rp_cli_error("ep", "--tx-depth must be at least 4");
-	if (!a->have_cqmod)
-		c->cq_mod = lat ? 1 : 100;
-	if (c->cq_mod == 0)
-		c->cq_mod = 1;
-	if (!a->have_inline)
-		c->inline_size = lat ? 220 : 0;
-	if (c->rx_depth == 0)
-		return rp_cli_error("ep", "--rx-depth must be at least 1");
-	if (c->nqp == 0)
-		return rp_cli_error("ep", "--qps must be at least 1");
-	if (lat && c->nqp > 1)
-		return rp_cli_error("ep", "--qps applies to bw and rate; latency uses one QP");
-	return 0;
+	size_t bad_size = 0;
+	enum rp_ep_cfg_err e = rp_ep_cfg_settle(c, g, &bad_size);
+	return settle_error(e, bad_size);
 }
 
 static void print_header(FILE *f, const struct rp_ep_report *r)
@@ -442,16 +402,20 @@ int rp_cmd_ep(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc == 1 ? (usage(stdout), RP_EXIT_OK) : rc;
-	srand48((long)getpid() ^ (long)time(NULL)); /* random start PSNs */
 	char err[RP_ERR_LEN] = "";
-	rc = a.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
+	rc = a.given.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
 	int exit_code = rc == RP_V_OK ? RP_EXIT_OK : rc == RP_V_ENV ? RP_EXIT_USAGE : RP_EXIT_FAIL;
-	if (rc != RP_V_OK)
-		fprintf(stderr, "roceprobe ep: %s\n", err);
+	if (rc != RP_V_OK) {
+		/* lib/verbs names settings, not options: the option goes first. */
+		static const char *const opt[] = {[RP_EP_SET_MTU] = "--mtu: ", [RP_EP_SET_SIZE] = "--size: ",
+						  [RP_EP_SET_GID] = "--gid-index: ", [RP_EP_SET_UD] = "--ud: ",
+						  [RP_EP_SET_CM] = "--cm: "};
+		fprintf(stderr, "roceprobe ep: %s%s\n", rep.err_setting ? opt[rep.err_setting] : "", err);
+	}
 	bool ran = rep.npeers > 0 && rep.peers[0].nsizes > 0;
 	if (ran && !a.json) {
 		print_header(stdout, &rep);
-		if (a.server)
+		if (a.given.server)
 			print_server(stdout, &rep);
 		else if (rep.cfg.mode == RP_MODE_LAT)
 			print_lat(stdout, &rep);
