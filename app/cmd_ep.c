@@ -84,7 +84,8 @@ static void usage(FILE *out)
 	      "                          probes: --mode lat with --op send only (the default\n"
 	      "                          op under --ud), sizes up to the path MTU; a probe\n"
 	      "                          not answered within --ud-timeout is counted lost\n"
-	      "      --ud-timeout S      --ud: give a probe up after S seconds (default 1)\n"
+	      "      --ud-timeout S      --ud: give a probe up after S seconds or a duration\n"
+	      "                          (0.2, 200ms; default 1 s)\n"
 	      "\n"
 	      "time limits\n"
 	      "      --connect-timeout S client: keep trying to reach the server S seconds;\n"
@@ -259,10 +260,11 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_CM: c->cm = true; break;
 		case O_UD: c->ud = true; break;
 		case O_UDTO: {
-			char *end;
-			double t = strtod(arg, &end);
-			if (*end || end == arg || !(t >= 0.001 && t <= 3600))
-				return rp_cli_error("ep", "--ud-timeout %s: want seconds (0.001 .. 3600)", arg);
+			double t;
+			if (rp_cli_duration("ep", "--ud-timeout", arg, 3600, &t))
+				return RP_EXIT_USAGE;
+			if (t < 0.001)
+				return rp_cli_error("ep", "--ud-timeout %s: at least 1ms", arg);
 			c->ud_timeout_ms = (unsigned)(t * 1000 + 0.5);
 			break;
 		}

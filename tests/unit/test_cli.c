@@ -149,6 +149,10 @@ static void ep_size(void **state)
 		     "packet");
 	const char *m[] = {"ep", "--client", "h", "--size", "64,1M", NULL};
 	refused(m, "roceprobe ep: --size: " SIZE_HELP);
+	/* --ud-timeout is a duration like --duration: 200ms is accepted (the run
+	 * gets as far as the device), 0.5ms is below its 1 ms floor. */
+	const char *ms[] = {"ep", "--client", "h", "--ud-timeout", "0.5ms", "--ud", NULL};
+	refused(ms, "roceprobe ep: --ud-timeout 0.5ms: at least 1ms");
 	const char *n[] = {"ep", "--client", "h", "--dscp", "64", NULL};
 	refused(n, "roceprobe ep: --dscp: expected a whole number from 0 to 63, got '64'");
 }
