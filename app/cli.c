@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +64,29 @@ int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double m
 		return rp_cli_error(cmd, "%s: expected seconds (2, 0.5) or a duration (500ms, 1s), > 0 and at most %g s, got '%s'",
 				    flag, max_s, arg);
 	*seconds = s;
+	return 0;
+}
+
+int rp_cli_size(const char *cmd, const char *flag, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
+{
+	uint64_t x;
+	if (rp_parse_size(arg, &x))
+		return rp_cli_error(cmd, "%s: expected a size like 64, 4KiB, 1MiB (1048576) or 1MB (1000000), got '%s'", flag,
+				    arg);
+	if (x < min || x > max)
+		return rp_cli_error(cmd, "%s: %s is %" PRIu64 " bytes, expected %" PRIu64 " to %" PRIu64, flag, arg, x, min,
+				    max);
+	*v = x;
+	return 0;
+}
+
+int rp_cli_uint(const char *cmd, const char *flag, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
+{
+	uint64_t x;
+	if (rp_parse_uint(arg, max, &x) || x < min)
+		return rp_cli_error(cmd, "%s: expected a whole number from %" PRIu64 " to %" PRIu64 ", got '%s'", flag, min,
+				    max, arg);
+	*v = x;
 	return 0;
 }
 

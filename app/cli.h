@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define RP_EXIT_OK 0
 #define RP_EXIT_FAIL 1  /* the run happened and found a problem */
@@ -28,6 +29,14 @@ bool rp_cli_is_help(const char *arg);
  * (500ms, 1s, 20us: lib/profile's rp_parse_duration), > 0 and <= max_s.
  * 0, or the error line's exit code. */
 int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double max_s, double *seconds);
+/* A size option, read as profiles read sizes (lib/profile's rp_parse_size):
+ * 64 and 64B are bytes, KiB/MiB/GiB/TiB count in 1024s, KB/MB/GB/TB in
+ * 1000s (1MB = 1000000, 1MiB = 1048576), a bare K/M/G is refused as
+ * ambiguous; min..max bytes. 0, or the error line's exit code. */
+int rp_cli_size(const char *cmd, const char *flag, const char *arg, uint64_t min, uint64_t max, uint64_t *v);
+/* A whole-number option (lib/profile's rp_parse_uint: 64, 1_000_000, 0x40),
+ * min..max. 0, or the error line's exit code. */
+int rp_cli_uint(const char *cmd, const char *flag, const char *arg, uint64_t min, uint64_t max, uint64_t *v);
 /* The -o directory made ready for a run (parents made; a non-empty one
  * refused unless force, see lib/report/outdir.h). 0 or the error's exit code. */
 int rp_cli_outdir(const char *cmd, const char *dir, bool force);

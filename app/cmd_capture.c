@@ -65,8 +65,8 @@ static void usage(FILE *out)
 	      "                      PFC, PAUSE, CNP, NAK and CE-marked frames only\n"
 	      "  --sample N          keep 1 in N data frames (the 1st, N+1th, ...); control\n"
 	      "                      frames are always kept (default 1: all)\n"
-	      "  --rotate-size SIZE  start a new file before one passes SIZE bytes (suffix k,\n"
-	      "                      M, G: powers of 1024)\n"
+	      "  --rotate-size SIZE  start a new file before one passes SIZE bytes: 4096,\n"
+	      "                      64KiB, 1MiB (1048576), 1MB (1000000); bare K/M/G refused\n"
 	      "  --rotate-files N    with --rotate-size: keep the newest N files, delete older\n"
 	      "  --duration S        stop after S seconds (or 500ms, 2s, ...)\n"
 	      "  --count N           stop after N frames received\n"
@@ -86,40 +86,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-/* "64k", "10M", "1G" (powers of 1024), or plain bytes. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return false;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v == 0 || v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_filter(const char *s, enum rp_capture_filter *f)
 {
 	if (strcmp(s, "all") == 0)
@@ -135,7 +101,8 @@ static int parse_filter(const char *s, enum rp_capture_filter *f)
 
 static int parse_one(int c, const char *arg, struct capture_opts *o)
 {
-	unsigned long long v;
+	uint64_t v = 0;
+	int rc;
 	switch (c) {
 	case 'p': o->port = arg; return 0;
 	case 'w': o->path = arg; return 0;
@@ -145,29 +112,19 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 	case 's':
 		return rp_cli_snaplen("capture", arg, &o->cfg.snaplen);
 	case 'S':
-		if (!parse_uint(arg, 1, UINT_MAX, &v))
-			return rp_cli_error("capture", "--sample: expected N >= 1, got '%s'", arg);
+		rc = rp_cli_uint("capture", "--sample", arg, 1, UINT_MAX, &v);
 		o->cfg.sample_every = (unsigned)v;
-		return 0;
-	case 'R':
-		if (!parse_size(arg, &o->cfg.rotate_bytes))
-			return rp_cli_error("capture", "--rotate-size: expected bytes > 0 (suffix k, M, G), got '%s'", arg);
-		return 0;
+		return rc;
+	case 'R': return rp_cli_size("capture", "--rotate-size", arg, 1, UINT64_MAX, &o->cfg.rotate_bytes);
 	case 'F':
-		if (!parse_uint(arg, 1, UINT_MAX, &v))
-			return rp_cli_error("capture", "--rotate-files: expected N >= 1, got '%s'", arg);
+		rc = rp_cli_uint("capture", "--rotate-files", arg, 1, UINT_MAX, &v);
 		o->cfg.rotate_files = (unsigned)v;
-		return 0;
-	case 'n':
-		if (!parse_uint(arg, 1, UINT64_MAX, &v))
-			return rp_cli_error("capture", "--count: expected N >= 1, got '%s'", arg);
-		o->count = v;
-		return 0;
+		return rc;
+	case 'n': return rp_cli_uint("capture", "--count", arg, 1, UINT64_MAX, &o->count);
 	case 'r':
-		if (!parse_uint(arg, 2, 1u << 26, &v))
-			return rp_cli_error("capture", "--ring: expected 2..67108864, got '%s'", arg);
+		rc = rp_cli_uint("capture", "--ring", arg, 2, 1u << 26, &v);
 		o->cfg.ring_size = (unsigned)v;
-		return 0;
+		return rc;
 	case 'd': return rp_cli_duration("capture", "--duration", arg, 1e9, &o->duration_s);
 	default:
 		return rp_cli_error("capture", "bad option (try 'roceprobe capture --help')");

@@ -48,8 +48,9 @@ static void usage(FILE *out)
 	      "                          bw:  windowed: --tx-depth requests in flight on each\n"
 	      "                               of --qps QPs; goodput in Gbit/s\n"
 	      "                          rate: bw with small messages; message rate in Mmsg/s\n"
-	      "      --size N[,N...]     message size(s) in bytes; K, M, G suffixes (binary).\n"
-	      "                          default 2 (lat, rate) or 64K (bw)\n"
+	      "      --size N[,N...]     message size(s): 64, 4KiB, 1MiB (1048576), 1MB\n"
+	      "                          (1000000); bare K/M/G refused. default 2 (lat,\n"
+	      "                          rate) or 64KiB (bw)\n"
 	      "  -a, --sweep             every power of two from 2 B to 8 MiB (perftest -a)\n"
 	      "  -n, --iters N           iterations per size (per QP for bw); default 1000\n"
 	      "                          for lat, 5000 for bw and rate\n"
@@ -83,7 +84,8 @@ static void usage(FILE *out)
 	      "                          probes: --mode lat with --op send only (the default\n"
 	      "                          op under --ud), sizes up to the path MTU; a probe\n"
 	      "                          not answered within --ud-timeout is counted lost\n"
-	      "      --ud-timeout S      --ud: give a probe up after S seconds (default 1)\n"
+	      "      --ud-timeout S      --ud: give a probe up after S seconds or a duration\n"
+	      "                          (0.2, 200ms; default 1 s)\n"
 	      "\n"
 	      "time limits\n"
 	      "      --connect-timeout S client: keep trying to reach the server S seconds;\n"
@@ -106,7 +108,7 @@ static void usage(FILE *out)
 	      "examples\n"
 	      "  roceprobe ep --server\n"
 	      "  roceprobe ep --client 10.9.0.1                       # 2-byte write latency\n"
-	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4K,64K -D 10\n"
+	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4KiB,64KiB -D 10\n"
 	      "  roceprobe ep --client 10.9.0.1 --mode bw --qps 4 --dscp 26 --ecn 2\n"
 	      "  roceprobe ep --server --clients 8 -o results/incast   # then 8 clients:\n"
 	      "  roceprobe ep --client server1 --mode bw -D 10\n"
@@ -122,46 +124,39 @@ enum {
 	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO,
 };
 
-/* 64K, 1M, 4KiB -> bytes; 0 on error. */
-static size_t parse_size(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return 0;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (shift && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
-		end += strlen(end);
-	else if (strcmp(end, "B") == 0)
-		end++;
-	if (*end || v == 0 || v > (1ull << 31) >> shift)
-		return 0;
-	return (size_t)(v << shift);
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 struct ep_args {
 	struct rp_ep_cfg cfg;
-	bool server, json, sizes_set, have_iters, have_tx, have_cqmod, have_inline, sweep, have_op, have_mode;
+	struct rp_ep_given given;
+	bool json;
 	const char *outdir;
 	double duration_s;
 };
+
+/* lib/verbs's reasons, in this command's option names. */
+static int settle_error(enum rp_ep_cfg_err e, size_t bad_size)
+{
+	switch (e) {
+	case RP_EPC_OK: return 0;
+	case RP_EPC_UD_SERVER: return rp_cli_error("ep", "--ud is a client option; the server follows the client");
+	case RP_EPC_UD_READ: return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA read)");
+	case RP_EPC_UD_WRITE: return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA write)");
+	case RP_EPC_UD_MODE: return rp_cli_error("ep", "--ud measures latency only (--mode lat)");
+	case RP_EPC_UD_CM: return rp_cli_error("ep", "--ud and --cm do not go together (UD QPs are not connected)");
+	case RP_EPC_UD_SWEEP:
+		return rp_cli_error("ep", "--ud: --sweep goes past the path MTU; give --size up to the MTU");
+	case RP_EPC_UD_SIZE:
+		return rp_cli_error("ep", "--ud: message size %zu B is above the largest MTU (4096 B); a UD message is one packet",
+				    bad_size);
+	case RP_EPC_UD_TIMEOUT: return rp_cli_error("ep", "--ud-timeout applies to --ud only");
+	case RP_EPC_ITERS_AND_DURATION: return rp_cli_error("ep", "give --iters or --duration, not both");
+	case RP_EPC_ITERS_ZERO: return rp_cli_error("ep", "--iters must be at least 1");
+	case RP_EPC_TX_DEPTH: return rp_cli_error("ep", "--tx-depth must be at least 4");
+	case RP_EPC_RX_DEPTH: return rp_cli_error("ep", "--rx-depth must be at least 1");
+	case RP_EPC_QPS: return rp_cli_error("ep", "--qps must be at least 1");
+	case RP_EPC_LAT_QPS: return rp_cli_error("ep", "--qps applies to bw and rate; latency uses one QP");
+	}
+	return rp_cli_error("ep", "bad options (try 'roceprobe ep --help')");
+}
 
 static int parse_args(int argc, char **argv, struct ep_args *a)
 {
@@ -187,30 +182,22 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct rp_ep_cfg *c = &a->cfg;
-	c->gid_index = -1;
-	c->tcp_port = RP_EP_DEFAULT_PORT;
-	c->connect_timeout_ms = 30000;
-	c->stall_ms = 30000;
-	c->nqp = 1;
-	c->rx_depth = 512;
-	c->clients = 1;
-	c->op = RP_OP_WRITE;
-	c->mode = RP_MODE_LAT;
+	struct rp_ep_given *g = &a->given;
+	rp_ep_cfg_init(c);
 	int ch;
-	unsigned long v;
+	uint64_t v;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":sc:an:D:q:t:r:Q:I:d:i:x:o:h", opts, NULL)) != -1) {
 		const char *arg = optarg;
-#define UINT_OPT(name, max, dst)                                                          \
-	do {                                                                              \
-		if (parse_uint(arg, (max), &v))                                           \
-			return rp_cli_error("ep", "--%s %s: want a number 0..%lu", (name), arg, \
-					    (unsigned long)(max));                        \
-		dst = v;                                                                  \
+#define UINT_OPT(name, max, dst)                                                   \
+	do {                                                                       \
+		if (rp_cli_uint("ep", "--" name, arg, 0, (max), &v))               \
+			return RP_EXIT_USAGE;                                      \
+		dst = v;                                                           \
 	} while (0)
 		switch (ch) {
-		case 's': a->server = true; break;
+		case 's': g->server = true; break;
 		case 'c': c->host = arg; break;
 		case O_PORT: UINT_OPT("port", 65535, c->tcp_port); break;
 		case O_BIND: c->bind = arg; break;
@@ -218,39 +205,38 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_OP:
 			if (rp_op_parse(arg, &c->op))
 				return rp_cli_error("ep", "--op %s: use write, write_imm, send or read", arg);
-			a->have_op = true;
+			g->op = true;
 			break;
 		case O_MODE:
 			if (rp_mode_parse(arg, &c->mode))
 				return rp_cli_error("ep", "--mode %s: use lat, bw or rate", arg);
-			a->have_mode = true;
 			break;
 		case O_SIZE: {
 			char buf[256];
 			snprintf(buf, sizeof(buf), "%s", arg);
 			c->nsizes = 0;
 			for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				size_t s = parse_size(tok);
-				if (!s)
-					return rp_cli_error("ep", "--size %s: want bytes 1..2G (64, 4K, 1M)", tok);
+				uint64_t s;
+				if (rp_cli_size("ep", "--size", tok, 1, 1ull << 31, &s))
+					return RP_EXIT_USAGE;
 				if (c->nsizes == RP_EP_MAX_SIZES)
 					return rp_cli_error("ep", "--size: at most %d sizes", RP_EP_MAX_SIZES);
 				c->sizes[c->nsizes++] = s;
 			}
-			a->sizes_set = true;
+			g->sizes = true;
 			break;
 		}
-		case 'a': a->sweep = true; break;
-		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); a->have_iters = true; break;
+		case 'a': g->sweep = true; break;
+		case 'n': UINT_OPT("iters", 1ul << 40, c->iters); g->iters = true; break;
 		case 'D':
 			if (rp_cli_duration("ep", "--duration", arg, 86400, &a->duration_s))
 				return RP_EXIT_USAGE;
 			break;
 		case 'q': UINT_OPT("qps", RP_MAX_QP, c->nqp); break;
-		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); a->have_tx = true; break;
+		case 't': UINT_OPT("tx-depth", 16384, c->tx_depth); g->tx_depth = true; break;
 		case 'r': UINT_OPT("rx-depth", 16384, c->rx_depth); break;
-		case 'Q': UINT_OPT("cq-mod", 16384, c->cq_mod); a->have_cqmod = true; break;
-		case 'I': UINT_OPT("inline", 4096, c->inline_size); a->have_inline = true; break;
+		case 'Q': UINT_OPT("cq-mod", 16384, c->cq_mod); g->cq_mod = true; break;
+		case 'I': UINT_OPT("inline", 4096, c->inline_size); g->inline_size = true; break;
 		case 'd': c->dev_name = arg; break;
 		case 'i': UINT_OPT("ib-port", 255, c->ib_port); break;
 		case 'x': UINT_OPT("gid-index", 255, c->gid_index); break;
@@ -274,10 +260,11 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_CM: c->cm = true; break;
 		case O_UD: c->ud = true; break;
 		case O_UDTO: {
-			char *end;
-			double t = strtod(arg, &end);
-			if (*end || end == arg || !(t >= 0.001 && t <= 3600))
-				return rp_cli_error("ep", "--ud-timeout %s: want seconds (0.001 .. 3600)", arg);
+			double t;
+			if (rp_cli_duration("ep", "--ud-timeout", arg, 3600, &t))
+				return RP_EXIT_USAGE;
+			if (t < 0.001)
+				return rp_cli_error("ep", "--ud-timeout %s: at least 1ms", arg);
 			c->ud_timeout_ms = (unsigned)(t * 1000 + 0.5);
 			break;
 		}
@@ -287,77 +274,18 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		}
 #undef UINT_OPT
 	}
-	if (optind < argc && !c->host && !a->server)
+	if (optind < argc && !c->host && !g->server)
 		c->host = argv[optind++];
 	if (optind < argc)
 		return rp_cli_error("ep", "unexpected argument '%s'", argv[optind]);
-	if (a->server == (c->host != NULL))
+	if (g->server == (c->host != NULL))
 		return rp_cli_error("ep", "say --server or --client HOST (try 'roceprobe ep --help')");
-
-	if (c->ud) {
-		/* UD carries SEND and SEND with immediate only, one packet per message. */
-		if (a->server)
-			return rp_cli_error("ep", "--ud is a client option; the server follows the client");
-		if (a->have_op && c->op != RP_OP_SEND)
-			return rp_cli_error("ep", "--ud supports --op send only (UD has no RDMA %s)",
-					    c->op == RP_OP_READ ? "read" : "write");
-		if (c->mode != RP_MODE_LAT)
-			return rp_cli_error("ep", "--ud measures latency only (--mode lat)");
-		if (c->cm)
-			return rp_cli_error("ep", "--ud and --cm do not go together (UD QPs are not connected)");
-		if (a->sweep)
-			return rp_cli_error("ep", "--ud: --sweep goes past the path MTU; give --size up to the MTU");
-		/* No path MTU is above 4096: refuse what can never fit before touching a device. */
-		for (unsigned i = 0; i < c->nsizes; i++) {
-			char why[200];
-			if (rp_ud_check_size(c->sizes[i], 4096, why, sizeof(why)))
-				return rp_cli_error("ep", "--ud: message size %zu B is above the largest MTU (4096 B); a UD "
-						    "message is one packet", c->sizes[i]);
-		}
-		c->op = RP_OP_SEND;
-		if (!c->ud_timeout_ms)
-			c->ud_timeout_ms = 1000;
-	} else if (c->ud_timeout_ms) {
-		return rp_cli_error("ep", "--ud-timeout applies to --ud only");
-	}
-	(void)a->have_mode;
-
-	bool lat = c->mode == RP_MODE_LAT;
-	if (a->sweep) {
-		c->nsizes = 0;
-		for (size_t s = 2; s <= 8u << 20; s <<= 1)
-			c->sizes[c->nsizes++] = s;
-	} else if (!a->sizes_set) {
-		c->sizes[0] = c->mode == RP_MODE_BW ? 65536 : 2;
-		c->nsizes = 1;
-	}
-	if (a->duration_s > 0) {
-		if (a->have_iters)
-			return rp_cli_error("ep", "give --iters or --duration, not both");
+	g->duration = a->duration_s > 0;
+	if (g->duration)
 		c->duration_ns = (uint64_t)(a->duration_s * 1e9);
-		c->iters = 0;
-	} else if (!a->have_iters) {
-		c->iters = lat ? 1000 : 5000;
-	}
-	if (a->have_iters && c->iters == 0)
-		return rp_cli_error("ep", "--iters must be at least 1");
-	if (!a->have_tx)
-		c->tx_depth = lat ? 64 : 128;
-	if (c->tx_depth < 4)
-		return rp_cli_error("ep", "--tx-depth must be at least 4");
-	if (!a->have_cqmod)
-		c->cq_mod = lat ? 1 : 100;
-	if (c->cq_mod == 0)
-		c->cq_mod = 1;
-	if (!a->have_inline)
-		c->inline_size = lat ? 220 : 0;
-	if (c->rx_depth == 0)
-		return rp_cli_error("ep", "--rx-depth must be at least 1");
-	if (c->nqp == 0)
-		return rp_cli_error("ep", "--qps must be at least 1");
-	if (lat && c->nqp > 1)
-		return rp_cli_error("ep", "--qps applies to bw and rate; latency uses one QP");
-	return 0;
+	size_t bad_size = 0;
+	enum rp_ep_cfg_err e = rp_ep_cfg_settle(c, g, &bad_size);
+	return settle_error(e, bad_size);
 }
 
 static void print_header(FILE *f, const struct rp_ep_report *r)
@@ -476,16 +404,20 @@ int rp_cmd_ep(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc == 1 ? (usage(stdout), RP_EXIT_OK) : rc;
-	srand48((long)getpid() ^ (long)time(NULL)); /* random start PSNs */
 	char err[RP_ERR_LEN] = "";
-	rc = a.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
+	rc = a.given.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
 	int exit_code = rc == RP_V_OK ? RP_EXIT_OK : rc == RP_V_ENV ? RP_EXIT_USAGE : RP_EXIT_FAIL;
-	if (rc != RP_V_OK)
-		fprintf(stderr, "roceprobe ep: %s\n", err);
+	if (rc != RP_V_OK) {
+		/* lib/verbs names settings, not options: the option goes first. */
+		static const char *const opt[] = {[RP_EP_SET_MTU] = "--mtu: ", [RP_EP_SET_SIZE] = "--size: ",
+						  [RP_EP_SET_GID] = "--gid-index: ", [RP_EP_SET_UD] = "--ud: ",
+						  [RP_EP_SET_CM] = "--cm: "};
+		fprintf(stderr, "roceprobe ep: %s%s\n", rep.err_setting ? opt[rep.err_setting] : "", err);
+	}
 	bool ran = rep.npeers > 0 && rep.peers[0].nsizes > 0;
 	if (ran && !a.json) {
 		print_header(stdout, &rep);
-		if (a.server)
+		if (a.given.server)
 			print_server(stdout, &rep);
 		else if (rep.cfg.mode == RP_MODE_LAT)
 			print_lat(stdout, &rep);

@@ -63,7 +63,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	};
 	*o = (struct gen_opts){.lcores = 1};
 	int c;
-	char *end;
+	uint64_t v;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:s:e:l:jAh", opts, NULL)) != -1) {
 		switch (c) {
@@ -80,9 +80,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			o->eal = optarg;
 			break;
 		case 'l':
-			o->lcores = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->lcores < 1 || o->lcores > 64)
-				return rp_cli_error("gen", "--lcores: expected 1..64, got '%s'", optarg);
+			if (rp_cli_uint("gen", "--lcores", optarg, 1, 64, &v))
+				return RP_EXIT_USAGE;
+			o->lcores = (unsigned)v;
 			break;
 		case 'j':
 			o->json = true;

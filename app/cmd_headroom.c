@@ -96,11 +96,10 @@ static int parse_delay_ns(const char *s, double *ns)
 
 static int parse_mtu(const char *s, const char *opt, uint32_t *mtu)
 {
-	uint64_t v;
-	if (rp_parse_size(s, &v) || v < 64 || v > 65535)
-		return rp_cli_error("headroom", "%s '%s': a frame size of 64 to 65535 bytes", opt, s);
+	uint64_t v = 0;
+	int rc = rp_cli_size("headroom", opt, s, 64, 65535, &v);
 	*mtu = (uint32_t)v;
-	return 0;
+	return rc;
 }
 
 static int parse_opt(int c, struct headroom_args *a)

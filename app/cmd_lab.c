@@ -74,16 +74,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int parse_num(const char *what, const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || *v < min || *v > max)
-		return rp_cli_error("lab", "%s: expected %lu..%lu, got '%s'", what, min, max, s);
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct lab_opts *o)
 {
 	static const struct option opts[] = {
@@ -97,7 +87,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	};
 	*o = (struct lab_opts){.bin_ns = 100000, .snaplen = RP_CLI_SNAPLEN_DEFAULT, .capture_max = 1ull << 30};
 	int c, rc = 0;
-	unsigned long v;
+	uint64_t v = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -116,15 +106,9 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 			break;
 		case 'c': o->capture = true; break;
 		case 'n': rc = rp_cli_snaplen("lab", optarg, &o->snaplen); break;
-		case 'M':
-			if (rp_parse_size(optarg, &o->capture_max))
-				rc = rp_cli_error("lab", "--capture-max: expected a size (1GiB, 500MB, 0: no limit), got '%s'", optarg);
-			break;
-		case 'R':
-			if (rp_parse_size(optarg, &o->capture_rotate) || o->capture_rotate < 4096)
-				rc = rp_cli_error("lab", "--capture-rotate: expected a size of at least 4KiB (100MiB), got '%s'", optarg);
-			break;
-		case 'b': rc = parse_num("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
+		case 'M': rc = rp_cli_size("lab", "--capture-max", optarg, 0, UINT64_MAX, &o->capture_max); break;
+		case 'R': rc = rp_cli_size("lab", "--capture-rotate", optarg, 4096, UINT64_MAX, &o->capture_rotate); break;
+		case 'b': rc = rp_cli_uint("lab", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;

@@ -76,16 +76,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-static int parse_uint(const char *what, const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	if (errno || *end || *s == '\0' || *v < min || *v > max)
-		return rp_cli_error("run", "%s: expected %lu..%lu, got '%s'", what, min, max, s);
-	return 0;
-}
-
 static int parse_filter(const char *s, enum rp_capture_filter *f)
 {
 	if (!strcmp(s, "all"))
@@ -112,7 +102,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
 	int c, rc = 0;
-	unsigned long v;
+	uint64_t v = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:AFh", opts, NULL)) != -1) {
 		switch (c) {
@@ -125,10 +115,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'e': o->eal = optarg; break;
 		case 'c': o->capture = true; break;
-		case 'n': rc = parse_uint("--snaplen", optarg, 64, RP_CAPTURE_SNAPLEN_MAX, &v); o->snaplen = (unsigned)v; break;
+		case 'n': rc = rp_cli_uint("run", "--snaplen", optarg, 64, RP_CAPTURE_SNAPLEN_MAX, &v); o->snaplen = (unsigned)v; break;
 		case 'f': rc = parse_filter(optarg, &o->filter); break;
-		case 'S': rc = parse_uint("--sample", optarg, 1, 1000000, &v); o->sample = (unsigned)v; break;
-		case 'b': rc = parse_uint("--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
+		case 'S': rc = rp_cli_uint("run", "--sample", optarg, 1, 1000000, &v); o->sample = (unsigned)v; break;
+		case 'b': rc = rp_cli_uint("run", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
 		case 'h': usage(stdout); return -1;

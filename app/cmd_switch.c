@@ -20,6 +20,7 @@
 #include "fabric/headroom.h"
 #include "fabric/switch.h"
 #include "profile/units.h"
+#include "wire/eth.h"
 
 #define NS 1000000000ull
 #define MAX_FDB 1024
@@ -111,7 +112,8 @@ static void usage(FILE *out)
 	      "  --max-frame N       largest frame without FCS, 1514..9216 (default 9216, or\n"
 	      "                      the largest every port takes: af_packet 1514)\n"
 	      "  --trust-pcp         classify VLAN-tagged frames by PCP\n"
-	      "  --fdb MAC=PORT      a static MAC table entry (repeat); PORT is 0-based\n"
+	      "  --fdb MAC=PORT      a static MAC table entry (repeat): MAC as profiles write\n"
+	      "                      it (02:00:00:00:00:0c, colons), PORT is 0-based\n"
 	      "  --mac-learn         learn source MACs (a MAC that moves is moved)\n"
 	      "  --no-flood          drop unknown unicast (counted as no_route) instead of\n"
 	      "                      flooding it\n"
@@ -157,25 +159,10 @@ static int parse_prios(const char *opt, const char *s, uint8_t *mask)
 	}
 }
 
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned b[6];
-	char sep[5], tail;
-	if (sscanf(s, "%2x%c%2x%c%2x%c%2x%c%2x%c%2x%c", &b[0], &sep[0], &b[1], &sep[1], &b[2], &sep[2], &b[3], &sep[3],
-		   &b[4], &sep[4], &b[5], &tail) != 11)
-		return -1;
-	for (int i = 0; i < 5; i++)
-		if (sep[i] != ':' && sep[i] != '-')
-			return -1;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return 0;
-}
-
 static int parse_fdb(const char *s, struct switch_opts *o)
 {
 	const char *eq = strchr(s, '=');
-	char mac[32], *end;
+	char mac[32];
 	if (o->nfdb == MAX_FDB)
 		return rp_cli_error(CMD, "at most %d --fdb entries", MAX_FDB);
 	struct fdb_entry *e = &o->fdb[o->nfdb];
@@ -183,10 +170,9 @@ static int parse_fdb(const char *s, struct switch_opts *o)
 		return rp_cli_error(CMD, "--fdb: expected MAC=PORT like 02:00:00:00:00:0c=2, got '%s'", s);
 	memcpy(mac, s, (size_t)(eq - s));
 	mac[eq - s] = '\0';
-	errno = 0;
-	unsigned long port = strtoul(eq + 1, &end, 10);
-	if (parse_mac(mac, e->mac) != 0 || (e->mac[0] & 1) || errno || end == eq + 1 || *end ||
-	    port >= RP_SWITCH_MAX_PORTS)
+	uint64_t port;
+	if (rp_mac_parse(mac, e->mac) != 0 || (e->mac[0] & 1) ||
+	    rp_parse_uint(eq + 1, RP_SWITCH_MAX_PORTS - 1, &port))
 		return rp_cli_error(CMD, "--fdb: expected a unicast MAC=PORT like 02:00:00:00:00:0c=2, got '%s'", s);
 	e->port = (unsigned)port;
 	o->nfdb++;
@@ -213,23 +199,21 @@ static int parse_ecn(const char *s, struct switch_opts *o)
 
 static int parse_size_opt(const char *opt, const char *s, uint64_t *v)
 {
-	if (rp_parse_size(s, v) != 0 || *v == 0)
-		return rp_cli_error(CMD, "%s: expected a size like 256KiB or 2MiB, got '%s'", opt, s);
-	return 0;
+	return rp_cli_size(CMD, opt, s, 1, UINT64_MAX, v);
 }
 
-static int parse_num(const char *opt, const char *s, double lo, double hi, double *v)
+static int parse_cable(const char *s, double *v)
 {
 	char *end;
 	*v = strtod(s, &end);
-	if (end == s || *end || !(*v >= lo && *v <= hi))
-		return rp_cli_error(CMD, "%s: expected a number from %g to %g, got '%s'", opt, lo, hi, s);
+	if (end == s || *end || !(*v >= 0 && *v <= 1e5))
+		return rp_cli_error(CMD, "--cable: expected metres from 0 to 100000, got '%s'", s);
 	return 0;
 }
 
 static int parse_one(int c, const char *arg, struct switch_opts *o)
 {
-	double v;
+	uint64_t v;
 	switch (c) {
 	case 'p':
 		if (o->nports == RP_SWITCH_MAX_PORTS)
@@ -249,21 +233,21 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'P': return parse_prios("--ecn-prio", arg, &o->ecn_mask);
 	case 'l': return parse_size_opt("--lossy-limit", arg, &o->lossy_limit);
 	case 'f': return parse_fdb(arg, o);
-	case 'C': return parse_num("--cable", arg, 0, 1e5, &o->cable_m);
+	case 'C': return parse_cable(arg, &o->cable_m);
 	case 'q':
-		if (parse_num("--quanta", arg, 1, 65535, &v))
+		if (rp_cli_uint(CMD, "--quanta", arg, 1, 65535, &v))
 			return RP_EXIT_USAGE;
 		o->quanta = (uint32_t)v;
 		return 0;
 	case 'M':
-		if (parse_num("--max-frame", arg, 1514, 9216, &v))
+		if (rp_cli_uint(CMD, "--max-frame", arg, 1514, 9216, &v))
 			return RP_EXIT_USAGE;
 		o->max_frame = (uint32_t)v;
 		return 0;
 	case 'd': return rp_cli_duration("switch", "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
-		if (parse_num("--cpu", arg, 0, CPU_SETSIZE - 1, &v))
+		if (rp_cli_uint(CMD, "--cpu", arg, 0, CPU_SETSIZE - 1, &v))
 			return RP_EXIT_USAGE;
 		o->cpu = (int)v;
 		return 0;
@@ -285,7 +269,8 @@ static int check_opts(const struct switch_opts *o)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
 	if (o->xon_delta && o->xon_delta >= o->xoff)
-		return rp_cli_error(CMD, "--xon-delta must be below --xoff");
+		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)", o->xon_delta,
+				    o->xoff);
 	return 0;
 }
 

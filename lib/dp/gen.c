@@ -59,8 +59,10 @@ static void keep_pending(struct rp_dp_txport *tp, struct rte_mbuf **m, const uin
 	tp->n_pending = n;
 }
 
-/* What the queue did not take is retried first next time, never dropped:
- * every packet the source stamped is sent. */
+/* What the queue did not take is retried first next time (flush_pending).
+ * Frames a queue still refuses after RP_DP_DRAIN_NS, or still holds when
+ * the lcore stops, are freed here and counted in tx_unsent: every packet
+ * the source stamped is either sent or counted unsent, never lost silently. */
 static void give_up_pending(struct rp_dp_txport *tp)
 {
 	if (tp->n_pending) {

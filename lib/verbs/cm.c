@@ -101,7 +101,7 @@ static int same_device(const struct rdma_cm_id *id, const struct rp_conn *c, cha
 {
 	const char *name = id->verbs ? ibv_get_device_name(id->verbs->device) : "?";
 	if (strcmp(name, c->dev->port.dev_name) != 0) {
-		snprintf(err, errlen, "rdma_cm reaches the peer through %s, not %s (use --dev %s)", name,
+		snprintf(err, errlen, "rdma_cm reaches the peer through %s, not %s (open device %s instead)", name,
 			 c->dev->port.dev_name, name);
 		return -1;
 	}
@@ -255,7 +255,7 @@ int rp_cm_accept(struct rp_cm *cm, struct rp_conn *c, const struct rp_conn_path 
 		    accepted == c->nqp) {
 			rdma_reject(id, NULL, 0);
 			rdma_destroy_id(id);
-			snprintf(err, errlen, "rdma_cm: a connection request without a valid QP index (not ep --cm?)");
+			snprintf(err, errlen, "rdma_cm: a connection request without a valid QP index (not a roceprobe ep client with rdma_cm?)");
 			return RP_V_FAIL;
 		}
 		unsigned q = pv.qp_index;

@@ -42,6 +42,15 @@ int rp_mode_parse(const char *s, enum rp_mode *m)
 	return -1;
 }
 
+uint32_t rp_conn_start_psn(uint64_t seed, unsigned q)
+{
+	uint64_t z = seed + (q + 1) * 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return (uint32_t)z & 0xffffff;
+}
+
 int rp_conn_create(struct rp_conn *c, struct rp_dev *dev, struct ibv_pd *pd, const struct rp_conn_cfg *cfg,
 		   char *err, size_t errlen)
 {
@@ -94,7 +103,7 @@ int rp_conn_create(struct rp_conn *c, struct rp_dev *dev, struct ibv_pd *pd, con
 			  : rp_qp_to_init(c->qp[q], dev->port.port_num, err, errlen))
 			goto fail;
 		c->max_inline = caps.max_inline;
-		c->psn[q] = (uint32_t)lrand48() & 0xffffff;
+		c->psn[q] = rp_conn_start_psn(cfg->psn_seed, q);
 	}
 	return RP_V_OK;
 fail:

@@ -41,7 +41,15 @@ struct rp_conn_cfg {
 	unsigned cq_mod;   /* one signalled completion every cq_mod sends */
 	unsigned inline_size;
 	bool ud;           /* UD QPs (`ep --ud`): receive slots get RP_UD_GRH_LEN more */
+	/* QP q starts at PSN rp_conn_start_psn(psn_seed, q): the caller owns
+	 * the randomness (ep seeds each connection from getrandom), no hidden
+	 * global state. */
+	uint64_t psn_seed;
 };
+
+/* The 24-bit start PSN of QP q of a connection seeded with seed (splitmix64
+ * of seed + q: distinct, well spread, the same for the same seed). */
+uint32_t rp_conn_start_psn(uint64_t seed, unsigned q);
 
 struct rp_conn {
 	struct rp_dev *dev;

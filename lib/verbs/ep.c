@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "verbs/cm.h"
@@ -80,8 +81,10 @@ static int open_local(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, str
 	rep->gid_index = -1;
 	if (L->dev.port.link_layer == RP_LL_ETHERNET || cfg->gid_index >= 0) {
 		rc = rp_dev_pick_gid(&L->dev, cfg->gid_index, &L->gid, err, errlen);
-		if (rc)
+		if (rc) {
+			rep->err_setting = RP_EP_SET_GID;
 			return rc;
+		}
 		L->has_gid = true;
 		rep->gid_index = L->gid.index;
 		rp_gid_format(L->gid.gid, rep->gid, sizeof(rep->gid));
@@ -225,11 +228,11 @@ static int local_mtu(const struct rp_ep_cfg *cfg, const struct local *L, char *e
 		return L->dev.port.active_mtu;
 	int m = rp_mtu_to_enum(cfg->mtu);
 	if (!m) {
-		snprintf(err, errlen, "--mtu %u: use 256, 512, 1024, 2048 or 4096", cfg->mtu);
+		snprintf(err, errlen, "MTU %u: use 256, 512, 1024, 2048 or 4096", cfg->mtu);
 		return -1;
 	}
 	if (m > L->dev.port.active_mtu) {
-		snprintf(err, errlen, "--mtu %u is above the port's active MTU %u", cfg->mtu,
+		snprintf(err, errlen, "MTU %u is above the port's active MTU %u", cfg->mtu,
 			 rp_mtu_from_enum(L->dev.port.active_mtu));
 		return -1;
 	}
@@ -269,7 +272,73 @@ static int ud_check_sizes(const struct rp_ep_cfg *cfg, unsigned mtu_bytes, char 
 	return RP_V_OK;
 }
 
+/* The connection's resources for one peer over the control socket fd; its
+ * start PSNs from a seed of its own (getrandom; the clock if that fails). */
+static int open_conn(struct rp_conn *c, const struct rp_ep_cfg *cfg, struct local *L, size_t max_size, int fd,
+		     char *err, size_t errlen)
+{
+	uint64_t seed;
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32);
+	}
+	struct rp_conn_cfg cc = {.nqp = cfg->nqp, .max_size = max_size, .tx_depth = cfg->tx_depth,
+				 .rx_depth = cfg->rx_depth, .cq_mod = cfg->cq_mod, .inline_size = cfg->inline_size,
+				 .ud = cfg->ud, .psn_seed = seed};
+	int rc = rp_conn_create(c, &L->dev, L->pd, &cc, err, errlen);
+	c->fd = fd; /* rp_conn_destroy closes it, also after a failed create */
+	return rc;
+}
+
+/* The QP records (RC or UD) both ways, the server's first, then the QPs
+ * INIT -> RTR -> RTS toward the peer's: the connect step without rdma_cm. */
+static int exchange_and_connect(struct rp_conn *c, const struct local *L, bool server, const struct rp_conn_path *p,
+				unsigned timeout_ms, char *err, size_t errlen)
+{
+	if (server ? send_recs(c, L) || recv_recs(c, timeout_ms, err, errlen)
+		   : recv_recs(c, timeout_ms, err, errlen) || send_recs(c, L)) {
+		if (!err[0])
+			snprintf(err, errlen, "the peer closed the control connection during the QP exchange");
+		return RP_V_FAIL;
+	}
+	return rp_conn_connect(c, p, err, errlen);
+}
+
 /* ---- client ---- */
+
+/* The client's connect step, after the server's "OK mtu rd [ud | cm PORT ADDR]". */
+static int client_connect(struct rp_conn *c, struct rp_cm *cm, const struct rp_ep_cfg *cfg, const struct local *L,
+			  const char *ok, const struct rp_conn_path *p, unsigned mtu_bytes, enum rp_ep_setting *setting,
+			  char *err, size_t errlen)
+{
+	if (cfg->ud) {
+		/* "OK mtu rd ud": a server that ignored the word would run RC. */
+		*setting = RP_EP_SET_UD;
+		if (!strstr(ok, " ud")) {
+			snprintf(err, errlen, "the server does not do UD (it answered '%.60s'); update it", ok);
+			return RP_V_ENV;
+		}
+		*setting = RP_EP_SET_SIZE;
+		int rc = ud_check_sizes(cfg, mtu_bytes, err, errlen);
+		if (rc)
+			return rc;
+		*setting = RP_EP_SET_NONE;
+	} else if (cfg->cm) {
+		/* "OK mtu rd cm PORT ADDR": the server's rdma_cm listener for this session. */
+		unsigned cport;
+		char caddr[64], src[INET_ADDRSTRLEN];
+		if (sscanf(ok, "OK %*d %*u cm %u %63s", &cport, caddr) != 2 || cport == 0 || cport > 65535) {
+			*setting = RP_EP_SET_CM;
+			snprintf(err, errlen, "the server does not do rdma_cm (it answered '%.60s'); update it", ok);
+			return RP_V_ENV;
+		}
+		return rp_cm_connect(cm, c, gid_ipv4(L, src) ? NULL : src, strcmp(caddr, "-") ? caddr : cfg->host,
+				     (uint16_t)cport, p, (int)cfg->connect_timeout_ms, err, errlen);
+	}
+	return exchange_and_connect(c, L, false, p, cfg->connect_timeout_ms, err, errlen);
+}
+
 
 int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *err, size_t errlen)
 {
@@ -286,11 +355,14 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		goto out;
 	int mtu = local_mtu(cfg, &L, err, errlen);
 	if (mtu < 0) {
+		rep->err_setting = RP_EP_SET_MTU;
 		rc = RP_V_ENV;
 		goto out;
 	}
-	if (cfg->ud && (rc = ud_check_sizes(cfg, rp_mtu_from_enum(mtu), err, errlen)))
+	if (cfg->ud && (rc = ud_check_sizes(cfg, rp_mtu_from_enum(mtu), err, errlen))) {
+		rep->err_setting = RP_EP_SET_SIZE;
 		goto out;
+	}
 	/* Control connection first: an unreachable peer is the likeliest error. */
 	int fd = rp_oob_connect(cfg->host, cfg->tcp_port, (int)cfg->connect_timeout_ms, err, errlen);
 	if (fd < 0) {
@@ -298,15 +370,9 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		goto out;
 	}
 	size_t max_size = max_size_of(cfg);
-	struct rp_conn_cfg cc = {.nqp = cfg->nqp, .max_size = max_size, .tx_depth = cfg->tx_depth,
-				 .rx_depth = cfg->rx_depth, .cq_mod = cfg->cq_mod, .inline_size = cfg->inline_size,
-				 .ud = cfg->ud};
-	rc = rp_conn_create(&c, &L.dev, L.pd, &cc, err, errlen);
-	if (rc) {
-		close(fd);
+	rc = open_conn(&c, cfg, &L, max_size, fd, err, errlen);
+	if (rc)
 		goto out;
-	}
-	c.fd = fd;
 	rep->max_inline = c.max_inline;
 
 	char line[LINE_MAX_LEN];
@@ -331,35 +397,7 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 	}
 	rep->mtu = rp_mtu_from_enum(smtu);
 	struct rp_conn_path p = path_of(cfg, &L, smtu, srd);
-	if (cfg->ud) {
-		/* "OK mtu rd ud": a server that ignored the word would run RC. */
-		if (!strstr(line, " ud")) {
-			snprintf(err, errlen, "the server does not do --ud (it answered '%.60s'); update it", line);
-			rc = RP_V_ENV;
-			goto out;
-		}
-		if ((rc = ud_check_sizes(cfg, rep->mtu, err, errlen)))
-			goto out;
-		rc = RP_V_FAIL;
-		if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
-			goto out;
-		rc = rp_conn_connect(&c, &p, err, errlen);
-	} else if (cfg->cm) {
-		/* "OK mtu rd cm PORT ADDR": the server's rdma_cm listener for this session. */
-		unsigned cport;
-		char caddr[64], src[INET_ADDRSTRLEN];
-		if (sscanf(line, "OK %*d %*u cm %u %63s", &cport, caddr) != 2 || cport == 0 || cport > 65535) {
-			snprintf(err, errlen, "the server does not do --cm (it answered '%.60s'); update it", line);
-			rc = RP_V_ENV;
-			goto out;
-		}
-		rc = rp_cm_connect(&cm, &c, gid_ipv4(&L, src) ? NULL : src, strcmp(caddr, "-") ? caddr : cfg->host,
-				   (uint16_t)cport, &p, (int)cfg->connect_timeout_ms, err, errlen);
-	} else {
-		if (recv_recs(&c, cfg->connect_timeout_ms, err, errlen) || send_recs(&c, &L))
-			goto out;
-		rc = rp_conn_connect(&c, &p, err, errlen);
-	}
+	rc = client_connect(&c, &cm, cfg, &L, line, &p, rep->mtu, &rep->err_setting, err, errlen);
 	if (rc)
 		goto out;
 
@@ -472,117 +510,116 @@ static void refuse(int fd, const char *why)
 	rp_oob_send(fd, line);
 }
 
-static int serve(struct serve_arg *a, char *err, size_t errlen)
+/* The client's HELLO against what this end can do: the test (into cfg),
+ * the path MTU and reads in flight both ends allow. */
+static int negotiate(const struct serve_arg *a, const char *hello, struct rp_ep_cfg *cfg, size_t *max_size, int *mtu,
+		     unsigned *rd, char *err, size_t errlen)
 {
-	struct local *L = a->L;
-	struct rp_ep_cfg cfg = *a->cfg;
-	char line[LINE_MAX_LEN];
-	int fd = a->fd;
-	if (rp_oob_recv_line(fd, line, sizeof(line), (int)cfg.connect_timeout_ms, err, errlen) < 0) {
-		close(fd);
-		return RP_V_FAIL;
-	}
-	size_t max_size;
+	const struct local *L = a->L;
 	int ll, cmtu;
 	unsigned crd;
-	if (rp_ep_hello_decode(line, &cfg, &max_size, &ll, &cmtu, &crd)) {
-		snprintf(err, errlen, "not a roceprobe ep client (it sent '%.40s')", line);
-		refuse(fd, "bad HELLO");
-		close(fd);
+	if (rp_ep_hello_decode(hello, cfg, max_size, &ll, &cmtu, &crd)) {
+		snprintf(err, errlen, "not a roceprobe ep client (it sent '%.40s')", hello);
 		return RP_V_FAIL;
 	}
 	if (ll != (int)L->dev.port.link_layer) {
 		snprintf(err, errlen, "client's link layer is %s, ours is %s", rp_link_layer_name((enum rp_link_layer)ll),
 			 rp_link_layer_name(L->dev.port.link_layer));
-		refuse(fd, err);
-		close(fd);
 		return RP_V_ENV;
 	}
-	int mtu = local_mtu(a->cfg, L, err, errlen);
-	if (mtu < 0) {
-		refuse(fd, err);
-		close(fd);
+	*mtu = local_mtu(a->cfg, L, err, errlen);
+	if (*mtu < 0)
 		return RP_V_ENV;
-	}
-	if (cmtu < mtu)
-		mtu = cmtu; /* the path MTU both ends can do */
-	unsigned rd = crd < L->rd_atomic ? crd : L->rd_atomic;
-	if (cfg.ud) {
-		const char *why = NULL;
-		if (cfg.mode != RP_MODE_LAT || cfg.op != RP_OP_SEND || cfg.cm)
-			why = "--ud runs latency with --op send only";
-		else if (rp_ud_check_size(max_size, rp_mtu_from_enum(mtu), err, errlen))
-			why = err;
-		if (why) {
-			if (why != err)
-				snprintf(err, errlen, "%s", why);
-			refuse(fd, err);
-			close(fd);
+	if (cmtu < *mtu)
+		*mtu = cmtu; /* the path MTU both ends can do */
+	*rd = crd < L->rd_atomic ? crd : L->rd_atomic;
+	if (cfg->ud) {
+		if (cfg->mode != RP_MODE_LAT || cfg->op != RP_OP_SEND || cfg->cm) {
+			snprintf(err, errlen, "UD runs latency with SEND only");
 			return RP_V_ENV;
 		}
+		if (rp_ud_check_size(*max_size, rp_mtu_from_enum(*mtu), err, errlen))
+			return RP_V_ENV;
 	}
+	return RP_V_OK;
+}
 
-	struct rp_conn c;
-	struct rp_cm cm;
-	memset(&cm, 0, sizeof(cm));
-	struct rp_conn_cfg cc = {.nqp = cfg.nqp, .max_size = max_size, .tx_depth = cfg.tx_depth,
-				 .rx_depth = cfg.rx_depth, .cq_mod = cfg.cq_mod, .inline_size = cfg.inline_size,
-				 .ud = cfg.ud};
-	int rc = rp_conn_create(&c, &L->dev, L->pd, &cc, err, errlen);
-	if (rc) {
-		refuse(fd, err);
-		close(fd);
-		return rc;
-	}
-	c.fd = fd;
+/* The first client's test is the report's. */
+static void report_test(const struct serve_arg *a, const struct rp_ep_cfg *cfg, int mtu, unsigned max_inline)
+{
 	pthread_mutex_lock(a->rep_lock);
 	if (a->peer == &a->rep->peers[0]) {
-		/* the first client's test is the report's */
-		struct rp_ep_cfg *rc_ = &a->rep->cfg;
-		rc_->op = cfg.op;
-		rc_->mode = cfg.mode;
-		rc_->nqp = cfg.nqp;
-		rc_->tx_depth = cfg.tx_depth;
-		rc_->rx_depth = cfg.rx_depth;
-		rc_->cq_mod = cfg.cq_mod;
-		rc_->inline_size = cfg.inline_size;
-		rc_->iters = cfg.iters;
-		rc_->duration_ns = cfg.duration_ns;
-		rc_->cm = cfg.cm;
-		rc_->ud = cfg.ud;
+		struct rp_ep_cfg *r = &a->rep->cfg;
+		r->op = cfg->op;
+		r->mode = cfg->mode;
+		r->nqp = cfg->nqp;
+		r->tx_depth = cfg->tx_depth;
+		r->rx_depth = cfg->rx_depth;
+		r->cq_mod = cfg->cq_mod;
+		r->inline_size = cfg->inline_size;
+		r->iters = cfg->iters;
+		r->duration_ns = cfg->duration_ns;
+		r->cm = cfg->cm;
+		r->ud = cfg->ud;
 		a->rep->mtu = rp_mtu_from_enum(mtu);
-		a->rep->max_inline = c.max_inline;
+		a->rep->max_inline = max_inline;
 	}
 	pthread_mutex_unlock(a->rep_lock);
+}
 
-	struct rp_conn_path p = path_of(a->cfg, L, mtu, rd);
-	if (cfg.ud) {
-		rc = RP_V_FAIL;
-		snprintf(line, sizeof(line), "OK %d %u ud\n", mtu, rd);
-		if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
-			goto out;
-		rc = rp_conn_connect(&c, &p, err, errlen);
-	} else if (cfg.cm) {
+/* The server's connect step: "OK mtu rd [ud | cm PORT ADDR]", then the
+ * record exchange or rdma_cm's accept (on the listener serve opened). */
+static int server_connect(struct rp_conn *c, struct rp_cm *cm, const struct serve_arg *a, const struct rp_ep_cfg *cfg,
+			  int mtu, unsigned rd, char *err, size_t errlen)
+{
+	struct rp_conn_path p = path_of(a->cfg, a->L, mtu, rd);
+	char line[LINE_MAX_LEN];
+	if (cfg->cm)
+		snprintf(line, sizeof(line), "OK %d %u cm %u %s\n", mtu, rd, cm->port, cm->addr);
+	else
+		snprintf(line, sizeof(line), "OK %d %u%s\n", mtu, rd, cfg->ud ? " ud" : "");
+	if (rp_oob_send(c->fd, line)) {
+		snprintf(err, errlen, "cannot answer the client");
+		return RP_V_FAIL;
+	}
+	if (cfg->cm)
+		return rp_cm_accept(cm, c, &p, (int)cfg->connect_timeout_ms, err, errlen);
+	return exchange_and_connect(c, a->L, true, &p, cfg->connect_timeout_ms, err, errlen);
+}
+
+static int serve(struct serve_arg *a, char *err, size_t errlen)
+{
+	struct rp_ep_cfg cfg = *a->cfg;
+	char line[LINE_MAX_LEN];
+	int fd = a->fd;
+	struct rp_conn c;
+	struct rp_cm cm;
+	memset(&c, 0, sizeof(c));
+	memset(&cm, 0, sizeof(cm));
+	c.fd = fd;
+	size_t max_size;
+	int mtu;
+	unsigned rd;
+	if (rp_oob_recv_line(fd, line, sizeof(line), (int)cfg.connect_timeout_ms, err, errlen) < 0) {
+		rp_conn_destroy(&c);
+		return RP_V_FAIL;
+	}
+	/* Until the OK line, every failure is told to the client (ERR why). */
+	int rc = negotiate(a, line, &cfg, &max_size, &mtu, &rd, err, errlen);
+	if (!rc)
+		rc = open_conn(&c, &cfg, a->L, max_size, fd, err, errlen);
+	if (!rc && cfg.cm) {
 		/* The client asked for rdma_cm: a listener of this session's own, on our GID's
 		 * address (so the CM picks our device), its port in the OK line. */
 		char bind[INET_ADDRSTRLEN];
-		rc = rp_cm_listen(&cm, gid_ipv4(L, bind) ? a->cfg->bind : bind, err, errlen);
-		if (rc) {
-			refuse(fd, err);
-			goto out;
-		}
-		snprintf(line, sizeof(line), "OK %d %u cm %u %s\n", mtu, rd, cm.port, cm.addr);
-		rc = RP_V_FAIL;
-		if (rp_oob_send(fd, line))
-			goto out;
-		rc = rp_cm_accept(&cm, &c, &p, (int)cfg.connect_timeout_ms, err, errlen);
-	} else {
-		rc = RP_V_FAIL;
-		snprintf(line, sizeof(line), "OK %d %u\n", mtu, rd);
-		if (rp_oob_send(fd, line) || send_recs(&c, L) || recv_recs(&c, cfg.connect_timeout_ms, err, errlen))
-			goto out;
-		rc = rp_conn_connect(&c, &p, err, errlen);
+		rc = rp_cm_listen(&cm, gid_ipv4(a->L, bind) ? a->cfg->bind : bind, err, errlen);
 	}
+	if (rc) {
+		refuse(fd, err[0] ? err : "refused");
+		goto out;
+	}
+	report_test(a, &cfg, mtu, c.max_inline);
+	rc = server_connect(&c, &cm, a, &cfg, mtu, rd, err, errlen);
 	if (rc)
 		goto out;
 	rc = RP_V_FAIL;

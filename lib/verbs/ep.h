@@ -70,6 +70,39 @@ struct rp_ep_cfg {
 	bool no_counters;
 };
 
+/* The defaults of every session (port 18520, 30 s timeouts, one QP, rx
+ * depth 512, one client, RC write latency, the GID picked). */
+void rp_ep_cfg_init(struct rp_ep_cfg *c);
+
+/* What the user set explicitly; for the rest rp_ep_cfg_settle applies the
+ * mode's defaults (perftest's). */
+struct rp_ep_given {
+	bool server, sweep, sizes, op, iters, duration, tx_depth, cq_mod, inline_size;
+};
+/* Why a combination of settings cannot run. Codes, not text: the caller
+ * words them with its own names for the settings. */
+enum rp_ep_cfg_err {
+	RP_EPC_OK,
+	RP_EPC_UD_SERVER,  /* UD is chosen by the client; the server follows */
+	RP_EPC_UD_READ,    /* UD has no RDMA read */
+	RP_EPC_UD_WRITE,   /* UD has no RDMA write */
+	RP_EPC_UD_MODE,    /* UD measures latency only */
+	RP_EPC_UD_CM,      /* UD QPs are not connected: no rdma_cm */
+	RP_EPC_UD_SWEEP,   /* the sweep goes past any path MTU */
+	RP_EPC_UD_SIZE,    /* *bad_size is above the largest MTU, 4096 B */
+	RP_EPC_UD_TIMEOUT, /* a UD timeout without UD */
+	RP_EPC_ITERS_AND_DURATION,
+	RP_EPC_ITERS_ZERO,
+	RP_EPC_TX_DEPTH,   /* below 4 */
+	RP_EPC_RX_DEPTH,   /* 0 */
+	RP_EPC_QPS,        /* 0 */
+	RP_EPC_LAT_QPS,    /* latency runs on one QP */
+};
+/* Fills in the defaults that depend on the mode (sizes, iterations, tx
+ * depth, cq moderation, inline), the sweep's sizes and UD's op and timeout;
+ * then checks the combination. duration_ns is set by the caller. */
+enum rp_ep_cfg_err rp_ep_cfg_settle(struct rp_ep_cfg *c, const struct rp_ep_given *g, size_t *bad_size);
+
 /* What one message size gave. */
 struct rp_ep_size_result {
 	size_t size;
@@ -87,8 +120,15 @@ struct rp_ep_peer {
 	char err[RP_ERR_LEN];
 };
 
+/* The setting an error is about, when one is (an MTU above the port's, a
+ * UD size above the path MTU, no GID to pick, a server without UD or
+ * rdma_cm): lib/verbs words its errors without option names, and the
+ * caller adds its own (ep: --mtu, --size, --gid-index, --ud, --cm). */
+enum rp_ep_setting { RP_EP_SET_NONE, RP_EP_SET_MTU, RP_EP_SET_SIZE, RP_EP_SET_GID, RP_EP_SET_UD, RP_EP_SET_CM };
+
 struct rp_ep_report {
 	bool server;
+	enum rp_ep_setting err_setting; /* what a failed run's err is about */
 	struct rp_ep_cfg cfg; /* as run: the server's holds the client's HELLO */
 	struct rp_port_attr port;
 	char driver[32];

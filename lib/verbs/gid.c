@@ -91,6 +91,6 @@ int rp_gid_select(const struct rp_gid_entry *table, size_t n, int override, char
 		}
 	}
 	if (best < 0)
-		snprintf(err, errlen, "no RoCE v2 GID (give the netdev an IPv4 address, or pick one with --gid-index)");
+		snprintf(err, errlen, "no RoCE v2 GID (give the netdev an IPv4 address, or pick a GID by its index)");
 	return best;
 }

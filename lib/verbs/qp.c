@@ -118,13 +118,13 @@ int rp_qp_ud_to_rts(struct ibv_qp *qp, uint32_t sq_psn, char *err, size_t errlen
 int rp_ud_check_size(size_t size, unsigned mtu_bytes, char *err, size_t errlen)
 {
 	if (size == 0) {
-		snprintf(err, errlen, "--ud: message size must be at least 1 byte");
+		snprintf(err, errlen, "UD message size must be at least 1 byte");
 		return -1;
 	}
 	if (mtu_bytes == 0 || size > mtu_bytes) {
 		snprintf(err, errlen,
-			 "--ud: message size %zu B is above the path MTU %u B (a UD message is one packet; use "
-			 "--size %u or less)",
+			 "UD message size %zu B is above the path MTU %u B (a UD message is one packet: %u B or "
+			 "less)",
 			 size, mtu_bytes, mtu_bytes);
 		return -1;
 	}

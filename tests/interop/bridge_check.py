@@ -19,19 +19,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
+
 ROCEPROBE = sys.argv[1]
 SENDERS = ["s1", "s2", "s3"]
-failures = []
 
 
 def sh(cmd, check=True):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
-
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def ifaces():
@@ -108,5 +104,4 @@ try:
     expect(all(f["duplicates"] == 0 and f["reordered"] == 0 for f in j["flows"]), "no duplicates, no reordering")
 finally:
     teardown()
-print(f"bridge: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("bridge")

@@ -32,20 +32,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
+
 ROCEPROBE = sys.argv[1]
 HOSTS = ["A", "B", "C"]
 MACS = {"A": "02:00:00:00:00:0a", "B": "02:00:00:00:00:0b", "C": "02:00:00:00:00:0c"}
-failures = []
 
 
 def sh(cmd, check=True):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
-
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 def ifaces():
@@ -229,5 +225,4 @@ try:
     case_lossy()
 finally:
     teardown()
-print(f"switch: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("switch")

@@ -53,6 +53,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import roce_icrc  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import read_pcap, write_pcap  # noqa: E402
+
 SKIP = 77
 ROCE_PORT = 4791
 OP_CNP = 0x81
@@ -101,42 +104,6 @@ class Mismatches:
     def add(self, where, msg):
         self.lines.append("%s: %s" % (where, msg))
         print("MISMATCH %s: %s" % (where, msg))
-
-
-# ---- pcap I/O -------------------------------------------------------------------
-
-def read_pcap(path):
-    """[(caplen, wire_len, bytes)] of a classic pcap (either byte order/precision)."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    magic = data[:4]
-    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-        end = "<"
-    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
-        end = ">"
-    else:
-        raise ValueError("%s: not a classic pcap" % path)
-    linktype = struct.unpack(end + "I", data[20:24])[0]
-    if linktype != 1:
-        raise ValueError("%s: link type %d, not Ethernet" % (path, linktype))
-    out, off = [], 24
-    while off + 16 <= len(data):
-        _, _, caplen, wire = struct.unpack(end + "IIII", data[off:off + 16])
-        off += 16
-        out.append((caplen, wire, data[off:off + caplen]))
-        off += caplen
-    return out
-
-
-def write_pcap(path, frames, snaplen=65535):
-    """frames: bytes, or (wire_len, bytes) for a frame already cut short."""
-    with open(path, "wb") as fh:
-        fh.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, snaplen, 1))
-        for i, f in enumerate(frames):
-            wire, f = (f[0], f[1]) if isinstance(f, tuple) else (len(f), f)
-            f = f[:snaplen]
-            fh.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), wire))
-            fh.write(f)
 
 
 # ---- tshark --------------------------------------------------------------------
@@ -430,7 +397,8 @@ def python_l3(frame):
 
 
 def check_icrc(n, pkt, d, mm):
-    caplen, wire, frame = pkt
+    _, frame, wire = pkt
+    caplen = len(frame)
     where = "frame %d" % n
     l3 = python_l3(frame)
     if l3 is None or caplen < wire:
@@ -504,7 +472,11 @@ def check_sample(args, tmp, mm):
     if res.returncode != 0:
         mm.add("mksample", "exit %d: %s" % (res.returncode, res.stderr.strip()))
         return 0
-    pkts = read_pcap(pcap)
+    cap = read_pcap(pcap)
+    if cap["linktype"] != 1:
+        mm.add("mksample", "link type %d, not Ethernet" % cap["linktype"])
+        return 0
+    pkts = cap["recs"]
     rows = run_tshark(args.tshark, pcap, mm)
     decoded, summary = run_decode(args.roceprobe, pcap, mm)
     for n in range(1, len(pkts) + 1):
@@ -537,7 +509,7 @@ def check_snaplen(tmp, pcap, full_rows, full_decoded, args, mm):
     read the same UDP length from the cut frame as from the whole one.
     Returns how many cut RoCE frames were compared."""
     cut = os.path.join(tmp, "sample-snap%d.pcap" % SNAPLEN)
-    write_pcap(cut, [(wire, data) for _, wire, data in read_pcap(pcap)], SNAPLEN)
+    write_pcap(cut, read_pcap(pcap)["recs"], snaplen=SNAPLEN)
     rows = run_tshark(args.tshark, cut, mm)
     decoded, _ = run_decode(args.roceprobe, cut, mm)
     compared = 0

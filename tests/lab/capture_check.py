@@ -348,20 +348,20 @@ def case_sample(tmp, inp, frames):
 
 def case_rotate(tmp, inp, frames):
     out = os.path.join(tmp, "rot.pcap")
-    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4k")
+    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4KiB")
     files = sorted(glob.glob(os.path.join(tmp, "rot-*.pcap")))
-    expect(len(files) == j["files"] and len(files) > 3, f"--rotate-size 4k: {len(files)} files rot-0001.pcap ..")
+    expect(len(files) == j["files"] and len(files) > 3, f"--rotate-size 4KiB: {len(files)} files rot-0001.pcap ..")
     expect(not os.path.exists(out), "--rotate-size: the unnumbered name is not written")
-    expect(all(os.path.getsize(p) <= 4096 for p in files), "--rotate-size 4k: every file <= 4096 bytes")
+    expect(all(os.path.getsize(p) <= 4096 for p in files), "--rotate-size 4KiB: every file <= 4096 bytes")
     recs = []
     for p in files:
         r = read_pcap(p)["recs"]
         readable(p, len(r), os.path.basename(p))
         recs += r
-    same_frames(recs, frames, 128, "--rotate-size 4k: the files together")
+    same_frames(recs, frames, 128, "--rotate-size 4KiB: the files together")
 
     out = os.path.join(tmp, "keep.pcap")
-    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4k", "--rotate-files", "2")
+    j, _, _ = capture(inp, out, "--duration", "1", "--rotate-size", "4KiB", "--rotate-files", "2")
     files = sorted(glob.glob(os.path.join(tmp, "keep-*.pcap")))
     n = j["files"]
     names = [os.path.join(tmp, f"keep-{k:04d}.pcap") for k in (n - 1, n)]
@@ -443,7 +443,10 @@ def case_bad_input(tmp, inp):
     bad(good + ["--rotate-files", "3"], "--rotate-files without --rotate-size")
     bad(good + ["--duration", "-1"], "--duration -1")
     bad(["--port", "0000:99:00.0", "-w", os.path.join(tmp, "y.pcap"), "--duration", "1"], "a port that is not there")
-    bad(["--port", f"net_pcap0,rx_pcap={inp}", "-w", os.path.join(tmp, "no", "such", "dir.pcap"), "--duration", "1"],
+    # Missing parents are made (like -o); a parent that is a file cannot be.
+    afile = os.path.join(tmp, "a-file")
+    open(afile, "w").close()
+    bad(["--port", f"net_pcap0,rx_pcap={inp}", "-w", os.path.join(afile, "dir.pcap"), "--duration", "1"],
         "an unwritable path")
 
 

@@ -6,17 +6,14 @@
 usage: plan_check.py ROCEPROBE PROFILES_DIR
 """
 import json
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
+
 roceprobe, profiles = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def plan(name, *args):
@@ -42,5 +39,4 @@ expect(rc == 2 and "--allow-pause-storm" in err and err.count("\n") == 1, "a pau
 rc, _ = plan("pfc-storm.yaml", "--allow-pause-storm")
 expect(rc == 0, "with --allow-pause-storm it plans")
 
-print(f"plan: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("plan")

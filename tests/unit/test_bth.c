@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/bth.h"
 #include "wire/ext.h"
 #include "wire/wire_err.h"
@@ -137,11 +139,7 @@ static void test_truncated(void **state)
 
 	(void)state;
 	for (size_t len = 0; len < RP_BTH_LEN; len++) {
-		/* Exactly len bytes on the heap, so ASan/valgrind catch a read past them. */
-		uint8_t *buf = malloc(len ? len : 1);
-
-		assert_non_null(buf);
-		memcpy(buf, known_a, len);
+		uint8_t *buf = rp_test_dup_exact(known_a, len); /* ASan/valgrind catch a read past len */
 		assert_int_equal(rp_bth_parse(buf, len, &b), RP_WIRE_ETRUNC);
 		free(buf);
 		assert_int_equal(rp_bth_build(out, len, &known_a_hdr), 0);

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/eth.h"
 #include "wire/wire_err.h"
 
@@ -32,18 +34,6 @@ static const struct rp_eth tagged_hdr = {
 	.vid = 0x123,
 	.ethertype = RP_ETHERTYPE_IPV4,
 };
-
-/* Exactly n bytes on the heap, so ASan or valgrind flag any read past n. */
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-	uint8_t *p = malloc(n);
-
-	if (n) {
-		assert_non_null(p);
-		memcpy(p, src, n);
-	}
-	return p;
-}
 
 static void test_build_untagged(void **state)
 {
@@ -152,13 +142,13 @@ static void test_parse_truncated(void **state)
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(untagged); n++) {
-		uint8_t *p = dup_exact(untagged, n);
+		uint8_t *p = rp_test_dup_exact(untagged, n);
 
 		assert_int_equal(rp_eth_parse(p, n, &e, &hlen), RP_WIRE_ETRUNC);
 		free(p);
 	}
 	for (size_t n = 0; n < sizeof(tagged); n++) {
-		uint8_t *p = dup_exact(tagged, n);
+		uint8_t *p = rp_test_dup_exact(tagged, n);
 
 		assert_int_equal(rp_eth_parse(p, n, &e, &hlen), RP_WIRE_ETRUNC);
 		free(p);

@@ -9,19 +9,10 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/ext.h"
 #include "wire/wire_err.h"
-
-/* Copies the first len bytes to a heap block of exactly len bytes, so a read
- * past len lands outside the allocation (ASan, valgrind). */
-static uint8_t *exact_copy(const uint8_t *src, size_t len)
-{
-	uint8_t *p = malloc(len ? len : 1);
-
-	assert_non_null(p);
-	memcpy(p, src, len);
-	return p;
-}
 
 static const uint8_t reth_bytes[RP_RETH_LEN] = {
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, /* VA */
@@ -44,7 +35,7 @@ static void test_reth(void **state)
 	assert_int_equal(h.rkey, reth_hdr.rkey);
 	assert_int_equal(h.dma_len, reth_hdr.dma_len);
 	for (size_t len = 0; len < RP_RETH_LEN; len++) {
-		uint8_t *p = exact_copy(reth_bytes, len);
+		uint8_t *p = rp_test_dup_exact(reth_bytes, len);
 
 		assert_int_equal(rp_reth_parse(p, len, &h), RP_WIRE_ETRUNC);
 		assert_int_equal(rp_reth_build(buf, len, &reth_hdr), 0);
@@ -77,7 +68,7 @@ static void test_aeth(void **state)
 	assert_int_equal(rp_aeth_parse(buf, sizeof(buf), &h), RP_WIRE_OK);
 	assert_int_equal(h.msn, 1);
 	for (size_t len = 0; len < RP_AETH_LEN; len++) {
-		uint8_t *p = exact_copy(aeth_bytes, len);
+		uint8_t *p = rp_test_dup_exact(aeth_bytes, len);
 
 		assert_int_equal(rp_aeth_parse(p, len, &h), RP_WIRE_ETRUNC);
 		assert_int_equal(rp_aeth_build(buf, len, &in), 0);
@@ -104,7 +95,7 @@ static void test_deth(void **state)
 	assert_int_equal(rp_deth_parse(odd, sizeof(odd), &h), RP_WIRE_OK);
 	assert_int_equal(h.src_qp, 0x123456);
 	for (size_t len = 0; len < RP_DETH_LEN; len++) {
-		uint8_t *p = exact_copy(deth_bytes, len);
+		uint8_t *p = rp_test_dup_exact(deth_bytes, len);
 
 		assert_int_equal(rp_deth_parse(p, len, &h), RP_WIRE_ETRUNC);
 		assert_int_equal(rp_deth_build(buf, len, &in), 0);
@@ -137,7 +128,7 @@ static void test_atomic_eth(void **state)
 	assert_true(h.swap_add == in.swap_add);
 	assert_true(h.compare == in.compare);
 	for (size_t len = 0; len < RP_ATOMIC_ETH_LEN; len++) {
-		uint8_t *p = exact_copy(atomic_bytes, len);
+		uint8_t *p = rp_test_dup_exact(atomic_bytes, len);
 
 		assert_int_equal(rp_atomic_eth_parse(p, len, &h), RP_WIRE_ETRUNC);
 		assert_int_equal(rp_atomic_eth_build(buf, len, &in), 0);
@@ -163,7 +154,7 @@ static void test_be32_be64(void **state)
 	assert_int_equal(rp_be64_parse(b64, 8, &v64), RP_WIRE_OK);
 	assert_true(v64 == 0x8000000000000001ull);
 	for (size_t len = 0; len < 8; len++) {
-		uint8_t *p = exact_copy(b64, len);
+		uint8_t *p = rp_test_dup_exact(b64, len);
 
 		if (len < 4) {
 			assert_int_equal(rp_be32_parse(p, len, &v32), RP_WIRE_ETRUNC);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/frame.h"
 
 static const uint8_t all_opcodes[] = {
@@ -119,8 +121,7 @@ static void every_truncation_is_named(void **state)
 	struct rp_roce_spec s = base_spec(4, RP_OP_RC_WRITE_ONLY_IMM, 8);
 	size_t n = rp_roce_build(buf, sizeof(buf), &s, NULL);
 	for (size_t cut = 0; cut < n; cut++) {
-		uint8_t *p = malloc(cut ? cut : 1);
-		memcpy(p, buf, cut);
+		uint8_t *p = rp_test_dup_exact(buf, cut);
 		struct rp_frame f;
 		enum rp_frame_kind k = rp_frame_parse(p, cut, cut, &f);
 		assert_int_equal(k, RP_KIND_MALFORMED);

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/ipv4.h"
 #include "wire/wire_err.h"
 
@@ -28,17 +30,6 @@ static const struct rp_ipv4 known_hdr = {
 	.src = 0xC0A80001,
 	.dst = 0xC0A800C7,
 };
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-	uint8_t *p = malloc(n);
-
-	if (n) {
-		assert_non_null(p);
-		memcpy(p, src, n);
-	}
-	return p;
-}
 
 static void test_checksum_known(void **state)
 {
@@ -176,7 +167,7 @@ static void test_parse_truncated(void **state)
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(known); n++) {
-		uint8_t *p = dup_exact(known, n);
+		uint8_t *p = rp_test_dup_exact(known, n);
 
 		assert_int_equal(rp_ipv4_parse(p, n, &ip), RP_WIRE_ETRUNC);
 		free(p);
@@ -199,7 +190,7 @@ static void test_parse_options(void **state)
 	h[10] = (uint8_t)(c >> 8);
 	h[11] = (uint8_t)c;
 	for (size_t n = 0; n < sizeof(h); n++) {
-		uint8_t *p = dup_exact(h, n);
+		uint8_t *p = rp_test_dup_exact(h, n);
 
 		assert_int_equal(rp_ipv4_parse(p, n, &ip), RP_WIRE_ETRUNC);
 		free(p);

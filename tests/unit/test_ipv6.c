@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/ipv4.h" /* RP_ECN_*, RP_IPPROTO_UDP */
 #include "wire/ipv6.h"
 #include "wire/wire_err.h"
@@ -30,17 +32,6 @@ static const struct rp_ipv6 known_hdr = {
 	.src = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x01},
 	.dst = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x02},
 };
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-	uint8_t *p = malloc(n);
-
-	if (n) {
-		assert_non_null(p);
-		memcpy(p, src, n);
-	}
-	return p;
-}
 
 static void assert_ipv6_equal(const struct rp_ipv6 *a, const struct rp_ipv6 *b)
 {
@@ -130,7 +121,7 @@ static void test_parse_truncated(void **state)
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(known); n++) {
-		uint8_t *p = dup_exact(known, n);
+		uint8_t *p = rp_test_dup_exact(known, n);
 
 		assert_int_equal(rp_ipv6_parse(p, n, &ip), RP_WIRE_ETRUNC);
 		free(p);

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/eth.h"
 #include "wire/pfc.h"
 #include "wire/wire_err.h"
@@ -35,17 +37,6 @@ static const uint8_t known_pause[RP_MACCTL_FRAME_LEN] = {
 	0x00, 0x01, /* opcode PAUSE */
 	0xff, 0xff, /* quanta */
 };
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-	uint8_t *p = malloc(n);
-
-	if (n) {
-		assert_non_null(p);
-		memcpy(p, src, n);
-	}
-	return p;
-}
 
 static void test_macctl_dst(void **state)
 {
@@ -180,25 +171,25 @@ static void test_parse_truncated(void **state)
 
 	(void)state;
 	for (size_t n = 0; n < pfc_need; n++) {
-		uint8_t *p = dup_exact(known_pfc + RP_ETH_HLEN, n);
+		uint8_t *p = rp_test_dup_exact(known_pfc + RP_ETH_HLEN, n);
 
 		assert_int_equal(rp_macctl_parse(p, n, &m), RP_WIRE_ETRUNC);
 		free(p);
 	}
 	for (size_t n = 0; n < pause_need; n++) {
-		uint8_t *p = dup_exact(known_pause + RP_ETH_HLEN, n);
+		uint8_t *p = rp_test_dup_exact(known_pause + RP_ETH_HLEN, n);
 
 		assert_int_equal(rp_macctl_parse(p, n, &m), RP_WIRE_ETRUNC);
 		free(p);
 	}
 	/* Exactly enough, on the heap, parses. */
 	{
-		uint8_t *p = dup_exact(known_pfc + RP_ETH_HLEN, pfc_need);
+		uint8_t *p = rp_test_dup_exact(known_pfc + RP_ETH_HLEN, pfc_need);
 
 		assert_int_equal(rp_macctl_parse(p, pfc_need, &m), RP_WIRE_OK);
 		assert_int_equal(m.quanta[7], 0x1234);
 		free(p);
-		p = dup_exact(known_pause + RP_ETH_HLEN, pause_need);
+		p = rp_test_dup_exact(known_pause + RP_ETH_HLEN, pause_need);
 		assert_int_equal(rp_macctl_parse(p, pause_need, &m), RP_WIRE_OK);
 		assert_int_equal(m.quanta[0], 0xFFFF);
 		free(p);
@@ -209,7 +200,7 @@ static void test_parse_other_opcode(void **state)
 {
 	static const uint8_t gate[2] = {0x00, 0x02}; /* 802.3 GATE (EPON), just an opcode */
 	struct rp_macctl m;
-	uint8_t *p = dup_exact(gate, sizeof(gate));
+	uint8_t *p = rp_test_dup_exact(gate, sizeof(gate));
 
 	(void)state;
 	memset(&m, 0xFF, sizeof(m));

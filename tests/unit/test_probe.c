@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/probe.h"
 #include "wire/wire_err.h"
 
@@ -70,10 +72,7 @@ static void test_truncated(void **state)
 
 	(void)state;
 	for (size_t len = 0; len < RP_PROBE_LEN; len++) {
-		uint8_t *buf = malloc(len ? len : 1);
-
-		assert_non_null(buf);
-		memcpy(buf, known, len);
+		uint8_t *buf = rp_test_dup_exact(known, len);
 		assert_int_equal(rp_probe_parse(buf, len, &p), RP_WIRE_ETRUNC);
 		free(buf);
 		assert_int_equal(rp_probe_build(out, len, &known_probe), 0);

@@ -20,18 +20,17 @@ static void gaps_not_filled_are_lost(void **state)
 	struct rp_psn p;
 	struct rp_psn_event ev;
 	rp_psn_init(&p);
-	uint64_t dropped = 0;
+	/* i % 10 == 9 dropped: 9, 19, ..., 999 (100); 999 is the tail, so no
+	 * gap shows it: 99 missing in 99 gaps, 900 messages. */
 	for (uint32_t i = 0; i < 1000; i++) {
-		if (i % 10 == 9) {
-			dropped++;
+		if (i % 10 == 9)
 			continue;
-		}
 		data(&p, i, 100 + i, RP_OP_RC_WRITE_ONLY, &ev);
 	}
-	assert_int_equal(p.missing, dropped - 1); /* 999 is the tail: no gap shows it */
-	assert_int_equal(p.gaps, dropped - 1);
+	assert_int_equal(p.missing, 99);
+	assert_int_equal(p.gaps, 99);
 	assert_int_equal(p.retransmissions, 0);
-	assert_int_equal(p.messages, 1000 - dropped);
+	assert_int_equal(p.messages, 900);
 }
 
 static void wraps_at_24_bits(void **state)

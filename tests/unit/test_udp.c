@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/udp.h"
 #include "wire/wire_err.h"
 
@@ -17,17 +19,6 @@ static const uint8_t known[RP_UDP_HLEN] = {0xc0, 0x00, 0x12, 0xb7, 0x00, 0x30, 0
 static const struct rp_udp known_hdr = {
 	.sport = 49152, .dport = RP_ROCEV2_UDP_PORT, .len = 48, .checksum = 0,
 };
-
-static uint8_t *dup_exact(const uint8_t *src, size_t n)
-{
-	uint8_t *p = malloc(n);
-
-	if (n) {
-		assert_non_null(p);
-		memcpy(p, src, n);
-	}
-	return p;
-}
 
 static void test_build_known(void **state)
 {
@@ -90,7 +81,7 @@ static void test_parse_truncated(void **state)
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(known); n++) {
-		uint8_t *p = dup_exact(known, n);
+		uint8_t *p = rp_test_dup_exact(known, n);
 
 		assert_int_equal(rp_udp_parse(p, n, &u), RP_WIRE_ETRUNC);
 		free(p);

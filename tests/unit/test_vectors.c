@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "wire/frame.h"
 #include "wire/wire_err.h"
 
@@ -696,9 +698,7 @@ static void test_snaplen_cuts(void **state)
 		const struct rp_vec *v = &vecs[i];
 		for (size_t cap = 0; cap < v->len; cap++) {
 			struct rp_frame f;
-			uint8_t *p = malloc(cap ? cap : 1);
-			assert_non_null(p);
-			memcpy(p, v->frame, cap);
+			uint8_t *p = rp_test_dup_exact(v->frame, cap);
 			rp_frame_parse(p, cap, v->len, &f);
 			free(p);
 			if (f.icrc_checked || f.icrc_ok)

@@ -15,36 +15,15 @@
 
 #include <infiniband/verbs.h>
 
+#include "check.h"
+
 static const char *roceprobe;
 
 #define NO_DEVICE "roceprobe ep: no RDMA device found (ibv_get_device_list); load rdma_rxe or install an HCA"
 
-/* Runs roceprobe with args; returns the exit code, stderr in err. */
 static int run(const char *const *args, char *err, size_t len)
 {
-	int pfd[2];
-	assert_int_equal(pipe(pfd), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		const char *argv[32] = {roceprobe};
-		for (int i = 0; args[i] && i < 30; i++)
-			argv[i + 1] = args[i];
-		execv(roceprobe, (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	size_t n = 0;
-	ssize_t r;
-	while (n + 1 < len && (r = read(pfd[0], err + n, len - 1 - n)) > 0)
-		n += (size_t)r;
-	err[n] = '\0';
-	close(pfd[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return rp_test_run(roceprobe, args, err, len);
 }
 
 static bool has_device(void)
@@ -59,12 +38,7 @@ static bool has_device(void)
 /* The roceprobe line of stderr (a provider library may add warnings). */
 static void assert_one_line(const char *err, const char *want)
 {
-	const char *p = strstr(err, "roceprobe ep:");
-	assert_non_null(p);
-	assert_null(strstr(p + 1, "roceprobe ep:")); /* exactly one */
-	size_t l = strcspn(p, "\n");
-	assert_int_equal(l, strlen(want));
-	assert_memory_equal(p, want, l);
+	rp_test_one_line(err, "roceprobe ep:", want);
 }
 
 static void server_without_device(void **state)
@@ -84,7 +58,7 @@ static void client_without_device(void **state)
 	if (has_device())
 		skip();
 	char err[2048];
-	const char *args[] = {"ep", "--client", "127.0.0.1", "--mode", "bw", "--size", "4K,64K", NULL};
+	const char *args[] = {"ep", "--client", "127.0.0.1", "--mode", "bw", "--size", "4KiB,64KiB", NULL};
 	assert_int_equal(run(args, err, sizeof(err)), 2);
 	assert_one_line(err, NO_DEVICE);
 }
@@ -110,7 +84,7 @@ static void usage_errors_are_one_line_exit_2(void **state)
 	assert_one_line(err, "roceprobe ep: say --server or --client HOST (try 'roceprobe ep --help')");
 	const char *dscp[] = {"ep", "--client", "h", "--dscp", "64", NULL};
 	assert_int_equal(run(dscp, err, sizeof(err)), 2);
-	assert_one_line(err, "roceprobe ep: --dscp 64: want a number 0..63");
+	assert_one_line(err, "roceprobe ep: --dscp: expected a whole number from 0 to 63, got '64'");
 	const char *both[] = {"ep", "--client", "h", "-n", "10", "-D", "1", NULL};
 	assert_int_equal(run(both, err, sizeof(err)), 2);
 	assert_one_line(err, "roceprobe ep: give --iters or --duration, not both");
@@ -123,7 +97,7 @@ static void usage_errors_are_one_line_exit_2(void **state)
 	const char *ud_bw[] = {"ep", "--client", "h", "--ud", "--mode", "bw", NULL};
 	assert_int_equal(run(ud_bw, err, sizeof(err)), 2);
 	assert_one_line(err, "roceprobe ep: --ud measures latency only (--mode lat)");
-	const char *ud_big[] = {"ep", "--client", "h", "--ud", "--size", "2,8K", NULL};
+	const char *ud_big[] = {"ep", "--client", "h", "--ud", "--size", "2,8KiB", NULL};
 	assert_int_equal(run(ud_big, err, sizeof(err)), 2);
 	assert_one_line(err, "roceprobe ep: --ud: message size 8192 B is above the largest MTU (4096 B); a UD "
 			     "message is one packet");

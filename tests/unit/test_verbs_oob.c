@@ -198,8 +198,8 @@ static void ud_size_is_limited_to_the_path_mtu(void **state)
 	assert_int_equal(rp_ud_check_size(1024, 1024, err, sizeof(err)), 0); /* exactly one MTU fits */
 	assert_int_equal(rp_ud_check_size(4096, 4096, err, sizeof(err)), 0);
 	assert_int_equal(rp_ud_check_size(1025, 1024, err, sizeof(err)), -1);
-	assert_string_equal(err, "--ud: message size 1025 B is above the path MTU 1024 B (a UD message is one "
-				 "packet; use --size 1024 or less)");
+	assert_string_equal(err, "UD message size 1025 B is above the path MTU 1024 B (a UD message is one "
+				 "packet: 1024 B or less)");
 	assert_int_equal(rp_ud_check_size(65536, 4096, err, sizeof(err)), -1);
 	assert_int_equal(rp_ud_check_size(0, 1024, err, sizeof(err)), -1);
 	assert_int_equal(rp_ud_check_size(2, 0, err, sizeof(err)), -1); /* no MTU known */

@@ -45,11 +45,11 @@ cat >"$work/client.sh" <<EOF
 rp-retry 60 sh -c 'ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters 10.9.0.1 >pt-lat.txt 2>&1' || { cat pt-lat.txt; exit 1; }
 # ep clients retry their TCP connection by themselves (--connect-timeout).
 roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64K -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64KiB -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
 # busybox has its own (smaller) tc applet earlier in PATH: use the host iproute2 one.
 insmod /usr/local/bin/sch_netem.ko || exit 1
 /usr/local/bin/tc qdisc add dev eth0 root netem loss 2% || exit 1
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4K -n 100 --ack-timeout 14 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4KiB -n 100 --ack-timeout 14 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 /usr/local/bin/tc qdisc del dev eth0 root
 echo client done
 EOF

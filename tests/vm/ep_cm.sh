@@ -39,7 +39,7 @@ cat >"$work/client.sh" <<JOB
 # ep clients retry their TCP connection by themselves (--connect-timeout).
 roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o lat-tcp >lat-tcp.txt 2>&1 || { cat lat-tcp.txt; exit 1; }
 roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" -n $iters -o lat-cm >lat-cm.txt 2>&1 || { cat lat-cm.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" --mode bw --size 16K -n 50 --qps 2 -o bw-cm >bw-cm.txt 2>&1 ||
+roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" --mode bw --size 16KiB -n 50 --qps 2 -o bw-cm >bw-cm.txt 2>&1 ||
 	{ cat bw-cm.txt; exit 1; }
 echo client done
 JOB

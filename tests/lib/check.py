@@ -1,0 +1,75 @@
+"""What the Python tests share, one copy each: the expect() tally and one pcap reader/writer.
+
+    import os, sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+    from check import expect, finish, read_pcap, write_pcap  # noqa: E402
+
+    expect(n == 1431, "1431 lost: 1428 with i % 7 == 6 and the last 3")
+    ...
+    finish("name")   # prints "name: N failed", exits 1 on any failure, else 0
+"""
+import struct
+import sys
+
+failures = []
+
+
+def expect(cond, what):
+    """One line per check ("ok    what" / "FAIL  what"); a failure is tallied for finish()."""
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def finish(name):
+    """The closing line, "NAME: N failed", and the exit code: 1 on any failure, else 0."""
+    print(f"{name}: {len(failures)} failed", flush=True)
+    sys.exit(1 if failures else 0)
+
+
+PCAP_US, PCAP_NS = 0xA1B2C3D4, 0xA1B23C4D
+
+
+def read_pcap(path):
+    """A classic pcap of either byte order and precision:
+    {"nano": bool, "snaplen": int, "linktype": int, "recs": [(ts_ns, bytes, wire_len)]}.
+    Raises ValueError if it is not a pcap or a record is cut short."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        raise ValueError(f"{path}: {len(data)} bytes, shorter than a pcap header")
+    for end in "<>":
+        magic = struct.unpack(end + "I", data[:4])[0]
+        if magic in (PCAP_US, PCAP_NS):
+            break
+    else:
+        raise ValueError(f"{path}: not a classic pcap (magic {data[:4].hex()})")
+    scale = 1 if magic == PCAP_NS else 1000
+    snaplen, linktype = struct.unpack(end + "II", data[16:24])
+    off, recs = 24, []
+    while off < len(data):
+        if off + 16 > len(data):
+            raise ValueError(f"{path}: record header cut at byte {off}")
+        sec, frac, caplen, wire = struct.unpack(end + "IIII", data[off:off + 16])
+        if off + 16 + caplen > len(data):
+            raise ValueError(f"{path}: record data cut at byte {off}")
+        recs.append((sec * 10**9 + frac * scale, data[off + 16:off + 16 + caplen], wire))
+        off += 16 + caplen
+    return {"nano": magic == PCAP_NS, "snaplen": snaplen, "linktype": linktype, "recs": recs}
+
+
+def write_pcap(path, frames, nano=False, snaplen=65535):
+    """Writes a little-endian Ethernet pcap (microsecond unless nano). frames: bytes, one
+    second apart from 1700000000 s, or (ts_ns, bytes) pairs, or (ts_ns, bytes, wire_len)
+    as read_pcap returns them; written in time order. Frames are cut to snaplen as
+    `tcpdump -s N` does: the record keeps the wire length."""
+    recs = [fr if isinstance(fr, tuple) else ((1700000000 + i) * 10**9, fr) for i, fr in enumerate(frames)]
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", PCAP_NS if nano else PCAP_US, 2, 4, 0, 0, snaplen, 1))
+        for r in sorted(recs, key=lambda r: r[0]):
+            t, fr, wire = r[0], r[1], r[2] if len(r) > 2 else len(r[1])
+            frac = t % 10**9 if nano else t % 10**9 // 1000
+            fr = fr[:snaplen]
+            f.write(struct.pack("<IIII", t // 10**9, frac, len(fr), wire))
+            f.write(fr)
