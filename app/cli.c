@@ -24,14 +24,11 @@ int rp_cli_error(const char *cmd, const char *fmt, ...)
 
 int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v < RP_CLI_SNAPLEN_MIN || v > RP_CLI_SNAPLEN_MAX)
-		return rp_cli_error(cmd, "--snaplen: expected %d..%d bytes, got '%s'", RP_CLI_SNAPLEN_MIN,
-				    RP_CLI_SNAPLEN_MAX, arg);
-	*out = (unsigned)v;
-	return 0;
+	uint64_t v = 0;
+	int rc = rp_cli_uint(cmd, "--snaplen", arg, RP_CLI_SNAPLEN_MIN, RP_CLI_SNAPLEN_MAX, &v);
+	if (rc == 0)
+		*out = (unsigned)v;
+	return rc;
 }
 
 bool rp_cli_is_help(const char *arg)

@@ -323,7 +323,7 @@ def case_capture(tmp):
     for cmd in (["lab", prof, "-o", os.path.join(tmp, "x")], ["capture", "--port", "net_null0", "-w", os.path.join(tmp, "x.pcap")]):
         for bad in ("63", "65536"):
             p = subprocess.run([ROCEPROBE, *cmd, "--snaplen", bad], capture_output=True, text=True, timeout=60)
-            expect(p.returncode == 2 and f"--snaplen: expected 64..65535 bytes, got '{bad}'" in p.stderr,
+            expect(p.returncode == 2 and f"--snaplen: expected a whole number from 64 to 65535, got '{bad}'" in p.stderr,
                    f"{cmd[0]} --snaplen {bad}: exit 2, the shared rule ({p.stderr.strip()})")
     j = lab(prof, os.path.join(tmp, "s64"), "--capture", "--snaplen", "64")
     ok, rows, _ = tshark(os.path.join(tmp, "s64", "capture-h0.pcap"), "frame.cap_len")
