@@ -17,6 +17,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 MPIRUN = shutil.which("mpirun")
@@ -25,13 +27,7 @@ if not MPIRUN:
     sys.exit(77)
 MPI = [MPIRUN, "--allow-run-as-root", "--oversubscribe"]
 SKEW = 5_000_000
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def hosts(n, extra=lambda i: ""):
@@ -86,5 +82,4 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = ours(p.stderr)
     expect(p.returncode == 2 and len(lines) == 1 and "start it with mpirun or srun" in lines[0],
            f"no launcher, a host on rank 1: exit 2, one line ({p.returncode}, {lines})")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("mpi-cluster")

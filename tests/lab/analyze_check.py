@@ -25,15 +25,11 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from roce_icrc import icrc_wire  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, write_pcap  # noqa: E402
 
 roceprobe = sys.argv[1]
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def ip4(s):
@@ -79,15 +75,6 @@ def pfc(enable, quanta):
     return f + b"\0" * (60 - len(f))
 
 
-def write_pcap(path, frames, snaplen=65535):
-    """A nanosecond pcap; frames longer than snaplen keep only their first bytes
-    (caplen), with the wire length (orig_len) in the record, as tcpdump -s does."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, 1))  # nanosecond pcap, Ethernet
-        for t, fr in sorted(frames, key=lambda x: x[0]):
-            cut = fr[:snaplen]
-            f.write(struct.pack("<IIII", t // 1000000000, t % 1000000000, len(cut), len(fr)))
-            f.write(cut)
 
 
 T0 = 1700000000 * 1000000000
@@ -138,7 +125,7 @@ frames.append((T0 + 300000, pfc(0x08, {3: 0})))
 
 with tempfile.TemporaryDirectory() as d:
     pcap = os.path.join(d, "incident.pcap")
-    write_pcap(pcap, frames)
+    write_pcap(pcap, frames, nano=True)
     p = subprocess.run([roceprobe, "analyze", "--json", pcap], capture_output=True, text=True)
     expect(p.returncode == 0, f"analyze --json exits 0 ({p.stderr.strip()})")
     j = json.loads(p.stdout) if p.returncode == 0 else {"flows": [], "ports": []}
@@ -197,7 +184,7 @@ with tempfile.TemporaryDirectory() as d:
                                 ext=struct.pack("!QII", 0x1000, 0x55, 1024))) for i in range(1001)]
     for snap in (65535, 128):
         gp = os.path.join(d, "goodput-%d.pcap" % snap)
-        write_pcap(gp, big, snap)
+        write_pcap(gp, big, nano=True, snaplen=snap)
         g = subprocess.run([roceprobe, "analyze", "--json", gp], capture_output=True, text=True)
         gf = json.loads(g.stdout)["flows"][0] if g.returncode == 0 else {}
         expect(abs(gf.get("goodput_gbps", 0) - 1.001) < 1e-9,
@@ -220,7 +207,7 @@ with tempfile.TemporaryDirectory() as d:
               [], 335539, 335539 - 100000)]
     for name, frs, opts, want, past in cases:
         pp = os.path.join(d, "pause-%s.pcap" % name)
-        write_pcap(pp, frs)
+        write_pcap(pp, frs, nano=True)
         r = subprocess.run([roceprobe, "analyze", "--json"] + opts + [pp], capture_output=True, text=True)
         pj = json.loads(r.stdout) if r.returncode == 0 else {"ports": [{"prio": [{}] * 8}], "findings": []}
         p3 = pj["ports"][0]["prio"][3]
@@ -244,7 +231,7 @@ with tempfile.TemporaryDirectory() as d:
                                for i in range(10)]}
     for name, frs in clocks.items():
         cp = os.path.join(d, "clock-%s.pcap" % name)
-        write_pcap(cp, frs)
+        write_pcap(cp, frs, nano=True)
         for opts in (["--latency"], ["--latency", "--json"]):
             c = subprocess.run([roceprobe, "analyze"] + opts + [cp], capture_output=True, text=True)
             expect(c.returncode == 2 and c.stderr.count("\n") == 1 and "clock" in c.stderr and c.stdout == "",
@@ -295,5 +282,4 @@ with tempfile.TemporaryDirectory() as d:
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 
-print(f"analyze: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("analyze")

@@ -15,16 +15,12 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def rp(*args, timeout=120):
@@ -116,5 +112,4 @@ def case_dpdk(tmp):
 
 with tempfile.TemporaryDirectory() as tmp:
     globals()["case_" + CASE](tmp)
-print(f"{CASE}: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish(CASE)

@@ -27,15 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def lab(profile, out, *args):
@@ -521,5 +517,4 @@ def case_sweep(tmp):
 
 with tempfile.TemporaryDirectory() as tmp:
     globals()["case_" + CASE](tmp)
-print(f"{CASE}: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish(CASE)

@@ -19,16 +19,12 @@ import re
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
 
 ROCEPROBE, PROFILES, DOC = sys.argv[1], sys.argv[2], sys.argv[3]
 DPDK = len(sys.argv) > 4 and sys.argv[4] == "dpdk"
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def keys(o, path, out):
@@ -75,5 +71,4 @@ for line in doc.splitlines():
 if DPDK:  # analyze and run keys are only known with DPDK; without it, lab keys are a subset
     unseen = sorted(rows - set(seen))
     expect(not unseen, f"every field a table names appears in some result (never seen: {unseen})")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish("results-doc")
