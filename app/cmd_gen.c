@@ -205,12 +205,13 @@ int rp_cmd_gen(int argc, char **argv)
 	static struct rp_session r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .eal = o.eal, .lcores = o.lcores};
+	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
+	rp_cli_catch_stop();
 	rc = rp_session_open(&r, "gen", o.profile, &so);
 	if (rc != 0) {
 		rp_session_close(&r);
 		return rc;
 	}
-	rp_cli_catch_stop();
 	r.g = (struct rp_dp_gen){.ports = r.tx, .n_ports = r.nports, .n_lcores = o.lcores,
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				 .progress = rp_session_progress, .progress_arg = &r};

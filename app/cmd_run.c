@@ -180,6 +180,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 		return rp_cli_error("run", "%s", err);
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
+	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
 	r->acfg.bin_ns = o->bin_ns;
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
@@ -314,20 +315,26 @@ static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
 		rp_cli_stop ? " (interrupted)" : "");
-	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s\n", "flow", "src", "dst", "prio",
-		"tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
+	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
+		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
+		"max ns");
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
 		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %6" PRIu64 " %9.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			   " %6" PRIu64 " %9.3f %10.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
 			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
-			x.cnp_tx, x.goodput_gbps, x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
+			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
+			x.latency_ns.pct[2], x.latency_ns.max);
 	}
-	fprintf(f, "\n%-8s %10s %8s %8s %12s %s\n", "port", "rx", "PFC rx", "PFC tx", "paused ns", "(by priority: paused ns)");
+	fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
+	fprintf(f, "\n%-8s %10s %10s %8s %8s %12s %s\n", "port", "rx", "misdeliv", "PFC rx", "PFC tx", "paused ns",
+		"(by priority: paused ns)");
+	uint64_t misdelivered = 0;
 	for (size_t i = 0; i < rp_acct_nports(r->acct); i++) {
 		struct rp_acct_port_result p;
 		rp_acct_port(r->acct, i, &p);
+		misdelivered += p.misdelivered;
 		if (!p.rx_frames && !p.pfc_frames)
 			continue;
 		uint64_t paused = 0, pfc_tx = 0, pfc_rx = 0;
@@ -336,12 +343,16 @@ static void summary(FILE *f, const struct run *r)
 			pfc_tx += p.prio[q].pfc_tx;
 			pfc_rx += p.prio[q].pfc_rx;
 		}
-		fprintf(f, "%-8s %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " ", p.node, p.rx_frames, pfc_rx, pfc_tx,
-			paused);
+		fprintf(f, "%-8s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " ", p.node, p.rx_frames,
+			p.misdelivered, pfc_rx, pfc_tx, paused);
 		for (int q = 0; q < 8; q++)
 			fprintf(f, "%s%" PRIu64, q ? "/" : "", p.prio[q].paused_ns);
 		fputc('\n', f);
 	}
+	if (misdelivered)
+		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
+			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
+			   "misroutes\n", misdelivered);
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
 			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
@@ -398,6 +409,8 @@ int rp_cmd_run(int argc, char **argv)
 	static struct run r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1};
+	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
+	rp_cli_catch_stop();
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
 	rc = rp_session_open(&r.s, "run", o.profile, &so);
 	if (rc == 0)
@@ -410,7 +423,6 @@ int rp_cmd_run(int argc, char **argv)
 		cleanup(&r);
 		return rc;
 	}
-	rp_cli_catch_stop();
 	r.started = time(NULL);
 	snapshot_xstats(&r);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,

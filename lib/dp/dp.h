@@ -11,8 +11,11 @@
 #define RP_DP_MAX_PORTS 64
 
 /* EAL arguments from the ports a run uses plus the user's --eal string.
- * Without hugepages it adds --no-huge -m 1024 and says so once on stderr;
- * with only virtual devices it adds --no-pci. */
+ * Without hugepages it adds --no-huge -m 1024 --no-shconf and says so once on
+ * stderr; with only virtual devices it adds --no-pci. net_null vdevs get
+ * no-rx=1 (their RX returns garbage) unless the devargs set no-rx, said in
+ * one line on stderr. The EAL's runtime directory (--file-prefix rpPID) is
+ * removed by rp_dp_eal_cleanup, at exit, and when init fails. */
 struct rp_dp_eal_opts {
 	const char *const *devargs; /* "net_ring0", "net_pcap0,tx_pcap=x.pcap", "0000:3b:00.0" */
 	unsigned n_devargs;

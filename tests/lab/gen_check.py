@@ -5,7 +5,11 @@
     pfc.pcap --net_pcap rx_pcap--> [gen: tx host]   (PFC frames fed to the port)
     [gen: tx host] --net_null / net_ring-->           (pacing)
 
-usage: gen_check.py ROCEPROBE CASE   (CASE: packets, pacing-null, pacing-ring, pfc, sigint)
+    [gen/run] profiles/pfc-storm.yaml, incast-8to1.yaml on net_null (opened without RX)
+    [gen, run, capture, switch] normal / error / SIGINT / SIGTERM: no /var/run/dpdk/rpPID left
+
+usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
+                                      null-rx, cleanup)
 """
 import json
 import os
@@ -185,8 +189,91 @@ def case_sigint(tmp):
     expect("gen " in err and "Gbit/s" in err, "progress lines on stderr once a second")
 
 
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
+
+
+def case_null_rx(tmp):
+    # net_null's RX hands back garbage frames; nothing sends these ports PFC, so
+    # the known answer is 0 PFC received and 0 ns paused on every priority.
+    p = subprocess.run([ROCEPROBE, "gen", os.path.join(PROFILES, "pfc-storm.yaml"), "--allow-pause-storm",
+                        "--duration", "1", "--json"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"gen pfc-storm exit {p.returncode}")
+    j = json.loads(p.stdout)
+    for port in j["ports"]:
+        paused = [q["paused_ns"] for q in port["prio"]]
+        expect(port["rx_pfc"] == 0 and port["rx_pause"] == 0 and paused == [0] * 8,
+               f"{port['node']}: PFC rx {port['rx_pfc']}, PAUSE rx {port['rx_pause']}, paused {paused} (all 0)")
+    lines = [l for l in p.stderr.splitlines() if "no-rx=1" in l]
+    expect(len(lines) == 1 and "net_null0, net_null1, net_null2" in lines[0], f"one line says so: {lines}")
+    # run: the 8 senders' frames go nowhere; no port receives anything (was 66688 junk frames each).
+    out = os.path.join(tmp, "incast")
+    p = subprocess.run([ROCEPROBE, "run", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", out, "--set",
+                        "traffic.0.messages=2"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"run incast-8to1 exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(all(q["rx_frames"] == 0 for q in j["ports"]), f"rx_frames per port {[q['rx_frames'] for q in j['ports']]} all 0")
+    # 2 messages of 64 KiB at MTU 4096 = 32 packets per sender, none received
+    expect(all(f["tx_packets"] == 32 and f["lost"] == 32 for f in j["flows"]),
+           f"every flow lost its 32 packets: {[(f['tx_packets'], f['lost']) for f in j['flows']]}")
+
+
+def runtime_dir(pid):
+    base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    return os.path.join(base, f"rp{pid}")
+
+
+def case_cleanup(tmp):
+    # Every way out of every DPDK command leaves no /var/run/dpdk/rpPID behind.
+    import signal
+    import time
+    prof = os.path.join(tmp, "p.yaml")
+    with open(prof, "w") as f:
+        f.write("name: cleanup\ndefaults: {speed: 10G, mtu: 1024}\n" +
+                HOSTS.format(port="pair:c0:0").replace("192.0.2.2}", '192.0.2.2, port: "pair:c0:1"}') +
+                "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, messages: 1000}\n")
+    long = os.path.join(tmp, "long.yaml")
+    with open(long, "w") as f:
+        f.write(open(prof).read().replace("messages: 1000", "duration: 60s"))
+    pcap = os.path.join(tmp, "in.pcap")
+    with open(pcap, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        frame = bytes(60)
+        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    null = os.path.join(tmp, "null.yaml")
+    with open(null, "w") as f:
+        f.write("name: null\ndefaults: {speed: 10G, mtu: 1024}\n" + HOSTS.format(port="net_null0") +
+                "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s}\n")
+    o = os.path.join(tmp, "o")
+    cases = [
+        ("gen normal", [ROCEPROBE, "gen", null, "--duration", "0.5"], None, 0),
+        ("run normal", [ROCEPROBE, "run", prof, "-o", o], None, 0),
+        ("run error after EAL init (cannot create -o)", [ROCEPROBE, "run", prof, "-o", "/proc/rp-no/such"], None, 2),
+        ("gen error in EAL init (bad EAL option)", [ROCEPROBE, "gen", prof, "--eal", "--no-such-eal-option"], None, 2),
+        ("gen SIGINT", [ROCEPROBE, "gen", null], signal.SIGINT, 0),
+        ("run SIGINT", [ROCEPROBE, "run", long, "-o", o], signal.SIGINT, 0),
+        ("run SIGTERM", [ROCEPROBE, "run", long, "-o", o], signal.SIGTERM, 0),
+        ("capture normal", [ROCEPROBE, "capture", "--port", f"net_pcap0,rx_pcap={pcap}", "-w", os.path.join(tmp, "c.pcap"), "--count", "1"], None, 0),
+        ("capture SIGINT", [ROCEPROBE, "capture", "--port", "net_ring0", "-w", os.path.join(tmp, "c.pcap")], signal.SIGINT, 0),
+        ("switch normal", [ROCEPROBE, "switch", "--port", "net_ring0", "--port", "net_ring1", "--duration", "0.5"], None, 0),
+        ("switch SIGINT", [ROCEPROBE, "switch", "--port", "net_ring0", "--port", "net_ring1"], signal.SIGINT, 0),
+    ]
+    for what, cmd, sig, want_rc in cases:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if sig:
+            time.sleep(2)
+            p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        left = os.path.exists(runtime_dir(p.pid))
+        expect(p.returncode == want_rc and not left,
+               f"{what}: exit {p.returncode} (want {want_rc}), {runtime_dir(p.pid)} {'LEFT BEHIND' if left else 'removed'}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    if CASE == "packets":
+    if CASE == "null-rx":
+        case_null_rx(tmp)
+    elif CASE == "cleanup":
+        case_cleanup(tmp)
+    elif CASE == "packets":
         case_packets(tmp)
     elif CASE == "pacing-null":
         pacing(tmp, "net_null0,no-rx=1", 2)
