@@ -12,7 +12,11 @@ misdelivered: frames that land at the wrong host's port are not received.
     [rx] pair:l1:1   (its link's other end is nobody's: it gets nothing)
     [h1] net_ring0 (a loopback: h1 gets its own frames) -- h1 -> h2, 4000 msgs -- [h2] net_ring1
 
-usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered)
+sigint: Ctrl-C in the middle of a 60 s run whose receiver drops every 10th frame and
+delays the rest by 1 ms on purpose (about 110 frames held at any time): the frames in
+flight are drained before the count, so lost == the frames dropped on purpose, exactly.
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint)
 """
 import json
 import os
@@ -201,8 +205,35 @@ traffic:
            f"h1's loopback got its own 4000 frames ({ports['h1']['misdelivered']} misdelivered), h2 got {ports['h2']['rx_frames']}")
 
 
+def case_sigint(tmp):
+    import signal
+    import time
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile("{drop_every: 10, delay: 1ms}").replace("messages: 10001", "duration: 60s"))
+    p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--capture"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode})")
+    j = json.load(open(os.path.join(out, "result.json")))
+    f = j["flows"][0]
+    dropped = next(q for q in j["environment"]["ports"] if q["node"] == "rx")["impair_dropped"]
+    expect(j["interrupted"] is True, "result.json says interrupted")
+    # drop_every 10 drops frames 10, 20, ...: a tenth of what was sent, rounded down.
+    expect(dropped == f["tx_packets"] // 10 > 1000, f"dropped on purpose {dropped} == {f['tx_packets']} sent // 10")
+    expect(f["lost"] == dropped, f"lost {f['lost']} == {dropped} dropped on purpose (nothing in flight counted lost)")
+    expect(f["rx_packets"] == f["tx_packets"] - dropped, f"rx_packets {f['rx_packets']} == sent - dropped")
+    a = json.loads(subprocess.run([ROCEPROBE, "analyze", "--json", os.path.join(out, "capture-rx.pcap")],
+                                  capture_output=True, text=True, check=True).stdout)
+    # A capture cannot see a dropped last frame (sent a multiple of 10): then one fewer.
+    tail = 1 if f["tx_packets"] % 10 == 0 else 0
+    expect(a["flows"][0]["lost"] == dropped - tail, f"analyze of the capture: lost {a['flows'][0]['lost']} == {dropped - tail}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
+    {"sigint": case_sigint, "loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
      "misdelivered": case_misdelivered}[CASE](tmp)
 print(f"{CASE}: {len(failures)} failed")
 sys.exit(1 if failures else 0)
