@@ -353,6 +353,10 @@ static void summary(FILE *f, const struct run *r)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
 			   "misroutes\n", misdelivered);
+	if (rp_session_warn_rates(&r->s, NULL) > 0) {
+		fputc('\n', f);
+		rp_session_warn_rates(&r->s, f);
+	}
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
 			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
@@ -373,6 +377,8 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 		return rp_cli_error("run", "cannot write %s: %s", path, strerror(errno));
 	summary(stdout, r);
 	printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
+	fflush(stdout);
+	rp_session_warn_rates(&r->s, stderr);
 	return 0;
 }
 

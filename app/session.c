@@ -123,6 +123,64 @@ double rp_l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns)
 	return ns ? (double)(bytes + 24 * packets) * 8 / (double)ns : 0.0;
 }
 
+uint64_t rp_flow_active_ns(const struct rp_source_flow_stats *st)
+{
+	return st->last_tx_ns - st->first_tx_ns;
+}
+
+double rp_flow_active_gbps(const struct rp_source_flow_stats *st)
+{
+	return rp_l1_gbps(st->span_packets, st->span_bytes, rp_flow_active_ns(st));
+}
+
+#define RATE_SHORT 0.99 /* warn below 99% of the plan */
+
+/* Why a flow on port tp fell behind, most likely first. */
+static void short_cause(const struct rp_session *s, const struct rp_dp_txport *tp, const struct rp_flow *f,
+			double want_gbps, char *buf, size_t n)
+{
+	uint64_t paused = rp_pause_paused_ns(&tp->pause, f->prio, s->g.end_ns);
+	unsigned on_lcore = 0;
+	for (unsigned i = 0; i < s->nports; i++)
+		on_lcore += s->tx[i].src && s->tx[i].lcore == tp->lcore;
+	if (paused)
+		snprintf(buf, n, "PFC/PAUSE held priority %u for %.3f ms", f->prio, (double)paused / 1e6);
+	else if (s->prof->hosts[tp->index].port_is_pci && tp->port->link_bps &&
+		 (double)tp->port->link_bps < want_gbps * 1e9) /* virtual PMDs report a speed they do not keep */
+		snprintf(buf, n, "the port's link is %.3f Gbit/s (%s)", (double)tp->port->link_bps / 1e9, tp->port->driver);
+	else if (tp->tx_full)
+		snprintf(buf, n, "the PMD limit: %s's TX queue refused %" PRIu64 " bursts", tp->port->driver, tp->tx_full);
+	else
+		snprintf(buf, n, "the TX lcore fell behind (CPU shared with another poller, or %u sending ports on "
+				 "lcore %u: try --lcores or a free core with --eal \"-l N\")", on_lcore, tp->lcore);
+}
+
+unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		for (size_t k = 0; tp->src && k < rp_source_nflows(tp->src); k++) {
+			struct rp_source_flow_stats st;
+			rp_source_flow_stats(tp->src, k, &st);
+			const struct rp_flow *f = &s->plan.flows[st.flow_id];
+			double want = f->avg_bps / 1e9, got = rp_flow_active_gbps(&st);
+			if (f->kind != RP_TRAFFIC_RDMA || st.span_packets == 0 || got >= RATE_SHORT * want)
+				continue;
+			char cause[256];
+			short_cause(s, tp, f, want, cause, sizeof(cause));
+			if (out)
+				fprintf(out,
+					"roceprobe %s: warning: flow %u (%s -> %s) reached %.3f of %.3f Gbit/s (%.1f%% "
+					"short) over its %.3f ms; likely cause: %s\n",
+					s->cmd, f->id, s->prof->hosts[f->src].name, s->prof->hosts[f->dst].name, got,
+					want, 100.0 * (1.0 - got / want), (double)rp_flow_active_ns(&st) / 1e6, cause);
+			n++;
+		}
+	}
+	return n;
+}
+
 static double paused_pct(const struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	uint64_t most = 0;
