@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "traffic/source.h"
@@ -57,6 +58,47 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 	return 0;
 }
 
+/* The longest frame (without FCS) host h sends or, in a run, receives, and
+ * the MTU of the flow that makes it. */
+static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, unsigned *mtu)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < s->plan.nflows; i++) {
+		const struct rp_flow *f = &s->plan.flows[i];
+		if (f->src != h && !(receives && f->kind == RP_TRAFFIC_RDMA && f->dst == h))
+			continue;
+		for (unsigned k = 0; k < RP_PKT_KINDS; k++)
+			if (f->frame_len[k] > most) {
+				most = f->frame_len[k];
+				*mtu = f->kind == RP_TRAFFIC_RDMA ? f->p.mtu : 0;
+			}
+	}
+	return most;
+}
+
+/* One line when the port cannot take the profile's frames (DPDK's own
+ * message would only say "Invalid argument"). */
+static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
+{
+	unsigned mtu = 0;
+	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_max_frame(devargs);
+	if (!port || need <= port)
+		return 0;
+	const struct rp_host *host = &s->prof->hosts[h];
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(devargs, ","), devargs);
+	unsigned fit = 0;
+	for (unsigned m = 4096; mtu && m >= 256 && !fit; m /= 2)
+		if (m < mtu && need - mtu + m <= port)
+			fit = m;
+	if (fit)
+		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's mtu %u makes "
+				    "frames of %zu B: set mtu: %u (frames of %zu B), or use a port that takes jumbo frames",
+				    host->name, name, port, mtu, need, fit, need - mtu + fit);
+	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's frames are up to %zu B",
+			    host->name, name, port, need);
+}
+
 static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsigned lcores)
 {
 	char err[RP_DP_ERRLEN];
@@ -93,6 +135,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;
+	for (unsigned i = 0; i < s->nports; i++)
+		if ((rc = check_frame(s, s->tx[i].index, devargs[i], o->receivers)) != 0)
+			return rc;
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;

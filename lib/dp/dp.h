@@ -41,6 +41,10 @@ struct rp_dp_port {
 int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
 		    size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
+/* The largest frame (without FCS) the port a devargs string names takes: the
+ * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
+ * the port is not there or does not say. The EAL must be up. */
+size_t rp_dp_port_max_frame(const char *devargs);
 
 /* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
  * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in
