@@ -431,6 +431,12 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	r.started = time(NULL);
 	snapshot_xstats(&r);
+	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
+	 * a PFC source's first frames would be that late and skipped). */
+	rp_dp_clock_start();
+	for (unsigned i = 0; i < r.s.nports; i++)
+		if (r.rx.ports[r.s.tx[i].index].cap)
+			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = rp_session_progress, .progress_arg = &r.s, .rx = &r.rx,
