@@ -153,7 +153,7 @@ static json_t *flow_json(const struct rp_session *r, const struct rp_source_flow
 	json_object_set_new(o, "last_tx_ns", json_integer((json_int_t)st->last_tx_ns));
 	json_object_set_new(o, "active_ns", json_integer((json_int_t)rp_flow_active_ns(st)));
 	json_object_set_new(o, "active_gbps_l1", json_real(rp_flow_active_gbps(st)));
-	json_object_set_new(o, "planned_gbps_l1", json_real(f->kind == RP_TRAFFIC_PFC ? 0.0 : f->avg_bps / 1e9));
+	json_object_set_new(o, "planned_gbps_l1", json_real(rp_flow_planned_gbps(f, st)));
 	return o;
 }
 

@@ -178,6 +178,21 @@ double rp_flow_active_gbps(const struct rp_source_flow_stats *st)
 	return rp_l1_gbps(st->span_packets, st->span_bytes, rp_flow_active_ns(st));
 }
 
+/* Inside one burst window or phase a flow runs at its peak; over whole
+ * periods at its long-run average (less, and so fewer warnings, for spans
+ * in between). */
+double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow_stats *st)
+{
+	if (f->kind != RP_TRAFFIC_RDMA)
+		return 0.0;
+	if (!f->pace.period_ns || f->peak_bps <= 0)
+		return f->avg_bps / 1e9;
+	/* The window: on time of on/off bursts, or a phase's messages. */
+	double window = f->pace.on_ns ? (double)f->pace.on_ns : (double)f->pace.burst_msgs * (double)f->pace.msg_ns;
+	double at_peak = (double)(st->span_bytes + 24 * st->span_packets) * 8e9 / f->peak_bps;
+	return (at_peak <= window ? f->peak_bps : f->avg_bps) / 1e9;
+}
+
 #define RATE_SHORT 0.99 /* warn below 99% of the plan */
 
 /* Why a flow on port tp fell behind, most likely first. */
@@ -209,7 +224,7 @@ unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out)
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(tp->src, k, &st);
 			const struct rp_flow *f = &s->plan.flows[st.flow_id];
-			double want = f->avg_bps / 1e9, got = rp_flow_active_gbps(&st);
+			double want = rp_flow_planned_gbps(f, &st), got = rp_flow_active_gbps(&st);
 			if (f->kind != RP_TRAFFIC_RDMA || st.span_packets == 0 || got >= RATE_SHORT * want)
 				continue;
 			char cause[256];

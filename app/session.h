@@ -52,6 +52,9 @@ struct rp_source_flow_stats;
  * packets before its last burst filled that span); 0 before a second burst. */
 double rp_flow_active_gbps(const struct rp_source_flow_stats *st);
 uint64_t rp_flow_active_ns(const struct rp_source_flow_stats *st);
+/* What the plan asks over that time: the peak inside one burst window or
+ * phase, else the rate times the duty cycle (Gbit/s, layer 1; 0 for PFC). */
+double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow_stats *st);
 /* One line on f per RDMA flow whose active rate fell more than 1% short of
  * its plan (the rate, times the duty cycle of bursts or phases), with the
  * likely cause; returns how many. */
