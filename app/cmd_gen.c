@@ -163,7 +163,7 @@ static void report_json(const struct rp_session *r)
 	json_t *ports = json_array(), *flows = json_array();
 	for (unsigned i = 0; i < r->nports; i++) {
 		json_array_append_new(ports, port_json(r, i, end));
-		for (size_t k = 0; k < rp_source_nflows(r->tx[i].src); k++) {
+		for (size_t k = 0; r->tx[i].src && k < rp_source_nflows(r->tx[i].src); k++) {
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(r->tx[i].src, k, &st);
 			json_array_append_new(flows, flow_json(r, &st, end));
@@ -196,7 +196,7 @@ static void report_text(const struct rp_session *r)
 	printf("\n%-5s %-10s %-10s %4s %4s %14s %16s %10s %10s %10s\n", "flow", "src", "dst", "prio", "dscp",
 	       "tx packets", "tx bytes", "target", "Gbit/s L1", "active ms");
 	for (unsigned i = 0; i < r->nports; i++)
-		for (size_t k = 0; k < rp_source_nflows(r->tx[i].src); k++) {
+		for (size_t k = 0; r->tx[i].src && k < rp_source_nflows(r->tx[i].src); k++) {
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(r->tx[i].src, k, &st);
 			const struct rp_flow *f = &r->plan.flows[st.flow_id];

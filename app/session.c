@@ -40,7 +40,10 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, const char **devargs)
 {
 	for (unsigned h = 0; h < s->prof->nhosts; h++) {
-		bool sends = host_sends(&s->plan, h), receives = o->receivers && host_receives(&s->plan, h);
+		/* gen too opens a receiver on a pair: link, or the link's ring would fill
+		 * (nobody reads it) and stall the sender; what arrives is dropped. */
+		bool pair = rp_dp_is_pair(s->prof->hosts[h].port);
+		bool sends = host_sends(&s->plan, h), receives = (o->receivers || pair) && host_receives(&s->plan, h);
 		if (!sends && !receives)
 			continue;
 		const struct rp_host *host = &s->prof->hosts[h];
