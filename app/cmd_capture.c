@@ -57,7 +57,8 @@ static void usage(FILE *out)
 	      "data, CNP, NAK, CE-marked, PFC and PAUSE frames seen in that second.\n"
 	      "\n"
 	      "  --port DEVARGS      the DPDK port: a PCI address or a vdev (net_pcap0,rx_pcap=F,\n"
-	      "                      net_af_packet0,iface=eth1, ...)\n"
+	      "                      net_af_packet0,iface=eth1, ...); frames up to 9216 B, or\n"
+	      "                      what the port takes (af_packet, tap: 1514 B; said on stderr)\n"
 	      "  -w FILE             the pcap file (with rotation: FILE-0001.pcap, -0002, ...)\n"
 	      "  --snaplen N         bytes kept of each frame, 64..65535 (default 128: every\n"
 	      "                      RoCEv2 header and the probe fit)\n"
@@ -175,7 +176,15 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);
 	r->eal_up = true;
-	if (rp_dp_port_open(o->port, 1, MAX_FRAME, &r->port, err, sizeof(err)) != 0)
+	/* A port that takes less than a jumbo frame (net_af_packet, net_tap: 1514 B)
+	 * is opened for what it takes. */
+	size_t max_frame = MAX_FRAME, port_max = rp_dp_port_max_frame(o->port);
+	if (port_max && port_max < max_frame) {
+		max_frame = port_max;
+		fprintf(stderr, "roceprobe capture: port %.*s takes frames up to %zu B (without FCS); capturing frames up to that\n",
+			(int)strcspn(o->port, ","), o->port, max_frame);
+	}
+	if (rp_dp_port_open(o->port, 1, max_frame, &r->port, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);
 	rp_dp_clock_start();
 	r->cap = rp_capture_open(&o->cfg, err, sizeof(err));

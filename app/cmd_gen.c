@@ -45,6 +45,10 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm   accept PFC sources that could hold a port paused\n"
 	      "  --json                per-port and per-flow counters as JSON on stdout\n"
 	      "\n"
+	      "Per flow, Gbit/s L1 is over its active time (first to last packet, active ms);\n"
+	      "a flow more than 1% short of its planned rate gets a warning line on stderr with\n"
+	      "the likely cause (PFC pause, PMD limit, a TX core shared or overloaded). net_null\n"
+	      "ports are opened with no-rx=1 (their RX returns garbage).\n"
 	      "Progress goes to stderr once a second; Ctrl-C stops cleanly with final counters.\n"
 	      "Without hugepages DPDK runs with --no-huge (fine for net_null, net_ring, net_pcap,\n"
 	      "net_af_packet, net_af_xdp). Example:\n"
@@ -128,13 +132,14 @@ static json_t *port_json(const struct rp_session *r, unsigned i, uint64_t end_ns
 			 (json_int_t)tp->rx_pause, "tx_queue_full", (json_int_t)tp->tx_full, "tx_unsent", (json_int_t)tp->tx_unsent, "prio", prios);
 }
 
-/* A flow's rate over the time it was running: from its start to its last
- * packet's due time, or to the end of the run for one cut short. */
+/* tx_gbps_l1: a flow's rate from its planned start to the end of the run
+ * (idle time after its last packet included); active_gbps_l1: over its
+ * first to last packet. */
 static json_t *flow_json(const struct rp_session *r, const struct rp_source_flow_stats *st, uint64_t end_ns)
 {
 	const struct rp_flow *f = &r->plan.flows[st->flow_id];
 	uint64_t start = f->p.start_ns, active = end_ns > start ? end_ns - start : 0;
-	return json_pack("{s:I, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:b}", "id",
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:b}", "id",
 			 (json_int_t)f->id, "kind", f->kind == RP_TRAFFIC_PFC ? "pfc" : "rdma", "src",
 			 r->prof->hosts[f->src].name, "dst", f->kind == RP_TRAFFIC_PFC ? "" : r->prof->hosts[f->dst].name,
 			 "dscp", f->p.dscp, "ecn", f->p.ecn, "prio", f->prio, "qpn", (json_int_t)f->rqpn, "tx_packets",
@@ -142,6 +147,14 @@ static json_t *flow_json(const struct rp_session *r, const struct rp_source_flow
 			 (json_int_t)st->tx_messages, "tx_payload", (json_int_t)st->tx_payload, "target_gbps",
 			 (double)f->rate_bps / 1e9, "tx_gbps_l1", rp_l1_gbps(st->tx_packets, st->tx_bytes, active), "done",
 			 st->done);
+	/* Over the flow's own active time, first to last packet, and what the plan
+	 * asks over it (the rate times the duty cycle of bursts or phases). */
+	json_object_set_new(o, "first_tx_ns", json_integer((json_int_t)st->first_tx_ns));
+	json_object_set_new(o, "last_tx_ns", json_integer((json_int_t)st->last_tx_ns));
+	json_object_set_new(o, "active_ns", json_integer((json_int_t)rp_flow_active_ns(st)));
+	json_object_set_new(o, "active_gbps_l1", json_real(rp_flow_active_gbps(st)));
+	json_object_set_new(o, "planned_gbps_l1", json_real(rp_flow_planned_gbps(f, st)));
+	return o;
 }
 
 static void report_json(const struct rp_session *r)
@@ -150,7 +163,7 @@ static void report_json(const struct rp_session *r)
 	json_t *ports = json_array(), *flows = json_array();
 	for (unsigned i = 0; i < r->nports; i++) {
 		json_array_append_new(ports, port_json(r, i, end));
-		for (size_t k = 0; k < rp_source_nflows(r->tx[i].src); k++) {
+		for (size_t k = 0; r->tx[i].src && k < rp_source_nflows(r->tx[i].src); k++) {
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(r->tx[i].src, k, &st);
 			json_array_append_new(flows, flow_json(r, &st, end));
@@ -180,19 +193,19 @@ static void report_text(const struct rp_session *r)
 			printf("%s%" PRIu64, p ? "/" : "", rp_pause_paused_ns(&tp->pause, p, end));
 		putchar('\n');
 	}
-	printf("\n%-5s %-10s %-10s %4s %4s %14s %16s %10s %10s\n", "flow", "src", "dst", "prio", "dscp",
-	       "tx packets", "tx bytes", "target", "Gbit/s L1");
+	printf("\n%-5s %-10s %-10s %4s %4s %14s %16s %10s %10s %10s\n", "flow", "src", "dst", "prio", "dscp",
+	       "tx packets", "tx bytes", "target", "Gbit/s L1", "active ms");
 	for (unsigned i = 0; i < r->nports; i++)
-		for (size_t k = 0; k < rp_source_nflows(r->tx[i].src); k++) {
+		for (size_t k = 0; r->tx[i].src && k < rp_source_nflows(r->tx[i].src); k++) {
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(r->tx[i].src, k, &st);
 			const struct rp_flow *f = &r->plan.flows[st.flow_id];
-			uint64_t active = end > f->p.start_ns ? end - f->p.start_ns : 0;
-			printf("%-5u %-10s %-10s %4u %4u %14" PRIu64 " %16" PRIu64 " %10.3f %10.3f\n", f->id,
+			printf("%-5u %-10s %-10s %4u %4u %14" PRIu64 " %16" PRIu64 " %10.3f %10.3f %10.3f\n", f->id,
 			       r->prof->hosts[f->src].name, f->kind == RP_TRAFFIC_PFC ? "(pfc)" : r->prof->hosts[f->dst].name,
 			       f->prio, f->p.dscp, st.tx_packets, st.tx_bytes, (double)f->rate_bps / 1e9,
-			       rp_l1_gbps(st.tx_packets, st.tx_bytes, active));
+			       rp_flow_active_gbps(&st), (double)rp_flow_active_ns(&st) / 1e6);
 		}
+	printf("(Gbit/s L1 per flow: over its active time, first to last packet; the port rows: over the run)\n");
 }
 
 int rp_cmd_gen(int argc, char **argv)
@@ -205,12 +218,13 @@ int rp_cmd_gen(int argc, char **argv)
 	static struct rp_session r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .eal = o.eal, .lcores = o.lcores};
+	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
+	rp_cli_catch_stop();
 	rc = rp_session_open(&r, "gen", o.profile, &so);
 	if (rc != 0) {
 		rp_session_close(&r);
 		return rc;
 	}
-	rp_cli_catch_stop();
 	r.g = (struct rp_dp_gen){.ports = r.tx, .n_ports = r.nports, .n_lcores = o.lcores,
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				 .progress = rp_session_progress, .progress_arg = &r};
@@ -222,6 +236,7 @@ int rp_cmd_gen(int argc, char **argv)
 	else
 		report_text(&r);
 	fflush(stdout);
+	rp_session_warn_rates(&r, stderr);
 	rp_session_close(&r);
 	return RP_EXIT_OK;
 }

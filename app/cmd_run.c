@@ -49,13 +49,17 @@ static void usage(FILE *out)
 	      "\n"
 	      "Runs the profile's generators and receivers on their DPDK ports in one process\n"
 	      "(one lcore): senders as in `roceprobe gen`; every port's RX is accounted per flow\n"
-	      "(loss exact at the end as sent minus received, reordering, duplicates, CE marks,\n"
+	      "(a data frame counts as received only at its destination host's port, else it is\n"
+	      "misdelivered: a net_ring port is a loopback; loss exact at the end as sent minus\n"
+	      "received after draining what is in flight, reordering, duplicates, CE marks,\n"
 	      "latency from the probe's TX timestamp: all ports share one clock), per port and\n"
 	      "priority (PFC/PAUSE frames, quanta, paused time, XOFF->XON); hosts with\n"
 	      "`respond:` answer as a RoCE NIC (CNP on CE, ACK, NAK on a PSN gap); hosts with\n"
 	      "`impair:` drop, mark or delay on purpose. Writes DIR/result.json (atomically,\n"
 	      "\"schema\":\"roceprobe.result/1\"), DIR/summary.txt and with --capture\n"
 	      "DIR/capture-HOST.pcap per port (its TX and RX, nanosecond timestamps).\n"
+	      "Gbit/s per flow is goodput over its active time (first to last frame); a flow\n"
+	      "sent more than 1% below its rate gets a warning with the likely cause.\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -162,6 +166,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 		return rp_cli_error("run", "%s", err);
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
+	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
 	r->acfg.bin_ns = o->bin_ns;
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
@@ -296,20 +301,26 @@ static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
 		rp_cli_stop ? " (interrupted)" : "");
-	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s\n", "flow", "src", "dst", "prio",
-		"tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
+	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
+		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
+		"max ns");
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
 		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %6" PRIu64 " %9.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			   " %6" PRIu64 " %9.3f %10.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
 			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
-			x.cnp_tx, x.goodput_gbps, x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
+			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
+			x.latency_ns.pct[2], x.latency_ns.max);
 	}
-	fprintf(f, "\n%-8s %10s %8s %8s %12s %s\n", "port", "rx", "PFC rx", "PFC tx", "paused ns", "(by priority: paused ns)");
+	fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
+	fprintf(f, "\n%-8s %10s %10s %8s %8s %12s %s\n", "port", "rx", "misdeliv", "PFC rx", "PFC tx", "paused ns",
+		"(by priority: paused ns)");
+	uint64_t misdelivered = 0;
 	for (size_t i = 0; i < rp_acct_nports(r->acct); i++) {
 		struct rp_acct_port_result p;
 		rp_acct_port(r->acct, i, &p);
+		misdelivered += p.misdelivered;
 		if (!p.rx_frames && !p.pfc_frames)
 			continue;
 		uint64_t paused = 0, pfc_tx = 0, pfc_rx = 0;
@@ -318,11 +329,19 @@ static void summary(FILE *f, const struct run *r)
 			pfc_tx += p.prio[q].pfc_tx;
 			pfc_rx += p.prio[q].pfc_rx;
 		}
-		fprintf(f, "%-8s %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " ", p.node, p.rx_frames, pfc_rx, pfc_tx,
-			paused);
+		fprintf(f, "%-8s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " ", p.node, p.rx_frames,
+			p.misdelivered, pfc_rx, pfc_tx, paused);
 		for (int q = 0; q < 8; q++)
 			fprintf(f, "%s%" PRIu64, q ? "/" : "", p.prio[q].paused_ns);
 		fputc('\n', f);
+	}
+	if (misdelivered)
+		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
+			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
+			   "misroutes\n", misdelivered);
+	if (rp_session_warn_rates(&r->s, NULL) > 0) {
+		fputc('\n', f);
+		rp_session_warn_rates(&r->s, f);
 	}
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
@@ -344,6 +363,8 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 		return rp_cli_error("run", "cannot write %s: %s", path, strerror(errno));
 	summary(stdout, r);
 	printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
+	fflush(stdout);
+	rp_session_warn_rates(&r->s, stderr);
 	return 0;
 }
 
@@ -380,6 +401,8 @@ int rp_cmd_run(int argc, char **argv)
 	static struct run r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1};
+	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
+	rp_cli_catch_stop();
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
 	rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
@@ -394,9 +417,14 @@ int rp_cmd_run(int argc, char **argv)
 		cleanup(&r);
 		return rc;
 	}
-	rp_cli_catch_stop();
 	r.started = time(NULL);
 	snapshot_xstats(&r);
+	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
+	 * a PFC source's first frames would be that late and skipped). */
+	rp_dp_clock_start();
+	for (unsigned i = 0; i < r.s.nports; i++)
+		if (r.rx.ports[r.s.tx[i].index].cap)
+			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = rp_session_progress, .progress_arg = &r.s, .rx = &r.rx,

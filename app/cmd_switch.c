@@ -389,15 +389,9 @@ static uint32_t ports_max_frame(const struct switch_opts *o)
 {
 	uint32_t m = 0;
 	for (unsigned p = 0; p < o->nports; p++) {
-		char name[64];
-		uint16_t id;
-		struct rte_eth_dev_info info;
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(o->ports[p], ","), o->ports[p]);
-		if (rte_eth_dev_get_port_by_name(name, &id) != 0 || rte_eth_dev_info_get(id, &info) != 0 ||
-		    info.max_rx_pktlen <= RTE_ETHER_CRC_LEN)
-			continue;
-		uint32_t f = info.max_rx_pktlen - RTE_ETHER_CRC_LEN;
-		m = m == 0 || f < m ? f : m;
+		uint32_t f = (uint32_t)rp_dp_port_max_frame(o->ports[p]);
+		if (f)
+			m = m == 0 || f < m ? f : m;
 	}
 	return m;
 }

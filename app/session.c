@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "traffic/source.h"
@@ -48,7 +49,10 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, const char **devargs)
 {
 	for (unsigned h = 0; h < s->prof->nhosts; h++) {
-		bool sends = host_sends(&s->plan, h), receives = o->receivers && host_receives(&s->plan, h);
+		/* gen too opens a receiver on a pair: link, or the link's ring would fill
+		 * (nobody reads it) and stall the sender; what arrives is dropped. */
+		bool pair = rp_dp_is_pair(s->prof->hosts[h].port);
+		bool sends = host_sends(&s->plan, h), receives = (o->receivers || pair) && host_receives(&s->plan, h);
 		if (!sends && !receives)
 			continue;
 		const struct rp_host *host = &s->prof->hosts[h];
@@ -64,6 +68,47 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 	if (s->nports == 0)
 		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
 	return 0;
+}
+
+/* The longest frame (without FCS) host h sends or, in a run, receives, and
+ * the MTU of the flow that makes it. */
+static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, unsigned *mtu)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < s->plan.nflows; i++) {
+		const struct rp_flow *f = &s->plan.flows[i];
+		if (f->src != h && !(receives && f->kind == RP_TRAFFIC_RDMA && f->dst == h))
+			continue;
+		for (unsigned k = 0; k < RP_PKT_KINDS; k++)
+			if (f->frame_len[k] > most) {
+				most = f->frame_len[k];
+				*mtu = f->kind == RP_TRAFFIC_RDMA ? f->p.mtu : 0;
+			}
+	}
+	return most;
+}
+
+/* One line when the port cannot take the profile's frames (DPDK's own
+ * message would only say "Invalid argument"). */
+static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
+{
+	unsigned mtu = 0;
+	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_max_frame(devargs);
+	if (!port || need <= port)
+		return 0;
+	const struct rp_host *host = &s->prof->hosts[h];
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(devargs, ","), devargs);
+	unsigned fit = 0;
+	for (unsigned m = 4096; mtu && m >= 256 && !fit; m /= 2)
+		if (m < mtu && need - mtu + m <= port)
+			fit = m;
+	if (fit)
+		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's mtu %u makes "
+				    "frames of %zu B: set mtu: %u (frames of %zu B), or use a port that takes jumbo frames",
+				    host->name, name, port, mtu, need, fit, need - mtu + fit);
+	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's frames are up to %zu B",
+			    host->name, name, port, need);
 }
 
 static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsigned lcores)
@@ -103,6 +148,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;
 	for (unsigned i = 0; i < s->nports; i++)
+		if ((rc = check_frame(s, s->tx[i].index, devargs[i], o->receivers)) != 0)
+			return rc;
+	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
 	return 0;
@@ -130,6 +178,79 @@ const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txpor
 double rp_l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)(bytes + 24 * packets) * 8 / (double)ns : 0.0;
+}
+
+uint64_t rp_flow_active_ns(const struct rp_source_flow_stats *st)
+{
+	return st->last_tx_ns - st->first_tx_ns;
+}
+
+double rp_flow_active_gbps(const struct rp_source_flow_stats *st)
+{
+	return rp_l1_gbps(st->span_packets, st->span_bytes, rp_flow_active_ns(st));
+}
+
+/* Inside one burst window or phase a flow runs at its peak; over whole
+ * periods at its long-run average (less, and so fewer warnings, for spans
+ * in between). */
+double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow_stats *st)
+{
+	if (f->kind != RP_TRAFFIC_RDMA)
+		return 0.0;
+	if (!f->pace.period_ns || f->peak_bps <= 0)
+		return f->avg_bps / 1e9;
+	/* The window: on time of on/off bursts, or a phase's messages. */
+	double window = f->pace.on_ns ? (double)f->pace.on_ns : (double)f->pace.burst_msgs * (double)f->pace.msg_ns;
+	double at_peak = (double)(st->span_bytes + 24 * st->span_packets) * 8e9 / f->peak_bps;
+	return (at_peak <= window ? f->peak_bps : f->avg_bps) / 1e9;
+}
+
+#define RATE_SHORT 0.99 /* warn below 99% of the plan */
+
+/* Why a flow on port tp fell behind, most likely first. */
+static void short_cause(const struct rp_session *s, const struct rp_dp_txport *tp, const struct rp_flow *f,
+			double want_gbps, char *buf, size_t n)
+{
+	uint64_t paused = rp_pause_paused_ns(&tp->pause, f->prio, s->g.end_ns);
+	unsigned on_lcore = 0;
+	for (unsigned i = 0; i < s->nports; i++)
+		on_lcore += s->tx[i].src && s->tx[i].lcore == tp->lcore;
+	if (paused)
+		snprintf(buf, n, "PFC/PAUSE held priority %u for %.3f ms", f->prio, (double)paused / 1e6);
+	else if (s->prof->hosts[tp->index].port_is_pci && tp->port->link_bps &&
+		 (double)tp->port->link_bps < want_gbps * 1e9) /* virtual PMDs report a speed they do not keep */
+		snprintf(buf, n, "the port's link is %.3f Gbit/s (%s)", (double)tp->port->link_bps / 1e9, tp->port->driver);
+	else if (tp->tx_full)
+		snprintf(buf, n, "the PMD limit: %s's TX queue refused %" PRIu64 " bursts", tp->port->driver, tp->tx_full);
+	else
+		snprintf(buf, n, "the TX lcore fell behind (CPU shared with another poller, or %u sending ports on "
+				 "lcore %u: try --lcores or a free core with --eal \"-l N\")", on_lcore, tp->lcore);
+}
+
+unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		for (size_t k = 0; tp->src && k < rp_source_nflows(tp->src); k++) {
+			struct rp_source_flow_stats st;
+			rp_source_flow_stats(tp->src, k, &st);
+			const struct rp_flow *f = &s->plan.flows[st.flow_id];
+			double want = rp_flow_planned_gbps(f, &st), got = rp_flow_active_gbps(&st);
+			if (f->kind != RP_TRAFFIC_RDMA || st.span_packets == 0 || got >= RATE_SHORT * want)
+				continue;
+			char cause[256];
+			short_cause(s, tp, f, want, cause, sizeof(cause));
+			if (out)
+				fprintf(out,
+					"roceprobe %s: warning: flow %u (%s -> %s) reached %.3f of %.3f Gbit/s (%.1f%% "
+					"short) over its %.3f ms; likely cause: %s\n",
+					s->cmd, f->id, s->prof->hosts[f->src].name, s->prof->hosts[f->dst].name, got,
+					want, 100.0 * (1.0 - got / want), (double)rp_flow_active_ns(&st) / 1e6, cause);
+			n++;
+		}
+	}
+	return n;
 }
 
 static double paused_pct(const struct rp_dp_txport *tp, uint64_t now_ns)

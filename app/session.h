@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dp/gen.h"
 #include "profile/profile.h"
@@ -45,6 +46,19 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 
 /* Layer-1 Gbit/s: frames plus FCS, preamble and inter-frame gap (24 B each). */
 double rp_l1_gbps(uint64_t packets, uint64_t bytes, uint64_t ns);
+
+struct rp_source_flow_stats;
+/* A flow's layer-1 Gbit/s over its active time, first to last packet (the
+ * packets before its last burst filled that span); 0 before a second burst. */
+double rp_flow_active_gbps(const struct rp_source_flow_stats *st);
+uint64_t rp_flow_active_ns(const struct rp_source_flow_stats *st);
+/* What the plan asks over that time: the peak inside one burst window or
+ * phase, else the rate times the duty cycle (Gbit/s, layer 1; 0 for PFC). */
+double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow_stats *st);
+/* One line on f per RDMA flow whose active rate fell more than 1% short of
+ * its plan (the rate, times the duty cycle of bursts or phases), with the
+ * likely cause; returns how many. */
+unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f);
 const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
 
 #endif

@@ -106,6 +106,7 @@ struct rp_capture {
 	pthread_t writer;
 	bool writer_up;
 	uint64_t epoch_ns;
+	bool epoch_fixed; /* given in the cfg */
 	uint64_t rotate_bytes;
 	unsigned rotate_files;
 	struct rp_capture_cfg cfg; /* cfg.path points at path */
@@ -682,6 +683,12 @@ static uint64_t default_epoch(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec - rp_dp_now_ns();
 }
 
+void rp_capture_clock_restarted(struct rp_capture *c)
+{
+	if (!c->epoch_fixed)
+		c->epoch_ns = default_epoch();
+}
+
 /* The default ring shrinks for big snaplens so its slots fit the budget. */
 static unsigned ring_size(const struct rp_capture_cfg *cfg, unsigned snaplen)
 {
@@ -759,6 +766,7 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 	c->rotate_bytes = cfg->rotate_bytes;
 	c->rotate_files = cfg->rotate_bytes ? cfg->rotate_files : 0;
 	c->epoch_ns = cfg->epoch_ns ? cfg->epoch_ns : default_epoch();
+	c->epoch_fixed = cfg->epoch_ns != 0;
 	c->first_file = 1;
 	c->stdio_buf = malloc(STDIO_BYTES);
 	c->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)c->snaplen, PCAP_TSTAMP_PRECISION_NANO);

@@ -118,6 +118,9 @@ bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, b
 
 /* Counters so far; callable from any thread while producers run. */
 void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s);
+/* The clock was (re)started by rp_dp_clock_start after the open and before any
+ * frame was offered: ts_ns 0 is now (a default epoch_ns is taken again). */
+void rp_capture_clock_restarted(struct rp_capture *c);
 
 /* The name of file number k (1-based; without rotation only k = 1) that a
  * capture opened with cfg writes. */

@@ -11,8 +11,11 @@
 #define RP_DP_MAX_PORTS 64
 
 /* EAL arguments from the ports a run uses plus the user's --eal string.
- * Without hugepages it adds --no-huge -m 1024 and says so once on stderr;
- * with only virtual devices it adds --no-pci. */
+ * Without hugepages it adds --no-huge -m 1024 --no-shconf and says so once on
+ * stderr; with only virtual devices it adds --no-pci. net_null vdevs get
+ * no-rx=1 (their RX returns garbage) unless the devargs set no-rx, said in
+ * one line on stderr. The EAL's runtime directory (--file-prefix rpPID) is
+ * removed by rp_dp_eal_cleanup, at exit, and when init fails. */
 struct rp_dp_eal_opts {
 	const char *const *devargs; /* "net_ring0", "net_pcap0,tx_pcap=x.pcap", "0000:3b:00.0" */
 	unsigned n_devargs;
@@ -38,6 +41,10 @@ struct rp_dp_port {
 int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
 		    size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
+/* The largest frame (without FCS) the port a devargs string names takes: the
+ * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
+ * the port is not there or does not say. The EAL must be up. */
+size_t rp_dp_port_max_frame(const char *devargs);
 
 /* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
  * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in

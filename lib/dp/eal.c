@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
@@ -80,12 +81,66 @@ static int make_pcap_parents(const char *devargs, char *err, size_t errlen)
 	return 0;
 }
 
+/* net_null's RX hands back frames of garbage (LAB-NOTES): every net_null vdev
+ * is opened with no-rx=1 unless its devargs say otherwise. Returns the
+ * devargs to give the EAL (out, or the original). */
+static const char *vdev_args(const char *devargs, char *out, size_t n, bool *rx_off)
+{
+	*rx_off = false;
+	if (strncmp(devargs, "net_null", 8) != 0 || strstr(devargs, "no-rx"))
+		return devargs;
+	snprintf(out, n, "%s,no-rx=1", devargs);
+	*rx_off = true;
+	return out;
+}
+
+/* The EAL's runtime directory (/var/run/dpdk/rpPID: about 13 MB of tmpfs,
+ * i.e. RAM, with shared config) is removed on every way out once the EAL
+ * created it; only ever our own prefix. */
+static char runtime_dir[4096];
+static bool eal_running;
+
+static void remove_runtime_dir(void)
+{
+	if (!runtime_dir[0])
+		return;
+	DIR *d = opendir(runtime_dir);
+	if (d) {
+		struct dirent *e;
+		char path[4400];
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", runtime_dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(runtime_dir);
+	runtime_dir[0] = '\0';
+}
+
+/* Takes the directory only if it is the one our --file-prefix named. */
+static void note_runtime_dir(const char *prefix)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	const char *base = dir ? strrchr(dir, '/') : NULL;
+	if (base && !strcmp(base + 1, prefix) && strlen(dir) < sizeof(runtime_dir))
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", dir);
+}
+
+static void at_exit(void)
+{
+	remove_runtime_dir();
+}
+
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 {
 	static char *argv[MAX_ARGS];
+	static char vdevs[RP_DP_MAX_PORTS][320];
 	int argc = 0;
-	char buf[64];
-	bool any_pci = false;
+	char buf[64], prefix[32], no_rx[256] = "";
+	bool any_pci = false, huge = hugepages_mounted();
 
 	push(argv, &argc, "roceprobe");
 	/* The user's own core list wins: two processes on one machine should not
@@ -95,27 +150,39 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		push(argv, &argc, "-l");
 		push(argv, &argc, buf);
 	}
-	snprintf(buf, sizeof(buf), "--file-prefix=rp%ld", (long)getpid());
+	snprintf(prefix, sizeof(prefix), "rp%ld", (long)getpid());
+	snprintf(buf, sizeof(buf), "--file-prefix=%s", prefix);
 	push(argv, &argc, buf);
 	push(argv, &argc, "--log-level=5");
 	push(argv, &argc, "--no-telemetry");
-	if (!hugepages_mounted()) {
-		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 "
+	if (!huge) {
+		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
 				"(fine for virtual ports; mount hugepages for NICs)\n", o->who);
 		push(argv, &argc, "--no-huge");
 		push(argv, &argc, "-m");
 		push(argv, &argc, "1024");
+		/* No secondary process can attach to a --no-huge primary anyway
+		 * (LAB-NOTES): no shared files, nothing left in the runtime dir. */
+		push(argv, &argc, "--no-shconf");
 	}
-	for (unsigned i = 0; i < o->n_devargs; i++) {
+	for (unsigned i = 0; i < o->n_devargs && i < RP_DP_MAX_PORTS; i++) {
 		if (rp_dp_is_pair(o->devargs[i]))
 			continue;
-		bool pci = is_pci(o->devargs[i]);
+		bool pci = is_pci(o->devargs[i]), rx_off = false;
 		any_pci |= pci;
 		if (make_pcap_parents(o->devargs[i], err, errlen) != 0)
 			return -1;
 		push(argv, &argc, pci ? "-a" : "--vdev");
-		push(argv, &argc, o->devargs[i]);
+		push(argv, &argc, pci ? o->devargs[i] : vdev_args(o->devargs[i], vdevs[i], sizeof(vdevs[i]), &rx_off));
+		if (rx_off && strlen(no_rx) + 70 < sizeof(no_rx)) {
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(o->devargs[i], ","), o->devargs[i]);
+			snprintf(no_rx + strlen(no_rx), sizeof(no_rx) - strlen(no_rx), "%s%s", no_rx[0] ? ", " : "", name);
+		}
 	}
+	if (no_rx[0])
+		fprintf(stderr, "roceprobe %s: %s opened with no-rx=1 (net_null's RX hands back garbage frames): "
+				"nothing is received there\n", o->who, no_rx);
 	if (!any_pci)
 		push(argv, &argc, "--no-pci");
 	if (o->user_eal) {
@@ -132,7 +199,11 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 
 	/* EAL logs to stdout by default; stdout carries --json output. */
 	rte_openlog_stream(stderr);
-	if (rte_eal_init(argc, argv) < 0) {
+	atexit(at_exit);
+	int rc = rte_eal_init(argc, argv);
+	note_runtime_dir(prefix);
+	if (rc < 0) {
+		remove_runtime_dir();
 		snprintf(err, errlen, "DPDK EAL init failed (%s); EAL arguments were:", rte_strerror(rte_errno));
 		for (int i = 1; i < argc && strlen(err) + strlen(argv[i]) + 2 < errlen; i++) {
 			strcat(err, " ");
@@ -140,10 +211,14 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		}
 		return -1;
 	}
+	eal_running = true;
 	return 0;
 }
 
 void rp_dp_eal_cleanup(void)
 {
-	rte_eal_cleanup();
+	if (eal_running)
+		rte_eal_cleanup();
+	eal_running = false;
+	remove_runtime_dir();
 }

@@ -152,6 +152,39 @@ static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
 	return *g->stop || (g->duration_ns && now_ns >= g->duration_ns);
 }
 
+/* After the stop (Ctrl-C, the duration, or the sources done and the linger
+ * over) of a run: no new packets, but what was stamped is still sent, and RX
+ * is polled and delay holds released until every port has been quiet for
+ * RP_DP_QUIET_NS with nothing held or pending, or linger_ns + RP_DP_QUIET_NS
+ * have passed. So frames still in flight are counted received, not lost. */
+#define RP_DP_QUIET_NS 2000000ull
+
+static void drain(struct rp_dp_gen *g, unsigned lcore)
+{
+	uint64_t start = rp_dp_now_ns(), last_rx = start;
+	uint64_t limit = start + g->linger_ns + RP_DP_QUIET_NS;
+	for (;;) {
+		uint64_t now = rp_dp_now_ns();
+		bool busy = false;
+		for (unsigned i = 0; i < g->n_ports; i++) {
+			struct rp_dp_txport *tp = &g->ports[i];
+			if (tp->lcore != lcore)
+				continue;
+			now = rp_dp_now_ns();
+			uint64_t before = tp->rx_frames;
+			poll_rx(g, tp, now);
+			if (tp->n_pending)
+				flush_pending(tp, now);
+			rp_dp_rx_release(g->rx, tp, now);
+			if (tp->rx_frames != before)
+				last_rx = now;
+			busy |= tp->n_pending != 0 || rp_dp_rx_holding(g->rx, tp);
+		}
+		if (now >= limit || (!busy && now >= last_rx + RP_DP_QUIET_NS))
+			break;
+	}
+}
+
 /* One lcore's loop over the ports it owns. */
 static int lcore_loop(void *arg)
 {
@@ -197,6 +230,8 @@ static int lcore_loop(void *arg)
 		    (!pending || now >= done_at + g->linger_ns + RP_DP_DRAIN_NS))
 			break;
 	}
+	if (g->rx)
+		drain(g, job->lcore);
 	for (unsigned i = 0; i < g->n_ports; i++)
 		if (g->ports[i].lcore == job->lcore)
 			give_up_pending(&g->ports[i]);

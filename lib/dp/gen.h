@@ -51,7 +51,8 @@ struct rp_dp_gen {
 	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 	void *progress_arg;
 	struct rp_dp_rx *rx; /* a run: account, answer and capture what arrives (one lcore) */
-	uint64_t linger_ns;  /* after the sources are done, keep receiving this long */
+	uint64_t linger_ns;  /* after the sources are done, keep receiving this long; after a stop
+			      * (Ctrl-C, duration) a run drains at most this long (gen.c drain) */
 	uint64_t end_ns; /* when the run stopped */
 };
 

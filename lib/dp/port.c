@@ -89,6 +89,20 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	return 0;
 }
 
+size_t rp_dp_port_max_frame(const char *devargs)
+{
+	char name[64];
+	uint16_t id;
+	struct rte_eth_dev_info info;
+	port_name(devargs, name, sizeof(name));
+	if (rp_dp_is_pair(devargs))
+		return 0; /* rings take any mbuf */
+	if (rte_eth_dev_get_port_by_name(name, &id) != 0 || rte_eth_dev_info_get(id, &info) != 0 ||
+	    info.max_rx_pktlen <= RTE_ETHER_CRC_LEN)
+		return 0;
+	return info.max_rx_pktlen - RTE_ETHER_CRC_LEN;
+}
+
 void rp_dp_port_close(struct rp_dp_port *p)
 {
 	if (p->started) {

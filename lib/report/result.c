@@ -61,10 +61,13 @@ json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist
 		{"rx_bytes", r->rx_bytes},     {"lost", r->lost},         {"reordered", r->reordered},
 		{"duplicates", r->duplicates}, {"ce", r->ce},             {"cnp_tx", r->cnp_tx},
 		{"cnp_rx", r->cnp_rx},         {"acks", r->acks},         {"naks", r->naks},
+		{"misdelivered", r->misdelivered},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		json_object_set_new(o, counters[i].name, jint(counters[i].v));
 	json_object_set_new(o, "goodput_gbps", json_real(r->goodput_gbps));
+	json_object_set_new(o, "active_ns", jint(r->active_ns));
+	json_object_set_new(o, "goodput_active_gbps", json_real(r->goodput_active_gbps));
 	json_object_set_new(o, "latency_ns", rp_report_latency(lat));
 	return o;
 }
@@ -104,11 +107,13 @@ json_t *rp_report_ports(const struct rp_acct *a)
 		json_t *prios = json_array();
 		for (unsigned q = 0; q < 8; q++)
 			json_array_append_new(prios, prio_json(&p.prio[q]));
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node", p.node,
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node", p.node,
 						     "port", (json_int_t)p.port, "speed_bps", (json_int_t)p.speed_bps,
 						     "rx_frames", (json_int_t)p.rx_frames, "rx_bytes",
 						     (json_int_t)p.rx_bytes, "pfc_frames", (json_int_t)p.pfc_frames,
-						     "pause_frames", (json_int_t)p.pause_frames, "prio", prios));
+						     "pause_frames", (json_int_t)p.pause_frames, "misdelivered",
+						     (json_int_t)p.misdelivered, "misdelivered_bytes",
+						     (json_int_t)p.misdelivered_bytes, "prio", prios));
 	}
 	return arr;
 }

@@ -370,6 +370,19 @@ static bool is_response_opcode(uint8_t op)
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
 }
 
+/* With dst_port_check, a data frame is the flow's only at the port of its
+ * destination host and with that host's MAC: a frame that reached any other
+ * port (a loopback, a misrouting fabric) was not received by anyone. */
+static bool at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl)
+{
+	static const uint8_t zero[6];
+	if (!a->cfg.dst_port_check)
+		return true;
+	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
+		return false;
+	return !memcmp(fl->cfg.dst_mac, zero, 6) || !memcmp(fl->cfg.dst_mac, a->f.eth.dst, 6);
+}
+
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				struct rp_reply *reply)
 {
@@ -382,6 +395,14 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		return rx_response(a, s, now);
 	if (!s) {
 		a->unmatched++;
+		return RP_RX_OTHER;
+	}
+	if (!at_destination(a, p, &a->flows[s->flow])) {
+		a->flows[s->flow].r.misdelivered++;
+		if (p) {
+			p->r.misdelivered++;
+			p->r.misdelivered_bytes += wire_len;
+		}
 		return RP_RX_OTHER;
 	}
 	account_data(a, p, s->flow, s->qp, now, wire_len, reply);

@@ -49,6 +49,8 @@ struct rp_acct_flow_cfg {
 	uint8_t reply;                   /* act as the RoCE receiver: RP_ACCT_REPLY_* bits (0: no) */
 	uint8_t cnp_dscp;                /* 0: the accountant's cnp_dscp */
 	uint64_t cnp_interval_ns;        /* 0: the accountant's cnp_interval_ns */
+	unsigned dst_port;               /* with cfg.dst_port_check: the receiver's port ... */
+	uint8_t dst_mac[6];              /* ... and MAC (all zero: not checked) */
 };
 
 /* What a receiving flow answers with (a profile's host responder). */
@@ -87,6 +89,9 @@ struct rp_acct_cfg {
 					  * ended, the pause did not) counts to its expiry, quanta x
 					  * 512 bit times at the port's speed; the time series still
 					  * ends at end_ns */
+	bool dst_port_check;             /* a data frame counts as received only at its flow's
+					  * dst_port with its dst_mac; anywhere else it is
+					  * misdelivered (classified RP_RX_OTHER), never received */
 };
 
 enum rp_rx_class {
@@ -137,7 +142,10 @@ struct rp_acct_flow_result {
 	uint64_t ce;
 	uint64_t cnp_tx, cnp_rx;
 	uint64_t acks, naks;
+	uint64_t misdelivered;   /* data frames of the flow that arrived at another port (dst_port_check) */
 	double goodput_gbps;     /* unique payload bits / (end - start), or the rx span */
+	uint64_t active_ns;      /* first to last data frame received (0 with fewer than two) */
+	double goodput_active_gbps; /* unique payload bits over the active span (see acct_result.c) */
 	struct rp_hist_summary latency_ns;
 	/* beyond result.json's list (analyze prints them) */
 	uint16_t qps;
@@ -179,6 +187,7 @@ struct rp_acct_port_result {
 	uint64_t rx_frames, rx_bytes;
 	uint64_t class_frames[RP_RX_CLASSES];
 	uint64_t pfc_frames, pause_frames;
+	uint64_t misdelivered, misdelivered_bytes; /* data frames whose destination is another port */
 	struct rp_acct_prio_result prio[8];
 };
 

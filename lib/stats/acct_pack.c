@@ -13,7 +13,7 @@
 static const size_t FLOW_U64[] = {
 	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
 	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
-	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew),
+	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew), F(misdelivered), F(active_ns),
 	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
 	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
 };
@@ -22,7 +22,7 @@ static const size_t FLOW_U64[] = {
 static const size_t PORT_U64[] = {
 	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
 	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
-	P(pfc_frames), P(pause_frames),
+	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes),
 };
 #undef P
 #define Q(field) offsetof(struct rp_acct_prio_result, field)
@@ -34,9 +34,9 @@ static const size_t PRIO_U64[] = {
 /* A field added to a result struct must be added to the tables above (and
  * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 344,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 368,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 848,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 864,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
 	       "rp_acct_prio_result changed: update PRIO_U64");
@@ -115,6 +115,7 @@ static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
 	for (size_t k = 0; k < NELEM(FLOW_U64); k++)
 		put64(w, u64_of(r, FLOW_U64[k]));
 	putf(w, r->goodput_gbps);
+	putf(w, r->goodput_active_gbps);
 	putf(w, r->latency_ns.mean);
 	putf(w, r->latency_ns.stdev);
 	put_hist(w, a->flows[i].lat);
@@ -438,7 +439,7 @@ static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 {
-	if (!fits(r, hd->nflows, 4 + 4 + 4 + 8 * NELEM(FLOW_U64) + 3 * 8 + 3 * 8 + 4 * 8 + 4))
+	if (!fits(r, hd->nflows, 4 + 4 + 4 + 8 * NELEM(FLOW_U64) + 4 * 8 + 3 * 8 + 4 * 8 + 4))
 		return false;
 	for (uint32_t n = 0; n < hd->nflows && !r->bad; n++) {
 		struct rp_acct_flow_result row;
@@ -451,6 +452,7 @@ static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 		for (size_t k = 0; k < NELEM(FLOW_U64); k++)
 			*u64_at(&row, FLOW_U64[k]) = get64(r);
 		row.goodput_gbps = getf(r);
+		row.goodput_active_gbps = getf(r);
 		row.latency_ns.mean = getf(r);
 		row.latency_ns.stdev = getf(r);
 		uint32_t nidx = 0;
@@ -718,6 +720,7 @@ void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
 		o[2] = r->cnp_rx;
 		o[3] = r->acks;
 		o[4] = r->naks;
+		o[5] = r->misdelivered;
 	}
 }
 
@@ -739,5 +742,6 @@ void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 		r->cnp_rx = v[2];
 		r->acks = v[3];
 		r->naks = v[4];
+		r->misdelivered = v[5];
 	}
 }

@@ -9,7 +9,9 @@
  *    ACKs, NAKs and CNPs arrive at the sender's port, so only the sender's
  *    rank counts them. Every rank exports the sender's side of every flow
  *    (rp_acct_tx_export: RP_ACCT_TX_FIELDS x nflows uint64: tx packets, tx
- *    bytes, cnp_rx, acks, naks; 0 for flows it does not send), the ranks
+ *    bytes, cnp_rx, acks, naks, and misdelivered (the flow's frames that
+ *    reached this rank's ports but not its receiver: any rank may see them);
+ *    0 for flows it does not send), the ranks
  *    reduce them element-wise with rp_acct_tx_combine (acc[i] += in[i]:
  *    exactly MPI_Allreduce(MPI_UINT64_T, MPI_SUM); one sender per flow, so
  *    the sum is that sender's count), and every rank installs the result
@@ -101,7 +103,7 @@
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow
  * id f's are [5f] tx packets, [5f+1] tx bytes, [5f+2] cnp_rx, [5f+3] acks,
  * [5f+4] naks. export zeroes the array first. */
-#define RP_ACCT_TX_FIELDS 5u
+#define RP_ACCT_TX_FIELDS 6u
 void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
 /* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);

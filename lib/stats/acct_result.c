@@ -69,6 +69,14 @@ static void finish_flow(struct rp_acct *a, struct acct_flow *fl, uint64_t end)
 	}
 	uint64_t span = end > a->cfg.start_ns ? end - a->cfg.start_ns : r->last_rx_ns - r->first_rx_ns;
 	r->goodput_gbps = span ? (double)r->rx_payload_bytes * 8.0 / (double)span : 0.0;
+	/* Over the flow's own time, first to last frame: n frames evenly spaced
+	 * T apart span (n - 1) T, so n - 1 of them fill the span. */
+	uint64_t unique = fl->seq.unique + fl->probeless_unique;
+	r->active_ns = r->rx_packets > 1 ? r->last_rx_ns - r->first_rx_ns : 0;
+	r->goodput_active_gbps = r->active_ns && unique > 1
+					 ? (double)r->rx_payload_bytes * 8.0 * (double)(unique - 1) / (double)unique /
+						   (double)r->active_ns
+					 : 0.0;
 	rp_hist_summarize(fl->lat, &r->latency_ns);
 	rp_hist_merge(&a->agg, fl->lat);
 }

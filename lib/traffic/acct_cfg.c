@@ -31,6 +31,8 @@ static void flow_cfg(const struct rp_plan *plan, const struct rp_flow *f, struct
 	c->reply = responder_bits(&dst->responder);
 	c->cnp_dscp = dst->responder.cnp_dscp;
 	c->cnp_interval_ns = dst->responder.cnp_interval_ns;
+	c->dst_port = f->dst; /* the accountant's ports are the hosts, in order */
+	memcpy(c->dst_mac, dst->mac, 6);
 }
 
 int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,

@@ -463,6 +463,13 @@ unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_pr
 		if (!f)
 			break;
 		uint64_t limit = second < now_ns ? second : now_ns;
+		if (!f->tx_packets)
+			f->first_tx_ns = now_ns;
+		if (f->last_tx_ns != now_ns || f->tx_packets == 0) {
+			f->before_last_packets = f->tx_packets;
+			f->before_last_bytes = f->tx_bytes;
+		}
+		f->last_tx_ns = now_ns;
 		do {
 			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, now_ns);
 			if (!r) {
@@ -525,6 +532,10 @@ void rp_source_flow_stats(const struct rp_source *s, size_t i, struct rp_source_
 		.tx_payload = f->tx_payload,
 		.tx_messages = f->pace.msgs,
 		.probes = f->seq,
+		.first_tx_ns = f->first_tx_ns,
+		.last_tx_ns = f->last_tx_ns,
+		.span_packets = f->before_last_packets,
+		.span_bytes = f->before_last_bytes,
 		.done = f->pace.done,
 	};
 }

@@ -61,6 +61,10 @@ struct rp_source_flow_stats {
 	uint64_t tx_payload;   /* RDMA message bytes */
 	uint64_t tx_messages;  /* whole messages */
 	uint64_t probes;       /* packets that carried a probe (= next probe seq) */
+	uint64_t first_tx_ns;  /* now_ns of the bursts that held its first and last packet */
+	uint64_t last_tx_ns;   /* (0 and 0 before the first) */
+	uint64_t span_packets; /* the packets (and bytes) sent before the last burst: */
+	uint64_t span_bytes;   /* what filled first_tx_ns .. last_tx_ns */
 	bool done;
 };
 size_t rp_source_nflows(const struct rp_source *s);

@@ -5,7 +5,13 @@
     pfc.pcap --net_pcap rx_pcap--> [gen: tx host]   (PFC frames fed to the port)
     [gen: tx host] --net_null / net_ring-->           (pacing)
 
-usage: gen_check.py ROCEPROBE CASE   (CASE: packets, pacing-null, pacing-ring, pfc, sigint)
+    [gen/run] profiles/pfc-storm.yaml, incast-8to1.yaml on net_null (opened without RX)
+    [gen, run, capture, switch] normal / error / SIGINT / SIGTERM: no /var/run/dpdk/rpPID left
+
+    [gen: tx] pair:w:0 ==> pair:w:1 [gen: rx, PFC mid-flow on purpose]   (rate warnings)
+
+usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
+                                      null-rx, cleanup, active, rate-warn)
 """
 import json
 import os
@@ -126,9 +132,10 @@ def pacing(tmp, port, rate_g):
     prof = "name: pacing\ndefaults: {speed: 100G, mtu: 1024, qps: 1}\n" + HOSTS.format(port=port) + f"""traffic:
   - {{name: p, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, rate: {rate_g}G, duration: 1s}}
 """
-    j = gen(prof, tmp)
+    j, err = gen_err(prof, tmp)
     flow = j["flows"][0]
     got = flow["tx_gbps_l1"]
+    expect("warning" not in err, f"{port}: no rate warning ({err.strip()[-200:]})")
     expect(abs(got - rate_g) / rate_g < 0.01, f"{port}: achieved {got:.4f} Gbit/s within 1% of {rate_g}")
     # 1 s at rate_g Gbit/s of WRITE_ONLY frames: 14+20+8+12+16 (RETH)+1024+4 = 1098 B, +24 B layer 1
     want = rate_g * 1e9 / ((1098 + 24) * 8)
@@ -185,8 +192,159 @@ def case_sigint(tmp):
     expect("gen " in err and "Gbit/s" in err, "progress lines on stderr once a second")
 
 
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
+
+
+def gen_err(profile_text, tmp, *args):
+    """gen --json: (the JSON, stderr)."""
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(profile_text)
+    p = subprocess.run([ROCEPROBE, "gen", path, "--json", *args], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"gen failed ({p.returncode}): {p.stderr.strip()}")
+    return json.loads(p.stdout), p.stderr
+
+
+def case_active(tmp):
+    # 4456 WRITE_ONLY frames (1098 B + 24 B layer 1 = 8976 bit) at 2 Gbit/s are 4488 ns
+    # apart: the flow is active (4456 - 1) x 4488 = 19994040 ns of a 1 s run. Over its
+    # active time it ran at 2 Gbit/s; over the run, 4456 x 8976 bit / 1 s = 0.040 Gbit/s.
+    prof = "name: active\ndefaults: {speed: 100G, mtu: 1024, qps: 1}\n" + HOSTS.format(port="net_null0") + """traffic:
+  - {name: p, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, rate: 2G, messages: 4456}
+"""
+    j, err = gen_err(prof, tmp, "--duration", "1")
+    f = j["flows"][0]
+    expect(f["tx_packets"] == 4456, f"{f['tx_packets']} packets == 4456")
+    expect(abs(f["active_ns"] - 19994040) < 19994040 * 0.02, f"active_ns {f['active_ns']} == 19994040 within 2%")
+    expect(abs(f["active_gbps_l1"] - 2.0) < 0.02, f"active_gbps_l1 {f['active_gbps_l1']:.4f} == 2 within 1%")
+    expect(f["last_tx_ns"] - f["first_tx_ns"] == f["active_ns"], "active_ns = last_tx_ns - first_tx_ns")
+    expect(abs(f["tx_gbps_l1"] - 0.040) < 0.002, f"tx_gbps_l1 {f['tx_gbps_l1']:.4f} (over the run) == 0.040")
+    expect(abs(f["planned_gbps_l1"] - 2.0) < 1e-9, f"planned_gbps_l1 {f['planned_gbps_l1']} == 2")
+    expect("warning" not in err, f"no rate warning: {err.strip()[-200:]}")
+    path = os.path.join(tmp, "p.yaml")
+    text = subprocess.run([ROCEPROBE, "gen", path, "--duration", "1"], capture_output=True, text=True).stdout
+    row = next(l for l in text.splitlines() if l.startswith("0 "))
+    expect(row.split()[-2].startswith(("1.99", "2.0")) and row.split()[-1].startswith(("19.", "20.")),
+           f"the table shows the active rate and span: {row.split()[-2:]}")
+
+
+def case_rate_warn(tmp):
+    # tx writes to rx at 1 Gbit/s for 100 ms; rx sends 5 PFC frames for priority 3
+    # (65535 quanta = 3355392 ns at 10G each, 10 ms apart from 20 ms): the flow loses
+    # those pauses (it restarts after one, it does not burst) and must fall short, with
+    # the pause named: 5 x 3355392 = 16776960 ns. Without the PFC it must not warn.
+    base = """name: warn
+defaults: {speed: 10G, mtu: 1024, qps: 1}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:w:0"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:w:1"}
+traffic:
+  - {name: f, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, dscp: 26, rate: 1G, duration: 100ms}
+"""
+    pfc = "  - {name: p, kind: pfc, host: rx, frame: pfc, priorities: [3], quanta: 65535, fps: 100, start: 20ms, duration: 50ms}\n"
+    j, err = gen_err(base + pfc, tmp)
+    port = next(p for p in j["ports"] if p["node"] == "tx")
+    expect(port["prio"][3]["paused_ns"] == 16776960, f"tx paused {port['prio'][3]['paused_ns']} ns == 5 x 3355392")
+    f = next(f for f in j["flows"] if f["kind"] == "rdma")
+    expect(f["active_gbps_l1"] < 0.95, f"achieved {f['active_gbps_l1']:.3f} of 1 Gbit/s: short")
+    warn = [l for l in err.splitlines() if "warning: flow 0 " in l]
+    expect(len(warn) == 1 and "PFC" in warn[0] and "priority 3 for 16.777 ms" in warn[0], f"one warning naming the pause: {warn}")
+    j, err = gen_err(base, tmp)
+    f = next(f for f in j["flows"] if f["kind"] == "rdma")
+    expect(abs(f["active_gbps_l1"] - 1.0) < 0.01, f"without PFC: {f['active_gbps_l1']:.4f} Gbit/s, within 1% of 1")
+    expect("warning" not in err, f"without PFC: no warning ({err.strip()[-200:]})")
+
+
+def case_null_rx(tmp):
+    # net_null's RX hands back garbage frames; nothing sends these ports PFC, so
+    # the known answer is 0 PFC received and 0 ns paused on every priority.
+    p = subprocess.run([ROCEPROBE, "gen", os.path.join(PROFILES, "pfc-storm.yaml"), "--allow-pause-storm",
+                        "--duration", "1", "--json"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"gen pfc-storm exit {p.returncode}")
+    j = json.loads(p.stdout)
+    for port in j["ports"]:
+        paused = [q["paused_ns"] for q in port["prio"]]
+        expect(port["rx_pfc"] == 0 and port["rx_pause"] == 0 and paused == [0] * 8,
+               f"{port['node']}: PFC rx {port['rx_pfc']}, PAUSE rx {port['rx_pause']}, paused {paused} (all 0)")
+    lines = [l for l in p.stderr.splitlines() if "no-rx=1" in l]
+    expect(len(lines) == 1 and "net_null0, net_null1, net_null2" in lines[0], f"one line says so: {lines}")
+    # run: the 8 senders' frames go nowhere; no port receives anything (was 66688 junk frames each).
+    out = os.path.join(tmp, "incast")
+    p = subprocess.run([ROCEPROBE, "run", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", out, "--set",
+                        "traffic.0.messages=2"], capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"run incast-8to1 exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(all(q["rx_frames"] == 0 for q in j["ports"]), f"rx_frames per port {[q['rx_frames'] for q in j['ports']]} all 0")
+    # 2 messages of 64 KiB at MTU 4096 = 32 packets per sender, none received
+    expect(all(f["tx_packets"] == 32 and f["lost"] == 32 for f in j["flows"]),
+           f"every flow lost its 32 packets: {[(f['tx_packets'], f['lost']) for f in j['flows']]}")
+
+
+def runtime_dir(pid):
+    base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    return os.path.join(base, f"rp{pid}")
+
+
+def case_cleanup(tmp):
+    # Every way out of every DPDK command leaves no /var/run/dpdk/rpPID behind.
+    import signal
+    import time
+    prof = os.path.join(tmp, "p.yaml")
+    with open(prof, "w") as f:
+        f.write("name: cleanup\ndefaults: {speed: 10G, mtu: 1024}\n" +
+                HOSTS.format(port="pair:c0:0").replace("192.0.2.2}", '192.0.2.2, port: "pair:c0:1"}') +
+                "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, messages: 1000}\n")
+    long = os.path.join(tmp, "long.yaml")
+    with open(long, "w") as f:
+        f.write(open(prof).read().replace("messages: 1000", "duration: 60s"))
+    pcap = os.path.join(tmp, "in.pcap")
+    with open(pcap, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        frame = bytes(60)
+        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    null = os.path.join(tmp, "null.yaml")
+    with open(null, "w") as f:
+        f.write("name: null\ndefaults: {speed: 10G, mtu: 1024}\n" + HOSTS.format(port="net_null0") +
+                "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s}\n")
+    o = os.path.join(tmp, "o")
+    cases = [
+        ("gen normal", [ROCEPROBE, "gen", null, "--duration", "0.5"], None, 0),
+        # rx does not send: gen still opens its pair end and drains it (was: the ring
+        # filled at 4096 frames and the sender stalled)
+        ("gen normal on a pair: link", [ROCEPROBE, "gen", prof], None, 0),
+        ("run normal", [ROCEPROBE, "run", prof, "-o", o], None, 0),
+        ("run error after EAL init (cannot create -o)", [ROCEPROBE, "run", prof, "-o", "/proc/rp-no/such"], None, 2),
+        ("gen error in EAL init (bad EAL option)", [ROCEPROBE, "gen", prof, "--eal", "--no-such-eal-option"], None, 2),
+        ("gen SIGINT", [ROCEPROBE, "gen", null], signal.SIGINT, 0),
+        ("run SIGINT", [ROCEPROBE, "run", long, "-o", o], signal.SIGINT, 0),
+        ("run SIGTERM", [ROCEPROBE, "run", long, "-o", o], signal.SIGTERM, 0),
+        ("capture normal", [ROCEPROBE, "capture", "--port", f"net_pcap0,rx_pcap={pcap}", "-w", os.path.join(tmp, "c.pcap"), "--count", "1"], None, 0),
+        ("capture SIGINT", [ROCEPROBE, "capture", "--port", "net_ring0", "-w", os.path.join(tmp, "c.pcap")], signal.SIGINT, 0),
+        ("switch normal", [ROCEPROBE, "switch", "--port", "net_ring0", "--port", "net_ring1", "--duration", "0.5"], None, 0),
+        ("switch SIGINT", [ROCEPROBE, "switch", "--port", "net_ring0", "--port", "net_ring1"], signal.SIGINT, 0),
+    ]
+    for what, cmd, sig, want_rc in cases:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if sig:
+            time.sleep(2)
+            p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        left = os.path.exists(runtime_dir(p.pid))
+        expect(p.returncode == want_rc and not left,
+               f"{what}: exit {p.returncode} (want {want_rc}), {runtime_dir(p.pid)} {'LEFT BEHIND' if left else 'removed'}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    if CASE == "packets":
+    if CASE == "active":
+        case_active(tmp)
+    elif CASE == "rate-warn":
+        case_rate_warn(tmp)
+    elif CASE == "null-rx":
+        case_null_rx(tmp)
+    elif CASE == "cleanup":
+        case_cleanup(tmp)
+    elif CASE == "packets":
         case_packets(tmp)
     elif CASE == "pacing-null":
         pacing(tmp, "net_null0,no-rx=1", 2)

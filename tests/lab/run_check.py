@@ -5,7 +5,18 @@
           RDMA WRITE 1024 B, 1 Gbit/s            impair: drop / CE-mark / delay on purpose
           <--------- ACK, CNP, PFC --------------  respond: cnp, ack; kind: pfc source
 
-usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc)
+misdelivered: frames that land at the wrong host's port are not received.
+
+    [tx] pair:l0:0 ====== tx -> rx, 1000 msgs ======> pair:l0:1 [x]    (x is not rx)
+         <=============== x -> tx, 500 msgs ==========
+    [rx] pair:l1:1   (its link's other end is nobody's: it gets nothing)
+    [h1] net_ring0 (a loopback: h1 gets its own frames) -- h1 -> h2, 4000 msgs -- [h2] net_ring1
+
+sigint: Ctrl-C in the middle of a 60 s run whose receiver drops every 10th frame and
+delays the rest by 1 ms on purpose (about 110 frames held at any time): the frames in
+flight are drained before the count, so lost == the frames dropped on purpose, exactly.
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint)
 """
 import json
 import os
@@ -152,7 +163,77 @@ def case_pfc(tmp):
     expect(j["flows"][0]["lost"] == 0, "PFC loses nothing")
 
 
+def case_misdelivered(tmp):
+    text = """name: misdelivered
+defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l1:1"}
+  - {name: x, mac: "02:00:00:00:00:03", ipv4: 192.0.2.3, port: "pair:l0:1"}
+traffic:
+  - {name: wrong, pattern: flow, src: tx, dst: rx, rate: 1G, messages: 1000}
+  - {name: right, pattern: flow, src: x, dst: tx, rate: 1G, messages: 500}
+"""
+    j, out = run(tmp, text)
+    fl = {f["id"]: f for f in j["flows"]}
+    ports = {p["node"]: p for p in j["ports"]}
+    w, r = fl[0], fl[1]
+    expect(w["tx_packets"] == 1000 and w["rx_packets"] == 0, f"tx -> rx: sent {w['tx_packets']}, received {w['rx_packets']} (want 1000, 0)")
+    expect(w["lost"] == 1000, f"tx -> rx: lost {w['lost']} == 1000, all sent")
+    expect(w["misdelivered"] == 1000, f"tx -> rx: misdelivered {w['misdelivered']} == 1000")
+    expect(ports["x"]["misdelivered"] == 1000, f"x's port: misdelivered {ports['x']['misdelivered']} == 1000")
+    expect(ports["x"]["misdelivered_bytes"] == 1000 * 1098, f"x's port: misdelivered_bytes {ports['x']['misdelivered_bytes']} == 1000 x 1098 B")
+    expect(ports["rx"]["rx_frames"] == 0, f"rx's port received {ports['rx']['rx_frames']} frames (nothing reaches it)")
+    expect(r["rx_packets"] == 500 and r["lost"] == 0 and r["misdelivered"] == 0, f"x -> tx (rightly wired): rx {r['rx_packets']} of 500, lost {r['lost']}")
+    expect(ports["tx"]["misdelivered"] == 0, "tx's port: nothing misdelivered")
+    summary = open(os.path.join(out, "summary.txt")).read()
+    expect("MISDELIVERED: 1000 data frames" in summary, "summary.txt says 1000 frames were misdelivered")
+    # The issue's report: h1 on net_ring0, h2 on net_ring1 (each a loopback).
+    ring = """name: ring
+defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: h1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: net_ring0}
+  - {name: h2, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: net_ring1}
+traffic:
+  - {name: f, pattern: flow, src: h1, dst: h2, rate: 1G, messages: 4000}
+"""
+    j, _ = run(tmp, ring)
+    f = j["flows"][0]
+    ports = {p["node"]: p for p in j["ports"]}
+    expect(f["rx_packets"] == 0 and f["lost"] == 4000, f"net_ring h1 -> h2: rx {f['rx_packets']}, lost {f['lost']} (want 0, 4000)")
+    expect(ports["h1"]["misdelivered"] == 4000 and ports["h2"]["rx_frames"] == 0,
+           f"h1's loopback got its own 4000 frames ({ports['h1']['misdelivered']} misdelivered), h2 got {ports['h2']['rx_frames']}")
+
+
+def case_sigint(tmp):
+    import signal
+    import time
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile("{drop_every: 10, delay: 1ms}").replace("messages: 10001", "duration: 60s"))
+    p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--capture"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode})")
+    j = json.load(open(os.path.join(out, "result.json")))
+    f = j["flows"][0]
+    dropped = next(q for q in j["environment"]["ports"] if q["node"] == "rx")["impair_dropped"]
+    expect(j["interrupted"] is True, "result.json says interrupted")
+    # drop_every 10 drops frames 10, 20, ...: a tenth of what was sent, rounded down.
+    expect(dropped == f["tx_packets"] // 10 > 1000, f"dropped on purpose {dropped} == {f['tx_packets']} sent // 10")
+    expect(f["lost"] == dropped, f"lost {f['lost']} == {dropped} dropped on purpose (nothing in flight counted lost)")
+    expect(f["rx_packets"] == f["tx_packets"] - dropped, f"rx_packets {f['rx_packets']} == sent - dropped")
+    a = json.loads(subprocess.run([ROCEPROBE, "analyze", "--json", os.path.join(out, "capture-rx.pcap")],
+                                  capture_output=True, text=True, check=True).stdout)
+    # A capture cannot see a dropped last frame (sent a multiple of 10): then one fewer.
+    tail = 1 if f["tx_packets"] % 10 == 0 else 0
+    expect(a["flows"][0]["lost"] == dropped - tail, f"analyze of the capture: lost {a['flows'][0]['lost']} == {dropped - tail}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc}[CASE](tmp)
+    {"sigint": case_sigint, "loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
+     "misdelivered": case_misdelivered}[CASE](tmp)
 print(f"{CASE}: {len(failures)} failed")
 sys.exit(1 if failures else 0)

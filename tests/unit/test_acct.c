@@ -343,6 +343,72 @@ static void malformed_and_other(void **state)
 	rp_acct_destroy(a);
 }
 
+/* dst_port_check: two ports, "h1" (0) and "rx" (1). 100 frames of flow 0
+ * arrive at h1's own port (a loopback), 30 at rx's port with rx's MAC and
+ * 5 at rx's port with another host's MAC: only the 30 are received, the
+ * other 105 are misdelivered, and lost = 100 + 30 + 5 sent - 30 = 105. */
+static void misdelivered_not_received(void **state)
+{
+	(void)state;
+	static const struct rp_acct_port_cfg two[2] = {{.node = "h1", .speed_bps = G100}, {.node = "rx", .speed_bps = G100}};
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	flow_cfgs[0].dst_port = 1;
+	memcpy(flow_cfgs[0].dst_mac, mac_rx, 6);
+	c.ports = two;
+	c.nports = 2;
+	c.dst_port_check = true;
+	struct rp_acct *a = make(&c);
+	uint8_t buf[256];
+	for (uint32_t i = 0; i < 135; i++) {
+		struct pkt p = {.flow = 0, .psn = i, .seq = i, .tx_ns = i * 1000, .probe = true};
+		size_t n = data_frame(buf, sizeof(buf), &p);
+		unsigned port = i < 100 ? 0 : 1;
+		if (i >= 130)
+			buf[5] = 0x42; /* destination MAC 02:00:00:00:00:42: not rx's */
+		enum rp_rx_class want = i >= 100 && i < 130 ? RP_RX_DATA : RP_RX_OTHER;
+		assert_int_equal(rp_acct_rx(a, port, i * 1000 + 500, buf, n, n, NULL), want);
+	}
+	uint64_t tx[2] = {135, 0};
+	rp_acct_finish(a, 200000, tx);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, 0, &r);
+	assert_int_equal(r.rx_packets, 30);
+	assert_int_equal(r.misdelivered, 105);
+	assert_int_equal(r.lost, 105);
+	struct rp_acct_port_result p0, p1;
+	rp_acct_port(a, 0, &p0);
+	rp_acct_port(a, 1, &p1);
+	assert_int_equal(p0.misdelivered, 100);
+	assert_int_equal(p1.misdelivered, 5);
+	assert_int_equal(p0.misdelivered_bytes, 100 * p0.rx_bytes / p0.rx_frames);
+	flow_cfgs[0].dst_port = 0;
+	memset(flow_cfgs[0].dst_mac, 0, 6);
+	rp_acct_destroy(a);
+}
+
+/* 11 frames of 64 B payload 1000 ns apart, in a run of 1 ms: over the run
+ * 11 x 512 bit / 1 ms = 0.005632 Gbit/s; over the active span (10 us, ten
+ * gaps of 1000 ns) 512 bit / 1000 ns = 0.512 Gbit/s. */
+static void goodput_over_the_active_span(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	struct rp_acct *a = make(&c);
+	for (uint32_t i = 0; i < 11; i++) {
+		struct pkt p = {.flow = 0, .psn = i, .seq = i, .tx_ns = 100000 + i * 1000, .probe = true};
+		feed(a, 100500 + i * 1000, &p, NULL);
+	}
+	rp_acct_finish(a, 1000000, NULL);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, 0, &r);
+	assert_int_equal(r.active_ns, 10000);
+	assert_true(r.goodput_gbps > 0.005631 && r.goodput_gbps < 0.005633);
+	assert_true(r.goodput_active_gbps > 0.5119 && r.goodput_active_gbps < 0.5121);
+	rp_acct_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +419,8 @@ int main(void)
 		cmocka_unit_test(pause_to_expiry_past_the_end),
 		cmocka_unit_test(discovery_without_probes),
 		cmocka_unit_test(malformed_and_other),
+		cmocka_unit_test(misdelivered_not_received),
+		cmocka_unit_test(goodput_over_the_active_span),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""capture and run on net_af_packet ports, which take frames up to 1514 B (1518 with FCS).
+
+    capture:  python AF_PACKET socket --> rp9dp0 ~~veth~~ rp9dp1 --> [roceprobe capture
+              net_af_packet0,iface=rp9dp1]: 100 frames put there on purpose (60..1514 B),
+              the pcap must hold exactly those bytes.
+    run:      [h1] net_af_packet0,iface=rp9dp0 ~~veth~~ rp9dp1,net_af_packet1 [h2]
+              4 KiB writes at mtu 4096: one line saying what to change, exit 2; at mtu 1024: h2
+              receives all 400 frames (100 messages of 4), at its own port.
+
+The veth pair (rp9dp0/rp9dp1, names no other test uses) is created here and removed at the
+end, IPv6 off so the kernel sends nothing on it. usage: afpacket_check.py ROCEPROBE CASE
+(CASE: capture, run). Exit 77 = skipped (not root, or no veth).
+"""
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+A, B = "rp9dp0", "rp9dp1"
+failures = []
+
+
+def expect(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def sh(cmd, check=True):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check)
+
+
+def setup():
+    if os.geteuid() != 0:
+        print("skipped: needs root for veth")
+        sys.exit(77)
+    sh(f"ip link del {A} 2>/dev/null", check=False)
+    if sh(f"ip link add {A} type veth peer name {B}", check=False).returncode != 0:
+        print("skipped: no veth here")
+        sys.exit(77)
+    for i in (A, B):
+        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+        sh(f"ip link set {i} up")
+
+
+def teardown():
+    sh(f"ip link del {A} 2>/dev/null", check=False)
+
+
+def pcap_frames(path):
+    data = open(path, "rb").read()
+    off, out = 24, []
+    while off + 16 <= len(data):
+        _, _, caplen, wire = struct.unpack("<IIII", data[off:off + 16])
+        out.append((wire, data[off + 16:off + 16 + caplen]))
+        off += 16 + caplen
+    return out
+
+
+def case_capture(tmp):
+    # Frame i: to 02:00:00:00:00:02 from :01, EtherType 0x88b5 (local experimental),
+    # payload bytes (i, i+1, ...), length 60 + i * 14 (60..1446), and the last one 1514.
+    frames = []
+    for i in range(100):
+        n = 1514 if i == 99 else 60 + i * 14
+        head = bytes.fromhex("020000000002" "020000000001" "88b5")
+        frames.append(head + bytes((i + k) & 0xFF for k in range(n - len(head))))
+    out = os.path.join(tmp, "c.pcap")
+    p = subprocess.Popen([ROCEPROBE, "capture", "--port", f"net_af_packet0,iface={B}", "-w", out,
+                          "--snaplen", "1514", "--count", "100", "--duration", "20", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # the EAL and the port come up
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((A, 0))
+    for f in frames:
+        s.send(f)
+        time.sleep(0.001)
+    s.close()
+    stdout, stderr = p.communicate(timeout=60)
+    expect(p.returncode == 0, f"capture on net_af_packet exit {p.returncode} ({stderr.strip()[-300:]})")
+    expect("takes frames up to 1514 B" in stderr, "capture says it clamps the frame size to what the port takes")
+    if p.returncode != 0:
+        return
+    j = json.loads(stdout)
+    got = pcap_frames(out)
+    expect(j["received"] == 100 and len(got) == 100, f"100 frames sent, {j['received']} received, {len(got)} written")
+    expect([b for _, b in got] == frames, "the pcap holds exactly the bytes sent, 60..1514 B")
+
+
+def af_profile(mtu):
+    return f"""name: af
+defaults: {{speed: 1G, opcode: write, message_size: 4096, mtu: {mtu}, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "net_af_packet0,iface={A}"}}
+  - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "net_af_packet1,iface={B}"}}
+traffic:
+  - {{name: f, pattern: flow, src: h1, dst: h2, rate: 100M, messages: 100}}
+"""
+
+
+def case_run(tmp):
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(af_profile(4096))
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "o1")], capture_output=True, text=True, timeout=60)
+    lines = [l for l in p.stderr.splitlines() if "takes frames" in l]
+    expect(p.returncode == 2, f"mtu 4096 on net_af_packet: exit {p.returncode} (want 2)")
+    # 4096 B messages; the FIRST packet (with RETH) is the largest: 14 + 20 + 8 + 12 + 16 + MTU + 4 B
+    # ICRC: 4170 B at MTU 4096, 1098 B at MTU 1024
+    expect(len(lines) == 1 and "up to 1514 B" in lines[0] and "mtu 4096 makes frames of 4170 B" in lines[0]
+           and "set mtu: 1024 (frames of 1098 B)" in lines[0],
+           f"one line says what to change: {lines}")
+    expect("Invalid argument" not in p.stderr, "not DPDK's own message")
+    with open(path, "w") as f:
+        f.write(af_profile(1024))
+    out = os.path.join(tmp, "o2")
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, f"mtu 1024: exit {p.returncode} ({p.stderr.strip()[-200:]})")
+    if p.returncode == 0:
+        fl = json.load(open(os.path.join(out, "result.json")))["flows"][0]
+        expect(fl["tx_packets"] == 400 and fl["rx_packets"] == 400 and fl["lost"] == 0 and fl["misdelivered"] == 0,
+               f"h2 received {fl['rx_packets']} of {fl['tx_packets']} at its own port, lost {fl['lost']}")
+
+
+setup()
+try:
+    with tempfile.TemporaryDirectory() as tmp:
+        {"capture": case_capture, "run": case_run}[CASE](tmp)
+finally:
+    teardown()
+print(f"{CASE}: {len(failures)} failed")
+sys.exit(1 if failures else 0)
