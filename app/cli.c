@@ -11,9 +11,28 @@
 #include "profile/units.h"
 #include "report/outdir.h"
 
+static char *held;
+static size_t held_len;
+
+void rp_cli_hold_errors(char *buf, size_t len)
+{
+	held = buf;
+	held_len = len;
+	if (held && held_len)
+		held[0] = '\0';
+}
+
 int rp_cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	if (held) {
+		if (held_len && !held[0]) {
+			va_start(ap, fmt);
+			vsnprintf(held, held_len, fmt, ap);
+			va_end(ap);
+		}
+		return RP_EXIT_USAGE;
+	}
 	fprintf(stderr, "roceprobe %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -12,6 +12,10 @@
 
 /* One line on stderr: "roceprobe CMD: message". Returns RP_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const char *fmt, ...);
+/* Under a launcher every rank sets up alone, but the user reads one line:
+ * while buf is held, rp_cli_error keeps its first message there ("message",
+ * without the prefix) instead of printing it; NULL prints again. */
+void rp_cli_hold_errors(char *buf, size_t len);
 /* Set by SIGINT/SIGTERM once rp_cli_catch_stop() ran: every long-running
  * command polls it and stops cleanly, with its final counters. */
 extern volatile sig_atomic_t rp_cli_stop;

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <rte_version.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,8 +16,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster/cluster.h"
 #include "dp/capture.h"
 #include "dp/rx.h"
+#include "report/outdir.h"
 #include "report/result.h"
 #include "session.h"
 #include "stats/acct.h"
@@ -149,6 +152,15 @@ struct run {
 	struct rp_dp_xstat xstats[RP_DP_MAX_PORTS][RUN_XSTATS]; /* before the run */
 	unsigned nxstats[RP_DP_MAX_PORTS];
 	time_t started;
+	/* Under mpirun/srun: this rank, the hosts it runs, its clock. */
+	struct rp_cluster cl;
+	bool *mine;          /* [nhosts]: this rank runs the host */
+	int *host_rank;      /* [nhosts] */
+	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
+	int64_t t0_ns, skew_ns;
+	bool failed;         /* a rank's set-up failed: every rank stops */
+	volatile bool tx_done, others_done;
+	char **rank_env;     /* rank 0: each rank's environment JSON text */
 };
 
 static uint64_t max_delay(const struct rp_profile *p)
@@ -214,7 +226,13 @@ static void finish_accounting(struct run *r)
 				}
 		}
 	}
-	rp_acct_finish(r->acct, r->s.g.end_ns, sent);
+	if (r->cl.launched) { /* the senders' counts come from their ranks */
+		uint64_t end;
+		rp_cluster_acct_finish(&r->cl, r->acct, r->s.plan.nflows, r->s.g.end_ns, &end);
+		r->s.g.end_ns = end;
+	} else {
+		rp_acct_finish(r->acct, r->s.g.end_ns, sent);
+	}
 	free(sent);
 }
 
@@ -240,7 +258,7 @@ static json_t *xstats_json(const struct run *r, unsigned i)
 	return o;
 }
 
-static json_t *environment_json(const struct run *r)
+static json_t *ports_env_json(const struct run *r)
 {
 	json_t *ports = json_array();
 	for (unsigned i = 0; i < r->s.nports; i++) {
@@ -256,6 +274,67 @@ static json_t *environment_json(const struct run *r)
 					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
 					 "pause_xstats", xstats_json(r, i)));
 	}
+	return ports;
+}
+
+static json_t *capture_json(const struct run *r, const struct run_opts *o);
+
+/* This rank's part of result.json's environment and capture, and where it
+ * ran: shipped to rank 0 as text. */
+static char *rank_env_text(const struct run *r, const struct run_opts *o)
+{
+	json_t *hosts = json_array();
+	for (size_t h = 0; h < r->s.prof->nhosts; h++)
+		if (r->mine[h])
+			json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
+	const struct rp_clock_offset *off = &r->offsets[r->cl.rank];
+	json_t *o_ = json_pack("{s:i, s:s, s:o, s:I, s:I, s:I, s:s, s:o, s:o}", "rank", r->cl.rank, "node",
+			       r->cl.ranks[r->cl.rank].node, "hosts", hosts, "clock_offset_ns", (json_int_t)off->offset_ns,
+			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
+			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
+			       capture_json(r, o));
+	char *text = json_dumps(o_, JSON_COMPACT);
+	json_decref(o_);
+	return text;
+}
+
+/* Every rank's ports (rank 0: the gathered texts; else this process's). */
+static json_t *all_ports_env(const struct run *r)
+{
+	if (!r->rank_env)
+		return ports_env_json(r);
+	json_t *all = json_array();
+	for (int k = 0; k < r->cl.size; k++) {
+		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
+		json_array_extend(all, json_object_get(e, "ports"));
+		json_decref(e);
+	}
+	return all;
+}
+
+/* result.json's "cluster": the launch, and per rank its node, hosts, clock
+ * offset to rank 0 with its bound, and how late it started. */
+static json_t *cluster_json(const struct run *r)
+{
+	json_t *ranks = json_array();
+	int64_t worst = 0;
+	for (int k = 0; r->rank_env && k < r->cl.size; k++) {
+		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : json_object();
+		json_object_del(e, "ports");
+		json_object_del(e, "capture");
+		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns")),
+			sk = json_integer_value(json_object_get(e, "start_skew_ns"));
+		worst = b + (sk < 0 ? -sk : sk) > worst ? b + (sk < 0 ? -sk : sk) : worst;
+		json_array_append_new(ranks, e);
+	}
+	/* A one-way latency between two ranks is off by at most both ranks' worst. */
+	return json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
+			 (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+}
+
+static json_t *environment_json(const struct run *r)
+{
+	json_t *ports = all_ports_env(r);
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	char started[32];
@@ -268,6 +347,15 @@ static json_t *capture_json(const struct run *r, const struct run_opts *o)
 {
 	if (!o->capture)
 		return json_null();
+	if (r->rank_env) { /* every rank's captures, each on its own machine */
+		json_t *all = json_array();
+		for (int k = 0; k < r->cl.size; k++) {
+			json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
+			json_array_extend(all, json_object_get(e, "capture"));
+			json_decref(e);
+		}
+		return all;
+	}
 	json_t *files = json_array();
 	for (unsigned i = 0; i < r->s.nports; i++) {
 		const struct rp_capture_stats *c = &r->cap_stats[i];
@@ -290,6 +378,8 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 (json_int_t)r->s.g.end_ns, "interrupted", rp_cli_stop, "flows",
 				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
+	if (r->cl.launched)
+		json_object_set_new(root, "cluster", cluster_json(r));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
 	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
@@ -384,12 +474,124 @@ static void close_captures(struct run *r)
 static void cleanup(struct run *r)
 {
 	close_captures(r);
+	rp_cluster_texts_free(&r->cl, r->rank_env);
+	free(r->offsets);
+	free(r->mine);
+	free(r->host_rank);
 	for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
 		free(r->rx.ports[i].hold);
 	rp_acct_destroy(r->acct);
 	rp_acct_cfg_free(&r->acfg);
 	free(r->flow_of);
 	rp_session_close(&r->s);
+	rp_cluster_finalize(&r->cl);
+}
+
+/* Under a launcher rank 0 reads the profile and sends its text to every rank
+ * (no shared file system needed); every rank binds hosts to ranks the same
+ * way (lib/cluster). Without one, every host runs here, unless the profile
+ * places hosts on other ranks or nodes. *text: what the session loads, or NULL. */
+static int place_hosts(struct run *r, const struct run_opts *o, char **text)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	uint64_t len = 0;
+	*text = NULL;
+	if (r->cl.launched) {
+		FILE *f = r->cl.rank == 0 ? fopen(o->profile, "r") : NULL;
+		char *t = NULL;
+		if (f) {
+			fseek(f, 0, SEEK_END);
+			long n = ftell(f);
+			rewind(f);
+			t = n >= 0 ? malloc((size_t)n + 1) : NULL;
+			len = t && fread(t, 1, (size_t)n, f) == (size_t)n ? (uint64_t)n : UINT64_MAX;
+			fclose(f);
+		} else if (r->cl.rank == 0) {
+			len = UINT64_MAX;
+		}
+		if (rp_cluster_bcast(&r->cl, &len, sizeof(len), 0) != 0 || len == UINT64_MAX) {
+			free(t);
+			return rp_cli_error("run", "cannot read %s on rank 0 (node %s): %s", o->profile, r->cl.ranks[0].node,
+					    strerror(errno));
+		}
+		if (r->cl.rank != 0 && !(t = malloc(len + 1)))
+			return rp_cli_error("run", "out of memory");
+		rp_cluster_bcast(&r->cl, t, len, 0);
+		t[len] = '\0';
+		*text = t;
+	}
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	struct rp_profile *p = *text ? rp_profile_load_string(o->profile, *text, &po, err, sizeof(err))
+				     : rp_profile_load(o->profile, &po, err, sizeof(err));
+	if (!p)
+		return rp_cli_error("run", "%s", err);
+	r->mine = calloc(p->nhosts, sizeof(*r->mine));
+	r->host_rank = calloc(p->nhosts, sizeof(*r->host_rank));
+	int rc = r->mine && r->host_rank ? 0 : rp_cli_error("run", "out of memory");
+	if (rc == 0 && !r->cl.launched && rp_cluster_check_single(p, r->cl.ranks[0].node, err, sizeof(err)))
+		rc = rp_cli_error("run", "%s", err);
+	if (rc == 0 && r->cl.launched && rp_cluster_bind(p, r->cl.ranks, (size_t)r->cl.size, r->host_rank, err, sizeof(err)))
+		rc = rp_cli_error("run", "%s", err);
+	for (size_t h = 0; rc == 0 && h < p->nhosts; h++)
+		r->mine[h] = r->host_rank[h] == r->cl.rank;
+	rp_profile_free(p);
+	return rc;
+}
+
+/* Every rank past a step of the set-up, or all stop: the user reads one line,
+ * the first failing rank's, from rank 0. */
+static bool all_ready(struct run *r, int rc, const char *held)
+{
+	if (!r->cl.launched)
+		return rc == 0;
+	if (r->failed) /* every rank learnt it in the same step and stops asking */
+		return false;
+	char first[600];
+	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first)))
+		return true;
+	if (r->cl.rank == 0)
+		fprintf(stderr, "roceprobe run: %s\n", first);
+	r->failed = true;
+	return false;
+}
+
+/* While the ports are polled: once this rank's senders are done (or it was
+ * stopped), wait for every other rank's in a barrier, then let the run's
+ * linger begin everywhere. The only MPI call during the run. */
+static void *wait_for_senders(void *arg)
+{
+	struct run *r = arg;
+	while (!r->tx_done && !rp_cli_stop) {
+		struct timespec ts = {.tv_nsec = 1000000};
+		nanosleep(&ts, NULL);
+	}
+	rp_cluster_barrier(&r->cl);
+	r->others_done = true;
+	return NULL;
+}
+
+/* Rank 0 gets one accountant holding every rank's flows and ports. */
+static int merge_ranks(struct run *r, const struct run_opts *o)
+{
+	char err[512], *env = rank_env_text(r, o);
+	int rc = rp_cluster_gather_texts(&r->cl, env ? env : "{}", &r->rank_env);
+	free(env);
+	size_t n = rp_acct_nflows(r->acct);
+	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
+	for (size_t i = 0; own_flow && i < n; i++)
+		own_flow[i] = r->mine[r->s.plan.flows[r->flow_of[i]].dst];
+	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&r->acfg, err, sizeof(err)) : NULL;
+	if (rp_cluster_acct_merge(&r->cl, r->acct, own_flow, r->mine, merged, err, sizeof(err)) != 0 || rc != 0)
+		rc = r->cl.rank == 0 ? rp_cli_error("run", "%s", err) : RP_EXIT_USAGE;
+	free(own_flow);
+	if (r->cl.rank == 0) {
+		rp_acct_destroy(r->acct);
+		r->acct = merged;
+	}
+	uint64_t stop = rp_cli_stop; /* one rank interrupted: the run was */
+	rp_cluster_max_u64(&r->cl, &stop, 1);
+	rp_cli_stop = (sig_atomic_t)stop;
+	return rc;
 }
 
 int rp_cmd_run(int argc, char **argv)
@@ -399,26 +601,50 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct run r;
-	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .lcores = 1};
+	char err[RP_CLUSTER_ERR_LEN], held[512] = "", *text = NULL;
 	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
 	rp_cli_catch_stop();
+	if (rp_cluster_init(&r.cl, &argc, &argv, err, sizeof(err)) != 0)
+		return rp_cli_error("run", "%s", err);
+	if (r.cl.launched)
+		rp_cli_hold_errors(held, sizeof(held));
+	rc = place_hosts(&r, &o, &text);
+	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
+				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
+				     .hosts = r.cl.launched ? r.mine : NULL};
+	/* Ranks on one machine poll on different CPUs (as many as there are). */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (r.cl.launched && ncpu > 0)
+		so.first_core = (unsigned)(r.cl.ranks[r.cl.rank].local_rank % ncpu);
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
-	rc = rp_cli_outdir_check("run", o.out, o.force);
+	if (rc == 0 && r.cl.rank == 0)
+		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
-	if (rc == 0)
+	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
+	if (all_ready(&r, rc, held) && r.cl.rank == 0)
 		rc = rp_cli_outdir("run", o.out, o.force);
-	if (rc == 0) {
+	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0)
+		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
+	if (rc == 0 && !r.failed) {
 		rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
 	}
-	if (rc != 0) {
+	bool ready = all_ready(&r, rc, held);
+	rp_cli_hold_errors(NULL, 0);
+	if (!ready) {
 		cleanup(&r);
-		return rc;
+		free(text);
+		return rc ? rc : RP_EXIT_USAGE;
 	}
 	r.started = time(NULL);
 	snapshot_xstats(&r);
+	r.offsets = calloc((size_t)r.cl.size, sizeof(*r.offsets));
+	if (r.cl.launched) {
+		/* Clock offsets, then every rank starts at T0 on rank 0's clock. */
+		rp_cluster_clocks(&r.cl, 20, r.offsets);
+		rp_cluster_start_at(&r.cl, r.offsets, 100000000 + 2000000ll * r.cl.size, &r.t0_ns, &r.skew_ns);
+	}
 	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
 	 * a PFC source's first frames would be that late and skipped). */
 	rp_dp_clock_start();
@@ -427,14 +653,31 @@ int rp_cmd_run(int argc, char **argv)
 			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
-				   .progress = rp_session_progress, .progress_arg = &r.s, .rx = &r.rx,
-				   .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+				   .progress = r.cl.rank == 0 ? rp_session_progress : NULL, .progress_arg = &r.s,
+				   .rx = &r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+	pthread_t waiter;
+	bool waiting = false;
+	if (r.cl.launched) {
+		r.s.g.tx_done = &r.tx_done;
+		r.s.g.others_done = &r.others_done;
+		waiting = pthread_create(&waiter, NULL, wait_for_senders, &r) == 0;
+		if (!waiting)
+			r.others_done = true;
+	}
 	rp_dp_gen_run(&r.s.g);
+	if (waiting)
+		pthread_join(waiter, NULL);
 	finish_accounting(&r);
 	close_captures(&r);
-	rc = write_result(&r, &o);
-	if (rc == 0)
+	if (r.cl.launched)
+		rc = merge_ranks(&r, &o);
+	if (rc == 0 && r.cl.rank == 0)
+		rc = write_result(&r, &o);
+	if (rc == 0 && r.cl.rank == 0)
 		rc = write_summary(&r, &o);
+	else if (rc == 0)
+		rp_session_warn_rates(&r.s, stderr);
 	cleanup(&r);
+	free(text);
 	return rc;
 }

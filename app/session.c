@@ -27,7 +27,8 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 {
 	char err[RP_PROFILE_ERR_LEN];
 	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
-	s->prof = rp_profile_load(profile, &po, err, sizeof(err));
+	s->prof = o->profile_text ? rp_profile_load_string(profile, o->profile_text, &po, err, sizeof(err))
+				  : rp_profile_load(profile, &po, err, sizeof(err));
 	if (!s->prof)
 		return rp_cli_error(s->cmd, "%s", err);
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
@@ -53,7 +54,7 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		 * (nobody reads it) and stall the sender; what arrives is dropped. */
 		bool pair = rp_dp_is_pair(s->prof->hosts[h].port);
 		bool sends = host_sends(&s->plan, h), receives = (o->receivers || pair) && host_receives(&s->plan, h);
-		if (!sends && !receives)
+		if ((!sends && !receives) || (o->hosts && !o->hosts[h]))
 			continue;
 		const struct rp_host *host = &s->prof->hosts[h];
 		if (host->port[0] == '\0')
@@ -65,7 +66,7 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		s->tx[s->nports].src = NULL;
 		devargs[s->nports++] = host->port;
 	}
-	if (s->nports == 0)
+	if (s->nports == 0 && !o->hosts)
 		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
 	return 0;
 }
@@ -143,7 +144,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	if (rc != 0)
 		return rc;
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
-				    .lcores = o->lcores ? o->lcores : 1, .who = cmd};
+				    .lcores = o->lcores ? o->lcores : 1, .who = cmd, .first_core = o->first_core};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;

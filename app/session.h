@@ -35,6 +35,11 @@ struct rp_session_opts {
 	bool receivers; /* open the ports of receiving hosts too (run) */
 	const char *eal;
 	unsigned lcores;
+	/* Under a launcher: the profile's text as rank 0 read it (NULL: read
+	 * the file), and the hosts this rank runs (NULL: every host). */
+	const char *profile_text;
+	const bool *hosts;
+	unsigned first_core; /* where this process's lcores start (a rank's local rank) */
 };
 
 /* Each returns 0, or RP_EXIT_USAGE after printing one error line. */

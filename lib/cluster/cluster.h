@@ -58,6 +58,16 @@ int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t le
  * every rank takes after its setup, so one rank's failure stops them all
  * before any traffic. */
 bool rp_cluster_all_ok(const struct rp_cluster *c, bool ok);
+/* v[i] summed (or the maximum taken) over every rank, in place, on every rank. */
+int rp_cluster_sum_u64(const struct rp_cluster *c, uint64_t *v, size_t n);
+int rp_cluster_max_u64(const struct rp_cluster *c, uint64_t *v, size_t n);
+/* Every rank's bytes to rank 0: *all (malloc'd, rank after rank) and lens[r]
+ * (size entries, malloc'd) on rank 0; NULL elsewhere. 0 or -1. */
+int rp_cluster_gather(const struct rp_cluster *c, const void *mine, size_t len, uint8_t **all, size_t **lens);
+/* One line from the first rank that failed its setup, for rank 0 to print:
+ * every rank passes its error ("" when fine); true when every rank is fine,
+ * else false with "rank R (node N): ERROR" of the lowest failing rank in first. */
+bool rp_cluster_agree(const struct rp_cluster *c, const char *my_err, char *first, size_t len);
 /* Stops every rank at once (MPI_Abort) after a rank lost its way; exit code rc. */
 _Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc);
 
@@ -103,6 +113,33 @@ int64_t rp_cluster_now_ns(void);
 /* Every rank's offset to rank 0 (offsets[0] is zero), measured with rounds
  * ping-pongs each; every rank gets the whole array. 0 or -1. */
 int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clock_offset *offsets);
+/* The common start (start.c): rank 0 fixes T0 = its clock + margin_ns and
+ * tells every rank; each waits until its clock, corrected by its offset to
+ * rank 0, reaches T0 (sleeping, then spinning for the last 200 us) and
+ * returns how late it woke (its start skew, ns). */
+int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t margin_ns,
+			int64_t *t0, int64_t *skew_ns);
+
+/* ---- results (ship.c): every rank's accountant -> one on rank 0 ----
+ * Each rank's accountant has every flow of the plan and every host's port
+ * but is fed by its own hosts' ports only (lib/stats/acct_pack.h). */
+struct rp_acct;
+/* Closes a on every rank: the senders' counts of every flow summed over the
+ * ranks (each flow has one sender) and installed, so lost = sent - received
+ * exactly at the receiver's rank; every rank closes at the latest rank's
+ * end_ns (returned in *end). nflows: the plan's flow count (ids below it). */
+int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, uint64_t end_ns,
+			   uint64_t *end);
+/* Rank 0's merged (created by the caller with the same cfg; NULL on other
+ * ranks) gets every rank's own flows (own_flow: this rank hosts the
+ * receiver) and own ports. 0, or -1 with one line in err (on rank 0). */
+int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, const bool *own_flow,
+			  const bool *own_port, struct rp_acct *merged, char *err, size_t errlen);
+/* A text of each rank (its environment, as JSON) to rank 0: texts[r], size
+ * entries, each malloc'd (free with rp_cluster_texts_free); NULL elsewhere. */
+int rp_cluster_gather_texts(const struct rp_cluster *c, const char *mine, char ***texts);
+void rp_cluster_texts_free(const struct rp_cluster *c, char **texts);
+
 /* What disciplines this host's clock: "ptp" (ptp4l or phc2sys running),
  * "ntp" (the kernel says synchronised), or "none". */
 const char *rp_cluster_clock_source(void);

@@ -15,8 +15,16 @@ int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, si
 	c->launched = rp_cluster_detect(&c->launcher);
 	if (!c->launched)
 		return rp_cluster_init_single(c, err, errlen);
-	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+	/* Serialized: a run's helper thread waits in a barrier while the main
+	 * thread polls ports, and only one of them ever calls MPI at a time. */
+	int provided = 0;
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
 		snprintf(err, errlen, "MPI_Init failed under %s: is this rank reachable from the launcher?", c->launcher);
+		return -1;
+	}
+	if (provided < MPI_THREAD_SERIALIZED) {
+		snprintf(err, errlen, "this MPI gives thread level %d; roceprobe needs MPI_THREAD_SERIALIZED", provided);
+		MPI_Finalize();
 		return -1;
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
@@ -112,4 +120,78 @@ int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clo
 	if (!rp_cluster_all_ok(c, rc == 0))
 		return -1;
 	return rp_cluster_bcast(c, offsets, (size_t)c->size * sizeof(*offsets), 0);
+}
+
+static int reduce_u64(const struct rp_cluster *c, uint64_t *v, size_t n, MPI_Op op)
+{
+	if (!c->launched || n == 0)
+		return 0;
+	for (size_t off = 0; off < n;) { /* counts are ints */
+		int k = n - off > (size_t)INT32_MAX ? INT32_MAX : (int)(n - off);
+		if (MPI_Allreduce(MPI_IN_PLACE, v + off, k, MPI_UINT64_T, op, MPI_COMM_WORLD) != MPI_SUCCESS)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+int rp_cluster_sum_u64(const struct rp_cluster *c, uint64_t *v, size_t n)
+{
+	return reduce_u64(c, v, n, MPI_SUM);
+}
+
+int rp_cluster_max_u64(const struct rp_cluster *c, uint64_t *v, size_t n)
+{
+	return reduce_u64(c, v, n, MPI_MAX);
+}
+
+int rp_cluster_gather(const struct rp_cluster *c, const void *mine, size_t len, uint8_t **all, size_t **lens)
+{
+	*all = NULL;
+	*lens = NULL;
+	if (!c->launched) {
+		*all = malloc(len ? len : 1);
+		*lens = malloc(sizeof(**lens));
+		if (!*all || !*lens)
+			return -1;
+		memcpy(*all, mine, len);
+		(*lens)[0] = len;
+		return 0;
+	}
+	if (len > INT32_MAX)
+		return -1;
+	int n = (int)len, *counts = NULL, *displs = NULL;
+	if (c->rank == 0) {
+		counts = calloc((size_t)c->size, sizeof(int));
+		displs = calloc((size_t)c->size, sizeof(int));
+		if (!counts || !displs) {
+			fprintf(stderr, "roceprobe: rank 0 is out of memory for %d ranks' results\n", c->size);
+			rp_cluster_abort(c, 2);
+		}
+	}
+	bool ok = true;
+	if (MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		ok = false;
+	size_t total = 0;
+	for (int r = 0; c->rank == 0 && ok && r < c->size; r++) {
+		ok &= counts[r] >= 0 && total + (size_t)counts[r] <= INT32_MAX;
+		displs[r] = (int)total;
+		total += counts[r] > 0 ? (size_t)counts[r] : 0;
+	}
+	if (c->rank == 0 && ok) {
+		*all = malloc(total ? total : 1);
+		*lens = calloc((size_t)c->size, sizeof(**lens));
+		ok = *all && *lens;
+	}
+	if (!rp_cluster_all_ok(c, ok)) {
+		free(counts), free(displs), free(*all), free(*lens);
+		*all = NULL, *lens = NULL;
+		return -1;
+	}
+	int rc = MPI_Gatherv(mine, (int)len, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	for (int r = 0; c->rank == 0 && r < c->size; r++)
+		(*lens)[r] = (size_t)counts[r];
+	free(counts);
+	free(displs);
+	return rc == MPI_SUCCESS ? 0 : -1;
 }

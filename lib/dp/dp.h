@@ -22,6 +22,8 @@ struct rp_dp_eal_opts {
 	const char *user_eal; /* may be NULL */
 	unsigned lcores;      /* 1.. */
 	const char *who;      /* command name for messages */
+	unsigned first_core;  /* the lcores are first_core .. first_core + lcores - 1 (several
+			       * processes on one machine, e.g. ranks, spread over its CPUs) */
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);

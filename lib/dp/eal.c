@@ -146,7 +146,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	/* The user's own core list wins: two processes on one machine should not
 	 * both poll on CPU 0. */
 	if (!user_sets_cores(o->user_eal)) {
-		snprintf(buf, sizeof(buf), "0-%u", o->lcores ? o->lcores - 1 : 0);
+		snprintf(buf, sizeof(buf), "%u-%u", o->first_core, o->first_core + (o->lcores ? o->lcores - 1 : 0));
 		push(argv, &argc, "-l");
 		push(argv, &argc, buf);
 	}

@@ -223,7 +223,9 @@ static int lcore_loop(void *arg)
 			break;
 		/* Frames in flight or held by a delay arrive during the linger; a
 		 * queue that still refuses packets after that is given up. */
-		if (sources_done && !done_at)
+		if (sources_done && g->tx_done && !*g->tx_done)
+			*g->tx_done = true;
+		if (sources_done && !done_at && (!g->others_done || *g->others_done))
 			done_at = now;
 		/* A duration is a promise to keep the ports open (and receiving) that long. */
 		if (done_at && !g->duration_ns && now >= done_at + g->linger_ns &&

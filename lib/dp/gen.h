@@ -54,6 +54,12 @@ struct rp_dp_gen {
 	uint64_t linger_ns;  /* after the sources are done, keep receiving this long; after a stop
 			      * (Ctrl-C, duration) a run drains at most this long (gen.c drain) */
 	uint64_t end_ns; /* when the run stopped */
+	/* A run across ranks: a receiver must keep its ports open until the other
+	 * ranks' senders are done. The loop sets *tx_done when its own sources
+	 * are done and starts its linger only once *others_done is set (by the
+	 * caller, who learns it from the other ranks). NULL: alone. */
+	volatile bool *tx_done;
+	volatile bool *others_done;
 };
 
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the

@@ -213,13 +213,15 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own)
 		put32(&fix, n);
 }
 
-size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap)
+size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap)
 {
 	if (!a->finished || a->cfg.discover)
 		return 0;
-	size_t nown = 0;
+	size_t nown = 0, nports = 0;
 	for (size_t i = 0; i < a->nflows; i++)
 		nown += !own_flow || own_flow[i];
+	for (size_t i = 0; i < a->cfg.nports; i++)
+		nports += !own_port || own_port[i];
 	struct wr w = {buf, cap, 0};
 	for (int k = 0; k < 4; k++)
 		put8(&w, MAGIC[k]);
@@ -234,12 +236,13 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf,
 	put64(&w, a->end_ns);
 	put64(&w, a->unmatched);
 	put32(&w, nown);
-	put32(&w, a->cfg.nports);
+	put32(&w, nports);
 	for (size_t i = 0; i < a->nflows; i++)
 		if (!own_flow || own_flow[i])
 			put_flow(&w, a, i);
 	for (size_t i = 0; i < a->cfg.nports; i++)
-		put_port(&w, a, i);
+		if (!own_port || own_port[i])
+			put_port(&w, a, i);
 	put_series(&w, a, own_flow);
 	if (buf && w.len <= cap) {
 		struct wr fix = {buf, cap, total_at};

@@ -21,7 +21,7 @@
  *
  * 2. rp_acct_pack serialises a finished accountant's part of the result:
  *    the flows it owns (own_flow[i]: this rank hosts flow i's receiver),
- *    every port it has, and its time series. Rank 0 creates a "merged"
+ *    its ports (own_port, or every port it has), and its time series. Rank 0 creates a "merged"
  *    accountant with rp_acct_create (all flows, ALL ranks' ports: a cfg with
  *    every port; same start_ns, run_ns, bin_ns, flow_series as the ranks),
  *    installs every rank's buffer with rp_acct_unpack_into, then calls
@@ -112,9 +112,11 @@ void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
 void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
 
 /* Step 2. The bytes needed; they are written only when they fit in cap
- * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows.
+ * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows;
+ * own_port NULL: all ports (an accountant configured with every host's port,
+ * of which this rank feeds only its own, ships only those).
  * 0 when a is not finished (rp_acct_finish) or in discovery mode. */
-size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, uint8_t *buf, size_t cap);
+size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap);
 /* 0, or -1 with a reason in err and merged untouched. */
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* After the last buffer: the aggregate latency; merged counts as finished. */

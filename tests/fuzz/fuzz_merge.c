@@ -59,10 +59,10 @@ static void init(void)
 	size_t n = rp_pfc_frame_build(buf, sizeof(buf), (const uint8_t[6]){2, 0, 0, 0, 0, 9}, 0x08, q);
 	rp_acct_rx(a, 0, 300000, buf, n, n, NULL);
 	rp_acct_finish(a, 1000000, NULL);
-	valid_len = rp_acct_pack(a, NULL, NULL, 0);
+	valid_len = rp_acct_pack(a, NULL, NULL, NULL, 0);
 	valid = malloc(valid_len);
 	work = malloc(valid_len);
-	if (!valid || !work || rp_acct_pack(a, NULL, valid, valid_len) != valid_len)
+	if (!valid || !work || rp_acct_pack(a, NULL, NULL, valid, valid_len) != valid_len)
 		abort();
 	rp_acct_destroy(a);
 }

@@ -236,10 +236,10 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 		for (unsigned f = 0; f < NF; f++)
 			if (dst_of[f] == h)
 				own[loc[h][f]] = true;
-		len[h] = rp_acct_pack(w.rank[h], own, NULL, 0);
+		len[h] = rp_acct_pack(w.rank[h], own, NULL, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
-		assert_int_equal(rp_acct_pack(w.rank[h], own, buf[h], len[h]), len[h]);
+		assert_int_equal(rp_acct_pack(w.rank[h], own, NULL, buf[h], len[h]), len[h]);
 		rp_acct_destroy(w.rank[h]);
 	}
 }
@@ -498,7 +498,7 @@ static void truncated_and_corrupt(void **state)
 	struct fixture *fx = *state;
 	struct rp_acct_cfg c = cfg_with(all_ports, NH);
 	struct rp_acct *m = make(&c);
-	assert_int_equal(rp_acct_pack(m, NULL, NULL, 0), 0); /* not finished: nothing to ship */
+	assert_int_equal(rp_acct_pack(m, NULL, NULL, NULL, 0), 0); /* not finished: nothing to ship */
 	json_t *before = rp_report_flows(m);
 	char err[160];
 	unsigned errors = 0;

@@ -130,9 +130,9 @@ static uint8_t *make_template(unsigned t, unsigned flows, unsigned samples, size
 	for (unsigned j = 0; j < flows; j++)
 		rp_acct_set_tx(a, j, samples, samples * 130ull);
 	rp_acct_finish(a, RUN_NS, NULL);
-	*len = rp_acct_pack(a, NULL, NULL, 0);
+	*len = rp_acct_pack(a, NULL, NULL, NULL, 0);
 	uint8_t *out = malloc(*len);
-	if (!out || rp_acct_pack(a, NULL, out, *len) != *len)
+	if (!out || rp_acct_pack(a, NULL, NULL, out, *len) != *len)
 		die("rp_acct_pack", "size changed");
 	rp_acct_destroy(a);
 	free(fc);

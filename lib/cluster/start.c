@@ -1,0 +1,57 @@
+/* What runs on every rank the same way, over the collectives of mpi.c /
+ * nompi.c: agreeing that every rank is ready, and the common start. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster_internal.h"
+
+#define AGREE_LEN 480
+
+bool rp_cluster_agree(const struct rp_cluster *c, const char *my_err, char *first, size_t len)
+{
+	char mine[AGREE_LEN];
+	snprintf(mine, sizeof(mine), "%s", my_err ? my_err : "");
+	if (!c->launched) {
+		if (mine[0])
+			snprintf(first, len, "%s", mine);
+		return !mine[0];
+	}
+	char *all = calloc((size_t)c->size, AGREE_LEN);
+	if (!all || rp_cluster_allgather(c, mine, AGREE_LEN, all) != 0) {
+		free(all);
+		snprintf(first, len, "the ranks could not exchange their state");
+		return false;
+	}
+	bool ok = true;
+	for (int r = 0; r < c->size && ok; r++) {
+		const char *e = all + (size_t)r * AGREE_LEN;
+		if (e[0]) {
+			snprintf(first, len, "rank %d (node %s): %.*s", r, c->ranks[r].node, AGREE_LEN, e);
+			ok = false;
+		}
+	}
+	free(all);
+	return ok;
+}
+
+int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t margin_ns,
+			int64_t *t0, int64_t *skew_ns)
+{
+	int64_t when = rp_cluster_now_ns() + margin_ns;
+	if (rp_cluster_bcast(c, &when, sizeof(when), 0) != 0)
+		return -1;
+	int64_t off = offsets ? offsets[c->rank].offset_ns : 0, now;
+	/* Sleep to 200 us before, then spin: the wake-up is then a few us late at most. */
+	while ((now = rp_cluster_now_ns() - off) < when - 200000) {
+		int64_t left = when - 200000 - now;
+		struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+		nanosleep(&ts, NULL);
+	}
+	while ((now = rp_cluster_now_ns() - off) < when)
+		;
+	*t0 = when;
+	*skew_ns = now - when;
+	return 0;
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""roceprobe run across ranks: one profile, four processes under mpirun, one merged result.
+
+    rank 0 [s1] rpc-s1 ~~ rpc-s1p --+
+    rank 1 [s2] rpc-s2 ~~ rpc-s2p --+-- bridge rpc-br -- rpc-rp ~~ rpc-r [rx] rank 3
+    rank 2 [s3] rpc-s3 ~~ rpc-s3p --+                    tbf 100 Mbit/s (incast)
+    DPDK net_af_packet on the outer veth ends, each host in its own process.
+
+Cases:
+  incast     3 x 60 Mbit/s into tbf 100 Mbit/s: the merged per-flow lost == every drop the
+             kernel counts on the path (tc -s qdisc, ip -s link), exactly; every sender's tx is
+             in the merged result; the "cluster" section lists the four ranks and hosts.
+  all2all    no tbf: a 4-host all-to-all (3 phases); every pair's rx == tx; from the captures,
+             no receiver gets data from two senders inside one phase.
+  missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
+             host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
+
+usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+HOSTS = ["s1", "s2", "s3", "r"]
+MPIRUN = shutil.which("mpirun")
+if not MPIRUN:
+    print("skipped: mpirun is missing (openmpi-bin)")
+    sys.exit(77)
+
+
+def sh(cmd, check=True):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
+
+
+def ifaces():
+    return [f"rpc-{h}" for h in HOSTS] + [f"rpc-{h}p" for h in HOSTS] + ["rpc-br"]
+
+
+def teardown():
+    for i in ["rpc-br"] + [f"rpc-{h}" for h in HOSTS]:
+        sh(f"ip link del {i} 2>/dev/null", check=False)
+
+
+def setup(tbf):
+    teardown()
+    sh("ip link add rpc-br type bridge")
+    # DPDK 22.11's net_af_packet joins a PACKET_FANOUT group numbered (getpid() ^ ifindex) &
+    # 0xffff; two processes whose numbers collide on different interfaces fail to open the
+    # port (EINVAL). Ranks have near pids: give their interfaces indexes far apart in XOR.
+    for k, h in enumerate(HOSTS):
+        sh(f"ip link add rpc-{h} index {0x5a00 + 0x1111 * k} type veth peer name rpc-{h}p")
+        sh(f"ip link set rpc-{h}p master rpc-br")
+    for i in ifaces():
+        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+        sh(f"ip link set {i} up")
+    for k, h in enumerate(HOSTS):  # static entries: no flooding, no learning race
+        sh(f"bridge fdb add 02:00:00:00:00:{k + 1:02x} dev rpc-{h}p master static")
+    if tbf:
+        sh("tc qdisc add dev rpc-rp root tbf rate 100mbit burst 32kb limit 64kb")
+
+
+def kernel_drops():
+    drops = {}
+    q = sh("tc -s qdisc show dev rpc-rp")
+    drops["tbf"] = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
+    for i in ifaces():
+        st = json.loads(sh(f"ip -s -j link show {i}"))[0]["stats64"]
+        d = st["rx"]["dropped"] + st["tx"]["dropped"]
+        if d:
+            drops[i] = d
+    return drops
+
+
+def kernel_tx_packets():
+    return sum(json.loads(sh(f"ip -s -j link show rpc-{h}"))[0]["stats64"]["tx"]["packets"] for h in HOSTS)
+
+
+def profile(traffic, port_of=lambda k, h: f"net_af_packet{k},iface=rpc-{h}"):
+    hosts = "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:00:{k + 1:02x}", ipv4: 10.97.0.{k + 1}, '
+                      f'port: "{port_of(k, h)}"}}' for k, h in enumerate(HOSTS))
+    return f"""name: ranks-{CASE}
+defaults: {{speed: 1G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}}
+hosts:
+{hosts}
+traffic:
+{traffic}
+"""
+
+
+def said(p):
+    """roceprobe's own lines (not the hugepage notice, not mpirun's banner)."""
+    return [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
+
+
+def mpirun(tmp, text, *args):
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "4", ROCEPROBE, "run", path,
+                        "-o", out, *args], capture_output=True, text=True, timeout=180)
+    return p, out
+
+
+def case_incast(tmp):
+    setup(tbf=True)
+    before = kernel_drops()
+    p, out = mpirun(tmp, profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                                 "rate: 60M, duration: 1s}"))
+    expect(p.returncode == 0, f"mpirun -np 4 roceprobe run: exit 0 ({p.returncode}: {said(p)})")
+    if p.returncode != 0:
+        return
+    after = kernel_drops()
+    j = json.load(open(os.path.join(out, "result.json")))
+    drops = {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+    lost = sum(f["lost"] for f in j["flows"])
+    sent = sum(f["tx_packets"] for f in j["flows"])
+    got = sum(f["rx_packets"] for f in j["flows"])
+    print(f"sent {sent}, received {got}, lost {lost}; kernel drops {drops}")
+    expect(all(f["tx_packets"] > 0 for f in j["flows"]) and len(j["flows"]) == 3,
+           "three flows, each with its sender's tx (from ranks 0, 1, 2)")
+    expect(drops.get("tbf", 0) > 0, "the tbf overflowed: 180 Mbit/s into 100 Mbit/s")
+    expect(lost == sum(drops.values()), f"merged per-flow lost {lost} == kernel drops {sum(drops.values())}")
+    expect(sent == got + lost, "sent == received + lost")
+    c = j.get("cluster", {})
+    expect(c.get("size") == 4 and [r["hosts"] for r in c.get("ranks", [])] == [["s1"], ["s2"], ["s3"], ["r"]],
+           f"cluster: 4 ranks, host i on rank i ({[r.get('hosts') for r in c.get('ranks', [])]})")
+    expect(all(r["node"] == socket.gethostname() for r in c.get("ranks", [])), "every rank's node is this machine")
+    expect(len(j["environment"]["ports"]) == 4, "environment.ports: every rank's port")
+
+
+def case_all2all(tmp):
+    setup(tbf=False)
+    p, out = mpirun(tmp, profile("  - {name: a2a, pattern: all-to-all, hosts: [s1, s2, s3, r], rate: 20M, "
+                                 "message_size: 64KiB, messages: 2}"), "--capture")
+    expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (all-to-all): exit 0 ({p.returncode}: {said(p)})")
+    if p.returncode != 0:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    pairs = {(f["src"], f["dst"]): f for f in j["flows"]}
+    expect(len(pairs) == 12, f"12 ordered pairs accounted ({len(pairs)})")
+    expect(all(f["rx_packets"] == f["tx_packets"] > 0 and f["lost"] == 0 for f in j["flows"]),
+           "every pair: rx == tx, nothing lost")
+    # From each receiver's own capture: who sent it data, when. The plan gives every receiver
+    # one sender per phase (phase k: host i -> host i+k; 3 phases of L = 64 KiB at 20 Mbit/s =
+    # 28.3 ms, see `roceprobe plan`). The ranks start at a common T0, so at receiver h the
+    # frames of phase k arrive in [k*L, (k+1)*L) after its first frame, give or take how
+    # late a sender on a shared CPU runs (frames spill over a window's edge): in every window
+    # the planned sender must bring most of the frames (ranks started at random offsets
+    # would put another sender first in about two windows of three).
+    ips = {f"10.97.0.{k + 1}": h for k, h in enumerate(HOSTS)}
+    L = 64 * (1098 + 24) * 8 / 20e6 * 1e9  # 64 frames of 1098 B + 24 B of layer 1 at 20 Mbit/s
+    n = len(HOSTS)
+    for k, h in enumerate(HOSTS):
+        cap = read_pcap(os.path.join(out, f"capture-{h}.pcap"))
+        frames = []
+        for t, fr, _ in cap["recs"]:
+            if len(fr) > 42 and fr[12:14] == b"\x08\x00" and fr[23] == 17 and fr[36:38] == b"\x12\xb7" \
+                    and fr[42] not in (0x11, 0x12, 0x81):  # RoCE data (not ACK, atomic ACK, CNP)
+                src = ips.get(".".join(str(b) for b in fr[26:30]))
+                if src and src != h:
+                    frames.append((t, src))
+        t0 = frames[0][0] if frames else 0
+        windows = {}
+        for t, src in frames:
+            windows.setdefault(int((t - t0) // L), {}).setdefault(src, 0)
+            windows[int((t - t0) // L)][src] += 1
+        # Windows 0..5 are the plan's (2 rounds x 3 phases); later frames are the last spilling over.
+        wrong = {w: c for w, c in windows.items()
+                 if w < 6 and max(c, key=c.get) != HOSTS[(k - (w % (n - 1) + 1)) % n]}
+        expect(frames and len(windows) >= 6 and not wrong,
+               f"{h}: in each of its {len(windows)} phase windows the planned sender sent most frames "
+               f"(wrong: {wrong})")
+
+
+def case_missing(tmp):
+    setup(tbf=False)
+    before = kernel_tx_packets()
+    p, _ = mpirun(tmp, profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                               "rate: 60M, duration: 1s}",
+                               lambda k, h: f"net_af_packet{k},iface=rpc-none" if h == "s3" else
+                               f"net_af_packet{k},iface=rpc-{h}"))
+    ours = said(p)
+    expect(p.returncode == 2 and len(ours) == 1 and "rank 2" in ours[0] and "s3" in ours[0]
+           and socket.gethostname() in ours[0], f"exit 2, one line naming s3, rank 2 and its node ({ours})")
+    sent = kernel_tx_packets() - before
+    expect(sent == 0, f"no rank sent a frame ({sent})")
+
+
+try:
+    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpc-"))
+except (subprocess.CalledProcessError, FileNotFoundError) as e:
+    teardown()
+    print(f"skipped: cannot build the veth/bridge topology here ({e})")
+    sys.exit(77)
+finally:
+    teardown()
+finish(f"cluster-run-{CASE}")
