@@ -130,7 +130,15 @@ for line in doc.splitlines():
     m = re.match(r"\|\s*(`[^|]*`)\s*\|", line)
     if m:
         rows.update(re.findall(KEY, m.group(1)))
+
+# Drop reasons (keys of drops{}): the document lists every name rp_switch_drop_name can
+# return (lib/fabric/switch.c), though the shipped profiles drop only for some reasons.
+src = open(os.path.join(os.path.dirname(os.path.abspath(DOC)), "..", "lib", "fabric", "switch.c")).read()
+m = re.search(r"rp_switch_drop_name\(.*?names\[RP_DROP_REASONS\] = \{(.*?)\}", src, re.S)
+reasons = set(re.findall(r'"([^"]+)"', m.group(1) if m else "")) - {"none"}
+expect(len(reasons) >= 6 and reasons <= rows,
+       f"every drop reason rp_switch_drop_name returns ({sorted(reasons)}) has a row (missing: {sorted(reasons - rows)})")
 if DPDK:  # run, analyze and gen keys are only known with DPDK; without it, lab keys are a subset
-    unseen = sorted(rows - set(seen))
+    unseen = sorted(rows - set(seen) - reasons)
     expect(not unseen, f"every field a table names appears in some result (never seen: {unseen})")
 finish("results-doc")
