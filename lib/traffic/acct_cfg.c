@@ -72,6 +72,7 @@ int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, u
 	cfg->nports = nh;
 	cfg->run_ns = end;
 	cfg->latency = true;
+	cfg->flow_series = n <= RP_ACCT_FLOW_SERIES_MAX;
 	if (flow_of)
 		*flow_of = map;
 	else

@@ -9,11 +9,17 @@
 #include "plan.h"
 #include "stats/acct.h"
 
+/* Runs with at most this many flows keep per-flow time series
+ * (cfg->flow_series: result.json timeseries.flows); they cost bins x flows
+ * x 16 bytes. */
+#define RP_ACCT_FLOW_SERIES_MAX 64
+
 /* Fills cfg (flows and ports arrays allocated; free with rp_acct_cfg_free).
  * Accountant flow i is plan flow flow_of[i] (flow_of allocated too, may be
  * NULL in the call when not wanted). Each flow replies as its receiving
  * host's responder says; the port speed is the host's. start_ns / run_ns
- * come from the plan (run_ns: the latest flow end). Returns 0, or -1 with
+ * come from the plan (run_ns: the latest flow end); flow_series is on when
+ * there are at most RP_ACCT_FLOW_SERIES_MAX flows. Returns 0, or -1 with
  * a reason in err. */
 int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,
 			  size_t errlen);

@@ -3,13 +3,22 @@
 tables there name is one some result carries.
 
     roceprobe lab  (single switch, leaf-spine with victims, lossy drops, DCQCN, --capture)
+    roceprobe lab --sweep (two points)                               -> sweep.json
     roceprobe run  (back to back on DPDK pair: ports, --capture)     -> result.json
     roceprobe analyze --json (the run's capture)                     -> analyze JSON
+    roceprobe gen --json (back to back, 200 ms)                      -> gen JSON
         every key, at any depth  ==  a `key` in docs/results.md
 
 A key counts as documented when it stands in backticks in the document. Documented
 keys no result carries are listed too: a table row describing a field nobody writes
-(as `timeseries.flows` once was) is a promise the tool does not keep.
+(as `timeseries.flows` once was) is a promise the tool does not keep. Objects whose
+keys are names from elsewhere (a PMD's xstats, a sweep point's profile keys) are
+documented as such; their keys are not checked.
+
+timeseries.flows (per-flow series, kept for runs of at most 64 flows) is checked
+against known counts: incast-8to1 (8 flows of 100 messages x 16 packets: 1600
+each, no loss), 64 flows of one packet (kept, 64 series summing to 1), 65 (not
+kept), and the back-to-back run (80000 packets, every 999th dropped: 79920).
 
 usage: results_doc_check.py ROCEPROBE PROFILES_DIR DOC [dpdk]
 """
@@ -27,12 +36,16 @@ DPDK = len(sys.argv) > 4 and sys.argv[4] == "dpdk"
 
 
 
+DYNAMIC = {"pause_xstats", "at"}  # keyed by names from elsewhere: not descended into
+
+
 def keys(o, path, out):
     """Every key name with the first path it was seen at."""
     if isinstance(o, dict):
         for k, v in o.items():
             out.setdefault(k, f"{path}.{k}")
-            keys(v, f"{path}.{k}", out)
+            if k not in DYNAMIC:
+                keys(v, f"{path}.{k}", out)
     elif isinstance(o, list):
         for v in o:
             keys(v, f"{path}[]", out)
@@ -45,20 +58,69 @@ def rp(*args):
     return p.stdout
 
 
+def flow_series(r, what, packets):
+    """timeseries.flows: one series per flow, in flow order, summing to the flow's
+    rx counters; packets: the known rx_packets per flow (None: only the sums)."""
+    ts = r["timeseries"].get("flows")
+    if not expect(ts is not None, f"{what}: timeseries.flows present ({len(r['flows'])} flows)"):
+        return
+    expect([f["id"] for f in ts] == [f["id"] for f in r["flows"]], f"{what}: one series per flow, ids in flow order")
+    expect(all(len(f["rx_packets"]) == r["timeseries"]["bins"] == len(f["rx_bytes"]) for f in ts),
+           f"{what}: every series has timeseries.bins ({r['timeseries']['bins']}) bins")
+    sums = [sum(f["rx_packets"]) for f in ts]
+    expect(r["timeseries"]["outside"] == 0 and sums == [f["rx_packets"] for f in r["flows"]]
+           and [sum(f["rx_bytes"]) for f in ts] == [f["rx_bytes"] for f in r["flows"]],
+           f"{what}: series sum to the flows' rx_packets and rx_bytes (nothing outside)")
+    if packets is not None:
+        expect(sums == packets, f"{what}: rx_packets per flow {sorted(set(sums))} == {sorted(set(packets))}")
+
+
+def many_flows(n):
+    """A lab profile of n one-packet flows h1 -> h0 (4 KiB at MTU 4096)."""
+    lines = ["name: flows-%d" % n, "defaults: {speed: 100G, opcode: write, message_size: 4KiB, mtu: 4096}",
+             "hosts:", '  - {name: h0, mac: "02:00:00:00:00:00", ipv4: 10.0.0.100, port: net_null0}',
+             '  - {name: h1, mac: "02:00:00:00:00:01", ipv4: 10.0.0.1, port: net_null1}', "traffic:"]
+    lines += ["  - {name: f%d, pattern: flow, src: h1, dst: h0, rate: 1G, messages: 1}" % i for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
 seen = {}
 with tempfile.TemporaryDirectory() as tmp:
     for name in ("incast-8to1", "victim-flow", "lossy-lossless-mix", "incast-32to1-ecn", "headroom-too-small"):
         out = os.path.join(tmp, name)
         rp("lab", os.path.join(PROFILES, name + ".yaml"), "-o", out, "-q", "--capture")
-        keys(json.load(open(os.path.join(out, "result.json"))), "lab", seen)
+        r = json.load(open(os.path.join(out, "result.json")))
+        keys(r, "lab", seen)
+        if name == "incast-8to1":
+            flow_series(r, "lab incast-8to1", [1600] * 8)
+    out = os.path.join(tmp, "sweep")
+    rp("lab", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", out, "-q", "--sweep", "fabric.pfc.xoff=100KiB,200KiB")
+    keys(json.load(open(os.path.join(out, "sweep.json"))), "sweep", seen)
+    for n in (64, 65):
+        prof = os.path.join(tmp, f"flows-{n}.yaml")
+        with open(prof, "w") as f:
+            f.write(many_flows(n))
+        out = os.path.join(tmp, f"flows-{n}")
+        rp("lab", prof, "-o", out, "-q")
+        r = json.load(open(os.path.join(out, "result.json")))
+        if n == 64:
+            flow_series(r, "lab 64 one-packet flows", [1] * 64)
+        else:
+            expect(len(r["flows"]) == 65 and "flows" not in r["timeseries"],
+                   "lab 65 flows: no timeseries.flows (kept for at most 64)")
     if DPDK:
         out = os.path.join(tmp, "b2b")
         rp("run", os.path.join(PROFILES, "back-to-back.yaml"), "-o", out, "--capture")
-        keys(json.load(open(os.path.join(out, "result.json"))), "run", seen)
+        r = json.load(open(os.path.join(out, "result.json")))
+        keys(r, "run", seen)
+        flow_series(r, "run back-to-back", [79920])
         keys(json.loads(rp("analyze", "--json", os.path.join(out, "capture-h2.pcap"))), "analyze", seen)
+        keys(json.loads(rp("gen", os.path.join(PROFILES, "back-to-back.yaml"), "--json", "--duration", "200ms")),
+             "gen", seen)
 
 doc = open(DOC).read()
-documented = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", doc))
+KEY = r"`([A-Za-z_][A-Za-z0-9_-]*)`"  # drop reasons have hyphens: no-route
+documented = set(re.findall(KEY, doc))
 missing = sorted(path for k, path in seen.items() if k not in documented)
 expect(not missing, f"every key of {len(seen)} is in {os.path.basename(DOC)} (missing: {missing})")
 
@@ -67,8 +129,16 @@ rows = set()
 for line in doc.splitlines():
     m = re.match(r"\|\s*(`[^|]*`)\s*\|", line)
     if m:
-        rows.update(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", m.group(1)))
-if DPDK:  # analyze and run keys are only known with DPDK; without it, lab keys are a subset
-    unseen = sorted(rows - set(seen))
+        rows.update(re.findall(KEY, m.group(1)))
+
+# Drop reasons (keys of drops{}): the document lists every name rp_switch_drop_name can
+# return (lib/fabric/switch.c), though the shipped profiles drop only for some reasons.
+src = open(os.path.join(os.path.dirname(os.path.abspath(DOC)), "..", "lib", "fabric", "switch.c")).read()
+m = re.search(r"rp_switch_drop_name\(.*?names\[RP_DROP_REASONS\] = \{(.*?)\}", src, re.S)
+reasons = set(re.findall(r'"([^"]+)"', m.group(1) if m else "")) - {"none"}
+expect(len(reasons) >= 6 and reasons <= rows,
+       f"every drop reason rp_switch_drop_name returns ({sorted(reasons)}) has a row (missing: {sorted(reasons - rows)})")
+if DPDK:  # run, analyze and gen keys are only known with DPDK; without it, lab keys are a subset
+    unseen = sorted(rows - set(seen) - reasons)
     expect(not unseen, f"every field a table names appears in some result (never seen: {unseen})")
 finish("results-doc")
