@@ -20,11 +20,12 @@ against known counts: incast-8to1 (8 flows of 100 messages x 16 packets: 1600
 each, no loss), 64 flows of one packet (kept, 64 series summing to 1), 65 (not
 kept), and the back-to-back run (80000 packets, every 999th dropped: 79920).
 
-usage: results_doc_check.py ROCEPROBE PROFILES_DIR DOC [dpdk]
+usage: results_doc_check.py ROCEPROBE PROFILES_DIR DOC [dpdk [mpi]]
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from check import expect, finish  # noqa: E402
 
 ROCEPROBE, PROFILES, DOC = sys.argv[1], sys.argv[2], sys.argv[3]
 DPDK = len(sys.argv) > 4 and sys.argv[4] == "dpdk"
+MPI = len(sys.argv) > 5 and sys.argv[5] == "mpi"  # roceprobe was built with the MPI control plane
 
 
 
@@ -117,6 +119,19 @@ with tempfile.TemporaryDirectory() as tmp:
         keys(json.loads(rp("analyze", "--json", os.path.join(out, "capture-h2.pcap"))), "analyze", seen)
         keys(json.loads(rp("gen", os.path.join(PROFILES, "back-to-back.yaml"), "--json", "--duration", "200ms")),
              "gen", seen)
+        mpirun = shutil.which("mpirun")
+        if mpirun and MPI:  # two ranks (net_null ports: what is sent is lost; the keys are the point)
+            path, out = os.path.join(tmp, "ranks.yaml"), os.path.join(tmp, "ranks")
+            with open(path, "w") as f:
+                f.write('hosts:\n'
+                        '  - {name: a, mac: "02:00:00:00:00:01", ipv4: 10.96.0.1, port: net_null0}\n'
+                        '  - {name: b, mac: "02:00:00:00:00:02", ipv4: 10.96.0.2, port: net_null1}\n'
+                        'traffic:\n  - {pattern: flow, src: a, dst: b, rate: 1G, packets: 100}\n')
+            p = subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2", ROCEPROBE, "run", path,
+                                "-o", out], capture_output=True, text=True, timeout=120)
+            if p.returncode != 0:
+                sys.exit(f"mpirun -np 2 roceprobe run failed ({p.returncode}): {p.stderr.strip()[-500:]}")
+            keys(json.load(open(os.path.join(out, "result.json"))), "run-ranks", seen)
 
 doc = open(DOC).read()
 KEY = r"`([A-Za-z_][A-Za-z0-9_-]*)`"  # drop reasons have hyphens: no-route
