@@ -154,7 +154,7 @@ reasons = set(re.findall(r'"([^"]+)"', m.group(1) if m else "")) - {"none"}
 expect(len(reasons) >= 6 and reasons <= rows,
        f"every drop reason rp_switch_drop_name returns ({sorted(reasons)}) has a row (missing: {sorted(reasons - rows)})")
 if DPDK:  # run, analyze and gen keys are only known with DPDK; without it, lab keys are a subset
-    only_ranks = set() if MPI else {"launcher", "latency_bound_ns"}  # the "cluster" section's own keys
+    only_ranks = set() if MPI else {"launcher", "latency_bound_ns", "ranks"}  # the "cluster" section's own keys
     unseen = sorted(rows - set(seen) - reasons - only_ranks)
     expect(not unseen, f"every field a table names appears in some result (never seen: {unseen})")
 finish("results-doc")
