@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
-#include <rte_version.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,7 +338,7 @@ static json_t *environment_json(const struct run *r)
 	gethostname(host, sizeof(host) - 1);
 	char started[32];
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "roceprobe", RP_VERSION, "dpdk", rte_version(), "hostname", host,
+	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname", host,
 			 "started", started, "ports", ports);
 }
 

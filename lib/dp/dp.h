@@ -28,6 +28,8 @@ struct rp_dp_eal_opts {
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
 void rp_dp_eal_cleanup(void);
+/* "DPDK 22.11.11": the library this binary runs on. */
+const char *rp_dp_version(void);
 
 struct rp_dp_port {
 	uint16_t id;

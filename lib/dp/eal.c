@@ -2,6 +2,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
+#include <rte_version.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,4 +222,9 @@ void rp_dp_eal_cleanup(void)
 		rte_eal_cleanup();
 	eal_running = false;
 	remove_runtime_dir();
+}
+
+const char *rp_dp_version(void)
+{
+	return rte_version();
 }
