@@ -16,6 +16,7 @@
 #include "lab/lab.h"
 #include "lab/report.h"
 #include "profile/units.h"
+#include "report/pairs.h"
 #include "report/result.h"
 #include "traffic/plan.h"
 
@@ -195,6 +196,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
+	json_object_set_new(root, "pairs", rp_report_pairs(a));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
@@ -358,6 +360,7 @@ static void summary(FILE *f, const struct one *r)
 		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
 	summary_fabric(f, r);
+	rp_report_print_pairs(f, rp_lab_acct(r->lab), 10);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)

@@ -19,6 +19,7 @@
 #include "dp/capture.h"
 #include "dp/rx.h"
 #include "report/outdir.h"
+#include "report/pairs.h"
 #include "report/result.h"
 #include "session.h"
 #include "stats/acct.h"
@@ -377,6 +378,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 (json_int_t)r->s.g.end_ns, "interrupted", rp_cli_stop, "flows",
 				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
+	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
 	char path[4096], err[512];
@@ -423,6 +425,10 @@ static void summary(FILE *f, const struct run *r)
 		for (int q = 0; q < 8; q++)
 			fprintf(f, "%s%" PRIu64, q ? "/" : "", p.prio[q].paused_ns);
 		fputc('\n', f);
+	}
+	if (rp_acct_nflows(r->acct) > 1) {
+		fputc('\n', f);
+		rp_report_print_pairs(f, r->acct, 10);
 	}
 	if (misdelivered)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "

@@ -101,6 +101,35 @@ def case_headroom(tmp):
             expect(peak <= need, f"headroom used {peak} <= {need} the formula says")
 
 
+def case_pairs(tmp):
+    # Three pairs on one switch, each sender at 100% of its own link into its own receiver:
+    # a -> x and b -> y on 100G links, c -> z with c's link at 25G. No contention, so the
+    # pairs' goodput is 100 x 1024/1122 (payload over frame + 24 B of layer 1) = 91.27 Gbit/s
+    # twice and 25 x 1024/1122 = 22.82 Gbit/s: the median is 91.27 and c -> z is at 0.25 of
+    # it, below 0.9: the one outlier, "slow". Latencies are all alike: nothing "late".
+    path = os.path.join(tmp, "pairs.yaml")
+    hosts = [("a", "100G"), ("b", "100G"), ("c", "25G"), ("x", "100G"), ("y", "100G"), ("z", "100G")]
+    with open(path, "w") as f:
+        f.write("name: pairs\ndefaults: {opcode: write, message_size: 1024, mtu: 1024}\nhosts:\n")
+        for k, (h, sp) in enumerate(hosts):
+            f.write(f'  - {{name: {h}, mac: "02:00:00:00:0a:{k + 1:02x}", ipv4: 10.10.0.{k + 1}, speed: {sp}}}\n')
+        f.write("traffic:\n")
+        for s_, d in (("a", "x"), ("b", "y"), ("c", "z")):
+            f.write(f"  - {{pattern: flow, src: {s_}, dst: {d}, rate: 100%, messages: 2000}}\n")
+    j = lab(path, os.path.join(tmp, "out"))
+    rows = {(r["src"], r["dst"]): r for r in j["pairs"]["rows"]}
+    expect(len(rows) == 3, f"three pairs ({sorted(rows)})")
+    g = {k: round(v["goodput_gbps"], 2) for k, v in rows.items()}
+    expect(abs(g[("a", "x")] - 91.27) < 0.1 and abs(g[("c", "z")] - 22.82) < 0.1,
+           f"goodput 91.27 and 22.82 Gbit/s as worked out ({g})")
+    out = j["pairs"]["outliers"]
+    expect([(o["src"], o["dst"], o["why"]) for o in out] == [("c", "z", ["slow"])],
+           f"one outlier: c -> z, slow ({out})")
+    expect(out and abs(out[0]["goodput_vs_median"] - 0.25) < 0.01, "at 0.25 of the median pair's goodput")
+    summary = open(os.path.join(tmp, "out", "summary.txt")).read()
+    expect("c -> z: SLOW" in summary, "the summary names c -> z as slow")
+
+
 def red_profile(pmax, kmin, kmax):
     return f"""name: red
 defaults: {{speed: 100G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}}
