@@ -159,7 +159,7 @@ struct run {
 	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
 	int64_t t0_ns, skew_ns;
 	bool failed;         /* a rank's set-up failed: every rank stops */
-	volatile bool tx_done, others_done;
+	volatile bool tx_done, others_done, gen_over;
 	char **rank_env;     /* rank 0: each rank's environment JSON text */
 };
 
@@ -566,7 +566,7 @@ static bool all_ready(struct run *r, int rc, const char *held)
 static void *wait_for_senders(void *arg)
 {
 	struct run *r = arg;
-	while (!r->tx_done && !rp_cli_stop) {
+	while (!r->tx_done && !rp_cli_stop && !r->gen_over) { /* gen_over: a --duration ended it */
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
 	}
@@ -585,7 +585,12 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
 	for (size_t i = 0; own_flow && i < n; i++)
 		own_flow[i] = r->mine[r->s.plan.flows[r->flow_of[i]].dst];
-	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&r->acfg, err, sizeof(err)) : NULL;
+	/* The merged series covers what happened, not the plan's generous span: after
+	 * Ctrl-C mpirun gives the ranks a second before it kills them. */
+	struct rp_acct_cfg mc = r->acfg;
+	uint64_t used = r->s.g.end_ns + LINGER_NS + max_delay(r->s.prof) + 10000000ull;
+	mc.run_ns = used < mc.run_ns ? used : mc.run_ns;
+	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&mc, err, sizeof(err)) : NULL;
 	if (rp_cluster_acct_merge(&r->cl, r->acct, own_flow, r->mine, merged, err, sizeof(err)) != 0 || rc != 0)
 		rc = r->cl.rank == 0 ? rp_cli_error("run", "%s", err) : RP_EXIT_USAGE;
 	free(own_flow);
@@ -670,6 +675,7 @@ int rp_cmd_run(int argc, char **argv)
 			r.others_done = true;
 	}
 	rp_dp_gen_run(&r.s.g);
+	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
 	finish_accounting(&r);

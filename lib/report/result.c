@@ -234,13 +234,19 @@ int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t err
 		return rc;
 	}
 	int rc = 0;
-	if (fchmod(fd, 0644) != 0) /* mkstemp makes 0600; results are for everyone to read */
-		rc = fail(err, errlen, "cannot chmod", tmp);
-	else if (json_dumpfd(root, fd, JSON_INDENT(2)) != 0 || write(fd, "\n", 1) != 1)
+	/* Buffered: json_dumpfd makes one write(2) per token, seconds for a long time series. */
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
 		rc = fail(err, errlen, "cannot write", tmp);
-	else if (fsync(fd) != 0)
+	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
+		rc = fail(err, errlen, "cannot chmod", tmp);
+	} else if (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0) {
+		rc = fail(err, errlen, "cannot write", tmp);
+	} else if (fsync(fd) != 0) {
 		rc = fail(err, errlen, "cannot fsync", tmp);
-	if (close(fd) != 0 && rc == 0)
+	}
+	if (f && fclose(f) != 0 && rc == 0)
 		rc = fail(err, errlen, "cannot close", tmp);
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = fail(err, errlen, "cannot rename over", path);

@@ -12,6 +12,8 @@ Cases:
              in the merged result; the "cluster" section lists the four ranks and hosts.
   all2all    no tbf: a 4-host all-to-all (3 phases); every pair's rx == tx; from the captures,
              no receiver gets data from two senders inside one phase.
+  sigint     Ctrl-C to mpirun mid-run: the merged result is written, interrupted, and its
+             loss still equals the kernel's drops (every rank drained before counting).
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
@@ -24,7 +26,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, read_pcap  # noqa: E402
@@ -179,6 +183,39 @@ def case_all2all(tmp):
         expect(frames and len(windows) >= 6 and not wrong,
                f"{h}: in each of its {len(windows)} phase windows the planned sender sent most frames "
                f"(wrong: {wrong})")
+
+
+def case_sigint(tmp):
+    # Ctrl-C to mpirun 3 s into a 30 s incast: Open MPI sends every rank SIGTERM (and SIGKILL
+    # 1 s later): each stops sending, drains what is in flight, and rank 0 still writes the
+    # merged result, interrupted, with lost == the kernel's drops exactly.
+    setup(tbf=True)
+    before = kernel_drops()
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                        "rate: 60M, duration: 30s}"))
+    p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "4", ROCEPROBE, "run", path,
+                          "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
+    ok = os.path.exists(os.path.join(out, "result.json"))
+    expect(ok, "rank 0 wrote result.json after Ctrl-C to mpirun")
+    if not ok:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    drops = {k: v - before.get(k, 0) for k, v in kernel_drops().items() if v - before.get(k, 0)}
+    lost = sum(f["lost"] for f in j["flows"])
+    expect(j["interrupted"] is True, "interrupted: true")
+    expect(all(f["tx_packets"] > 0 for f in j["flows"]), "every sender's count is in it")
+    expect(lost == sum(drops.values()), f"merged lost {lost} == kernel drops {sum(drops.values())} (drained)")
+    expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
 
 
 def case_missing(tmp):
