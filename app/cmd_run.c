@@ -560,13 +560,14 @@ static bool all_ready(struct run *r, int rc, const char *held)
 	return false;
 }
 
-/* While the ports are polled: once this rank's senders are done (or it was
- * stopped), wait for every other rank's in a barrier, then let the run's
- * linger begin everywhere. The only MPI call during the run. */
+/* While the ports are polled: once this rank's senders are done (or its loop
+ * stopped sending: Ctrl-C, --duration), wait for every other rank's in a
+ * barrier, then let the run's linger, or the drain, begin everywhere. The
+ * only MPI call during the run. */
 static void *wait_for_senders(void *arg)
 {
 	struct run *r = arg;
-	while (!r->tx_done && !rp_cli_stop && !r->gen_over) { /* gen_over: a --duration ended it */
+	while (!r->tx_done && !r->gen_over) { /* tx_done: sources done, or the loop stopped (Ctrl-C, duration) */
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
 	}

@@ -158,11 +158,17 @@ static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
  * RP_DP_QUIET_NS with nothing held or pending, or linger_ns + RP_DP_QUIET_NS
  * have passed. So frames still in flight are counted received, not lost. */
 #define RP_DP_QUIET_NS 2000000ull
+/* Across ranks the last frames may come from another process that the CPU left
+ * waiting: the quiet counts only once every rank has stopped sending, and lasts
+ * longer. */
+#define RP_DP_QUIET_RANKS_NS 20000000ull
+#define RP_DP_WAIT_RANKS_NS 1000000000ull
 
 static void drain(struct rp_dp_gen *g, unsigned lcore)
 {
 	uint64_t start = rp_dp_now_ns(), last_rx = start;
-	uint64_t limit = start + g->linger_ns + RP_DP_QUIET_NS;
+	uint64_t quiet = g->others_done ? RP_DP_QUIET_RANKS_NS : RP_DP_QUIET_NS;
+	uint64_t limit = start + g->linger_ns + quiet + (g->others_done ? RP_DP_WAIT_RANKS_NS : 0);
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
 		bool busy = false;
@@ -180,7 +186,9 @@ static void drain(struct rp_dp_gen *g, unsigned lcore)
 				last_rx = now;
 			busy |= tp->n_pending != 0 || rp_dp_rx_holding(g->rx, tp);
 		}
-		if (now >= limit || (!busy && now >= last_rx + RP_DP_QUIET_NS))
+		if (g->others_done && !*g->others_done) /* another rank may still be sending */
+			last_rx = now;
+		if (now >= limit || (!busy && now >= last_rx + quiet))
 			break;
 	}
 }
@@ -232,6 +240,8 @@ static int lcore_loop(void *arg)
 		    (!pending || now >= done_at + g->linger_ns + RP_DP_DRAIN_NS))
 			break;
 	}
+	if (g->tx_done) /* no new packets from here: the other ranks may count on it */
+		*g->tx_done = true;
 	if (g->rx)
 		drain(g, job->lcore);
 	for (unsigned i = 0; i < g->n_ports; i++)

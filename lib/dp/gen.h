@@ -56,8 +56,10 @@ struct rp_dp_gen {
 	uint64_t end_ns; /* when the run stopped */
 	/* A run across ranks: a receiver must keep its ports open until the other
 	 * ranks' senders are done. The loop sets *tx_done when its own sources
-	 * are done and starts its linger only once *others_done is set (by the
-	 * caller, who learns it from the other ranks). NULL: alone. */
+	 * are done, or when it stops sending (a stop, the duration), and starts
+	 * its linger, or after a stop its drain's quiet time, only once
+	 * *others_done is set (by the caller, who learns it from the other
+	 * ranks). NULL: alone. */
 	volatile bool *tx_done;
 	volatile bool *others_done;
 };
