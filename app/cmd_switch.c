@@ -21,6 +21,7 @@
 #include "fabric/switch.h"
 #include "profile/switch_cfg.h"
 #include "profile/units.h"
+#include "report/switch_json.h"
 #include "wire/eth.h"
 
 #define NS 1000000000ull
@@ -576,38 +577,6 @@ static void read_pmd_stats(struct switch_run *r)
 
 /* ---- the final summary ---- */
 
-static json_t *drops_json(const uint64_t *pkts)
-{
-	json_t *j = json_object();
-	for (unsigned d = 1; d < RP_DROP_REASONS; d++)
-		json_object_set_new(j, rp_switch_drop_name(d), json_integer((json_int_t)pkts[d]));
-	return j;
-}
-
-static json_t *prio_json(const struct switch_run *r, unsigned p, unsigned t)
-{
-	struct rp_switch_queue_stats q;
-	struct rp_switch_pg_stats g;
-	rp_switch_queue_stats(r->sw, p, t, r->end_ns, &q);
-	rp_switch_pg_stats(r->sw, p, t, r->end_ns, &g);
-	json_t *j = json_pack(
-		"{s:i, s:b, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I}", "prio", (int)t, "lossless",
-		(r->cfg.lossless_mask >> t) & 1, "enq_pkts", (json_int_t)q.enq_pkts, "enq_bytes", (json_int_t)q.enq_bytes,
-		"tx_pkts", (json_int_t)q.tx_pkts, "tx_bytes", (json_int_t)q.tx_bytes, "drops", drops_json(q.drop_pkts),
-		"ecn_marked", (json_int_t)q.ecn_marked, "depth_bytes", (json_int_t)q.depth_bytes, "max_depth_bytes",
-		(json_int_t)q.max_depth_bytes, "pfc_rx", (json_int_t)q.pfc_rx, "paused_ns", (json_int_t)q.paused_ns);
-	json_t *pg = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_pkts",
-			       (json_int_t)g.rx_pkts, "rx_bytes", (json_int_t)g.rx_bytes, "drop_pkts",
-			       (json_int_t)g.drop_pkts, "max_bytes", (json_int_t)g.max_bytes, "max_headroom_bytes",
-			       (json_int_t)g.max_headroom_bytes, "xoff_sent", (json_int_t)g.xoff_sent, "xon_sent",
-			       (json_int_t)g.xon_sent, "refresh_sent", (json_int_t)g.refresh_sent, "xoff_ns",
-			       (json_int_t)g.xoff_ns, "first_xoff_ns",
-			       (json_int_t)(g.first_xoff_ns == RP_SWITCH_NEVER ? -1 : (json_int_t)g.first_xoff_ns),
-			       "bytes", (json_int_t)g.bytes);
-	json_object_set_new(j, "pg", pg);
-	return j;
-}
-
 static json_t *edge_json(const struct rp_dp_sw_counters *c)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_frames",
@@ -619,24 +588,17 @@ static json_t *edge_json(const struct rp_dp_sw_counters *c)
 			 (json_int_t)c->tx_stalls, "tx_unsent", (json_int_t)c->tx_unsent, "nombuf", (json_int_t)c->nombuf);
 }
 
+/* The model's port as the lab's result.json writes it (report/switch_json.h)
+ * plus what only the real-time switch knows: the DPDK port, the edge around
+ * the model, the PMD's counters, the capture. */
 static json_t *port_json(const struct switch_run *r, unsigned p)
 {
-	struct rp_switch_port_stats s;
-	rp_switch_port_stats(r->sw, p, &s);
-	json_t *prio = json_array();
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
-		json_array_append_new(prio, prio_json(r, p, t));
-	json_t *model = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_pkts",
-				  (json_int_t)s.rx_pkts, "rx_bytes", (json_int_t)s.rx_bytes, "tx_pkts",
-				  (json_int_t)s.tx_pkts, "tx_bytes", (json_int_t)s.tx_bytes, "drop_pkts",
-				  (json_int_t)sum_drops(&s), "drops", drops_json(s.drop_pkts), "ecn_marked",
-				  (json_int_t)s.ecn_marked, "pfc_tx", (json_int_t)s.pfc_tx, "pfc_rx", (json_int_t)s.pfc_rx,
-				  "pause_rx", (json_int_t)s.pause_rx, "macctl_other_rx", (json_int_t)s.macctl_other_rx,
-				  "busy_ns", (json_int_t)s.busy_ns);
-	json_t *j = json_pack("{s:i, s:s, s:s, s:o, s:o, s:I, s:I}", "index", (int)p, "devargs", r->ports[p].name,
-			      "driver", r->ports[p].driver, "edge", edge_json(&r->rt.port[p].c), "model", model,
-			      "pmd_missed", (json_int_t)r->pmd_imissed[p], "pmd_oerrors", (json_int_t)r->pmd_oerrors[p]);
-	json_object_set_new(j, "prio", prio);
+	json_t *j = rp_switch_port_json(r->sw, p, r->end_ns, true);
+	json_object_set_new(j, "devargs", json_string(r->ports[p].name));
+	json_object_set_new(j, "driver", json_string(r->ports[p].driver));
+	json_object_set_new(j, "edge", edge_json(&r->rt.port[p].c));
+	json_object_set_new(j, "pmd_missed", json_integer((json_int_t)r->pmd_imissed[p]));
+	json_object_set_new(j, "pmd_oerrors", json_integer((json_int_t)r->pmd_oerrors[p]));
 	if (r->cap_path[p][0])
 		json_object_set_new(j, "capture", json_pack("{s:s, s:I, s:I}", "path", r->cap_path[p], "written",
 							    (json_int_t)r->cap_stats[p].written, "dropped",
@@ -675,20 +637,14 @@ static void totals(const struct switch_run *r, uint64_t drops[RP_DROP_REASONS], 
 static void report_json(const struct switch_run *r)
 {
 	uint64_t drops[RP_DROP_REASONS], all;
-	struct rp_switch_buffer_stats b;
 	totals(r, drops, &all);
-	rp_switch_buffer_stats(r->sw, &b);
 	json_t *ports = json_array();
 	for (unsigned p = 0; p < r->rt.nports; p++)
 		json_array_append_new(ports, port_json(r, p));
-	json_t *buf = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "size", (json_int_t)b.size, "shared_size",
-				(json_int_t)b.shared_size, "headroom_size", (json_int_t)b.headroom_size,
-				"max_shared_used", (json_int_t)b.max_shared_used, "max_headroom_used",
-				(json_int_t)b.max_headroom_used, "held_pkts", (json_int_t)b.pkts);
-	json_t *j = json_pack("{s:s, s:f, s:b, s:o, s:I, s:o, s:o, s:o}", "schema", "roceprobe.switch/1", "elapsed_s",
+	json_t *j = json_pack("{s:s, s:f, s:b, s:o, s:I, s:o, s:o, s:o}", "schema", "roceprobe.switch/2", "elapsed_s",
 			      (double)r->end_ns / 1e9, "interrupted", rp_cli_stop != 0, "config", config_json(r),
-			      "drops", (json_int_t)all, "drops_by_reason", drops_json(drops), "buffer", buf, "ports",
-			      ports);
+			      "drops", (json_int_t)all, "drops_by_reason", rp_switch_drops_json(drops), "buffer",
+			      rp_switch_buffer_json(r->sw), "ports", ports);
 	json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	fputc('\n', stdout);
 	json_decref(j);
