@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "dp/capture.h"
+#include "dp/capture_files.h"
 #include "dp/dp.h"
 #include "dp/switch_rt.h"
 #include "fabric/headroom.h"
@@ -390,21 +391,13 @@ static int build_cfg(struct rp_switch_cfg *c, const struct switch_opts *o)
 	return 0;
 }
 
-/* "out.pcap" -> "out-p0.pcap"; "out" -> "out-p0". */
-static void capture_name(const char *path, unsigned port, char *buf, size_t n)
-{
-	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
-		snprintf(buf, n, "%s-p%u", path, port);
-	else
-		snprintf(buf, n, "%.*s-p%u%s", (int)(dot - path), path, port, dot);
-}
-
 static int open_captures(struct switch_run *r, const struct switch_opts *o)
 {
 	char err[RP_DP_ERRLEN];
 	for (unsigned p = 0; o->capture && p < o->nports; p++) {
-		capture_name(o->capture, p, r->cap_path[p], sizeof(r->cap_path[p]));
+		char tag[16];
+		snprintf(tag, sizeof(tag), "-p%u", p); /* out.pcap -> out-p0.pcap: capture's own naming */
+		rp_capture_name_tag(o->capture, tag, r->cap_path[p], sizeof(r->cap_path[p]));
 		r->cap_cfg[p] = (struct rp_capture_cfg){.path = r->cap_path[p]};
 		r->rt.port[p].cap = rp_capture_open(&r->cap_cfg[p], err, sizeof(err));
 		if (!r->rt.port[p].cap)
