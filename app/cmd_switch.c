@@ -15,11 +15,14 @@
 
 #include "cli.h"
 #include "dp/capture.h"
+#include "dp/capture_files.h"
 #include "dp/dp.h"
 #include "dp/switch_rt.h"
 #include "fabric/headroom.h"
 #include "fabric/switch.h"
+#include "profile/switch_cfg.h"
 #include "profile/units.h"
+#include "report/switch_json.h"
 #include "wire/eth.h"
 
 #define NS 1000000000ull
@@ -32,23 +35,20 @@ struct fdb_entry {
 	unsigned port;
 };
 
+/* The switch is a `fabric:` description (--profile's, else
+ * rp_fabric_init_switch) that the flags then change, mapped to the model by
+ * the lab's own rp_fabric_switch_cfg. */
 struct switch_opts {
 	const char *ports[RP_SWITCH_MAX_PORTS];
 	unsigned nports;
+	const char *profile;
+	struct rp_fabric fab;
 	uint64_t speed_bps;
-	uint64_t buffer;
-	uint64_t xoff;
-	uint64_t xon_delta; /* 0: two max frames */
-	uint64_t headroom;  /* 0: auto */
-	uint8_t lossless;
-	bool ecn;
-	uint8_t ecn_mask; /* 0: the lossless priorities, else 3 */
-	uint64_t kmin, kmax;
-	double pmax;
-	uint64_t lossy_limit; /* 0: dynamic, alpha 1 */
-	uint32_t max_frame;
-	uint32_t quanta;
-	double cable_m;
+	bool max_frame_given; /* --max-frame: every port must take it */
+	bool xon_given;
+	bool ecn;             /* --ecn given */
+	bool ecn_prio_given;
+	uint8_t ecn_prio;
 	bool trust_pcp;
 	bool learn;
 	bool no_flood;
@@ -79,7 +79,7 @@ struct switch_run {
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe switch --port DEVARGS --port DEVARGS [...] [options]\n"
+	fputs("usage: roceprobe switch --port DEVARGS --port DEVARGS [...] [--profile P.yaml] [options]\n"
 	      "\n"
 	      "Runs the emulated switch of `roceprobe lab` (shared buffer, per-priority queues,\n"
 	      "PFC XOFF/XON with headroom, RED/ECN marking, strict + DWRR scheduling) in real\n"
@@ -91,26 +91,38 @@ static void usage(FILE *out)
 	      "ingress priority group fills to --xoff, and XON when it drains --xon-delta.\n"
 	      "Frames map to priorities by DSCP (priority = DSCP >> 3; RoCE's DSCP 26 is 3),\n"
 	      "or by PCP with --trust-pcp.\n"
+	      "The switch is the lab's: a `fabric:` description (docs/lab.md, one mapping to\n"
+	      "the model), --profile's or the lab's defaults with no lossless priority and\n"
+	      "ECN off; the flags below then change it.\n"
 	      "\n"
 	      "  --port DEVARGS      a DPDK port (repeat, 1..64): net_af_packet0,iface=veth1,\n"
 	      "                      net_tap0,iface=tap0, net_af_xdp0,iface=veth2, a PCI address\n"
+	      "  --profile P.yaml    start from P's `fabric:` section (fabric.buffer, .pfc, .ecn,\n"
+	      "                      .lossy, .link, .max_frame, .seed; the lab's defaults for\n"
+	      "                      what it leaves out)\n"
 	      "  --speed RATE        line rate of every port, e.g. 100M, 10G (default 10G)\n"
-	      "  --buffer SIZE       shared buffer, e.g. 2MiB (default 16MiB)\n"
-	      "  --lossless LIST     PFC priorities, e.g. 3 or 3,4 (default none: all lossy)\n"
-	      "  --xoff SIZE         XOFF threshold per ingress priority group (default 128KiB)\n"
-	      "  --xon-delta SIZE    XON this far below XOFF (default two max frames)\n"
-	      "  --headroom SIZE     per lossless group and port (default: the `roceprobe\n"
-	      "                      headroom` formula for --speed and --cable; software\n"
-	      "                      endpoints react in tens of microseconds, give them more)\n"
-	      "  --quanta N          pause quanta in each XOFF, 1..65535 (default 65535;\n"
+	      "  --buffer SIZE       fabric.buffer: shared buffer, e.g. 2MiB (default 16MiB)\n"
+	      "  --lossless LIST     fabric.pfc.priorities, e.g. 3 or 3,4 (default none: all\n"
+	      "                      lossy)\n"
+	      "  --xoff SIZE         fabric.pfc.xoff per ingress priority group (default 128KiB)\n"
+	      "  --xon-delta SIZE    fabric.pfc.xon_delta: XON this far below XOFF (default\n"
+	      "                      18KiB)\n"
+	      "  --headroom SIZE     fabric.pfc.headroom per lossless group and port (default\n"
+	      "                      auto: the `roceprobe headroom` formula for --speed and\n"
+	      "                      --cable, pfc.response 0 quanta; software endpoints react\n"
+	      "                      in tens of microseconds, give them more)\n"
+	      "  --quanta N          fabric.pfc.quanta in each XOFF, 1..65535 (default 65535;\n"
 	      "                      refreshed at half time while XOFF holds)\n"
-	      "  --cable M           metres to each peer, for the headroom formula (default 10)\n"
+	      "  --cable M           fabric.link.cable: metres to each peer, for the headroom\n"
+	      "                      formula (default 100, the lab's 500 ns)\n"
 	      "  --ecn KMIN,KMAX,PMAX  RED marking of ECT frames at dequeue, e.g. 5KB,200KB,1%\n"
-	      "                      (default off)\n"
-	      "  --ecn-prio LIST     priorities --ecn marks (default the lossless ones, else 3)\n"
-	      "  --lossy-limit SIZE  lossy queue limit (default dynamic: 1 x free buffer)\n"
-	      "  --max-frame N       largest frame without FCS, 1514..9216 (default 9216, or\n"
-	      "                      the largest every port takes: af_packet 1514)\n"
+	      "                      (fabric.ecn; default off unless --profile)\n"
+	      "  --ecn-prio LIST     priorities marked (default: the profile's, else the\n"
+	      "                      lossless ones, else 3)\n"
+	      "  --lossy-limit SIZE  fabric.lossy.limit (default dynamic: 1 x free buffer)\n"
+	      "  --max-frame N       largest frame without FCS, 1514..9216 (default\n"
+	      "                      fabric.max_frame 9216, or the largest every port takes:\n"
+	      "                      af_packet 1514)\n"
 	      "  --trust-pcp         classify VLAN-tagged frames by PCP\n"
 	      "  --fdb MAC=PORT      a static MAC table entry (repeat): MAC as profiles write\n"
 	      "                      it (02:00:00:00:00:0c, colons), PORT is 0-based\n"
@@ -183,16 +195,17 @@ static int parse_fdb(const char *s, struct switch_opts *o)
 static int parse_ecn(const char *s, struct switch_opts *o)
 {
 	char a[64], b[64], c[64], *end;
-	if (strlen(s) >= 64 || sscanf(s, "%63[^,],%63[^,],%63s", a, b, c) != 3 || rp_parse_size(a, &o->kmin) ||
-	    rp_parse_size(b, &o->kmax))
+	if (strlen(s) >= 64 || sscanf(s, "%63[^,],%63[^,],%63s", a, b, c) != 3 || rp_parse_size(a, &o->fab.kmin) ||
+	    rp_parse_size(b, &o->fab.kmax))
 		return rp_cli_error(CMD, "--ecn: expected KMIN,KMAX,PMAX like 5KB,200KB,1%%, got '%s'", s);
 	double p = strtod(c, &end);
 	if (end != c && *end == '%' && end[1] == '\0')
 		p /= 100.0;
 	else if (end == c || *end)
 		p = NAN;
-	if (!(p >= 0 && p <= 1) || o->kmin > o->kmax)
+	if (!(p >= 0 && p <= 1) || o->fab.kmin > o->fab.kmax)
 		return rp_cli_error(CMD, "--ecn: need KMIN <= KMAX and PMAX within 0..100%%, got '%s'", s);
+	o->fab.pmax = p;
 	o->ecn = true;
 	return 0;
 }
@@ -202,13 +215,21 @@ static int parse_size_opt(const char *opt, const char *s, uint64_t *v)
 	return rp_cli_size(CMD, opt, s, 1, UINT64_MAX, v);
 }
 
-static int parse_cable(const char *s, double *v)
+/* Metres to each peer: fabric.link.cable, 5 ns/m one way. */
+static int parse_cable(const char *s, uint64_t *ns)
 {
 	char *end;
-	*v = strtod(s, &end);
-	if (end == s || *end || !(*v >= 0 && *v <= 1e5))
+	double m = strtod(s, &end);
+	if (end == s || *end || !(m >= 0 && m <= 1e5))
 		return rp_cli_error(CMD, "--cable: expected metres from 0 to 100000, got '%s'", s);
+	*ns = (uint64_t)llround(m * RP_HEADROOM_NS_PER_M);
 	return 0;
+}
+
+static int parse_static(const char *opt, const char *s, struct rp_fabric_thresh *t)
+{
+	*t = (struct rp_fabric_thresh){0};
+	return parse_size_opt(opt, s, &t->bytes);
 }
 
 static int parse_one(int c, const char *arg, struct switch_opts *o)
@@ -224,26 +245,28 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		if (rp_parse_bitrate(arg, &o->speed_bps) != 0 || o->speed_bps == 0)
 			return rp_cli_error(CMD, "--speed: expected a rate like 100M or 10G, got '%s'", arg);
 		return 0;
-	case 'b': return parse_size_opt("--buffer", arg, &o->buffer);
-	case 'x': return parse_size_opt("--xoff", arg, &o->xoff);
-	case 'X': return parse_size_opt("--xon-delta", arg, &o->xon_delta);
-	case 'H': return parse_size_opt("--headroom", arg, &o->headroom);
-	case 'L': return parse_prios("--lossless", arg, &o->lossless);
+	case 'b': return parse_size_opt("--buffer", arg, &o->fab.buffer_bytes);
+	case 'x': return parse_static("--xoff", arg, &o->fab.xoff);
+	case 'X': o->xon_given = true; return parse_size_opt("--xon-delta", arg, &o->fab.xon_delta);
+	case 'H': o->fab.headroom_auto = false; return parse_size_opt("--headroom", arg, &o->fab.headroom_bytes);
+	case 'L': o->fab.pfc_off = false; return parse_prios("--lossless", arg, &o->fab.lossless_mask);
 	case 'E': return parse_ecn(arg, o);
-	case 'P': return parse_prios("--ecn-prio", arg, &o->ecn_mask);
-	case 'l': return parse_size_opt("--lossy-limit", arg, &o->lossy_limit);
+	case 'P': o->ecn_prio_given = true; return parse_prios("--ecn-prio", arg, &o->ecn_prio);
+	case 'l': return parse_static("--lossy-limit", arg, &o->fab.lossy_limit);
 	case 'f': return parse_fdb(arg, o);
-	case 'C': return parse_cable(arg, &o->cable_m);
+	case 'C': return parse_cable(arg, &o->fab.host_delay_ns);
 	case 'q':
 		if (rp_cli_uint(CMD, "--quanta", arg, 1, 65535, &v))
 			return RP_EXIT_USAGE;
-		o->quanta = (uint32_t)v;
+		o->fab.pfc_quanta = (uint16_t)v;
 		return 0;
 	case 'M':
 		if (rp_cli_uint(CMD, "--max-frame", arg, 1514, 9216, &v))
 			return RP_EXIT_USAGE;
-		o->max_frame = (uint32_t)v;
+		o->fab.max_frame = (uint32_t)v;
+		o->max_frame_given = true;
 		return 0;
+	case 'F': return 0; /* --profile: read first (load_fabric) */
 	case 'd': return rp_cli_duration("switch", "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
@@ -268,9 +291,41 @@ static int check_opts(const struct switch_opts *o)
 		if (o->fdb[i].port >= o->nports)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
-	if (o->xon_delta && o->xon_delta >= o->xoff)
-		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)", o->xon_delta,
-				    o->xoff);
+	if (o->xon_given && !o->fab.xoff.dynamic && o->fab.xon_delta >= o->fab.xoff.bytes)
+		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)",
+				    o->fab.xon_delta, o->fab.xoff.bytes);
+	return 0;
+}
+
+/* ECN after every flag: --ecn-prio names the priorities; --ecn alone marks
+ * the description's (a profile's ecn.priorities), else the lossless ones,
+ * else 3. Without --profile nothing is marked unless --ecn is given. */
+static void settle_ecn(struct switch_opts *o)
+{
+	struct rp_fabric *f = &o->fab;
+	uint8_t lossless = f->pfc_off ? 0 : f->lossless_mask;
+	if (o->ecn_prio_given)
+		f->ecn_mask = o->ecn_prio;
+	else if (o->ecn && !f->ecn_mask)
+		f->ecn_mask = lossless ? lossless : 1u << 3;
+	if (!o->profile && !o->ecn)
+		f->ecn_mask = 0;
+}
+
+/* The description the flags start from: --profile's `fabric:` section (the
+ * lab's defaults for what it leaves out), else rp_fabric_init_switch. */
+static int load_fabric(struct switch_opts *o)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	if (!o->profile) {
+		rp_fabric_init_switch(&o->fab);
+		return 0;
+	}
+	struct rp_profile *p = rp_profile_load(o->profile, NULL, err, sizeof(err));
+	if (!p)
+		return rp_cli_error(CMD, "%s", err);
+	o->fab = p->fabric;
+	rp_profile_free(p);
 	return 0;
 }
 
@@ -289,92 +344,60 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		{"eal", required_argument, NULL, 'e'},         {"json", no_argument, NULL, 'j'},
 		{"trust-pcp", no_argument, NULL, 'T'},         {"mac-learn", no_argument, NULL, 'm'},
 		{"no-flood", no_argument, NULL, 'n'},          {"cpu", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
+		{"profile", required_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const char *const shorts = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:jTmnh";
 	static struct switch_opts zero;
 	*o = zero;
 	o->speed_bps = 10000000000ull;
-	o->buffer = 16u << 20;
-	o->xoff = 128u << 10;
-	o->quanta = 0xFFFF;
-	o->cable_m = 10;
 	o->cpu = -1;
 	int c, rc;
+	/* First --profile and --help, so the flags change the profile's switch
+	 * wherever they stand; then every flag in order. */
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:jTmnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return -1;
 		}
+		if (c == 'F')
+			o->profile = optarg;
+	}
+	opterr = 1;
+	if ((rc = load_fabric(o)) != 0)
+		return rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1)
 		if ((rc = parse_one(c, optarg, o)) != 0)
 			return rc;
-	}
 	if (optind != argc)
 		return rp_cli_error(CMD, "unexpected argument '%s' (try 'roceprobe switch --help')", argv[optind]);
+	settle_ecn(o);
 	return check_opts(o);
-}
-
-static uint64_t auto_headroom(const struct switch_opts *o)
-{
-	struct rp_headroom_in in = {.speed_bps = o->speed_bps, .cable_m = o->cable_m, .mtu = o->max_frame + 4,
-				    .response_quanta = rp_headroom_default_response_quanta(o->speed_bps)};
-	struct rp_headroom h;
-	return rp_headroom_calc(&in, &h) == 0 ? h.total_bytes : 0;
-}
-
-static void cfg_queues(struct rp_switch_cfg *c, const struct switch_opts *o)
-{
-	uint8_t ecn = o->ecn_mask ? o->ecn_mask : o->lossless ? o->lossless : 1u << 3;
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
-		c->pg[t].xoff = (struct rp_thresh){.bytes = o->xoff};
-		c->pg[t].xon_delta = o->xon_delta ? o->xon_delta : 2ull * o->max_frame;
-		if (o->lossy_limit)
-			c->queue[t].limit = (struct rp_thresh){.bytes = o->lossy_limit};
-		c->queue[t].red = o->ecn && ((ecn >> t) & 1);
-		c->queue[t].kmin = o->kmin;
-		c->queue[t].kmax = o->kmax;
-		c->queue[t].pmax = o->pmax;
-	}
 }
 
 static int build_cfg(struct rp_switch_cfg *c, const struct switch_opts *o)
 {
+	static struct rp_fabric_switch fs;
 	char err[256];
-	uint64_t headroom = o->headroom ? o->headroom : auto_headroom(o);
-	rp_switch_cfg_default(c, o->nports, o->speed_bps);
-	c->buffer_bytes = o->buffer;
-	c->max_frame = o->max_frame;
-	c->lossless_mask = o->lossless;
-	c->pfc_quanta = (uint16_t)o->quanta;
+	rp_fabric_switch_uniform(&o->fab, o->nports, o->speed_bps, &fs);
+	fs.fdb_size = 4096; /* --fdb entries (at most 1024) and what --mac-learn finds */
+	rp_fabric_switch_cfg(&o->fab, &fs, c);
 	c->trust_pcp = o->trust_pcp;
-	c->fdb_size = 4096;
-	cfg_queues(c, o);
-	for (unsigned p = 0; p < o->nports; p++) {
-		c->port[p].prop_ns = (uint64_t)llround(o->cable_m * RP_HEADROOM_NS_PER_M);
-		for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
-			c->port[p].headroom[t] = ((o->lossless >> t) & 1) ? headroom : 0;
-	}
 	if (rp_switch_cfg_check(c, err, sizeof(err)) != 0)
 		return rp_cli_error(CMD, "switch settings: %s", err);
 	return 0;
-}
-
-/* "out.pcap" -> "out-p0.pcap"; "out" -> "out-p0". */
-static void capture_name(const char *path, unsigned port, char *buf, size_t n)
-{
-	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
-		snprintf(buf, n, "%s-p%u", path, port);
-	else
-		snprintf(buf, n, "%.*s-p%u%s", (int)(dot - path), path, port, dot);
 }
 
 static int open_captures(struct switch_run *r, const struct switch_opts *o)
 {
 	char err[RP_DP_ERRLEN];
 	for (unsigned p = 0; o->capture && p < o->nports; p++) {
-		capture_name(o->capture, p, r->cap_path[p], sizeof(r->cap_path[p]));
+		char tag[16];
+		snprintf(tag, sizeof(tag), "-p%u", p); /* out.pcap -> out-p0.pcap: capture's own naming */
+		rp_capture_name_tag(o->capture, tag, r->cap_path[p], sizeof(r->cap_path[p]));
 		r->cap_cfg[p] = (struct rp_capture_cfg){.path = r->cap_path[p]};
 		r->rt.port[p].cap = rp_capture_open(&r->cap_cfg[p], err, sizeof(err));
 		if (!r->rt.port[p].cap)
@@ -400,15 +423,15 @@ static uint32_t ports_max_frame(const struct switch_opts *o)
  * largest every port takes. */
 static int pick_max_frame(struct switch_opts *o)
 {
-	uint32_t ports = ports_max_frame(o);
-	if (o->max_frame == 0) {
-		o->max_frame = ports && ports < 9216 ? ports : 9216;
-		if (o->max_frame < 1514)
-			o->max_frame = 1514;
+	uint32_t ports = ports_max_frame(o), *m = &o->fab.max_frame;
+	if (!o->max_frame_given) {
+		*m = ports && ports < *m ? ports : *m;
+		if (*m < 1514)
+			*m = 1514;
 		return 0;
 	}
-	if (ports && o->max_frame > ports)
-		return rp_cli_error(CMD, "--max-frame %u: a port takes frames up to %u bytes", o->max_frame, ports);
+	if (ports && *m > ports)
+		return rp_cli_error(CMD, "--max-frame %u: a port takes frames up to %u bytes", *m, ports);
 	return 0;
 }
 
@@ -452,13 +475,13 @@ static int start(struct switch_run *r, struct switch_opts *o)
 	if (rc || (rc = pick_max_frame(o)) != 0 || (rc = build_cfg(&r->cfg, o)) != 0)
 		return rc;
 	for (unsigned p = 0; p < o->nports; p++) {
-		if (rp_dp_port_open(o->ports[p], 1, o->max_frame, &r->ports[p], err, sizeof(err)) != 0)
+		if (rp_dp_port_open(o->ports[p], 1, o->fab.max_frame, &r->ports[p], err, sizeof(err)) != 0)
 			return rp_cli_error(CMD, "%s", err);
 		ports[p] = &r->ports[p];
 	}
 	r->sw = rp_switch_create(&r->cfg);
 	if (!r->sw)
-		return rp_cli_error(CMD, "cannot allocate the switch's buffer (%" PRIu64 " bytes)", o->buffer);
+		return rp_cli_error(CMD, "cannot allocate the switch's buffer (%" PRIu64 " bytes)", o->fab.buffer_bytes);
 	for (unsigned i = 0; i < o->nfdb; i++)
 		if (rp_switch_fdb_add(r->sw, o->fdb[i].mac, o->fdb[i].port) != 0)
 			return rp_cli_error(CMD, "--fdb: the MAC table is full");
@@ -547,38 +570,6 @@ static void read_pmd_stats(struct switch_run *r)
 
 /* ---- the final summary ---- */
 
-static json_t *drops_json(const uint64_t *pkts)
-{
-	json_t *j = json_object();
-	for (unsigned d = 1; d < RP_DROP_REASONS; d++)
-		json_object_set_new(j, rp_switch_drop_name(d), json_integer((json_int_t)pkts[d]));
-	return j;
-}
-
-static json_t *prio_json(const struct switch_run *r, unsigned p, unsigned t)
-{
-	struct rp_switch_queue_stats q;
-	struct rp_switch_pg_stats g;
-	rp_switch_queue_stats(r->sw, p, t, r->end_ns, &q);
-	rp_switch_pg_stats(r->sw, p, t, r->end_ns, &g);
-	json_t *j = json_pack(
-		"{s:i, s:b, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I}", "prio", (int)t, "lossless",
-		(r->cfg.lossless_mask >> t) & 1, "enq_pkts", (json_int_t)q.enq_pkts, "enq_bytes", (json_int_t)q.enq_bytes,
-		"tx_pkts", (json_int_t)q.tx_pkts, "tx_bytes", (json_int_t)q.tx_bytes, "drops", drops_json(q.drop_pkts),
-		"ecn_marked", (json_int_t)q.ecn_marked, "depth_bytes", (json_int_t)q.depth_bytes, "max_depth_bytes",
-		(json_int_t)q.max_depth_bytes, "pfc_rx", (json_int_t)q.pfc_rx, "paused_ns", (json_int_t)q.paused_ns);
-	json_t *pg = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_pkts",
-			       (json_int_t)g.rx_pkts, "rx_bytes", (json_int_t)g.rx_bytes, "drop_pkts",
-			       (json_int_t)g.drop_pkts, "max_bytes", (json_int_t)g.max_bytes, "max_headroom_bytes",
-			       (json_int_t)g.max_headroom_bytes, "xoff_sent", (json_int_t)g.xoff_sent, "xon_sent",
-			       (json_int_t)g.xon_sent, "refresh_sent", (json_int_t)g.refresh_sent, "xoff_ns",
-			       (json_int_t)g.xoff_ns, "first_xoff_ns",
-			       (json_int_t)(g.first_xoff_ns == RP_SWITCH_NEVER ? -1 : (json_int_t)g.first_xoff_ns),
-			       "bytes", (json_int_t)g.bytes);
-	json_object_set_new(j, "pg", pg);
-	return j;
-}
-
 static json_t *edge_json(const struct rp_dp_sw_counters *c)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_frames",
@@ -590,24 +581,17 @@ static json_t *edge_json(const struct rp_dp_sw_counters *c)
 			 (json_int_t)c->tx_stalls, "tx_unsent", (json_int_t)c->tx_unsent, "nombuf", (json_int_t)c->nombuf);
 }
 
+/* The model's port as the lab's result.json writes it (report/switch_json.h)
+ * plus what only the real-time switch knows: the DPDK port, the edge around
+ * the model, the PMD's counters, the capture. */
 static json_t *port_json(const struct switch_run *r, unsigned p)
 {
-	struct rp_switch_port_stats s;
-	rp_switch_port_stats(r->sw, p, &s);
-	json_t *prio = json_array();
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
-		json_array_append_new(prio, prio_json(r, p, t));
-	json_t *model = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "rx_pkts",
-				  (json_int_t)s.rx_pkts, "rx_bytes", (json_int_t)s.rx_bytes, "tx_pkts",
-				  (json_int_t)s.tx_pkts, "tx_bytes", (json_int_t)s.tx_bytes, "drop_pkts",
-				  (json_int_t)sum_drops(&s), "drops", drops_json(s.drop_pkts), "ecn_marked",
-				  (json_int_t)s.ecn_marked, "pfc_tx", (json_int_t)s.pfc_tx, "pfc_rx", (json_int_t)s.pfc_rx,
-				  "pause_rx", (json_int_t)s.pause_rx, "macctl_other_rx", (json_int_t)s.macctl_other_rx,
-				  "busy_ns", (json_int_t)s.busy_ns);
-	json_t *j = json_pack("{s:i, s:s, s:s, s:o, s:o, s:I, s:I}", "index", (int)p, "devargs", r->ports[p].name,
-			      "driver", r->ports[p].driver, "edge", edge_json(&r->rt.port[p].c), "model", model,
-			      "pmd_missed", (json_int_t)r->pmd_imissed[p], "pmd_oerrors", (json_int_t)r->pmd_oerrors[p]);
-	json_object_set_new(j, "prio", prio);
+	json_t *j = rp_switch_port_json(r->sw, p, r->end_ns, true);
+	json_object_set_new(j, "devargs", json_string(r->ports[p].name));
+	json_object_set_new(j, "driver", json_string(r->ports[p].driver));
+	json_object_set_new(j, "edge", edge_json(&r->rt.port[p].c));
+	json_object_set_new(j, "pmd_missed", json_integer((json_int_t)r->pmd_imissed[p]));
+	json_object_set_new(j, "pmd_oerrors", json_integer((json_int_t)r->pmd_oerrors[p]));
 	if (r->cap_path[p][0])
 		json_object_set_new(j, "capture", json_pack("{s:s, s:I, s:I}", "path", r->cap_path[p], "written",
 							    (json_int_t)r->cap_stats[p].written, "dropped",
@@ -646,20 +630,14 @@ static void totals(const struct switch_run *r, uint64_t drops[RP_DROP_REASONS], 
 static void report_json(const struct switch_run *r)
 {
 	uint64_t drops[RP_DROP_REASONS], all;
-	struct rp_switch_buffer_stats b;
 	totals(r, drops, &all);
-	rp_switch_buffer_stats(r->sw, &b);
 	json_t *ports = json_array();
 	for (unsigned p = 0; p < r->rt.nports; p++)
 		json_array_append_new(ports, port_json(r, p));
-	json_t *buf = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "size", (json_int_t)b.size, "shared_size",
-				(json_int_t)b.shared_size, "headroom_size", (json_int_t)b.headroom_size,
-				"max_shared_used", (json_int_t)b.max_shared_used, "max_headroom_used",
-				(json_int_t)b.max_headroom_used, "held_pkts", (json_int_t)b.pkts);
-	json_t *j = json_pack("{s:s, s:f, s:b, s:o, s:I, s:o, s:o, s:o}", "schema", "roceprobe.switch/1", "elapsed_s",
+	json_t *j = json_pack("{s:s, s:f, s:b, s:o, s:I, s:o, s:o, s:o}", "schema", "roceprobe.switch/2", "elapsed_s",
 			      (double)r->end_ns / 1e9, "interrupted", rp_cli_stop != 0, "config", config_json(r),
-			      "drops", (json_int_t)all, "drops_by_reason", drops_json(drops), "buffer", buf, "ports",
-			      ports);
+			      "drops", (json_int_t)all, "drops_by_reason", rp_switch_drops_json(drops), "buffer",
+			      rp_switch_buffer_json(r->sw), "ports", ports);
 	json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	fputc('\n', stdout);
 	json_decref(j);

@@ -9,11 +9,17 @@
  *        |
  *        v
  *   writer thread: pcap_dump (libpcap, nanosecond pcap) into a stdio stream
- *        |          whose bytes fill 4 MiB aligned chunks
+ *        |          whose bytes fill 4 MiB aligned chunks; a new file when
+ *        |          the next record would pass rotate_bytes
  *        v
  *   flusher thread: pwrite of each full chunk with O_DIRECT (no page-cache
  *                   copy on these cores; plain writes where O_DIRECT is
  *                   refused); the tail goes out on idle flushes and at close
+ *
+ * One file per stage: capture.c the offer, the ring and the writer;
+ * capture_classify.h the classifier; capture_files.{c,h} file names and
+ * rotation (pure C; `switch --capture` names its per-port files with it);
+ * capture_dio.{c,h} the O_DIRECT stream and its flusher.
  *
  * Both threads are pthreads made with rte_ctrl_thread_create, so they run on
  * the CPUs the EAL did not give to lcores (with `-l 0` on 2 cores: core 1).

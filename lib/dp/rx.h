@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "dp.h"
-#include "lab/impair.h"
+#include "fabric/impair.h"
 
 struct rp_acct;
 struct rp_capture;

@@ -111,6 +111,11 @@ int rp_switch_fdb_lookup(const struct rp_switch *sw, const uint8_t mac[6])
 	return rp_fdb_lookup(&sw->fdb, mac);
 }
 
+const struct rp_switch_cfg *rp_switch_config(const struct rp_switch *sw)
+{
+	return &sw->cfg;
+}
+
 const char *rp_switch_drop_name(enum rp_switch_drop d)
 {
 	static const char *const names[RP_DROP_REASONS] = {

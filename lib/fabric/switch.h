@@ -102,7 +102,9 @@ struct rp_switch_cfg {
  * rp_headroom_calc for 10 m of cable and max_frame on both ends), RED on
  * queue 3 (5 KB, 200 KB, 1%: the DCQCN paper's), queues 6-7 strict (CNPs),
  * lossy queues dynamic alpha 1, DSCP d -> TC d >> 3, 9216-byte frames,
- * quanta 0xFFFF refreshed at half time. */
+ * quanta 0xFFFF refreshed at half time. The model's own starting point (its
+ * unit tests); roceprobe's commands build switches from a `fabric:`
+ * description instead (profile/switch_cfg.h), which starts here. */
 void rp_switch_cfg_default(struct rp_switch_cfg *cfg, unsigned nports, uint64_t rate_bps);
 /* 0, or -1 with a one-line reason in err. */
 int rp_switch_cfg_check(const struct rp_switch_cfg *cfg, char *err, size_t errlen);
@@ -116,6 +118,8 @@ void rp_switch_destroy(struct rp_switch *sw);
 int rp_switch_fdb_add(struct rp_switch *sw, const uint8_t mac[6], unsigned port);
 /* The port a MAC forwards to, or -1. */
 int rp_switch_fdb_lookup(const struct rp_switch *sw, const uint8_t mac[6]);
+/* The settings it was created with. */
+const struct rp_switch_cfg *rp_switch_config(const struct rp_switch *sw);
 
 enum rp_switch_verdict {
 	RP_SW_QUEUED,   /* stored; will leave through rp_switch_next_tx */

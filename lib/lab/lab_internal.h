@@ -6,7 +6,7 @@
 #include "dcqcn.h"
 #include "evq.h"
 #include "fabric/switch.h"
-#include "impair.h"
+#include "fabric/impair.h"
 #include "lab.h"
 #include "pool.h"
 #include "stats/pause.h"

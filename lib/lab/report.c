@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "lab_internal.h"
+#include "report/switch_json.h"
 
 static json_t *jint(uint64_t v)
 {
@@ -25,79 +26,19 @@ static void peer_name(const struct rp_lab *lab, const struct rp_lab_port *p, cha
 		snprintf(out, len, "-");
 }
 
-static json_t *drops_json(const uint64_t *pkts)
-{
-	json_t *o = json_object();
-	for (int d = 1; d < RP_DROP_REASONS; d++)
-		if (pkts[d])
-			json_object_set_new(o, rp_switch_drop_name((enum rp_switch_drop)d), jint(pkts[d]));
-	return o;
-}
-
-static json_t *queue_json(const struct rp_switch_queue_stats *q)
-{
-	uint64_t dp = 0, db = 0;
-	for (int d = 0; d < RP_DROP_REASONS; d++) {
-		dp += q->drop_pkts[d];
-		db += q->drop_bytes[d];
-	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "enq_pkts", jint(q->enq_pkts), "tx_pkts",
-			 jint(q->tx_pkts), "tx_bytes", jint(q->tx_bytes), "drop_pkts", jint(dp), "drop_bytes", jint(db),
-			 "drops", drops_json(q->drop_pkts), "ecn_marked", jint(q->ecn_marked), "max_depth_bytes",
-			 jint(q->max_depth_bytes), "pfc_rx", jint(q->pfc_rx), "paused_ns", jint(q->paused_ns));
-}
-
-static json_t *pg_json(const struct rp_switch_pg_stats *g)
-{
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "rx_pkts", jint(g->rx_pkts), "rx_bytes",
-			 jint(g->rx_bytes), "max_bytes", jint(g->max_bytes), "max_headroom_bytes",
-			 jint(g->max_headroom_bytes), "drop_pkts", jint(g->drop_pkts), "xoff_sent", jint(g->xoff_sent),
-			 "xon_sent", jint(g->xon_sent), "refresh_sent", jint(g->refresh_sent), "first_xoff_ns",
-			 jtime(g->first_xoff_ns), "xoff_ns", jint(g->xoff_ns));
-}
-
-/* The queue-depth series of (port, tc), cut after its last non-zero bin. */
-static json_t *series_json(struct rp_lab *lab, unsigned s, unsigned p, unsigned tc)
-{
-	const uint64_t *bins;
-	size_t n = rp_switch_qdepth_series(lab->sw[s].sw, p, tc, lab->tot.end_ns, &bins);
-	while (n && bins[n - 1] == 0)
-		n--;
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, jint(bins[i]));
-	return a;
-}
-
-static json_t *prios_json(struct rp_lab *lab, unsigned s, unsigned p)
-{
-	json_t *a = json_array();
-	for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
-		struct rp_switch_queue_stats q;
-		struct rp_switch_pg_stats g;
-		rp_switch_queue_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &q);
-		rp_switch_pg_stats(lab->sw[s].sw, p, tc, lab->tot.end_ns, &g);
-		if (!q.enq_pkts && !g.rx_pkts && !q.pfc_rx && !g.xoff_sent && !g.drop_pkts)
-			continue;
-		json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o}", "prio", (int)tc, "queue", queue_json(&q), "pg",
-						   pg_json(&g), "qdepth_bytes", series_json(lab, s, p, tc)));
-	}
-	return a;
-}
-
+/* The model's port (report/switch_json.h) plus what the lab placed: the
+ * peer, the link, and the first XOFF it sent out of the port. */
 static json_t *port_json(struct rp_lab *lab, unsigned s, unsigned p)
 {
 	const struct rp_lab_port *lp = &lab->sw[s].port[p];
-	struct rp_switch_port_stats st;
 	char peer[48];
-	rp_switch_port_stats(lab->sw[s].sw, p, &st);
 	peer_name(lab, lp, peer, sizeof(peer));
-	return json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "port", (int)p,
-			 "peer", peer, "speed_bps", jint(lp->rate_bps), "prop_ns", jint(lp->prop_ns), "rx_pkts",
-			 jint(st.rx_pkts), "rx_bytes", jint(st.rx_bytes), "tx_pkts", jint(st.tx_pkts), "tx_bytes",
-			 jint(st.tx_bytes), "drops", drops_json(st.drop_pkts), "ecn_marked", jint(st.ecn_marked), "pfc_tx",
-			 jint(st.pfc_tx), "pfc_rx", jint(st.pfc_rx), "busy_ns", jint(st.busy_ns), "first_xoff_ns",
-			 jtime(lab->sw[s].first_xoff_ns[p]), "prio", prios_json(lab, s, p));
+	json_t *j = rp_switch_port_json(lab->sw[s].sw, p, lab->tot.end_ns, false);
+	json_object_set_new(j, "peer", json_string(peer));
+	json_object_set_new(j, "speed_bps", jint(lp->rate_bps));
+	json_object_set_new(j, "prop_ns", jint(lp->prop_ns));
+	json_object_set_new(j, "first_xoff_ns", jtime(lab->sw[s].first_xoff_ns[p]));
+	return j;
 }
 
 json_t *rp_lab_switches_json(struct rp_lab *lab)
@@ -105,17 +46,12 @@ json_t *rp_lab_switches_json(struct rp_lab *lab)
 	json_t *a = json_array();
 	for (unsigned s = 0; s < lab->nsw; s++) {
 		const struct rp_lab_switch *S = &lab->sw[s];
-		struct rp_switch_buffer_stats b;
-		rp_switch_buffer_stats(S->sw, &b);
 		json_t *ports = json_array();
 		for (unsigned p = 0; p < S->nports; p++)
 			json_array_append_new(ports, port_json(lab, s, p));
 		const char *role = lab->fab->topology == RP_TOPO_SINGLE ? "switch" : S->spine ? "spine" : "leaf";
-		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:{s:o, s:o, s:o, s:o, s:o}, s:o}", "name", S->name, "role", role, "buffer",
-				     "size", jint(b.size), "shared_size", jint(b.shared_size), "headroom_size",
-				     jint(b.headroom_size), "max_shared_used", jint(b.max_shared_used),
-				     "max_headroom_used", jint(b.max_headroom_used), "ports", ports));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "name", S->name, "role", role, "buffer",
+						   rp_switch_buffer_json(S->sw), "ports", ports));
 	}
 	return a;
 }

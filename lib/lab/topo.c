@@ -5,23 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/headroom.h"
+#include "profile/switch_cfg.h"
 #include "lab_internal.h"
-
-static uint64_t port_headroom(const struct rp_fabric *f, const struct rp_lab_port *p)
-{
-	if (!f->headroom_auto)
-		return f->headroom_bytes;
-	struct rp_headroom_in in = {.speed_bps = p->rate_bps, .cable_m = (double)p->prop_ns / RP_HEADROOM_NS_PER_M,
-				    .mtu = f->max_frame + 4, .response_quanta = f->response_quanta};
-	struct rp_headroom h;
-	return rp_headroom_calc(&in, &h) == 0 ? h.total_bytes : 0;
-}
-
-static struct rp_thresh thresh(const struct rp_fabric_thresh *t)
-{
-	return (struct rp_thresh){.dynamic = t->dynamic, .bytes = t->bytes, .alpha = t->alpha};
-}
 
 static uint64_t series_bins(const struct rp_lab *lab)
 {
@@ -32,38 +17,21 @@ static uint64_t series_bins(const struct rp_lab *lab)
 	return n > 20000 ? 20000 : n;
 }
 
+/* The one mapping from `fabric:` to a switch (profile/switch_cfg.h), with
+ * this switch's ports as the topology placed them. */
 static void switch_cfg(const struct rp_lab *lab, const struct rp_lab_switch *s, struct rp_switch_cfg *c)
 {
-	const struct rp_fabric *f = lab->fab;
-	rp_switch_cfg_default(c, s->nports, s->port[0].rate_bps);
-	c->buffer_bytes = f->buffer_bytes;
-	c->max_frame = f->max_frame;
-	c->lossless_mask = f->pfc_off ? 0 : f->lossless_mask;
-	c->pfc_quanta = f->pfc_quanta;
-	c->pfc_refresh_pct = f->pfc_refresh_pct;
-	c->seed = f->seed + (uint64_t)(s - lab->sw) * 0x9E3779B97F4A7C15ull;
-	c->fdb_size = (uint32_t)lab->nhosts + 16;
-	c->qdepth_bin_ns = f->qdepth_bin_ns;
-	c->qdepth_bins = (uint32_t)series_bins(lab);
-	for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
-		c->pg[tc].xoff = thresh(&f->xoff);
-		c->pg[tc].xon_delta = f->xon_delta;
-		c->queue[tc].limit = thresh(&f->lossy_limit);
-		c->queue[tc].red = (f->ecn_mask >> tc) & 1;
-		c->queue[tc].kmin = f->kmin;
-		c->queue[tc].kmax = f->kmax;
-		c->queue[tc].pmax = f->pmax;
-	}
+	static struct rp_fabric_switch fs;
+	memset(&fs, 0, sizeof(fs));
+	fs.index = (unsigned)(s - lab->sw);
+	fs.nports = s->nports;
 	for (unsigned p = 0; p < s->nports; p++) {
-		c->port[p].rate_bps = s->port[p].rate_bps;
-		c->port[p].prop_ns = s->port[p].prop_ns;
-		uint8_t mac[6] = {0x02, 0xFF, (uint8_t)(s - lab->sw), 0, 0, (uint8_t)p};
-		memcpy(c->port[p].mac, mac, 6);
-		memset(c->port[p].headroom, 0, sizeof(c->port[p].headroom));
-		for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++)
-			if ((c->lossless_mask >> tc) & 1)
-				c->port[p].headroom[tc] = port_headroom(f, &s->port[p]);
+		fs.rate_bps[p] = s->port[p].rate_bps;
+		fs.prop_ns[p] = s->port[p].prop_ns;
 	}
+	fs.fdb_size = (uint32_t)lab->nhosts + 16;
+	fs.qdepth_bins = (uint32_t)series_bins(lab);
+	rp_fabric_switch_cfg(lab->fab, &fs, c);
 }
 
 static void plug_host(struct rp_lab *lab, unsigned h, unsigned s, unsigned p)

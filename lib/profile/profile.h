@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric/impair.h"
 #include "names.h"
 #include "units.h"
 
@@ -18,16 +19,10 @@
 #define RP_NODE_NAME_MAX 64
 #define RP_MAX_RANKS 4096
 
-/* What a host's port does on purpose to the RoCE data frames it receives, so
- * lab tests know the answer: drop every Nth, drop a burst, CE-mark every
- * Nth, hold each frame a fixed time. Counted in arrival order from 1. */
-struct rp_impair {
-	uint64_t drop_every; /* 0: none */
-	uint64_t drop_from;  /* the first frame of a burst to drop; 0: none */
-	uint64_t drop_count;
-	uint64_t ce_every;   /* 0: none */
-	uint64_t delay_ns;
-};
+/* What a host's port does on purpose to the RoCE data frames it receives
+ * (`impair:`) is struct rp_impair, the link model's own settings
+ * (fabric/impair.h): drop every Nth, drop a burst, CE-mark every Nth, hold
+ * each frame a fixed time. Counted in arrival order from 1. */
 
 /* How a host answers the RoCE data it receives, as a NIC's responder would. */
 struct rp_responder {

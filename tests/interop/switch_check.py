@@ -8,7 +8,10 @@ a 2:1 incast into a 100 Mbit/s port, lossless (PFC) and lossy.
     A -> C and B -> C, RDMA WRITE 1 KiB (frames 1098 B), DSCP 26 (priority 3), 80 Mbit/s
     each for 1 s: 160 Mbit/s offered to 100 Mbit/s. Static MAC table (--fdb).
 
-lossless (--lossless 3): the switch must pause A and B. Expected: no flow loses a frame;
+lossless (--profile with the run's profile plus `fabric: {ecn: {priorities: []}}`: the
+lab's defaults, priority 3 lossless; then --xoff 64KiB --headroom 128KiB): the switch's
+config is that section changed by the flags (lossless_mask 8, XOFF 65536, XON delta the
+lab's 18432, headroom 131072), and it must pause A and B. Expected: no flow loses a frame;
 every PFC frame the switch sent on port 0 (1) is one A (B) received; A and B were paused
 (paused_ns > 0); nothing dropped in the switch; C received exactly what left port 2.
 lossy (no --lossless, 256 KiB buffer): the switch tail-drops. Expected: the run's per-flow
@@ -117,11 +120,15 @@ def stop_switch(p, tmp):
     return json.load(open(os.path.join(tmp, "switch.json")))
 
 
-def run_case(name, extra):
+def run_case(name, extra, fabric=None):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "p.yaml")
         with open(path, "w") as f:
             f.write(PROFILE)
+        if fabric:
+            with open(os.path.join(tmp, "switch.yaml"), "w") as f:
+                f.write(PROFILE + fabric)
+            extra = ["--profile", os.path.join(tmp, "switch.yaml")] + extra
         before = kernel_drops()
         sw = start_switch(tmp, extra)
         try:
@@ -165,11 +172,15 @@ def common(j, s, kd):
         got, ring = s["ports"][i]["edge"]["rx_frames"], switch_ring_drops(kd, f"h{h}1")
         expect(got + ring == flows[h]["tx_packets"],
                f"switch port {i} received {got} (+ {ring} lost in its ring) == {h} sent {flows[h]['tx_packets']}")
-    c_tx = s["ports"][2]["model"]["tx_pkts"]
+    expect([p["port"] for p in s["ports"]] == [0, 1, 2], "ports[].port numbers the ports from 0")
+    expect(all([q["prio"] for q in p["prio"]] == list(range(8)) for p in s["ports"]), "every port lists priorities 0..7")
+    never = [q["pg"]["first_xoff_ns"] for p in s["ports"] for q in p["prio"] if q["pg"]["xoff_sent"] == 0]
+    expect(all(v is None for v in never), f"first_xoff_ns is null for {len(never)} groups that never sent XOFF")
+    c_tx = s["ports"][2]["tx_pkts"]
     c_rx = sum(f["rx_packets"] for f in j["flows"])
     ring = switch_ring_drops(kd, "hC0")
     expect(c_tx == c_rx + ring, f"port 2 sent {c_tx} data frames == C received {c_rx} (+ {ring} lost in its ring)")
-    m = s["ports"][2]["model"]
+    m = s["ports"][2]
     busy = (m["tx_bytes"] + 24 * m["tx_pkts"]) * 8 * 10**9 // 10**8
     expect(abs(m["busy_ns"] - busy) <= m["tx_pkts"], f"port 2 busy {m['busy_ns']} ns == (bytes + 24/frame) x 8 / 100M = {busy}")
     expect(s["buffer"]["held_pkts"] == 0, "the switch holds nothing at the end")
@@ -177,7 +188,12 @@ def common(j, s, kd):
 
 
 def case_lossless():
-    j, s, kd = run_case("lossless", ["--lossless", "3", "--xoff", "64KiB", "--headroom", "128KiB"])
+    j, s, kd = run_case("lossless", ["--xoff", "64KiB", "--headroom", "128KiB"], "fabric:\n  ecn: {priorities: []}\n")
+    c = s["config"]
+    expect((c["lossless_mask"], c["xoff_bytes"], c["xon_delta_bytes"], c["headroom_bytes"]) == (8, 65536, 18432, 131072),
+           f"--profile's fabric: section then the flags: {c}")
+    expect(all(q["lossless"] == (q["prio"] == 3) for p in s["ports"] for q in p["prio"]), "priority 3 alone is lossless")
+    expect(all(q["queue"]["ecn_marked"] == 0 for p in s["ports"] for q in p["prio"]), "ecn.priorities [] marks nothing")
     common(j, s, kd)
     lost = sum(f["lost"] for f in j["flows"])
     sent = sum(f["tx_packets"] for f in j["flows"])

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "check.h"
@@ -107,6 +109,33 @@ static void switch_sizes(void **state)
 	}
 }
 
+/* --profile's fabric: section is read before any flag, wherever it stands:
+ * its pfc.xoff (40 KiB = 40960 B, not the default 131072) is what a later or
+ * earlier --xon-delta 48KiB (49152 B) is checked against. */
+static void switch_profile(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rp-test-switch-XXXXXX.yaml";
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	static const char text[] = "name: sw\n"
+				   "hosts:\n"
+				   "  - {name: a, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: net_null0}\n"
+				   "  - {name: b, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: net_null1}\n"
+				   "traffic:\n"
+				   "  - {name: t, pattern: flow, src: a, dst: b, messages: 1}\n"
+				   "fabric: {pfc: {xoff: 40KiB}}\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	const char *after[] = {"switch", "--port", "x", "--profile", path, "--xon-delta", "48KiB", NULL};
+	refused(after, "roceprobe switch: --xon-delta (49152 B) must be below --xoff (40960 B)");
+	const char *before[] = {"switch", "--port", "x", "--xon-delta", "48KiB", "--profile", path, NULL};
+	refused(before, "roceprobe switch: --xon-delta (49152 B) must be below --xoff (40960 B)");
+	unlink(path);
+	const char *missing[] = {"switch", "--port", "x", "--profile", "/nonexistent/sw.yaml", NULL};
+	refused(missing, "roceprobe switch: /nonexistent/sw.yaml: cannot open: No such file or directory");
+}
+
 /* --fdb reads MACs with lib/wire's rp_mac_parse: two hex digits per byte,
  * colons; 2:0:0:0:0:c (which sscanf("%2x:") took) is refused before EAL. */
 static void switch_fdb_mac(void **state)
@@ -187,6 +216,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(headroom_mtu),
 #ifdef RP_HAVE_DPDK
 		cmocka_unit_test(switch_sizes),
+		cmocka_unit_test(switch_profile),
 		cmocka_unit_test(capture_rotate_size),
 		cmocka_unit_test(switch_fdb_mac),
 #endif

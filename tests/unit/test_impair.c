@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lab/impair.h"
+#include "fabric/impair.h"
 
 static void drop_every_and_burst(void **state)
 {

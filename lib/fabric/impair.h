@@ -1,13 +1,22 @@
 /* Impairments put on a link on purpose, so a test knows the exact answer:
  * drop every Nth frame, drop a burst, CE-mark every Nth, delay every frame.
- * Clock-free: the caller says when a frame arrived and gets its fate. */
-#ifndef RP_LAB_IMPAIR_H
-#define RP_LAB_IMPAIR_H
+ * A pure link model next to the switch model: clock-free, no I/O; the
+ * caller (lib/lab's host model, lib/dp's receiver) says when a frame arrived
+ * and gets its fate. */
+#ifndef RP_FABRIC_IMPAIR_H
+#define RP_FABRIC_IMPAIR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile/profile.h"
+/* A link's impairments as a profile's `impair:` section says them. */
+struct rp_impair {
+	uint64_t drop_every; /* 0: none */
+	uint64_t drop_from;  /* the first frame of a burst to drop; 0: none */
+	uint64_t drop_count;
+	uint64_t ce_every;   /* 0: none */
+	uint64_t delay_ns;
+};
 
 enum rp_impair_fate {
 	RP_IMPAIR_PASS,

@@ -1,0 +1,33 @@
+/* A `fabric:` description (struct rp_fabric) -> one emulated switch's
+ * rp_switch_cfg. The one mapping: `roceprobe lab` builds every switch of its
+ * topology with it, `roceprobe switch` its one switch (from --profile's
+ * `fabric:` section or rp_fabric_init_switch, then its flags). What the
+ * section does not say comes from rp_switch_cfg_default (queues 6-7 strict,
+ * DSCP d -> TC d >> 3, DWRR quantum 9216). */
+#ifndef RP_PROFILE_SWITCH_CFG_H
+#define RP_PROFILE_SWITCH_CFG_H
+
+#include "fabric/switch.h"
+#include "profile.h"
+
+/* What the section leaves to whoever places the switch. */
+struct rp_fabric_switch {
+	unsigned index;    /* the switch's number: RED seed + index x 0x9E37..., port MACs 02:ff:INDEX:00:00:PORT */
+	unsigned nports;
+	uint64_t rate_bps[RP_SWITCH_MAX_PORTS];
+	uint64_t prop_ns[RP_SWITCH_MAX_PORTS]; /* one way, for headroom `auto` */
+	uint32_t fdb_size;    /* MAC table entries the caller may add or learn */
+	uint32_t qdepth_bins; /* queue-depth series bins of fabric.qdepth_bin; 0: none */
+};
+
+/* nports ports at rate_bps on host links (fabric.link): `roceprobe switch`. */
+void rp_fabric_switch_uniform(const struct rp_fabric *f, unsigned nports, uint64_t rate_bps,
+			      struct rp_fabric_switch *s);
+/* Fills c; check it with rp_switch_cfg_check. */
+void rp_fabric_switch_cfg(const struct rp_fabric *f, const struct rp_fabric_switch *s, struct rp_switch_cfg *c);
+/* `roceprobe switch` without --profile: rp_fabric_init's defaults except no
+ * lossless priority (pfc.priorities: none) and no ECN marking
+ * (ecn.priorities: none), as docs/switch.md says. */
+void rp_fabric_init_switch(struct rp_fabric *f);
+
+#endif
