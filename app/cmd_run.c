@@ -79,6 +79,9 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
+	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
+	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
+	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`).\n"
 	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
