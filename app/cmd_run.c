@@ -325,12 +325,12 @@ static json_t *cluster_json(const struct run *r)
 		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : json_object();
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
-		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns")),
-			sk = json_integer_value(json_object_get(e, "start_skew_ns"));
-		worst = b + (sk < 0 ? -sk : sk) > worst ? b + (sk < 0 ? -sk : sk) : worst;
+		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns"));
+		worst = b > worst ? b : worst;
 		json_array_append_new(ranks, e);
 	}
-	/* A one-way latency between two ranks is off by at most both ranks' worst. */
+	/* Every rank's packet clock counts from T0 on its corrected clock (however late it
+	 * woke): a one-way latency between two ranks is off by at most both offsets' bounds. */
 	return json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
 			 (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
 }
@@ -660,8 +660,10 @@ int rp_cmd_run(int argc, char **argv)
 		rp_cluster_start_at(&r.cl, r.offsets, 100000000 + 2000000ll * r.cl.size, &r.t0_ns, &r.skew_ns);
 	}
 	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
-	 * a PFC source's first frames would be that late and skipped). */
-	rp_dp_clock_start();
+	 * a PFC source's first frames would be that late and skipped). Across ranks
+	 * it is T0 on every rank's corrected clock, however late this one woke, so
+	 * one-way latencies between ranks need no correction but the offsets'. */
+	rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)
 			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);

@@ -67,6 +67,9 @@ int rp_dp_pair_create(const char *devargs, uint16_t *port_id, char *err, size_t 
 
 /* TSC-derived clock: nanoseconds since rp_dp_clock_start. */
 void rp_dp_clock_start(void);
+/* The same, as if started ns ago: a rank that woke late for the common start
+ * still counts from it. */
+void rp_dp_clock_start_ago(uint64_t ns);
 uint64_t rp_dp_now_ns(void);
 
 #endif
