@@ -255,6 +255,7 @@ static json_t *environment_json(const struct run *r)
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
 					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
 					 "pause_xstats", xstats_json(r, i)));
+		json_object_set_new(json_array_get(ports, json_array_size(ports) - 1), "neigh", rp_session_neigh_json(tp));
 	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -391,4 +392,14 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	}
 	fputc('\n', stderr);
 	s->last_ns = now_ns;
+}
+
+json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
+{
+	const struct rp_dp_neigh_stats *n = &tp->neigh;
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
+			 "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
+			 "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
+			 "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
+			 "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
 }

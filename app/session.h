@@ -62,4 +62,8 @@ double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow
 unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f);
 const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
 
+/* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md). */
+typedef struct json_t json_t;
+json_t *rp_session_neigh_json(const struct rp_dp_txport *tp);
+
 #endif

@@ -160,6 +160,7 @@ static inline void set(uint64_t *p, uint64_t v)
 struct cls {
 	enum rp_capture_kind kind;
 	bool ce;
+	bool neigh; /* ARP, or ICMPv6 NS/NA: kept by every filter, like control frames */
 };
 
 static inline unsigned be16(const uint8_t *p)
@@ -183,7 +184,7 @@ static inline enum rp_capture_kind classify_udp(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify_ipv4(const uint8_t *p, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	if (len < RP_IPV4_HLEN || (p[0] >> 4) != 4)
 		return c;
 	c.ce = (p[1] & 3) == 3;
@@ -196,10 +197,11 @@ static inline struct cls classify_ipv4(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify_ipv6(const uint8_t *p, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	if (len < RP_IPV6_HLEN || (p[0] >> 4) != 6)
 		return c;
 	c.ce = ((p[1] >> 4) & 3) == 3;
+	c.neigh = p[6] == 58 && len > RP_IPV6_HLEN && (p[RP_IPV6_HLEN] == 135 || p[RP_IPV6_HLEN] == 136);
 	if (p[6] == RP_IPPROTO_UDP)
 		c.kind = classify_udp(p + RP_IPV6_HLEN, len - RP_IPV6_HLEN);
 	return c;
@@ -207,7 +209,7 @@ static inline struct cls classify_ipv6(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify(const uint8_t *b, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	uint32_t off = 12; /* the EtherType, after any VLAN tags */
 	if (len < off + 2)
 		return c;
@@ -220,6 +222,8 @@ static inline struct cls classify(const uint8_t *b, uint32_t len)
 	if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2) {
 		unsigned op = be16(b + l3);
 		c.kind = op == RP_MACCTL_OP_PFC ? RP_CAPK_PFC : op == RP_MACCTL_OP_PAUSE ? RP_CAPK_PAUSE : RP_CAPK_OTHER;
+	} else if (et == 0x0806) {
+		c.neigh = true;
 	} else if (et == RP_ETHERTYPE_IPV4) {
 		c = classify_ipv4(b + l3, len - l3);
 	} else if (et == RP_ETHERTYPE_IPV6) {
@@ -230,7 +234,7 @@ static inline struct cls classify(const uint8_t *b, uint32_t len)
 
 static inline bool is_control(struct cls k)
 {
-	return k.ce || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
+	return k.ce || k.neigh || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
 	       k.kind == RP_CAPK_PAUSE;
 }
 

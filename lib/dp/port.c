@@ -149,7 +149,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	memset(&conf, 0, sizeof(conf));
 	int rc = rte_eth_dev_configure(p->id, 1, (uint16_t)n_txq, &conf);
 	/* Virtual PMDs take any frame and some refuse the call: only a NIC's refusal counts. */
-	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN) {
+	/* net_af_packet: ethdev refuses any MTU above 1500 (max_rx_pktlen 1518);
+	 * its ring frames (framesz) and the interface's MTU bound the frame
+	 * instead, checked before (rp_dp_port_frame_limit). */
+	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN &&
+	    !is_af_packet(devargs)) {
 		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)(max_frame - RTE_ETHER_HDR_LEN));
 		if (rc == -ENOTSUP)
 			rc = 0;
