@@ -35,6 +35,8 @@ static void usage(FILE *out)
 	      "ICRC, paced per flow from the TSC, and PFC/PAUSE frames for `kind: pfc` entries.\n"
 	      "Like a NIC it honours PFC and PAUSE received on the port: paused priorities stop\n"
 	      "for quanta x 512 bit times at the host's speed, and paused time is counted.\n"
+	      "Next hops without a MAC (gateway: without gateway_mac, mac: auto) are found by\n"
+	      "ARP/ND before traffic; the ports answer ARP/ND for their hosts (as in run).\n"
 	      "\n"
 	      "  --duration S          stop after S seconds, or 500ms, 2s... (default: when\n"
 	      "                        every flow is done)\n"
