@@ -405,7 +405,7 @@ int rp_cmd_run(int argc, char **argv)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct run r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .lcores = 1};
+				     .receivers = true, .eal = o.eal, .lcores = 1, .defer_traffic = true};
 	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
 	rp_cli_catch_stop();
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
@@ -417,6 +417,12 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0) {
 		rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
+	}
+	if (rc == 0) { /* ARP/ND before traffic, into the captures too */
+		struct rp_capture *caps[RP_DP_MAX_PORTS];
+		for (unsigned i = 0; i < r.s.nports; i++)
+			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
+		rc = rp_session_traffic(&r.s, caps);
 	}
 	if (rc != 0) {
 		cleanup(&r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dp/capture.h"
 #include "dp/neigh.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
@@ -154,7 +155,7 @@ static void addr_text(uint8_t l3, uint32_t ip4, const uint8_t *ip6, char *out)
  * NS); wire ports probe for their own addresses and announce them. One line
  * and exit 2, before any traffic, when one stays unanswered or someone else
  * holds a host's address. */
-static int resolve(struct rp_session *s)
+static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 {
 	static struct rp_dp_neigh_want want[4096];
 	unsigned nw = 0;
@@ -181,7 +182,10 @@ static int resolve(struct rp_session *s)
 	struct rp_neigh_rx conflict;
 	unsigned cport = 0;
 	rp_dp_clock_start();
-	int rc = rp_dp_neigh_resolve(s->tx, s->nports, announce, want, nw, &no, &conflict, &cport);
+	for (unsigned i = 0; caps && i < s->nports; i++)
+		if (caps[i])
+			rp_capture_clock_restarted(caps[i]);
+	int rc = rp_dp_neigh_resolve(s->tx, s->nports, announce, want, nw, &no, &conflict, &cport, caps);
 	char a[46], m[18];
 	if (rc == 2) {
 		addr_text(conflict.l3, conflict.ip4, conflict.ip6, a);
@@ -198,9 +202,10 @@ static int resolve(struct rp_session *s)
 		bool gw = want[j].l3 == 4 ? h->has_gw4 && h->gw4 == want[j].ip4
 					  : h->has_gw6 && !memcmp(h->gw6, want[j].ip6, 16);
 		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
-		return rp_cli_error(s->cmd, "host '%s': no answer to %s for %s (%s) on port %s within %.0f ms (%u tries); "
-				    "is it up and on that link%s?", h->name, want[j].l3 == 4 ? "ARP" : "Neighbour Solicitation",
-				    a, gw ? "its gateway" : "on its link", tp->port->name, RESOLVE_NS / 1e6, RESOLVE_TRIES,
+		return rp_cli_error(s->cmd, "host '%s': no answer to %s for %s (%s) on port %s within %.0f ms (%u tries): "
+				    "check that %s is up on that link with that address%s", h->name,
+				    want[j].l3 == 4 ? "ARP" : "Neighbour Solicitation", a, gw ? "its gateway" : "on its link",
+				    tp->port->name, RESOLVE_NS / 1e6, RESOLVE_TRIES, gw ? "the router" : "it",
 				    gw ? ", or give gateway_mac:" : "");
 	}
 	for (size_t k = 0; k < s->plan.nflows; k++) {
@@ -259,9 +264,13 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
-	if ((rc = resolve(s)) != 0)
-		return rc;
-	return make_sources(s);
+	return o->defer_traffic ? 0 : rp_session_traffic(s, NULL);
+}
+
+int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
+{
+	int rc = resolve(s, caps);
+	return rc ? rc : make_sources(s);
 }
 
 void rp_session_close(struct rp_session *s)

@@ -36,10 +36,17 @@ struct rp_session_opts {
 	bool receivers; /* open the ports of receiving hosts too (run) */
 	const char *eal;
 	unsigned lcores;
+	bool defer_traffic; /* leave the ARP/ND phase and the sources to rp_session_traffic */
 };
 
 /* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o);
+/* The ARP/ND phase on the open ports (lib/dp/neigh.h: probes, announcements,
+ * next hops resolved; one line and RP_EXIT_USAGE when one stays unanswered
+ * or an address is someone else's), then the packet sources. caps: by port
+ * index (s->tx[i]), may be NULL. rp_session_open does it unless defer_traffic. */
+struct rp_capture;
+int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps);
 void rp_session_close(struct rp_session *s);
 
 /* The g.progress callback (arg: the session). */

@@ -57,9 +57,10 @@ bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t l
 }
 
 /* An ARP request/probe/gratuitous ARP or an NS/NA the port sends itself. */
-static void send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now)
+static void send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
+		     struct rp_capture *cap)
 {
-	if (!len || !send_frame(tp, b, len, NULL, now))
+	if (!len || !send_frame(tp, b, len, cap, now))
 		return;
 	if (l3 == 4)
 		tp->neigh.arp_requests_tx++; /* gratuitous ARPs and probes are requests too */
@@ -83,8 +84,9 @@ static void learn(struct rp_dp_neigh_want *w, unsigned nw, unsigned port, const 
 
 int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *announce, struct rp_dp_neigh_want *w,
 			unsigned nw, const struct rp_dp_neigh_opts *o, struct rp_neigh_rx *conflict,
-			unsigned *conflict_port)
+			unsigned *conflict_port, struct rp_capture *const *caps)
 {
+#define CAP(i) (caps ? caps[i] : NULL)
 	uint8_t b[NEIGH_FRAME];
 	bool any_wire = false;
 	uint64_t start = rp_dp_now_ns();
@@ -93,7 +95,8 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 			continue;
 		any_wire = true;
 		for (uint8_t l3 = 4; l3 <= 6; l3 += 2)
-			send_own(&ports[i], b, rp_neigh_probe_build(&ports[i].self, l3, b, sizeof(b)), l3, true, start);
+			send_own(&ports[i], b, rp_neigh_probe_build(&ports[i].self, l3, b, sizeof(b)), l3, true, start,
+				 CAP(i));
 	}
 	if (!any_wire && nw == 0)
 		return 0;
@@ -111,7 +114,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 					continue;
 				struct rp_dp_txport *tp = &ports[w[k].port];
 				send_own(tp, b, rp_neigh_request_build(&tp->self, w[k].l3, w[k].ip4, w[k].ip6, b, sizeof(b)),
-					 w[k].l3, true, now);
+					 w[k].l3, true, now, CAP(w[k].port));
 			}
 			tries_sent++;
 		}
@@ -120,8 +123,11 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 			uint16_t got = rte_eth_rx_burst(ports[i].port->id, 0, m, RP_DP_BURST);
 			for (uint16_t j = 0; j < got; j++) {
 				struct rp_neigh_rx r;
-				if (rp_dp_neigh_frame(&ports[i], rte_pktmbuf_mtod(m[j], const uint8_t *),
-						      rte_pktmbuf_data_len(m[j]), NULL, now, &r)) {
+				const uint8_t *fb = rte_pktmbuf_mtod(m[j], const uint8_t *);
+				if (CAP(i))
+					rp_capture_offer(CAP(i), now, (uint16_t)ports[i].index, false, fb,
+							 rte_pktmbuf_pkt_len(m[j]));
+				if (rp_dp_neigh_frame(&ports[i], fb, rte_pktmbuf_data_len(m[j]), CAP(i), now, &r)) {
 					if (r.conflict) {
 						*conflict = r;
 						*conflict_port = i;
@@ -137,7 +143,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 			for (unsigned i = 0; i < n; i++)
 				for (uint8_t l3 = 4; announce[i] && l3 <= 6; l3 += 2)
 					send_own(&ports[i], b, rp_neigh_announce_build(&ports[i].self, l3, b, sizeof(b)), l3,
-						 false, now);
+						 false, now, CAP(i));
 			announced = true;
 		}
 		if (announced && all)
@@ -146,3 +152,4 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 			return announced && all ? 0 : (all ? 0 : 1);
 	}
 }
+#undef CAP

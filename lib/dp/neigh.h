@@ -47,9 +47,10 @@ struct rp_dp_neigh_opts {
  * solicited-node group) until answered or the time is up; every port answers
  * requests meanwhile. Returns 0 when every want is resolved, 1 when some are
  * not, 2 when another station answered for a port's own address: *conflict
- * (port index in *conflict_port) says who. */
+ * (port index in *conflict_port) says who. caps (may be NULL; by port index,
+ * entries may be NULL) get every frame the ports send and receive meanwhile. */
 int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *announce, struct rp_dp_neigh_want *w,
 			unsigned nw, const struct rp_dp_neigh_opts *o, struct rp_neigh_rx *conflict,
-			unsigned *conflict_port);
+			unsigned *conflict_port, struct rp_capture *const *caps);
 
 #endif

@@ -34,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, read_pcap  # noqa: E402
@@ -152,6 +153,15 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
     setup(routers, v6, vethmtu)
     fam = "IPv6" if v6 else "IPv4"
     last = NS[routers - 1]
+    if v6:  # the router's own MLD reports after its interfaces come up: let them pass first
+        quiet_since, last_tx, t0 = time.monotonic(), None, time.monotonic()
+        while time.monotonic() - t0 < 6:
+            tx = link_stats(last, "rp11-b1")[1]
+            if tx != last_tx:
+                quiet_since, last_tx = time.monotonic(), tx
+            elif time.monotonic() - quiet_since > 2.0:
+                break
+            time.sleep(0.2)
     before = {ns: snmp(ns, v6) for ns in NS[:routers]}
     lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02"), name, snaplen=mtu + 200)
@@ -161,6 +171,8 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
     la = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     j = json.load(open(os.path.join(out, "result.json")))
     f = j["flows"][0]
+    expect(f["misdelivered"] == 0, f"{name}: routed frames (router's source MAC, h2's destination MAC) count at h2, "
+           f"misdelivered {f['misdelivered']} == 0")
     expect(f["tx_packets"] == PACKETS and f["rx_packets"] == PACKETS and f["lost"] == 0,
            f"{name}: {PACKETS} sent, {PACKETS} received, lost 0 (tx {f['tx_packets']} rx {f['rx_packets']} "
            f"lost {f['lost']})")
@@ -183,11 +195,17 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
            f"{name}: router rx on rp11-a1 {rx_a1} == h1's {h1['tx_packets']} data + {neigh_tx1} {fam} ARP/ND frames")
     neigh_rx2 = n2["arp_requests_rx"] + n2["arp_replies_rx"] + n2["nd_solicits_rx"] + n2["nd_adverts_rx"]
     tx_b1 = la["rp11-b1"][1] - lb["rp11-b1"][1]
-    if not v6:  # IPv6 on the router's side sends MLD/RA noise nobody counts as ND
+    if not v6:
         expect(tx_b1 == f["rx_packets"] + neigh_rx2,
                f"{name}: router tx on rp11-b1 {tx_b1} == h2's {f['rx_packets']} data + {neigh_rx2} ARP frames")
-    else:
-        expect(tx_b1 >= f["rx_packets"] + neigh_rx2, f"{name}: router tx on rp11-b1 {tx_b1} >= data + ND at h2")
+    # Every frame the router sent h2 (IPv6: data, ND and its MLD reports) is in h2's capture,
+    # as the frames not from h2's own MAC.
+    capst = next(c for c in j["capture"] if c["node"] == "h2")
+    h2own = json.loads(sh("ip -j link show rp11-b0"))[0]["address"] if h2_auto else "02:00:00:00:00:02"
+    got = [b for _, b, _ in read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"] if b[6:12].hex(":") != h2own]
+    expect(capst["dropped"] == 0 and len(got) == tx_b1,
+           f"{name}: router tx on rp11-b1 {tx_b1} == {len(got)} frames h2 captured from it (writer dropped "
+           f"{capst['dropped']})")
     expect(n2["arp_replies_tx" if not v6 else "nd_adverts_tx"] >= 1,
            f"{name}: h2 answered the router's {'ARP' if not v6 else 'NS'} "
            f"({n2['arp_replies_tx'] if not v6 else n2['nd_adverts_tx']} answers)")
@@ -220,7 +238,8 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
 def check_tbf(tmp):
     setup(1, False)
     nsx(NS[0], "tc qdisc add dev rp11-b1 root tbf rate 20mbit burst 16kb limit 32kb")
-    p, out = run(tmp, profile(rate="50M", packets=6000), "tbf")
+    # --capture-filter control: ARP is control, kept; the data is not.
+    p, out = run(tmp, profile(rate="50M", packets=6000), "tbf", extra=("--capture-filter", "control"))
     if not expect(p.returncode == 0, f"tbf: run exits 0 ({p.stderr.strip()[-300:]})"):
         return
     q = nsx(NS[0], "tc -s qdisc show dev rp11-b1")
@@ -230,12 +249,29 @@ def check_tbf(tmp):
     expect(drops > 0, "tbf: the bottleneck dropped (50 Mbit/s into 20 Mbit/s)")
     expect(f["lost"] == drops, f"tbf: per-flow lost {f['lost']} == tbf dropped {drops}")
     expect(f["tx_packets"] == f["rx_packets"] + f["lost"], "tbf: sent == received + lost")
+    recs = read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"]
+    arp = [b for _, b, _ in recs if b[12:14] == b"\x08\x06"]
+    # h2's probe and gratuitous ARP, the router's request and h2's reply
+    expect(len(arp) == 4 and len(recs) == 4, f"tbf: --capture-filter control kept h2's {len(arp)} ARP frames == 4 "
+           f"and nothing else ({len(recs)} frames)")
 
 
 def one_line_exit2(p, what, pattern):
     lines = [ln for ln in p.stderr.splitlines() if "roceprobe run:" in ln and "hugepages" not in ln]
     expect(p.returncode == 2, f"{what}: exit 2 ({p.returncode})")
     expect(len(lines) == 1 and re.search(pattern, lines[0]) is not None, f"{what}: one line: {lines}")
+
+
+def check_bad6(tmp):
+    setup(1, True)
+    rmac = json.loads(nsx(NS[0], "ip -j link show rp11-a1"))[0]["address"]
+    # h1 takes the router's own IPv6 address: the router answers h1's DAD solicitation.
+    p, _ = run(tmp, profile(v6=True, h1_addr="fd00:1::1/64", h1_gw="fd00:1::fe"), "dup6")
+    one_line_exit2(p, "duplicate IPv6 address", rf"host 'h1': its address fd00:1::1 is also held by {rmac}, which "
+                   r"answered Neighbour Discovery on port net_af_packet0")
+    p, _ = run(tmp, profile(v6=True, h1_gw="fd00:1::99"), "no-nd")
+    one_line_exit2(p, "no answer to NS", r"host 'h1': no answer to Neighbour Solicitation for fd00:1::99 \(its gateway\) "
+                   r"on port net_af_packet0 within 1000 ms \(3 tries\)")
 
 
 def check_bad(tmp):
@@ -245,9 +281,12 @@ def check_bad(tmp):
     one_line_exit2(p, "gateway outside the subnet", r"gateway.*10\.1\.0\.0/24|subnet")
     # A gateway nobody has: 3 ARP requests in 1 s, then one line; nothing sent.
     lb = link_stats(NS[0], "rp11-a1")
+    t0 = time.monotonic()
     p, out = run(tmp, profile(h1_gw="10.1.0.99"), "no-arp")
+    took = time.monotonic() - t0
     one_line_exit2(p, "no answer to ARP", r"host 'h1': no answer to ARP for 10\.1\.0\.99 \(its gateway\) on port "
                    r"net_af_packet0 within 1000 ms \(3 tries\)")
+    expect(1.0 <= took < 4.0, f"no answer to ARP: given up after the 1 s timeout ({took:.2f} s with EAL start-up)")
     la = link_stats(NS[0], "rp11-a1")
     # probe + gratuitous ARP + 3 requests, and no data
     expect(la[0] - lb[0] == 5, f"no answer to ARP: the router saw {la[0] - lb[0]} frames == 5 (probe, "
@@ -268,7 +307,7 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
     sys.exit(77)
 try:
     with tempfile.TemporaryDirectory() as tmp:
-        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "bad"]
+        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "bad", "bad6"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
@@ -281,6 +320,8 @@ try:
             check_routed(tmp, "jumbo", 1, False, mtu=4096, vethmtu=9000)
         if "bad" in which:
             check_bad(tmp)
+        if "bad6" in which:
+            check_bad6(tmp)
 finally:
     teardown()
 finish("router")
