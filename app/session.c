@@ -122,8 +122,16 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
 	tp->lcore = i % lcores;
-	if (host->mac_auto)
+	if (host->mac_auto) {
 		rp_dp_port_mac(tp->port, host->mac);
+		static const uint8_t zero[6];
+		if (!memcmp(host->mac, zero, 6) || (host->mac[0] & 1)) {
+			char m[18];
+			rp_mac_format(host->mac, m);
+			return rp_cli_error(s->cmd, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
+					    "(%s): give the host a mac:", host->name, tp->port->name, tp->port->driver, m);
+		}
+	}
 	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
 	memcpy(tp->self.mac, host->mac, 6);
 	memcpy(tp->self.ip6, host->ipv6, 16);

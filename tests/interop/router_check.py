@@ -278,7 +278,8 @@ def check_bad(tmp):
     setup(1, False)
     # A gateway outside the host's subnet: a profile error (lib/profile).
     p, _ = run(tmp, profile(h1_gw="10.3.0.1"), "bad-gw")
-    one_line_exit2(p, "gateway outside the subnet", r"gateway.*10\.1\.0\.0/24|subnet")
+    one_line_exit2(p, "gateway outside the subnet", r"key 'hosts\[0\]\.gateway': 10\.3\.0\.1: expected one IPv4 next hop "
+                   r"inside the host's subnet 10\.1\.0\.2/24")
     # A gateway nobody has: 3 ARP requests in 1 s, then one line; nothing sent.
     lb = link_stats(NS[0], "rp11-a1")
     t0 = time.monotonic()
