@@ -149,7 +149,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 		if (announced && all)
 			return 0;
 		if (now >= start + o->timeout_ns)
-			return announced && all ? 0 : (all ? 0 : 1);
+			return all ? 0 : 1;
 	}
 }
 #undef CAP
