@@ -63,7 +63,7 @@ static void usage(FILE *out)
 	      "  --snaplen N         bytes kept of each frame, 64..65535 (default 128: every\n"
 	      "                      RoCEv2 header and the probe fit)\n"
 	      "  --filter WHAT       all (default); roce: RoCEv2 and control frames; control:\n"
-	      "                      PFC, PAUSE, CNP, NAK and CE-marked frames only\n"
+	      "                      PFC, PAUSE, CNP, NAK, ARP, NS/NA and CE-marked frames only\n"
 	      "  --sample N          keep 1 in N data frames (the 1st, N+1th, ...); control\n"
 	      "                      frames are always kept (default 1: all)\n"
 	      "  --rotate-size SIZE  start a new file before one passes SIZE bytes: 4096,\n"

@@ -35,6 +35,8 @@ static void usage(FILE *out)
 	      "ICRC, paced per flow from the TSC, and PFC/PAUSE frames for `kind: pfc` entries.\n"
 	      "Like a NIC it honours PFC and PAUSE received on the port: paused priorities stop\n"
 	      "for quanta x 512 bit times at the host's speed, and paused time is counted.\n"
+	      "Next hops without a MAC (gateway: without gateway_mac, mac: auto) are found by\n"
+	      "ARP/ND before traffic; the ports answer ARP/ND for their hosts (as in run).\n"
 	      "\n"
 	      "  --duration S          stop after S seconds, or 500ms, 2s... (default: when\n"
 	      "                        every flow is done)\n"
@@ -123,13 +125,14 @@ static json_t *port_json(const struct rp_session *r, unsigned i, uint64_t end_ns
 	json_t *prios = json_array();
 	for (unsigned p = 0; p < RP_PFC_PRIOS; p++)
 		json_array_append_new(prios, prio_json(&tp->pause, p, end_ns));
-	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:o}", "node", host->name,
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:o}", "node", host->name,
 			 "port", tp->port->name, "driver", tp->port->driver, "link_bps", (json_int_t)host->speed_bps,
 			 "pmd_link_bps", (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
 			 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_mpps",
 			 end_ns ? (double)tp->tx_packets * 1e3 / (double)end_ns : 0.0, "tx_gbps_l1",
 			 rp_l1_gbps(tp->tx_packets, tp->tx_bytes, end_ns), "rx_pfc", (json_int_t)tp->rx_pfc, "rx_pause",
-			 (json_int_t)tp->rx_pause, "tx_queue_full", (json_int_t)tp->tx_full, "tx_unsent", (json_int_t)tp->tx_unsent, "prio", prios);
+			 (json_int_t)tp->rx_pause, "tx_queue_full", (json_int_t)tp->tx_full, "tx_unsent", (json_int_t)tp->tx_unsent, "prio", prios,
+			 "neigh", rp_session_neigh_json(tp));
 }
 
 /* tx_gbps_l1: a flow's rate from its planned start to the end of the run

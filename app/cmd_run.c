@@ -63,6 +63,10 @@ static void usage(FILE *out)
 	      "DIR/capture-HOST.pcap per port (its TX and RX, nanosecond timestamps).\n"
 	      "Gbit/s per flow is goodput over its active time (first to last frame); a flow\n"
 	      "sent more than 1% below its rate gets a warning with the likely cause.\n"
+	      "Routed hosts (ipv4: 10.1.0.2/24, gateway:): next hops without gateway_mac (and\n"
+	      "on-link hosts with mac: auto) are found by ARP/ND on the port before any traffic\n"
+	      "(3 tries in 1 s); every port answers ARP and Neighbour Solicitations for its host,\n"
+	      "probes and announces its addresses on a shared wire (a duplicate exits 2).\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -276,6 +280,7 @@ static json_t *ports_env_json(const struct run *r)
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
 					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
 					 "pause_xstats", xstats_json(r, i)));
+		json_object_set_new(json_array_get(ports, json_array_size(ports) - 1), "neigh", rp_session_neigh_json(tp));
 	}
 	return ports;
 }
@@ -625,7 +630,7 @@ int rp_cmd_run(int argc, char **argv)
 	rc = place_hosts(&r, &o, &text);
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
-				     .hosts = r.cl.launched ? r.mine : NULL};
+				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
@@ -643,6 +648,12 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && !r.failed) {
 		rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
+	}
+	if (rc == 0 && !r.failed) { /* ARP/ND before traffic, into the captures too */
+		struct rp_capture *caps[RP_DP_MAX_PORTS];
+		for (unsigned i = 0; i < r.s.nports; i++)
+			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
+		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
 	rp_cli_hold_errors(NULL, 0);

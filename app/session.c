@@ -1,11 +1,16 @@
 #include "session.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "dp/capture.h"
+#include "dp/neigh.h"
 #include "traffic/source.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
 
 static bool host_sends(const struct rp_plan *plan, unsigned h)
 {
@@ -34,15 +39,6 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "%s", err);
 	s->plan_built = true;
-	size_t first;
-	if (rp_plan_unresolved(&s->plan, &first)) { /* ARP/ND on DPDK ports is the next step (issue 11) */
-		const struct rp_flow *f = &s->plan.flows[first];
-		return rp_cli_error(s->cmd,
-				    "host '%s' reaches '%s' through its gateway, whose MAC %s would find: not done on DPDK "
-				    "ports yet; give the router port's MAC as gateway_mac:",
-				    s->prof->hosts[f->src].name, s->prof->hosts[f->dst].name,
-				    f->nh.l3 == 4 ? "ARP" : "Neighbour Discovery");
-	}
 	return 0;
 }
 
@@ -90,11 +86,12 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 }
 
 /* One line when the port cannot take the profile's frames (DPDK's own
- * message would only say "Invalid argument"). */
+ * message would only say "Invalid argument"), with what to change. */
 static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
 {
 	unsigned mtu = 0;
-	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_max_frame(devargs);
+	char why[160];
+	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_frame_limit(devargs, why, sizeof(why));
 	if (!port || need <= port)
 		return 0;
 	const struct rp_host *host = &s->prof->hosts[h];
@@ -105,30 +102,146 @@ static int check_frame(const struct rp_session *s, unsigned h, const char *devar
 		if (m < mtu && need - mtu + m <= port)
 			fit = m;
 	if (fit)
-		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's mtu %u makes "
-				    "frames of %zu B: set mtu: %u (frames of %zu B), or use a port that takes jumbo frames",
-				    host->name, name, port, mtu, need, fit, need - mtu + fit);
-	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B; the profile's frames are up to %zu B",
-			    host->name, name, port, need);
+		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
+				    "frames of %zu B: set mtu: %u (frames of %zu B), or let the port take %zu B",
+				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, need);
+	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B",
+			    host->name, name, port, why[0] ? ": " : "", why, need);
 }
 
+/* Opened before any source exists: a `mac: auto` host learns its MAC here
+ * and the next hops are resolved on the open ports (resolve) before the
+ * templates are built (make_sources). */
 static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsigned lcores)
 {
 	char err[RP_DP_ERRLEN];
 	struct rp_dp_txport *tp = &s->tx[i];
-	const struct rp_host *host = &s->prof->hosts[tp->index];
-	size_t max_frame = 1518;
-	if (host_sends(&s->plan, tp->index)) {
-		tp->src = rp_source_create(&s->plan, tp->index, NULL, err, sizeof(err));
-		if (!tp->src)
-			return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
-		max_frame = rp_source_max_frame(tp->src);
-	}
+	struct rp_host *host = &s->prof->hosts[tp->index];
+	unsigned mtu;
+	size_t max_frame = host_frame(s, tp->index, true, &mtu) + 64; /* the source writes in 32 B blocks */
 	if (rp_dp_port_open(devargs, 1, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
 	tp->lcore = i % lcores;
+	if (host->mac_auto) {
+		rp_dp_port_mac(tp->port, host->mac);
+		static const uint8_t zero[6];
+		if (!memcmp(host->mac, zero, 6) || (host->mac[0] & 1)) {
+			char m[18];
+			rp_mac_format(host->mac, m);
+			return rp_cli_error(s->cmd, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
+					    "(%s): give the host a mac:", host->name, tp->port->name, tp->port->driver, m);
+		}
+	}
+	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
+	memcpy(tp->self.mac, host->mac, 6);
+	memcpy(tp->self.ip6, host->ipv6, 16);
 	rp_pause_init(&tp->pause, host->speed_bps);
+	return 0;
+}
+
+static unsigned port_of(const struct rp_session *s, unsigned host)
+{
+	for (unsigned i = 0; i < s->nports; i++)
+		if (s->tx[i].index == host)
+			return i;
+	return s->nports;
+}
+
+static void addr_text(uint8_t l3, uint32_t ip4, const uint8_t *ip6, char *out)
+{
+	if (l3 == 4)
+		rp_ipv4_addr_format(ip4, out);
+	else
+		rp_ipv6_addr_format(ip6, out);
+}
+
+#define RESOLVE_TRIES 3
+#define RESOLVE_NS 1000000000ull
+#define DAD_NS 50000000ull
+
+/* Every next hop nobody gave a MAC for, asked on its sender's port (ARP or
+ * NS); wire ports probe for their own addresses and announce them. One line
+ * and exit 2, before any traffic, when one stays unanswered or someone else
+ * holds a host's address. */
+static int resolve(struct rp_session *s, struct rp_capture *const *caps)
+{
+	static struct rp_dp_neigh_want want[4096];
+	unsigned nw = 0;
+	bool announce[RP_DP_MAX_PORTS];
+	for (unsigned i = 0; i < s->nports; i++)
+		announce[i] = rp_dp_port_is_wire(s->tx[i].port);
+	for (size_t k = 0; k < s->plan.nflows; k++) {
+		const struct rp_flow *f = &s->plan.flows[k];
+		unsigned p = port_of(s, f->src);
+		if (f->kind != RP_TRAFFIC_RDMA || f->nh.mac_known || p == s->nports)
+			continue;
+		unsigned j = 0;
+		while (j < nw && !(want[j].port == p && want[j].l3 == f->nh.l3 &&
+				   (f->nh.l3 == 4 ? want[j].ip4 == f->nh.ip4 : !memcmp(want[j].ip6, f->nh.ip6, 16))))
+			j++;
+		if (j < nw)
+			continue;
+		if (nw == sizeof(want) / sizeof(want[0]))
+			return rp_cli_error(s->cmd, "more than %u next hops to resolve", nw);
+		want[nw] = (struct rp_dp_neigh_want){.port = p, .l3 = f->nh.l3, .ip4 = f->nh.ip4};
+		memcpy(want[nw++].ip6, f->nh.ip6, 16);
+	}
+	struct rp_dp_neigh_opts no = {.timeout_ns = RESOLVE_NS, .tries = RESOLVE_TRIES, .dad_ns = DAD_NS};
+	struct rp_neigh_rx conflict;
+	unsigned cport = 0;
+	rp_dp_clock_start();
+	for (unsigned i = 0; caps && i < s->nports; i++)
+		if (caps[i])
+			rp_capture_clock_restarted(caps[i]);
+	int rc = rp_dp_neigh_resolve(s->tx, s->nports, announce, want, nw, &no, &conflict, &cport, caps);
+	char a[46], m[18];
+	if (rc == 2) {
+		addr_text(conflict.l3, conflict.ip4, conflict.ip6, a);
+		rp_mac_format(conflict.mac, m);
+		return rp_cli_error(s->cmd, "host '%s': its address %s is also held by %s, which answered %s on port %s: "
+				    "give every station its own address", rp_session_host(s, &s->tx[cport]), a, m,
+				    conflict.l3 == 4 ? "ARP" : "Neighbour Discovery", s->tx[cport].port->name);
+	}
+	for (unsigned j = 0; j < nw; j++) {
+		if (want[j].resolved)
+			continue;
+		const struct rp_dp_txport *tp = &s->tx[want[j].port];
+		const struct rp_host *h = &s->prof->hosts[tp->index];
+		bool gw = want[j].l3 == 4 ? h->has_gw4 && h->gw4 == want[j].ip4
+					  : h->has_gw6 && !memcmp(h->gw6, want[j].ip6, 16);
+		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
+		return rp_cli_error(s->cmd, "host '%s': no answer to %s for %s (%s) on port %s within %.0f ms (%u tries): "
+				    "check that %s is up on that link with that address%s", h->name,
+				    want[j].l3 == 4 ? "ARP" : "Neighbour Solicitation", a, gw ? "its gateway" : "on its link",
+				    tp->port->name, RESOLVE_NS / 1e6, RESOLVE_TRIES, gw ? "the router" : "it",
+				    gw ? ", or give gateway_mac:" : "");
+	}
+	for (size_t k = 0; k < s->plan.nflows; k++) {
+		struct rp_flow *f = &s->plan.flows[k];
+		unsigned p = port_of(s, f->src);
+		for (unsigned j = 0; f->kind == RP_TRAFFIC_RDMA && !f->nh.mac_known && j < nw; j++)
+			if (want[j].port == p && want[j].l3 == f->nh.l3 &&
+			    (f->nh.l3 == 4 ? want[j].ip4 == f->nh.ip4 : !memcmp(want[j].ip6, f->nh.ip6, 16))) {
+				memcpy(f->nh.mac, want[j].mac, 6);
+				f->nh.mac_known = true;
+			}
+	}
+	return 0;
+}
+
+static int make_sources(struct rp_session *s)
+{
+	char err[RP_DP_ERRLEN];
+	for (unsigned i = 0; i < s->nports; i++) {
+		struct rp_dp_txport *tp = &s->tx[i];
+		const struct rp_host *host = &s->prof->hosts[tp->index];
+		if (!host_sends(&s->plan, tp->index))
+			continue;
+		tp->src = rp_source_create(&s->plan, tp->index, NULL, err, sizeof(err));
+		if (!tp->src)
+			return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+	}
 	return 0;
 }
 
@@ -143,6 +256,12 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		rc = pick_ports(s, o, devargs);
 	if (rc != 0)
 		return rc;
+	/* net_af_packet gets ring frames long enough for the profile's frames. */
+	for (unsigned i = 0; i < s->nports; i++) {
+		unsigned mtu;
+		devargs[i] = rp_dp_devargs_fit(devargs[i], host_frame(s, s->tx[i].index, true, &mtu), s->devargs[i],
+					       sizeof(s->devargs[i]));
+	}
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
 				    .lcores = o->lcores ? o->lcores : 1, .who = cmd, .first_core = o->first_core};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
@@ -154,7 +273,13 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
-	return 0;
+	return o->defer_traffic ? 0 : rp_session_traffic(s, NULL);
+}
+
+int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
+{
+	int rc = resolve(s, caps);
+	return rc ? rc : make_sources(s);
 }
 
 void rp_session_close(struct rp_session *s)
@@ -285,4 +410,14 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	}
 	fputc('\n', stderr);
 	s->last_ns = now_ns;
+}
+
+json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
+{
+	const struct rp_dp_neigh_stats *n = &tp->neigh;
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
+			 "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
+			 "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
+			 "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
+			 "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
 }

@@ -21,6 +21,7 @@ struct rp_session {
 	struct rp_dp_port ports[RP_DP_MAX_PORTS];
 	struct rp_dp_txport tx[RP_DP_MAX_PORTS];
 	unsigned nports;
+	char devargs[RP_DP_MAX_PORTS][RP_PORT_MAX + 64]; /* as given to the EAL (net_af_packet: framesz added) */
 	struct rp_dp_gen g;
 	bool eal_up;
 	uint64_t last_packets[RP_DP_MAX_PORTS];
@@ -40,10 +41,17 @@ struct rp_session_opts {
 	const char *profile_text;
 	const bool *hosts;
 	unsigned first_core; /* where this process's lcores start (a rank's local rank) */
+	bool defer_traffic; /* leave the ARP/ND phase and the sources to rp_session_traffic */
 };
 
 /* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o);
+/* The ARP/ND phase on the open ports (lib/dp/neigh.h: probes, announcements,
+ * next hops resolved; one line and RP_EXIT_USAGE when one stays unanswered
+ * or an address is someone else's), then the packet sources. caps: by port
+ * index (s->tx[i]), may be NULL. rp_session_open does it unless defer_traffic. */
+struct rp_capture;
+int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps);
 void rp_session_close(struct rp_session *s);
 
 /* The g.progress callback (arg: the session). */
@@ -65,5 +73,9 @@ double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow
  * likely cause; returns how many. */
 unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f);
 const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
+
+/* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md). */
+typedef struct json_t json_t;
+json_t *rp_session_neigh_json(const struct rp_dp_txport *tp);
 
 #endif

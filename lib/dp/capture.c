@@ -119,7 +119,7 @@ static inline void set(uint64_t *p, uint64_t v)
 
 static inline bool is_control(struct cls k)
 {
-	return k.ce || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
+	return k.ce || k.neigh || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
 	       k.kind == RP_CAPK_PAUSE;
 }
 
@@ -154,7 +154,9 @@ static inline bool enqueue(struct rp_capture *c, uint64_t ts_ns, const uint8_t *
 	if (rte_mempool_get(c->pool, &obj) != 0)
 		return false;
 	struct slot *s = obj;
-	s->ts_ns = ts_ns;
+	/* Wall time now, with the epoch of the clock that stamped ts_ns: frames
+	 * offered before rp_capture_clock_restarted keep theirs. */
+	s->ts_ns = c->epoch_ns + ts_ns;
 	s->wire_len = wire_len;
 	s->caplen = avail < c->snaplen ? avail : c->snaplen;
 	memcpy(s->data, frame, s->caplen);
@@ -300,7 +302,7 @@ static void write_slot(struct rp_capture *c, const struct slot *s)
 		set(&c->write_errors, c->write_errors + 1);
 		return;
 	}
-	uint64_t t = c->epoch_ns + s->ts_ns;
+	uint64_t t = s->ts_ns;
 	struct pcap_pkthdr h = {.caplen = s->caplen, .len = s->wire_len};
 	h.ts.tv_sec = (time_t)(t / 1000000000ull);
 	h.ts.tv_usec = (suseconds_t)(t % 1000000000ull); /* nanoseconds: the dumper is nano precision */

@@ -58,7 +58,7 @@
 enum rp_capture_filter {
 	RP_CAPTURE_ALL,     /* every frame */
 	RP_CAPTURE_ROCE,    /* RoCEv2 frames and control frames */
-	RP_CAPTURE_CONTROL, /* control frames only */
+	RP_CAPTURE_CONTROL, /* control frames only: PFC, PAUSE, CNP, NAK, ARP, NS/NA, CE-marked */
 };
 
 /* The kinds counted per frame offered (before filter and sampling). */

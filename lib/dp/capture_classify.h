@@ -8,11 +8,13 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "wire/arp.h"
 #include "wire/bth.h"
 #include "wire/eth.h"
 #include "wire/ext.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
+#include "wire/nd.h"
 #include "wire/pfc.h"
 #include "wire/udp.h"
 
@@ -22,6 +24,7 @@
 struct cls {
 	enum rp_capture_kind kind;
 	bool ce;
+	bool neigh; /* ARP, or ICMPv6 NS/NA: kept by every filter, like control frames */
 };
 
 static inline unsigned be16(const uint8_t *p)
@@ -45,7 +48,7 @@ static inline enum rp_capture_kind classify_udp(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify_ipv4(const uint8_t *p, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	if (len < RP_IPV4_HLEN || (p[0] >> 4) != 4)
 		return c;
 	c.ce = (p[1] & 3) == 3;
@@ -58,10 +61,12 @@ static inline struct cls classify_ipv4(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify_ipv6(const uint8_t *p, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	if (len < RP_IPV6_HLEN || (p[0] >> 4) != 6)
 		return c;
 	c.ce = ((p[1] >> 4) & 3) == 3;
+	c.neigh = p[6] == RP_IPPROTO_ICMPV6 && len > RP_IPV6_HLEN &&
+		  (p[RP_IPV6_HLEN] == RP_ND_NS || p[RP_IPV6_HLEN] == RP_ND_NA);
 	if (p[6] == RP_IPPROTO_UDP)
 		c.kind = classify_udp(p + RP_IPV6_HLEN, len - RP_IPV6_HLEN);
 	return c;
@@ -69,7 +74,7 @@ static inline struct cls classify_ipv6(const uint8_t *p, uint32_t len)
 
 static inline struct cls classify(const uint8_t *b, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, false};
+	struct cls c = {RP_CAPK_OTHER, false, false};
 	uint32_t off = 12; /* the EtherType, after any VLAN tags */
 	if (len < off + 2)
 		return c;
@@ -82,6 +87,8 @@ static inline struct cls classify(const uint8_t *b, uint32_t len)
 	if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2) {
 		unsigned op = be16(b + l3);
 		c.kind = op == RP_MACCTL_OP_PFC ? RP_CAPK_PFC : op == RP_MACCTL_OP_PAUSE ? RP_CAPK_PAUSE : RP_CAPK_OTHER;
+	} else if (et == RP_ETHERTYPE_ARP) {
+		c.neigh = true;
 	} else if (et == RP_ETHERTYPE_IPV4) {
 		c = classify_ipv4(b + l3, len - l3);
 	} else if (et == RP_ETHERTYPE_IPV6) {

@@ -49,6 +49,20 @@ void rp_dp_port_close(struct rp_dp_port *p);
  * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
  * the port is not there or does not say. The EAL must be up. */
 size_t rp_dp_port_max_frame(const char *devargs);
+/* What really bounds a frame on the port: as rp_dp_port_max_frame, but for
+ * net_af_packet its ring frame size (devargs framesz) and its interface's
+ * MTU, with what to change in why (may be NULL). */
+size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen);
+/* The devargs to give the EAL for frames up to max_frame: net_af_packet gets
+ * framesz (a power of 2, at least 2048) and blocksz when its default ring
+ * frames (2048 B) are too short and the devargs do not say. Returns out or
+ * devargs. */
+const char *rp_dp_devargs_fit(const char *devargs, size_t max_frame, char *out, size_t n);
+/* The port's own MAC (a NIC's burned-in address; the PMD's for virtual ports). */
+void rp_dp_port_mac(const struct rp_dp_port *p, uint8_t mac[6]);
+/* A port on a wire other stations share (a NIC, net_af_packet, net_af_xdp,
+ * net_tap): not net_ring, net_null or net_pcap. It announces its addresses. */
+bool rp_dp_port_is_wire(const struct rp_dp_port *p);
 
 /* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
  * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in

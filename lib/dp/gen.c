@@ -26,10 +26,16 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	if (n == 0)
 		return;
 	tp->rx_frames += n;
+	struct rp_capture *cap = g->rx ? g->rx->ports[tp->index].cap : NULL;
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *b = rte_pktmbuf_mtod(rx[i], const uint8_t *);
 		uint16_t len = rte_pktmbuf_data_len(rx[i]);
 		struct rp_macctl m;
+		struct rp_neigh_rx nr;
+		/* ARP/ND is answered here, between two TX bursts of the same lcore,
+		 * like the RoCE responder's replies: pacing only sees a burst later. */
+		if (rp_dp_neigh_frame(tp, b, len, cap, now_ns, &nr))
+			continue;
 		if (len >= RP_ETH_HLEN + 2 && b[12] == 0x88 && b[13] == 0x08 &&
 		    rp_macctl_parse(b + RP_ETH_HLEN, len - RP_ETH_HLEN, &m) == 0) {
 			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "dp.h"
+#include "neigh.h"
 #include "stats/pause.h"
 
 struct rp_source;
@@ -32,6 +33,8 @@ struct rp_dp_txport {
 	uint64_t rx_frames;
 	uint64_t rx_pfc;
 	uint64_t rx_pause;
+	struct rp_neigh_self self;       /* the host's MAC and addresses: ARP/ND answers for them */
+	struct rp_dp_neigh_stats neigh;
 	struct rte_mbuf *pending[RP_DP_BURST];
 	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;

@@ -20,6 +20,86 @@ static void port_name(const char *devargs, char *name, size_t n)
 	name[len] = '\0';
 }
 
+/* net_af_packet (DPDK 22.11, drivers/net/af_packet): it says max_rx_pktlen
+ * 1518 whatever it can do, and rte_eth_dev_set_mtu is refused above 1500 by
+ * ethdev for that reason; what really bounds a frame is the ring frame size
+ * (devargs framesz, default 2048: RX copies at most framesz - 66 bytes, the
+ * tpacket2 header and sockaddr_ll in front; TX silently drops frames longer
+ * than framesz - 32) and the kernel interface's MTU. */
+#define AFP_DEFAULT_FRAMESZ 2048u
+#define AFP_RX_OVERHEAD 66u /* TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14: where the MAC header lands */
+#define AFP_TX_OVERHEAD 32u /* TPACKET2_HDRLEN - sizeof(struct sockaddr_ll) */
+
+static bool is_af_packet(const char *devargs)
+{
+	return strncmp(devargs, "net_af_packet", 13) == 0;
+}
+
+static unsigned devarg_uint(const char *devargs, const char *key, unsigned dflt)
+{
+	char pat[32];
+	snprintf(pat, sizeof(pat), ",%s=", key);
+	const char *p = strstr(devargs, pat);
+	return p ? (unsigned)strtoul(p + strlen(pat), NULL, 0) : dflt;
+}
+
+/* The kernel interface's MTU (sysfs), 0 when unknown. */
+static unsigned iface_mtu(const char *devargs)
+{
+	char name[64], path[128];
+	const char *p = strstr(devargs, ",iface=");
+	if (!p)
+		return 0;
+	p += 7;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, ","), p);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", name);
+	FILE *f = fopen(path, "r");
+	unsigned mtu = 0;
+	if (f) {
+		if (fscanf(f, "%u", &mtu) != 1)
+			mtu = 0;
+		fclose(f);
+	}
+	return mtu;
+}
+
+const char *rp_dp_devargs_fit(const char *devargs, size_t max_frame, char *out, size_t n)
+{
+	if (!is_af_packet(devargs) || strstr(devargs, "framesz=") || max_frame + AFP_RX_OVERHEAD <= AFP_DEFAULT_FRAMESZ)
+		return devargs;
+	unsigned f = AFP_DEFAULT_FRAMESZ;
+	while (f < max_frame + AFP_RX_OVERHEAD)
+		f *= 2;
+	/* blocksz: a multiple of the page size holding whole frames. */
+	unsigned block = devarg_uint(devargs, "blocksz", 4096);
+	if (block < f)
+		block = f;
+	snprintf(out, n, "%s,framesz=%u", devargs, f);
+	if (!strstr(devargs, "blocksz="))
+		snprintf(out + strlen(out), n - strlen(out), ",blocksz=%u", block);
+	return out;
+}
+
+size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen)
+{
+	size_t pmd = rp_dp_port_max_frame(devargs);
+	if (why && whylen)
+		why[0] = '\0';
+	if (!is_af_packet(devargs))
+		return pmd;
+	unsigned framesz = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ), mtu = iface_mtu(devargs);
+	size_t ring = framesz > AFP_RX_OVERHEAD ? framesz - AFP_RX_OVERHEAD : 0;
+	if (mtu && mtu + RTE_ETHER_HDR_LEN < ring) {
+		if (why)
+			snprintf(why, whylen, "its interface's MTU is %u (ip link set dev IFACE mtu N makes frames of N + 14 B)",
+				 mtu);
+		return mtu + RTE_ETHER_HDR_LEN;
+	}
+	if (why)
+		snprintf(why, whylen, "its ring frame size is %u (devargs framesz=)", framesz);
+	return ring;
+}
+
 static struct rte_mempool *make_pool(const char *port, unsigned n_txq, size_t max_frame)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -55,7 +135,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 			 info.max_tx_queues, n_txq);
 		return -1;
 	}
-	p->pool = make_pool(p->name, n_txq, max_frame);
+	/* net_af_packet refuses an RX queue whose mbufs are shorter than its ring frames. */
+	size_t room = max_frame;
+	if (is_af_packet(devargs) && devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD > room)
+		room = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD;
+	p->pool = make_pool(p->name, n_txq, room);
 	if (!p->pool) {
 		snprintf(err, errlen, "port %s: cannot allocate mbufs (%s); give the EAL more memory (-m)", p->name,
 			 rte_strerror(rte_errno));
@@ -65,7 +149,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	memset(&conf, 0, sizeof(conf));
 	int rc = rte_eth_dev_configure(p->id, 1, (uint16_t)n_txq, &conf);
 	/* Virtual PMDs take any frame and some refuse the call: only a NIC's refusal counts. */
-	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN) {
+	/* net_af_packet: ethdev refuses any MTU above 1500 (max_rx_pktlen 1518);
+	 * its ring frames (framesz) and the interface's MTU bound the frame
+	 * instead, checked before (rp_dp_port_frame_limit). */
+	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN &&
+	    !is_af_packet(devargs)) {
 		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)(max_frame - RTE_ETHER_HDR_LEN));
 		if (rc == -ENOTSUP)
 			rc = 0;
@@ -101,6 +189,19 @@ size_t rp_dp_port_max_frame(const char *devargs)
 	    info.max_rx_pktlen <= RTE_ETHER_CRC_LEN)
 		return 0;
 	return info.max_rx_pktlen - RTE_ETHER_CRC_LEN;
+}
+
+void rp_dp_port_mac(const struct rp_dp_port *p, uint8_t mac[6])
+{
+	struct rte_ether_addr a;
+	memset(&a, 0, sizeof(a));
+	rte_eth_macaddr_get(p->id, &a);
+	memcpy(mac, a.addr_bytes, 6);
+}
+
+bool rp_dp_port_is_wire(const struct rp_dp_port *p)
+{
+	return strcmp(p->driver, "net_ring") && strcmp(p->driver, "net_null") && strcmp(p->driver, "net_pcap");
 }
 
 void rp_dp_port_close(struct rp_dp_port *p)

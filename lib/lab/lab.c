@@ -62,6 +62,12 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
 
 int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 {
+	for (size_t h = 0; h < plan->prof->nhosts; h++)
+		if (plan->prof->hosts[h].mac_auto) {
+			snprintf(err, errlen, "host '%s' has mac: auto (its DPDK port's own MAC); the lab has no ports: give it "
+				 "a MAC like 02:00:00:00:00:%02zx for `lab`", plan->prof->hosts[h].name, (h + 1) & 0xff);
+			return -1;
+		}
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];
 		if (f->kind == RP_TRAFFIC_RDMA && f->nh.via_gateway) {

@@ -131,15 +131,21 @@ static int host_addr_unique(struct rp_vctx *c, const struct rp_node *map, const 
 	const struct rp_node *mac = rp_node_get(map, "mac");
 	rp_path_key(key, path, "mac");
 	rp_mac_format(h->mac, s);
+	if (h->mac_auto)
+		goto addresses; /* the port's own MAC: known when it opens */
 	if (h->mac[0] & 1)
 		return rp_verr(c, &mac->pos, key, "expected a unicast MAC (first byte even, like 02:...), got multicast '%s'", s);
 	if (!(h->mac[0] | h->mac[1] | h->mac[2] | h->mac[3] | h->mac[4] | h->mac[5]))
 		return rp_verr(c, &mac->pos, key, "expected a unicast MAC like 02:00:00:00:00:01, got 00:00:00:00:00:00");
 	for (size_t i = 0; i < c->prof->nhosts; i++) {
 		const struct rp_host *o = &c->prof->hosts[i];
-		if (!memcmp(o->mac, h->mac, 6))
+		if (!o->mac_auto && !memcmp(o->mac, h->mac, 6))
 			return rp_verr(c, &mac->pos, key, "MAC %s is also hosts[%zu]'s (%s); every host needs its own", s, i,
 				       o->name);
+	}
+addresses:
+	for (size_t i = 0; i < c->prof->nhosts; i++) {
+		const struct rp_host *o = &c->prof->hosts[i];
 		if (h->has_ipv4 && o->has_ipv4 && o->ipv4 == h->ipv4) {
 			rp_path_key(key, path, "ipv4");
 			return rp_verr(c, &rp_node_get(map, "ipv4")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
@@ -161,13 +167,18 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 	const struct rp_node *n;
 	if ((n = rp_node_get(map, "mac"))) {
 		rp_path_key(key, path, "mac");
-		if (rp_vscalar(c, n, key, "a MAC address like 02:00:00:00:00:01", &s))
+		if (rp_vscalar(c, n, key, "a MAC address like 02:00:00:00:00:01, or auto", &s))
 			return -1;
-		if (rp_mac_parse(s, h->mac))
-			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01, got '%s'", s);
+		if (!strcmp(s, "auto"))
+			h->mac_auto = true;
+		else if (rp_mac_parse(s, h->mac))
+			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01 or auto, got '%s'", s);
+	} else if (h->port_is_pci) {
+		h->mac_auto = true; /* a NIC's burned-in address */
 	} else {
 		rp_path_key(key, path, "mac");
-		return rp_verr(c, &map->pos, key, "missing; every host needs a MAC address like 02:00:00:00:00:01");
+		return rp_verr(c, &map->pos, key,
+			       "missing; every host needs a MAC address like 02:00:00:00:00:01 (or auto: its port's own)");
 	}
 	h->ipv4_plen = h->ipv6_plen = RP_PLEN_NONE;
 	if ((n = rp_node_get(map, "ipv4"))) {

@@ -213,7 +213,7 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
 		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
-	if (rp_host_addr_parse(c, map, path, h) || host_port(c, map, path, h) || host_behaviour(c, map, path, h))
+	if (host_port(c, map, path, h) || rp_host_addr_parse(c, map, path, h) || host_behaviour(c, map, path, h))
 		return -1;
 	h->speed_bps = c->prof->default_speed_bps;
 	if ((n = rp_node_get(map, "speed"))) {

@@ -38,6 +38,7 @@ struct rp_responder {
 struct rp_host {
 	char name[RP_NAME_MAX];
 	uint8_t mac[6];
+	bool mac_auto; /* `mac: auto` (the default for `pci:`): the port's own MAC, filled when it opens */
 	bool has_ipv4;
 	uint32_t ipv4; /* host order */
 	bool has_ipv6;

@@ -31,6 +31,10 @@ int rp_flow_next_hop(struct rp_plan_builder *b, struct rp_flow *f)
 	if (on_link) {
 		nh->ip4 = dst->ipv4;
 		memcpy(nh->ip6, dst->ipv6, 16);
+		if (dst->mac_auto) { /* the destination port's own MAC: asked on the link */
+			nh->mac_from = f->p.ip == 4 ? RP_MAC_FROM_ARP : RP_MAC_FROM_ND;
+			return 0;
+		}
 		nh->mac_from = RP_MAC_FROM_PROFILE;
 		nh->mac_known = true;
 		memcpy(nh->mac, dst->mac, 6);

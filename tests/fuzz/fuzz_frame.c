@@ -8,6 +8,7 @@
 #include "wire/arp.h"
 #include "wire/frame.h"
 #include "wire/nd.h"
+#include "wire/neigh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,6 +36,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_nd nd;
 	rp_arp_parse(data, size, &arp);
 	if (rp_nd_parse(data, size, &nd) == 0 && nd.type != RP_ND_NS && nd.type != RP_ND_NA)
+		__builtin_trap();
+	/* The responder: any frame, for a port with both families; an answer fits
+	 * what was given and is never longer than an NA with its option (86 B). */
+	static const struct rp_neigh_self self = {.mac = {2, 0, 0, 0, 0, 1}, .has_ip4 = true, .ip4 = 0x0a010002,
+						  .has_ip6 = true, .ip6 = {0xfd, 0, 0, 1, [15] = 2}};
+	uint8_t reply[128];
+	struct rp_neigh_rx nr;
+	enum rp_neigh_kind k = rp_neigh_rx(&self, data, size, &nr, reply, sizeof(reply));
+	if (nr.reply_len > 86 || (k == RP_NEIGH_NONE && (nr.reply_len || nr.has_binding)))
 		__builtin_trap();
 	return 0;
 }

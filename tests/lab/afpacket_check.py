@@ -93,12 +93,15 @@ def case_capture(tmp):
     expect([b for _, b in got] == frames, "the pcap holds exactly the bytes sent, 60..1514 B")
 
 
+# Addresses no interface of this machine holds: the root namespace's kernel answers ARP
+# for any of its own addresses on the veth too (arp_ignore 0; eth0 here has 192.0.2.2),
+# and run refuses an address someone else answers for (a duplicate).
 def af_profile(mtu):
     return f"""name: af
 defaults: {{speed: 1G, opcode: write, message_size: 4096, mtu: {mtu}, dscp: 26, ecn: ect0}}
 hosts:
-  - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "net_af_packet0,iface={A}"}}
-  - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "net_af_packet1,iface={B}"}}
+  - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 10.99.9.1, port: "net_af_packet0,iface={A}"}}
+  - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 10.99.9.2, port: "net_af_packet1,iface={B}"}}
 traffic:
   - {{name: f, pattern: flow, src: h1, dst: h2, rate: 100M, messages: 100}}
 """

@@ -105,6 +105,15 @@ def case_dpdk(tmp):
     expect(p.returncode == 0 and os.path.getsize(pcap) > 24 if os.path.exists(pcap) else False,
            f"gen tx_pcap= under missing parents: the pcap is written ({p.stderr.strip()[-200:]!r})")
 
+    # mac: auto on a port with no MAC of its own (a pair: link's rings say 00:00:00:00:00:00)
+    with open(path, "w") as f:
+        f.write(SMALL.replace('mac: "02:00:00:00:00:02"', "mac: auto"))
+    one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "auto")), "mac: auto on a pair: port",
+                   "host 'h2' has mac: auto, but port pair:c:1 (net_ring) has no unicast MAC of its own "
+                   "(00:00:00:00:00:00): give the host a mac:")
+    with open(path, "w") as f:
+        f.write(SMALL)
+
     cap = os.path.join(tmp, "c", "d", "cap.pcap")
     p = rp("capture", "--port", "net_ring0", "-w", cap, "--duration", "300ms")
     expect(p.returncode == 0 and os.path.isfile(cap), f"capture -w under missing parents ({p.stderr.strip()[-200:]!r})")

@@ -544,6 +544,22 @@ def case_sweep(tmp):
     expect(all(os.path.exists(os.path.join(tmp, f"point-{i}", "result.json")) for i in range(2)), "one result.json per point")
 
 
+def case_macauto(tmp):
+    # `mac: auto` is a DPDK port's own MAC; the lab has no ports: one line, exit 2, nothing written.
+    path = os.path.join(tmp, "auto.yaml")
+    with open(path, "w") as f:
+        f.write("hosts:\n  - {name: a, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+                "  - {name: b, mac: auto, ipv4: 10.0.0.2}\n"
+                "traffic:\n  - {pattern: flow, src: a, dst: b, packets: 10}\n")
+    out = os.path.join(tmp, "out")
+    p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2, f"mac: auto in the lab: exit 2 (got {p.returncode})")
+    expect(len(lines) == 1 and "host 'b' has mac: auto" in lines[0] and "02:00:00:00:00:02" in lines[0],
+           f"one line naming the host and a MAC to give: {lines}")
+    expect(not os.path.exists(os.path.join(out, "result.json")), "nothing written")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     globals()["case_" + CASE](tmp)
 finish(CASE)

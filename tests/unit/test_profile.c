@@ -151,7 +151,7 @@ static const struct bad_case {
 	{HOSTS "traffic:\n  - {pattern: incast, senders: [h0, h1]}\n",
 	 "bad.yaml:5:5: key 'traffic[0].receiver': missing; an incast needs a receiver host name"},
 	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1}\ntraffic: []\n",
-	 "bad.yaml:2:5: key 'hosts[0].mac': missing; every host needs a MAC address like 02:00:00:00:00:01"},
+	 "bad.yaml:2:5: key 'hosts[0].mac': missing; every host needs a MAC address like 02:00:00:00:00:01 (or auto: its port's own)"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, duration: 1ms, packets: 10}\n",
 	 "bad.yaml:5:54: key 'traffic[0].packets': conflicts with 'duration'; give one of duration, packets, messages"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, rate: 200G}\n",

@@ -499,6 +499,36 @@ static void test_all_to_all_phase_is_slowest_sender(void **state)
 }
 
 
+/* `mac: auto`: the destination's MAC is its port's own, unknown until the
+ * port opens, so an on-link flow to it is asked by ARP (IPv4) or ND (IPv6);
+ * the pci: host without mac defaults to auto; two auto hosts do not clash.
+ *   a 10.0.0.1 (02:..:01) -> b 10.0.0.2 (mac: auto)     a fd00::1 -> c fd00::3 (pci:, no mac) */
+static void test_next_hop_mac_auto(void **state)
+{
+	(void)state;
+	struct rp_profile *p = load(
+		"hosts:\n"
+		"  - {name: a, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, ipv6: fd00::1}\n"
+		"  - {name: b, mac: auto, ipv4: 10.0.0.2}\n"
+		"  - {name: c, ipv6: fd00::3, pci: \"0000:03:00.0\"}\n"
+		"traffic:\n"
+		"  - {pattern: flow, src: a, dst: b, packets: 1}\n"
+		"  - {pattern: flow, src: a, dst: c, packets: 1, ip: 6}\n");
+	assert_true(p->hosts[1].mac_auto && p->hosts[2].mac_auto && !p->hosts[0].mac_auto);
+	struct rp_plan pl;
+	build(p, &pl);
+	const struct rp_next_hop *b = &pl.flows[0].nh, *c = &pl.flows[1].nh;
+	assert_true(!b->via_gateway && !b->mac_known && b->mac_from == RP_MAC_FROM_ARP);
+	assert_int_equal(b->ip4, 0x0a000002);
+	assert_true(!c->via_gateway && !c->mac_known && c->mac_from == RP_MAC_FROM_ND);
+	assert_int_equal(c->ip6[15], 3);
+	size_t first = 99;
+	assert_int_equal(rp_plan_unresolved(&pl, &first), 2);
+	assert_int_equal(first, 0);
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
+
 /* Routed hosts: which frames go to the destination, which to the gateway,
  * and where each MAC comes from.
  *   h0 10.1.0.2/24 gw 10.1.0.1 (MAC by ARP)        h1 10.1.0.9/24: same subnet -> direct
@@ -624,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_all_to_all_phase_is_slowest_sender),
 		cmocka_unit_test(test_permutation_and_fan_out),
 		cmocka_unit_test(test_next_hops),
+		cmocka_unit_test(test_next_hop_mac_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

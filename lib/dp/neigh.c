@@ -1,0 +1,155 @@
+#include "neigh.h"
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <string.h>
+
+#include "capture.h"
+#include "gen.h"
+
+#define NEIGH_FRAME 128 /* the longest ARP/ND frame built is 86 B */
+
+static bool send_frame(struct rp_dp_txport *tp, const uint8_t *b, size_t len, struct rp_capture *cap,
+		       uint64_t now_ns)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(tp->port->pool);
+	if (!m) {
+		tp->neigh.unsent++;
+		return false;
+	}
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), b, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	if (cap)
+		rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, b, (uint32_t)len);
+	if (rte_eth_tx_burst(tp->port->id, tp->txq, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		tp->neigh.unsent++;
+		return false;
+	}
+	return true;
+}
+
+bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t len, struct rp_capture *cap,
+		       uint64_t now_ns, struct rp_neigh_rx *out)
+{
+	/* Only ARP, IPv6 and tagged frames can be ARP/ND: the rest costs two loads. */
+	if (len < RP_ETH_HLEN)
+		return false;
+	unsigned et = (unsigned)frame[12] << 8 | frame[13];
+	if (et != 0x0806 && et != 0x86DD && et != 0x8100)
+		return false;
+	uint8_t reply[NEIGH_FRAME];
+	switch (rp_neigh_rx(&tp->self, frame, len, out, reply, sizeof(reply))) {
+	case RP_NEIGH_NONE: return false;
+	case RP_NEIGH_ARP_REQUEST: tp->neigh.arp_requests_rx++; break;
+	case RP_NEIGH_ARP_REPLY: tp->neigh.arp_replies_rx++; break;
+	case RP_NEIGH_NS: tp->neigh.nd_solicits_rx++; break;
+	case RP_NEIGH_NA: tp->neigh.nd_adverts_rx++; break;
+	}
+	if (out->reply_len && send_frame(tp, reply, out->reply_len, cap, now_ns)) {
+		if (out->l3 == 4)
+			tp->neigh.arp_replies_tx++;
+		else
+			tp->neigh.nd_adverts_tx++;
+	}
+	return true;
+}
+
+/* An ARP request/probe/gratuitous ARP or an NS/NA the port sends itself. */
+static void send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
+		     struct rp_capture *cap)
+{
+	if (!len || !send_frame(tp, b, len, cap, now))
+		return;
+	if (l3 == 4)
+		tp->neigh.arp_requests_tx++; /* gratuitous ARPs and probes are requests too */
+	else if (request)
+		tp->neigh.nd_solicits_tx++;
+	else
+		tp->neigh.nd_adverts_tx++;
+}
+
+static void learn(struct rp_dp_neigh_want *w, unsigned nw, unsigned port, const struct rp_neigh_rx *r)
+{
+	for (unsigned k = 0; r->has_binding && k < nw; k++) {
+		if (w[k].port != port || w[k].l3 != r->l3)
+			continue;
+		if (r->l3 == 4 ? w[k].ip4 != r->ip4 : memcmp(w[k].ip6, r->ip6, 16) != 0)
+			continue;
+		w[k].resolved = true;
+		memcpy(w[k].mac, r->mac, 6);
+	}
+}
+
+int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *announce, struct rp_dp_neigh_want *w,
+			unsigned nw, const struct rp_dp_neigh_opts *o, struct rp_neigh_rx *conflict,
+			unsigned *conflict_port, struct rp_capture *const *caps)
+{
+#define CAP(i) (caps ? caps[i] : NULL)
+	uint8_t b[NEIGH_FRAME];
+	bool any_wire = false;
+	uint64_t start = rp_dp_now_ns();
+	for (unsigned i = 0; i < n; i++) {
+		if (!announce[i])
+			continue;
+		any_wire = true;
+		for (uint8_t l3 = 4; l3 <= 6; l3 += 2)
+			send_own(&ports[i], b, rp_neigh_probe_build(&ports[i].self, l3, b, sizeof(b)), l3, true, start,
+				 CAP(i));
+	}
+	if (!any_wire && nw == 0)
+		return 0;
+	unsigned tries_sent = 0;
+	bool announced = !any_wire;
+	uint64_t step = o->timeout_ns / (o->tries ? o->tries : 1);
+	for (;;) {
+		uint64_t now = rp_dp_now_ns();
+		bool all = true;
+		for (unsigned k = 0; k < nw; k++)
+			all &= w[k].resolved;
+		if (tries_sent < o->tries && now >= start + tries_sent * step && !all) {
+			for (unsigned k = 0; k < nw; k++) {
+				if (w[k].resolved)
+					continue;
+				struct rp_dp_txport *tp = &ports[w[k].port];
+				send_own(tp, b, rp_neigh_request_build(&tp->self, w[k].l3, w[k].ip4, w[k].ip6, b, sizeof(b)),
+					 w[k].l3, true, now, CAP(w[k].port));
+			}
+			tries_sent++;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			struct rte_mbuf *m[RP_DP_BURST];
+			uint16_t got = rte_eth_rx_burst(ports[i].port->id, 0, m, RP_DP_BURST);
+			for (uint16_t j = 0; j < got; j++) {
+				struct rp_neigh_rx r;
+				const uint8_t *fb = rte_pktmbuf_mtod(m[j], const uint8_t *);
+				if (CAP(i))
+					rp_capture_offer(CAP(i), now, (uint16_t)ports[i].index, false, fb,
+							 rte_pktmbuf_pkt_len(m[j]));
+				if (rp_dp_neigh_frame(&ports[i], fb, rte_pktmbuf_data_len(m[j]), CAP(i), now, &r)) {
+					if (r.conflict) {
+						*conflict = r;
+						*conflict_port = i;
+						rte_pktmbuf_free_bulk(m + j, got - j);
+						return 2;
+					}
+					learn(w, nw, i, &r);
+				}
+				rte_pktmbuf_free(m[j]);
+			}
+		}
+		if (!announced && now >= start + o->dad_ns) {
+			for (unsigned i = 0; i < n; i++)
+				for (uint8_t l3 = 4; announce[i] && l3 <= 6; l3 += 2)
+					send_own(&ports[i], b, rp_neigh_announce_build(&ports[i].self, l3, b, sizeof(b)), l3,
+						 false, now, CAP(i));
+			announced = true;
+		}
+		if (announced && all)
+			return 0;
+		if (now >= start + o->timeout_ns)
+			return all ? 0 : 1;
+	}
+}
+#undef CAP

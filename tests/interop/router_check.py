@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+"""Routed RoCEv2 from DPDK ports through Linux routers nobody here wrote.
+
+    one router (v4, v6, tbf, jumbo, bad input):
+
+    [h1 DPDK af_packet] rp11-a0 ~~ rp11-a1 -- netns rp11-r1 -- rp11-b1 ~~ rp11-b0 [h2 DPDK af_packet]
+         10.1.0.2/24 gw 10.1.0.1      10.1.0.1/24  ip_forward=1  10.2.0.1/24      10.2.0.2/24 gw 10.2.0.1
+         fd00:1::2/64 gw fd00:1::1    fd00:1::1/64               fd00:2::1/64     fd00:2::2/64 gw fd00:2::1
+
+    two routers in series (TTL 62; h2 with mac: auto, its veth's own MAC):
+
+    [h1] rp11-a0 ~~ rp11-a1 -- rp11-r1 -- rp11-c0 ~~ rp11-c1 -- rp11-r2 -- rp11-b1 ~~ rp11-b0 [h2]
+                    10.1.0.1            10.9.0.1/30  10.9.0.2/30          10.2.0.1
+
+Both hosts run in ONE `roceprobe run` (two net_af_packet ports, root namespace); the
+routers live in network namespaces with the veths' other ends. Nobody gives a MAC for a
+next hop: roceprobe resolves the router by ARP/ND, the kernel resolves h1 and h2 by
+ARP/ND (roceprobe answers). Known answers:
+- every data frame at h2 has TTL (hop limit) 64 - routers, DSCP 26 and ECN ect0 as sent,
+  source MAC the last router's, destination MAC h2's, and a valid ICRC (decode icrc_ok);
+- 2000 packets sent on purpose, loss 0; the router's ForwDatagrams (Ip6OutForwDatagrams)
+  went up by exactly 2000, and its interface counters equal roceprobe's data plus the
+  ARP/ND frames roceprobe counted on the same wire;
+- tbf 20 Mbit/s on the router's egress to h2 with 50 Mbit/s offered: per-flow lost ==
+  the qdisc's dropped counter, exactly;
+- mtu 4096 on veths with MTU 9000: 4170 B frames arrive whole (wire length 4170), ICRC valid;
+- bad input: one line, exit 2, nothing sent.
+
+usage: router_check.py ROCEPROBE   (exit 77 = skipped: no netns/veth here)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
+
+ROCEPROBE = sys.argv[1]
+NS = ["rp11-r1", "rp11-r2"]
+ROOT_IFS = ["rp11-a0", "rp11-b0"]
+PACKETS = 2000
+
+
+def sh(cmd, check=True):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
+
+
+def nsx(ns, cmd, check=True):
+    return sh(f"ip netns exec {ns} {cmd}", check)
+
+
+def teardown():
+    for i in ROOT_IFS:
+        sh(f"ip link del {i} 2>/dev/null", check=False)
+    for ns in NS:
+        sh(f"ip netns del {ns} 2>/dev/null", check=False)
+
+
+def veth(a, b, ns_b, mtu):
+    sh(f"ip link add {a} mtu {mtu} type veth peer name {b} mtu {mtu}")
+    sh(f"ip link set {b} netns {ns_b}")
+
+
+def setup(routers=1, v6=False, mtu=1500):
+    """The drawing above; IPv6 off everywhere unless v6 (no stray ND/MLD in the IPv4 counts)."""
+    teardown()
+    for ns in NS[:routers]:
+        sh(f"ip netns add {ns}")
+        nsx(ns, "sysctl -qw net.ipv4.ip_forward=1")
+        nsx(ns, "sysctl -qw net.ipv6.conf.all.forwarding=1")
+        nsx(ns, "ip link set lo up")
+    last = NS[routers - 1]
+    veth("rp11-a0", "rp11-a1", NS[0], mtu)
+    veth("rp11-b0", "rp11-b1", last, mtu)
+    if routers == 2:
+        sh(f"ip netns exec {NS[0]} ip link add rp11-c0 mtu {mtu} type veth peer name rp11-c1 mtu {mtu}")
+        nsx(NS[0], f"ip link set rp11-c1 netns {NS[1]}")
+    ifs = [(None, "rp11-a0"), (None, "rp11-b0"), (NS[0], "rp11-a1"), (last, "rp11-b1")]
+    if routers == 2:
+        ifs += [(NS[0], "rp11-c0"), (NS[1], "rp11-c1")]
+    for ns, i in ifs:
+        run = (lambda c: nsx(ns, c)) if ns else sh
+        run(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6={0 if v6 else 1}")
+        if v6 and ns is None:  # the DPDK side: no kernel ND/MLD/RS from the root namespace
+            run(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1")
+        if v6 and ns:
+            run(f"sysctl -qw net.ipv6.conf.{i}.accept_dad=0")
+        run(f"ip link set {i} up")
+    nsx(NS[0], "ip addr add 10.1.0.1/24 dev rp11-a1")
+    nsx(last, "ip addr add 10.2.0.1/24 dev rp11-b1")
+    if v6:
+        nsx(NS[0], "ip -6 addr add fd00:1::1/64 dev rp11-a1 nodad")
+        nsx(last, "ip -6 addr add fd00:2::1/64 dev rp11-b1 nodad")
+    if routers == 2:
+        nsx(NS[0], "ip addr add 10.9.0.1/30 dev rp11-c0")
+        nsx(NS[1], "ip addr add 10.9.0.2/30 dev rp11-c1")
+        nsx(NS[0], "ip route add 10.2.0.0/24 via 10.9.0.2")
+        nsx(NS[1], "ip route add 10.1.0.0/24 via 10.9.0.1")
+
+
+def link_stats(ns, i):
+    st = json.loads(nsx(ns, f"ip -s -j link show {i}"))[0]["stats64"]
+    return st["rx"]["packets"], st["tx"]["packets"]
+
+
+def snmp(ns, v6):
+    if v6:
+        t = nsx(ns, "cat /proc/net/snmp6")
+        return {k: int(v) for k, v in re.findall(r"^(\S+)\s+(\d+)$", t, re.M)}
+    lines = [ln.split() for ln in nsx(ns, "cat /proc/net/snmp").splitlines() if ln.startswith("Ip:")]
+    return dict(zip(lines[0][1:], (int(x) for x in lines[1][1:])))
+
+
+def profile(v6=False, mtu=1024, rate="50M", extra_h1="", h1_addr=None, h1_gw=None, packets=PACKETS, h2_mac="02:00:00:00:00:02"):
+    a1 = h1_addr or ("fd00:1::2/64" if v6 else "10.1.0.2/24")
+    g1 = h1_gw or ("fd00:1::1" if v6 else "10.1.0.1")
+    fam = "ipv6" if v6 else "ipv4"
+    a2, g2 = ("fd00:2::2/64", "fd00:2::1") if v6 else ("10.2.0.2/24", "10.2.0.1")
+    return f"""name: routed
+defaults: {{speed: 1G, opcode: write, message_size: {mtu}, mtu: {mtu}, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: h1, mac: "02:00:00:00:00:01", {fam}: {a1}, gateway: {g1}, port: "net_af_packet0,iface=rp11-a0"{extra_h1}}}
+  - {{name: h2, mac: {'auto' if h2_mac == 'auto' else '"' + h2_mac + '"'}, {fam}: {a2}, gateway: {g2}, port: "net_af_packet1,iface=rp11-b0"}}
+traffic:
+  - {{name: f, pattern: flow, src: h1, dst: h2, rate: {rate}, packets: {packets}}}
+"""
+
+
+def run(tmp, text, name, snaplen=128, extra=()):
+    path = os.path.join(tmp, f"{name}.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, name)
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out, "--capture", "--snaplen", str(snaplen), *extra],
+                       capture_output=True, text=True, timeout=120)
+    return p, out
+
+
+def decode(path):
+    p = subprocess.run([ROCEPROBE, "decode", "--json", path], capture_output=True, text=True, check=True)
+    return [json.loads(ln) for ln in p.stdout.splitlines() if ln.strip()]
+
+
+def port(j, node):
+    return next(x for x in j["environment"]["ports"] if x["node"] == node)
+
+
+def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
+    setup(routers, v6, vethmtu)
+    fam = "IPv6" if v6 else "IPv4"
+    last = NS[routers - 1]
+    if v6:  # the router's own MLD reports after its interfaces come up: let them pass first
+        quiet_since, last_tx, t0 = time.monotonic(), None, time.monotonic()
+        while time.monotonic() - t0 < 6:
+            tx = link_stats(last, "rp11-b1")[1]
+            if tx != last_tx:
+                quiet_since, last_tx = time.monotonic(), tx
+            elif time.monotonic() - quiet_since > 2.0:
+                break
+            time.sleep(0.2)
+    before = {ns: snmp(ns, v6) for ns in NS[:routers]}
+    lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
+    p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02"), name, snaplen=mtu + 200)
+    if not expect(p.returncode == 0, f"{name}: run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})"):
+        return
+    after = {ns: snmp(ns, v6) for ns in NS[:routers]}
+    la = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
+    j = json.load(open(os.path.join(out, "result.json")))
+    f = j["flows"][0]
+    expect(f["misdelivered"] == 0, f"{name}: routed frames (router's source MAC, h2's destination MAC) count at h2, "
+           f"misdelivered {f['misdelivered']} == 0")
+    expect(f["tx_packets"] == PACKETS and f["rx_packets"] == PACKETS and f["lost"] == 0,
+           f"{name}: {PACKETS} sent, {PACKETS} received, lost 0 (tx {f['tx_packets']} rx {f['rx_packets']} "
+           f"lost {f['lost']})")
+    key = "Ip6OutForwDatagrams" if v6 else "ForwDatagrams"
+    for ns in NS[:routers]:
+        fwd = after[ns][key] - before[ns][key]
+        expect(fwd == PACKETS, f"{name}: {ns} {key} +{fwd} == {PACKETS} sent")
+    if v6:
+        rcv = after[NS[0]]["Ip6InReceives"] - before[NS[0]]["Ip6InReceives"]
+        nd_in = sum(port(j, h)["neigh"]["nd_solicits_tx"] + port(j, h)["neigh"]["nd_adverts_tx"] for h in ("h1", "h2"))
+        # Ip6InReceives (all the router's interfaces): the data, plus every ND frame h1
+        # and h2 sent it (DAD NS, NS for the gateway, unsolicited NA, answers).
+        expect(rcv == PACKETS + nd_in, f"{name}: {NS[0]} Ip6InReceives +{rcv} == {PACKETS} data + {nd_in} ND "
+               "frames from h1 and h2")
+    h1, h2 = port(j, "h1"), port(j, "h2")
+    n1, n2 = h1["neigh"], h2["neigh"]
+    neigh_tx1 = n1["arp_requests_tx"] + n1["arp_replies_tx"] + n1["nd_solicits_tx"] + n1["nd_adverts_tx"]
+    rx_a1 = la["rp11-a1"][0] - lb["rp11-a1"][0]
+    expect(rx_a1 == h1["tx_packets"] + neigh_tx1,
+           f"{name}: router rx on rp11-a1 {rx_a1} == h1's {h1['tx_packets']} data + {neigh_tx1} {fam} ARP/ND frames")
+    neigh_rx2 = n2["arp_requests_rx"] + n2["arp_replies_rx"] + n2["nd_solicits_rx"] + n2["nd_adverts_rx"]
+    tx_b1 = la["rp11-b1"][1] - lb["rp11-b1"][1]
+    if not v6:
+        expect(tx_b1 == f["rx_packets"] + neigh_rx2,
+               f"{name}: router tx on rp11-b1 {tx_b1} == h2's {f['rx_packets']} data + {neigh_rx2} ARP frames")
+    # Every frame the router sent h2 (IPv6: data, ND and its MLD reports) is in h2's capture,
+    # as the frames not from h2's own MAC.
+    capst = next(c for c in j["capture"] if c["node"] == "h2")
+    h2own = json.loads(sh("ip -j link show rp11-b0"))[0]["address"] if h2_auto else "02:00:00:00:00:02"
+    got = [b for _, b, _ in read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"] if b[6:12].hex(":") != h2own]
+    expect(capst["dropped"] == 0 and len(got) == tx_b1,
+           f"{name}: router tx on rp11-b1 {tx_b1} == {len(got)} frames h2 captured from it (writer dropped "
+           f"{capst['dropped']})")
+    expect(n2["arp_replies_tx" if not v6 else "nd_adverts_tx"] >= 1,
+           f"{name}: h2 answered the router's {'ARP' if not v6 else 'NS'} "
+           f"({n2['arp_replies_tx'] if not v6 else n2['nd_adverts_tx']} answers)")
+    expect((n1["arp_replies_rx"] if not v6 else n1["nd_adverts_rx"]) >= 1, f"{name}: h1 got the router's answer")
+    recs = decode(os.path.join(out, "capture-h2.pcap"))
+    data = [r for r in recs if r.get("kind") == "roce" and r.get("dst") == ("fd00:2::2" if v6 else "10.2.0.2")]
+    want_ttl = 64 - routers
+    ttl_key = "hop_limit" if v6 else "ttl"
+    expect(len(data) == PACKETS, f"{name}: h2's capture holds {len(data)} data frames == {PACKETS}")
+    expect(all(r.get("icrc_ok") is True for r in data), f"{name}: icrc_ok on every routed frame")
+    ttls = sorted({r.get(ttl_key) for r in data})
+    expect(ttls == [want_ttl], f"{name}: {ttl_key} {ttls} == [{want_ttl}]")
+    expect({(r.get("dscp"), r.get("ecn")) for r in data} == {(26, 2)},  # decode: ecn 2 = ECT(0)
+           f"{name}: DSCP 26 and ECN ect0 as sent ({sorted({(r.get('dscp'), r.get('ecn')) for r in data})})")
+    rmac = json.loads(nsx(last, "ip -j link show rp11-b1"))[0]["address"]
+    udp = (lambda b: b[12:14] == b"\x86\xdd" and b[20] == 17) if v6 else (lambda b: b[12:14] == b"\x08\x00" and b[23] == 17)
+    frames = [b for _, b, _ in read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"] if udp(b)]
+    macs = {(b[6:12].hex(":"), b[0:6].hex(":")) for b in frames}
+    # mac: auto: h2's MAC is its port's own, the veth's (net_af_packet reads it from the interface)
+    h2mac = json.loads(sh("ip -j link show rp11-b0"))[0]["address"] if h2_auto else "02:00:00:00:00:02"
+    expect(len(frames) == PACKETS and macs == {(rmac, h2mac)},
+           f"{name}: {len(frames)} data frames from the router's MAC {rmac} to h2's {h2mac} ({macs})")
+    if mtu == 4096:
+        lens = sorted({r.get("len") for r in data})
+        expect(lens == [4170], f"{name}: frames of {lens} B == [4170] arrive whole")
+    arp = [r for r in recs if r.get("kind") not in ("roce",)]
+    expect(len(arp) >= 1, f"{name}: the capture keeps the ARP/ND frames ({len(arp)} non-RoCE frames)")
+
+
+def check_tbf(tmp):
+    setup(1, False)
+    nsx(NS[0], "tc qdisc add dev rp11-b1 root tbf rate 20mbit burst 16kb limit 32kb")
+    # --capture-filter control: ARP is control, kept; the data is not.
+    p, out = run(tmp, profile(rate="50M", packets=6000), "tbf", extra=("--capture-filter", "control"))
+    if not expect(p.returncode == 0, f"tbf: run exits 0 ({p.stderr.strip()[-300:]})"):
+        return
+    q = nsx(NS[0], "tc -s qdisc show dev rp11-b1")
+    drops = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
+    f = json.load(open(os.path.join(out, "result.json")))["flows"][0]
+    print(f"tbf: sent {f['tx_packets']}, received {f['rx_packets']}, lost {f['lost']}, tbf dropped {drops}")
+    expect(drops > 0, "tbf: the bottleneck dropped (50 Mbit/s into 20 Mbit/s)")
+    expect(f["lost"] == drops, f"tbf: per-flow lost {f['lost']} == tbf dropped {drops}")
+    expect(f["tx_packets"] == f["rx_packets"] + f["lost"], "tbf: sent == received + lost")
+    recs = read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"]
+    arp = [b for _, b, _ in recs if b[12:14] == b"\x08\x06"]
+    # h2's probe and gratuitous ARP, the router's request and h2's reply
+    expect(len(arp) == 4 and len(recs) == 4, f"tbf: --capture-filter control kept h2's {len(arp)} ARP frames == 4 "
+           f"and nothing else ({len(recs)} frames)")
+
+
+def one_line_exit2(p, what, pattern):
+    lines = [ln for ln in p.stderr.splitlines() if "roceprobe run:" in ln and "hugepages" not in ln]
+    expect(p.returncode == 2, f"{what}: exit 2 ({p.returncode})")
+    expect(len(lines) == 1 and re.search(pattern, lines[0]) is not None, f"{what}: one line: {lines}")
+
+
+def check_bad6(tmp):
+    setup(1, True)
+    rmac = json.loads(nsx(NS[0], "ip -j link show rp11-a1"))[0]["address"]
+    # h1 takes the router's own IPv6 address: the router answers h1's DAD solicitation.
+    p, _ = run(tmp, profile(v6=True, h1_addr="fd00:1::1/64", h1_gw="fd00:1::fe"), "dup6")
+    one_line_exit2(p, "duplicate IPv6 address", rf"host 'h1': its address fd00:1::1 is also held by {rmac}, which "
+                   r"answered Neighbour Discovery on port net_af_packet0")
+    p, _ = run(tmp, profile(v6=True, h1_gw="fd00:1::99"), "no-nd")
+    one_line_exit2(p, "no answer to NS", r"host 'h1': no answer to Neighbour Solicitation for fd00:1::99 \(its gateway\) "
+                   r"on port net_af_packet0 within 1000 ms \(3 tries\)")
+
+
+def check_bad(tmp):
+    setup(1, False)
+    # A gateway outside the host's subnet: a profile error (lib/profile).
+    p, _ = run(tmp, profile(h1_gw="10.3.0.1"), "bad-gw")
+    one_line_exit2(p, "gateway outside the subnet", r"key 'hosts\[0\]\.gateway': 10\.3\.0\.1: expected one IPv4 next hop "
+                   r"inside the host's subnet 10\.1\.0\.2/24")
+    # A gateway nobody has: 3 ARP requests in 1 s, then one line; nothing sent.
+    lb = link_stats(NS[0], "rp11-a1")
+    t0 = time.monotonic()
+    p, out = run(tmp, profile(h1_gw="10.1.0.99"), "no-arp")
+    took = time.monotonic() - t0
+    one_line_exit2(p, "no answer to ARP", r"host 'h1': no answer to ARP for 10\.1\.0\.99 \(its gateway\) on port "
+                   r"net_af_packet0 within 1000 ms \(3 tries\)")
+    expect(1.0 <= took < 4.0, f"no answer to ARP: given up after the 1 s timeout ({took:.2f} s with EAL start-up)")
+    la = link_stats(NS[0], "rp11-a1")
+    # probe + gratuitous ARP + 3 requests, and no data
+    expect(la[0] - lb[0] == 5, f"no answer to ARP: the router saw {la[0] - lb[0]} frames == 5 (probe, "
+           "gratuitous ARP, 3 requests), no data")
+    expect(not os.path.exists(os.path.join(out, "result.json")), "no answer to ARP: no result written")
+    # h1 takes the router's own address: the router answers h1's probe for it.
+    rmac = json.loads(nsx(NS[0], "ip -j link show rp11-a1"))[0]["address"]
+    p, _ = run(tmp, profile(h1_addr="10.1.0.1/24", h1_gw="10.1.0.254"), "dup")
+    one_line_exit2(p, "duplicate address", rf"host 'h1': its address 10\.1\.0\.1 is also held by {rmac}, which "
+                   r"answered ARP on port net_af_packet0")
+
+
+try:
+    setup(1, False)
+except (subprocess.CalledProcessError, FileNotFoundError) as e:
+    teardown()
+    print(f"skipped: cannot build the netns/veth topology here ({e})")
+    sys.exit(77)
+try:
+    with tempfile.TemporaryDirectory() as tmp:
+        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "bad", "bad6"]
+        if "v4" in which:
+            check_routed(tmp, "v4", 1, False)
+        if "v6" in which:
+            check_routed(tmp, "v6", 1, True)
+        if "two" in which:
+            check_routed(tmp, "two-routers", 2, False, h2_auto=True)
+        if "tbf" in which:
+            check_tbf(tmp)
+        if "jumbo" in which:
+            check_routed(tmp, "jumbo", 1, False, mtu=4096, vethmtu=9000)
+        if "bad" in which:
+            check_bad(tmp)
+        if "bad6" in which:
+            check_bad6(tmp)
+finally:
+    teardown()
+finish("router")
