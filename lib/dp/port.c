@@ -103,6 +103,16 @@ size_t rp_dp_port_max_frame(const char *devargs)
 	return info.max_rx_pktlen - RTE_ETHER_CRC_LEN;
 }
 
+void rp_dp_port_read_drops(const struct rp_dp_port *p, struct rp_dp_port_drops *out)
+{
+	struct rte_eth_stats st;
+	*out = (struct rp_dp_port_drops){0};
+	if (rte_eth_stats_get(p->id, &st) == 0) {
+		out->missed = st.imissed + st.rx_nombuf;
+		out->oerrors = st.oerrors;
+	}
+}
+
 void rp_dp_port_close(struct rp_dp_port *p)
 {
 	if (p->started) {
