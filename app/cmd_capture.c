@@ -5,8 +5,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
-#include <rte_ethdev.h>
-#include <rte_mbuf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +12,10 @@
 
 #include "cli.h"
 #include "dp/capture.h"
+#include "dp/capture_rx.h"
 #include "dp/dp.h"
 
-#define BURST 32
-#define MAX_FRAME 9216   /* jumbo frames arrive whole on a mirror port */
-#define CLASSIFY_MIN 128 /* bytes read from a segmented mbuf: enough headers to classify */
-#define NS 1000000000ull
+#define MAX_FRAME 9216 /* jumbo frames arrive whole on a mirror port */
 
 struct capture_opts {
 	const char *port;
@@ -35,14 +31,12 @@ struct capture_run {
 	struct rp_dp_port port;
 	struct rp_capture *cap;
 	bool eal_up;
-	uint64_t received;
-	uint64_t end_ns;
+	struct rp_dp_capture_rx rx; /* the RX loop: received, end_ns */
 	struct rp_capture_stats last; /* at the previous progress line */
 	struct rp_capture_stats final;
 	uint64_t port_missed; /* the port's own drops (imissed + rx_nombuf) */
 	char first_file[4200], last_file[4200];
 	char write_error[RP_DP_ERRLEN]; /* empty, or why a file write failed */
-	uint8_t linear[RP_CAPTURE_SNAPLEN_MAX]; /* a segmented frame's head, copied out */
 };
 
 static void usage(FILE *out)
@@ -193,21 +187,9 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 	return 0;
 }
 
-/* A segmented mbuf is copied out far enough to classify and keep. */
-static void offer_mbuf(struct capture_run *r, const struct rte_mbuf *m, uint64_t now, unsigned snaplen)
+static void progress(void *arg, uint64_t now)
 {
-	uint32_t avail = rte_pktmbuf_data_len(m);
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	if (m->nb_segs > 1 && avail < snaplen + CLASSIFY_MIN) {
-		uint32_t want = snaplen > CLASSIFY_MIN ? snaplen : CLASSIFY_MIN;
-		avail = want < rte_pktmbuf_pkt_len(m) ? want : rte_pktmbuf_pkt_len(m);
-		p = rte_pktmbuf_read(m, 0, avail, r->linear);
-	}
-	rp_capture_offer_cut(r->cap, now, r->port.id, false, p, avail, rte_pktmbuf_pkt_len(m));
-}
-
-static void progress(struct capture_run *r, uint64_t now)
-{
+	struct capture_run *r = arg;
 	struct rp_capture_stats s;
 	rp_capture_stats(r->cap, &s);
 	const struct rp_capture_stats *l = &r->last;
@@ -223,40 +205,27 @@ static void progress(struct capture_run *r, uint64_t now)
 	r->last = s;
 }
 
-/* Polls the port until Ctrl-C, --duration or --count; bursts of 32, one
- * timestamp per burst. */
+/* Polls the port until Ctrl-C, --duration or --count (lib/dp/capture_rx.h),
+ * a progress line on stderr once a second. */
 static void rx_loop(struct capture_run *r, const struct capture_opts *o)
 {
-	struct rte_mbuf *m[BURST];
-	unsigned snaplen = o->cfg.snaplen ? o->cfg.snaplen : RP_CAPTURE_SNAPLEN_DEFAULT;
-	uint64_t duration_ns = (uint64_t)(o->duration_s * 1e9), next_progress = NS;
-	for (;;) {
-		uint64_t now = rp_dp_now_ns();
-		if (rp_cli_stop || (duration_ns && now >= duration_ns) || (o->count && r->received >= o->count))
-			break;
-		uint16_t n = rte_eth_rx_burst(r->port.id, 0, m, BURST);
-		for (uint16_t i = 0; i < n; i++)
-			if (!o->count || r->received + i < o->count)
-				offer_mbuf(r, m[i], now, snaplen);
-		r->received += n;
-		if (n)
-			rte_pktmbuf_free_bulk(m, n);
-		if (now >= next_progress) {
-			progress(r, now);
-			next_progress += NS;
-		}
-	}
-	if (o->count && r->received > o->count)
-		r->received = o->count; /* the rest of the last burst was not looked at */
-	r->end_ns = rp_dp_now_ns();
-	progress(r, r->end_ns); /* the last, partial second */
+	struct rp_dp_capture_rx *rx = &r->rx;
+	rx->port = &r->port;
+	rx->cap = r->cap;
+	rx->snaplen = o->cfg.snaplen;
+	rx->duration_ns = (uint64_t)(o->duration_s * 1e9);
+	rx->count = o->count;
+	rx->stop = &rp_cli_stop;
+	rx->progress = progress;
+	rx->progress_arg = r;
+	rp_dp_capture_run(rx);
 }
 
 static void port_drops(struct capture_run *r)
 {
-	struct rte_eth_stats st;
-	if (rte_eth_stats_get(r->port.id, &st) == 0)
-		r->port_missed = st.imissed + st.rx_nombuf;
+	struct rp_dp_port_drops d;
+	rp_dp_port_read_drops(&r->port, &d);
+	r->port_missed = d.missed;
 }
 
 static void file_names(struct capture_run *r, const struct capture_opts *o)
@@ -275,8 +244,8 @@ static void report_json(const struct capture_run *r, const struct capture_opts *
 	json_t *j = json_pack("{s:s, s:s, s:s, s:f, s:b, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			      "s:I, s:s, s:s}",
 			      "schema", "roceprobe.capture/1", "port", r->port.name, "driver", r->port.driver, "elapsed_s",
-			      (double)r->end_ns / 1e9, "interrupted", rp_cli_stop != 0, "received",
-			      (json_int_t)r->received, "offered", (json_int_t)s->offered, "kinds", kinds, "kept",
+			      (double)r->rx.end_ns / 1e9, "interrupted", rp_cli_stop != 0, "received",
+			      (json_int_t)r->rx.received, "offered", (json_int_t)s->offered, "kinds", kinds, "kept",
 			      (json_int_t)s->kept, "filtered_out", (json_int_t)s->filtered_out, "sampled_out",
 			      (json_int_t)s->sampled_out, "dropped", (json_int_t)s->dropped, "port_missed",
 			      (json_int_t)r->port_missed, "written", (json_int_t)s->written, "write_errors",
@@ -292,7 +261,7 @@ static void report_json(const struct capture_run *r, const struct capture_opts *
 static void report_text(const struct capture_run *r)
 {
 	const struct rp_capture_stats *s = &r->final;
-	printf("roceprobe capture: %s (%s), %.3f s%s\n", r->port.name, r->port.driver, (double)r->end_ns / 1e9,
+	printf("roceprobe capture: %s (%s), %.3f s%s\n", r->port.name, r->port.driver, (double)r->rx.end_ns / 1e9,
 	       rp_cli_stop ? " (interrupted)" : "");
 	printf("frames %" PRIu64 ":", s->offered);
 	for (unsigned k = 0; k < RP_CAPK_COUNT; k++)

@@ -204,52 +204,14 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
 
-/* Every (switch, port, prio) queue that ever held anything, one column each. */
-static int write_qdepth(const char *dir, const char *result_path)
+/* DIR/qdepth.csv from the lab's switches (lib/lab/report.h). */
+static int write_qdepth(struct one *r, const char *dir)
 {
-	json_error_t je;
-	json_t *root = json_load_file(result_path, 0, &je), *sw;
-	char path[4096];
-	size_t i, j, k, n = 0, maxbins = 0;
-	const char *names[512];
-	json_t *cols[512];
-	if (!root)
-		return rp_cli_error("lab", "cannot read back %s", result_path);
-	json_array_foreach(json_object_get(root, "switches"), i, sw) {
-		json_t *port, *pr;
-		json_array_foreach(json_object_get(sw, "ports"), j, port) json_array_foreach(json_object_get(port, "prio"), k, pr)
-		{
-			json_t *bins = json_object_get(pr, "qdepth_bytes");
-			if (n < 512 && json_array_size(bins)) {
-				char *name = malloc(64);
-				snprintf(name, 64, "%s:%d:%d", json_string_value(json_object_get(sw, "name")),
-					 (int)json_integer_value(json_object_get(port, "port")),
-					 (int)json_integer_value(json_object_get(pr, "prio")));
-				names[n] = name;
-				cols[n++] = bins;
-				maxbins = json_array_size(bins) > maxbins ? json_array_size(bins) : maxbins;
-			}
-		}
-	}
+	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/qdepth.csv", dir);
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs("bin", f);
-		for (i = 0; i < n; i++)
-			fprintf(f, ",%s", names[i]);
-		fputc('\n', f);
-		for (j = 0; j < maxbins; j++) {
-			fprintf(f, "%zu", j);
-			for (i = 0; i < n; i++)
-				fprintf(f, ",%" PRId64, (int64_t)json_integer_value(json_array_get(cols[i], j)));
-			fputc('\n', f);
-		}
-		fclose(f);
-	}
-	for (i = 0; i < n; i++)
-		free((void *)names[i]);
-	json_decref(root);
-	return f ? 0 : rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
+	if (rp_lab_write_qdepth_csv(r->lab, path, err, sizeof(err)) != 0)
+		return rp_cli_error("lab", "%s", err);
+	return 0;
 }
 
 static void summary_flows(FILE *f, const struct rp_acct *a)
@@ -443,12 +405,10 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 		}
 	}
 	if (rc == 0) {
-		char path[4096];
 		rp_lab_headline(r.lab, &r.head);
-		snprintf(path, sizeof(path), "%s/result.json", dir);
 		rc = write_result(&r, o, dir);
 		if (rc == 0)
-			rc = write_qdepth(dir, path);
+			rc = write_qdepth(&r, dir);
 		if (rc == 0)
 			rc = write_summary(&r, dir, print);
 		if (head)

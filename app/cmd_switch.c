@@ -5,8 +5,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
-#include <rte_ethdev.h>
-#include <rte_thread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -450,12 +448,7 @@ static int highest_cpu(void)
 
 static int pin_poller(int cpu)
 {
-	rte_cpuset_t set;
-	if (cpu < 0)
-		return 0;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (rte_thread_set_affinity(&set) != 0)
+	if (rp_dp_pin_poller(cpu) != 0)
 		return rp_cli_error(CMD, "--cpu %d: cannot run there (not one of this process's CPUs?)", cpu);
 	return 0;
 }
@@ -560,11 +553,10 @@ static void poll_loop(struct switch_run *r, const struct switch_opts *o)
 static void read_pmd_stats(struct switch_run *r)
 {
 	for (unsigned p = 0; p < r->rt.nports; p++) {
-		struct rte_eth_stats st;
-		if (rte_eth_stats_get(r->ports[p].id, &st) == 0) {
-			r->pmd_imissed[p] = st.imissed + st.rx_nombuf;
-			r->pmd_oerrors[p] = st.oerrors;
-		}
+		struct rp_dp_port_drops d;
+		rp_dp_port_read_drops(&r->ports[p], &d);
+		r->pmd_imissed[p] = d.missed;
+		r->pmd_oerrors[p] = d.oerrors;
 	}
 }
 

@@ -19,7 +19,8 @@
  * One file per stage: capture.c the offer, the ring and the writer;
  * capture_classify.h the classifier; capture_files.{c,h} file names and
  * rotation (pure C; `switch --capture` names its per-port files with it);
- * capture_dio.{c,h} the O_DIRECT stream and its flusher.
+ * capture_dio.{c,h} the O_DIRECT stream and its flusher; capture_rx.{c,h}
+ * `roceprobe capture`'s RX loop, the one producer that polls a port itself.
  *
  * Both threads are pthreads made with rte_ctrl_thread_create, so they run on
  * the CPUs the EAL did not give to lcores (with `-l 0` on 2 cores: core 1).

@@ -30,6 +30,10 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
 void rp_dp_eal_cleanup(void);
 /* "DPDK 22.11.11": the library this binary runs on. */
 const char *rp_dp_version(void);
+/* Moves the calling thread (the EAL's main lcore: the poller) to CPU cpu;
+ * cpu < 0 leaves it where the EAL put it. Returns 0, or -1 when the process
+ * may not run there. */
+int rp_dp_pin_poller(int cpu);
 
 struct rp_dp_port {
 	uint16_t id;
@@ -63,6 +67,16 @@ void rp_dp_port_mac(const struct rp_dp_port *p, uint8_t mac[6]);
 /* A port on a wire other stations share (a NIC, net_af_packet, net_af_xdp,
  * net_tap): not net_ring, net_null or net_pcap. It announces its addresses. */
 bool rp_dp_port_is_wire(const struct rp_dp_port *p);
+
+/* The PMD's own counts of what never reached the poller or the wire
+ * (rte_eth_stats): missed = imissed + rx_nombuf (frames the port dropped:
+ * RX ring full, no mbuf), oerrors (frames it failed to send). All 0 when
+ * the PMD keeps none. */
+struct rp_dp_port_drops {
+	uint64_t missed;
+	uint64_t oerrors;
+};
+void rp_dp_port_read_drops(const struct rp_dp_port *p, struct rp_dp_port_drops *out);
 
 /* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
  * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in

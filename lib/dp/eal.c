@@ -2,6 +2,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_log.h>
+#include <rte_thread.h>
 #include <rte_version.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,16 @@ void rp_dp_eal_cleanup(void)
 		rte_eal_cleanup();
 	eal_running = false;
 	remove_runtime_dir();
+}
+
+int rp_dp_pin_poller(int cpu)
+{
+	rte_cpuset_t set;
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return rte_thread_set_affinity(&set) == 0 ? 0 : -1;
 }
 
 const char *rp_dp_version(void)

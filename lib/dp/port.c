@@ -204,6 +204,16 @@ bool rp_dp_port_is_wire(const struct rp_dp_port *p)
 	return strcmp(p->driver, "net_ring") && strcmp(p->driver, "net_null") && strcmp(p->driver, "net_pcap");
 }
 
+void rp_dp_port_read_drops(const struct rp_dp_port *p, struct rp_dp_port_drops *out)
+{
+	struct rte_eth_stats st;
+	*out = (struct rp_dp_port_drops){0};
+	if (rte_eth_stats_get(p->id, &st) == 0) {
+		out->missed = st.imissed + st.rx_nombuf;
+		out->oerrors = st.oerrors;
+	}
+}
+
 void rp_dp_port_close(struct rp_dp_port *p)
 {
 	if (p->started) {

@@ -49,3 +49,12 @@ size_t rp_switch_qdepth_series(struct rp_switch *sw, unsigned port, unsigned tc,
 	*bins = s->bins;
 	return rp_series_settle(s, now_ns);
 }
+
+size_t rp_switch_qdepth_series_cut(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns,
+				   const uint64_t **bins)
+{
+	size_t n = rp_switch_qdepth_series(sw, port, tc, now_ns, bins);
+	while (n && (*bins)[n - 1] == 0)
+		n--;
+	return n;
+}

@@ -245,5 +245,9 @@ void rp_switch_buffer_stats(const struct rp_switch *sw, struct rp_switch_buffer_
  * next call that changes it. 0 when the series is off. */
 size_t rp_switch_qdepth_series(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns,
 			       const uint64_t **bins);
+/* The same series cut after its last non-zero bin: what result.json's
+ * qdepth_bytes and the lab's qdepth.csv hold. 0 when the queue held nothing. */
+size_t rp_switch_qdepth_series_cut(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns,
+				   const uint64_t **bins);
 
 #endif

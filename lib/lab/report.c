@@ -1,7 +1,12 @@
-/* Switch ports and priorities, totals and headline numbers as JSON. */
+/* Switch ports and priorities, totals and headline numbers as JSON; the
+ * queue-depth CSV from the same series. */
 #include "report.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lab_internal.h"
 #include "report/switch_json.h"
@@ -54,6 +59,61 @@ json_t *rp_lab_switches_json(struct rp_lab *lab)
 						   rp_switch_buffer_json(S->sw), "ports", ports));
 	}
 	return a;
+}
+
+struct qdepth_col {
+	char name[64];
+	const uint64_t *bins;
+	size_t n;
+};
+
+static void qdepth_rows(FILE *f, const struct qdepth_col *c, size_t ncols)
+{
+	size_t rows = 0;
+	for (size_t i = 0; i < ncols; i++)
+		rows = c[i].n > rows ? c[i].n : rows;
+	fputs("bin", f);
+	for (size_t i = 0; i < ncols; i++)
+		fprintf(f, ",%s", c[i].name);
+	fputc('\n', f);
+	for (size_t j = 0; j < rows; j++) {
+		fprintf(f, "%zu", j);
+		for (size_t i = 0; i < ncols; i++)
+			fprintf(f, ",%" PRIu64, j < c[i].n ? c[i].bins[j] : 0);
+		fputc('\n', f);
+	}
+}
+
+int rp_lab_write_qdepth_csv(struct rp_lab *lab, const char *path, char *err, size_t errlen)
+{
+	size_t max = 0, n = 0;
+	for (unsigned s = 0; s < lab->nsw; s++)
+		max += (size_t)lab->sw[s].nports * RP_SWITCH_TCS;
+	struct qdepth_col *c = calloc(max ? max : 1, sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "cannot write %s: out of memory", path);
+		return -1;
+	}
+	for (unsigned s = 0; s < lab->nsw; s++)
+		for (unsigned p = 0; p < lab->sw[s].nports; p++)
+			for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
+				c[n].n = rp_switch_qdepth_series_cut(lab->sw[s].sw, p, tc, lab->tot.end_ns, &c[n].bins);
+				if (c[n].n)
+					snprintf(c[n++].name, sizeof(c[0].name), "%s:%u:%u", lab->sw[s].name, p, tc);
+			}
+	FILE *f = fopen(path, "w");
+	int rc = f ? 0 : -1;
+	if (f) {
+		qdepth_rows(f, c, n);
+		if (ferror(f))
+			rc = -1;
+		if (fclose(f) != 0)
+			rc = -1;
+	}
+	if (rc)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	free(c);
+	return rc;
 }
 
 static json_t *dcqcn_json(const struct rp_lab *lab)

@@ -1,6 +1,6 @@
 /* What a lab run adds to result.json: every switch port and priority, pause
  * propagation and victim flows, and the headline numbers a sweep tabulates.
- * Valid after rp_lab_run. No printing. */
+ * Valid after rp_lab_run. No printing; qdepth.csv goes to the path given. */
 #ifndef RP_LAB_REPORT_H
 #define RP_LAB_REPORT_H
 
@@ -12,6 +12,12 @@
 /* "switches": [{"name","role","buffer":{...},"ports":[{"port","peer",...,
  * "prio":[{"prio","queue":{...},"pg":{...}}]}]}] */
 json_t *rp_lab_switches_json(struct rp_lab *lab);
+/* DIR/qdepth.csv (docs/lab.md): a header "bin,SWITCH:PORT:PRIO,..." with one
+ * column per switch queue that held anything (switches, ports, priorities in
+ * order), then one row per fabric.qdepth_bin from virtual time 0: the bin's
+ * number and each queue's largest depth in bytes then (0 after its series
+ * ends). The numbers of result.json's qdepth_bytes. 0, or -1 with err. */
+int rp_lab_write_qdepth_csv(struct rp_lab *lab, const char *path, char *err, size_t errlen);
 /* "pause_propagation": congestion start, each hop's first XOFF, depth, victims. */
 json_t *rp_lab_propagation_json(const struct rp_lab *lab);
 /* "capture": null, or per host {"node", "path" (its first file), "files",

@@ -59,9 +59,7 @@ static json_t *pg_json(const struct rp_switch_pg_stats *g)
 static json_t *series_json(struct rp_switch *sw, unsigned p, unsigned tc, uint64_t now_ns)
 {
 	const uint64_t *bins;
-	size_t n = rp_switch_qdepth_series(sw, p, tc, now_ns, &bins);
-	while (n && bins[n - 1] == 0)
-		n--;
+	size_t n = rp_switch_qdepth_series_cut(sw, p, tc, now_ns, &bins);
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(a, jint(bins[i]));

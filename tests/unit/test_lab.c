@@ -1,15 +1,25 @@
 /* lib/lab pieces on their own: the event queue's (time, seq) order, the
- * frame pool, and DCQCN's cut and recovery against hand-worked numbers. */
+ * frame pool, DCQCN's cut and recovery against hand-worked numbers, and
+ * qdepth.csv written from the lab's switches. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "lab/dcqcn.h"
 #include "lab/evq.h"
+#include "lab/lab_internal.h"
 #include "lab/pool.h"
+#include "lab/report.h"
+#include "traffic/plan.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
 
 static void evq_orders_by_time_then_insertion(void **state)
 {
@@ -148,6 +158,91 @@ static void dcqcn_min_rate_floor(void **state)
 	assert_true(fabs(rp_dcqcn_rate(&s) - 10e9) < 1);
 }
 
+static const char *const QPROFILE = "name: q\n"
+				    "defaults: {speed: 25G, mtu: 4096}\n"
+				    "hosts:\n"
+				    "  - {name: h0, mac: \"02:00:00:00:00:00\", ipv4: 10.0.0.100, port: net_null0}\n"
+				    "  - {name: h1, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: net_null1}\n"
+				    "  - {name: h2, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: net_null2}\n"
+				    "traffic:\n"
+				    "  - {name: t, pattern: incast, senders: [h1, h2], receiver: h0, messages: 1}\n"
+				    "fabric: {qdepth_bin: 10us}\n";
+
+/* 1000-byte IPv4 frame from h0 with this DSCP. */
+static size_t ip_frame(uint8_t *f, uint8_t dscp)
+{
+	struct rp_eth e = {.dst = {0x02, 0, 0, 0, 0, 0x01}, .src = {0x02, 0, 0, 0, 0, 0x00},
+			   .ethertype = RP_ETHERTYPE_IPV4};
+	size_t h = rp_eth_build(f, 1000, &e);
+	struct rp_ipv4 ip = {.dscp = dscp, .total_len = (uint16_t)(1000 - h), .ttl = 64, .proto = RP_IPPROTO_UDP,
+			     .src = 0x0A000064, .dst = 0x0A000001};
+	rp_ipv4_build(f + h, 1000 - h, &ip);
+	return 1000;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The lab's switch sw0 (h0, h1, h2 on ports 0, 1, 2), bins of 10 us, fed by
+ * hand at the model: at t = 0 three 1000-byte DSCP 26 frames (priority 3)
+ * into port 0 for port 1, never sent, and two DSCP 0 frames (priority 0) for
+ * port 2, sent at 15 us and 16 us. At virtual end 25 us: bins 0..2 (25 / 10
+ * + 1); queue 1:3 holds 3000 in each; queue 2:0 holds 2000 in bins 0 and 1
+ * (the largest depth in [10, 20) us is 2000, before 15 us), 0 in bin 2, its
+ * series cut there; every other queue held nothing and has no column. */
+static void qdepth_csv_known_answer(void **state)
+{
+	(void)state;
+	char err[512];
+	struct rp_profile *prof = rp_profile_load_string("q.yaml", QPROFILE, NULL, err, sizeof(err));
+	assert_non_null(prof);
+	struct rp_plan plan;
+	assert_int_equal(rp_plan_build(prof, &plan, err, sizeof(err)), 0);
+	struct rp_lab_opts lo = {0};
+	struct rp_lab *lab = rp_lab_create(prof, &plan, &lo, err, sizeof(err));
+	assert_non_null(lab);
+	struct rp_switch *sw = lab->sw[0].sw;
+	static uint8_t f[1000], out[16384];
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 26), 1, &rx), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 0), 2, &rx), 0);
+	assert_int_equal(rp_switch_next_tx(sw, 2, 15000, out, sizeof(out), &tx), 1);
+	assert_int_equal(rp_switch_next_tx(sw, 2, 16000, out, sizeof(out), &tx), 1);
+	lab->tot.end_ns = 25000;
+
+	char dir[] = "/tmp/rp_test_lab_XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/qdepth.csv", dir);
+	assert_int_equal(rp_lab_write_qdepth_csv(lab, path, err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "bin,sw0:1:3,sw0:2:0\n"
+					 "0,3000,2000\n"
+					 "1,3000,2000\n"
+					 "2,3000,0\n");
+	unlink(path);
+	rmdir(dir);
+	/* A directory that is not there: -1 and the path in one message. */
+	snprintf(path, sizeof(path), "%s/qdepth.csv", dir);
+	assert_int_equal(rp_lab_write_qdepth_csv(lab, path, err, sizeof(err)), -1);
+	char want[128];
+	snprintf(want, sizeof(want), "cannot write %s: No such file or directory", path);
+	assert_string_equal(err, want);
+
+	rp_lab_destroy(lab);
+	rp_plan_free(&plan);
+	rp_profile_free(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +253,7 @@ int main(void)
 		cmocka_unit_test(dcqcn_cuts_by_alpha),
 		cmocka_unit_test(dcqcn_recovers),
 		cmocka_unit_test(dcqcn_min_rate_floor),
+		cmocka_unit_test(qdepth_csv_known_answer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
