@@ -29,7 +29,8 @@
  * behind) is counted as dropped, and every offered frame lands in exactly one
  * of kept / filtered_out / sampled_out / dropped.
  *
- * Classification is by fixed offsets, cheap enough for the per-packet path:
+ * Classification is wire/classify.h's fixed offsets (the kinds rp_frame_parse
+ * and `roceprobe decode` give), cheap enough for the per-packet path:
  *   pfc    EtherType 0x8808, opcode 0x0101
  *   pause  EtherType 0x8808, opcode 0x0001
  *   cnp    RoCEv2 (IPv4/IPv6, UDP 4791, complete BTH) opcode 0x81
@@ -37,7 +38,8 @@
  *   roce   any other RoCEv2 frame ("RoCE data": requests, responses, ACKs)
  *   other  anything else (ARP, TCP, non-RoCE UDP, frames too short to tell)
  *   ce     orthogonal flag: any IPv4/IPv6 frame with ECN = 3 (CE)
- * 802.1Q and 802.1ad tags are skipped. "Control" frames are pfc, pause, cnp,
+ * One 802.1Q tag is skipped; a QinQ frame (802.1ad or two tags) is "other",
+ * as everywhere (wire/classify.h). "Control" frames are pfc, pause, cnp,
  * nak and any CE-marked frame; every other frame is "data".
  *
  * File names: without rotation, exactly cfg.path. With rotate_bytes, files

@@ -8,6 +8,7 @@
 
 #include "rx.h"
 #include "traffic/source.h"
+#include "wire/classify.h"
 #include "wire/eth.h"
 
 struct lcore_job {
@@ -32,12 +33,12 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		uint16_t len = rte_pktmbuf_data_len(rx[i]);
 		struct rp_macctl m;
 		struct rp_neigh_rx nr;
+		size_t op_off;
 		/* ARP/ND is answered here, between two TX bursts of the same lcore,
 		 * like the RoCE responder's replies: pacing only sees a burst later. */
 		if (rp_dp_neigh_frame(tp, b, len, cap, now_ns, &nr))
 			continue;
-		if (len >= RP_ETH_HLEN + 2 && b[12] == 0x88 && b[13] == 0x08 &&
-		    rp_macctl_parse(b + RP_ETH_HLEN, len - RP_ETH_HLEN, &m) == 0) {
+		if (rp_cls_macctl(b, len, &op_off) && rp_macctl_parse(b + op_off, len - op_off, &m) == 0) {
 			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;
 			tp->rx_pause += m.opcode == RP_MACCTL_OP_PAUSE;
 			rp_pause_rx(&tp->pause, now_ns, &m);

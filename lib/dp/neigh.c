@@ -6,6 +6,7 @@
 
 #include "capture.h"
 #include "gen.h"
+#include "wire/classify.h"
 
 #define NEIGH_FRAME 128 /* the longest ARP/ND frame built is 86 B */
 
@@ -33,11 +34,8 @@ static bool send_frame(struct rp_dp_txport *tp, const uint8_t *b, size_t len, st
 bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t len, struct rp_capture *cap,
 		       uint64_t now_ns, struct rp_neigh_rx *out)
 {
-	/* Only ARP, IPv6 and tagged frames can be ARP/ND: the rest costs two loads. */
-	if (len < RP_ETH_HLEN)
-		return false;
-	unsigned et = (unsigned)frame[12] << 8 | frame[13];
-	if (et != 0x0806 && et != 0x86DD && et != 0x8100)
+	/* Only ARP and NS/NA are: the rest costs a few loads. */
+	if (!rp_cls_is_arp(frame, len) && !rp_cls_is_nd(frame, len))
 		return false;
 	uint8_t reply[NEIGH_FRAME];
 	switch (rp_neigh_rx(&tp->self, frame, len, out, reply, sizeof(reply))) {

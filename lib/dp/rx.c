@@ -6,6 +6,7 @@
 #include "capture.h"
 #include "gen.h"
 #include "stats/acct.h"
+#include "wire/classify.h"
 #include "wire/frame.h"
 
 static void send_replies(struct rp_dp_rx *rx, struct rp_dp_txport *tp, const struct rp_reply *r, uint64_t now_ns)
@@ -104,7 +105,7 @@ void rp_dp_rx_sent(struct rp_dp_rx *rx, const struct rp_dp_txport *tp, uint8_t *
 	for (unsigned i = 0; i < n; i++) {
 		if (cap)
 			rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, bufs[i], lens[i]);
-		if (lens[i] > RP_ETH_HLEN && bufs[i][12] == 0x88 && bufs[i][13] == 0x08)
+		if (rp_cls_macctl_op(bufs[i], lens[i]) >= 0)
 			rp_acct_pfc_tx(rx->acct, tp->index, bufs[i], lens[i]);
 	}
 }

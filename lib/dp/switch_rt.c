@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "wire/classify.h"
 
 #define ETH_HLEN 14
 
@@ -28,11 +29,6 @@ static void kick(struct rp_dp_switch *s, uint64_t mask)
 	for (unsigned p = 0; mask && p < s->nports; p++, mask >>= 1)
 		if ((mask & 1) && s->port[p].wake_ns > s->mt)
 			s->port[p].wake_ns = s->mt;
-}
-
-static bool is_macctl(const uint8_t *b)
-{
-	return b[12] == 0x88 && b[13] == 0x08;
 }
 
 /* 01:80:C2:00:00:00..0F: reserved for the link; bridges never forward them. */
@@ -84,7 +80,7 @@ static void flood(struct rp_dp_switch *s, unsigned in, const uint8_t *b, size_t 
  * other port when flooded). */
 static void forward(struct rp_dp_switch *s, unsigned in, const uint8_t *b, size_t len)
 {
-	if (len < ETH_HLEN || is_macctl(b)) {
+	if (len < ETH_HLEN || rp_cls_macctl_op(b, len) >= 0) {
 		to_model(s, in, b, len, -1); /* the model consumes it or counts a runt */
 		return;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "wire/classify.h"
 #include "wire/frame.h"
 
 /* Far beyond any run (fabric.max_time is far less than 1e15 ns), small enough
@@ -121,7 +122,7 @@ static void put_on_wire(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot
 	size_t len = lab->pool.len[slot];
 	uint64_t end = occupy(h, now, len);
 	rp_lab_capture(lab, h->idx, now, b, len);
-	if (len > RP_ETH_HLEN && b[12] == 0x88 && b[13] == 0x08)
+	if (rp_cls_macctl_op(b, len) >= 0)
 		rp_acct_pfc_tx(lab->acct, h->idx, b, len);
 	h->tx_frames++;
 	h->tx_bytes += len;
@@ -134,12 +135,14 @@ static void put_on_wire(struct rp_lab *lab, struct rp_lab_host *h, uint32_t slot
 /* Replies go first; only a paused priority holds them (CNPs ride 6). */
 static uint8_t reply_prio_bit(const uint8_t *b, size_t len)
 {
-	if (len >= 18 && b[12] == 0x81 && b[13] == 0x00)
+	size_t l3 = 0;
+	uint16_t et = rp_cls_ethertype(b, len, &l3);
+	if (l3 > RP_ETH_HLEN) /* tagged: its PCP */
 		return (uint8_t)(1u << (b[14] >> 5));
-	if (len >= 16 && b[12] == 0x08 && b[13] == 0x00)
-		return (uint8_t)(1u << (b[15] >> 5));
-	if (len >= 16 && b[12] == 0x86 && b[13] == 0xDD)
-		return (uint8_t)(1u << ((b[14] & 0xF) >> 1));
+	if (et == RP_ETHERTYPE_IPV4 && len >= l3 + 2) /* the DSCP's top three bits */
+		return (uint8_t)(1u << (b[l3 + 1] >> 5));
+	if (et == RP_ETHERTYPE_IPV6 && len >= l3 + 2)
+		return (uint8_t)(1u << ((b[l3] & 0xF) >> 1));
 	return 0;
 }
 
@@ -306,8 +309,9 @@ void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned hi, uint32_t slot)
 {
 	struct rp_lab_host *h = &lab->hosts[hi];
 	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot], off = 0;
 	struct rp_macctl m;
-	if (rp_macctl_parse(b + RP_ETH_HLEN, lab->pool.len[slot] - RP_ETH_HLEN, &m) == 0) {
+	if (rp_cls_macctl(b, len, &off) && rp_macctl_parse(b + off, len - off, &m) == 0) {
 		uint8_t before = rp_pause_mask(&h->pause, lab->now);
 		rp_pause_rx(&h->pause, lab->now, &m);
 		if (rp_pause_mask(&h->pause, lab->now) & ~before)
@@ -315,11 +319,6 @@ void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned hi, uint32_t slot)
 		rp_lab_host_wake(lab, hi, lab->now);
 	}
 	rp_pool_put(&lab->pool, slot);
-}
-
-static bool is_macctl(const uint8_t *b, size_t len)
-{
-	return len > RP_ETH_HLEN + 2 && b[12] == 0x88 && b[13] == 0x08;
 }
 
 /* A frame reaches the receiver (after any delay impairment). */
@@ -359,7 +358,7 @@ void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
 			rp_frame_set_ecn(b, len, RP_ECN_CE);
 	}
 	rp_lab_capture(lab, hi, lab->now, b, len);
-	if (is_macctl(b, len)) { /* the NIC acts on it (after its response time); the accountant counts it now */
+	if (rp_cls_macctl_op(b, len) >= 0) { /* the NIC acts on it (after its response time); the accountant counts it now */
 		uint32_t copy = rp_pool_get(&lab->pool);
 		if (copy != RP_POOL_NONE) {
 			memcpy(rp_pool_buf(&lab->pool, copy), b, len);

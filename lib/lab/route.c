@@ -3,29 +3,13 @@
  * port (the entropy RoCE NICs put there); everything else the switch's
  * static MAC table decides. */
 #include "lab_internal.h"
-#include "wire/eth.h"
-#include "wire/ipv4.h"
-#include "wire/ipv6.h"
+#include "wire/classify.h"
 
-/* The UDP source port of an IPv4/IPv6 UDP frame (VLAN-tagged or not), or -1. */
+/* The UDP source port of an IPv4/IPv6 UDP frame (one 802.1Q tag or none), or -1. */
 static long udp_sport(const uint8_t *b, size_t len)
 {
-	size_t off = RP_ETH_HLEN;
-	if (len < off)
-		return -1;
-	uint16_t et = (uint16_t)(b[12] << 8 | b[13]);
-	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
-		et = (uint16_t)(b[16] << 8 | b[17]);
-		off += RP_VLAN_HLEN;
-	}
-	size_t l4;
-	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == 17)
-		l4 = off + (size_t)(b[off] & 0xF) * 4;
-	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == 17)
-		l4 = off + RP_IPV6_HLEN;
-	else
-		return -1;
-	return len >= l4 + 2 ? (long)(b[l4] << 8 | b[l4 + 1]) : -1;
+	size_t udp = rp_cls_udp(b, len);
+	return udp ? (long)rp_get_be16(b + udp) : -1;
 }
 
 /* A multiplicative hash, so neighbouring ports spread over the spines. */

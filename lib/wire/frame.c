@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "classify.h"
 #include "wire_err.h"
 
 static const char *const kind_names[] = {
@@ -128,9 +129,14 @@ static enum rp_frame_kind parse_udp(const uint8_t *frame, size_t l4_off, size_t 
 {
 	if (l4_cap < RP_UDP_HLEN)
 		return truncated(f, "UDP header", l4_cap, RP_UDP_HLEN);
-	rp_udp_parse(frame + l4_off, l4_cap, &f->udp);
-	if (f->udp.dport != RP_ROCEV2_UDP_PORT)
+	/* rp_udp_parse refuses a UDP length under 8 and fills nothing: the port
+	 * decides first, so such a frame to 4791 is malformed, not "other". */
+	if (rp_get_be16(frame + l4_off + 2) != RP_ROCEV2_UDP_PORT)
 		return f->kind = RP_KIND_OTHER;
+	if (rp_udp_parse(frame + l4_off, l4_cap, &f->udp) != RP_WIRE_OK) {
+		f->udp.dport = RP_ROCEV2_UDP_PORT;
+		f->udp.len = rp_get_be16(frame + l4_off + 4);
+	}
 	if (f->udp.len < RP_UDP_HLEN || f->udp.len > l4_len)
 		return malformed(f, "bad UDP length: %u, %zu bytes follow the IP header", f->udp.len, l4_len);
 	size_t roce_len = (size_t)f->udp.len - RP_UDP_HLEN;
@@ -148,7 +154,8 @@ static enum rp_frame_kind parse_ipv4(const uint8_t *frame, size_t off, size_t ca
 		return malformed(f, "bad IPv4 header: version %u, header length %u, total length %u",
 				 frame[off] >> 4, (frame[off] & 0xFu) * 4, f->ip4.total_len);
 	f->l3 = 4;
-	if (f->ip4.proto != RP_IPPROTO_UDP)
+	/* A fragment after the first carries no UDP header (classify.h agrees). */
+	if (f->ip4.proto != RP_IPPROTO_UDP || (rp_get_be16(frame + off + 6) & 0x1FFF))
 		return f->kind = RP_KIND_OTHER;
 	if (f->ip4.total_len > wire_len - off)
 		return malformed(f, "truncated IPv4 packet: %zu of %u bytes", wire_len - off, f->ip4.total_len);
@@ -293,24 +300,8 @@ size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, str
 
 bool rp_frame_is_roce_data(const uint8_t *b, size_t len)
 {
-	size_t off = RP_ETH_HLEN, l4;
-	if (len < off)
-		return false;
-	uint16_t et = rp_get_be16(b + 12);
-	if (et == RP_ETHERTYPE_VLAN && len >= off + RP_VLAN_HLEN) {
-		et = rp_get_be16(b + 16);
-		off += RP_VLAN_HLEN;
-	}
-	if (et == RP_ETHERTYPE_IPV4 && len >= off + RP_IPV4_HLEN && b[off + 9] == RP_IPPROTO_UDP)
-		l4 = off + (size_t)(b[off] & 0xF) * 4;
-	else if (et == RP_ETHERTYPE_IPV6 && len >= off + RP_IPV6_HLEN && b[off + 6] == RP_IPPROTO_UDP)
-		l4 = off + RP_IPV6_HLEN;
-	else
-		return false;
-	if (len < l4 + RP_UDP_HLEN + 1 || rp_get_be16(b + l4 + 2) != RP_ROCEV2_UDP_PORT)
-		return false;
-	uint8_t op = b[l4 + RP_UDP_HLEN];
-	return op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
+	int op = rp_cls_opcode(b, len);
+	return op >= 0 && op != RP_OP_RC_ACK && op != RP_OP_RC_ATOMIC_ACK && op != RP_OP_CNP;
 }
 
 int rp_frame_set_ecn(uint8_t *frame, size_t len, uint8_t ecn)

@@ -102,7 +102,8 @@ struct rp_roce_layout {
 size_t rp_roce_build(uint8_t *buf, size_t cap, const struct rp_roce_spec *s, struct rp_roce_layout *layout);
 
 /* A quick look, no full parse: is this RoCEv2 data (not ACK, atomic ACK or
- * CNP)? For per-packet decisions such as impairments that act on data only. */
+ * CNP)? For per-packet decisions such as impairments that act on data only.
+ * On classify.h's accessors: a whole BTH must be there. */
 bool rp_frame_is_roce_data(const uint8_t *b, size_t len);
 
 /* Rewrites the ECN field of an IPv4 or IPv6 frame in place (what a switch
