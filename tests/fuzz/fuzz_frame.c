@@ -1,11 +1,13 @@
-/* libFuzzer harness: the whole-frame parser, and the ARP and Neighbour
- * Discovery parsers a port's RX hands every non-RoCE frame to, must survive
- * any bytes. */
+/* libFuzzer harness: the whole-frame parser, the fast classifier
+ * (wire/classify.h) and the ARP and Neighbour Discovery parsers a port's RX
+ * hands every non-RoCE frame to, must survive any bytes; the fast classifier
+ * must agree with the full parse. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "wire/arp.h"
+#include "wire/classify.h"
 #include "wire/frame.h"
 #include "wire/nd.h"
 #include "wire/neigh.h"
@@ -21,11 +23,47 @@ static void check(const struct rp_frame *f, size_t size)
 		__builtin_trap();
 }
 
+static bool definite(enum rp_frame_kind k)
+{
+	return k == RP_KIND_ROCE || k == RP_KIND_CNP || k == RP_KIND_PFC || k == RP_KIND_PAUSE;
+}
+
+/* classify.h's promise: where the full parse says pfc/pause/roce/cnp the
+ * fast kind is the same; where the fast kind is one of those and the full
+ * parse disagrees, it found the frame malformed. CE and the opcode agree
+ * whenever the full parse got that far. Offsets stay inside the frame. */
+static void check_fast(const uint8_t *data, size_t size, const struct rp_frame *f)
+{
+	enum rp_frame_kind fast = rp_cls_kind(data, size);
+	if (definite(f->kind) && fast != f->kind)
+		__builtin_trap();
+	if (definite(fast) && f->kind != fast && f->kind != RP_KIND_MALFORMED)
+		__builtin_trap();
+	bool ce = rp_cls_ce(data, size);
+	if ((f->l3 == 4 && ce != (f->ip4.ecn == RP_ECN_CE)) || (f->l3 == 6 && ce != (f->ip6.ecn == RP_ECN_CE)))
+		__builtin_trap();
+	if ((f->kind == RP_KIND_ROCE || f->kind == RP_KIND_CNP) && rp_cls_opcode(data, size) != f->bth.opcode)
+		__builtin_trap();
+	size_t off = 0;
+	if (rp_cls_macctl(data, size, &off) && off + 2 > size)
+		__builtin_trap();
+	size_t bth = rp_cls_bth(data, size);
+	if (bth && bth + RP_BTH_LEN > size)
+		__builtin_trap();
+	size_t udp = rp_cls_udp(data, size);
+	if (udp && udp + RP_UDP_HLEN > size)
+		__builtin_trap();
+	(void)rp_cls_is_arp(data, size);
+	(void)rp_cls_is_nd(data, size);
+	(void)rp_frame_is_roce_data(data, size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rp_frame f;
 	rp_frame_parse(data, size, size, &f);
 	check(&f, size);
+	check_fast(data, size, &f);
 	/* As a capture with a snaplen would hand it: the wire frame was longer. */
 	rp_frame_parse(data, size, size + 64, &f);
 	check(&f, size);
@@ -45,6 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_neigh_rx nr;
 	enum rp_neigh_kind k = rp_neigh_rx(&self, data, size, &nr, reply, sizeof(reply));
 	if (nr.reply_len > 86 || (k == RP_NEIGH_NONE && (nr.reply_len || nr.has_binding)))
+		__builtin_trap();
+	/* lib/dp/neigh.c hands the responder only what classify.h calls ARP or NS/NA. */
+	if (k != RP_NEIGH_NONE && !rp_cls_is_arp(data, size) && !rp_cls_is_nd(data, size))
 		__builtin_trap();
 	return 0;
 }
