@@ -286,10 +286,17 @@ static void print_json_frame(uint64_t n, size_t wire_len, const struct rp_frame 
 		jw_int(&w, "quanta", f->macctl.quanta[0]);
 		break;
 	case RP_KIND_OTHER:
-		jw_hex(&w, "ethertype", f->eth.ethertype, 2);
-		break;
 	case RP_KIND_MALFORMED:
-		jw_str(&w, "error", f->error);
+		/* An IP frame that is not RoCE (or is broken past its IP header)
+		 * still says its ECN: CE-marked frames are control to the capture. */
+		if (f->l3) {
+			jw_str(&w, "l3", f->l3 == 4 ? "ipv4" : "ipv6");
+			jw_int(&w, "ecn", frame_ecn(f));
+		}
+		if (f->kind == RP_KIND_OTHER)
+			jw_hex(&w, "ethertype", f->eth.ethertype, 2);
+		else
+			jw_str(&w, "error", f->error);
 		break;
 	}
 	jw_close(&w, '}');

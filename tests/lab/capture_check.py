@@ -9,8 +9,9 @@
 The inputs are mksample's capture (every kind lib/wire builds) and a synthetic
 mix built here with a known number of each kind: RoCE data (IPv4, IPv6,
 VLAN, long and short), ACKs, NAKs, CNPs, CE-marked RoCE and non-RoCE frames,
-PFC, PAUSE, ARP, TCP. This script classifies every input frame itself (by
-the rules in lib/dp/capture.h) and states what each run must write:
+PFC, PAUSE, ARP, TCP. `roceprobe decode --json` (the one frame parser) says
+what every input frame is (learn()), the synthetic mix's counts are checked
+against how it was built, and the script states what each run must write:
   all           every frame, bytes equal up to the snaplen, per-kind counts equal
   --filter      exactly the control (or RoCE + control) frames, in order
   --sample 10   every control frame and data frames 0, 10, 20, ... in order
@@ -166,49 +167,42 @@ def synthetic():
     return frames
 
 
+# ---- what each frame is: roceprobe decode's word (rp_frame_parse), not a second classifier ----
+
+LABELS = {}  # frame bytes -> (kind, ce, neigh)
+
+
+def learn(path):
+    """Asks `roceprobe decode --json` what every frame of the pcap at path is
+    (the caplen bytes net_pcap replays, with the file's wire lengths). The capture's kinds
+    are decode's, with the two rules lib/dp/capture.h states on top:
+      nak    a roce frame with opcode 0x11 (RC ACKNOWLEDGE) and AETH syndrome bits 7..5 = 011
+      other  for a malformed frame: only "truncated BTH" ones are in these inputs, and
+             without a complete BTH a frame is not RoCE to the capture
+    ce is decode's ecn == 3; neigh (kept by every filter) is ARP, EtherType 0x0806. The
+    inputs hold no IPv6 frame other than RoCE, so no ND frame needs telling apart."""
+    frames = [data for _, data, _ in read_pcap(path)["recs"]]
+    p = subprocess.run([ROCEPROBE, "decode", "--json", path], capture_output=True, text=True, check=True)
+    lines = [json.loads(l) for l in p.stdout.splitlines()]
+    assert lines[-1].get("summary") and len(lines) - 1 == len(frames), "decode: one line per frame"
+    for b, d in zip(frames, lines):
+        kind = d["kind"]
+        if kind == "malformed":
+            assert d["error"].startswith("truncated BTH"), f"unexpected malformed frame: {d}"
+            kind = "other"
+        if kind == "roce" and d["bth"]["opcode"] == 0x11 and d["aeth"]["syndrome"] >> 5 == 3:
+            kind = "nak"
+        assert not (d["kind"] == "other" and d.get("l3") == "ipv6"), f"an IPv6 frame that is not RoCE: {d}"
+        LABELS[bytes(b)] = (kind, d.get("ecn") == 3, d["kind"] == "other" and d["ethertype"] == "0x0806")
+
+
 def classify(b):
-    """(kind, ce) by the rules in lib/dp/capture.h, written independently."""
-    off = 12
-    if len(b) < 14:
-        return "other", False
-    et = int.from_bytes(b[12:14], "big")
-    while et in (0x8100, 0x88A8) and len(b) >= off + 6:
-        off += 4
-        et = int.from_bytes(b[off:off + 2], "big")
-    l3 = off + 2
-    if et == 0x8808 and len(b) >= l3 + 2:
-        op = int.from_bytes(b[l3:l3 + 2], "big")
-        return {0x0101: "pfc", 0x0001: "pause"}.get(op, "other"), False
-    ce, l4, proto = False, None, None
-    if et == 0x0800 and len(b) >= l3 + 20 and b[l3] >> 4 == 4:
-        ce = b[l3 + 1] & 3 == 3
-        hl = (b[l3] & 15) * 4
-        if hl >= 20 and int.from_bytes(b[l3 + 6:l3 + 8], "big") & 0x1FFF == 0:
-            l4, proto = l3 + hl, b[l3 + 9]
-    elif et == 0x86DD and len(b) >= l3 + 40 and b[l3] >> 4 == 6:
-        ce = (b[l3 + 1] >> 4) & 3 == 3
-        l4, proto = l3 + 40, b[l3 + 6]
-    if l4 is None or proto != 17 or len(b) < l4 + 20 or int.from_bytes(b[l4 + 2:l4 + 4], "big") != 4791:
-        return "other", ce
-    op = b[l4 + 8]
-    if op == 0x81:
-        return "cnp", ce
-    if op == 0x11 and len(b) >= l4 + 24 and b[l4 + 20] >> 5 == 3:
-        return "nak", ce
-    return "roce", ce
+    """(kind, ce), as learn() recorded it."""
+    return LABELS[bytes(b)][:2]
 
 
 def is_neigh(b):
-    """ARP (any payload), or ICMPv6 Neighbour Solicitation/Advertisement, after any VLAN tags."""
-    if len(b) < 14:
-        return False
-    off, et = 12, int.from_bytes(b[12:14], "big")
-    while et in (0x8100, 0x88A8) and len(b) >= off + 6:
-        off += 4
-        et = int.from_bytes(b[off:off + 2], "big")
-    l3 = off + 2
-    return et == 0x0806 or (et == 0x86DD and len(b) > l3 + 40 and b[l3] >> 4 == 6 and b[l3 + 6] == 58 and
-                            b[l3 + 40] in (135, 136))
+    return LABELS[bytes(b)][2]
 
 
 def is_control(b):
@@ -284,6 +278,7 @@ def case_all(tmp):
     inp, out = os.path.join(tmp, "sample.pcap"), os.path.join(tmp, "all.pcap")
     subprocess.run([MKSAMPLE, inp], check=True)
     frames = [data for _, data, _ in read_pcap(inp)["recs"]]  # what net_pcap replays: caplen bytes
+    learn(inp)
     j, (t0, t1), err = capture(inp, out, "--duration", "1.3")
     f = read_pcap(out)
     expect(f["nano"] and f["snaplen"] == 128 and f["linktype"] == 1, "mksample: nanosecond pcap, snaplen 128, Ethernet")
@@ -482,8 +477,14 @@ def main():
         inp = os.path.join(tmp, "mix.pcap")
         frames = synthetic()
         write_pcap(inp, frames)
+        learn(inp)
         c = kind_counts(frames)
         print(f"      synthetic input: {len(frames)} frames {c}")
+        # As synthetic() built it: i in range(300) with i % 23 == 7 a NAK (13), i % 29 == 3
+        # a CNP (11), i % 37 == 13 a PFC (8), i % 41 == 17 a PAUSE (7), i % 31 == 11 CE data
+        # (10) and i % 43 == 19 CE non-RoCE UDP (7); other: the ARP, 7 DNS, 7 TCP (15).
+        built = {"roce": 300 + 18 + 10, "cnp": 11, "nak": 13, "pfc": 8, "pause": 7, "other": 15, "ce": 17}
+        expect(c == built, f"synthetic: decode's kinds {c} == the mix as built {built}")
         j, _, _ = capture(inp, os.path.join(tmp, "mix-out.pcap"), "--duration", "1")
         expect(j["kinds"] == c, f"synthetic: per-kind counts {j['kinds']} == {c}")
         same_frames(read_pcap(os.path.join(tmp, "mix-out.pcap"))["recs"], frames, 128, "synthetic, all")
