@@ -21,7 +21,6 @@ usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or brid
 """
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -31,7 +30,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap  # noqa: E402
+import check  # noqa: E402
+from check import expect, finish, sh, read_pcap  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HOSTS = ["s1", "s2", "s3", "r"]
@@ -39,10 +39,6 @@ MPIRUN = shutil.which("mpirun")
 if not MPIRUN:
     print("skipped: mpirun is missing (openmpi-bin)")
     sys.exit(77)
-
-
-def sh(cmd, check=True):
-    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
 
 
 def ifaces():
@@ -73,15 +69,7 @@ def setup(tbf):
 
 
 def kernel_drops():
-    drops = {}
-    q = sh("tc -s qdisc show dev rpc-rp")
-    drops["tbf"] = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
-    for i in ifaces():
-        st = json.loads(sh(f"ip -s -j link show {i}"))[0]["stats64"]
-        d = st["rx"]["dropped"] + st["tx"]["dropped"]
-        if d:
-            drops[i] = d
-    return drops
+    return check.kernel_drops(ifaces(), "rpc-rp")
 
 
 def kernel_tx_packets():

@@ -14,20 +14,16 @@ usage: bridge_check.py ROCEPROBE   (exit 77 = skipped: no veth/bridge/tbf here)
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+import check  # noqa: E402
+from check import expect, finish, sh  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 SENDERS = ["s1", "s2", "s3"]
-
-
-def sh(cmd, check=True):
-    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
 
 
 def ifaces():
@@ -53,15 +49,7 @@ def setup():
 
 
 def kernel_drops():
-    drops = {}
-    q = sh("tc -s qdisc show dev rpb-rp")
-    drops["tbf"] = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
-    for i in ifaces():
-        st = json.loads(sh(f"ip -s -j link show {i}"))[0]["stats64"]
-        d = st["rx"]["dropped"] + st["tx"]["dropped"]
-        if d:
-            drops[i] = d
-    return drops
+    return check.kernel_drops(ifaces(), "rpb-rp")
 
 
 PROFILE = """name: bridge-incast

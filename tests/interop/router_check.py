@@ -37,16 +37,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap  # noqa: E402
+from check import expect, finish, sh, read_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 NS = ["rp11-r1", "rp11-r2"]
 ROOT_IFS = ["rp11-a0", "rp11-b0"]
 PACKETS = 2000
-
-
-def sh(cmd, check=True):
-    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
 
 
 def nsx(ns, cmd, check=True):

@@ -36,15 +36,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+from check import expect, finish, sh  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 HOSTS = ["A", "B", "C"]
 MACS = {"A": "02:00:00:00:00:0a", "B": "02:00:00:00:00:0b", "C": "02:00:00:00:00:0c"}
-
-
-def sh(cmd, check=True):
-    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
 
 
 def ifaces():

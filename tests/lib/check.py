@@ -8,7 +8,10 @@
     ...
     finish("name")   # prints "name: N failed", exits 1 on any failure, else 0
 """
+import json
+import re
 import struct
+import subprocess
 import sys
 
 failures = []
@@ -73,3 +76,23 @@ def write_pcap(path, frames, nano=False, snaplen=65535):
             fr = fr[:snaplen]
             f.write(struct.pack("<IIII", t // 10**9, frac, len(fr), wire))
             f.write(fr)
+
+
+def sh(cmd, check=True):
+    """A shell command's stdout (for ip, tc, bridge, sysctl in the topology tests)."""
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout
+
+
+def kernel_drops(ifaces, qdisc_dev=None):
+    """Every drop the kernel counts on the path: {"tbf": the qdisc's on qdisc_dev (tc -s),
+    iface: rx + tx dropped (ip -s link) for each interface that dropped anything}."""
+    drops = {}
+    if qdisc_dev:
+        q = sh(f"tc -s qdisc show dev {qdisc_dev}")
+        drops["tbf"] = sum(int(x) for x in re.findall(r"dropped (\d+)", q))
+    for i in ifaces:
+        st = json.loads(sh(f"ip -s -j link show {i}"))[0]["stats64"]
+        d = st["rx"]["dropped"] + st["tx"]["dropped"]
+        if d:
+            drops[i] = d
+    return drops
