@@ -20,16 +20,12 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 A, B = "rp9dp0", "rp9dp1"
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 def sh(cmd, check=True):
@@ -54,13 +50,8 @@ def teardown():
 
 
 def pcap_frames(path):
-    data = open(path, "rb").read()
-    off, out = 24, []
-    while off + 16 <= len(data):
-        _, _, caplen, wire = struct.unpack("<IIII", data[off:off + 16])
-        out.append((wire, data[off + 16:off + 16 + caplen]))
-        off += 16 + caplen
-    return out
+    """(wire length, captured bytes) of each record (tests/lib/check.py reads the file)."""
+    return [(w, b) for _, b, w in read_pcap(path)["recs"]]
 
 
 def case_capture(tmp):
@@ -137,5 +128,4 @@ try:
         {"capture": case_capture, "run": case_run}[CASE](tmp)
 finally:
     teardown()
-print(f"{CASE}: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish(CASE)

@@ -36,48 +36,21 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap, write_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 MKSAMPLE = sys.argv[2]
 TSHARK = shutil.which("tshark")
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 # ---- pcap files ----
 
-def write_pcap(path, frames):
-    """Microsecond pcap, the way most tools write it; net_pcap replays it."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000, i, len(fr), len(fr)))
-            f.write(fr)
-
-
-def read_pcap(path):
-    """[(ts_ns, caplen bytes, wire len)]; fails on a record cut short."""
-    data = open(path, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    if magic not in (0xA1B2C3D4, 0xA1B23C4D):
-        raise ValueError(f"{path}: not a little-endian pcap (magic {magic:#x})")
-    scale = 1 if magic == 0xA1B23C4D else 1000
-    snaplen, linktype = struct.unpack("<II", data[16:24])
-    off, recs = 24, []
-    while off < len(data):
-        if off + 16 > len(data):
-            raise ValueError(f"{path}: record header cut at byte {off}")
-        sec, frac, caplen, wire = struct.unpack("<IIII", data[off:off + 16])
-        if off + 16 + caplen > len(data):
-            raise ValueError(f"{path}: record data cut at byte {off}")
-        recs.append((sec * 10**9 + frac * scale, data[off + 16:off + 16 + caplen], wire))
-        off += 16 + caplen
-    return {"nano": magic == 0xA1B23C4D, "snaplen": snaplen, "linktype": linktype, "recs": recs}
+def write_pcap_us(path, frames):
+    """Microsecond pcap, one microsecond apart from 1700000000 s, as most tools write it
+    (net_pcap replays it); tests/lib/check.py writes it."""
+    write_pcap(path, [(1700000000 * 10**9 + i * 1000, fr) for i, fr in enumerate(frames)])
 
 
 # ---- frames ----
@@ -418,7 +391,7 @@ def case_sigint(tmp, frames):
     """Data frames only, sampled 1 in 2000, so tshark reads the file in a
     second or two."""
     inp, out = os.path.join(tmp, "data.pcap"), os.path.join(tmp, "sigint.pcap")
-    write_pcap(inp, [b for b in frames if not is_control(b)])
+    write_pcap_us(inp, [b for b in frames if not is_control(b)])
     j, recs = interrupt(inp, out, signal.SIGINT, 2.0, "--sample", "2000")
     if recs is not None:
         readable(out, len(recs), "SIGINT")
@@ -476,7 +449,7 @@ def main():
         case_all(tmp)
         inp = os.path.join(tmp, "mix.pcap")
         frames = synthetic()
-        write_pcap(inp, frames)
+        write_pcap_us(inp, frames)
         learn(inp)
         c = kind_counts(frames)
         print(f"      synthetic input: {len(frames)} frames {c}")
@@ -497,10 +470,7 @@ def main():
         case_sigterm_tiny_ring(tmp, inp)
         case_bad_input(tmp, inp)
         case_disk_full(inp)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        sys.exit(1)
-    print("all capture checks passed")
+    finish("capture")
 
 
 main()

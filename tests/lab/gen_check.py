@@ -19,16 +19,12 @@ import struct
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 CASE = sys.argv[2]
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def gen(profile_text, tmp, *args):
@@ -47,16 +43,8 @@ def decode(pcap):
 
 
 def pcap_times(pcap):
-    """Frame timestamps in ns (nanosecond pcap, as net_pcap writes it)."""
-    data = open(pcap, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    scale = 1 if magic == 0xA1B23C4D else 1000
-    off, times = 24, []
-    while off + 16 <= len(data):
-        sec, frac, caplen, _ = struct.unpack("<IIII", data[off:off + 16])
-        times.append(sec * 10**9 + frac * scale)
-        off += 16 + caplen
-    return times
+    """Frame timestamps in ns (tests/lib/check.py reads the file)."""
+    return [t for t, _, _ in read_pcap(pcap)["recs"]]
 
 
 HOSTS = """hosts:
@@ -359,5 +347,4 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         sys.exit(f"unknown case {CASE}")
 
-print(f"{CASE}: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish(CASE)

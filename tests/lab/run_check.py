@@ -24,15 +24,11 @@ import struct
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
-failures = []
 
-
-def expect(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def profile(impair="{}", messages=10001, extra=""):
@@ -58,14 +54,8 @@ def run(tmp, text, *args):
 
 
 def pcap_frames(path):
-    """(ts_ns, frame bytes) of a nanosecond pcap."""
-    data = open(path, "rb").read()
-    off, out = 24, []
-    while off + 16 <= len(data):
-        sec, nsec, caplen, _ = struct.unpack("<IIII", data[off:off + 16])
-        out.append((sec * 10**9 + nsec, data[off + 16:off + 16 + caplen]))
-        off += 16 + caplen
-    return out
+    """(ts_ns, frame bytes) of each record (tests/lib/check.py reads the file)."""
+    return [(t, b) for t, b, _ in read_pcap(path)["recs"]]
 
 
 def cnps_by_rule(frames, interval=50000):
@@ -235,5 +225,4 @@ def case_sigint(tmp):
 with tempfile.TemporaryDirectory() as tmp:
     {"sigint": case_sigint, "loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
      "misdelivered": case_misdelivered}[CASE](tmp)
-print(f"{CASE}: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish(CASE)
