@@ -23,7 +23,7 @@ if [ -z "${BUILD_DIR:-}" ]; then
 fi
 roceprobe=$BUILD_DIR/app/roceprobe
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" /var/run/dpdk/rpcapbench$$' EXIT  # testpmd leaves its runtime dir
 
 # 4096 frames: RoCEv2 SEND ONLY carrying 24 B (82 B) or 68 B (126 B), with an
 # ACK, a CNP and a CE-marked frame now and then.

@@ -9,7 +9,7 @@ runs=${RUNS:-3}
 secs=${SECS:-3}
 tools/build.sh
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" /var/run/dpdk/rpbench$$' EXIT  # testpmd leaves its runtime dir
 
 # The input: 4096 RoCEv2 frames of one flow over 8 QPs, 256 B payload with probes, made by gen.
 profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow

@@ -11,7 +11,7 @@ secs=${SECS:-3}
 frame=82
 tools/build.sh
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" /var/run/dpdk/rpbench$$' EXIT  # testpmd leaves its runtime dir
 
 cat > "$tmp/bench.yaml" <<YAML
 name: tx-bench
