@@ -118,8 +118,3 @@ int rp_cli_outdir_check(const char *cmd, const char *dir, bool force)
 	return rp_outdir_check(dir, force, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
 }
 
-int rp_cli_out_parents(const char *cmd, const char *file)
-{
-	char err[4600];
-	return rp_outdir_mkparents(file, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
-}

@@ -46,8 +46,6 @@ int rp_cli_uint(const char *cmd, const char *flag, const char *arg, uint64_t min
 int rp_cli_outdir(const char *cmd, const char *dir, bool force);
 /* Only the refusal of rp_cli_outdir, nothing made: before a slow setup. */
 int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
-/* The parent directories of an output file (-w FILE, tx_pcap=FILE) made. */
-int rp_cli_out_parents(const char *cmd, const char *file);
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);

@@ -50,16 +50,17 @@ static int parse_args(int argc, char **argv, struct cluster_opts *o)
 	};
 	*o = (struct cluster_opts){.rounds = 50};
 	int c;
-	char *end;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jr:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
-		case 'r':
-			o->rounds = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || o->rounds < 1 || o->rounds > 100000)
-				return rp_cli_error("cluster", "--rounds: expected 1..100000, got '%s'", optarg);
+		case 'r': {
+			uint64_t v;
+			if (rp_cli_uint("cluster", "--rounds", optarg, 1, 100000, &v))
+				return RP_EXIT_USAGE;
+			o->rounds = (unsigned long)v;
 			break;
+		}
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("cluster", "bad option (try 'roceprobe cluster --help')");
 		}

@@ -239,7 +239,7 @@ int rp_cmd_gen(int argc, char **argv)
 	else
 		report_text(&r);
 	fflush(stdout);
-	rp_session_warn_rates(&r, stderr);
+	rp_session_warn_rates(&r, stderr, NULL);
 	rp_session_close(&r);
 	return RP_EXIT_OK;
 }

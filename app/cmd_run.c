@@ -129,7 +129,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'e': o->eal = optarg; break;
 		case 'c': o->capture = true; break;
-		case 'n': rc = rp_cli_uint("run", "--snaplen", optarg, 64, RP_CAPTURE_SNAPLEN_MAX, &v); o->snaplen = (unsigned)v; break;
+		case 'n': rc = rp_cli_snaplen("run", optarg, &o->snaplen); break;
 		case 'f': rc = parse_filter(optarg, &o->filter); break;
 		case 'S': rc = rp_cli_uint("run", "--sample", optarg, 1, 1000000, &v); o->sample = (unsigned)v; break;
 		case 'b': rc = rp_cli_uint("run", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
@@ -272,15 +272,14 @@ static json_t *ports_env_json(const struct run *r)
 		const struct rp_dp_txport *tp = &r->s.tx[i];
 		const struct rp_dp_rxport *rp = &r->rx.ports[tp->index];
 		json_array_append_new(
-			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node",
+			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
 					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
 					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
 					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
 					 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_unsent", (json_int_t)tp->tx_unsent,
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
 					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
-					 "pause_xstats", xstats_json(r, i)));
-		json_object_set_new(json_array_get(ports, json_array_size(ports) - 1), "neigh", rp_session_neigh_json(tp));
+					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp)));
 	}
 	return ports;
 }
@@ -442,10 +441,7 @@ static void summary(FILE *f, const struct run *r)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
 			   "misroutes\n", misdelivered);
-	if (rp_session_warn_rates(&r->s, NULL) > 0) {
-		fputc('\n', f);
-		rp_session_warn_rates(&r->s, f);
-	}
+	rp_session_warn_rates(&r->s, f, "\n");
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
 			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
@@ -467,7 +463,7 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 	summary(stdout, r);
 	printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
 	fflush(stdout);
-	rp_session_warn_rates(&r->s, stderr);
+	rp_session_warn_rates(&r->s, stderr, NULL);
 	return 0;
 }
 
@@ -704,7 +700,7 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_summary(&r, &o);
 	else if (rc == 0)
-		rp_session_warn_rates(&r.s, stderr);
+		rp_session_warn_rates(&r.s, stderr, NULL);
 	cleanup(&r);
 	free(text);
 	return rc;

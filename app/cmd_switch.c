@@ -265,7 +265,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		o->max_frame_given = true;
 		return 0;
 	case 'F': return 0; /* --profile: read first (load_fabric) */
-	case 'd': return rp_cli_duration("switch", "--duration", arg, 1e9, &o->duration_s);
+	case 'd': return rp_cli_duration(CMD, "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
 		if (rp_cli_uint(CMD, "--cpu", arg, 0, CPU_SETSIZE - 1, &v))

@@ -353,7 +353,7 @@ static void short_cause(const struct rp_session *s, const struct rp_dp_txport *t
 				 "lcore %u: try --lcores or a free core with --eal \"-l N\")", on_lcore, tp->lcore);
 }
 
-unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out)
+unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out, const char *before)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < s->nports; i++) {
@@ -367,6 +367,8 @@ unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out)
 				continue;
 			char cause[256];
 			short_cause(s, tp, f, want, cause, sizeof(cause));
+			if (out && n == 0 && before)
+				fputs(before, out);
 			if (out)
 				fprintf(out,
 					"roceprobe %s: warning: flow %u (%s -> %s) reached %.3f of %.3f Gbit/s (%.1f%% "

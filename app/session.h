@@ -70,8 +70,9 @@ uint64_t rp_flow_active_ns(const struct rp_source_flow_stats *st);
 double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow_stats *st);
 /* One line on f per RDMA flow whose active rate fell more than 1% short of
  * its plan (the rate, times the duty cycle of bursts or phases), with the
- * likely cause; returns how many. */
-unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f);
+ * likely cause (f NULL: only counted), before (may be NULL) printed ahead of
+ * the first; returns how many. */
+unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f, const char *before);
 const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
 
 /* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md). */

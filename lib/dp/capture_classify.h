@@ -13,31 +13,31 @@
 #include "wire/classify.h"
 #include "wire/ext.h"
 
-#define AETH_SYNDROME_NAK 3u /* syndrome bits 7..5 */
-
 struct cls {
 	enum rp_capture_kind kind;
 	bool ce;
 	bool neigh; /* ARP, or ICMPv6 NS/NA: kept by every filter, like control frames */
 };
 
+/* One walk per question, each question once: MAC control, else RoCEv2 (its
+ * BTH found once), else ARP/ND (which can be neither). The kinds are
+ * rp_cls_kind's, with NAKs (an ACK whose AETH syndrome bits 7..5 are 011) apart. */
 static inline struct cls classify(const uint8_t *b, uint32_t len)
 {
-	struct cls c = {RP_CAPK_OTHER, rp_cls_ce(b, len), rp_cls_is_arp(b, len) || rp_cls_is_nd(b, len)};
-	switch (rp_cls_kind(b, len)) {
-	case RP_KIND_PFC: c.kind = RP_CAPK_PFC; break;
-	case RP_KIND_PAUSE: c.kind = RP_CAPK_PAUSE; break;
-	case RP_KIND_CNP: c.kind = RP_CAPK_CNP; break;
-	case RP_KIND_ROCE: {
-		size_t bth = rp_cls_bth(b, len);
-		c.kind = b[bth] == RP_OP_RC_ACK && len - bth >= RP_BTH_LEN + RP_AETH_LEN &&
-				 (b[bth + RP_BTH_LEN] >> 5) == AETH_SYNDROME_NAK
-			 ? RP_CAPK_NAK
-			 : RP_CAPK_ROCE;
-		break;
+	struct cls c = {RP_CAPK_OTHER, rp_cls_ce(b, len), false};
+	int op = rp_cls_macctl_op(b, len);
+	if (op >= 0) {
+		c.kind = op == RP_MACCTL_OP_PFC ? RP_CAPK_PFC : op == RP_MACCTL_OP_PAUSE ? RP_CAPK_PAUSE : RP_CAPK_OTHER;
+		return c;
 	}
-	default: break;
+	size_t bth = rp_cls_bth(b, len);
+	if (bth) {
+		bool nak = b[bth] == RP_OP_RC_ACK && len - bth >= RP_BTH_LEN + RP_AETH_LEN &&
+			   (b[bth + RP_BTH_LEN] >> 5) == RP_AETH_NAK;
+		c.kind = b[bth] == RP_OP_CNP ? RP_CAPK_CNP : nak ? RP_CAPK_NAK : RP_CAPK_ROCE;
+		return c;
 	}
+	c.neigh = rp_cls_is_arp(b, len) || rp_cls_is_nd(b, len);
 	return c;
 }
 

@@ -33,12 +33,13 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		uint16_t len = rte_pktmbuf_data_len(rx[i]);
 		struct rp_macctl m;
 		struct rp_neigh_rx nr;
-		size_t op_off;
+		size_t l3 = 0;
+		uint16_t et = rp_cls_ethertype(b, len, &l3); /* read once: what follows asks by it */
 		/* ARP/ND is answered here, between two TX bursts of the same lcore,
 		 * like the RoCE responder's replies: pacing only sees a burst later. */
-		if (rp_dp_neigh_frame(tp, b, len, cap, now_ns, &nr))
+		if ((et == RP_ETHERTYPE_ARP || et == RP_ETHERTYPE_IPV6) && rp_dp_neigh_frame(tp, b, len, cap, now_ns, &nr))
 			continue;
-		if (rp_cls_macctl(b, len, &op_off) && rp_macctl_parse(b + op_off, len - op_off, &m) == 0) {
+		if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2 && rp_macctl_parse(b + l3, len - l3, &m) == 0) {
 			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;
 			tp->rx_pause += m.opcode == RP_MACCTL_OP_PAUSE;
 			rp_pause_rx(&tp->pause, now_ns, &m);

@@ -88,6 +88,46 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 	return -1;
 }
 
+static uint64_t mac48(const uint8_t m[6])
+{
+	return (uint64_t)m[0] << 40 | (uint64_t)m[1] << 32 | (uint64_t)m[2] << 24 | (uint64_t)m[3] << 16 |
+	       (uint64_t)m[4] << 8 | m[5];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Hosts' MACs are distinct (the profile checks), and at most RP_MAX_HOSTS fit in 16 bits. */
+static uint64_t *mac_index_build(const struct rp_profile *prof)
+{
+	uint64_t *ix = malloc((prof->nhosts ? prof->nhosts : 1) * sizeof(*ix));
+	for (size_t h = 0; ix && h < prof->nhosts; h++)
+		ix[h] = mac48(prof->hosts[h].mac) << 16 | h;
+	if (ix)
+		qsort(ix, prof->nhosts, sizeof(*ix), cmp_u64);
+	return ix;
+}
+
+int rp_lab_host_by_mac(const struct rp_lab *lab, const uint8_t mac[6])
+{
+	uint64_t key = mac48(mac);
+	size_t lo = 0, hi = lab->nhosts;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t k = lab->mac_index[mid] >> 16;
+		if (k == key)
+			return (int)(lab->mac_index[mid] & 0xFFFF);
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen)
 {
@@ -111,7 +151,8 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 	rp_evq_init(&lab->q);
 	rp_pool_init(&lab->pool, slot_size(lab));
 	lab->hosts = calloc(lab->nhosts, sizeof(*lab->hosts));
-	if (!lab->hosts) {
+	lab->mac_index = mac_index_build(prof);
+	if (!lab->hosts || !lab->mac_index) {
 		snprintf(err, errlen, "out of memory");
 		rp_lab_destroy(lab);
 		return NULL;
@@ -128,6 +169,7 @@ void rp_lab_destroy(struct rp_lab *lab)
 	if (!lab)
 		return;
 	rp_lab_hosts_free(lab);
+	free(lab->mac_index);
 	rp_lab_topo_free(lab);
 	rp_acct_destroy(lab->acct);
 	rp_acct_cfg_free(&lab->acfg);

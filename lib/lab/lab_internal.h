@@ -77,6 +77,9 @@ struct rp_lab_host {
 	uint64_t paused_starts; /* wakes that found data held back by PFC */
 };
 
+/* The host a destination MAC belongs to, or -1 (a binary search, not a scan). */
+int rp_lab_host_by_mac(const struct rp_lab *lab, const uint8_t mac[6]);
+
 struct rp_lab {
 	const struct rp_profile *prof;
 	const struct rp_plan *plan;
@@ -86,6 +89,7 @@ struct rp_lab {
 	struct rp_pool pool;
 	size_t nhosts;
 	struct rp_lab_host *hosts;
+	uint64_t *mac_index;  /* [nhosts] (MAC << 16 | host), sorted: a frame's destination host */
 	unsigned nsw;
 	struct rp_lab_switch *sw;
 	struct rp_acct_cfg acfg;

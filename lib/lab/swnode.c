@@ -39,13 +39,9 @@ static void watch_congestion(struct rp_lab *lab, unsigned s, const struct rp_swi
  * (wherever in the fabric it died), on its priority. */
 static void note_drop(struct rp_lab *lab, const uint8_t *b, size_t len, const struct rp_switch_rx *rx)
 {
-	if (len < 6 || rx->drop == RP_DROP_MALFORMED)
-		return;
-	for (size_t h = 0; h < lab->nhosts; h++)
-		if (memcmp(lab->prof->hosts[h].mac, b, 6) == 0) {
-			rp_acct_add_drops(lab->acct, (unsigned)h, rx->tc, 1);
-			return;
-		}
+	int h = len >= 6 && rx->drop != RP_DROP_MALFORMED ? rp_lab_host_by_mac(lab, b) : -1;
+	if (h >= 0)
+		rp_acct_add_drops(lab->acct, (unsigned)h, rx->tc, 1);
 }
 
 void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot)

@@ -21,10 +21,7 @@ static uint64_t series_bins(const struct rp_lab *lab)
  * this switch's ports as the topology placed them. */
 static void switch_cfg(const struct rp_lab *lab, const struct rp_lab_switch *s, struct rp_switch_cfg *c)
 {
-	static struct rp_fabric_switch fs;
-	memset(&fs, 0, sizeof(fs));
-	fs.index = (unsigned)(s - lab->sw);
-	fs.nports = s->nports;
+	struct rp_fabric_switch fs = {.index = (unsigned)(s - lab->sw), .nports = s->nports};
 	for (unsigned p = 0; p < s->nports; p++) {
 		fs.rate_bps[p] = s->port[p].rate_bps;
 		fs.prop_ns[p] = s->port[p].prop_ns;

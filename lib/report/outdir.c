@@ -67,7 +67,7 @@ static const char *const outputs[] = {
 	"goodput.png", "point-[0-9]*",
 };
 
-bool rp_outdir_is_output(const char *name)
+static bool is_output(const char *name)
 {
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
 		if (fnmatch(outputs[i], name, 0) == 0)
@@ -86,7 +86,7 @@ static int clear_outputs(const char *dir, int depth, char *err, size_t errlen)
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		char path[4096];
 		struct stat st;
-		if (!rp_outdir_is_output(e->d_name))
+		if (!is_output(e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (lstat(path, &st) != 0)

@@ -14,8 +14,6 @@
 int rp_outdir_mkdirs(const char *dir, char *err, size_t errlen);
 /* mkdir -p the directory part of file (nothing for a bare name). 0 or -1. */
 int rp_outdir_mkparents(const char *file, char *err, size_t errlen);
-/* True for the names roceprobe and tools/plot write into a result directory. */
-bool rp_outdir_is_output(const char *name);
 /* Makes dir (and its parents) ready for a new run: created when missing;
  * when it holds anything, refused (-1, err says to use --force or another
  * directory) unless force, in which case every roceprobe output in it is

@@ -18,107 +18,123 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The pair index of every flow (pairs numbered in order of first appearance). */
-static size_t number_pairs(const struct rp_acct *a, size_t *pair_of, struct rp_pair_result *pairs)
+/* A flow's place in the sort that groups flows by pair. */
+struct flow_key {
+	char src[RP_ACCT_NAME_MAX], dst[RP_ACCT_NAME_MAX];
+	size_t flow;
+};
+
+static int cmp_key(const void *x, const void *y)
 {
-	size_t np = 0, nf = rp_acct_nflows(a);
+	const struct flow_key *a = x, *b = y;
+	int c = strcmp(a->src, b->src);
+	c = c ? c : strcmp(a->dst, b->dst);
+	return c ? c : (a->flow > b->flow) - (a->flow < b->flow);
+}
+
+struct pair_set {
+	struct rp_pair_result *rows; /* in order of first appearance among the flows */
+	unsigned *flags;             /* rp_pair_flag bits, by row */
+	size_t n;
+	double good, late, loss;     /* the median pair's goodput, p99 and loss % */
+};
+
+static int cmp_first(const void *x, const void *y)
+{
+	const size_t *a = x, *b = y; /* [first flow, row] */
+	return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* One sort groups the flows by pair (no scan of every pair per flow), one
+ * scratch histogram merges each pair's latencies in turn. */
+static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow_key *k, size_t nf,
+		       struct rp_pair_result *tmp, size_t *first)
+{
+	struct rp_hist *h = malloc(sizeof(*h));
 	for (size_t i = 0; i < nf; i++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(a, i, &r);
-		size_t p = 0;
-		while (p < np && (strcmp(pairs[p].src, r.src) || strcmp(pairs[p].dst, r.dst)))
-			p++;
-		if (p == np) {
-			memset(&pairs[np], 0, sizeof(pairs[np]));
-			memcpy(pairs[np].src, r.src, sizeof(r.src));
-			memcpy(pairs[np].dst, r.dst, sizeof(r.dst));
-			np++;
-		}
-		pair_of[i] = p;
-		struct rp_pair_result *q = &pairs[p];
-		q->flows++;
-		q->tx_packets += r.tx_packets;
-		q->rx_packets += r.rx_packets;
-		q->lost += r.lost;
-		q->goodput_gbps += r.goodput_active_gbps;
+		memcpy(k[i].src, r.src, sizeof(r.src));
+		memcpy(k[i].dst, r.dst, sizeof(r.dst));
+		k[i].flow = i;
 	}
-	return np;
-}
-
-/* The median goodput and p99 over the pairs (for the outliers' ratios). */
-static void medians(const struct rp_pair_result *p, size_t n, double *good, double *late)
-{
-	double *v = malloc((n ? n : 1) * sizeof(*v));
-	*good = *late = 0;
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		v[i] = p[i].goodput_gbps;
-	*good = median(v, n);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (double)p[i].p99_ns;
-	*late = median(v, n);
-	free(v);
-}
-
-/* Each pair against the median pair (nothing stands out among fewer than two). */
-static void flag_outliers(const struct rp_pair_result *p, size_t n, unsigned *flags)
-{
-	double good, late, loss = 0, *v = malloc((n ? n : 1) * sizeof(*v));
-	medians(p, n, &good, &late);
-	for (size_t i = 0; v && i < n; i++)
-		v[i] = p[i].loss_pct;
-	if (v)
-		loss = median(v, n);
-	free(v);
-	for (size_t i = 0; i < n && n > 1; i++) {
-		flags[i] = 0;
-		if (p[i].goodput_gbps < 0.9 * good)
-			flags[i] |= RP_PAIR_SLOW;
-		if ((double)p[i].p99_ns > 2 * late && late > 0)
-			flags[i] |= RP_PAIR_LATE;
-		if (p[i].lost && p[i].loss_pct > 2 * loss)
-			flags[i] |= RP_PAIR_LOSSY;
-	}
-}
-
-size_t rp_report_pair_results(const struct rp_acct *a, struct rp_pair_result **out, unsigned **flags)
-{
-	size_t nf = rp_acct_nflows(a);
-	size_t *pair_of = malloc((nf ? nf : 1) * sizeof(*pair_of));
-	struct rp_pair_result *pairs = calloc(nf ? nf : 1, sizeof(*pairs));
-	struct rp_hist *h = malloc(sizeof(*h));
-	unsigned *fl = calloc(nf ? nf : 1, sizeof(*fl));
-	*out = NULL;
-	if (flags)
-		*flags = NULL;
-	if (!pair_of || !pairs || !h || !fl) {
-		free(pair_of), free(pairs), free(h), free(fl);
-		return 0;
-	}
-	size_t np = number_pairs(a, pair_of, pairs);
-	/* One scratch histogram, pair after pair: nothing per pair but its row. */
-	for (size_t p = 0; p < np; p++) {
+	qsort(k, nf, sizeof(*k), cmp_key);
+	for (size_t i = 0; h && i < nf;) {
+		struct rp_pair_result *q = &tmp[ps->n];
+		*q = (struct rp_pair_result){0};
+		memcpy(q->src, k[i].src, sizeof(q->src));
+		memcpy(q->dst, k[i].dst, sizeof(q->dst));
+		first[2 * ps->n] = k[i].flow; /* the group's smallest flow index: sorted last by flow */
+		first[2 * ps->n + 1] = ps->n;
 		rp_hist_init(h);
-		for (size_t i = 0; i < nf; i++)
-			if (pair_of[i] == p)
-				rp_hist_merge(h, rp_acct_flow_latency(a, i));
+		for (; i < nf && !strcmp(k[i].src, q->src) && !strcmp(k[i].dst, q->dst); i++) {
+			struct rp_acct_flow_result r;
+			rp_acct_flow(a, k[i].flow, &r);
+			q->flows++;
+			q->tx_packets += r.tx_packets;
+			q->rx_packets += r.rx_packets;
+			q->lost += r.lost;
+			q->goodput_gbps += r.goodput_active_gbps;
+			rp_hist_merge(h, rp_acct_flow_latency(a, k[i].flow));
+		}
 		struct rp_hist_summary s;
 		rp_hist_summarize(h, &s);
-		pairs[p].p50_ns = s.pct[RP_P50];
-		pairs[p].p99_ns = s.pct[RP_P99];
-		pairs[p].max_ns = s.max;
-		pairs[p].loss_pct = pairs[p].tx_packets ? 100.0 * (double)pairs[p].lost / (double)pairs[p].tx_packets : 0;
+		q->p50_ns = s.pct[RP_P50];
+		q->p99_ns = s.pct[RP_P99];
+		q->max_ns = s.max;
+		q->loss_pct = q->tx_packets ? 100.0 * (double)q->lost / (double)q->tx_packets : 0;
+		ps->n++;
 	}
-	flag_outliers(pairs, np, fl);
-	free(pair_of);
 	free(h);
-	*out = pairs;
-	if (flags)
-		*flags = fl;
-	else
-		free(fl);
-	return np;
+	qsort(first, ps->n, 2 * sizeof(*first), cmp_first);
+	for (size_t r = 0; r < ps->n; r++)
+		ps->rows[r] = tmp[first[2 * r + 1]];
+}
+
+/* The medians once, then each pair against them (nothing stands out among
+ * fewer than two pairs). */
+static void flag_outliers(struct pair_set *ps)
+{
+	double *v = malloc((ps->n ? ps->n : 1) * sizeof(*v));
+	for (size_t i = 0; v && i < ps->n; i++)
+		v[i] = ps->rows[i].goodput_gbps;
+	ps->good = v ? median(v, ps->n) : 0;
+	for (size_t i = 0; v && i < ps->n; i++)
+		v[i] = (double)ps->rows[i].p99_ns;
+	ps->late = v ? median(v, ps->n) : 0;
+	for (size_t i = 0; v && i < ps->n; i++)
+		v[i] = ps->rows[i].loss_pct;
+	ps->loss = v ? median(v, ps->n) : 0;
+	free(v);
+	for (size_t i = 0; i < ps->n && ps->n > 1; i++) {
+		const struct rp_pair_result *p = &ps->rows[i];
+		ps->flags[i] = (p->goodput_gbps < 0.9 * ps->good ? RP_PAIR_SLOW : 0) |
+			       ((double)p->p99_ns > 2 * ps->late && ps->late > 0 ? RP_PAIR_LATE : 0) |
+			       (p->lost && p->loss_pct > 2 * ps->loss ? RP_PAIR_LOSSY : 0);
+	}
+}
+
+static void pair_set_free(struct pair_set *ps)
+{
+	free(ps->rows);
+	free(ps->flags);
+}
+
+/* Every pair of a's flows, flagged; an empty set when out of memory. */
+static void pair_set_build(const struct rp_acct *a, struct pair_set *ps)
+{
+	size_t nf = rp_acct_nflows(a), m = nf ? nf : 1;
+	struct flow_key *k = malloc(m * sizeof(*k));
+	struct rp_pair_result *tmp = malloc(m * sizeof(*tmp));
+	size_t *first = malloc(2 * m * sizeof(*first));
+	*ps = (struct pair_set){.rows = calloc(m, sizeof(*ps->rows)), .flags = calloc(m, sizeof(*ps->flags))};
+	if (k && tmp && first && ps->rows && ps->flags) {
+		rows_build(a, ps, k, nf, tmp, first);
+		flag_outliers(ps);
+	}
+	free(k);
+	free(tmp);
+	free(first);
 }
 
 static double ratio(double x, double med)
@@ -128,11 +144,12 @@ static double ratio(double x, double med)
 
 json_t *rp_report_pairs(const struct rp_acct *a)
 {
-	struct rp_pair_result *p;
-	unsigned *fl;
-	size_t n = rp_report_pair_results(a, &p, &fl);
-	double good, late;
-	medians(p, n, &good, &late);
+	struct pair_set ps;
+	pair_set_build(a, &ps);
+	const struct rp_pair_result *p = ps.rows;
+	const unsigned *fl = ps.flags;
+	size_t n = ps.n;
+	double good = ps.good, late = ps.late;
 	json_t *rows = json_array(), *out = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
@@ -155,18 +172,18 @@ json_t *rp_report_pairs(const struct rp_acct *a)
 						     why, "goodput_vs_median", ratio(p[i].goodput_gbps, good),
 						     "p99_vs_median", ratio((double)p[i].p99_ns, late)));
 	}
-	free(p);
-	free(fl);
+	pair_set_free(&ps);
 	return json_pack("{s:o, s:o}", "rows", rows, "outliers", out);
 }
 
 void rp_report_print_pairs(FILE *f, const struct rp_acct *a, size_t max_rows)
 {
-	struct rp_pair_result *p;
-	unsigned *fl;
-	size_t n = rp_report_pair_results(a, &p, &fl), shown = 0, flagged = 0;
-	double good, late;
-	medians(p, n, &good, &late);
+	struct pair_set ps;
+	pair_set_build(a, &ps);
+	const struct rp_pair_result *p = ps.rows;
+	const unsigned *fl = ps.flags;
+	size_t n = ps.n, shown = 0, flagged = 0;
+	double good = ps.good, late = ps.late;
 	for (size_t i = 0; i < n; i++)
 		flagged += fl[i] != 0;
 	if (n > 1 && !flagged)
@@ -188,6 +205,5 @@ void rp_report_print_pairs(FILE *f, const struct rp_acct *a, size_t max_rows)
 	}
 	if (flagged > shown)
 		fprintf(f, "  ... %zu more in result.json (\"pairs\".\"outliers\")\n", flagged - shown);
-	free(p);
-	free(fl);
+	pair_set_free(&ps);
 }

@@ -26,9 +26,6 @@ enum rp_pair_flag {
 	RP_PAIR_LOSSY = 4,  /* loses, and more than twice the median pair's loss % */
 };
 
-/* Every pair, in order of first appearance among the flows; *out malloc'd.
- * flags[i] (malloc'd too, may be NULL in the call) holds rp_pair_flag bits. */
-size_t rp_report_pair_results(const struct rp_acct *a, struct rp_pair_result **out, unsigned **flags);
 /* {"rows":[{src,dst,flows,tx_packets,rx_packets,lost,loss_pct,goodput_gbps,p50_ns,p99_ns,max_ns}],
  *  "outliers":[{src,dst,why:[slow|late|lossy],goodput_vs_median,p99_vs_median}]} */
 json_t *rp_report_pairs(const struct rp_acct *a);

@@ -375,12 +375,9 @@ static bool is_response_opcode(uint8_t op)
  * port (a loopback, a misrouting fabric) was not received by anyone. */
 static bool at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl)
 {
-	static const uint8_t zero[6];
-	if (!a->cfg.dst_port_check)
-		return true;
 	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
 		return false;
-	return !memcmp(fl->cfg.dst_mac, zero, 6) || !memcmp(fl->cfg.dst_mac, a->f.eth.dst, 6);
+	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, a->f.eth.dst, 6);
 }
 
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
@@ -397,7 +394,7 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		a->unmatched++;
 		return RP_RX_OTHER;
 	}
-	if (!at_destination(a, p, &a->flows[s->flow])) {
+	if (a->cfg.dst_port_check && !at_destination(a, p, &a->flows[s->flow])) {
 		a->flows[s->flow].r.misdelivered++;
 		if (p) {
 			p->r.misdelivered++;

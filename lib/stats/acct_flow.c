@@ -42,6 +42,8 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 {
 	memset(fl, 0, sizeof(*fl));
 	fl->cfg = *cfg;
+	static const uint8_t zero[6];
+	fl->check_mac = memcmp(cfg->dst_mac, zero, sizeof(zero)) != 0;
 	if (fl->cfg.qps == 0)
 		fl->cfg.qps = 1;
 	if (a->cfg.seq_from_first)

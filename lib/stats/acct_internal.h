@@ -47,6 +47,7 @@ struct acct_flow {
 	bool probes;     /* a probe arrived */
 	bool probe_id;   /* discover: cfg.id is a probe flow id */
 	bool tx_known;
+	bool check_mac;   /* dst_port_check compares the frame's MAC (cfg.dst_mac is not all zero) */
 	uint64_t probeless_unique;
 	struct rp_hist *lat;
 	struct rp_hist *msg;

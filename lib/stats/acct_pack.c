@@ -429,15 +429,7 @@ static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
 	fl->r = r;
 	fl->tx_known = true;
-	/* like rp_hist_init + the samples: the buckets are copied, the rest as is */
-	struct rp_hist *lat = fl->lat;
-	uint64_t *b = lat->b;
-	memcpy(b, h->b, sizeof(lat->b));
-	lat->count = h->count;
-	lat->min = h->min;
-	lat->max = h->max;
-	lat->mean = h->mean;
-	lat->m2 = h->m2;
+	*fl->lat = *h; /* buckets and the exact count/min/max/mean/M2 */
 }
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)

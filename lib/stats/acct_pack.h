@@ -101,8 +101,8 @@
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow
- * id f's are [5f] tx packets, [5f+1] tx bytes, [5f+2] cnp_rx, [5f+3] acks,
- * [5f+4] naks. export zeroes the array first. */
+ * id f's are [6f] tx packets, [6f+1] tx bytes, [6f+2] cnp_rx, [6f+3] acks,
+ * [6f+4] naks, [6f+5] misdelivered. export zeroes the array first. */
 #define RP_ACCT_TX_FIELDS 6u
 void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
 /* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */

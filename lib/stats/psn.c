@@ -107,8 +107,7 @@ static void resend_or_late(struct rp_psn *p, uint32_t psn, struct rp_psn_event *
 {
 	if (p->resending && rp_psn_diff(p->resend_end, psn) >= 0)
 		p->resending = false; /* caught up: new packets from here */
-	bool in_episode = p->resending;
-	ev->resent = ev->verdict == RP_PSN_DUPLICATE || (in_episode && ev->verdict == RP_PSN_FILLED);
+	ev->resent = ev->verdict == RP_PSN_DUPLICATE || (p->resending && ev->verdict == RP_PSN_FILLED);
 	p->retransmissions += ev->resent;
 	p->reordered += ev->verdict == RP_PSN_FILLED && !ev->resent;
 }

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap  # noqa: E402
+from check import expect, finish, read_pcap, write_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 CASE = sys.argv[2]
@@ -28,13 +28,7 @@ CASE = sys.argv[2]
 
 
 def gen(profile_text, tmp, *args):
-    path = os.path.join(tmp, "p.yaml")
-    with open(path, "w") as f:
-        f.write(profile_text)
-    p = subprocess.run([ROCEPROBE, "gen", path, "--json", *args], capture_output=True, text=True, timeout=120)
-    if p.returncode != 0:
-        sys.exit(f"gen failed ({p.returncode}): {p.stderr.strip()}")
-    return json.loads(p.stdout)
+    return gen_err(profile_text, tmp, *args)[0]
 
 
 def decode(pcap):
@@ -133,11 +127,8 @@ def pacing(tmp, port, rate_g):
 def case_pfc(tmp):
     # One PFC frame: priority 3 paused for 65535 quanta = 33553920 ns at 1G.
     pfc = os.path.join(tmp, "pfc.pcap")
-    with open(pfc, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        frame = bytes.fromhex("0180c2000001" "020000000009" "8808" "0101" "0008") + struct.pack(">8H", 0, 0, 0, 65535, 0, 0, 0, 0)
-        frame += bytes(60 - len(frame))
-        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    frame = bytes.fromhex("0180c2000001" "020000000009" "8808" "0101" "0008") + struct.pack(">8H", 0, 0, 0, 65535, 0, 0, 0, 0)
+    write_pcap(pfc, [(0, frame + bytes(60 - len(frame)))])
     out = os.path.join(tmp, "gen.pcap")
     prof = "name: pfc\ndefaults: {speed: 1G, mtu: 1024, qps: 1, opcode: write, message_size: 1024}\n" + \
         HOSTS.format(port=f"net_pcap0,rx_pcap={pfc},tx_pcap={out}") + """traffic:
@@ -287,10 +278,7 @@ def case_cleanup(tmp):
     with open(long, "w") as f:
         f.write(open(prof).read().replace("messages: 1000", "duration: 60s"))
     pcap = os.path.join(tmp, "in.pcap")
-    with open(pcap, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        frame = bytes(60)
-        f.write(struct.pack("<IIII", 0, 0, len(frame), len(frame)) + frame)
+    write_pcap(pcap, [(0, bytes(60))])
     null = os.path.join(tmp, "null.yaml")
     with open(null, "w") as f:
         f.write("name: null\ndefaults: {speed: 10G, mtu: 1024}\n" + HOSTS.format(port="net_null0") +
