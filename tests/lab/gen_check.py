@@ -114,7 +114,7 @@ def pacing(tmp, port, rate_g):
     prof = "name: pacing\ndefaults: {speed: 100G, mtu: 1024, qps: 1}\n" + HOSTS.format(port=port) + f"""traffic:
   - {{name: p, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, rate: {rate_g}G, duration: 1s}}
 """
-    j, err = gen_err(prof, tmp)
+    j, err = steady(lambda: gen_err(prof, tmp))
     flow = j["flows"][0]
     got = flow["tx_gbps_l1"]
     expect("warning" not in err, f"{port}: no rate warning ({err.strip()[-200:]})")
@@ -185,6 +185,19 @@ def gen_err(profile_text, tmp, *args):
     return json.loads(p.stdout), p.stderr
 
 
+def steady(run, tries=3):
+    """A pacing answer needs a run the machine left alone. On a 2-core VM the
+    kernel can take the pinned TX lcore away for milliseconds; roceprobe then
+    warns "the TX lcore fell behind" and the rate is short. Such a run is tried
+    again (up to 3 times, each shortfall printed); a pacing bug fails them all."""
+    for i in range(tries):
+        j, err = run()
+        if "lcore fell behind" not in err:
+            return j, err
+        print(f"note: try {i + 1} of {tries}: {err.strip().splitlines()[-1][:160]}")
+    return j, err
+
+
 def case_active(tmp):
     # 4456 WRITE_ONLY frames (1098 B + 24 B layer 1 = 8976 bit) at 2 Gbit/s are 4488 ns
     # apart: the flow is active (4456 - 1) x 4488 = 19994040 ns of a 1 s run. Over its
@@ -192,7 +205,7 @@ def case_active(tmp):
     prof = "name: active\ndefaults: {speed: 100G, mtu: 1024, qps: 1}\n" + HOSTS.format(port="net_null0") + """traffic:
   - {name: p, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 1024, rate: 2G, messages: 4456}
 """
-    j, err = gen_err(prof, tmp, "--duration", "1")
+    j, err = steady(lambda: gen_err(prof, tmp, "--duration", "1"))
     f = j["flows"][0]
     expect(f["tx_packets"] == 4456, f"{f['tx_packets']} packets == 4456")
     expect(abs(f["active_ns"] - 19994040) < 19994040 * 0.02, f"active_ns {f['active_ns']} == 19994040 within 2%")
@@ -229,7 +242,7 @@ traffic:
     expect(f["active_gbps_l1"] < 0.95, f"achieved {f['active_gbps_l1']:.3f} of 1 Gbit/s: short")
     warn = [l for l in err.splitlines() if "warning: flow 0 " in l]
     expect(len(warn) == 1 and "PFC" in warn[0] and "priority 3 for 16.777 ms" in warn[0], f"one warning naming the pause: {warn}")
-    j, err = gen_err(base, tmp)
+    j, err = steady(lambda: gen_err(base, tmp))
     f = next(f for f in j["flows"] if f["kind"] == "rdma")
     expect(abs(f["active_gbps_l1"] - 1.0) < 0.01, f"without PFC: {f['active_gbps_l1']:.4f} Gbit/s, within 1% of 1")
     expect("warning" not in err, f"without PFC: no warning ({err.strip()[-200:]})")
