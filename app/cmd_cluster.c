@@ -117,7 +117,12 @@ static int bind_profile(const struct rp_cluster *c, const char *path, struct rp_
 {
 	char err[RP_PROFILE_ERR_LEN > RP_CLUSTER_ERR_LEN ? RP_PROFILE_ERR_LEN : RP_CLUSTER_ERR_LEN];
 	int rc = 0;
-	*p = rp_profile_load(path, NULL, err, sizeof(err));
+	struct rp_launch_rank *launch = calloc((size_t)c->size, sizeof(*launch));
+	if (launch)
+		rp_cluster_launch_ranks(c->ranks, (size_t)c->size, launch);
+	struct rp_profile_opts po = {.nranks = launch ? (size_t)c->size : 0, .ranks = launch};
+	*p = rp_profile_load(path, &po, err, sizeof(err));
+	free(launch);
 	if (!*p) {
 		rc = -1;
 	} else if (!(*host_rank = calloc((*p)->nhosts, sizeof(int)))) {

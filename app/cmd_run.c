@@ -25,6 +25,9 @@
 #include "stats/acct.h"
 #include "traffic/acct_cfg.h"
 #include "traffic/source.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
@@ -161,6 +164,7 @@ struct run {
 	time_t started;
 	/* Under mpirun/srun: this rank, the hosts it runs, its clock. */
 	struct rp_cluster cl;
+	struct rp_launch_rank *launch; /* [size]: what a host_template expands for */
 	bool *mine;          /* [nhosts]: this rank runs the host */
 	int *host_rank;      /* [nhosts] */
 	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
@@ -377,6 +381,32 @@ static json_t *capture_json(const struct run *r, const struct run_opts *o)
 	return files;
 }
 
+/* result.json's "hosts": every host's addresses as the run used them, the
+ * ones its rank read at start (mac: auto, ipv4/ipv6: netdev) included. */
+static json_t *hosts_json(const struct run *r)
+{
+	json_t *arr = json_array();
+	const struct rp_profile *p = r->s.prof;
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct rp_host *H = &p->hosts[h];
+		char mac[18], ip4[16], ip6[46];
+		rp_mac_format(H->mac, mac);
+		rp_ipv4_addr_format(H->ipv4, ip4);
+		rp_ipv6_addr_format(H->ipv6, ip6);
+		int rank = r->cl.launched ? r->host_rank[h] : 0;
+		json_t *o = json_pack("{s:s, s:i, s:s, s:s?, s:s?, s:s, s:s?, s:o, s:s?, s:o, s:s}", "name", H->name, "rank",
+				      rank, "node", r->cl.ranks[rank].node, "port", H->port[0] ? H->port : NULL, "mac",
+				      H->mac_known ? mac : NULL, "mac_from", H->mac_auto ? "port" : "profile", "ipv4",
+				      H->has_ipv4 ? ip4 : NULL, "ipv4_prefix",
+				      H->has_ipv4 && H->ipv4_plen != RP_PLEN_NONE ? json_integer(H->ipv4_plen) : json_null(),
+				      "ipv6", H->has_ipv6 ? ip6 : NULL, "ipv6_prefix",
+				      H->has_ipv6 && H->ipv6_plen != RP_PLEN_NONE ? json_integer(H->ipv6_plen) : json_null(),
+				      "ip_from", H->ipv4_netdev || H->ipv6_netdev ? "netdev" : "profile");
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
@@ -386,6 +416,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
+	json_object_set_new(root, "hosts", hosts_json(r));
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
 	char path[4096], err[512];
@@ -484,6 +515,7 @@ static void cleanup(struct run *r)
 {
 	close_captures(r);
 	rp_cluster_texts_free(&r->cl, r->rank_env);
+	free(r->launch);
 	free(r->offsets);
 	free(r->mine);
 	free(r->host_rank);
@@ -529,7 +561,12 @@ static int place_hosts(struct run *r, const struct run_opts *o, char **text)
 		t[len] = '\0';
 		*text = t;
 	}
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	r->launch = calloc((size_t)r->cl.size, sizeof(*r->launch));
+	if (!r->launch)
+		return rp_cli_error("run", "out of memory");
+	rp_cluster_launch_ranks(r->cl.ranks, (size_t)r->cl.size, r->launch);
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm,
+				     .nranks = (size_t)r->cl.size, .ranks = r->launch};
 	struct rp_profile *p = *text ? rp_profile_load_string(o->profile, *text, &po, err, sizeof(err))
 				     : rp_profile_load(o->profile, &po, err, sizeof(err));
 	if (!p)
@@ -626,7 +663,8 @@ int rp_cmd_run(int argc, char **argv)
 	rc = place_hosts(&r, &o, &text);
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
-				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true};
+				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
+				     .nranks = (size_t)r.cl.size, .ranks = r.launch};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
@@ -636,6 +674,14 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
+	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
+	 * rank that runs it, before any frame: duplicates stop the run here. */
+	if (all_ready(&r, rc, held)) {
+		if (r.cl.launched && rp_cluster_host_addrs(&r.cl, r.s.prof, r.host_rank, err, sizeof(err)) != 0)
+			rc = rp_cli_error("run", "%s", err);
+		if (rc == 0)
+			rc = rp_session_addresses(&r.s);
+	}
 	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
 	if (all_ready(&r, rc, held) && r.cl.rank == 0)
 		rc = rp_cli_outdir("run", o.out, o.force);

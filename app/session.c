@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "dp/capture.h"
 #include "dp/neigh.h"
+#include "dp/netdev.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -31,7 +32,8 @@ static bool host_receives(const struct rp_plan *plan, unsigned h)
 static int load(struct rp_session *s, const char *profile, const struct rp_session_opts *o)
 {
 	char err[RP_PROFILE_ERR_LEN];
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm,
+				     .nranks = o->nranks, .ranks = o->ranks};
 	s->prof = o->profile_text ? rp_profile_load_string(profile, o->profile_text, &po, err, sizeof(err))
 				  : rp_profile_load(profile, &po, err, sizeof(err));
 	if (!s->prof)
@@ -132,6 +134,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 			return rp_cli_error(s->cmd, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
 					    "(%s): give the host a mac:", host->name, tp->port->name, tp->port->driver, m);
 		}
+		host->mac_known = true;
 	}
 	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
 	memcpy(tp->self.mac, host->mac, 6);
@@ -245,6 +248,41 @@ static int make_sources(struct rp_session *s)
 	return 0;
 }
 
+/* `ipv4/ipv6: netdev` of the hosts this process runs, from their ports' Linux netdevs. */
+static int read_netdevs(struct rp_session *s, const struct rp_session_opts *o)
+{
+	for (unsigned h = 0; h < s->prof->nhosts; h++) {
+		struct rp_host *host = &s->prof->hosts[h];
+		char name[64], err[256];
+		uint32_t ip4 = 0;
+		uint8_t ip6[16] = {0}, plen4 = RP_PLEN_NONE, plen6 = RP_PLEN_NONE;
+		if (!host->ip_pending || (o->hosts && !o->hosts[h]))
+			continue;
+		if (rp_dp_port_netdev(host->port, host->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
+		    (host->ipv4_netdev && rp_dp_netdev_addr(name, 4, &ip4, NULL, &plen4, err, sizeof(err)) != 0) ||
+		    (host->ipv6_netdev && rp_dp_netdev_addr(name, 6, NULL, ip6, &plen6, err, sizeof(err)) != 0))
+			return rp_cli_error(s->cmd, "host '%s' takes its %s from its port's netdev: %s", host->name,
+					    host->ipv4_netdev ? "ipv4" : "ipv6", err);
+		rp_host_addr_set_netdev(host, host->ipv4_netdev ? &ip4 : NULL, plen4, host->ipv6_netdev ? ip6 : NULL, plen6);
+	}
+	return 0;
+}
+
+int rp_session_addresses(struct rp_session *s)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	if (rp_profile_addrs_check(s->prof, err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "%s", err);
+	if (!rp_profile_has_netdev(s->prof))
+		return 0;
+	rp_plan_free(&s->plan); /* planned before the netdev addresses were read */
+	s->plan_built = false;
+	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "%s", err);
+	s->plan_built = true;
+	return 0;
+}
+
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
 {
 	s->cmd = cmd;
@@ -273,7 +311,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
-	return o->defer_traffic ? 0 : rp_session_traffic(s, NULL);
+	if ((rc = read_netdevs(s, o)) != 0 || o->defer_traffic)
+		return rc;
+	return (rc = rp_session_addresses(s)) != 0 ? rc : rp_session_traffic(s, NULL);
 }
 
 int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)

@@ -40,12 +40,20 @@ struct rp_session_opts {
 	 * the file), and the hosts this rank runs (NULL: every host). */
 	const char *profile_text;
 	const bool *hosts;
+	size_t nranks; /* the launch a host_template expands for (rp_profile_opts) */
+	const struct rp_launch_rank *ranks;
 	unsigned first_core; /* where this process's lcores start (a rank's local rank) */
 	bool defer_traffic; /* leave the ARP/ND phase and the sources to rp_session_traffic */
 };
 
 /* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
+/* Loads, plans, opens the ports (a `mac: auto` host's MAC is its port's) and
+ * reads the `ipv4/ipv6: netdev` addresses of the hosts this process runs. */
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o);
+/* Once every host's addresses are known (under a launcher: after the ranks
+ * exchanged them, lib/cluster): no two hosts share one, and the plan is
+ * rebuilt with the netdev addresses. rp_session_open does it unless defer_traffic. */
+int rp_session_addresses(struct rp_session *s);
 /* The ARP/ND phase on the open ports (lib/dp/neigh.h: probes, announcements,
  * next hops resolved; one line and RP_EXIT_USAGE when one stays unanswered
  * or an address is someone else's), then the packet sources. caps: by port

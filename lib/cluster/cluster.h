@@ -71,7 +71,18 @@ bool rp_cluster_agree(const struct rp_cluster *c, const char *my_err, char *firs
 /* Stops every rank at once (MPI_Abort) after a rank lost its way; exit code rc. */
 _Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc);
 
+/* Every host's `mac: auto` MAC and `ipv4/ipv6: netdev` addresses, as the rank
+ * that runs it (host_rank[h]) filled them, into p on every rank: one
+ * allgather of fixed records (rp_host_rec, profile.h). Every rank calls it;
+ * 0, or -1 with one line in err. Then rp_profile_addrs_check finds duplicates. */
+int rp_cluster_host_addrs(const struct rp_cluster *c, struct rp_profile *p, const int *host_rank, char *err,
+			  size_t errlen);
+
 /* ---- binding (pure) ---- */
+
+/* The ranks as a profile's host_template sees them (rp_profile_opts.ranks):
+ * out[r] points into ranks[r]. */
+void rp_cluster_launch_ranks(const struct rp_rank_info *ranks, size_t n, struct rp_launch_rank *out);
 
 /* host_rank[h] for each of p's hosts. Rules: a host's `rank: R` is rank R; the
  * hosts naming `node: N` take N's ranks in local-rank order, in profile order;

@@ -46,6 +46,12 @@ static int parse_hosts(struct rp_vctx *c, const struct rp_node *n, const char *p
 	return rp_hosts_parse(c, n, path);
 }
 
+static int parse_host_template(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_host_template_parse(c, n, path);
+}
+
 static int parse_traffic(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
 {
 	return rp_traffic_parse(c, n, path, o);
@@ -67,7 +73,8 @@ static const struct section {
 	{"name", false, parse_name},
 	{"description", false, parse_description},
 	{"defaults", false, parse_defaults},
-	{"hosts", true, parse_hosts},
+	{"hosts", false, parse_hosts}, /* hosts or host_template: checked in validate() */
+	{"host_template", false, parse_host_template},
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
 };
@@ -87,6 +94,11 @@ static int validate(struct rp_vctx *c, const struct rp_node *root)
 		return -1;
 	struct rp_fp_origin origin = {.rate_pos = root->pos, .on_pos = root->pos, .stop_pos = root->pos};
 	snprintf(origin.rate_key, sizeof(origin.rate_key), "defaults.rate");
+	const struct rp_node_kv *tmpl = rp_node_get_kv(root, "host_template");
+	if (tmpl && rp_node_get(root, "hosts"))
+		return rp_verr(c, &tmpl->key_pos, "host_template", "give either hosts (a list) or host_template, not both");
+	if (!tmpl && !rp_node_get(root, "hosts"))
+		return rp_verr(c, &root->pos, "hosts", "missing; a profile needs hosts (or a host_template) and traffic");
 	for (size_t i = 0; i < NSECTIONS; i++) {
 		const struct rp_node *n = rp_node_get(root, sections[i].key);
 		if (!n && sections[i].required)

@@ -39,6 +39,12 @@ struct rp_host {
 	char name[RP_NAME_MAX];
 	uint8_t mac[6];
 	bool mac_auto; /* `mac: auto` (the default for `pci:`): the port's own MAC, filled when it opens */
+	bool mac_known; /* mac holds the address: given, or filled by its port (its rank's, under a launcher) */
+	/* `ipv4: netdev` / `ipv6: netdev`: the address and prefix of the Linux netdev
+	 * behind the host's port, read by the rank that runs it when it starts
+	 * (rp_host_addr_set_netdev); until then ip_pending, the address 0 and no prefix. */
+	bool ipv4_netdev, ipv6_netdev;
+	bool ip_pending;
 	bool has_ipv4;
 	uint32_t ipv4; /* host order */
 	bool has_ipv6;
@@ -188,10 +194,21 @@ struct rp_profile {
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 };
 
+/* One rank of the launch a `host_template` expands for (template.c). */
+struct rp_launch_rank {
+	const char *node; /* its machine's hostname */
+	int local_rank;   /* among the ranks on that machine, by rank */
+};
+
 struct rp_profile_opts {
 	const char *const *sets; /* "key=value" overrides, applied in order */
 	size_t nsets;
 	bool allow_pause_storm;  /* accept PFC sources that keep a priority paused */
+	/* The launch: nranks ranks (by rank; ranks NULL: rank r alone on node
+	 * "node{r}"). nranks 0: unknown, and a host_template's `count: ranks` or
+	 * launch placeholders ({rank}, {local_rank}, {node}, {node_index}) are refused. */
+	size_t nranks;
+	const struct rp_launch_rank *ranks;
 };
 
 /* NULL on error, with one line in err ("FILE:L:C: key 'k': ..."). opts may be NULL. */
@@ -202,6 +219,36 @@ struct rp_profile *rp_profile_load_string(const char *name, const char *text, co
 void rp_profile_free(struct rp_profile *p);
 
 int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+
+/* ---- addresses read at start (host_addr.c) ----
+ * A host's `mac: auto` and `ipv4/ipv6: netdev` are filled on the rank that runs
+ * it (only it sees its port), then every rank learns them through a fixed-size
+ * record (lib/cluster's exchange). */
+#define RP_HOST_REC_MAC 0x01 /* mac: the port's own */
+#define RP_HOST_REC_IP4 0x02 /* ipv4 / plen4: read from the netdev */
+#define RP_HOST_REC_IP6 0x04
+struct rp_host_rec {
+	uint8_t flags;
+	uint8_t mac[6];
+	uint8_t plen4, plen6;
+	uint8_t pad[3];
+	uint32_t ipv4;
+	uint8_t ipv6[16];
+};
+/* What h's rank learnt about it (flags 0: nothing to tell). */
+void rp_host_rec_export(const struct rp_host *h, struct rp_host_rec *r);
+/* Takes what the record brings for a mac: auto / netdev host (the rest stays). */
+void rp_host_rec_import(struct rp_host *h, const struct rp_host_rec *r);
+/* The netdev's addresses (ipv4 host order; NULL: none read) into a `netdev`
+ * host; it stays ip_pending while a family it asks for is missing. */
+void rp_host_addr_set_netdev(struct rp_host *h, const uint32_t *ipv4, uint8_t plen4, const uint8_t *ipv6,
+			     uint8_t plen6);
+/* After every host's addresses are filled: none pending, no two hosts with one
+ * MAC or IP address, every gateway inside its host's subnet. 0, or -1 with one
+ * line in err naming the hosts. */
+int rp_profile_addrs_check(const struct rp_profile *p, char *err, size_t errlen);
+/* Whether some host has `ipv4/ipv6: netdev` (the plan is rebuilt once they are read). */
+bool rp_profile_has_netdev(const struct rp_profile *p);
 
 /* Whether dst is inside the host's subnet (true when it has no prefix). */
 bool rp_host_on_link4(const struct rp_host *h, uint32_t dst);
