@@ -136,7 +136,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, traffic, fabric"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -190,10 +190,12 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\"}\ntraffic: []\n",
 	 "bad.yaml:2:5: key 'hosts[0]': a host needs an ipv4 or an ipv6 address (or both)"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.300}\ntraffic: []\n",
-	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.0.0.300'"},
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, or netdev, got "
+	 "'10.0.0.300'"},
 	/* Routed hosts: prefixes and next hops (issue 11). */
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/33}\ntraffic: []\n",
-	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.1.0.2/33'"},
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, or netdev, got "
+	 "'10.1.0.2/33'"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.2.0.1}\ntraffic: []\n",
 	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.2.0.1: expected one IPv4 next hop inside the host's subnet "
 	 "10.1.0.2/24, other than the host"},
