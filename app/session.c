@@ -273,9 +273,14 @@ int rp_session_addresses(struct rp_session *s)
 	char err[RP_PROFILE_ERR_LEN];
 	if (rp_profile_addrs_check(s->prof, err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "%s", err);
-	if (!rp_profile_has_netdev(s->prof))
+	bool learnt = rp_profile_has_netdev(s->prof);
+	for (size_t h = 0; h < s->prof->nhosts; h++)
+		learnt |= s->prof->hosts[h].mac_auto && s->prof->hosts[h].mac_known;
+	if (!learnt)
 		return 0;
-	rp_plan_free(&s->plan); /* planned before the netdev addresses were read */
+	/* Planned before the ports told their MACs and the netdevs their addresses:
+	 * a known mac: auto destination is not asked by ARP/ND (mac_from "port"). */
+	rp_plan_free(&s->plan);
 	s->plan_built = false;
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "%s", err);

@@ -16,6 +16,12 @@ Cases:
              loss still equals the kernel's drops (every rank drained before counting).
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
+  template   the hosts come from a host_template (count: ranks, port iface=rpt-t{rank}, mac:
+             auto, ipv4: netdev) on four veths rpt-t0..3 through a bridge rpt-br, each with a
+             kernel address 10.98.0.(k+1)/24: an all-to-all, every pair accounted, nothing
+             lost; result.json's hosts carry the MAC and address each rank read from its port
+             and netdev, equal to `ip -j link` / `ip -j addr` of those veths (the truth), and
+             `plan --ranks 4` shows them as read on rank k at start.
 
 usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
 """
@@ -45,8 +51,13 @@ def ifaces():
     return [f"rpc-{h}" for h in HOSTS] + [f"rpc-{h}p" for h in HOSTS] + ["rpc-br"]
 
 
+TEMPLATED = [f"t{k}" for k in range(4)]  # the template case's hosts, on rpt-t0..3 through rpt-br
+
+
 def teardown():
-    for i in ["rpc-br"] + [f"rpc-{h}" for h in HOSTS]:
+    links = ["rpc-br"] + [f"rpc-{h}" for h in HOSTS] if CASE != "template" else \
+        ["rpt-br"] + [f"rpt-{h}" for h in TEMPLATED]
+    for i in links:
         sh(f"ip link del {i} 2>/dev/null", check=False)
 
 
@@ -223,8 +234,85 @@ def case_missing(tmp):
     expect(sent == 0, f"no rank sent a frame ({sent})")
 
 
+def case_template(tmp):
+    # rank k [t{k}] rpt-t{k} 10.98.0.(k+1)/24 ~~ rpt-t{k}p --+-- bridge rpt-br (learns the MACs)
+    teardown()
+    sh("ip link add rpt-br type bridge")
+    for k, h in enumerate(TEMPLATED):  # indexes far apart in XOR (see setup), not setup's own
+        sh(f"ip link add rpt-{h} index {0x3c00 + 0x1111 * k} type veth peer name rpt-{h}p")
+        sh(f"ip link set rpt-{h}p master rpt-br")
+    for i in ["rpt-br"] + [f"rpt-{h}{e}" for h in TEMPLATED for e in ("", "p")]:
+        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+        sh(f"ip link set {i} up")
+    for k, h in enumerate(TEMPLATED):
+        # The kernel holds the address (what ipv4: netdev reads) but stays out of the way:
+        # no ARP answers of its own (arp_ignore 8), and the RoCE frames to it land in a UDP
+        # socket below instead of drawing ICMP port-unreachables onto the wire.
+        sh(f"sysctl -qw net.ipv4.conf.rpt-{h}.arp_ignore=8")
+        sh(f"ip addr add 10.98.0.{k + 1}/24 dev rpt-{h}")
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sink.bind(("0.0.0.0", 4791))
+    text = """name: ranks-template
+defaults: {speed: 1G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}
+host_template:
+  count: ranks
+  name: "t{i}"
+  port: "net_af_packet{i},iface=rpt-t{rank}"
+  mac: auto
+  ipv4: netdev
+traffic:
+  - {name: a2a, pattern: all-to-all, hosts: "t*", rate: 20M, message_size: 64KiB, messages: 2}
+"""
+    # The truth: what the kernel says about those veths.
+    link = {h: json.loads(sh(f"ip -j link show rpt-{h}"))[0]["address"] for h in TEMPLATED}
+    addr = {}
+    for h in TEMPLATED:
+        a = [x for x in json.loads(sh(f"ip -j addr show rpt-{h}"))[0]["addr_info"] if x["family"] == "inet"][0]
+        addr[h] = (a["local"], a["prefixlen"])
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    pl = subprocess.run([ROCEPROBE, "plan", path, "--ranks", "4", "--json"], capture_output=True, text=True)
+    expect(pl.returncode == 0, f"plan --ranks 4: exit 0 ({pl.stderr.strip()})")
+    if pl.returncode == 0:
+        ph = json.loads(pl.stdout)["hosts"]
+        expect([(h["name"], h["rank"], h["port"], h["mac"], h.get("ipv4")) for h in ph] ==
+               [(f"t{k}", k, f"net_af_packet{k},iface=rpt-t{k}", None, None) for k in range(4)],
+               f"plan: t0..t3 on ranks 0..3, ports rpt-t0..3, MAC and address left to their ranks ({ph})")
+        txt = subprocess.run([ROCEPROBE, "plan", path, "--ranks", "4"], capture_output=True, text=True).stdout
+        expect("(netdev, rank 2)" in txt and "(port's, rank 3)" in txt, "plan's text: read on rank R at start")
+    nope = subprocess.run([ROCEPROBE, "plan", path, "--ranks", "4", "--set", "host_template.count=5"],
+                          capture_output=True, text=True)
+    expect(nope.returncode == 2 and len(nope.stderr.strip().splitlines()) == 1 and "5 hosts" in nope.stderr
+           and "4 ranks" in nope.stderr, f"count 5 with 4 ranks: one line, exit 2 ({nope.stderr.strip()})")
+    p, out = mpirun(tmp, text)
+    sink.close()
+    expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (template): exit 0 ({p.returncode}: {said(p)})")
+    if p.returncode != 0:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    pairs = {(f["src"], f["dst"]): f for f in j["flows"]}
+    want = {(a, b) for a in TEMPLATED for b in TEMPLATED if a != b}
+    expect(set(pairs) == want, f"every one of the 12 ordered pairs accounted ({sorted(pairs)})")
+    expect(all(f["tx_packets"] == 128 and f["rx_packets"] == 128 and f["lost"] == 0 for f in j["flows"]),
+           "every pair: 2 messages x 64 packets (64 KiB / 1024 B MTU) sent, all received, none lost "
+           f"({[(f['src'], f['dst'], f['tx_packets'], f['rx_packets']) for f in j['flows']]})")
+    hosts = {h["name"]: h for h in j.get("hosts", [])}
+    for k, h in enumerate(TEMPLATED):
+        got = hosts.get(h, {})
+        expect(got.get("mac") == link[h] and got.get("mac_from") == "port",
+               f"{h}: MAC {got.get('mac')} == ip link's {link[h]} (its port's own, read on rank {k})")
+        expect((got.get("ipv4"), got.get("ipv4_prefix")) == addr[h] and got.get("ip_from") == "netdev",
+               f"{h}: {got.get('ipv4')}/{got.get('ipv4_prefix')} == ip addr's {addr[h][0]}/{addr[h][1]}")
+        expect(got.get("rank") == k, f"{h} ran on rank {k} ({got.get('rank')})")
+    c = j.get("cluster", {})
+    expect([r["hosts"] for r in c.get("ranks", [])] == [[h] for h in TEMPLATED],
+           f"cluster: t{{k}} on rank k ({[r.get('hosts') for r in c.get('ranks', [])]})")
+
+
 try:
-    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpc-"))
+    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpt-" if CASE == "template" else "rpc-"))
 except (subprocess.CalledProcessError, FileNotFoundError) as e:
     teardown()
     print(f"skipped: cannot build the veth/bridge topology here ({e})")
