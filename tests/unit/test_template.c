@@ -120,6 +120,17 @@ static void test_expand_launch(void **state)
 	assert_int_equal(p->traffic[0].hosts[2], 5);
 	rp_profile_free(p);
 
+	/* senders: all is every host but the receiver: a-1, a-2, b-0, b-1, b-2 */
+	p = load("host_template: {count: ranks, name: \"{node}-{local_rank}\", ipv4: \"10.0.0.{i+1}\", port: net_null0}\n"
+		 "traffic: [{pattern: incast, receiver: a-0, senders: all, messages: 1}]\n",
+		 6, two_nodes, err);
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->traffic[0].nhosts, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(p->traffic[0].hosts[i], i + 1);
+	rp_profile_free(p);
+
 	/* Without the launch's nodes (plan --ranks 3): rank r alone on node{r}, local rank 0. */
 	p = load("host_template: {count: ranks, name: \"{node}x{node_index}\", port: net_null0, ipv4: netdev}\n"
 		 "traffic: [{pattern: all-to-all, hosts: all, messages: 1}]\n",
