@@ -89,6 +89,9 @@ static void usage(FILE *out)
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
 	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`).\n"
+	      "A host_template makes one host per rank; `mac: auto` and `ipv4: netdev` are read\n"
+	      "by the rank that runs the host and sent to every rank before any traffic\n"
+	      "(result.json \"hosts\"; `roceprobe plan PROFILE --ranks N` shows the expansion).\n"
 	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
