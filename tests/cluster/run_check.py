@@ -309,6 +309,20 @@ traffic:
     c = j.get("cluster", {})
     expect([r["hosts"] for r in c.get("ranks", [])] == [[h] for h in TEMPLATED],
            f"cluster: t{{k}} on rank k ({[r.get('hosts') for r in c.get('ranks', [])]})")
+    # t3's kernel address becomes t0's: only the exchange can see it (each rank reads its
+    # own); every rank stops before any frame, rank 0 says which hosts, no DIR is made.
+    sh("ip addr flush dev rpt-t3")
+    sh("ip addr add 10.98.0.1/24 dev rpt-t3")
+    before = sum(json.loads(sh(f"ip -s -j link show rpt-{h}"))[0]["stats64"]["tx"]["packets"] for h in TEMPLATED)
+    dup = os.path.join(tmp, "dup")
+    os.makedirs(dup)
+    p, out = mpirun(dup, text)
+    ours = said(p)
+    sent = sum(json.loads(sh(f"ip -s -j link show rpt-{h}"))[0]["stats64"]["tx"]["packets"] for h in TEMPLATED) - before
+    expect(p.returncode == 2 and len(ours) == 1 and "hosts 't0' (its netdev's) and 't3' (its netdev's) have the same "
+           "IPv4 address 10.98.0.1" in ours[0], f"one address on two netdevs: exit 2, one line naming t0 and t3 ({ours})")
+    expect(not os.path.exists(out), "no result directory")
+    expect(sent == 0, f"no rank sent a frame ({sent})")
 
 
 try:
