@@ -111,6 +111,14 @@ static int check_frame(const struct rp_session *s, unsigned h, const char *devar
 			    host->name, name, port, why[0] ? ": " : "", why, need);
 }
 
+/* What the port answers ARP/ND for and probes (its host's addresses). */
+static void neigh_self(struct rp_dp_txport *tp, const struct rp_host *host)
+{
+	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
+	memcpy(tp->self.mac, host->mac, 6);
+	memcpy(tp->self.ip6, host->ipv6, 16);
+}
+
 /* Opened before any source exists: a `mac: auto` host learns its MAC here
  * and the next hops are resolved on the open ports (resolve) before the
  * templates are built (make_sources). */
@@ -136,9 +144,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 		}
 		host->mac_known = true;
 	}
-	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
-	memcpy(tp->self.mac, host->mac, 6);
-	memcpy(tp->self.ip6, host->ipv6, 16);
+	neigh_self(tp, host);
 	rp_pause_init(&tp->pause, host->speed_bps);
 	return 0;
 }
@@ -278,6 +284,8 @@ int rp_session_addresses(struct rp_session *s)
 		learnt |= s->prof->hosts[h].mac_auto && s->prof->hosts[h].mac_known;
 	if (!learnt)
 		return 0;
+	for (unsigned i = 0; i < s->nports; i++) /* its netdev address is read after the port opened */
+		neigh_self(&s->tx[i], &s->prof->hosts[s->tx[i].index]);
 	/* Planned before the ports told their MACs and the netdevs their addresses:
 	 * a known mac: auto destination is not asked by ARP/ND (mac_from "port"). */
 	rp_plan_free(&s->plan);

@@ -244,10 +244,12 @@ def case_template(tmp):
     for i in ["rpt-br"] + [f"rpt-{h}{e}" for h in TEMPLATED for e in ("", "p")]:
         sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
         sh(f"ip link set {i} up")
+    # The kernel holds the addresses (what ipv4: netdev reads) but stays out of the way: no
+    # ARP answers of its own, on the veths nor on the bridge (which would answer a port's
+    # probe for any local address: a duplicate), and the RoCE frames to it land in a UDP
+    # socket below instead of drawing ICMP port-unreachables onto the wire.
+    sh("sysctl -qw net.ipv4.conf.rpt-br.arp_ignore=8")
     for k, h in enumerate(TEMPLATED):
-        # The kernel holds the address (what ipv4: netdev reads) but stays out of the way:
-        # no ARP answers of its own (arp_ignore 8), and the RoCE frames to it land in a UDP
-        # socket below instead of drawing ICMP port-unreachables onto the wire.
         sh(f"sysctl -qw net.ipv4.conf.rpt-{h}.arp_ignore=8")
         sh(f"ip addr add 10.98.0.{k + 1}/24 dev rpt-{h}")
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -286,7 +288,7 @@ traffic:
                           capture_output=True, text=True)
     expect(nope.returncode == 2 and len(nope.stderr.strip().splitlines()) == 1 and "5 hosts" in nope.stderr
            and "4 ranks" in nope.stderr, f"count 5 with 4 ranks: one line, exit 2 ({nope.stderr.strip()})")
-    p, out = mpirun(tmp, text)
+    p, out = mpirun(tmp, text, "--capture")
     sink.close()
     expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (template): exit 0 ({p.returncode}: {said(p)})")
     if p.returncode != 0:
@@ -306,6 +308,12 @@ traffic:
         expect((got.get("ipv4"), got.get("ipv4_prefix")) == addr[h] and got.get("ip_from") == "netdev",
                f"{h}: {got.get('ipv4')}/{got.get('ipv4_prefix')} == ip addr's {addr[h][0]}/{addr[h][1]}")
         expect(got.get("rank") == k, f"{h} ran on rank {k} ({got.get('rank')})")
+        # Its port probes and announces the netdev's address (RFC 5227), from its capture:
+        # ARP (0x0806) with the sender MAC (bytes 22..27) the veth's, target IP (38..41) its own.
+        arps = [fr for _, fr, _ in read_pcap(os.path.join(out, f"capture-{h}.pcap"))["recs"]
+                if fr[12:14] == b"\x08\x06" and fr[22:28].hex(":") == link[h]]
+        mine = [".".join(str(b) for b in fr[38:42]) for fr in arps]
+        expect(addr[h][0] in mine, f"{h}: its port sent ARP for its netdev address {addr[h][0]} ({mine})")
     c = j.get("cluster", {})
     expect([r["hosts"] for r in c.get("ranks", [])] == [[h] for h in TEMPLATED],
            f"cluster: t{{k}} on rank k ({[r.get('hosts') for r in c.get('ranks', [])]})")
