@@ -145,7 +145,7 @@ static void host_rank_text(const struct rp_host *h, const struct launch *l, size
 
 static void print_hosts(const struct rp_profile *p, const struct launch *l)
 {
-	bool later = false;
+	bool later = false, placed = false;
 	printf("hosts (%zu)\n  %-12s %-6s %-17s %-26s %-24s %s\n", p->nhosts, "name", "rank", "mac", "ip", "port", "speed");
 	for (size_t i = 0; i < p->nhosts; i++) {
 		const struct rp_host *h = &p->hosts[i];
@@ -161,13 +161,14 @@ static void print_hosts(const struct rp_profile *p, const struct launch *l)
 		else
 			host_ip(h, ip);
 		later |= !h->mac_known || h->ip_pending;
+		placed |= h->rank >= 0 || h->node[0];
 		snprintf(port, sizeof(port), "%s%s", h->port_is_pci ? "pci " : "", h->port[0] ? h->port : "-");
 		printf("  %-12s %-6s %-17s %-26s %-24s %s\n", h->name, rank, mac, ip, port,
 		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
 		if (h->has_ipv4 && h->has_ipv6 && !h->ip_pending)
 			printf("  %-12s %-6s %-17s %s\n", "", "", "", (rp_ipv6_addr_format(h->ipv6, ip), ip));
 	}
-	if (!l->host_rank)
+	if (!l->host_rank && (later || placed))
 		printf("  (rank: as bound at start; (i) is the default, host i on rank i: give --ranks N to bind)\n");
 	if (later)
 		printf("  (port's / netdev: resolved on rank R at start, from its port's MAC (mac: auto) or its Linux\n"
