@@ -51,7 +51,8 @@ struct rp_cert_fabric {
 	double pmax;
 	bool dcqcn;                  /* hosts cut their rate on CNPs */
 	bool watchdog_model;         /* the engine can run a PFC watchdog at all */
-	bool watchdog;               /* the switches run one */
+	bool watchdog;               /* the switches run one ... */
+	uint64_t wd_detect_ns;       /* ... detecting a storm after this */
 	struct rp_cert_link links[2];
 	size_t nlinks;
 };

@@ -70,7 +70,9 @@ static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_
 	out->pmax = f->pmax;
 	out->buffer_bytes = f->buffer_bytes;
 	out->dcqcn = f->dcqcn.enabled;
-	out->watchdog_model = false; /* the emulated switch has no PFC watchdog (yet) */
+	out->watchdog_model = true; /* fabric/watchdog.c */
+	out->watchdog = f->wd_detect_ns > 0;
+	out->wd_detect_ns = f->wd_detect_ns;
 	link_of(&out->links[out->nlinks++], "host link", f, host_bps, f->host_delay_ns);
 	if (out->leaf_spine)
 		link_of(&out->links[out->nlinks++], "uplink", f, out->uplink_bps, f->uplink_delay_ns);

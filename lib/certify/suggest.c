@@ -126,6 +126,11 @@ static void knobs(const char *code, const struct rp_cert_fabric *f, const struct
 		for (uint64_t s = f->uplink_bps * 2; s < full && cs->n < MAX_CANDS - 1; s *= 2)
 			add1(cs, "fabric.uplink.speed=%llubps", (unsigned long long)s);
 		add1(cs, "fabric.uplink.speed=%llubps", (unsigned long long)full);
+	} else if (strcmp(code, "no-watchdog") == 0 && f->watchdog_model) {
+		static const unsigned us[] = {200, 100, 50};
+		for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++)
+			if (!f->watchdog || us[i] * 1000ull < f->wd_detect_ns)
+				add1(cs, "fabric.pfc.watchdog={detect: %lluus}", us[i]);
 	} else if (strcmp(code, "unfair") == 0 || strcmp(code, "latency") == 0 || strcmp(code, "other") == 0) {
 		add1(cs, "fabric.buffer=%lluB", (unsigned long long)(f->buffer_bytes * 2));
 		add1(cs, "fabric.buffer=%lluB", (unsigned long long)(f->buffer_bytes * 4));

@@ -25,6 +25,22 @@ static uint64_t paused_ns(const json_t *res, const char *node, unsigned prio)
 	return 0;
 }
 
+/* The first storm any switch queue's watchdog found (wd_first_ns); UINT64_MAX: none. */
+static uint64_t first_storm(const json_t *res)
+{
+	size_t i, j, k;
+	json_t *s, *p, *q;
+	uint64_t m = UINT64_MAX;
+	json_array_foreach(json_object_get(res, "switches"), i, s)
+		json_array_foreach(json_object_get(s, "ports"), j, p)
+			json_array_foreach(json_object_get(p, "prio"), k, q) {
+		json_t *v = json_object_get(json_object_get(q, "queue"), "wd_first_ns");
+		if (json_is_integer(v) && (uint64_t)json_integer_value(v) < m)
+			m = (uint64_t)json_integer_value(v);
+	}
+	return m;
+}
+
 static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 {
 	if (!c->o->allow_pause_storm) {
@@ -59,7 +75,7 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	struct rp_cert_flows fh;
 	rp_cert_sum_flows(res, -1, ok, &fh);
 	uint64_t held = paused_ns(res, h0, p), elapsed = rp_cert_elapsed_ns(res);
-	uint64_t recover = elapsed > STORM_NS ? elapsed - STORM_NS : 0;
+	uint64_t recover = elapsed > STORM_NS ? elapsed - STORM_NS : 0, detected = first_storm(res);
 	json_object_set_new(t->measured, "healthy_lost", json_integer((json_int_t)fh.lost));
 	json_object_set_new(t->measured, "healthy_sender_paused_ns", json_integer((json_int_t)held));
 	json_object_set_new(t->measured, "healthy_goodput_gbps", json_real(fh.goodput_gbps));
@@ -67,6 +83,11 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	json_object_set_new(t->measured, "drained_after_storm_ns", json_integer((json_int_t)recover));
 	json_object_set_new(t->measured, "watchdog", json_boolean(c->fab.watchdog));
 	char want[64];
+	snprintf(want, sizeof(want), "<= %" PRIu64 " after it began", c->cfg->storm_detect_ns);
+	rp_cert_crit(t, "storm detected by a watchdog (ns)", want,
+		     detected == UINT64_MAX ? json_string("never") : json_integer((json_int_t)detected),
+		     detected <= c->cfg->storm_detect_ns);
+	json_object_set_new(t->measured, "detected_ns", detected == UINT64_MAX ? json_null() : json_integer((json_int_t)detected));
 	rp_cert_crit(t, "healthy path: packets lost", "0", json_integer((json_int_t)fh.lost), fh.lost == 0);
 	snprintf(want, sizeof(want), "<= %" PRIu64 " (detection bound)", c->cfg->storm_detect_ns);
 	rp_cert_crit(t, "healthy path's sender held paused (ns)", want, json_integer((json_int_t)held),
@@ -77,7 +98,12 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	json_t *plot = rp_cert_plot(t, "the healthy path's sender: time held paused vs the storm", "", "ms", "bar");
 	rp_cert_point(rp_cert_series(plot, "storm"), 0, STORM_NS / 1e6);
 	rp_cert_point(rp_cert_series(plot, "sender paused"), 1, held / 1e6);
-	if (t->failed)
+	if (t->failed && detected != UINT64_MAX)
+		rp_cert_fail(t, "no-watchdog",
+			     "the watchdog found the storm only %.3f ms in (bound %.3f ms): meanwhile the backlog toward %s paused "
+			     "%s for %.3f ms and its healthy flow to %s ran at %.2f Gbit/s; detect sooner (fabric.pfc.watchdog.detect)",
+			     detected / 1e6, c->cfg->storm_detect_ns / 1e6, s, h0, held / 1e6, ok, fh.goodput_gbps);
+	else if (t->failed)
 		rp_cert_fail(t, "no-watchdog",
 			     "%s's endless pause was honoured%s: the switch's queue toward %s stayed paused, the backlog "
 			     "filled %s's priority group and the switch paused %s too (%.2f ms of the %.0f ms storm), so %s's "

@@ -12,7 +12,8 @@ static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts
 static const char *const link_keys[] = {"delay", "cable", NULL};
 static const char *const uplink_keys[] = {"speed", "delay", "cable", NULL};
 static const char *const pfc_keys[] = {"enabled", "priorities", "xoff", "xoff_alpha", "xon_delta", "headroom",
-				       "quanta", "refresh", "response", NULL};
+				       "quanta", "refresh", "response", "watchdog", NULL};
+static const char *const watchdog_keys[] = {"detect", "restore", NULL};
 static const char *const ecn_keys[] = {"priorities", "kmin", "kmax", "pmax", NULL};
 static const char *const lossy_keys[] = {"limit", "alpha", NULL};
 static const char *const dcqcn_keys[] = {"enabled", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
@@ -211,6 +212,33 @@ static int parse_headroom(struct rp_vctx *c, const struct rp_node *map, const ch
 	return rp_vsize(c, n, key, UINT32_MAX, &f->headroom_bytes);
 }
 
+/* `watchdog: on` (detect 200 us, restore 1 ms), `off`, or {detect, restore}. */
+static int parse_watchdog(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "watchdog", key);
+	int on;
+	if (!n)
+		return 0;
+	if (n->type == RP_NODE_SCALAR) {
+		if (rp_parse_bool(n->scalar, &on))
+			return rp_verr(c, &n->pos, key, "expected on, off or {detect: 200us, restore: 1ms}, got '%s'", n->scalar);
+		f->wd_detect_ns = on ? 200000 : 0;
+		f->wd_restore_ns = 1000000;
+		return 0;
+	}
+	if (rp_vtype(c, n, key, RP_NODE_MAP, "on, off or a mapping of detect and restore") ||
+	    rp_vkeys(c, n, key, watchdog_keys))
+		return -1;
+	f->wd_detect_ns = 200000;
+	f->wd_restore_ns = 1000000;
+	if (opt_ns(c, n, key, "detect", &f->wd_detect_ns) || opt_ns(c, n, key, "restore", &f->wd_restore_ns))
+		return -1;
+	if (!f->wd_detect_ns || !f->wd_restore_ns)
+		return rp_verr(c, &n->pos, key, "detect and restore must be above 0 (or watchdog: off)");
+	return 0;
+}
+
 static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
 {
 	char sub[RP_PATH_MAX];
@@ -224,7 +252,7 @@ static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *p
 	    opt_size(c, n, sub, "xoff", &f->xoff.bytes) || opt_fraction(c, n, sub, "xoff_alpha", 0.0001, 64, &alpha) ||
 	    opt_size(c, n, sub, "xon_delta", &f->xon_delta) || parse_headroom(c, n, sub, f) ||
 	    opt_u32(c, n, sub, "quanta", 1, 65535, &quanta) || opt_fraction(c, n, sub, "refresh", 0.01, 1, &refresh) ||
-	    opt_u32(c, n, sub, "response", 0, 65535, &f->response_quanta))
+	    opt_u32(c, n, sub, "response", 0, 65535, &f->response_quanta) || parse_watchdog(c, n, sub, f))
 		return -1;
 	f->pfc_off = !enabled;
 	f->pfc_quanta = (uint16_t)quanta;

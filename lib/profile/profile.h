@@ -165,6 +165,8 @@ struct rp_fabric {
 	uint32_t pfc_refresh_pct;    /* default 50 */
 	uint32_t response_quanta;    /* a host NIC honours PFC this long after it arrives; default 0 */
 	bool pfc_off;                /* pfc.enabled: off makes every priority lossy */
+	uint64_t wd_detect_ns;       /* pfc.watchdog: storm detection; 0: no watchdog (default) */
+	uint64_t wd_restore_ns;      /* pfc.watchdog.restore; default 1 ms */
 	uint8_t ecn_mask;            /* ecn.priorities; default {3} */
 	uint64_t kmin, kmax;         /* default 5 KB, 200 KB */
 	double pmax;                 /* default 0.01 */
