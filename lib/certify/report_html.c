@@ -153,6 +153,72 @@ static void svg(FILE *f, const json_t *plot)
 	fputs("</div></figure>\n", f);
 }
 
+static void cells_html(FILE *f, const json_t *row, bool header)
+{
+	const char *k, *k2;
+	json_t *v, *v2;
+	char buf[256];
+	json_object_foreach((json_t *)row, k, v) {
+		if (json_is_object(v)) {
+			json_object_foreach(v, k2, v2) {
+				rp_cert_value_text(v2, buf, sizeof(buf));
+				fputs(header ? "<th>" : "<td>", f);
+				if (header) {
+					esc(f, k);
+					fputc('.', f);
+					esc(f, k2);
+				} else {
+					esc(f, buf);
+				}
+				fputs(header ? "</th>" : "</td>", f);
+			}
+			continue;
+		}
+		rp_cert_value_text(v, buf, sizeof(buf));
+		fputs(header ? "<th>" : "<td>", f);
+		esc(f, header ? k : buf);
+		fputs(header ? "</th>" : "</td>", f);
+	}
+}
+
+/* The measured values: scalars as a list, lists of records as tables. */
+static void measured_html(FILE *f, const json_t *m)
+{
+	const char *k;
+	json_t *v, *r;
+	size_t i;
+	char buf[512];
+	bool any = false;
+	json_object_foreach((json_t *)m, k, v) {
+		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
+			continue;
+		rp_cert_value_text(v, buf, sizeof(buf));
+		fputs(any ? "<li>" : "<p>Measured:</p><ul class='m'><li>", f);
+		esc(f, k);
+		fputs(": ", f);
+		esc(f, buf);
+		fputs("</li>", f);
+		any = true;
+	}
+	if (any)
+		fputs("</ul>\n", f);
+	json_object_foreach((json_t *)m, k, v) {
+		if (!json_is_array(v) || !json_is_object(json_array_get(v, 0)))
+			continue;
+		fputs("<p>Measured <code>", f);
+		esc(f, k);
+		fputs("</code>:</p><table><tr>", f);
+		cells_html(f, json_array_get(v, 0), true);
+		fputs("</tr>", f);
+		json_array_foreach(v, i, r) {
+			fputs("<tr>", f);
+			cells_html(f, r, false);
+			fputs("</tr>", f);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
 static void test_html(FILE *f, const json_t *e)
 {
 	size_t i;
@@ -193,6 +259,7 @@ static void test_html(FILE *f, const json_t *e)
 	}
 	json_array_foreach(json_object_get(json_object_get(e, "evidence"), "plots"), i, p)
 		svg(f, p);
+	measured_html(f, json_object_get(e, "measured"));
 	json_t *runs = json_object_get(json_object_get(e, "evidence"), "runs");
 	if (json_array_size(runs)) {
 		fputs("<details><summary>runs</summary><ul>", f);

@@ -31,6 +31,70 @@ void rp_cert_value_text(const json_t *v, char *buf, size_t len)
 	}
 }
 
+/* A row's cells: its scalars, and one level into objects (terms.cable). */
+static void row_cells(const json_t *row, bool header, FILE *f)
+{
+	const char *k, *k2;
+	json_t *v, *v2;
+	char buf[256];
+	json_object_foreach((json_t *)row, k, v) {
+		if (json_is_object(v)) {
+			json_object_foreach(v, k2, v2) {
+				rp_cert_value_text(v2, buf, sizeof(buf));
+				fprintf(f, " %s%s%s |", header ? k : "", header ? "." : "", header ? k2 : buf);
+			}
+		} else {
+			rp_cert_value_text(v, buf, sizeof(buf));
+			fprintf(f, " %s |", header ? k : buf);
+		}
+	}
+	fputc('\n', f);
+}
+
+static size_t cells(const json_t *row)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+	json_object_foreach((json_t *)row, k, v)
+		n += json_is_object(v) ? json_object_size(v) : 1;
+	return n;
+}
+
+/* The measured values: scalars as a list, lists of records as tables. */
+static void measured_md(FILE *f, const json_t *m)
+{
+	const char *k;
+	json_t *v, *r;
+	size_t i;
+	char buf[512];
+	bool any = false;
+	json_object_foreach((json_t *)m, k, v) {
+		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
+			continue;
+		rp_cert_value_text(v, buf, sizeof(buf));
+		fprintf(f, "%s- %s: %s\n", any ? "" : "Measured:\n", k, buf);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+	json_object_foreach((json_t *)m, k, v) {
+		if (!json_is_array(v) || !json_is_object(json_array_get(v, 0)))
+			continue;
+		fprintf(f, "Measured `%s`:\n\n|", k);
+		row_cells(json_array_get(v, 0), true, f);
+		fputc('|', f);
+		for (size_t c = cells(json_array_get(v, 0)); c > 0; c--)
+			fputs(" --- |", f);
+		fputc('\n', f);
+		json_array_foreach(v, i, r) {
+			fputc('|', f);
+			row_cells(r, false, f);
+		}
+		fputc('\n', f);
+	}
+}
+
 static void test_md(FILE *f, const json_t *e)
 {
 	size_t i;
@@ -52,6 +116,7 @@ static void test_md(FILE *f, const json_t *e)
 		}
 		fputc('\n', f);
 	}
+	measured_md(f, json_object_get(e, "measured"));
 	json_t *runs = json_object_get(json_object_get(e, "evidence"), "runs");
 	if (json_array_size(runs)) {
 		fputs("Runs:\n", f);
