@@ -57,7 +57,7 @@ static void plot_range(const json_t *plot, struct range *r)
 
 #define W 560.0
 #define H 220.0
-#define L 64.0
+#define L 84.0
 #define B 30.0
 
 static void axes(FILE *f, const json_t *plot, const struct range *r)

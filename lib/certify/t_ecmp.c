@@ -120,8 +120,12 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 			     "%s carried %.0f%% of its leaf's spine-bound bytes against 1/%u = %.0f%%: the ECMP hash of the "
 			     "UDP source ports piles flows onto some uplinks (more QPs per flow, or another hash, spreads them)",
 			     worst, worst_share * 100, k, 100.0 / k);
-	else if (t->failed)
-		rp_cert_diagnose_drops(c, t, res, p);
+	else if (t->failed && !rp_cert_diagnose_drops(c, t, res, p))
+		rp_cert_fail(t, "ecmp-imbalance",
+			     "the uplinks' shares are within the bound (worst %s at %.0f%%) but the slowest flow ran at %.0f%% "
+			     "of line: flows that hash onto the same uplink share it (QP-level collisions); more QPs per flow "
+			     "or a hash over more header fields spreads them",
+			     worst, worst_share * 100, lo * 100);
 	json_decref(res);
 	return 0;
 }
