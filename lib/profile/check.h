@@ -67,6 +67,8 @@ int rp_host_template_parse(struct rp_vctx *c, const struct rp_node *t, const cha
 int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h);
 /* The `fabric:` section (fabric.c), after hosts and defaults. */
 int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* The `certify:` section (certify_cfg.c). */
+int rp_certify_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);
 
 #endif

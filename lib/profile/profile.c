@@ -63,6 +63,12 @@ static int parse_fabric(struct rp_vctx *c, const struct rp_node *n, const char *
 	return rp_fabric_parse(c, n, path);
 }
 
+static int parse_certify(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_certify_parse(c, n, path);
+}
+
 /* Sections in the order they are validated (later ones may use earlier ones).
  * A new section is one line here and one function. */
 static const struct section {
@@ -77,6 +83,7 @@ static const struct section {
 	{"host_template", false, parse_host_template},
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
+	{"certify", false, parse_certify}, /* roceprobe certify's intent and thresholds: docs/certify.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -115,6 +122,7 @@ static void profile_init(struct rp_profile *p)
 	rp_flow_params_init(&p->defaults);
 	p->default_speed_bps = 100000000000ull;
 	rp_fabric_init(&p->fabric);
+	rp_certify_cfg_init(&p->certify);
 }
 
 /* Labels "--set k=v" live as long as the tree does. */

@@ -171,17 +171,42 @@ struct rp_fabric {
 	uint32_t pfc_refresh_pct;    /* default 50 */
 	uint32_t response_quanta;    /* a host NIC honours PFC this long after it arrives; default 0 */
 	bool pfc_off;                /* pfc.enabled: off makes every priority lossy */
+	uint64_t wd_detect_ns;       /* pfc.watchdog: storm detection; 0: no watchdog (default) */
+	uint64_t wd_restore_ns;      /* pfc.watchdog.restore; default 1 ms */
 	uint8_t ecn_mask;            /* ecn.priorities; default {3} */
 	uint64_t kmin, kmax;         /* default 5 KB, 200 KB */
 	double pmax;                 /* default 0.01 */
 	struct rp_fabric_thresh lossy_limit; /* default dynamic alpha 1 */
 	struct rp_dcqcn dcqcn;
 	uint64_t seed;               /* RED; default 1 */
+	uint8_t dscp_to_tc[64];      /* the switches' DSCP -> priority map (dscp_map); default d >> 3 */
 	uint64_t qdepth_bin_ns;      /* queue-depth series bin; default 10 us */
 	uint64_t max_time_ns;        /* virtual-time cap; default 1 s */
 };
 
 void rp_fabric_init(struct rp_fabric *f);
+
+/* The `certify:` section: what `roceprobe certify` checks the fabric
+ * against (docs/certify.md). The intent (which priorities must be lossless,
+ * which lossy, which DSCPs the hosts send) and the pass thresholds. 0 or
+ * an empty mask: derived from the rest of the profile (lib/certify). */
+struct rp_certify_cfg {
+	bool present;
+	uint8_t lossless_mask;     /* priorities meant lossless; 0: the profile's RoCE traffic's */
+	int lossy_prio;            /* priority meant lossy; -1: the lowest not lossless */
+	uint8_t dscps[64];         /* DSCPs the hosts send; none: the profile's traffic's */
+	size_t ndscps;
+	uint32_t max_incast;       /* largest N of the N:1 incasts; 0: hosts - 1 */
+	uint32_t messages;         /* 64 KiB messages per sender in a test incast; default 8 */
+	double pfc_per_min;        /* ecn: PFC frames allowed per minute of run; default 100 */
+	double goodput_share;      /* all-to-all: per host goodput / line rate; default 0.9 */
+	double jain;               /* all-to-all: Jain's fairness; default 0.9 */
+	double p99_factor;         /* latency: loaded p99 / idle p99 at most this; default 5 */
+	double ecmp_tolerance;     /* ecmp: every uplink within this share of 1/k; default 0.25 */
+	uint64_t storm_detect_ns;  /* storm: watchdog detection within this; default 2 ms */
+	uint64_t storm_recover_ns; /* storm: the queue drains again within this of the storm's end; default 2 ms */
+};
+void rp_certify_cfg_init(struct rp_certify_cfg *c);
 
 struct rp_profile {
 	char name[64];
@@ -192,6 +217,7 @@ struct rp_profile {
 	struct rp_flow_params defaults;
 	uint64_t default_speed_bps;
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
+	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
 };
 
 /* One rank of the launch a `host_template` expands for (template.c). */
