@@ -75,10 +75,13 @@ static struct rp_acct *make(const struct rp_acct_cfg *c)
 }
 
 /* Two worlds fed the same frames: one accountant with port = host (ref),
- * or one accountant per rank whose only port (0) is its host's. */
+ * or one accountant per rank whose only port (0) is its host's; with every,
+ * each rank's accountant holds every host's port (as `run` under mpirun's
+ * do) and only its own (port = host) is packed. */
 struct world {
 	struct rp_acct *ref;
 	struct rp_acct *rank[NH];
+	bool every;
 };
 
 static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t *buf, size_t len, bool answer);
@@ -105,7 +108,7 @@ static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t 
 			replies(&only_ref, now, &r);
 		}
 	} else {
-		rp_acct_rx(w->rank[host], 0, now, buf, len, len, answer ? &r : NULL);
+		rp_acct_rx(w->rank[host], w->every ? host : 0, now, buf, len, len, answer ? &r : NULL);
 		if (answer)
 			replies(w, now, &r);
 	}
@@ -191,14 +194,14 @@ static struct rp_acct *reference(void)
 /* The ranks' run: combine the senders' side, finish, pack the owned flows.
  * subset: each rank's accountant holds only the flows its host sends or
  * receives (ids kept, positions not), as a 1024-host run must. */
-static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
+static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool every)
 {
-	struct world w = {0};
+	struct world w = {.every = every};
 	struct rp_acct_cfg c[NH];
 	static struct rp_acct_flow_cfg sub[NH][NF];
 	int loc[NH][NF]; /* flow id -> the rank accountant's index, -1: not there */
 	for (unsigned h = 0; h < NH; h++) {
-		c[h] = cfg_with(&all_ports[h], 1);
+		c[h] = every ? cfg_with(all_ports, NH) : cfg_with(&all_ports[h], 1);
 		size_t n = 0;
 		for (unsigned f = 0; f < NF; f++) {
 			loc[h][f] = -1;
@@ -236,10 +239,12 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 		for (unsigned f = 0; f < NF; f++)
 			if (dst_of[f] == h)
 				own[loc[h][f]] = true;
-		len[h] = rp_acct_pack(w.rank[h], own, NULL, NULL, 0);
+		bool own_port[NH] = {false};
+		own_port[h] = true;
+		len[h] = rp_acct_pack(w.rank[h], own, every ? own_port : NULL, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
-		assert_int_equal(rp_acct_pack(w.rank[h], own, NULL, buf[h], len[h]), len[h]);
+		assert_int_equal(rp_acct_pack(w.rank[h], own, every ? own_port : NULL, buf[h], len[h]), len[h]);
 		rp_acct_destroy(w.rank[h]);
 	}
 }
@@ -270,7 +275,7 @@ static int setup(void **state)
 	plan_init();
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	fx->ref = reference();
-	ranks_run(fx->buf, fx->len, false);
+	ranks_run(fx->buf, fx->len, false, false);
 	fx->merged = merged_of(fx->buf, fx->len);
 	*state = fx;
 	return 0;
@@ -433,7 +438,7 @@ static void ranks_with_their_flows_only(void **state)
 	struct fixture *fx = *state;
 	uint8_t *buf[NH];
 	size_t len[NH];
-	ranks_run(buf, len, true);
+	ranks_run(buf, len, true, false);
 	struct rp_acct *m = merged_of(buf, len);
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m, 2, &r);
@@ -446,6 +451,28 @@ static void ranks_with_their_flows_only(void **state)
 	json_decref(b);
 	a = rp_report_ports(m), b = rp_report_ports(fx->ref);
 	assert_json_equal(a, b, "ports (subset ranks)");
+	json_decref(a);
+	json_decref(b);
+	rp_acct_destroy(m);
+	for (unsigned h = 0; h < NH; h++)
+		free(buf[h]);
+}
+
+/* Ranks whose accountants hold every port and pack only their own: h1's
+ * PFC (its time series cell too) lands on h1's port, as in one process. */
+static void ranks_with_every_port(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *buf[NH];
+	size_t len[NH];
+	ranks_run(buf, len, false, true);
+	struct rp_acct *m = merged_of(buf, len);
+	json_t *a = rp_report_ports(m), *b = rp_report_ports(fx->ref);
+	assert_json_equal(a, b, "ports (every port on every rank)");
+	json_decref(a);
+	json_decref(b);
+	a = rp_report_timeseries(m), b = rp_report_timeseries(fx->ref);
+	assert_json_equal(json_object_get(a, "ports"), json_object_get(b, "ports"), "the ports' PFC series");
 	json_decref(a);
 	json_decref(b);
 	rp_acct_destroy(m);
@@ -540,6 +567,7 @@ int main(void)
 		cmocka_unit_test(ports_exact),
 		cmocka_unit_test(report_equals_one_process),
 		cmocka_unit_test(ranks_with_their_flows_only),
+		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(truncated_and_corrupt),
 	};

@@ -1,0 +1,337 @@
+#!/usr/bin/python3
+"""roceprobe certify on a real fabric: the run engine, four mpirun ranks on veths.
+
+bridge (a Linux bridge, no PFC; tc tbf on the receiver's port at line rate):
+
+    rank 0 [h0 rx] rpz-h0 ~~ rpz-h0p --+   tbf 20 Mbit/s, limit 256 KB (egress toward h0)
+    rank 1 [h1]    rpz-h1 ~~ rpz-h1p --+-- bridge rpz-br
+    rank 2 [h2]    rpz-h2 ~~ rpz-h2p --+
+    rank 3 [h3]    rpz-h3 ~~ rpz-h3p --+
+    hosts 20 Mbit/s, MTU 9000 veths (certify's 4096 B RoCE MTU), static fdb entries.
+
+switch (`roceprobe switch`, priority 3 lossless with PFC, 20 Mbit/s ports):
+
+    rank k [hk] rpz-hk ~~ rpz-hkp  switch port k     (k = 0..3; h0 receives)
+    --lossless 3 --xoff 64KiB --headroom 256KiB --lossy-limit 128KiB: the lossy
+    priority 0 tail-drops at 128 KiB, the lossless one pauses its senders.
+
+Each certify test's workload runs as `mpirun -np 4 roceprobe run ... -o DIR/runs/TEST-N`
+(certify --engine run --launcher "mpirun ..."). The known answers:
+  bridge  test 1 FAIL, cause pfc-off "loss on the lossless priority, no PFC received by
+          senders", and the packets its runs lost == the tbf's drop counter (tc -s qdisc)
+          over them, exactly (the bridge's ports dropped nothing else); test 2 fails for
+          the same cause (lossless loss, no PFC): not judged twice, SKIP blocked_by 1;
+          test 7 (all-to-all: one sender per receiver at a time, never over line) PASS.
+  switch  test 1 PASS: nothing lost, every sender of every N received PFC (each sender's
+          PFC frames received == what the switch sent on its port, from the switch's own
+          counters); test 2 PASS (lossy dropped == the switch's drops, lossless none);
+          test 7 PASS.
+  sigint  SIGINT to certify in the middle of a long test-1 run: forwarded once to mpirun,
+          the child's interrupted result is written (runs/pfc-incast-1/result.json,
+          interrupted), certify writes result.json interrupted, test 1 not judged, exit 1.
+  nostart a launcher that does not exist, and a profile whose h2 port is missing: exit 2,
+          one line naming the test, no DIR left behind.
+
+usage: certify_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import check  # noqa: E402
+from check import expect, finish, sh  # noqa: E402
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+HOSTS = ["h0", "h1", "h2", "h3"]
+MPIRUN = shutil.which("mpirun")
+if not MPIRUN:
+    print("skipped: mpirun is missing (openmpi-bin)")
+    sys.exit(77)
+if os.geteuid() != 0:
+    print("skipped: needs root for veths")
+    sys.exit(77)
+LAUNCHER = f"{MPIRUN} --allow-run-as-root --oversubscribe -np 4"
+SPEED = "20M"
+
+
+def ifaces():
+    return [f"rpz-{h}" for h in HOSTS] + [f"rpz-{h}p" for h in HOSTS] + (["rpz-br"] if CASE != "switch" else [])
+
+
+def teardown():
+    for i in ["rpz-br"] + [f"rpz-{h}" for h in HOSTS]:
+        sh(f"ip link del {i} 2>/dev/null", check=False)
+
+
+def setup(bridge):
+    teardown()
+    # DPDK 22.11's af_packet PACKET_FANOUT group is (getpid() ^ ifindex) & 0xffff: the ranks
+    # (near pids) and the switch need interfaces whose indexes are far apart (run_check.py
+    # uses 0x5a00.., its template case 0x3c00..; these are 0x2400.. and 0x9100..).
+    for k, h in enumerate(HOSTS):
+        sh(f"ip link add rpz-{h} index {0x2400 + 0x1111 * k} type veth peer name rpz-{h}p index {0x9100 + 0x1111 * k}")
+    if bridge:
+        sh("ip link add rpz-br type bridge")
+    for i in ifaces():
+        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+        if i != "rpz-br":
+            sh(f"ip link set {i} mtu 9000")
+    if bridge:
+        for h in HOSTS:
+            sh(f"ip link set rpz-{h}p master rpz-br")
+    for i in ifaces():
+        sh(f"ip link set {i} up")
+    if bridge:
+        for k, h in enumerate(HOSTS):  # static entries: no flooding, no learning race
+            sh(f"bridge fdb add 02:00:00:00:01:{k + 1:02x} dev rpz-{h}p master static")
+        # The receiver's port at line rate, a 256 KB queue: what a switch port without PFC does.
+        sh(f"tc qdisc add dev rpz-h0p root tbf rate 20mbit burst 32kb limit 256kb")
+
+
+def tbf_drops():
+    return check.kernel_drops(ifaces(), "rpz-h0p")
+
+
+PROFILE = f"""name: certify-real
+defaults: {{speed: {SPEED}, dscp: 24, ecn: not-ect}}
+hosts:
+""" + "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:01:{k + 1:02x}", ipv4: 10.96.0.{k + 1}, '
+                f'port: "net_af_packet{k},iface=rpz-{h}{{ring}}"}}' for k, h in enumerate(HOSTS)) + """
+traffic:
+  - {name: any, pattern: incast, senders: [h1, h2, h3], receiver: h0, dscp: 24, rate: 10%, messages: 1}
+certify: {lossless: [3], lossy: 0}
+"""
+
+
+def write_profile(tmp, ring="", extra=""):
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(PROFILE.replace("{ring}", ring) + extra)
+    return path
+
+
+def certify(path, out, *args, timeout=400):
+    p = subprocess.run([ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher", LAUNCHER, *args],
+                       capture_output=True, text=True, timeout=timeout)
+    print(p.stderr.strip()[-3000:])
+    return p
+
+
+def said(p):
+    return [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe")]
+
+
+def test(j, tid):
+    return next((t for t in j["tests"] if t["id"] == tid), None)
+
+
+def child_docs(out, name):
+    """The result.json of every child run of a test, in order."""
+    runs = os.path.join(out, "runs")
+    dirs = sorted((d for d in os.listdir(runs) if d.startswith(name + "-") and not d.endswith(".log")),
+                  key=lambda d: int(d.rsplit("-", 1)[1]))
+    return [json.load(open(os.path.join(runs, d, "result.json"))) for d in dirs]
+
+
+def lost(docs):
+    return sum(f["lost"] for d in docs for f in d["flows"])
+
+
+def case_bridge(tmp):
+    setup(bridge=True)
+    path = write_profile(tmp)
+    # Test 1 alone, so the tbf's counter covers its runs and nothing else.
+    before = tbf_drops()
+    out = os.path.join(tmp, "c1")
+    p = certify(path, out, "--only", "1")
+    drops = {k: v - before.get(k, 0) for k, v in tbf_drops().items() if v - before.get(k, 0)}
+    expect(p.returncode == 1, f"certify --only 1 through the bridge: exit 1, a test failed ({p.returncode}: {said(p)})")
+    if not os.path.exists(os.path.join(out, "result.json")):
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    t1 = test(j, 1)
+    expect(j["engine"] == "run" and j["environment"]["runs"] == 2, f"engine run, 2 children (N = 2, 3) "
+           f"({j['engine']}, {j['environment'].get('runs')})")
+    expect(t1["verdict"] == "FAIL" and t1["cause"]["code"] == "pfc-off", f"test 1 FAIL, pfc-off ({t1['verdict']}, "
+           f"{t1['cause']})")
+    expect("loss on the lossless priority, no PFC received by senders" in (t1["cause"] or {}).get("text", ""),
+           "the cause says: loss on the lossless priority, no PFC received by senders")
+    rows = t1["measured"]["runs"]
+    ours = sum(r["lost"] for r in rows)
+    docs = child_docs(out, "pfc-incast")
+    print(f"test 1 runs: {[(r['n'], r['tx_packets'], r['lost'], r['pfc_frames']) for r in rows]}; kernel: {drops}")
+    expect([r["n"] for r in rows] == [2, 3] and all(r["lost"] > 0 and r["pfc_frames"] == 0 for r in rows),
+           "N = 2 and 3: each lost packets, no sender received PFC")
+    expect(ours == drops.get("tbf", 0), f"test 1 lost {ours} == the tbf's drops {drops.get('tbf', 0)} (tc -s qdisc)")
+    expect(set(drops) <= {"tbf"}, f"nothing else on the path dropped ({drops})")
+    expect(lost(docs) == ours, f"the children's result.json lost {lost(docs)} == test 1's measured {ours}")
+    expect(all(d["interrupted"] is False and d["cluster"]["size"] == 4 for d in docs),
+           "every child ran on 4 ranks, to the end")
+    expect(all(e["dir"].startswith(out + "/runs/pfc-incast-") for e in t1["evidence"]["runs"]),
+           "the evidence names each run's directory")
+    expect("test 1 pfc-incast: run 1 (priority 3, 2:1 incast)" in p.stderr and
+           "test 1 pfc-incast: run 2 (priority 3, 3:1 incast)" in p.stderr, "a progress line per child")
+    # Tests 1, 2 and 7 (with test 1 there, test 2's FAIL for its cause is blocked).
+    before = tbf_drops()
+    out = os.path.join(tmp, "c127")
+    p = certify(path, out, "--only", "1,2,7")
+    drops = {k: v - before.get(k, 0) for k, v in tbf_drops().items() if v - before.get(k, 0)}
+    if not os.path.exists(os.path.join(out, "result.json")):
+        expect(False, f"certify --only 2,7 wrote result.json ({p.returncode}: {said(p)})")
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    t2, t7 = test(j, 2), test(j, 7)
+    d2, d7 = child_docs(out, "lossy-isolation"), child_docs(out, "all-to-all")
+    print(f"test 2: {t2['measured']}; test 7: {t7['measured'].get('min_share')}, {t7['measured'].get('jain')}; "
+          f"kernel: {drops}")
+    d1 = child_docs(out, "pfc-incast")
+    expect(lost(d1) + lost(d2) + lost(d7) == drops.get("tbf", 0), f"tests 1 + 2 + 7 lost {lost(d1)} + {lost(d2)} + "
+           f"{lost(d7)} == the tbf's drops {drops.get('tbf', 0)}")
+    expect(test(j, 1)["verdict"] == "FAIL" and test(j, 1)["cause"]["code"] == "pfc-off", "test 1 FAIL again, pfc-off")
+    expect(t2["measured"]["lossless"]["lost"] > 0 and t2["measured"]["lossy"]["lost"] > 0,
+           "test 2: both classes lost packets at the tbf (the bridge has no PFC)")
+    expect(t2["verdict"] == "SKIP" and t2["blocked_by"] == 1 and t2["cause"]["code"] == "pfc-off",
+           f"test 2 fails for test 1's cause: SKIP, blocked_by 1 ({t2['verdict']}, {t2['blocked_by']}, {t2['cause']})")
+    expect(t7["verdict"] == "PASS", f"test 7 all-to-all PASS ({t7['verdict']}: {t7['criteria']})")
+    expect(p.returncode == 1 and j["verdict"] == "FAIL" and j["counts"] == {"pass": 1, "fail": 1, "skip": 1},
+           f"certify --only 1,2,7: exit 1, FAIL, 1 pass 1 fail 1 skip ({p.returncode}, {j['counts']})")
+
+
+def start_switch(tmp):
+    args = [ROCEPROBE, "switch", "--speed", SPEED, "--lossless", "3", "--xoff", "64KiB", "--headroom", "256KiB",
+            "--lossy-limit", "128KiB", "--max-frame", "4200", "--duration", "300", "--json"]
+    for k, h in enumerate(HOSTS):
+        args += ["--port", f"net_af_packet{k},iface=rpz-{h}p,framecnt=1024,framesz=8192,blocksz=8192", "--fdb", f"02:00:00:00:01:{k + 1:02x}={k}"]
+    out, err = open(os.path.join(tmp, "switch.json"), "w"), open(os.path.join(tmp, "switch.err"), "w")
+    p = subprocess.Popen(args, stdout=out, stderr=err)
+    deadline = time.time() + 20
+    while time.time() < deadline and p.poll() is None:
+        if "switch " in open(os.path.join(tmp, "switch.err")).read():
+            return p
+        time.sleep(0.1)
+    p.kill()
+    p.wait()
+    sys.exit("switch did not start: " + open(os.path.join(tmp, "switch.err")).read().strip())
+
+
+def stop_switch(p, tmp):
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None
+    return json.load(open(os.path.join(tmp, "switch.json")))
+
+
+def case_switch(tmp):
+    setup(bridge=False)
+    path = write_profile(tmp, ",framecnt=1024")
+    sw = start_switch(tmp)
+    out = os.path.join(tmp, "c")
+    try:
+        p = certify(path, out, "--only", "1,2,7")
+    finally:
+        s = stop_switch(sw, tmp)
+    expect(s is not None, "the switch stopped on SIGINT and wrote its counters")
+    if not os.path.exists(os.path.join(out, "result.json")) or s is None:
+        expect(False, f"certify wrote result.json ({p.returncode}: {said(p)})")
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    t1, t2, t7 = test(j, 1), test(j, 2), test(j, 7)
+    rows = t1["measured"]["runs"]
+    print(f"test 1 runs: {[(r['n'], r['tx_packets'], r['lost'], r['senders_paused'], r['pfc_frames']) for r in rows]}")
+    print(f"test 2: {t2['measured']}; test 7: {t7['measured'].get('min_share')}, {t7['measured'].get('jain')}")
+    print(f"switch: drops {s['drops']} {s.get('drops_by_reason')}, PFC sent per port "
+          f"{[q['edge']['tx_pfc'] for q in s['ports']]}")
+    expect(t1["verdict"] == "PASS", f"test 1 PASS ({t1['verdict']}: {t1['cause']})")
+    expect([r["n"] for r in rows] == [2, 3] and all(r["lost"] == 0 and r["senders_paused"] == r["n"] for r in rows),
+           "N = 2 and 3: nothing lost, every sender received PFC")
+    docs = child_docs(out, "pfc-incast") + child_docs(out, "lossy-isolation") + child_docs(out, "all-to-all")
+    for k, h in enumerate(HOSTS[1:], 1):  # what the hosts received, in every child, against the switch's count
+        got = sum(q["pfc_rx"] for d in docs for pt in d["ports"] if pt["node"] == h for q in pt["prio"])
+        expect(got == s["ports"][k]["edge"]["tx_pfc"], f"{h} received {got} PFC frames over the runs == the switch "
+               f"sent {s['ports'][k]['edge']['tx_pfc']} on port {k}")
+    d2 = child_docs(out, "lossy-isolation")
+    expect(t2["verdict"] == "PASS", f"test 2 PASS ({t2['verdict']}: {t2['criteria']} {t2['cause']})")
+    expect(lost(docs) == s["drops"], f"every packet lost ({lost(docs)}) is one the switch dropped ({s['drops']}): "
+           f"the lossy class's, {lost(d2)} in test 2")
+    expect(t7["verdict"] == "PASS", f"test 7 PASS ({t7['verdict']}: {t7['criteria']})")
+    expect(p.returncode == 0, f"certify: exit 0, every test passed ({p.returncode})")
+
+
+def case_sigint(tmp):
+    setup(bridge=True)
+    path = write_profile(tmp, extra="")
+    out = os.path.join(tmp, "c")
+    # 400 messages of 64 KiB per sender at 20 Mbit/s: a run of ~10 s, stopped after its start.
+    cmd = [ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher", LAUNCHER, "--only", "1",
+           "--set", "certify.messages=400"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = os.path.join(out, "runs", "pfc-incast-1.log")
+    deadline = time.time() + 60
+    while time.time() < deadline and not (os.path.exists(log) and "Mbit/s" in open(log).read()):
+        time.sleep(0.2)  # rank 0's first progress line: traffic is running
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    print(err.strip()[-2000:])
+    expect(p.returncode == 1, f"certify after SIGINT: exit 1 ({p.returncode})")
+    ok = os.path.exists(os.path.join(out, "result.json"))
+    expect(ok, "result.json written")
+    if not ok:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(j["interrupted"] is True and j["verdict"] == "INCOMPLETE" and j["tests"] == [],
+           f"interrupted, INCOMPLETE, test 1 not judged ({j['interrupted']}, {j['verdict']}, {len(j['tests'])})")
+    ch = j["environment"]["children"]
+    expect(len(ch) == 1 and ch[0]["interrupted"] is True, f"one child, interrupted ({ch})")
+    c = json.load(open(os.path.join(out, "runs", "pfc-incast-1", "result.json")))
+    sent = sum(f["tx_packets"] for f in c["flows"])
+    expect(c["interrupted"] is True and 0 < sent < 2 * 400 * 16,
+           f"the child's own result: interrupted, {sent} of the {2 * 400 * 16} packets planned sent")
+
+
+def case_nostart(tmp):
+    setup(bridge=True)
+    path = write_profile(tmp)
+    out = os.path.join(tmp, "c")
+    p = subprocess.run([ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher",
+                        "/nonexistent/mpirun -np 4", "--only", "1", "-q"], capture_output=True, text=True)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "test 1 pfc-incast" in lines[0] and "/nonexistent/mpirun" in
+           lines[0], f"a launcher that does not exist: exit 2, one line naming test 1 ({lines})")
+    expect(not os.path.exists(out), "no DIR left behind")
+    with open(path) as f:
+        text = f.read().replace("iface=rpz-h2", "iface=rpz-none")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher", LAUNCHER, "--only",
+                        "1", "-q"], capture_output=True, text=True, timeout=120)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "test 1 pfc-incast" in lines[0] and "rank 2" in lines[0]
+           and "'h2'" in lines[0], f"h2's port missing: exit 2, one line naming test 1 and rank 2's host h2 ({lines})")
+    expect(not os.path.exists(out), "no DIR left behind")
+
+
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # meson's timeout: finally still runs
+try:
+    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpz-"))
+except (subprocess.CalledProcessError, FileNotFoundError) as e:
+    teardown()
+    print(f"skipped: cannot build the veth topology here ({e})")
+    sys.exit(77)
+finally:
+    teardown()
+finish(f"cluster-certify-{CASE}")
