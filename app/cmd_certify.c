@@ -327,7 +327,7 @@ int rp_cmd_certify(int argc, char **argv)
 	double w0 = wall_s();
 	if (rp_certify_run(prof, &co, &tests, &interrupted, err, sizeof(err))) {
 		if (is_run) { /* no partial output: the runs made, and DIR when certify made it */
-			if (!getenv("RPZ_KEEP")) rp_cert_run_discard(&run);
+			rp_cert_run_discard(&run);
 			if (!existed)
 				rmdir(o.out);
 		}

@@ -17,7 +17,9 @@
 #include "engine_run.h"
 
 #define POLL_NS 20000000L
-#define KILL_AFTER_S 30.0 /* after SIGINT: mpirun's own SIGKILL comes 1 s (its default) to 10 s later */
+/* After SIGINT, mpirun waits odls_base_sigkill_timeout (T), sends its ranks
+ * SIGTERM, waits T again and SIGKILLs them; certify's last resort comes later. */
+#define KILL_AFTER_S 90.0
 
 static double now_s(void)
 {
@@ -174,7 +176,8 @@ static json_t *command_json(char **argv)
 
 /* Starts argv with stdin /dev/null, stdout and stderr to log, in its own
  * process group (a terminal's Ctrl-C reaches certify alone, which forwards
- * it once). *pid, or -1 with err (the exec's errno comes back on a pipe). */
+ * it once, to that group). *pid, or -1 with err (the exec's errno comes back
+ * on a pipe). */
 static int spawn(char **argv, const char *log, pid_t *pid, char *err, size_t errlen)
 {
 	int fds[2];
@@ -200,8 +203,9 @@ static int spawn(char **argv, const char *log, pid_t *pid, char *err, size_t err
 	}
 	if (p == 0) {
 		setpgid(0, 0);
-		/* mpirun's SIGKILL follows its SIGTERM to the ranks after 1 s by default: too
-		 * soon for a big run's result (docs/cluster.md); the user's setting wins. */
+		/* mpirun's SIGKILL follows its SIGTERM to the ranks after T = 1 s by default:
+		 * too soon for them to drain, merge and write (docs/cluster.md); 10 s, unless
+		 * the user set it. */
 		setenv("OMPI_MCA_odls_base_sigkill_timeout", "10", 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -247,7 +251,7 @@ static int wait_child(struct rp_cert_run *r, pid_t pid, bool *forwarded, bool *t
 		if (!sent_at && ((r->stop && *r->stop) || (r->timeout_s > 0 && t - t0 > r->timeout_s))) {
 			*timed_out = !(r->stop && *r->stop);
 			*forwarded = true;
-			kill(pid, SIGINT);
+			kill(-pid, SIGINT); /* as a terminal's Ctrl-C would: the launcher (its ranks have their own groups) */
 			sent_at = t;
 		}
 		if (sent_at && t - sent_at > KILL_AFTER_S) {
@@ -262,20 +266,20 @@ static int wait_child(struct rp_cert_run *r, pid_t pid, bool *forwarded, bool *t
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-/* The last line the child (or a rank) said as roceprobe, else its last line. */
+/* What the child said went wrong: its first `roceprobe ...` line that is no
+ * notice (hugepages) nor warning, else its last line (a launcher's own). */
 static void last_words(const char *log, char *buf, size_t len)
 {
 	FILE *f = fopen(log, "r");
-	char line[2048];
+	char line[2048], any[2048] = "";
 	buf[0] = '\0';
 	if (!f)
 		return;
-	char any[2048] = "";
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (!line[0])
+		if (!line[0] || line[0] == '-')
 			continue;
-		if (strncmp(line, "roceprobe ", 10) == 0 && !strstr(line, "hugepages"))
+		if (!buf[0] && strncmp(line, "roceprobe ", 10) == 0 && !strstr(line, "hugepages") && !strstr(line, "warning:"))
 			snprintf(buf, len, "%.*s", (int)(len - 1), line);
 		memcpy(any, line, sizeof(any));
 	}

@@ -255,10 +255,14 @@ def case_switch(tmp):
     expect([r["n"] for r in rows] == [2, 3] and all(r["lost"] == 0 and r["senders_paused"] == r["n"] for r in rows),
            "N = 2 and 3: nothing lost, every sender received PFC")
     docs = child_docs(out, "pfc-incast") + child_docs(out, "lossy-isolation") + child_docs(out, "all-to-all")
-    for k, h in enumerate(HOSTS[1:], 1):  # what the hosts received, in every child, against the switch's count
+    # What the hosts received, over every child, against the switch's own count. A pause's last
+    # XON leaves the switch when the held frames have drained, which can be after the sender's
+    # run closed its port (20 ms after its last send): at most one frame per run goes unseen.
+    for k, h in enumerate(HOSTS[1:], 1):
         got = sum(q["pfc_rx"] for d in docs for pt in d["ports"] if pt["node"] == h for q in pt["prio"])
-        expect(got == s["ports"][k]["edge"]["tx_pfc"], f"{h} received {got} PFC frames over the runs == the switch "
-               f"sent {s['ports'][k]['edge']['tx_pfc']} on port {k}")
+        sent = s["ports"][k]["edge"]["tx_pfc"]
+        expect(sent - len(docs) <= got <= sent and got > 0, f"{h} received {got} PFC frames over the {len(docs)} runs; "
+               f"the switch sent {sent} on port {k}")
     d2 = child_docs(out, "lossy-isolation")
     expect(t2["verdict"] == "PASS", f"test 2 PASS ({t2['verdict']}: {t2['criteria']} {t2['cause']})")
     expect(lost(docs) == s["drops"], f"every packet lost ({lost(docs)}) is one the switch dropped ({s['drops']}): "
@@ -271,18 +275,23 @@ def case_sigint(tmp):
     setup(bridge=True)
     path = write_profile(tmp, extra="")
     out = os.path.join(tmp, "c")
-    # 400 messages of 64 KiB per sender at 20 Mbit/s: a run of ~10 s, stopped after its start.
+    # 1200 messages of 64 KiB per sender at 20 Mbit/s: a run of ~32 s. mpirun, given SIGINT,
+    # sends its ranks SIGTERM odls_base_sigkill_timeout later (certify makes it 10 s) and
+    # SIGKILL as long again later: the ranks stop ~10 s in and have 10 s to write.
+    M = 1200
+    before = tbf_drops()
     cmd = [ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher", LAUNCHER, "--only", "1",
-           "--set", "certify.messages=400"]
+           "--set", f"certify.messages={M}"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    log = os.path.join(out, "runs", "pfc-incast-1.log")
-    deadline = time.time() + 60
-    while time.time() < deadline and not (os.path.exists(log) and "Mbit/s" in open(log).read()):
-        time.sleep(0.2)  # rank 0's first progress line: traffic is running
-    time.sleep(1)
+    def h0_rx():
+        return json.loads(sh("ip -s -j link show rpz-h0"))[0]["stats64"]["rx"]["packets"]
+    start, deadline = h0_rx(), time.time() + 60
+    while time.time() < deadline and h0_rx() < start + 200:
+        time.sleep(0.2)  # the kernel says traffic reaches h0: the child's run is under way
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     try:
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=150)
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
@@ -296,11 +305,15 @@ def case_sigint(tmp):
     expect(j["interrupted"] is True and j["verdict"] == "INCOMPLETE" and j["tests"] == [],
            f"interrupted, INCOMPLETE, test 1 not judged ({j['interrupted']}, {j['verdict']}, {len(j['tests'])})")
     ch = j["environment"]["children"]
-    expect(len(ch) == 1 and ch[0]["interrupted"] is True, f"one child, interrupted ({ch})")
+    expect(len(ch) == 1 and ch[0]["interrupted"] is True, f"one child, interrupted ({[(x['dir'], x['exit'], x['interrupted']) for x in ch]})")
     c = json.load(open(os.path.join(out, "runs", "pfc-incast-1", "result.json")))
     sent = sum(f["tx_packets"] for f in c["flows"])
-    expect(c["interrupted"] is True and 0 < sent < 2 * 400 * 16,
-           f"the child's own result: interrupted, {sent} of the {2 * 400 * 16} packets planned sent")
+    expect(c["interrupted"] is True and 0 < sent < 2 * M * 16,
+           f"the child's own result: interrupted, {sent} of the {2 * M * 16} packets planned sent")
+    drops = {k: v - before.get(k, 0) for k, v in tbf_drops().items() if v - before.get(k, 0)}
+    lost_c = sum(f["lost"] for f in c["flows"])
+    expect(lost_c == drops.get("tbf", 0) and set(drops) <= {"tbf"},
+           f"its lost {lost_c} == the tbf's drops {drops} (every rank drained before counting)")
 
 
 def case_nostart(tmp):
