@@ -45,6 +45,17 @@ static const char doc_paused_lost[] =
 	" \"ports\": [{\"node\": \"h1\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}, {\"node\": \"h2\", \"prio\": [{\"prio\": 3, "
 	"\"pfc_rx\": 4}]}, {\"node\": \"h3\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}]}";
 
+/* All-to-all over 1 ms at 100 Gbit/s hosts, each host receiving 1 Gbit/s of
+ * goodput (1% of line). slow: each sender put 125000 B = 1 Gbit/s on the
+ * wire, 1% of the line it was free to use (never paused): the hosts held
+ * back. busy: 12.5 MB = 100 Gbit/s each, all of its line: the fabric did. */
+#define A2A_FLOW(s, d, tx) "{\"src\": \"" s "\", \"dst\": \"" d "\", \"prio\": 3, \"tx_packets\": 30, " \
+	"\"tx_bytes\": " tx ", \"rx_packets\": 30, \"lost\": 0, \"goodput_gbps\": 1.0}"
+#define A2A_DOC(tx) "{\"elapsed_ns\": 1000000, \"flows\": [" A2A_FLOW("h0", "h1", tx) ", " A2A_FLOW("h1", "h2", tx) \
+	", " A2A_FLOW("h2", "h3", tx) ", " A2A_FLOW("h3", "h0", tx) "], \"ports\": []}"
+static const char doc_a2a_slow[] = A2A_DOC("125000");
+static const char doc_a2a_busy[] = A2A_DOC("12500000");
+
 struct fake {
 	const char *doc;
 	bool counters; /* the documents may carry `switches` */
@@ -167,6 +178,22 @@ static void loss_despite_pfc_is_headroom(void **state)
 	json_decref(t);
 }
 
+static void a2a_slow_hosts_are_not_the_fabric(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_a2a_slow};
+	json_t *t = certify(&f, 1u << 7);
+	assert_string_equal(verdict(entry(t, 7)), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 7), "reason")), "did not offer line rate"));
+	assert_true(json_real_value(json_object_get(json_object_get(entry(t, 7), "measured"), "min_offered_share")) < 0.011);
+	json_decref(t);
+	f.doc = doc_a2a_busy;
+	t = certify(&f, 1u << 7);
+	assert_string_equal(verdict(entry(t, 7)), "FAIL");
+	assert_string_equal(cause(entry(t, 7)), "unfair");
+	json_decref(t);
+}
+
 /* An engine that sees neither the switch settings nor their counters: the
  * tests that need them (3, 5, 6, 9) are SKIPs saying so, and run nothing. */
 static void switch_blind_tests_skip(void **state)
@@ -218,6 +245,7 @@ int main(void)
 		cmocka_unit_test(a_fail_another_test_explains_is_blocked),
 		cmocka_unit_test(loss_despite_pfc_is_headroom),
 		cmocka_unit_test(switch_blind_tests_skip),
+		cmocka_unit_test(a2a_slow_hosts_are_not_the_fabric),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
