@@ -3,17 +3,22 @@
 
 bridge (a Linux bridge, no PFC; tc tbf on the receiver's port at line rate):
 
-    rank 0 [h0 rx] rpz-h0 ~~ rpz-h0p --+   tbf 20 Mbit/s, limit 32 KB (egress toward h0)
+    rank 0 [h0 rx] rpz-h0 ~~ rpz-h0p --+   tbf 100 Mbit/s, limit 128 KB (egress toward h0)
     rank 1 [h1]    rpz-h1 ~~ rpz-h1p --+-- bridge rpz-br
     rank 2 [h2]    rpz-h2 ~~ rpz-h2p --+
     rank 3 [h3]    rpz-h3 ~~ rpz-h3p --+
-    hosts 20 Mbit/s, MTU 9000 veths (certify's 4096 B RoCE MTU), static fdb entries.
+    hosts 100 Mbit/s, MTU 9000 veths (certify's 4096 B RoCE MTU), static fdb entries;
+    certify.messages 32: 2 MiB per sender and test (168 ms at line rate).
 
-switch (`roceprobe switch`, priority 3 lossless with PFC, 20 Mbit/s ports):
+switch (`roceprobe switch`, priority 3 lossless with PFC, 100 Mbit/s ports and hosts):
 
     rank k [hk] rpz-hk ~~ rpz-hkp  switch port k     (k = 0..3; h0 receives)
-    --lossless 3 --xoff 64KiB --headroom 256KiB --lossy-limit 128KiB: the lossy
-    priority 0 tail-drops at 128 KiB, the lossless one pauses its senders.
+    --lossless 3 --xoff 32KiB --headroom 2MiB --lossy-limit 64KiB: the lossy priority 0
+    tail-drops at 64 KiB, the lossless one pauses its senders. A run closes its ports 20 ms
+    after its senders are done: what the switch holds then must drain sooner, or it counts
+    as lost without a drop (3 x 64 KiB at 50 Mbit/s, 31 ms, lost 2 frames so): 3 x 32 KiB
+    lossless (7.9 ms) and 64 KiB lossy (5.2 ms) at 100 Mbit/s do. The headroom (168 ms at
+    100 Mbit/s) covers software endpoints and a switch process the CPU holds back.
 
 Each certify test's workload runs as `mpirun -np 4 roceprobe run ... -o DIR/runs/TEST-N`
 (certify --engine run --launcher "mpirun ..."). The known answers:
@@ -24,8 +29,8 @@ Each certify test's workload runs as `mpirun -np 4 roceprobe run ... -o DIR/runs
           test 7 (all-to-all: one sender per receiver at a time, never over line) PASS.
   switch  test 1 PASS: nothing lost, every sender of every N received PFC (each sender's
           PFC frames received == what the switch sent on its port, from the switch's own
-          counters); test 2 PASS (lossy dropped == the switch's drops, lossless none);
-          test 7 PASS.
+          counters, at most one per run short); test 2 PASS (lost == the switch's drops,
+          all lossy); test 7 PASS, or FAIL `unfair` with the hosts paused (see below).
   sigint  SIGINT to certify in the middle of a long test-1 run: forwarded once to mpirun,
           the child's interrupted result is written (runs/pfc-incast-1/result.json,
           interrupted), certify writes result.json interrupted, test 1 not judged, exit 1.
@@ -57,7 +62,8 @@ if os.geteuid() != 0:
     print("skipped: needs root for veths")
     sys.exit(77)
 LAUNCHER = f"{MPIRUN} --allow-run-as-root --oversubscribe -np 4"
-SPEED = "20M"
+SPEED = "100M"  # the bridge case's hosts; the switch case's are SWITCH_SPEED
+SWITCH_SPEED = "100M"
 
 
 def ifaces():
@@ -90,10 +96,10 @@ def setup(bridge):
     if bridge:
         for k, h in enumerate(HOSTS):  # static entries: no flooding, no learning race
             sh(f"bridge fdb add 02:00:00:00:01:{k + 1:02x} dev rpz-{h}p master static")
-        # The receiver's port at line rate with a shallow queue: what a switch port without PFC
-        # does. A run closes its ports 20 ms after its senders are done; the 32 KB queue drains
-        # in 13 ms (32768 x 8 / 20e6), so every frame not dropped reaches h0 while it counts.
-        sh(f"tc qdisc add dev rpz-h0p root tbf rate 20mbit burst 32kb limit 32kb")
+        # The receiver's port at line rate with a 128 KB queue: what a switch port without PFC
+        # does. A run closes its ports 20 ms after its senders are done; the queue drains in
+        # 10.5 ms (131072 x 8 / 100e6), so every frame not dropped reaches h0 while it counts.
+        sh(f"tc qdisc add dev rpz-h0p root tbf rate 100mbit burst 32kb limit 128kb")
 
 
 def tbf_drops():
@@ -101,20 +107,20 @@ def tbf_drops():
 
 
 PROFILE = f"""name: certify-real
-defaults: {{speed: {SPEED}, dscp: 24, ecn: not-ect}}
+defaults: {{speed: SPEED, dscp: 24, ecn: not-ect}}
 hosts:
 """ + "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:01:{k + 1:02x}", ipv4: 10.96.0.{k + 1}, '
                 f'port: "net_af_packet{k},iface=rpz-{h}{{ring}}"}}' for k, h in enumerate(HOSTS)) + """
 traffic:
   - {name: any, pattern: incast, senders: [h1, h2, h3], receiver: h0, dscp: 24, rate: 10%, messages: 1}
-certify: {lossless: [3], lossy: 0}
+certify: {lossless: [3], lossy: 0, messages: 32}
 """
 
 
-def write_profile(tmp, ring="", extra=""):
+def write_profile(tmp, ring="", extra="", speed=SPEED):
     path = os.path.join(tmp, "p.yaml")
     with open(path, "w") as f:
-        f.write(PROFILE.replace("{ring}", ring) + extra)
+        f.write(PROFILE.replace("{ring}", ring).replace("SPEED", speed) + extra)
     return path
 
 
@@ -215,8 +221,9 @@ def case_bridge(tmp):
 
 
 def start_switch(tmp):
-    args = [ROCEPROBE, "switch", "--speed", SPEED, "--lossless", "3", "--xoff", "64KiB", "--headroom", "256KiB",
-            "--lossy-limit", "128KiB", "--max-frame", "4200", "--duration", "300", "--json"]
+    args = [ROCEPROBE, "switch", "--speed", SWITCH_SPEED, "--lossless", "3", "--xoff", "32KiB",
+            "--headroom", "2MiB",
+            "--lossy-limit", "64KiB", "--max-frame", "4200", "--duration", "300", "--json"]
     for k, h in enumerate(HOSTS):
         args += ["--port", f"net_af_packet{k},iface=rpz-{h}p,framecnt=1024,framesz=8192,blocksz=8192", "--fdb", f"02:00:00:00:01:{k + 1:02x}={k}"]
     out, err = open(os.path.join(tmp, "switch.json"), "w"), open(os.path.join(tmp, "switch.err"), "w")
@@ -244,7 +251,7 @@ def stop_switch(p, tmp):
 
 def case_switch(tmp):
     setup(bridge=False)
-    path = write_profile(tmp, ",framecnt=1024")
+    path = write_profile(tmp, ",framecnt=1024", speed=SWITCH_SPEED)
     sw = start_switch(tmp)
     out = os.path.join(tmp, "c")
     try:
@@ -278,18 +285,28 @@ def case_switch(tmp):
     expect(t2["verdict"] == "PASS", f"test 2 PASS ({t2['verdict']}: {t2['criteria']} {t2['cause']})")
     expect(lost(docs) == s["drops"], f"every packet lost ({lost(docs)}) is one the switch dropped ({s['drops']}): "
            f"the lossy class's, {lost(d2)} in test 2")
-    expect(a2a_ok(t7), f"test 7 PASS ({t7['verdict']}: {t7['criteria']})")
-    expect(p.returncode == 0 and j["counts"]["fail"] == 0, f"certify: exit 0, no test failed ({p.returncode})")
+    # A lossless switch between software senders whose all-to-all phases overlap (ranks start
+    # up to 7 ms apart, a busy CPU holds them back) pauses them: head-of-line blocking, which
+    # test 7 may find (83-86% of line at load average 9-10 here). Then its cause must say so
+    # and the hosts' own counters must show the pauses.
+    pfc7 = sum(q["pfc_rx"] for d in child_docs(out, "all-to-all") for pt in d["ports"] for q in pt["prio"])
+    hol = t7["verdict"] == "FAIL" and t7["cause"]["code"] == "unfair" and pfc7 > 0
+    if hol:
+        print(f"note  test 7 FAIL, head-of-line blocking by PFC: {pfc7} PFC frames at the hosts")
+    expect(a2a_ok(t7) or hol, f"test 7 PASS, or FAIL unfair with the hosts paused ({t7['verdict']}, {t7['cause']}, "
+           f"PFC at hosts {pfc7}: {t7['criteria']})")
+    expect(p.returncode == (1 if hol else 0) and j["counts"]["fail"] == (1 if hol else 0),
+           f"certify: exit {1 if hol else 0}, {1 if hol else 0} test failed ({p.returncode}, {j['counts']})")
 
 
 def case_sigint(tmp):
     setup(bridge=True)
     path = write_profile(tmp, extra="")
     out = os.path.join(tmp, "c")
-    # 1200 messages of 64 KiB per sender at 20 Mbit/s: a run of ~32 s. mpirun, given SIGINT,
+    # 6000 messages of 64 KiB per sender at 100 Mbit/s: a run of ~32 s. mpirun, given SIGINT,
     # sends its ranks SIGTERM odls_base_sigkill_timeout later (certify makes it 10 s) and
     # SIGKILL as long again later: the ranks stop ~10 s in and have 10 s to write.
-    M = 1200
+    M = 6000
     before = tbf_drops()
     cmd = [ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--launcher", LAUNCHER, "--only", "1",
            "--set", f"certify.messages={M}"]
