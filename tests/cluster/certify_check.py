@@ -26,11 +26,13 @@ Each certify test's workload runs as `mpirun -np 4 roceprobe run ... -o DIR/runs
           senders", and the packets its runs lost == the tbf's drop counter (tc -s qdisc)
           over them, exactly (the bridge's ports dropped nothing else); test 2 fails for
           the same cause (lossless loss, no PFC): not judged twice, SKIP blocked_by 1;
-          test 7 (all-to-all: one sender per receiver at a time, never over line) PASS.
+          test 7 (all-to-all: one sender per receiver at a time, never over line) PASS, or
+          SKIP when the machine held the senders below line rate (never a FAIL).
   switch  test 1 PASS: nothing lost, every sender of every N received PFC (each sender's
           PFC frames received == what the switch sent on its port, from the switch's own
           counters, at most one per run short); test 2 PASS (lost == the switch's drops,
-          all lossy); test 7 PASS, or FAIL `unfair` with the hosts paused (see below).
+          all lossy); test 7 PASS, SKIP (senders held back), or FAIL `unfair` with the
+          hosts paused by PFC (head-of-line blocking of overlapping phases, see case_switch).
   sigint  SIGINT to certify in the middle of a long test-1 run: forwarded once to mpirun,
           the child's interrupted result is written (runs/pfc-incast-1/result.json,
           interrupted), certify writes result.json interrupted, test 1 not judged, exit 1.
