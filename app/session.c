@@ -227,6 +227,9 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 				f->nh.mac_known = true;
 			}
 	}
+	for (unsigned i = 0; i < s->nports; i++)
+		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->neigh_refresh_ns) != 0)
+			return rp_cli_error(s->cmd, "out of memory");
 	return 0;
 }
 
@@ -249,6 +252,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 {
 	s->cmd = cmd;
 	s->profile_path = profile;
+	s->neigh_refresh_ns = o->neigh_refresh_ns == RP_SESSION_NO_REFRESH ? 0
+			      : o->neigh_refresh_ns		    ? o->neigh_refresh_ns
+								    : RP_DP_NEIGH_REFRESH_NS;
 	const char *devargs[RP_DP_MAX_PORTS];
 	char err[RP_DP_ERRLEN];
 	int rc = load(s, profile, o);
@@ -288,6 +294,7 @@ void rp_session_close(struct rp_session *s)
 		if (s->tx[i].port)
 			rp_dp_port_close(s->tx[i].port);
 		rp_source_destroy(s->tx[i].src);
+		rp_dp_neigh_forget(&s->tx[i]);
 	}
 	if (s->eal_up)
 		rp_dp_eal_cleanup();
@@ -414,12 +421,56 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	s->last_ns = now_ns;
 }
 
+static json_t *next_hops_json(const struct rp_dp_txport *tp)
+{
+	json_t *a = json_array();
+	for (unsigned k = 0; k < tp->refresh.n; k++) {
+		const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+		char ip[46], mac[18], first[18];
+		addr_text(h->l3, h->ip4, h->ip6, ip);
+		rp_mac_format(h->mac, mac);
+		rp_mac_format(h->first_mac, first);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "address", ip, "mac", mac,
+						   "resolved_mac", first, "mac_changes", (json_int_t)h->changes,
+						   "last_change_ns", (json_int_t)h->changed_ns, "answers",
+						   (json_int_t)h->answers));
+	}
+	return a;
+}
+
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
 {
 	const struct rp_dp_neigh_stats *n = &tp->neigh;
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
-			 "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
-			 "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
-			 "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
-			 "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
+			      "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
+			      "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
+			      "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
+			      "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
+	json_object_set_new(o, "refresh_tx", json_integer((json_int_t)n->refresh_tx));
+	json_object_set_new(o, "mac_changes", json_integer((json_int_t)n->mac_changes));
+	json_object_set_new(o, "refresh_ns", json_integer((json_int_t)tp->refresh.interval_ns));
+	json_object_set_new(o, "next_hops", next_hops_json(tp));
+	return o;
+}
+
+void rp_session_print_next_hops(const struct rp_session *s, FILE *f)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		for (unsigned k = 0; k < tp->refresh.n; k++) {
+			const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+			char ip[46], mac[18], first[18];
+			addr_text(h->l3, h->ip4, h->ip6, ip);
+			rp_mac_format(h->mac, mac);
+			rp_mac_format(h->first_mac, first);
+			if (h->changes)
+				fprintf(f, "next hop %s of %s: MAC %s -> %s (%" PRIu64 " change%s, last at %.3f s); its flows "
+					   "followed\n",
+					ip, rp_session_host(s, tp), first, mac, h->changes, h->changes == 1 ? "" : "s",
+					(double)h->changed_ns / 1e9);
+			else
+				fprintf(f, "next hop %s of %s: MAC %s, unchanged (%" PRIu64 " answers to refreshes every %.3g s)\n",
+					ip, rp_session_host(s, tp), mac, h->answers, (double)tp->refresh.interval_ns / 1e9);
+		}
+	}
 }

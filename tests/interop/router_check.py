@@ -12,6 +12,10 @@
     [h1] rp11-a0 ~~ rp11-a1 -- rp11-r1 -- rp11-c0 ~~ rp11-c1 -- rp11-r2 -- rp11-b1 ~~ rp11-b0 [h2]
                     10.1.0.1            10.9.0.1/30  10.9.0.2/30          10.2.0.1
 
+    next hop moves (one router, IPv4): mid-run `ip link set dev rp11-a1 address 02:aa:...`;
+    the router says nothing about it (arp_notify 0), so h1 learns the new MAC only by
+    asking again (an ARP request every 1 s, the default --neigh-refresh).
+
 Both hosts run in ONE `roceprobe run` (two net_af_packet ports, root namespace); the
 routers live in network namespaces with the veths' other ends. Nobody gives a MAC for a
 next hop: roceprobe resolves the router by ARP/ND, the kernel resolves h1 and h2 by
@@ -24,6 +28,9 @@ ARP/ND (roceprobe answers). Known answers:
 - tbf 20 Mbit/s on the router's egress to h2 with 50 Mbit/s offered: per-flow lost ==
   the qdisc's dropped counter, exactly;
 - mtu 4096 on veths with MTU 9000: 4170 B frames arrive whole (wire length 4170), ICRC valid;
+- next hop moves: its flow follows (mac_changes 1, the new MAC in next_hops); the frames
+  lost are exactly the ones the router's kernel dropped as not its own (rx_otherhost_dropped
+  on rp11-a1, read over netlink), at most one refresh interval of them (bound worked below);
 - bad input: one line, exit 2, nothing sent.
 
 usage: router_check.py ROCEPROBE   (exit 77 = skipped: no netns/veth here)
@@ -101,6 +108,31 @@ def setup(routers=1, v6=False, mtu=1500):
 def link_stats(ns, i):
     st = json.loads(nsx(ns, f"ip -s -j link show {i}"))[0]["stats64"]
     return st["rx"]["packets"], st["tx"]["packets"]
+
+
+# struct rtnl_link_stats64 (include/uapi/linux/if_link.h): rx_otherhost_dropped is its 25th
+# u64 (Linux 5.19 on); iproute2 6.1 does not print it, so it is read over rtnetlink here.
+OTHERHOST = r"""
+import socket, struct, sys
+idx = socket.if_nametoindex(sys.argv[1])
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+s.bind((0, 0))
+req = struct.pack("=BBHiII", 0, 0, 0, idx, 0, 0)
+s.send(struct.pack("=IHHII", 16 + len(req), 18, 1, 1, 0) + req)  # RTM_GETLINK, NLM_F_REQUEST
+msg = s.recv(65536)
+off = 16 + 16
+while off + 4 <= len(msg):
+    alen, atype = struct.unpack_from("=HH", msg, off)
+    if atype == 23 and alen - 4 >= 25 * 8:  # IFLA_STATS64
+        print(struct.unpack_from("=25Q", msg, off + 4)[24])
+        sys.exit(0)
+    off += (alen + 3) & ~3
+sys.exit("no IFLA_STATS64 with rx_otherhost_dropped")
+"""
+
+
+def otherhost_dropped(ns, i):
+    return int(nsx(ns, f"/usr/bin/python3 -c '{OTHERHOST}' {i}"))
 
 
 def snmp(ns, v6):
@@ -231,6 +263,79 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
     expect(len(arp) >= 1, f"{name}: the capture keeps the ARP/ND frames ({len(arp)} non-RoCE frames)")
 
 
+def check_mac_move(tmp):
+    """The router's MAC on h1's link changes while the flow runs.
+
+    rate 8.976 Mbit/s of 1098 B frames (RDMA WRITE Only: 14 eth + 20 IPv4 + 8 UDP + 12 BTH
+    + 16 RETH + 1024 payload + 4 ICRC), each taking (1098 + 24) * 8 = 8976 bits of the
+    layer-1 rate: exactly 1000 frames/s, 6000 frames in 6 s. h1 asks the router again every
+    1 s; after the change its frames go to the old MAC, which the router drops as not its
+    own, until the answer to the next ask arrives: at most 1 s of frames, 1000, plus the
+    time the answer takes (well under a ms on a veth; 0.2 s, 200 frames, allowed for a
+    loaded machine): lost <= 1200.
+    """
+    setup(1, False)
+    nsx(NS[0], "sysctl -qw net.ipv4.conf.rp11-a1.arp_notify=0")  # no gratuitous ARP on the change
+    old = json.loads(nsx(NS[0], "ip -j link show rp11-a1"))[0]["address"]
+    new = "02:aa:00:00:0a:01"
+    text = profile(rate="8.976M", packets=6000)
+    path = os.path.join(tmp, "macmove.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, "macmove")
+    before = snmp(NS[0], False)
+    oh0 = otherhost_dropped(NS[0], "rp11-a1")
+    lb = {i: link_stats(NS[0], i) for i in ("rp11-a1", "rp11-b1")}
+    p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    moved = False
+    t0 = time.monotonic()
+    while p.poll() is None and time.monotonic() - t0 < 30:
+        if link_stats(NS[0], "rp11-a1")[0] - lb["rp11-a1"][0] >= 2000:  # 2 s into the flow
+            nsx(NS[0], f"ip link set dev rp11-a1 address {new}")
+            moved = True
+            break
+        time.sleep(0.05)
+    try:
+        stdout, stderr = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        stdout, stderr = p.communicate()
+    err = "" if p.returncode == 0 else f": {stderr.strip()[-300:]}"
+    if not expect(moved and p.returncode == 0, f"mac-move: MAC changed mid-run ({moved}), run exits 0 "
+                  f"({p.returncode}{err})"):
+        return
+    after = snmp(NS[0], False)
+    oh = otherhost_dropped(NS[0], "rp11-a1") - oh0
+    la = {i: link_stats(NS[0], i) for i in ("rp11-a1", "rp11-b1")}
+    j = json.load(open(os.path.join(out, "result.json")))
+    f = j["flows"][0]
+    n1 = port(j, "h1")["neigh"]
+    hops = n1["next_hops"]
+    print(f"mac-move: sent {f['tx_packets']}, received {f['rx_packets']}, lost {f['lost']}, router dropped "
+          f"{oh} as otherhost; h1 asked again {n1['refresh_tx']} times; next hops {hops}")
+    expect(f["tx_packets"] == 6000, f"mac-move: 6000 sent ({f['tx_packets']})")
+    expect(n1["mac_changes"] == 1 and len(hops) == 1 and hops[0]["address"] == "10.1.0.1" and
+           hops[0]["resolved_mac"] == old and hops[0]["mac"] == new,
+           f"mac-move: h1's next hop 10.1.0.1 moved once, {old} -> {new} ({n1['mac_changes']}, {hops})")
+    expect(n1["refresh_tx"] >= 4, f"mac-move: h1 asked again about once a second over 6 s ({n1['refresh_tx']} >= 4)")
+    expect(f["lost"] == oh, f"mac-move: lost {f['lost']} == the router's rx_otherhost_dropped on rp11-a1 {oh}")
+    expect(f["lost"] <= 1200, f"mac-move: lost {f['lost']} <= 1200 (one 1 s refresh at 1000 frames/s + 0.2 s)")
+    fwd = after["ForwDatagrams"] - before["ForwDatagrams"]
+    expect(fwd == f["rx_packets"] and f["tx_packets"] == f["rx_packets"] + f["lost"],
+           f"mac-move: router ForwDatagrams +{fwd} == received {f['rx_packets']} == sent - lost")
+    neigh_tx1 = n1["arp_requests_tx"] + n1["arp_replies_tx"]
+    rx_a1 = la["rp11-a1"][0] - lb["rp11-a1"][0]
+    expect(rx_a1 == f["tx_packets"] + neigh_tx1,
+           f"mac-move: router rx on rp11-a1 {rx_a1} == h1's {f['tx_packets']} data + {neigh_tx1} ARP frames")
+    # What the router sent h1: only answers to h1's ARP (nothing of its own on the change).
+    tx_a1 = la["rp11-a1"][1] - lb["rp11-a1"][1]
+    expect(tx_a1 == n1["arp_replies_rx"] + n1["arp_requests_rx"] and n1["arp_requests_rx"] == 0,
+           f"mac-move: router tx on rp11-a1 {tx_a1} == the {n1['arp_replies_rx']} ARP replies h1 got "
+           f"(and {n1['arp_requests_rx']} requests == 0)")
+    line = [ln for ln in stdout.splitlines() if ln.startswith("next hop 10.1.0.1 of h1:")]
+    expect(len(line) == 1 and f"{old} -> {new} (1 change" in line[0], f"mac-move: the summary says so: {line}")
+
+
 def check_tbf(tmp):
     setup(1, False)
     nsx(NS[0], "tc qdisc add dev rp11-b1 root tbf rate 20mbit burst 16kb limit 32kb")
@@ -304,7 +409,7 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
     sys.exit(77)
 try:
     with tempfile.TemporaryDirectory() as tmp:
-        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "bad", "bad6"]
+        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "macmove", "bad", "bad6"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
@@ -315,6 +420,8 @@ try:
             check_tbf(tmp)
         if "jumbo" in which:
             check_routed(tmp, "jumbo", 1, False, mtu=4096, vethmtu=9000)
+        if "macmove" in which:
+            check_mac_move(tmp)
         if "bad" in which:
             check_bad(tmp)
         if "bad6" in which:
