@@ -90,23 +90,26 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
 {
 	unsigned mtu = 0;
-	char why[160];
-	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_frame_limit(devargs, why, sizeof(why));
+	char why[200], fix[160];
+	size_t need = host_frame(s, h, receives, &mtu);
+	size_t port = rp_dp_port_frame_limit(devargs, why, sizeof(why), fix, sizeof(fix));
 	if (!port || need <= port)
 		return 0;
 	const struct rp_host *host = &s->prof->hosts[h];
 	char name[64];
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(devargs, ","), devargs);
+	if (!fix[0])
+		snprintf(fix, sizeof(fix), "or let the port take %zu B", need);
 	unsigned fit = 0;
 	for (unsigned m = 4096; mtu && m >= 256 && !fit; m /= 2)
 		if (m < mtu && need - mtu + m <= port)
 			fit = m;
 	if (fit)
 		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
-				    "frames of %zu B: set mtu: %u (frames of %zu B), or let the port take %zu B",
-				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, need);
-	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B",
-			    host->name, name, port, why[0] ? ": " : "", why, need);
+				    "frames of %zu B: set mtu: %u (frames of %zu B), %s",
+				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, fix);
+	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
+			    host->name, name, port, why[0] ? ": " : "", why, need, fix);
 }
 
 /* Opened before any source exists: a `mac: auto` host learns its MAC here

@@ -48,7 +48,7 @@ from check import expect, finish, sh, read_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 NS = ["rp11-r1", "rp11-r2"]
-ROOT_IFS = ["rp11-a0", "rp11-b0"]
+ROOT_IFS = ["rp11-a0", "rp11-b0", "rp11-t0"]
 PACKETS = 2000
 
 
@@ -143,7 +143,8 @@ def snmp(ns, v6):
     return dict(zip(lines[0][1:], (int(x) for x in lines[1][1:])))
 
 
-def profile(v6=False, mtu=1024, rate="50M", extra_h1="", h1_addr=None, h1_gw=None, packets=PACKETS, h2_mac="02:00:00:00:00:02"):
+def profile(v6=False, mtu=1024, rate="50M", extra_h1="", h1_addr=None, h1_gw=None, packets=PACKETS, h2_mac="02:00:00:00:00:02",
+            h1_port="net_af_packet0,iface=rp11-a0"):
     a1 = h1_addr or ("fd00:1::2/64" if v6 else "10.1.0.2/24")
     g1 = h1_gw or ("fd00:1::1" if v6 else "10.1.0.1")
     fam = "ipv6" if v6 else "ipv4"
@@ -151,7 +152,7 @@ def profile(v6=False, mtu=1024, rate="50M", extra_h1="", h1_addr=None, h1_gw=Non
     return f"""name: routed
 defaults: {{speed: 1G, opcode: write, message_size: {mtu}, mtu: {mtu}, dscp: 26, ecn: ect0}}
 hosts:
-  - {{name: h1, mac: "02:00:00:00:00:01", {fam}: {a1}, gateway: {g1}, port: "net_af_packet0,iface=rp11-a0"{extra_h1}}}
+  - {{name: h1, mac: "02:00:00:00:00:01", {fam}: {a1}, gateway: {g1}, port: "{h1_port}"{extra_h1}}}
   - {{name: h2, mac: {'auto' if h2_mac == 'auto' else '"' + h2_mac + '"'}, {fam}: {a2}, gateway: {g2}, port: "net_af_packet1,iface=rp11-b0"}}
 traffic:
   - {{name: f, pattern: flow, src: h1, dst: h2, rate: {rate}, packets: {packets}}}
@@ -177,7 +178,7 @@ def port(j, node):
     return next(x for x in j["environment"]["ports"] if x["node"] == node)
 
 
-def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
+def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, h1_port="net_af_packet0,iface=rp11-a0"):
     setup(routers, v6, vethmtu)
     fam = "IPv6" if v6 else "IPv4"
     last = NS[routers - 1]
@@ -192,7 +193,9 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
             time.sleep(0.2)
     before = {ns: snmp(ns, v6) for ns in NS[:routers]}
     lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
-    p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02"), name, snaplen=mtu + 200)
+    p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02",
+                              h1_port=h1_port),
+                 name, snaplen=mtu + 200)
     if not expect(p.returncode == 0, f"{name}: run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})"):
         return
     after = {ns: snmp(ns, v6) for ns in NS[:routers]}
@@ -256,9 +259,9 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False):
     h2mac = json.loads(sh("ip -j link show rp11-b0"))[0]["address"] if h2_auto else "02:00:00:00:00:02"
     expect(len(frames) == PACKETS and macs == {(rmac, h2mac)},
            f"{name}: {len(frames)} data frames from the router's MAC {rmac} to h2's {h2mac} ({macs})")
-    if mtu == 4096:
+    if mtu > 1024:  # RDMA WRITE Only: 14 + 20 + 8 + 12 BTH + 16 RETH + mtu + 4 ICRC
         lens = sorted({r.get("len") for r in data})
-        expect(lens == [4170], f"{name}: frames of {lens} B == [4170] arrive whole")
+        expect(lens == [mtu + 74], f"{name}: frames of {lens} B == [{mtu + 74}] arrive whole")
     arp = [r for r in recs if r.get("kind") not in ("roce",)]
     expect(len(arp) >= 1, f"{name}: the capture keeps the ARP/ND frames ({len(arp)} non-RoCE frames)")
 
@@ -336,6 +339,23 @@ def check_mac_move(tmp):
     expect(len(line) == 1 and f"{old} -> {new} (1 change" in line[0], f"mac-move: the summary says so: {line}")
 
 
+def check_limits(tmp):
+    """PMDs that cannot carry the profile's frames: one line saying what to change, exit 2,
+    nothing sent. net_tap (DPDK 22.11) sends nothing longer than its ethdev MTU + 22 B and
+    ethdev caps that MTU at 1504; net_af_xdp puts a frame in one 4 KiB UMEM page."""
+    setup(1, False, 9000)
+    lb = link_stats(NS[0], "rp11-a1")
+    p, out = run(tmp, profile(mtu=4096, h1_port="net_af_xdp0,iface=rp11-a0"), "xdp-4096")
+    one_line_exit2(p, "af_xdp mtu 4096", r"host 'h1': port net_af_xdp0 takes frames up to \d+ B: net_af_xdp puts a "
+                   r"frame in one UMEM page .*: set mtu: 2048 \(frames of 2122 B\), or use net_af_packet")
+    expect(link_stats(NS[0], "rp11-a1")[0] == lb[0], "af_xdp mtu 4096: nothing sent (the router saw no frame)")
+    expect(not os.path.exists(os.path.join(out, "result.json")), "af_xdp mtu 4096: no result written")
+    p, out = run(tmp, profile(mtu=4096, h1_port="net_tap0,iface=rp11-t0"), "tap-4096")
+    one_line_exit2(p, "tap mtu 4096", r"host 'h1': port net_tap0 takes frames up to 1518 B: net_tap sends nothing "
+                   r"longer than its ethdev MTU \+ 22 B.*: set mtu: 1024 \(frames of 1098 B\), or use net_af_packet")
+    expect(not os.path.exists(os.path.join(out, "result.json")), "tap mtu 4096: no result written")
+
+
 def check_tbf(tmp):
     setup(1, False)
     nsx(NS[0], "tc qdisc add dev rp11-b1 root tbf rate 20mbit burst 16kb limit 32kb")
@@ -409,7 +429,7 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
     sys.exit(77)
 try:
     with tempfile.TemporaryDirectory() as tmp:
-        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "macmove", "bad", "bad6"]
+        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "bad", "bad6"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
@@ -420,6 +440,11 @@ try:
             check_tbf(tmp)
         if "jumbo" in which:
             check_routed(tmp, "jumbo", 1, False, mtu=4096, vethmtu=9000)
+        if "xdp" in which:  # net_af_xdp carries up to one UMEM page: mtu 2048 (2122 B frames); XDP on a
+            # veth refuses an MTU above about 3500
+            check_routed(tmp, "af-xdp-2048", 1, False, mtu=2048, vethmtu=3000, h1_port="net_af_xdp0,iface=rp11-a0")
+        if "limits" in which:
+            check_limits(tmp)
         if "macmove" in which:
             check_mac_move(tmp)
         if "bad" in which:
