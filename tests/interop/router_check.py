@@ -7,7 +7,9 @@
          10.1.0.2/24 gw 10.1.0.1      10.1.0.1/24  ip_forward=1  10.2.0.1/24      10.2.0.2/24 gw 10.2.0.1
          fd00:1::2/64 gw fd00:1::1    fd00:1::1/64               fd00:2::1/64     fd00:2::2/64 gw fd00:2::1
 
-    two routers in series (TTL 62; h2 with mac: auto, its veth's own MAC):
+    two routers in series (TTL 62; h2 with mac: auto, its veth's own MAC); the same with h1 and
+    h2 on two MPI ranks (mpirun -np 2, each rank's port in the root namespace), each host
+    behind its own router, each resolving its own router by ARP:
 
     [h1] rp11-a0 ~~ rp11-a1 -- rp11-r1 -- rp11-c0 ~~ rp11-c1 -- rp11-r2 -- rp11-b1 ~~ rp11-b0 [h2]
                     10.1.0.1            10.9.0.1/30  10.9.0.2/30          10.2.0.1
@@ -33,11 +35,13 @@ ARP/ND (roceprobe answers). Known answers:
   on rp11-a1, read over netlink), at most one refresh interval of them (bound worked below);
 - bad input: one line, exit 2, nothing sent.
 
-usage: router_check.py ROCEPROBE   (exit 77 = skipped: no netns/veth here)
+usage: router_check.py ROCEPROBE [CASE...]   (exit 77 = skipped: no netns/veth here; cases
+v4 v6 two tbf jumbo xdp limits macmove bad bad6 by default, mpi on request)
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +51,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from check import expect, finish, sh, read_pcap  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
+MPIRUN = shutil.which("mpirun")
 NS = ["rp11-r1", "rp11-r2"]
 ROOT_IFS = ["rp11-a0", "rp11-b0", "rp11-t0"]
 PACKETS = 2000
@@ -63,12 +68,12 @@ def teardown():
         sh(f"ip netns del {ns} 2>/dev/null", check=False)
 
 
-def veth(a, b, ns_b, mtu):
-    sh(f"ip link add {a} mtu {mtu} type veth peer name {b} mtu {mtu}")
+def veth(a, b, ns_b, mtu, index=None):
+    sh(f"ip link add {a}{f' index {index}' if index else ''} mtu {mtu} type veth peer name {b} mtu {mtu}")
     sh(f"ip link set {b} netns {ns_b}")
 
 
-def setup(routers=1, v6=False, mtu=1500):
+def setup(routers=1, v6=False, mtu=1500, far_indexes=False):
     """The drawing above; IPv6 off everywhere unless v6 (no stray ND/MLD in the IPv4 counts)."""
     teardown()
     for ns in NS[:routers]:
@@ -77,8 +82,11 @@ def setup(routers=1, v6=False, mtu=1500):
         nsx(ns, "sysctl -qw net.ipv6.conf.all.forwarding=1")
         nsx(ns, "ip link set lo up")
     last = NS[routers - 1]
-    veth("rp11-a0", "rp11-a1", NS[0], mtu)
-    veth("rp11-b0", "rp11-b1", last, mtu)
+    # Two processes (ranks) on af_packet: DPDK 22.11 numbers its PACKET_FANOUT group
+    # (getpid() ^ ifindex) & 0xffff, and near pids on near indexes can collide (EINVAL, see
+    # tests/cluster/run_check.py): root-side indexes far apart in XOR.
+    veth("rp11-a0", "rp11-a1", NS[0], mtu, 0x5a00 if far_indexes else None)
+    veth("rp11-b0", "rp11-b1", last, mtu, 0x6b11 if far_indexes else None)
     if routers == 2:
         sh(f"ip netns exec {NS[0]} ip link add rp11-c0 mtu {mtu} type veth peer name rp11-c1 mtu {mtu}")
         nsx(NS[0], f"ip link set rp11-c1 netns {NS[1]}")
@@ -159,12 +167,13 @@ traffic:
 """
 
 
-def run(tmp, text, name, snaplen=128, extra=()):
+def run(tmp, text, name, snaplen=128, extra=(), ranks=0):
     path = os.path.join(tmp, f"{name}.yaml")
     with open(path, "w") as f:
         f.write(text)
     out = os.path.join(tmp, name)
-    p = subprocess.run([ROCEPROBE, "run", path, "-o", out, "--capture", "--snaplen", str(snaplen), *extra],
+    launch = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] if ranks else []
+    p = subprocess.run([*launch, ROCEPROBE, "run", path, "-o", out, "--capture", "--snaplen", str(snaplen), *extra],
                        capture_output=True, text=True, timeout=120)
     return p, out
 
@@ -178,8 +187,9 @@ def port(j, node):
     return next(x for x in j["environment"]["ports"] if x["node"] == node)
 
 
-def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, h1_port="net_af_packet0,iface=rp11-a0"):
-    setup(routers, v6, vethmtu)
+def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, h1_port="net_af_packet0,iface=rp11-a0",
+                 ranks=0):
+    setup(routers, v6, vethmtu, far_indexes=ranks > 0)
     fam = "IPv6" if v6 else "IPv4"
     last = NS[routers - 1]
     if v6:  # the router's own MLD reports after its interfaces come up: let them pass first
@@ -195,13 +205,18 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, 
     lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02",
                               h1_port=h1_port),
-                 name, snaplen=mtu + 200)
-    if not expect(p.returncode == 0, f"{name}: run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})"):
+                 name, snaplen=mtu + 200, ranks=ranks)
+    err = "" if p.returncode == 0 else f": {p.stderr.strip()[-300:]}"
+    if not expect(p.returncode == 0, f"{name}: run exits 0 ({p.returncode}{err})"):
         return
     after = {ns: snmp(ns, v6) for ns in NS[:routers]}
     la = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     j = json.load(open(os.path.join(out, "result.json")))
     f = j["flows"][0]
+    if ranks:
+        c = j.get("cluster", {})
+        expect(c.get("size") == ranks and [r["hosts"] for r in c.get("ranks", [])] == [["h1"], ["h2"]],
+               f"{name}: {ranks} ranks, h1 on rank 0 and h2 on rank 1 ({[r.get('hosts') for r in c.get('ranks', [])]})")
     expect(f["misdelivered"] == 0, f"{name}: routed frames (router's source MAC, h2's destination MAC) count at h2, "
            f"misdelivered {f['misdelivered']} == 0")
     expect(f["tx_packets"] == PACKETS and f["rx_packets"] == PACKETS and f["lost"] == 0,
@@ -429,6 +444,7 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
     sys.exit(77)
 try:
     with tempfile.TemporaryDirectory() as tmp:
+        # mpi runs in the cluster suite (tests/cluster/meson.build: cluster-routed)
         which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "bad", "bad6"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
@@ -438,6 +454,10 @@ try:
             check_routed(tmp, "two-routers", 2, False, h2_auto=True)
         if "tbf" in which:
             check_tbf(tmp)
+        if "mpi" in which and MPIRUN:
+            check_routed(tmp, "two-ranks", 2, False, ranks=2)
+        elif "mpi" in which:
+            print("mpi: skipped, no mpirun (openmpi-bin)")
         if "jumbo" in which:
             check_routed(tmp, "jumbo", 1, False, mtu=4096, vethmtu=9000)
         if "xdp" in which:  # net_af_xdp carries up to one UMEM page: mtu 2048 (2122 B frames); XDP on a
