@@ -36,7 +36,7 @@ ARP/ND (roceprobe answers). Known answers:
 - bad input: one line, exit 2, nothing sent.
 
 usage: router_check.py ROCEPROBE [CASE...]   (exit 77 = skipped: no netns/veth here; cases
-v4 v6 two tbf jumbo xdp limits macmove bad bad6 by default, mpi on request)
+v4 v6 two tbf jumbo xdp limits macmove macmove6 bad bad6 by default, mpi on request)
 """
 import json
 import os
@@ -192,15 +192,8 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, 
     setup(routers, v6, vethmtu, far_indexes=ranks > 0)
     fam = "IPv6" if v6 else "IPv4"
     last = NS[routers - 1]
-    if v6:  # the router's own MLD reports after its interfaces come up: let them pass first
-        quiet_since, last_tx, t0 = time.monotonic(), None, time.monotonic()
-        while time.monotonic() - t0 < 6:
-            tx = link_stats(last, "rp11-b1")[1]
-            if tx != last_tx:
-                quiet_since, last_tx = time.monotonic(), tx
-            elif time.monotonic() - quiet_since > 2.0:
-                break
-            time.sleep(0.2)
+    if v6:
+        wait_quiet(last, "rp11-b1")
     before = {ns: snmp(ns, v6) for ns in NS[:routers]}
     lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02",
@@ -281,27 +274,45 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, 
     expect(len(arp) >= 1, f"{name}: the capture keeps the ARP/ND frames ({len(arp)} non-RoCE frames)")
 
 
-def check_mac_move(tmp):
+def wait_quiet(ns, i, secs=2.0, most=6.0):
+    """The router's own MLD reports after its interfaces come up: let them pass first."""
+    quiet_since, last_tx, t0 = time.monotonic(), None, time.monotonic()
+    while time.monotonic() - t0 < most:
+        tx = link_stats(ns, i)[1]
+        if tx != last_tx:
+            quiet_since, last_tx = time.monotonic(), tx
+        elif time.monotonic() - quiet_since > secs:
+            break
+        time.sleep(0.2)
+
+
+def check_mac_move(tmp, v6):
     """The router's MAC on h1's link changes while the flow runs.
 
-    rate 8.976 Mbit/s of 1098 B frames (RDMA WRITE Only: 14 eth + 20 IPv4 + 8 UDP + 12 BTH
-    + 16 RETH + 1024 payload + 4 ICRC), each taking (1098 + 24) * 8 = 8976 bits of the
-    layer-1 rate: exactly 1000 frames/s, 6000 frames in 6 s. h1 asks the router again every
-    1 s; after the change its frames go to the old MAC, which the router drops as not its
-    own, until the answer to the next ask arrives: at most 1 s of frames, 1000, plus the
-    time the answer takes (well under a ms on a veth; 0.2 s, 200 frames, allowed for a
-    loaded machine): lost <= 1200.
+    IPv4: rate 8.976 Mbit/s of 1098 B frames (RDMA WRITE Only: 14 eth + 20 IPv4 + 8 UDP + 12
+    BTH + 16 RETH + 1024 payload + 4 ICRC), each taking (1098 + 24) * 8 = 8976 bits of the
+    layer-1 rate: exactly 1000 frames/s, 6000 frames in 6 s. IPv6: 40 B of IP header, 1118 B
+    frames, (1118 + 24) * 8 = 9136 bits: 9.136 Mbit/s is 1000 frames/s. h1 asks the router
+    again every 1 s (ARP request / NS); after the change its frames go to the old MAC, which
+    the router drops as not its own, until the answer to the next ask arrives: at most 1 s of
+    frames, 1000, plus the time the answer takes (well under a ms on a veth; 0.2 s, 200
+    frames, allowed for a loaded machine): lost <= 1200.
     """
-    setup(1, False)
-    nsx(NS[0], "sysctl -qw net.ipv4.conf.rp11-a1.arp_notify=0")  # no gratuitous ARP on the change
+    name = "mac-move6" if v6 else "mac-move"
+    setup(1, v6)
+    # Nothing of the router's own on the change: no gratuitous ARP, no unsolicited NA.
+    nsx(NS[0], "sysctl -qw net.ipv4.conf.rp11-a1.arp_notify=0")
+    if v6:
+        nsx(NS[0], "sysctl -qw net.ipv6.conf.rp11-a1.ndisc_notify=0")
+        wait_quiet(NS[0], "rp11-a1")
     old = json.loads(nsx(NS[0], "ip -j link show rp11-a1"))[0]["address"]
     new = "02:aa:00:00:0a:01"
-    text = profile(rate="8.976M", packets=6000)
-    path = os.path.join(tmp, "macmove.yaml")
+    text = profile(v6=v6, rate="9.136M" if v6 else "8.976M", packets=6000)
+    path = os.path.join(tmp, f"{name}.yaml")
     with open(path, "w") as f:
         f.write(text)
-    out = os.path.join(tmp, "macmove")
-    before = snmp(NS[0], False)
+    out = os.path.join(tmp, name)
+    before = snmp(NS[0], v6)
     oh0 = otherhost_dropped(NS[0], "rp11-a1")
     lb = {i: link_stats(NS[0], i) for i in ("rp11-a1", "rp11-b1")}
     p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -319,39 +330,42 @@ def check_mac_move(tmp):
         p.kill()
         stdout, stderr = p.communicate()
     err = "" if p.returncode == 0 else f": {stderr.strip()[-300:]}"
-    if not expect(moved and p.returncode == 0, f"mac-move: MAC changed mid-run ({moved}), run exits 0 "
+    if not expect(moved and p.returncode == 0, f"{name}: MAC changed mid-run ({moved}), run exits 0 "
                   f"({p.returncode}{err})"):
         return
-    after = snmp(NS[0], False)
+    after = snmp(NS[0], v6)
     oh = otherhost_dropped(NS[0], "rp11-a1") - oh0
     la = {i: link_stats(NS[0], i) for i in ("rp11-a1", "rp11-b1")}
     j = json.load(open(os.path.join(out, "result.json")))
     f = j["flows"][0]
     n1 = port(j, "h1")["neigh"]
     hops = n1["next_hops"]
-    print(f"mac-move: sent {f['tx_packets']}, received {f['rx_packets']}, lost {f['lost']}, router dropped "
+    gw = "fd00:1::1" if v6 else "10.1.0.1"
+    print(f"{name}: sent {f['tx_packets']}, received {f['rx_packets']}, lost {f['lost']}, router dropped "
           f"{oh} as otherhost; h1 asked again {n1['refresh_tx']} times; next hops {hops}")
-    expect(f["tx_packets"] == 6000, f"mac-move: 6000 sent ({f['tx_packets']})")
-    expect(n1["mac_changes"] == 1 and len(hops) == 1 and hops[0]["address"] == "10.1.0.1" and
+    expect(f["tx_packets"] == 6000, f"{name}: 6000 sent ({f['tx_packets']})")
+    expect(n1["mac_changes"] == 1 and len(hops) == 1 and hops[0]["address"] == gw and
            hops[0]["resolved_mac"] == old and hops[0]["mac"] == new,
-           f"mac-move: h1's next hop 10.1.0.1 moved once, {old} -> {new} ({n1['mac_changes']}, {hops})")
-    expect(n1["refresh_tx"] >= 4, f"mac-move: h1 asked again about once a second over 6 s ({n1['refresh_tx']} >= 4)")
-    expect(f["lost"] == oh, f"mac-move: lost {f['lost']} == the router's rx_otherhost_dropped on rp11-a1 {oh}")
-    expect(f["lost"] <= 1200, f"mac-move: lost {f['lost']} <= 1200 (one 1 s refresh at 1000 frames/s + 0.2 s)")
-    fwd = after["ForwDatagrams"] - before["ForwDatagrams"]
+           f"{name}: h1's next hop {gw} moved once, {old} -> {new} ({n1['mac_changes']}, {hops})")
+    expect(n1["refresh_tx"] >= 4, f"{name}: h1 asked again about once a second over 6 s ({n1['refresh_tx']} >= 4)")
+    expect(f["lost"] == oh, f"{name}: lost {f['lost']} == the router's rx_otherhost_dropped on rp11-a1 {oh}")
+    expect(f["lost"] <= 1200, f"{name}: lost {f['lost']} <= 1200 (one 1 s refresh at 1000 frames/s + 0.2 s)")
+    key = "Ip6OutForwDatagrams" if v6 else "ForwDatagrams"
+    fwd = after[key] - before[key]
     expect(fwd == f["rx_packets"] and f["tx_packets"] == f["rx_packets"] + f["lost"],
-           f"mac-move: router ForwDatagrams +{fwd} == received {f['rx_packets']} == sent - lost")
-    neigh_tx1 = n1["arp_requests_tx"] + n1["arp_replies_tx"]
+           f"{name}: router {key} +{fwd} == received {f['rx_packets']} == sent - lost")
+    neigh_tx1 = n1["arp_requests_tx"] + n1["arp_replies_tx"] + n1["nd_solicits_tx"] + n1["nd_adverts_tx"]
     rx_a1 = la["rp11-a1"][0] - lb["rp11-a1"][0]
     expect(rx_a1 == f["tx_packets"] + neigh_tx1,
-           f"mac-move: router rx on rp11-a1 {rx_a1} == h1's {f['tx_packets']} data + {neigh_tx1} ARP frames")
-    # What the router sent h1: only answers to h1's ARP (nothing of its own on the change).
+           f"{name}: router rx on rp11-a1 {rx_a1} == h1's {f['tx_packets']} data + {neigh_tx1} ARP/ND frames")
+    # What the router sent h1: only answers to h1's ARP/NS (nothing of its own on the change).
     tx_a1 = la["rp11-a1"][1] - lb["rp11-a1"][1]
-    expect(tx_a1 == n1["arp_replies_rx"] + n1["arp_requests_rx"] and n1["arp_requests_rx"] == 0,
-           f"mac-move: router tx on rp11-a1 {tx_a1} == the {n1['arp_replies_rx']} ARP replies h1 got "
-           f"(and {n1['arp_requests_rx']} requests == 0)")
-    line = [ln for ln in stdout.splitlines() if ln.startswith("next hop 10.1.0.1 of h1:")]
-    expect(len(line) == 1 and f"{old} -> {new} (1 change" in line[0], f"mac-move: the summary says so: {line}")
+    answers = n1["nd_adverts_rx"] if v6 else n1["arp_replies_rx"]
+    asks = n1["nd_solicits_rx"] if v6 else n1["arp_requests_rx"]
+    expect(tx_a1 == answers and asks == 0,
+           f"{name}: router tx on rp11-a1 {tx_a1} == the {answers} answers h1 got (and {asks} requests == 0)")
+    line = [ln for ln in stdout.splitlines() if ln.startswith(f"next hop {gw} of h1:")]
+    expect(len(line) == 1 and f"{old} -> {new} (1 change" in line[0], f"{name}: the summary says so: {line}")
 
 
 def check_limits(tmp):
@@ -445,7 +459,8 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
 try:
     with tempfile.TemporaryDirectory() as tmp:
         # mpi runs in the cluster suite (tests/cluster/meson.build: cluster-routed)
-        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "bad", "bad6"]
+        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "macmove6", "bad",
+                                 "bad6"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
@@ -466,7 +481,9 @@ try:
         if "limits" in which:
             check_limits(tmp)
         if "macmove" in which:
-            check_mac_move(tmp)
+            check_mac_move(tmp, False)
+        if "macmove6" in which:
+            check_mac_move(tmp, True)
         if "bad" in which:
             check_bad(tmp)
         if "bad6" in which:
