@@ -38,6 +38,7 @@ ARP/ND (roceprobe answers). Known answers:
 usage: router_check.py ROCEPROBE [CASE...]   (exit 77 = skipped: no netns/veth here; cases
 v4 v6 two tbf jumbo xdp limits macmove macmove6 bad bad6 by default, mpi on request)
 """
+import fcntl
 import json
 import os
 import re
@@ -478,6 +479,9 @@ def check_bad(tmp):
                    r"answered ARP on port net_af_packet0")
 
 
+# Every worktree on this machine has this test and its rp11-* names: one at a time.
+_lock = open("/tmp/roceprobe-rp11.lock", "w")
+fcntl.flock(_lock, fcntl.LOCK_EX)
 try:
     setup(1, False)
 except (subprocess.CalledProcessError, FileNotFoundError) as e:
