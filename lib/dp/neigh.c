@@ -2,18 +2,18 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "gen.h"
-#include "wire/classify.h"
-
-#include <stdlib.h>
-
 #include "traffic/source.h"
+#include "wire/classify.h"
 
 #define NEIGH_FRAME 128 /* the longest ARP/ND frame built is 86 B */
 
+/* The frames are built on the stack (an answer is known only after the
+ * classification) and copied into the mbuf by rp_dp_ctl_send: 86 B at most. */
 struct copy {
 	const uint8_t *b;
 	size_t len;
@@ -88,17 +88,18 @@ bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t l
 }
 
 /* An ARP request/probe/gratuitous ARP or an NS/NA the port sends itself. */
-static void send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
+static bool send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
 		     struct rp_capture *cap)
 {
 	if (!len || !send_frame(tp, b, len, cap, now))
-		return;
+		return false;
 	if (l3 == 4)
 		tp->neigh.arp_requests_tx++; /* gratuitous ARPs and probes are requests too */
 	else if (request)
 		tp->neigh.nd_solicits_tx++;
 	else
 		tp->neigh.nd_adverts_tx++;
+	return true;
 }
 
 static void learn(struct rp_dp_neigh_want *w, unsigned nw, unsigned port, const struct rp_neigh_rx *r)
@@ -205,7 +206,7 @@ int rp_dp_neigh_keep(struct rp_dp_txport *tp, unsigned port, const struct rp_dp_
 		memcpy(h->first_mac, w[k].mac, 6);
 	}
 	tp->refresh.interval_ns = interval_ns;
-	tp->refresh.next_ns = interval_ns;
+	tp->refresh.next_ns = interval_ns / tp->refresh.n ? interval_ns / tp->refresh.n : 1;
 	return 0;
 }
 
@@ -215,6 +216,8 @@ void rp_dp_neigh_forget(struct rp_dp_txport *tp)
 	tp->refresh = (struct rp_dp_neigh_refresh){.next_ns = UINT64_MAX};
 }
 
+/* One next hop a call, the next one interval / n later: n requests never
+ * go out back to back between two TX bursts. */
 void rp_dp_neigh_refresh(struct rp_dp_txport *tp, struct rp_capture *cap, uint64_t now_ns)
 {
 	struct rp_dp_neigh_refresh *r = &tp->refresh;
@@ -223,15 +226,13 @@ void rp_dp_neigh_refresh(struct rp_dp_txport *tp, struct rp_capture *cap, uint64
 		return;
 	}
 	uint8_t b[NEIGH_FRAME];
-	for (unsigned k = 0; k < r->n; k++) {
-		const struct rp_dp_neigh_hop *h = &r->hop[k];
-		uint64_t before = tp->neigh.arp_requests_tx + tp->neigh.nd_solicits_tx;
-		send_own(tp, b, rp_neigh_request_build(&tp->self, h->l3, h->ip4, h->ip6, b, sizeof(b)), h->l3, true, now_ns,
-			 cap);
-		tp->neigh.refresh_tx += tp->neigh.arp_requests_tx + tp->neigh.nd_solicits_tx - before;
-	}
+	const struct rp_dp_neigh_hop *h = &r->hop[r->next_hop];
+	size_t len = rp_neigh_request_build(&tp->self, h->l3, h->ip4, h->ip6, b, sizeof(b));
+	tp->neigh.refresh_tx += send_own(tp, b, len, h->l3, true, now_ns, cap);
+	r->next_hop = (r->next_hop + 1) % r->n;
 	/* From the due time, not from now: a late loop does not stretch the period. */
-	r->next_ns += r->interval_ns;
+	uint64_t step = r->interval_ns / r->n ? r->interval_ns / r->n : 1;
+	r->next_ns += step;
 	if (r->next_ns <= now_ns)
-		r->next_ns = now_ns + r->interval_ns;
+		r->next_ns = now_ns + step;
 }

@@ -41,6 +41,7 @@ struct rp_dp_neigh_hop {
 struct rp_dp_neigh_refresh {
 	struct rp_dp_neigh_hop *hop; /* [n], owned (rp_dp_neigh_keep / rp_dp_neigh_forget) */
 	unsigned n;
+	unsigned next_hop; /* asked at next_ns; one every interval_ns / n */
 	uint64_t interval_ns;
 	uint64_t next_ns; /* UINT64_MAX: nothing to ask */
 };
@@ -81,8 +82,8 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 
 /* After rp_dp_neigh_resolve: tp keeps the resolved wants of port index
  * port (w[0..nw)) fresh, asking each again every interval_ns (0: never) of
- * the packet clock (the first time at interval_ns: the clock starts at 0 with
- * the traffic). Any binding the port hears for one of them afterwards (the
+ * the packet clock (the clock starts at 0 with the traffic; with n hops the
+ * first is asked at interval_ns / n). Any binding the port hears for one of them afterwards (the
  * answer to that request, a gratuitous ARP, an unsolicited NA, a request
  * from it) that names a new MAC moves tp->src's flows through it to that MAC
  * (rp_source_set_next_hop_mac): the RX path and the TX bursts are the same
@@ -91,10 +92,12 @@ int rp_dp_neigh_keep(struct rp_dp_txport *tp, unsigned port, const struct rp_dp_
 		     uint64_t interval_ns);
 void rp_dp_neigh_forget(struct rp_dp_txport *tp);
 
-/* Due: asks every kept next hop again (an ARP request to broadcast, an NS to
- * the solicited-node group: a router whose MAC changed answers from the new
- * one, which a unicast probe to the old MAC would never reach). Called from
- * the port's lcore loop when now_ns >= tp->refresh.next_ns; cap may be NULL. */
+/* Due: asks the next kept next hop again (an ARP request to broadcast, an NS
+ * to the solicited-node group: a router whose MAC changed answers from the
+ * new one, which a unicast probe to the old MAC would never reach); the hops
+ * take turns, one every interval / n, so each is asked once an interval.
+ * Called from the port's lcore loop when now_ns >= tp->refresh.next_ns; cap
+ * may be NULL. */
 void rp_dp_neigh_refresh(struct rp_dp_txport *tp, struct rp_capture *cap, uint64_t now_ns);
 
 #endif
