@@ -9,7 +9,8 @@
 
     two routers in series (TTL 62; h2 with mac: auto, its veth's own MAC); the same with h1 and
     h2 on two MPI ranks (mpirun -np 2, each rank's port in the root namespace), each host
-    behind its own router, each resolving its own router by ARP:
+    behind its own router, each resolving its own router by ARP (and both behind the one
+    router above: TTL 63):
 
     [h1] rp11-a0 ~~ rp11-a1 -- rp11-r1 -- rp11-c0 ~~ rp11-c1 -- rp11-r2 -- rp11-b1 ~~ rp11-b0 [h2]
                     10.1.0.1            10.9.0.1/30  10.9.0.2/30          10.2.0.1
@@ -503,6 +504,7 @@ try:
             check_tbf(tmp)
         if "mpi" in which and MPIRUN:
             check_routed(tmp, "two-ranks", 2, False, ranks=2)
+            check_routed(tmp, "two-ranks-one-router", 1, False, ranks=2)  # both behind one router: TTL 63
             check_ranks_no_arp(tmp)
         elif "mpi" in which:
             print("mpi: skipped, no mpirun (openmpi-bin)")
