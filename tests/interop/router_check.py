@@ -403,6 +403,7 @@ def check_ranks_no_arp(tmp):
     """Two ranks, h1's gateway answers nobody: every rank stops before traffic, one line."""
     setup(2, False, far_indexes=True)
     lb = link_stats(NS[1], "rp11-b1")
+    la0 = link_stats(NS[0], "rp11-a1")
     p, out = run(tmp, profile(h1_gw="10.1.0.99"), "ranks-no-arp", ranks=2)
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
     expect(p.returncode == 2 and len(lines) == 1 and re.search(r"host 'h1'.*no answer to ARP for 10\.1\.0\.99 "
@@ -412,6 +413,8 @@ def check_ranks_no_arp(tmp):
     # h2's rank sent only its probe and gratuitous ARP (2 frames) and no data
     expect(la[0] - lb[0] == 2, f"two ranks, no ARP answer: h2 sent {la[0] - lb[0]} frames == 2 (probe, "
            "gratuitous ARP), no data")
+    a1 = link_stats(NS[0], "rp11-a1")[0] - la0[0]
+    expect(a1 == 5, f"two ranks, no ARP answer: h1 sent {a1} frames == 5 (probe, gratuitous ARP, 3 requests), no data")
     expect(not os.path.exists(os.path.join(out, "result.json")), "two ranks, no ARP answer: no result written")
 
 
