@@ -255,9 +255,10 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 {
 	s->cmd = cmd;
 	s->profile_path = profile;
-	s->neigh_refresh_ns = o->neigh_refresh_ns == RP_SESSION_NO_REFRESH ? 0
-			      : o->neigh_refresh_ns		    ? o->neigh_refresh_ns
-								    : RP_DP_NEIGH_REFRESH_NS;
+	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
+		s->neigh_refresh_ns = 0;
+	else
+		s->neigh_refresh_ns = o->neigh_refresh_ns ? o->neigh_refresh_ns : RP_DP_NEIGH_REFRESH_NS;
 	const char *devargs[RP_DP_MAX_PORTS];
 	char err[RP_DP_ERRLEN];
 	int rc = load(s, profile, o);
@@ -444,16 +445,14 @@ static json_t *next_hops_json(const struct rp_dp_txport *tp)
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
 {
 	const struct rp_dp_neigh_stats *n = &tp->neigh;
-	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
-			      "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
-			      "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
-			      "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
-			      "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
-	json_object_set_new(o, "refresh_tx", json_integer((json_int_t)n->refresh_tx));
-	json_object_set_new(o, "mac_changes", json_integer((json_int_t)n->mac_changes));
-	json_object_set_new(o, "refresh_ns", json_integer((json_int_t)tp->refresh.interval_ns));
-	json_object_set_new(o, "next_hops", next_hops_json(tp));
-	return o;
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "arp_requests_rx",
+			 (json_int_t)n->arp_requests_rx, "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx",
+			 (json_int_t)n->arp_replies_rx, "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx",
+			 (json_int_t)n->nd_solicits_rx, "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx",
+			 (json_int_t)n->nd_adverts_rx, "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent",
+			 (json_int_t)n->unsent, "refresh_tx", (json_int_t)n->refresh_tx, "mac_changes",
+			 (json_int_t)n->mac_changes, "refresh_ns", (json_int_t)tp->refresh.interval_ns, "next_hops",
+			 next_hops_json(tp));
 }
 
 void rp_session_print_next_hops(const struct rp_session *s, FILE *f)
@@ -472,8 +471,8 @@ void rp_session_print_next_hops(const struct rp_session *s, FILE *f)
 					ip, rp_session_host(s, tp), first, mac, h->changes, h->changes == 1 ? "" : "s",
 					(double)h->changed_ns / 1e9);
 			else
-				fprintf(f, "next hop %s of %s: MAC %s, unchanged (%" PRIu64 " answers to refreshes every %.3g s)\n",
-					ip, rp_session_host(s, tp), mac, h->answers, (double)tp->refresh.interval_ns / 1e9);
+				fprintf(f, "next hop %s of %s: MAC %s, unchanged (asked every %.3g s, %" PRIu64 " answers heard)\n",
+					ip, rp_session_host(s, tp), mac, (double)tp->refresh.interval_ns / 1e9, h->answers);
 		}
 	}
 }
