@@ -213,8 +213,10 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	unsigned mtu = (unsigned)(max_frame - RTE_ETHER_HDR_LEN);
 	if (mtu > info.max_mtu) /* the frames fit (rp_dp_port_frame_limit): max_frame has slack */
 		mtu = info.max_mtu;
+	/* net_af_xdp sets its interface's MTU: raised when short, never lowered. */
+	bool iface_fits = devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) >= mtu;
 	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && mtu > RTE_ETHER_MTU && !is_af_packet(devargs) &&
-	    !devargs_is(devargs, "net_tap")) {
+	    !devargs_is(devargs, "net_tap") && !iface_fits) {
 		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)mtu);
 		if (rc == -ENOTSUP)
 			rc = 0;
