@@ -108,7 +108,8 @@ static int check_frame(const struct rp_session *s, unsigned h, const char *devar
 		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
 				    "frames of %zu B: set mtu: %u (frames of %zu B), %s",
 				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, fix);
-	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
+	return rp_cli_error(s->cmd,
+			    "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
 			    host->name, name, port, why[0] ? ": " : "", why, need, fix);
 }
 
