@@ -131,6 +131,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 	if (!any_wire && nw == 0)
 		return 0;
 	unsigned tries_sent = 0;
+	uint64_t last_try = start;
 	bool announced = !any_wire;
 	uint64_t step = o->timeout_ns / (o->tries ? o->tries : 1);
 	for (;;) {
@@ -147,6 +148,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 					 w[k].l3, true, now, CAP(w[k].port));
 			}
 			tries_sent++;
+			last_try = now;
 		}
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m[RP_DP_BURST];
@@ -178,7 +180,10 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 		}
 		if (announced && all)
 			return 0;
-		if (now >= start + o->timeout_ns)
+		/* Every try is sent and has its step to be answered, however late a
+		 * loaded machine let this loop run. */
+		bool tried = all || (tries_sent >= o->tries && now >= last_try + step);
+		if (now >= start + o->timeout_ns && tried)
 			return all ? 0 : 1;
 	}
 }
