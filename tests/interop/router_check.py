@@ -273,7 +273,10 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, 
     expect(ttls == [want_ttl], f"{name}: {ttl_key} {ttls} == [{want_ttl}]")
     expect({(r.get("dscp"), r.get("ecn")) for r in data} == {(26, 2)},  # decode: ecn 2 = ECT(0)
            f"{name}: DSCP 26 and ECN ect0 as sent ({sorted({(r.get('dscp'), r.get('ecn')) for r in data})})")
-    udp = (lambda b: b[12:14] == b"\x86\xdd" and b[20] == 17) if v6 else (lambda b: b[12:14] == b"\x08\x00" and b[23] == 17)
+    # UDP to h2's address (a shared machine's other tests put frames of their own on veths)
+    h2ip = bytes.fromhex("fd000002" + "00" * 11 + "02") if v6 else bytes([10, 2, 0, 2])
+    udp = (lambda b: b[12:14] == b"\x86\xdd" and b[20] == 17 and b[38:54] == h2ip) if v6 else \
+        (lambda b: b[12:14] == b"\x08\x00" and b[23] == 17 and b[30:34] == h2ip)
     frames = [b for _, b, _ in read_pcap(os.path.join(out, "capture-h2.pcap"))["recs"] if udp(b)]
     macs = {(b[6:12].hex(":"), b[0:6].hex(":")) for b in frames}
     # mac: auto: h2's MAC is its port's own, the veth's (net_af_packet reads it from the interface)
@@ -488,7 +491,8 @@ def check_bad(tmp):
     took = time.monotonic() - t0
     one_line_exit2(p, "no answer to ARP", r"host 'h1': no answer to ARP for 10\.1\.0\.99 \(its gateway\) on port "
                    r"net_af_packet0 within 1000 ms \(3 tries\)")
-    expect(1.0 <= took < 4.0, f"no answer to ARP: given up after the 1 s timeout ({took:.2f} s with EAL start-up)")
+    expect(1.0 <= took < 10.0, f"no answer to ARP: given up after the 1 s timeout, not hung ({took:.2f} s with EAL "
+           "start-up on a loaded machine)")
     la = link_stats(NS[0], "rp11-a1")
     # probe + gratuitous ARP + 3 requests, and no data
     expect(la[0] - lb[0] == 5, f"no answer to ARP: the router saw {la[0] - lb[0]} frames == 5 (probe, "
