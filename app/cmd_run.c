@@ -47,6 +47,7 @@ struct run_opts {
 	enum rp_capture_filter filter;
 	unsigned sample;
 	uint64_t bin_ns;
+	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 };
 
 static void usage(FILE *out)
@@ -70,6 +71,9 @@ static void usage(FILE *out)
 	      "on-link hosts with mac: auto) are found by ARP/ND on the port before any traffic\n"
 	      "(3 tries in 1 s); every port answers ARP and Neighbour Solicitations for its host,\n"
 	      "probes and announces its addresses on a shared wire (a duplicate exits 2).\n"
+	      "During the run each resolved next hop is asked again every second (ARP request,\n"
+	      "NS; --neigh-refresh): when it answers from a new MAC its flows move to it\n"
+	      "(environment.ports[].neigh.mac_changes and next_hops, and a summary line).\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -84,6 +88,8 @@ static void usage(FILE *out)
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
 	      "  --bin-us N             time series bin (default 100)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
+	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
+	      "                         never; at least 1ms)\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
@@ -118,11 +124,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"capture-filter", required_argument, NULL, 'f'}, {"sample", required_argument, NULL, 'S'},
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
+		{"neigh-refresh", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
 	int c, rc = 0;
 	uint64_t v = 0;
+	double sec = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:AFh", opts, NULL)) != -1) {
 		switch (c) {
@@ -141,6 +149,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		case 'b': rc = rp_cli_uint("run", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
+		case 'R':
+			if (!strcmp(optarg, "off"))
+				o->neigh_refresh_ns = RP_SESSION_NO_REFRESH;
+			else if ((rc = rp_cli_duration("run", "--neigh-refresh", optarg, 3600, &sec)) == 0)
+				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -476,6 +490,13 @@ static void summary(FILE *f, const struct run *r)
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
 			   "misroutes\n", misdelivered);
 	rp_session_warn_rates(&r->s, f, "\n");
+	bool kept = false;
+	for (unsigned i = 0; i < r->s.nports; i++)
+		kept |= r->s.tx[i].refresh.n != 0;
+	if (kept) {
+		fputc('\n', f);
+		rp_session_print_next_hops(&r->s, f);
+	}
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
 			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
@@ -667,7 +688,8 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
-				     .nranks = (size_t)r.cl.size, .ranks = r.launch};
+				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
+				     .neigh_refresh_ns = o.neigh_refresh_ns};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
