@@ -166,6 +166,8 @@ struct run {
 	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
 	int64_t t0_ns, skew_ns;
 	bool failed;         /* a rank's set-up failed: every rank stops */
+	bool lost;           /* a rank died mid-run: the result is incomplete */
+	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
 	char **rank_env;     /* rank 0: each rank's environment JSON text */
 };
@@ -326,7 +328,16 @@ static json_t *cluster_json(const struct run *r)
 	json_t *ranks = json_array();
 	int64_t worst = 0;
 	for (int k = 0; r->rank_env && k < r->cl.size; k++) {
-		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : json_object();
+		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
+		if (!e || rp_cluster_rank_lost(&r->cl, k)) { /* died mid-run: what rank 0 knows of it */
+			json_t *hosts = json_array();
+			for (size_t h = 0; h < r->s.prof->nhosts; h++)
+				if (r->host_rank[h] == k)
+					json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
+			json_decref(e);
+			e = json_pack("{s:i, s:s, s:o, s:b}", "rank", k, "node", r->cl.ranks[k].node, "hosts", hosts, "lost",
+				      1);
+		}
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
 		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns"));
@@ -377,17 +388,54 @@ static json_t *capture_json(const struct run *r, const struct run_opts *o)
 	return files;
 }
 
+/* Which side of plan flow f ran on a rank that died: "sender", "receiver",
+ * "both", or NULL. */
+static const char *lost_side(const struct run *r, uint32_t f)
+{
+	const struct rp_flow *pf = &r->s.plan.flows[f];
+	bool s = rp_cluster_rank_lost(&r->cl, r->host_rank[pf->src]);
+	bool d = rp_cluster_rank_lost(&r->cl, r->host_rank[pf->dst]);
+	return s && d ? "both" : s ? "sender" : d ? "receiver" : NULL;
+}
+
+/* The flows; after a rank died, each flow of its hosts says which side is
+ * missing, and its loss is unknown (null). */
+static json_t *flows_json(const struct run *r)
+{
+	json_t *flows = rp_report_flows(r->acct);
+	for (size_t i = 0; r->lost && i < json_array_size(flows); i++) {
+		const char *side = lost_side(r, r->flow_of[i]);
+		if (side) {
+			json_object_set_new(json_array_get(flows, i), "incomplete", json_string(side));
+			json_object_set_new(json_array_get(flows, i), "lost", json_null());
+		}
+	}
+	return flows;
+}
+
+/* The hosts of the ranks that died, in profile order. */
+static json_t *lost_hosts_json(const struct run *r)
+{
+	json_t *a = json_array();
+	for (size_t h = 0; h < r->s.prof->nhosts; h++)
+		if (rp_cluster_rank_lost(&r->cl, r->host_rank[h]))
+			json_array_append_new(a, json_string(r->s.prof->hosts[h].name));
+	return a;
+}
+
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)r->s.g.end_ns, "interrupted", rp_cli_stop, "flows",
-				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
+				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
+				 flows_json(r), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
+	if (r->lost)
+		json_object_set_new(root, "incomplete", lost_hosts_json(r));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
 	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
@@ -398,7 +446,20 @@ static int write_result(const struct run *r, const struct run_opts *o)
 static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
-		rp_cli_stop ? " (interrupted)" : "");
+		r->interrupted ? " (interrupted)" : "");
+	if (r->lost) {
+		fputs("INCOMPLETE: lost mid-run:", f);
+		for (int k = 0; k < r->cl.size; k++)
+			if (rp_cluster_rank_lost(&r->cl, k)) {
+				fprintf(f, " rank %d (node %s; hosts", k, r->cl.ranks[k].node);
+				for (size_t h = 0; h < r->s.prof->nhosts; h++)
+					if (r->host_rank[h] == k)
+						fprintf(f, " %s", r->s.prof->hosts[h].name);
+				fputc(')', f);
+			}
+		fputs("; the others stopped and counted what they had: the flows of those hosts have the\n"
+		      "other side's counts only and no loss (result.json: incomplete, flows[].incomplete)\n\n", f);
+	}
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
 		"max ns");
@@ -575,7 +636,7 @@ static void *wait_for_senders(void *arg)
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
 	}
-	rp_cluster_barrier(&r->cl);
+	rp_cluster_watch_barrier(&r->cl); /* the living ranks' senders */
 	r->others_done = true;
 	return NULL;
 }
@@ -621,6 +682,13 @@ int rp_cmd_run(int argc, char **argv)
 	rp_cli_catch_stop();
 	if (rp_cluster_init(&r.cl, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("run", "%s", err);
+	/* A rank that dies from here on is seen by rank 0 (lib/cluster/watch.c). */
+	if (rp_cluster_watch_start(&r.cl, &rp_cli_stop, err, sizeof(err)) != 0) {
+		if (r.cl.rank == 0)
+			rp_cli_error("run", "%s", err);
+		rp_cluster_finalize(&r.cl);
+		return RP_EXIT_USAGE;
+	}
 	if (r.cl.launched)
 		rp_cli_hold_errors(held, sizeof(held));
 	rc = place_hosts(&r, &o, &text);
@@ -671,6 +739,7 @@ int rp_cmd_run(int argc, char **argv)
 	 * it is T0 on every rank's corrected clock, however late this one woke, so
 	 * one-way latencies between ranks need no correction but the offsets'. */
 	rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
+	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)
 			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
@@ -691,16 +760,25 @@ int rp_cmd_run(int argc, char **argv)
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
+	/* Every living rank agrees whether one died (then the end avoids MPI). */
+	r.lost = rp_cluster_run_over(&r.cl);
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)
 		rc = merge_ranks(&r, &o);
+	r.interrupted = rp_cli_stop && !r.lost; /* a dead rank's stop is no interruption */
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_result(&r, &o);
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_summary(&r, &o);
 	else if (rc == 0)
 		rp_session_warn_rates(&r.s, stderr, NULL);
+	if (rc == 0 && r.lost) {
+		if (r.cl.rank == 0)
+			fprintf(stderr, "roceprobe run: a rank died mid-run: %s/result.json is incomplete (exit %d)\n", o.out,
+				RP_CLUSTER_EXIT_INCOMPLETE);
+		rc = RP_CLUSTER_EXIT_INCOMPLETE;
+	}
 	cleanup(&r);
 	free(text);
 	return rc;

@@ -14,6 +14,11 @@ Cases:
              no receiver gets data from two senders inside one phase.
   sigint     Ctrl-C to mpirun mid-run: the merged result is written, interrupted, and its
              loss still equals the kernel's drops (every rank drained before counting).
+  kill       kill -9 of rank 1 (sender s2) mid-run, no tbf: the other ranks stop within 5 s,
+             rank 0 writes result.json (valid, atomically) with incomplete: [s2]; s2's flow is
+             marked and its rx still equals what the kernel saw s2 send (rpc-s2 tx); the
+             surviving flows' tx == their veths' kernel tx, rx == tx, lost 0.
+             KILL_MCA="--mca odls_base_sigkill_timeout 10" runs it with mpirun's slower kill.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
@@ -27,6 +32,7 @@ import subprocess
 import sys
 import signal
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -207,6 +213,125 @@ def case_sigint(tmp):
     expect(all(f["tx_packets"] > 0 for f in j["flows"]), "every sender's count is in it")
     expect(lost == sum(drops.values()), f"merged lost {lost} == kernel drops {sum(drops.values())} (drained)")
     expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
+
+
+def rank_pid(path, rank):
+    """The pid of the roceprobe process of this job (its profile path) with that MPI rank."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
+            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in cmd and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env and b"run" in cmd:
+            return int(d)
+    return None
+
+
+def veth_tx(h):
+    return json.loads(sh(f"ip -s -j link show rpc-{h}"))[0]["stats64"]["tx"]["packets"]
+
+
+class ArpCount(threading.Thread):
+    """ARP frames seen on the bridge's own port (broadcasts flood to it), by source MAC: what the
+    ports announce besides their data (each veth's kernel tx counts both)."""
+    def __init__(self, dev):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0806))
+        self.sock.bind((dev, 0))
+        self.sock.settimeout(0.2)
+        self.by_src, self.done = {}, False
+
+    def run(self):
+        while not self.done:
+            try:
+                fr = self.sock.recv(2048)
+            except socket.timeout:
+                continue
+            src = ":".join(f"{b:02x}" for b in fr[6:12])
+            self.by_src[src] = self.by_src.get(src, 0) + 1
+
+
+def case_kill(tmp):
+    # 3 x 20 Mbit/s into r for 30 s, nothing in the way (no tbf: the kernel drops nothing, so
+    # every data frame a sender's veth sent reaches r). Once s2 has sent 500 frames, kill -9
+    # rank 1. A sender's data frames are its veth's kernel tx minus the ARP frames its port
+    # announced (counted on the bridge by a raw socket).
+    setup(tbf=False)
+    arp = ArpCount("rpc-br")
+    arp.start()
+    before = {h: veth_tx(h) for h in HOSTS}
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                        "rate: 20M, duration: 30s}"))
+    mca = os.environ.get("KILL_MCA", "").split()
+    p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", *mca, "-np", "4", ROCEPROBE, "run", path,
+                          "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids, victim, killed_at = {}, None, None
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        if len(pids) < 4:
+            pids = {k: v for k in range(4) if (v := rank_pid(path, k))}
+        if len(pids) == 4 and veth_tx("s2") - before["s2"] >= 500:
+            victim = pids[1]
+            os.kill(victim, signal.SIGKILL)
+            killed_at = time.time()
+            break
+        time.sleep(0.05)
+    expect(killed_at is not None, f"rank 1 (pid {victim}) killed mid-run")
+    gone_at = None
+    while killed_at and time.time() < killed_at + 30:
+        if all(not os.path.exists(f"/proc/{v}") or open(f"/proc/{v}/stat").read().split()[2] == "Z"
+               for k, v in pids.items() if k != 1):
+            gone_at = time.time()
+            break
+        time.sleep(0.02)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    if victim:
+        sh(f"rm -rf /var/run/dpdk/rp{victim}", check=False)  # a killed EAL cannot clean up after itself
+    print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
+    took = (gone_at - killed_at) if gone_at else None
+    print(f"ranks 0, 2, 3 gone {took} s after the kill; mpirun exit {p.returncode}")
+    expect(took is not None and took < 5, f"the other ranks stopped within 5 s of the kill ({took} s)")
+    expect(p.returncode != 0, f"mpirun's exit is non-zero ({p.returncode})")
+    expect("result.json is incomplete (exit 3)" in err, "rank 0 says the result is incomplete, exit 3")
+    ok = os.path.exists(os.path.join(out, "result.json"))
+    expect(ok, "rank 0 wrote result.json")
+    if not ok:
+        return
+    expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
+    j = json.load(open(os.path.join(out, "result.json")))  # valid JSON or the test fails here
+    time.sleep(0.3)
+    arp.done = True
+    announced = {h: arp.by_src.get(f"02:00:00:00:00:{k + 1:02x}", 0) for k, h in enumerate(HOSTS)}
+    sent = {h: veth_tx(h) - before[h] - announced[h] for h in HOSTS}
+    print(f"ARP frames announced per host {announced}; result.json written "
+          f"{os.path.getmtime(os.path.join(out, 'result.json')) - killed_at:.3f} s after the kill")
+    flows = {f["src"]: f for f in j["flows"]}
+    print(f"kernel tx per veth {sent}; flows " +
+          str({s: (f["tx_packets"], f["rx_packets"], f["lost"], f.get("incomplete")) for s, f in flows.items()}))
+    expect(j.get("incomplete") == ["s2"], f"incomplete: [s2] ({j.get('incomplete')})")
+    expect(j["interrupted"] is False, "not interrupted (a rank died; nobody pressed Ctrl-C)")
+    d = flows.get("s2", {})
+    expect(d.get("incomplete") == "sender" and d.get("lost") is None, "s2's flow: incomplete sender, lost null")
+    expect(d.get("rx_packets") == sent["s2"] > 0,
+           f"s2's flow: r received all {sent['s2']} frames the kernel saw s2 send ({d.get('rx_packets')})")
+    for h in ("s1", "s3"):
+        f = flows.get(h, {})
+        expect("incomplete" not in f and f.get("tx_packets") == sent[h] > 0,
+               f"{h}'s flow: tx {f.get('tx_packets')} == kernel tx of rpc-{h} {sent[h]}")
+        expect(f.get("rx_packets") == f.get("tx_packets") and f.get("lost") == 0, f"{h}'s flow: rx == tx, lost 0")
+    ranks = j.get("cluster", {}).get("ranks", [])
+    expect([r.get("lost", False) for r in ranks] == [False, True, False, False], "cluster.ranks[1].lost")
+    summ = open(os.path.join(out, "summary.txt")).read()
+    expect("INCOMPLETE" in summ and "rank 1" in summ and "s2" in summ, "summary.txt says rank 1 (s2) was lost")
 
 
 def case_missing(tmp):
