@@ -164,6 +164,8 @@ struct run {
 	bool *mine;          /* [nhosts]: this rank runs the host */
 	int *host_rank;      /* [nhosts] */
 	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
+	struct rp_clock_offset *offsets_after; /* [size], measured again after the run */
+	bool clocks_after;   /* offsets_after holds a measurement (not after a degraded end) */
 	int64_t t0_ns, skew_ns;
 	bool failed;         /* a rank's set-up failed: every rank stops */
 	bool lost;           /* a rank died mid-run: the result is incomplete */
@@ -321,6 +323,15 @@ static json_t *all_ports_env(const struct run *r)
 	return all;
 }
 
+/* How far rank k's corrected clock can be from rank 0's during the run: the
+ * offset's bound, and with a measurement after the run what drift can add. */
+static int64_t rank_clock_bound(const struct run *r, int k)
+{
+	if (k == 0)
+		return 0;
+	return r->clocks_after ? rp_clock_run_bound_ns(&r->offsets[k], &r->offsets_after[k]) : r->offsets[k].bound_ns;
+}
+
 /* result.json's "cluster": the launch, and per rank its node, hosts, clock
  * offset to rank 0 with its bound, and how late it started. */
 static json_t *cluster_json(const struct run *r)
@@ -340,12 +351,19 @@ static json_t *cluster_json(const struct run *r)
 		}
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
-		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns"));
+		if (r->clocks_after) {
+			const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
+			json_object_set_new(e, "clock_offset_after_ns", json_integer(a->offset_ns));
+			json_object_set_new(e, "clock_bound_after_ns", json_integer(a->bound_ns));
+			json_object_set_new(e, "clock_drift_ppb", json_real(rp_clock_drift_ppb(b, a)));
+			json_object_set_new(e, "clock_drift_bound_ppb", json_real(rp_clock_drift_bound_ppb(b, a)));
+		}
+		int64_t b = rank_clock_bound(r, k);
 		worst = b > worst ? b : worst;
 		json_array_append_new(ranks, e);
 	}
 	/* Every rank's packet clock counts from T0 on its corrected clock (however late it
-	 * woke): a one-way latency between two ranks is off by at most both offsets' bounds. */
+	 * woke): a one-way latency between two ranks is off by at most both ranks' errors. */
 	return json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
 			 (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
 }
@@ -403,6 +421,20 @@ static const char *lost_side(const struct run *r, uint32_t f)
 static json_t *flows_json(const struct run *r)
 {
 	json_t *flows = rp_report_flows(r->acct);
+	for (size_t i = 0; r->cl.launched && i < json_array_size(flows); i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
+		if (a == b)
+			continue;
+		/* Across ranks the one-way latency carries both clocks' errors; below that it
+		 * says nothing (the DPDK engine has no echo to measure a round trip instead). */
+		int64_t bound = rank_clock_bound(r, a) + rank_clock_bound(r, b);
+		json_t *f = json_array_get(flows, i), *lat = json_object_get(f, "latency_ns");
+		json_int_t p50 = json_integer_value(json_object_get(lat, "p50"));
+		json_object_set_new(f, "latency_bound_ns", json_integer(bound));
+		json_object_set_new(f, "latency_below_bound",
+				    json_boolean(json_integer_value(json_object_get(lat, "count")) > 0 && p50 < bound));
+	}
 	for (size_t i = 0; r->lost && i < json_array_size(flows); i++) {
 		const char *side = lost_side(r, r->flow_of[i]);
 		if (side) {
@@ -441,6 +473,44 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
 	json_decref(root);
 	return rc ? rp_cli_error("run", "%s", err) : 0;
+}
+
+/* Each rank's clock against rank 0's, before and after the run, and what that
+ * means for the cross-rank one-way latencies. */
+static void summary_clocks(FILE *f, const struct run *r)
+{
+	fputs("\nclocks: offset to rank 0 before / after the run (+- bound), drift\n", f);
+	int64_t worst = 0;
+	for (int k = 1; k < r->cl.size; k++) {
+		const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
+		int64_t e = rank_clock_bound(r, k);
+		worst = e > worst ? e : worst;
+		if (rp_cluster_rank_lost(&r->cl, k))
+			continue;
+		fprintf(f, "rank %-3d %-12s %+" PRId64 " +- %" PRId64 " ns", k, r->cl.ranks[k].node, b->offset_ns, b->bound_ns);
+		if (r->clocks_after)
+			fprintf(f, " / %+" PRId64 " +- %" PRId64 " ns, drift %+.1f +- %.1f ns/s", a->offset_ns, a->bound_ns,
+				rp_clock_drift_ppb(b, a), rp_clock_drift_bound_ppb(b, a));
+		fputc('\n', f);
+	}
+	size_t cross = 0, below = 0;
+	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
+		struct rp_acct_flow_result x;
+		if (a == b)
+			continue;
+		rp_acct_flow(r->acct, i, &x);
+		cross++;
+		below += x.latency_ns.count && x.latency_ns.pct[0] < (uint64_t)(rank_clock_bound(r, a) + rank_clock_bound(r, b));
+	}
+	if (cross)
+		fprintf(f, "one-way latency across ranks is right within +- %" PRId64 " ns%s", 2 * worst,
+			below ? "" : "\n");
+	if (below)
+		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
+			   "not a measurement (flows[].latency_below_bound; the DPDK engine has no echo for a round trip)\n",
+			below, cross);
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -498,6 +568,8 @@ static void summary(FILE *f, const struct run *r)
 		fputc('\n', f);
 		rp_report_print_pairs(f, r->acct, 10);
 	}
+	if (r->cl.launched)
+		summary_clocks(f, r);
 	if (misdelivered)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
@@ -546,6 +618,7 @@ static void cleanup(struct run *r)
 	close_captures(r);
 	rp_cluster_texts_free(&r->cl, r->rank_env);
 	free(r->offsets);
+	free(r->offsets_after);
 	free(r->mine);
 	free(r->host_rank);
 	for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
@@ -729,6 +802,7 @@ int rp_cmd_run(int argc, char **argv)
 	r.started = time(NULL);
 	snapshot_xstats(&r);
 	r.offsets = calloc((size_t)r.cl.size, sizeof(*r.offsets));
+	r.offsets_after = calloc((size_t)r.cl.size, sizeof(*r.offsets_after));
 	if (r.cl.launched) {
 		/* Clock offsets, then every rank starts at T0 on rank 0's clock. */
 		rp_cluster_clocks(&r.cl, 20, r.offsets);
@@ -762,6 +836,9 @@ int rp_cmd_run(int argc, char **argv)
 		pthread_join(waiter, NULL);
 	/* Every living rank agrees whether one died (then the end avoids MPI). */
 	r.lost = rp_cluster_run_over(&r.cl);
+	/* The offsets again: their change over the run is each clock's drift. */
+	if (r.cl.launched && !r.lost && r.offsets_after)
+		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)

@@ -141,10 +141,18 @@ struct rp_clock_offset {
 int rp_clock_estimate(const struct rp_clock_sample *s, size_t n, struct rp_clock_offset *o);
 /* Drift between two estimates, in ns per second (parts per billion). */
 double rp_clock_drift_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
+/* How far that drift can be off: (both bounds) / the time between them, ns/s. */
+double rp_clock_drift_bound_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
+/* How far this rank's clock, corrected by before's offset, can be from rank
+ * 0's at any time between the two estimates: before's bound, plus how far
+ * the true offset can have moved (|after - before| and both bounds). */
+int64_t rp_clock_run_bound_ns(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
 
 /* This rank's clock: CLOCK_REALTIME (what NTP/PTP discipline, common to every
  * machine) plus ROCEPROBE_CLOCK_SKEW_NS from the environment, a test hook that
- * puts an offset on one rank on purpose. */
+ * puts an offset on one rank on purpose, and ROCEPROBE_CLOCK_DRIFT_PPM, one
+ * that makes it run fast (or slow, negative) by that many parts per million
+ * from its first reading on. */
 int64_t rp_cluster_now_ns(void);
 /* Every rank's offset to rank 0 (offsets[0] is zero), measured with rounds
  * ping-pongs each; every rank gets the whole array. 0 or -1. */

@@ -19,6 +19,10 @@ Cases:
              marked and its rx still equals what the kernel saw s2 send (rpc-s2 tx); the
              surviving flows' tx == their veths' kernel tx, rx == tx, lost 0.
              KILL_MCA="--mca odls_base_sigkill_timeout 10" runs it with mpirun's slower kill.
+  clock      rank 2's clock 5 ms ahead and 50 ppm fast on purpose (ROCEPROBE_CLOCK_SKEW_NS,
+             ROCEPROBE_CLOCK_DRIFT_PPM; MPMD launch): its offset before the run is 5 ms + what
+             50 ppm added since it started, within the stated bound; the drift from the offsets
+             before and after is 50 000 ns/s within its bound; the other ranks' 0 within theirs.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
@@ -332,6 +336,45 @@ def case_kill(tmp):
     expect([r.get("lost", False) for r in ranks] == [False, True, False, False], "cluster.ranks[1].lost")
     summ = open(os.path.join(out, "summary.txt")).read()
     expect("INCOMPLETE" in summ and "rank 1" in summ and "s2" in summ, "summary.txt says rank 1 (s2) was lost")
+
+
+def case_clock(tmp):
+    setup(tbf=False)
+    skew, ppm = 5_000_000, 50
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                        "rate: 20M, duration: 2s}"))
+    run = [ROCEPROBE, "run", path, "-o", out]
+    t0 = time.time()
+    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", *run, ":", "-np", "1",
+                        "-x", f"ROCEPROBE_CLOCK_SKEW_NS={skew}", "-x", f"ROCEPROBE_CLOCK_DRIFT_PPM={ppm}", *run, ":",
+                        "-np", "1", *run], capture_output=True, text=True, timeout=180)
+    wall = time.time() - t0
+    expect(p.returncode == 0, f"mpirun (MPMD, rank 2 skewed and drifting): exit 0 ({p.returncode}: {said(p)})")
+    if p.returncode != 0:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    c = j["cluster"]
+    for r in c["ranks"]:
+        k, off, b = r["rank"], r["clock_offset_ns"], r["clock_bound_ns"]
+        after, b1 = r.get("clock_offset_after_ns"), r.get("clock_bound_after_ns")
+        drift, db = r.get("clock_drift_ppb"), r.get("clock_drift_bound_ppb")
+        print(f"rank {k}: before {off} +- {b}, after {after} +- {b1} ns, drift {drift} +- {db} ns/s")
+        if k == 0:
+            continue
+        # Rank 2's offset at time t is skew + ppm * 1e-6 * (t - its first clock reading), and that
+        # reading came after mpirun started, so the growth before the run is at most ppm * wall.
+        lo, hi = (skew, skew + ppm * 1e-6 * wall * 1e9) if k == 2 else (0, 0)
+        expect(lo - b <= off <= hi + b, f"rank {k}: offset before {off} +- {b} holds [{lo}, {hi:.0f}]")
+        expect(after is not None and lo - b1 <= after <= hi + b1, f"rank {k}: offset after {after} +- {b1}")
+        truth = ppm * 1000 if k == 2 else 0  # 50 ppm = 50 000 ns per s
+        expect(drift is not None and abs(drift - truth) <= db,
+               f"rank {k}: drift {drift} +- {db} ns/s holds the truth {truth}")
+    moved = abs(c["ranks"][2]["clock_offset_after_ns"] - c["ranks"][2]["clock_offset_ns"])
+    expect(c["latency_bound_ns"] >= 2 * moved, f"latency_bound_ns {c['latency_bound_ns']} covers the drift ({moved})")
+    summ = open(os.path.join(out, "summary.txt")).read()
+    expect("drift" in summ and "ns/s" in summ, "summary.txt has the clocks with their drift")
 
 
 def case_missing(tmp):
