@@ -20,6 +20,7 @@
 #include "dp/rx.h"
 #include "report/outdir.h"
 #include "report/pairs.h"
+#include "report/pause_order.h"
 #include "report/result.h"
 #include "session.h"
 #include "stats/acct.h"
@@ -464,6 +465,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 flows_json(r), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
+	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
 	if (r->lost)
@@ -568,6 +570,7 @@ static void summary(FILE *f, const struct run *r)
 		fputc('\n', f);
 		rp_report_print_pairs(f, r->acct, 10);
 	}
+	rp_report_print_pause_order(f, r->acct, 16);
 	if (r->cl.launched)
 		summary_clocks(f, r);
 	if (misdelivered)
@@ -812,7 +815,10 @@ int rp_cmd_run(int argc, char **argv)
 	 * a PFC source's first frames would be that late and skipped). Across ranks
 	 * it is T0 on every rank's corrected clock, however late this one woke, so
 	 * one-way latencies between ranks need no correction but the offsets'. */
-	rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
+	/* How late now, not when the wait ended: a rank the CPU took away in between
+	 * would start its packet clock that much after T0. */
+	int64_t late = r.cl.launched ? rp_cluster_now_ns() - r.offsets[r.cl.rank].offset_ns - r.t0_ns : 0;
+	rp_dp_clock_start_ago(late > 0 ? (uint64_t)late : 0);
 	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)

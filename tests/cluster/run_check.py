@@ -23,6 +23,12 @@ Cases:
              ROCEPROBE_CLOCK_DRIFT_PPM; MPMD launch): its offset before the run is 5 ms + what
              50 ppm added since it started, within the stated bound; the drift from the offsets
              before and after is 50 000 ns/s within its bound; the other ranks' 0 within theirs.
+  pfcorder   no bridge: rank 0 [e1] rpc-e1 ~~ rpc-v1 [v1] rank 1, rank 2 [e2] rpc-e2 ~~ rpc-v2 [v2]
+             rank 3; v1 -> e1 and v2 -> e2 send data on priority 3 (DSCP 26) for 600 ms.
+             e2 sends PFC (prio 3, 1000 quanta, 100 fps for 200 ms: 20 frames) from
+             100 ms after T0, e1 the same from 300 ms: pause_order is [v2, v1] by construction,
+             v2 first paused 98..150 ms and v1 298..350 ms after T0 (the common timebase),
+             each received the 20 PFC frames its peer sent (fps x duration).
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
@@ -375,6 +381,61 @@ def case_clock(tmp):
     expect(c["latency_bound_ns"] >= 2 * moved, f"latency_bound_ns {c['latency_bound_ns']} covers the drift ({moved})")
     summ = open(os.path.join(out, "summary.txt")).read()
     expect("drift" in summ and "ns/s" in summ, "summary.txt has the clocks with their drift")
+
+
+def case_pfcorder(tmp):
+    pairs = [("e1", "v1"), ("e2", "v2")]
+    names = ["e1", "v1", "e2", "v2"]  # host i on rank i
+
+    def down():
+        for e, _ in pairs:
+            sh(f"ip link del rpc-{e} 2>/dev/null", check=False)
+    down()
+    try:
+        for k, (e, v) in enumerate(pairs):
+            sh(f"ip link add rpc-{e} index {0x5a00 + 0x2222 * k} type veth peer name rpc-{v} "
+               f"index {0x5a00 + 0x2222 * k + 0x1111}")
+        for h in names:
+            sh(f"sysctl -qw net.ipv6.conf.rpc-{h}.disable_ipv6=1", check=False)
+            sh(f"ip link set rpc-{h} up")
+        hosts = "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:01:{k + 1:02x}", ipv4: 10.97.1.{k + 1}, '
+                          f'port: "net_af_packet{k},iface=rpc-{h}"}}' for k, h in enumerate(names))
+        text = f"""name: ranks-pfcorder
+defaults: {{speed: 1G, mtu: 1024, message_size: 1024, dscp: 26}}
+hosts:
+{hosts}
+traffic:
+  - {{name: late, kind: pfc, host: e1, priorities: [3], quanta: 1000, fps: 100, start: 300ms, duration: 200ms}}
+  - {{name: early, kind: pfc, host: e2, priorities: [3], quanta: 1000, fps: 100, start: 100ms, duration: 200ms}}
+  - {{name: d1, pattern: flow, src: v1, dst: e1, rate: 10M, duration: 600ms}}
+  - {{name: d2, pattern: flow, src: v2, dst: e2, rate: 10M, duration: 600ms}}
+"""
+        p, out = mpirun(tmp, text)
+        expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (PFC sources): exit 0 ({p.returncode}: {said(p)})")
+        if p.returncode != 0:
+            return
+        j = json.load(open(os.path.join(out, "result.json")))
+        order = j.get("pause_order", [])
+        print("pause_order", order)
+        expect([o["host"] for o in order] == ["v2", "v1"], f"pause_order: v2 then v1 ({[o['host'] for o in order]})")
+        first = {o["host"]: o for o in order}
+        for h, lo in (("v2", 100e6), ("v1", 300e6)):
+            o = first.get(h, {})
+            # Sent at 100 (300) ms on the sender's packet clock, stamped on the receiver's: both
+            # count from T0 on corrected clocks; a rank the CPU leaves waiting (4 ranks, 2 cores)
+            # starts counting up to a few hundred us late, so allow 2 ms early, 50 ms late.
+            expect(lo - 2e6 <= o.get("first_pause_ns", -1) <= lo + 50e6 and o.get("prio") == 3,
+                   f"{h} first paused on prio 3 at {o.get('first_pause_ns')} ns, {lo / 1e6 - 2:.0f}..{lo / 1e6 + 50:.0f} ms")
+            expect(o.get("pfc_rx") == 20, f"{h} received the 20 PFC frames sent to it ({o.get('pfc_rx')})")
+            # 20 frames x 1000 quanta x 512 bit times at 1 Gbit/s (512 ns a quantum) = 10.24 ms when
+            # no two overlap (10 ms apart); less when a sender the CPU held back sent two together.
+            expect(512000 <= o.get("paused_ns", 0) <= 20 * 1000 * 512,
+                   f"{h} paused at most 10 240 000 ns ({o.get('paused_ns')})")
+        summ = open(os.path.join(out, "summary.txt")).read()
+        lines = [ln for ln in summ.splitlines() if ln.strip()[:3] in ("1. ", "2. ")]
+        expect(len(lines) >= 2 and "v2" in lines[0] and "v1" in lines[1], f"summary lists v2 then v1 ({lines})")
+    finally:
+        down()
 
 
 def case_missing(tmp):
