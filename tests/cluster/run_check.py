@@ -18,7 +18,8 @@ Cases:
              rank 0 writes result.json (valid, atomically) with incomplete: [s2]; s2's flow is
              marked and its rx still equals what the kernel saw s2 send (rpc-s2 tx); the
              surviving flows' tx == their veths' kernel tx, rx == tx, lost 0.
-             KILL_MCA="--mca odls_base_sigkill_timeout 10" runs it with mpirun's slower kill.
+             mpirun gets --mca odls_base_sigkill_timeout 10 (KILL_MCA="" runs it with Open
+             MPI's default kill, 1 s after the death, which a loaded machine may not outrun).
   clock      rank 2's clock 5 ms ahead and 50 ppm fast on purpose (ROCEPROBE_CLOCK_SKEW_NS,
              ROCEPROBE_CLOCK_DRIFT_PPM; MPMD launch): its offset before the run is 5 ms + what
              50 ppm added since it started, within the stated bound; the drift from the offsets
@@ -33,6 +34,7 @@ Cases:
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
 usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
+RP_LAUNCHER=srun: the cases that use mpirun() start the ranks with `srun --mpi=pmix -n 4`.
 """
 import json
 import os
@@ -109,12 +111,19 @@ def said(p):
     return [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
 
 
+def launcher(mca=()):
+    """mpirun -np 4, or with RP_LAUNCHER=srun (slurm_check.py's single-node Slurm, SLURM_CONF) srun."""
+    if os.environ.get("RP_LAUNCHER") == "srun":
+        return ["srun", "--mpi=pmix", "-n", "4", "--oversubscribe"]
+    return [MPIRUN, "--allow-run-as-root", "--oversubscribe", *mca, "-np", "4"]
+
+
 def mpirun(tmp, text, *args):
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
     with open(path, "w") as f:
         f.write(text)
-    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "4", ROCEPROBE, "run", path,
-                        "-o", out, *args], capture_output=True, text=True, timeout=180)
+    p = subprocess.run([*launcher(), ROCEPROBE, "run", path, "-o", out, *args], capture_output=True, text=True,
+                       timeout=180)
     return p, out
 
 
@@ -142,6 +151,8 @@ def case_incast(tmp):
     expect(c.get("size") == 4 and [r["hosts"] for r in c.get("ranks", [])] == [["s1"], ["s2"], ["s3"], ["r"]],
            f"cluster: 4 ranks, host i on rank i ({[r.get('hosts') for r in c.get('ranks', [])]})")
     expect(all(r["node"] == socket.gethostname() for r in c.get("ranks", [])), "every rank's node is this machine")
+    want = "srun" if os.environ.get("RP_LAUNCHER") == "srun" else "mpirun"
+    expect(c.get("launcher") == want, f"cluster.launcher is {want} ({c.get('launcher')})")
     expect(len(j["environment"]["ports"]) == 4, "environment.ports: every rank's port")
 
 
@@ -235,7 +246,8 @@ def rank_pid(path, rank):
             env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
         except OSError:
             continue
-        if path.encode() in cmd and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env and b"run" in cmd:
+        if path.encode() in cmd and b"run" in cmd and (f"OMPI_COMM_WORLD_RANK={rank}".encode() in env or
+                                                       f"PMIX_RANK={rank}".encode() in env):
             return int(d)
     return None
 
@@ -273,13 +285,16 @@ def case_kill(tmp):
     arp = ArpCount("rpc-br")
     arp.start()
     before = {h: veth_tx(h) for h in HOSTS}
+    drops_before = kernel_drops()
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
     with open(path, "w") as f:
         f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
                         "rate: 20M, duration: 30s}"))
-    mca = os.environ.get("KILL_MCA", "").split()
-    p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", *mca, "-np", "4", ROCEPROBE, "run", path,
-                          "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Open MPI kills the job 1 s (SIGTERM) and 2 s (SIGKILL) after a rank dies; on a loaded machine
+    # the others may need longer to write: docs/cluster.md gives mpirun 10 s, as here.
+    mca = os.environ.get("KILL_MCA", "--mca odls_base_sigkill_timeout 10").split()
+    p = subprocess.Popen([*launcher(mca), ROCEPROBE, "run", path, "-o", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     pids, victim, killed_at = {}, None, None
     deadline = time.time() + 60
     while time.time() < deadline and p.poll() is None:
@@ -304,8 +319,9 @@ def case_kill(tmp):
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
-    if victim:
-        sh(f"rm -rf /var/run/dpdk/rp{victim}", check=False)  # a killed EAL cannot clean up after itself
+    for v in pids.values():  # a killed EAL (the victim; the others if the launcher killed them) leaves its dir
+        if not os.path.exists(f"/proc/{v}"):
+            sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
     print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
     took = (gone_at - killed_at) if gone_at else None
     print(f"ranks 0, 2, 3 gone {took} s after the kill; mpirun exit {p.returncode}")
@@ -331,13 +347,18 @@ def case_kill(tmp):
     expect(j["interrupted"] is False, "not interrupted (a rank died; nobody pressed Ctrl-C)")
     d = flows.get("s2", {})
     expect(d.get("incomplete") == "sender" and d.get("lost") is None, "s2's flow: incomplete sender, lost null")
-    expect(d.get("rx_packets") == sent["s2"] > 0,
-           f"s2's flow: r received all {sent['s2']} frames the kernel saw s2 send ({d.get('rx_packets')})")
+    expect(0 < d.get("rx_packets", 0) <= sent["s2"],
+           f"s2's flow: r received {d.get('rx_packets')} of the {sent['s2']} frames the kernel saw s2 send")
+    # Nothing in the way drops, but a kernel on a starved machine may (a veth backlog): every
+    # frame the kernel saw sent and r did not count must be one the kernel says it dropped.
+    drops = sum(v - drops_before.get(k, 0) for k, v in kernel_drops().items())
     for h in ("s1", "s3"):
         f = flows.get(h, {})
         expect("incomplete" not in f and f.get("tx_packets") == sent[h] > 0,
                f"{h}'s flow: tx {f.get('tx_packets')} == kernel tx of rpc-{h} {sent[h]}")
-        expect(f.get("rx_packets") == f.get("tx_packets") and f.get("lost") == 0, f"{h}'s flow: rx == tx, lost 0")
+        expect(f.get("rx_packets", 0) + (f.get("lost") or 0) == f.get("tx_packets"), f"{h}'s flow: rx + lost == tx")
+    unseen = sum(flows[h]["lost"] for h in ("s1", "s3")) + sent["s2"] - d.get("rx_packets", 0)
+    expect(unseen == drops, f"frames sent and not received ({unseen}) == the kernel's drops ({drops})")
     ranks = j.get("cluster", {}).get("ranks", [])
     expect([r.get("lost", False) for r in ranks] == [False, True, False, False], "cluster.ranks[1].lost")
     summ = open(os.path.join(out, "summary.txt")).read()
