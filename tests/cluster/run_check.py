@@ -30,6 +30,13 @@ Cases:
              100 ms after T0, e1 the same from 300 ms: pause_order is [v2, v1] by construction,
              v2 first paused 98..150 ms and v1 298..350 ms after T0 (the common timebase),
              each received the 20 PFC frames its peer sent (fps x duration).
+  switch     mpirun -np 3 through `roceprobe switch` (its own process, 100 Mbit/s ports, priority 3
+             lossless, XOFF 64 KiB, headroom 128 KiB), no bridge:
+               rank 0 [A] rpc-wA0 ~~ rpc-wA1 port 0 --+
+               rank 1 [B] rpc-wB0 ~~ rpc-wB1 port 1 --+--> port 2 rpc-wC1 ~~ rpc-wC0 [C] rank 2
+             A and B 80 Mbit/s each into C: no flow loses a frame; every sender was paused and
+             received exactly the PFC frames the switch sent on its port; both are in
+             pause_order; nothing dropped in the switch.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
 
@@ -111,11 +118,11 @@ def said(p):
     return [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
 
 
-def launcher(mca=()):
-    """mpirun -np 4, or with RP_LAUNCHER=srun (slurm_check.py's single-node Slurm, SLURM_CONF) srun."""
+def launcher(mca=(), n=4):
+    """mpirun -np N, or with RP_LAUNCHER=srun (slurm_check.py's single-node Slurm, SLURM_CONF) srun."""
     if os.environ.get("RP_LAUNCHER") == "srun":
-        return ["srun", "--mpi=pmix", "-n", "4", "--oversubscribe"]
-    return [MPIRUN, "--allow-run-as-root", "--oversubscribe", *mca, "-np", "4"]
+        return ["srun", "--mpi=pmix", "-n", str(n), "--oversubscribe"]
+    return [MPIRUN, "--allow-run-as-root", "--oversubscribe", *mca, "-np", str(n)]
 
 
 def mpirun(tmp, text, *args):
@@ -456,6 +463,78 @@ traffic:
         lines = [ln for ln in summ.splitlines() if ln.strip()[:3] in ("1. ", "2. ")]
         expect(len(lines) >= 2 and "v2" in lines[0] and "v1" in lines[1], f"summary lists v2 then v1 ({lines})")
     finally:
+        down()
+
+
+def case_switch(tmp):
+    hosts = ["A", "B", "C"]
+    macs = {h: f"02:00:00:00:02:0{k + 1}" for k, h in enumerate(hosts)}
+
+    def down():
+        for h in hosts:
+            sh(f"ip link del rpc-w{h}0 2>/dev/null", check=False)
+    down()
+    sw = None
+    try:
+        for k, h in enumerate(hosts):  # ifindexes far apart: af_packet's fanout groups (see setup())
+            sh(f"ip link add rpc-w{h}0 index {0x6100 + 0x1111 * k} type veth peer name rpc-w{h}1 "
+               f"index {0x6100 + 0x1111 * k + 0x4444}")
+            for i in (0, 1):
+                sh(f"sysctl -qw net.ipv6.conf.rpc-w{h}{i}.disable_ipv6=1", check=False)
+                sh(f"ip link set rpc-w{h}{i} up")
+        ring = "framecnt=4096"
+        lines = "\n".join(f'  - {{name: {h}, mac: "{macs[h]}", ipv4: 10.97.2.{k + 1}, '
+                          f'port: "net_af_packet{k},iface=rpc-w{h}0,{ring}"}}' for k, h in enumerate(hosts))
+        text = f"""name: ranks-switch
+defaults: {{speed: 100M, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}}
+hosts:
+{lines}
+traffic:
+  - {{name: incast, pattern: incast, senders: [A, B], receiver: C, rate: 80M, duration: 1s}}
+"""
+        path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+        with open(path, "w") as f:
+            f.write(text)
+        with open(os.path.join(tmp, "switch.yaml"), "w") as f:
+            f.write(text + "fabric:\n  ecn: {priorities: []}\n")
+        args = [ROCEPROBE, "switch", "--profile", os.path.join(tmp, "switch.yaml"), "--speed", "100M", "--duration",
+                "60", "--json", "--xoff", "64KiB", "--headroom", "128KiB"]
+        for k, h in enumerate(hosts):
+            args += ["--port", f"net_af_packet{k},iface=rpc-w{h}1,{ring}", "--fdb", f"{macs[h]}={k}"]
+        sw_out, sw_err = open(os.path.join(tmp, "switch.json"), "w"), open(os.path.join(tmp, "switch.err"), "w")
+        sw = subprocess.Popen(args, stdout=sw_out, stderr=sw_err)
+        deadline = time.time() + 20
+        while time.time() < deadline and sw.poll() is None and "switch " not in open(sw_err.name).read():
+            time.sleep(0.1)
+        expect(sw.poll() is None, f"roceprobe switch runs ({open(sw_err.name).read().strip()[-300:]})")
+        p = subprocess.run([*launcher(n=3), ROCEPROBE, "run", path, "-o", out, "--duration", "3"],
+                           capture_output=True, text=True, timeout=180)
+        time.sleep(0.2)
+        sw.send_signal(signal.SIGINT)
+        expect(sw.wait(timeout=15) == 0, "the switch exits 0 on SIGINT")
+        sw = None
+        expect(p.returncode == 0, f"mpirun -np 3 roceprobe run through the switch: exit 0 ({p.returncode}: {said(p)})")
+        if p.returncode != 0:
+            return
+        j, s = json.load(open(os.path.join(out, "result.json"))), json.load(open(sw_out.name))
+        flows = {f["src"]: f for f in j["flows"]}
+        lost, sent = sum(f["lost"] for f in j["flows"]), sum(f["tx_packets"] for f in j["flows"])
+        expect(lost == 0 and sent > 0, f"lossless: no flow lost a frame ({lost} of {sent})")
+        ports = {p["node"]: p for p in j["ports"]}
+        for k, h in enumerate(["A", "B"]):
+            q = next(q for q in ports[h]["prio"] if q["prio"] == 3)
+            sw_pfc = s["ports"][k]["edge"]["tx_pfc"]
+            expect(q["pfc_rx"] > 0 and q["pfc_rx"] == sw_pfc,
+                   f"{h} (rank {k}) received {q['pfc_rx']} PFC frames == the switch sent {sw_pfc} on port {k}")
+            expect(q["paused_ns"] > 0, f"{h} was paused ({q['paused_ns']} ns)")
+        order = [o["host"] for o in j.get("pause_order", [])]
+        expect(sorted(order) == ["A", "B"], f"pause_order holds both senders ({order})")
+        expect(s["drops"] == 0, f"nothing dropped in the switch ({s['drops']})")
+        expect(all(f["rx_packets"] == f["tx_packets"] for f in flows.values()), "C received every frame")
+    finally:
+        if sw:
+            sw.kill()
+            sw.wait()
         down()
 
 
