@@ -86,7 +86,11 @@ static void usage(FILE *out)
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
-	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`).\n"
+	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`), with\n"
+	      "clock offsets before and after the run (drift) and hosts by first pause (pause_order).\n"
+	      "A rank that dies mid-run stops the others; rank 0 writes result.json with\n"
+	      "\"incomplete\": [hosts] and exits 3 (under mpirun add --mca odls_base_sigkill_timeout 10;\n"
+	      "srun --mpi=pmix kills every rank at once: no result).\n"
 	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
