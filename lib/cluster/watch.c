@@ -11,6 +11,7 @@
  *   'V' 0->r the verdict after the run: u8 degraded, u8 dead[size]
  *   'D' both ways: one step of a collective when degraded (watch_gather)
  *   'B' both ways: a normal end, the socket closes next
+ *   'X' 0->r a rank died when nothing could be saved: exit (rank 0 said why)
  *
  * One thread per rank reads every message (blocking reads: a peer either
  * writes a message whole or dies, and then the read ends); the main thread
@@ -157,6 +158,9 @@ static void lost_rank(struct rp_watch *w, int r)
 	if (w->phase == PHASE_SETUP || w->phase == PHASE_END_MPI) {
 		fprintf(stderr, "roceprobe run: rank %d (node %s) died %s: no result written\n", r, c->ranks[r].node,
 			w->phase == PHASE_SETUP ? "before the traffic started" : "while the results were gathered");
+		for (int k = 1; k < c->size; k++) /* the others end quietly: this line is the one */
+			if (!w->dead[k])
+				send_msg(w, &w->peers[k], 'X', NULL, 0);
 		exit(RP_CLUSTER_EXIT_INCOMPLETE);
 	}
 	if (!w->degraded) {
@@ -174,6 +178,7 @@ static void take(struct rp_watch *w, struct peer *p, int r, struct msg *m)
 	const struct rp_cluster *c = w->c;
 	switch (m->type) {
 	case 'T': p->tx_done = true; break;
+	case 'X': exit(RP_CLUSTER_EXIT_INCOMPLETE); /* from rank 0: a rank died, nothing to save */
 	case 'E': p->ended = true; break;
 	case 'B': p->bye = true; break;
 	case 'S': /* from rank 0: a rank died, stop */
