@@ -508,8 +508,14 @@ traffic:
         while time.time() < deadline and sw.poll() is None and "switch " not in open(sw_err.name).read():
             time.sleep(0.1)
         expect(sw.poll() is None, f"roceprobe switch runs ({open(sw_err.name).read().strip()[-300:]})")
+        # The data's receiving ends (A's and B's toward the switch, C's from it); not rpc-wA0/wB0,
+        # whose rx "dropped" counts the switch's PFC frames (no protocol handler in the kernel).
+        wired = ["rpc-wA1", "rpc-wB1", "rpc-wC0", "rpc-wC1"]
+        before = check.kernel_drops(wired, None)
         p = subprocess.run([*launcher(n=3), ROCEPROBE, "run", path, "-o", out, "--duration", "3"],
                            capture_output=True, text=True, timeout=180)
+        # Between the processes a kernel on a starved machine may drop (veth backlog): counted in.
+        kernel = sum(v - before.get(k, 0) for k, v in check.kernel_drops(wired, None).items())
         time.sleep(0.2)
         sw.send_signal(signal.SIGINT)
         expect(sw.wait(timeout=15) == 0, "the switch exits 0 on SIGINT")
@@ -520,7 +526,8 @@ traffic:
         j, s = json.load(open(os.path.join(out, "result.json"))), json.load(open(sw_out.name))
         flows = {f["src"]: f for f in j["flows"]}
         lost, sent = sum(f["lost"] for f in j["flows"]), sum(f["tx_packets"] for f in j["flows"])
-        expect(lost == 0 and sent > 0, f"lossless: no flow lost a frame ({lost} of {sent})")
+        expect(lost == kernel and sent > 0, f"lossless: no flow lost a frame but the kernel's drops ({lost} of {sent}, "
+                                            f"kernel {kernel})")
         ports = {p["node"]: p for p in j["ports"]}
         for k, h in enumerate(["A", "B"]):
             q = next(q for q in ports[h]["prio"] if q["prio"] == 3)
@@ -531,7 +538,7 @@ traffic:
         order = [o["host"] for o in j.get("pause_order", [])]
         expect(sorted(order) == ["A", "B"], f"pause_order holds both senders ({order})")
         expect(s["drops"] == 0, f"nothing dropped in the switch ({s['drops']})")
-        expect(all(f["rx_packets"] == f["tx_packets"] for f in flows.values()), "C received every frame")
+        expect(sum(f["rx_packets"] for f in flows.values()) + kernel == sent, "C received every frame the kernel kept")
     finally:
         if sw:
             sw.kill()
