@@ -450,6 +450,21 @@ static json_t *flows_json(const struct run *r)
 	return flows;
 }
 
+/* The ports; after a rank died, its hosts' ports (nothing measured: zeros)
+ * say so. */
+static json_t *ports_json(const struct run *r)
+{
+	json_t *ports = rp_report_ports(r->acct);
+	for (size_t i = 0; r->lost && i < json_array_size(ports); i++) {
+		json_t *p = json_array_get(ports, i);
+		const char *node = json_string_value(json_object_get(p, "node"));
+		for (size_t h = 0; node && h < r->s.prof->nhosts; h++)
+			if (!strcmp(r->s.prof->hosts[h].name, node) && rp_cluster_rank_lost(&r->cl, r->host_rank[h]))
+				json_object_set_new(p, "incomplete", json_true());
+	}
+	return ports;
+}
+
 /* The hosts of the ranks that died, in profile order. */
 static json_t *lost_hosts_json(const struct run *r)
 {
@@ -466,7 +481,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
 				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
-				 flows_json(r), "ports", rp_report_ports(r->acct), "timeseries",
+				 flows_json(r), "ports", ports_json(r), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
@@ -729,8 +744,12 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	free(env);
 	size_t n = rp_acct_nflows(r->acct);
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
-	for (size_t i = 0; own_flow && i < n; i++)
-		own_flow[i] = r->mine[r->s.plan.flows[r->flow_of[i]].dst];
+	/* A flow whose receiver's rank died is rank 0's to ship: its accountant has the
+	 * senders' combined counts for every flow (and nothing received for it). */
+	for (size_t i = 0; own_flow && i < n; i++) {
+		unsigned dst = r->s.plan.flows[r->flow_of[i]].dst;
+		own_flow[i] = r->mine[dst] || (r->cl.rank == 0 && rp_cluster_rank_lost(&r->cl, r->host_rank[dst]));
+	}
 	/* The merged series covers what happened, not the plan's generous span: after
 	 * Ctrl-C mpirun gives the ranks a second before it kills them. */
 	struct rp_acct_cfg mc = r->acfg;

@@ -276,11 +276,17 @@ static void my_addrs(struct watch_addr *wa)
 	freeifaddrs(ifs);
 }
 
-/* The socket back to blocking, no Nagle: messages are small and waited for. */
+/* The socket back to blocking, no Nagle: messages are small and waited for.
+ * Keepalive probes after 2 s of silence, 1 s apart, 3 of them: a machine that
+ * vanishes (power, cable) closes nothing, and is seen gone in about 5 s. */
 static int set_blocking(int fd)
 {
-	int one = 1, fl = fcntl(fd, F_GETFL);
+	int one = 1, idle = 2, intvl = 1, cnt = 3, fl = fcntl(fd, F_GETFL);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 }
 

@@ -18,6 +18,8 @@ Cases:
              rank 0 writes result.json (valid, atomically) with incomplete: [s2]; s2's flow is
              marked and its rx still equals what the kernel saw s2 send (rpc-s2 tx); the
              surviving flows' tx == their veths' kernel tx, rx == tx, lost 0.
+  killrx     the same, killing rank 3 (r, the receiver of every flow): every flow marked
+             incomplete receiver (rx 0, lost null), each sender's tx == its veth's kernel tx.
              mpirun gets --mca odls_base_sigkill_timeout 10 (KILL_MCA="" runs it with Open
              MPI's default kill, 1 s after the death, which a loaded machine may not outrun).
   clock      rank 2's clock 5 ms ahead and 50 ppm fast on purpose (ROCEPROBE_CLOCK_SKEW_NS,
@@ -284,11 +286,13 @@ class ArpCount(threading.Thread):
             self.by_src[src] = self.by_src.get(src, 0) + 1
 
 
-def case_kill(tmp):
-    # 3 x 20 Mbit/s into r for 10 s, nothing in the way (no tbf: the kernel drops nothing, so
-    # every data frame a sender's veth sent reaches r). Once s2 has sent 500 frames, kill -9
-    # rank 1. A sender's data frames are its veth's kernel tx minus the ARP frames its port
-    # announced (counted on the bridge by a raw socket).
+def kill_mid_run(tmp, rank):
+    """3 x 20 Mbit/s into r for 10 s, nothing in the way (no tbf: the kernel drops nothing, so
+    every data frame a sender's veth sent reaches r but what the kernel says it dropped). Once
+    s2 has sent 500 frames, kill -9 the rank. A sender's data frames are its veth's kernel tx
+    minus the ARP frames its port announced (counted on the bridge by a raw socket). The checks
+    every victim shares; returns (result, data frames each host's kernel sent, kernel drops),
+    or None when there is no result to look at."""
     setup(tbf=False)
     arp = ArpCount("rpc-br")
     arp.start()
@@ -309,16 +313,16 @@ def case_kill(tmp):
         if len(pids) < 4:
             pids = {k: v for k in range(4) if (v := rank_pid(path, k))}
         if len(pids) == 4 and veth_tx("s2") - before["s2"] >= 500:
-            victim = pids[1]
+            victim = pids[rank]
             os.kill(victim, signal.SIGKILL)
             killed_at = time.time()
             break
         time.sleep(0.05)
-    expect(killed_at is not None, f"rank 1 (pid {victim}) killed mid-run")
+    expect(killed_at is not None, f"rank {rank} (pid {victim}) killed mid-run")
     gone_at = None
     while killed_at and time.time() < killed_at + 30:
         if all(not os.path.exists(f"/proc/{v}") or open(f"/proc/{v}/stat").read().split()[2] == "Z"
-               for k, v in pids.items() if k != 1):
+               for k, v in pids.items() if k != rank):
             gone_at = time.time()
             break
         time.sleep(0.02)
@@ -332,14 +336,14 @@ def case_kill(tmp):
             sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
     print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
     took = (gone_at - killed_at) if gone_at else None
-    print(f"ranks 0, 2, 3 gone {took} s after the kill; mpirun exit {p.returncode}")
+    print(f"the other ranks gone {took} s after the kill; mpirun exit {p.returncode}")
     expect(took is not None and took < 5, f"the other ranks stopped within 5 s of the kill ({took} s)")
     expect(p.returncode != 0, f"mpirun's exit is non-zero ({p.returncode})")
     expect("result.json is incomplete (exit 3)" in err, "rank 0 says the result is incomplete, exit 3")
     ok = os.path.exists(os.path.join(out, "result.json"))
     expect(ok, "rank 0 wrote result.json")
     if not ok:
-        return
+        return None
     expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
     j = json.load(open(os.path.join(out, "result.json")))  # valid JSON or the test fails here
     time.sleep(0.3)
@@ -348,29 +352,54 @@ def case_kill(tmp):
     sent = {h: veth_tx(h) - before[h] - announced[h] for h in HOSTS}
     print(f"ARP frames announced per host {announced}; result.json written "
           f"{os.path.getmtime(os.path.join(out, 'result.json')) - killed_at:.3f} s after the kill")
-    flows = {f["src"]: f for f in j["flows"]}
-    print(f"kernel tx per veth {sent}; flows " +
-          str({s: (f["tx_packets"], f["rx_packets"], f["lost"], f.get("incomplete")) for s, f in flows.items()}))
-    expect(j.get("incomplete") == ["s2"], f"incomplete: [s2] ({j.get('incomplete')})")
+    print(f"kernel tx per veth {sent}; flows " + str({f["src"]: (f["tx_packets"], f["rx_packets"], f["lost"],
+                                                                 f.get("incomplete")) for f in j["flows"]}))
+    dead = HOSTS[rank]
+    expect(j.get("incomplete") == [dead], f"incomplete: [{dead}] ({j.get('incomplete')})")
     expect(j["interrupted"] is False, "not interrupted (a rank died; nobody pressed Ctrl-C)")
+    ranks = j.get("cluster", {}).get("ranks", [])
+    expect([r.get("lost", False) for r in ranks] == [k == rank for k in range(4)], f"cluster.ranks[{rank}].lost")
+    summ = open(os.path.join(out, "summary.txt")).read()
+    expect("INCOMPLETE" in summ and f"rank {rank}" in summ and dead in summ,
+           f"summary.txt says rank {rank} ({dead}) was lost")
+    drops = sum(v - drops_before.get(k, 0) for k, v in kernel_drops().items())
+    return j, sent, drops
+
+
+def case_kill(tmp):
+    got = kill_mid_run(tmp, 1)  # rank 1 runs s2, a sender
+    if not got:
+        return
+    j, sent, drops = got
+    flows = {f["src"]: f for f in j["flows"]}
     d = flows.get("s2", {})
     expect(d.get("incomplete") == "sender" and d.get("lost") is None, "s2's flow: incomplete sender, lost null")
     expect(0 < d.get("rx_packets", 0) <= sent["s2"],
            f"s2's flow: r received {d.get('rx_packets')} of the {sent['s2']} frames the kernel saw s2 send")
-    # Nothing in the way drops, but a kernel on a starved machine may (a veth backlog): every
-    # frame the kernel saw sent and r did not count must be one the kernel says it dropped.
-    drops = sum(v - drops_before.get(k, 0) for k, v in kernel_drops().items())
     for h in ("s1", "s3"):
         f = flows.get(h, {})
         expect("incomplete" not in f and f.get("tx_packets") == sent[h] > 0,
                f"{h}'s flow: tx {f.get('tx_packets')} == kernel tx of rpc-{h} {sent[h]}")
         expect(f.get("rx_packets", 0) + (f.get("lost") or 0) == f.get("tx_packets"), f"{h}'s flow: rx + lost == tx")
+    # Every frame the kernel saw sent and r did not count must be one the kernel says it dropped.
     unseen = sum(flows[h]["lost"] for h in ("s1", "s3")) + sent["s2"] - d.get("rx_packets", 0)
     expect(unseen == drops, f"frames sent and not received ({unseen}) == the kernel's drops ({drops})")
-    ranks = j.get("cluster", {}).get("ranks", [])
-    expect([r.get("lost", False) for r in ranks] == [False, True, False, False], "cluster.ranks[1].lost")
-    summ = open(os.path.join(out, "summary.txt")).read()
-    expect("INCOMPLETE" in summ and "rank 1" in summ and "s2" in summ, "summary.txt says rank 1 (s2) was lost")
+
+
+def case_killrx(tmp):
+    got = kill_mid_run(tmp, 3)  # rank 3 runs r, the receiver of every flow
+    if not got:
+        return
+    j, sent, _ = got
+    for f in j["flows"]:
+        h = f["src"]
+        expect(f.get("incomplete") == "receiver" and f.get("lost") is None and f["rx_packets"] == 0,
+               f"{h}'s flow: incomplete receiver, lost null, no rx counted ({f.get('incomplete')}, {f['rx_packets']})")
+        expect(f["tx_packets"] == sent[h] > 0, f"{h}'s flow: tx {f['tx_packets']} == kernel tx of rpc-{h} {sent[h]}")
+    rp = [p for p in j["ports"] if p["node"] == "r"]
+    expect(rp and rp[0].get("incomplete") is True and rp[0]["rx_frames"] == 0, "r's port: incomplete, nothing counted")
+    expect(not [p for p in j["environment"]["ports"] if p["node"] == "r"], "environment.ports: r's is gone")
+    expect(all("incomplete" not in p for p in j["ports"] if p["node"] != "r"), "the other ports are not marked")
 
 
 def case_clock(tmp):
