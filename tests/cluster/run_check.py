@@ -300,8 +300,10 @@ def kill_mid_run(tmp, rank):
     drops_before = kernel_drops()
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
     with open(path, "w") as f:
+        # 4096-frame rings (8 MiB): a receiver the loaded machine holds back for < 0.4 s loses
+        # nothing in its af_packet ring, whose drops no kernel counter shows.
         f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
-                        "rate: 20M, duration: 10s}"))
+                        "rate: 20M, duration: 10s}", lambda k, h: f"net_af_packet{k},iface=rpc-{h},framecnt=4096"))
     # Open MPI kills the job 1 s (SIGTERM) and 2 s (SIGKILL) after a rank dies; on a loaded machine
     # the others may need longer to write: docs/cluster.md gives mpirun 10 s, as here.
     mca = os.environ.get("KILL_MCA", "--mca odls_base_sigkill_timeout 10").split()
