@@ -10,7 +10,7 @@ Cases (run_check.py with RP_LAUNCHER=srun, same topology and expectations):
   incast   3:1 incast through tc tbf: merged per-flow loss == the kernel's drops, exactly;
            the result's cluster.launcher is "srun".
   kill     kill -9 of rank 1 mid-run. Slurm's mpi/pmix plugin answers the PMIx event of a
-           lost client with slurm_kill_job_step(SIGKILL) (src/plugins/mpi/pmix/pmixp_server.c,
+           lost client with slurm_kill_job_step(SIGKILL) (src/plugins/mpi/pmix/pmixp_client_v2.c,
            _errhandler): every task is killed at once, so no rank can write a result. Expected
            here: srun exits non-zero, every rank is gone within 5 s, and DIR holds no result
            and no temporary file (docs/cluster.md).
