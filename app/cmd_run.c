@@ -369,8 +369,11 @@ static json_t *cluster_json(const struct run *r)
 	}
 	/* Every rank's packet clock counts from T0 on its corrected clock (however late it
 	 * woke): a one-way latency between two ranks is off by at most both ranks' errors. */
-	return json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
-			 (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	json_t *c = json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
+			      (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	if (r->lost) /* when rank 0 saw the first death, after T0 on its clock */
+		json_object_set_new(c, "lost_at_ns", json_integer(rp_cluster_fault_ns(&r->cl) - r->t0_ns));
+	return c;
 }
 
 static json_t *environment_json(const struct run *r)
@@ -539,7 +542,7 @@ static void summary(FILE *f, const struct run *r)
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
 		r->interrupted ? " (interrupted)" : "");
 	if (r->lost) {
-		fputs("INCOMPLETE: lost mid-run:", f);
+		fprintf(f, "INCOMPLETE: lost %.3f s after the start:", (double)(rp_cluster_fault_ns(&r->cl) - r->t0_ns) / 1e9);
 		for (int k = 0; k < r->cl.size; k++)
 			if (rp_cluster_rank_lost(&r->cl, k)) {
 				fprintf(f, " rank %d (node %s; hosts", k, r->cl.ranks[k].node);

@@ -361,6 +361,10 @@ def kill_mid_run(tmp, rank):
     expect(j["interrupted"] is False, "not interrupted (a rank died; nobody pressed Ctrl-C)")
     ranks = j.get("cluster", {}).get("ranks", [])
     expect([r.get("lost", False) for r in ranks] == [k == rank for k in range(4)], f"cluster.ranks[{rank}].lost")
+    # Killed once s2 had sent 500 frames at 20 Mbit/s (1098 B + 24: ~2230 frames/s): >= 0.22 s after T0,
+    # and before the 10 s plan ended.
+    at = j["cluster"].get("lost_at_ns", -1)
+    expect(0.2e9 <= at < 10e9, f"cluster.lost_at_ns {at}: after T0, inside the run")
     summ = open(os.path.join(out, "summary.txt")).read()
     expect("INCOMPLETE" in summ and f"rank {rank}" in summ and dead in summ,
            f"summary.txt says rank {rank} ({dead}) was lost")
