@@ -30,8 +30,9 @@ Cases:
              rank 3; v1 -> e1 and v2 -> e2 send data on priority 3 (DSCP 26) for 600 ms.
              e2 sends PFC (prio 3, 1000 quanta, 100 fps for 200 ms: 20 frames) from
              100 ms after T0, e1 the same from 300 ms: pause_order is [v2, v1] by construction,
-             v2 first paused 98..150 ms and v1 298..350 ms after T0 (the common timebase),
-             each received the 20 PFC frames its peer sent (fps x duration).
+             v2 first paused 98..250 ms and v1 298..450 ms after T0 (the common timebase),
+             each received the PFC frames its peer sent (20 planned, fps x duration; as many as
+             the kernel delivered: the veth's rx less its peer's ARP/ND frames).
   switch     mpirun -np 3 through `roceprobe switch` (its own process, 100 Mbit/s ports, priority 3
              lossless, XOFF 64 KiB, headroom 128 KiB), no bridge:
                rank 0 [A] rpc-wA0 ~~ rpc-wA1 port 0 --+
@@ -104,7 +105,10 @@ def kernel_tx_packets():
     return sum(json.loads(sh(f"ip -s -j link show rpc-{h}"))[0]["stats64"]["tx"]["packets"] for h in HOSTS)
 
 
-def profile(traffic, port_of=lambda k, h: f"net_af_packet{k},iface=rpc-{h}"):
+# 4096-frame af_packet rings (8 MiB): a receiver a loaded machine holds back for < 0.4 s loses
+# nothing in its ring, whose drops no kernel counter shows (seen: slurm-incast lost 2899 frames,
+# the tbf dropped 297, at load average 10 with the default ring).
+def profile(traffic, port_of=lambda k, h: f"net_af_packet{k},iface=rpc-{h},framecnt=4096"):
     hosts = "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:00:{k + 1:02x}", ipv4: 10.97.0.{k + 1}, '
                       f'port: "{port_of(k, h)}"}}' for k, h in enumerate(HOSTS))
     return f"""name: ranks-{CASE}
@@ -474,11 +478,22 @@ traffic:
   - {{name: d1, pattern: flow, src: v1, dst: e1, rate: 10M, duration: 600ms}}
   - {{name: d2, pattern: flow, src: v2, dst: e2, rate: 10M, duration: 600ms}}
 """
+        def rx(h):
+            return json.loads(sh(f"ip -s -j link show rpc-{h}"))[0]["stats64"]["rx"]["packets"]
+        before = {h: rx(h) for h in ("v1", "v2")}
         p, out = mpirun(tmp, text)
+        j = json.load(open(os.path.join(out, "result.json"))) if p.returncode == 0 else {}
+        # What e1 (e2) put on the wire toward v1 (v2): the kernel's rx count at v1 less the ARP/ND
+        # frames e's port says it sent (no data flows that way)
+        neigh = {p["node"]: sum(p.get("neigh", {}).get(k, 0) for k in ("arp_requests_tx", "arp_replies_tx",
+                                                                         "nd_solicits_tx", "nd_adverts_tx"))
+                 for p in j.get("environment", {}).get("ports", [])}
+        pfc_in = {v: rx(v) - before[v] - neigh.get(e, 0) for e, v in pairs}
+        print(f"PFC frames the kernel delivered (rx less ARP/ND) {pfc_in}; clocks "
+              f"{[(r['rank'], r['clock_bound_ns'], r['start_skew_ns']) for r in j.get('cluster', {}).get('ranks', [])]}")
         expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (PFC sources): exit 0 ({p.returncode}: {said(p)})")
         if p.returncode != 0:
             return
-        j = json.load(open(os.path.join(out, "result.json")))
         order = j.get("pause_order", [])
         print("pause_order", order)
         expect([o["host"] for o in order] == ["v2", "v1"], f"pause_order: v2 then v1 ({[o['host'] for o in order]})")
@@ -487,14 +502,18 @@ traffic:
             o = first.get(h, {})
             # Sent at 100 (300) ms on the sender's packet clock, stamped on the receiver's: both
             # count from T0 on corrected clocks; a rank the CPU leaves waiting (4 ranks, 2 cores)
-            # starts counting up to a few hundred us late, so allow 2 ms early, 50 ms late.
-            expect(lo - 2e6 <= o.get("first_pause_ns", -1) <= lo + 50e6 and o.get("prio") == 3,
-                   f"{h} first paused on prio 3 at {o.get('first_pause_ns')} ns, {lo / 1e6 - 2:.0f}..{lo / 1e6 + 50:.0f} ms")
-            expect(o.get("pfc_rx") == 20, f"{h} received the 20 PFC frames sent to it ({o.get('pfc_rx')})")
+            # starts counting up to a few hundred us late, so allow 2 ms early; a sender held back
+            # sends late (seen: 58 ms at load average 10): 150 ms, which keeps the order (200 ms apart).
+            expect(lo - 2e6 <= o.get("first_pause_ns", -1) <= lo + 150e6 and o.get("prio") == 3,
+                   f"{h} first paused on prio 3 at {o.get('first_pause_ns')} ns, {lo / 1e6 - 2:.0f}..{lo / 1e6 + 150:.0f} ms")
+            # 20 planned (fps x duration); a sender the CPU held back skips late frames: the kernel says
+            # how many reached the veth
+            expect(0 < o.get("pfc_rx", 0) == pfc_in[h] <= 20,
+                   f"{h} received {o.get('pfc_rx')} PFC frames == the {pfc_in[h]} the kernel delivered (of 20 planned)")
             # 20 frames x 1000 quanta x 512 bit times at 1 Gbit/s (512 ns a quantum) = 10.24 ms when
             # no two overlap (10 ms apart); less when a sender the CPU held back sent two together.
-            expect(512000 <= o.get("paused_ns", 0) <= 20 * 1000 * 512,
-                   f"{h} paused at most 10 240 000 ns ({o.get('paused_ns')})")
+            expect(512000 <= o.get("paused_ns", 0) <= pfc_in[h] * 1000 * 512,
+                   f"{h} paused at most {pfc_in[h]} x 512 000 ns ({o.get('paused_ns')})")
         summ = open(os.path.join(out, "summary.txt")).read()
         lines = [ln for ln in summ.splitlines() if ln.strip()[:3] in ("1. ", "2. ")]
         expect(len(lines) >= 2 and "v2" in lines[0] and "v1" in lines[1], f"summary lists v2 then v1 ({lines})")
