@@ -251,6 +251,22 @@ def case_sigint(tmp):
     expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
 
 
+def remove_dead_eal_dirs(pids):
+    """A killed EAL (the victim; the others if the launcher killed them) leaves /var/run/dpdk/rpPID:
+    once each process is gone (not even a zombie, within 10 s), remove its directory."""
+    for v in pids:
+        for _ in range(200):
+            try:
+                if open(f"/proc/{v}/stat").read().split()[2] == "Z":
+                    time.sleep(0.05)
+                    continue
+            except OSError:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(f"/proc/{v}"):
+            sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
+
+
 def rank_pid(path, rank):
     """The pid of the roceprobe process of this job (its profile path) with that MPI rank."""
     for d in os.listdir("/proc"):
@@ -338,9 +354,7 @@ def kill_mid_run(tmp, rank):
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
-    for v in pids.values():  # a killed EAL (the victim; the others if the launcher killed them) leaves its dir
-        if not os.path.exists(f"/proc/{v}"):
-            sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
+    remove_dead_eal_dirs(pids.values())
     print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
     took = (gone_at - killed_at) if gone_at else None
     print(f"the other ranks gone {took} s after the kill; mpirun exit {p.returncode}")

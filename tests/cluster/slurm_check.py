@@ -177,9 +177,12 @@ def case_kill(env, tmp):
         p.wait()
     reader.join(timeout=10)
     err = "".join(lines)
-    for v in pids.values():  # SIGKILLed EALs leave these
-        if not os.path.exists(f"/proc/{v}"):
-            subprocess.run(["rm", "-rf", f"/var/run/dpdk/rp{v}"], check=False)
+    for v in pids.values():  # SIGKILLed EALs leave these: once each is gone (not a zombie), within 10 s
+        for _ in range(200):
+            if not os.path.exists(f"/proc/{v}"):
+                subprocess.run(["rm", "-rf", f"/var/run/dpdk/rp{v}"], check=False)
+                break
+            time.sleep(0.05)
     print(err[-1200:])
     print(f"srun exit {p.returncode}; the other ranks gone {gone} s after the kill")
     expect(p.returncode != 0, f"srun exits non-zero ({p.returncode})")
