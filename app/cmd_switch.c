@@ -412,7 +412,7 @@ static uint32_t ports_max_frame(const struct switch_opts *o)
 	for (unsigned p = 0; p < o->nports; p++) {
 		/* What the port really carries (af_packet: its ring's framesz and the
 		 * interface's MTU, not the 1518 its PMD reports), as `run` checks it. */
-		uint32_t f = (uint32_t)rp_dp_port_frame_limit(o->ports[p], NULL, 0);
+		uint32_t f = (uint32_t)rp_dp_port_frame_limit(o->ports[p], NULL, 0, NULL, 0);
 		if (f)
 			m = m == 0 || f < m ? f : m;
 	}

@@ -397,6 +397,20 @@ static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, jso
 			 code, forwarded ? ", stopped" : "", why[0] ? why : "no output");
 		return forwarded ? 1 : -1;
 	}
+	json_t *dead = json_object_get(doc, "incomplete"); /* ranks that died (docs/results.md) */
+	if (json_array_size(dead)) {
+		char names[256] = "";
+		size_t i, k = 0;
+		json_t *h;
+		json_array_foreach(dead, i, h)
+			if (k < sizeof(names))
+				k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", i ? ", " : "", json_string_value(h) ?: "?");
+		snprintf(err, errlen, "test %u %s: run %u (%s): the ranks of %s died (exit %d): an incomplete run cannot be "
+				      "judged",
+			 r->test, name, r->n_in_test, r->label, names, code);
+		json_decref(doc);
+		return -1;
+	}
 	traffic_span(doc);
 	json_object_set_new(doc, "dir", json_string(dir));
 	struct rp_cert_flows f;

@@ -147,9 +147,9 @@ static bool bin_has(const struct rp_ts_bin *b)
 	return b->lat_count != 0;
 }
 
-/* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something. */
-/* own_port: the ports packed (NULL: every one); a PFC series cell names its
- * port by its record's index among those, as the reader maps them. */
+/* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something.
+ * A PFC cell names its port by record (the shipped ports, own_port's, in order),
+ * as the reader maps it. */
 static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, const bool *own_port)
 {
 	const struct rp_ts *t = a->ts;
@@ -189,7 +189,7 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 					continue;
 				n++;
 				put32(w, b);
-				put16(w, (uint16_t)rec);
+				put16(w, rec);
 				put8(w, q);
 				put64(w, f);
 				put64(w, ns);

@@ -24,6 +24,7 @@
 #include "report/result.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
+#include "stats/timeseries.h"
 #include "wire/frame.h"
 
 #define NH 3
@@ -75,13 +76,11 @@ static struct rp_acct *make(const struct rp_acct_cfg *c)
 }
 
 /* Two worlds fed the same frames: one accountant with port = host (ref),
- * or one accountant per rank whose only port (0) is its host's; with every,
- * each rank's accountant holds every host's port (as `run` under mpirun's
- * do) and only its own (port = host) is packed. */
+ * or one accountant per rank whose only port (0) is its host's. */
 struct world {
 	struct rp_acct *ref;
 	struct rp_acct *rank[NH];
-	bool every;
+	bool every_port; /* each rank's accountant has every host's port, fed at its own (as run) */
 };
 
 static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t *buf, size_t len, bool answer);
@@ -108,7 +107,7 @@ static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t 
 			replies(&only_ref, now, &r);
 		}
 	} else {
-		rp_acct_rx(w->rank[host], w->every ? host : 0, now, buf, len, len, answer ? &r : NULL);
+		rp_acct_rx(w->rank[host], w->every_port ? host : 0, now, buf, len, len, answer ? &r : NULL);
 		if (answer)
 			replies(w, now, &r);
 	}
@@ -194,14 +193,14 @@ static struct rp_acct *reference(void)
 /* The ranks' run: combine the senders' side, finish, pack the owned flows.
  * subset: each rank's accountant holds only the flows its host sends or
  * receives (ids kept, positions not), as a 1024-host run must. */
-static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool every)
+static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 {
-	struct world w = {.every = every};
+	struct world w = {0};
 	struct rp_acct_cfg c[NH];
 	static struct rp_acct_flow_cfg sub[NH][NF];
 	int loc[NH][NF]; /* flow id -> the rank accountant's index, -1: not there */
 	for (unsigned h = 0; h < NH; h++) {
-		c[h] = every ? cfg_with(all_ports, NH) : cfg_with(&all_ports[h], 1);
+		c[h] = cfg_with(&all_ports[h], 1);
 		size_t n = 0;
 		for (unsigned f = 0; f < NF; f++) {
 			loc[h][f] = -1;
@@ -239,12 +238,10 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool every)
 		for (unsigned f = 0; f < NF; f++)
 			if (dst_of[f] == h)
 				own[loc[h][f]] = true;
-		bool own_port[NH] = {false};
-		own_port[h] = true;
-		len[h] = rp_acct_pack(w.rank[h], own, every ? own_port : NULL, NULL, 0);
+		len[h] = rp_acct_pack(w.rank[h], own, NULL, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
-		assert_int_equal(rp_acct_pack(w.rank[h], own, every ? own_port : NULL, buf[h], len[h]), len[h]);
+		assert_int_equal(rp_acct_pack(w.rank[h], own, NULL, buf[h], len[h]), len[h]);
 		rp_acct_destroy(w.rank[h]);
 	}
 }
@@ -275,7 +272,7 @@ static int setup(void **state)
 	plan_init();
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	fx->ref = reference();
-	ranks_run(fx->buf, fx->len, false, false);
+	ranks_run(fx->buf, fx->len, false);
 	fx->merged = merged_of(fx->buf, fx->len);
 	*state = fx;
 	return 0;
@@ -438,7 +435,7 @@ static void ranks_with_their_flows_only(void **state)
 	struct fixture *fx = *state;
 	uint8_t *buf[NH];
 	size_t len[NH];
-	ranks_run(buf, len, true, false);
+	ranks_run(buf, len, true);
 	struct rp_acct *m = merged_of(buf, len);
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m, 2, &r);
@@ -451,28 +448,6 @@ static void ranks_with_their_flows_only(void **state)
 	json_decref(b);
 	a = rp_report_ports(m), b = rp_report_ports(fx->ref);
 	assert_json_equal(a, b, "ports (subset ranks)");
-	json_decref(a);
-	json_decref(b);
-	rp_acct_destroy(m);
-	for (unsigned h = 0; h < NH; h++)
-		free(buf[h]);
-}
-
-/* Ranks whose accountants hold every port and pack only their own: h1's
- * PFC (its time series cell too) lands on h1's port, as in one process. */
-static void ranks_with_every_port(void **state)
-{
-	struct fixture *fx = *state;
-	uint8_t *buf[NH];
-	size_t len[NH];
-	ranks_run(buf, len, false, true);
-	struct rp_acct *m = merged_of(buf, len);
-	json_t *a = rp_report_ports(m), *b = rp_report_ports(fx->ref);
-	assert_json_equal(a, b, "ports (every port on every rank)");
-	json_decref(a);
-	json_decref(b);
-	a = rp_report_timeseries(m), b = rp_report_timeseries(fx->ref);
-	assert_json_equal(json_object_get(a, "ports"), json_object_get(b, "ports"), "the ports' PFC series");
 	json_decref(a);
 	json_decref(b);
 	rp_acct_destroy(m);
@@ -557,6 +532,59 @@ static void truncated_and_corrupt(void **state)
 	json_decref(before);
 	json_decref(after);
 	rp_acct_destroy(m);
+}
+
+/* The ranks as `run` makes them: every rank's accountant is configured with
+ * all three ports, fed only at its own (port index = host), and ships only
+ * that one (own_port). Its PFC series must name the shipped record, not the
+ * accountant's port index: h1's PFC (rank 1, port 1, record 0) lands in the
+ * merged port h1, bin (500000 - 50000) / 100000 = 4, prio 3, as in the
+ * one-process reference; h2's PAUSE (rank 2) on every priority of bin 5. */
+static void ranks_with_every_port(void **state)
+{
+	(void)state;
+	struct world w = {.every_port = true};
+	struct rp_acct_cfg c = cfg_with(all_ports, NH);
+	for (unsigned h = 0; h < NH; h++)
+		w.rank[h] = make(&c);
+	play(&w);
+	uint64_t tx[RP_ACCT_TX_FIELDS * NF], sum[RP_ACCT_TX_FIELDS * NF] = {0};
+	for (unsigned h = 0; h < NH; h++) {
+		for (unsigned f = 0; f < NF; f++)
+			if (src_of[f] == h)
+				rp_acct_set_tx(w.rank[h], f, sent[f], sent[f] * frame_len);
+		rp_acct_tx_export(w.rank[h], tx, NF);
+		rp_acct_tx_combine(sum, tx, RP_ACCT_TX_FIELDS * NF);
+	}
+	uint8_t *buf[NH];
+	size_t len[NH];
+	for (unsigned h = 0; h < NH; h++) {
+		rp_acct_tx_import(w.rank[h], sum, NF);
+		rp_acct_finish(w.rank[h], END, NULL);
+		bool own[NF], own_port[NH] = {false};
+		for (unsigned f = 0; f < NF; f++)
+			own[f] = dst_of[f] == h;
+		own_port[h] = true;
+		len[h] = rp_acct_pack(w.rank[h], own, own_port, NULL, 0);
+		buf[h] = malloc(len[h]);
+		assert_non_null(buf[h]);
+		assert_int_equal(rp_acct_pack(w.rank[h], own, own_port, buf[h], len[h]), len[h]);
+		rp_acct_destroy(w.rank[h]);
+	}
+	struct rp_acct *m = merged_of(buf, len), *ref = reference();
+	const struct rp_ts *mt = rp_acct_timeseries(m), *rt = rp_acct_timeseries(ref);
+	assert_int_equal(rp_ts_pfc_frames(mt, 4, 1, 3), 1);
+	for (size_t b = 0; b < 10; b++)
+		for (size_t p = 0; p < NH; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				assert_int_equal(rp_ts_pfc_frames(mt, b, p, q), rp_ts_pfc_frames(rt, b, p, q));
+				assert_int_equal(rp_ts_paused_ns(mt, b, p, q), rp_ts_paused_ns(rt, b, p, q));
+			}
+	assert_int_equal(rp_ts_paused_ns(mt, 4, 1, 3), 25600);
+	for (unsigned h = 0; h < NH; h++)
+		free(buf[h]);
+	rp_acct_destroy(m);
+	rp_acct_destroy(ref);
 }
 
 int main(void)
