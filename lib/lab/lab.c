@@ -45,18 +45,14 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
 	const struct rp_fabric *f = &prof->fabric;
 	size_t n = prof->nhosts;
 	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS)
-		return 0; /* leaf-spine shapes are checked with the fabric: section (lib/profile) */
-	/* leaves <= 32 of hosts_per_leaf <= 48 (lib/profile/fabric.c) */
+		return 0; /* the other shapes are checked with the fabric: section (lib/profile) */
+	/* leaves of 48 hosts, up to 16 uplinks each (lib/profile/fabric.c checks the shape) */
 	size_t leaves = (n + 47) / 48;
-	if (leaves > 32)
-		snprintf(err, errlen, "%s: %zu hosts: the lab holds at most %d on one switch and 32 x 48 = 1536 on a leaf-spine",
-			 prof->name, n, RP_SWITCH_MAX_PORTS);
-	else
-		snprintf(err, errlen,
-			 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
-			 "leaves: %zu} (docs/lab.md)",
-			 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
-			 leaves < 2 ? 2 : leaves);
+	snprintf(err, errlen,
+		 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
+		 "leaves: %zu} or a fat-tree (docs/lab.md)",
+		 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
+		 leaves < 2 ? 2 : leaves);
 	return -1;
 }
 

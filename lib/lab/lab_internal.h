@@ -33,12 +33,24 @@ struct rp_lab_port {
 	uint64_t prop_ns;
 };
 
+/* Where a switch sits: leaves (tier 0) face hosts; spines (leaf-spine, rail)
+ * and aggs (fat-tree) are tier 1; cores tier 2. */
+enum rp_lab_tier { RP_TIER_LEAF, RP_TIER_MID, RP_TIER_CORE };
+
 struct rp_lab_switch {
 	char name[16];
-	bool spine;
-	unsigned index;     /* among leaves or spines */
+	const char *role;   /* "switch", "leaf", "spine", "agg", "core" */
+	uint8_t tier;       /* enum rp_lab_tier */
+	unsigned index;     /* among its role */
+	unsigned pod;       /* fat-tree leaves and aggs */
 	unsigned nports;
-	unsigned nhost_ports; /* leaves: ports 0.. face hosts, then one uplink per spine */
+	unsigned nhost_ports; /* leaves: ports 0.. face hosts */
+	/* Routing (route.c): a frame for a host below goes down, port = (its
+	 * leaf / down_div) % down_mod (leaves: the host's own port); any other
+	 * up, to one of ports [up0, up0 + nup) by ECMP over its UDP source port,
+	 * hashed with this switch's own seed. */
+	unsigned down_div, down_mod, up0, nup;
+	uint64_t ecmp_seed;
 	struct rp_lab_port port[RP_SWITCH_MAX_PORTS];
 	uint64_t wake_at[RP_SWITCH_MAX_PORTS];
 	uint64_t first_xoff_ns[RP_SWITCH_MAX_PORTS]; /* first XOFF it sent out of each port */

@@ -57,6 +57,12 @@ static int parse_fabric(struct rp_vctx *c, const struct rp_node *n, const char *
 	return rp_fabric_parse(c, n, path);
 }
 
+static int parse_qpn_seed(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_vuint(c, n, path, 0, UINT64_MAX, &c->prof->qpn_seed);
+}
+
 /* Sections in the order they are validated (later ones may use earlier ones).
  * A new section is one line here and one function. */
 static const struct section {
@@ -70,6 +76,7 @@ static const struct section {
 	{"hosts", true, parse_hosts},
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
+	{"qpn_seed", false, parse_qpn_seed}, /* hosts' first QP numbers: docs/profiles.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -102,6 +109,7 @@ static void profile_init(struct rp_profile *p)
 	memset(p, 0, sizeof(*p));
 	rp_flow_params_init(&p->defaults);
 	p->default_speed_bps = 100000000000ull;
+	p->qpn_seed = 1;
 	rp_fabric_init(&p->fabric);
 }
 

@@ -468,8 +468,8 @@ def case_comments(tmp):
           len(j["flows"]) == 240 and sum(f["rx_packets"] for f in j["flows"]) == 30720, len(j["flows"]))
     spine_q = [max([q["queue"]["max_depth_bytes"] for q in p["prio"]] or [0]) for sw in j["switches"]
                if sw["role"] == "spine" for p in sw["ports"]]
-    check("all-to-all-16", "peak between about 187 KB and 511 KB",
-          near(min(spine_q), 187000, 0.1) and near(max(spine_q), 511000, 0.1), spine_q)
+    check("all-to-all-16", "peak between about 199 KB and 341 KB",
+          near(min(spine_q), 199000, 0.1) and near(max(spine_q), 341000, 0.1), spine_q)
     check("all-to-all-16", "zero loss, 30720 of 30720 packets", j["headline"]["lost"] == 0, j["headline"]["lost"])
     check("all-to-all-16", "PFC reaching 3 hops deep", j["pause_propagation"]["depth"] == 3, j["pause_propagation"]["depth"])
 
