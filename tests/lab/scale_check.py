@@ -8,7 +8,31 @@
             leaf0 ... leaf7            (16 x 100G down, 16 x 100G up)
             h0..h15  ...  h112..h127
 
-usage: scale_check.py ROCEPROBE CASE
+  tiers   a 3-tier fat-tree with one path: 2 pods of 2 leaves (4 hosts each) and 1 agg, 1 core,
+          100G hosts, 400G between switches; h8, h9 (leaf2), h12, h13 (leaf3) -> h0 (leaf0):
+
+                          core0
+                         /     \
+                     agg0       agg1
+                    /    \     /    \
+                leaf0  leaf1 leaf2  leaf3
+                 h0..h3       h8 h9  h12 h13
+
+  permutation  a non-blocking k=8 fat-tree (128 hosts, 8 pods, 4 leaves + 4 aggs each, 16
+          cores, 100G everywhere), a permutation of 128 single-QP flows
+
+  rail    profiles/rail-pod-128.yaml: 16 servers x 8 NICs, NIC r on rail leaf r, 16 spines,
+          rail-aligned all-to-all (its comment's promises); then s0r0 -> s1r3 across rails:
+
+            spine0 .. spine15
+            leaf0 (rail 0) .. leaf7 (rail 7)
+            s0r0 .. s15r0      s0r7 .. s15r7
+
+  determinism  the k=4 fat-tree permutation twice with --capture: same result.json (bar
+          environment) and same pcaps, byte for byte; another fabric.seed moves flows
+  shapes  fat-tree and rail shapes that cannot be built: one line naming the key, exit 2
+
+usage: scale_check.py ROCEPROBE PROFILES CASE
 """
 import json
 import math
@@ -19,7 +43,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish  # noqa: E402
 
-ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def lab(profile, out, *args, timeout=300):
@@ -90,6 +114,225 @@ def case_ecmp(tmp):
     j = lab(path.replace("ecmp16", "ecmp1"), os.path.join(tmp, "polar"), "--set", "qpn_seed=0")
     used = [sum(1 for p in s["ports"][16:] if p["tx_pkts"]) for s in j["switches"] if s["role"] == "leaf"]
     expect(max(used) <= 4, f"qpn_seed 0 (all QPs from 0x100): each leaf uses at most 4 of 16 uplinks ({used})")
+
+
+def case_tiers(tmp):
+    # 4 x 100G into h0's 100G port. Upstream nothing queues (leaf2/leaf3 send 2 x 100G into
+    # 400G, agg1 4 x 100G into 400G): the four senders' frames reach leaf0 back to back at
+    # 400G through its one uplink, so one ingress PG (leaf0 port 4, from agg0) holds
+    # everything that waits for h0 and fills at (400 - 100) Gbit/s of frame bytes:
+    #   fill = 3 x 100/8 x F/(F + 24) bytes/ns   (F = frame without FCS, 24 B of layer 1)
+    # from the first frame's arrival at leaf0, one 100G serialisation and four 400G ones
+    # plus five 500 ns cables later:
+    #   t0 = (F + 24) x 8/100 + 500 + 4 x ((F + 24) x 8/400 + 500)
+    # first XOFF (PG above 1 MiB) at t0 + 2^20 / fill. F = 4170 (4 KiB WRITE_ONLY): t0 = 3171.0 ns,
+    # fill = 37.285 B/ns, 28123 ns to fill: 31294 ns.
+    n = 16
+    path = write(tmp, "tiers", f"name: tiers\ndefaults: {{speed: 100G, opcode: write, message_size: 4KiB, mtu: 4096, "
+                 f"dscp: 26}}\nhosts:\n{hosts_yaml(n)}traffic:\n"
+                 f"  - {{pattern: incast, senders: [h8, h9, h12, h13], receiver: h0, rate: 100%, messages: 4000}}\n"
+                 f"fabric: {{topology: fat-tree, pods: 2, leaves: 2, aggs: 1, cores: 1, hosts_per_leaf: 4, "
+                 f"uplink: {{speed: 400G}}, pfc: {{xoff: 1MiB}}}}\n")
+    j = lab(path, os.path.join(tmp, "out"))
+    f = j["flows"][0]
+    frame = f["rx_bytes"] // f["rx_packets"]
+    l1 = frame + 24
+    t0 = l1 * 8 / 100 + 500 + 4 * (l1 * 8 / 400 + 500)
+    fill = 3 * 100 / 8 * frame / l1
+    predicted = t0 + 2**20 / fill
+    expect(frame == 4170, f"frames of {frame} bytes (4096 + Eth 14, IPv4 20, UDP 8, BTH 12, RETH 16, ICRC 4)")
+    expect(j["headline"]["lost"] == 0 and sum(x["rx_packets"] for x in j["flows"]) == 16000,
+           "lossless: 16000 of 16000 packets, none lost")
+    pp = j["pause_propagation"]
+    expect(pp["congested"] == {"switch": "leaf0", "port": 0}, f"congestion begins at leaf0 port 0, toward h0 ({pp['congested']})")
+    leaf0 = next(s for s in j["switches"] if s["name"] == "leaf0")
+    first = leaf0["ports"][4]["first_xoff_ns"]
+    expect(leaf0["ports"][4]["peer"].startswith("agg0"), f"leaf0 port 4 faces agg0 ({leaf0['ports'][4]['peer']})")
+    expect(abs(first - predicted) <= 0.02 * predicted,
+           f"first XOFF at leaf0 port 4 at {first} ns == {predicted:.0f} predicted within 2%")
+    # Hop by hop back to the senders: leaf0 pauses agg0, agg0 core0, core0 agg1, agg1 both
+    # senders' leaves, the leaves their hosts; each strictly after the one before.
+    want = [("leaf0", "agg0", 1), ("agg0", "core0", 2), ("core0", "agg1", 3), ("agg1", "leaf2", 4), ("agg1", "leaf3", 4),
+            ("leaf2", "h8", 5), ("leaf2", "h9", 5), ("leaf3", "h12", 5), ("leaf3", "h13", 5)]
+    got = {(h["switch"], h["paused"]): h for h in pp["hops"]}
+    expect(sorted(got) == sorted((a, b) for a, b, _ in want), f"exactly these ports sent XOFF: {sorted(got)}")
+    expect(all(got.get((a, b), {}).get("hop") == d for a, b, d in want), "hops numbered 1..5 from the congested leaf")
+    t = {d: [got[(a, b)]["first_xoff_ns"] for a, b, dd in want if dd == d and (a, b) in got] for d in range(1, 6)}
+    expect(all(t[d] and t[d + 1] and max(t[d]) < min(t[d + 1]) for d in range(1, 5)),
+           f"each hop's first XOFF after the previous hop's: {[(d, t[d]) for d in t]}")
+    expect(pp["depth"] == 5, f"depth 5: leaf, agg, core, agg, leaf, then the hosts ({pp['depth']})")
+
+
+def fat_tree_paths(flows, k, rng):
+    """One draw of uniform ECMP in a k-ary fat-tree (hosts h0.. in blocks of k/2 per leaf):
+    each flow's links as (tier, id) tuples, leaf -> agg choice and agg -> core choice
+    uniform. The model of a fair hash, written here from the topology, not the lab's code."""
+    h = k // 2
+    paths = []
+    for src, dst in flows:
+        ls, ld = src // h, dst // h
+        ps, pd = ls // h, ld // h
+        if ls == ld:
+            paths.append([])
+            continue
+        a = rng.randrange(h)
+        path = [("leaf-up", ls, a)]
+        if ps == pd:
+            path.append(("agg-down", ps, a, ld))
+        else:
+            c = rng.randrange(h)
+            path += [("agg-up", ps, a, c), ("core-down", a, c, pd), ("agg-down", pd, a, ld)]
+        paths.append(path)
+    return paths
+
+
+def collisions(paths, tier):
+    """Flows that share their link of this tier with another flow."""
+    count = {}
+    for p in paths:
+        for link in p:
+            if link[0] == tier:
+                count[link] = count.get(link, 0) + 1
+    return sum(n for n in count.values() if n > 1)
+
+
+def case_permutation(tmp):
+    # 128 single-QP flows (a permutation: every host sends one, receives one) on a k=8 fat-tree
+    # with 100G everywhere: non-blocking, so the only loss of throughput is ECMP putting two
+    # flows on one link. The expectation is balls into bins: a leaf's m leaving flows pick 4
+    # uplinks uniformly (a flow collides with probability 1 - (3/4)^(m-1)), an agg's leaving
+    # flows 4 cores. Python draws that 4000 times for this very permutation
+    # (fat_tree_paths); the lab's collision counts (from its port counters) must fall
+    # inside the draws' 0.5..99.5% range, and the run must take what its most loaded link
+    # needs at line rate: n flows x 256 frames x (F + 24) x 8 / 100G, at most 10% more.
+    import random
+    n, k = 128, 8
+    path = write(tmp, "ft8", f"name: ft8\ndefaults: {{speed: 100G, opcode: write, message_size: 64KiB, mtu: 4096, "
+                 f"dscp: 26}}\nhosts:\n{hosts_yaml(n)}traffic:\n"
+                 f"  - {{pattern: permutation, hosts: [{', '.join(f'h{i}' for i in range(n))}], rate: 100%, "
+                 f"messages: 16}}\nfabric: {{topology: fat-tree, k: 8}}\n")
+    j = lab(path, os.path.join(tmp, "out"))
+    flows = [(int(f["src"][1:]), int(f["dst"][1:])) for f in j["flows"]]
+    pk = j["flows"][0]["rx_packets"]
+    expect(len(flows) == 128 and all(f["rx_packets"] == pk == 256 for f in j["flows"]) and j["headline"]["lost"] == 0,
+           "128 flows, 256 of 256 packets each, none lost")
+    sw = {s["name"]: s for s in j["switches"]}
+    up = lambda role, first: [p["tx_pkts"] // pk for s in sw.values() if s["role"] == role for p in s["ports"][first:]]
+    leaf_up, agg_up = up("leaf", 4), up("agg", 4)
+    seen = {"leaf-up": sum(x for x in leaf_up if x > 1), "agg-up": sum(x for x in agg_up if x > 1)}
+    rng = random.Random(14)
+    draws = [fat_tree_paths(flows, k, rng) for _ in range(4000)]
+    for tier in seen:
+        dist = sorted(collisions(d, tier) for d in draws)
+        lo, hi, mean = dist[len(dist) // 200], dist[-len(dist) // 200 - 1], sum(dist) / len(dist)
+        crossing = sum(1 for p in draws[0] for link in p if link[0] == tier)
+        expect(lo <= seen[tier] <= hi, f"{tier}: {seen[tier]} of {crossing} flows share their link (collision rate "
+               f"{seen[tier] / crossing:.0%}); balls into bins: mean {mean:.1f}, 99% range {lo}..{hi}")
+    loads = [p["tx_pkts"] / pk for s in sw.values() for p in s["ports"]]
+    worst = max(loads)
+    f = j["flows"][0]
+    bits = (f["rx_bytes"] + 24 * f["rx_packets"]) * 8
+    need = worst * bits / 100
+    expect(need <= j["elapsed_ns"] <= 1.10 * need + 5000,
+           f"the run ({j['elapsed_ns']} ns) takes what the most loaded link ({worst:.0f} flows) needs at 100G "
+           f"({need:.0f} ns) within 10%")
+    # What collisions cost per host: a flow that shares its busiest link with c - 1 others gets
+    # 100G / c while they all run (payload: 4096 of 4194 L1 bytes); the mean of that over the
+    # draws is the balls-into-bins expectation. It ignores a flow speeding up once the others
+    # on its link are done (the lab then does better) and PFC's head-of-line blocking (worse):
+    # within 25% either way. With no collisions it would be 97.7 Gbit/s.
+    def fair(paths):
+        count = {}
+        for p in paths:
+            for link in p:
+                count[link] = count.get(link, 0) + 1
+        return sum(100 * 4096 / 4194 / max([count[l] for l in p] or [1]) for p in paths) / len(paths)
+    ideal = sum(fair(d) for d in draws[:500]) / 500
+    rows = j["pairs"]["rows"]  # per pair: payload over its own first to last packet
+    mean = sum(x["goodput_gbps"] for x in rows) / len(rows)
+    expect(0.75 * ideal <= mean <= 1.25 * ideal, f"mean goodput {mean:.1f} Gbit/s per host == {ideal:.1f} within 25% "
+           f"(line rate over the flows on each flow's busiest link, balls into bins; 97.7 without collisions)")
+
+
+def case_rail(tmp):
+    j = lab(f"{PROFILES}/rail-pod-128.yaml", os.path.join(tmp, "pod"))
+    sw = {s["name"]: s for s in j["switches"]}
+    placed = all(sw[f"leaf{r}"]["ports"][s]["peer"] == f"s{s}r{r}" for s in range(16) for r in range(8))
+    expect(placed, "NIC r of server s is on rail leaf r, port s")
+    expect(len(sw) == 24 and all(len(sw[f"leaf{r}"]["ports"]) == 32 for r in range(8)),
+           "8 rail leaves of 16 server ports + 16 uplinks, 16 spines")
+    # The comment's promises: 1920 flows x 2 messages x 64 frames.
+    expect(len(j["flows"]) == 1920 and sum(f["rx_packets"] for f in j["flows"]) == 245760 and j["headline"]["lost"] == 0,
+           "zero loss, 245760 of 245760 packets")
+    spine_pk = sum(p["tx_pkts"] for s in sw.values() if s["role"] == "spine" for p in s["ports"])
+    expect(spine_pk == 0, f"rail-aligned: the spines forward 0 packets ({spine_pk})")
+    pfc = sum(p["pfc_tx"] for s in sw.values() for p in s["ports"])
+    expect(pfc == 0, f"no PFC at all ({pfc} frames)")
+    good = j["headline"]["goodput_gbps"]
+    expect(abs(good - 128 * 200 * 4096 / 4194) <= 0.01 * 25000, f"goodput {good:.0f} Gbit/s == 128 x 195.3 within 1%")
+    # Across rails: NIC 0 of server 0 to NIC 3 of server 1 leaves rail 0 through a spine and
+    # comes down on rail leaf 3; 4 QPs, 100 single-frame messages: 100 frames through spines.
+    path = os.path.join(tmp, "cross.yaml")
+    with open(path, "w") as f:
+        f.write(open(f"{PROFILES}/rail-pod-128.yaml").read().split("traffic:")[0] +
+                "traffic:\n  - {pattern: flow, src: s0r0, dst: s1r3, message_size: 4KiB, messages: 100, qps: 4}\n"
+                "fabric: {topology: rail, rails: 8, spines: 16, uplink: {speed: 200G}}\n")
+    j = lab(path, os.path.join(tmp, "cross"))
+    sw = {s["name"]: s for s in j["switches"]}
+    spine_pk = {n: sum(p["tx_pkts"] for p in s["ports"]) for n, s in sw.items() if s["role"] == "spine"}
+    expect(sum(spine_pk.values()) == 100, f"100 frames cross the spines ({sum(spine_pk.values())})")
+    expect(all(p["tx_pkts"] == 0 for p in sw["leaf3"]["ports"][16:]) and sw["leaf3"]["ports"][1]["tx_pkts"] == 100,
+           "rail leaf 3 delivers all 100 to s1r3 on its port 1")
+    expect(sum(1 for v in spine_pk.values() if v) <= 4, f"4 QPs: at most 4 spines used ({spine_pk})")
+
+
+def ft4(tmp):
+    n = 16
+    return write(tmp, "ft4", f"name: ft4\ndefaults: {{speed: 100G, opcode: write, message_size: 64KiB, mtu: 4096, "
+                 f"dscp: 26}}\nhosts:\n{hosts_yaml(n)}traffic:\n"
+                 f"  - {{pattern: permutation, hosts: [{', '.join(f'h{i}' for i in range(n))}], rate: 100%, "
+                 f"messages: 8, qps: 4}}\nfabric: {{topology: fat-tree, k: 4}}\n")
+
+
+def case_determinism(tmp):
+    import filecmp
+    path = ft4(tmp)
+    runs = []
+    for r in ("a", "b"):
+        out = os.path.join(tmp, r)
+        j = lab(path, out, "--capture")
+        j.pop("environment", None)
+        runs.append((out, json.dumps(j, sort_keys=True)))
+    expect(runs[0][1] == runs[1][1], "two runs, same seed: the same result.json (bar environment)")
+    pc = sorted(f for f in os.listdir(runs[0][0]) if f.endswith(".pcap"))
+    expect(len(pc) == 16 and all(filecmp.cmp(os.path.join(runs[0][0], f), os.path.join(runs[1][0], f), shallow=False)
+                                 for f in pc), f"the same {len(pc)} pcaps, byte for byte")
+    j2 = lab(path, os.path.join(tmp, "c"), "--set", "fabric.seed=2")
+    a = json.loads(runs[0][1])
+    moved = [(s["name"], [p["tx_pkts"] for p in s["ports"]]) for s in a["switches"]] != \
+        [(s["name"], [p["tx_pkts"] for p in s["ports"]]) for s in j2["switches"]]
+    expect(moved, "fabric.seed 2 (other ECMP hash seeds): the flows take other paths")
+
+
+def case_shapes(tmp):
+    n = 16
+    head = f"name: bad\nhosts:\n{hosts_yaml(n)}traffic:\n  - {{pattern: flow, src: h0, dst: h1, packets: 1}}\n"
+    cases = [("fabric: {topology: fat-tree}", "needs k"),
+             ("fabric: {topology: fat-tree, k: 5}", "even k"),
+             ("fabric: {topology: fat-tree, k: 2}", "cannot hold 16 hosts"),
+             ("fabric: {topology: fat-tree, k: 4, cores: 3}", "multiple of aggs"),
+             ("fabric: {topology: fat-tree, k: 4, oversubscription: [32]}", "at most 64"),
+             ("fabric: {topology: rail}", "needs rails"),
+             ("fabric: {topology: rail, rails: 8, spines: 63}", "at most 64"),
+             ("fabric: {topology: torus}", "single, leaf-spine, fat-tree or rail")]
+    for i, (fab, want) in enumerate(cases):
+        path = write(tmp, f"bad{i}", head + fab + "\n")
+        out = os.path.join(tmp, f"out{i}")
+        p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        expect(p.returncode == 2 and len(lines) == 1 and want in lines[0] and "fabric" in lines[0],
+               f"{fab}: exit 2, one line with '{want}': {p.stderr.strip()!r}")
+        expect(not os.path.exists(out), f"{fab}: nothing written")
 
 
 with tempfile.TemporaryDirectory() as tmp:
