@@ -12,8 +12,11 @@
  *   nothing to send now -> rp_switch_next_event_ns(sw, port, T) says when to
  *     ask again (pause expiry, PFC refresh due, transmitter free)
  *
- * now_ns must not go backwards between calls. No allocation after create, no
- * clocks, no I/O, no printing.
+ * now_ns must not go backwards between calls. No clocks, no I/O, no printing;
+ * allocation after create only when the buffer holds more frames than it ever
+ * did (its frame memory doubles, up to what buffer_bytes can hold) and at a
+ * queue's first frame (its depth series), so a fabric of many mostly idle
+ * switches stays small and steady traffic never allocates.
  *
  * Model choices (the "why" of each lives next to its code):
  * - priority == traffic class == egress queue == priority group: PFC priority
@@ -24,7 +27,7 @@
  *   lossy traffic on egress (queue limit: tail drop).
  * - Release on dequeue; a PG gives back headroom bytes before shared ones.
  * - ECN is decided at dequeue, against the queue depth left behind.
- * - Frames are copied into a preallocated cell pool (64-byte cells).
+ * - Frames are copied into a cell pool (64-byte cells) sized for the buffer.
  * - Frame lengths are without FCS; a frame occupies len + 24 bytes of wire
  *   time (FCS 4, preamble + SFD 8, IFG 12). */
 #ifndef RP_FABRIC_SWITCH_H

@@ -72,11 +72,10 @@ struct rp_switch {
 	uint64_t max_shared_used, max_headroom_used;
 	struct rp_port *port;
 	struct rp_pkt *pkt;
-	uint32_t npkt, pkt_free, pkt_used;
+	uint32_t npkt, pkt_max, pkt_free, pkt_used; /* descriptors allocated, their limit */
 	struct rp_cells cells;
 	struct rp_fdb fdb;
 	uint64_t rng;
-	uint64_t *series_mem;
 };
 
 /* classify.c: -1 when the frame is malformed (runt, oversize, no header). */
@@ -114,6 +113,8 @@ void rp_sw_sched_sent(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t
 /* pktq.c: descriptors and FIFO queues. */
 uint32_t rp_sw_pkt_alloc(struct rp_switch *sw);
 void rp_sw_pkt_free(struct rp_switch *sw, uint32_t i);
+/* More descriptors (doubling up to pkt_max); 0, or -1 at the limit or out of memory. */
+int rp_sw_pkt_grow(struct rp_switch *sw);
 void rp_sw_queue_push(struct rp_switch *sw, unsigned port, unsigned tc, uint32_t i, uint64_t now_ns);
 uint32_t rp_sw_queue_pop(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns);
 

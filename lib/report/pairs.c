@@ -75,7 +75,7 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 			q->rx_packets += r.rx_packets;
 			q->lost += r.lost;
 			q->goodput_gbps += r.goodput_active_gbps;
-			rp_hist_merge(h, rp_acct_flow_latency(a, k[i].flow));
+			rp_acct_flow_latency_merge(a, k[i].flow, h);
 		}
 		struct rp_hist_summary s;
 		rp_hist_summarize(h, &s);

@@ -118,7 +118,7 @@ static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
 	putf(w, r->goodput_active_gbps);
 	putf(w, r->latency_ns.mean);
 	putf(w, r->latency_ns.stdev);
-	put_hist(w, a->flows[i].lat);
+	put_hist(w, rp_acct_flow_latency(a, i));
 }
 
 static void put_port(struct wr *w, const struct rp_acct *a, size_t i)
@@ -429,7 +429,8 @@ static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
 	fl->r = r;
 	fl->tx_known = true;
-	*fl->lat = *h; /* buckets and the exact count/min/max/mean/M2 */
+	if (rp_shist_from(&fl->lat, h)) /* buckets and the exact count/min/max/mean/M2 */
+		fl->lat.count = 0;
 }
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
@@ -694,7 +695,7 @@ void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++)
-		rp_hist_merge(&m->agg, m->flows[i].lat);
+		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
 	m->finished = true;
 }
 
