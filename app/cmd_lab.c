@@ -189,9 +189,10 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
+	json_t *flows = json_array(); /* written a flow at a time (a million flows are GBs as JSON) */
+	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", rp_report_flows(a), "ports",
+				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
 				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
 	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
 	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
@@ -200,7 +201,9 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	json_object_set_new(root, "pairs", rp_report_pairs(a));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
-	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
+	int rc = rp_report_write_atomic_stream(path, root, flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a, err,
+					       sizeof(err));
+	json_decref(flows);
 	json_decref(root);
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }

@@ -43,7 +43,7 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
 /* At most this many flows in one lab run: the accountant keeps three latency
  * histograms per flow (about 178 KiB), so 16384 flows hold about 2.8 GiB.
  * A 256-host all-to-all (65280 flows) would need 11 GiB. */
-#define RP_LAB_MAX_FLOWS 16384
+#define RP_LAB_MAX_FLOWS (1u << 21)
 /* 0, or -1 with one line when the plan has more flows than that. */
 int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen);
 

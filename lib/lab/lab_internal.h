@@ -60,7 +60,7 @@ struct rp_lab_switch {
 struct rp_lab_flow {
 	uint32_t plan_flow;
 	long acct;          /* accountant flow index; -1 for PFC sources */
-	struct rp_source *src;
+	uint32_t si;        /* its index in the host's source */
 	uint8_t prio_bit;   /* 0: PFC source, never paused */
 	uint32_t lqpn;
 	uint16_t qps;
@@ -70,8 +70,19 @@ struct rp_lab_flow {
 	uint64_t drem;       /* sub-ns remainder of that pacing, in bit-ns units */
 };
 
+/* A host's unfinished flows of one priority (group 8: PFC sources), a
+ * min-heap of flow indices by (next due time, index). */
+struct rp_lab_fheap {
+	uint32_t *v;
+	uint32_t n;
+};
+#define RP_LAB_FGROUPS 9
+
 struct rp_lab_host {
 	unsigned idx;
+	bool heaps;         /* no DCQCN: the next flow comes from grp (else a scan of flows) */
+	struct rp_lab_fheap grp[RP_LAB_FGROUPS];
+	struct rp_source *src; /* every flow it sends: one source, one set of ICRC tables */
 	struct rp_lab_flow *flows;
 	size_t nflows;
 	struct rp_pause pause;

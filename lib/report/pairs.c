@@ -50,7 +50,8 @@ static int cmp_first(const void *x, const void *y)
 static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow_key *k, size_t nf,
 		       struct rp_pair_result *tmp, size_t *first)
 {
-	struct rp_hist *h = malloc(sizeof(*h));
+	struct rp_shist sh, *h = &sh; /* the pair's latencies: its flows' buckets, no more */
+	rp_shist_init(h);
 	for (size_t i = 0; i < nf; i++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(a, i, &r);
@@ -66,7 +67,8 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 		memcpy(q->dst, k[i].dst, sizeof(q->dst));
 		first[2 * ps->n] = k[i].flow; /* the group's smallest flow index: sorted last by flow */
 		first[2 * ps->n + 1] = ps->n;
-		rp_hist_init(h);
+		h->n = 0; /* emptied, its memory kept for the next pair */
+		h->count = 0, h->min = UINT64_MAX, h->max = 0, h->mean = 0, h->m2 = 0;
 		for (; i < nf && !strcmp(k[i].src, q->src) && !strcmp(k[i].dst, q->dst); i++) {
 			struct rp_acct_flow_result r;
 			rp_acct_flow(a, k[i].flow, &r);
@@ -75,17 +77,17 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 			q->rx_packets += r.rx_packets;
 			q->lost += r.lost;
 			q->goodput_gbps += r.goodput_active_gbps;
-			rp_acct_flow_latency_merge(a, k[i].flow, h);
+			rp_shist_merge(h, rp_acct_flow_latency_sparse(a, k[i].flow));
 		}
 		struct rp_hist_summary s;
-		rp_hist_summarize(h, &s);
+		rp_shist_summarize(h, &s);
 		q->p50_ns = s.pct[RP_P50];
 		q->p99_ns = s.pct[RP_P99];
 		q->max_ns = s.max;
 		q->loss_pct = q->tx_packets ? 100.0 * (double)q->lost / (double)q->tx_packets : 0;
 		ps->n++;
 	}
-	free(h);
+	rp_shist_free(h);
 	qsort(first, ps->n, 2 * sizeof(*first), cmp_first);
 	for (size_t r = 0; r < ps->n; r++)
 		ps->rows[r] = tmp[first[2 * r + 1]];

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "shist.h"
 #include "psn.h"
 #include "receiver.h"
 #include "timeseries.h"
@@ -196,6 +197,9 @@ void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result 
 /* Flow i's latency histogram, valid until the next call (the accountant keeps
  * flows' histograms sparse and expands the one asked for). */
 const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);
+/* Flow i's latency histogram as the accountant keeps it (valid until the
+ * accountant is destroyed). */
+const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i);
 /* dst += flow i's latency histogram, without expanding it. */
 void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst);
 /* track_psn only (NULL otherwise): FIRST -> LAST times, NAK -> resend times;

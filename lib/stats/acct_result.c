@@ -141,6 +141,11 @@ const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
 	return a->cfg.track_psn ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
 }
 
+const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)
+{
+	return &a->flows[i].lat;
+}
+
 void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst)
 {
 	rp_shist_merge_into(dst, &a->flows[i].lat);

@@ -54,18 +54,25 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 }
 
 /* Chan et al.'s pairwise combination of two Welford states. */
+void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
+		      long double m2)
+{
+	long double na = (long double)*dst->count, nb = (long double)count, n = na + nb;
+	long double d = mean - *dst->mean;
+	*dst->mean += d * nb / n;
+	*dst->m2 += m2 + d * d * na * nb / n;
+	*dst->count += count;
+	if (min < *dst->min)
+		*dst->min = min;
+	if (max > *dst->max)
+		*dst->max = max;
+}
+
 void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
 			   long double m2)
 {
-	long double na = (long double)dst->count, nb = (long double)count, n = na + nb;
-	long double d = mean - dst->mean;
-	dst->mean += d * nb / n;
-	dst->m2 += m2 + d * d * na * nb / n;
-	dst->count += count;
-	if (min < dst->min)
-		dst->min = min;
-	if (max > dst->max)
-		dst->max = max;
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
+	rp_moments_merge(&d, count, min, max, mean, m2);
 }
 
 static void merge_moments(struct rp_hist *dst, const struct rp_hist *src)

@@ -94,6 +94,28 @@ void rp_shist_merge_into(struct rp_hist *dst, const struct rp_shist *s)
 	rp_hist_merge_moments(dst, s->count, s->min, s->max, s->mean, s->m2);
 }
 
+int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src)
+{
+	if (src->count == 0)
+		return 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < src->n; i++)
+		rc |= add_bucket(dst, IDX(src->e[i]), CNT(src->e[i]));
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
+	rp_moments_merge(&d, src->count, src->min, src->max, src->mean, src->m2);
+	return rc;
+}
+
+bool rp_shist_next(const struct rp_shist *s, size_t *pos, uint64_t *upper, uint64_t *count)
+{
+	if (*pos >= s->n)
+		return false;
+	*upper = rp_hist_bucket_hi(IDX(s->e[*pos]));
+	*count = CNT(s->e[*pos]);
+	(*pos)++;
+	return true;
+}
+
 int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
 {
 	s->n = 0;

@@ -7,6 +7,7 @@
 #ifndef RP_STATS_SHIST_H
 #define RP_STATS_SHIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,10 @@ int rp_shist_record(struct rp_shist *s, uint64_t v);
 void rp_shist_expand(const struct rp_shist *s, struct rp_hist *out, const struct rp_shist *prev);
 /* dst += s, exactly as rp_hist_merge(dst, expansion of s). */
 void rp_shist_merge_into(struct rp_hist *dst, const struct rp_shist *s);
+/* dst += src, as rp_hist_merge does; -1 when out of memory. */
+int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src);
+/* Walks the entries in value order as rp_hist_next does: start at *pos = 0. */
+bool rp_shist_next(const struct rp_shist *s, size_t *pos, uint64_t *upper, uint64_t *count);
 /* s = h (s's old buckets dropped); -1 when out of memory. */
 int rp_shist_from(struct rp_shist *s, const struct rp_hist *h);
 /* rp_hist_summarize of the expansion, without expanding. */
