@@ -198,12 +198,21 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
-	json_object_set_new(root, "pairs", rp_report_pairs(a));
+	struct rp_pairs *pairs = rp_pairs_build(a);
+	json_t *rows = json_array(), *outliers = json_array();
+	json_object_set_new(root, "pairs", json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
-	int rc = rp_report_write_atomic_stream(path, root, flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a, err,
-					       sizeof(err));
+	const struct rp_report_stream st[] = {
+		{flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a},
+		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
+		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
+	};
+	int rc = rp_report_write_atomic_streams(path, root, st, 3, err, sizeof(err));
+	rp_pairs_free(pairs);
 	json_decref(flows);
+	json_decref(rows);
+	json_decref(outliers);
 	json_decref(root);
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
@@ -300,6 +309,11 @@ static void summary_fabric(FILE *f, const struct one *r)
 	if (!json_array_size(victims))
 		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
 	json_array_foreach(victims, i, x) {
+		if (i == 20) { /* a million-flow run can have a million: the rest are in result.json */
+			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n",
+				json_array_size(victims) - 20);
+			break;
+		}
 		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
 			   " ns, %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),

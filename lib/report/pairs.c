@@ -144,37 +144,87 @@ static double ratio(double x, double med)
 	return med > 0 ? x / med : 0;
 }
 
-json_t *rp_report_pairs(const struct rp_acct *a)
-{
+struct rp_pairs {
 	struct pair_set ps;
-	pair_set_build(a, &ps);
-	const struct rp_pair_result *p = ps.rows;
-	const unsigned *fl = ps.flags;
-	size_t n = ps.n;
-	double good = ps.good, late = ps.late;
-	json_t *rows = json_array(), *out = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
+	size_t *out; /* the flagged rows, in order */
+	size_t nout;
+};
+
+struct rp_pairs *rp_pairs_build(const struct rp_acct *a)
+{
+	struct rp_pairs *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	pair_set_build(a, &p->ps);
+	p->out = malloc((p->ps.n ? p->ps.n : 1) * sizeof(*p->out));
+	if (!p->out) {
+		rp_pairs_free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->ps.n; i++)
+		if (p->ps.flags[i])
+			p->out[p->nout++] = i;
+	return p;
+}
+
+void rp_pairs_free(struct rp_pairs *p)
+{
+	if (!p)
+		return;
+	pair_set_free(&p->ps);
+	free(p->out);
+	free(p);
+}
+
+size_t rp_pairs_nrows(const struct rp_pairs *p)
+{
+	return p->ps.n;
+}
+
+size_t rp_pairs_noutliers(const struct rp_pairs *p)
+{
+	return p->nout;
+}
+
+json_t *rp_pairs_row_item(void *pairs, size_t i)
+{
+	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
 						      p[i].src, "dst", p[i].dst, "flows", (json_int_t)p[i].flows,
 						      "tx_packets", (json_int_t)p[i].tx_packets, "rx_packets",
 						      (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "loss_pct",
 						      p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps, "p50_ns",
 						      (json_int_t)p[i].p50_ns, "p99_ns", (json_int_t)p[i].p99_ns, "max_ns",
-						      (json_int_t)p[i].max_ns));
-		if (!fl[i])
-			continue;
-		json_t *why = json_array();
+						      (json_int_t)p[i].max_ns);
+}
+
+json_t *rp_pairs_outlier_item(void *pairs, size_t k)
+{
+	const struct rp_pairs *ps = pairs;
+	const struct rp_pair_result *p = ps->ps.rows;
+	const unsigned *fl = ps->ps.flags;
+	double good = ps->ps.good, late = ps->ps.late;
+	size_t i = ps->out[k];
+	json_t *why = json_array();
 		if (fl[i] & RP_PAIR_SLOW)
 			json_array_append_new(why, json_string("slow"));
 		if (fl[i] & RP_PAIR_LATE)
 			json_array_append_new(why, json_string("late"));
 		if (fl[i] & RP_PAIR_LOSSY)
 			json_array_append_new(why, json_string("lossy"));
-		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:f, s:f}", "src", p[i].src, "dst", p[i].dst, "why",
-						     why, "goodput_vs_median", ratio(p[i].goodput_gbps, good),
-						     "p99_vs_median", ratio((double)p[i].p99_ns, late)));
-	}
-	pair_set_free(&ps);
+	return json_pack("{s:s, s:s, s:o, s:f, s:f}", "src", p[i].src, "dst", p[i].dst, "why", why, "goodput_vs_median",
+			 ratio(p[i].goodput_gbps, good), "p99_vs_median", ratio((double)p[i].p99_ns, late));
+}
+
+json_t *rp_report_pairs(const struct rp_acct *a)
+{
+	struct rp_pairs *p = rp_pairs_build(a);
+	json_t *rows = json_array(), *out = json_array();
+	for (size_t i = 0; p && i < p->ps.n; i++)
+		json_array_append_new(rows, rp_pairs_row_item(p, i));
+	for (size_t i = 0; p && i < p->nout; i++)
+		json_array_append_new(out, rp_pairs_outlier_item(p, i));
+	rp_pairs_free(p);
 	return json_pack("{s:o, s:o}", "rows", rows, "outliers", out);
 }
 

@@ -248,23 +248,13 @@ static int fail(char *err, size_t errlen, const char *what, const char *path)
 	return -1;
 }
 
-#define STREAM_SENTINEL "@@roceprobe-stream-items@@"
+#define STREAM_SENTINEL "@@roceprobe-stream-%zu@@"
 
-/* Writes text, with the streamed items in place of the sentinel's line. */
-static int write_spliced(FILE *f, const char *text, json_t *(*item)(void *, size_t), void *ctx, size_t n)
+/* Writes one streamed array's items at the sentinel's indentation. */
+static int write_items(FILE *f, const struct rp_report_stream *st, size_t indent)
 {
-	const char *s = strstr(text, "\"" STREAM_SENTINEL "\"");
-	if (!s)
-		return fputs(text, f) == EOF ? -1 : 0;
-	const char *line = s;
-	while (line > text && line[-1] != '\n')
-		line--;
-	size_t indent = (size_t)(s - line);
-	const char *after = s + strlen("\"" STREAM_SENTINEL "\"");
-	if (fwrite(text, 1, (size_t)(line - text), f) != (size_t)(line - text))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = item(ctx, i);
+	for (size_t i = 0; i < st->n; i++) {
+		json_t *v = st->item(st->ctx, i);
 		char *d = v ? json_dumps(v, JSON_INDENT(2)) : NULL;
 		json_decref(v);
 		if (!d)
@@ -276,46 +266,67 @@ static int write_spliced(FILE *f, const char *text, json_t *(*item)(void *, size
 				fprintf(f, "%*s", (int)indent, "");
 		}
 		free(d);
-		if (i + 1 < n)
-			fputc(',', f);
-		fputc('\n', f);
+		fputs(i + 1 < st->n ? ",\n" : "\n", f);
 	}
-	while (*after == '\n')
-		after++; /* the sentinel's own line end: written after each item */
-	return fputs(after, f) == EOF || ferror(f) ? -1 : 0;
+	return 0;
 }
 
-static int write_file(const char *path, json_t *root, json_t *(*item)(void *, size_t), void *ctx, size_t n,
-		      char *err, size_t errlen);
+/* Writes text with each sentinel's line replaced by its stream's items. */
+static int write_spliced(FILE *f, const char *text, const struct rp_report_stream *s, size_t ns)
+{
+	const char *at = text, *q;
+	while ((q = strstr(at, "\"@@roceprobe-stream-"))) {
+		size_t k;
+		int used = 0;
+		if (sscanf(q, "\"@@roceprobe-stream-%zu@@\"%n", &k, &used) != 1 || !used || k >= ns)
+			return -1;
+		const char *line = q;
+		while (line > at && line[-1] != '\n')
+			line--;
+		if (fwrite(at, 1, (size_t)(line - at), f) != (size_t)(line - at) || write_items(f, &s[k], (size_t)(q - line)))
+			return -1;
+		at = q + used;
+		while (*at == '\n')
+			at++; /* the sentinel's own line end: each item wrote one */
+	}
+	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
+}
 
-static int stream_dump(FILE *f, json_t *root, json_t *(*item)(void *, size_t), void *ctx, size_t n)
+static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
+		      size_t errlen);
+
+int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
+{
+	return write_file(path, root, NULL, 0, err, errlen);
+}
+
+int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
+				   char *err, size_t errlen)
+{
+	char tag[64];
+	for (size_t k = 0; k < ns; k++)
+		if (s[k].n) {
+			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
+			json_array_append_new(s[k].marker, json_string(tag));
+		}
+	int rc = write_file(path, root, s, ns, err, errlen);
+	for (size_t k = 0; k < ns; k++)
+		json_array_clear(s[k].marker);
+	return rc;
+}
+
+static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, size_t ns)
 {
 	char *text = json_dumps(root, JSON_INDENT(2));
 	if (!text)
 		return -1;
-	int rc = write_spliced(f, text, item, ctx, n);
+	int rc = write_spliced(f, text, s, ns);
 	free(text);
 	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
 }
 
-int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
-{
-	return write_file(path, root, NULL, NULL, 0, err, errlen);
-}
-
-int rp_report_write_atomic_stream(const char *path, json_t *root, json_t *marker, size_t n,
-				  json_t *(*item)(void *ctx, size_t i), void *ctx, char *err, size_t errlen)
-{
-	if (!n)
-		return write_file(path, root, NULL, NULL, 0, err, errlen);
-	json_array_append_new(marker, json_string(STREAM_SENTINEL));
-	int rc = write_file(path, root, item, ctx, n, err, errlen);
-	json_array_clear(marker);
-	return rc;
-}
-
-static int write_file(const char *path, json_t *root, json_t *(*item)(void *, size_t), void *ctx, size_t n,
-		      char *err, size_t errlen)
+static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
+		      size_t errlen)
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 16);
@@ -338,9 +349,9 @@ static int write_file(const char *path, json_t *root, json_t *(*item)(void *, si
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
 		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (!item && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+	} else if (!ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
 		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (item && stream_dump(f, root, item, ctx, n)) {
+	} else if (ns && stream_dump(f, root, s, ns)) {
 		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fsync(fd) != 0) {

@@ -96,6 +96,10 @@ struct rp_plan {
 /* Host h's first QP number (see RP_QPN_BASE). */
 uint32_t rp_plan_first_qpn(const struct rp_profile *prof, size_t h);
 
+/* How many flows rp_plan_build will make, without making them (a caller
+ * that bounds its flows can refuse before the memory is spent). */
+size_t rp_plan_count_flows(const struct rp_profile *prof);
+
 /* Expands every traffic entry. Returns 0, or -1 (out of memory, or a flow
  * too large to plan) with a one-line reason in err. */
 int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err, size_t errlen);

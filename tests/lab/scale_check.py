@@ -32,6 +32,9 @@
           environment) and same pcaps, byte for byte; another fabric.seed moves flows
   shapes  fat-tree and rail shapes that cannot be built: one line naming the key, exit 2
 
+  big     profiles/fat-tree-1024.yaml (1024 hosts, k=16 fat-tree, all-to-all: 1,047,552 flows)
+          under RLIMIT_AS 8 GiB, 30 us of virtual time (fabric.max_time)
+
 usage: scale_check.py ROCEPROBE PROFILES CASE
 """
 import json
@@ -333,6 +336,38 @@ def case_shapes(tmp):
         expect(p.returncode == 2 and len(lines) == 1 and want in lines[0] and "fabric" in lines[0],
                f"{fab}: exit 2, one line with '{want}': {p.stderr.strip()!r}")
         expect(not os.path.exists(out), f"{fab}: nothing written")
+
+
+def case_big(tmp):
+    # The issue's bound: 1024 hosts all-to-all in under 8 GB. RLIMIT_AS counts address space,
+    # not just resident memory, so it is the stricter test: setup (plan, 1024 sources, the
+    # accountant's million flows, 320 switches), 30 us of traffic (phases 1..89 of 1023) and
+    # the report (result.json holds every flow: about 1.4 GB, written a flow at a time).
+    import resource
+    limit = 8 << 30
+    out = os.path.join(tmp, "big")
+    p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/fat-tree-1024.yaml", "-o", out, "-q", "--set",
+                        "fabric.max_time=30us"], capture_output=True, text=True, timeout=1500,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    expect(p.returncode == 0, f"1,047,552 flows under RLIMIT_AS 8 GiB: exit 0 ({p.returncode}: {p.stderr.strip()[:300]!r})")
+    path = os.path.join(out, "result.json")
+    if not os.path.exists(path):
+        return
+    flows, chunk, head = 0, b"", b""
+    with open(path, "rb") as f:  # too big for json.load in this process's memory: count in pieces
+        while True:
+            b = f.read(1 << 24)
+            if not b:
+                break
+            if not head:
+                head = b[:4096]
+            both = chunk + b
+            flows += both.count(b'"goodput_active_gbps"') - chunk.count(b'"goodput_active_gbps"')
+            chunk = b[-64:]
+    expect(flows == 1047552, f"result.json holds {flows} flows == 1023 x 1024")
+    expect(b'"interrupted": true' in head, "fabric.max_time ended it: interrupted")
+    expect(rss < limit, f"peak resident {rss / 2**30:.2f} GiB < 8 GiB: {rss / 1047552:.0f} bytes a flow, all in")
 
 
 with tempfile.TemporaryDirectory() as tmp:
