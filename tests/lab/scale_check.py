@@ -35,6 +35,9 @@
   big     profiles/fat-tree-1024.yaml (1024 hosts, k=16 fat-tree, all-to-all: 1,047,552 flows)
           under RLIMIT_AS 8 GiB, 30 us of virtual time (fabric.max_time)
 
+  jobs    incast-8to1 swept over 3 XOFF thresholds x 2 seeds, serially and with --jobs 2:
+          the same sweep.csv, sweep.json (bar the directory) and points, byte for byte
+
 usage: scale_check.py ROCEPROBE PROFILES CASE
 """
 import json
@@ -368,6 +371,33 @@ def case_big(tmp):
     expect(flows == 1047552, f"result.json holds {flows} flows == 1023 x 1024")
     expect(b'"interrupted": true' in head, "fabric.max_time ended it: interrupted")
     expect(rss < limit, f"peak resident {rss / 2**30:.2f} GiB < 8 GiB: {rss / 1047552:.0f} bytes a flow, all in")
+
+
+def case_jobs(tmp):
+    def sweep(out, *extra):
+        p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", out, "-q", "--set",
+                            "traffic.0.messages=40", "--sweep", "fabric.pfc.xoff=64KiB,128KiB,256KiB", "--sweep",
+                            "fabric.seed=1,2", *extra], capture_output=True, text=True, timeout=600)
+        return p
+    a, b = os.path.join(tmp, "serial"), os.path.join(tmp, "jobs2")
+    pa, pb = sweep(a), sweep(b, "--jobs", "2")
+    expect(pa.returncode == 0 and pb.returncode == 0, f"both sweeps run ({pa.returncode}, {pb.returncode}: {pb.stderr[:200]!r})")
+    same = lambda f: open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read()
+    expect(same("sweep.csv"), "sweep.csv: the same bytes")
+    ja = open(os.path.join(a, "sweep.json")).read().replace(a, "DIR")
+    jb = open(os.path.join(b, "sweep.json")).read().replace(b, "DIR")
+    expect(ja == jb and json.loads(ja)["points"] and len(json.loads(ja)["points"]) == 6,
+           "sweep.json: the same, 6 points (bar the directory)")
+    def result(d, n):
+        j = json.load(open(os.path.join(d, f"point-{n}", "result.json")))
+        j.pop("environment")
+        return j
+    expect(all(result(a, n) == result(b, n) for n in range(6)), "every point's result.json the same (bar environment)")
+    nowall = lambda d, n: [l for l in open(os.path.join(d, f"point-{n}", "summary.txt")) if "wall" not in l]
+    expect(all(nowall(a, n) == nowall(b, n) for n in range(6)), "every point's summary.txt the same (bar wall time)")
+    p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", os.path.join(tmp, "x"), "--jobs", "2"],
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 2 and "--sweep" in p.stderr and p.stderr.count("\n") == 1, f"--jobs without --sweep: one line ({p.stderr!r})")
 
 
 with tempfile.TemporaryDirectory() as tmp:
