@@ -67,10 +67,18 @@ uint32_t rp_cells_store(struct rp_cells *c, const uint8_t *src, size_t len)
 	if (k == 0 || (k > c->nfree && grow(c, k - c->nfree)))
 		return RP_CELL_NONE;
 	first = cur = c->free_head;
-	for (uint32_t i = 0; i < k; i++) {
-		size_t off = (size_t)i * RP_CELL_BYTES, n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
-		memcpy(c->data + (size_t)cur * RP_CELL_BYTES, src + off, n);
-		if (i + 1 < k)
+	/* Cells next to each other in the chain and in memory are copied in one
+	 * piece (a fresh or orderly pool gives long runs): one copy, not 64. */
+	for (uint32_t i = 0; i < k;) {
+		uint32_t start = cur, run = 1;
+		while (i + run < k && c->next[cur] == cur + 1) {
+			cur++;
+			run++;
+		}
+		size_t off = (size_t)i * RP_CELL_BYTES, n = (size_t)run * RP_CELL_BYTES;
+		memcpy(c->data + (size_t)start * RP_CELL_BYTES, src + off, len - off < n ? len - off : n);
+		i += run;
+		if (i < k)
 			cur = c->next[cur];
 	}
 	c->free_head = c->next[cur];
@@ -82,9 +90,15 @@ uint32_t rp_cells_store(struct rp_cells *c, const uint8_t *src, size_t len)
 void rp_cells_load(const struct rp_cells *c, uint32_t first, uint8_t *dst, size_t len)
 {
 	uint32_t cur = first;
-	for (size_t off = 0; off < len && cur != RP_CELL_NONE; off += RP_CELL_BYTES) {
-		size_t n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
-		memcpy(dst + off, c->data + (size_t)cur * RP_CELL_BYTES, n);
+	for (size_t off = 0; off < len && cur != RP_CELL_NONE;) {
+		uint32_t start = cur;
+		size_t n = RP_CELL_BYTES;
+		while (off + n < len && c->next[cur] == cur + 1) { /* a run of neighbours: one copy */
+			cur++;
+			n += RP_CELL_BYTES;
+		}
+		memcpy(dst + off, c->data + (size_t)start * RP_CELL_BYTES, len - off < n ? len - off : n);
+		off += n;
 		cur = c->next[cur];
 	}
 }
