@@ -307,6 +307,7 @@ static size_t pick_heaps(const struct rp_lab_host *h, uint8_t paused, uint64_t *
 	return best;
 }
 
+/* DCQCN hosts: every flow looked at (its rate state advanced to now). */
 static size_t pick_scan(struct rp_lab_host *h, uint8_t paused, uint64_t now, uint64_t *next, uint64_t *best_t)
 {
 	size_t best = SIZE_MAX;

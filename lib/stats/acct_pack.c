@@ -421,7 +421,8 @@ struct walk {
 	long *port_map;         /* buffer's port record -> merged port */
 };
 
-static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
+/* false when memory for the flow's histogram runs out */
+static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
 {
 	struct acct_flow *fl = &m->flows[i];
 	struct rp_acct_flow_result r = *row;
@@ -429,8 +430,7 @@ static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
 	fl->r = r;
 	fl->tx_known = true;
-	if (rp_shist_from(&fl->lat, h)) /* buckets and the exact count/min/max/mean/M2 */
-		fl->lat.count = 0;
+	return rp_shist_from(&fl->lat, h) == 0; /* buckets and the exact count/min/max/mean/M2 */
 }
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
@@ -457,8 +457,8 @@ static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
 			fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
 		if (!r->bad && w->apply) {
-			if (w->merged)
-				install_flow(w->merged, i, &row, w->h);
+			if (w->merged && !install_flow(w->merged, i, &row, w->h))
+				fail(r, "merge buffer: out of memory for flow %llu's latency histogram", U(row.id));
 			if (w->agg)
 				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
 			if (w->fn && w->fn_rc == 0)
