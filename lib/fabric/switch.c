@@ -90,7 +90,7 @@ int rp_switch_fdb_add(struct rp_switch *sw, const uint8_t mac[6], unsigned port)
 {
 	if (port >= sw->cfg.nports)
 		return -1;
-	return rp_fdb_add(&sw->fdb, mac, (uint8_t)port);
+	return rp_fdb_add(&sw->fdb, mac, (uint16_t)port);
 }
 
 int rp_switch_fdb_lookup(const struct rp_switch *sw, const uint8_t mac[6])

@@ -39,7 +39,8 @@
 
 #include "wire/pfc.h"
 
-#define RP_SWITCH_MAX_PORTS 64
+#define RP_SWITCH_MAX_PORTS 256 /* as 25.6 Tbit/s ASICs split: 64 x 400G, 128 x 200G, 256 x 100G */
+#define RP_SWITCH_KICKS 4       /* ports one call can kick: ingress and egress, PFC and XON */
 #define RP_SWITCH_TCS RP_PFC_PRIOS
 #define RP_SWITCH_NEVER UINT64_MAX
 #define RP_SWITCH_L1_OVERHEAD 24 /* FCS + preamble/SFD + IFG */
@@ -150,7 +151,9 @@ struct rp_switch_rx {
 	bool headroom;     /* queued into the PG's headroom */
 	uint8_t xoff;      /* priorities this frame sent into XOFF on the ingress port */
 	uint8_t pfc_prios; /* consumed PFC/PAUSE: priorities it named and the port honours */
-	uint64_t kick;     /* bit p: ask port p's transmitter now (new frame queued,
+	uint16_t kick_port[RP_SWITCH_KICKS]; /* every port to ask (any port number) ... */
+	uint8_t nkick;
+	uint64_t kick;     /* ... and as a mask for ports 0..63: bit p: ask port p's transmitter now (new frame queued,
 			      PFC frame due, or a pause changed) */
 };
 
@@ -177,7 +180,9 @@ struct rp_switch_tx {
 	uint64_t start_ns;   /* first bit leaves */
 	uint64_t end_ns;     /* last bit leaves; the transmitter is free again */
 	uint64_t arrive_ns;  /* last bit reaches the peer (end + prop delay) */
-	uint64_t kick;       /* bit p: a PFC frame (XON) is now due on port p */
+	uint16_t kick_port[RP_SWITCH_KICKS]; /* every port where a PFC frame (XON) is now due ... */
+	uint8_t nkick;
+	uint64_t kick;       /* ... and as a mask for ports 0..63 (bit p: port p) */
 };
 
 /* When port's transmitter is free at now_ns, the next frame: a due PFC frame

@@ -126,7 +126,7 @@ enum rp_topology {
 	RP_TOPO_FAT_TREE,   /* 3 tiers: pods of leaves and aggs (each leaf to every agg of its pod), cores */
 	RP_TOPO_RAIL,       /* rail-optimised: servers of `rails` NICs, NIC r of a pod's servers on its rail leaf r */
 };
-#define RP_FABRIC_MAX_PORTS 64 /* ports per switch (lib/fabric's RP_SWITCH_MAX_PORTS) */
+#define RP_FABRIC_MAX_PORTS 256 /* ports per switch (lib/fabric's RP_SWITCH_MAX_PORTS) */
 
 struct rp_fabric_thresh {
 	bool dynamic;

@@ -8,7 +8,7 @@
   victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
-  manyhosts    65, 100, 256 hosts, no fabric: section: more than one switch's 64 ports
+  manyhosts    257, 300, 1000 hosts, no fabric: section: more than one switch's 256 ports
   capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
   signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
   summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
@@ -256,9 +256,9 @@ traffic:
 
 
 def case_manyhosts(tmp):
-    # The lab's one switch has 64 ports (RP_SWITCH_MAX_PORTS): 65 hosts crashed or made up a
-    # buffer error, 256 grew to 11.7 GB before a SIGSEGV. Now: one line, exit 2, nothing written.
-    for n, leaves in [(65, 2), (100, 3), (256, 6)]:  # leaves = ceil(n / 48), hosts_per_leaf <= 48
+    # The lab's one switch has 256 ports (RP_SWITCH_MAX_PORTS; it had 64, and 65 hosts crashed
+    # or made up a buffer error). More: one line, exit 2, nothing written.
+    for n, leaves in [(257, 6), (300, 7), (1000, 21)]:  # leaves = ceil(n / 48)
         path = os.path.join(tmp, f"many{n}.yaml")
         with open(path, "w") as f:
             f.write(many_hosts(n))
@@ -266,8 +266,8 @@ def case_manyhosts(tmp):
         p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=60)
         lines = p.stderr.splitlines()
         expect(p.returncode == 2, f"{n} hosts: exit 2 (got {p.returncode})")
-        expect(len(lines) == 1 and "at most 64 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
-               f"{n} hosts: one line naming the 64-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
+        expect(len(lines) == 1 and "at most 256 ports" in lines[0] and f"leaves: {leaves}" in lines[0],
+               f"{n} hosts: one line naming the 256-port limit and leaf-spine with {leaves} leaves: {p.stderr.strip()!r}")
         expect(not os.path.exists(out), f"{n} hosts: no result directory")
     # More than RP_LAB_MAX_FLOWS (2^21 = 2097152): 1449 hosts all-to-all, 2098152 flows. One
     # line, refused before a plan of them is built.

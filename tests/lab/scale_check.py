@@ -38,6 +38,8 @@
   jobs    incast-8to1 swept over 3 XOFF thresholds x 2 seeds, serially and with --jobs 2:
           the same sweep.csv, sweep.json (bar the directory) and points, byte for byte
 
+  radix   one switch of 256 ports at 100G: h1..h255 -> h0 at line rate (255:1 incast)
+
 usage: scale_check.py ROCEPROBE PROFILES CASE
 """
 import json
@@ -337,9 +339,9 @@ def case_shapes(tmp):
              ("fabric: {topology: fat-tree, k: 5}", "even k"),
              ("fabric: {topology: fat-tree, k: 2}", "cannot hold 16 hosts"),
              ("fabric: {topology: fat-tree, k: 4, cores: 3}", "multiple of aggs"),
-             ("fabric: {topology: fat-tree, k: 4, oversubscription: [32]}", "at most 64"),
+             ("fabric: {topology: fat-tree, k: 4, hosts_per_leaf: 255}", "at most 256"),
              ("fabric: {topology: rail}", "needs rails"),
-             ("fabric: {topology: rail, rails: 8, spines: 63}", "at most 64"),
+             ("fabric: {topology: rail, rails: 8, spines: 255}", "at most 256"),
              ("fabric: {topology: torus}", "single, leaf-spine, fat-tree or rail")]
     for i, (fab, want) in enumerate(cases):
         path = write(tmp, f"bad{i}", head + fab + "\n")
@@ -408,6 +410,40 @@ def case_jobs(tmp):
     p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", os.path.join(tmp, "x"), "--jobs", "2"],
                        capture_output=True, text=True, timeout=60)
     expect(p.returncode == 2 and "--sweep" in p.stderr and p.stderr.count("\n") == 1, f"--jobs without --sweep: one line ({p.stderr!r})")
+
+
+def case_radix(tmp):
+    # 256 hosts on one 256-port switch (the most a switch has: 256 x 100G). 255 senders at
+    # line rate into h0: each ingress PG fills at what it receives less its share of h0's
+    # port, (1 - 1/255) of 100G in frame bytes:
+    #   fill = 100/8 x F/(F + 24) x 254/255 bytes/ns
+    # from the first frame's arrival (one 100G serialisation and a 500 ns cable), so the
+    # first XOFF (PG above 128 KiB, the default) comes at (F + 24) x 8/100 + 500 + 2^17 / fill:
+    # F = 4170: 335.5 + 500 + 131072 / 12.380 = 11423 ns. The round-robin among 255 PGs
+    # makes some cross a frame earlier or later: every one within 2%. The buffer is 64 MiB:
+    # 255 PGs x 128 KiB (32.6 MiB) must fit in what the 256 ports' headroom leaves of it, or
+    # the shared pool runs out first and XOFF comes sooner (16 MiB: at about 3 us).
+    n = 256
+    path = write(tmp, "radix", f"name: radix\ndefaults: {{speed: 100G, opcode: write, message_size: 4KiB, mtu: 4096, "
+                 f"dscp: 26}}\nhosts:\n{hosts_yaml(n)}traffic:\n"
+                 f"  - {{pattern: incast, senders: [{', '.join(f'h{i}' for i in range(1, n))}], receiver: h0, "
+                 f"rate: 100%, messages: 64}}\nfabric: {{topology: single, buffer: 64MiB}}\n")
+    j = lab(path, os.path.join(tmp, "out"))
+    sw = j["switches"][0]
+    expect(len(j["switches"]) == 1 and len(sw["ports"]) == 256, f"one switch of 256 ports ({len(sw['ports'])})")
+    expect(j["headline"]["lost"] == 0 and sum(f["rx_packets"] for f in j["flows"]) == 255 * 64,
+           "lossless: 16320 of 16320 packets")
+    f = j["flows"][0]
+    frame = f["rx_bytes"] // f["rx_packets"]
+    fill = 100 / 8 * frame / (frame + 24) * 254 / 255
+    predicted = (frame + 24) * 8 / 100 + 500 + 2**17 / fill
+    firsts = [next(q for q in p["prio"] if q["prio"] == 3)["pg"]["first_xoff_ns"] for p in sw["ports"][1:]]
+    expect(all(t is not None for t in firsts), "every one of the 255 ingress PGs sent XOFF")
+    firsts = [t for t in firsts if t is not None]
+    expect(firsts and all(abs(t - predicted) <= 0.02 * predicted for t in firsts),
+           f"first XOFF at {min(firsts)}..{max(firsts)} ns == {predicted:.0f} predicted within 2%")
+    expect(sw["ports"][255]["peer"] == "h255" and sw["ports"][255]["pfc_tx"] > 0 and sw["ports"][255]["rx_pkts"] == 64,
+           f"port 255 (h255's) works: its 64 frames in, PFC out ({sw['ports'][255]['pfc_tx']} frames)")
 
 
 with tempfile.TemporaryDirectory() as tmp:
