@@ -36,7 +36,7 @@ struct rp_lab_opts {
 };
 
 /* Whether the profile's hosts fit the lab's switches (without a `fabric:`
- * section the lab is one switch of RP_SWITCH_MAX_PORTS (64) ports) and its
+ * section the lab is one switch of RP_SWITCH_MAX_PORTS (256) ports) and its
  * flows the flow limit. 0, or -1 with one line saying what to change. Cheap:
  * call it before building a plan. */
 int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
