@@ -29,7 +29,8 @@ static void usage(FILE *out)
 	      "(ptp: ptp4l/phc2sys running; ntp: the kernel says synchronised; none).\n"
 	      "With a PROFILE it binds hosts to ranks as `run` does: `rank: R`, or `node: NAME`\n"
 	      "(the node's ranks in local-rank order, in profile order), else host i on rank i;\n"
-	      "a host without a rank or a rank without a host is one line and exit 2.\n"
+	      "a host without a rank or a rank without a host is one line and exit 2. A\n"
+	      "host_template is expanded for this launch first (one host per rank).\n"
 	      "Without a launcher it is one rank, and a profile that places hosts on other\n"
 	      "ranks or nodes is refused.\n"
 	      "\n"
@@ -117,7 +118,12 @@ static int bind_profile(const struct rp_cluster *c, const char *path, struct rp_
 {
 	char err[RP_PROFILE_ERR_LEN > RP_CLUSTER_ERR_LEN ? RP_PROFILE_ERR_LEN : RP_CLUSTER_ERR_LEN];
 	int rc = 0;
-	*p = rp_profile_load(path, NULL, err, sizeof(err));
+	struct rp_launch_rank *launch = calloc((size_t)c->size, sizeof(*launch));
+	if (launch)
+		rp_cluster_launch_ranks(c->ranks, (size_t)c->size, launch);
+	struct rp_profile_opts po = {.nranks = launch ? (size_t)c->size : 0, .ranks = launch};
+	*p = rp_profile_load(path, &po, err, sizeof(err));
+	free(launch);
 	if (!*p) {
 		rc = -1;
 	} else if (!(*host_rank = calloc((*p)->nhosts, sizeof(int)))) {

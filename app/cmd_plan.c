@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cluster/cluster.h"
 #include "profile/profile.h"
 #include "traffic/plan.h"
 #include "wire/eth.h"
@@ -23,15 +24,27 @@ struct plan_args {
 	size_t nsets;
 	bool json;
 	bool allow_pause_storm;
+	uint64_t ranks, per_node; /* --ranks N, --per-node K: the launch a host_template expands for */
+};
+
+/* The launch --ranks N --per-node K stands for: rank r on node "node{r / K}". */
+struct launch {
+	struct rp_rank_info *info;
+	struct rp_launch_rank *ranks;
+	int *host_rank; /* [nhosts], with --ranks: as `run` binds */
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe plan PROFILE [--set KEY=VALUE]... [--json] [--allow-pause-storm]\n"
+	fputs("usage: roceprobe plan PROFILE [--set KEY=VALUE]... [--ranks N [--per-node K]] [--json]\n"
+	      "                      [--allow-pause-storm]\n"
 	      "\n"
-	      "Reads a YAML profile (docs/profiles.md), expands its traffic patterns into flows\n"
-	      "and prints what a run would do, without touching any port:\n"
-	      "  hosts      name, MAC, IP addresses, DPDK port, link speed\n"
+	      "Reads a YAML profile (docs/profiles.md), expands its host_template and traffic\n"
+	      "patterns into hosts and flows and prints what a run would do, without touching\n"
+	      "any port:\n"
+	      "  hosts      name, rank, MAC, IP addresses, DPDK port, link speed; a `mac: auto`\n"
+	      "             or `ipv4: netdev` address is read at start by the rank that runs\n"
+	      "             the host: shown as (port's, rank R) / (netdev, rank R)\n"
 	      "  flows      id, src -> dst, QPs (first QPN), opcode, message size, MTU,\n"
 	      "             DSCP/ECN/priority, VLAN, rate, start, stop, packets and bytes\n"
 	      "  pairs      RDMA payload bytes per sender -> receiver\n"
@@ -46,6 +59,12 @@ static void usage(FILE *out)
 	      "                       path: traffic.0.rate=50G, defaults.mtu=1024,\n"
 	      "                       hosts.1.port=net_ring1, 'traffic.0.senders=[h1, h2]'.\n"
 	      "                       Repeatable; a missing mapping key is created.\n"
+	      "  --ranks N            the launch to expand for: N ranks (mpirun -np N), as a\n"
+	      "                       host_template's `count: ranks` and {rank} {local_rank}\n"
+	      "                       {node} {node_index} see them; hosts are bound to ranks\n"
+	      "                       as `run` binds them (a host or rank left over: exit 2)\n"
+	      "  --per-node K         with --ranks: K ranks per machine, named node0, node1, ...\n"
+	      "                       (default 1)\n"
 	      "  --json               one JSON object (hosts, flows, pairs, ports, phases)\n"
 	      "  --allow-pause-storm  accept PFC sources whose quanta x fps keep a priority\n"
 	      "                       paused all the time (to test switch PFC watchdogs)\n"
@@ -53,6 +72,7 @@ static void usage(FILE *out)
 	      "examples:\n"
 	      "  roceprobe plan profiles/incast-8to1.yaml\n"
 	      "  roceprobe plan profiles/all-to-all-8.yaml --set defaults.message_size=1MiB --json\n"
+	      "  roceprobe plan profiles/cluster-all2all-64.yaml --ranks 64 --per-node 8\n"
 	      "\n"
 	      "Exit status: 0 when the profile is valid; 2 with one line\n"
 	      "'roceprobe: FILE:LINE:COL: key 'K': ...' when it is not.\n",
@@ -65,6 +85,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
 		{"allow-pause-storm", no_argument, NULL, 'A'},
+		{"ranks", required_argument, NULL, 'r'},
+		{"per-node", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -77,6 +99,12 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			a->json = true;
 		else if (c == 'A')
 			a->allow_pause_storm = true;
+		else if (c == 'r' && rp_cli_uint("plan", "--ranks", optarg, 1, RP_MAX_RANKS, &a->ranks))
+			return RP_EXIT_USAGE;
+		else if (c == 'k' && rp_cli_uint("plan", "--per-node", optarg, 1, RP_MAX_RANKS, &a->per_node))
+			return RP_EXIT_USAGE;
+		else if (c == 'r' || c == 'k')
+			continue;
 		else if (c == 'h')
 			return 1;
 		else if (c == 's')
@@ -86,6 +114,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	}
 	if (optind != argc - 1)
 		return rp_cli_error("plan", "expected one profile file (try 'roceprobe plan --help')");
+	if (a->per_node && !a->ranks)
+		return rp_cli_error("plan", "--per-node K needs --ranks N");
 	a->path = argv[optind];
 	return 0;
 }
@@ -101,19 +131,49 @@ static const char *host_ip(const struct rp_host *h, char *out)
 	return out;
 }
 
-static void print_hosts(const struct rp_profile *p)
+/* Where host i runs: the binding with --ranks, else what the profile says. */
+static void host_rank_text(const struct rp_host *h, const struct launch *l, size_t i, char *out, size_t len)
 {
-	printf("hosts (%zu)\n  %-12s %-17s %-26s %-24s %s\n", p->nhosts, "name", "mac", "ip", "port", "speed");
+	if (l->host_rank)
+		snprintf(out, len, "%d", l->host_rank[i]);
+	else if (h->rank >= 0)
+		snprintf(out, len, "%d", h->rank);
+	else if (h->node[0])
+		snprintf(out, len, "@%.20s", h->node);
+	else
+		snprintf(out, len, "(%zu)", i);
+}
+
+static void print_hosts(const struct rp_profile *p, const struct launch *l)
+{
+	bool later = false, placed = false;
+	printf("hosts (%zu)\n  %-12s %-6s %-17s %-26s %-24s %s\n", p->nhosts, "name", "rank", "mac", "ip", "port", "speed");
 	for (size_t i = 0; i < p->nhosts; i++) {
 		const struct rp_host *h = &p->hosts[i];
-		char mac[18], ip[46], sp[32], port[RP_PORT_MAX + 8];
-		rp_mac_format(h->mac, mac);
+		char mac[64], ip[80], sp[32], port[RP_PORT_MAX + 8], rank[32];
+		host_rank_text(h, l, i, rank, sizeof(rank));
+		const char *on = rank[0] == '(' ? "" : rank;
+		if (h->mac_known)
+			rp_mac_format(h->mac, mac);
+		else
+			snprintf(mac, sizeof(mac), "auto (port's%s%s)", on[0] ? ", rank " : "", on);
+		if (h->ip_pending)
+			snprintf(ip, sizeof(ip), "(netdev%s%s)", on[0] ? ", rank " : "", on);
+		else
+			host_ip(h, ip);
+		later |= !h->mac_known || h->ip_pending;
+		placed |= h->rank >= 0 || h->node[0];
 		snprintf(port, sizeof(port), "%s%s", h->port_is_pci ? "pci " : "", h->port[0] ? h->port : "-");
-		printf("  %-12s %-17s %-26s %-24s %s\n", h->name, mac, host_ip(h, ip), port,
+		printf("  %-12s %-6s %-17s %-26s %-24s %s\n", h->name, rank, mac, ip, port,
 		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
-		if (h->has_ipv4 && h->has_ipv6)
-			printf("  %-12s %-17s %s\n", "", "", (rp_ipv6_addr_format(h->ipv6, ip), ip));
+		if (h->has_ipv4 && h->has_ipv6 && !h->ip_pending)
+			printf("  %-12s %-6s %-17s %s\n", "", "", "", (rp_ipv6_addr_format(h->ipv6, ip), ip));
 	}
+	if (!l->host_rank && (later || placed))
+		printf("  (rank: as bound at start; (i) is the default, host i on rank i: give --ranks N to bind)\n");
+	if (later)
+		printf("  (port's / netdev: resolved on rank R at start, from its port's MAC (mac: auto) or its Linux\n"
+		       "   netdev's address (ipv4/ipv6: netdev), then sent to every rank before any traffic)\n");
 }
 
 /* How each sender reaches its destinations: only when a host gives a prefix. */
@@ -139,6 +199,7 @@ static void print_next_hops(const struct rp_plan *pl)
 				rp_ipv6_addr_format(H->ipv6, a);
 			snprintf(subnet, sizeof(subnet), plen == RP_PLEN_NONE ? "%s (no prefix)" : "%s/%u", a, plen);
 			size_t direct = 0, via = 0;
+			bool direct_from[RP_MAC_FROM_ND + 1] = {false};
 			const struct rp_flow *gw = NULL;
 			for (size_t i = 0; i < pl->nflows; i++) {
 				const struct rp_flow *f = &pl->flows[i];
@@ -149,9 +210,17 @@ static void print_next_hops(const struct rp_plan *pl)
 					gw = f;
 				} else {
 					direct++;
+					direct_from[f->nh.mac_from] = true;
 				}
 			}
-			printf("  %-12s %-26s %-26s %-14s %zu on the link\n", H->name, subnet, "(destination)", "profile", direct);
+			/* On the link: each destination's own MAC, from the profile or (mac: auto) asked. */
+			char from[32] = "";
+			for (int m = RP_MAC_FROM_PROFILE; m <= RP_MAC_FROM_ND; m++)
+				if (direct_from[m])
+					snprintf(from + strlen(from), sizeof(from) - strlen(from), "%s%s", from[0] ? ", " : "",
+						 rp_mac_from_name((enum rp_mac_from)m));
+			printf("  %-12s %-26s %-26s %-14s %zu on the link\n", H->name, subnet, "(destination)",
+			       from[0] ? from : "-", direct);
 			if (gw) {
 				if (l3 == 4)
 					rp_ipv4_addr_format(gw->nh.ip4, hop);
@@ -162,6 +231,8 @@ static void print_next_hops(const struct rp_plan *pl)
 			}
 		}
 	}
+	printf("  (arp, nd: asked on the host's port before any traffic, 3 tries in 1 s, and again every second\n"
+	       "   during a run: a new MAC moves the flows; gateway_mac, profile: as given)\n");
 }
 
 static const char *stop_text(const struct rp_flow_params *fp, char *out, size_t len)
@@ -298,10 +369,10 @@ static void print_schedule(const struct rp_plan *pl)
 	}
 }
 
-static void print_text(const struct plan_args *a, const struct rp_plan *pl)
+static void print_text(const struct plan_args *a, const struct rp_plan *pl, const struct launch *l)
 {
 	printf("profile %s%s%s\n\n", a->path, pl->prof->name[0] ? ": " : "", pl->prof->name);
-	print_hosts(pl->prof);
+	print_hosts(pl->prof, l);
 	print_next_hops(pl);
 	print_flows(pl);
 	print_pairs(pl);
@@ -311,7 +382,7 @@ static void print_text(const struct plan_args *a, const struct rp_plan *pl)
 
 /* ---- JSON ---- */
 
-static json_t *hosts_json(const struct rp_profile *p)
+static json_t *hosts_json(const struct rp_profile *p, const struct launch *l)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < p->nhosts; i++) {
@@ -320,8 +391,10 @@ static json_t *hosts_json(const struct rp_profile *p)
 		rp_mac_format(h->mac, mac);
 		rp_ipv4_addr_format(h->ipv4, ip4);
 		rp_ipv6_addr_format(h->ipv6, ip6);
-		json_t *o = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s, s:I}", "name", h->name, "mac", mac, "ipv4",
-				      h->has_ipv4 ? ip4 : NULL, "ipv6", h->has_ipv6 ? ip6 : NULL, "port",
+		bool ip = !h->ip_pending;
+		json_t *o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:I}", "name", h->name, "mac",
+				      h->mac_known ? mac : NULL, "ipv4", h->has_ipv4 && ip ? ip4 : NULL, "ipv6",
+				      h->has_ipv6 && ip ? ip6 : NULL, "port",
 				      h->port[0] ? h->port : NULL, "port_kind", h->port_is_pci ? "pci" : "devargs", "speed_bps",
 				      (json_int_t)h->speed_bps);
 		if (h->ipv4_plen != RP_PLEN_NONE)
@@ -336,6 +409,10 @@ static json_t *hosts_json(const struct rp_profile *p)
 		json_object_set_new(o, "gateways", gws);
 		if (h->has_gw_mac)
 			json_object_set_new(o, "gateway_mac", json_string((rp_mac_format(h->gw_mac, mac), mac)));
+		int rank = l->host_rank ? l->host_rank[i] : h->rank;
+		json_object_set_new(o, "rank", rank >= 0 ? json_integer(rank) : json_null());
+		json_object_set_new(o, "mac_from", json_string(h->mac_auto ? "port" : "profile"));
+		json_object_set_new(o, "ip_from", json_string(h->ipv4_netdev || h->ipv6_netdev ? "netdev" : "profile"));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -440,13 +517,13 @@ static json_t *phases_json(const struct rp_plan *pl)
 	return arr;
 }
 
-static int print_json(const struct plan_args *a, const struct rp_plan *pl)
+static int print_json(const struct plan_args *a, const struct rp_plan *pl, const struct launch *l)
 {
 	json_t *flows = json_array();
 	for (size_t i = 0; i < pl->nflows; i++)
 		json_array_append_new(flows, flow_json(pl, &pl->flows[i]));
 	json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "schema", "roceprobe.plan/1", "profile",
-				 a->path, "name", pl->prof->name, "hosts", hosts_json(pl->prof), "flows", flows, "pairs",
+				 a->path, "name", pl->prof->name, "hosts", hosts_json(pl->prof, l), "flows", flows, "pairs",
 				 pairs_json(pl), "ports", ports_json(pl), "phases", phases_json(pl));
 	if (!root)
 		return rp_cli_error("plan", "cannot build the JSON output");
@@ -467,23 +544,41 @@ int rp_cmd_plan(int argc, char **argv)
 	if (rc)
 		return rc;
 	char err[RP_PROFILE_ERR_LEN];
-	struct rp_profile_opts o = {.sets = a.sets, .nsets = a.nsets, .allow_pause_storm = a.allow_pause_storm};
+	struct launch l = {0};
+	if (a.ranks && !(l.info = calloc(a.ranks, sizeof(*l.info))))
+		return rp_cli_error("plan", "out of memory");
+	uint64_t k = a.per_node ? a.per_node : 1;
+	for (uint64_t r = 0; r < a.ranks; r++) {
+		l.info[r].rank = (int)r;
+		l.info[r].local_rank = (int)(r % k);
+		snprintf(l.info[r].node, sizeof(l.info[r].node), "node%" PRIu64, r / k);
+	}
+	l.ranks = a.ranks ? calloc(a.ranks, sizeof(*l.ranks)) : NULL;
+	if (a.ranks && l.ranks)
+		rp_cluster_launch_ranks(l.info, a.ranks, l.ranks);
+	struct rp_profile_opts o = {.sets = a.sets, .nsets = a.nsets, .allow_pause_storm = a.allow_pause_storm,
+				    .nranks = l.ranks ? a.ranks : 0, .ranks = l.ranks};
 	struct rp_profile *p = rp_profile_load(a.path, &o, err, sizeof(err));
+	struct rp_plan pl;
+	rc = RP_EXIT_USAGE;
 	if (!p) {
 		fprintf(stderr, "roceprobe: %s\n", err);
-		return RP_EXIT_USAGE;
-	}
-	struct rp_plan pl;
-	if (rp_plan_build(p, &pl, err, sizeof(err))) {
+	} else if (a.ranks && (!(l.host_rank = calloc(p->nhosts, sizeof(int))) ||
+			       rp_cluster_bind(p, l.info, a.ranks, l.host_rank, err, sizeof(err)) != 0)) {
+		fprintf(stderr, "roceprobe plan: %s\n", l.host_rank ? err : "out of memory");
+	} else if (rp_plan_build(p, &pl, err, sizeof(err))) {
 		fprintf(stderr, "roceprobe: %s: %s\n", a.path, err);
-		rp_profile_free(p);
-		return RP_EXIT_USAGE;
+	} else {
+		rc = RP_EXIT_OK;
+		if (a.json)
+			rc = print_json(&a, &pl, &l);
+		else
+			print_text(&a, &pl, &l);
+		rp_plan_free(&pl);
 	}
-	if (a.json)
-		rc = print_json(&a, &pl);
-	else
-		print_text(&a, &pl);
-	rp_plan_free(&pl);
 	rp_profile_free(p);
+	free(l.info);
+	free(l.ranks);
+	free(l.host_rank);
 	return rc;
 }

@@ -14,6 +14,7 @@ struct subcommand {
  * then the tools around those. */
 static const struct subcommand subcommands[] = {
 	{"lab", rp_cmd_lab, "run a profile's hosts, switches and links in virtual time -> result.json, pcap"},
+	{"certify", rp_cmd_certify, "is the fabric ready? nine acceptance tests with verdicts, causes, --suggest"},
 #ifdef RP_HAVE_DPDK
 	{"run", rp_cmd_run, "send and receive a profile on DPDK ports: loss, latency, CE/CNP, PFC -> result.json"},
 	{"gen", rp_cmd_gen, "send a profile's RoCEv2 / PFC traffic on DPDK ports, honouring PFC"},

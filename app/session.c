@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "dp/capture.h"
 #include "dp/neigh.h"
+#include "dp/netdev.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -31,7 +32,8 @@ static bool host_receives(const struct rp_plan *plan, unsigned h)
 static int load(struct rp_session *s, const char *profile, const struct rp_session_opts *o)
 {
 	char err[RP_PROFILE_ERR_LEN];
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm,
+				     .nranks = o->nranks, .ranks = o->ranks};
 	s->prof = o->profile_text ? rp_profile_load_string(profile, o->profile_text, &po, err, sizeof(err))
 				  : rp_profile_load(profile, &po, err, sizeof(err));
 	if (!s->prof)
@@ -90,23 +92,35 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
 {
 	unsigned mtu = 0;
-	char why[160];
-	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_frame_limit(devargs, why, sizeof(why));
+	char why[200], fix[160];
+	size_t need = host_frame(s, h, receives, &mtu);
+	size_t port = rp_dp_port_frame_limit(devargs, why, sizeof(why), fix, sizeof(fix));
 	if (!port || need <= port)
 		return 0;
 	const struct rp_host *host = &s->prof->hosts[h];
 	char name[64];
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(devargs, ","), devargs);
+	if (!fix[0])
+		snprintf(fix, sizeof(fix), "or let the port take %zu B", need);
 	unsigned fit = 0;
 	for (unsigned m = 4096; mtu && m >= 256 && !fit; m /= 2)
 		if (m < mtu && need - mtu + m <= port)
 			fit = m;
 	if (fit)
 		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
-				    "frames of %zu B: set mtu: %u (frames of %zu B), or let the port take %zu B",
-				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, need);
-	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B",
-			    host->name, name, port, why[0] ? ": " : "", why, need);
+				    "frames of %zu B: set mtu: %u (frames of %zu B), %s",
+				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, fix);
+	return rp_cli_error(s->cmd,
+			    "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
+			    host->name, name, port, why[0] ? ": " : "", why, need, fix);
+}
+
+/* What the port answers ARP/ND for and probes (its host's addresses). */
+static void neigh_self(struct rp_dp_txport *tp, const struct rp_host *host)
+{
+	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
+	memcpy(tp->self.mac, host->mac, 6);
+	memcpy(tp->self.ip6, host->ipv6, 16);
 }
 
 /* Opened before any source exists: a `mac: auto` host learns its MAC here
@@ -132,10 +146,9 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 			return rp_cli_error(s->cmd, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
 					    "(%s): give the host a mac:", host->name, tp->port->name, tp->port->driver, m);
 		}
+		host->mac_known = true;
 	}
-	tp->self = (struct rp_neigh_self){.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
-	memcpy(tp->self.mac, host->mac, 6);
-	memcpy(tp->self.ip6, host->ipv6, 16);
+	neigh_self(tp, host);
 	rp_pause_init(&tp->pause, host->speed_bps);
 	return 0;
 }
@@ -227,6 +240,9 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 				f->nh.mac_known = true;
 			}
 	}
+	for (unsigned i = 0; i < s->nports; i++)
+		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->neigh_refresh_ns) != 0)
+			return rp_cli_error(s->cmd, "out of memory");
 	return 0;
 }
 
@@ -245,10 +261,56 @@ static int make_sources(struct rp_session *s)
 	return 0;
 }
 
+/* `ipv4/ipv6: netdev` of the hosts this process runs, from their ports' Linux netdevs. */
+static int read_netdevs(struct rp_session *s, const struct rp_session_opts *o)
+{
+	for (unsigned h = 0; h < s->prof->nhosts; h++) {
+		struct rp_host *host = &s->prof->hosts[h];
+		char name[64], err[256];
+		uint32_t ip4 = 0;
+		uint8_t ip6[16] = {0}, plen4 = RP_PLEN_NONE, plen6 = RP_PLEN_NONE;
+		if (!host->ip_pending || (o->hosts && !o->hosts[h]))
+			continue;
+		if (rp_dp_port_netdev(host->port, host->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
+		    (host->ipv4_netdev && rp_dp_netdev_addr(name, 4, &ip4, NULL, &plen4, err, sizeof(err)) != 0) ||
+		    (host->ipv6_netdev && rp_dp_netdev_addr(name, 6, NULL, ip6, &plen6, err, sizeof(err)) != 0))
+			return rp_cli_error(s->cmd, "host '%s' takes its %s from its port's netdev: %s", host->name,
+					    host->ipv4_netdev ? "ipv4" : "ipv6", err);
+		rp_host_addr_set_netdev(host, host->ipv4_netdev ? &ip4 : NULL, plen4, host->ipv6_netdev ? ip6 : NULL, plen6);
+	}
+	return 0;
+}
+
+int rp_session_addresses(struct rp_session *s)
+{
+	char err[RP_PROFILE_ERR_LEN];
+	if (rp_profile_addrs_check(s->prof, err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "%s", err);
+	bool learnt = rp_profile_has_netdev(s->prof);
+	for (size_t h = 0; h < s->prof->nhosts; h++)
+		learnt |= s->prof->hosts[h].mac_auto && s->prof->hosts[h].mac_known;
+	if (!learnt)
+		return 0;
+	for (unsigned i = 0; i < s->nports; i++) /* its netdev address is read after the port opened */
+		neigh_self(&s->tx[i], &s->prof->hosts[s->tx[i].index]);
+	/* Planned before the ports told their MACs and the netdevs their addresses:
+	 * a known mac: auto destination is not asked by ARP/ND (mac_from "port"). */
+	rp_plan_free(&s->plan);
+	s->plan_built = false;
+	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
+		return rp_cli_error(s->cmd, "%s", err);
+	s->plan_built = true;
+	return 0;
+}
+
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
 {
 	s->cmd = cmd;
 	s->profile_path = profile;
+	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
+		s->neigh_refresh_ns = 0;
+	else
+		s->neigh_refresh_ns = o->neigh_refresh_ns ? o->neigh_refresh_ns : RP_DP_NEIGH_REFRESH_NS;
 	const char *devargs[RP_DP_MAX_PORTS];
 	char err[RP_DP_ERRLEN];
 	int rc = load(s, profile, o);
@@ -273,7 +335,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
-	return o->defer_traffic ? 0 : rp_session_traffic(s, NULL);
+	if ((rc = read_netdevs(s, o)) != 0 || o->defer_traffic)
+		return rc;
+	return (rc = rp_session_addresses(s)) != 0 ? rc : rp_session_traffic(s, NULL);
 }
 
 int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
@@ -288,6 +352,7 @@ void rp_session_close(struct rp_session *s)
 		if (s->tx[i].port)
 			rp_dp_port_close(s->tx[i].port);
 		rp_source_destroy(s->tx[i].src);
+		rp_dp_neigh_forget(&s->tx[i]);
 	}
 	if (s->eal_up)
 		rp_dp_eal_cleanup();
@@ -414,12 +479,54 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	s->last_ns = now_ns;
 }
 
+static json_t *next_hops_json(const struct rp_dp_txport *tp)
+{
+	json_t *a = json_array();
+	for (unsigned k = 0; k < tp->refresh.n; k++) {
+		const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+		char ip[46], mac[18], first[18];
+		addr_text(h->l3, h->ip4, h->ip6, ip);
+		rp_mac_format(h->mac, mac);
+		rp_mac_format(h->first_mac, first);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "address", ip, "mac", mac,
+						   "resolved_mac", first, "mac_changes", (json_int_t)h->changes,
+						   "last_change_ns", (json_int_t)h->changed_ns, "answers",
+						   (json_int_t)h->answers));
+	}
+	return a;
+}
+
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
 {
 	const struct rp_dp_neigh_stats *n = &tp->neigh;
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
-			 "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
-			 "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
-			 "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
-			 "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "arp_requests_rx",
+			 (json_int_t)n->arp_requests_rx, "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx",
+			 (json_int_t)n->arp_replies_rx, "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx",
+			 (json_int_t)n->nd_solicits_rx, "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx",
+			 (json_int_t)n->nd_adverts_rx, "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent",
+			 (json_int_t)n->unsent, "refresh_tx", (json_int_t)n->refresh_tx, "mac_changes",
+			 (json_int_t)n->mac_changes, "refresh_ns", (json_int_t)tp->refresh.interval_ns, "next_hops",
+			 next_hops_json(tp));
+}
+
+void rp_session_print_next_hops(const struct rp_session *s, FILE *f)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		for (unsigned k = 0; k < tp->refresh.n; k++) {
+			const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+			char ip[46], mac[18], first[18];
+			addr_text(h->l3, h->ip4, h->ip6, ip);
+			rp_mac_format(h->mac, mac);
+			rp_mac_format(h->first_mac, first);
+			if (h->changes)
+				fprintf(f, "next hop %s of %s: MAC %s -> %s (%" PRIu64 " change%s, last at %.3f s); its flows "
+					   "followed\n",
+					ip, rp_session_host(s, tp), first, mac, h->changes, h->changes == 1 ? "" : "s",
+					(double)h->changed_ns / 1e9);
+			else
+				fprintf(f, "next hop %s of %s: MAC %s, unchanged (asked every %.3g s, %" PRIu64 " answers heard)\n",
+					ip, rp_session_host(s, tp), mac, (double)tp->refresh.interval_ns / 1e9, h->answers);
+		}
+	}
 }

@@ -106,3 +106,9 @@ int rp_cluster_check_single(const struct rp_profile *p, const char *this_node, c
 	}
 	return 0;
 }
+
+void rp_cluster_launch_ranks(const struct rp_rank_info *ranks, size_t n, struct rp_launch_rank *out)
+{
+	for (size_t r = 0; r < n; r++)
+		out[r] = (struct rp_launch_rank){.node = ranks[r].node, .local_rank = ranks[r].local_rank};
+}

@@ -119,6 +119,8 @@ static int check_misc(const struct rp_switch_cfg *cfg, char *err, size_t errlen)
 		return FAIL("default tc %u: must be 0..7", cfg->default_tc);
 	if (cfg->max_frame < RP_SWITCH_MIN_FRAME || cfg->max_frame > UINT16_MAX)
 		return FAIL("max frame %u: must be %d..65535", cfg->max_frame, RP_SWITCH_MIN_FRAME);
+	if (cfg->wd_detect_ns && !cfg->wd_restore_ns)
+		return FAIL("PFC watchdog: a restore time above 0 is needed with a detection time");
 	if (cfg->pfc_quanta == 0 || cfg->pfc_refresh_pct == 0 || cfg->pfc_refresh_pct >= 100)
 		return FAIL("PFC quanta must be > 0 and refresh 1..99%% of the pause");
 	if (cfg->dwrr_quantum == 0)

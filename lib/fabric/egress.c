@@ -118,9 +118,13 @@ uint64_t rp_switch_next_event_ns(const struct rp_switch *sw, unsigned port, uint
 		return RP_SWITCH_NEVER;
 	p = &sw->port[port];
 	due = rp_sw_pfc_next_due(sw, port);
-	paused = rp_pause_mask(&p->pause, now_ns);
+	paused = rp_pause_mask(&p->pause, now_ns) & (uint8_t)~p->wd.storm;
 	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
 		uint64_t r = queue_ready(p, t, paused, now_ns);
+		if ((paused >> t) & 1u) {
+			uint64_t w = rp_sw_wd_due(sw, port, t, now_ns);
+			r = w < r ? w : r;
+		}
 		if (r < due)
 			due = r;
 	}

@@ -32,6 +32,7 @@ void rp_sw_pfc_receive(struct rp_switch *sw, uint64_t now_ns, unsigned port, con
 	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
 		if ((rx->pfc_prios >> t) & 1u)
 			p->q[t].st.pfc_rx++;
+	rp_sw_wd_pfc_rx(sw, port, rx->pfc_prios, now_ns);
 	rp_pause_rx(&p->pause, now_ns, &m);
 	/* An XON (or a shorter pause) may let queued frames go now. */
 	rp_sw_kick(&rx->kick, rx->kick_port, &rx->nkick, port);

@@ -5,14 +5,14 @@
  * must not come back with a burst of saved-up credit. */
 #include "switch_internal.h"
 
-static uint8_t eligible(const struct rp_switch *sw, unsigned port, uint64_t now_ns)
+static uint8_t eligible(struct rp_switch *sw, unsigned port, uint64_t now_ns)
 {
 	const struct rp_port *p = &sw->port[port];
 	uint8_t m = 0;
 	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
 		if (p->q[t].pkts)
 			m |= (uint8_t)(1u << t);
-	return m & (uint8_t)~rp_pause_mask(&p->pause, now_ns);
+	return m & (uint8_t)~rp_sw_wd_paused(sw, port, now_ns);
 }
 
 static int highest(uint8_t m)

@@ -41,6 +41,8 @@ static void init_port(struct rp_port *p, uint64_t rate_bps)
 	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
 		p->q[t].head = p->q[t].tail = RP_PKT_NONE;
 		p->pg[t].st.first_xoff_ns = RP_SWITCH_NEVER;
+		p->q[t].st.wd_first_ns = RP_SWITCH_NEVER;
+		p->wd.since[t] = RP_SWITCH_NEVER;
 	}
 	rp_pause_init(&p->pause, rate_bps);
 }

@@ -97,6 +97,11 @@ struct rp_switch_cfg {
 	uint32_t max_frame;    /* largest frame accepted, without FCS */
 	uint64_t seed;         /* RED random numbers (xorshift64*) */
 	uint32_t fdb_size;     /* static MAC table entries */
+	/* PFC watchdog (watchdog.c), SONiC pfcwd's with action forward: a
+	 * lossless queue held paused with frames waiting for wd_detect_ns is in
+	 * a storm and stops honouring PFC, until no PFC has named it for
+	 * wd_restore_ns. wd_detect_ns 0: no watchdog. */
+	uint64_t wd_detect_ns, wd_restore_ns;
 	uint64_t qdepth_bin_ns; /* queue-depth time series: bin width ... */
 	uint32_t qdepth_bins;   /* ... and count; 0 bins: no series */
 };
@@ -209,6 +214,9 @@ struct rp_switch_queue_stats {
 	uint64_t depth_bytes, depth_pkts, max_depth_bytes;
 	uint64_t pfc_rx;    /* received PFC frames naming this priority (XOFF or XON) */
 	uint64_t paused_ns; /* time received PFC held this queue paused, up to now */
+	uint64_t wd_storms;   /* times the watchdog found it in a pause storm */
+	uint64_t wd_first_ns; /* when it first did; RP_SWITCH_NEVER: never */
+	uint64_t wd_restored; /* times it honoured PFC again after a storm */
 };
 
 /* Ingress priority group (port, priority). */

@@ -52,6 +52,11 @@ struct rp_port {
 	uint64_t tx_rem;       /* leftover of bits x 1e9 / rate, carried frame to frame */
 	uint8_t dwrr_cur;
 	bool dwrr_in_turn;
+	struct rp_wd {
+		uint64_t since[RP_SWITCH_TCS];    /* held paused with frames since; RP_SWITCH_NEVER: not */
+		uint64_t last_pfc[RP_SWITCH_TCS]; /* the last PFC frame naming the priority */
+		uint8_t storm;                    /* queues in a storm: PFC not honoured */
+	} wd;
 	struct rp_switch_port_stats st;
 };
 
@@ -77,6 +82,13 @@ struct rp_switch {
 	struct rp_fdb fdb;
 	uint64_t rng;
 };
+
+/* watchdog.c: the queues received PFC holds paused now, bar those the
+ * watchdog found in a storm (state updated); the time the watchdog would
+ * next act on a held queue; a PFC frame naming prios arrived. */
+uint8_t rp_sw_wd_paused(struct rp_switch *sw, unsigned port, uint64_t now_ns);
+uint64_t rp_sw_wd_due(const struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns);
+void rp_sw_wd_pfc_rx(struct rp_switch *sw, unsigned port, uint8_t prios, uint64_t now_ns);
 
 /* classify.c: -1 when the frame is malformed (runt, oversize, no header). */
 int rp_sw_classify(const struct rp_switch *sw, const uint8_t *frame, size_t len, struct rp_class *c);

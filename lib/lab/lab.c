@@ -77,6 +77,10 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 			snprintf(err, errlen, "host '%s' has mac: auto (its DPDK port's own MAC); the lab has no ports: give it "
 				 "a MAC like 02:00:00:00:00:%02zx for `lab`", plan->prof->hosts[h].name, (h + 1) & 0xff);
 			return -1;
+		} else if (plan->prof->hosts[h].ip_pending) {
+			snprintf(err, errlen, "host '%s' takes its address from its port's netdev (netdev); the lab has no "
+				 "ports: give it an address like 10.0.0.%zu for `lab`", plan->prof->hosts[h].name, (h % 250) + 1);
+			return -1;
 		}
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,12 +170,45 @@ int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint1
 	return rp_verr(c, &n->pos, path, "no host named '%s' (hosts: %s)", s, list);
 }
 
+/* One entry of a host list: a name, `all`, or a glob (h*, rack1-?, h[0-3]):
+ * appended to out in host order, each host once. */
+static int host_entry(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count)
+{
+	const char *s;
+	if (rp_vscalar(c, n, path, "a host name, all, or a glob like h*", &s))
+		return -1;
+	bool all = !strcmp(s, "all") && rp_profile_host_index(c->prof, s) < 0;
+	if (!all && !strpbrk(s, "*?[")) {
+		uint16_t idx;
+		if (rp_vhost(c, n, path, &idx))
+			return -1;
+		for (size_t j = 0; j < *count; j++)
+			if (out[j] == idx)
+				return rp_verr(c, &n->pos, path, "host '%s' is listed twice", s);
+		out[(*count)++] = idx;
+		return 0;
+	}
+	size_t matched = 0;
+	for (size_t h = 0; h < c->prof->nhosts; h++) {
+		if (!all && fnmatch(s, c->prof->hosts[h].name, 0) != 0)
+			continue;
+		matched++;
+		bool seen = false;
+		for (size_t j = 0; j < *count && !seen; j++)
+			seen = out[j] == h;
+		if (!seen)
+			out[(*count)++] = (uint16_t)h;
+	}
+	if (!matched)
+		return rp_verr(c, &n->pos, path, "'%s' matches no host name", s);
+	return 0;
+}
+
 int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count)
 {
-	if (n->type == RP_NODE_SCALAR) {
-		*count = 1;
-		return rp_vhost(c, n, path, &out[0]);
-	}
+	*count = 0;
+	if (n->type == RP_NODE_SCALAR)
+		return host_entry(c, n, path, out, count);
 	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of host names like [h1, h2]"))
 		return -1;
 	if (n->n == 0)
@@ -184,13 +218,8 @@ int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, 
 	for (size_t i = 0; i < n->n; i++) {
 		char key[RP_PATH_MAX];
 		rp_path_index(key, path, i);
-		if (rp_vhost(c, n->items[i], key, &out[i]))
+		if (host_entry(c, n->items[i], key, out, count))
 			return -1;
-		for (size_t j = 0; j < i; j++)
-			if (out[j] == out[i])
-				return rp_verr(c, &n->items[i]->pos, key, "host '%s' is listed twice",
-					       c->prof->hosts[out[i]].name);
 	}
-	*count = n->n;
 	return 0;
 }

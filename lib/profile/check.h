@@ -40,7 +40,7 @@ int rp_vuint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint6
 int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char *out, size_t len);
 /* A host name that must exist; returns its index. */
 int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx);
-/* A list of distinct host names (a single name is a list of one). */
+/* A list of distinct hosts: names, `all`, or globs like h* (fnmatch, in host order); a single entry is a list of one. */
 int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count);
 
 /* Where a flow parameter came from, for checks made after merging. */
@@ -61,10 +61,14 @@ int rp_flow_keys_apply(struct rp_vctx *c, const struct rp_node *map, const char 
 		       struct rp_fp_origin *origin);
 
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* `host_template:` (template.c): its hosts, expanded for the launch in c->opts, parsed as rp_hosts_parse does. */
+int rp_host_template_parse(struct rp_vctx *c, const struct rp_node *t, const char *path);
 /* A host's mac, ipv4, ipv6 (with /prefix), gateway and gateway_mac (host_addr.c). */
 int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h);
 /* The `fabric:` section (fabric.c), after hosts and defaults. */
 int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* The `certify:` section (certify_cfg.c). */
+int rp_certify_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);
 
 #endif

@@ -9,11 +9,12 @@
 static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts_per_leaf", "k", "pods", "aggs",
 					  "cores", "rails", "oversubscription", "link", "uplink",
 					  "buffer", "max_frame", "pfc", "ecn", "lossy", "dcqcn", "seed",
-					  "qdepth_bin", "max_time", NULL};
+					  "qdepth_bin", "max_time", "dscp_map", NULL};
 static const char *const link_keys[] = {"delay", "cable", NULL};
 static const char *const uplink_keys[] = {"speed", "delay", "cable", NULL};
 static const char *const pfc_keys[] = {"enabled", "priorities", "xoff", "xoff_alpha", "xon_delta", "headroom",
-				       "quanta", "refresh", "response", NULL};
+				       "quanta", "refresh", "response", "watchdog", NULL};
+static const char *const watchdog_keys[] = {"detect", "restore", NULL};
 static const char *const ecn_keys[] = {"priorities", "kmin", "kmax", "pmax", NULL};
 static const char *const lossy_keys[] = {"limit", "alpha", NULL};
 static const char *const dcqcn_keys[] = {"enabled", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
@@ -47,6 +48,8 @@ void rp_fabric_init(struct rp_fabric *f)
 				     .dce_tcp_rtt_ns = 55000, .rate_reduce_monitor_period_ns = 4000,
 				     .initial_alpha_value = 1023};
 	f->seed = 1;
+	for (unsigned d = 0; d < 64; d++)
+		f->dscp_to_tc[d] = (uint8_t)(d >> 3);
 	f->qdepth_bin_ns = 10000;
 	f->max_time_ns = 1000000000ull;
 }
@@ -210,6 +213,33 @@ static int parse_headroom(struct rp_vctx *c, const struct rp_node *map, const ch
 	return rp_vsize(c, n, key, UINT32_MAX, &f->headroom_bytes);
 }
 
+/* `watchdog: on` (detect 200 us, restore 1 ms), `off`, or {detect, restore}. */
+static int parse_watchdog(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "watchdog", key);
+	int on;
+	if (!n)
+		return 0;
+	if (n->type == RP_NODE_SCALAR) {
+		if (rp_parse_bool(n->scalar, &on))
+			return rp_verr(c, &n->pos, key, "expected on, off or {detect: 200us, restore: 1ms}, got '%s'", n->scalar);
+		f->wd_detect_ns = on ? 200000 : 0;
+		f->wd_restore_ns = 1000000;
+		return 0;
+	}
+	if (rp_vtype(c, n, key, RP_NODE_MAP, "on, off or a mapping of detect and restore") ||
+	    rp_vkeys(c, n, key, watchdog_keys))
+		return -1;
+	f->wd_detect_ns = 200000;
+	f->wd_restore_ns = 1000000;
+	if (opt_ns(c, n, key, "detect", &f->wd_detect_ns) || opt_ns(c, n, key, "restore", &f->wd_restore_ns))
+		return -1;
+	if (!f->wd_detect_ns || !f->wd_restore_ns)
+		return rp_verr(c, &n->pos, key, "detect and restore must be above 0 (or watchdog: off)");
+	return 0;
+}
+
 static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
 {
 	char sub[RP_PATH_MAX];
@@ -223,7 +253,7 @@ static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *p
 	    opt_size(c, n, sub, "xoff", &f->xoff.bytes) || opt_fraction(c, n, sub, "xoff_alpha", 0.0001, 64, &alpha) ||
 	    opt_size(c, n, sub, "xon_delta", &f->xon_delta) || parse_headroom(c, n, sub, f) ||
 	    opt_u32(c, n, sub, "quanta", 1, 65535, &quanta) || opt_fraction(c, n, sub, "refresh", 0.01, 1, &refresh) ||
-	    opt_u32(c, n, sub, "response", 0, 65535, &f->response_quanta))
+	    opt_u32(c, n, sub, "response", 0, 65535, &f->response_quanta) || parse_watchdog(c, n, sub, f))
 		return -1;
 	f->pfc_off = !enabled;
 	f->pfc_quanta = (uint16_t)quanta;
@@ -458,6 +488,31 @@ static int fit_rail(struct rp_vctx *c, const struct rp_pos *pos, const char *pat
 	return 0;
 }
 
+/* `dscp_map: {26: 3, 46: 5}`: DSCPs the switches queue on another priority
+ * than d >> 3 (the rest keep d >> 3). */
+static int parse_dscp_map(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+{
+	char key[RP_PATH_MAX], item[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "dscp_map", key);
+	if (!n)
+		return 0;
+	if (rp_vtype(c, n, key, RP_NODE_MAP, "a mapping of DSCP to priority like {26: 3}"))
+		return -1;
+	for (size_t i = 0; i < n->n; i++) {
+		const char *k = n->kv[i].key;
+		char *end;
+		unsigned long d = strtoul(k, &end, 10);
+		uint64_t prio;
+		rp_path_key(item, key, k);
+		if (end == k || *end || d > 63)
+			return rp_verr(c, &n->kv[i].key_pos, item, "expected a DSCP 0..63 as the key, got '%s'", k);
+		if (rp_vuint(c, n->kv[i].val, item, 0, 7, &prio))
+			return -1;
+		f->dscp_to_tc[d] = (uint8_t)prio;
+	}
+	return 0;
+}
+
 /* Whether the hosts fit the switches' ports. */
 static int check_fit(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f,
 		     const struct shape *sh)
@@ -496,7 +551,8 @@ int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *map, const char *pa
 	const struct rp_node *n = opt(map, path, "seed", key);
 	if (n && rp_vuint(c, n, key, 0, UINT64_MAX, &f->seed))
 		return -1;
-	if (opt_ns(c, map, path, "qdepth_bin", &f->qdepth_bin_ns) || opt_ns(c, map, path, "max_time", &f->max_time_ns))
+	if (opt_ns(c, map, path, "qdepth_bin", &f->qdepth_bin_ns) || opt_ns(c, map, path, "max_time", &f->max_time_ns) ||
+	    parse_dscp_map(c, map, path, f))
 		return -1;
 	return check_fit(c, map, path, f, &sh);
 }

@@ -66,6 +66,16 @@ static int one_gateway(struct rp_vctx *c, const struct rp_node *n, const char *k
 	char subnet[64];
 	if (rp_vscalar(c, n, key, "a gateway address like 10.1.0.1", &s))
 		return -1;
+	if (rp_ipv4_addr_parse(s, &a4) == 0 && h->ipv4_netdev && !h->has_gw4) {
+		h->has_gw4 = true; /* inside the netdev's subnet: checked once it is read */
+		h->gw4 = a4;
+		return 0;
+	}
+	if (rp_ipv6_addr_parse(s, a6) == 0 && h->ipv6_netdev && !h->has_gw6) {
+		h->has_gw6 = true;
+		memcpy(h->gw6, a6, 16);
+		return 0;
+	}
 	if (rp_ipv4_addr_parse(s, &a4) == 0) {
 		if (!h->has_ipv4 || h->ipv4_plen == RP_PLEN_NONE)
 			return rp_verr(c, &n->pos, key, "an IPv4 gateway needs the host's ipv4 with its prefix, like 10.1.0.2/24");
@@ -146,12 +156,12 @@ static int host_addr_unique(struct rp_vctx *c, const struct rp_node *map, const 
 addresses:
 	for (size_t i = 0; i < c->prof->nhosts; i++) {
 		const struct rp_host *o = &c->prof->hosts[i];
-		if (h->has_ipv4 && o->has_ipv4 && o->ipv4 == h->ipv4) {
+		if (h->has_ipv4 && o->has_ipv4 && !h->ipv4_netdev && !o->ipv4_netdev && o->ipv4 == h->ipv4) {
 			rp_path_key(key, path, "ipv4");
 			return rp_verr(c, &rp_node_get(map, "ipv4")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
 				       i, o->name);
 		}
-		if (h->has_ipv6 && o->has_ipv6 && !memcmp(o->ipv6, h->ipv6, 16)) {
+		if (h->has_ipv6 && o->has_ipv6 && !h->ipv6_netdev && !o->ipv6_netdev && !memcmp(o->ipv6, h->ipv6, 16)) {
 			rp_path_key(key, path, "ipv6");
 			return rp_verr(c, &rp_node_get(map, "ipv6")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
 				       i, o->name);
@@ -173,6 +183,7 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 			h->mac_auto = true;
 		else if (rp_mac_parse(s, h->mac))
 			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01 or auto, got '%s'", s);
+		h->mac_known = !h->mac_auto;
 	} else if (h->port_is_pci) {
 		h->mac_auto = true; /* a NIC's burned-in address */
 	} else {
@@ -185,16 +196,22 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 		rp_path_key(key, path, "ipv4");
 		if (rp_vscalar(c, n, key, "an IPv4 address like 10.0.0.1", &s))
 			return -1;
-		if (split_prefix(s, addr, sizeof(addr), 32, &h->ipv4_plen) || rp_ipv4_addr_parse(addr, &h->ipv4))
-			return rp_verr(c, &n->pos, key, "expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '%s'", s);
+		if (!strcmp(s, "netdev"))
+			h->ipv4_netdev = h->ip_pending = true;
+		else if (split_prefix(s, addr, sizeof(addr), 32, &h->ipv4_plen) || rp_ipv4_addr_parse(addr, &h->ipv4))
+			return rp_verr(c, &n->pos, key, "expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, or netdev, got '%s'",
+				       s);
 		h->has_ipv4 = true;
 	}
 	if ((n = rp_node_get(map, "ipv6"))) {
 		rp_path_key(key, path, "ipv6");
 		if (rp_vscalar(c, n, key, "an IPv6 address like fd00::1", &s))
 			return -1;
-		if (split_prefix(s, addr, sizeof(addr), 128, &h->ipv6_plen) || rp_ipv6_addr_parse(addr, h->ipv6))
-			return rp_verr(c, &n->pos, key, "expected an IPv6 address like fd00::1 or fd00:1::2/64, got '%s'", s);
+		if (!strcmp(s, "netdev"))
+			h->ipv6_netdev = h->ip_pending = true;
+		else if (split_prefix(s, addr, sizeof(addr), 128, &h->ipv6_plen) || rp_ipv6_addr_parse(addr, h->ipv6))
+			return rp_verr(c, &n->pos, key, "expected an IPv6 address like fd00::1 or fd00:1::2/64, or netdev, got '%s'",
+				       s);
 		h->has_ipv6 = true;
 	}
 	if (!h->has_ipv4 && !h->has_ipv6)
@@ -204,3 +221,130 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 	return 0;
 }
 
+
+/* ---- addresses read at start ---- */
+
+bool rp_profile_has_netdev(const struct rp_profile *p)
+{
+	for (size_t i = 0; i < p->nhosts; i++)
+		if (p->hosts[i].ipv4_netdev || p->hosts[i].ipv6_netdev)
+			return true;
+	return false;
+}
+
+void rp_host_addr_set_netdev(struct rp_host *h, const uint32_t *ipv4, uint8_t plen4, const uint8_t *ipv6,
+			     uint8_t plen6)
+{
+	if (h->ipv4_netdev && ipv4) {
+		h->ipv4 = *ipv4;
+		h->ipv4_plen = plen4;
+	}
+	if (h->ipv6_netdev && ipv6) {
+		memcpy(h->ipv6, ipv6, 16);
+		h->ipv6_plen = plen6;
+	}
+	h->ip_pending = (h->ipv4_netdev && !ipv4) || (h->ipv6_netdev && !ipv6);
+}
+
+void rp_host_rec_export(const struct rp_host *h, struct rp_host_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (h->mac_auto && h->mac_known) {
+		r->flags |= RP_HOST_REC_MAC;
+		memcpy(r->mac, h->mac, 6);
+	}
+	if (!h->ip_pending && h->ipv4_netdev) {
+		r->flags |= RP_HOST_REC_IP4;
+		r->ipv4 = h->ipv4;
+		r->plen4 = h->ipv4_plen;
+	}
+	if (!h->ip_pending && h->ipv6_netdev) {
+		r->flags |= RP_HOST_REC_IP6;
+		memcpy(r->ipv6, h->ipv6, 16);
+		r->plen6 = h->ipv6_plen;
+	}
+}
+
+void rp_host_rec_import(struct rp_host *h, const struct rp_host_rec *r)
+{
+	if ((r->flags & RP_HOST_REC_MAC) && h->mac_auto) {
+		memcpy(h->mac, r->mac, 6);
+		h->mac_known = true;
+	}
+	bool want4 = h->ipv4_netdev, want6 = h->ipv6_netdev;
+	if (!h->ip_pending || !(want4 || want6))
+		return;
+	if (want4 != !!(r->flags & RP_HOST_REC_IP4) || want6 != !!(r->flags & RP_HOST_REC_IP6))
+		return; /* the rank could not read them: stays pending */
+	if (want4) {
+		h->ipv4 = r->ipv4;
+		h->ipv4_plen = r->plen4;
+	}
+	if (want6) {
+		memcpy(h->ipv6, r->ipv6, 16);
+		h->ipv6_plen = r->plen6;
+	}
+	h->ip_pending = false;
+}
+
+static int gw_check(const struct rp_host *h, char *err, size_t errlen)
+{
+	char a[46], g[46];
+	if (h->ipv4_netdev && h->has_gw4 &&
+	    (h->ipv4_plen == RP_PLEN_NONE || !rp_ipv4_same_subnet(h->gw4, h->ipv4, h->ipv4_plen) || h->gw4 == h->ipv4)) {
+		rp_ipv4_addr_format(h->ipv4, a);
+		rp_ipv4_addr_format(h->gw4, g);
+		snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u", h->name, g,
+			 a, h->ipv4_plen == RP_PLEN_NONE ? 32 : h->ipv4_plen);
+		return -1;
+	}
+	if (h->ipv6_netdev && h->has_gw6 &&
+	    (h->ipv6_plen == RP_PLEN_NONE || !rp_ipv6_same_subnet(h->gw6, h->ipv6, h->ipv6_plen) ||
+	     !memcmp(h->gw6, h->ipv6, 16))) {
+		rp_ipv6_addr_format(h->ipv6, a);
+		rp_ipv6_addr_format(h->gw6, g);
+		snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u", h->name, g,
+			 a, h->ipv6_plen == RP_PLEN_NONE ? 128 : h->ipv6_plen);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *origin(const struct rp_host *h, int what)
+{
+	if (what == 0)
+		return h->mac_auto ? " (its port's)" : "";
+	return (what == 4 ? h->ipv4_netdev : h->ipv6_netdev) ? " (its netdev's)" : "";
+}
+
+int rp_profile_addrs_check(const struct rp_profile *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct rp_host *h = &p->hosts[i];
+		char s[46];
+		if (h->ip_pending) {
+			snprintf(err, errlen, "host '%s': its %s: netdev address was not read by the rank that runs it", h->name,
+				 h->ipv4_netdev ? "ipv4" : "ipv6");
+			return -1;
+		}
+		if (gw_check(h, err, errlen))
+			return -1;
+		for (size_t j = 0; j < i; j++) {
+			const struct rp_host *o = &p->hosts[j];
+			int what = -1;
+			if (h->mac_known && o->mac_known && !memcmp(h->mac, o->mac, 6))
+				what = 0, rp_mac_format(h->mac, s);
+			else if (h->has_ipv4 && o->has_ipv4 && h->ipv4 == o->ipv4)
+				what = 4, rp_ipv4_addr_format(h->ipv4, s);
+			else if (h->has_ipv6 && o->has_ipv6 && !memcmp(h->ipv6, o->ipv6, 16))
+				what = 6, rp_ipv6_addr_format(h->ipv6, s);
+			if (what < 0)
+				continue;
+			snprintf(err, errlen, "hosts '%s'%s and '%s'%s have the same %s %s: every host needs its own", o->name,
+				 origin(o, what), h->name, origin(h, what), what == 0 ? "MAC" : what == 4 ? "IPv4 address" : "IPv6 address",
+				 s);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -46,6 +46,12 @@ static int parse_hosts(struct rp_vctx *c, const struct rp_node *n, const char *p
 	return rp_hosts_parse(c, n, path);
 }
 
+static int parse_host_template(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_host_template_parse(c, n, path);
+}
+
 static int parse_traffic(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
 {
 	return rp_traffic_parse(c, n, path, o);
@@ -63,6 +69,12 @@ static int parse_qpn_seed(struct rp_vctx *c, const struct rp_node *n, const char
 	return rp_vuint(c, n, path, 0, UINT64_MAX, &c->prof->qpn_seed);
 }
 
+static int parse_certify(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_certify_parse(c, n, path);
+}
+
 /* Sections in the order they are validated (later ones may use earlier ones).
  * A new section is one line here and one function. */
 static const struct section {
@@ -73,10 +85,12 @@ static const struct section {
 	{"name", false, parse_name},
 	{"description", false, parse_description},
 	{"defaults", false, parse_defaults},
-	{"hosts", true, parse_hosts},
+	{"hosts", false, parse_hosts}, /* hosts or host_template: checked in validate() */
+	{"host_template", false, parse_host_template},
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
 	{"qpn_seed", false, parse_qpn_seed}, /* hosts' first QP numbers: docs/profiles.md */
+	{"certify", false, parse_certify}, /* roceprobe certify's intent and thresholds: docs/certify.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -94,6 +108,11 @@ static int validate(struct rp_vctx *c, const struct rp_node *root)
 		return -1;
 	struct rp_fp_origin origin = {.rate_pos = root->pos, .on_pos = root->pos, .stop_pos = root->pos};
 	snprintf(origin.rate_key, sizeof(origin.rate_key), "defaults.rate");
+	const struct rp_node_kv *tmpl = rp_node_get_kv(root, "host_template");
+	if (tmpl && rp_node_get(root, "hosts"))
+		return rp_verr(c, &tmpl->key_pos, "host_template", "give either hosts (a list) or host_template, not both");
+	if (!tmpl && !rp_node_get(root, "hosts"))
+		return rp_verr(c, &root->pos, "hosts", "missing; a profile needs hosts (or a host_template) and traffic");
 	for (size_t i = 0; i < NSECTIONS; i++) {
 		const struct rp_node *n = rp_node_get(root, sections[i].key);
 		if (!n && sections[i].required)
@@ -111,6 +130,7 @@ static void profile_init(struct rp_profile *p)
 	p->default_speed_bps = 100000000000ull;
 	p->qpn_seed = 1;
 	rp_fabric_init(&p->fabric);
+	rp_certify_cfg_init(&p->certify);
 }
 
 /* Labels "--set k=v" live as long as the tree does. */

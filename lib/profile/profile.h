@@ -39,6 +39,12 @@ struct rp_host {
 	char name[RP_NAME_MAX];
 	uint8_t mac[6];
 	bool mac_auto; /* `mac: auto` (the default for `pci:`): the port's own MAC, filled when it opens */
+	bool mac_known; /* mac holds the address: given, or filled by its port (its rank's, under a launcher) */
+	/* `ipv4: netdev` / `ipv6: netdev`: the address and prefix of the Linux netdev
+	 * behind the host's port, read by the rank that runs it when it starts
+	 * (rp_host_addr_set_netdev); until then ip_pending, the address 0 and no prefix. */
+	bool ipv4_netdev, ipv6_netdev;
+	bool ip_pending;
 	bool has_ipv4;
 	uint32_t ipv4; /* host order */
 	bool has_ipv6;
@@ -172,17 +178,42 @@ struct rp_fabric {
 	uint32_t pfc_refresh_pct;    /* default 50 */
 	uint32_t response_quanta;    /* a host NIC honours PFC this long after it arrives; default 0 */
 	bool pfc_off;                /* pfc.enabled: off makes every priority lossy */
+	uint64_t wd_detect_ns;       /* pfc.watchdog: storm detection; 0: no watchdog (default) */
+	uint64_t wd_restore_ns;      /* pfc.watchdog.restore; default 1 ms */
 	uint8_t ecn_mask;            /* ecn.priorities; default {3} */
 	uint64_t kmin, kmax;         /* default 5 KB, 200 KB */
 	double pmax;                 /* default 0.01 */
 	struct rp_fabric_thresh lossy_limit; /* default dynamic alpha 1 */
 	struct rp_dcqcn dcqcn;
 	uint64_t seed;               /* RED; default 1 */
+	uint8_t dscp_to_tc[64];      /* the switches' DSCP -> priority map (dscp_map); default d >> 3 */
 	uint64_t qdepth_bin_ns;      /* queue-depth series bin; default 10 us */
 	uint64_t max_time_ns;        /* virtual-time cap; default 1 s */
 };
 
 void rp_fabric_init(struct rp_fabric *f);
+
+/* The `certify:` section: what `roceprobe certify` checks the fabric
+ * against (docs/certify.md). The intent (which priorities must be lossless,
+ * which lossy, which DSCPs the hosts send) and the pass thresholds. 0 or
+ * an empty mask: derived from the rest of the profile (lib/certify). */
+struct rp_certify_cfg {
+	bool present;
+	uint8_t lossless_mask;     /* priorities meant lossless; 0: the profile's RoCE traffic's */
+	int lossy_prio;            /* priority meant lossy; -1: the lowest not lossless */
+	uint8_t dscps[64];         /* DSCPs the hosts send; none: the profile's traffic's */
+	size_t ndscps;
+	uint32_t max_incast;       /* largest N of the N:1 incasts; 0: hosts - 1 */
+	uint32_t messages;         /* 64 KiB messages per sender in a test incast; default 8 */
+	double pfc_per_min;        /* ecn: PFC frames allowed per minute of run; default 100 */
+	double goodput_share;      /* all-to-all: per host goodput / line rate; default 0.9 */
+	double jain;               /* all-to-all: Jain's fairness; default 0.9 */
+	double p99_factor;         /* latency: loaded p99 / idle p99 at most this; default 5 */
+	double ecmp_tolerance;     /* ecmp: every uplink within this share of 1/k; default 0.25 */
+	uint64_t storm_detect_ns;  /* storm: watchdog detection within this; default 2 ms */
+	uint64_t storm_recover_ns; /* storm: the queue drains again within this of the storm's end; default 2 ms */
+};
+void rp_certify_cfg_init(struct rp_certify_cfg *c);
 
 struct rp_profile {
 	char name[64];
@@ -194,12 +225,24 @@ struct rp_profile {
 	uint64_t default_speed_bps;
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
+	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
+};
+
+/* One rank of the launch a `host_template` expands for (template.c). */
+struct rp_launch_rank {
+	const char *node; /* its machine's hostname */
+	int local_rank;   /* among the ranks on that machine, by rank */
 };
 
 struct rp_profile_opts {
 	const char *const *sets; /* "key=value" overrides, applied in order */
 	size_t nsets;
 	bool allow_pause_storm;  /* accept PFC sources that keep a priority paused */
+	/* The launch: nranks ranks (by rank; ranks NULL: rank r alone on node
+	 * "node{r}"). nranks 0: unknown, and a host_template's `count: ranks` or
+	 * launch placeholders ({rank}, {local_rank}, {node}, {node_index}) are refused. */
+	size_t nranks;
+	const struct rp_launch_rank *ranks;
 };
 
 /* NULL on error, with one line in err ("FILE:L:C: key 'k': ..."). opts may be NULL. */
@@ -210,6 +253,36 @@ struct rp_profile *rp_profile_load_string(const char *name, const char *text, co
 void rp_profile_free(struct rp_profile *p);
 
 int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+
+/* ---- addresses read at start (host_addr.c) ----
+ * A host's `mac: auto` and `ipv4/ipv6: netdev` are filled on the rank that runs
+ * it (only it sees its port), then every rank learns them through a fixed-size
+ * record (lib/cluster's exchange). */
+#define RP_HOST_REC_MAC 0x01 /* mac: the port's own */
+#define RP_HOST_REC_IP4 0x02 /* ipv4 / plen4: read from the netdev */
+#define RP_HOST_REC_IP6 0x04
+struct rp_host_rec {
+	uint8_t flags;
+	uint8_t mac[6];
+	uint8_t plen4, plen6;
+	uint8_t pad[3];
+	uint32_t ipv4;
+	uint8_t ipv6[16];
+};
+/* What h's rank learnt about it (flags 0: nothing to tell). */
+void rp_host_rec_export(const struct rp_host *h, struct rp_host_rec *r);
+/* Takes what the record brings for a mac: auto / netdev host (the rest stays). */
+void rp_host_rec_import(struct rp_host *h, const struct rp_host_rec *r);
+/* The netdev's addresses (ipv4 host order; NULL: none read) into a `netdev`
+ * host; it stays ip_pending while a family it asks for is missing. */
+void rp_host_addr_set_netdev(struct rp_host *h, const uint32_t *ipv4, uint8_t plen4, const uint8_t *ipv6,
+			     uint8_t plen6);
+/* After every host's addresses are filled: none pending, no two hosts with one
+ * MAC or IP address, every gateway inside its host's subnet. 0, or -1 with one
+ * line in err naming the hosts. */
+int rp_profile_addrs_check(const struct rp_profile *p, char *err, size_t errlen);
+/* Whether some host has `ipv4/ipv6: netdev` (the plan is rebuilt once they are read). */
+bool rp_profile_has_netdev(const struct rp_profile *p);
 
 /* Whether dst is inside the host's subnet (true when it has no prefix). */
 bool rp_host_on_link4(const struct rp_host *h, uint32_t dst);

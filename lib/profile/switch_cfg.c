@@ -49,6 +49,9 @@ void rp_fabric_switch_cfg(const struct rp_fabric *f, const struct rp_fabric_swit
 	c->fdb_size = s->fdb_size;
 	c->qdepth_bin_ns = f->qdepth_bin_ns;
 	c->qdepth_bins = s->qdepth_bins;
+	memcpy(c->dscp_to_tc, f->dscp_to_tc, sizeof(c->dscp_to_tc));
+	c->wd_detect_ns = f->wd_detect_ns;
+	c->wd_restore_ns = f->wd_restore_ns;
 	for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++) {
 		c->pg[tc].xoff = thresh(&f->xoff);
 		c->pg[tc].xon_delta = f->xon_delta;

@@ -43,7 +43,19 @@ static int need_host(struct rp_vctx *c, const struct rp_node *map, const char *p
 	return rp_vhost(c, n, key, idx);
 }
 
-/* An optional host list; by default every host but `except` (or all when except < 0). */
+/* Whether a host list uses `all` or a glob (host_entry in check.c). */
+static bool names_pattern(const struct rp_node *n)
+{
+	if (n->type == RP_NODE_SCALAR)
+		return !strcmp(n->scalar, "all") || strpbrk(n->scalar, "*?[");
+	for (size_t i = 0; n->type == RP_NODE_SEQ && i < n->n; i++)
+		if (names_pattern(n->items[i]))
+			return true;
+	return false;
+}
+
+/* An optional host list; by default every host but `except` (or all when except < 0).
+ * `all` and globs leave `except` out; naming it is an error. */
 static int host_list(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, int except,
 		     uint16_t *out, size_t *count)
 {
@@ -53,6 +65,14 @@ static int host_list(struct rp_vctx *c, const struct rp_node *map, const char *p
 	if (n) {
 		if (rp_vhost_list(c, n, key, out, count))
 			return -1;
+		if (except >= 0 && names_pattern(n)) { /* `senders: all`, "cn*": every other match */
+			size_t kept = 0;
+			for (size_t i = 0; i < *count; i++)
+				if ((int)out[i] != except)
+					out[kept++] = out[i];
+			if ((*count = kept) == 0)
+				return rp_verr(c, &n->pos, key, "no hosts left but '%s' itself", c->prof->hosts[except].name);
+		}
 		for (size_t i = 0; i < *count; i++)
 			if ((int)out[i] == except)
 				return rp_verr(c, &n->pos, key, "host '%s' cannot send to itself",

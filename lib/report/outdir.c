@@ -64,7 +64,7 @@ int rp_outdir_mkparents(const char *file, char *err, size_t errlen)
 static const char *const outputs[] = {
 	"result.json", "result.json.tmp*", "summary.txt", "summary.txt.tmp*", "qdepth.csv", "sweep.csv",
 	"sweep.json",  "sweep.json.tmp*",  "capture-*.pcap*", "latency_cdf.png",     "pfc_timeline.png",
-	"goodput.png", "point-[0-9]*",
+	"goodput.png", "point-[0-9]*", "report.md", "report.md.tmp", "report.html", "report.html.tmp",
 };
 
 static bool is_output(const char *name)

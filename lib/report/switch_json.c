@@ -38,12 +38,16 @@ json_t *rp_switch_buffer_json(const struct rp_switch *sw)
 
 static json_t *queue_json(const struct rp_switch_queue_stats *q)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "enq_pkts", jint(q->enq_pkts),
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "enq_pkts", jint(q->enq_pkts),
 			 "enq_bytes", jint(q->enq_bytes), "tx_pkts", jint(q->tx_pkts), "tx_bytes", jint(q->tx_bytes),
 			 "drop_pkts", jint(sum(q->drop_pkts)), "drop_bytes", jint(sum(q->drop_bytes)), "drops",
 			 rp_switch_drops_json(q->drop_pkts), "ecn_marked", jint(q->ecn_marked), "depth_bytes",
 			 jint(q->depth_bytes), "max_depth_bytes", jint(q->max_depth_bytes), "pfc_rx", jint(q->pfc_rx),
 			 "paused_ns", jint(q->paused_ns));
+	json_object_set_new(o, "wd_storms", jint(q->wd_storms));
+	json_object_set_new(o, "wd_first_ns", jtime(q->wd_first_ns));
+	json_object_set_new(o, "wd_restored", jint(q->wd_restored));
+	return o;
 }
 
 static json_t *pg_json(const struct rp_switch_pg_stats *g)

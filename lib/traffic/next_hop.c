@@ -8,8 +8,8 @@
 
 const char *rp_mac_from_name(enum rp_mac_from m)
 {
-	static const char *const names[] = {"profile", "gateway_mac", "arp", "nd"};
-	return m <= RP_MAC_FROM_ND ? names[m] : "?";
+	static const char *const names[] = {"profile", "gateway_mac", "arp", "nd", "port"};
+	return m <= RP_MAC_FROM_PORT ? names[m] : "?";
 }
 
 static void subnet_text(const struct rp_host *h, uint8_t l3, char *out, size_t len)
@@ -31,11 +31,11 @@ int rp_flow_next_hop(struct rp_plan_builder *b, struct rp_flow *f)
 	if (on_link) {
 		nh->ip4 = dst->ipv4;
 		memcpy(nh->ip6, dst->ipv6, 16);
-		if (dst->mac_auto) { /* the destination port's own MAC: asked on the link */
+		if (dst->mac_auto && !dst->mac_known) { /* the destination port's own MAC: asked on the link */
 			nh->mac_from = f->p.ip == 4 ? RP_MAC_FROM_ARP : RP_MAC_FROM_ND;
 			return 0;
 		}
-		nh->mac_from = RP_MAC_FROM_PROFILE;
+		nh->mac_from = dst->mac_auto ? RP_MAC_FROM_PORT : RP_MAC_FROM_PROFILE;
 		nh->mac_known = true;
 		memcpy(nh->mac, dst->mac, 6);
 		return 0;

@@ -25,8 +25,10 @@
  * gateway. The MAC comes from the profile (the destination host's `mac`, or
  * the sender's `gateway_mac`), or must be resolved on the port (ARP for IPv4,
  * Neighbour Discovery for IPv6) before the first frame: then mac_known is
- * false until the port's edge (lib/dp) fills mac. */
-enum rp_mac_from { RP_MAC_FROM_PROFILE, RP_MAC_FROM_GATEWAY_MAC, RP_MAC_FROM_ARP, RP_MAC_FROM_ND };
+ * false until the port's edge (lib/dp) fills mac. A `mac: auto` destination
+ * whose port is open (in this process, or on its rank, which sent its MAC to
+ * every rank) is RP_MAC_FROM_PORT: known, not asked. */
+enum rp_mac_from { RP_MAC_FROM_PROFILE, RP_MAC_FROM_GATEWAY_MAC, RP_MAC_FROM_ARP, RP_MAC_FROM_ND, RP_MAC_FROM_PORT };
 
 struct rp_next_hop {
 	bool via_gateway;
@@ -37,7 +39,7 @@ struct rp_next_hop {
 	bool mac_known;
 	uint8_t mac[6];     /* the frames' destination MAC once known */
 };
-const char *rp_mac_from_name(enum rp_mac_from m); /* "profile", "gateway_mac", "arp", "nd" */
+const char *rp_mac_from_name(enum rp_mac_from m); /* "profile", "gateway_mac", "arp", "nd", "port" */
 
 struct rp_flow {
 	uint32_t id;          /* index in plan->flows; the probe's flow_id */

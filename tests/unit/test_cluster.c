@@ -108,6 +108,56 @@ static void test_single_process(void **state)
 /* The rank's clock runs 5000 ns ahead of rank 0's. Sample 1 has the best RTT
  * (400 ns, 100 out and 300 back): midpoint 10200, offset 15100 - 10200 = 4900,
  * bound 200 (the truth, 5000, lies within 4900 +- 200). */
+/* A host_template expanded for the launch (ranks4: nodes a, a, b, b) and bound:
+ *   node: "{...}" is refused with launch placeholders, so: node: "b" for every
+ *   host puts the 2 hosts on b's ranks 2, 3 (local ranks 0, 1, in host order);
+ *   the default puts host i on rank i, and {local_rank} {node} follow it:
+ *   names a-0 a-1 b-0 b-1, ports eth0 eth1 eth0 eth1. */
+static void test_bind_template(void **state)
+{
+	(void)state;
+	struct rp_rank_info r[4];
+	struct rp_launch_rank l[4];
+	char err[ERRLEN];
+	int host_rank[4];
+	ranks4(r);
+	rp_cluster_launch_ranks(r, 4, l);
+	assert_string_equal(l[2].node, "b");
+	assert_int_equal(l[3].local_rank, 1);
+	struct rp_profile_opts o = {.nranks = 4, .ranks = l};
+	struct rp_profile *p = rp_profile_load_string(
+		"t.yaml",
+		"host_template: {name: \"{node}-{local_rank}\", port: \"net_af_packet0,iface=eth{local_rank}\", "
+		"ipv4: netdev}\ntraffic: [{pattern: all-to-all, hosts: all}]\n",
+		&o, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->nhosts, 4); /* count defaults to ranks */
+	static const char *const names[] = {"a-0", "a-1", "b-0", "b-1"};
+	static const char *const ports[] = {"net_af_packet0,iface=eth0", "net_af_packet0,iface=eth1",
+					    "net_af_packet0,iface=eth0", "net_af_packet0,iface=eth1"};
+	assert_int_equal(rp_cluster_bind(p, r, 4, host_rank, err, sizeof(err)), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(p->hosts[i].name, names[i]);
+		assert_string_equal(p->hosts[i].port, ports[i]);
+		assert_int_equal(host_rank[i], i);
+	}
+	rp_profile_free(p);
+	p = rp_profile_load_string("t.yaml",
+				   "host_template: {count: 2, node: b, name: \"x{i}\", ipv4: \"10.0.0.{i+1}\"}\n"
+				   "traffic: [{pattern: all-to-all}]\n",
+				   &o, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	int two[2];
+	/* 2 hosts on node b, but ranks 0 and 1 (node a) run none: the binder says so */
+	assert_int_equal(rp_cluster_bind(p, r, 4, two, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "rank 0 (node a) runs no host"));
+	assert_int_equal(two[0], 2);
+	assert_int_equal(two[1], 3);
+	rp_profile_free(p);
+}
+
 static void test_clock_estimate(void **state)
 {
 	(void)state;
@@ -126,6 +176,11 @@ static void test_clock_estimate(void **state)
 	/* 1 us of offset gained over one second of rank 0's time: 1000 ppb. */
 	struct rp_clock_offset later = {.offset_ns = 5900, .at_ns = 10200 + 1000000000};
 	assert_true(rp_clock_drift_ppb(&o, &later) > 999.999 && rp_clock_drift_ppb(&o, &later) < 1000.001);
+	/* Bounds 200 and 300 ns over 1 s: the drift is right within 500 ns/s; during the run the
+	 * corrected clock is off by at most 200 (start) + 1000 (moved) + 200 + 300 = 1700 ns. */
+	later.bound_ns = 300;
+	assert_true(rp_clock_drift_bound_ppb(&o, &later) > 499.999 && rp_clock_drift_bound_ppb(&o, &later) < 500.001);
+	assert_int_equal(rp_clock_run_bound_ns(&o, &later), 1700);
 	const struct rp_clock_sample bad = {.t0 = 10, .tr = 0, .t1 = 5}; /* time ran backwards */
 	assert_int_equal(rp_clock_estimate(&bad, 1, &o), -1);
 	assert_int_equal(rp_clock_estimate(s, 0, &o), -1);
@@ -137,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_bind_default_and_keys),
 		cmocka_unit_test(test_bind_errors),
 		cmocka_unit_test(test_single_process),
+		cmocka_unit_test(test_bind_template),
 		cmocka_unit_test(test_clock_estimate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -220,6 +220,58 @@ static void received_pfc_pauses_exactly_the_named_queue(void **state)
 	rp_switch_destroy(sw);
 }
 
+/* The PFC watchdog (watchdog.c). 100G, lossless 3, detect 10 us, restore
+ * 20 us. At 0 a PFC of 65535 quanta pauses queue 3 of port 1 until 335539 ns
+ * (65535 x 512 bits / 100 Gbit/s = 335539.2 ns); at 100 a frame for it arrives. Held
+ * paused with a frame since 100, the storm is declared at 100 + 10000 =
+ * 10100: the frame goes then, not at 335539. A PFC at 15000 keeps the storm
+ * (a frame at 20000 goes at once); at 40000, 25000 ns after the last PFC
+ * (>= 20000), PFC is honoured again and a new frame waits. */
+static void watchdog_forwards_a_storm_and_restores(void **state)
+{
+	(void)state;
+	struct rp_switch_cfg c;
+	plain_cfg(&c, 2, G100);
+	c.lossless_mask = 0x08;
+	c.wd_detect_ns = 10000;
+	c.wd_restore_ns = 20000;
+	struct rp_switch *sw = make(&c);
+	uint8_t f[1500];
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	struct rp_switch_queue_stats q;
+	ingress_ok(sw, 0, 1, f, pfc_frame(f, 0x08, 3, 0xFFFF), -1, &rx);
+	ingress_ok(sw, 100, 0, f, ip_frame(f, 1000, mac_b, 24, 0), 1, &rx);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 100, out, sizeof(out), &tx), 0);
+	assert_int_equal(rp_switch_next_event_ns(sw, 1, 100), 10100);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 10099, out, sizeof(out), &tx), 0);
+	rp_switch_queue_stats(sw, 1, 3, 10099, &q);
+	assert_int_equal(q.wd_storms, 0);
+	assert_true(q.wd_first_ns == RP_SWITCH_NEVER);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 10100, out, sizeof(out), &tx), 1);
+	assert_int_equal(tx.tc, 3);
+	rp_switch_queue_stats(sw, 1, 3, 10100, &q);
+	assert_int_equal(q.wd_storms, 1);
+	assert_int_equal(q.wd_first_ns, 10100);
+	ingress_ok(sw, 15000, 1, f, pfc_frame(f, 0x08, 3, 0xFFFF), -1, &rx);
+	ingress_ok(sw, 20000, 0, f, ip_frame(f, 1000, mac_b, 24, 0), 1, &rx);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 20000, out, sizeof(out), &tx), 1);
+	ingress_ok(sw, 40000, 0, f, ip_frame(f, 1000, mac_b, 24, 0), 1, &rx);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 40000, out, sizeof(out), &tx), 0);
+	rp_switch_queue_stats(sw, 1, 3, 40000, &q);
+	assert_int_equal(q.wd_restored, 1);
+	assert_int_equal(q.wd_storms, 1);
+	/* without a watchdog the same frame waits for the whole pause */
+	c.wd_detect_ns = 0;
+	struct rp_switch *plain = make(&c);
+	ingress_ok(plain, 0, 1, f, pfc_frame(f, 0x08, 3, 0xFFFF), -1, &rx);
+	ingress_ok(plain, 100, 0, f, ip_frame(f, 1000, mac_b, 24, 0), 1, &rx);
+	assert_int_equal(rp_switch_next_tx(plain, 1, 100, out, sizeof(out), &tx), 0);
+	assert_int_equal(rp_switch_next_event_ns(plain, 1, 100), 335539);
+	rp_switch_destroy(plain);
+	rp_switch_destroy(sw);
+}
+
 /* XON ends the pause at once; a priority that is not PFC-enabled ignores PFC. */
 static void xon_resumes_and_lossy_priorities_ignore_pfc(void **state)
 {
@@ -724,6 +776,7 @@ int main(void)
 		cmocka_unit_test(bad_configs_are_named),
 		cmocka_unit_test(received_pfc_pauses_exactly_the_named_queue),
 		cmocka_unit_test(xon_resumes_and_lossy_priorities_ignore_pfc),
+		cmocka_unit_test(watchdog_forwards_a_storm_and_restores),
 		cmocka_unit_test(dwrr_shares_bytes_by_weight),
 		cmocka_unit_test(strict_priority_starves_lower_queues),
 		cmocka_unit_test(lossy_tail_drop_is_exact),

@@ -136,7 +136,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, traffic, fabric, qpn_seed"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, certify"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -190,10 +190,12 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\"}\ntraffic: []\n",
 	 "bad.yaml:2:5: key 'hosts[0]': a host needs an ipv4 or an ipv6 address (or both)"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.300}\ntraffic: []\n",
-	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.0.0.300'"},
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, or netdev, got "
+	 "'10.0.0.300'"},
 	/* Routed hosts: prefixes and next hops (issue 11). */
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/33}\ntraffic: []\n",
-	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, got '10.1.0.2/33'"},
+	 "bad.yaml:2:48: key 'hosts[0].ipv4': expected an IPv4 address like 10.0.0.1 or 10.1.0.2/24, or netdev, got "
+	 "'10.1.0.2/33'"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.2.0.1}\ntraffic: []\n",
 	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.2.0.1: expected one IPv4 next hop inside the host's subnet "
 	 "10.1.0.2/24, other than the host"},
@@ -225,6 +227,18 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: \"pair:l0:0\"}\n"
 	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: \"pair:l0:0\"}\ntraffic: []\n",
 	 "bad.yaml:3:64: key 'hosts[1].port': 'pair:l0:0' is already hosts[0]'s port; each end of a pair link has one host"},
+	/* certify: (docs/certify.md) and fabric.dscp_map */
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\ncertify: {jian: 0.9}\n",
+	 "bad.yaml:5:11: key 'certify.jian': unknown key; allowed: lossless, lossy, dscp, max_incast, messages, ecn, "
+	 "all_to_all, latency, ecmp, storm"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\n"
+	 "certify: {all_to_all: {goodput: 190%}}\n",
+	 "bad.yaml:5:33: key 'certify.all_to_all.goodput': expected a number from 0 to 1 (or a percentage like 90%), got '190%'"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\n"
+	 "certify: {lossless: [3], lossy: 3}\n",
+	 "bad.yaml:5:33: key 'certify.lossy': priority 3 is also in lossless"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\nfabric: {dscp_map: {64: 3}}\n",
+	 "bad.yaml:5:21: key 'fabric.dscp_map.64': expected a DSCP 0..63 as the key, got '64'"},
 };
 
 static void test_bad_profiles(void **state)

@@ -1,0 +1,255 @@
+/* roceprobe certify: the fabric acceptance suite (lib/certify) on the
+ * embedded lab; verdicts to DIR/result.json, report.md and report.html. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "certify/certify.h"
+#include "certify/engine_lab.h"
+#include "cli.h"
+#include "lab/lab.h"
+#include "report/result.h"
+
+#define MAX_SETS 64
+
+struct certify_opts {
+	const char *profile, *out;
+	const char *sets[MAX_SETS];
+	size_t nsets;
+	unsigned only;
+	bool suggest, allow_pause_storm, force, quiet;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe certify PROFILE -o DIR [--only T,...] [--suggest] [options]\n"
+	      "\n"
+	      "Is this fabric ready? Runs an acceptance suite on the profile's hosts and its\n"
+	      "`fabric:` section (in the embedded lab), each test with a verdict PASS, FAIL or\n"
+	      "SKIP (with the reason), its criteria, the measured values and, for a FAIL, the\n"
+	      "likely cause in plain words:\n"
+	      "  1 pfc-incast       N:1 at line rate, N = 2, 4, ... hosts - 1, each lossless\n"
+	      "                     priority: zero loss, zero NAK, PFC at every sender\n"
+	      "  2 lossy-isolation  lossy incast beside a lossless one: lossy drops, lossless\n"
+	      "                     does not, no PFC for the lossy priority\n"
+	      "  3 ecn-before-pfc   with DCQCN: CE and CNPs before any XOFF; PFC frames within\n"
+	      "                     certify.ecn.pfc_per_min (100); queue at first CE and XOFF\n"
+	      "  4 dscp-priority    each DSCP the hosts send is queued and paused on its priority\n"
+	      "  5 headroom         no headroom drops; configured >= the formula, term by term\n"
+	      "  6 pause-storm      (only with --allow-pause-storm) a host pausing without end is\n"
+	      "                     contained; healthy paths lose nothing and are not held\n"
+	      "  7 all-to-all       goodput per host >= 90% of line, Jain's fairness >= 0.9\n"
+	      "  8 latency          probe p99 on an unloaded priority beside an incast within\n"
+	      "                     5x of idle\n"
+	      "  9 ecmp             permutation: each uplink's share within 25% of 1/k (SKIP on\n"
+	      "                     one switch)\n"
+	      "Thresholds and intent (lossless, lossy, dscp) come from the profile's `certify:`\n"
+	      "section (docs/certify.md). Writes DIR/result.json (\"kind\":\"certify\"), report.md\n"
+	      "and report.html (self-contained, plots inline). One progress line per test on\n"
+	      "stderr. Exit 0 when every test run passes, 1 when any fails (or the run was\n"
+	      "interrupted), 2 on bad input. SIGINT/SIGTERM: stops, writes the tests done.\n"
+	      "\n"
+	      "  -o, --out DIR         result directory (created; refused when not empty,\n"
+	      "                        unless --force)\n"
+	      "  --force               reuse a non-empty DIR (its roceprobe files are replaced)\n"
+	      "  --only T,...          run only these tests (numbers or names: 1,3,ecmp)\n"
+	      "  --suggest             for each failing test, sweep the knobs behind its cause\n"
+	      "                        (xoff, headroom, kmin/kmax/pmax, DCQCN, DSCP map, uplink\n"
+	      "                        speed, buffer) and propose the nearest setting with which\n"
+	      "                        every test passes, with the numbers before and after\n"
+	      "  --set KEY=VALUE       override a profile key, as `lab` does\n"
+	      "  --allow-pause-storm   run test 6 (a host that never stops pausing)\n"
+	      "  -q, --quiet           no progress lines\n"
+	      "\n"
+	      "Example: roceprobe certify profiles/certify-good.yaml -o results/cert\n"
+	      "         roceprobe certify profiles/certify-good.yaml -o results/c2 --set fabric.pfc.headroom=8KiB --suggest\n",
+	      out);
+}
+
+static int parse_args(int argc, char **argv, struct certify_opts *o)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},         {"set", required_argument, NULL, 's'},
+		{"only", required_argument, NULL, 'O'},        {"suggest", no_argument, NULL, 'S'},
+		{"allow-pause-storm", no_argument, NULL, 'A'}, {"force", no_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char err[512];
+	int c;
+	*o = (struct certify_opts){0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 's':
+			if (o->nsets == MAX_SETS)
+				return rp_cli_error("certify", "at most %d --set options", MAX_SETS);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case 'O':
+			if (rp_cert_parse_only(optarg, &o->only, err, sizeof(err)))
+				return rp_cli_error("certify", "%s", err);
+			break;
+		case 'S': o->suggest = true; break;
+		case 'A': o->allow_pause_storm = true; break;
+		case 'F': o->force = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return -1;
+		default: return rp_cli_error("certify", "bad option (try 'roceprobe certify --help')");
+		}
+	}
+	if (optind != argc - 1)
+		return rp_cli_error("certify", "expected one profile (try 'roceprobe certify --help')");
+	if (!o->out)
+		return rp_cli_error("certify", "-o DIR is required: where result.json and the reports go");
+	o->profile = argv[optind];
+	return 0;
+}
+
+static void progress(const char *line, void *arg)
+{
+	if (!*(bool *)arg)
+		fprintf(stderr, "certify: %s\n", line);
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static json_t *intent_json(const struct rp_profile *p)
+{
+	const struct rp_certify_cfg *c = &p->certify;
+	return json_pack("{s:b, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:i, s:i}", "section", c->present, "pfc_per_min",
+			 c->pfc_per_min, "goodput_share", c->goodput_share, "jain", c->jain, "p99_factor", c->p99_factor,
+			 "ecmp_tolerance", c->ecmp_tolerance, "storm_detect_ns", (json_int_t)c->storm_detect_ns,
+			 "storm_recover_ns", (json_int_t)c->storm_recover_ns, "messages", (int)c->messages, "max_incast",
+			 (int)c->max_incast);
+}
+
+static json_t *document(const struct certify_opts *o, const struct rp_profile *p, json_t *tests, json_t *suggest,
+			bool interrupted, double wall, time_t started, const struct rp_cert_lab *lab)
+{
+	unsigned pass, fail, skip;
+	char host[256] = "", when[32];
+	rp_cert_count(tests, &pass, &fail, &skip);
+	gethostname(host, sizeof(host) - 1);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
+	json_t *sets = json_array();
+	for (size_t i = 0; i < o->nsets; i++)
+		json_array_append_new(sets, json_string(o->sets[i]));
+	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:o, s:{s:s, s:s, s:s, s:f, s:i, s:f}, s:b, s:s, s:{s:i, s:i, "
+			 "s:i}, s:o, s:o, s:o}",
+			 "schema", "roceprobe.result/1", "kind", "certify", "profile", "name", p->name, "path", o->profile,
+			 "engine", "lab", "sets", sets, "environment", "roceprobe", RP_VERSION, "hostname", host, "started",
+			 when, "wall_s", wall, "lab_runs", (int)lab->runs, "virtual_s", lab->virtual_s, "interrupted",
+			 interrupted, "verdict", fail ? "FAIL" : interrupted ? "INCOMPLETE" : "PASS", "counts", "pass",
+			 (int)pass, "fail", (int)fail, "skip", (int)skip, "thresholds", intent_json(p), "tests", tests,
+			 "suggest", suggest ? suggest : json_null());
+}
+
+static int write_all(const struct certify_opts *o, json_t *doc)
+{
+	char path[4096], err[4200];
+	if (rp_cli_outdir("certify", o->out, o->force))
+		return RP_EXIT_USAGE;
+	snprintf(path, sizeof(path), "%s/result.json", o->out);
+	if (rp_report_write_atomic(path, doc, err, sizeof(err)))
+		return rp_cli_error("certify", "%s", err);
+	snprintf(path, sizeof(path), "%s/report.md", o->out);
+	if (rp_cert_write_md(doc, path, err, sizeof(err)))
+		return rp_cli_error("certify", "%s", err);
+	snprintf(path, sizeof(path), "%s/report.html", o->out);
+	if (rp_cert_write_html(doc, path, err, sizeof(err)))
+		return rp_cli_error("certify", "%s", err);
+	return 0;
+}
+
+static void print_summary(const json_t *doc, const char *dir)
+{
+	size_t i;
+	json_t *e, *x;
+	json_array_foreach(json_object_get(doc, "tests"), i, e) {
+		json_t *cause = json_object_get(e, "cause");
+		printf("%-4s %d %-16s %s\n", json_string_value(json_object_get(e, "verdict")),
+		       (int)json_integer_value(json_object_get(e, "id")), json_string_value(json_object_get(e, "name")),
+		       json_is_string(json_object_get(e, "reason")) ? json_string_value(json_object_get(e, "reason"))
+		       : json_is_object(cause)			    ? json_string_value(json_object_get(cause, "text"))
+									    : "");
+	}
+	json_t *s = json_object_get(doc, "suggest");
+	if (json_is_object(s)) {
+		if (json_is_true(json_object_get(s, "found"))) {
+			fputs("\nsuggest: every test passes with", stdout);
+			json_array_foreach(json_object_get(s, "sets"), i, x)
+				printf(" --set %s", json_string_value(x));
+			fputc('\n', stdout);
+		} else {
+			puts("\nsuggest: no setting tried passes every test (report.md lists what was tried)");
+		}
+	}
+	printf("\ncertify: %s\nresult: %s/result.json\nreport: %s/report.md, %s/report.html\n",
+	       json_string_value(json_object_get(doc, "verdict")), dir, dir, dir);
+}
+
+int rp_cmd_certify(int argc, char **argv)
+{
+	static struct certify_opts o;
+	rp_cli_catch_stop();
+	int rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc < 0 ? RP_EXIT_OK : rc;
+	if (rp_cli_outdir_check("certify", o.out, o.force))
+		return RP_EXIT_USAGE;
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
+	struct rp_profile *prof = rp_profile_load(o.profile, &po, err, sizeof(err));
+	if (!prof)
+		return rp_cli_error("certify", "%s", err);
+	if (rp_lab_check_fit(prof, err, sizeof(err))) {
+		rp_profile_free(prof);
+		return rp_cli_error("certify", "%s", err);
+	}
+	struct rp_cert_lab lab = {.profile_path = o.profile, .stop = &rp_cli_stop};
+	struct rp_cert_engine eng;
+	rp_cert_lab_engine(&lab, &eng);
+	struct rp_cert_opts co = {.eng = &eng, .sets = o.sets, .nsets = o.nsets, .only = o.only,
+				  .allow_pause_storm = o.allow_pause_storm, .stop = &rp_cli_stop, .progress = progress,
+				  .progress_arg = &o.quiet};
+	json_t *tests = NULL, *suggest = NULL;
+	bool interrupted = false;
+	time_t started = time(NULL);
+	double w0 = wall_s();
+	if (rp_certify_run(prof, &co, &tests, &interrupted, err, sizeof(err))) {
+		rp_profile_free(prof);
+		return rp_cli_error("certify", "%s", err);
+	}
+	unsigned pass, fail, skip;
+	rp_cert_count(tests, &pass, &fail, &skip);
+	if (o.suggest && fail && !interrupted) {
+		if (!o.quiet)
+			fprintf(stderr, "certify: --suggest: sweeping the knobs behind %u failing test%s\n", fail, fail > 1 ? "s" : "");
+		if (rp_certify_suggest(prof, &co, tests, &suggest, err, sizeof(err))) {
+			json_decref(tests);
+			rp_profile_free(prof);
+			return rp_cli_error("certify", "%s", err);
+		}
+		interrupted = interrupted || rp_cli_stop;
+	}
+	json_t *doc = document(&o, prof, tests, suggest, interrupted, wall_s() - w0, started, &lab);
+	rc = write_all(&o, doc);
+	if (rc == 0)
+		print_summary(doc, o.out);
+	json_decref(doc);
+	rp_profile_free(prof);
+	if (rc)
+		return rc;
+	return fail || interrupted ? RP_EXIT_FAIL : RP_EXIT_OK;
+}

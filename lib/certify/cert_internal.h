@@ -1,0 +1,121 @@
+/* Internal to lib/certify: a test's context, its entry being filled, the
+ * workload builder and the readers of result documents. */
+#ifndef RP_CERTIFY_INTERNAL_H
+#define RP_CERTIFY_INTERNAL_H
+
+#include <stdio.h>
+
+#include "certify.h"
+
+#define RP_CERT_LINE 1024
+
+/* What the fabric is meant to do (the `certify:` section, or derived). */
+struct rp_cert_intent {
+	uint8_t lossless;     /* mask */
+	unsigned lossy;       /* priority */
+	uint8_t dscps[64];    /* the hosts' DSCPs */
+	size_t ndscps;
+};
+
+struct rp_cert_ctx {
+	const struct rp_profile *prof;
+	const struct rp_cert_opts *o;
+	const struct rp_certify_cfg *cfg;
+	struct rp_cert_fabric fab;
+	struct rp_cert_intent want;
+	uint64_t line_bps;    /* the hosts' speed */
+	char err[512];
+};
+
+/* One test being run: what it fills. */
+struct rp_cert_t {
+	unsigned id;
+	json_t *criteria, *measured, *runs, *plots;
+	bool failed, skipped, stopped;
+	char skip[RP_CERT_LINE];
+	char cause_code[32];
+	char cause[RP_CERT_LINE];
+};
+
+struct rp_cert_test {
+	unsigned id;
+	const char *name, *title;
+	/* 0 (the verdict is in t), 1 stopped, -1 engine error (c->err). */
+	int (*run)(struct rp_cert_ctx *c, struct rp_cert_t *t);
+};
+extern const struct rp_cert_test rp_cert_t_pfc_incast, rp_cert_t_lossy, rp_cert_t_ecn, rp_cert_t_dscp,
+	rp_cert_t_headroom, rp_cert_t_storm, rp_cert_t_a2a, rp_cert_t_latency, rp_cert_t_ecmp;
+
+/* Which tests a cause belongs to (bit per id), for blocking: "pfc-off" -> 1. */
+unsigned rp_cert_cause_owners(const char *code);
+
+/* ---- intent.c ---- */
+void rp_cert_intent(const struct rp_profile *prof, const struct rp_cert_fabric *fab, struct rp_cert_intent *out);
+/* A DSCP the switches put on priority p (p << 3 when it does, or unknown). */
+unsigned rp_cert_dscp_for(const struct rp_cert_ctx *c, unsigned prio);
+
+/* ---- verdict.c ---- */
+void rp_cert_crit(struct rp_cert_t *t, const char *name, const char *want, json_t *got, bool pass);
+__attribute__((format(printf, 3, 4))) void rp_cert_fail(struct rp_cert_t *t, const char *code, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void rp_cert_skip(struct rp_cert_t *t, const char *fmt, ...);
+/* A plot: {"title","x","y","kind":"bar"|"line","series":[{"name","points":[[x,y],...]}]}. */
+json_t *rp_cert_plot(struct rp_cert_t *t, const char *title, const char *x, const char *y, const char *kind);
+json_t *rp_cert_series(json_t *plot, const char *name);
+void rp_cert_point(json_t *series, double x, double y);
+
+/* ---- work.c: workloads as profile traffic ---- */
+struct rp_cert_buf {
+	char s[16384];
+	size_t n;
+	bool overflow;
+};
+void rp_cert_buf_init(struct rp_cert_buf *b);
+__attribute__((format(printf, 2, 3))) void rp_cert_buf_add(struct rp_cert_buf *b, const char *fmt, ...);
+/* Traffic entries; "ecn" is ect0 or not-ect. */
+void rp_cert_w_incast(struct rp_cert_buf *b, const struct rp_cert_ctx *c, const char *name, unsigned recv,
+		      const unsigned *senders, size_t n, unsigned dscp, const char *ecn, uint32_t messages);
+void rp_cert_w_flow(struct rp_cert_buf *b, const struct rp_cert_ctx *c, const char *name, unsigned src, unsigned dst,
+		    unsigned dscp, const char *rate, uint32_t msg_size, uint64_t duration_ns, uint64_t start_ns);
+void rp_cert_w_group(struct rp_cert_buf *b, const struct rp_cert_ctx *c, const char *name, const char *pattern,
+		     unsigned dscp, const char *ecn, uint32_t messages, unsigned qps);
+/* Runs traffic (the buffer's entries) with extra sets; the run is noted in
+ * t's evidence. 0, 1 stopped, -1 error in c->err. */
+int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, const struct rp_cert_buf *traffic,
+		 const char *const *extra, size_t nextra, json_t **res);
+
+/* ---- res.c: reading a result document ---- */
+struct rp_cert_flows {
+	uint64_t tx, rx, lost, naks, ce, cnp_tx, cnp_rx;
+	double goodput_gbps;
+	size_t n;
+};
+/* Flows whose prio is prio (-1: any) and dst is dst (NULL: any). */
+void rp_cert_sum_flows(const json_t *res, int prio, const char *dst, struct rp_cert_flows *out);
+/* PFC frames host `node` received naming prio (-1: every prio). */
+uint64_t rp_cert_host_pfc_rx(const json_t *res, const char *node, int prio);
+/* Switch drops of a reason ("headroom", "tail", ...; NULL: every reason), prio (-1: any). */
+uint64_t rp_cert_sw_drops(const json_t *res, const char *reason, int prio);
+/* XOFF the switches sent for prio (-1: any). */
+uint64_t rp_cert_sw_xoff(const json_t *res, int prio);
+/* Frames the switches queued on each priority (egress). */
+void rp_cert_sw_enq(const json_t *res, uint64_t out[8]);
+/* The first XOFF any switch PG sent, ns; UINT64_MAX: none. */
+uint64_t rp_cert_first_xoff_ns(const json_t *res);
+/* The start of the first time series bin with a counter (e.g. "ce") above 0; UINT64_MAX: none. */
+uint64_t rp_cert_first_ts_ns(const json_t *res, const char *counter);
+/* The deepest egress queue of prio toward host node at virtual time t (its qdepth series); 0 when none. */
+uint64_t rp_cert_queue_at(const json_t *res, const char *node, int prio, uint64_t t_ns);
+uint64_t rp_cert_elapsed_ns(const json_t *res);
+double rp_cert_jnum(const json_t *o, const char *key);
+/* A one-line account of where drops were (reasons and counts) into buf. */
+void rp_cert_drops_line(const json_t *res, char *buf, size_t len);
+
+/* A cause from the drops seen (headroom, or tail on a lossless priority),
+ * set on t when found: true. */
+bool rp_cert_diagnose_drops(const struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned prio);
+
+void rp_cert_fmt_bytes(uint64_t b, char *buf, size_t len);
+/* A JSON value as short text (report_md.c). */
+void rp_cert_value_text(const json_t *v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,193 @@
+/* report.md: the verdicts a person reads in a minute, then per test its
+ * criteria, cause and runs. From the certify result document only. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert_internal.h"
+
+static const char *str(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+/* A JSON value as short text (numbers without noise). */
+void rp_cert_value_text(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%.4g", json_real_value(v));
+	else if (json_is_null(v) || !v)
+		snprintf(buf, len, "-");
+	else {
+		char *s = json_dumps(v, JSON_COMPACT);
+		snprintf(buf, len, "%s", s ? s : "?");
+		free(s);
+	}
+}
+
+/* A row's cells: its scalars, and one level into objects (terms.cable). */
+static void row_cells(const json_t *row, bool header, FILE *f)
+{
+	const char *k, *k2;
+	json_t *v, *v2;
+	char buf[256];
+	json_object_foreach((json_t *)row, k, v) {
+		if (json_is_object(v)) {
+			json_object_foreach(v, k2, v2) {
+				rp_cert_value_text(v2, buf, sizeof(buf));
+				fprintf(f, " %s%s%s |", header ? k : "", header ? "." : "", header ? k2 : buf);
+			}
+		} else {
+			rp_cert_value_text(v, buf, sizeof(buf));
+			fprintf(f, " %s |", header ? k : buf);
+		}
+	}
+	fputc('\n', f);
+}
+
+static size_t cells(const json_t *row)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+	json_object_foreach((json_t *)row, k, v)
+		n += json_is_object(v) ? json_object_size(v) : 1;
+	return n;
+}
+
+/* The measured values: scalars as a list, lists of records as tables. */
+static void measured_md(FILE *f, const json_t *m)
+{
+	const char *k;
+	json_t *v, *r;
+	size_t i;
+	char buf[512];
+	bool any = false;
+	json_object_foreach((json_t *)m, k, v) {
+		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
+			continue;
+		rp_cert_value_text(v, buf, sizeof(buf));
+		fprintf(f, "%s- %s: %s\n", any ? "" : "Measured:\n", k, buf);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+	json_object_foreach((json_t *)m, k, v) {
+		if (!json_is_array(v) || !json_is_object(json_array_get(v, 0)))
+			continue;
+		fprintf(f, "Measured `%s`:\n\n|", k);
+		row_cells(json_array_get(v, 0), true, f);
+		fputc('|', f);
+		for (size_t c = cells(json_array_get(v, 0)); c > 0; c--)
+			fputs(" --- |", f);
+		fputc('\n', f);
+		json_array_foreach(v, i, r) {
+			fputc('|', f);
+			row_cells(r, false, f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void test_md(FILE *f, const json_t *e)
+{
+	size_t i;
+	json_t *c, *r;
+	char got[512];
+	fprintf(f, "\n## %d. %s: %s\n\n", (int)json_integer_value(json_object_get(e, "id")), str(e, "name"), str(e, "verdict"));
+	fprintf(f, "%s.\n\n", str(e, "title"));
+	if (json_is_string(json_object_get(e, "reason")))
+		fprintf(f, "**Skipped:** %s\n\n", str(e, "reason"));
+	json_t *cause = json_object_get(e, "cause");
+	if (json_is_object(cause))
+		fprintf(f, "**Likely cause** (`%s`): %s.\n\n", str(cause, "code"), str(cause, "text"));
+	if (json_array_size(json_object_get(e, "criteria"))) {
+		fputs("| criterion | wanted | measured | |\n| --- | --- | --- | --- |\n", f);
+		json_array_foreach(json_object_get(e, "criteria"), i, c) {
+			rp_cert_value_text(json_object_get(c, "got"), got, sizeof(got));
+			fprintf(f, "| %s | %s | %s | %s |\n", str(c, "name"), str(c, "want"), got,
+				json_is_true(json_object_get(c, "pass")) ? "ok" : "**no**");
+		}
+		fputc('\n', f);
+	}
+	measured_md(f, json_object_get(e, "measured"));
+	json_t *runs = json_object_get(json_object_get(e, "evidence"), "runs");
+	if (json_array_size(runs)) {
+		fputs("Runs:\n", f);
+		json_array_foreach(runs, i, r)
+			fprintf(f, "- %s (%.3f ms virtual)\n", str(r, "label"),
+				(double)json_integer_value(json_object_get(r, "elapsed_ns")) / 1e6);
+	}
+}
+
+static void suggest_md(FILE *f, const json_t *s)
+{
+	size_t i, j;
+	json_t *st, *x;
+	fputs("\n## Suggestion\n\n", f);
+	if (!json_is_true(json_object_get(s, "found"))) {
+		fprintf(f, "No setting of the knobs tried passes every test. %s\n", str(s, "note"));
+	} else {
+		fputs("With these settings every test passes:\n\n```\n", f);
+		json_array_foreach(json_object_get(s, "sets"), i, x)
+			fprintf(f, "--set %s\n", json_string_value(x));
+		fputs("```\n", f);
+	}
+	json_array_foreach(json_object_get(s, "steps"), i, st) {
+		fprintf(f, "\n- test %d (%s), cause `%s`: ", (int)json_integer_value(json_object_get(st, "test")),
+			str(st, "name"), str(st, "cause"));
+		if (json_is_string(json_object_get(st, "chosen")))
+			fprintf(f, "`%s`", str(st, "chosen"));
+		else
+			fputs("nothing found", f);
+		fputs("; tried:", f);
+		json_array_foreach(json_object_get(st, "tried"), j, x)
+			fprintf(f, " `%s` %s%s", str(x, "set"), str(x, "verdict"), j + 1 < json_array_size(json_object_get(st, "tried")) ? "," : "");
+		char b[512], a[512];
+		rp_cert_value_text(json_object_get(st, "before"), b, sizeof(b));
+		rp_cert_value_text(json_object_get(st, "after"), a, sizeof(a));
+		fprintf(f, "\n  - before: %s\n  - after: %s\n", b, a);
+	}
+}
+
+int rp_cert_write_md(const json_t *res, const char *path, char *err, size_t errlen)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	size_t i;
+	json_t *e, *counts = json_object_get(res, "counts");
+	const json_t *prof = json_object_get(res, "profile");
+	fprintf(f, "# roceprobe certify: %s: %s\n\n", str(prof, "name"), str(res, "verdict"));
+	fprintf(f, "Profile `%s`, engine %s. %d passed, %d failed, %d skipped%s.\n\n", str(prof, "path"), str(res, "engine"),
+		(int)json_integer_value(json_object_get(counts, "pass")), (int)json_integer_value(json_object_get(counts, "fail")),
+		(int)json_integer_value(json_object_get(counts, "skip")),
+		json_is_true(json_object_get(res, "interrupted")) ? " (interrupted: the tests after the last are not run)" : "");
+	fputs("| # | test | verdict | why |\n| --- | --- | --- | --- |\n", f);
+	json_array_foreach(json_object_get(res, "tests"), i, e) {
+		json_t *cause = json_object_get(e, "cause");
+		fprintf(f, "| %d | %s | %s | %s |\n", (int)json_integer_value(json_object_get(e, "id")), str(e, "name"),
+			str(e, "verdict"),
+			json_is_string(json_object_get(e, "reason")) ? str(e, "reason") : json_is_object(cause) ? str(cause, "text") : "");
+	}
+	json_array_foreach(json_object_get(res, "tests"), i, e)
+		test_md(f, e);
+	if (json_is_object(json_object_get(res, "suggest")))
+		suggest_md(f, json_object_get(res, "suggest"));
+	fprintf(f, "\nThe numbers: result.json (docs/certify.md).\n");
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

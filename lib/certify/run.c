@@ -1,0 +1,197 @@
+/* The suite: the nine tests in order, each judged, then the tests whose
+ * failure another failing test explains (its cause is that test's) marked
+ * as not judged, so each misconfiguration is one FAIL with its cause. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cert_internal.h"
+
+static const struct rp_cert_test *const tests[RP_CERT_NTESTS] = {
+	&rp_cert_t_pfc_incast, &rp_cert_t_lossy, &rp_cert_t_ecn, &rp_cert_t_dscp, &rp_cert_t_headroom,
+	&rp_cert_t_storm,      &rp_cert_t_a2a,   &rp_cert_t_latency, &rp_cert_t_ecmp,
+};
+
+const char *rp_cert_test_name(unsigned id)
+{
+	return id >= 1 && id <= RP_CERT_NTESTS ? tests[id - 1]->name : NULL;
+}
+
+const char *rp_cert_test_title(unsigned id)
+{
+	return id >= 1 && id <= RP_CERT_NTESTS ? tests[id - 1]->title : NULL;
+}
+
+int rp_cert_parse_only(const char *list, unsigned *mask, char *err, size_t errlen)
+{
+	char buf[512];
+	*mask = 0;
+	if (strlen(list) >= sizeof(buf) || !*list) {
+		snprintf(err, errlen, "--only: expected test numbers or names like 1,3,ecmp");
+		return -1;
+	}
+	strcpy(buf, list);
+	for (char *s = buf, *tok; (tok = strsep(&s, ",")) != NULL;) {
+		char *end;
+		unsigned long id = strtoul(tok, &end, 10);
+		if (end == tok || *end) {
+			id = 0;
+			for (unsigned i = 1; i <= RP_CERT_NTESTS; i++)
+				if (strcmp(tok, tests[i - 1]->name) == 0)
+					id = i;
+		}
+		if (id < 1 || id > RP_CERT_NTESTS) {
+			snprintf(err, errlen, "--only: no test '%s' (tests are 1..9: pfc-incast, lossy-isolation, "
+					      "ecn-before-pfc, dscp-priority, headroom, pause-storm, all-to-all, latency, ecmp)",
+				 tok);
+			return -1;
+		}
+		*mask |= 1u << id;
+	}
+	return 0;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static json_t *entry_json(const struct rp_cert_test *d, struct rp_cert_t *t, double wall)
+{
+	enum rp_cert_verdict v = t->skipped ? RP_CERT_SKIP : t->failed ? RP_CERT_FAIL : RP_CERT_PASS;
+	json_t *cause = json_null();
+	if (v == RP_CERT_FAIL) {
+		if (!t->cause_code[0])
+			snprintf(t->cause_code, sizeof(t->cause_code), "other");
+		if (!t->cause[0])
+			snprintf(t->cause, sizeof(t->cause), "the criteria above were not met; the evidence has the runs");
+		cause = json_pack("{s:s, s:s}", "code", t->cause_code, "text", t->cause);
+	}
+	json_t *e = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:n, s:f}", "id", (int)d->id,
+			      "name", d->name, "title", d->title, "verdict", rp_cert_verdict_name(v), "reason",
+			      v == RP_CERT_SKIP ? json_string(t->skip) : json_null(), "criteria", t->criteria, "measured",
+			      t->measured, "evidence", "runs", t->runs, "plots", t->plots, "cause", cause, "blocked_by",
+			      "wall_s", wall);
+	return e;
+}
+
+/* A FAIL whose cause belongs to another test that failed for that cause:
+ * not judged here (SKIP, blocked_by that test). */
+static void block(json_t *arr)
+{
+	size_t i, j;
+	json_t *e, *o;
+	json_array_foreach(arr, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "verdict")), "FAIL") != 0)
+			continue;
+		const char *code = json_string_value(json_object_get(json_object_get(e, "cause"), "code"));
+		unsigned owners = rp_cert_cause_owners(code), id = (unsigned)json_integer_value(json_object_get(e, "id"));
+		if (!owners || ((owners >> id) & 1u))
+			continue;
+		json_array_foreach(arr, j, o) {
+			unsigned oid = (unsigned)json_integer_value(json_object_get(o, "id"));
+			json_t *oc = json_object_get(o, "cause");
+			if (!((owners >> oid) & 1u) || !json_is_object(oc) ||
+			    strcmp(json_string_value(json_object_get(oc, "code")), code) != 0)
+				continue;
+			char why[RP_CERT_LINE];
+			snprintf(why, sizeof(why), "not judged: it fails for the cause test %u (%s) reports (%s); fix that first",
+				 oid, rp_cert_test_name(oid), code);
+			json_object_set_new(e, "verdict", json_string("SKIP"));
+			json_object_set_new(e, "reason", json_string(why));
+			json_object_set_new(e, "blocked_by", json_integer((json_int_t)oid));
+			break;
+		}
+	}
+}
+
+int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, json_t **out, bool *interrupted,
+		   char *err, size_t errlen)
+{
+	struct rp_cert_ctx *c = calloc(1, sizeof(*c));
+	char line[RP_CERT_LINE + 256];
+	int rc = 0;
+	*interrupted = false;
+	*out = NULL;
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->prof = prof;
+	c->o = o;
+	c->cfg = &prof->certify;
+	c->line_bps = prof->nhosts ? prof->hosts[0].speed_bps : prof->default_speed_bps;
+	if (o->eng->describe(o->eng->ctx, o->sets, o->nsets, &c->fab, err, errlen)) {
+		free(c);
+		return -1;
+	}
+	rp_cert_intent(prof, &c->fab, &c->want);
+	json_t *arr = json_array();
+	for (unsigned i = 0; i < RP_CERT_NTESTS && rc == 0; i++) {
+		const struct rp_cert_test *d = tests[i];
+		if (o->only && !((o->only >> d->id) & 1u))
+			continue;
+		if (o->stop && *o->stop) {
+			*interrupted = true;
+			break;
+		}
+		struct rp_cert_t t = {.id = d->id, .criteria = json_array(), .measured = json_object(), .runs = json_array(),
+				      .plots = json_array()};
+		double w0 = wall_s();
+		rc = d->run(c, &t);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", c->err);
+			json_decref(t.criteria);
+			json_decref(t.measured);
+			json_decref(t.runs);
+			json_decref(t.plots);
+			break;
+		}
+		if (rc == 1 || t.stopped) { /* the test that was running is not judged */
+			*interrupted = true;
+			json_decref(t.criteria);
+			json_decref(t.measured);
+			json_decref(t.runs);
+			json_decref(t.plots);
+			rc = 0;
+			break;
+		}
+		json_t *e = entry_json(d, &t, wall_s() - w0);
+		json_array_append_new(arr, e);
+		if (o->progress) {
+			json_t *cause = json_object_get(e, "cause");
+			snprintf(line, sizeof(line), "test %u %s: %s%s%s (%.2f s)", d->id, d->name,
+				 json_string_value(json_object_get(e, "verdict")),
+				 json_is_object(cause) ? ": " : t.skipped ? ": " : "",
+				 json_is_object(cause) ? json_string_value(json_object_get(cause, "text")) : t.skipped ? t.skip : "",
+				 wall_s() - w0);
+			o->progress(line, o->progress_arg);
+		}
+	}
+	free(c);
+	if (rc < 0) {
+		json_decref(arr);
+		return -1;
+	}
+	block(arr);
+	*out = arr;
+	return 0;
+}
+
+void rp_cert_count(const json_t *arr, unsigned *pass, unsigned *fail, unsigned *skip)
+{
+	size_t i;
+	json_t *e;
+	*pass = *fail = *skip = 0;
+	json_array_foreach(arr, i, e) {
+		const char *v = json_string_value(json_object_get(e, "verdict"));
+		if (strcmp(v, "PASS") == 0)
+			(*pass)++;
+		else if (strcmp(v, "FAIL") == 0)
+			(*fail)++;
+		else
+			(*skip)++;
+	}
+}

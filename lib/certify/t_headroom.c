@@ -1,0 +1,101 @@
+/* Test 5, headroom: a line-rate incast over the profile's cables drops
+ * nothing in PFC headroom, and the headroom configured per lossless
+ * priority group is at least what the formula (fabric/headroom.h, the
+ * `roceprobe headroom` command) asks for, term by term, on every link. */
+#include <string.h>
+
+#include "cert_internal.h"
+
+static json_t *terms_json(const struct rp_cert_link *k, const struct rp_headroom *h)
+{
+	return json_pack("{s:s, s:I, s:f, s:i, s:i, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I}", "link", k->what,
+			 "speed_bps", (json_int_t)k->in.speed_bps, "cable_m", k->in.cable_m, "mtu", (int)k->in.mtu,
+			 "response_quanta", (int)k->in.response_quanta, "phy_delay_ns", (json_int_t)k->in.phy_delay_ns,
+			 "terms", "mtu", (json_int_t)h->mtu_bytes, "pfc_frame", (json_int_t)h->pfc_bytes, "cable",
+			 (json_int_t)h->cable_bytes, "phy", (json_int_t)h->phy_bytes, "response", (json_int_t)h->response_bytes,
+			 "peer_mtu", (json_int_t)h->peer_mtu_bytes, "rx_frame", (json_int_t)h->rx_frame_bytes,
+			 "required_bytes", (json_int_t)h->total_bytes, "configured_bytes", (json_int_t)k->configured);
+}
+
+/* The largest headroom any PG used (switches[].ports[].prio[].pg.max_headroom_bytes). */
+static uint64_t max_used(const json_t *res)
+{
+	size_t i, j, k;
+	json_t *s, *p, *q;
+	uint64_t m = 0;
+	json_array_foreach(json_object_get(res, "switches"), i, s)
+		json_array_foreach(json_object_get(s, "ports"), j, p)
+			json_array_foreach(json_object_get(p, "prio"), k, q) {
+		json_int_t v = json_integer_value(json_object_get(json_object_get(q, "pg"), "max_headroom_bytes"));
+		m = (uint64_t)v > m ? (uint64_t)v : m;
+	}
+	return m;
+}
+
+static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
+{
+	size_t nh = c->prof->nhosts;
+	if (nh < 3) {
+		rp_cert_skip(t, "an incast needs at least 3 hosts; the profile has %zu", nh);
+		return 0;
+	}
+	unsigned p = 0, n = (unsigned)(nh - 1 > 8 ? 8 : nh - 1), senders[8];
+	while (p < 7 && !((c->want.lossless >> p) & 1u))
+		p++;
+	json_t *links = json_array();
+	json_object_set_new(t->measured, "links", links);
+	json_t *plot = rp_cert_plot(t, "headroom per lossless PG: the formula's terms and the configured", "link", "bytes",
+				    "bar");
+	json_t *s_req = rp_cert_series(plot, "required"), *s_cfg = rp_cert_series(plot, "configured");
+	char short_of[RP_CERT_LINE] = "";
+	for (size_t i = 0; c->fab.known && i < c->fab.nlinks; i++) {
+		const struct rp_cert_link *k = &c->fab.links[i];
+		struct rp_headroom h;
+		if (rp_headroom_calc(&k->in, &h))
+			continue;
+		json_array_append_new(links, terms_json(k, &h));
+		rp_cert_point(s_req, (double)i, (double)h.total_bytes);
+		rp_cert_point(s_cfg, (double)i, (double)k->configured);
+		char label[96], want[64];
+		snprintf(label, sizeof(label), "%s: configured headroom (bytes)", k->what);
+		snprintf(want, sizeof(want), ">= %llu (the formula)", (unsigned long long)h.total_bytes);
+		rp_cert_crit(t, label, want, json_integer((json_int_t)k->configured), k->configured >= h.total_bytes);
+		if (k->configured < h.total_bytes && !short_of[0]) {
+			char cb[32], rb[32];
+			rp_cert_fmt_bytes(k->configured, cb, sizeof(cb));
+			rp_cert_fmt_bytes(h.total_bytes, rb, sizeof(rb));
+			snprintf(short_of, sizeof(short_of),
+				 "the %s headroom is %s, below the %s the formula asks for at %.0f Gbit/s over %.0f m of cable "
+				 "with a %u-quanta response and %u-byte frames (cable %llu B + response %llu B + frames %llu B "
+				 "+ PFC %llu B)",
+				 k->what, cb, rb, (double)k->in.speed_bps / 1e9, k->in.cable_m, k->in.response_quanta,
+				 k->in.mtu, (unsigned long long)h.cable_bytes, (unsigned long long)h.response_bytes,
+				 (unsigned long long)(h.mtu_bytes + h.peer_mtu_bytes + h.rx_frame_bytes),
+				 (unsigned long long)h.pfc_bytes);
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		senders[i] = i + 1;
+	struct rp_cert_buf w;
+	json_t *res;
+	char label[96];
+	rp_cert_buf_init(&w);
+	rp_cert_w_incast(&w, c, "incast", 0, senders, n, rp_cert_dscp_for(c, p), "not-ect", c->cfg->messages);
+	snprintf(label, sizeof(label), "%u:1 line-rate incast on priority %u over the profile's cables", n, p);
+	int rc = rp_cert_exec(c, t, label, &w, NULL, 0, &res);
+	if (rc) {
+		json_decref(res);
+		return rc;
+	}
+	uint64_t hr = rp_cert_sw_drops(res, "headroom", -1), used = max_used(res);
+	json_object_set_new(t->measured, "headroom_drops", json_integer((json_int_t)hr));
+	json_object_set_new(t->measured, "max_headroom_used_bytes", json_integer((json_int_t)used));
+	rp_cert_crit(t, "frames dropped in headroom", "0", json_integer((json_int_t)hr), hr == 0);
+	if (short_of[0] || hr)
+		rp_cert_fail(t, "headroom", "%s%s%llu frames were dropped in headroom in the line-rate incast",
+			     short_of[0] ? short_of : "", short_of[0] ? "; " : "", (unsigned long long)hr);
+	json_decref(res);
+	return 0;
+}
+
+const struct rp_cert_test rp_cert_t_headroom = {5, "headroom", "Headroom: no drops, configured >= the formula", run};

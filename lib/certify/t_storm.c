@@ -1,0 +1,117 @@
+/* Test 6, pause storm containment (only with --allow-pause-storm, as `gen`
+ * and `lab` ask): host S pauses its port without end while h0 sends to S
+ * (the stormed path) and to another host (a healthy path) on the same
+ * lossless priority. A watchdog contains the storm: the healthy path keeps
+ * zero loss and its sender is not held paused longer than the detection
+ * bound; once the storm ends the fabric drains within the recovery bound. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cert_internal.h"
+
+#define STORM_NS 5000000ull
+
+static uint64_t paused_ns(const json_t *res, const char *node, unsigned prio)
+{
+	size_t i, j;
+	json_t *p, *q;
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		if (strcmp(json_string_value(json_object_get(p, "node")) ?: "", node) != 0)
+			continue;
+		json_array_foreach(json_object_get(p, "prio"), j, q)
+			if ((unsigned)json_integer_value(json_object_get(q, "prio")) == prio)
+				return (uint64_t)json_integer_value(json_object_get(q, "paused_ns"));
+	}
+	return 0;
+}
+
+/* The first storm any switch queue's watchdog found (wd_first_ns); UINT64_MAX: none. */
+static uint64_t first_storm(const json_t *res)
+{
+	size_t i, j, k;
+	json_t *s, *p, *q;
+	uint64_t m = UINT64_MAX;
+	json_array_foreach(json_object_get(res, "switches"), i, s)
+		json_array_foreach(json_object_get(s, "ports"), j, p)
+			json_array_foreach(json_object_get(p, "prio"), k, q) {
+		json_t *v = json_object_get(json_object_get(q, "queue"), "wd_first_ns");
+		if (json_is_integer(v) && (uint64_t)json_integer_value(v) < m)
+			m = (uint64_t)json_integer_value(v);
+	}
+	return m;
+}
+
+static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
+{
+	if (!c->o->allow_pause_storm) {
+		rp_cert_skip(t, "a pause storm runs only with --allow-pause-storm (a host pausing its port without end)");
+		return 0;
+	}
+	if (c->prof->nhosts < 3) {
+		rp_cert_skip(t, "needs 3 hosts (a sender, a storming host, a healthy receiver); the profile has %zu",
+			     c->prof->nhosts);
+		return 0;
+	}
+	unsigned p = 0;
+	while (p < 7 && !((c->want.lossless >> p) & 1u))
+		p++;
+	const char *h0 = c->prof->hosts[0].name, *s = c->prof->hosts[1].name, *ok = c->prof->hosts[2].name;
+	struct rp_cert_buf w;
+	json_t *res;
+	rp_cert_buf_init(&w);
+	rp_cert_buf_add(&w, "{name: storm, kind: pfc, host: %s, frame: pfc, priorities: [%u], quanta: 65535, fps: 4000, "
+			    "duration: %lluns}", s, p, (unsigned long long)STORM_NS);
+	unsigned d = rp_cert_dscp_for(c, p);
+	rp_cert_w_flow(&w, c, "stormed", 0, 1, d, "40%", 4096, STORM_NS, 0);
+	rp_cert_w_flow(&w, c, "healthy", 0, 2, d, "40%", 4096, STORM_NS, 0);
+	char label[320];
+	snprintf(label, sizeof(label), "%s pauses priority %u for %.0f ms; %s sends to %s (stormed) and %s (healthy)", s, p,
+		 STORM_NS / 1e6, h0, s, ok);
+	int rc = rp_cert_exec(c, t, label, &w, NULL, 0, &res);
+	if (rc) {
+		json_decref(res);
+		return rc;
+	}
+	struct rp_cert_flows fh;
+	rp_cert_sum_flows(res, -1, ok, &fh);
+	uint64_t held = paused_ns(res, h0, p), elapsed = rp_cert_elapsed_ns(res);
+	uint64_t recover = elapsed > STORM_NS ? elapsed - STORM_NS : 0, detected = first_storm(res);
+	json_object_set_new(t->measured, "healthy_lost", json_integer((json_int_t)fh.lost));
+	json_object_set_new(t->measured, "healthy_sender_paused_ns", json_integer((json_int_t)held));
+	json_object_set_new(t->measured, "healthy_goodput_gbps", json_real(fh.goodput_gbps));
+	json_object_set_new(t->measured, "storm_ns", json_integer((json_int_t)STORM_NS));
+	json_object_set_new(t->measured, "drained_after_storm_ns", json_integer((json_int_t)recover));
+	json_object_set_new(t->measured, "watchdog", json_boolean(c->fab.watchdog));
+	char want[64];
+	snprintf(want, sizeof(want), "<= %" PRIu64 " after it began", c->cfg->storm_detect_ns);
+	rp_cert_crit(t, "storm detected by a watchdog (ns)", want,
+		     detected == UINT64_MAX ? json_string("never") : json_integer((json_int_t)detected),
+		     detected <= c->cfg->storm_detect_ns);
+	json_object_set_new(t->measured, "detected_ns", detected == UINT64_MAX ? json_null() : json_integer((json_int_t)detected));
+	rp_cert_crit(t, "healthy path: packets lost", "0", json_integer((json_int_t)fh.lost), fh.lost == 0);
+	snprintf(want, sizeof(want), "<= %" PRIu64 " (detection bound)", c->cfg->storm_detect_ns);
+	rp_cert_crit(t, "healthy path's sender held paused (ns)", want, json_integer((json_int_t)held),
+		     held <= c->cfg->storm_detect_ns);
+	snprintf(want, sizeof(want), "<= %" PRIu64 " (recovery bound)", c->cfg->storm_recover_ns);
+	rp_cert_crit(t, "drained after the storm ended (ns)", want, json_integer((json_int_t)recover),
+		     recover <= c->cfg->storm_recover_ns);
+	json_t *plot = rp_cert_plot(t, "the healthy path's sender: time held paused vs the storm", "", "ms", "bar");
+	rp_cert_point(rp_cert_series(plot, "storm"), 0, STORM_NS / 1e6);
+	rp_cert_point(rp_cert_series(plot, "sender paused"), 1, held / 1e6);
+	if (t->failed && detected != UINT64_MAX)
+		rp_cert_fail(t, "no-watchdog",
+			     "the watchdog found the storm only %.3f ms in (bound %.3f ms): meanwhile the backlog toward %s paused "
+			     "%s for %.3f ms and its healthy flow to %s ran at %.2f Gbit/s; detect sooner (fabric.pfc.watchdog.detect)",
+			     detected / 1e6, c->cfg->storm_detect_ns / 1e6, s, h0, held / 1e6, ok, fh.goodput_gbps);
+	else if (t->failed)
+		rp_cert_fail(t, "no-watchdog",
+			     "%s's endless pause was honoured%s: the switch's queue toward %s stayed paused, the backlog "
+			     "filled %s's priority group and the switch paused %s too (%.2f ms of the %.0f ms storm), so %s's "
+			     "healthy flow to %s stalled at %.2f Gbit/s; a PFC watchdog would have stopped honouring the storm",
+			     s, c->fab.known && !c->fab.watchdog ? " (the switch runs no PFC watchdog)" : "", s, h0, h0,
+			     held / 1e6, STORM_NS / 1e6, h0, ok, fh.goodput_gbps);
+	json_decref(res);
+	return 0;
+}
+
+const struct rp_cert_test rp_cert_t_storm = {6, "pause-storm", "Pause storm: contained, healthy paths unharmed", run};

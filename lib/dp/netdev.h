@@ -1,0 +1,24 @@
+/* The Linux netdev behind a DPDK port, and its addresses: what `ipv4: netdev`
+ * and `ipv6: netdev` read (docs/profiles.md). Plain Linux (sysfs,
+ * getifaddrs); no DPDK. */
+#ifndef RP_DP_NETDEV_H
+#define RP_DP_NETDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kernel interface of a port: `iface=NAME` of net_af_packet / net_af_xdp
+ * devargs, or the netdev the kernel driver of a PCI NIC still has
+ * (/sys/bus/pci/devices/ADDR/net/NAME; a bifurcated mlx5 keeps it). 0, or -1
+ * with why in err (a port with no netdev: net_ring, net_null, pair:, a NIC
+ * bound to vfio-pci). */
+int rp_dp_port_netdev(const char *port, bool is_pci, char *name, size_t len, char *err, size_t errlen);
+
+/* The first address of family 4 or 6 on netdev name (IPv6: the first of
+ * global scope, never a link-local fe80::/10) and its prefix length: ip4 in
+ * host order, or ip6. 0, or -1 with why in err. */
+int rp_dp_netdev_addr(const char *name, int family, uint32_t *ip4, uint8_t ip6[16], uint8_t *plen, char *err,
+		      size_t errlen);
+
+#endif

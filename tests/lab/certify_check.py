@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""roceprobe certify against known answers in the lab.
+
+    certify-good.yaml (one switch)          certify-leaf-spine.yaml
+       h0 .. h7                               leaf0: h0..h3     leaf1: h4..h7
+         \\ | /   100G, 500 ns cables            \\    2 x 200G up   /
+          sw0                                     spine0   spine1
+
+good      both profiles: every test PASS (9 ecmp SKIP on one switch; 6 pause-storm
+          SKIP without --allow-pause-storm, PASS with it); exit 0
+misconfig each misconfiguration put there on purpose fails exactly the test
+          meant to catch it (every other test PASS or SKIP), with its cause code:
+            fabric.pfc.enabled=off         -> 1 pfc-off
+            fabric.pfc.priorities=[0, 3]   -> 2 pfc-on-lossy   (certify: lossy 0)
+            ecn.kmin 200KB > xoff 128KiB   -> 3 ecn-after-pfc
+            fabric.dscp_map={26: 0}        -> 4 dscp-map       (hosts send 26 as prio 3)
+            fabric.pfc.headroom=8KiB       -> 5 headroom       (formula: 40304 B, below)
+            --allow-pause-storm, pfc.watchdog=off -> 6 no-watchdog
+            uplink.speed=50G (4:1)         -> 7 and 9 oversubscribed
+          exit 1
+suggest   --suggest on each: a setting is found; certify with it applied passes
+          every test (exit 0)
+numbers   hand-worked: the headroom formula at 100G, 500 ns (100 m) cable, max_frame
+          9216 + 4: MTU 9240 + PFC 84 + cable 2 x 500 ns x 100G = 12500 + peer MTU 9240
+          + frame being received 9240 = 40304 B; an N:1 incast of 8 messages of 64 KiB
+          at MTU 4096 sends 16 x 8 x N packets
+cli       bad profile key / bad --only / missing -o: exit 2, one line, DIR not made;
+          SIGINT mid-run: result.json with "interrupted": true, whole files
+reports   report.html self-contained (no src=/href= to anything outside, inline <svg>),
+          report.md names every test
+
+usage: certify_check.py ROCEPROBE PROFILES CASE
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
+
+ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+GOOD = os.path.join(PROFILES, "certify-good.yaml")
+LS = os.path.join(PROFILES, "certify-leaf-spine.yaml")
+TMP = tempfile.mkdtemp(prefix="rp-certify-")
+
+MISCONFIG = [
+    (GOOD, ["--set", "fabric.pfc.enabled=off"], {1}, "pfc-off"),
+    (GOOD, ["--set", "fabric.pfc.priorities=[0, 3]"], {2}, "pfc-on-lossy"),
+    (GOOD, ["--set", "fabric.ecn.kmin=200KB", "--set", "fabric.ecn.kmax=400KB"], {3}, "ecn-after-pfc"),
+    (GOOD, ["--set", "fabric.dscp_map={26: 0}"], {4}, "dscp-map"),
+    (GOOD, ["--set", "fabric.pfc.headroom=8KiB"], {5}, "headroom"),
+    (GOOD, ["--allow-pause-storm", "--set", "fabric.pfc.watchdog=off"], {6}, "no-watchdog"),
+    (LS, ["--set", "fabric.uplink.speed=50G"], {7, 9}, "oversubscribed"),
+]
+
+
+def certify(profile, *args, out=None):
+    out = out or tempfile.mkdtemp(prefix="c-", dir=TMP)
+    p = subprocess.run([ROCEPROBE, "certify", profile, "-o", out, "--force", "-q", *args], capture_output=True,
+                       text=True, timeout=300)
+    res = None
+    if os.path.exists(os.path.join(out, "result.json")):
+        with open(os.path.join(out, "result.json")) as f:
+            res = json.load(f)
+    return p, res, out
+
+
+def verdicts(res):
+    return {t["id"]: t["verdict"] for t in res["tests"]}
+
+
+def case_good():
+    for prof, skips, flags in ((GOOD, {6, 9}, []), (LS, {6}, []), (GOOD, {9}, ["--allow-pause-storm"]),
+                               (LS, set(), ["--allow-pause-storm"])):
+        p, res, _ = certify(prof, *flags)
+        name = os.path.basename(prof)
+        expect(p.returncode == 0, f"{name}: exit 0 (got {p.returncode}: {p.stdout[-400:]})")
+        expect(res["schema"] == "roceprobe.result/1" and res["kind"] == "certify", f"{name}: schema and kind")
+        v = verdicts(res)
+        expect(sorted(v) == list(range(1, 10)), f"{name}: one entry per test 1..9 (got {sorted(v)})")
+        for i in range(1, 10):
+            want = "SKIP" if i in skips else "PASS"
+            expect(v.get(i) == want, f"{name}: test {i} {want} (got {v.get(i)})")
+        for t in res["tests"]:
+            if t["verdict"] == "SKIP":
+                expect(bool(t["reason"]), f"{name}: test {t['id']} SKIP says why")
+            expect(all("want" in c and "got" in c for c in t["criteria"]), f"{name}: test {t['id']} criteria")
+
+
+def case_misconfig():
+    for prof, args, fails, code in MISCONFIG:
+        p, res, _ = certify(prof, *args)
+        what = " ".join(args)
+        expect(p.returncode == 1, f"{what}: exit 1 (got {p.returncode})")
+        v = verdicts(res)
+        failed = {i for i, x in v.items() if x == "FAIL"}
+        expect(failed == fails, f"{what}: fails exactly {sorted(fails)} (got {sorted(failed)})")
+        for t in res["tests"]:
+            if t["id"] in fails:
+                expect(t["cause"] and t["cause"]["code"] == code,
+                       f"{what}: test {t['id']} cause {code} (got {t['cause']})")
+                expect(len(t["cause"]["text"]) > 40, f"{what}: test {t['id']} cause in words")
+
+
+def case_suggest():
+    for prof, args, fails, code in MISCONFIG:
+        p, res, _ = certify(prof, *args, "--suggest")
+        what = " ".join(args)
+        s = res["suggest"]
+        expect(s and s["found"], f"{what}: --suggest found a setting (got {s and s.get('steps')})")
+        if not (s and s["found"]):
+            continue
+        sets = []
+        for x in s["sets"]:
+            sets += ["--set", x]
+        expect(all(st["before"] and st["after"] is not None for st in s["steps"]),
+               f"{what}: numbers before and after")
+        p2, res2, _ = certify(prof, *args, *sets)
+        expect(p2.returncode == 0, f"{what} + {s['sets']}: certify passes (exit {p2.returncode}: "
+               f"{[ (t['id'], t['verdict']) for t in res2['tests']]})")
+
+
+def case_numbers():
+    p, res, _ = certify(GOOD, "--only", "1,5")
+    t = {x["id"]: x for x in res["tests"]}
+    expect(sorted(t) == [1, 5], "--only 1,5 runs tests 1 and 5")
+    link = t[5]["measured"]["links"][0]
+    expect(link["required_bytes"] == 40304, f"headroom formula 40304 B (got {link['required_bytes']})")
+    expect(link["terms"]["cable"] == 12500, f"cable term 12500 B (got {link['terms']['cable']})")
+    for r in t[1]["measured"]["runs"]:
+        expect(r["tx_packets"] == 128 * r["n"], f"{r['n']}:1 sends 128 x N packets (got {r['tx_packets']})")
+        expect(r["lost"] == 0 and r["senders_paused"] == r["n"], f"{r['n']}:1 lossless, every sender paused")
+    expect([r["n"] for r in t[1]["measured"]["runs"]] == [2, 4, 7], "N = 2, 4, 7 for 8 hosts")
+
+
+def case_cli():
+    bad = os.path.join(TMP, "bad.yaml")
+    with open(GOOD) as f:
+        text = f.read()
+    with open(bad, "w") as f:
+        f.write(text.replace("  dscp: [26]\n", "  dscp: [26]\n  jian: 0.9\n"))
+    for args, needle in (([bad], "certify.jian"), ([GOOD, "--only", "1,zz"], "--only"),
+                         ([GOOD, "--set", "certify.all_to_all.goodput=190%"], "goodput")):
+        out = os.path.join(TMP, "never")
+        p = subprocess.run([ROCEPROBE, "certify", *args, "-o", out], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        expect(p.returncode == 2, f"{args}: exit 2 (got {p.returncode})")
+        expect(len(lines) == 1 and lines[0].startswith("roceprobe certify:") and needle in lines[0],
+               f"{args}: one line naming {needle} (got {lines})")
+        expect(not os.path.exists(out), f"{args}: DIR not made")
+    p = subprocess.run([ROCEPROBE, "certify", GOOD], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 2 and "-o DIR" in p.stderr, "without -o: exit 2")
+    # SIGINT while tests run: the tests done so far, interrupted: true, whole files
+    out = os.path.join(TMP, "sig")
+    pr = subprocess.Popen([ROCEPROBE, "certify", LS, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    time.sleep(0.6)
+    pr.send_signal(signal.SIGINT)
+    _, err = pr.communicate(timeout=60)
+    with open(os.path.join(out, "result.json")) as f:
+        res = json.load(f)
+    expect(res["interrupted"] is True, f"SIGINT: interrupted true (tests done: {len(res['tests'])})")
+    expect(len(res["tests"]) < 9, "SIGINT: not every test ran")
+    expect(pr.returncode == 1, f"SIGINT: exit 1, not certified (got {pr.returncode})")
+    for f in ("report.md", "report.html"):
+        expect(os.path.getsize(os.path.join(out, f)) > 0, f"SIGINT: {f} written")
+
+
+def case_reports():
+    p, res, out = certify(GOOD, "--set", "fabric.pfc.headroom=8KiB")
+    with open(os.path.join(out, "report.html")) as f:
+        html = f.read()
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    expect("<svg" in html and "<style>" in html, "report.html: inline CSS and SVG")
+    expect(" src=" not in html and "href='http" not in html and 'href="http' not in html and "<link" not in html,
+           "report.html: nothing fetched from outside")
+    expect(html.rstrip().endswith("</html>"), "report.html: whole")
+    for t in res["tests"]:
+        expect(t["name"] in md, f"report.md names {t['name']}")
+    expect("Likely cause" in md and "headroom" in md, "report.md: the cause of the FAIL")
+
+
+{"good": case_good, "misconfig": case_misconfig, "suggest": case_suggest, "numbers": case_numbers,
+ "cli": case_cli, "reports": case_reports}[CASE]()
+subprocess.run(["rm", "-rf", TMP])
+finish("certify-" + CASE)

@@ -1,0 +1,174 @@
+/* lib/certify without any lab: a stand-in engine hands back result
+ * documents written here by hand, as a real fabric's `run` would (flows and
+ * host ports; switches only where said), and the verdicts, causes and the
+ * blocking of a FAIL another test explains are checked against them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "certify/certify.h"
+
+static const char profile[] =
+	"hosts:\n"
+	"  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+	"  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\n"
+	"  - {name: h2, mac: \"02:00:00:00:00:03\", ipv4: 10.0.0.3}\n"
+	"  - {name: h3, mac: \"02:00:00:00:00:04\", ipv4: 10.0.0.4}\n"
+	"traffic: [{pattern: incast, receiver: h0, senders: [h1, h2, h3], dscp: 26}]\n"
+	"certify: {lossless: [3]}\n";
+
+/* Paused senders, no loss: what a lossless incast gives. */
+static const char doc_ok[] =
+	"{\"elapsed_ns\": 100000, \"flows\": [{\"src\": \"h1\", \"dst\": \"h0\", \"prio\": 3, \"tx_packets\": 128, "
+	"\"rx_packets\": 128, \"lost\": 0, \"naks\": 0, \"goodput_gbps\": 48.0}],"
+	" \"ports\": [{\"node\": \"h1\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}, {\"node\": \"h2\", \"prio\": [{\"prio\": 3, "
+	"\"pfc_rx\": 4}]}, {\"node\": \"h3\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}]}";
+/* Loss and no PFC at all. */
+static const char doc_tail[] =
+	"{\"elapsed_ns\": 100000, \"flows\": [{\"src\": \"h1\", \"dst\": \"h0\", \"prio\": 3, \"tx_packets\": 128, "
+	"\"rx_packets\": 100, \"lost\": 28, \"naks\": 0}], \"ports\": []}";
+/* Paused senders, but 7 frames dropped in headroom at the switch. */
+static const char doc_headroom[] =
+	"{\"elapsed_ns\": 100000, \"flows\": [{\"src\": \"h1\", \"dst\": \"h0\", \"prio\": 3, \"tx_packets\": 128, "
+	"\"rx_packets\": 121, \"lost\": 7, \"naks\": 0}],"
+	" \"ports\": [{\"node\": \"h1\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}, {\"node\": \"h2\", \"prio\": [{\"prio\": 3, "
+	"\"pfc_rx\": 4}]}, {\"node\": \"h3\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}],"
+	" \"switches\": [{\"name\": \"sw0\", \"role\": \"switch\", \"ports\": [{\"port\": 0, \"peer\": \"h0\", \"tx_bytes\": 0, "
+	"\"prio\": [{\"prio\": 3, \"queue\": {\"enq_pkts\": 121, \"drop_pkts\": 7, \"drops\": {\"headroom\": 7}}, \"pg\": {}}]}]}]}";
+
+struct fake {
+	const char *doc;
+	unsigned runs;
+	char last_traffic[4096];
+};
+
+static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_cert_fabric *out, char *err,
+		    size_t errlen)
+{
+	(void)ctx, (void)sets, (void)nsets, (void)err, (void)errlen;
+	memset(out, 0, sizeof(*out)); /* a real fabric: nothing known of the switches */
+	return 0;
+}
+
+static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, json_t **out, char *err, size_t errlen)
+{
+	struct fake *f = ctx;
+	(void)storm, (void)err, (void)errlen;
+	f->runs++;
+	snprintf(f->last_traffic, sizeof(f->last_traffic), "%s", nsets ? sets[nsets - 1] : "");
+	*out = json_loads(f->doc, 0, NULL);
+	return *out ? 0 : -1;
+}
+
+static json_t *certify(struct fake *f, unsigned only)
+{
+	char err[512] = "";
+	struct rp_profile *p = rp_profile_load_string("p.yaml", profile, NULL, err, sizeof(err));
+	assert_non_null(p);
+	struct rp_cert_engine eng = {.name = "fake", .ctx = f, .describe = describe, .run = run};
+	struct rp_cert_opts o = {.eng = &eng, .only = only};
+	json_t *tests = NULL;
+	bool stopped = true;
+	assert_int_equal(rp_certify_run(p, &o, &tests, &stopped, err, sizeof(err)), 0);
+	assert_false(stopped);
+	rp_profile_free(p);
+	return tests;
+}
+
+static const json_t *entry(const json_t *tests, int id)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(tests, i, e)
+		if (json_integer_value(json_object_get(e, "id")) == id)
+			return e;
+	fail_msg("no test %d", id);
+	return NULL;
+}
+
+static const char *verdict(const json_t *e)
+{
+	return json_string_value(json_object_get(e, "verdict"));
+}
+
+static const char *cause(const json_t *e)
+{
+	return json_string_value(json_object_get(json_object_get(e, "cause"), "code"));
+}
+
+static void only_lists(void **state)
+{
+	(void)state;
+	unsigned m;
+	char err[256];
+	assert_int_equal(rp_cert_parse_only("1,3,ecmp", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, (1u << 1) | (1u << 3) | (1u << 9));
+	assert_int_equal(rp_cert_parse_only("pause-storm", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, 1u << 6);
+	assert_int_equal(rp_cert_parse_only("1,zz", &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'zz'"));
+	assert_int_equal(rp_cert_parse_only("10", &m, err, sizeof(err)), -1);
+	assert_string_equal(rp_cert_test_name(5), "headroom");
+}
+
+/* 4 hosts: N = 2 and 3 (hosts - 1); every sender paused, nothing lost. */
+static void incast_passes_on_a_real_fabric(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_ok};
+	json_t *t = certify(&f, 1u << 1);
+	assert_int_equal(f.runs, 2);
+	assert_non_null(strstr(f.last_traffic, "senders: [h1, h2, h3]"));
+	assert_non_null(strstr(f.last_traffic, "dscp: 24")); /* priority 3 as 3 << 3: nothing else is known */
+	assert_string_equal(verdict(entry(t, 1)), "PASS");
+	assert_int_equal(json_array_size(json_object_get(entry(t, 1), "criteria")), 6);
+	json_decref(t);
+}
+
+static void loss_without_pfc_is_pfc_off(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_tail};
+	json_t *t = certify(&f, 1u << 1);
+	assert_string_equal(verdict(entry(t, 1)), "FAIL");
+	assert_string_equal(cause(entry(t, 1)), "pfc-off");
+	json_decref(t);
+}
+
+/* Test 1 loses frames in headroom; test 5, whose cause that is, fails for it:
+ * test 1 is not judged (SKIP, blocked_by 5). Test 9 sees no leaf: SKIP. */
+static void a_fail_another_test_explains_is_blocked(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_headroom};
+	json_t *t = certify(&f, (1u << 1) | (1u << 5) | (1u << 9));
+	assert_string_equal(verdict(entry(t, 5)), "FAIL");
+	assert_string_equal(cause(entry(t, 5)), "headroom");
+	assert_string_equal(verdict(entry(t, 1)), "SKIP");
+	assert_int_equal(json_integer_value(json_object_get(entry(t, 1), "blocked_by")), 5);
+	assert_string_equal(cause(entry(t, 1)), "headroom");
+	assert_string_equal(verdict(entry(t, 9)), "SKIP");
+	unsigned pass, fail, skip;
+	rp_cert_count(t, &pass, &fail, &skip);
+	assert_int_equal(pass, 0);
+	assert_int_equal(fail, 1);
+	assert_int_equal(skip, 2);
+	/* without test 5 the FAIL stands */
+	json_decref(t);
+	t = certify(&f, 1u << 1);
+	assert_string_equal(verdict(entry(t, 1)), "FAIL");
+	json_decref(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(only_lists),
+		cmocka_unit_test(incast_passes_on_a_real_fabric),
+		cmocka_unit_test(loss_without_pfc_is_pfc_off),
+		cmocka_unit_test(a_fail_another_test_explains_is_blocked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
