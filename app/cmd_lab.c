@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@ struct lab_opts {
 	size_t nsets;
 	const char *sweep[MAX_SWEEP];
 	size_t nsweep;
+	unsigned jobs;            /* sweep points run at once, each in its own process */
 	bool capture, quiet, allow_pause_storm, force;
 	unsigned snaplen;
 	uint64_t capture_max, capture_rotate;
@@ -46,7 +49,8 @@ static void usage(FILE *out)
 	      "fabric runs faithfully on any machine. Hosts use the same packet source and\n"
 	      "accountant as `roceprobe run`; they honour PFC, answer as RoCE receivers (CNP,\n"
 	      "ACK) and, with fabric.dcqcn, cut and recover their rate on CNPs. The `fabric:`\n"
-	      "section sets topology (single, leaf-spine with ECMP over the UDP source port),\n"
+	      "section sets topology (single, leaf-spine, 3-tier fat-tree, rail-optimised; ECMP\n"
+	      "over the UDP source port at every tier, hashed per switch),\n"
 	      "links, buffer, PFC, ECN and DCQCN (docs/lab.md). The same profile gives the same\n"
 	      "result.json (bar the environment's wall-clock fields) and the same pcaps.\n"
 	      "Writes DIR/result.json (\"schema\":\"roceprobe.result/1\", \"kind\":\"lab\"),\n"
@@ -59,6 +63,8 @@ static void usage(FILE *out)
 	      "  --set KEY=VALUE        override a profile key (fabric.pfc.xoff=200KiB)\n"
 	      "  --sweep KEY=V1,V2,...  one run per value (several --sweep: the grid); writes\n"
 	      "                         DIR/sweep.csv, DIR/sweep.json and DIR/point-N/ per run\n"
+	      "  --jobs N               run N sweep points at once, one process each (1..64,\n"
+	      "                         default 1); the files are the same as a serial sweep's\n"
 	      "  --capture              nanosecond pcaps of every host's wire, virtual time\n"
 	      "  --snaplen N            bytes kept per captured frame, 64..65535 (default 128)\n"
 	      "  --capture-max SIZE     every pcap of a run together at most SIZE (default 1GiB;\n"
@@ -84,9 +90,10 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		{"allow-pause-storm", no_argument, NULL, 'A'}, {"quiet", no_argument, NULL, 'q'},
 		{"capture-max", required_argument, NULL, 'M'}, {"capture-rotate", required_argument, NULL, 'R'},
 		{"force", no_argument, NULL, 'F'},        {"help", no_argument, NULL, 'h'},
+		{"jobs", required_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct lab_opts){.bin_ns = 100000, .snaplen = RP_CLI_SNAPLEN_DEFAULT, .capture_max = 1ull << 30};
+	*o = (struct lab_opts){.bin_ns = 100000, .snaplen = RP_CLI_SNAPLEN_DEFAULT, .capture_max = 1ull << 30, .jobs = 1};
 	int c, rc = 0;
 	uint64_t v = 0;
 	optind = 1;
@@ -111,6 +118,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'R': rc = rp_cli_size("lab", "--capture-rotate", optarg, 4096, UINT64_MAX, &o->capture_rotate); break;
 		case 'b': rc = rp_cli_uint("lab", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
+		case 'j': rc = rp_cli_uint("lab", "--jobs", optarg, 1, 64, &v); o->jobs = (unsigned)v; break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
@@ -123,6 +131,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		return rp_cli_error("lab", "expected one profile (try 'roceprobe lab --help')");
 	if (!o->out)
 		return rp_cli_error("lab", "-o DIR is required: where result.json and summary.txt go");
+	if (o->jobs > 1 && !o->nsweep)
+		return rp_cli_error("lab", "--jobs runs sweep points in parallel: give it a --sweep");
 	o->profile = argv[optind];
 	return 0;
 }
@@ -188,18 +198,30 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
+	json_t *flows = json_array(); /* written a flow at a time (a million flows are GBs as JSON) */
+	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", rp_report_flows(a), "ports",
+				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
 				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
 	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
 	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
-	json_object_set_new(root, "pairs", rp_report_pairs(a));
+	struct rp_pairs *pairs = rp_pairs_build(a);
+	json_t *rows = json_array(), *outliers = json_array();
+	json_object_set_new(root, "pairs", json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
-	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
+	const struct rp_report_stream st[] = {
+		{flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a},
+		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
+		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
+	};
+	int rc = rp_report_write_atomic_streams(path, root, st, 3, err, sizeof(err));
+	rp_pairs_free(pairs);
+	json_decref(flows);
+	json_decref(rows);
+	json_decref(outliers);
 	json_decref(root);
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
@@ -296,6 +318,11 @@ static void summary_fabric(FILE *f, const struct one *r)
 	if (!json_array_size(victims))
 		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
 	json_array_foreach(victims, i, x) {
+		if (i == 20) { /* a million-flow run can have a million: the rest are in result.json */
+			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n",
+				json_array_size(victims) - 20);
+			break;
+		}
 		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
 			   " ns, %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
@@ -488,24 +515,142 @@ static int sweep_check(struct lab_opts *o, const struct axis *ax, size_t nax, co
 	return rc;
 }
 
-static int sweep_point(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		       struct rp_lab_headline *h, json_t *rows)
+/* Runs one point into DIR/point-N; its headline in *h. */
+static int point_run(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		     struct rp_lab_headline *h)
 {
 	char sets[MAX_SWEEP][1200], dir[4096];
 	size_t base = o->nsets;
-	json_t *at = json_object();
-	point_sets(o, ax, nax, idx, sets, at);
+	point_sets(o, ax, nax, idx, sets, NULL);
 	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
 	if (!o->quiet)
 		fprintf(stderr, "lab: sweep point %zu: %s\n", point, dir);
 	int rc = run_one(o, dir, false, h);
 	o->nsets = base;
-	if (rc == 0)
-		json_array_append_new(rows, json_pack("{s:I, s:s, s:o, s:o}", "point", (json_int_t)point, "dir", dir, "at", at,
-						      "headline", rp_lab_headline_json(h)));
-	else
-		json_decref(at);
 	return rc;
+}
+
+/* sweep.json's row of a point that ran. */
+static void point_row(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		      const struct rp_lab_headline *h, json_t *rows)
+{
+	char sets[MAX_SWEEP][1200], dir[4096];
+	size_t base = o->nsets;
+	json_t *at = json_object();
+	point_sets(o, ax, nax, idx, sets, at);
+	o->nsets = base;
+	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
+	json_array_append_new(rows, json_pack("{s:I, s:s, s:o, s:o}", "point", (json_int_t)point, "dir", dir, "at", at,
+					      "headline", rp_lab_headline_json(h)));
+}
+
+static int sweep_point(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		       struct rp_lab_headline *h, json_t *rows)
+{
+	int rc = point_run(o, ax, nax, idx, point, h);
+	if (rc == 0)
+		point_row(o, ax, nax, idx, point, h, rows);
+	return rc;
+}
+
+/* ---- --jobs N: points in child processes ----
+ * A child runs one point exactly as the serial sweep would (its own
+ * process: nothing shared) and sends its exit code and headline back over a
+ * pipe; the parent writes the rows in point order, so sweep.csv, sweep.json
+ * and every point-N/ are the serial sweep's. A signal reaches the children
+ * too (the same process group): each ends its point as interrupted, and no
+ * further point starts. */
+struct job_result {
+	int rc;
+	struct rp_lab_headline h;
+};
+
+struct job {
+	pid_t pid;
+	int fd;
+	size_t point;
+};
+
+static int job_start(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
+		     struct job *j)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return rp_cli_error("lab", "--jobs: cannot make a pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return rp_cli_error("lab", "--jobs: cannot fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(p[0]);
+		struct job_result r = {0};
+		r.rc = point_run(o, ax, nax, idx, point, &r.h);
+		ssize_t w = write(p[1], &r, sizeof(r));
+		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	*j = (struct job){.pid = pid, .fd = p[0], .point = point};
+	return 0;
+}
+
+/* Waits for one child; its result into res[point]. A SIGINT/SIGTERM that
+ * reached only this process is passed on to the running points once. */
+static void job_reap(struct job *jobs, size_t *running, struct job_result *res, bool *forwarded)
+{
+	int st;
+	pid_t pid;
+	while ((pid = waitpid(-1, &st, WNOHANG)) <= 0) {
+		if (pid < 0 && errno != EINTR)
+			return;
+		if (rp_cli_stop && !*forwarded) {
+			for (size_t i = 0; i < *running; i++)
+				kill(jobs[i].pid, SIGTERM);
+			*forwarded = true;
+		}
+		nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+	}
+	for (size_t i = 0; i < *running; i++) {
+		if (jobs[i].pid != pid)
+			continue;
+		struct job_result r = {.rc = RP_EXIT_USAGE};
+		if (read(jobs[i].fd, &r, sizeof(r)) != (ssize_t)sizeof(r) || !WIFEXITED(st) || WEXITSTATUS(st))
+			r.rc = r.rc ? r.rc : RP_EXIT_USAGE;
+		close(jobs[i].fd);
+		res[jobs[i].point] = r;
+		jobs[i] = jobs[--*running];
+		return;
+	}
+}
+
+/* Every point (their indices in idxs), at most o->jobs at once. res[p].rc is
+ * -1 for points that never started. */
+static void run_parallel(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t (*idxs)[MAX_SWEEP],
+			 size_t npoints, struct job_result *res)
+{
+	struct job jobs[64];
+	size_t running = 0, next = 0;
+	bool failed = false, forwarded = false;
+	for (size_t p = 0; p < npoints; p++)
+		res[p].rc = -1;
+	while (next < npoints || running) {
+		while (running < o->jobs && next < npoints && !failed && !rp_cli_stop) {
+			if (job_start(o, ax, nax, idxs[next], next, &jobs[running])) {
+				failed = true;
+				break;
+			}
+			running++;
+			next++;
+		}
+		if (!running)
+			break;
+		job_reap(jobs, &running, res, &forwarded);
+		for (size_t p = 0; p < npoints; p++)
+			failed |= res[p].rc > 0;
+	}
 }
 
 static bool next_index(size_t *idx, const struct axis *ax, size_t nax)
@@ -556,13 +701,29 @@ static int run_sweep(struct lab_opts *o)
 		fprintf(f, ",%s", ax[k].key);
 	fputs(",loss_pct,lost,drops,paused_pct,p99_ns,p999_ns,goodput_gbps,max_queue_bytes,virtual_ns\n", f);
 	json_t *rows = json_array();
-	do {
-		struct rp_lab_headline h;
-		rc = sweep_point(o, ax, o->nsweep, idx, point, &h, rows);
-		if (rc == 0)
-			csv_row(f, ax, o->nsweep, idx, point, &h);
-		point++;
-	} while (rc == 0 && !rp_cli_stop && next_index(idx, ax, o->nsweep)); /* a signal: the points so far */
+	if (o->jobs > 1) {
+		static size_t idxs[MAX_POINTS][MAX_SWEEP];
+		static struct job_result res[MAX_POINTS];
+		size_t n = 0;
+		do
+			memcpy(idxs[n++], idx, sizeof(idx));
+		while (next_index(idx, ax, o->nsweep));
+		run_parallel(o, ax, o->nsweep, (const size_t(*)[MAX_SWEEP])idxs, n, res);
+		for (; point < n && res[point].rc == 0; point++) { /* in order, up to the first that failed or never ran */
+			csv_row(f, ax, o->nsweep, idxs[point], point, &res[point].h);
+			point_row(o, ax, o->nsweep, idxs[point], point, &res[point].h, rows);
+		}
+		if (point < n && res[point].rc > 0)
+			rc = res[point].rc;
+	} else {
+		do {
+			struct rp_lab_headline h;
+			rc = sweep_point(o, ax, o->nsweep, idx, point, &h, rows);
+			if (rc == 0)
+				csv_row(f, ax, o->nsweep, idx, point, &h);
+			point++;
+		} while (rc == 0 && !rp_cli_stop && next_index(idx, ax, o->nsweep)); /* a signal: the points so far */
+	}
 	fclose(f);
 	rc = rc ? rc : write_sweep_json(o, rows);
 	if (rc == 0) {

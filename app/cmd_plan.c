@@ -14,6 +14,7 @@
 #include "wire/eth.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
+#include "wire/sport.h"
 
 #define MAX_SETS 64
 
@@ -259,8 +260,10 @@ static void print_flow(const struct rp_plan *pl, const struct rp_flow *f)
 	}
 	snprintf(vlan, sizeof(vlan), f->p.has_vlan ? "%u" : "-", f->p.vid);
 	snprintf(qos, sizeof(qos), "%u/%s/%u", f->p.dscp, rp_ecn_name(f->p.ecn), f->prio);
-	printf("  %-4u %-12s %-22s %3u@0x%06x %-9s %7s %4u %-14s %5s %7s %8s %-13s %10" PRIu64 " %12" PRIu64 "\n",
-	       f->id, p->traffic[f->traffic].name, route, f->p.qps, f->rqpn, rp_verb_name(f->p.verb),
+	uint16_t sport = rp_sport_select((enum rp_sport_policy)f->p.sport, f->lqpn, f->rqpn, f->p.sport_base, 0);
+	printf("  %-4u %-12s %-22s %3u 0x%06x>0x%06x %5u %-9s %7s %4u %-14s %5s %7s %8s %-13s %10" PRIu64
+	       " %12" PRIu64 "\n",
+	       f->id, p->traffic[f->traffic].name, route, f->p.qps, f->lqpn, f->rqpn, sport, rp_verb_name(f->p.verb),
 	       rp_format_size(f->p.msg_size, a, sizeof(a)), f->p.mtu, qos, vlan,
 	       rp_format_bps(f->rate_bps, b, sizeof(b)), rp_format_ns(f->pace.start_ns, c, sizeof(c)),
 	       stop_text(&f->p, st, sizeof(st)), f->tot.pkts, f->payload_bytes);
@@ -268,8 +271,8 @@ static void print_flow(const struct rp_plan *pl, const struct rp_flow *f)
 
 static void print_flows(const struct rp_plan *pl)
 {
-	printf("\nflows (%zu)\n  %-4s %-12s %-22s %-12s %-9s %7s %4s %-12s %5s %7s %8s %-13s %10s %12s\n", pl->nflows, "id",
-	       "traffic", "src -> dst", "qps@dqpn", "opcode", "msg", "mtu", "dscp/ecn/pri", "vlan", "rate", "start",
+	printf("\nflows (%zu)\n  %-4s %-12s %-22s %-21s %5s %-9s %7s %4s %-12s %5s %7s %8s %-13s %10s %12s\n", pl->nflows,
+	       "id", "traffic", "src -> dst", "qps qpn>dest_qpn", "sport", "opcode", "msg", "mtu", "dscp/ecn/pri", "vlan", "rate", "start",
 	       "stop", "packets", "bytes");
 	for (size_t i = 0; i < pl->nflows; i++)
 		print_flow(pl, &pl->flows[i]);
@@ -447,6 +450,12 @@ static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
 					    rp_sport_name(f->p.sport), "ip", f->p.ip, "rate_bps", (json_int_t)f->rate_bps,
 					    "psn_start", (int)f->p.psn_start));
 	json_object_set_new(o, "dest_qpn", json_integer(f->rqpn));
+	/* QP q's UDP source port (the ECMP entropy): first_qpn + q -> dest_qpn + q */
+	json_t *sp = json_array();
+	for (unsigned q = 0; q < f->p.qps; q++)
+		json_array_append_new(sp, json_integer(rp_sport_select((enum rp_sport_policy)f->p.sport, f->lqpn + q,
+								       f->rqpn + q, f->p.sport_base, q)));
+	json_object_set_new(o, "udp_sports", sp);
 	char hop[46], mac[18];
 	if (f->nh.l3 == 4)
 		rp_ipv4_addr_format(f->nh.ip4, hop);

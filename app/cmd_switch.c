@@ -23,6 +23,10 @@
 #include "report/switch_json.h"
 #include "wire/eth.h"
 
+/* The DPDK switch tells its lcore which ports to serve by a 64-bit mask
+ * (rp_switch_rx.kick): 64 ports here, up to RP_SWITCH_MAX_PORTS in the lab. */
+#define SWITCH_MAX_PORTS 64
+
 #define NS 1000000000ull
 #define MAX_FDB 1024
 #define DRAIN_NS 50000000ull
@@ -37,7 +41,7 @@ struct fdb_entry {
  * rp_fabric_init_switch) that the flags then change, mapped to the model by
  * the lab's own rp_fabric_switch_cfg. */
 struct switch_opts {
-	const char *ports[RP_SWITCH_MAX_PORTS];
+	const char *ports[SWITCH_MAX_PORTS];
 	unsigned nports;
 	const char *profile;
 	struct rp_fabric fab;
@@ -62,16 +66,16 @@ struct switch_opts {
 struct switch_run {
 	struct rp_switch_cfg cfg;
 	struct rp_switch *sw;
-	struct rp_dp_port ports[RP_SWITCH_MAX_PORTS];
+	struct rp_dp_port ports[SWITCH_MAX_PORTS];
 	struct rp_dp_switch rt;
-	struct rp_capture_cfg cap_cfg[RP_SWITCH_MAX_PORTS];
-	char cap_path[RP_SWITCH_MAX_PORTS][4200];
-	struct rp_capture_stats cap_stats[RP_SWITCH_MAX_PORTS];
+	struct rp_capture_cfg cap_cfg[SWITCH_MAX_PORTS];
+	char cap_path[SWITCH_MAX_PORTS][4200];
+	struct rp_capture_stats cap_stats[SWITCH_MAX_PORTS];
 	bool eal_up;
 	uint64_t end_ns;
-	uint64_t pmd_imissed[RP_SWITCH_MAX_PORTS], pmd_oerrors[RP_SWITCH_MAX_PORTS];
-	struct rp_switch_port_stats last[RP_SWITCH_MAX_PORTS];
-	struct rp_dp_sw_counters last_c[RP_SWITCH_MAX_PORTS];
+	uint64_t pmd_imissed[SWITCH_MAX_PORTS], pmd_oerrors[SWITCH_MAX_PORTS];
+	struct rp_switch_port_stats last[SWITCH_MAX_PORTS];
+	struct rp_dp_sw_counters last_c[SWITCH_MAX_PORTS];
 	uint64_t last_ns;
 };
 
@@ -182,7 +186,7 @@ static int parse_fdb(const char *s, struct switch_opts *o)
 	mac[eq - s] = '\0';
 	uint64_t port;
 	if (rp_mac_parse(mac, e->mac) != 0 || (e->mac[0] & 1) ||
-	    rp_parse_uint(eq + 1, RP_SWITCH_MAX_PORTS - 1, &port))
+	    rp_parse_uint(eq + 1, SWITCH_MAX_PORTS - 1, &port))
 		return rp_cli_error(CMD, "--fdb: expected a unicast MAC=PORT like 02:00:00:00:00:0c=2, got '%s'", s);
 	e->port = (unsigned)port;
 	o->nfdb++;
@@ -235,8 +239,8 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	uint64_t v;
 	switch (c) {
 	case 'p':
-		if (o->nports == RP_SWITCH_MAX_PORTS)
-			return rp_cli_error(CMD, "at most %d ports", RP_SWITCH_MAX_PORTS);
+		if (o->nports == SWITCH_MAX_PORTS)
+			return rp_cli_error(CMD, "at most %d ports", SWITCH_MAX_PORTS);
 		o->ports[o->nports++] = arg;
 		return 0;
 	case 's':
@@ -460,7 +464,7 @@ static int start(struct switch_run *r, struct switch_opts *o)
 	char err[RP_DP_ERRLEN];
 	if (o->cpu < 0)
 		o->cpu = highest_cpu();
-	struct rp_dp_port *ports[RP_SWITCH_MAX_PORTS];
+	struct rp_dp_port *ports[SWITCH_MAX_PORTS];
 	struct rp_dp_eal_opts eo = {.devargs = o->ports, .n_devargs = o->nports, .user_eal = o->eal, .lcores = 1,
 				    .who = CMD};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
@@ -693,7 +697,7 @@ static void report_text(const struct switch_run *r)
 static void close_captures(struct switch_run *r)
 {
 	char err[RP_DP_ERRLEN];
-	for (unsigned p = 0; p < RP_SWITCH_MAX_PORTS; p++)
+	for (unsigned p = 0; p < SWITCH_MAX_PORTS; p++)
 		if (r->rt.port[p].cap) {
 			if (rp_capture_close(r->rt.port[p].cap, &r->cap_stats[p], err, sizeof(err)) != 0)
 				fprintf(stderr, "roceprobe switch: %s\n", err);
@@ -704,7 +708,7 @@ static void close_captures(struct switch_run *r)
 static void teardown(struct switch_run *r)
 {
 	close_captures(r);
-	for (unsigned p = 0; p < RP_SWITCH_MAX_PORTS; p++)
+	for (unsigned p = 0; p < SWITCH_MAX_PORTS; p++)
 		rp_dp_port_close(&r->ports[p]);
 	rp_switch_destroy(r->sw);
 	r->sw = NULL;

@@ -14,21 +14,41 @@ uint32_t rp_cells_needed(uint64_t bytes, uint32_t min_frame)
 	return n > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)n;
 }
 
+/* At least `need` more free cells, the new ones ahead of the free chain. */
+static int grow(struct rp_cells *c, uint32_t need)
+{
+	uint64_t want = (uint64_t)c->n * 2;
+	if (want < RP_CELLS_FIRST)
+		want = RP_CELLS_FIRST;
+	if (want < (uint64_t)c->n + need)
+		want = (uint64_t)c->n + need;
+	if (want > c->max)
+		want = c->max;
+	if (want <= c->n || want - c->n < need)
+		return -1;
+	uint8_t *data = realloc(c->data, (size_t)want * RP_CELL_BYTES);
+	if (!data)
+		return -1;
+	c->data = data;
+	uint32_t *next = realloc(c->next, (size_t)want * sizeof(*next));
+	if (!next)
+		return -1;
+	c->next = next;
+	uint32_t n = (uint32_t)want;
+	for (uint32_t i = c->n; i < n; i++)
+		c->next[i] = i + 1 < n ? i + 1 : c->free_head;
+	c->free_head = c->n;
+	c->nfree += n - c->n;
+	c->n = n;
+	return 0;
+}
+
 int rp_cells_init(struct rp_cells *c, uint32_t n)
 {
 	memset(c, 0, sizeof(*c));
-	c->data = malloc((size_t)n * RP_CELL_BYTES);
-	c->next = malloc((size_t)n * sizeof(*c->next));
-	if (!c->data || !c->next) {
-		rp_cells_fini(c);
-		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		c->next[i] = i + 1 < n ? i + 1 : RP_CELL_NONE;
-	c->n = n;
-	c->free_head = n ? 0 : RP_CELL_NONE;
-	c->nfree = n;
-	return 0;
+	c->max = n;
+	c->free_head = RP_CELL_NONE;
+	return n && grow(c, 1) ? -1 : 0;
 }
 
 void rp_cells_fini(struct rp_cells *c)
@@ -44,12 +64,21 @@ uint32_t rp_cells_store(struct rp_cells *c, const uint8_t *src, size_t len)
 {
 	uint32_t k = cells_for(len), first = c->free_head, cur = first;
 
-	if (k == 0 || k > c->nfree)
+	if (k == 0 || (k > c->nfree && grow(c, k - c->nfree)))
 		return RP_CELL_NONE;
-	for (uint32_t i = 0; i < k; i++) {
-		size_t off = (size_t)i * RP_CELL_BYTES, n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
-		memcpy(c->data + (size_t)cur * RP_CELL_BYTES, src + off, n);
-		if (i + 1 < k)
+	first = cur = c->free_head;
+	/* Cells next to each other in the chain and in memory are copied in one
+	 * piece (a fresh or orderly pool gives long runs): one copy, not 64. */
+	for (uint32_t i = 0; i < k;) {
+		uint32_t start = cur, run = 1;
+		while (i + run < k && c->next[cur] == cur + 1) {
+			cur++;
+			run++;
+		}
+		size_t off = (size_t)i * RP_CELL_BYTES, n = (size_t)run * RP_CELL_BYTES;
+		memcpy(c->data + (size_t)start * RP_CELL_BYTES, src + off, len - off < n ? len - off : n);
+		i += run;
+		if (i < k)
 			cur = c->next[cur];
 	}
 	c->free_head = c->next[cur];
@@ -61,9 +90,15 @@ uint32_t rp_cells_store(struct rp_cells *c, const uint8_t *src, size_t len)
 void rp_cells_load(const struct rp_cells *c, uint32_t first, uint8_t *dst, size_t len)
 {
 	uint32_t cur = first;
-	for (size_t off = 0; off < len && cur != RP_CELL_NONE; off += RP_CELL_BYTES) {
-		size_t n = len - off < RP_CELL_BYTES ? len - off : RP_CELL_BYTES;
-		memcpy(dst + off, c->data + (size_t)cur * RP_CELL_BYTES, n);
+	for (size_t off = 0; off < len && cur != RP_CELL_NONE;) {
+		uint32_t start = cur;
+		size_t n = RP_CELL_BYTES;
+		while (off + n < len && c->next[cur] == cur + 1) { /* a run of neighbours: one copy */
+			cur++;
+			n += RP_CELL_BYTES;
+		}
+		memcpy(dst + off, c->data + (size_t)start * RP_CELL_BYTES, len - off < n ? len - off : n);
+		off += n;
 		cur = c->next[cur];
 	}
 }

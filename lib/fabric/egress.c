@@ -76,7 +76,7 @@ static void send_data(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t
 	sw->port[port].st.tx_bytes += k->len;
 	rp_sw_release(sw, k->in_port, tc, k->len);
 	if (rp_sw_pfc_check_xon(sw, now_ns, k->in_port, tc))
-		tx->kick |= 1ull << k->in_port;
+		rp_sw_kick(&tx->kick, tx->kick_port, &tx->nkick, k->in_port);
 	rp_sw_pkt_free(sw, i);
 }
 

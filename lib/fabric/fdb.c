@@ -51,7 +51,7 @@ static uint32_t probe(const struct rp_fdb *f, uint64_t key)
 	return i;
 }
 
-int rp_fdb_add(struct rp_fdb *f, const uint8_t mac[6], uint8_t port)
+int rp_fdb_add(struct rp_fdb *f, const uint8_t mac[6], uint16_t port)
 {
 	uint64_t key = mac_key(mac);
 	uint32_t i;

@@ -35,7 +35,7 @@ static uint32_t store(struct rp_switch *sw, uint64_t now_ns, unsigned in, const 
 		return RP_PKT_NONE;
 	}
 	sw->pkt[i] = (struct rp_pkt){.cell = cell, .enq_ns = now_ns, .len = (uint16_t)len, .l3_off = c->l3_off,
-				     .in_port = (uint8_t)in, .tc = c->tc, .l3 = c->l3, .ect = c->ect};
+				     .in_port = (uint16_t)in, .tc = c->tc, .l3 = c->l3, .ect = c->ect};
 	return i;
 }
 
@@ -44,7 +44,7 @@ static void xoff_check(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsig
 {
 	if (rp_sw_pfc_check_xoff(sw, now_ns, in, tc, spilled)) {
 		rx->xoff |= (uint8_t)(1u << tc);
-		rx->kick |= 1ull << in;
+		rp_sw_kick(&rx->kick, rx->kick_port, &rx->nkick, in);
 	}
 }
 
@@ -69,7 +69,7 @@ static void enqueue(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsigned
 	rp_sw_queue_push(sw, out, c->tc, i, now_ns);
 	rx->verdict = RP_SW_QUEUED;
 	rx->headroom = where == RP_ADMIT_HEADROOM;
-	rx->kick |= 1ull << out;
+	rp_sw_kick(&rx->kick, rx->kick_port, &rx->nkick, out);
 	xoff_check(sw, now_ns, in, c->tc, rx->headroom, rx);
 }
 

@@ -35,5 +35,5 @@ void rp_sw_pfc_receive(struct rp_switch *sw, uint64_t now_ns, unsigned port, con
 	rp_sw_wd_pfc_rx(sw, port, rx->pfc_prios, now_ns);
 	rp_pause_rx(&p->pause, now_ns, &m);
 	/* An XON (or a shorter pause) may let queued frames go now. */
-	rx->kick |= 1ull << port;
+	rp_sw_kick(&rx->kick, rx->kick_port, &rx->nkick, port);
 }

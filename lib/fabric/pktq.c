@@ -1,10 +1,35 @@
-/* Packet descriptors (a free list over a preallocated array) and the FIFO
+/* Packet descriptors (a free list over an array grown on demand) and the FIFO
  * egress queues built from them. Queue depth changes only here, so the depth
  * counters and the time series are kept here too. */
+#include <stdlib.h>
+
 #include "switch_internal.h"
+
+int rp_sw_pkt_grow(struct rp_switch *sw)
+{
+	uint64_t want = (uint64_t)sw->npkt * 2;
+	if (want < 1024)
+		want = 1024;
+	if (want > sw->pkt_max)
+		want = sw->pkt_max;
+	if (want <= sw->npkt)
+		return -1;
+	struct rp_pkt *pkt = realloc(sw->pkt, (size_t)want * sizeof(*pkt));
+	if (!pkt)
+		return -1;
+	sw->pkt = pkt;
+	uint32_t n = (uint32_t)want;
+	for (uint32_t i = sw->npkt; i < n; i++)
+		sw->pkt[i].next = i + 1 < n ? i + 1 : sw->pkt_free;
+	sw->pkt_free = sw->npkt;
+	sw->npkt = n;
+	return 0;
+}
 
 uint32_t rp_sw_pkt_alloc(struct rp_switch *sw)
 {
+	if (sw->pkt_free == RP_PKT_NONE && rp_sw_pkt_grow(sw))
+		return RP_PKT_NONE;
 	uint32_t i = sw->pkt_free;
 	if (i != RP_PKT_NONE) {
 		sw->pkt_free = sw->pkt[i].next;

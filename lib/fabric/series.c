@@ -1,8 +1,10 @@
 #include "series.h"
 
-void rp_series_init(struct rp_series *s, uint64_t *bins, uint32_t nbins, uint64_t bin_ns)
+#include <stdlib.h>
+
+void rp_series_init(struct rp_series *s, uint32_t nbins, uint64_t bin_ns)
 {
-	s->bins = bins;
+	s->bins = NULL;
 	s->nbins = bin_ns ? nbins : 0;
 	s->bin_ns = bin_ns;
 	s->last = 0;
@@ -30,10 +32,20 @@ static uint32_t carry_to(struct rp_series *s, uint64_t now_ns)
 	return (uint32_t)b;
 }
 
+void rp_series_fini(struct rp_series *s)
+{
+	free(s->bins);
+	s->bins = NULL;
+}
+
 void rp_series_record(struct rp_series *s, uint64_t now_ns, uint64_t v)
 {
 	if (!s->nbins)
 		return;
+	if (!s->bins && !(s->bins = calloc(s->nbins, sizeof(*s->bins)))) {
+		s->nbins = 0;
+		return;
+	}
 	bool in_window = now_ns / s->bin_ns < s->nbins;
 	uint32_t b = carry_to(s, now_ns);
 	if (in_window)
@@ -43,7 +55,7 @@ void rp_series_record(struct rp_series *s, uint64_t now_ns, uint64_t v)
 
 uint32_t rp_series_settle(struct rp_series *s, uint64_t now_ns)
 {
-	if (!s->nbins)
+	if (!s->nbins || !s->bins)
 		return 0;
 	return carry_to(s, now_ns) + 1;
 }

@@ -1,5 +1,7 @@
-/* Creating and destroying the switch: every allocation the model ever makes
- * happens here, sized from the config, so the per-packet paths never allocate. */
+/* Creating and destroying the switch. Every limit is fixed here from the
+ * config; the frame memory (descriptors and cells) starts small and grows by
+ * doubling only when the buffer holds more frames than it ever did (pktq.c,
+ * cells.c), so steady traffic never allocates and idle switches stay small. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,36 +17,22 @@ static uint64_t headroom_total(const struct rp_switch_cfg *cfg)
 	return h;
 }
 
-/* Descriptors for the most frames the buffer can hold: all of them minimum size. */
+/* Descriptors for the most frames the buffer can hold (all of them minimum
+ * size) at most; the first few now. */
 static int alloc_pkts(struct rp_switch *sw)
 {
 	uint64_t n = sw->cfg.buffer_bytes / RP_SWITCH_MIN_FRAME + 1;
-	sw->pkt = malloc((size_t)n * sizeof(*sw->pkt));
-	if (!sw->pkt)
-		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		sw->pkt[i].next = i + 1 < n ? (uint32_t)(i + 1) : RP_PKT_NONE;
-	sw->npkt = (uint32_t)n;
-	sw->pkt_free = 0;
-	return 0;
+	sw->pkt_max = n > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)n;
+	sw->pkt_free = RP_PKT_NONE;
+	return rp_sw_pkt_grow(sw) == 0 || sw->pkt_max == 0 ? 0 : -1;
 }
 
-static int alloc_series(struct rp_switch *sw)
+static void init_series(struct rp_switch *sw)
 {
 	const struct rp_switch_cfg *c = &sw->cfg;
-	size_t per = c->qdepth_bins, n = (size_t)c->nports * RP_SWITCH_TCS * per;
-
-	if (n) {
-		sw->series_mem = calloc(n, sizeof(uint64_t));
-		if (!sw->series_mem)
-			return -1;
-	}
 	for (unsigned p = 0; p < c->nports; p++)
 		for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
-			rp_series_init(&sw->port[p].q[t].series,
-				       n ? sw->series_mem + ((size_t)p * RP_SWITCH_TCS + t) * per : NULL,
-				       (uint32_t)per, c->qdepth_bin_ns);
-	return 0;
+			rp_series_init(&sw->port[p].q[t].series, c->qdepth_bins, c->qdepth_bin_ns);
 }
 
 static void init_port(struct rp_port *p, uint64_t rate_bps)
@@ -82,10 +70,7 @@ struct rp_switch *rp_switch_create(const struct rp_switch_cfg *cfg)
 	}
 	for (unsigned i = 0; i < cfg->nports; i++)
 		init_port(&sw->port[i], cfg->port[i].rate_bps);
-	if (alloc_series(sw)) {
-		rp_switch_destroy(sw);
-		return NULL;
-	}
+	init_series(sw);
 	return sw;
 }
 
@@ -93,9 +78,11 @@ void rp_switch_destroy(struct rp_switch *sw)
 {
 	if (!sw)
 		return;
+	for (unsigned p = 0; sw->port && p < sw->cfg.nports; p++)
+		for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
+			rp_series_fini(&sw->port[p].q[t].series);
 	rp_cells_fini(&sw->cells);
 	rp_fdb_fini(&sw->fdb);
-	free(sw->series_mem);
 	free(sw->pkt);
 	free(sw->port);
 	free(sw);
@@ -105,7 +92,7 @@ int rp_switch_fdb_add(struct rp_switch *sw, const uint8_t mac[6], unsigned port)
 {
 	if (port >= sw->cfg.nports)
 		return -1;
-	return rp_fdb_add(&sw->fdb, mac, (uint8_t)port);
+	return rp_fdb_add(&sw->fdb, mac, (uint16_t)port);
 }
 
 int rp_switch_fdb_lookup(const struct rp_switch *sw, const uint8_t mac[6])

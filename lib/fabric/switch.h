@@ -12,8 +12,11 @@
  *   nothing to send now -> rp_switch_next_event_ns(sw, port, T) says when to
  *     ask again (pause expiry, PFC refresh due, transmitter free)
  *
- * now_ns must not go backwards between calls. No allocation after create, no
- * clocks, no I/O, no printing.
+ * now_ns must not go backwards between calls. No clocks, no I/O, no printing;
+ * allocation after create only when the buffer holds more frames than it ever
+ * did (its frame memory doubles, up to what buffer_bytes can hold) and at a
+ * queue's first frame (its depth series), so a fabric of many mostly idle
+ * switches stays small and steady traffic never allocates.
  *
  * Model choices (the "why" of each lives next to its code):
  * - priority == traffic class == egress queue == priority group: PFC priority
@@ -24,7 +27,7 @@
  *   lossy traffic on egress (queue limit: tail drop).
  * - Release on dequeue; a PG gives back headroom bytes before shared ones.
  * - ECN is decided at dequeue, against the queue depth left behind.
- * - Frames are copied into a preallocated cell pool (64-byte cells).
+ * - Frames are copied into a cell pool (64-byte cells) sized for the buffer.
  * - Frame lengths are without FCS; a frame occupies len + 24 bytes of wire
  *   time (FCS 4, preamble + SFD 8, IFG 12). */
 #ifndef RP_FABRIC_SWITCH_H
@@ -36,7 +39,8 @@
 
 #include "wire/pfc.h"
 
-#define RP_SWITCH_MAX_PORTS 64
+#define RP_SWITCH_MAX_PORTS 256 /* as 25.6 Tbit/s ASICs split: 64 x 400G, 128 x 200G, 256 x 100G */
+#define RP_SWITCH_KICKS 4       /* ports one call can kick: ingress and egress, PFC and XON */
 #define RP_SWITCH_TCS RP_PFC_PRIOS
 #define RP_SWITCH_NEVER UINT64_MAX
 #define RP_SWITCH_L1_OVERHEAD 24 /* FCS + preamble/SFD + IFG */
@@ -152,7 +156,9 @@ struct rp_switch_rx {
 	bool headroom;     /* queued into the PG's headroom */
 	uint8_t xoff;      /* priorities this frame sent into XOFF on the ingress port */
 	uint8_t pfc_prios; /* consumed PFC/PAUSE: priorities it named and the port honours */
-	uint64_t kick;     /* bit p: ask port p's transmitter now (new frame queued,
+	uint16_t kick_port[RP_SWITCH_KICKS]; /* every port to ask (any port number) ... */
+	uint8_t nkick;
+	uint64_t kick;     /* ... and as a mask for ports 0..63: bit p: ask port p's transmitter now (new frame queued,
 			      PFC frame due, or a pause changed) */
 };
 
@@ -179,7 +185,9 @@ struct rp_switch_tx {
 	uint64_t start_ns;   /* first bit leaves */
 	uint64_t end_ns;     /* last bit leaves; the transmitter is free again */
 	uint64_t arrive_ns;  /* last bit reaches the peer (end + prop delay) */
-	uint64_t kick;       /* bit p: a PFC frame (XON) is now due on port p */
+	uint16_t kick_port[RP_SWITCH_KICKS]; /* every port where a PFC frame (XON) is now due ... */
+	uint8_t nkick;
+	uint64_t kick;       /* ... and as a mask for ports 0..63 (bit p: port p) */
 };
 
 /* When port's transmitter is free at now_ns, the next frame: a due PFC frame

@@ -18,7 +18,7 @@ struct rp_pkt {
 	uint64_t enq_ns;
 	uint16_t len;
 	uint16_t l3_off; /* IP header, for ECN marking */
-	uint8_t in_port;
+	uint16_t in_port;
 	uint8_t tc;
 	uint8_t l3;      /* 0 (not IP), 4 or 6 */
 	uint8_t ect;     /* ECN-capable: ECT(0) or ECT(1) */
@@ -77,11 +77,10 @@ struct rp_switch {
 	uint64_t max_shared_used, max_headroom_used;
 	struct rp_port *port;
 	struct rp_pkt *pkt;
-	uint32_t npkt, pkt_free, pkt_used;
+	uint32_t npkt, pkt_max, pkt_free, pkt_used; /* descriptors allocated, their limit */
 	struct rp_cells cells;
 	struct rp_fdb fdb;
 	uint64_t rng;
-	uint64_t *series_mem;
 };
 
 /* watchdog.c: the queues received PFC holds paused now, bar those the
@@ -126,6 +125,20 @@ void rp_sw_sched_sent(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t
 /* pktq.c: descriptors and FIFO queues. */
 uint32_t rp_sw_pkt_alloc(struct rp_switch *sw);
 void rp_sw_pkt_free(struct rp_switch *sw, uint32_t i);
+/* Port p's transmitter is to be asked: in the list (every port) and, below
+ * 64, the mask too. */
+static inline void rp_sw_kick(uint64_t *mask, uint16_t *list, uint8_t *n, unsigned p)
+{
+	if (p < 64)
+		*mask |= 1ull << p;
+	for (unsigned i = 0; i < *n; i++)
+		if (list[i] == p)
+			return;
+	if (*n < RP_SWITCH_KICKS)
+		list[(*n)++] = (uint16_t)p;
+}
+/* More descriptors (doubling up to pkt_max); 0, or -1 at the limit or out of memory. */
+int rp_sw_pkt_grow(struct rp_switch *sw);
 void rp_sw_queue_push(struct rp_switch *sw, unsigned port, unsigned tc, uint32_t i, uint64_t now_ns);
 uint32_t rp_sw_queue_pop(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t now_ns);
 

@@ -14,12 +14,14 @@
  * that due + allowance never wraps. */
 #define RP_LAB_NO_CATCHUP_NS 1000000000000000ull
 
-static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size_t errlen)
+static int heaps_init(struct rp_lab_host *h);
+
+/* Host h's flows are ids[0..n) (plan order); acct_of[plan flow] is its
+ * accountant flow or -1. */
+static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, const uint32_t *ids, size_t n, const long *acct_of,
+		      char *err, size_t errlen)
 {
 	const struct rp_plan *plan = lab->plan;
-	size_t n = 0;
-	for (size_t f = 0; f < plan->nflows; f++)
-		n += plan->flows[f].src == h->idx;
 	h->flows = calloc(n ? n : 1, sizeof(*h->flows));
 	if (!h->flows) {
 		snprintf(err, errlen, "out of memory");
@@ -28,54 +30,93 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, char *err, size
 	/* A NIC's send queue holds posted work through a pause and drops none of
 	 * it: no lag is ever too far behind to send (see docs/lab.md). */
 	const struct rp_source_opts so = {.catchup_ns = RP_LAB_NO_CATCHUP_NS};
-	for (size_t f = 0; f < plan->nflows; f++) {
-		const struct rp_flow *pf = &plan->flows[f];
-		if (pf->src != h->idx)
-			continue;
+	if (!(h->src = rp_source_create_flows(plan, ids, n, &so, err, errlen)))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_flow *pf = &plan->flows[ids[i]];
 		struct rp_lab_flow *lf = &h->flows[h->nflows++];
-		uint32_t id = (uint32_t)f;
-		lf->plan_flow = id;
-		lf->acct = -1;
-		for (size_t a = 0; a < lab->acfg.nflows; a++)
-			if (lab->flow_of[a] == id)
-				lf->acct = (long)a;
+		lf->plan_flow = ids[i];
+		lf->si = (uint32_t)i;
+		lf->acct = acct_of[ids[i]];
 		lf->prio_bit = pf->kind == RP_TRAFFIC_PFC ? 0 : (uint8_t)(1u << pf->prio);
 		lf->lqpn = pf->lqpn;
 		lf->qps = pf->p.qps ? pf->p.qps : 1;
 		lf->dcqcn_on = lab->fab->dcqcn.enabled && lf->prio_bit;
 		rp_dcqcn_init(&lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
-		if (!(lf->src = rp_source_create_flows(plan, &id, 1, &so, err, errlen)))
-			return -1;
+	}
+	h->heaps = !lab->fab->dcqcn.enabled;
+	if (h->heaps && heaps_init(h)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
 	return 0;
 }
 
+/* Every host's flows in plan order, in one pass: by[start[h] .. start[h + 1]). */
+static uint32_t *flows_by_host(const struct rp_plan *plan, size_t nhosts, size_t *start)
+{
+	uint32_t *by = malloc((plan->nflows ? plan->nflows : 1) * sizeof(*by));
+	memset(start, 0, (nhosts + 1) * sizeof(*start));
+	for (size_t f = 0; by && f < plan->nflows; f++)
+		start[plan->flows[f].src + 1]++;
+	for (size_t h = 0; h < nhosts; h++)
+		start[h + 1] += start[h];
+	size_t *at = malloc((nhosts ? nhosts : 1) * sizeof(*at));
+	if (!at) {
+		free(by);
+		return NULL;
+	}
+	memcpy(at, start, nhosts * sizeof(*at));
+	for (size_t f = 0; by && f < plan->nflows; f++)
+		by[at[plan->flows[f].src]++] = (uint32_t)f;
+	free(at);
+	return by;
+}
+
 int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen)
 {
+	size_t *start = malloc((lab->nhosts + 1) * sizeof(*start));
+	long *acct_of = malloc((lab->plan->nflows ? lab->plan->nflows : 1) * sizeof(*acct_of));
+	uint32_t *by = start && acct_of ? flows_by_host(lab->plan, lab->nhosts, start) : NULL;
+	int rc = -1;
+	if (!by) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t f = 0; f < lab->plan->nflows; f++)
+		acct_of[f] = -1;
+	for (size_t a = 0; a < lab->acfg.nflows; a++)
+		acct_of[lab->flow_of[a]] = (long)a;
 	for (unsigned i = 0; i < lab->nhosts; i++) {
 		struct rp_lab_host *h = &lab->hosts[i];
 		h->idx = i;
 		h->wake_at = RP_LAB_NEVER;
 		rp_pause_init(&h->pause, h->rate_bps);
 		rp_impair_init(&h->impair, &lab->prof->hosts[i].impair);
-		if (flows_init(lab, h, err, errlen))
-			return -1;
+		if (flows_init(lab, h, by + start[i], start[i + 1] - start[i], acct_of, err, errlen))
+			goto out;
 		if (lab->opts.capture_dir &&
 		    !(h->cap = rp_lab_cap_open(lab->opts.capture_dir, lab->prof->hosts[i].name,
 					       lab->opts.snaplen ? lab->opts.snaplen : 65535, lab->opts.capture_rotate,
 					       &lab->capb, err, errlen)))
-			return -1;
+			goto out;
 		rp_lab_host_wake(lab, i, 0);
 	}
-	return 0;
+	rc = 0;
+out:
+	free(by);
+	free(acct_of);
+	free(start);
+	return rc;
 }
 
 void rp_lab_hosts_free(struct rp_lab *lab)
 {
 	for (unsigned i = 0; lab->hosts && i < lab->nhosts; i++) {
 		struct rp_lab_host *h = &lab->hosts[i];
-		for (size_t f = 0; f < h->nflows; f++)
-			rp_source_destroy(h->flows[f].src);
+		rp_source_destroy(h->src);
+		for (unsigned g = 0; g < RP_LAB_FGROUPS; g++)
+			free(h->grp[g].v);
 		free(h->flows);
 		free(h->rq);
 		if (h->cap) {
@@ -162,13 +203,13 @@ static bool send_reply(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused
 /* When flow f may next start, seen at now with these priorities paused. */
 static uint64_t flow_ready(const struct rp_lab_host *h, const struct rp_lab_flow *f, uint8_t paused)
 {
-	if (rp_source_done(f->src))
+	if (rp_source_flow_done(h->src, f->si))
 		return RP_LAB_NEVER;
 	if (f->prio_bit & paused) {
 		unsigned p = (unsigned)__builtin_ctz(f->prio_bit);
 		return h->pause.prio[p].until_ns;
 	}
-	uint64_t t = rp_source_next_due(f->src);
+	uint64_t t = rp_source_flow_next_due(h->src, f->si);
 	return f->dcqcn_on && f->allowed_ns > t ? f->allowed_ns : t;
 }
 
@@ -183,10 +224,94 @@ static void dcqcn_pace(struct rp_lab_flow *f, uint64_t now, size_t len)
 	f->allowed_ns = now + (uint64_t)(ns + 0.5);
 }
 
-static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused, uint64_t now, uint64_t *next)
+/* ---- the next flow: a heap per priority ----
+ * Without DCQCN a flow's readiness is its source's due time, or its
+ * priority's pause end, so the flow the scan below would pick (earliest
+ * ready, lowest index on ties) is the least (due, index) among the heaps of
+ * unpaused priorities; a paused priority only says when to wake. A host
+ * with a thousand flows no longer looks at each per packet. */
+
+static bool fh_less(const struct rp_lab_host *h, uint32_t a, uint32_t b)
+{
+	uint64_t da = rp_source_flow_next_due(h->src, h->flows[a].si), db = rp_source_flow_next_due(h->src, h->flows[b].si);
+	return da != db ? da < db : a < b;
+}
+
+static void fh_down(const struct rp_lab_host *h, struct rp_lab_fheap *q, uint32_t i)
+{
+	uint32_t x = q->v[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && fh_less(h, q->v[c + 1], q->v[c]))
+			c++;
+		if (!fh_less(h, q->v[c], x))
+			break;
+		q->v[i] = q->v[c];
+		i = c;
+	}
+	q->v[i] = x;
+}
+
+static unsigned fh_group(const struct rp_lab_flow *f)
+{
+	return f->prio_bit ? (unsigned)__builtin_ctz(f->prio_bit) : RP_LAB_FGROUPS - 1;
+}
+
+static int heaps_init(struct rp_lab_host *h)
+{
+	uint32_t count[RP_LAB_FGROUPS] = {0};
+	for (size_t i = 0; i < h->nflows; i++)
+		count[fh_group(&h->flows[i])]++;
+	for (unsigned g = 0; g < RP_LAB_FGROUPS; g++)
+		if (count[g] && !(h->grp[g].v = malloc(count[g] * sizeof(uint32_t))))
+			return -1;
+	for (size_t i = 0; i < h->nflows; i++) {
+		struct rp_lab_fheap *q = &h->grp[fh_group(&h->flows[i])];
+		if (!rp_source_flow_done(h->src, h->flows[i].si))
+			q->v[q->n++] = (uint32_t)i;
+	}
+	for (unsigned g = 0; g < RP_LAB_FGROUPS; g++)
+		for (uint32_t i = h->grp[g].n / 2; i-- > 0;)
+			fh_down(h, &h->grp[g], i);
+	return 0;
+}
+
+/* The top of group g moved on (sent, or its source skipped ahead): re-place it. */
+static void fh_top_moved(struct rp_lab_host *h, unsigned g)
+{
+	struct rp_lab_fheap *q = &h->grp[g];
+	if (rp_source_flow_done(h->src, h->flows[q->v[0]].si))
+		q->v[0] = q->v[--q->n];
+	if (q->n)
+		fh_down(h, q, 0);
+}
+
+/* The flow to send (its index), or SIZE_MAX with *best_t when the first is ready. */
+static size_t pick_heaps(const struct rp_lab_host *h, uint8_t paused, uint64_t *best_t)
 {
 	size_t best = SIZE_MAX;
-	uint64_t best_t = RP_LAB_NEVER;
+	*best_t = RP_LAB_NEVER;
+	for (unsigned g = 0; g < RP_LAB_FGROUPS; g++) {
+		if (!h->grp[g].n)
+			continue;
+		uint32_t top = h->grp[g].v[0];
+		bool held = g < RP_PFC_PRIOS && ((paused >> g) & 1);
+		uint64_t t = held ? h->pause.prio[g].until_ns : rp_source_flow_next_due(h->src, h->flows[top].si);
+		if (t < *best_t || (t == *best_t && !held && best != SIZE_MAX && top < best)) {
+			*best_t = t;
+			best = held ? SIZE_MAX : top;
+		}
+	}
+	return best;
+}
+
+/* DCQCN hosts: every flow looked at (its rate state advanced to now). */
+static size_t pick_scan(struct rp_lab_host *h, uint8_t paused, uint64_t now, uint64_t *next, uint64_t *best_t)
+{
+	size_t best = SIZE_MAX;
+	*best_t = RP_LAB_NEVER;
 	for (size_t i = 0; i < h->nflows; i++) {
 		struct rp_lab_flow *f = &h->flows[i];
 		if (f->dcqcn_on)
@@ -194,12 +319,19 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		uint64_t t = flow_ready(h, f, paused);
 		if (f->dcqcn_on && t != RP_LAB_NEVER && rp_dcqcn_next_change(&f->dcqcn) < *next)
 			*next = rp_dcqcn_next_change(&f->dcqcn);
-		if (t < best_t) {
-			best_t = t;
+		if (t < *best_t) {
+			*best_t = t;
 			best = i;
 		}
 	}
-	if (best_t > now) {
+	return best;
+}
+
+static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused, uint64_t now, uint64_t *next)
+{
+	uint64_t best_t;
+	size_t best = h->heaps ? pick_heaps(h, paused, &best_t) : pick_scan(h, paused, now, next, &best_t);
+	if (best_t > now || best == SIZE_MAX) {
 		*next = best_t < *next ? best_t : *next;
 		return false;
 	}
@@ -209,9 +341,11 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		lab->failed = true;
 		return false;
 	}
-	uint8_t *bufs[1] = {rp_pool_buf(&lab->pool, slot)};
 	uint16_t len[1];
-	if (rp_source_burst(f->src, now, paused, bufs, len, NULL, 1) != 1) {
+	unsigned sent = rp_source_flow_burst(h->src, f->si, now, paused, rp_pool_buf(&lab->pool, slot), len);
+	if (h->heaps)
+		fh_top_moved(h, fh_group(f));
+	if (sent != 1) {
 		/* The source moved the flow on (a pause outlasted its lag allowance
 		 * or its burst window): wake when it is due again, never give up. */
 		rp_pool_put(&lab->pool, slot);

@@ -40,23 +40,33 @@ static size_t slot_size(const struct rp_lab *lab)
 	return lab->fab->max_frame + 64;
 }
 
+static int too_many_flows(const struct rp_profile *prof, size_t nflows, char *err, size_t errlen)
+{
+	if (nflows <= RP_LAB_MAX_FLOWS)
+		return 0;
+	snprintf(err, errlen,
+		 "%s: %zu flows; one lab run holds at most %u (about %u bytes each, %.1f GiB here): run fewer hosts "
+		 "or fewer flows per host",
+		 prof->name, nflows, RP_LAB_MAX_FLOWS, RP_LAB_FLOW_BYTES,
+		 (double)nflows * RP_LAB_FLOW_BYTES / (1u << 30));
+	return -1;
+}
+
 int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
 {
 	const struct rp_fabric *f = &prof->fabric;
 	size_t n = prof->nhosts;
+	if (too_many_flows(prof, rp_plan_count_flows(prof), err, errlen))
+		return -1; /* before a plan of them is built */
 	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS)
-		return 0; /* leaf-spine shapes are checked with the fabric: section (lib/profile) */
-	/* leaves <= 32 of hosts_per_leaf <= 48 (lib/profile/fabric.c) */
+		return 0; /* the other shapes are checked with the fabric: section (lib/profile) */
+	/* leaves of 48 hosts, up to 16 uplinks each (lib/profile/fabric.c checks the shape) */
 	size_t leaves = (n + 47) / 48;
-	if (leaves > 32)
-		snprintf(err, errlen, "%s: %zu hosts: the lab holds at most %d on one switch and 32 x 48 = 1536 on a leaf-spine",
-			 prof->name, n, RP_SWITCH_MAX_PORTS);
-	else
-		snprintf(err, errlen,
-			 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
-			 "leaves: %zu} (docs/lab.md)",
-			 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
-			 leaves < 2 ? 2 : leaves);
+	snprintf(err, errlen,
+		 "%s: %zu hosts on one switch, which has at most %d ports%s: add fabric: {topology: leaf-spine, "
+		 "leaves: %zu} or a fat-tree (docs/lab.md)",
+		 prof->name, n, RP_SWITCH_MAX_PORTS, f->present ? "" : " (the profile has no fabric: section)",
+		 leaves < 2 ? 2 : leaves);
 	return -1;
 }
 
@@ -82,14 +92,7 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (plan->nflows <= RP_LAB_MAX_FLOWS)
-		return 0;
-	double per = 3.0 * (double)sizeof(struct rp_hist);
-	snprintf(err, errlen,
-		 "%s: %zu flows; one lab run holds at most %d (each keeps %.0f KiB of latency histograms: %.1f GiB "
-		 "here): run fewer hosts or fewer flows per host",
-		 plan->prof->name, plan->nflows, RP_LAB_MAX_FLOWS, per / 1024, per * (double)plan->nflows / (1u << 30));
-	return -1;
+	return too_many_flows(plan->prof, plan->nflows, err, errlen);
 }
 
 static uint64_t mac48(const uint8_t m[6])

@@ -33,12 +33,24 @@ struct rp_lab_port {
 	uint64_t prop_ns;
 };
 
+/* Where a switch sits: leaves (tier 0) face hosts; spines (leaf-spine, rail)
+ * and aggs (fat-tree) are tier 1; cores tier 2. */
+enum rp_lab_tier { RP_TIER_LEAF, RP_TIER_MID, RP_TIER_CORE };
+
 struct rp_lab_switch {
 	char name[16];
-	bool spine;
-	unsigned index;     /* among leaves or spines */
+	const char *role;   /* "switch", "leaf", "spine", "agg", "core" */
+	uint8_t tier;       /* enum rp_lab_tier */
+	unsigned index;     /* among its role */
+	unsigned pod;       /* fat-tree leaves and aggs */
 	unsigned nports;
-	unsigned nhost_ports; /* leaves: ports 0.. face hosts, then one uplink per spine */
+	unsigned nhost_ports; /* leaves: ports 0.. face hosts */
+	/* Routing (route.c): a frame for a host below goes down, port = (its
+	 * leaf / down_div) % down_mod (leaves: the host's own port); any other
+	 * up, to one of ports [up0, up0 + nup) by ECMP over its UDP source port,
+	 * hashed with this switch's own seed. */
+	unsigned down_div, down_mod, up0, nup;
+	uint64_t ecmp_seed;
 	struct rp_lab_port port[RP_SWITCH_MAX_PORTS];
 	uint64_t wake_at[RP_SWITCH_MAX_PORTS];
 	uint64_t first_xoff_ns[RP_SWITCH_MAX_PORTS]; /* first XOFF it sent out of each port */
@@ -48,7 +60,7 @@ struct rp_lab_switch {
 struct rp_lab_flow {
 	uint32_t plan_flow;
 	long acct;          /* accountant flow index; -1 for PFC sources */
-	struct rp_source *src;
+	uint32_t si;        /* its index in the host's source */
 	uint8_t prio_bit;   /* 0: PFC source, never paused */
 	uint32_t lqpn;
 	uint16_t qps;
@@ -58,8 +70,19 @@ struct rp_lab_flow {
 	uint64_t drem;       /* sub-ns remainder of that pacing, in bit-ns units */
 };
 
+/* A host's unfinished flows of one priority (group 8: PFC sources), a
+ * min-heap of flow indices by (next due time, index). */
+struct rp_lab_fheap {
+	uint32_t *v;
+	uint32_t n;
+};
+#define RP_LAB_FGROUPS 9
+
 struct rp_lab_host {
 	unsigned idx;
+	bool heaps;         /* no DCQCN: the next flow comes from grp (else a scan of flows) */
+	struct rp_lab_fheap grp[RP_LAB_FGROUPS];
+	struct rp_source *src; /* every flow it sends: one source, one set of ICRC tables */
 	struct rp_lab_flow *flows;
 	size_t nflows;
 	struct rp_pause pause;

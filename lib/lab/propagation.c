@@ -22,21 +22,40 @@ static int hop_cmp(const void *a, const void *b)
 	return x->port < y->port ? -1 : x->port > y->port;
 }
 
-/* Switch hops from the congested switch: itself 0, a spine 1, another leaf 2. */
-static unsigned distance(const struct rp_lab *lab, unsigned s)
+/* Switch hops from the congested switch (itself 0) over the fabric's
+ * switch-to-switch links, breadth first: [nsw], or NULL when out of memory
+ * or nothing congested (every distance then reads 0). */
+static unsigned *distances(const struct rp_lab *lab)
 {
-	if (lab->congested_sw < 0 || (int)s == lab->congested_sw)
-		return 0;
-	if (lab->sw[lab->congested_sw].spine)
-		return lab->sw[s].spine ? 2 : 1;
-	return lab->sw[s].spine ? 1 : 2;
+	if (lab->congested_sw < 0)
+		return NULL;
+	unsigned *d = malloc(lab->nsw * sizeof(*d)), *q = malloc(lab->nsw * sizeof(*q));
+	if (!d || !q) {
+		free(d);
+		free(q);
+		return NULL;
+	}
+	for (unsigned s = 0; s < lab->nsw; s++)
+		d[s] = UINT32_MAX;
+	size_t head = 0, tail = 0;
+	d[lab->congested_sw] = 0;
+	q[tail++] = (unsigned)lab->congested_sw;
+	while (head < tail) {
+		const struct rp_lab_switch *S = &lab->sw[q[head]];
+		unsigned next = d[q[head++]] + 1;
+		for (unsigned p = 0; p < S->nports; p++)
+			if (S->port[p].kind == RP_PEER_SWITCH && d[S->port[p].peer] == UINT32_MAX) {
+				d[S->port[p].peer] = next;
+				q[tail++] = S->port[p].peer;
+			}
+	}
+	free(q);
+	return d;
 }
 
 static const char *kind_of(const struct rp_lab *lab, const struct rp_lab_port *p)
 {
-	if (p->kind == RP_PEER_HOST)
-		return "host";
-	return lab->sw[p->peer].spine ? "spine" : lab->fab->topology == RP_TOPO_SINGLE ? "switch" : "leaf";
+	return p->kind == RP_PEER_HOST ? "host" : lab->sw[p->peer].role;
 }
 
 static json_t *hops_json(const struct rp_lab *lab, unsigned *depth)
@@ -51,11 +70,12 @@ static json_t *hops_json(const struct rp_lab *lab, unsigned *depth)
 	if (h)
 		qsort(h, n, sizeof(*h), hop_cmp);
 	*depth = 0;
+	unsigned *dist = distances(lab);
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_lab_switch *S = &lab->sw[h[i].s];
 		const struct rp_lab_port *lp = &S->port[h[i].port];
 		char peer[48];
-		unsigned d = distance(lab, h[i].s) + 1;
+		unsigned d = (dist && dist[h[i].s] != UINT32_MAX ? dist[h[i].s] : 0) + 1;
 		*depth = d > *depth ? d : *depth;
 		if (lp->kind == RP_PEER_HOST)
 			snprintf(peer, sizeof(peer), "%s", lab->prof->hosts[lp->peer].name);
@@ -69,6 +89,7 @@ static json_t *hops_json(const struct rp_lab *lab, unsigned *depth)
 						   "first_xoff_ns", (json_int_t)h[i].t, "after_congestion_ns", after, "hop",
 						   (int)d));
 	}
+	free(dist);
 	free(h);
 	return a;
 }

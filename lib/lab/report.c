@@ -54,8 +54,7 @@ json_t *rp_lab_switches_json(struct rp_lab *lab)
 		json_t *ports = json_array();
 		for (unsigned p = 0; p < S->nports; p++)
 			json_array_append_new(ports, port_json(lab, s, p));
-		const char *role = lab->fab->topology == RP_TOPO_SINGLE ? "switch" : S->spine ? "spine" : "leaf";
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "name", S->name, "role", role, "buffer",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "name", S->name, "role", S->role, "buffer",
 						   rp_switch_buffer_json(S->sw), "ports", ports));
 	}
 	return a;
@@ -137,7 +136,7 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 {
 	const struct rp_lab_totals *t = &lab->tot;
 	json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "topology",
-			 lab->fab->topology == RP_TOPO_SINGLE ? "single" : "leaf-spine", "virtual_ns", jint(t->end_ns),
+			 rp_topology_name(lab->fab->topology), "virtual_ns", jint(t->end_ns),
 			 "events", jint(t->events), "hops", jint(t->hops), "host_tx_frames", jint(t->tx_frames),
 			 "host_tx_bytes", jint(t->tx_bytes), "host_rx_frames", jint(t->rx_frames), "host_rx_bytes",
 			 jint(t->rx_bytes), "switch_drops", jint(t->sw_drops), "switch_drop_bytes", jint(t->sw_drop_bytes),

@@ -84,7 +84,7 @@ static void finish(struct rp_lab *lab)
 			struct rp_source_flow_stats st;
 			if (f->acct < 0)
 				continue;
-			rp_source_flow_stats(f->src, 0, &st);
+			rp_source_flow_stats(lab->hosts[h].src, f->si, &st);
 			uint64_t pk = st.probes ? st.probes : st.tx_packets;
 			rp_acct_set_tx(lab->acct, (size_t)f->acct, pk, st.tx_bytes);
 			if (sent)

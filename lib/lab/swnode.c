@@ -13,11 +13,10 @@ void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t)
 	rp_lab_push(lab, t, RP_EV_SW_TX, (uint32_t)(lab->nhosts + s), (uint16_t)port, 0);
 }
 
-static void kick(struct rp_lab *lab, unsigned s, uint64_t mask)
+static void kick(struct rp_lab *lab, unsigned s, const uint16_t *ports, unsigned n)
 {
-	for (unsigned p = 0; mask; p++, mask >>= 1)
-		if (mask & 1)
-			rp_lab_sw_wake(lab, s, p, lab->now);
+	for (unsigned i = 0; i < n; i++)
+		rp_lab_sw_wake(lab, s, ports[i], lab->now);
 }
 
 /* The first standing queue anywhere (more than two max frames): the start
@@ -59,7 +58,7 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 		} else if (rx.verdict == RP_SW_QUEUED) {
 			watch_congestion(lab, s, &rx);
 		}
-		kick(lab, s, rx.kick);
+		kick(lab, s, rx.kick_port, rx.nkick);
 	}
 	rp_pool_put(&lab->pool, slot);
 }
@@ -84,11 +83,11 @@ void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port)
 		lab->pool.len[slot] = (uint16_t)tx.len;
 		note_pfc(S, port, &tx);
 		rp_lab_deliver(lab, &S->port[port], slot, tx.arrive_ns);
-		kick(lab, s, tx.kick);
+		kick(lab, s, tx.kick_port, tx.nkick);
 	} else {
 		rp_pool_put(&lab->pool, slot);
 		if (rc == 1)
-			kick(lab, s, tx.kick);
+			kick(lab, s, tx.kick_port, tx.nkick);
 	}
 	rp_lab_sw_wake(lab, s, port, rp_switch_next_event_ns(S->sw, port, lab->now));
 }

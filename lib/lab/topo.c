@@ -1,6 +1,6 @@
-/* Topology: one switch with every host on it, or leaves and spines with
- * hosts in blocks of hosts_per_leaf (h0.. on leaf0) and every leaf wired
- * to every spine (leaf port hosts_per_leaf + s <-> spine s port leaf). */
+/* Topology: one switch with every host on it; leaves and spines (leaf-spine,
+ * rail); or a 3-tier fat-tree of pods (leaves, aggs) and cores. Builders
+ * below say how ports are numbered. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ static void switch_cfg(const struct rp_lab *lab, const struct rp_lab_switch *s, 
 		fs.rate_bps[p] = s->port[p].rate_bps;
 		fs.prop_ns[p] = s->port[p].prop_ns;
 	}
-	fs.fdb_size = (uint32_t)lab->nhosts + 16;
+	fs.fdb_size = s->nhost_ports + 16; /* the hosts it faces; the rest the lab routes (route.c) */
 	fs.qdepth_bins = (uint32_t)series_bins(lab);
 	rp_fabric_switch_cfg(lab->fab, &fs, c);
 }
@@ -42,58 +42,138 @@ static void plug_host(struct rp_lab *lab, unsigned h, unsigned s, unsigned p)
 	lab->hosts[h].prop_ns = port->prop_ns;
 }
 
+static uint64_t splitmix(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static struct rp_lab_switch *add_switch(struct rp_lab *lab, unsigned i, const char *role, enum rp_lab_tier tier,
+					unsigned index, unsigned nports)
+{
+	struct rp_lab_switch *s = &lab->sw[i];
+	snprintf(s->name, sizeof(s->name), "%s%u", role, index);
+	s->role = role;
+	s->tier = (uint8_t)tier;
+	s->index = index;
+	s->nports = nports;
+	s->down_div = 1;
+	s->down_mod = 1;
+	/* Its own ECMP hash (real switches seed theirs apart, or every tier would
+	 * make the same choice and polarise): from fabric.seed and its number. */
+	s->ecmp_seed = splitmix(lab->fab->seed ^ ((uint64_t)i << 32 | 0xEC3Bu));
+	return s;
+}
+
+/* Switch a's port pa <-> switch b's port pb at the uplink speed and delay. */
+static void wire(struct rp_lab *lab, unsigned a, unsigned pa, unsigned b, unsigned pb)
+{
+	const struct rp_fabric *f = lab->fab;
+	uint64_t up = f->uplink_speed_bps ? f->uplink_speed_bps : lab->prof->default_speed_bps;
+	lab->sw[a].port[pa] = (struct rp_lab_port){.kind = RP_PEER_SWITCH, .peer = b, .peer_port = (uint16_t)pb,
+						   .rate_bps = up, .prop_ns = f->uplink_delay_ns};
+	lab->sw[b].port[pb] = (struct rp_lab_port){.kind = RP_PEER_SWITCH, .peer = a, .peer_port = (uint16_t)pa,
+						   .rate_bps = up, .prop_ns = f->uplink_delay_ns};
+}
+
+static void add_leaf(struct rp_lab *lab, unsigned l, unsigned hosts, unsigned ups)
+{
+	struct rp_lab_switch *s = add_switch(lab, l, "leaf", RP_TIER_LEAF, l, hosts + ups);
+	s->nhost_ports = hosts;
+	s->up0 = hosts;
+	s->nup = ups;
+	for (unsigned p = 0; p < hosts; p++) /* ports without a host still need a rate */
+		s->port[p] = (struct rp_lab_port){.rate_bps = lab->prof->default_speed_bps, .prop_ns = lab->fab->host_delay_ns};
+}
+
 static void build_single(struct rp_lab *lab)
 {
-	struct rp_lab_switch *s = &lab->sw[0];
-	snprintf(s->name, sizeof(s->name), "sw0");
-	s->nports = s->nhost_ports = (unsigned)lab->nhosts;
+	struct rp_lab_switch *s = add_switch(lab, 0, "sw", RP_TIER_LEAF, 0, (unsigned)lab->nhosts);
+	s->role = "switch";
+	s->nhost_ports = s->nports;
 	for (unsigned h = 0; h < lab->nhosts; h++)
 		plug_host(lab, h, 0, h);
 }
 
+/* Leaves and spines, every leaf wired to every spine (leaf port
+ * hosts_per_leaf + k <-> spine k port leaf). leaf-spine: host h on leaf
+ * h / hosts_per_leaf; rail: host h is NIC h % rails of server h / rails, on
+ * rail leaf (pod x rails + NIC) of its server's pod. */
 static void build_leaf_spine(struct rp_lab *lab)
 {
 	const struct rp_fabric *f = lab->fab;
-	uint64_t up = f->uplink_speed_bps ? f->uplink_speed_bps : lab->prof->default_speed_bps;
-	for (unsigned l = 0; l < f->leaves; l++) {
-		struct rp_lab_switch *s = &lab->sw[l];
-		snprintf(s->name, sizeof(s->name), "leaf%u", l);
-		s->index = l;
-		s->nhost_ports = f->hosts_per_leaf;
-		s->nports = f->hosts_per_leaf + f->spines;
-		for (unsigned p = 0; p < f->hosts_per_leaf; p++) /* ports without a host still need a rate */
-			s->port[p] = (struct rp_lab_port){.rate_bps = lab->prof->default_speed_bps, .prop_ns = f->host_delay_ns};
-	}
+	unsigned hpl = f->hosts_per_leaf;
+	for (unsigned l = 0; l < f->leaves; l++)
+		add_leaf(lab, l, hpl, f->spines);
 	for (unsigned k = 0; k < f->spines; k++) {
-		struct rp_lab_switch *s = &lab->sw[f->leaves + k];
-		snprintf(s->name, sizeof(s->name), "spine%u", k);
-		s->spine = true;
-		s->index = k;
-		s->nports = s->nhost_ports = 0;
-		s->nports = f->leaves;
-		for (unsigned l = 0; l < f->leaves; l++) {
-			s->port[l] = (struct rp_lab_port){.kind = RP_PEER_SWITCH, .peer = l, .peer_port = (uint16_t)(f->hosts_per_leaf + k),
-							  .rate_bps = up, .prop_ns = f->uplink_delay_ns};
-			lab->sw[l].port[f->hosts_per_leaf + k] = (struct rp_lab_port){
-				.kind = RP_PEER_SWITCH, .peer = f->leaves + k, .peer_port = (uint16_t)l, .rate_bps = up,
-				.prop_ns = f->uplink_delay_ns};
+		struct rp_lab_switch *s = add_switch(lab, f->leaves + k, "spine", RP_TIER_MID, k, f->leaves);
+		s->down_mod = f->leaves;
+		for (unsigned l = 0; l < f->leaves; l++)
+			wire(lab, l, hpl + k, f->leaves + k, l);
+	}
+	for (unsigned h = 0; h < lab->nhosts; h++) {
+		if (f->topology == RP_TOPO_RAIL) {
+			unsigned server = h / f->rails, pod = server / hpl;
+			plug_host(lab, h, pod * f->rails + h % f->rails, server % hpl);
+		} else {
+			plug_host(lab, h, h / hpl, h % hpl);
 		}
 	}
+}
+
+/* Pods of L leaves and A aggs: leaf port hosts_per_leaf + a <-> agg a port
+ * (leaf in pod); agg a of every pod port L + j <-> core a x C/A + j port pod.
+ * Leaves first (host h on leaf h / hosts_per_leaf), then aggs pod by pod,
+ * then cores. */
+static void build_fat_tree(struct rp_lab *lab)
+{
+	const struct rp_fabric *f = lab->fab;
+	unsigned P = f->pods, L = f->leaves, A = f->aggs, C = f->cores, hpl = f->hosts_per_leaf, cpa = C / A;
+	unsigned agg0 = P * L, core0 = agg0 + P * A;
+	for (unsigned l = 0; l < P * L; l++) {
+		add_leaf(lab, l, hpl, A);
+		lab->sw[l].pod = l / L;
+	}
+	for (unsigned p = 0; p < P; p++)
+		for (unsigned a = 0; a < A; a++) {
+			struct rp_lab_switch *s = add_switch(lab, agg0 + p * A + a, "agg", RP_TIER_MID, p * A + a, L + cpa);
+			s->pod = p;
+			s->down_mod = L;
+			s->up0 = L;
+			s->nup = cpa;
+			for (unsigned l = 0; l < L; l++)
+				wire(lab, p * L + l, hpl + a, agg0 + p * A + a, l);
+		}
+	for (unsigned c = 0; c < C; c++) {
+		struct rp_lab_switch *s = add_switch(lab, core0 + c, "core", RP_TIER_CORE, c, P);
+		s->down_div = L;
+		s->down_mod = P;
+		for (unsigned p = 0; p < P; p++)
+			wire(lab, agg0 + p * A + c / cpa, L + c % cpa, core0 + c, p);
+	}
 	for (unsigned h = 0; h < lab->nhosts; h++)
-		plug_host(lab, h, h / f->hosts_per_leaf, h % f->hosts_per_leaf);
+		plug_host(lab, h, h / hpl, h % hpl);
+}
+
+static unsigned switch_count(const struct rp_fabric *f)
+{
+	switch (f->topology) {
+	case RP_TOPO_SINGLE:
+		return 1;
+	case RP_TOPO_FAT_TREE:
+		return f->pods * (f->leaves + f->aggs) + f->cores;
+	default:
+		return f->leaves + f->spines;
+	}
 }
 
 static int fill_fdb(struct rp_lab *lab, unsigned si)
 {
-	struct rp_lab_switch *s = &lab->sw[si];
 	for (unsigned h = 0; h < lab->nhosts; h++) {
 		const struct rp_lab_host *H = &lab->hosts[h];
-		int port = -1;
-		if (H->sw == si)
-			port = (int)H->sw_port;
-		else if (s->spine)
-			port = (int)H->sw; /* spine port l faces leaf l */
-		if (port >= 0 && rp_switch_fdb_add(s->sw, lab->prof->hosts[h].mac, (unsigned)port))
+		if (H->sw == si && rp_switch_fdb_add(lab->sw[si].sw, lab->prof->hosts[h].mac, H->sw_port))
 			return -1;
 	}
 	return 0;
@@ -102,7 +182,7 @@ static int fill_fdb(struct rp_lab *lab, unsigned si)
 int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)
 {
 	const struct rp_fabric *f = lab->fab;
-	lab->nsw = f->topology == RP_TOPO_SINGLE ? 1 : f->leaves + f->spines;
+	lab->nsw = switch_count(f);
 	lab->sw = calloc(lab->nsw, sizeof(*lab->sw));
 	if (!lab->sw) {
 		snprintf(err, errlen, "out of memory");
@@ -110,6 +190,8 @@ int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)
 	}
 	if (f->topology == RP_TOPO_SINGLE)
 		build_single(lab);
+	else if (f->topology == RP_TOPO_FAT_TREE)
+		build_fat_tree(lab);
 	else
 		build_leaf_spine(lab);
 	for (unsigned i = 0; i < lab->nsw; i++) {

@@ -6,7 +6,8 @@
 
 #include "check.h"
 
-static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts_per_leaf", "link", "uplink",
+static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts_per_leaf", "k", "pods", "aggs",
+					  "cores", "rails", "oversubscription", "link", "uplink",
 					  "buffer", "max_frame", "pfc", "ecn", "lossy", "dcqcn", "seed",
 					  "qdepth_bin", "max_time", "dscp_map", NULL};
 static const char *const link_keys[] = {"delay", "cable", NULL};
@@ -318,24 +319,172 @@ static int parse_dcqcn(struct rp_vctx *c, const struct rp_node *map, const char 
 		       : 0;
 }
 
-static int parse_topology(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+static const char *const topo_names[] = {"single", "leaf-spine", "fat-tree", "rail", NULL}; /* enum rp_topology */
+
+/* Which shape keys the section gave (the rest come from k or the hosts). */
+enum { G_LEAVES = 1, G_SPINES = 2, G_HPL = 4, G_PODS = 8, G_AGGS = 16, G_CORES = 32, G_RAILS = 64 };
+
+struct shape {
+	unsigned given;
+	uint32_t over_leaf, over_agg; /* oversubscription: 0 when not given */
+};
+
+static int shape_u32(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, unsigned bit,
+		     struct shape *sh, uint32_t *v)
+{
+	char key[RP_PATH_MAX];
+	if (!opt(map, path, k, key))
+		return 0;
+	sh->given |= bit;
+	return opt_u32(c, map, path, k, 1, 65536, v);
+}
+
+/* `oversubscription: 2` (leaves) or `[2, 1]` (leaves, aggs): down over up capacity
+ * at equal link speeds, as whole ratios. */
+static int parse_oversub(struct rp_vctx *c, const struct rp_node *map, const char *path, struct shape *sh)
+{
+	char key[RP_PATH_MAX], item[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, "oversubscription", key);
+	uint64_t v[2] = {0, 0};
+	if (!n)
+		return 0;
+	if (n->type == RP_NODE_SCALAR) {
+		if (rp_vuint(c, n, key, 1, 64, &v[0]))
+			return -1;
+	} else {
+		if (rp_vtype(c, n, key, RP_NODE_SEQ, "a ratio like 2 or a list [leaf, agg] like [2, 1]"))
+			return -1;
+		if (n->n < 1 || n->n > 2)
+			return rp_verr(c, &n->pos, key, "expected [leaf] or [leaf, agg], got %zu ratios", n->n);
+		for (size_t i = 0; i < n->n; i++) {
+			rp_path_index(item, key, i);
+			if (rp_vuint(c, n->items[i], item, 1, 64, &v[i]))
+				return -1;
+		}
+	}
+	sh->over_leaf = (uint32_t)v[0];
+	sh->over_agg = (uint32_t)v[1];
+	return 0;
+}
+
+static int parse_topology(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f,
+			  struct shape *sh)
 {
 	char key[RP_PATH_MAX];
 	const char *s;
 	const struct rp_node *n = opt(map, path, "topology", key);
 	if (n) {
-		if (rp_vscalar(c, n, key, "single or leaf-spine", &s))
+		if (rp_vscalar(c, n, key, "single, leaf-spine, fat-tree or rail", &s))
 			return -1;
-		if (strcmp(s, "single") == 0)
-			f->topology = RP_TOPO_SINGLE;
-		else if (strcmp(s, "leaf-spine") == 0)
-			f->topology = RP_TOPO_LEAF_SPINE;
-		else
-			return rp_verr(c, &n->pos, key, "expected single or leaf-spine, got '%s'", s);
+		int t = -1;
+		for (int i = 0; topo_names[i]; i++)
+			if (strcmp(s, topo_names[i]) == 0)
+				t = i;
+		if (t < 0)
+			return rp_verr(c, &n->pos, key, "expected single, leaf-spine, fat-tree or rail, got '%s'", s);
+		f->topology = (enum rp_topology)t;
 	}
-	if (opt_u32(c, map, path, "leaves", 1, 32, &f->leaves) || opt_u32(c, map, path, "spines", 1, 16, &f->spines) ||
-	    opt_u32(c, map, path, "hosts_per_leaf", 0, 48, &f->hosts_per_leaf))
+	uint32_t k = 0;
+	if (opt_u32(c, map, path, "k", 2, RP_FABRIC_MAX_PORTS, &k))
 		return -1;
+	if (k % 2) {
+		rp_path_key(key, path, "k");
+		return rp_verr(c, &rp_node_get(map, "k")->pos, key, "a k-ary fat-tree needs an even k, got %u", k);
+	}
+	f->k = k;
+	return shape_u32(c, map, path, "leaves", G_LEAVES, sh, &f->leaves) ||
+			       shape_u32(c, map, path, "spines", G_SPINES, sh, &f->spines) ||
+			       shape_u32(c, map, path, "hosts_per_leaf", G_HPL, sh, &f->hosts_per_leaf) ||
+			       shape_u32(c, map, path, "pods", G_PODS, sh, &f->pods) ||
+			       shape_u32(c, map, path, "aggs", G_AGGS, sh, &f->aggs) ||
+			       shape_u32(c, map, path, "cores", G_CORES, sh, &f->cores) ||
+			       shape_u32(c, map, path, "rails", G_RAILS, sh, &f->rails) || parse_oversub(c, map, path, sh)
+		       ? -1
+		       : 0;
+}
+
+static uint32_t ceil_div(size_t a, size_t b)
+{
+	return (uint32_t)((a + b - 1) / (b ? b : 1));
+}
+
+#define PORTS_FAIL(what, n) \
+	rp_verr(c, pos, path, "%s has %u ports; a switch has at most %d", what, (unsigned)(n), RP_FABRIC_MAX_PORTS)
+
+static int fit_leaf_spine(struct rp_vctx *c, const struct rp_pos *pos, const char *path, struct rp_fabric *f)
+{
+	size_t nh = c->prof->nhosts;
+	uint32_t per = f->hosts_per_leaf ? f->hosts_per_leaf : ceil_div(nh, f->leaves);
+	if ((size_t)per * f->leaves < nh)
+		return rp_verr(c, pos, path, "%u leaves x %u hosts_per_leaf cannot hold %zu hosts", f->leaves, per, nh);
+	if (per + f->spines > RP_FABRIC_MAX_PORTS)
+		return rp_verr(c, pos, path, "a leaf has at most %d ports: %u hosts + %u spines", RP_FABRIC_MAX_PORTS, per,
+			       f->spines);
+	if (f->leaves > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("a spine (one port per leaf)", f->leaves);
+	f->hosts_per_leaf = per;
+	return 0;
+}
+
+/* k-ary: k pods of k/2 leaves (k/2 hosts each) and k/2 aggs, (k/2)^2 cores.
+ * Oversubscription r at the leaves puts r x aggs hosts on a leaf; r at the
+ * aggs gives each agg leaves / r core uplinks. */
+static int fit_fat_tree(struct rp_vctx *c, const struct rp_pos *pos, const char *path, struct rp_fabric *f,
+			const struct shape *sh)
+{
+	size_t nh = c->prof->nhosts;
+	uint32_t h = f->k / 2;
+	if (!f->k && !(sh->given & G_PODS))
+		return rp_verr(c, pos, path, "a fat-tree needs k (a k-ary tree) or pods, leaves, aggs and cores");
+	if (!(sh->given & G_PODS))
+		f->pods = f->k;
+	if (!(sh->given & G_LEAVES))
+		f->leaves = h ? h : 2;
+	if (!(sh->given & G_AGGS))
+		f->aggs = h ? h : 2;
+	if (!(sh->given & G_HPL))
+		f->hosts_per_leaf = sh->over_leaf ? sh->over_leaf * f->aggs : h ? h : ceil_div(nh, f->pods * f->leaves);
+	if (sh->over_agg && f->leaves % sh->over_agg)
+		return rp_verr(c, pos, path, "oversubscription %u at the aggs needs leaves (%u) divisible by it",
+			       sh->over_agg, f->leaves);
+	if (!(sh->given & G_CORES))
+		f->cores = f->aggs * (sh->over_agg ? f->leaves / sh->over_agg : h ? h : f->leaves);
+	if (f->cores % f->aggs)
+		return rp_verr(c, pos, path, "cores (%u) must be a multiple of aggs (%u): each agg gets cores / aggs",
+			       f->cores, f->aggs);
+	if ((size_t)f->pods * f->leaves * f->hosts_per_leaf < nh)
+		return rp_verr(c, pos, path, "%u pods x %u leaves x %u hosts_per_leaf cannot hold %zu hosts", f->pods,
+			       f->leaves, f->hosts_per_leaf, nh);
+	if (f->hosts_per_leaf + f->aggs > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("a leaf (hosts + aggs)", f->hosts_per_leaf + f->aggs);
+	if (f->leaves + f->cores / f->aggs > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("an agg (leaves + cores / aggs)", f->leaves + f->cores / f->aggs);
+	if (f->pods > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("a core (one port per pod)", f->pods);
+	return 0;
+}
+
+/* Servers of `rails` NICs (hosts r, r + 1, ... of the profile are one
+ * server's NICs 0..rails-1); a pod is hosts_per_leaf servers. */
+static int fit_rail(struct rp_vctx *c, const struct rp_pos *pos, const char *path, struct rp_fabric *f,
+		    const struct shape *sh)
+{
+	size_t nh = c->prof->nhosts;
+	if (!(sh->given & G_RAILS))
+		return rp_verr(c, pos, path, "a rail fabric needs rails (NICs per server, one leaf per rail per pod)");
+	uint32_t servers = ceil_div(nh, f->rails);
+	if (!(sh->given & G_HPL))
+		f->hosts_per_leaf = (sh->given & G_PODS) ? ceil_div(servers, f->pods) : servers;
+	if (!(sh->given & G_PODS))
+		f->pods = ceil_div(servers, f->hosts_per_leaf);
+	if ((size_t)f->pods * f->hosts_per_leaf < servers)
+		return rp_verr(c, pos, path, "%u pods x %u servers (hosts_per_leaf) cannot hold %u servers of %u NICs",
+			       f->pods, f->hosts_per_leaf, servers, f->rails);
+	f->leaves = f->pods * f->rails;
+	if (f->hosts_per_leaf + f->spines > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("a rail leaf (servers + spines)", f->hosts_per_leaf + f->spines);
+	if (f->leaves > RP_FABRIC_MAX_PORTS)
+		return PORTS_FAIL("a spine (pods x rails)", f->leaves);
 	return 0;
 }
 
@@ -365,17 +514,22 @@ static int parse_dscp_map(struct rp_vctx *c, const struct rp_node *map, const ch
 }
 
 /* Whether the hosts fit the switches' ports. */
-static int check_fit(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
+static int check_fit(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f,
+		     const struct shape *sh)
 {
 	size_t nh = c->prof->nhosts;
-	if (f->topology == RP_TOPO_SINGLE)
-		return nh > 64 ? rp_verr(c, &map->pos, path, "one switch has at most 64 ports; %zu hosts", nh) : 0;
-	uint32_t per = f->hosts_per_leaf ? f->hosts_per_leaf : (uint32_t)((nh + f->leaves - 1) / f->leaves);
-	if ((size_t)per * f->leaves < nh)
-		return rp_verr(c, &map->pos, path, "%u leaves x %u hosts_per_leaf cannot hold %zu hosts", f->leaves, per, nh);
-	if (per + f->spines > 64)
-		return rp_verr(c, &map->pos, path, "a leaf has at most 64 ports: %u hosts + %u spines", per, f->spines);
-	f->hosts_per_leaf = per;
+	switch (f->topology) {
+	case RP_TOPO_SINGLE:
+		return nh > RP_FABRIC_MAX_PORTS ? rp_verr(c, &map->pos, path, "one switch has at most %d ports; %zu hosts",
+							  RP_FABRIC_MAX_PORTS, nh)
+						: 0;
+	case RP_TOPO_LEAF_SPINE:
+		return fit_leaf_spine(c, &map->pos, path, f);
+	case RP_TOPO_FAT_TREE:
+		return fit_fat_tree(c, &map->pos, path, f, sh);
+	case RP_TOPO_RAIL:
+		return fit_rail(c, &map->pos, path, f, sh);
+	}
 	return 0;
 }
 
@@ -386,7 +540,8 @@ int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *map, const char *pa
 		return -1;
 	f->present = true;
 	uint32_t max_frame = f->max_frame;
-	if (parse_topology(c, map, path, f) || parse_links(c, map, path, f) ||
+	struct shape sh = {0};
+	if (parse_topology(c, map, path, f, &sh) || parse_links(c, map, path, f) ||
 	    opt_size(c, map, path, "buffer", &f->buffer_bytes) ||
 	    opt_u32(c, map, path, "max_frame", 1518, 16384, &max_frame) || parse_pfc(c, map, path, f) ||
 	    parse_ecn(c, map, path, f) || parse_lossy(c, map, path, f) || parse_dcqcn(c, map, path, &f->dcqcn))
@@ -399,5 +554,5 @@ int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *map, const char *pa
 	if (opt_ns(c, map, path, "qdepth_bin", &f->qdepth_bin_ns) || opt_ns(c, map, path, "max_time", &f->max_time_ns) ||
 	    parse_dscp_map(c, map, path, f))
 		return -1;
-	return check_fit(c, map, path, f);
+	return check_fit(c, map, path, f, &sh);
 }

@@ -87,3 +87,9 @@ const char *rp_sport_name(int policy)
 	}
 	return "?";
 }
+
+const char *rp_topology_name(int topology)
+{
+	static const char *const names[] = {"single", "leaf-spine", "fat-tree", "rail"};
+	return topology >= 0 && topology < 4 ? names[topology] : "?";
+}

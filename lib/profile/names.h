@@ -34,5 +34,6 @@ const char *rp_ecn_name(unsigned ecn);
 int rp_pattern_parse(const char *s); /* flow, incast, all-to-all, permutation, fan-out */
 const char *rp_pattern_name(enum rp_pattern p);
 const char *rp_sport_name(int policy); /* "linux", "fixed", "per-qp" */
+const char *rp_topology_name(int topology); /* enum rp_topology: "single", "leaf-spine", "fat-tree", "rail" */
 
 #endif

@@ -63,6 +63,12 @@ static int parse_fabric(struct rp_vctx *c, const struct rp_node *n, const char *
 	return rp_fabric_parse(c, n, path);
 }
 
+static int parse_qpn_seed(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_vuint(c, n, path, 0, UINT64_MAX, &c->prof->qpn_seed);
+}
+
 static int parse_certify(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
 {
 	(void)o;
@@ -83,6 +89,7 @@ static const struct section {
 	{"host_template", false, parse_host_template},
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
+	{"qpn_seed", false, parse_qpn_seed}, /* hosts' first QP numbers: docs/profiles.md */
 	{"certify", false, parse_certify}, /* roceprobe certify's intent and thresholds: docs/certify.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -121,6 +128,7 @@ static void profile_init(struct rp_profile *p)
 	memset(p, 0, sizeof(*p));
 	rp_flow_params_init(&p->defaults);
 	p->default_speed_bps = 100000000000ull;
+	p->qpn_seed = 1;
 	rp_fabric_init(&p->fabric);
 	rp_certify_cfg_init(&p->certify);
 }

@@ -14,7 +14,7 @@
 
 #define RP_NAME_MAX 32
 #define RP_PORT_MAX 128
-#define RP_MAX_HOSTS 256
+#define RP_MAX_HOSTS 2048
 #define RP_PROFILE_ERR_LEN 512
 #define RP_NODE_NAME_MAX 64
 #define RP_MAX_RANKS 4096
@@ -129,7 +129,10 @@ struct rp_traffic {
 enum rp_topology {
 	RP_TOPO_SINGLE,     /* one switch, every host on it */
 	RP_TOPO_LEAF_SPINE, /* hosts spread over leaves; every leaf to every spine */
+	RP_TOPO_FAT_TREE,   /* 3 tiers: pods of leaves and aggs (each leaf to every agg of its pod), cores */
+	RP_TOPO_RAIL,       /* rail-optimised: servers of `rails` NICs, NIC r of a pod's servers on its rail leaf r */
 };
+#define RP_FABRIC_MAX_PORTS 256 /* ports per switch (lib/fabric's RP_SWITCH_MAX_PORTS) */
 
 struct rp_fabric_thresh {
 	bool dynamic;
@@ -157,6 +160,10 @@ struct rp_fabric {
 	bool present;
 	enum rp_topology topology;
 	uint32_t leaves, spines, hosts_per_leaf; /* leaf-spine; hosts_per_leaf 0: ceil(hosts / leaves) */
+	/* fat-tree: pods of `leaves` leaves (hosts_per_leaf each) and `aggs` aggs,
+	 * `cores` cores (cores / aggs per agg); `k` fills them in as a k-ary tree.
+	 * rail: pods of `rails` leaves; hosts_per_leaf servers per pod; spines. */
+	uint32_t k, pods, aggs, cores, rails;
 	uint64_t host_delay_ns;      /* host <-> switch cable, one way; default 500 ns */
 	uint64_t uplink_speed_bps;   /* leaf <-> spine; 0: the default speed */
 	uint64_t uplink_delay_ns;    /* default 500 ns */
@@ -217,6 +224,7 @@ struct rp_profile {
 	struct rp_flow_params defaults;
 	uint64_t default_speed_bps;
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
+	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
 	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
 };
 

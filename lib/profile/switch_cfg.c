@@ -62,7 +62,7 @@ void rp_fabric_switch_cfg(const struct rp_fabric *f, const struct rp_fabric_swit
 		c->queue[tc].pmax = f->pmax;
 	}
 	for (unsigned p = 0; p < s->nports; p++) {
-		const uint8_t mac[6] = {0x02, 0xFF, (uint8_t)s->index, 0, 0, (uint8_t)p};
+		const uint8_t mac[6] = {0x02, 0xFF, (uint8_t)s->index, (uint8_t)(s->index >> 8), 0, (uint8_t)p};
 		c->port[p].rate_bps = s->rate_bps[p];
 		c->port[p].prop_ns = s->prop_ns[p];
 		memcpy(c->port[p].mac, mac, 6);

@@ -12,7 +12,7 @@
 
 /* What the section leaves to whoever places the switch. */
 struct rp_fabric_switch {
-	unsigned index;    /* the switch's number: RED seed + index x 0x9E37..., port MACs 02:ff:INDEX:00:00:PORT */
+	unsigned index;    /* the switch's number: RED seed + index x 0x9E37..., port MACs 02:ff:INDEX:INDEX>>8:00:PORT */
 	unsigned nports;
 	uint64_t rate_bps[RP_SWITCH_MAX_PORTS];
 	uint64_t prop_ns[RP_SWITCH_MAX_PORTS]; /* one way, for headroom `auto` */

@@ -50,7 +50,8 @@ static int cmp_first(const void *x, const void *y)
 static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow_key *k, size_t nf,
 		       struct rp_pair_result *tmp, size_t *first)
 {
-	struct rp_hist *h = malloc(sizeof(*h));
+	struct rp_shist sh, *h = &sh; /* the pair's latencies: its flows' buckets, no more */
+	rp_shist_init(h);
 	for (size_t i = 0; i < nf; i++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(a, i, &r);
@@ -66,7 +67,8 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 		memcpy(q->dst, k[i].dst, sizeof(q->dst));
 		first[2 * ps->n] = k[i].flow; /* the group's smallest flow index: sorted last by flow */
 		first[2 * ps->n + 1] = ps->n;
-		rp_hist_init(h);
+		h->n = 0; /* emptied, its memory kept for the next pair */
+		h->count = 0, h->min = UINT64_MAX, h->max = 0, h->mean = 0, h->m2 = 0;
 		for (; i < nf && !strcmp(k[i].src, q->src) && !strcmp(k[i].dst, q->dst); i++) {
 			struct rp_acct_flow_result r;
 			rp_acct_flow(a, k[i].flow, &r);
@@ -75,17 +77,17 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 			q->rx_packets += r.rx_packets;
 			q->lost += r.lost;
 			q->goodput_gbps += r.goodput_active_gbps;
-			rp_hist_merge(h, rp_acct_flow_latency(a, k[i].flow));
+			rp_shist_merge(h, rp_acct_flow_latency_sparse(a, k[i].flow));
 		}
 		struct rp_hist_summary s;
-		rp_hist_summarize(h, &s);
+		rp_shist_summarize(h, &s);
 		q->p50_ns = s.pct[RP_P50];
 		q->p99_ns = s.pct[RP_P99];
 		q->max_ns = s.max;
 		q->loss_pct = q->tx_packets ? 100.0 * (double)q->lost / (double)q->tx_packets : 0;
 		ps->n++;
 	}
-	free(h);
+	rp_shist_free(h);
 	qsort(first, ps->n, 2 * sizeof(*first), cmp_first);
 	for (size_t r = 0; r < ps->n; r++)
 		ps->rows[r] = tmp[first[2 * r + 1]];
@@ -142,37 +144,87 @@ static double ratio(double x, double med)
 	return med > 0 ? x / med : 0;
 }
 
-json_t *rp_report_pairs(const struct rp_acct *a)
-{
+struct rp_pairs {
 	struct pair_set ps;
-	pair_set_build(a, &ps);
-	const struct rp_pair_result *p = ps.rows;
-	const unsigned *fl = ps.flags;
-	size_t n = ps.n;
-	double good = ps.good, late = ps.late;
-	json_t *rows = json_array(), *out = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(rows, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
+	size_t *out; /* the flagged rows, in order */
+	size_t nout;
+};
+
+struct rp_pairs *rp_pairs_build(const struct rp_acct *a)
+{
+	struct rp_pairs *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	pair_set_build(a, &p->ps);
+	p->out = malloc((p->ps.n ? p->ps.n : 1) * sizeof(*p->out));
+	if (!p->out) {
+		rp_pairs_free(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->ps.n; i++)
+		if (p->ps.flags[i])
+			p->out[p->nout++] = i;
+	return p;
+}
+
+void rp_pairs_free(struct rp_pairs *p)
+{
+	if (!p)
+		return;
+	pair_set_free(&p->ps);
+	free(p->out);
+	free(p);
+}
+
+size_t rp_pairs_nrows(const struct rp_pairs *p)
+{
+	return p->ps.n;
+}
+
+size_t rp_pairs_noutliers(const struct rp_pairs *p)
+{
+	return p->nout;
+}
+
+json_t *rp_pairs_row_item(void *pairs, size_t i)
+{
+	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
 						      p[i].src, "dst", p[i].dst, "flows", (json_int_t)p[i].flows,
 						      "tx_packets", (json_int_t)p[i].tx_packets, "rx_packets",
 						      (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "loss_pct",
 						      p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps, "p50_ns",
 						      (json_int_t)p[i].p50_ns, "p99_ns", (json_int_t)p[i].p99_ns, "max_ns",
-						      (json_int_t)p[i].max_ns));
-		if (!fl[i])
-			continue;
-		json_t *why = json_array();
+						      (json_int_t)p[i].max_ns);
+}
+
+json_t *rp_pairs_outlier_item(void *pairs, size_t k)
+{
+	const struct rp_pairs *ps = pairs;
+	const struct rp_pair_result *p = ps->ps.rows;
+	const unsigned *fl = ps->ps.flags;
+	double good = ps->ps.good, late = ps->ps.late;
+	size_t i = ps->out[k];
+	json_t *why = json_array();
 		if (fl[i] & RP_PAIR_SLOW)
 			json_array_append_new(why, json_string("slow"));
 		if (fl[i] & RP_PAIR_LATE)
 			json_array_append_new(why, json_string("late"));
 		if (fl[i] & RP_PAIR_LOSSY)
 			json_array_append_new(why, json_string("lossy"));
-		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:f, s:f}", "src", p[i].src, "dst", p[i].dst, "why",
-						     why, "goodput_vs_median", ratio(p[i].goodput_gbps, good),
-						     "p99_vs_median", ratio((double)p[i].p99_ns, late)));
-	}
-	pair_set_free(&ps);
+	return json_pack("{s:s, s:s, s:o, s:f, s:f}", "src", p[i].src, "dst", p[i].dst, "why", why, "goodput_vs_median",
+			 ratio(p[i].goodput_gbps, good), "p99_vs_median", ratio((double)p[i].p99_ns, late));
+}
+
+json_t *rp_report_pairs(const struct rp_acct *a)
+{
+	struct rp_pairs *p = rp_pairs_build(a);
+	json_t *rows = json_array(), *out = json_array();
+	for (size_t i = 0; p && i < p->ps.n; i++)
+		json_array_append_new(rows, rp_pairs_row_item(p, i));
+	for (size_t i = 0; p && i < p->nout; i++)
+		json_array_append_new(out, rp_pairs_outlier_item(p, i));
+	rp_pairs_free(p);
 	return json_pack("{s:o, s:o}", "rows", rows, "outliers", out);
 }
 

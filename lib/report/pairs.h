@@ -29,6 +29,17 @@ enum rp_pair_flag {
 /* {"rows":[{src,dst,flows,tx_packets,rx_packets,lost,loss_pct,goodput_gbps,p50_ns,p99_ns,max_ns}],
  *  "outliers":[{src,dst,why:[slow|late|lossy],goodput_vs_median,p99_vs_median}]} */
 json_t *rp_report_pairs(const struct rp_acct *a);
+/* The same, built once and written a row at a time (a million pairs are GBs
+ * as JSON): rp_pairs_json gives the object with both arrays empty, to be
+ * filled by rp_report_write_atomic_streams with rp_pairs_row_item and
+ * rp_pairs_outlier_item. NULL when out of memory. */
+struct rp_pairs;
+struct rp_pairs *rp_pairs_build(const struct rp_acct *a);
+void rp_pairs_free(struct rp_pairs *p);
+size_t rp_pairs_nrows(const struct rp_pairs *p);
+size_t rp_pairs_noutliers(const struct rp_pairs *p);
+json_t *rp_pairs_row_item(void *pairs, size_t i);
+json_t *rp_pairs_outlier_item(void *pairs, size_t i);
 /* The text: the outliers (at most max_rows), or that no pair stands out. */
 void rp_report_print_pairs(FILE *f, const struct rp_acct *a, size_t max_rows);
 

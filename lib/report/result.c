@@ -23,6 +23,21 @@ static json_t *hist_array(const struct rp_hist *h)
 	return arr;
 }
 
+static json_t *latency_json(const struct rp_hist_summary *sum, json_t *histogram)
+{
+	const struct rp_hist_summary s = *sum;
+	json_t *o = json_object();
+	json_object_set_new(o, "count", jint(s.count));
+	json_object_set_new(o, "min", jint(s.min));
+	json_object_set_new(o, "mean", json_real(s.mean));
+	json_object_set_new(o, "stdev", json_real(s.stdev));
+	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+		json_object_set_new(o, pct_names[i], jint(s.pct[i]));
+	json_object_set_new(o, "max", jint(s.max));
+	json_object_set_new(o, "histogram", histogram);
+	return o;
+}
+
 json_t *rp_report_latency(const struct rp_hist *h)
 {
 	struct rp_hist_summary s;
@@ -32,19 +47,23 @@ json_t *rp_report_latency(const struct rp_hist *h)
 		h = &empty;
 	}
 	rp_hist_summarize(h, &s);
-	json_t *o = json_object();
-	json_object_set_new(o, "count", jint(s.count));
-	json_object_set_new(o, "min", jint(s.min));
-	json_object_set_new(o, "mean", json_real(s.mean));
-	json_object_set_new(o, "stdev", json_real(s.stdev));
-	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		json_object_set_new(o, pct_names[i], jint(s.pct[i]));
-	json_object_set_new(o, "max", jint(s.max));
-	json_object_set_new(o, "histogram", hist_array(h));
-	return o;
+	return latency_json(&s, hist_array(h));
 }
 
-json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat)
+/* The same from the sparse form, in steps of its buckets. */
+static json_t *latency_sparse(const struct rp_shist *sh)
+{
+	struct rp_hist_summary s;
+	rp_shist_summarize(sh, &s);
+	json_t *arr = json_array();
+	size_t pos = 0;
+	uint64_t up, cnt;
+	while (rp_shist_next(sh, &pos, &up, &cnt))
+		json_array_append_new(arr, json_pack("[I, I]", (json_int_t)up, (json_int_t)cnt));
+	return latency_json(&s, arr);
+}
+
+static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", jint(r->id));
@@ -68,17 +87,28 @@ json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist
 	json_object_set_new(o, "goodput_gbps", json_real(r->goodput_gbps));
 	json_object_set_new(o, "active_ns", jint(r->active_ns));
 	json_object_set_new(o, "goodput_active_gbps", json_real(r->goodput_active_gbps));
-	json_object_set_new(o, "latency_ns", rp_report_latency(lat));
+	json_object_set_new(o, "latency_ns", latency);
 	return o;
+}
+
+json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat)
+{
+	return flow_json(r, rp_report_latency(lat));
+}
+
+json_t *rp_report_flow_item(void *acct, size_t i)
+{
+	const struct rp_acct *a = acct;
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, i, &r);
+	return flow_json(&r, latency_sparse(rp_acct_flow_latency_sparse(a, i)));
 }
 
 json_t *rp_report_flows(const struct rp_acct *a)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
-		struct rp_acct_flow_result r;
-		rp_acct_flow(a, i, &r);
-		json_array_append_new(arr, rp_report_flow(&r, rp_acct_flow_latency(a, i)));
+		json_array_append_new(arr, rp_report_flow_item((void *)a, i));
 	}
 	return arr;
 }
@@ -218,7 +248,85 @@ static int fail(char *err, size_t errlen, const char *what, const char *path)
 	return -1;
 }
 
+#define STREAM_SENTINEL "@@roceprobe-stream-%zu@@"
+
+/* Writes one streamed array's items at the sentinel's indentation. */
+static int write_items(FILE *f, const struct rp_report_stream *st, size_t indent)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		json_t *v = st->item(st->ctx, i);
+		char *d = v ? json_dumps(v, JSON_INDENT(2)) : NULL;
+		json_decref(v);
+		if (!d)
+			return -1;
+		fprintf(f, "%*s", (int)indent, "");
+		for (const char *c = d; *c; c++) {
+			fputc(*c, f);
+			if (*c == '\n')
+				fprintf(f, "%*s", (int)indent, "");
+		}
+		free(d);
+		fputs(i + 1 < st->n ? ",\n" : "\n", f);
+	}
+	return 0;
+}
+
+/* Writes text with each sentinel's line replaced by its stream's items. */
+static int write_spliced(FILE *f, const char *text, const struct rp_report_stream *s, size_t ns)
+{
+	const char *at = text, *q;
+	while ((q = strstr(at, "\"@@roceprobe-stream-"))) {
+		size_t k;
+		int used = 0;
+		if (sscanf(q, "\"@@roceprobe-stream-%zu@@\"%n", &k, &used) != 1 || !used || k >= ns)
+			return -1;
+		const char *line = q;
+		while (line > at && line[-1] != '\n')
+			line--;
+		if (fwrite(at, 1, (size_t)(line - at), f) != (size_t)(line - at) || write_items(f, &s[k], (size_t)(q - line)))
+			return -1;
+		at = q + used;
+		while (*at == '\n')
+			at++; /* the sentinel's own line end: each item wrote one */
+	}
+	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
+}
+
+static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
+		      size_t errlen);
+
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
+{
+	return write_file(path, root, NULL, 0, err, errlen);
+}
+
+int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
+				   char *err, size_t errlen)
+{
+	char tag[64];
+	for (size_t k = 0; k < ns; k++)
+		if (s[k].n) {
+			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
+			json_array_append_new(s[k].marker, json_string(tag));
+		}
+	int rc = write_file(path, root, s, ns, err, errlen);
+	for (size_t k = 0; k < ns; k++)
+		json_array_clear(s[k].marker);
+	return rc;
+}
+
+static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, size_t ns)
+{
+	char *text = json_dumps(root, JSON_INDENT(2));
+	if (!text)
+		return -1;
+	int rc = write_spliced(f, text, s, ns);
+	free(text);
+	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
+}
+
+static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
+		      size_t errlen)
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 16);
@@ -241,7 +349,10 @@ int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t err
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
 		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0) {
+	} else if (!ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+		rc = fail(err, errlen, "cannot write", tmp);
+	} else if (ns && stream_dump(f, root, s, ns)) {
+		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fsync(fd) != 0) {
 		rc = fail(err, errlen, "cannot fsync", tmp);

@@ -29,5 +29,20 @@ json_t *rp_report_timeseries(const struct rp_acct *a);
 /* Writes root to a temporary file in path's directory, fsyncs it and renames
  * it over path, so readers see the old file or the whole new one. 0 or -1. */
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen);
+/* The same with some arrays of root written an item at a time: each
+ * stream's marker is an empty array somewhere in root; item(ctx, i) for
+ * i < n gives its items, each freed once written, so a million flows never
+ * sit in memory as JSON at once. The file is what rp_report_write_atomic
+ * would write had the items been in the arrays. */
+struct rp_report_stream {
+	json_t *marker;
+	size_t n;
+	json_t *(*item)(void *ctx, size_t i);
+	void *ctx;
+};
+int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
+				   char *err, size_t errlen);
+/* rp_report_flows' item i (for rp_report_write_atomic_stream; ctx: the accountant). */
+json_t *rp_report_flow_item(void *acct, size_t i);
 
 #endif

@@ -102,6 +102,11 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 	if (!a->cfg.bin_ns)
 		a->cfg.bin_ns = RP_TS_BIN_NS;
 	rp_hist_init(&a->agg);
+	if (!(a->scratch = calloc(1, sizeof(*a->scratch)))) {
+		snprintf(err, errlen, "out of memory");
+		free(a);
+		return NULL;
+	}
 	int rc = cfg->discover ? setup_discovery(a, err, errlen) : setup_flows(a, err, errlen);
 	if (rc == 0)
 		rc = setup_ports(a, err, errlen);
@@ -132,6 +137,7 @@ void rp_acct_destroy(struct rp_acct *a)
 	free(a->ports);
 	rp_acct_map_free(&a->map);
 	rp_ts_destroy(a->ts);
+	free(a->scratch);
 	free(a);
 }
 
@@ -233,7 +239,7 @@ static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now)
 		fl->r.clock_skew++;
 		return;
 	}
-	rp_hist_record(fl->lat, now - tx);
+	rp_shist_record(&fl->lat, now - tx);
 	rp_ts_latency(a->ts, now, now - tx);
 }
 
@@ -244,9 +250,9 @@ static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q
 	struct rp_psn_event ev;
 	rp_psn_data(&q->psn, now, a->f.bth.psn, a->f.bth.opcode, &ev);
 	if (ev.msg_done && ev.multi_packet)
-		rp_hist_record(fl->msg, ev.msg_ns);
+		rp_shist_record(&fl->msg, ev.msg_ns);
 	if (ev.nak_resend)
-		rp_hist_record(fl->nak_resend, ev.nak_resend_ns);
+		rp_shist_record(&fl->nak_resend, ev.nak_resend_ns);
 	return ev.verdict == RP_PSN_DUPLICATE;
 }
 

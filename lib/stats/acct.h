@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "shist.h"
 #include "psn.h"
 #include "receiver.h"
 #include "timeseries.h"
@@ -193,8 +194,16 @@ struct rp_acct_port_result {
 
 size_t rp_acct_nflows(const struct rp_acct *a);
 void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out);
+/* Flow i's latency histogram, valid until the next call (the accountant keeps
+ * flows' histograms sparse and expands the one asked for). */
 const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);
-/* track_psn only (NULL otherwise): FIRST -> LAST times, NAK -> resend times. */
+/* Flow i's latency histogram as the accountant keeps it (valid until the
+ * accountant is destroyed). */
+const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i);
+/* dst += flow i's latency histogram, without expanding it. */
+void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst);
+/* track_psn only (NULL otherwise): FIRST -> LAST times, NAK -> resend times;
+ * each valid until the next call of the same function. */
 const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i);
 const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i);
 size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i);

@@ -29,14 +29,6 @@ int rp_acct_flow_add_qp(struct acct_flow *fl, uint32_t dqpn)
 	return 0;
 }
 
-static struct rp_hist *hist_new(void)
-{
-	struct rp_hist *h = malloc(sizeof(*h));
-	if (h)
-		rp_hist_init(h);
-	return h;
-}
-
 /* Configured flows get all their QPs here; discovered ones add them as seen. */
 int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_acct_flow_cfg *cfg)
 {
@@ -50,13 +42,14 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 		rp_seq_init_from_first(&fl->seq);
 	else
 		rp_seq_init(&fl->seq, 0);
-	fl->lat = hist_new();
-	if (!fl->lat)
-		return -1;
-	if (a->cfg.track_psn && (!(fl->msg = hist_new()) || !(fl->nak_resend = hist_new())))
-		return -1;
+	rp_shist_init(&fl->lat);
+	rp_shist_init(&fl->msg);
+	rp_shist_init(&fl->nak_resend);
 	if (a->cfg.discover)
 		return 0;
+	if (!(fl->qp = malloc(fl->cfg.qps * sizeof(*fl->qp)))) /* exactly its QPs: no slack per flow */
+		return -1;
+	fl->cap_qp = fl->cfg.qps;
 	for (uint16_t q = 0; q < fl->cfg.qps; q++) {
 		if (rp_acct_flow_add_qp(fl, fl->cfg.rqpn + q))
 			return -1;
@@ -68,9 +61,9 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 
 void rp_acct_flow_free(struct acct_flow *fl)
 {
-	free(fl->lat);
-	free(fl->msg);
-	free(fl->nak_resend);
+	rp_shist_free(&fl->lat);
+	rp_shist_free(&fl->msg);
+	rp_shist_free(&fl->nak_resend);
 	free(fl->qp);
 	memset(fl, 0, sizeof(*fl));
 }

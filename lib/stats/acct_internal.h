@@ -5,6 +5,7 @@
 #include "acct.h"
 #include "pause.h"
 #include "seq.h"
+#include "shist.h"
 #include "wire/frame.h"
 
 enum acct_dir { DIR_DATA, DIR_REV }; /* to the receiver's QP, or back to the sender's */
@@ -49,9 +50,9 @@ struct acct_flow {
 	bool tx_known;
 	bool check_mac;   /* dst_port_check compares the frame's MAC (cfg.dst_mac is not all zero) */
 	uint64_t probeless_unique;
-	struct rp_hist *lat;
-	struct rp_hist *msg;
-	struct rp_hist *nak_resend;
+	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
+	struct rp_shist msg;        /* track_psn only */
+	struct rp_shist nak_resend; /* track_psn only */
 	struct acct_qp *qp;
 	uint16_t nqp, cap_qp;
 };
@@ -64,6 +65,15 @@ struct acct_port {
 	struct rp_acct_port_result r;
 };
 
+/* rp_acct_flow_latency & co. expand a flow's sparse histogram here: [0]
+ * latency, [1] message times, [2] NAK -> resend, each valid until the next
+ * call of its accessor; of[k] is what [k] holds, so the next expansion only
+ * clears those buckets. */
+struct acct_scratch {
+	struct rp_hist h[3];
+	const struct rp_shist *of[3];
+};
+
 struct rp_acct {
 	struct rp_acct_cfg cfg;
 	struct acct_flow *flows;
@@ -72,6 +82,7 @@ struct rp_acct {
 	struct acct_map map;
 	struct rp_ts *ts;
 	struct rp_hist agg;
+	struct acct_scratch *scratch;
 	struct rp_frame f; /* parse scratch: one accountant per lcore */
 	uint64_t end_ns;
 	uint64_t unmatched;

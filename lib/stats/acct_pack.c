@@ -118,7 +118,7 @@ static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
 	putf(w, r->goodput_active_gbps);
 	putf(w, r->latency_ns.mean);
 	putf(w, r->latency_ns.stdev);
-	put_hist(w, a->flows[i].lat);
+	put_hist(w, rp_acct_flow_latency(a, i));
 }
 
 static void put_port(struct wr *w, const struct rp_acct *a, size_t i)
@@ -423,7 +423,8 @@ struct walk {
 	long *port_map;         /* buffer's port record -> merged port */
 };
 
-static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
+/* false when memory for the flow's histogram runs out */
+static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
 {
 	struct acct_flow *fl = &m->flows[i];
 	struct rp_acct_flow_result r = *row;
@@ -431,7 +432,7 @@ static void install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
 	fl->r = r;
 	fl->tx_known = true;
-	*fl->lat = *h; /* buckets and the exact count/min/max/mean/M2 */
+	return rp_shist_from(&fl->lat, h) == 0; /* buckets and the exact count/min/max/mean/M2 */
 }
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
@@ -458,8 +459,8 @@ static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
 			fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
 		if (!r->bad && w->apply) {
-			if (w->merged)
-				install_flow(w->merged, i, &row, w->h);
+			if (w->merged && !install_flow(w->merged, i, &row, w->h))
+				fail(r, "merge buffer: out of memory for flow %llu's latency histogram", U(row.id));
 			if (w->agg)
 				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
 			if (w->fn && w->fn_rc == 0)
@@ -696,7 +697,7 @@ void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++)
-		rp_hist_merge(&m->agg, m->flows[i].lat);
+		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
 	m->finished = true;
 }
 

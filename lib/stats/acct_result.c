@@ -77,8 +77,8 @@ static void finish_flow(struct rp_acct *a, struct acct_flow *fl, uint64_t end)
 					 ? (double)r->rx_payload_bytes * 8.0 * (double)(unique - 1) / (double)unique /
 						   (double)r->active_ns
 					 : 0.0;
-	rp_hist_summarize(fl->lat, &r->latency_ns);
-	rp_hist_merge(&a->agg, fl->lat);
+	rp_shist_summarize(&fl->lat, &r->latency_ns);
+	rp_shist_merge_into(&a->agg, &fl->lat);
 }
 
 /* Discovered flows without a probe id are numbered after the largest probe id. */
@@ -118,9 +118,38 @@ size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
 
 void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = a->flows[i].r; }
 
-const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i) { return a->flows[i].lat; }
-const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i) { return a->flows[i].msg; }
-const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i) { return a->flows[i].nak_resend; }
+static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const struct rp_shist *s)
+{
+	struct acct_scratch *sc = a->scratch;
+	rp_shist_expand(s, &sc->h[k], sc->of[k]);
+	sc->of[k] = s;
+	return &sc->h[k];
+}
+
+const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i)
+{
+	return expand(a, 0, &a->flows[i].lat);
+}
+
+const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
+{
+	return a->cfg.track_psn ? expand(a, 1, &a->flows[i].msg) : NULL;
+}
+
+const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
+{
+	return a->cfg.track_psn ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
+}
+
+const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)
+{
+	return &a->flows[i].lat;
+}
+
+void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst)
+{
+	rp_shist_merge_into(dst, &a->flows[i].lat);
+}
 size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->flows[i].nqp; }
 
 void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out)

@@ -54,17 +54,30 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 }
 
 /* Chan et al.'s pairwise combination of two Welford states. */
+void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
+		      long double m2)
+{
+	long double na = (long double)*dst->count, nb = (long double)count, n = na + nb;
+	long double d = mean - *dst->mean;
+	*dst->mean += d * nb / n;
+	*dst->m2 += m2 + d * d * na * nb / n;
+	*dst->count += count;
+	if (min < *dst->min)
+		*dst->min = min;
+	if (max > *dst->max)
+		*dst->max = max;
+}
+
+void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
+			   long double m2)
+{
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
+	rp_moments_merge(&d, count, min, max, mean, m2);
+}
+
 static void merge_moments(struct rp_hist *dst, const struct rp_hist *src)
 {
-	long double na = (long double)dst->count, nb = (long double)src->count, n = na + nb;
-	long double d = src->mean - dst->mean;
-	dst->mean += d * nb / n;
-	dst->m2 += src->m2 + d * d * na * nb / n;
-	dst->count += src->count;
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
+	rp_hist_merge_moments(dst, src->count, src->min, src->max, src->mean, src->m2);
 }
 
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
@@ -86,7 +99,7 @@ void rp_hist_merge_sparse(struct rp_hist *dst, const struct rp_hist *src, const 
 }
 
 /* ceil(n * ppm / 1e6) without overflowing 64 bits. */
-static uint64_t rank_of(uint64_t n, uint32_t ppm)
+uint64_t rp_hist_rank(uint64_t n, uint32_t ppm)
 {
 	uint64_t whole = n / 1000000u * ppm, rest = n % 1000000u * ppm;
 	uint64_t r = whole + rest / 1000000u + (rest % 1000000u != 0);
@@ -97,7 +110,7 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
 {
 	if (h->count == 0)
 		return 0;
-	uint64_t rank = rank_of(h->count, ppm), seen = 0;
+	uint64_t rank = rp_hist_rank(h->count, ppm), seen = 0;
 	for (size_t i = 0; i < RP_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {

@@ -54,6 +54,21 @@ void rp_hist_record(struct rp_hist *h, uint64_t v);
 /* dst += src (for aggregates); exact for count/min/max/mean/stdev too. */
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
 
+/* Chan et al.'s combination of two Welford states, wherever they live
+ * (rp_hist and rp_shist share it, so both merge to the same bits). */
+struct rp_moments {
+	uint64_t *count, *min, *max;
+	long double *mean, *m2;
+};
+void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
+		      long double m2);
+/* The moments part of rp_hist_merge: dst takes in a histogram of count
+ * samples with these min, max, mean and M2 (its buckets added by the caller). */
+void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
+			   long double m2);
+/* The rank rp_hist_percentile looks for: ceil(n * ppm / 1e6), at least 1. */
+uint64_t rp_hist_rank(uint64_t n, uint32_t ppm);
+
 /* Which bucket v falls in, and a bucket's inclusive bounds. */
 size_t rp_hist_index(uint64_t v);
 uint64_t rp_hist_bucket_lo(size_t idx);

@@ -93,6 +93,23 @@ static int expand_all_to_all(struct rp_plan_builder *b, uint16_t t, const struct
 	return 0;
 }
 
+size_t rp_plan_count_flows(const struct rp_profile *prof)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < prof->ntraffic; t++) {
+		const struct rp_traffic *tr = &prof->traffic[t];
+		if (tr->kind == RP_TRAFFIC_PFC || tr->pattern == RP_PATTERN_FLOW)
+			n += 1;
+		else if (tr->pattern == RP_PATTERN_FAN_OUT)
+			n += tr->npeers;
+		else if (tr->pattern == RP_PATTERN_ALL_TO_ALL)
+			n += tr->nhosts * (tr->nhosts ? tr->nhosts - 1 : 0);
+		else
+			n += tr->nhosts; /* incast, permutation */
+	}
+	return n;
+}
+
 int rp_plan_expand(struct rp_plan_builder *b, uint16_t t)
 {
 	const struct rp_traffic *tr = &b->plan->prof->traffic[t];

@@ -55,6 +55,20 @@ int rp_plan_add_phase(struct rp_plan_builder *b, const struct rp_phase *ph)
 	return 0;
 }
 
+uint32_t rp_plan_first_qpn(const struct rp_profile *prof, size_t h)
+{
+	if (!prof->qpn_seed)
+		return RP_QPN_BASE;
+	uint64_t z = 0xCBF29CE484222325ull; /* FNV-1a of the name, then splitmix64's finaliser with the seed */
+	for (const char *c = prof->hosts[h].name; *c; c++)
+		z = (z ^ (uint8_t)*c) * 0x100000001B3ull;
+	z ^= prof->qpn_seed * 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return RP_QPN_BASE + (uint32_t)(z % RP_QPN_SPREAD);
+}
+
 static void sum_up(struct rp_plan *p)
 {
 	size_t nh = p->prof->nhosts;
@@ -87,7 +101,7 @@ int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err
 		snprintf(err, errlen, "out of memory");
 	} else {
 		for (size_t h = 0; h < nh; h++)
-			b.next_qpn[h] = RP_QPN_BASE;
+			b.next_qpn[h] = rp_plan_first_qpn(prof, h);
 		rc = 0;
 		for (size_t t = 0; t < prof->ntraffic && rc == 0; t++)
 			rc = rp_plan_expand(&b, (uint16_t)t);

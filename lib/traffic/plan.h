@@ -11,7 +11,14 @@
 #include "profile/profile.h"
 #include "segment.h"
 
-#define RP_QPN_BASE 0x100 /* each host numbers its QPs from here */
+/* Each host numbers its QPs up from its own first QP number, as a real NIC's
+ * differ from machine to machine: rp_plan_first_qpn spreads them over
+ * [RP_QPN_BASE, RP_QPN_BASE + RP_QPN_SPREAD) by the profile's qpn_seed and the
+ * host's name (reproducible; qpn_seed 0: every host from RP_QPN_BASE). The
+ * default `sport: linux` entropy then spreads over ECMP paths like a real
+ * fabric's instead of giving every host's n-th QP the same UDP source port. */
+#define RP_QPN_BASE 0x100
+#define RP_QPN_SPREAD 0x7FFF00u /* a host keeps 8 M QP numbers above its first */
 
 /* Where a flow's frames go first: the destination itself when it is on the
  * sender's link (same subnet, or the sender has no prefix), else the sender's
@@ -87,6 +94,13 @@ struct rp_plan {
 	uint64_t *pair_bytes;        /* [src * nhosts + dst]: RDMA payload bytes */
 	uint64_t *pair_packets;
 };
+
+/* Host h's first QP number (see RP_QPN_BASE). */
+uint32_t rp_plan_first_qpn(const struct rp_profile *prof, size_t h);
+
+/* How many flows rp_plan_build will make, without making them (a caller
+ * that bounds its flows can refuse before the memory is spent). */
+size_t rp_plan_count_flows(const struct rp_profile *prof);
 
 /* Expands every traffic entry. Returns 0, or -1 (out of memory, or a flow
  * too large to plan) with a one-line reason in err. */

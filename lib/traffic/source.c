@@ -145,6 +145,17 @@ static inline void copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
 		memcpy(dst + i, src + i, RP_COPY_BLOCK);
 }
 
+/* The payload: the template's, or its head and then zeros. */
+static inline void copy_payload(uint8_t *buf, const uint8_t *frame, uint16_t hdr_len, uint16_t tail_off, uint16_t len)
+{
+	if (!tail_off) {
+		copy_blocks(buf + hdr_len, frame + hdr_len, (size_t)(len - hdr_len));
+		return;
+	}
+	copy_blocks(buf + hdr_len, frame + hdr_len, (size_t)(tail_off - hdr_len));
+	copy_blocks(buf + tail_off, rp_tmpl_zeros, (size_t)(len - tail_off));
+}
+
 /* The per-packet path: the QP's header and the kind's payload copied, then a
  * few stores and table look-ups. */
 static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t now)
@@ -152,7 +163,7 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	const struct rp_tkind *t = &f->kinds[k];
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	copy_blocks(buf, h->bytes, t->hdr_len);
-	copy_blocks(buf + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->len - t->hdr_len));
+	copy_payload(buf, t->frame, t->hdr_len, t->tail_off, t->len);
 	uint32_t icrc = h->icrc;
 	uint32_t *psn = &f->psn[f->qp];
 	rp_put_be24(buf + t->psn_off, *psn);
@@ -204,6 +215,7 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 /* Frames up to this size are staged whole once per run (header, payload and
  * tx_ns, which every packet of a run shares) and then copied in one piece. */
 #define RP_STAGE_MAX 256
+_Static_assert(RP_STAGE_MAX <= RP_TMPL_WHOLE, "staged frames are kept whole in their templates");
 /* Frames of (RP_SMALL_FRAME - RP_COPY_BLOCK, RP_SMALL_FRAME] bytes (a SEND
  * carrying just the probe) are copied with one constant-size copy, which
  * the buffers' RP_COPY_BLOCK slack covers. */
@@ -213,7 +225,7 @@ typedef uint8_t rp_v16 __attribute__((vector_size(16)));
 
 struct run_state {
 	const uint8_t *stage, *hdr, *frame;
-	uint16_t hdr_len, len, psn_off, icrc_off, seq_off, ts_off;
+	uint16_t hdr_len, tail_off, len, psn_off, icrc_off, seq_off, ts_off;
 	const struct rp_icrc_patch *psn_p, *seq_p;
 	uint32_t base, tpsn, psn;
 	uint64_t tseq, seq;
@@ -317,7 +329,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			copy_blocks(buf, stage, len);
 		} else {
 			copy_blocks(buf, r->hdr, hdr_len);
-			copy_blocks(buf + hdr_len, r->frame + hdr_len, (size_t)(len - hdr_len));
+			copy_payload(buf, r->frame, hdr_len, r->tail_off, len);
 			if (ts_off)
 				rp_put_be64(buf + ts_off, now);
 		}
@@ -423,6 +435,7 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 		base ^= f->ts_contrib;
 	}
 	struct run_state r = {.stage = stage, .hdr = h->bytes, .frame = t->frame, .hdr_len = t->hdr_len,
+			      .tail_off = t->tail_off,
 			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
 			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
 			      .tseq = tseq, .psn = psn, .seq = seq};
@@ -483,6 +496,44 @@ static void drop_done(struct rp_source *s)
 	}
 }
 
+/* What rp_source_burst does for the one flow it picked, one packet. */
+static void note_burst(struct rp_sflow *f, uint64_t now_ns)
+{
+	if (!f->tx_packets)
+		f->first_tx_ns = now_ns;
+	if (f->last_tx_ns != now_ns || f->tx_packets == 0) {
+		f->before_last_packets = f->tx_packets;
+		f->before_last_bytes = f->tx_bytes;
+	}
+	f->last_tx_ns = now_ns;
+}
+
+uint64_t rp_source_flow_next_due(const struct rp_source *s, size_t i)
+{
+	return s->flows[i].pace.done ? UINT64_MAX : s->flows[i].pace.due_ns;
+}
+
+bool rp_source_flow_done(const struct rp_source *s, size_t i)
+{
+	return s->flows[i].pace.done;
+}
+
+unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *buf,
+			      uint16_t *len)
+{
+	struct rp_sflow *f = &s->flows[i];
+	if (f->prio_bit & paused_prio_mask)
+		return 0;
+	rp_pace_catch_up(&f->cfg, &f->pace, now_ns, f->lag_ns);
+	if (f->pace.done || f->pace.due_ns > now_ns)
+		return 0;
+	note_burst(f, now_ns);
+	uint8_t *const bufs[1] = {buf};
+	if (!emit_run(f, bufs, len, 1, now_ns, now_ns))
+		*len = emit(f, buf, now_ns);
+	return 1;
+}
+
 unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],
 			 uint16_t lens[], uint32_t flow_ids[], unsigned n)
 {
@@ -494,13 +545,7 @@ unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_pr
 		if (!f)
 			break;
 		uint64_t limit = second < now_ns ? second : now_ns;
-		if (!f->tx_packets)
-			f->first_tx_ns = now_ns;
-		if (f->last_tx_ns != now_ns || f->tx_packets == 0) {
-			f->before_last_packets = f->tx_packets;
-			f->before_last_bytes = f->tx_bytes;
-		}
-		f->last_tx_ns = now_ns;
+		note_burst(f, now_ns);
 		do {
 			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, now_ns);
 			if (!r) {

@@ -76,6 +76,17 @@ struct rp_source_flow_stats {
 	bool done;
 };
 size_t rp_source_nflows(const struct rp_source *s);
+
+/* One flow of a source on its own (the lab's host NIC picks the flow itself):
+ * flow i's next due time (UINT64_MAX once done), whether it is done, and its
+ * next packet into buf when it is due at now_ns and its priority is not in
+ * paused_prio_mask (1), else 0. Every flow of a source shares its ICRC patch
+ * tables, so one source per host costs far less than one per flow. Do not
+ * mix with rp_source_burst on the same source. */
+uint64_t rp_source_flow_next_due(const struct rp_source *s, size_t i);
+bool rp_source_flow_done(const struct rp_source *s, size_t i);
+unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *buf,
+			      uint16_t *len);
 void rp_source_flow_stats(const struct rp_source *s, size_t i, struct rp_source_flow_stats *out);
 
 #endif

@@ -13,8 +13,10 @@
 /* One packet kind of one flow: the frame of QP 0 (its payload serves every
  * QP) and where the stamped fields are. Offsets are from the frame start. */
 struct rp_tkind {
-	uint8_t *frame;
+	uint8_t *frame;     /* up to tail_off (0: all of it), RP_COPY_BLOCK more allocated */
 	uint16_t len;
+	uint16_t tail_off;  /* 0, or from here to len the frame is zeros (rp_tmpl_zeros): a
+			       large frame keeps its headers and probe, not its payload */
 	uint16_t hdr_len;   /* the payload offset: bytes taken from the QP header */
 	uint16_t icrc_off;
 	uint16_t psn_off;
@@ -82,6 +84,14 @@ struct rp_source {
 	size_t max_frame;
 	struct rp_patch_cache patches;
 };
+
+/* Zeros enough for any frame's tail (max MTU 4096 + headers, and slack). */
+#define RP_TMPL_ZEROS (16384 + RP_COPY_BLOCK)
+extern const uint8_t rp_tmpl_zeros[RP_TMPL_ZEROS];
+/* Frames up to this size are kept whole (the source stages them); past it a
+ * template keeps this much payload (the probe and slack) and zeros after. */
+#define RP_TMPL_WHOLE 256
+#define RP_TMPL_HEAD 64
 
 /* Builds every template of flow f of the plan into sf. */
 int rp_tmpl_build(struct rp_source *s, const struct rp_plan *plan, const struct rp_flow *f, struct rp_sflow *sf,

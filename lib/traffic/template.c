@@ -9,6 +9,8 @@
 #include "wire/sport.h"
 
 #define RP_RKEY_BASE 0x1000u
+
+const uint8_t rp_tmpl_zeros[RP_TMPL_ZEROS];
 #define RP_AETH_CREDIT_INVALID 0x1F
 
 static const struct rp_icrc_patch *patch_get(struct rp_patch_cache *c, size_t off, size_t len, size_t region)
@@ -120,6 +122,20 @@ static int kind_fields(struct rp_source *s, struct rp_tkind *t, const struct rp_
 	return 0;
 }
 
+/* Where a large frame's zeros start (its payload past the probe, the pad,
+ * and the ICRC bytes that are stored per packet anyway), or 0 to keep it
+ * whole: a million flows then hold their headers, not a million payloads. */
+static size_t tail_from(const uint8_t *frame, const struct rp_roce_layout *lay)
+{
+	size_t from = lay->payload_off + RP_TMPL_HEAD;
+	if (lay->frame_len <= RP_TMPL_WHOLE || from >= lay->icrc_off || lay->frame_len + RP_COPY_BLOCK > RP_TMPL_ZEROS)
+		return 0;
+	for (size_t i = from; i < lay->icrc_off; i++)
+		if (frame[i])
+			return 0;
+	return from;
+}
+
 static int build_kind(struct rp_source *s, const struct rp_plan *plan, const struct rp_flow *f, struct rp_sflow *sf,
 		      const struct rp_seg *seg, uint8_t *scratch, size_t cap)
 {
@@ -145,12 +161,14 @@ static int build_kind(struct rp_source *s, const struct rp_plan *plan, const str
 		memcpy(h->bytes, scratch, lay.payload_off);
 		h->icrc = rp_icrc_load(scratch + lay.icrc_off);
 		if (q == 0) {
-			t->frame = calloc(1, lay.frame_len + RP_COPY_BLOCK);
+			size_t keep = tail_from(scratch, &lay);
+			t->frame = calloc(1, (keep ? keep : lay.frame_len) + RP_COPY_BLOCK);
 			if (!t->frame || kind_fields(s, t, &lay, seg)) {
 				rc = -1;
 				break;
 			}
-			memcpy(t->frame, scratch, lay.frame_len);
+			t->tail_off = (uint16_t)keep;
+			memcpy(t->frame, scratch, keep ? keep : lay.frame_len);
 		}
 	}
 	free(payload);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "stats/hist.h"
+#include "stats/shist.h"
 
 static struct rp_hist *new_hist(void)
 {
@@ -192,6 +193,70 @@ static void empty_histogram_summarizes_to_zero(void **state)
 	free(h);
 }
 
+static void same_hist(const struct rp_hist *a, const struct rp_hist *b)
+{
+	assert_int_equal(a->count, b->count);
+	assert_int_equal(a->min, b->min);
+	assert_int_equal(a->max, b->max);
+	assert_true(a->mean == b->mean && a->m2 == b->m2); /* the same Welford steps: bit for bit */
+	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
+		assert_int_equal(a->b[i], b->b[i]);
+}
+
+/* The sparse form against the full one on the same samples (a spread of
+ * 5000 values over 1..1e9 and a tight cluster): expansion, summary and
+ * merge are exactly what rp_hist gives; it holds only the buckets used. */
+static void sparse_equals_full(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist(), *e = new_hist(), *m1 = new_hist(), *m2 = new_hist();
+	struct rp_shist s;
+	rp_shist_init(&s);
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 5000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = i % 2 ? 1 + x % 1000000000ull : 20000 + x % 300;
+		rp_hist_record(h, v);
+		assert_int_equal(rp_shist_record(&s, v), 0);
+	}
+	rp_shist_expand(&s, e, NULL);
+	same_hist(h, e);
+	struct rp_hist_summary a, b;
+	rp_hist_summarize(h, &a);
+	rp_shist_summarize(&s, &b);
+	assert_int_equal(a.count, b.count);
+	assert_true(a.mean == b.mean && a.stdev == b.stdev);
+	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+		assert_int_equal(a.pct[i], b.pct[i]);
+	rp_hist_record(m1, 7);
+	rp_hist_record(m2, 7);
+	rp_hist_merge(m1, h);
+	rp_shist_merge_into(m2, &s);
+	same_hist(m1, m2);
+	size_t used = 0;
+	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
+		used += h->b[i] != 0;
+	assert_int_equal(s.n, used);
+	assert_true(rp_shist_bytes(&s) <= 2 * used * sizeof(uint64_t) + 32);
+	/* Reusing the scratch: a second, smaller histogram expanded over the first. */
+	struct rp_shist t;
+	rp_shist_init(&t);
+	rp_shist_record(&t, 500);
+	struct rp_hist *f = new_hist();
+	rp_hist_record(f, 500);
+	rp_shist_expand(&t, e, &s);
+	same_hist(f, e);
+	struct rp_shist u;
+	rp_shist_init(&u);
+	assert_int_equal(rp_shist_from(&u, h), 0);
+	rp_shist_expand(&u, e, &t);
+	same_hist(h, e);
+	rp_shist_free(&s);
+	rp_shist_free(&t);
+	rp_shist_free(&u);
+	free(h), free(e), free(m1), free(m2), free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +268,7 @@ int main(void)
 		cmocka_unit_test(iteration_visits_nonempty_buckets_in_order),
 		cmocka_unit_test(empty_histogram_summarizes_to_zero),
 		cmocka_unit_test(sparse_merge_equals_merge),
+		cmocka_unit_test(sparse_equals_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -631,8 +631,13 @@ static void test_permutation_and_fan_out(void **state)
 		assert_int_equal(pl.flows[i].tot.pkts, 10);
 	}
 	/* QPNs: each host numbers its QPs (sending and receiving ends alike)
-	 * from 0x100 in flow order: h3 has used two by now, one per direction. */
-	assert_int_equal(pl.flows[12].lqpn, RP_QPN_BASE + 2);
+	 * from its first QPN in flow order: h3 has used two by now, one per direction. */
+	assert_int_equal(pl.flows[12].lqpn, rp_plan_first_qpn(p, 3) + 2);
+	/* Hosts' first QPNs differ (as real NICs' do), inside [0x100, 0x100 + 0x7FFF00). */
+	for (size_t h = 0; h + 1 < p->nhosts; h++) {
+		assert_int_not_equal(rp_plan_first_qpn(p, h), rp_plan_first_qpn(p, h + 1));
+		assert_true(rp_plan_first_qpn(p, h) >= 0x100 && rp_plan_first_qpn(p, h) < 0x800000);
+	}
 	struct capture cap;
 	run_all(&pl, &cap);
 	assert_pair_bytes(&pl, &cap);

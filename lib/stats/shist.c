@@ -1,0 +1,167 @@
+#include "shist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IDX(e) ((size_t)((e) >> RP_SHIST_COUNT_BITS))
+#define CNT(e) ((e) & ((1ull << RP_SHIST_COUNT_BITS) - 1))
+
+void rp_shist_init(struct rp_shist *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->min = UINT64_MAX;
+}
+
+void rp_shist_free(struct rp_shist *s)
+{
+	free(s->e);
+	rp_shist_init(s);
+}
+
+/* The first entry whose bucket is >= idx. */
+static uint32_t lower_bound(const struct rp_shist *s, size_t idx)
+{
+	uint32_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (IDX(s->e[mid]) < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
+{
+	uint32_t at = lower_bound(s, idx);
+	if (at < s->n && IDX(s->e[at]) == idx) {
+		s->e[at] += count;
+		return 0;
+	}
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 4;
+		uint64_t *e = realloc(s->e, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		s->e = e;
+		s->cap = cap;
+	}
+	memmove(s->e + at + 1, s->e + at, (s->n - at) * sizeof(*s->e));
+	s->e[at] = (uint64_t)idx << RP_SHIST_COUNT_BITS | count;
+	s->n++;
+	return 0;
+}
+
+/* The same steps as rp_hist_record. */
+int rp_shist_record(struct rp_shist *s, uint64_t v)
+{
+	s->count++;
+	if (v < s->min)
+		s->min = v;
+	if (v > s->max)
+		s->max = v;
+	long double d = (long double)v - s->mean;
+	s->mean += d / (long double)s->count;
+	s->m2 += d * ((long double)v - s->mean);
+	return add_bucket(s, rp_hist_index(v), 1);
+}
+
+void rp_shist_expand(const struct rp_shist *s, struct rp_hist *out, const struct rp_shist *prev)
+{
+	if (prev) {
+		for (uint32_t i = 0; i < prev->n; i++)
+			out->b[IDX(prev->e[i])] = 0;
+	} else {
+		memset(out->b, 0, sizeof(out->b));
+	}
+	out->count = s->count;
+	out->min = s->min;
+	out->max = s->max;
+	out->mean = s->mean;
+	out->m2 = s->m2;
+	for (uint32_t i = 0; i < s->n; i++)
+		out->b[IDX(s->e[i])] = CNT(s->e[i]);
+}
+
+void rp_shist_merge_into(struct rp_hist *dst, const struct rp_shist *s)
+{
+	if (s->count == 0)
+		return;
+	for (uint32_t i = 0; i < s->n; i++)
+		dst->b[IDX(s->e[i])] += CNT(s->e[i]);
+	rp_hist_merge_moments(dst, s->count, s->min, s->max, s->mean, s->m2);
+}
+
+int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src)
+{
+	if (src->count == 0)
+		return 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < src->n; i++)
+		rc |= add_bucket(dst, IDX(src->e[i]), CNT(src->e[i]));
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
+	rp_moments_merge(&d, src->count, src->min, src->max, src->mean, src->m2);
+	return rc;
+}
+
+bool rp_shist_next(const struct rp_shist *s, size_t *pos, uint64_t *upper, uint64_t *count)
+{
+	if (*pos >= s->n)
+		return false;
+	*upper = rp_hist_bucket_hi(IDX(s->e[*pos]));
+	*count = CNT(s->e[*pos]);
+	(*pos)++;
+	return true;
+}
+
+int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
+{
+	s->n = 0;
+	s->count = h->count;
+	s->min = h->min;
+	s->max = h->max;
+	s->mean = h->mean;
+	s->m2 = h->m2;
+	size_t pos = 0;
+	uint64_t upper, count;
+	while (h->count && rp_hist_next(h, &pos, &upper, &count))
+		if (add_bucket(s, pos - 1, count))
+			return -1;
+	return 0;
+}
+
+/* rp_hist_percentile over the entries. */
+static uint64_t percentile(const struct rp_shist *s, uint32_t ppm)
+{
+	uint64_t rank = rp_hist_rank(s->count, ppm), seen = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		seen += CNT(s->e[i]);
+		if (seen >= rank) {
+			uint64_t v = rp_hist_bucket_hi(IDX(s->e[i]));
+			return v > s->max ? s->max : v < s->min ? s->min : v;
+		}
+	}
+	return s->max;
+}
+
+void rp_shist_summarize(const struct rp_shist *s, struct rp_hist_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->count == 0)
+		return;
+	out->count = s->count;
+	out->min = s->min;
+	out->max = s->max;
+	out->mean = (double)s->mean;
+	long double var = s->m2 / (long double)s->count;
+	out->stdev = var > 0 ? (double)sqrtl(var) : 0.0;
+	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
+		out->pct[i] = percentile(s, rp_hist_pct_ppm[i]);
+}
+
+size_t rp_shist_bytes(const struct rp_shist *s)
+{
+	return (size_t)s->cap * sizeof(*s->e);
+}
