@@ -25,6 +25,10 @@
 #include "stats/acct.h"
 #include "traffic/acct_cfg.h"
 #include "traffic/source.h"
+#ifdef RP_HAVE_VERBS
+#include "verbs/device.h"
+#include "verbs/engine.h"
+#endif
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
@@ -168,7 +172,22 @@ struct run {
 	bool failed;         /* a rank's set-up failed: every rank stops */
 	volatile bool tx_done, others_done, gen_over;
 	char **rank_env;     /* rank 0: each rank's environment JSON text */
+	/* engine: verbs hosts: the plan's verbs flows (nrecs QP records) and this
+	 * rank's ends of them (NULL without rdma-core). */
+	size_t nrecs;
+	struct rp_vengine *ve;
+	bool verbs_here;     /* this rank runs verbs hosts: the verbs loop, not DPDK's */
 };
+
+/* The verbs engine's clock: ns since T0 on rank 0's timebase (this rank's
+ * clock corrected by its offset), as the DPDK ranks' packet clock counts. */
+static uint64_t verbs_clock(void *arg)
+{
+	const struct run *r = arg;
+	int64_t off = r->offsets ? r->offsets[r->cl.rank].offset_ns : 0;
+	int64_t t = rp_cluster_now_ns() - off - r->t0_ns;
+	return t > 0 ? (uint64_t)t : 0;
+}
 
 static uint64_t max_delay(const struct rp_profile *p)
 {
@@ -221,6 +240,16 @@ static void finish_accounting(struct run *r)
 {
 	size_t n = rp_acct_nflows(r->acct);
 	uint64_t *sent = calloc(n ? n : 1, sizeof(*sent));
+#ifdef RP_HAVE_VERBS
+	if (r->ve) { /* what the QPs sent: rp_acct_set_tx of every local sender end */
+		rp_vengine_finish(r->ve, r->acct);
+		for (size_t a = 0; a < n; a++) {
+			struct rp_acct_flow_result x;
+			rp_acct_flow(r->acct, a, &x);
+			sent[a] = x.tx_packets;
+		}
+	}
+#endif
 	for (size_t i = 0; i < r->s.nports; i++) {
 		const struct rp_source *src = r->s.tx[i].src;
 		for (size_t k = 0; src && k < rp_source_nflows(src); k++) {
@@ -300,9 +329,60 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
+#ifdef RP_HAVE_VERBS
+	if (r->ve)
+		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
+#endif
 	char *text = json_dumps(o_, JSON_COMPACT);
 	json_decref(o_);
 	return text;
+}
+
+/* result.json's "verbs" (docs/results.md): every verbs host with its rank,
+ * device, GID and NIC counters, and one row per QP of every verbs flow, its
+ * sender's half and its receiver's half (from two ranks) joined. */
+static json_t *verbs_json(const struct run *r)
+{
+	json_t *hosts = json_array(), *qps = json_array();
+	int n = r->rank_env ? r->cl.size : 0;
+#ifdef RP_HAVE_VERBS
+	json_t *mine = NULL;
+	if (!r->rank_env && r->ve) { /* one process: its own */
+		mine = rp_vengine_json(r->ve);
+		n = 1;
+	}
+#endif
+	for (int k = 0; k < n; k++) {
+		json_t *e = r->rank_env ? json_loads(r->rank_env[k], 0, NULL) : NULL, *v;
+#ifdef RP_HAVE_VERBS
+		v = e ? json_object_get(e, "verbs") : mine;
+#else
+		v = json_object_get(e, "verbs");
+#endif
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(v, "hosts"), i, x) {
+			json_object_set_new(x, "rank", json_integer(r->rank_env ? k : 0));
+			json_array_append(hosts, x);
+		}
+		json_array_foreach(json_object_get(v, "qps"), i, x) {
+			size_t j;
+			json_t *y, *same = NULL;
+			json_array_foreach(qps, j, y)
+				if (json_equal(json_object_get(y, "flow"), json_object_get(x, "flow")) &&
+				    json_equal(json_object_get(y, "qp"), json_object_get(x, "qp")))
+					same = y;
+			if (same)
+				json_object_update(same, x);
+			else
+				json_array_append(qps, x);
+		}
+		json_decref(e);
+	}
+#ifdef RP_HAVE_VERBS
+	json_decref(mine);
+#endif
+	return json_pack("{s:o, s:o}", "hosts", hosts, "qps", qps);
 }
 
 /* Every rank's ports (rank 0: the gathered texts; else this process's). */
@@ -329,6 +409,7 @@ static json_t *cluster_json(const struct run *r)
 		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : json_object();
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
+		json_object_del(e, "verbs"); /* result.json's "verbs" has it */
 		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns"));
 		worst = b > worst ? b : worst;
 		json_array_append_new(ranks, e);
@@ -386,6 +467,13 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
+	if (r->nrecs) {
+		bool dpdk = false; /* a flow crafted on a DPDK port too */
+		for (size_t i = 0; i < r->s.plan.nflows; i++)
+			dpdk |= r->s.prof->hosts[r->s.plan.flows[i].src].engine.engine == RP_ENGINE_DPDK;
+		json_object_set_new(root, "kind", json_string(dpdk ? "mixed" : "verbs"));
+		json_object_set_new(root, "verbs", verbs_json(r));
+	}
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
 	char path[4096], err[512];
@@ -483,6 +571,10 @@ static void close_captures(struct run *r)
 static void cleanup(struct run *r)
 {
 	close_captures(r);
+#ifdef RP_HAVE_VERBS
+	rp_vengine_destroy(r->ve);
+	r->ve = NULL;
+#endif
 	rp_cluster_texts_free(&r->cl, r->rank_env);
 	free(r->offsets);
 	free(r->mine);
@@ -609,6 +701,84 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	return rc;
 }
 
+/* The plan's verbs flows (every rank counts them the same way) and this
+ * rank's ends of them: devices, GIDs, QPs. */
+static int setup_verbs(struct run *r)
+{
+	size_t n = r->s.plan.nflows;
+#ifdef RP_HAVE_VERBS
+	r->nrecs = rp_vengine_layout(&r->s.plan, NULL);
+	r->verbs_here = r->s.verbs_hosts > 0;
+	if (r->verbs_here && r->s.nports)
+		return rp_cli_error("run", "rank %d (node %s) runs hosts of both engines (dpdk and verbs): give each engine's "
+				    "hosts their own ranks (rank: or node:)", r->cl.rank, r->cl.ranks[r->cl.rank].node);
+	if (!r->verbs_here)
+		return 0;
+	uint32_t *acct_of = calloc(n ? n : 1, sizeof(*acct_of));
+	if (!acct_of)
+		return rp_cli_error("run", "out of memory");
+	for (size_t i = 0; i < n; i++)
+		acct_of[i] = UINT32_MAX;
+	for (size_t a = 0; a < rp_acct_nflows(r->acct); a++)
+		acct_of[r->flow_of[a]] = (uint32_t)a;
+	struct rp_vengine_cfg vc = {.plan = &r->s.plan, .mine = r->cl.launched ? r->mine : NULL, .acct_of_flow = acct_of,
+				    .acct = r->acct, .clock = verbs_clock, .clock_arg = r};
+	char err[RP_ERR_LEN + 128];
+	int rc = rp_vengine_create(&vc, &r->ve, err, sizeof(err));
+	free(acct_of); /* the engine keeps each end's index */
+	return rc ? rp_cli_error("run", "%s", err) : 0;
+#else
+	for (size_t i = 0; i < n; i++)
+		if (r->s.prof->hosts[r->s.plan.flows[i].src].engine.engine == RP_ENGINE_VERBS)
+			return rp_cli_error("run", "%s: host '%s' has engine: verbs, but this roceprobe was built without "
+					    "rdma-core (libibverbs-dev, librdmacm-dev)", r->s.profile_path,
+					    r->s.prof->hosts[r->s.plan.flows[i].src].name);
+	return 0;
+#endif
+}
+
+#ifdef RP_HAVE_VERBS
+/* Every rank's QP records to every rank (over MPI: rp_cluster_allgather),
+ * each entry taken from the rank that runs its host; then this rank's QPs go
+ * to RTS toward their peers. Every rank takes part, verbs hosts or not. */
+static int exchange_verbs(struct run *r)
+{
+	size_t len = r->nrecs * RP_VENGINE_REC, size = (size_t)r->cl.size;
+	char *mine = calloc(1, len), *all = calloc(size, len), *table = calloc(1, len), err[RP_ERR_LEN + 128];
+	int rc = mine && all && table ? 0 : rp_cli_error("run", "out of memory for %zu QP records", r->nrecs);
+	if (mine && r->ve)
+		rp_vengine_records(r->ve, mine);
+	if (rp_cluster_allgather(&r->cl, mine ? mine : "", mine ? len : 0, all) != 0 && rc == 0)
+		rc = rp_cli_error("run", "the ranks could not exchange their QP records");
+	for (size_t i = 0; rc == 0 && i < r->nrecs; i++) {
+		unsigned h = rp_vengine_rec_host(&r->s.plan, i);
+		size_t k = r->cl.launched ? (size_t)r->host_rank[h] : 0;
+		memcpy(table + i * RP_VENGINE_REC, all + k * len + i * RP_VENGINE_REC, RP_VENGINE_REC);
+	}
+	if (rc == 0 && r->ve && rp_vengine_connect(r->ve, table, err, sizeof(err)) != 0)
+		rc = rp_cli_error("run", "%s", err);
+	free(mine);
+	free(all);
+	free(table);
+	return rc;
+}
+
+/* This rank's verbs ends from T0 until every rank's senders are done. */
+static int run_verbs(struct run *r, const struct run_opts *o)
+{
+	struct rp_vengine_run vr = {.stop = &rp_cli_stop, .duration_ns = (uint64_t)(o->duration_s * 1e9),
+				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL};
+	char err[RP_ERR_LEN + 128];
+	uint64_t end = 0;
+	int rc = rp_vengine_run(r->ve, &vr, &end, err, sizeof(err));
+	r->tx_done = true;
+	r->s.g.end_ns = end;
+	if (rc)
+		fprintf(stderr, "roceprobe run: %s (the run goes on to its result)\n", err);
+	return rc ? RP_EXIT_USAGE : 0;
+}
+#endif
+
 int rp_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -642,16 +812,25 @@ int rp_cmd_run(int argc, char **argv)
 	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0)
 		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
 	if (rc == 0 && !r.failed) {
-		rp_dp_clock_start();
+		if (!r.s.verbs_hosts)
+			rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
 	}
-	if (rc == 0 && !r.failed) { /* ARP/ND before traffic, into the captures too */
+	if (rc == 0 && !r.failed)
+		rc = setup_verbs(&r);
+	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)
 			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
 		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
+#ifdef RP_HAVE_VERBS
+	if (ready && r.nrecs) { /* QP records, then every QP at RTS, before T0 */
+		rc = exchange_verbs(&r);
+		ready = all_ready(&r, rc, held);
+	}
+#endif
 	rp_cli_hold_errors(NULL, 0);
 	if (!ready) {
 		cleanup(&r);
@@ -665,12 +844,15 @@ int rp_cmd_run(int argc, char **argv)
 		/* Clock offsets, then every rank starts at T0 on rank 0's clock. */
 		rp_cluster_clocks(&r.cl, 20, r.offsets);
 		rp_cluster_start_at(&r.cl, r.offsets, 100000000 + 2000000ll * r.cl.size, &r.t0_ns, &r.skew_ns);
+	} else {
+		r.t0_ns = rp_cluster_now_ns();
 	}
 	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
 	 * a PFC source's first frames would be that late and skipped). Across ranks
 	 * it is T0 on every rank's corrected clock, however late this one woke, so
 	 * one-way latencies between ranks need no correction but the offsets'. */
-	rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
+	if (!r.verbs_here)
+		rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)
 			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
@@ -687,7 +869,13 @@ int rp_cmd_run(int argc, char **argv)
 		if (!waiting)
 			r.others_done = true;
 	}
-	rp_dp_gen_run(&r.s.g);
+	int vrc = 0;
+#ifdef RP_HAVE_VERBS
+	if (r.verbs_here)
+		vrc = run_verbs(&r, &o);
+	else
+#endif
+		rp_dp_gen_run(&r.s.g);
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
@@ -703,5 +891,5 @@ int rp_cmd_run(int argc, char **argv)
 		rp_session_warn_rates(&r.s, stderr, NULL);
 	cleanup(&r);
 	free(text);
-	return rc;
+	return rc ? rc : vrc;
 }
