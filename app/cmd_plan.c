@@ -108,6 +108,10 @@ static void print_hosts(const struct rp_profile *p)
 		char mac[18], ip[46], sp[32], port[RP_PORT_MAX + 8];
 		rp_mac_format(h->mac, mac);
 		snprintf(port, sizeof(port), "%s%s", h->port_is_pci ? "pci " : "", h->port[0] ? h->port : "-");
+		if (h->engine.engine == RP_ENGINE_VERBS) /* RC QPs on its RDMA device, its own MAC */
+			snprintf(port, sizeof(port), "verbs %s", h->engine.device[0] ? h->engine.device : "(first device)");
+		if (h->mac_auto)
+			snprintf(mac, sizeof(mac), "auto");
 		printf("  %-12s %-17s %-26s %-24s %s\n", h->name, mac, host_ip(h, ip), port,
 		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
 		if (h->has_ipv4 && h->has_ipv6)

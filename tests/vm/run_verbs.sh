@@ -88,6 +88,7 @@ counters() { # counters TAG
 	done
 }
 mpi() { # mpi OUTDIR
+	date +%s >"$1.launched"
 	mpirun --allow-run-as-root -np 3 --host 10.9.0.1,10.9.0.2,10.9.0.3 --mca plm_rsh_agent "$RP_SSH" \
 		--mca btl self,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 		--mca mpi_yield_when_idle 1 -x IBV_DRIVERS=rxe \
@@ -224,6 +225,11 @@ for tag, c in (("clean", clean), ("loss", loss)):
 expect(ratio["loss"] > 1, f"under loss, flow 6's completion p90 is above flow 7's: ratio {ratio['loss']:.2f}")
 expect(ratio["loss"] > ratio["clean"], f"flow 6's p90 against flow 7's grew from the clean run's {ratio['clean']:.2f}")
 print("vm-run-verbs: " + open(f"{out}/vm0/times.txt").read().strip())
+for tag in ("clean", "loss"):
+    r, t = load(tag), int(open(f"{out}/vm0/{tag}.launched").read())
+    print(f"vm-run-verbs: {tag}: mpirun to T0 {r['cluster']['start_ns'] / 1e9 - t:.0f} s (+-1), traffic "
+          f"{r['elapsed_ns'] / 1e9:.2f} s, clock bound {r['cluster']['latency_bound_ns'] / 1e6:.2f} ms, "
+          f"worst start skew {max(k['start_skew_ns'] for k in r['cluster']['ranks']) / 1e6:.2f} ms")
 finish("vm-run-verbs")
 PY
 sed 's/^/vm-run-verbs: /' "$work/out/summary.txt"
