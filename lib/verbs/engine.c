@@ -335,7 +335,7 @@ int rp_vengine_connect(struct rp_vengine *e, const char *table, char *err, size_
 }
 
 /* One message of a sender end on its next QP, when the QP has room. */
-static int post_message(struct rp_vengine *e, struct vend *d, uint64_t now, char *err, size_t errlen)
+static int post_message(struct vend *d, uint64_t now, char *err, size_t errlen)
 {
 	unsigned q = d->next_qp;
 	if (d->outstanding[q] >= d->depth)
@@ -369,7 +369,6 @@ static int post_message(struct rp_vengine *e, struct vend *d, uint64_t now, char
 		snprintf(err, errlen, "flow %u: ibv_post_send (QP %u): %s", d->f->id, d->conn.qp[q]->qp_num, strerror(rc));
 		return RP_V_FAIL;
 	}
-	(void)e;
 	d->post_ns[(size_t)q * d->depth + k] = now;
 	d->outstanding[q]++;
 	d->posted[q]++;
@@ -385,7 +384,7 @@ static int post_message(struct rp_vengine *e, struct vend *d, uint64_t now, char
 }
 
 /* Posts what is due; returns how many, or RP_V_FAIL. */
-static int send_due(struct rp_vengine *e, struct vend *d, uint64_t now, bool stopping, char *err, size_t errlen)
+static int send_due(struct vend *d, uint64_t now, bool stopping, char *err, size_t errlen)
 {
 	int n = 0;
 	if (stopping)
@@ -398,7 +397,7 @@ static int send_due(struct rp_vengine *e, struct vend *d, uint64_t now, bool sto
 		}
 		if (d->pace.due_ns > now)
 			break;
-		int rc = post_message(e, d, now, err, errlen);
+		int rc = post_message(d, now, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (rc > 0)
@@ -495,15 +494,16 @@ static int pass(struct rp_vengine *e, uint64_t now, bool stopping, bool *busy, c
 	for (size_t i = 0; i < e->nends; i++) {
 		struct vend *d = &e->ends[i];
 		if (d->send) {
-			if ((rc = send_due(e, d, now, stopping, err, errlen)) < 0 || (work += rc, rc = poll_send(e, d, err, errlen)) < 0)
+			if ((rc = send_due(d, now, stopping, err, errlen)) < 0)
 				return RP_V_FAIL;
 			work += rc;
+			if ((rc = poll_send(e, d, err, errlen)) < 0)
+				return RP_V_FAIL;
 			*busy |= !sender_idle(d);
-		} else {
-			if ((rc = poll_recv(e, d, err, errlen)) < 0)
-				return RP_V_FAIL;
-			work += rc;
+		} else if ((rc = poll_recv(e, d, err, errlen)) < 0) {
+			return RP_V_FAIL;
 		}
+		work += rc;
 	}
 	return work;
 }
