@@ -33,6 +33,7 @@
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
 #define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
+#define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
 
 struct run_opts {
 	const char *profile;
@@ -47,7 +48,7 @@ struct run_opts {
 	unsigned snaplen;
 	enum rp_capture_filter filter;
 	unsigned sample;
-	uint64_t bin_ns;
+	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 };
 
 static void usage(FILE *out)
@@ -83,7 +84,8 @@ static void usage(FILE *out)
 	      "  --snaplen N            bytes kept per captured frame (default 128)\n"
 	      "  --capture-filter F     all, roce (RoCE + control) or control (default all)\n"
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
-	      "  --bin-us N             time series bin (default 100)\n"
+	      "  --bin-us N             time series bin (default 100; 10000 when every flow's\n"
+	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
@@ -122,7 +124,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
+	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
 	int c, rc = 0;
 	uint64_t v = 0;
 	optind = 1;
@@ -201,6 +203,15 @@ static uint64_t max_delay(const struct rp_profile *p)
 	return d;
 }
 
+/* Every flow's sender has engine: verbs. */
+static bool all_verbs(const struct rp_session *s)
+{
+	for (size_t i = 0; i < s->plan.nflows; i++)
+		if (s->prof->hosts[s->plan.flows[i].src].engine.engine != RP_ENGINE_VERBS)
+			return false;
+	return s->plan.nflows > 0;
+}
+
 static int setup_rx(struct run *r, const struct run_opts *o)
 {
 	char err[512];
@@ -209,7 +220,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
 	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
-	r->acfg.bin_ns = o->bin_ns;
+	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : all_verbs(&r->s) ? VERBS_BIN_NS : 100000;
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
 	/* A loaded machine runs late: bins for twice the plan and a second more,
@@ -472,10 +483,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	if (r->nrecs) {
-		bool dpdk = false; /* a flow crafted on a DPDK port too */
-		for (size_t i = 0; i < r->s.plan.nflows; i++)
-			dpdk |= r->s.prof->hosts[r->s.plan.flows[i].src].engine.engine == RP_ENGINE_DPDK;
-		json_object_set_new(root, "kind", json_string(dpdk ? "mixed" : "verbs"));
+		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
 		json_object_set_new(root, "verbs", verbs_json(r));
 	}
 	if (r->cl.launched)
