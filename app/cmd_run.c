@@ -714,10 +714,11 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 }
 
 /* The plan's verbs flows (every rank counts them the same way) and this
- * rank's ends of them: devices, GIDs, QPs. */
+ * rank's ends of them: devices, GIDs, QPs. Right after the session opened,
+ * before DIR is made: a missing device leaves nothing behind, as a missing
+ * port does. */
 static int setup_verbs(struct run *r)
 {
-	size_t n = r->s.plan.nflows;
 #ifdef RP_HAVE_VERBS
 	r->nrecs = rp_vengine_layout(&r->s.plan, NULL);
 	r->verbs_here = r->s.verbs_hosts > 0;
@@ -726,21 +727,13 @@ static int setup_verbs(struct run *r)
 				    "hosts their own ranks (rank: or node:)", r->cl.rank, r->cl.ranks[r->cl.rank].node);
 	if (!r->verbs_here)
 		return 0;
-	uint32_t *acct_of = calloc(n ? n : 1, sizeof(*acct_of));
-	if (!acct_of)
-		return rp_cli_error("run", "out of memory");
-	for (size_t i = 0; i < n; i++)
-		acct_of[i] = UINT32_MAX;
-	for (size_t a = 0; a < rp_acct_nflows(r->acct); a++)
-		acct_of[r->flow_of[a]] = (uint32_t)a;
-	struct rp_vengine_cfg vc = {.plan = &r->s.plan, .mine = r->cl.launched ? r->mine : NULL, .acct_of_flow = acct_of,
-				    .acct = r->acct, .clock = verbs_clock, .clock_arg = r};
+	struct rp_vengine_cfg vc = {.plan = &r->s.plan, .mine = r->cl.launched ? r->mine : NULL, .clock = verbs_clock,
+				    .clock_arg = r};
 	char err[RP_ERR_LEN + 128];
 	int rc = rp_vengine_create(&vc, &r->ve, err, sizeof(err));
-	free(acct_of); /* the engine keeps each end's index */
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 #else
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < r->s.plan.nflows; i++)
 		if (r->s.prof->hosts[r->s.plan.flows[i].src].engine.engine == RP_ENGINE_VERBS)
 			return rp_cli_error("run", "%s: host '%s' has engine: verbs, but this roceprobe was built without "
 					    "rdma-core (libibverbs-dev, librdmacm-dev)", r->s.profile_path,
@@ -750,6 +743,22 @@ static int setup_verbs(struct run *r)
 }
 
 #ifdef RP_HAVE_VERBS
+/* The verbs receivers' messages go to the run's accountant (after setup_rx). */
+static int account_verbs(struct run *r)
+{
+	size_t n = r->s.plan.nflows;
+	uint32_t *acct_of = calloc(n ? n : 1, sizeof(*acct_of));
+	if (!acct_of)
+		return rp_cli_error("run", "out of memory");
+	for (size_t i = 0; i < n; i++)
+		acct_of[i] = UINT32_MAX;
+	for (size_t a = 0; a < rp_acct_nflows(r->acct); a++)
+		acct_of[r->flow_of[a]] = (uint32_t)a;
+	rp_vengine_account(r->ve, r->acct, acct_of);
+	free(acct_of); /* each end keeps its index */
+	return 0;
+}
+
 /* Every rank's QP records to every rank (over MPI: rp_cluster_allgather),
  * each entry taken from the rank that runs its host; then this rank's QPs go
  * to RTS toward their peers. Every rank takes part, verbs hosts or not. */
@@ -818,6 +827,8 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
+	if (rc == 0)
+		rc = setup_verbs(&r);
 	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
 	if (all_ready(&r, rc, held) && r.cl.rank == 0)
 		rc = rp_cli_outdir("run", o.out, o.force);
@@ -828,8 +839,10 @@ int rp_cmd_run(int argc, char **argv)
 			rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
 	}
-	if (rc == 0 && !r.failed)
-		rc = setup_verbs(&r);
+#ifdef RP_HAVE_VERBS
+	if (rc == 0 && !r.failed && r.ve)
+		rc = account_verbs(&r);
+#endif
 	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)

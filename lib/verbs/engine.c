@@ -262,6 +262,13 @@ void rp_vengine_destroy(struct rp_vengine *e)
 	free(e);
 }
 
+void rp_vengine_account(struct rp_vengine *e, struct rp_acct *a, const uint32_t *acct_of_flow)
+{
+	e->cfg.acct = a;
+	for (size_t i = 0; i < e->nends; i++)
+		e->ends[i].acct = acct_of_flow[e->ends[i].f->id];
+}
+
 bool rp_vengine_active(const struct rp_vengine *e)
 {
 	return e && e->nends > 0;

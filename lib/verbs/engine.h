@@ -73,6 +73,9 @@ struct rp_vengine_cfg {
  * host. A process without verbs ends gets an engine that does nothing. */
 int rp_vengine_create(const struct rp_vengine_cfg *cfg, struct rp_vengine **out, char *err, size_t errlen);
 void rp_vengine_destroy(struct rp_vengine *e);
+/* Where the receivers' messages are accounted, if not given at create: a and
+ * each flow's index in it (acct_of_flow[plan->nflows], read now). */
+void rp_vengine_account(struct rp_vengine *e, struct rp_acct *a, const uint32_t *acct_of_flow);
 bool rp_vengine_active(const struct rp_vengine *e); /* has local ends */
 
 /* This process's records into table (rp_vengine_layout records of

@@ -23,6 +23,8 @@
 #     its sent/received packet deltas in result.json == the ones the job read from sysfs
 #     around the mpirun [rxe's own hw_counters; MPI is TCP, it moves none], and at least the
 #     data packets of its messages [4 per 4 KiB, 16 per 16 KiB at MTU 1024];
+#   - a device missing on one rank (--set hosts.2.device=mlx5_9): mpirun exits 2, rank 0
+#     prints one line naming rank 2, node vm2, host h2 and the device; no result directory;
 #   - with 5% netem loss on vm1: netem dropped packets [tc -s qdisc: dropped > 0], rxe's
 #     own duplicate/out-of-sequence/retry counters (read from sysfs by the job, not by
 #     roceprobe) rose, every message still arrived (tx == rx, lost 0), and the tail of the
@@ -87,12 +89,14 @@ counters() { # counters TAG
 			>"ctr-$1-$p.txt" 2>/dev/null || return 1
 	done
 }
-mpi() { # mpi OUTDIR
-	date +%s >"$1.launched"
+mpi() { # mpi OUTDIR [ARGS]
+	out=$1
+	shift
+	date +%s >"$out.launched"
 	mpirun --allow-run-as-root -np 3 --host 10.9.0.1,10.9.0.2,10.9.0.3 --mca plm_rsh_agent "$RP_SSH" \
 		--mca btl self,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 		--mca mpi_yield_when_idle 1 -x IBV_DRIVERS=rxe \
-		/usr/local/bin/roceprobe run /share/profile.yaml -o "$1" >"$1.txt" 2>&1
+		/usr/local/bin/roceprobe run /share/profile.yaml -o "$out" "$@" >"$out.txt" 2>&1
 }
 # What a launch costs under TCG: mpirun of a program that does nothing.
 t_a=$(cut -d' ' -f1 /proc/uptime)
@@ -112,6 +116,9 @@ mpi /rp/loss || { cat /rp/loss.txt; exit 1; }
 t2=$(cut -d' ' -f1 /proc/uptime)
 counters loss-after
 $RP_SSH root@10.9.0.2 '/usr/local/bin/tc -s qdisc show dev eth0' >netem.txt 2>/dev/null
+# A rank that cannot start: h2's device does not exist on vm2.
+mpi /rp/nodev --set hosts.2.device=mlx5_9
+echo $? >/rp/nodev.rc
 echo "guest uptime: ready=$t_ready ssh_to_all=$t_ssh mpirun_true=$t_a..$t_b clean_run=$t0..$t1 loss_run=..$t2" >times.txt
 for p in 10.9.0.2 10.9.0.3; do $RP_SSH root@$p touch /tmp/rp-done 2>/dev/null; done
 echo job0 done
@@ -224,6 +231,14 @@ for tag, c in (("clean", clean), ("loss", loss)):
     ratio[tag] = pct(c[6], 0.9) / max(pct(c[7], 0.9), 1)
 expect(ratio["loss"] > 1, f"under loss, flow 6's completion p90 is above flow 7's: ratio {ratio['loss']:.2f}")
 expect(ratio["loss"] > ratio["clean"], f"flow 6's p90 against flow 7's grew from the clean run's {ratio['clean']:.2f}")
+# The rank that could not open its device stopped every rank before any QP: exit 2, one
+# roceprobe line from rank 0 naming rank, node, host and the device, no DIR on vm0.
+import os
+rc = int(open(f"{out}/vm0/nodev.rc").read())
+lines = [ln for ln in open(f"{out}/vm0/nodev.txt").read().splitlines() if ln.startswith("roceprobe")]
+expect(rc == 2 and lines == ["roceprobe run: rank 2 (node vm2): host 'h2': RDMA device 'mlx5_9' not found (have: rxe0)"],
+       f"a missing device on rank 2: mpirun exit 2 ({rc}) and one line ({lines})")
+expect(not os.path.exists(f"{out}/vm0/nodev"), "a missing device on rank 2: no result directory")
 print("vm-run-verbs: " + open(f"{out}/vm0/times.txt").read().strip())
 for tag in ("clean", "loss"):
     r, t = load(tag), int(open(f"{out}/vm0/{tag}.launched").read())
