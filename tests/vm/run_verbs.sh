@@ -23,6 +23,9 @@
 #     its sent/received packet deltas in result.json == the ones the job read from sysfs
 #     around the mpirun [rxe's own hw_counters; MPI is TCP, it moves none], and at least the
 #     data packets of its messages [4 per 4 KiB, 16 per 16 KiB at MTU 1024];
+#   - Ctrl-C to mpirun 10 s after rank 0 made DIR, a 90 s incast running: the ranks stop at
+#     Open MPI's SIGTERM (+15 s: odls_base_sigkill_timeout 15), the merged result says interrupted, each flow sent > 0 messages and
+#     received every one of them;
 #   - a device missing on one rank (--set hosts.2.device=mlx5_9): mpirun exits 2, rank 0
 #     prints one line naming rank 2, node vm2, host h2 and the device; no result directory;
 #   - with 5% netem loss on vm1: netem dropped packets [tc -s qdisc: dropped > 0], rxe's
@@ -77,6 +80,19 @@ traffic:
     messages: 60
 EOF
 
+# Ctrl-C mid-run: an incast that would run for 90 s.
+cat >"$work/share/long.yaml" <<'EOF'
+name: vm-verbs-long
+defaults: {engine: verbs, device: rxe0, speed: 1G, mtu: 1024}
+hosts:
+  - {name: h0, ipv4: 10.9.0.1, node: vm0}
+  - {name: h1, ipv4: 10.9.0.2, node: vm1}
+  - {name: h2, ipv4: 10.9.0.3, node: vm2}
+traffic:
+  - {pattern: incast, senders: [h1, h2], receiver: h0, opcode: send, message_size: 4KiB, rate: 2Mbit/s,
+     duration: 90s}
+EOF
+
 cat >"$work/job0.sh" <<'EOF'
 peers="10.9.0.1 10.9.0.2 10.9.0.3"
 t_ready=$(cut -d' ' -f1 /proc/uptime)
@@ -116,6 +132,20 @@ mpi /rp/loss || { cat /rp/loss.txt; exit 1; }
 t2=$(cut -d' ' -f1 /proc/uptime)
 counters loss-after
 $RP_SSH root@10.9.0.2 '/usr/local/bin/tc -s qdisc show dev eth0' >netem.txt 2>/dev/null
+$RP_SSH root@10.9.0.2 '/usr/local/bin/tc qdisc del dev eth0 root' 2>/dev/null
+# Ctrl-C to mpirun once traffic runs (rank 0 made DIR, then the QPs, clocks and T0 follow).
+mpirun --allow-run-as-root -np 3 --host 10.9.0.1,10.9.0.2,10.9.0.3 --mca plm_rsh_agent "$RP_SSH" \
+	--mca btl self,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+	--mca mpi_yield_when_idle 1 --mca odls_base_sigkill_timeout 15 -x IBV_DRIVERS=rxe \
+	/usr/local/bin/roceprobe run /share/long.yaml -o /rp/sigint >/rp/sigint.txt 2>&1 &
+pid=$!
+i=0
+while [ ! -d /rp/sigint ] && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done
+sleep 10
+date +%s >/rp/sigint.killed
+kill -INT $pid
+wait $pid
+echo $? >/rp/sigint.rc
 # A rank that cannot start: h2's device does not exist on vm2.
 mpi /rp/nodev --set hosts.2.device=mlx5_9
 echo $? >/rp/nodev.rc
@@ -239,6 +269,22 @@ lines = [ln for ln in open(f"{out}/vm0/nodev.txt").read().splitlines() if ln.sta
 expect(rc == 2 and lines == ["roceprobe run: rank 2 (node vm2): host 'h2': RDMA device 'mlx5_9' not found (have: rxe0)"],
        f"a missing device on rank 2: mpirun exit 2 ({rc}) and one line ({lines})")
 expect(not os.path.exists(f"{out}/vm0/nodev"), "a missing device on rank 2: no result directory")
+# Ctrl-C to mpirun mid-run: every rank stops posting, lets its posted messages complete,
+# and rank 0 writes the merged result: interrupted, every posted message received.
+s = load("sigint")
+fl = s["flows"]
+expect(s["interrupted"] is True and len(fl) == 2, f"Ctrl-C: interrupted result of 2 flows ({s['interrupted']}, {len(fl)})")
+for f in fl:
+    expect(0 < f["tx_packets"] == f["rx_packets"] and f["lost"] == 0,
+           f"Ctrl-C: flow {f['id']} {f['src']}->{f['dst']}: {f['tx_packets']} posted, {f['rx_packets']} received, lost 0")
+killed = int(open(f"{out}/vm0/sigint.killed").read())
+# Open MPI's orteds send SIGCONT, wait odls_base_sigkill_timeout (15 s here), send SIGTERM,
+# wait 15 s more, then SIGKILL: the ranks stop at +15 s (the ranks also agree on a stop every
+# 100 ms) and must have written the result before +30 s, long before the incast's 90 s.
+stopped = s["cluster"]["start_ns"] / 1e9 + s["elapsed_ns"] / 1e9 - killed
+expect(10 <= stopped < 30, f"Ctrl-C: the ranks stopped {stopped:.1f} s after the signal (SIGTERM at +15 s, SIGKILL at +30 s)")
+print(f"vm-run-verbs: Ctrl-C: T0 {s['cluster']['start_ns'] / 1e9 - killed:+.0f} s from the signal, traffic "
+      f"{s['elapsed_ns'] / 1e9:.2f} s, mpirun exit {open(f'{out}/vm0/sigint.rc').read().strip()}")
 print("vm-run-verbs: " + open(f"{out}/vm0/times.txt").read().strip())
 for tag in ("clean", "loss"):
     r, t = load(tag), int(open(f"{out}/vm0/{tag}.launched").read())
