@@ -669,28 +669,17 @@ static bool all_ready(struct run *r, int rc, const char *held)
 }
 
 /* While the ports are polled: once this rank's senders are done (or its loop
- * stopped sending: Ctrl-C, --duration), wait for every other rank's, then let
- * the run's linger, or the drain, begin everywhere. The only MPI calls during
- * the run, from this helper thread. */
+ * stopped sending: Ctrl-C, --duration), wait for every other rank's in a
+ * barrier, then let the run's linger, or the drain, begin everywhere. The
+ * only MPI call during the run. */
 static void *wait_for_senders(void *arg)
 {
 	struct run *r = arg;
-	/* Every 100 ms all ranks agree: a stop on one rank (Ctrl-C to mpirun
-	 * signals the ranks of its own node; under mpirun's rsh agent the
-	 * others may never see it) stops every rank, and once every rank's
-	 * senders are done (tx_done: sources done, or the loop stopped) the
-	 * linger or the drain begins everywhere. */
-	for (;;) {
-		bool stop = false, all = false;
-		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, r->tx_done || r->gen_over, &stop, &all) != 0)
-			break;
-		if (stop)
-			rp_cli_stop = 1;
-		if (all)
-			break;
-		struct timespec ts = {.tv_nsec = 100000000};
+	while (!r->tx_done && !r->gen_over) { /* tx_done: sources done, or the loop stopped (Ctrl-C, duration) */
+		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
 	}
+	rp_cluster_barrier(&r->cl); /* waits politely: no CPU taken from the data path */
 	r->others_done = true;
 	return NULL;
 }
