@@ -675,6 +675,24 @@ static bool all_ready(struct run *r, int rc, const char *held)
 static void *wait_for_senders(void *arg)
 {
 	struct run *r = arg;
+	/* A plan with verbs flows (the same choice on every rank): every 100 ms
+	 * the ranks agree whether one was stopped and whether all senders are
+	 * done, which keeps MPI's connections in use through a long run (in the
+	 * VM lab a Ctrl-C after 25 quiet seconds met Open MPI's "failed to TCP
+	 * connect" at the final barrier, three times). */
+	while (r->nrecs) {
+		bool stop = false, all = false;
+		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, r->tx_done || r->gen_over, &stop, &all) != 0)
+			break;
+		if (stop)
+			rp_cli_stop = 1;
+		if (all) {
+			r->others_done = true;
+			return NULL;
+		}
+		struct timespec ts = {.tv_nsec = 100000000};
+		nanosleep(&ts, NULL);
+	}
 	while (!r->tx_done && !r->gen_over) { /* tx_done: sources done, or the loop stopped (Ctrl-C, duration) */
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);

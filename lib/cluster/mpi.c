@@ -83,6 +83,21 @@ int rp_cluster_barrier(const struct rp_cluster *c)
 	return wait_politely(&rq);
 }
 
+int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, bool *any, bool *all)
+{
+	*any = any_in;
+	*all = all_in;
+	if (!c->launched)
+		return 0;
+	int in[2] = {any_in, !all_in}, out[2] = {0, 0};
+	MPI_Request rq;
+	if (MPI_Iallreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq) != MPI_SUCCESS || wait_politely(&rq) != 0)
+		return -1;
+	*any = out[0] != 0;
+	*all = out[1] == 0;
+	return 0;
+}
+
 
 int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root)
 {
