@@ -164,6 +164,11 @@ static void print_hosts(const struct rp_profile *p, const struct launch *l)
 		later |= !h->mac_known || h->ip_pending;
 		placed |= h->rank >= 0 || h->node[0];
 		snprintf(port, sizeof(port), "%s%s", h->port_is_pci ? "pci " : "", h->port[0] ? h->port : "-");
+		if (h->engine.engine == RP_ENGINE_VERBS) { /* RC QPs on its RDMA device, with its own MAC */
+			snprintf(port, sizeof(port), "verbs %s", h->engine.device[0] ? h->engine.device : "(first device)");
+			if (!h->mac_known)
+				snprintf(mac, sizeof(mac), "(device's)");
+		}
 		printf("  %-12s %-6s %-17s %-26s %-24s %s\n", h->name, rank, mac, ip, port,
 		       rp_format_bps(h->speed_bps, sp, sizeof(sp)));
 		if (h->has_ipv4 && h->has_ipv6 && !h->ip_pending)

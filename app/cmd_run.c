@@ -29,10 +29,15 @@
 #include "wire/eth.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
+#ifdef RP_HAVE_VERBS
+#include "verbs/device.h"
+#include "verbs/engine.h"
+#endif
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
 #define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
+#define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
 
 struct run_opts {
 	const char *profile;
@@ -47,7 +52,7 @@ struct run_opts {
 	unsigned snaplen;
 	enum rp_capture_filter filter;
 	unsigned sample;
-	uint64_t bin_ns;
+	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 };
 
@@ -87,12 +92,17 @@ static void usage(FILE *out)
 	      "  --snaplen N            bytes kept per captured frame (default 128)\n"
 	      "  --capture-filter F     all, roce (RoCE + control) or control (default all)\n"
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
-	      "  --bin-us N             time series bin (default 100)\n"
+	      "  --bin-us N             time series bin (default 100; 10000 when every flow's\n"
+	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
+	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
+	      "are real RC QPs on the RDMA device (send, send_imm or write_imm messages, each\n"
+	      "carrying the probe; QP records exchanged over MPI), accounted by the same code;\n"
+	      "result.json adds \"verbs\": per-QP latency and the NIC's counters per host.\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
 	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`), with\n"
@@ -132,7 +142,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"neigh-refresh", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
+	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
 	int c, rc = 0;
 	uint64_t v = 0;
 	double sec = 0;
@@ -198,7 +208,22 @@ struct run {
 	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
 	char **rank_env;     /* rank 0: each rank's environment JSON text */
+	/* engine: verbs hosts: the plan's verbs flows (nrecs QP records) and this
+	 * rank's ends of them (NULL without rdma-core). */
+	size_t nrecs;
+	struct rp_vengine *ve;
+	bool verbs_here;     /* this rank runs verbs hosts: the verbs loop, not DPDK's */
 };
+
+/* The verbs engine's clock: ns since T0 on rank 0's timebase (this rank's
+ * clock corrected by its offset), as the DPDK ranks' packet clock counts. */
+static uint64_t verbs_clock(void *arg)
+{
+	const struct run *r = arg;
+	int64_t off = r->offsets ? r->offsets[r->cl.rank].offset_ns : 0;
+	int64_t t = rp_cluster_now_ns() - off - r->t0_ns;
+	return t > 0 ? (uint64_t)t : 0;
+}
 
 static uint64_t max_delay(const struct rp_profile *p)
 {
@@ -206,6 +231,15 @@ static uint64_t max_delay(const struct rp_profile *p)
 	for (size_t h = 0; h < p->nhosts; h++)
 		d = p->hosts[h].impair.delay_ns > d ? p->hosts[h].impair.delay_ns : d;
 	return d;
+}
+
+/* Every flow's sender has engine: verbs. */
+static bool all_verbs(const struct rp_session *s)
+{
+	for (size_t i = 0; i < s->plan.nflows; i++)
+		if (s->prof->hosts[s->plan.flows[i].src].engine.engine != RP_ENGINE_VERBS)
+			return false;
+	return s->plan.nflows > 0;
 }
 
 static int setup_rx(struct run *r, const struct run_opts *o)
@@ -216,7 +250,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
 	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
-	r->acfg.bin_ns = o->bin_ns;
+	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : all_verbs(&r->s) ? VERBS_BIN_NS : 100000;
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
 	/* A loaded machine runs late: bins for twice the plan and a second more,
@@ -251,6 +285,16 @@ static void finish_accounting(struct run *r)
 {
 	size_t n = rp_acct_nflows(r->acct);
 	uint64_t *sent = calloc(n ? n : 1, sizeof(*sent));
+#ifdef RP_HAVE_VERBS
+	if (r->ve) { /* what the QPs sent: rp_acct_set_tx of every local sender end */
+		rp_vengine_finish(r->ve, r->acct);
+		for (size_t a = 0; a < n; a++) {
+			struct rp_acct_flow_result x;
+			rp_acct_flow(r->acct, a, &x);
+			sent[a] = x.tx_packets;
+		}
+	}
+#endif
 	for (size_t i = 0; i < r->s.nports; i++) {
 		const struct rp_source *src = r->s.tx[i].src;
 		for (size_t k = 0; src && k < rp_source_nflows(src); k++) {
@@ -330,9 +374,60 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
+#ifdef RP_HAVE_VERBS
+	if (r->ve)
+		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
+#endif
 	char *text = json_dumps(o_, JSON_COMPACT);
 	json_decref(o_);
 	return text;
+}
+
+/* result.json's "verbs" (docs/results.md): every verbs host with its rank,
+ * device, GID and NIC counters, and one row per QP of every verbs flow, its
+ * sender's half and its receiver's half (from two ranks) joined. */
+static json_t *verbs_json(const struct run *r)
+{
+	json_t *hosts = json_array(), *qps = json_array();
+	int n = r->rank_env ? r->cl.size : 0;
+#ifdef RP_HAVE_VERBS
+	json_t *mine = NULL;
+	if (!r->rank_env && r->ve) { /* one process: its own */
+		mine = rp_vengine_json(r->ve);
+		n = 1;
+	}
+#endif
+	for (int k = 0; k < n; k++) {
+		json_t *e = r->rank_env ? json_loads(r->rank_env[k], 0, NULL) : NULL, *v;
+#ifdef RP_HAVE_VERBS
+		v = e ? json_object_get(e, "verbs") : mine;
+#else
+		v = json_object_get(e, "verbs");
+#endif
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(v, "hosts"), i, x) {
+			json_object_set_new(x, "rank", json_integer(r->rank_env ? k : 0));
+			json_array_append(hosts, x);
+		}
+		json_array_foreach(json_object_get(v, "qps"), i, x) {
+			size_t j;
+			json_t *y, *same = NULL;
+			json_array_foreach(qps, j, y)
+				if (json_equal(json_object_get(y, "flow"), json_object_get(x, "flow")) &&
+				    json_equal(json_object_get(y, "qp"), json_object_get(x, "qp")))
+					same = y;
+			if (same)
+				json_object_update(same, x);
+			else
+				json_array_append(qps, x);
+		}
+		json_decref(e);
+	}
+#ifdef RP_HAVE_VERBS
+	json_decref(mine);
+#endif
+	return json_pack("{s:o, s:o}", "hosts", hosts, "qps", qps);
 }
 
 /* Every rank's ports (rank 0: the gathered texts; else this process's). */
@@ -377,6 +472,7 @@ static json_t *cluster_json(const struct run *r)
 		}
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
+		json_object_del(e, "verbs"); /* result.json's "verbs" has it */
 		if (r->clocks_after) {
 			const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
 			json_object_set_new(e, "clock_offset_after_ns", json_integer(a->offset_ns));
@@ -536,6 +632,10 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	json_object_set_new(root, "hosts", hosts_json(r));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
+	if (r->nrecs) {
+		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
+		json_object_set_new(root, "verbs", verbs_json(r));
+	}
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
 	if (r->lost)
@@ -696,6 +796,10 @@ static void close_captures(struct run *r)
 static void cleanup(struct run *r)
 {
 	close_captures(r);
+#ifdef RP_HAVE_VERBS
+	rp_vengine_destroy(r->ve);
+	r->ve = NULL;
+#endif
 	rp_cluster_texts_free(&r->cl, r->rank_env);
 	free(r->launch);
 	free(r->offsets);
@@ -791,6 +895,24 @@ static bool all_ready(struct run *r, int rc, const char *held)
 static void *wait_for_senders(void *arg)
 {
 	struct run *r = arg;
+	/* A plan with verbs flows (the same choice on every rank): every 100 ms
+	 * the ranks agree whether one was stopped and whether all senders are
+	 * done, which keeps MPI's connections in use through a long run (in the
+	 * VM lab a Ctrl-C after 25 quiet seconds met Open MPI's "failed to TCP
+	 * connect" at the final barrier, three times). */
+	while (r->nrecs) {
+		bool stop = false, all = false;
+		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, r->tx_done || r->gen_over, &stop, &all) != 0)
+			break;
+		if (stop)
+			rp_cli_stop = 1;
+		if (all) {
+			r->others_done = true;
+			return NULL;
+		}
+		struct timespec ts = {.tv_nsec = 100000000};
+		nanosleep(&ts, NULL);
+	}
 	while (!r->tx_done && !r->gen_over) { /* tx_done: sources done, or the loop stopped (Ctrl-C, duration) */
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
@@ -850,6 +972,93 @@ static void start_packet_clock(const struct run *r)
 	}
 }
 
+/* The plan's verbs flows (every rank counts them the same way) and this
+ * rank's ends of them: devices, GIDs, QPs. Right after the session opened,
+ * before DIR is made: a missing device leaves nothing behind, as a missing
+ * port does. */
+static int setup_verbs(struct run *r)
+{
+#ifdef RP_HAVE_VERBS
+	r->nrecs = rp_vengine_layout(&r->s.plan, NULL);
+	r->verbs_here = r->s.verbs_hosts > 0;
+	if (r->verbs_here && r->s.nports)
+		return rp_cli_error("run", "rank %d (node %s) runs hosts of both engines (dpdk and verbs): give each engine's "
+				    "hosts their own ranks (rank: or node:)", r->cl.rank, r->cl.ranks[r->cl.rank].node);
+	if (!r->verbs_here)
+		return 0;
+	struct rp_vengine_cfg vc = {.plan = &r->s.plan, .mine = r->cl.launched ? r->mine : NULL, .clock = verbs_clock,
+				    .clock_arg = r};
+	char err[RP_ERR_LEN + 128];
+	int rc = rp_vengine_create(&vc, &r->ve, err, sizeof(err));
+	return rc ? rp_cli_error("run", "%s", err) : 0;
+#else
+	for (size_t i = 0; i < r->s.plan.nflows; i++)
+		if (r->s.prof->hosts[r->s.plan.flows[i].src].engine.engine == RP_ENGINE_VERBS)
+			return rp_cli_error("run", "%s: host '%s' has engine: verbs, but this roceprobe was built without "
+					    "rdma-core (libibverbs-dev, librdmacm-dev)", r->s.profile_path,
+					    r->s.prof->hosts[r->s.plan.flows[i].src].name);
+	return 0;
+#endif
+}
+
+#ifdef RP_HAVE_VERBS
+/* The verbs receivers' messages go to the run's accountant (after setup_rx). */
+static int account_verbs(struct run *r)
+{
+	size_t n = r->s.plan.nflows;
+	uint32_t *acct_of = calloc(n ? n : 1, sizeof(*acct_of));
+	if (!acct_of)
+		return rp_cli_error("run", "out of memory");
+	for (size_t i = 0; i < n; i++)
+		acct_of[i] = UINT32_MAX;
+	for (size_t a = 0; a < rp_acct_nflows(r->acct); a++)
+		acct_of[r->flow_of[a]] = (uint32_t)a;
+	rp_vengine_account(r->ve, r->acct, acct_of);
+	free(acct_of); /* each end keeps its index */
+	return 0;
+}
+
+/* Every rank's QP records to every rank (over MPI: rp_cluster_allgather),
+ * each entry taken from the rank that runs its host; then this rank's QPs go
+ * to RTS toward their peers. Every rank takes part, verbs hosts or not. */
+static int exchange_verbs(struct run *r)
+{
+	size_t len = r->nrecs * RP_VENGINE_REC, size = (size_t)r->cl.size;
+	char *mine = calloc(1, len), *all = calloc(size, len), *table = calloc(1, len), err[RP_ERR_LEN + 128];
+	int rc = mine && all && table ? 0 : rp_cli_error("run", "out of memory for %zu QP records", r->nrecs);
+	if (mine && r->ve)
+		rp_vengine_records(r->ve, mine);
+	if (rp_cluster_allgather(&r->cl, mine ? mine : "", mine ? len : 0, all) != 0 && rc == 0)
+		rc = rp_cli_error("run", "the ranks could not exchange their QP records");
+	for (size_t i = 0; rc == 0 && i < r->nrecs; i++) {
+		unsigned h = rp_vengine_rec_host(&r->s.plan, i);
+		size_t k = r->cl.launched ? (size_t)r->host_rank[h] : 0;
+		memcpy(table + i * RP_VENGINE_REC, all + k * len + i * RP_VENGINE_REC, RP_VENGINE_REC);
+	}
+	if (rc == 0 && r->ve && rp_vengine_connect(r->ve, table, err, sizeof(err)) != 0)
+		rc = rp_cli_error("run", "%s", err);
+	free(mine);
+	free(all);
+	free(table);
+	return rc;
+}
+
+/* This rank's verbs ends from T0 until every rank's senders are done. */
+static int run_verbs(struct run *r, const struct run_opts *o)
+{
+	struct rp_vengine_run vr = {.stop = &rp_cli_stop, .duration_ns = (uint64_t)(o->duration_s * 1e9),
+				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL};
+	char err[RP_ERR_LEN + 128];
+	uint64_t end = 0;
+	int rc = rp_vengine_run(r->ve, &vr, &end, err, sizeof(err));
+	r->tx_done = true;
+	r->s.g.end_ns = end;
+	if (rc)
+		fprintf(stderr, "roceprobe run: %s (the run goes on to its result)\n", err);
+	return rc ? RP_EXIT_USAGE : 0;
+}
+#endif
+
 int rp_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -894,22 +1103,35 @@ int rp_cmd_run(int argc, char **argv)
 		if (rc == 0)
 			rc = rp_session_addresses(&r.s);
 	}
+	if (rc == 0)
+		rc = setup_verbs(&r);
 	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
 	if (all_ready(&r, rc, held) && r.cl.rank == 0)
 		rc = rp_cli_outdir("run", o.out, o.force);
 	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0)
 		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
 	if (rc == 0 && !r.failed) {
-		rp_dp_clock_start();
+		if (!r.s.verbs_hosts)
+			rp_dp_clock_start();
 		rc = setup_rx(&r, &o);
 	}
-	if (rc == 0 && !r.failed) { /* ARP/ND before traffic, into the captures too */
+#ifdef RP_HAVE_VERBS
+	if (rc == 0 && !r.failed && r.ve)
+		rc = account_verbs(&r);
+#endif
+	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)
 			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
 		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
+#ifdef RP_HAVE_VERBS
+	if (ready && r.nrecs) { /* QP records, then every QP at RTS, before T0 */
+		rc = exchange_verbs(&r);
+		ready = all_ready(&r, rc, held);
+	}
+#endif
 	rp_cli_hold_errors(NULL, 0);
 	if (!ready) {
 		cleanup(&r);
@@ -924,12 +1146,15 @@ int rp_cmd_run(int argc, char **argv)
 		/* Clock offsets, then every rank starts at T0 on rank 0's clock. */
 		rp_cluster_clocks(&r.cl, 20, r.offsets);
 		rp_cluster_start_at(&r.cl, r.offsets, 100000000 + 2000000ll * r.cl.size, &r.t0_ns, &r.skew_ns);
+	} else {
+		r.t0_ns = rp_cluster_now_ns();
 	}
 	/* Plan time 0 is now, not before the set-up (opening captures takes ~50 ms:
 	 * a PFC source's first frames would be that late and skipped). Across ranks
 	 * it is T0 on every rank's corrected clock, however late this one woke, so
 	 * one-way latencies between ranks need no correction but the offsets'. */
-	start_packet_clock(&r);
+	if (!r.verbs_here)
+		start_packet_clock(&r);
 	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)
@@ -947,7 +1172,13 @@ int rp_cmd_run(int argc, char **argv)
 		if (!waiting)
 			r.others_done = true;
 	}
-	rp_dp_gen_run(&r.s.g);
+	int vrc = 0;
+#ifdef RP_HAVE_VERBS
+	if (r.verbs_here)
+		vrc = run_verbs(&r, &o);
+	else
+#endif
+		rp_dp_gen_run(&r.s.g);
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
@@ -975,5 +1206,5 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	cleanup(&r);
 	free(text);
-	return rc;
+	return rc ? rc : vrc;
 }

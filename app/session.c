@@ -54,6 +54,10 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		bool sends = host_sends(&s->plan, h), receives = (o->receivers || pair) && host_receives(&s->plan, h);
 		if ((!sends && !receives) || (o->hosts && !o->hosts[h]))
 			continue;
+		if (s->prof->hosts[h].engine.engine == RP_ENGINE_VERBS) { /* its QPs are lib/verbs' (cmd_run) */
+			s->verbs_hosts++;
+			continue;
+		}
 		const struct rp_host *host = &s->prof->hosts[h];
 		if (host->port[0] == '\0')
 			return rp_cli_error(s->cmd, "host '%s' %s but has no port (set hosts.%u.port)", host->name,
@@ -64,7 +68,7 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		s->tx[s->nports].src = NULL;
 		devargs[s->nports++] = host->port;
 	}
-	if (s->nports == 0 && !o->hosts)
+	if (s->nports == 0 && !o->hosts && !s->verbs_hosts)
 		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
 	return 0;
 }
@@ -324,6 +328,11 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		devargs[i] = rp_dp_devargs_fit(devargs[i], host_frame(s, s->tx[i].index, true, &mtu), s->devargs[i],
 					       sizeof(s->devargs[i]));
 	}
+	if (s->verbs_hosts && !o->receivers)
+		return rp_cli_error(cmd, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
+				    profile, cmd);
+	if (s->nports == 0 && s->verbs_hosts)
+		return 0; /* only verbs hosts here: no DPDK at all */
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
 				    .lcores = o->lcores ? o->lcores : 1, .who = cmd, .first_core = o->first_core};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)

@@ -21,6 +21,7 @@ struct rp_session {
 	struct rp_dp_port ports[RP_DP_MAX_PORTS];
 	struct rp_dp_txport tx[RP_DP_MAX_PORTS];
 	unsigned nports;
+	unsigned verbs_hosts; /* this process's hosts with engine: verbs (no DPDK port) */
 	char devargs[RP_DP_MAX_PORTS][RP_PORT_MAX + 64]; /* as given to the EAL (net_af_packet: framesz added) */
 	struct rp_dp_gen g;
 	bool eal_up;

@@ -57,6 +57,10 @@ int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, si
 void rp_cluster_finalize(struct rp_cluster *c);
 
 int rp_cluster_barrier(const struct rp_cluster *c);
+/* One round on every rank: *any = some rank's any_in, *all = every rank's
+ * all_in (MPI_Iallreduce, waited for politely). */
+int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, bool *any, bool *all);
+
 /* root's len bytes to every rank. */
 int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root);
 /* Every rank's len bytes, in rank order, into all (size x len) on every rank. */

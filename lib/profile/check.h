@@ -63,6 +63,14 @@ int rp_flow_keys_apply(struct rp_vctx *c, const struct rp_node *map, const char 
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 /* `host_template:` (template.c): its hosts, expanded for the launch in c->opts, parsed as rp_hosts_parse does. */
 int rp_host_template_parse(struct rp_vctx *c, const struct rp_node *t, const char *path);
+/* engine.c: engine, device, gid_index of a host map or of defaults onto e;
+ * a host's keys that its engine cannot do; after traffic, each entry's
+ * hosts share one engine and verbs entries send what a receiver sees. */
+extern const char *const rp_engine_keys[];
+void rp_host_engine_init(struct rp_host_engine *e);
+int rp_host_engine_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host_engine *e);
+int rp_host_engine_check(struct rp_vctx *c, const struct rp_node *map, const char *path, const struct rp_host *h);
+int rp_profile_check_engines(struct rp_vctx *c, const struct rp_node *traffic);
 /* A host's mac, ipv4, ipv6 (with /prefix), gateway and gateway_mac (host_addr.c). */
 int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h);
 /* The `fabric:` section (fabric.c), after hosts and defaults. */

@@ -184,7 +184,7 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 		else if (rp_mac_parse(s, h->mac))
 			return rp_verr(c, &n->pos, key, "expected a MAC address like 02:00:00:00:00:01 or auto, got '%s'", s);
 		h->mac_known = !h->mac_auto;
-	} else if (h->port_is_pci) {
+	} else if (h->port_is_pci || h->engine.engine == RP_ENGINE_VERBS) {
 		h->mac_auto = true; /* a NIC's burned-in address */
 	} else {
 		rp_path_key(key, path, "mac");

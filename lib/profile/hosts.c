@@ -6,7 +6,7 @@
 #include "check.h"
 
 static const char *const host_keys[] = {"name",    "mac",    "ipv4",   "ipv6",    "gateway", "gateway_mac", "port",
-					"pci",     "speed",  "impair", "respond", "rank",    "node",        NULL};
+					"pci",     "speed",  "impair", "respond", "rank",    "node",        "engine", "device", "gid_index", NULL};
 static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
 static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
 
@@ -213,6 +213,9 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
 		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
+	h->engine = c->prof->default_engine;
+	if (rp_host_engine_parse(c, map, path, &h->engine) || rp_host_engine_check(c, map, path, h))
+		return -1;
 	if (host_port(c, map, path, h) || rp_host_addr_parse(c, map, path, h) || host_behaviour(c, map, path, h))
 		return -1;
 	h->speed_bps = c->prof->default_speed_bps;

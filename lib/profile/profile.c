@@ -25,6 +25,8 @@ static int parse_defaults(struct rp_vctx *c, const struct rp_node *n, const char
 	const char *allowed[40];
 	size_t k = 0;
 	allowed[k++] = "speed";
+	for (const char *const *e = rp_engine_keys; *e; e++)
+		allowed[k++] = *e;
 	for (const char *const *f = rp_flow_keys; *f; f++)
 		allowed[k++] = *f;
 	allowed[k] = NULL;
@@ -37,6 +39,8 @@ static int parse_defaults(struct rp_vctx *c, const struct rp_node *n, const char
 		if (rp_vspeed(c, speed, key, &c->prof->default_speed_bps))
 			return -1;
 	}
+	if (rp_host_engine_parse(c, n, path, &c->prof->default_engine))
+		return -1;
 	return rp_flow_keys_apply(c, n, path, &c->prof->defaults, o);
 }
 
@@ -120,7 +124,7 @@ static int validate(struct rp_vctx *c, const struct rp_node *root)
 		if (n && sections[i].parse(c, n, sections[i].key, &origin))
 			return -1;
 	}
-	return 0;
+	return rp_profile_check_engines(c, rp_node_get(root, "traffic"));
 }
 
 static void profile_init(struct rp_profile *p)
@@ -129,6 +133,7 @@ static void profile_init(struct rp_profile *p)
 	rp_flow_params_init(&p->defaults);
 	p->default_speed_bps = 100000000000ull;
 	p->qpn_seed = 1;
+	rp_host_engine_init(&p->default_engine);
 	rp_fabric_init(&p->fabric);
 	rp_certify_cfg_init(&p->certify);
 }

@@ -33,6 +33,24 @@ struct rp_responder {
 	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 50 us */
 };
 
+/* What carries a host's traffic (`engine:`, docs/profiles.md). */
+enum rp_engine {
+	RP_ENGINE_DPDK,  /* crafted RoCEv2 on a DPDK port (the default) */
+	RP_ENGINE_VERBS, /* real RC QPs on an RDMA device: the NIC's own transport */
+};
+const char *rp_engine_name(enum rp_engine e); /* "dpdk", "verbs" */
+
+#define RP_RDMA_DEV_MAX 64
+#define RP_GID_INDEX_MAX 255
+#define RP_ENGINE_MIN_MSG 24u        /* a verbs message carries the probe (wire/probe.h RP_PROBE_LEN) */
+#define RP_ENGINE_MAX_MSG (1u << 20) /* a verbs message's buffer (per QP and direction) */
+
+struct rp_host_engine {
+	enum rp_engine engine;
+	char device[RP_RDMA_DEV_MAX]; /* verbs: the RDMA device; "": the first one */
+	int gid_index;                /* verbs: -1: the RoCE v2 GID of the host's address */
+};
+
 #define RP_PLEN_NONE 0xFF /* no prefix given: every destination is on the link */
 
 struct rp_host {
@@ -66,6 +84,7 @@ struct rp_host {
 	 * node's local ranks in profile order), else host i on rank i. */
 	int rank;                  /* -1: not given */
 	char node[RP_NODE_NAME_MAX]; /* "": not given */
+	struct rp_host_engine engine; /* `engine:`, `device:`, `gid_index:` (or defaults') */
 };
 
 enum rp_stop_kind {
@@ -223,6 +242,7 @@ struct rp_profile {
 	size_t ntraffic;
 	struct rp_flow_params defaults;
 	uint64_t default_speed_bps;
+	struct rp_host_engine default_engine; /* defaults' engine, device, gid_index */
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
 	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */

@@ -80,7 +80,7 @@ static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 		{"rx_bytes", r->rx_bytes},     {"lost", r->lost},         {"reordered", r->reordered},
 		{"duplicates", r->duplicates}, {"ce", r->ce},             {"cnp_tx", r->cnp_tx},
 		{"cnp_rx", r->cnp_rx},         {"acks", r->acks},         {"naks", r->naks},
-		{"misdelivered", r->misdelivered},
+		{"misdelivered", r->misdelivered}, {"clock_skew", r->clock_skew},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		json_object_set_new(o, counters[i].name, jint(counters[i].v));

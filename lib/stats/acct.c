@@ -232,9 +232,8 @@ static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, b
 	}
 }
 
-static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now)
+static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t tx, uint64_t now)
 {
-	uint64_t tx = a->f.probe.tx_ns;
 	if (now < tx) {
 		fl->r.clock_skew++;
 		return;
@@ -256,6 +255,28 @@ static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q
 	return ev.verdict == RP_PSN_DUPLICATE;
 }
 
+/* What every arrival of a flow's data counts: a frame (rp_acct_rx) or a
+ * whole verbs message (rp_acct_message). */
+static void count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
+{
+	if (fl->r.rx_packets++ == 0)
+		fl->r.first_rx_ns = now;
+	fl->r.last_rx_ns = now;
+	fl->r.rx_bytes += bytes;
+}
+
+/* A probe's sequence and latency; true for a duplicate. */
+static bool account_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now)
+{
+	fl->probes = true;
+	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW)
+		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
+	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
+	if (!dup && a->cfg.latency)
+		latency(a, fl, pr->tx_ns, now);
+	return dup;
+}
+
 static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now,
 			 size_t wire_len, struct rp_reply *reply)
 {
@@ -263,18 +284,10 @@ static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, ui
 	struct acct_qp *q = &fl->qp[qi];
 	const struct rp_frame *f = &a->f;
 	bool ce = frame_ecn(f) == RP_ECN_CE, dup = false;
-	if (fl->r.rx_packets++ == 0)
-		fl->r.first_rx_ns = now;
-	fl->r.last_rx_ns = now;
-	fl->r.rx_bytes += wire_len;
+	count_arrival(fl, now, wire_len);
 	bool seen = a->cfg.track_psn && track_psn(a, fl, q, now);
 	if (f->has_probe) {
-		fl->probes = true;
-		if (!fl->seq.started && f->probe.seq < RP_SEQ_WINDOW)
-			rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
-		dup = rp_seq_rx(&fl->seq, f->probe.seq) == RP_SEQ_DUPLICATE;
-		if (!dup && a->cfg.latency)
-			latency(a, fl, now);
+		dup = account_probe(a, fl, &f->probe, now);
 	} else {
 		dup = seen;
 		fl->probeless_unique += !dup;
@@ -448,6 +461,29 @@ enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, c
 		p->r.class_frames[c]++;
 	}
 	return c;
+}
+
+int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_ns, const struct rp_probe *probe,
+		    size_t bytes)
+{
+	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
+	if (flow >= a->nflows || a->flows[flow].cfg.id != probe->flow_id) {
+		a->unmatched++;
+		if (p)
+			p->r.class_frames[RP_RX_OTHER]++;
+		return -1;
+	}
+	struct acct_flow *fl = &a->flows[flow];
+	count_arrival(fl, now_ns, bytes);
+	if (!account_probe(a, fl, probe, now_ns))
+		fl->r.rx_payload_bytes += bytes;
+	rp_ts_rx(a->ts, now_ns, flow, bytes, false);
+	if (p) {
+		p->r.rx_frames++;
+		p->r.rx_bytes += bytes;
+		p->r.class_frames[RP_RX_DATA]++;
+	}
+	return 0;
 }
 
 void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len)

@@ -119,6 +119,15 @@ void rp_acct_destroy(struct rp_acct *a);
  * receiver makes no decisions at all (a capture tap, not a responder). */
 enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 			    size_t wire_len, struct rp_reply *reply_out);
+/* A whole message of a verbs flow (engine: verbs), delivered by the NIC's own
+ * transport: flow (by index) and port (the receiver's) as in rp_acct_rx; its
+ * probe (flow id, seq, tx_ns on the run's common clock) counted exactly as a
+ * data frame's is (sequence -> loss/reordering/duplicates, latency now -
+ * tx_ns), bytes as its message bytes. rx_packets then counts messages. -1
+ * (and counted unmatched) when the probe names another flow. */
+struct rp_probe;
+int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_ns, const struct rp_probe *probe,
+		    size_t bytes);
 /* PFC / PAUSE frames this port sent (pfc_tx). */
 void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len);
 /* Frames a switch model dropped on this port's priority (the lab knows). */

@@ -153,10 +153,16 @@ size_t rp_dev_gids(const struct rp_dev *d, struct rp_gid_entry *t, size_t max)
 
 int rp_dev_pick_gid(const struct rp_dev *d, int override, struct rp_gid_entry *out, char *err, size_t errlen)
 {
+	return rp_dev_pick_gid_addr(d, override, NULL, out, err, errlen);
+}
+
+int rp_dev_pick_gid_addr(const struct rp_dev *d, int override, const uint8_t want[16], struct rp_gid_entry *out,
+			 char *err, size_t errlen)
+{
 	static struct rp_gid_entry table[RP_GID_MAX];
 	size_t n = rp_dev_gids(d, table, RP_GID_MAX);
-	char why[200];
-	int i = rp_gid_select(table, n, override, why, sizeof(why));
+	char why[240];
+	int i = rp_gid_select_addr(table, n, override, want, why, sizeof(why));
 	if (i < 0) {
 		snprintf(err, errlen, "%s:%u: %s", d->port.dev_name, d->port.port_num, why);
 		return RP_V_ENV;

@@ -34,5 +34,8 @@ size_t rp_dev_gids(const struct rp_dev *d, struct rp_gid_entry *t, size_t max);
  * "rxe0:1 has no RoCE v2 GID ..." when there is none. */
 int rp_dev_pick_gid(const struct rp_dev *d, int override, struct rp_gid_entry *out, char *err,
 		    size_t errlen);
+/* The same with rp_gid_select_addr: the RoCE v2 GID of address want (NULL: any). */
+int rp_dev_pick_gid_addr(const struct rp_dev *d, int override, const uint8_t want[16], struct rp_gid_entry *out,
+			 char *err, size_t errlen);
 
 #endif

@@ -94,3 +94,18 @@ int rp_gid_select(const struct rp_gid_entry *table, size_t n, int override, char
 		snprintf(err, errlen, "no RoCE v2 GID (give the netdev an IPv4 address, or pick a GID by its index)");
 	return best;
 }
+
+int rp_gid_select_addr(const struct rp_gid_entry *table, size_t n, int override, const uint8_t want[16], char *err,
+		       size_t errlen)
+{
+	if (override >= 0 || !want)
+		return rp_gid_select(table, n, override, err, errlen);
+	for (size_t i = 0; i < n; i++)
+		if (table[i].type == RP_GID_TYPE_ROCE_V2 && !memcmp(table[i].gid, want, 16))
+			return (int)i;
+	char w[46];
+	rp_gid_format(want, w, sizeof(w));
+	snprintf(err, errlen, "no RoCE v2 GID %s (the host's address) in the port's GID table: give the netdev that "
+		 "address, or pick a GID with gid_index", w);
+	return -1;
+}

@@ -48,5 +48,10 @@ void rp_gid_format(const uint8_t gid[16], char *out, size_t len);
  * Returns the chosen table position (not the GID index) or -1 with a one-line
  * reason in err (no RoCE v2 GID at all, override missing). */
 int rp_gid_select(const struct rp_gid_entry *table, size_t n, int override, char *err, size_t errlen);
+/* The same, but without an override the RoCE v2 entry whose GID is want (a
+ * host's address, IPv4-mapped or IPv6) and no other; want NULL: as
+ * rp_gid_select. -1 with a one-line reason when the table has none. */
+int rp_gid_select_addr(const struct rp_gid_entry *table, size_t n, int override, const uint8_t want[16], char *err,
+		       size_t errlen);
 
 #endif

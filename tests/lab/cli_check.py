@@ -7,6 +7,8 @@
                                        roceprobe's files and keeps the user's
     lab --sweep with one bad value  -> exit 2 before any point runs: DIR never made
     --duration 500ms / 1s / 2       -> accepted; 'soon' -> exit 2, one line
+    run with engine: verbs hosts and no RDMA device -> exit 2, one line naming the host,
+                                       DIR never made; gen refuses verbs hosts
 
 usage: cli_check.py ROCEPROBE CASE   (CASE: lab, dpdk)
 """
@@ -120,6 +122,19 @@ def case_dpdk(tmp):
     one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "auto")), "mac: auto on a pair: port",
                    "host 'h2' has mac: auto, but port pair:c:1 (net_ring) has no unicast MAC of its own "
                    "(00:00:00:00:00:00): give the host a mac:")
+    with open(path, "w") as f:
+        f.write(SMALL)
+
+    # engine: verbs hosts where there is no RDMA device (this lab machine's kernel has no RDMA):
+    # exit 2 and one line naming the host, before DIR is made; gen does not run verbs hosts.
+    with open(path, "w") as f:
+        f.write("hosts:\n  - {name: h0, ipv4: 10.9.0.1, engine: verbs}\n  - {name: h1, ipv4: 10.9.0.2, engine: verbs}\n"
+                "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, messages: 10}\n")
+    if not (os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband")):
+        out_v = os.path.join(tmp, "verbs", "out")
+        one_line_exit2(rp("run", path, "-o", out_v), "run engine: verbs without an RDMA device", "host 'h0'")
+        expect(not os.path.exists(os.path.dirname(out_v)), "run engine: verbs without an RDMA device: DIR never made")
+    one_line_exit2(rp("gen", path), "gen with engine: verbs hosts", "run their QPs under `roceprobe run`")
     with open(path, "w") as f:
         f.write(SMALL)
 

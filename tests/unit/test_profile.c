@@ -239,6 +239,33 @@ static const struct bad_case {
 	 "bad.yaml:5:33: key 'certify.lossy': priority 3 is also in lossless"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\nfabric: {dscp_map: {64: 3}}\n",
 	 "bad.yaml:5:21: key 'fabric.dscp_map.64': expected a DSCP 0..63 as the key, got '64'"},
+	/* engine: verbs hosts (issue 10): what only a DPDK port does, one engine per entry, messages the
+	 * receiver sees. */
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: fast}\ntraffic: []\n",
+	 "bad.yaml:2:40: key 'hosts[0].engine': expected dpdk (crafted RoCEv2 on a DPDK port) or verbs (RC QPs on an "
+	 "RDMA device), got 'fast'"},
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs, port: net_null0}\ntraffic: []\n",
+	 "bad.yaml:2:53: key 'hosts[0].port': host 'h0' has engine: verbs (its RDMA device's own transport); port is for "
+	 "engine: dpdk hosts"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, device: rxe0}\ntraffic: []\n",
+	 "bad.yaml:2:66: key 'hosts[0].device': host 'h0' has engine: dpdk; device is for engine: verbs hosts"},
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs, gid_index: 300}\ntraffic: []\n",
+	 "bad.yaml:2:58: key 'hosts[0].gid_index': expected a whole number from 0 to 255, got '300'"},
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: net_null0}\n"
+	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, messages: 1}\n",
+	 "bad.yaml:5:5: key 'traffic[0]': hosts 'h0' (engine: verbs) and 'h1' (engine: dpdk) are in one entry; an "
+	 "entry's hosts share one engine (give each engine its own entry)"},
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs}\n  - {name: h1, ipv4: 10.0.0.2, engine: verbs}\n"
+	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: write, messages: 1}\n",
+	 "bad.yaml:5:5: key 'traffic[0]': opcode write: engine: verbs sends messages each receiver sees (its probe: "
+	 "flow, seq, tx time): use send, send_imm or write_imm"},
+	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs}\n  - {name: h1, ipv4: 10.0.0.2, engine: verbs}\n"
+	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, message_size: 16, messages: 1}\n",
+	 "bad.yaml:5:5: key 'traffic[0]': message_size 16 B: engine: verbs messages carry a 24 B probe; use at least 24 B"},
+	{"defaults: {engine: verbs}\nhosts:\n  - {name: h0, ipv4: 10.0.0.1, impair: {drop_every: 2}}\ntraffic: []\n",
+	 "bad.yaml:3:40: key 'hosts[0].impair': host 'h0' has engine: verbs (its RDMA device's own transport); impair is "
+	 "for engine: dpdk hosts"},
 };
 
 static void test_bad_profiles(void **state)
@@ -251,6 +278,33 @@ static void test_bad_profiles(void **state)
 			fail_msg("case %zu:\n  want: %s\n  got:  %s", i, bad_cases[i].msg, p ? "(loaded)" : err);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+/* engine, device, gid_index: defaults for every host, a host's own keys win. */
+static void test_engines(void **state)
+{
+	(void)state;
+	char err[ERRLEN];
+	struct rp_profile *p = rp_profile_load_string("ok.yaml",
+		"defaults: {engine: verbs, device: rxe0}\n"
+		"hosts:\n"
+		"  - {name: h0, ipv4: 10.9.0.1}\n"
+		"  - {name: h1, ipv4: 10.9.0.2, device: mlx5_1, gid_index: 3}\n"
+		"  - {name: h2, mac: \"02:00:00:00:00:03\", ipv4: 10.9.0.3, engine: dpdk, port: net_null0}\n"
+		"traffic:\n"
+		"  - {pattern: flow, src: h0, dst: h1, opcode: write_imm, messages: 1}\n",
+		NULL, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->hosts[0].engine.engine, RP_ENGINE_VERBS);
+	assert_string_equal(p->hosts[0].engine.device, "rxe0");
+	assert_int_equal(p->hosts[0].engine.gid_index, -1);
+	assert_true(p->hosts[0].mac_auto); /* the NIC's own */
+	assert_string_equal(p->hosts[1].engine.device, "mlx5_1");
+	assert_int_equal(p->hosts[1].engine.gid_index, 3);
+	assert_int_equal(p->hosts[2].engine.engine, RP_ENGINE_DPDK);
+	assert_string_equal(rp_engine_name(p->hosts[2].engine.engine), "dpdk");
+	rp_profile_free(p);
 }
 
 static void test_bad_files(void **state)
@@ -421,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_durations_counts_names),
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_engines),
 		cmocka_unit_test(test_set_overrides),
 		cmocka_unit_test(test_defaults_and_resolution),
 		cmocka_unit_test(test_shipped_profiles),

@@ -122,6 +122,29 @@ static void zero_entries_are_never_chosen(void **state)
 	assert_non_null(strstr(err, "empty"));
 }
 
+/* A run's host picks the RoCE v2 GID of its own address (two addresses on
+ * the netdev: 10.9.0.1 and 10.9.0.2), not the lowest; none: an error. */
+static void picks_the_hosts_address(void **state)
+{
+	(void)state;
+	struct rp_gid_entry t[] = {
+		ent(0, RP_GID_TYPE_IB_ROCE_V1, "ll", 1), ent(1, RP_GID_TYPE_ROCE_V2, "ll", 1),
+		ent(2, RP_GID_TYPE_IB_ROCE_V1, "v4", 1), ent(3, RP_GID_TYPE_ROCE_V2, "v4", 1),
+		ent(4, RP_GID_TYPE_IB_ROCE_V1, "v4", 2), ent(5, RP_GID_TYPE_ROCE_V2, "v4", 2),
+	};
+	char err[256];
+	uint8_t want[16] = {[10] = 0xff, [11] = 0xff, [12] = 10, [13] = 9, [14] = 0, [15] = 2};
+	assert_int_equal(t[rp_gid_select_addr(t, 6, -1, want, err, sizeof(err))].index, 5);
+	want[15] = 1;
+	assert_int_equal(t[rp_gid_select_addr(t, 6, -1, want, err, sizeof(err))].index, 3);
+	assert_int_equal(t[rp_gid_select_addr(t, 6, 4, want, err, sizeof(err))].index, 4); /* gid_index wins */
+	assert_int_equal(t[rp_gid_select_addr(t, 6, -1, NULL, err, sizeof(err))].index, 3);
+	want[15] = 7;
+	assert_int_equal(rp_gid_select_addr(t, 6, -1, want, err, sizeof(err)), -1);
+	assert_string_equal(err, "no RoCE v2 GID ::ffff:10.9.0.7 (the host's address) in the port's GID table: give the "
+				 "netdev that address, or pick a GID with gid_index");
+}
+
 static void sysfs_type_text(void **state)
 {
 	(void)state;
@@ -145,6 +168,7 @@ int main(void)
 		cmocka_unit_test(no_roce_v2_gid_is_an_error),
 		cmocka_unit_test(zero_entries_are_never_chosen),
 		cmocka_unit_test(sysfs_type_text),
+		cmocka_unit_test(picks_the_hosts_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

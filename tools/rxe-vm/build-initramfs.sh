@@ -2,7 +2,7 @@
 # Builds the kernel + busybox initramfs of the Soft-RoCE (rdma_rxe) VM lab from Debian's
 # package archive. See tools/rxe-vm/README.md.
 #
-# usage: build-initramfs.sh [--out DIR] [--extra FILE]... [--quiet]
+# usage: build-initramfs.sh [--out DIR] [--extra FILE]... [--mpi] [--quiet]
 #
 # Idempotent. The packages, their extracted tree and the base initramfs are cached in
 # $RXE_VM_DIR (default: <repo>/build/rxe-vm) and rebuilt only when the kernel version, the
@@ -10,6 +10,11 @@
 # named *.so*) is added with the libraries `ldd` finds for it: programs go to
 # /usr/local/bin, libraries to /usr/lib/x86_64-linux-gnu. Extras go into a second cpio
 # appended to the base one (the kernel unpacks both), so adding them costs a second or two.
+# --mpi appends a third, cached layer: this host's Open MPI (openmpi-bin, libopenmpi3 and
+# libpmix2 as Debian installed them: mpirun, orted, every MCA and PMIx plugin with its
+# libraries, help texts, /etc/openmpi) and dropbear (server, dbclient, dropbearkey) from its
+# Debian package, with a root key pair made at build time (/root/.ssh/id_dropbear, its public
+# half in authorized_keys): every VM of the image trusts every other.
 #
 # Writes DIR/vmlinuz and DIR/initramfs.cpio.gz (DIR defaults to the cache directory) and
 # prints two lines: "kernel=PATH" and "initrd=PATH".
@@ -21,6 +26,7 @@ repo=$(cd "$here/../.." && pwd)
 cache=${RXE_VM_DIR:-$repo/build/rxe-vm}
 out=
 quiet=0
+mpi=0
 extras=()
 
 die() {
@@ -48,8 +54,12 @@ while [ $# -gt 0 ]; do
 		quiet=1
 		shift
 		;;
+	--mpi)
+		mpi=1
+		shift
+		;;
 	-h | --help)
-		sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -265,11 +275,95 @@ if [ "$(cat "$cache/stamp" 2>/dev/null || true)" != "$stamp" ] || [ ! -f "$base"
 	log "base initramfs: $(du -h "$base" | cut -f1), kernel $kver"
 fi
 
+# The MPI layer (--mpi): Open MPI as this host has it, dropbear from its package.
+mpi_layer=$cache/mpi.cpio.gz
+if [ "$mpi" = 1 ]; then
+	for p in openmpi-bin libopenmpi3 libpmix2; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			die "--mpi copies this host's Open MPI: install $p (tools/bootstrap.sh)"
+	done
+	mpi_debs=(dropbear-bin libtomcrypt1 libtommath1)
+	mneed=()
+	for p in "${mpi_debs[@]}"; do
+		deb_of "$p" >/dev/null || mneed+=("$p")
+	done
+	if [ ${#mneed[@]} -gt 0 ]; then
+		log "apt-get download ${mneed[*]}"
+		(cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "${mneed[@]}" >&2) ||
+			die "apt-get download ${mneed[*]} failed (run 'apt-get update' as root)"
+	fi
+	mstamp=$(
+		{
+			dpkg-query -W openmpi-bin libopenmpi3 libpmix2
+			for p in "${mpi_debs[@]}"; do basename "$(deb_of "$p")"; done
+			sed -n '/^# The MPI layer/,/^# The output/p' "$0"
+		} | sha256sum | cut -d' ' -f1
+	)
+	if [ "$(cat "$cache/mpi.stamp" 2>/dev/null || true)" != "$mstamp" ] || [ ! -f "$mpi_layer" ]; then
+		log "building the MPI layer (Open MPI $(dpkg-query -W -f='${Version}' openmpi-bin), dropbear)"
+		mroot=$(mktemp -d "$cache/mpi.XXXXXX")
+		mstage=$(mktemp -d "$cache/mpistage.XXXXXX")
+		trap 'rm -rf "$mroot" "$mstage"' EXIT
+		mkdir -p "$mroot/usr/bin" "$mroot/usr/sbin" "$mroot/$arch_libdir" "$mroot/etc" "$mroot/usr/share" \
+			"$mroot/root/.ssh" "$mroot/etc/dropbear"
+		for b in orterun orted ompi_info; do
+			cp "/usr/bin/$b" "$mroot/usr/bin/$b"
+			copy_libs "$mroot" "/usr/bin/$b" ""
+		done
+		ln -s orterun "$mroot/usr/bin/mpirun"
+		ln -s orterun "$mroot/usr/bin/mpiexec"
+		# The plugin trees as installed (symlinks kept), each plugin with its libraries.
+		for d in openmpi pmix2; do
+			cp -a "/$arch_libdir/$d" "$mroot/$arch_libdir/"
+		done
+		rm -rf "$mroot/$arch_libdir/openmpi/include" "$mroot/$arch_libdir/pmix2/include"
+		while IFS= read -r so; do
+			copy_libs "$mroot" "$so" ""
+		done < <(find "$mroot/$arch_libdir/openmpi" "$mroot/$arch_libdir/pmix2" -name '*.so' -type f)
+		for d in openmpi pmix; do
+			[ -d "/usr/share/$d" ] && cp -a "/usr/share/$d" "$mroot/usr/share/"
+		done
+		cp -a /etc/openmpi "$mroot/etc/"
+		[ -d /etc/pmix ] && cp -a /etc/pmix "$mroot/etc/"
+		# dropbear: server, client, key tool.
+		for p in "${mpi_debs[@]}"; do
+			dpkg-deb -x "$(deb_of "$p")" "$mstage"
+		done
+		mlpath=$mstage/$arch_libdir:$mstage/lib/x86_64-linux-gnu
+		for b in usr/sbin/dropbear usr/bin/dbclient usr/bin/dropbearkey; do
+			[ -f "$mstage/$b" ] || die "$b missing from dropbear-bin"
+			cp "$mstage/$b" "$mroot/$b"
+			copy_libs "$mroot" "$mstage/$b" "$mlpath"
+		done
+		# One root key for the image: every VM's dbclient logs in to every VM's dropbear.
+		LD_LIBRARY_PATH=$mlpath "$mstage/usr/bin/dropbearkey" -t ed25519 -f "$mroot/root/.ssh/id_dropbear" >/dev/null 2>&1 ||
+			die "dropbearkey could not make the image's key"
+		LD_LIBRARY_PATH=$mlpath "$mstage/usr/bin/dropbearkey" -y -f "$mroot/root/.ssh/id_dropbear" |
+			grep '^ssh-' >"$mroot/root/.ssh/authorized_keys"
+		chmod 700 "$mroot/root/.ssh"
+		chmod 600 "$mroot/root/.ssh/id_dropbear" "$mroot/root/.ssh/authorized_keys"
+		printf '/bin/sh\n' >"$mroot/etc/shells"
+		# What the base has already stays out (same Debian release, same files).
+		(cd "$mroot" && find . -type f | while IFS= read -r f; do
+			[ -e "$root/$f" ] && rm -f "$f"
+		done)
+		(cd "$mroot" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) |
+			gzip -1 >"$mpi_layer.tmp"
+		mv "$mpi_layer.tmp" "$mpi_layer"
+		echo "$mstamp" >"$cache/mpi.stamp"
+		log "MPI layer: $(du -h "$mpi_layer" | cut -f1) ($(find "$mroot" -type f | wc -l) files)"
+		rm -rf "$mroot" "$mstage"
+		trap - EXIT
+	fi
+fi
+
 # The output: the base, plus a second archive with the extras.
 if [ "$out" != "$cache" ]; then
 	cp "$cache/vmlinuz" "$out/vmlinuz.tmp"
 	mv "$out/vmlinuz.tmp" "$out/vmlinuz"
 fi
+layers=("$base")
+[ "$mpi" = 1 ] && layers+=("$mpi_layer")
 if [ ${#extras[@]} -gt 0 ]; then
 	xroot=$(mktemp -d "$cache/extra.XXXXXX")
 	trap 'rm -rf "$xroot"' EXIT
@@ -287,13 +381,15 @@ if [ ${#extras[@]} -gt 0 ]; then
 	done)
 	log "extras: $(find "$xroot" -type f | wc -l) files, $(du -sh "$xroot" | cut -f1)"
 	{
-		cat "$base"
+		cat "${layers[@]}"
 		(cd "$xroot" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) | gzip -1
 	} >"$out/initramfs.cpio.gz.tmp"
 	mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
 elif [ "$out" != "$cache" ]; then
-	cp "$base" "$out/initramfs.cpio.gz.tmp"
+	cat "${layers[@]}" >"$out/initramfs.cpio.gz.tmp"
 	mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
+elif [ "$mpi" = 1 ]; then
+	die "--mpi needs --out DIR (the cache's initramfs.cpio.gz is the base alone)"
 else
 	ln -sf base.cpio.gz "$cache/initramfs.cpio.gz"
 fi

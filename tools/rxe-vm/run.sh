@@ -4,7 +4,7 @@
 #
 # usage: run.sh [--vms N] [--job FILE] [--job0 FILE] [--job1 FILE] ... [--out DIR]
 #               [--timeout SEC] [--extra FILE]... [--share DIR] [--mem MB] [--shell]
-#               [--mcast GROUP:PORT]
+#               [--mcast GROUP:PORT] [--mpi]
 #
 #   --vms N        number of VMs (default 2); VM i is vmI, 10.9.0.(i+1)/24,
 #                  MAC 52:54:00:9a:00:(i+1), rxe device rxe0 on eth0
@@ -22,6 +22,9 @@
 #   --mcast G:P    wire every VM (any N, 2 included) to the UDP multicast group G:P on
 #                  127.0.0.1: each datagram on the group is one Ethernet frame, so a host
 #                  process that joins it sees the VMs' frames and can inject its own
+#   --mpi          add Open MPI and dropbear (build-initramfs.sh --mpi): every VM runs an ssh
+#                  server on port 22 and trusts the image's key, so a job in one VM can start
+#                  ranks in all of them with mpirun --mca plm_rsh_agent "$RP_SSH"
 #
 # Wiring: 2 VMs are joined by a qemu socket netdev (vm0 listens on a free 127.0.0.1 TCP port,
 # vm1 connects). 1 VM, or 3 or more, share a qemu UDP multicast netdev on 127.0.0.1
@@ -41,6 +44,7 @@ shell=0
 share=
 extras=()
 mcast=
+mpi=0
 declare -A jobs=()
 default_job=
 
@@ -72,6 +76,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--shell)
 		shell=1
+		shift
+		;;
+	--mpi)
+		mpi=1
 		shift
 		;;
 	-h | --help)
@@ -113,7 +121,8 @@ out=$(realpath "$out")
 
 # Kernel and initramfs (cached; extras make a per-run initramfs in OUT/.boot).
 boot_args=(--quiet)
-[ ${#extras[@]} -eq 0 ] || boot_args+=(--out "$out/.boot" "${extras[@]}")
+[ "$mpi" = 0 ] || boot_args+=(--mpi)
+[ ${#extras[@]} -eq 0 ] && [ "$mpi" = 0 ] || boot_args+=(--out "$out/.boot" "${extras[@]}")
 boot=$("$here/build-initramfs.sh" "${boot_args[@]}") || die "build-initramfs.sh failed"
 kernel=$(sed -n 's/^kernel=//p' <<<"$boot")
 initrd=$(sed -n 's/^initrd=//p' <<<"$boot")
