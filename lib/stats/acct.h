@@ -92,6 +92,8 @@ struct rp_acct_cfg {
 	bool dst_port_check;             /* a data frame counts as received only at its flow's
 					  * dst_port with its dst_mac; anywhere else it is
 					  * misdelivered (classified RP_RX_OTHER), never received */
+	bool general_only;               /* every frame through rp_frame_parse, no fast path: the
+					  * reference the fast path is tested and measured against */
 };
 
 enum rp_rx_class {
@@ -188,6 +190,8 @@ struct rp_acct_port_result {
 	uint64_t class_frames[RP_RX_CLASSES];
 	uint64_t pfc_frames, pause_frames;
 	uint64_t misdelivered, misdelivered_bytes; /* data frames whose destination is another port */
+	uint64_t icrc_bad;       /* RoCE frames whose ICRC was checked (all captured) and wrong;
+				  * still classified and accounted as their headers say */
 	struct rp_acct_prio_result prio[8];
 };
 
@@ -210,5 +214,7 @@ uint64_t rp_acct_end_ns(const struct rp_acct *a);
  * discovery could not add (max_flows reached). */
 uint64_t rp_acct_unmatched(const struct rp_acct *a);
 uint64_t rp_acct_flows_dropped(const struct rp_acct *a);
+/* Frames the fast path accounted (acct_fast.c; the rest took rp_frame_parse). */
+uint64_t rp_acct_fast_frames(const struct rp_acct *a);
 
 #endif
