@@ -2,20 +2,27 @@
 # RX accounting in packets per second on one core: `roceprobe run` receiving a
 # replayed capture (parse, ICRC check, per-flow lookup, sequence and histogram for
 # every frame) against `dpdk-testpmd --forward-mode=rxonly` on the same input
-# (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints the ratio.
+# (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints each run and
+# the ratio of the medians, for each frame size in FRAMES (Ethernet bytes
+# without FCS: RoCEv2 SEND ONLY, 58 B of headers and ICRC, the rest payload
+# starting with the 24 B probe; 82 B is the smallest frame that carries it,
+# 1026 B the nearest to 1 KiB: a RoCE frame is 2 mod 4 bytes long).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${RUNS:-3}
 secs=${SECS:-3}
+frames=${FRAMES:-82 1026}
+# BASELINE=path/to/another/roceprobe: measured too, in the same rounds (before/after).
+baseline=${BASELINE:-}
 tools/build.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/rpbench$$' EXIT  # testpmd leaves its runtime dir
 
-# The input: 4096 RoCEv2 frames of one flow over 8 QPs, 256 B payload with probes, made by gen.
-profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow
+# The input: 4096 RoCEv2 frames of one flow over 8 QPs, one packet per message, made by gen.
+profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow, $4 = frame bytes
 	cat <<YAML
 name: rx-bench
-defaults: {speed: 100G, opcode: write, message_size: 256, mtu: 1024, dscp: 26, ecn: ect0}
+defaults: {speed: 100G, opcode: send, message_size: $(($4 - 58)), mtu: 4096, dscp: 26, ecn: ect0}
 hosts:
   - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "$1"}
   - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2$2}
@@ -23,13 +30,16 @@ traffic:
   - {name: f, pattern: flow, src: tx, dst: rx, qps: 8, rate: 1G, messages: $3}
 YAML
 }
-profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 > "$tmp/make.yaml"
-build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
-profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 > "$tmp/rx.yaml"
+make_input() { # $1 = frame bytes
+	rm -f "$tmp/in.pcap"
+	profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 "$1" > "$tmp/make.yaml"
+	build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
+	profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 "$1" > "$tmp/rx.yaml"
+}
 
-roceprobe_pps() {
+roceprobe_pps() { # $1 = the roceprobe binary
 	rm -rf "$tmp/out"
-	build/app/roceprobe run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
+	"$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
 	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
 p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)))"
 }
@@ -43,11 +53,20 @@ testpmd_pps() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-: > "$tmp/rp"; : > "$tmp/tp"
-for i in $(seq "$runs"); do
-	r=$(roceprobe_pps); t=$(testpmd_pps)
-	echo "run $i: roceprobe run (RX accounting) ${r} pps, testpmd rxonly ${t} pps"
-	echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
+for frame in $frames; do
+	make_input "$frame"
+	: > "$tmp/rp"; : > "$tmp/tp"; : > "$tmp/bp"
+	for i in $(seq "$runs"); do
+		b=""
+		[ -n "$baseline" ] && b=$(roceprobe_pps "$baseline") && echo "$b" >> "$tmp/bp"
+		r=$(roceprobe_pps build/app/roceprobe); t=$(testpmd_pps)
+		echo "$frame B run $i: roceprobe run (RX accounting) ${r} pps, testpmd rxonly ${t} pps${b:+, baseline $b pps}"
+		echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
+	done
+	r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
+	python3 -c "print(f'rx ratio at $frame B (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')"
+	if [ -n "$baseline" ]; then
+		b=$(median < "$tmp/bp")
+		python3 -c "print(f'baseline at $frame B: {$b/1e6:.2f} Mpps = {$b/$t:.2f} of testpmd; this build {$r/$b:.2f}x the baseline')"
+	fi
 done
-r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
-python3 -c "print(f'rx ratio (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')"
