@@ -442,12 +442,21 @@ static enum rp_rx_class classify(struct rp_acct *a, struct acct_port *p, uint64_
 enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 			    size_t wire_len, struct rp_reply *reply_out)
 {
+	struct rp_acct_pre pre = {.taken = false};
+	if (a->fast)
+		rp_acct_pre(buf, caplen, wire_len, &pre);
+	return rp_acct_rx_pre(a, port, now_ns, buf, caplen, wire_len, &pre, reply_out);
+}
+
+enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out)
+{
 	if (reply_out)
 		reply_out->n = 0;
 	if (wire_len < caplen)
 		wire_len = caplen;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (a->fast && caplen == wire_len && rp_acct_rx_fast(a, p, now_ns, buf, caplen, reply_out)) {
+	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out)) {
 		a->fast_frames++;
 		return RP_RX_DATA;
 	}

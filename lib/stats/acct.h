@@ -29,6 +29,7 @@
 #include "psn.h"
 #include "receiver.h"
 #include "timeseries.h"
+#include "wire/fastpath.h"
 
 #define RP_ACCT_NAME_MAX 32
 #define RP_ACCT_MAX_DISCOVERED 4096u /* discovery: each flow costs ~180 KiB of histograms */
@@ -120,6 +121,19 @@ void rp_acct_destroy(struct rp_acct *a);
  * receiver makes no decisions at all (a capture tap, not a responder). */
 enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 			    size_t wire_len, struct rp_reply *reply_out);
+/* A burst in two passes: the fast path's stateless half (the fixed-offset
+ * classification of wire/fastpath.h and the full ICRC check) for every frame
+ * first, so one frame's loads and CRC overlap the next's, then
+ * rp_acct_rx_pre for each in order. rp_acct_rx is exactly rp_acct_pre then
+ * rp_acct_rx_pre: the same counters either way. */
+struct rp_acct_pre {
+	bool taken;    /* a frame the fast path may account (its layout, a probe, all captured) */
+	bool icrc_ok;  /* with taken */
+	struct rp_fp_pkt fp;
+};
+void rp_acct_pre(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_acct_pre *pre);
+enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out);
 /* PFC / PAUSE frames this port sent (pfc_tx). */
 void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len);
 /* Frames a switch model dropped on this port's priority (the lab knows). */

@@ -15,24 +15,29 @@
 #include "acct_internal.h"
 #include "wire/fastpath.h"
 
-bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
-		     struct rp_reply *reply)
+void rp_acct_pre(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_acct_pre *pre)
 {
-	struct rp_fp_pkt fp;
-	if (!rp_fp_parse(buf, len, &fp) || !fp.has_probe || fp.probe.flow_id >= a->nflows)
+	pre->taken = caplen == wire_len && rp_fp_parse(buf, caplen, &pre->fp) && pre->fp.has_probe;
+	pre->icrc_ok = pre->taken && rp_fp_icrc_ok(buf, &pre->fp);
+}
+
+bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
+		     const struct rp_acct_pre *pre, struct rp_reply *reply)
+{
+	const struct rp_fp_pkt *fp = &pre->fp;
+	if (fp->probe.flow_id >= a->nflows)
 		return false;
-	uint32_t fi = fp.probe.flow_id;
+	uint32_t fi = fp->probe.flow_id;
 	struct acct_flow *fl = &a->flows[fi];
-	uint32_t q = (fp.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
+	uint32_t q = (fp->dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 	if (q >= fl->cfg.qps || (fl->cfg.reply && reply))
 		return false;
 	const uint8_t *dst_mac = rp_fp_eth_dst(buf);
 	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, fl, dst_mac))
 		return false;
-	bool icrc_ok = rp_fp_icrc_ok(buf, &fp);
-	struct acct_pkt k = {.opcode = fp.opcode, .psn = fp.psn, .ce = fp.ecn == RP_ECN_CE, .has_probe = true,
-			     .probe = fp.probe, .payload_len = fp.payload_len, .dst_mac = dst_mac};
+	struct acct_pkt k = {.opcode = fp->opcode, .psn = fp->psn, .ce = fp->ecn == RP_ECN_CE, .has_probe = true,
+			     .probe = fp->probe, .payload_len = fp->payload_len, .dst_mac = dst_mac};
 	rp_acct_data(a, p, fi, (uint16_t)q, now, len, &k, reply);
-	rp_acct_port_rx(p, len, RP_RX_DATA, !icrc_ok);
+	rp_acct_port_rx(p, len, RP_RX_DATA, !pre->icrc_ok);
 	return true;
 }

@@ -114,11 +114,11 @@ static inline void rp_acct_port_rx(struct acct_port *p, size_t wire_len, enum rp
 	p->r.icrc_bad += icrc_bad;
 }
 
-/* acct_fast.c: a data frame of a configured flow in the builder's layout,
- * accounted without the general parse (true), or left to it (false, nothing
- * touched). */
+/* acct_fast.c: a data frame of a configured flow in the builder's layout
+ * (pre->taken), accounted without the general parse (true), or left to it
+ * (false, nothing touched). */
 bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
-		     struct rp_reply *reply);
+		     const struct rp_acct_pre *pre, struct rp_reply *reply);
 
 /* acct_keys.c */
 int rp_acct_map_init(struct acct_map *m, size_t entries);

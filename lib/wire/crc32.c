@@ -502,22 +502,28 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc,
 	const __m128i r5 = _mm_set_epi64x(0, 0x163cd6124);
 	const __m128i poly = _mm_set_epi64x(0x1f7011641, 0x1db710641);
 	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
-	struct fold4 st;
-	size_t used;
+	__m128i x1, x2, x3, x4;
 	if (wide && len >= WIDE_MIN_LEN) {
+		struct fold4 st;
+		size_t used;
 		fold_wide(&st, crc, p, len, mask, &used);
+		x1 = st.x[0], x2 = st.x[1], x3 = st.x[2], x4 = st.x[3];
+		p += used;
+		len -= used;
 	} else {
-		for (unsigned i = 0; i < 4; i++) {
-			st.x[i] = _mm_loadu_si128((const __m128i *)(p + 16 * i));
-			if (mask)
-				st.x[i] = _mm_or_si128(st.x[i], _mm_loadu_si128((const __m128i *)(mask + 16 * i)));
+		/* In registers: a short frame's head never goes through memory. */
+		x1 = _mm_loadu_si128((const __m128i *)p), x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+		x3 = _mm_loadu_si128((const __m128i *)(p + 32)), x4 = _mm_loadu_si128((const __m128i *)(p + 48));
+		if (mask) {
+			x1 = _mm_or_si128(x1, _mm_loadu_si128((const __m128i *)mask));
+			x2 = _mm_or_si128(x2, _mm_loadu_si128((const __m128i *)(mask + 16)));
+			x3 = _mm_or_si128(x3, _mm_loadu_si128((const __m128i *)(mask + 32)));
+			x4 = _mm_or_si128(x4, _mm_loadu_si128((const __m128i *)(mask + 48)));
 		}
-		st.x[0] = _mm_xor_si128(st.x[0], _mm_cvtsi32_si128((int)crc));
-		used = 64;
+		x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
+		p += 64;
+		len -= 64;
 	}
-	__m128i x1 = st.x[0], x2 = st.x[1], x3 = st.x[2], x4 = st.x[3];
-	p += used;
-	len -= used;
 	for (; len >= 64; p += 64, len -= 64) {
 		__m128i h1 = _mm_clmulepi64_si128(x1, r2r1, 0x11), h2 = _mm_clmulepi64_si128(x2, r2r1, 0x11);
 		__m128i h3 = _mm_clmulepi64_si128(x3, r2r1, 0x11), h4 = _mm_clmulepi64_si128(x4, r2r1, 0x11);

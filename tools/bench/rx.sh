@@ -44,29 +44,35 @@ roceprobe_pps() { # $1 = the roceprobe binary
 p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)))"
 }
 
+# testpmd prints Rx-pps every second: the median of its readings but the first
+# and the last (partial seconds); it runs secs + 6 s, as its start-up on a busy
+# machine can take seconds.
 testpmd_pps() {
-	timeout -s INT $((secs + 2)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
+	timeout -s INT $((secs + 6)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
 		--vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" --file-prefix "rpbench$$" -- \
 		--forward-mode=rxonly --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
-	awk '/Rx-pps:/ { pps[n++] = $2 } END { i = n - 1; if (n > 2) i = n - 2; print pps[i] + 0 }' "$tmp/testpmd.log"
+	awk '/Rx-pps:/ { print $2 }' "$tmp/testpmd.log" | awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' |
+		sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for frame in $frames; do
 	make_input "$frame"
-	: > "$tmp/rp"; : > "$tmp/tp"; : > "$tmp/bp"
+	: > "$tmp/rp"; : > "$tmp/tp"; : > "$tmp/bp"; : > "$tmp/ratio"
 	for i in $(seq "$runs"); do
 		b=""
 		[ -n "$baseline" ] && b=$(roceprobe_pps "$baseline") && echo "$b" >> "$tmp/bp"
 		r=$(roceprobe_pps build/app/roceprobe); t=$(testpmd_pps)
 		echo "$frame B run $i: roceprobe run (RX accounting) ${r} pps, testpmd rxonly ${t} pps${b:+, baseline $b pps}"
 		echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
+		[ "$t" != 0 ] && python3 -c "print($r / $t)" >> "$tmp/ratio"
 	done
 	r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
-	python3 -c "print(f'rx ratio at $frame B (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')"
+	python3 -c "print(f'rx ratio at $frame B (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/max($t, 1):.2f}')"
+	[ -s "$tmp/ratio" ] && echo "median of the per-run ratios at $frame B: $(median < "$tmp/ratio")"
 	if [ -n "$baseline" ]; then
 		b=$(median < "$tmp/bp")
-		python3 -c "print(f'baseline at $frame B: {$b/1e6:.2f} Mpps = {$b/$t:.2f} of testpmd; this build {$r/$b:.2f}x the baseline')"
+		python3 -c "print(f'baseline at $frame B: {$b/1e6:.2f} Mpps = {$b/max($t, 1):.2f} of testpmd; this build {$r/max($b, 1):.2f}x the baseline')"
 	fi
 done
