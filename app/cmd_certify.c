@@ -1,15 +1,18 @@
 /* roceprobe certify: the fabric acceptance suite (lib/certify) on the
- * embedded lab; verdicts to DIR/result.json, report.md and report.html. */
+ * embedded lab or on a real fabric (`roceprobe run` children, under a
+ * launcher); verdicts to DIR/result.json, report.md and report.html. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "certify/certify.h"
 #include "certify/engine_lab.h"
+#include "certify/engine_run.h"
 #include "cli.h"
 #include "lab/lab.h"
 #include "report/result.h"
@@ -22,15 +25,18 @@ struct certify_opts {
 	size_t nsets;
 	unsigned only;
 	bool suggest, allow_pause_storm, force, quiet;
+	const char *engine;   /* "lab", "run", NULL: by the profile */
+	const char *launcher; /* run: the command the children start under */
+	double run_timeout_s;
 };
 
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe certify PROFILE -o DIR [--only T,...] [--suggest] [options]\n"
 	      "\n"
-	      "Is this fabric ready? Runs an acceptance suite on the profile's hosts and its\n"
-	      "`fabric:` section (in the embedded lab), each test with a verdict PASS, FAIL or\n"
-	      "SKIP (with the reason), its criteria, the measured values and, for a FAIL, the\n"
+	      "Is this fabric ready? Runs an acceptance suite on the profile's hosts, in the\n"
+	      "embedded lab or on their real ports (below), each test with a verdict PASS, FAIL\n"
+	      "or SKIP (with the reason), its criteria, the measured values and, for a FAIL, the\n"
 	      "likely cause in plain words:\n"
 	      "  1 pfc-incast       N:1 at line rate, N = 2, 4, ... hosts - 1, each lossless\n"
 	      "                     priority: zero loss, zero NAK, PFC at every sender\n"
@@ -47,6 +53,16 @@ static void usage(FILE *out)
 	      "                     5x of idle\n"
 	      "  9 ecmp             permutation: each uplink's share within 25% of 1/k (SKIP on\n"
 	      "                     one switch)\n"
+	      "Engines: `lab` runs each workload in the embedded lab (the profile's `fabric:`);\n"
+	      "`run` runs it on the profile's real ports as a `roceprobe run` child (this\n"
+	      "binary) writing DIR/runs/TEST-N/, under --launcher when given (how a fabric's\n"
+	      "hosts take part: mpirun, srun). Default: run when a host has a `port:`, else lab.\n"
+	      "On a real fabric nothing is known of the switches: 1, 2, 4, 7 and 8 are judged\n"
+	      "from what the hosts measure (loss, NAKs, PFC received, goodput, latency); 3, 5,\n"
+	      "6 and 9 need the switches' own counters and are SKIPs saying so. Each child's\n"
+	      "result is DIR/runs/TEST-N/result.json (its output in DIR/runs/TEST-N.log);\n"
+	      "SIGINT is forwarded to the child (mpirun: OMPI_MCA_odls_base_sigkill_timeout\n"
+	      "10 unless set), whose interrupted result is kept. --suggest needs the lab.\n"
 	      "Thresholds and intent (lossless, lossy, dscp) come from the profile's `certify:`\n"
 	      "section (docs/certify.md). Writes DIR/result.json (\"kind\":\"certify\"), report.md\n"
 	      "and report.html (self-contained, plots inline). One progress line per test on\n"
@@ -63,9 +79,18 @@ static void usage(FILE *out)
 	      "                        every test passes, with the numbers before and after\n"
 	      "  --set KEY=VALUE       override a profile key, as `lab` does\n"
 	      "  --allow-pause-storm   run test 6 (a host that never stops pausing)\n"
+	      "  --engine lab|run      where the workloads run (default: run when a host has a\n"
+	      "                        `port:`, else lab)\n"
+	      "  --launcher \"CMD\"      run: start each child under CMD, e.g. \"mpirun\n"
+	      "                        --allow-run-as-root -np 4 --host a,b,c,d\" or \"srun\n"
+	      "                        --mpi=pmix -n 4\" (rank 0 must write DIR: run it here, or\n"
+	      "                        give DIR on a shared file system)\n"
+	      "  --run-timeout S       run: stop a child still running after S s (default 600)\n"
 	      "  -q, --quiet           no progress lines\n"
 	      "\n"
 	      "Example: roceprobe certify profiles/certify-good.yaml -o results/cert\n"
+	      "         roceprobe certify fabric.yaml -o results/fab --only 1,2,7 \\\n"
+	      "             --launcher \"mpirun --allow-run-as-root -np 4 --host a,b,c,d\"\n"
 	      "         roceprobe certify profiles/certify-good.yaml -o results/c2 --set fabric.pfc.headroom=8KiB --suggest\n",
 	      out);
 }
@@ -77,11 +102,13 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		{"only", required_argument, NULL, 'O'},        {"suggest", no_argument, NULL, 'S'},
 		{"allow-pause-storm", no_argument, NULL, 'A'}, {"force", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
+		{"engine", required_argument, NULL, 'E'},      {"launcher", required_argument, NULL, 'L'},
+		{"run-timeout", required_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
 	char err[512];
 	int c;
-	*o = (struct certify_opts){0};
+	*o = (struct certify_opts){.run_timeout_s = 600};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -99,6 +126,16 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
+		case 'E':
+			if (strcmp(optarg, "lab") != 0 && strcmp(optarg, "run") != 0)
+				return rp_cli_error("certify", "--engine: expected lab or run, got '%s'", optarg);
+			o->engine = optarg;
+			break;
+		case 'L': o->launcher = optarg; break;
+		case 'T':
+			if (rp_cli_duration("certify", "--run-timeout", optarg, 1e6, &o->run_timeout_s))
+				return RP_EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("certify", "bad option (try 'roceprobe certify --help')");
 		}
@@ -134,8 +171,19 @@ static json_t *intent_json(const struct rp_profile *p)
 			 (int)c->max_incast);
 }
 
+/* The engine's side of `environment`: the lab's runs and virtual time, or the
+ * run engine's children (launcher, each child's directory, command, exit). */
+static json_t *engine_env(const struct rp_cert_engine *eng, const struct rp_cert_lab *lab,
+			  const struct rp_cert_run *run)
+{
+	if (strcmp(eng->name, "lab") == 0)
+		return json_pack("{s:i, s:f}", "lab_runs", (int)lab->runs, "virtual_s", lab->virtual_s);
+	return json_pack("{s:i, s:s?, s:O}", "runs", (int)run->runs, "launcher", run->launcher_text, "children",
+			 run->log ? run->log : json_array());
+}
+
 static json_t *document(const struct certify_opts *o, const struct rp_profile *p, json_t *tests, json_t *suggest,
-			bool interrupted, double wall, time_t started, const struct rp_cert_lab *lab)
+			bool interrupted, double wall, time_t started, const struct rp_cert_engine *eng, json_t *env)
 {
 	unsigned pass, fail, skip;
 	char host[256] = "", when[32];
@@ -145,20 +193,24 @@ static json_t *document(const struct certify_opts *o, const struct rp_profile *p
 	json_t *sets = json_array();
 	for (size_t i = 0; i < o->nsets; i++)
 		json_array_append_new(sets, json_string(o->sets[i]));
-	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:o, s:{s:s, s:s, s:s, s:f, s:i, s:f}, s:b, s:s, s:{s:i, s:i, "
+	json_t *environment = json_pack("{s:s, s:s, s:s, s:f}", "roceprobe", RP_VERSION, "hostname", host, "started",
+					when, "wall_s", wall);
+	json_object_update(environment, env);
+	json_decref(env);
+	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:o, s:o, s:b, s:s, s:{s:i, s:i, "
 			 "s:i}, s:o, s:o, s:o}",
 			 "schema", "roceprobe.result/1", "kind", "certify", "profile", "name", p->name, "path", o->profile,
-			 "engine", "lab", "sets", sets, "environment", "roceprobe", RP_VERSION, "hostname", host, "started",
-			 when, "wall_s", wall, "lab_runs", (int)lab->runs, "virtual_s", lab->virtual_s, "interrupted",
+			 "engine", eng->name, "sets", sets, "environment", environment, "interrupted",
 			 interrupted, "verdict", fail ? "FAIL" : interrupted ? "INCOMPLETE" : "PASS", "counts", "pass",
 			 (int)pass, "fail", (int)fail, "skip", (int)skip, "thresholds", intent_json(p), "tests", tests,
 			 "suggest", suggest ? suggest : json_null());
 }
 
-static int write_all(const struct certify_opts *o, json_t *doc)
+/* prepared: DIR was made before the tests (the run engine's children write into it). */
+static int write_all(const struct certify_opts *o, json_t *doc, bool prepared)
 {
 	char path[4096], err[4200];
-	if (rp_cli_outdir("certify", o->out, o->force))
+	if (!prepared && rp_cli_outdir("certify", o->out, o->force))
 		return RP_EXIT_USAGE;
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
 	if (rp_report_write_atomic(path, doc, err, sizeof(err)))
@@ -199,6 +251,34 @@ static void print_summary(const json_t *doc, const char *dir)
 	       json_string_value(json_object_get(doc, "verdict")), dir, dir, dir);
 }
 
+/* The engine: --engine, else run when a host names a port (a real fabric),
+ * else the lab. Options that belong to the other engine are refused. */
+static int pick_engine(struct certify_opts *o, const struct rp_profile *prof)
+{
+	if (!o->engine)
+		o->engine = rp_cert_profile_has_ports(prof) ? "run" : "lab";
+	bool run = strcmp(o->engine, "run") == 0;
+	if (!run && o->launcher)
+		return rp_cli_error("certify", "--launcher runs `roceprobe run` children: it needs --engine run (the lab "
+					       "is one process)");
+	if (run && o->suggest)
+		return rp_cli_error("certify", "--suggest sweeps the lab's switch settings (fabric.*): it needs --engine "
+					       "lab; a real fabric's switches are not set by roceprobe");
+	if (run && !rp_cert_profile_has_ports(prof))
+		return rp_cli_error("certify", "--engine run: no host in %s has a `port:` (the lab needs none: --engine "
+					       "lab)", o->profile);
+	char err[RP_PROFILE_ERR_LEN];
+	if (!run && rp_lab_check_fit(prof, err, sizeof(err)))
+		return rp_cli_error("certify", "%s", err);
+	return 0;
+}
+
+static void dir_existed(const char *dir, bool *existed)
+{
+	struct stat st;
+	*existed = stat(dir, &st) == 0;
+}
+
 int rp_cmd_certify(int argc, char **argv)
 {
 	static struct certify_opts o;
@@ -213,13 +293,34 @@ int rp_cmd_certify(int argc, char **argv)
 	struct rp_profile *prof = rp_profile_load(o.profile, &po, err, sizeof(err));
 	if (!prof)
 		return rp_cli_error("certify", "%s", err);
-	if (rp_lab_check_fit(prof, err, sizeof(err))) {
+	if ((rc = pick_engine(&o, prof)) != 0) {
 		rp_profile_free(prof);
-		return rp_cli_error("certify", "%s", err);
+		return rc;
 	}
 	struct rp_cert_lab lab = {.profile_path = o.profile, .stop = &rp_cli_stop};
+	static struct rp_cert_run run;
+	run = (struct rp_cert_run){.profile_path = o.profile, .prof = prof, .dir = o.out, .force = o.force,
+				   .timeout_s = o.run_timeout_s, .stop = &rp_cli_stop, .progress = progress,
+				   .progress_arg = &o.quiet};
 	struct rp_cert_engine eng;
-	rp_cert_lab_engine(&lab, &eng);
+	bool is_run = strcmp(o.engine, "run") == 0, existed = true;
+	if (is_run) {
+		if (o.launcher && rp_cert_run_launcher(&run, o.launcher, err, sizeof(err))) {
+			rp_cert_run_free(&run);
+			rp_profile_free(prof);
+			return rp_cli_error("certify", "%s", err);
+		}
+		/* The children write into DIR/runs/ as they go: DIR is made first. */
+		dir_existed(o.out, &existed);
+		if (rp_cli_outdir("certify", o.out, o.force)) {
+			rp_cert_run_free(&run);
+			rp_profile_free(prof);
+			return RP_EXIT_USAGE;
+		}
+		rp_cert_run_engine(&run, &eng);
+	} else {
+		rp_cert_lab_engine(&lab, &eng);
+	}
 	struct rp_cert_opts co = {.eng = &eng, .sets = o.sets, .nsets = o.nsets, .only = o.only,
 				  .allow_pause_storm = o.allow_pause_storm, .stop = &rp_cli_stop, .progress = progress,
 				  .progress_arg = &o.quiet};
@@ -228,6 +329,12 @@ int rp_cmd_certify(int argc, char **argv)
 	time_t started = time(NULL);
 	double w0 = wall_s();
 	if (rp_certify_run(prof, &co, &tests, &interrupted, err, sizeof(err))) {
+		if (is_run) { /* no partial output: the runs made, and DIR when certify made it */
+			rp_cert_run_discard(&run);
+			if (!existed)
+				rmdir(o.out);
+		}
+		rp_cert_run_free(&run);
 		rp_profile_free(prof);
 		return rp_cli_error("certify", "%s", err);
 	}
@@ -243,11 +350,13 @@ int rp_cmd_certify(int argc, char **argv)
 		}
 		interrupted = interrupted || rp_cli_stop;
 	}
-	json_t *doc = document(&o, prof, tests, suggest, interrupted, wall_s() - w0, started, &lab);
-	rc = write_all(&o, doc);
+	json_t *doc = document(&o, prof, tests, suggest, interrupted, wall_s() - w0, started, &eng,
+			       engine_env(&eng, &lab, &run));
+	rc = write_all(&o, doc, is_run);
 	if (rc == 0)
 		print_summary(doc, o.out);
 	json_decref(doc);
+	rp_cert_run_free(&run);
 	rp_profile_free(prof);
 	if (rc)
 		return rc;

@@ -36,7 +36,8 @@ static void usage(FILE *out)
 	      "Like a NIC it honours PFC and PAUSE received on the port: paused priorities stop\n"
 	      "for quanta x 512 bit times at the host's speed, and paused time is counted.\n"
 	      "Next hops without a MAC (gateway: without gateway_mac, mac: auto) are found by\n"
-	      "ARP/ND before traffic; the ports answer ARP/ND for their hosts (as in run).\n"
+	      "ARP/ND before traffic and asked again every second (a new MAC moves their\n"
+	      "flows); the ports answer ARP/ND for their hosts (as in run).\n"
 	      "\n"
 	      "  --duration S          stop after S seconds, or 500ms, 2s... (default: when\n"
 	      "                        every flow is done)\n"
@@ -209,6 +210,12 @@ static void report_text(const struct rp_session *r)
 			       rp_flow_active_gbps(&st), (double)rp_flow_active_ns(&st) / 1e6);
 		}
 	printf("(Gbit/s L1 per flow: over its active time, first to last packet; the port rows: over the run)\n");
+	for (unsigned i = 0; i < r->nports; i++)
+		if (r->tx[i].refresh.n) {
+			putchar('\n');
+			rp_session_print_next_hops(r, stdout);
+			break;
+		}
 }
 
 int rp_cmd_gen(int argc, char **argv)

@@ -155,7 +155,7 @@ static void print_hosts(const struct rp_profile *p, const struct launch *l)
 		if (h->mac_known)
 			rp_mac_format(h->mac, mac);
 		else
-			snprintf(mac, sizeof(mac), "(port's%s%s)", on[0] ? ", rank " : "", on);
+			snprintf(mac, sizeof(mac), "auto (port's%s%s)", on[0] ? ", rank " : "", on);
 		if (h->ip_pending)
 			snprintf(ip, sizeof(ip), "(netdev%s%s)", on[0] ? ", rank " : "", on);
 		else
@@ -198,6 +198,7 @@ static void print_next_hops(const struct rp_plan *pl)
 				rp_ipv6_addr_format(H->ipv6, a);
 			snprintf(subnet, sizeof(subnet), plen == RP_PLEN_NONE ? "%s (no prefix)" : "%s/%u", a, plen);
 			size_t direct = 0, via = 0;
+			bool direct_from[RP_MAC_FROM_ND + 1] = {false};
 			const struct rp_flow *gw = NULL;
 			for (size_t i = 0; i < pl->nflows; i++) {
 				const struct rp_flow *f = &pl->flows[i];
@@ -208,9 +209,17 @@ static void print_next_hops(const struct rp_plan *pl)
 					gw = f;
 				} else {
 					direct++;
+					direct_from[f->nh.mac_from] = true;
 				}
 			}
-			printf("  %-12s %-26s %-26s %-14s %zu on the link\n", H->name, subnet, "(destination)", "profile", direct);
+			/* On the link: each destination's own MAC, from the profile or (mac: auto) asked. */
+			char from[32] = "";
+			for (int m = RP_MAC_FROM_PROFILE; m <= RP_MAC_FROM_ND; m++)
+				if (direct_from[m])
+					snprintf(from + strlen(from), sizeof(from) - strlen(from), "%s%s", from[0] ? ", " : "",
+						 rp_mac_from_name((enum rp_mac_from)m));
+			printf("  %-12s %-26s %-26s %-14s %zu on the link\n", H->name, subnet, "(destination)",
+			       from[0] ? from : "-", direct);
 			if (gw) {
 				if (l3 == 4)
 					rp_ipv4_addr_format(gw->nh.ip4, hop);
@@ -221,6 +230,8 @@ static void print_next_hops(const struct rp_plan *pl)
 			}
 		}
 	}
+	printf("  (arp, nd: asked on the host's port before any traffic, 3 tries in 1 s, and again every second\n"
+	       "   during a run: a new MAC moves the flows; gateway_mac, profile: as given)\n");
 }
 
 static const char *stop_text(const struct rp_flow_params *fp, char *out, size_t len)

@@ -20,6 +20,7 @@
 #include "dp/rx.h"
 #include "report/outdir.h"
 #include "report/pairs.h"
+#include "report/pause_order.h"
 #include "report/result.h"
 #include "session.h"
 #include "stats/acct.h"
@@ -47,6 +48,7 @@ struct run_opts {
 	enum rp_capture_filter filter;
 	unsigned sample;
 	uint64_t bin_ns;
+	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 };
 
 static void usage(FILE *out)
@@ -70,6 +72,9 @@ static void usage(FILE *out)
 	      "on-link hosts with mac: auto) are found by ARP/ND on the port before any traffic\n"
 	      "(3 tries in 1 s); every port answers ARP and Neighbour Solicitations for its host,\n"
 	      "probes and announces its addresses on a shared wire (a duplicate exits 2).\n"
+	      "During the run each resolved next hop is asked again every second (ARP request,\n"
+	      "NS; --neigh-refresh): when it answers from a new MAC its flows move to it\n"
+	      "(environment.ports[].neigh.mac_changes and next_hops, and a summary line).\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -84,14 +89,20 @@ static void usage(FILE *out)
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
 	      "  --bin-us N             time series bin (default 100)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
+	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
+	      "                         never; at least 1ms)\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
-	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`).\n"
+	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`), with\n"
+	      "clock offsets before and after the run (drift) and hosts by first pause (pause_order).\n"
 	      "A host_template makes one host per rank; `mac: auto` and `ipv4: netdev` are read\n"
 	      "by the rank that runs the host and sent to every rank before any traffic\n"
 	      "(result.json \"hosts\"; `roceprobe plan PROFILE --ranks N` shows the expansion).\n"
+	      "A rank that dies mid-run stops the others; rank 0 writes result.json with\n"
+	      "\"incomplete\": [hosts] and exits 3 (under mpirun add --mca odls_base_sigkill_timeout 10;\n"
+	      "srun --mpi=pmix kills every rank at once: no result).\n"
 	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
@@ -118,11 +129,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"capture-filter", required_argument, NULL, 'f'}, {"sample", required_argument, NULL, 'S'},
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
+		{"neigh-refresh", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .bin_ns = 100000};
 	int c, rc = 0;
 	uint64_t v = 0;
+	double sec = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:AFh", opts, NULL)) != -1) {
 		switch (c) {
@@ -141,6 +154,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		case 'b': rc = rp_cli_uint("run", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'F': o->force = true; break;
+		case 'R':
+			if (!strcmp(optarg, "off"))
+				o->neigh_refresh_ns = RP_SESSION_NO_REFRESH;
+			else if ((rc = rp_cli_duration("run", "--neigh-refresh", optarg, 3600, &sec)) == 0)
+				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -171,8 +190,12 @@ struct run {
 	bool *mine;          /* [nhosts]: this rank runs the host */
 	int *host_rank;      /* [nhosts] */
 	struct rp_clock_offset *offsets; /* [size], every rank's to rank 0 */
+	struct rp_clock_offset *offsets_after; /* [size], measured again after the run */
+	bool clocks_after;   /* offsets_after holds a measurement (not after a degraded end) */
 	int64_t t0_ns, skew_ns;
 	bool failed;         /* a rank's set-up failed: every rank stops */
+	bool lost;           /* a rank died mid-run: the result is incomplete */
+	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
 	char **rank_env;     /* rank 0: each rank's environment JSON text */
 };
@@ -326,6 +349,15 @@ static json_t *all_ports_env(const struct run *r)
 	return all;
 }
 
+/* How far rank k's corrected clock can be from rank 0's during the run: the
+ * offset's bound, and with a measurement after the run what drift can add. */
+static int64_t rank_clock_bound(const struct run *r, int k)
+{
+	if (k == 0)
+		return 0;
+	return r->clocks_after ? rp_clock_run_bound_ns(&r->offsets[k], &r->offsets_after[k]) : r->offsets[k].bound_ns;
+}
+
 /* result.json's "cluster": the launch, and per rank its node, hosts, clock
  * offset to rank 0 with its bound, and how late it started. */
 static json_t *cluster_json(const struct run *r)
@@ -333,17 +365,36 @@ static json_t *cluster_json(const struct run *r)
 	json_t *ranks = json_array();
 	int64_t worst = 0;
 	for (int k = 0; r->rank_env && k < r->cl.size; k++) {
-		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : json_object();
+		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
+		if (!e || rp_cluster_rank_lost(&r->cl, k)) { /* died mid-run: what rank 0 knows of it */
+			json_t *hosts = json_array();
+			for (size_t h = 0; h < r->s.prof->nhosts; h++)
+				if (r->host_rank[h] == k)
+					json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
+			json_decref(e);
+			e = json_pack("{s:i, s:s, s:o, s:b}", "rank", k, "node", r->cl.ranks[k].node, "hosts", hosts, "lost",
+				      1);
+		}
 		json_object_del(e, "ports");
 		json_object_del(e, "capture");
-		int64_t b = json_integer_value(json_object_get(e, "clock_bound_ns"));
+		if (r->clocks_after) {
+			const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
+			json_object_set_new(e, "clock_offset_after_ns", json_integer(a->offset_ns));
+			json_object_set_new(e, "clock_bound_after_ns", json_integer(a->bound_ns));
+			json_object_set_new(e, "clock_drift_ppb", json_real(rp_clock_drift_ppb(b, a)));
+			json_object_set_new(e, "clock_drift_bound_ppb", json_real(rp_clock_drift_bound_ppb(b, a)));
+		}
+		int64_t b = rank_clock_bound(r, k);
 		worst = b > worst ? b : worst;
 		json_array_append_new(ranks, e);
 	}
 	/* Every rank's packet clock counts from T0 on its corrected clock (however late it
-	 * woke): a one-way latency between two ranks is off by at most both offsets' bounds. */
-	return json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
-			 (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	 * woke): a one-way latency between two ranks is off by at most both ranks' errors. */
+	json_t *c = json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
+			      (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	if (r->lost) /* when rank 0 saw the first death, after T0 on its clock */
+		json_object_set_new(c, "lost_at_ns", json_integer(rp_cluster_fault_ns(&r->cl) - r->t0_ns));
+	return c;
 }
 
 static json_t *environment_json(const struct run *r)
@@ -410,18 +461,85 @@ static json_t *hosts_json(const struct run *r)
 	return arr;
 }
 
+/* Which side of plan flow f ran on a rank that died: "sender", "receiver",
+ * "both", or NULL. */
+static const char *lost_side(const struct run *r, uint32_t f)
+{
+	const struct rp_flow *pf = &r->s.plan.flows[f];
+	bool s = rp_cluster_rank_lost(&r->cl, r->host_rank[pf->src]);
+	bool d = rp_cluster_rank_lost(&r->cl, r->host_rank[pf->dst]);
+	return s && d ? "both" : s ? "sender" : d ? "receiver" : NULL;
+}
+
+/* The flows; after a rank died, each flow of its hosts says which side is
+ * missing, and its loss is unknown (null). */
+static json_t *flows_json(const struct run *r)
+{
+	json_t *flows = rp_report_flows(r->acct);
+	for (size_t i = 0; r->cl.launched && i < json_array_size(flows); i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
+		if (a == b)
+			continue;
+		/* Across ranks the one-way latency carries both clocks' errors; below that it
+		 * says nothing (the DPDK engine has no echo to measure a round trip instead). */
+		int64_t bound = rank_clock_bound(r, a) + rank_clock_bound(r, b);
+		json_t *f = json_array_get(flows, i), *lat = json_object_get(f, "latency_ns");
+		json_int_t p50 = json_integer_value(json_object_get(lat, "p50"));
+		json_object_set_new(f, "latency_bound_ns", json_integer(bound));
+		json_object_set_new(f, "latency_below_bound",
+				    json_boolean(json_integer_value(json_object_get(lat, "count")) > 0 && p50 < bound));
+	}
+	for (size_t i = 0; r->lost && i < json_array_size(flows); i++) {
+		const char *side = lost_side(r, r->flow_of[i]);
+		if (side) {
+			json_object_set_new(json_array_get(flows, i), "incomplete", json_string(side));
+			json_object_set_new(json_array_get(flows, i), "lost", json_null());
+		}
+	}
+	return flows;
+}
+
+/* The ports; after a rank died, its hosts' ports (nothing measured: zeros)
+ * say so. */
+static json_t *ports_json(const struct run *r)
+{
+	json_t *ports = rp_report_ports(r->acct);
+	for (size_t i = 0; r->lost && i < json_array_size(ports); i++) {
+		json_t *p = json_array_get(ports, i);
+		const char *node = json_string_value(json_object_get(p, "node"));
+		for (size_t h = 0; node && h < r->s.prof->nhosts; h++)
+			if (!strcmp(r->s.prof->hosts[h].name, node) && rp_cluster_rank_lost(&r->cl, r->host_rank[h]))
+				json_object_set_new(p, "incomplete", json_true());
+	}
+	return ports;
+}
+
+/* The hosts of the ranks that died, in profile order. */
+static json_t *lost_hosts_json(const struct run *r)
+{
+	json_t *a = json_array();
+	for (size_t h = 0; h < r->s.prof->nhosts; h++)
+		if (rp_cluster_rank_lost(&r->cl, r->host_rank[h]))
+			json_array_append_new(a, json_string(r->s.prof->hosts[h].name));
+	return a;
+}
+
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)r->s.g.end_ns, "interrupted", rp_cli_stop, "flows",
-				 rp_report_flows(r->acct), "ports", rp_report_ports(r->acct), "timeseries",
+				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
+				 flows_json(r), "ports", ports_json(r), "timeseries",
 				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
 	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
 	json_object_set_new(root, "hosts", hosts_json(r));
+	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
+	if (r->lost)
+		json_object_set_new(root, "incomplete", lost_hosts_json(r));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
 	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
@@ -429,10 +547,61 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 }
 
+/* Each rank's clock against rank 0's, before and after the run, and what that
+ * means for the cross-rank one-way latencies. */
+static void summary_clocks(FILE *f, const struct run *r)
+{
+	fputs("\nclocks: offset to rank 0 before / after the run (+- bound), drift\n", f);
+	int64_t worst = 0;
+	for (int k = 1; k < r->cl.size; k++) {
+		const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
+		int64_t e = rank_clock_bound(r, k);
+		worst = e > worst ? e : worst;
+		if (rp_cluster_rank_lost(&r->cl, k))
+			continue;
+		fprintf(f, "rank %-3d %-12s %+" PRId64 " +- %" PRId64 " ns", k, r->cl.ranks[k].node, b->offset_ns, b->bound_ns);
+		if (r->clocks_after)
+			fprintf(f, " / %+" PRId64 " +- %" PRId64 " ns, drift %+.1f +- %.1f ns/s", a->offset_ns, a->bound_ns,
+				rp_clock_drift_ppb(b, a), rp_clock_drift_bound_ppb(b, a));
+		fputc('\n', f);
+	}
+	size_t cross = 0, below = 0;
+	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
+		struct rp_acct_flow_result x;
+		if (a == b)
+			continue;
+		rp_acct_flow(r->acct, i, &x);
+		cross++;
+		below += x.latency_ns.count && x.latency_ns.pct[0] < (uint64_t)(rank_clock_bound(r, a) + rank_clock_bound(r, b));
+	}
+	if (cross)
+		fprintf(f, "one-way latency across ranks is right within +- %" PRId64 " ns%s", 2 * worst,
+			below ? "" : "\n");
+	if (below)
+		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
+			   "not a measurement (flows[].latency_below_bound; the DPDK engine has no echo for a round trip)\n",
+			below, cross);
+}
+
 static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
-		rp_cli_stop ? " (interrupted)" : "");
+		r->interrupted ? " (interrupted)" : "");
+	if (r->lost) {
+		fprintf(f, "INCOMPLETE: lost %.3f s after the start:", (double)(rp_cluster_fault_ns(&r->cl) - r->t0_ns) / 1e9);
+		for (int k = 0; k < r->cl.size; k++)
+			if (rp_cluster_rank_lost(&r->cl, k)) {
+				fprintf(f, " rank %d (node %s; hosts", k, r->cl.ranks[k].node);
+				for (size_t h = 0; h < r->s.prof->nhosts; h++)
+					if (r->host_rank[h] == k)
+						fprintf(f, " %s", r->s.prof->hosts[h].name);
+				fputc(')', f);
+			}
+		fputs("; the others stopped and counted what they had: the flows of those hosts have the\n"
+		      "other side's counts only and no loss (result.json: incomplete, flows[].incomplete)\n\n", f);
+	}
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
 		"max ns");
@@ -471,11 +640,21 @@ static void summary(FILE *f, const struct run *r)
 		fputc('\n', f);
 		rp_report_print_pairs(f, r->acct, 10);
 	}
+	rp_report_print_pause_order(f, r->acct, 16);
+	if (r->cl.launched)
+		summary_clocks(f, r);
 	if (misdelivered)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
 			   "misroutes\n", misdelivered);
 	rp_session_warn_rates(&r->s, f, "\n");
+	bool kept = false;
+	for (unsigned i = 0; i < r->s.nports; i++)
+		kept |= r->s.tx[i].refresh.n != 0;
+	if (kept) {
+		fputc('\n', f);
+		rp_session_print_next_hops(&r->s, f);
+	}
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->cap_stats[i].offered)
 			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
@@ -520,6 +699,7 @@ static void cleanup(struct run *r)
 	rp_cluster_texts_free(&r->cl, r->rank_env);
 	free(r->launch);
 	free(r->offsets);
+	free(r->offsets_after);
 	free(r->mine);
 	free(r->host_rank);
 	for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
@@ -615,7 +795,7 @@ static void *wait_for_senders(void *arg)
 		struct timespec ts = {.tv_nsec = 1000000};
 		nanosleep(&ts, NULL);
 	}
-	rp_cluster_barrier(&r->cl);
+	rp_cluster_watch_barrier(&r->cl); /* the living ranks' senders */
 	r->others_done = true;
 	return NULL;
 }
@@ -628,8 +808,12 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	free(env);
 	size_t n = rp_acct_nflows(r->acct);
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
-	for (size_t i = 0; own_flow && i < n; i++)
-		own_flow[i] = r->mine[r->s.plan.flows[r->flow_of[i]].dst];
+	/* A flow whose receiver's rank died is rank 0's to ship: its accountant has the
+	 * senders' combined counts for every flow (and nothing received for it). */
+	for (size_t i = 0; own_flow && i < n; i++) {
+		unsigned dst = r->s.plan.flows[r->flow_of[i]].dst;
+		own_flow[i] = r->mine[dst] || (r->cl.rank == 0 && rp_cluster_rank_lost(&r->cl, r->host_rank[dst]));
+	}
 	/* The merged series covers what happened, not the plan's generous span: after
 	 * Ctrl-C mpirun gives the ranks a second before it kills them. */
 	struct rp_acct_cfg mc = r->acfg;
@@ -649,6 +833,23 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	return rc;
 }
 
+/* Plan time 0 at T0 on this rank's corrected clock: the packet clock starts
+ * as many ns ago as the rank is late now. A rank the CPU takes away between
+ * reading the one clock and starting the other (a poller that spun to T0 has
+ * used its time slice) would start it that much after T0: read both again,
+ * and start again when they disagree by more than 100 us. */
+static void start_packet_clock(const struct run *r)
+{
+	int64_t off = r->cl.launched ? r->offsets[r->cl.rank].offset_ns : 0;
+	for (int tries = 0; tries < 5; tries++) {
+		int64_t late = r->cl.launched ? rp_cluster_now_ns() - off - r->t0_ns : 0;
+		rp_dp_clock_start_ago(late > 0 ? (uint64_t)late : 0);
+		int64_t gap = r->cl.launched ? rp_cluster_now_ns() - off - r->t0_ns - (int64_t)rp_dp_now_ns() : 0;
+		if (gap < 100000 && gap > -100000)
+			break;
+	}
+}
+
 int rp_cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -661,13 +862,21 @@ int rp_cmd_run(int argc, char **argv)
 	rp_cli_catch_stop();
 	if (rp_cluster_init(&r.cl, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("run", "%s", err);
+	/* A rank that dies from here on is seen by rank 0 (lib/cluster/watch.c). */
+	if (rp_cluster_watch_start(&r.cl, &rp_cli_stop, err, sizeof(err)) != 0) {
+		if (r.cl.rank == 0)
+			rp_cli_error("run", "%s", err);
+		rp_cluster_finalize(&r.cl);
+		return RP_EXIT_USAGE;
+	}
 	if (r.cl.launched)
 		rp_cli_hold_errors(held, sizeof(held));
 	rc = place_hosts(&r, &o, &text);
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
-				     .nranks = (size_t)r.cl.size, .ranks = r.launch};
+				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
+				     .neigh_refresh_ns = o.neigh_refresh_ns};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
@@ -710,6 +919,7 @@ int rp_cmd_run(int argc, char **argv)
 	r.started = time(NULL);
 	snapshot_xstats(&r);
 	r.offsets = calloc((size_t)r.cl.size, sizeof(*r.offsets));
+	r.offsets_after = calloc((size_t)r.cl.size, sizeof(*r.offsets_after));
 	if (r.cl.launched) {
 		/* Clock offsets, then every rank starts at T0 on rank 0's clock. */
 		rp_cluster_clocks(&r.cl, 20, r.offsets);
@@ -719,7 +929,8 @@ int rp_cmd_run(int argc, char **argv)
 	 * a PFC source's first frames would be that late and skipped). Across ranks
 	 * it is T0 on every rank's corrected clock, however late this one woke, so
 	 * one-way latencies between ranks need no correction but the offsets'. */
-	rp_dp_clock_start_ago(r.skew_ns > 0 ? (uint64_t)r.skew_ns : 0);
+	start_packet_clock(&r);
+	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx.ports[r.s.tx[i].index].cap)
 			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
@@ -740,16 +951,28 @@ int rp_cmd_run(int argc, char **argv)
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
+	/* Every living rank agrees whether one died (then the end avoids MPI). */
+	r.lost = rp_cluster_run_over(&r.cl);
+	/* The offsets again: their change over the run is each clock's drift. */
+	if (r.cl.launched && !r.lost && r.offsets_after)
+		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)
 		rc = merge_ranks(&r, &o);
+	r.interrupted = rp_cli_stop && !r.lost; /* a dead rank's stop is no interruption */
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_result(&r, &o);
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_summary(&r, &o);
 	else if (rc == 0)
 		rp_session_warn_rates(&r.s, stderr, NULL);
+	if (rc == 0 && r.lost) {
+		if (r.cl.rank == 0)
+			fprintf(stderr, "roceprobe run: a rank died mid-run: %s/result.json is incomplete (exit %d)\n", o.out,
+				RP_CLUSTER_EXIT_INCOMPLETE);
+		rc = RP_CLUSTER_EXIT_INCOMPLETE;
+	}
 	cleanup(&r);
 	free(text);
 	return rc;

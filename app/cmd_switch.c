@@ -410,7 +410,9 @@ static uint32_t ports_max_frame(const struct switch_opts *o)
 {
 	uint32_t m = 0;
 	for (unsigned p = 0; p < o->nports; p++) {
-		uint32_t f = (uint32_t)rp_dp_port_max_frame(o->ports[p]);
+		/* What the port really carries (af_packet: its ring's framesz and the
+		 * interface's MTU, not the 1518 its PMD reports), as `run` checks it. */
+		uint32_t f = (uint32_t)rp_dp_port_frame_limit(o->ports[p], NULL, 0, NULL, 0);
 		if (f)
 			m = m == 0 || f < m ? f : m;
 	}

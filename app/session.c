@@ -92,23 +92,27 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
 {
 	unsigned mtu = 0;
-	char why[160];
-	size_t need = host_frame(s, h, receives, &mtu), port = rp_dp_port_frame_limit(devargs, why, sizeof(why));
+	char why[200], fix[160];
+	size_t need = host_frame(s, h, receives, &mtu);
+	size_t port = rp_dp_port_frame_limit(devargs, why, sizeof(why), fix, sizeof(fix));
 	if (!port || need <= port)
 		return 0;
 	const struct rp_host *host = &s->prof->hosts[h];
 	char name[64];
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(devargs, ","), devargs);
+	if (!fix[0])
+		snprintf(fix, sizeof(fix), "or let the port take %zu B", need);
 	unsigned fit = 0;
 	for (unsigned m = 4096; mtu && m >= 256 && !fit; m /= 2)
 		if (m < mtu && need - mtu + m <= port)
 			fit = m;
 	if (fit)
 		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
-				    "frames of %zu B: set mtu: %u (frames of %zu B), or let the port take %zu B",
-				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, need);
-	return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B",
-			    host->name, name, port, why[0] ? ": " : "", why, need);
+				    "frames of %zu B: set mtu: %u (frames of %zu B), %s",
+				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, fix);
+	return rp_cli_error(s->cmd,
+			    "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
+			    host->name, name, port, why[0] ? ": " : "", why, need, fix);
 }
 
 /* What the port answers ARP/ND for and probes (its host's addresses). */
@@ -236,6 +240,9 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 				f->nh.mac_known = true;
 			}
 	}
+	for (unsigned i = 0; i < s->nports; i++)
+		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->neigh_refresh_ns) != 0)
+			return rp_cli_error(s->cmd, "out of memory");
 	return 0;
 }
 
@@ -300,6 +307,10 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 {
 	s->cmd = cmd;
 	s->profile_path = profile;
+	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
+		s->neigh_refresh_ns = 0;
+	else
+		s->neigh_refresh_ns = o->neigh_refresh_ns ? o->neigh_refresh_ns : RP_DP_NEIGH_REFRESH_NS;
 	const char *devargs[RP_DP_MAX_PORTS];
 	char err[RP_DP_ERRLEN];
 	int rc = load(s, profile, o);
@@ -341,6 +352,7 @@ void rp_session_close(struct rp_session *s)
 		if (s->tx[i].port)
 			rp_dp_port_close(s->tx[i].port);
 		rp_source_destroy(s->tx[i].src);
+		rp_dp_neigh_forget(&s->tx[i]);
 	}
 	if (s->eal_up)
 		rp_dp_eal_cleanup();
@@ -467,12 +479,54 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	s->last_ns = now_ns;
 }
 
+static json_t *next_hops_json(const struct rp_dp_txport *tp)
+{
+	json_t *a = json_array();
+	for (unsigned k = 0; k < tp->refresh.n; k++) {
+		const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+		char ip[46], mac[18], first[18];
+		addr_text(h->l3, h->ip4, h->ip6, ip);
+		rp_mac_format(h->mac, mac);
+		rp_mac_format(h->first_mac, first);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "address", ip, "mac", mac,
+						   "resolved_mac", first, "mac_changes", (json_int_t)h->changes,
+						   "last_change_ns", (json_int_t)h->changed_ns, "answers",
+						   (json_int_t)h->answers));
+	}
+	return a;
+}
+
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
 {
 	const struct rp_dp_neigh_stats *n = &tp->neigh;
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "arp_requests_rx", (json_int_t)n->arp_requests_rx,
-			 "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx", (json_int_t)n->arp_replies_rx,
-			 "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx", (json_int_t)n->nd_solicits_rx,
-			 "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx", (json_int_t)n->nd_adverts_rx,
-			 "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent", (json_int_t)n->unsent);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "arp_requests_rx",
+			 (json_int_t)n->arp_requests_rx, "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx",
+			 (json_int_t)n->arp_replies_rx, "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx",
+			 (json_int_t)n->nd_solicits_rx, "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx",
+			 (json_int_t)n->nd_adverts_rx, "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent",
+			 (json_int_t)n->unsent, "refresh_tx", (json_int_t)n->refresh_tx, "mac_changes",
+			 (json_int_t)n->mac_changes, "refresh_ns", (json_int_t)tp->refresh.interval_ns, "next_hops",
+			 next_hops_json(tp));
+}
+
+void rp_session_print_next_hops(const struct rp_session *s, FILE *f)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		for (unsigned k = 0; k < tp->refresh.n; k++) {
+			const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+			char ip[46], mac[18], first[18];
+			addr_text(h->l3, h->ip4, h->ip6, ip);
+			rp_mac_format(h->mac, mac);
+			rp_mac_format(h->first_mac, first);
+			if (h->changes)
+				fprintf(f, "next hop %s of %s: MAC %s -> %s (%" PRIu64 " change%s, last at %.3f s); its flows "
+					   "followed\n",
+					ip, rp_session_host(s, tp), first, mac, h->changes, h->changes == 1 ? "" : "s",
+					(double)h->changed_ns / 1e9);
+			else
+				fprintf(f, "next hop %s of %s: MAC %s, unchanged (asked every %.3g s, %" PRIu64 " answers heard)\n",
+					ip, rp_session_host(s, tp), mac, (double)tp->refresh.interval_ns / 1e9, h->answers);
+		}
+	}
 }

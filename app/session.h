@@ -27,6 +27,7 @@ struct rp_session {
 	uint64_t last_packets[RP_DP_MAX_PORTS];
 	uint64_t last_bytes[RP_DP_MAX_PORTS];
 	uint64_t last_ns;
+	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
 };
 
 struct rp_session_opts {
@@ -44,7 +45,11 @@ struct rp_session_opts {
 	const struct rp_launch_rank *ranks;
 	unsigned first_core; /* where this process's lcores start (a rank's local rank) */
 	bool defer_traffic; /* leave the ARP/ND phase and the sources to rp_session_traffic */
+	/* How often resolved next hops are asked again during traffic: 0 is
+	 * RP_DP_NEIGH_REFRESH_NS (1 s), RP_SESSION_NO_REFRESH never. */
+	uint64_t neigh_refresh_ns;
 };
+#define RP_SESSION_NO_REFRESH UINT64_MAX
 
 /* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
 /* Loads, plans, opens the ports (a `mac: auto` host's MAC is its port's) and
@@ -86,5 +91,8 @@ const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txpor
 /* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md). */
 typedef struct json_t json_t;
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp);
+/* One line per next hop resolved on the ports (ARP/ND) and kept fresh: its
+ * MAC, and whether it moved during the run (the summary's). */
+void rp_session_print_next_hops(const struct rp_session *s, FILE *f);
 
 #endif

@@ -11,6 +11,8 @@ packages=(
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
 	# many machines: the MPI control plane (mpirun)
 	openmpi-bin libopenmpi-dev
+	# srun on a single-node Slurm (tests/cluster/slurm_check.py)
+	slurm-wlm munge
 	# the Soft-RoCE VM lab (tools/rxe-vm)
 	qemu-system-x86 busybox-static cpio kmod
 	# plots

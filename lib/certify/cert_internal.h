@@ -42,6 +42,10 @@ struct rp_cert_test {
 	const char *name, *title;
 	/* 0 (the verdict is in t), 1 stopped, -1 engine error (c->err). */
 	int (*run)(struct rp_cert_ctx *c, struct rp_cert_t *t);
+	/* What it needs from inside the switches, when it cannot be judged from
+	 * the hosts: on an engine that does not know them (a real fabric) the
+	 * test is a SKIP saying so. NULL: the hosts' evidence is enough. */
+	const char *needs_switch;
 };
 extern const struct rp_cert_test rp_cert_t_pfc_incast, rp_cert_t_lossy, rp_cert_t_ecn, rp_cert_t_dscp,
 	rp_cert_t_headroom, rp_cert_t_storm, rp_cert_t_a2a, rp_cert_t_latency, rp_cert_t_ecmp;

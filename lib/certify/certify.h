@@ -40,6 +40,7 @@ struct rp_cert_link {
 
 struct rp_cert_fabric {
 	bool known;                  /* the switch settings below are the real ones */
+	bool switch_counters;        /* run documents carry the switches' counters (`switches`) */
 	bool leaf_spine;
 	unsigned leaves, spines, hosts_per_leaf;
 	uint64_t host_bps, uplink_bps;
@@ -60,7 +61,7 @@ struct rp_cert_fabric {
 /* An engine. Both calls take the profile's --set overrides (the user's,
  * then the suggestion's, then the test's: later ones win). */
 struct rp_cert_engine {
-	const char *name; /* "lab" */
+	const char *name; /* "lab", "run" */
 	void *ctx;
 	int (*describe)(void *ctx, const char *const *sets, size_t nsets, struct rp_cert_fabric *out, char *err,
 			size_t errlen);
@@ -68,6 +69,9 @@ struct rp_cert_engine {
 	 * stopped by the signal flag (*out still valid), -1 with err. */
 	int (*run)(void *ctx, const char *const *sets, size_t nsets, bool allow_pause_storm, json_t **out, char *err,
 		   size_t errlen);
+	/* Optional (may be NULL): the run that follows is test `id`'s, described
+	 * by label ("priority 3, 2:1 incast"), for an engine that names its runs. */
+	void (*begin)(void *ctx, unsigned id, const char *label);
 };
 
 struct rp_cert_opts {

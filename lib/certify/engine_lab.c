@@ -54,6 +54,7 @@ static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_
 	uint64_t host_bps = p->nhosts ? p->hosts[0].speed_bps : p->default_speed_bps;
 	memset(out, 0, sizeof(*out));
 	out->known = true;
+	out->switch_counters = true;
 	out->leaf_spine = f->topology == RP_TOPO_LEAF_SPINE;
 	out->leaves = out->leaf_spine ? f->leaves : 1;
 	out->spines = out->leaf_spine ? f->spines : 0;

@@ -15,6 +15,34 @@ static double oversub(const struct rp_cert_fabric *f)
 	return (double)f->hosts_per_leaf * (double)f->host_bps / ((double)f->spines * (double)f->uplink_bps);
 }
 
+static uint64_t u(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* What host h offered, as a share of the line it was free to use: the frame
+ * bits its flows sent over the traffic's span, against the line rate times
+ * the part of the span priority p was not paused at its port. Below the
+ * goodput bound a sender did not even try (a busy CPU, a slow NIC on a real
+ * fabric): the fabric cannot be judged by what it delivered. */
+static double offered_share(const struct rp_cert_ctx *c, const json_t *res, const char *h, unsigned p)
+{
+	uint64_t span = u(res, "traffic_ns") ? u(res, "traffic_ns") : rp_cert_elapsed_ns(res), bytes = 0, paused = 0;
+	size_t i, j;
+	json_t *f, *q;
+	json_array_foreach(json_object_get(res, "flows"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "src")) ?: "", h) == 0)
+			bytes += u(f, "tx_bytes");
+	json_array_foreach(json_object_get(res, "ports"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "node")) ?: "", h) == 0)
+			json_array_foreach(json_object_get(f, "prio"), j, q)
+				if (u(q, "prio") == p)
+					paused += u(q, "paused_ns");
+	double free_ns = (double)span - (double)(paused < span ? paused : span);
+	return free_ns > 0 && c->line_bps ? (double)bytes * 8e9 / (double)c->line_bps / free_ns : 1.0;
+}
+
 static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 {
 	size_t nh = c->prof->nhosts;
@@ -67,7 +95,25 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	rp_cert_crit(t, name, want, json_real(lo), lo >= c->cfg->goodput_share);
 	snprintf(want, sizeof(want), ">= %.2f", c->cfg->jain);
 	rp_cert_crit(t, "Jain's fairness over the hosts' goodput", want, json_real(jain), jain >= c->cfg->jain);
-	double os = oversub(&c->fab);
+	double os = oversub(&c->fab), off_lo = 1e18;
+	size_t off_i = 0;
+	/* The lab's NICs always offer what they may; real hosts may not. */
+	for (size_t i = 0; !c->fab.known && i < nh; i++) {
+		double o = offered_share(c, res, c->prof->hosts[i].name, p);
+		if (o < off_lo) {
+			off_lo = o;
+			off_i = i;
+		}
+	}
+	if (!c->fab.known)
+		json_object_set_new(t->measured, "min_offered_share", json_real(off_lo));
+	if (t->failed && off_lo < c->cfg->goodput_share) {
+		rp_cert_skip(t, "not judged: the hosts did not offer line rate (%s sent %.0f%% of line over the time it was "
+				"not paused): its CPU or NIC, not the fabric, held it back; rerun on idle hosts",
+			     c->prof->hosts[off_i].name, off_lo * 100);
+		json_decref(res);
+		return 0;
+	}
 	if (t->failed && os > 1.0001)
 		rp_cert_fail(t, "oversubscribed",
 			     "the uplinks are oversubscribed %.2f:1: each leaf has %u x %.0f Gbit/s toward its hosts but %u x "
@@ -83,4 +129,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_a2a = {7, "all-to-all", "All-to-all: goodput >= 90% of line, fair", run};
+const struct rp_cert_test rp_cert_t_a2a = {7, "all-to-all", "All-to-all: goodput >= 90% of line, fair", run, NULL};

@@ -130,4 +130,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_ecmp = {9, "ecmp", "ECMP balance: uplink shares within a bound of 1/k", run};
+const struct rp_cert_test rp_cert_t_ecmp = {9, "ecmp", "ECMP balance: uplink shares within a bound of 1/k", run,
+					    "the leaves' byte counters per uplink"};

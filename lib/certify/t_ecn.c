@@ -138,4 +138,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_ecn = {3, "ecn-before-pfc", "ECN before PFC: CE and CNPs come first", run};
+const struct rp_cert_test rp_cert_t_ecn = {3, "ecn-before-pfc", "ECN before PFC: CE and CNPs come first", run,
+					   "the switch's XOFF timeline and queue depth at the first CE mark"};

@@ -72,4 +72,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_latency = {8, "latency", "Latency under load: p99 within a factor of idle", run};
+const struct rp_cert_test rp_cert_t_latency = {8, "latency", "Latency under load: p99 within a factor of idle", run,
+					       NULL};

@@ -73,8 +73,12 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 			     "through the fabric",
 			     ly, c->fab.known && ((c->fab.pfc_mask >> ly) & 1u) ? " (it is in fabric.pfc.priorities)" : "",
 			     (unsigned long long)xoff_lossy);
-	else if (fl.lost)
-		rp_cert_diagnose_drops(c, t, res, ll);
+	else if (fl.lost && !rp_cert_diagnose_drops(c, t, res, ll) && !c->fab.known &&
+		 rp_cert_host_pfc_rx(res, NULL, (int)ll) == 0)
+		rp_cert_fail(t, "pfc-off",
+			     "loss on the lossless priority, no PFC received by senders: %llu of %llu packets on priority %u "
+			     "were lost and no host received PFC for it: the fabric does not run PFC on the priority",
+			     (unsigned long long)fl.lost, (unsigned long long)fl.tx, ll);
 	else if (!fy.lost)
 		rp_cert_fail(t, "other",
 			     "the lossy incast (%u messages of 64 KiB per sender) never overflowed the lossy queue: its "
@@ -85,4 +89,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_lossy = {2, "lossy-isolation", "Lossy isolation: lossy drops, lossless does not",
-					     run};
+					     run, NULL};

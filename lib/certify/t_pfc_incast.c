@@ -69,7 +69,22 @@ static int one(struct rp_cert_ctx *c, struct rp_cert_t *t, unsigned prio, unsign
 	snprintf(got, sizeof(got), "%u of %u", lpaused, local);
 	rp_cert_crit(t, label, want, json_string(got), lpaused == local);
 	if (f.lost || f.naks || lpaused < local) {
-		if (!rp_cert_diagnose_drops(c, t, res, prio) && lpaused < local)
+		if (rp_cert_diagnose_drops(c, t, res, prio))
+			;
+		else if (!c->fab.known && f.lost && lpaused < local)
+			/* A real fabric: only the hosts' evidence, which says it plainly. */
+			rp_cert_fail(t, "pfc-off",
+				     "loss on the lossless priority, no PFC received by senders: %llu of %llu packets of the %u:1 "
+				     "incast on priority %u were lost and %u of %u senders never received PFC for it: the "
+				     "fabric does not run PFC on the priority (or its pause never reaches the senders)",
+				     (unsigned long long)f.lost, (unsigned long long)f.tx, n, prio, local - lpaused, local);
+		else if (!c->fab.known && f.lost)
+			rp_cert_fail(t, "headroom",
+				     "loss on the lossless priority although every sender received PFC: %llu of %llu packets of "
+				     "the %u:1 incast on priority %u were lost: what was in flight after XOFF overflowed the "
+				     "headroom (cable length, the NICs' response time), or frames were dropped elsewhere",
+				     (unsigned long long)f.lost, (unsigned long long)f.tx, n, prio);
+		else if (lpaused < local)
 			rp_cert_fail(t, "pfc-off",
 				     "%u of %u senders of the %u:1 incast on priority %u never received PFC%s: the switch did "
 				     "not pause them (PFC off on the priority, or XOFF never reached them)",
@@ -106,4 +121,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_pfc_incast = {1, "pfc-incast", "PFC incast: N:1 at line rate is lossless", run};
+const struct rp_cert_test rp_cert_t_pfc_incast = {1, "pfc-incast", "PFC incast: N:1 at line rate is lossless", run,
+						  NULL};

@@ -114,4 +114,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_storm = {6, "pause-storm", "Pause storm: contained, healthy paths unharmed", run};
+const struct rp_cert_test rp_cert_t_storm = {6, "pause-storm", "Pause storm: contained, healthy paths unharmed", run,
+					     "the switch's PFC watchdog (when it found the storm, what it dropped)"};

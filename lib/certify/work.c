@@ -95,6 +95,8 @@ int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, 
 	for (size_t i = 0; i < nextra; i++)
 		sets[k++] = extra[i];
 	sets[k++] = tset;
+	if (o->eng->begin)
+		o->eng->begin(o->eng->ctx, t->id, label);
 	int rc = o->eng->run(o->eng->ctx, sets, k, o->allow_pause_storm, res, c->err, sizeof(c->err));
 	json_t *ex = json_array();
 	for (size_t i = 0; i < nextra; i++)
@@ -102,6 +104,8 @@ int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, 
 	json_t *run = json_pack("{s:s, s:s, s:o}", "label", label, "traffic", traffic->s, "sets", ex);
 	if (*res)
 		json_object_set_new(run, "elapsed_ns", json_integer((json_int_t)rp_cert_elapsed_ns(*res)));
+	if (*res && json_is_string(json_object_get(*res, "dir"))) /* an engine that keeps each run's files */
+		json_object_set(run, "dir", json_object_get(*res, "dir"));
 	json_array_append_new(t->runs, run);
 	free(tset);
 	free(sets);

@@ -28,3 +28,17 @@ double rp_clock_drift_ppb(const struct rp_clock_offset *before, const struct rp_
 		return 0;
 	return (double)(after->offset_ns - before->offset_ns) / (double)dt * 1e9;
 }
+
+double rp_clock_drift_bound_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after)
+{
+	int64_t dt = after->at_ns - before->at_ns;
+	if (dt <= 0)
+		return 0;
+	return (double)(before->bound_ns + after->bound_ns) / (double)dt * 1e9;
+}
+
+int64_t rp_clock_run_bound_ns(const struct rp_clock_offset *before, const struct rp_clock_offset *after)
+{
+	int64_t moved = after->offset_ns - before->offset_ns;
+	return before->bound_ns + (moved < 0 ? -moved : moved) + before->bound_ns + after->bound_ns;
+}

@@ -16,6 +16,7 @@
 #ifndef RP_CLUSTER_CLUSTER_H
 #define RP_CLUSTER_CLUSTER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +37,13 @@ struct rp_cluster {
 	const char *launcher;   /* "mpirun", "srun", "pmix", or "none" */
 	int rank, size;
 	struct rp_rank_info *ranks; /* every rank's info, by rank (size entries) */
+	struct rp_watch *watch;     /* watch.c, once rp_cluster_watch_start ran */
 };
+
+/* A run that lost a rank: rank 0 wrote what the others measured, with
+ * "incomplete" (docs/cluster.md). Also every rank's exit when nothing could
+ * be saved (rank 0 died, or a rank died before the traffic). */
+#define RP_CLUSTER_EXIT_INCOMPLETE 3
 
 /* True when the environment says a launcher started this process (Open MPI,
  * PMIx, PMI or Slurm variables). */
@@ -77,6 +84,34 @@ _Noreturn void rp_cluster_abort(const struct rp_cluster *c, int rc);
  * 0, or -1 with one line in err. Then rp_profile_addrs_check finds duplicates. */
 int rp_cluster_host_addrs(const struct rp_cluster *c, struct rp_profile *p, const int *host_rank, char *err,
 			  size_t errlen);
+/* ---- the watch (watch.c): ranks that die ----
+ * A TCP connection from every rank to rank 0, beside MPI: a dead process's
+ * socket closes, so rank 0 sees a rank die at once, whatever the launcher
+ * does about it (Open MPI 4.1 kills the job a second later, Slurm does not).
+ * Before the traffic (or while MPI carries the results) a death ends every
+ * rank with one line from rank 0 and RP_CLUSTER_EXIT_INCOMPLETE; while the
+ * traffic runs it sets *stop on every living rank, and the end goes over the
+ * watch without the dead (rp_cluster_degraded), never through MPI again. */
+
+/* Collective, after rp_cluster_init (a no-op without a launcher). 0, or -1
+ * with one line "rank R (node N): ..." in err on every rank. */
+int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, char *err, size_t errlen);
+/* From here a death stops the run instead of the job. */
+void rp_cluster_watch_run(struct rp_cluster *c);
+/* Every living rank's senders are done (the barrier while ports are polled:
+ * a dead rank is not waited for). */
+int rp_cluster_watch_barrier(const struct rp_cluster *c);
+/* After this rank's run: rank 0's verdict, the same on every rank. true: a
+ * rank died, the collectives below (sum, max, gather) go over the watch and
+ * the dead ranks give nothing (lens 0); false: all alive, MPI as usual. */
+bool rp_cluster_run_over(struct rp_cluster *c);
+bool rp_cluster_degraded(const struct rp_cluster *c);
+bool rp_cluster_rank_lost(const struct rp_cluster *c, int rank);
+/* Rank 0's clock (rp_cluster_now_ns) when it saw the first death; 0 elsewhere. */
+int64_t rp_cluster_fault_ns(const struct rp_cluster *c);
+/* Part of rp_cluster_finalize: goodbye to rank 0; after a degraded end a
+ * rank waits for rank 0's (it writes the result first). */
+void rp_cluster_watch_stop(struct rp_cluster *c);
 
 /* ---- binding (pure) ---- */
 
@@ -116,10 +151,18 @@ struct rp_clock_offset {
 int rp_clock_estimate(const struct rp_clock_sample *s, size_t n, struct rp_clock_offset *o);
 /* Drift between two estimates, in ns per second (parts per billion). */
 double rp_clock_drift_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
+/* How far that drift can be off: (both bounds) / the time between them, ns/s. */
+double rp_clock_drift_bound_ppb(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
+/* How far this rank's clock, corrected by before's offset, can be from rank
+ * 0's at any time between the two estimates: before's bound, plus how far
+ * the true offset can have moved (|after - before| and both bounds). */
+int64_t rp_clock_run_bound_ns(const struct rp_clock_offset *before, const struct rp_clock_offset *after);
 
 /* This rank's clock: CLOCK_REALTIME (what NTP/PTP discipline, common to every
  * machine) plus ROCEPROBE_CLOCK_SKEW_NS from the environment, a test hook that
- * puts an offset on one rank on purpose. */
+ * puts an offset on one rank on purpose, and ROCEPROBE_CLOCK_DRIFT_PPM, one
+ * that makes it run fast (or slow, negative) by that many parts per million
+ * from its first reading on. */
 int64_t rp_cluster_now_ns(void);
 /* Every rank's offset to rank 0 (offsets[0] is zero), measured with rounds
  * ping-pongs each; every rank gets the whole array. 0 or -1. */

@@ -9,4 +9,9 @@ int rp_cluster_init_single(struct rp_cluster *c, char *err, size_t errlen);
 /* rank and local_rank of every entry from the node names. */
 void rp_cluster_local_ranks(struct rp_rank_info *ranks, size_t n);
 
+/* The degraded collectives (watch.c): a star through rank 0 over the watch,
+ * the dead ranks left out. */
+int rp_watch_gather(const struct rp_cluster *c, const void *mine, size_t len, uint8_t **all, size_t **lens);
+int rp_watch_reduce_u64(const struct rp_cluster *c, uint64_t *v, size_t n, bool max);
+
 #endif

@@ -29,16 +29,20 @@ bool rp_cluster_detect(const char **launcher)
 
 int64_t rp_cluster_now_ns(void)
 {
-	static int64_t skew;
-	static bool skew_read;
-	if (!skew_read) {
-		const char *s = getenv("ROCEPROBE_CLOCK_SKEW_NS");
-		skew = s ? strtoll(s, NULL, 10) : 0;
-		skew_read = true;
-	}
+	static int64_t skew, base;
+	static double ppm;
+	static bool env_read;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + skew;
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (!env_read) { /* test hooks: an offset and a rate error on one rank's clock */
+		const char *s = getenv("ROCEPROBE_CLOCK_SKEW_NS"), *d = getenv("ROCEPROBE_CLOCK_DRIFT_PPM");
+		skew = s ? strtoll(s, NULL, 10) : 0;
+		ppm = d ? strtod(d, NULL) : 0;
+		base = now;
+		env_read = true;
+	}
+	return now + skew + (ppm != 0 ? (int64_t)((double)(now - base) * ppm * 1e-6) : 0);
 }
 
 static bool process_running(const char *const *names)

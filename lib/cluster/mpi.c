@@ -48,7 +48,10 @@ int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, si
 
 void rp_cluster_finalize(struct rp_cluster *c)
 {
-	if (c->launched)
+	/* After a degraded end MPI is left alone: its finalize waits for the dead. */
+	bool degraded = rp_cluster_degraded(c);
+	rp_cluster_watch_stop(c);
+	if (c->launched && !degraded)
 		MPI_Finalize();
 	free(c->ranks);
 	c->ranks = NULL;
@@ -126,6 +129,8 @@ static int reduce_u64(const struct rp_cluster *c, uint64_t *v, size_t n, MPI_Op 
 {
 	if (!c->launched || n == 0)
 		return 0;
+	if (rp_cluster_degraded(c))
+		return rp_watch_reduce_u64(c, v, n, op == MPI_MAX);
 	for (size_t off = 0; off < n;) { /* counts are ints */
 		int k = n - off > (size_t)INT32_MAX ? INT32_MAX : (int)(n - off);
 		if (MPI_Allreduce(MPI_IN_PLACE, v + off, k, MPI_UINT64_T, op, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -158,6 +163,8 @@ int rp_cluster_gather(const struct rp_cluster *c, const void *mine, size_t len, 
 		(*lens)[0] = len;
 		return 0;
 	}
+	if (rp_cluster_degraded(c))
+		return rp_watch_gather(c, mine, len, all, lens);
 	if (len > INT32_MAX)
 		return -1;
 	int n = (int)len, *counts = NULL, *displs = NULL;

@@ -45,7 +45,9 @@ int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, c
 	size_t off = 0;
 	for (int r = 0; c->rank == 0 && rc == 0 && r < c->size; r++) {
 		char why[400];
-		if (lens[r] == 0) {
+		if (lens[r] == 0 && rp_cluster_rank_lost(c, r)) {
+			continue; /* died mid-run: nothing from it */
+		} else if (lens[r] == 0) {
 			snprintf(err, errlen, "rank %d (node %s) sent no result (out of memory?)", r, c->ranks[r].node);
 			rc = -1;
 		} else if (rp_acct_unpack_into(merged, all + off, lens[r], why, sizeof(why)) != 0) {

@@ -55,8 +55,9 @@ void rp_dp_port_close(struct rp_dp_port *p);
 size_t rp_dp_port_max_frame(const char *devargs);
 /* What really bounds a frame on the port: as rp_dp_port_max_frame, but for
  * net_af_packet its ring frame size (devargs framesz) and its interface's
- * MTU, with what to change in why (may be NULL). */
-size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen);
+ * MTU; net_tap and net_af_xdp with why their PMDs cannot carry more. why says what bounds it, fix
+ * what to change (both may be NULL; "" when there is nothing to say). */
+size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen, char *fix, size_t fixlen);
 /* The devargs to give the EAL for frames up to max_frame: net_af_packet gets
  * framesz (a power of 2, at least 2048) and blocksz when its default ring
  * frames (2048 B) are too short and the devargs do not say. Returns out or

@@ -222,6 +222,10 @@ static int lcore_loop(void *arg)
 				now = rp_dp_now_ns();
 			first = false;
 			poll_rx(g, tp, now);
+			/* Housekeeping on the RX side, one compare a pass: the kept
+			 * next hops are asked again about once a second (neigh.h). */
+			if (now >= tp->refresh.next_ns)
+				rp_dp_neigh_refresh(tp, g->rx ? g->rx->ports[tp->index].cap : NULL, now);
 			tx_once(g, tp, now);
 			if (g->rx) {
 				rp_dp_rx_release(g->rx, tp, now);

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dp.h"
@@ -35,10 +36,20 @@ struct rp_dp_txport {
 	uint64_t rx_pause;
 	struct rp_neigh_self self;       /* the host's MAC and addresses: ARP/ND answers for them */
 	struct rp_dp_neigh_stats neigh;
+	struct rp_dp_neigh_refresh refresh; /* resolved next hops asked again during the run */
 	struct rte_mbuf *pending[RP_DP_BURST];
 	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;
 };
+
+/* Sends one frame that build writes into buf (cap bytes; returns its length,
+ * 0: nothing to send) on tp's TX queue, offered to cap when given. False when
+ * the pool, the builder or the queue refused it (the caller counts it). Call
+ * it from the lcore that drives tp. */
+typedef size_t (*rp_dp_ctl_build_fn)(const void *arg, uint8_t *buf, size_t cap);
+struct rp_capture;
+bool rp_dp_ctl_send(struct rp_dp_txport *tp, rp_dp_ctl_build_fn build, const void *arg, struct rp_capture *cap,
+		    uint64_t now_ns);
 
 /* How long a port may refuse every packet before the refused ones are given
  * up (a full ring nobody reads, a port paused for good). */

@@ -2,33 +2,64 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "gen.h"
+#include "traffic/source.h"
 #include "wire/classify.h"
 
 #define NEIGH_FRAME 128 /* the longest ARP/ND frame built is 86 B */
 
+/* The frames are built on the stack (an answer is known only after the
+ * classification) and copied into the mbuf by rp_dp_ctl_send: 86 B at most. */
+struct copy {
+	const uint8_t *b;
+	size_t len;
+};
+
+static size_t build_copy(const void *arg, uint8_t *buf, size_t cap)
+{
+	const struct copy *c = arg;
+	if (c->len > cap)
+		return 0;
+	memcpy(buf, c->b, c->len);
+	return c->len;
+}
+
 static bool send_frame(struct rp_dp_txport *tp, const uint8_t *b, size_t len, struct rp_capture *cap,
 		       uint64_t now_ns)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(tp->port->pool);
-	if (!m) {
-		tp->neigh.unsent++;
-		return false;
+	struct copy c = {.b = b, .len = len};
+	if (rp_dp_ctl_send(tp, build_copy, &c, cap, now_ns))
+		return true;
+	tp->neigh.unsent++;
+	return false;
+}
+
+static bool same_addr(uint8_t l3, uint32_t a4, const uint8_t *a6, const struct rp_neigh_rx *r)
+{
+	return l3 == r->l3 && (l3 == 4 ? a4 == r->ip4 : !memcmp(a6, r->ip6, 16));
+}
+
+/* A binding heard during traffic for a kept next hop: a new MAC moves its flows. */
+static void follow(struct rp_dp_txport *tp, const struct rp_neigh_rx *r, uint64_t now_ns)
+{
+	for (unsigned k = 0; k < tp->refresh.n; k++) {
+		struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+		if (!same_addr(h->l3, h->ip4, h->ip6, r))
+			continue;
+		h->answers++;
+		if (!memcmp(h->mac, r->mac, 6))
+			continue;
+		memcpy(h->mac, r->mac, 6);
+		h->changes++;
+		h->changed_ns = now_ns;
+		tp->neigh.mac_changes++;
+		if (tp->src)
+			rp_source_set_next_hop_mac(tp->src, h->l3, h->ip4, h->ip6, h->mac);
 	}
-	memcpy(rte_pktmbuf_mtod(m, uint8_t *), b, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	if (cap)
-		rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, b, (uint32_t)len);
-	if (rte_eth_tx_burst(tp->port->id, tp->txq, &m, 1) != 1) {
-		rte_pktmbuf_free(m);
-		tp->neigh.unsent++;
-		return false;
-	}
-	return true;
 }
 
 bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t len, struct rp_capture *cap,
@@ -45,6 +76,8 @@ bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t l
 	case RP_NEIGH_NS: tp->neigh.nd_solicits_rx++; break;
 	case RP_NEIGH_NA: tp->neigh.nd_adverts_rx++; break;
 	}
+	if (out->has_binding && !out->conflict && tp->refresh.n)
+		follow(tp, out, now_ns);
 	if (out->reply_len && send_frame(tp, reply, out->reply_len, cap, now_ns)) {
 		if (out->l3 == 4)
 			tp->neigh.arp_replies_tx++;
@@ -55,25 +88,24 @@ bool rp_dp_neigh_frame(struct rp_dp_txport *tp, const uint8_t *frame, uint16_t l
 }
 
 /* An ARP request/probe/gratuitous ARP or an NS/NA the port sends itself. */
-static void send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
+static bool send_own(struct rp_dp_txport *tp, const uint8_t *b, size_t len, uint8_t l3, bool request, uint64_t now,
 		     struct rp_capture *cap)
 {
 	if (!len || !send_frame(tp, b, len, cap, now))
-		return;
+		return false;
 	if (l3 == 4)
 		tp->neigh.arp_requests_tx++; /* gratuitous ARPs and probes are requests too */
 	else if (request)
 		tp->neigh.nd_solicits_tx++;
 	else
 		tp->neigh.nd_adverts_tx++;
+	return true;
 }
 
 static void learn(struct rp_dp_neigh_want *w, unsigned nw, unsigned port, const struct rp_neigh_rx *r)
 {
 	for (unsigned k = 0; r->has_binding && k < nw; k++) {
-		if (w[k].port != port || w[k].l3 != r->l3)
-			continue;
-		if (r->l3 == 4 ? w[k].ip4 != r->ip4 : memcmp(w[k].ip6, r->ip6, 16) != 0)
+		if (w[k].port != port || !same_addr(w[k].l3, w[k].ip4, w[k].ip6, r))
 			continue;
 		w[k].resolved = true;
 		memcpy(w[k].mac, r->mac, 6);
@@ -99,6 +131,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 	if (!any_wire && nw == 0)
 		return 0;
 	unsigned tries_sent = 0;
+	uint64_t last_try = start;
 	bool announced = !any_wire;
 	uint64_t step = o->timeout_ns / (o->tries ? o->tries : 1);
 	for (;;) {
@@ -115,6 +148,7 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 					 w[k].l3, true, now, CAP(w[k].port));
 			}
 			tries_sent++;
+			last_try = now;
 		}
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m[RP_DP_BURST];
@@ -146,8 +180,64 @@ int rp_dp_neigh_resolve(struct rp_dp_txport *ports, unsigned n, const bool *anno
 		}
 		if (announced && all)
 			return 0;
-		if (now >= start + o->timeout_ns)
+		/* Every try is sent and has its step to be answered, however late a
+		 * loaded machine let this loop run. */
+		bool tried = all || (tries_sent >= o->tries && now >= last_try + step);
+		if (now >= start + o->timeout_ns && tried)
 			return all ? 0 : 1;
 	}
 }
 #undef CAP
+
+int rp_dp_neigh_keep(struct rp_dp_txport *tp, unsigned port, const struct rp_dp_neigh_want *w, unsigned nw,
+		     uint64_t interval_ns)
+{
+	rp_dp_neigh_forget(tp);
+	unsigned n = 0;
+	for (unsigned k = 0; k < nw; k++)
+		n += w[k].port == port && w[k].resolved;
+	if (!n || !interval_ns)
+		return 0;
+	if (!(tp->refresh.hop = calloc(n, sizeof(*tp->refresh.hop))))
+		return -1;
+	for (unsigned k = 0; k < nw; k++) {
+		if (w[k].port != port || !w[k].resolved)
+			continue;
+		struct rp_dp_neigh_hop *h = &tp->refresh.hop[tp->refresh.n++];
+		h->l3 = w[k].l3;
+		h->ip4 = w[k].ip4;
+		memcpy(h->ip6, w[k].ip6, 16);
+		memcpy(h->mac, w[k].mac, 6);
+		memcpy(h->first_mac, w[k].mac, 6);
+	}
+	tp->refresh.interval_ns = interval_ns;
+	tp->refresh.next_ns = interval_ns / tp->refresh.n ? interval_ns / tp->refresh.n : 1;
+	return 0;
+}
+
+void rp_dp_neigh_forget(struct rp_dp_txport *tp)
+{
+	free(tp->refresh.hop);
+	tp->refresh = (struct rp_dp_neigh_refresh){.next_ns = UINT64_MAX};
+}
+
+/* One next hop a call, the next one interval / n later: n requests never
+ * go out back to back between two TX bursts. */
+void rp_dp_neigh_refresh(struct rp_dp_txport *tp, struct rp_capture *cap, uint64_t now_ns)
+{
+	struct rp_dp_neigh_refresh *r = &tp->refresh;
+	if (!r->n || !r->interval_ns) {
+		r->next_ns = UINT64_MAX;
+		return;
+	}
+	uint8_t b[NEIGH_FRAME];
+	const struct rp_dp_neigh_hop *h = &r->hop[r->next_hop];
+	size_t len = rp_neigh_request_build(&tp->self, h->l3, h->ip4, h->ip6, b, sizeof(b));
+	tp->neigh.refresh_tx += send_own(tp, b, len, h->l3, true, now_ns, cap);
+	r->next_hop = (r->next_hop + 1) % r->n;
+	/* From the due time, not from now: a late loop does not stretch the period. */
+	uint64_t step = r->interval_ns / r->n ? r->interval_ns / r->n : 1;
+	r->next_ns += step;
+	if (r->next_ns <= now_ns)
+		r->next_ns = now_ns + step;
+}

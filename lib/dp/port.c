@@ -80,23 +80,80 @@ const char *rp_dp_devargs_fit(const char *devargs, size_t max_frame, char *out, 
 	return out;
 }
 
-size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen)
+static bool devargs_is(const char *devargs, const char *pmd)
+{
+	return strncmp(devargs, pmd, strlen(pmd)) == 0;
+}
+
+/* net_tap (DPDK 22.11) says max_rx_pktlen 1522 too, so ethdev refuses an
+ * MTU above 1504, and its TX stops at the first frame longer than that MTU
+ * + 22 B (pmd_tx_burst's max_size): the kernel tap interface's MTU cannot
+ * help. Measured: mtu 4096 through a tap bridged to a router, every 4170 B
+ * frame refused (the ARP went through). */
+size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen, char *fix, size_t fixlen)
 {
 	size_t pmd = rp_dp_port_max_frame(devargs);
 	if (why && whylen)
 		why[0] = '\0';
-	if (!is_af_packet(devargs))
+	if (fix && fixlen)
+		fix[0] = '\0';
+	if (devargs_is(devargs, "net_tap")) {
+		if (why)
+			snprintf(why, whylen, "net_tap sends nothing longer than its ethdev MTU + 22 B, and ethdev caps that "
+				 "MTU at 1504 (its max_rx_pktlen 1522, DPDK 22.11)");
+		if (fix)
+			snprintf(fix, fixlen, "or use net_af_packet on the tap's kernel interface or a veth "
+				 "(net_af_packetN,iface=...), whose ring frames follow the profile");
 		return pmd;
+	}
+	if (devargs_is(devargs, "net_af_xdp")) {
+		unsigned mtu = iface_mtu(devargs);
+		if (mtu && mtu + RTE_ETHER_HDR_LEN < pmd) {
+			if (why)
+				snprintf(why, whylen, "its interface's MTU is %u", mtu);
+			if (fix)
+				snprintf(fix, fixlen, "or raise it: ip link set dev IFACE mtu N makes frames of N + 14 B (XDP "
+					 "on a veth takes N up to about 3500)");
+			return mtu + RTE_ETHER_HDR_LEN;
+		}
+		if (why)
+			snprintf(why, whylen, "net_af_xdp puts a frame in one UMEM page of 4 KiB less its headroom (DPDK "
+				 "22.11 has no multi-buffer AF_XDP)");
+		if (fix)
+			snprintf(fix, fixlen, "or use net_af_packet on the same interface (net_af_packetN,iface=...), whose "
+				 "ring frames follow the profile");
+		return pmd;
+	}
+	if (!is_af_packet(devargs)) {
+		uint16_t id;
+		struct rte_eth_dev_info info;
+		char name[64];
+		port_name(devargs, name, sizeof(name));
+		if (pmd && rte_eth_dev_get_port_by_name(name, &id) == 0 && rte_eth_dev_info_get(id, &info) == 0) {
+			/* A NIC's MTU counts from the IP header: frames of max_mtu + 14 B. */
+			if (info.max_mtu != UINT16_MAX && (size_t)info.max_mtu + RTE_ETHER_HDR_LEN < pmd)
+				pmd = (size_t)info.max_mtu + RTE_ETHER_HDR_LEN;
+			if (why)
+				snprintf(why, whylen, "the device's largest MTU is %u (max_rx_pktlen %u)", info.max_mtu,
+					 info.max_rx_pktlen);
+			if (fix)
+				snprintf(fix, fixlen, "or use a NIC (or firmware) that takes longer frames");
+		}
+		return pmd;
+	}
 	unsigned framesz = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ), mtu = iface_mtu(devargs);
 	size_t ring = framesz > AFP_RX_OVERHEAD ? framesz - AFP_RX_OVERHEAD : 0;
 	if (mtu && mtu + RTE_ETHER_HDR_LEN < ring) {
 		if (why)
-			snprintf(why, whylen, "its interface's MTU is %u (ip link set dev IFACE mtu N makes frames of N + 14 B)",
-				 mtu);
+			snprintf(why, whylen, "its interface's MTU is %u", mtu);
+		if (fix)
+			snprintf(fix, fixlen, "or raise it: ip link set dev IFACE mtu N makes frames of N + 14 B");
 		return mtu + RTE_ETHER_HDR_LEN;
 	}
 	if (why)
 		snprintf(why, whylen, "its ring frame size is %u (devargs framesz=)", framesz);
+	if (fix)
+		snprintf(fix, fixlen, "or drop framesz= from the devargs (roceprobe sizes the ring frames itself)");
 	return ring;
 }
 
@@ -148,15 +205,26 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
 	int rc = rte_eth_dev_configure(p->id, 1, (uint16_t)n_txq, &conf);
-	/* Virtual PMDs take any frame and some refuse the call: only a NIC's refusal counts. */
-	/* net_af_packet: ethdev refuses any MTU above 1500 (max_rx_pktlen 1518);
-	 * its ring frames (framesz) and the interface's MTU bound the frame
-	 * instead, checked before (rp_dp_port_frame_limit). */
-	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && info.max_mtu >= max_frame - RTE_ETHER_HDR_LEN &&
-	    !is_af_packet(devargs)) {
-		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)(max_frame - RTE_ETHER_HDR_LEN));
+	/* The MTU from the profile's longest frame. Virtual PMDs take any frame
+	 * and some refuse the call: only a NIC's refusal counts. net_af_packet:
+	 * ethdev refuses any MTU above 1500 (max_rx_pktlen 1518); its ring frames
+	 * (framesz) and the interface's MTU bound the frame instead, checked
+	 * before (rp_dp_port_frame_limit); net_tap cannot carry more. */
+	unsigned mtu = (unsigned)(max_frame - RTE_ETHER_HDR_LEN);
+	if (mtu > info.max_mtu) /* the frames fit (rp_dp_port_frame_limit): max_frame has slack */
+		mtu = info.max_mtu;
+	/* net_af_xdp sets its interface's MTU: raised when short, never lowered. */
+	bool iface_fits = devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) >= mtu;
+	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && mtu > RTE_ETHER_MTU && !is_af_packet(devargs) &&
+	    !devargs_is(devargs, "net_tap") && !iface_fits) {
+		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)mtu);
 		if (rc == -ENOTSUP)
 			rc = 0;
+		if (rc != 0) {
+			snprintf(err, errlen, "port %s (%s) refused MTU %u (rte_eth_dev_set_mtu: %s)", p->name, p->driver,
+				 mtu, rte_strerror(-rc));
+			return -1;
+		}
 	}
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(p->id, 0, RX_DESC, rte_eth_dev_socket_id(p->id), NULL, p->pool);
@@ -164,6 +232,12 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 		rc = rte_eth_tx_queue_setup(p->id, (uint16_t)q, TX_DESC, rte_eth_dev_socket_id(p->id), NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->id);
+	if (rc != 0 && devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) > 3500) {
+		snprintf(err, errlen, "port %s (%s): setup failed: %s; XDP refuses an interface MTU of %u (on a veth "
+			 "at most about 3500: ip link set dev IFACE mtu 3500)", p->name, p->driver, rte_strerror(-rc),
+			 iface_mtu(devargs));
+		return -1;
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "port %s (%s): setup failed: %s", p->name, p->driver, rte_strerror(-rc));
 		return -1;

@@ -10,27 +10,26 @@
 #include "wire/classify.h"
 #include "wire/frame.h"
 
+struct one_reply {
+	const struct rp_reply *r;
+	unsigned i;
+};
+
+static size_t build_reply(const void *arg, uint8_t *buf, size_t cap)
+{
+	const struct one_reply *o = arg;
+	return rp_reply_build(o->r, o->i, buf, cap);
+}
+
 static void send_replies(struct rp_dp_rx *rx, struct rp_dp_txport *tp, const struct rp_reply *r, uint64_t now_ns)
 {
 	struct rp_dp_rxport *rp = &rx->ports[tp->index];
 	for (unsigned i = 0; i < r->n; i++) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(tp->port->pool);
-		if (!m) {
-			rp->replies_unsent++;
-			continue;
-		}
-		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-		size_t len = rp_reply_build(r, i, buf, rte_pktmbuf_tailroom(m));
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-		if (rp->cap)
-			rp_capture_offer(rp->cap, now_ns, (uint16_t)tp->index, true, buf, (uint32_t)len);
-		if (len && rte_eth_tx_burst(tp->port->id, tp->txq, &m, 1) == 1) {
+		struct one_reply o = {.r = r, .i = i};
+		if (rp_dp_ctl_send(tp, build_reply, &o, rp->cap, now_ns))
 			rp->replies_sent++;
-		} else {
-			rte_pktmbuf_free(m);
+		else
 			rp->replies_unsent++;
-		}
 	}
 }
 

@@ -147,8 +147,10 @@ static bool bin_has(const struct rp_ts_bin *b)
 	return b->lat_count != 0;
 }
 
-/* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something. */
-static void put_series(struct wr *w, const struct rp_acct *a, const bool *own)
+/* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something.
+ * A PFC cell names its port by record (the shipped ports, own_port's, in order),
+ * as the reader maps it. */
+static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, const bool *own_port)
 {
 	const struct rp_ts *t = a->ts;
 	put8(w, t != NULL);
@@ -180,14 +182,14 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own)
 	at = w->len, n = 0;
 	put32(w, 0);
 	for (size_t b = 0; b < nb; b++)
-		for (size_t p = 0; p < t->cfg.nports; p++)
-			for (unsigned q = 0; q < 8; q++) {
+		for (size_t p = 0, rec = 0; p < t->cfg.nports; rec += !own_port || own_port[p], p++)
+			for (unsigned q = 0; q < 8 && (!own_port || own_port[p]); q++) {
 				uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
 				if (!f && !ns)
 					continue;
 				n++;
 				put32(w, b);
-				put16(w, p);
+				put16(w, rec);
 				put8(w, q);
 				put64(w, f);
 				put64(w, ns);
@@ -243,7 +245,7 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 	for (size_t i = 0; i < a->cfg.nports; i++)
 		if (!own_port || own_port[i])
 			put_port(&w, a, i);
-	put_series(&w, a, own_flow);
+	put_series(&w, a, own_flow, own_port);
 	if (buf && w.len <= cap) {
 		struct wr fix = {buf, cap, total_at};
 		put64(&fix, w.len);

@@ -31,6 +31,7 @@ static int flow_init(struct rp_source *s, const struct rp_plan *plan, const stru
 	sf->is_pfc = f->kind == RP_TRAFFIC_PFC;
 	sf->prio_bit = sf->is_pfc ? 0 : (uint8_t)(1u << f->prio);
 	sf->flow_id = f->id;
+	sf->nh = f->nh;
 	sf->qps = sf->is_pfc ? 1 : f->p.qps;
 	sf->lag_ns = lag_allowance(f, o->catchup_ns ? o->catchup_ns : RP_SOURCE_CATCHUP_NS);
 	sf->psn = calloc(sf->qps, sizeof(*sf->psn));
@@ -92,6 +93,36 @@ struct rp_source *rp_source_create(const struct rp_plan *plan, unsigned host_idx
 	struct rp_source *s = rp_source_create_flows(plan, ids, n, opts, err, errlen);
 	free(ids);
 	return s;
+}
+
+static bool same_hop(const struct rp_next_hop *nh, uint8_t l3, uint32_t ip4, const uint8_t ip6[16])
+{
+	if (nh->l3 != l3 || (nh->mac_from != RP_MAC_FROM_ARP && nh->mac_from != RP_MAC_FROM_ND))
+		return false;
+	return l3 == 4 ? nh->ip4 == ip4 : !memcmp(nh->ip6, ip6, 16);
+}
+
+/* The destination MAC is outside the ICRC (it starts at the IP header): the
+ * templates' first six bytes change and nothing else. */
+unsigned rp_source_set_next_hop_mac(struct rp_source *s, uint8_t l3, uint32_t ip4, const uint8_t ip6[16],
+				    const uint8_t mac[6])
+{
+	unsigned moved = 0;
+	for (size_t i = 0; i < s->nflows; i++) {
+		struct rp_sflow *sf = &s->flows[i];
+		if (sf->is_pfc || !same_hop(&sf->nh, l3, ip4, ip6))
+			continue;
+		memcpy(sf->nh.mac, mac, 6);
+		for (int k = 0; k < RP_PKT_KINDS; k++) {
+			if (!sf->kinds[k].frame)
+				continue;
+			memcpy(sf->kinds[k].frame, mac, 6);
+			for (unsigned q = 0; q < sf->qps; q++)
+				memcpy(sf->hdrs[q * RP_PKT_KINDS + k].bytes, mac, 6);
+		}
+		moved++;
+	}
+	return moved;
 }
 
 void rp_source_destroy(struct rp_source *s)

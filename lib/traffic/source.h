@@ -39,6 +39,14 @@ struct rp_source *rp_source_create_flows(const struct rp_plan *plan, const uint3
 					 const struct rp_source_opts *opts, char *err, size_t errlen);
 void rp_source_destroy(struct rp_source *s);
 
+/* The next hop (l3 4: ip4, 6: ip6) answered from a new MAC: the frames of
+ * every flow that goes through it and whose MAC was resolved on the port
+ * (ARP/ND, not the profile's) carry mac as destination from their next
+ * packet on. Returns how many flows moved. Not thread-safe: call it from the
+ * thread that calls rp_source_burst (lib/dp: the port's lcore, RX path). */
+unsigned rp_source_set_next_hop_mac(struct rp_source *s, uint8_t l3, uint32_t ip4, const uint8_t ip6[16],
+				    const uint8_t mac[6]);
+
 /* Fills up to n buffers (each at least rp_source_max_frame bytes) with the
  * packets due at or before now_ns, earliest first across flows, skipping
  * flows whose priority bit is set in paused_prio_mask (PFC/PAUSE frames are

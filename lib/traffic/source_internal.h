@@ -56,6 +56,7 @@ struct rp_sflow {
 	uint64_t ts_now;
 	const struct rp_icrc_patch *ts_patch;
 	uint32_t ts_contrib;
+	struct rp_next_hop nh; /* where its frames go first (rp_source_set_next_hop_mac moves them) */
 };
 
 /* Patches depend only on (offset, length, region length): shared by every

@@ -143,7 +143,13 @@ def case_cli():
     with open(bad, "w") as f:
         f.write(text.replace("  dscp: [26]\n", "  dscp: [26]\n  jian: 0.9\n"))
     for args, needle in (([bad], "certify.jian"), ([GOOD, "--only", "1,zz"], "--only"),
-                         ([GOOD, "--set", "certify.all_to_all.goodput=190%"], "goodput")):
+                         ([GOOD, "--set", "certify.all_to_all.goodput=190%"], "goodput"),
+                         ([GOOD, "--engine", "fpga"], "--engine"),
+                         ([GOOD, "--launcher", "mpirun -np 4"], "--engine run"),
+                         ([GOOD, "--engine", "run"], "port:"),  # the lab profile's hosts have no port
+                         ([GOOD, "--engine", "run", "--set", "hosts.0.port=net_null0", "--suggest"], "--suggest"),
+                         ([GOOD, "--engine", "run", "--set", "hosts.0.port=net_null0", "--launcher", "mpirun 'x"],
+                          "unbalanced")):
         out = os.path.join(TMP, "never")
         p = subprocess.run([ROCEPROBE, "certify", *args, "-o", out], capture_output=True, text=True, timeout=60)
         lines = p.stderr.strip().splitlines()

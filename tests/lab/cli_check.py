@@ -99,6 +99,15 @@ def case_dpdk(tmp):
            "run --force without --capture: the previous run's captures are gone")
     one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "x"), "--duration", "soon"), "run --duration soon", "--duration")
     one_line_exit2(rp("gen", path, "--duration", "-1"), "gen --duration -1", "--duration")
+    one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "y"), "--neigh-refresh", "often"),
+                   "run --neigh-refresh often", "--neigh-refresh")
+    expect(not os.path.exists(os.path.join(tmp, "y", "result.json")), "run --neigh-refresh often: no result")
+    # pair: ports with profile MACs resolve nothing: nothing to keep fresh, said as 0
+    p = rp("run", path, "-o", os.path.join(tmp, "z"), "--neigh-refresh", "250ms", "--duration", "500ms")
+    n = json.load(open(os.path.join(tmp, "z", "result.json")))["environment"]["ports"][0]["neigh"] \
+        if p.returncode == 0 else {}
+    expect(n.get("refresh_ns") == 0 and n.get("next_hops") == [] and n.get("refresh_tx") == 0,
+           f"run --neigh-refresh 250ms with no next hop to resolve: refresh_ns 0, no next_hops ({n})")
 
     pcap = os.path.join(tmp, "g", "h", "out.pcap")
     p = rp("gen", path, "--duration", "1", "--set", f"hosts.0.port=net_pcap0,tx_pcap={pcap}")

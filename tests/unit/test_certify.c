@@ -38,8 +38,27 @@ static const char doc_headroom[] =
 	" \"switches\": [{\"name\": \"sw0\", \"role\": \"switch\", \"ports\": [{\"port\": 0, \"peer\": \"h0\", \"tx_bytes\": 0, "
 	"\"prio\": [{\"prio\": 3, \"queue\": {\"enq_pkts\": 121, \"drop_pkts\": 7, \"drops\": {\"headroom\": 7}}, \"pg\": {}}]}]}]}";
 
+/* Paused senders and 7 lost, no switch counters. */
+static const char doc_paused_lost[] =
+	"{\"elapsed_ns\": 100000, \"flows\": [{\"src\": \"h1\", \"dst\": \"h0\", \"prio\": 3, \"tx_packets\": 128, "
+	"\"rx_packets\": 121, \"lost\": 7, \"naks\": 0}],"
+	" \"ports\": [{\"node\": \"h1\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}, {\"node\": \"h2\", \"prio\": [{\"prio\": 3, "
+	"\"pfc_rx\": 4}]}, {\"node\": \"h3\", \"prio\": [{\"prio\": 3, \"pfc_rx\": 4}]}]}";
+
+/* All-to-all over 1 ms at 100 Gbit/s hosts, each host receiving 1 Gbit/s of
+ * goodput (1% of line). slow: each sender put 125000 B = 1 Gbit/s on the
+ * wire, 1% of the line it was free to use (never paused): the hosts held
+ * back. busy: 12.5 MB = 100 Gbit/s each, all of its line: the fabric did. */
+#define A2A_FLOW(s, d, tx) "{\"src\": \"" s "\", \"dst\": \"" d "\", \"prio\": 3, \"tx_packets\": 30, " \
+	"\"tx_bytes\": " tx ", \"rx_packets\": 30, \"lost\": 0, \"goodput_gbps\": 1.0}"
+#define A2A_DOC(tx) "{\"elapsed_ns\": 1000000, \"flows\": [" A2A_FLOW("h0", "h1", tx) ", " A2A_FLOW("h1", "h2", tx) \
+	", " A2A_FLOW("h2", "h3", tx) ", " A2A_FLOW("h3", "h0", tx) "], \"ports\": []}"
+static const char doc_a2a_slow[] = A2A_DOC("125000");
+static const char doc_a2a_busy[] = A2A_DOC("12500000");
+
 struct fake {
 	const char *doc;
+	bool counters; /* the documents may carry `switches` */
 	unsigned runs;
 	char last_traffic[4096];
 };
@@ -49,6 +68,7 @@ static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_
 {
 	(void)ctx, (void)sets, (void)nsets, (void)err, (void)errlen;
 	memset(out, 0, sizeof(*out)); /* a real fabric: nothing known of the switches */
+	out->switch_counters = ((struct fake *)ctx)->counters; /* ... but (some) export their counters */
 	return 0;
 }
 
@@ -134,6 +154,60 @@ static void loss_without_pfc_is_pfc_off(void **state)
 	json_t *t = certify(&f, 1u << 1);
 	assert_string_equal(verdict(entry(t, 1)), "FAIL");
 	assert_string_equal(cause(entry(t, 1)), "pfc-off");
+	const char *text = json_string_value(json_object_get(json_object_get(entry(t, 1), "cause"), "text"));
+	assert_non_null(strstr(text, "loss on the lossless priority, no PFC received by senders"));
+	assert_non_null(strstr(text, "28 of 128 packets")); /* doc_tail: tx 128, lost 28 */
+	json_decref(t);
+	/* Test 2 loses on the lossless class for the same cause: not judged twice. */
+	t = certify(&f, (1u << 1) | (1u << 2));
+	assert_string_equal(cause(entry(t, 2)), "pfc-off");
+	assert_string_equal(verdict(entry(t, 2)), "SKIP");
+	assert_int_equal(json_integer_value(json_object_get(entry(t, 2), "blocked_by")), 1);
+	json_decref(t);
+}
+
+/* Every sender paused and still 7 lost, no switch counters to say where:
+ * the cause named from the hosts' evidence is headroom. */
+static void loss_despite_pfc_is_headroom(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_paused_lost};
+	json_t *t = certify(&f, 1u << 1);
+	assert_string_equal(verdict(entry(t, 1)), "FAIL");
+	assert_string_equal(cause(entry(t, 1)), "headroom");
+	json_decref(t);
+}
+
+static void a2a_slow_hosts_are_not_the_fabric(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_a2a_slow};
+	json_t *t = certify(&f, 1u << 7);
+	assert_string_equal(verdict(entry(t, 7)), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 7), "reason")), "did not offer line rate"));
+	assert_true(json_real_value(json_object_get(json_object_get(entry(t, 7), "measured"), "min_offered_share")) < 0.011);
+	json_decref(t);
+	f.doc = doc_a2a_busy;
+	t = certify(&f, 1u << 7);
+	assert_string_equal(verdict(entry(t, 7)), "FAIL");
+	assert_string_equal(cause(entry(t, 7)), "unfair");
+	json_decref(t);
+}
+
+/* An engine that sees neither the switch settings nor their counters: the
+ * tests that need them (3, 5, 6, 9) are SKIPs saying so, and run nothing. */
+static void switch_blind_tests_skip(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_ok};
+	json_t *t = certify(&f, (1u << 3) | (1u << 5) | (1u << 6) | (1u << 9));
+	assert_int_equal(f.runs, 0);
+	for (int id = 3; id <= 9; id++) {
+		if (id != 3 && id != 5 && id != 6 && id != 9)
+			continue;
+		assert_string_equal(verdict(entry(t, id)), "SKIP");
+		assert_non_null(strstr(json_string_value(json_object_get(entry(t, id), "reason")), "not judged on this fabric"));
+	}
 	json_decref(t);
 }
 
@@ -142,7 +216,7 @@ static void loss_without_pfc_is_pfc_off(void **state)
 static void a_fail_another_test_explains_is_blocked(void **state)
 {
 	(void)state;
-	struct fake f = {.doc = doc_headroom};
+	struct fake f = {.doc = doc_headroom, .counters = true};
 	json_t *t = certify(&f, (1u << 1) | (1u << 5) | (1u << 9));
 	assert_string_equal(verdict(entry(t, 5)), "FAIL");
 	assert_string_equal(cause(entry(t, 5)), "headroom");
@@ -169,6 +243,9 @@ int main(void)
 		cmocka_unit_test(incast_passes_on_a_real_fabric),
 		cmocka_unit_test(loss_without_pfc_is_pfc_off),
 		cmocka_unit_test(a_fail_another_test_explains_is_blocked),
+		cmocka_unit_test(loss_despite_pfc_is_headroom),
+		cmocka_unit_test(switch_blind_tests_skip),
+		cmocka_unit_test(a2a_slow_hosts_are_not_the_fabric),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

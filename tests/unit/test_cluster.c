@@ -176,6 +176,11 @@ static void test_clock_estimate(void **state)
 	/* 1 us of offset gained over one second of rank 0's time: 1000 ppb. */
 	struct rp_clock_offset later = {.offset_ns = 5900, .at_ns = 10200 + 1000000000};
 	assert_true(rp_clock_drift_ppb(&o, &later) > 999.999 && rp_clock_drift_ppb(&o, &later) < 1000.001);
+	/* Bounds 200 and 300 ns over 1 s: the drift is right within 500 ns/s; during the run the
+	 * corrected clock is off by at most 200 (start) + 1000 (moved) + 200 + 300 = 1700 ns. */
+	later.bound_ns = 300;
+	assert_true(rp_clock_drift_bound_ppb(&o, &later) > 499.999 && rp_clock_drift_bound_ppb(&o, &later) < 500.001);
+	assert_int_equal(rp_clock_run_bound_ns(&o, &later), 1700);
 	const struct rp_clock_sample bad = {.t0 = 10, .tr = 0, .t1 = 5}; /* time ran backwards */
 	assert_int_equal(rp_clock_estimate(&bad, 1, &o), -1);
 	assert_int_equal(rp_clock_estimate(s, 0, &o), -1);

@@ -24,6 +24,7 @@
 #include "report/result.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
+#include "stats/timeseries.h"
 #include "wire/frame.h"
 
 #define NH 3
@@ -79,6 +80,7 @@ static struct rp_acct *make(const struct rp_acct_cfg *c)
 struct world {
 	struct rp_acct *ref;
 	struct rp_acct *rank[NH];
+	bool every_port; /* each rank's accountant has every host's port, fed at its own (as run) */
 };
 
 static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t *buf, size_t len, bool answer);
@@ -105,7 +107,7 @@ static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t 
 			replies(&only_ref, now, &r);
 		}
 	} else {
-		rp_acct_rx(w->rank[host], 0, now, buf, len, len, answer ? &r : NULL);
+		rp_acct_rx(w->rank[host], w->every_port ? host : 0, now, buf, len, len, answer ? &r : NULL);
 		if (answer)
 			replies(w, now, &r);
 	}
@@ -532,6 +534,59 @@ static void truncated_and_corrupt(void **state)
 	rp_acct_destroy(m);
 }
 
+/* The ranks as `run` makes them: every rank's accountant is configured with
+ * all three ports, fed only at its own (port index = host), and ships only
+ * that one (own_port). Its PFC series must name the shipped record, not the
+ * accountant's port index: h1's PFC (rank 1, port 1, record 0) lands in the
+ * merged port h1, bin (500000 - 50000) / 100000 = 4, prio 3, as in the
+ * one-process reference; h2's PAUSE (rank 2) on every priority of bin 5. */
+static void ranks_with_every_port(void **state)
+{
+	(void)state;
+	struct world w = {.every_port = true};
+	struct rp_acct_cfg c = cfg_with(all_ports, NH);
+	for (unsigned h = 0; h < NH; h++)
+		w.rank[h] = make(&c);
+	play(&w);
+	uint64_t tx[RP_ACCT_TX_FIELDS * NF], sum[RP_ACCT_TX_FIELDS * NF] = {0};
+	for (unsigned h = 0; h < NH; h++) {
+		for (unsigned f = 0; f < NF; f++)
+			if (src_of[f] == h)
+				rp_acct_set_tx(w.rank[h], f, sent[f], sent[f] * frame_len);
+		rp_acct_tx_export(w.rank[h], tx, NF);
+		rp_acct_tx_combine(sum, tx, RP_ACCT_TX_FIELDS * NF);
+	}
+	uint8_t *buf[NH];
+	size_t len[NH];
+	for (unsigned h = 0; h < NH; h++) {
+		rp_acct_tx_import(w.rank[h], sum, NF);
+		rp_acct_finish(w.rank[h], END, NULL);
+		bool own[NF], own_port[NH] = {false};
+		for (unsigned f = 0; f < NF; f++)
+			own[f] = dst_of[f] == h;
+		own_port[h] = true;
+		len[h] = rp_acct_pack(w.rank[h], own, own_port, NULL, 0);
+		buf[h] = malloc(len[h]);
+		assert_non_null(buf[h]);
+		assert_int_equal(rp_acct_pack(w.rank[h], own, own_port, buf[h], len[h]), len[h]);
+		rp_acct_destroy(w.rank[h]);
+	}
+	struct rp_acct *m = merged_of(buf, len), *ref = reference();
+	const struct rp_ts *mt = rp_acct_timeseries(m), *rt = rp_acct_timeseries(ref);
+	assert_int_equal(rp_ts_pfc_frames(mt, 4, 1, 3), 1);
+	for (size_t b = 0; b < 10; b++)
+		for (size_t p = 0; p < NH; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				assert_int_equal(rp_ts_pfc_frames(mt, b, p, q), rp_ts_pfc_frames(rt, b, p, q));
+				assert_int_equal(rp_ts_paused_ns(mt, b, p, q), rp_ts_paused_ns(rt, b, p, q));
+			}
+	assert_int_equal(rp_ts_paused_ns(mt, 4, 1, 3), 25600);
+	for (unsigned h = 0; h < NH; h++)
+		free(buf[h]);
+	rp_acct_destroy(m);
+	rp_acct_destroy(ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +595,7 @@ int main(void)
 		cmocka_unit_test(ports_exact),
 		cmocka_unit_test(report_equals_one_process),
 		cmocka_unit_test(ranks_with_their_flows_only),
+		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(truncated_and_corrupt),
 	};

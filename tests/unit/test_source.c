@@ -386,6 +386,81 @@ static void test_pfc_frames_per_second(void **state)
 	teardown(&fx);
 }
 
+/* ---- a next hop that moves (rp_source_set_next_hop_mac) ---- */
+
+struct moved {
+	const struct rp_plan *plan;
+	const uint8_t *want; /* the gateway's MAC the a -> b frames must carry now */
+	uint64_t via, direct;
+};
+
+static void check_moved(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	(void)now;
+	struct moved *m = ctx;
+	struct rp_frame f;
+	assert_int_equal(rp_frame_parse(buf, len, len, &f), RP_KIND_ROCE);
+	assert_true(f.icrc_checked && f.icrc_ok); /* the MAC is outside the ICRC */
+	static const uint8_t a_mac[6] = {2, 0, 0, 0, 0, 0x0a}, c_mac[6] = {2, 0, 0, 0, 0, 0x0c};
+	assert_memory_equal(f.eth.src, a_mac, 6);
+	if (m->plan->flows[id].dst == 1) {
+		assert_memory_equal(f.eth.dst, m->want, 6);
+		m->via++;
+	} else {
+		assert_memory_equal(f.eth.dst, c_mac, 6); /* on the link, the profile's MAC: never moved */
+		m->direct++;
+	}
+}
+
+static void test_next_hop_moves(void **state)
+{
+	(void)state;
+	static const char *yaml =
+		"hosts:\n"
+		"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.1.0.2/24, gateway: 10.1.0.1}\n"
+		"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.2.0.2/24, gateway: 10.2.0.1}\n"
+		"  - {name: c, mac: \"02:00:00:00:00:0c\", ipv4: 10.1.0.3/24}\n"
+		"traffic:\n"
+		"  - {pattern: flow, src: a, dst: b, message_size: 10000, qps: 3, messages: 20, rate: 10G}\n"
+		"  - {pattern: flow, src: a, dst: c, message_size: 1024, messages: 20, rate: 1G}\n";
+	static const uint8_t r1[6] = {0x52, 0, 0, 0, 0, 1}, r2[6] = {0x52, 0, 0, 0, 0, 2};
+	char err[RP_PROFILE_ERR_LEN];
+	struct rp_profile_opts po = {0};
+	struct fixture fx;
+	fx.prof = rp_profile_load_string("test.yaml", yaml, &po, err, sizeof(err));
+	if (!fx.prof || rp_plan_build(fx.prof, &fx.plan, err, sizeof(err)))
+		fail_msg("%s", err);
+	/* What lib/dp's resolution does: a -> b goes to 10.1.0.1, found by ARP as r1. */
+	struct rp_next_hop *nh = &fx.plan.flows[0].nh;
+	assert_true(nh->via_gateway && nh->mac_from == RP_MAC_FROM_ARP && nh->ip4 == 0x0A010001);
+	memcpy(nh->mac, r1, 6);
+	nh->mac_known = true;
+	assert_int_equal(fx.plan.flows[1].nh.mac_from, RP_MAC_FROM_PROFILE);
+	if (!(fx.src = rp_source_create(&fx.plan, 0, NULL, err, sizeof(err))))
+		fail_msg("%s", err);
+	for (int i = 0; i < BURST; i++)
+		bufs[i] = mem[i];
+	struct moved m = {.plan = &fx.plan, .want = r1};
+	/* 20 messages of 10000 B at 10 Gbit/s: 3 packets (MTU 4096) of 4170, 4170
+	 * and 1890 B each: (4194 * 2 + 1914) * 8 / 10 ns = 8241.6 ns a message, so
+	 * half of them (10) are due by 82.4 us. */
+	drive(fx.src, 0, 82000, 100, 0, check_moved, &m);
+	uint64_t before = m.via;
+	assert_int_equal(before, 10 * 3);
+	/* Another address, another family, a flow whose MAC the profile gave: nothing moves. */
+	assert_int_equal(rp_source_set_next_hop_mac(fx.src, 4, 0x0A010009, NULL, r2), 0);
+	assert_int_equal(rp_source_set_next_hop_mac(fx.src, 4, 0x0A010003, NULL, r2), 0);
+	static const uint8_t six[16] = {0xfd};
+	assert_int_equal(rp_source_set_next_hop_mac(fx.src, 6, 0, six, r2), 0);
+	assert_int_equal(rp_source_set_next_hop_mac(fx.src, 4, 0x0A010001, NULL, r2), 1);
+	m.want = r2;
+	drive(fx.src, 82100, 10000000, 100, 0, check_moved, &m);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(m.via, 20 * 3); /* every QP and packet kind moved: first, middle, last */
+	assert_int_equal(m.direct, 20);
+	teardown(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_catch_up_is_capped),
 		cmocka_unit_test(test_on_off_bursts_and_time0),
 		cmocka_unit_test(test_pfc_frames_per_second),
+		cmocka_unit_test(test_next_hop_moves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,51 @@
+/* A real fabric as a certify engine: each workload is one `roceprobe run
+ * PROFILE --set ... -o DIR/runs/TEST-N` child process (this binary), under
+ * the user's launcher when given (`mpirun -np 4 --host a,b,c,d`, `srun ...`):
+ * that is how a fabric's hosts take part. The child's result.json is the
+ * document the tests judge. Nothing is known of the switches (describe:
+ * known = false): the tests judge what the hosts measure. No DPDK, no MPI
+ * here: only fork/exec and the child's files. */
+#ifndef RP_CERTIFY_ENGINE_RUN_H
+#define RP_CERTIFY_ENGINE_RUN_H
+
+#include "certify.h"
+
+#define RP_CERT_RUN_MAX_ARGS 64
+
+struct rp_cert_run {
+	/* set by the caller */
+	const char *profile_path;
+	const struct rp_profile *prof;  /* loaded with the user's --set */
+	const char *dir;                /* certify's -o DIR: runs go to DIR/runs/ */
+	const char *exe;                /* the roceprobe binary (NULL: /proc/self/exe) */
+	char *launcher[RP_CERT_RUN_MAX_ARGS]; /* split by rp_cert_run_launcher; NULL-ended */
+	size_t nlauncher;
+	const char *launcher_text;      /* as given */
+	bool force;                     /* passed on to the child (--force) */
+	double timeout_s;               /* per child; 0: none */
+	volatile sig_atomic_t *stop;
+	void (*progress)(const char *line, void *arg);
+	void *progress_arg;
+	/* kept by the engine */
+	unsigned test;                  /* the test running (rp_cert_engine.begin) */
+	char label[256];
+	unsigned n_in_test;
+	unsigned runs;                  /* children run */
+	json_t *log;                    /* [{test, name, label, dir, command, exit, interrupted, wall_s}] */
+	bool made_runs_dir;
+};
+
+/* Splits a launcher command line ("mpirun --allow-run-as-root -np 4") at
+ * blanks, with '...' and "..." quoting, into r->launcher. 0, or -1 with err. */
+int rp_cert_run_launcher(struct rp_cert_run *r, const char *text, char *err, size_t errlen);
+/* eng borrows r, which must outlive it. */
+void rp_cert_run_engine(struct rp_cert_run *r, struct rp_cert_engine *eng);
+/* Frees what the engine kept (the launcher's words, the log). */
+void rp_cert_run_free(struct rp_cert_run *r);
+/* Removes DIR/runs (after an engine error: no partial output). */
+void rp_cert_run_discard(struct rp_cert_run *r);
+
+/* Any host with a `port:`: a real fabric (the run engine's default). */
+bool rp_cert_profile_has_ports(const struct rp_profile *prof);
+
+#endif
