@@ -137,13 +137,14 @@ json_t *rp_report_ports(const struct rp_acct *a)
 		json_t *prios = json_array();
 		for (unsigned q = 0; q < 8; q++)
 			json_array_append_new(prios, prio_json(&p.prio[q]));
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node", p.node,
-						     "port", (json_int_t)p.port, "speed_bps", (json_int_t)p.speed_bps,
-						     "rx_frames", (json_int_t)p.rx_frames, "rx_bytes",
-						     (json_int_t)p.rx_bytes, "pfc_frames", (json_int_t)p.pfc_frames,
-						     "pause_frames", (json_int_t)p.pause_frames, "misdelivered",
-						     (json_int_t)p.misdelivered, "misdelivered_bytes",
-						     (json_int_t)p.misdelivered_bytes, "prio", prios));
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node",
+						     p.node, "port", (json_int_t)p.port, "speed_bps",
+						     (json_int_t)p.speed_bps, "rx_frames", (json_int_t)p.rx_frames,
+						     "rx_bytes", (json_int_t)p.rx_bytes, "pfc_frames",
+						     (json_int_t)p.pfc_frames, "pause_frames", (json_int_t)p.pause_frames,
+						     "misdelivered", (json_int_t)p.misdelivered, "misdelivered_bytes",
+						     (json_int_t)p.misdelivered_bytes, "icrc_bad", (json_int_t)p.icrc_bad,
+						     "prio", prios));
 	}
 	return arr;
 }

@@ -108,6 +108,7 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		return NULL;
 	}
 	int rc = cfg->discover ? setup_discovery(a, err, errlen) : setup_flows(a, err, errlen);
+	a->fast = !cfg->discover && !cfg->general_only && a->nflows > 0;
 	if (rc == 0)
 		rc = setup_ports(a, err, errlen);
 	if (rc == 0) {
@@ -232,7 +233,7 @@ static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, b
 	}
 }
 
-static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t tx, uint64_t now)
+static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
 {
 	if (now < tx) {
 		fl->r.clock_skew++;
@@ -244,10 +245,10 @@ static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t tx, uint64
 
 /* PSN tracking (analyze): for probe-less packets the PSN is what tells a
  * duplicate from a new one. Returns true for a duplicate (PSN seen before). */
-static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q, uint64_t now)
+static bool track_psn(struct acct_flow *fl, struct acct_qp *q, uint64_t now, const struct acct_pkt *k)
 {
 	struct rp_psn_event ev;
-	rp_psn_data(&q->psn, now, a->f.bth.psn, a->f.bth.opcode, &ev);
+	rp_psn_data(&q->psn, now, k->psn, k->opcode, &ev);
 	if (ev.msg_done && ev.multi_packet)
 		rp_shist_record(&fl->msg, ev.msg_ns);
 	if (ev.nak_resend)
@@ -255,7 +256,7 @@ static bool track_psn(struct rp_acct *a, struct acct_flow *fl, struct acct_qp *q
 	return ev.verdict == RP_PSN_DUPLICATE;
 }
 
-/* What every arrival of a flow's data counts: a frame (rp_acct_rx) or a
+/* What every arrival of a flow's data counts: a frame (rp_acct_data) or a
  * whole verbs message (rp_acct_message). */
 static void count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
 {
@@ -273,36 +274,46 @@ static bool account_probe(struct rp_acct *a, struct acct_flow *fl, const struct 
 		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
 	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
 	if (!dup && a->cfg.latency)
-		latency(a, fl, pr->tx_ns, now);
+		latency(a, fl, now, pr->tx_ns);
 	return dup;
 }
 
-static void account_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now,
-			 size_t wire_len, struct rp_reply *reply)
+/* A data frame of flow fi, QP qi, from either path (acct_internal.h). Its
+ * replies are decided from the general parse (a->f): the fast path leaves
+ * responder flows to it. */
+void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now, size_t wire_len,
+		  const struct acct_pkt *k, struct rp_reply *reply)
 {
 	struct acct_flow *fl = &a->flows[fi];
 	struct acct_qp *q = &fl->qp[qi];
-	const struct rp_frame *f = &a->f;
-	bool ce = frame_ecn(f) == RP_ECN_CE, dup = false;
+	bool dup = false;
 	count_arrival(fl, now, wire_len);
-	bool seen = a->cfg.track_psn && track_psn(a, fl, q, now);
-	if (f->has_probe) {
-		dup = account_probe(a, fl, &f->probe, now);
+	bool seen = a->cfg.track_psn && track_psn(fl, q, now, k);
+	if (k->has_probe) {
+		dup = account_probe(a, fl, &k->probe, now);
 	} else {
 		dup = seen;
 		fl->probeless_unique += !dup;
 	}
 	if (!dup)
-		fl->r.rx_payload_bytes += f->payload_len;
-	if (ce) {
+		fl->r.rx_payload_bytes += k->payload_len;
+	if (k->ce) {
 		fl->r.ce++;
 		q->ce++;
 		if (p)
-			p->r.prio[a->cfg.discover ? frame_prio(f) : fl->cfg.prio & 7].ecn_marked++;
+			p->r.prio[a->cfg.discover ? k->prio : fl->cfg.prio & 7].ecn_marked++;
 	}
-	rp_ts_rx(a->ts, now, fi, wire_len, ce);
+	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
 	if (fl->cfg.reply && reply)
-		respond(a, fi, qi, now, ce, reply);
+		respond(a, fi, qi, now, k->ce, reply);
+}
+
+/* The general parse's data frame, as rp_acct_data reads it. */
+static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
+{
+	*k = (struct acct_pkt){.opcode = f->bth.opcode, .psn = f->bth.psn, .ce = frame_ecn(f) == RP_ECN_CE,
+			       .prio = frame_prio(f), .has_probe = f->has_probe, .probe = f->probe,
+			       .payload_len = f->payload_len, .dst_mac = f->eth.dst};
 }
 
 /* A probe names its flow; the DestQP must agree, or the map decides. */
@@ -392,11 +403,12 @@ static bool is_response_opcode(uint8_t op)
 /* With dst_port_check, a data frame is the flow's only at the port of its
  * destination host and with that host's MAC: a frame that reached any other
  * port (a loopback, a misrouting fabric) was not received by anyone. */
-static bool at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl)
+bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl,
+			    const uint8_t *eth_dst)
 {
 	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
 		return false;
-	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, a->f.eth.dst, 6);
+	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, eth_dst, 6);
 }
 
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
@@ -413,7 +425,7 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		a->unmatched++;
 		return RP_RX_OTHER;
 	}
-	if (a->cfg.dst_port_check && !at_destination(a, p, &a->flows[s->flow])) {
+	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, &a->flows[s->flow], a->f.eth.dst)) {
 		a->flows[s->flow].r.misdelivered++;
 		if (p) {
 			p->r.misdelivered++;
@@ -421,7 +433,9 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		}
 		return RP_RX_OTHER;
 	}
-	account_data(a, p, s->flow, s->qp, now, wire_len, reply);
+	struct acct_pkt k;
+	general_pkt(&a->f, &k);
+	rp_acct_data(a, p, s->flow, s->qp, now, wire_len, &k, reply);
 	return RP_RX_DATA;
 }
 
@@ -448,18 +462,28 @@ static enum rp_rx_class classify(struct rp_acct *a, struct acct_port *p, uint64_
 enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 			    size_t wire_len, struct rp_reply *reply_out)
 {
+	struct rp_acct_pre pre = {.taken = false};
+	if (a->fast)
+		rp_acct_pre(buf, caplen, wire_len, &pre);
+	return rp_acct_rx_pre(a, port, now_ns, buf, caplen, wire_len, &pre, reply_out);
+}
+
+enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out)
+{
 	if (reply_out)
 		reply_out->n = 0;
 	if (wire_len < caplen)
 		wire_len = caplen;
-	rp_frame_parse(buf, caplen, wire_len, &a->f);
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);
-	if (p) {
-		p->r.rx_frames++;
-		p->r.rx_bytes += wire_len;
-		p->r.class_frames[c]++;
+	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out)) {
+		a->fast_frames++;
+		return RP_RX_DATA;
 	}
+	rp_frame_parse(buf, caplen, wire_len, &a->f);
+	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);
+	if (p)
+		rp_acct_port_rx(p, wire_len, c, a->f.icrc_checked && !a->f.icrc_ok);
 	return c;
 }
 
@@ -503,6 +527,11 @@ void rp_acct_add_drops(struct rp_acct *a, unsigned port, unsigned prio, uint64_t
 {
 	if (port < a->cfg.nports && prio < RP_PFC_PRIOS)
 		a->ports[port].r.prio[prio].drops += n;
+}
+
+uint64_t rp_acct_fast_frames(const struct rp_acct *a)
+{
+	return a->fast_frames;
 }
 
 void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes)

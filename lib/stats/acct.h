@@ -30,6 +30,7 @@
 #include "psn.h"
 #include "receiver.h"
 #include "timeseries.h"
+#include "wire/fastpath.h"
 
 #define RP_ACCT_NAME_MAX 32
 #define RP_ACCT_MAX_DISCOVERED 4096u /* discovery: each flow costs ~180 KiB of histograms */
@@ -93,6 +94,8 @@ struct rp_acct_cfg {
 	bool dst_port_check;             /* a data frame counts as received only at its flow's
 					  * dst_port with its dst_mac; anywhere else it is
 					  * misdelivered (classified RP_RX_OTHER), never received */
+	bool general_only;               /* every frame through rp_frame_parse, no fast path: the
+					  * reference the fast path is tested and measured against */
 };
 
 enum rp_rx_class {
@@ -128,6 +131,19 @@ enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, c
 struct rp_probe;
 int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_ns, const struct rp_probe *probe,
 		    size_t bytes);
+/* A burst in two passes: the fast path's stateless half (the fixed-offset
+ * classification of wire/fastpath.h and the full ICRC check) for every frame
+ * first, so one frame's loads and CRC overlap the next's, then
+ * rp_acct_rx_pre for each in order. rp_acct_rx is exactly rp_acct_pre then
+ * rp_acct_rx_pre: the same counters either way. */
+struct rp_acct_pre {
+	bool taken;    /* a frame the fast path may account (its layout, a probe, all captured) */
+	bool icrc_ok;  /* with taken */
+	struct rp_fp_pkt fp;
+};
+void rp_acct_pre(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_acct_pre *pre);
+enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
+				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out);
 /* PFC / PAUSE frames this port sent (pfc_tx). */
 void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len);
 /* Frames a switch model dropped on this port's priority (the lab knows). */
@@ -198,6 +214,8 @@ struct rp_acct_port_result {
 	uint64_t class_frames[RP_RX_CLASSES];
 	uint64_t pfc_frames, pause_frames;
 	uint64_t misdelivered, misdelivered_bytes; /* data frames whose destination is another port */
+	uint64_t icrc_bad;       /* RoCE frames whose ICRC was checked (all captured) and wrong;
+				  * still classified and accounted as their headers say */
 	struct rp_acct_prio_result prio[8];
 };
 
@@ -228,5 +246,7 @@ uint64_t rp_acct_end_ns(const struct rp_acct *a);
  * discovery could not add (max_flows reached). */
 uint64_t rp_acct_unmatched(const struct rp_acct *a);
 uint64_t rp_acct_flows_dropped(const struct rp_acct *a);
+/* Frames the fast path accounted (acct_fast.c; the rest took rp_frame_parse). */
+uint64_t rp_acct_fast_frames(const struct rp_acct *a);
 
 #endif

@@ -84,6 +84,8 @@ struct rp_acct {
 	struct rp_hist agg;
 	struct acct_scratch *scratch;
 	struct rp_frame f; /* parse scratch: one accountant per lcore */
+	bool fast;          /* data frames try the fast path (acct_fast.c) first */
+	uint64_t fast_frames;
 	uint64_t end_ns;
 	uint64_t unmatched;
 	uint64_t flows_dropped;
@@ -92,6 +94,42 @@ struct rp_acct {
 
 /* acct.c: the pause time of the interval open before now, into the bins. */
 void rp_acct_credit_pause(struct rp_acct *a, struct acct_port *p, unsigned prio, uint64_t now);
+
+/* What the accounting of a data frame reads: filled from the general parse
+ * (struct rp_frame) or by the fast path (wire/fastpath.h), then accounted by
+ * the one rp_acct_data. */
+struct acct_pkt {
+	uint8_t opcode;
+	uint32_t psn;
+	bool ce;
+	uint8_t prio;              /* the frame's priority (PCP, or DSCP >> 3): discovery only */
+	bool has_probe;
+	struct rp_probe probe;
+	size_t payload_len;
+	const uint8_t *dst_mac;
+};
+void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now, size_t wire_len,
+		  const struct acct_pkt *k, struct rp_reply *reply);
+/* dst_port_check: the frame reached the flow's destination port and MAC. */
+bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl,
+			    const uint8_t *eth_dst);
+
+/* Every frame's port counters (p may be NULL). */
+static inline void rp_acct_port_rx(struct acct_port *p, size_t wire_len, enum rp_rx_class c, bool icrc_bad)
+{
+	if (!p)
+		return;
+	p->r.rx_frames++;
+	p->r.rx_bytes += wire_len;
+	p->r.class_frames[c]++;
+	p->r.icrc_bad += icrc_bad;
+}
+
+/* acct_fast.c: a data frame of a configured flow in the builder's layout
+ * (pre->taken), accounted without the general parse (true), or left to it
+ * (false, nothing touched). */
+bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
+		     const struct rp_acct_pre *pre, struct rp_reply *reply);
 
 /* acct_keys.c */
 int rp_acct_map_init(struct acct_map *m, size_t entries);

@@ -22,7 +22,7 @@ static const size_t FLOW_U64[] = {
 static const size_t PORT_U64[] = {
 	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
 	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
-	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes),
+	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes), P(icrc_bad),
 };
 #undef P
 #define Q(field) offsetof(struct rp_acct_prio_result, field)
@@ -36,7 +36,7 @@ static const size_t PRIO_U64[] = {
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 368,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 864,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 872,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
 	       "rp_acct_prio_result changed: update PRIO_U64");

@@ -55,7 +55,7 @@
  *   resend times: analyze's, which runs in one process) and discovery.
  * A flow or port installed twice is overwritten by the later buffer.
  *
- * Buffer format, version 1 (little-endian, explicit counts; for ranks of the
+ * Buffer format, version 2 (little-endian, explicit counts; for ranks of the
  * same build; a field added to the tables below bumps the version):
  *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
  *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
@@ -97,7 +97,7 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 1u
+#define RP_ACCT_PACK_VERSION 2u /* 2: ports carry icrc_bad */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow

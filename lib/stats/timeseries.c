@@ -40,6 +40,10 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 	}
 	for (size_t i = 0; i < nb; i++)
 		t->bins[i].lat_min = UINT64_MAX;
+	t->last_bin = -1;
+	/* Beyond UINT64_MAX nothing is binned anyway: saturate. */
+	uint64_t span = nb > UINT64_MAX / t->cfg.bin_ns ? UINT64_MAX : nb * t->cfg.bin_ns;
+	t->end_ns = span > UINT64_MAX - t->cfg.start_ns ? UINT64_MAX : t->cfg.start_ns + span;
 	return t;
 }
 
@@ -56,17 +60,19 @@ void rp_ts_destroy(struct rp_ts *t)
 	free(t);
 }
 
+/* Per packet: the bin of the previous call, or the end of the series, is
+ * known without a division. */
 long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns)
 {
-	if (now_ns < t->cfg.start_ns) {
+	if (t->last_bin >= 0 && now_ns - t->last_lo < t->cfg.bin_ns) /* wraps when now_ns < last_lo */
+		return t->last_bin;
+	if (now_ns < t->cfg.start_ns || now_ns >= t->end_ns) {
 		t->outside++;
 		return -1;
 	}
 	uint64_t i = (now_ns - t->cfg.start_ns) / t->cfg.bin_ns;
-	if (i >= t->cfg.nbins) {
-		t->outside++;
-		return -1;
-	}
+	t->last_bin = (long)i;
+	t->last_lo = t->cfg.start_ns + i * t->cfg.bin_ns;
 	return (long)i;
 }
 

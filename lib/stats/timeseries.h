@@ -66,6 +66,9 @@ struct rp_ts {
 	uint64_t outside;    /* events that fell outside every bin */
 	struct rp_hist *open_hist; /* latency of the open bin */
 	long open_bin;             /* -1: none */
+	uint64_t end_ns;           /* start_ns + nbins x bin_ns: at or after it, no bin */
+	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */
+	long last_bin;             /* -1: none yet */
 };
 
 /* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */

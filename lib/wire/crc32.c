@@ -11,6 +11,7 @@
 #include "crc32.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 static const uint32_t rp_crc32_tab[8][256] = {
 	{
@@ -410,28 +411,119 @@ static uint32_t crc32_table(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
+/* The table CRC of buf with its first bytes (up to RP_CRC32_MASK_LEN) ORed
+ * with mask: on a copy of the head. */
+static uint32_t crc32_table_masked(uint32_t crc, const uint8_t *p, size_t len, const uint8_t *mask)
+{
+	uint8_t head[RP_CRC32_MASK_LEN];
+	size_t n = len < sizeof(head) ? len : sizeof(head);
+	for (size_t i = 0; i < n; i++)
+		head[i] = p[i] | mask[i];
+	return crc32_table(crc32_table(crc, head, n), p + n, len - n);
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
 #define CLMUL_MIN_LEN 64
+#define WIDE_MIN_LEN 256 /* below it the 512-bit loop's set-up does not pay */
 
 /* Carry-less multiplication folding (Intel, "Fast CRC Computation for Generic
  * Polynomials Using PCLMULQDQ", 2009), with the constants of the reflected
  * 0x04C11DB7 that Linux's crc32-pclmul uses: x^(4*128+32), x^(4*128-32),
  * x^(128+32), x^(128-32) and x^64 mod P, then a Barrett reduction with P' and
- * u'. Folds 64 bytes per step; len is a multiple of 16, at least 64. */
-__attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc, const uint8_t *p, size_t len)
+ * u'. Folds 64 bytes per step in four 128-bit lanes. The constants for 8
+ * lanes (a 1024-bit distance) are x^(8*128+32) and x^(8*128-32) mod P in the
+ * same form (bit-reflected, shifted left by one), worked out with python3's
+ * integers: x^n mod 0x104C11DB7 bit by bit; the same script gives back the
+ * four-lane pair above. */
+#define K_512_LO 0x154442bd4 /* x^(512+32) */
+#define K_512_HI 0x1c6e41596 /* x^(512-32) */
+#define K_1024_LO 0x1e88ef372 /* x^(1024+32) */
+#define K_1024_HI 0x14a7fe880 /* x^(1024-32) */
+#define K_384_LO 0x03db1ecdc /* x^(384+32): lanes 1-3 fold onto lane 4 at once */
+#define K_384_HI 0x174359406
+#define K_256_LO 0x0f1da05aa
+#define K_256_HI 0x15a546366
+#define K_128_LO 0x1751997d0
+#define K_128_HI 0x0ccaa009e
+
+/* The four lanes of the running fold: 64 bytes of message, not yet reduced. */
+struct fold4 {
+	__m128i x[4];
+};
+
+/* The 256-bit form (VPCLMULQDQ, AVX2): eight lanes in four registers fold 128
+ * bytes per step, then go back to four lanes for the 128-bit tail. Takes the
+ * first 64 bytes ORed with mask (may be NULL) and crc in the first lane, as
+ * load4 does. len >= 128, a multiple of 16; *used gets what it consumed. */
+__attribute__((target("vpclmulqdq,pclmul,avx2"))) static void fold_wide(struct fold4 *st, uint32_t crc,
+									 const uint8_t *p, size_t len,
+									 const uint8_t *mask, size_t *used)
 {
-	const __m128i r2r1 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);
-	const __m128i r4r3 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+	const __m256i k8 = _mm256_set_epi64x(K_1024_HI, K_1024_LO, K_1024_HI, K_1024_LO);
+	const __m256i k4 = _mm256_set_epi64x(K_512_HI, K_512_LO, K_512_HI, K_512_LO);
+	__m256i y1 = _mm256_loadu_si256((const __m256i *)p), y2 = _mm256_loadu_si256((const __m256i *)(p + 32));
+	__m256i y3 = _mm256_loadu_si256((const __m256i *)(p + 64)), y4 = _mm256_loadu_si256((const __m256i *)(p + 96));
+	if (mask) {
+		y1 = _mm256_or_si256(y1, _mm256_loadu_si256((const __m256i *)mask));
+		y2 = _mm256_or_si256(y2, _mm256_loadu_si256((const __m256i *)(mask + 32)));
+	}
+	y1 = _mm256_xor_si256(y1, _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+	size_t off = 128;
+#define FOLDY(acc, k, next) \
+	acc = _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(acc, k, 0x00), \
+						_mm256_clmulepi64_epi128(acc, k, 0x11)), (next))
+	for (; len - off >= 128; off += 128) {
+		FOLDY(y1, k8, _mm256_loadu_si256((const __m256i *)(p + off)));
+		FOLDY(y2, k8, _mm256_loadu_si256((const __m256i *)(p + off + 32)));
+		FOLDY(y3, k8, _mm256_loadu_si256((const __m256i *)(p + off + 64)));
+		FOLDY(y4, k8, _mm256_loadu_si256((const __m256i *)(p + off + 96)));
+	}
+	/* Eight lanes to four: the first half moves 512 bits on, onto the second. */
+	FOLDY(y1, k4, y3);
+	FOLDY(y2, k4, y4);
+#undef FOLDY
+	st->x[0] = _mm256_castsi256_si128(y1);
+	st->x[1] = _mm256_extracti128_si256(y1, 1);
+	st->x[2] = _mm256_castsi256_si128(y2);
+	st->x[3] = _mm256_extracti128_si256(y2, 1);
+	*used = off;
+}
+
+/* len is a multiple of 16, at least 64; the first 64 bytes are ORed with
+ * mask as they are read (NULL: none). */
+__attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc, const uint8_t *p, size_t len,
+								   const uint8_t *mask, bool wide)
+{
+	const __m128i r2r1 = _mm_set_epi64x(K_512_HI, K_512_LO);
+	const __m128i r4r3 = _mm_set_epi64x(K_128_HI, K_128_LO);
+	const __m128i k256 = _mm_set_epi64x(K_256_HI, K_256_LO), k384 = _mm_set_epi64x(K_384_HI, K_384_LO);
 	const __m128i r5 = _mm_set_epi64x(0, 0x163cd6124);
 	const __m128i poly = _mm_set_epi64x(0x1f7011641, 0x1db710641);
 	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
-	__m128i x1 = _mm_loadu_si128((const __m128i *)p), x2 = _mm_loadu_si128((const __m128i *)(p + 16));
-	__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 32)), x4 = _mm_loadu_si128((const __m128i *)(p + 48));
-	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
-	p += 64;
-	len -= 64;
+	__m128i x1, x2, x3, x4;
+	if (wide && len >= WIDE_MIN_LEN) {
+		struct fold4 st;
+		size_t used;
+		fold_wide(&st, crc, p, len, mask, &used);
+		x1 = st.x[0], x2 = st.x[1], x3 = st.x[2], x4 = st.x[3];
+		p += used;
+		len -= used;
+	} else {
+		/* In registers: a short frame's head never goes through memory. */
+		x1 = _mm_loadu_si128((const __m128i *)p), x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+		x3 = _mm_loadu_si128((const __m128i *)(p + 32)), x4 = _mm_loadu_si128((const __m128i *)(p + 48));
+		if (mask) {
+			x1 = _mm_or_si128(x1, _mm_loadu_si128((const __m128i *)mask));
+			x2 = _mm_or_si128(x2, _mm_loadu_si128((const __m128i *)(mask + 16)));
+			x3 = _mm_or_si128(x3, _mm_loadu_si128((const __m128i *)(mask + 32)));
+			x4 = _mm_or_si128(x4, _mm_loadu_si128((const __m128i *)(mask + 48)));
+		}
+		x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
+		p += 64;
+		len -= 64;
+	}
 	for (; len >= 64; p += 64, len -= 64) {
 		__m128i h1 = _mm_clmulepi64_si128(x1, r2r1, 0x11), h2 = _mm_clmulepi64_si128(x2, r2r1, 0x11);
 		__m128i h3 = _mm_clmulepi64_si128(x3, r2r1, 0x11), h4 = _mm_clmulepi64_si128(x4, r2r1, 0x11);
@@ -443,15 +535,15 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc,
 		x4 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x4, r2r1, 0x00), h4),
 				   _mm_loadu_si128((const __m128i *)(p + 48)));
 	}
-#define FOLD16(acc, next)                                                                                  \
-	acc = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(acc, r4r3, 0x00), _mm_clmulepi64_si128(acc, r4r3, 0x11)), \
-			    (next))
-	FOLD16(x1, x2);
-	FOLD16(x1, x3);
-	FOLD16(x1, x4);
+#define FOLD(x, k) _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11))
+#define FOLD16(acc, next) acc = _mm_xor_si128(FOLD(acc, r4r3), (next))
+	/* Four lanes to one, each moved to the last lane's place in parallel:
+	 * one multiply deep instead of three. */
+	x1 = _mm_xor_si128(_mm_xor_si128(FOLD(x1, k384), FOLD(x2, k256)), _mm_xor_si128(FOLD(x3, r4r3), x4));
 	for (; len >= 16; p += 16, len -= 16)
 		FOLD16(x1, _mm_loadu_si128((const __m128i *)p));
 #undef FOLD16
+#undef FOLD
 	/* 128 -> 64 bits, adding 32 zero bits: R4 times the low half. */
 	x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), _mm_clmulepi64_si128(r4r3, x1, 0x01));
 	/* 64 -> 32 + 32. */
@@ -463,29 +555,67 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc,
 	return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(_mm_xor_si128(t, x1), 4));
 }
 
-static bool have_clmul(void)
+/* What the CPU offers, read once. RP_CRC32_FORCE (test and bench hook,
+ * rp_crc32_force) caps it. */
+enum { ISA_TABLE, ISA_CLMUL, ISA_VCLMUL };
+static int isa_cached = -1;
+static int isa_cap = ISA_VCLMUL;
+
+static int isa(void)
 {
-	static int cached = -1;
-	if (cached < 0)
-		cached = __builtin_cpu_supports("pclmul") ? 1 : 0;
-	return cached;
+	if (isa_cached < 0) {
+		int v = ISA_TABLE;
+		if (__builtin_cpu_supports("pclmul"))
+			v = __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx2") ? ISA_VCLMUL : ISA_CLMUL;
+		isa_cached = v;
+	}
+	return isa_cached < isa_cap ? isa_cached : isa_cap;
 }
+
+static uint32_t crc32_masked(uint32_t crc, const uint8_t *p, size_t len, const uint8_t *mask)
+{
+	int level = isa();
+	if (len < CLMUL_MIN_LEN || level == ISA_TABLE) {
+		if (!mask)
+			return crc32_table(crc, p, len);
+		return crc32_table_masked(crc, p, len, mask);
+	}
+	size_t bulk = len & ~(size_t)15;
+	crc = crc32_clmul(crc, p, bulk, mask, level == ISA_VCLMUL);
+	return crc32_table(crc, p + bulk, len - bulk);
+}
+
+const char *rp_crc32_force(const char *level)
+{
+	static const char *const names[] = {"table", "clmul", "vpclmul"};
+	if (level)
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(level, names[i]))
+				isa_cap = i;
+	return names[isa()];
+}
+#else
+static uint32_t crc32_masked(uint32_t crc, const uint8_t *p, size_t len, const uint8_t *mask)
+{
+	return mask ? crc32_table_masked(crc, p, len, mask) : crc32_table(crc, p, len);
+}
+
+const char *rp_crc32_force(const char *level)
+{
+	(void)level;
+	return "table";
+}
+#endif
 
 uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
-	if (len < CLMUL_MIN_LEN || !have_clmul())
-		return crc32_table(crc, p, len);
-	size_t bulk = len & ~(size_t)15;
-	crc = crc32_clmul(crc, p, bulk);
-	return crc32_table(crc, p + bulk, len - bulk);
+	return crc32_masked(crc, buf, len, NULL);
 }
-#else
-uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len)
+
+uint32_t rp_crc32_masked(uint32_t crc, const void *buf, size_t len, const uint8_t mask[RP_CRC32_MASK_LEN])
 {
-	return crc32_table(crc, buf, len);
+	return ~crc32_masked(~crc, buf, len, mask);
 }
-#endif
 
 /* The inversions on both ends make a running value resumable: the final CRC
  * of one chunk is exactly the seed for the next. */

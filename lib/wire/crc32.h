@@ -1,4 +1,6 @@
-/* CRC-32 as Ethernet computes it (reflected 0x04C11DB7), slicing-by-8. */
+/* CRC-32 as Ethernet computes it (reflected 0x04C11DB7): carry-less multiply
+ * folding where the CPU has it (VPCLMULQDQ on 256-bit registers, else
+ * PCLMULQDQ), slicing-by-8 tables otherwise and for short tails. */
 #ifndef RP_WIRE_CRC32_H
 #define RP_WIRE_CRC32_H
 
@@ -6,10 +8,19 @@
 #include <stdint.h>
 
 #define RP_CRC32_RESIDUE 0x2144DF1Cu /* crc of (message + its CRC, LSB first) */
+#define RP_CRC32_MASK_LEN 64
 
 /* Running form: start with crc = 0, feed chunks, the result is the final CRC. */
 uint32_t rp_crc32(uint32_t crc, const void *buf, size_t len);
 /* The pure linear CRC (no pre- or post-inversion) of buf, for deltas. */
 uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len);
+/* rp_crc32 of buf as if its first RP_CRC32_MASK_LEN bytes (or all of it when
+ * shorter) were ORed with mask: a header with fields masked to ones, CRC'd
+ * in place without a copy (the RoCEv2 ICRC). */
+uint32_t rp_crc32_masked(uint32_t crc, const void *buf, size_t len, const uint8_t mask[RP_CRC32_MASK_LEN]);
+/* Tests and benchmarks: caps the implementation at "table", "clmul" or
+ * "vpclmul" (NULL: leaves it); returns the one now in use. Not for a
+ * per-packet path, and not thread-safe. */
+const char *rp_crc32_force(const char *level);
 
 #endif

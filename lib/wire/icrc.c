@@ -67,19 +67,41 @@ static void rp_icrc_mask(uint8_t *h, size_t ip_hlen)
 	bth[4] = 0xFF; /* FECN, BECN, reserved */
 }
 
+/* The masks as ones over zeros, for rp_crc32_masked: the two layouts the
+ * builder writes, fixed; any other IPv4 header length made per call. */
+static const uint8_t mask_v4[RP_CRC32_MASK_LEN] = {
+	[1] = 0xFF, [8] = 0xFF, [10] = 0xFF, [11] = 0xFF,                         /* TOS, TTL, checksum */
+	[20 + 6] = 0xFF, [20 + 7] = 0xFF,                                         /* UDP checksum */
+	[28 + 4] = 0xFF,                                                          /* BTH FECN/BECN/resv */
+};
+static const uint8_t mask_v6[RP_CRC32_MASK_LEN] = {
+	[0] = 0x0F, [1] = 0xFF, [2] = 0xFF, [3] = 0xFF, [7] = 0xFF,               /* TC, flow label, hops */
+	[40 + 6] = 0xFF, [40 + 7] = 0xFF,
+	[48 + 4] = 0xFF,
+};
+
 uint32_t rp_icrc_compute(const uint8_t *l3, size_t len)
 {
-	/* Only the headers are copied: the payload is CRC'd where it lies. */
-	uint8_t hdr[RP_ICRC_HDR_MAX];
 	size_t ip_hlen = rp_icrc_ip_hlen(l3, len);
 	size_t hdr_len = ip_hlen + RP_ICRC_UDP_HLEN + RP_BTH_LEN;
-	uint32_t crc;
-
 	if (ip_hlen == 0)
 		return 0;
+	/* The headers within the masked head: CRC'd in place, the masks applied
+	 * as the bytes are read. */
+	if (hdr_len <= RP_CRC32_MASK_LEN) {
+		if (ip_hlen == RP_ICRC_IPV6_HLEN && (l3[0] >> 4) == 6)
+			return rp_crc32_masked(RP_ICRC_LRH_CRC, l3, len, mask_v6);
+		if (ip_hlen == RP_ICRC_IPV4_MIN_HLEN)
+			return rp_crc32_masked(RP_ICRC_LRH_CRC, l3, len, mask_v4);
+		uint8_t mask[RP_CRC32_MASK_LEN] = {0}; /* byte 0 reads as no IPv6: masked as IPv4 */
+		rp_icrc_mask(mask, ip_hlen);
+		return rp_crc32_masked(RP_ICRC_LRH_CRC, l3, len, mask);
+	}
+	/* Long IPv4 options: the headers are masked on a copy. */
+	uint8_t hdr[RP_ICRC_HDR_MAX];
 	memcpy(hdr, l3, hdr_len);
 	rp_icrc_mask(hdr, ip_hlen);
-	crc = rp_crc32(RP_ICRC_LRH_CRC, hdr, hdr_len);
+	uint32_t crc = rp_crc32(RP_ICRC_LRH_CRC, hdr, hdr_len);
 	return rp_crc32(crc, l3 + hdr_len, len - hdr_len);
 }
 

@@ -129,6 +129,37 @@ static void test_residue(void **state)
 	}
 }
 
+/* Every implementation the CPU offers (the 256-bit fold, the 128-bit one, the
+ * tables) against the bit-at-a-time reference, every length up to 4200 B
+ * (the 256-bit loop's 128-byte steps, the 64-byte steps, the 16-byte folds
+ * and the table tail all end at each possible place), plain and with an OR
+ * mask over the head. */
+static void test_every_level_every_length(void **state)
+{
+	static uint8_t buf[4200 + 8], masked[4200 + 8];
+	uint8_t mask[RP_CRC32_MASK_LEN];
+	static const char *const levels[] = {"vpclmul", "clmul", "table"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = rnd8();
+	for (size_t i = 0; i < sizeof(mask); i++)
+		mask[i] = (i % 3) ? 0 : rnd8();
+	for (unsigned l = 0; l < 3; l++) {
+		const char *got = rp_crc32_force(levels[l]);
+		print_message("crc32 level %s (asked %s)\n", got, levels[l]);
+		for (size_t len = 0; len + 3 <= sizeof(buf); len += len < 600 ? 1 : 13) {
+			const uint8_t *p = buf + (len & 3);
+			memcpy(masked, p, len);
+			for (size_t i = 0; i < len && i < sizeof(mask); i++)
+				masked[i] |= mask[i];
+			assert_int_equal(rp_crc32_raw(0x5A5A5A5Au, p, len), ref_crc32_raw(0x5A5A5A5Au, p, len));
+			assert_int_equal(rp_crc32_masked(0x1234u, p, len, mask), ~ref_crc32_raw(~0x1234u, masked, len));
+		}
+	}
+	rp_crc32_force("vpclmul");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_running_form_resumes),
 		cmocka_unit_test(test_raw_is_linear),
 		cmocka_unit_test(test_residue),
+		cmocka_unit_test(test_every_level_every_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,20 +2,27 @@
 # RX accounting in packets per second on one core: `roceprobe run` receiving a
 # replayed capture (parse, ICRC check, per-flow lookup, sequence and histogram for
 # every frame) against `dpdk-testpmd --forward-mode=rxonly` on the same input
-# (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints the ratio.
+# (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints each run and
+# the ratio of the medians, for each frame size in FRAMES (Ethernet bytes
+# without FCS: RoCEv2 SEND ONLY, 58 B of headers and ICRC, the rest payload
+# starting with the 24 B probe; 82 B is the smallest frame that carries it,
+# 1026 B the nearest to 1 KiB: a RoCE frame is 2 mod 4 bytes long).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${RUNS:-3}
 secs=${SECS:-3}
+frames=${FRAMES:-82 1026}
+# BASELINE=path/to/another/roceprobe: measured too, in the same rounds (before/after).
+baseline=${BASELINE:-}
 tools/build.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/rpbench$$' EXIT  # testpmd leaves its runtime dir
 
-# The input: 4096 RoCEv2 frames of one flow over 8 QPs, 256 B payload with probes, made by gen.
-profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow
+# The input: 4096 RoCEv2 frames of one flow over 8 QPs, one packet per message, made by gen.
+profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow, $4 = frame bytes
 	cat <<YAML
 name: rx-bench
-defaults: {speed: 100G, opcode: write, message_size: 256, mtu: 1024, dscp: 26, ecn: ect0}
+defaults: {speed: 100G, opcode: send, message_size: $(($4 - 58)), mtu: 4096, dscp: 26, ecn: ect0}
 hosts:
   - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "$1"}
   - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2$2}
@@ -23,31 +30,72 @@ traffic:
   - {name: f, pattern: flow, src: tx, dst: rx, qps: 8, rate: 1G, messages: $3}
 YAML
 }
-profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 > "$tmp/make.yaml"
-build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
-profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 > "$tmp/rx.yaml"
-
-roceprobe_pps() {
-	rm -rf "$tmp/out"
-	build/app/roceprobe run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
-	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
-p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)))"
+make_input() { # $1 = frame bytes
+	rm -f "$tmp/in.pcap"
+	profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 "$1" > "$tmp/make.yaml"
+	build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
+	profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 "$1" > "$tmp/rx.yaml"
 }
 
+# Each prints "pps cpu_pps": frames per wall second of the run, and frames per
+# second of CPU time the process got (user + system, set-up included). On a
+# machine shared with other work a poller gets only part of a core; the CPU
+# figure is what it does with the time it gets.
+cpu_s() { awk '{ print $1 + $2 }' "$tmp/time"; }
+
+roceprobe_pps() { # $1 = the roceprobe binary
+	rm -rf "$tmp/out"
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
+	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
+p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)), \
+int(p['rx_frames']/max($(cpu_s), 0.01)))"
+}
+
+# testpmd prints Rx-pps every second: the median of its readings but the first
+# and the last (partial seconds); it runs secs + 6 s, as its start-up on a busy
+# machine can take seconds.
 testpmd_pps() {
-	timeout -s INT $((secs + 2)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
+	timeout -s INT $((secs + 6)) /usr/bin/time -f "%U %S" -o "$tmp/time" dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
 		--vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" --file-prefix "rpbench$$" -- \
 		--forward-mode=rxonly --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
-	awk '/Rx-pps:/ { pps[n++] = $2 } END { i = n - 1; if (n > 2) i = n - 2; print pps[i] + 0 }' "$tmp/testpmd.log"
+	awk '/Rx-pps:/ { print $2 }' "$tmp/testpmd.log" | awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' |
+		sort -n | awk '{ v[NR] = $1 } END { printf "%d ", NR ? v[int((NR + 1) / 2)] : 0 }'
+	awk -v cpu="$(cpu_s)" '/Accumulated forward statistics/ { acc = 1 }
+		acc && /RX-packets:/ { print int($2 / (cpu > 0.01 ? cpu : 0.01)); exit }' "$tmp/testpmd.log"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-: > "$tmp/rp"; : > "$tmp/tp"
-for i in $(seq "$runs"); do
-	r=$(roceprobe_pps); t=$(testpmd_pps)
-	echo "run $i: roceprobe run (RX accounting) ${r} pps, testpmd rxonly ${t} pps"
-	echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
+for frame in $frames; do
+	make_input "$frame"
+	: > "$tmp/rp"; : > "$tmp/tp"; : > "$tmp/bp"; : > "$tmp/ratio"; : > "$tmp/rc"; : > "$tmp/tc"; : > "$tmp/bc"
+	for i in $(seq "$runs"); do
+		b=""; bc=""
+		if [ -n "$baseline" ]; then
+			read -r b bc < <(roceprobe_pps "$baseline")
+			echo "$b" >> "$tmp/bp"; echo "$bc" >> "$tmp/bc"
+		fi
+		read -r r rc < <(roceprobe_pps build/app/roceprobe)
+		read -r t tc < <(testpmd_pps)
+		tc=${tc:-0}
+		echo "$frame B run $i: roceprobe run (RX accounting) ${r} pps (${rc} per CPU s), testpmd rxonly ${t} pps" \
+			"(${tc} per CPU s)${b:+, baseline $b pps ($bc per CPU s)}"
+		echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"; echo "$rc" >> "$tmp/rc"; echo "$tc" >> "$tmp/tc"
+		[ "$t" != 0 ] && python3 -c "print($r / $t)" >> "$tmp/ratio"
+	done
+	r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
+	python3 -c "print(f'rx ratio at $frame B (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/max($t, 1):.2f}')"
+	[ -s "$tmp/ratio" ] && echo "median of the per-run ratios at $frame B: $(median < "$tmp/ratio")"
+	rc=$(median < "$tmp/rc"); tc=$(median < "$tmp/tc")
+	python3 -c "print(f'per CPU second at $frame B: {$rc/1e6:.2f} / {$tc/1e6:.2f} Mpps = {$rc/max($tc, 1):.2f}')"
+	[ -n "$baseline" ] && python3 -c "b=$(median < "$tmp/bc"); print(f'baseline per CPU second at $frame B: {b/1e6:.2f} Mpps = {b/max($tc, 1):.2f}; this build {$rc/max(b, 1):.2f}x')"
+	# The least disturbed run of each (a shared machine only ever slows a run down).
+	rb=$(sort -n "$tmp/rp" | tail -1); tb=$(sort -n "$tmp/tp" | tail -1)
+	python3 -c "print(f'best runs at $frame B: {$rb/1e6:.2f} / {$tb/1e6:.2f} Mpps = {$rb/max($tb, 1):.2f}')"
+	if [ -n "$baseline" ]; then
+		b=$(median < "$tmp/bp")
+		python3 -c "print(f'baseline at $frame B: {$b/1e6:.2f} Mpps = {$b/max($t, 1):.2f} of testpmd; this build {$r/max($b, 1):.2f}x the baseline')"
+		bb=$(sort -n "$tmp/bp" | tail -1)
+		python3 -c "print(f'baseline best run at $frame B: {$bb/1e6:.2f} Mpps = {$bb/max($tb, 1):.2f} of testpmd best')"
+	fi
 done
-r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
-python3 -c "print(f'rx ratio (roceprobe accounting / testpmd rxonly, net_pcap replay, 1 core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')"
