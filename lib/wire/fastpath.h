@@ -18,7 +18,7 @@
  * rp_frame_parse's icrc_ok). Never reads past len.
  *
  * The header structs are the wire layout (packed, network byte order, as
- * DPDK's rte_ipv4_hdr); the accessors below are the only readers. */
+ * DPDK's IPv4 header struct); the accessors below are the only readers. */
 #ifndef RP_WIRE_FASTPATH_H
 #define RP_WIRE_FASTPATH_H
 
