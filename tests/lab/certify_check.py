@@ -37,7 +37,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish  # noqa: E402
 
@@ -163,9 +162,13 @@ def case_cli():
     out = os.path.join(TMP, "sig")
     pr = subprocess.Popen([ROCEPROBE, "certify", LS, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
-    time.sleep(0.6)
+    # The signal goes right after test 1's progress line: 8 tests (most of the run) are
+    # still to come, however fast the machine (a fixed 0.6 s sleep saw all 9 done).
+    first = pr.stderr.readline()
     pr.send_signal(signal.SIGINT)
     _, err = pr.communicate(timeout=60)
+    err = first + err
+    expect(first.startswith("certify: test 1 "), f"SIGINT: sent after test 1's progress line ({first.strip()})")
     with open(os.path.join(out, "result.json")) as f:
         res = json.load(f)
     expect(res["interrupted"] is True, f"SIGINT: interrupted true (tests done: {len(res['tests'])})")
