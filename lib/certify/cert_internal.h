@@ -121,5 +121,9 @@ bool rp_cert_diagnose_drops(const struct rp_cert_ctx *c, struct rp_cert_t *t, co
 void rp_cert_fmt_bytes(uint64_t b, char *buf, size_t len);
 /* A JSON value as short text (report_md.c). */
 void rp_cert_value_text(const json_t *v, char *buf, size_t len);
+/* path written whole or not at all (report_file.c): body writes into a
+ * temporary file beside it, renamed over path once closed. 0, or -1 with err. */
+int rp_cert_write_file(const char *path, void (*body)(FILE *f, const json_t *res), const json_t *res, char *err,
+		       size_t errlen);
 
 #endif

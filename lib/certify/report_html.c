@@ -319,15 +319,8 @@ static const char css[] =
 	".lb{font-size:11px}.legend span{margin-right:1em;font-size:12px}.legend i{display:inline-block;width:10px;"
 	"height:10px;margin-right:4px}code{font-size:11px;word-break:break-all}section{border-top:1px solid #ddd}";
 
-int rp_cert_write_html(const json_t *res, const char *path, char *err, size_t errlen)
+static void write_html(FILE *f, const json_t *res)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
 	size_t i;
 	json_t *e, *counts = json_object_get(res, "counts");
 	const json_t *prof = json_object_get(res, "profile");
@@ -356,9 +349,9 @@ int rp_cert_write_html(const json_t *res, const char *path, char *err, size_t er
 	if (json_is_object(json_object_get(res, "suggest")))
 		suggest_html(f, json_object_get(res, "suggest"));
 	fputs("</body></html>\n", f);
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+}
+
+int rp_cert_write_html(const json_t *res, const char *path, char *err, size_t errlen)
+{
+	return rp_cert_write_file(path, write_html, res, err, errlen);
 }

@@ -156,15 +156,8 @@ static void suggest_md(FILE *f, const json_t *s)
 	}
 }
 
-int rp_cert_write_md(const json_t *res, const char *path, char *err, size_t errlen)
+static void write_md(FILE *f, const json_t *res)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
 	size_t i;
 	json_t *e, *counts = json_object_get(res, "counts");
 	const json_t *prof = json_object_get(res, "profile");
@@ -185,9 +178,9 @@ int rp_cert_write_md(const json_t *res, const char *path, char *err, size_t errl
 	if (json_is_object(json_object_get(res, "suggest")))
 		suggest_md(f, json_object_get(res, "suggest"));
 	fprintf(f, "\nThe numbers: result.json (docs/certify.md).\n");
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+}
+
+int rp_cert_write_md(const json_t *res, const char *path, char *err, size_t errlen)
+{
+	return rp_cert_write_file(path, write_md, res, err, errlen);
 }
