@@ -116,20 +116,13 @@ static int opt_fraction(struct rp_vctx *c, const struct rp_node *map, const char
 {
 	char key[RP_PATH_MAX];
 	const char *s;
-	char *end;
 	const struct rp_node *n = opt(map, path, k, key);
 	if (!n)
 		return 0;
 	if (rp_vscalar(c, n, key, "a share like 1% or 0.01", &s))
 		return -1;
-	double x = strtod(s, &end);
-	if (end != s && *end == '%' && end[1] == '\0')
-		x /= 100.0;
-	else if (end == s || *end)
-		x = NAN;
-	if (!(x >= lo && x <= hi))
+	if (rp_parse_share(s, 1, lo, hi, v))
 		return rp_verr(c, &n->pos, key, "expected a share from %g to %g like 1%% or 0.01, got '%s'", lo, hi, s);
-	*v = x;
 	return 0;
 }
 
