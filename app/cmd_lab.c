@@ -176,6 +176,7 @@ struct one {
 	bool planned;
 	struct rp_lab *lab;
 	struct rp_lab_headline head;
+	json_t *propagation; /* built once after the run: result.json and summary.txt share it */
 	double wall;
 	time_t started;
 };
@@ -204,7 +205,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
 				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
 	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
-	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
+	json_object_set(root, "pause_propagation", r->propagation);
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
 	struct rp_pairs *pairs = rp_pairs_build(a);
@@ -289,7 +290,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
 		   "), hosts received %" PRIu64 "\n",
 		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
-	json_t *pp = rp_lab_propagation_json(r->lab), *x;
+	json_t *pp = r->propagation, *x;
 	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
 	size_t i;
 	if (json_is_object(where))
@@ -332,7 +333,6 @@ static void summary_fabric(FILE *f, const struct one *r)
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
 	}
-	json_decref(pp);
 }
 
 static void summary(FILE *f, const struct one *r)
@@ -371,6 +371,7 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 
 static void one_free(struct one *r)
 {
+	json_decref(r->propagation);
 	rp_lab_destroy(r->lab);
 	if (r->planned)
 		rp_plan_free(&r->plan);
@@ -433,6 +434,7 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	}
 	if (rc == 0) {
 		rp_lab_headline(r.lab, &r.head);
+		r.propagation = rp_lab_propagation_json(r.lab);
 		rc = write_result(&r, o, dir);
 		if (rc == 0)
 			rc = write_qdepth(&r, dir);
