@@ -1,0 +1,43 @@
+/* Which NICs a flow between hosts of several NICs uses (docs/profiles.md,
+ * "Hosts with several NICs"). An end that names one NIC uses it. An end that
+ * names a whole host takes the NIC of the other end's number (NIC r talks to
+ * NIC r: the rail rule of rail-optimised clusters, modulo its own count);
+ * when both ends name whole hosts the source picks by the entry's
+ * nic_spread: round-robin (its k-th such flow, in plan order, on NIC k mod
+ * its NICs: each NIC gets its share exactly) or hash (the flow's entry and
+ * hosts hashed with the profile's qpn_seed: a fixed, seeded spread, as a
+ * NIC-bonding host's per-flow hash). */
+#include "flow_internal.h"
+
+static uint64_t mix(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void rp_plan_pick_nics(struct rp_plan_builder *b, uint16_t t, uint16_t *src, bool src_spread, uint16_t *dst,
+		       bool dst_spread)
+{
+	const struct rp_profile *p = b->plan->prof;
+	if (!src_spread && !dst_spread)
+		return;
+	const struct rp_host *s = &p->hosts[*src], *d = &p->hosts[*dst];
+	const struct rp_server *ss = &p->servers[s->server], *ds = &p->servers[d->server];
+	unsigned r;
+	if (!src_spread) {
+		r = s->nic;
+	} else if (!dst_spread) {
+		r = d->nic;
+	} else if (p->traffic[t].p.nic_spread == RP_NIC_HASH) {
+		uint64_t key = (uint64_t)t << 40 ^ (uint64_t)s->server << 20 ^ d->server;
+		r = (unsigned)(mix(key ^ mix(p->qpn_seed)) % ss->nnics);
+	} else {
+		r = b->nic_rr[s->server]++ % ss->nnics;
+	}
+	if (src_spread)
+		*src = (uint16_t)(ss->nic0 + r % ss->nnics);
+	if (dst_spread)
+		*dst = (uint16_t)(ds->nic0 + r % ds->nnics);
+}
