@@ -241,8 +241,11 @@ static int server_parse(struct rp_vctx *c, const struct rp_node *map, const char
 		return -1;
 	int dup = rp_profile_server_index(p, s->name);
 	bool expand = rp_node_get(map, "nics") != NULL;
-	if (dup >= 0 || (expand && rp_profile_host_index(p, s->name) >= 0))
-		return rp_verr(c, &n->pos, key, "duplicate host name '%s'", s->name);
+	int nic = expand ? rp_profile_host_index(p, s->name) : -1;
+	if (dup < 0 && nic >= 0)
+		dup = p->hosts[nic].server;
+	if (dup >= 0)
+		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", s->name, dup);
 	s->nic0 = (uint16_t)p->nhosts;
 	s->nnics = (uint16_t)nnics;
 	for (size_t r = 0; r < nnics; r++) {

@@ -220,7 +220,7 @@ int rp_profile_server_index(const struct rp_profile *p, const char *name)
 
 bool rp_profile_multi_nic(const struct rp_profile *p)
 {
-	return p->nservers != p->nhosts;
+	return p->nservers && p->nservers != p->nhosts;
 }
 
 int rp_profile_check_one_nic(const struct rp_profile *p, char *err, size_t errlen)

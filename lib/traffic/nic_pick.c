@@ -1,12 +1,14 @@
 /* Which NICs a flow between hosts of several NICs uses (docs/profiles.md,
  * "Hosts with several NICs"). An end that names one NIC uses it. An end that
- * names a whole host takes the NIC of the other end's number (NIC r talks to
- * NIC r: the rail rule of rail-optimised clusters, modulo its own count);
- * when both ends name whole hosts the source picks by the entry's
- * nic_spread: round-robin (its k-th such flow, in plan order, on NIC k mod
- * its NICs: each NIC gets its share exactly) or hash (the flow's entry and
- * hosts hashed with the profile's qpn_seed: a fixed, seeded spread, as a
- * NIC-bonding host's per-flow hash). */
+ * names a whole host follows the other end's NIC number r when that end is
+ * one NIC of a host of several (NIC r talks to NIC r: the rail rule of
+ * rail-optimised clusters, modulo its own count). Otherwise (both ends whole
+ * hosts, or the other end a one-NIC host) the entry's nic_spread picks r:
+ * round-robin (the source host's k-th such flow, in plan order, has r = k:
+ * each NIC gets its share exactly) or hash (the flow's entry and hosts
+ * hashed with the profile's qpn_seed: a fixed, seeded spread, as a bonding
+ * host's per-flow hash); each whole-host end then uses its NIC r mod its
+ * NIC count. */
 #include "flow_internal.h"
 
 static uint64_t mix(uint64_t z)
@@ -25,16 +27,16 @@ void rp_plan_pick_nics(struct rp_plan_builder *b, uint16_t t, uint16_t *src, boo
 		return;
 	const struct rp_host *s = &p->hosts[*src], *d = &p->hosts[*dst];
 	const struct rp_server *ss = &p->servers[s->server], *ds = &p->servers[d->server];
-	unsigned r;
-	if (!src_spread) {
+	uint64_t r;
+	if (!src_spread && ss->nnics > 1) {
 		r = s->nic;
-	} else if (!dst_spread) {
+	} else if (!dst_spread && ds->nnics > 1) {
 		r = d->nic;
 	} else if (p->traffic[t].p.nic_spread == RP_NIC_HASH) {
 		uint64_t key = (uint64_t)t << 40 ^ (uint64_t)s->server << 20 ^ d->server;
-		r = (unsigned)(mix(key ^ mix(p->qpn_seed)) % ss->nnics);
+		r = mix(key ^ mix(p->qpn_seed));
 	} else {
-		r = b->nic_rr[s->server]++ % ss->nnics;
+		r = b->nic_rr[s->server]++;
 	}
 	if (src_spread)
 		*src = (uint16_t)(ss->nic0 + r % ss->nnics);
