@@ -55,7 +55,7 @@ static int host_pair(struct rp_vctx *c, const struct rp_node *port, const char *
 	for (size_t i = 0; k > 0 && i < c->prof->nhosts; i++)
 		if (!strcmp(c->prof->hosts[i].port, h->port))
 			return rp_verr(c, &port->pos, key, "'%s' is already hosts[%zu]'s port; each end of a pair link has one host",
-				       h->port, i);
+				       h->port, (size_t)c->prof->hosts[i].server);
 	return 0;
 }
 
@@ -212,7 +212,8 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 		return -1;
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
-		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
+		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name,
+			       c->prof->hosts[dup].server);
 	h->engine = c->prof->default_engine;
 	if (rp_host_engine_parse(c, map, path, &h->engine) || rp_host_engine_check(c, map, path, h))
 		return -1;
