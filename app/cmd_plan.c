@@ -143,7 +143,8 @@ static void host_rank_text(const struct rp_host *h, const struct launch *l, size
 	else if (h->node[0])
 		snprintf(out, len, "@%.20s", h->node);
 	else
-		snprintf(out, len, "(%zu)", i);
+		snprintf(out, len, "(%u)", h->server); /* a host's NICs share its rank */
+	(void)i;
 }
 
 static void print_hosts(const struct rp_profile *p, const struct launch *l)

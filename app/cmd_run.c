@@ -858,10 +858,6 @@ static int place_hosts(struct run *r, const struct run_opts *o, char **text)
 				     : rp_profile_load(o->profile, &po, err, sizeof(err));
 	if (!p)
 		return rp_cli_error("run", "%s", err);
-	if (rp_profile_check_one_nic(p, err, sizeof(err))) {
-		rp_profile_free(p);
-		return rp_cli_error("run", "%s", err);
-	}
 	r->mine = calloc(p->nhosts, sizeof(*r->mine));
 	r->host_rank = calloc(p->nhosts, sizeof(*r->host_rank));
 	int rc = r->mine && r->host_rank ? 0 : rp_cli_error("run", "out of memory");

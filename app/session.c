@@ -38,8 +38,6 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 				  : rp_profile_load(profile, &po, err, sizeof(err));
 	if (!s->prof)
 		return rp_cli_error(s->cmd, "%s", err);
-	if (rp_profile_check_one_nic(s->prof, err, sizeof(err)))
-		return rp_cli_error(s->cmd, "%s", err);
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "%s", err);
 	s->plan_built = true;

@@ -223,15 +223,3 @@ bool rp_profile_multi_nic(const struct rp_profile *p)
 	return p->nservers && p->nservers != p->nhosts;
 }
 
-int rp_profile_check_one_nic(const struct rp_profile *p, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < p->nservers; i++)
-		if (p->servers[i].nnics > 1) {
-			snprintf(err, errlen,
-				 "%s: host '%s' has %u NICs (nics:): the DPDK engine drives one port per host today; give "
-				 "each NIC its own host entry with its port, or run the profile in `roceprobe lab`",
-				 p->name, p->servers[i].name, p->servers[i].nnics);
-			return -1;
-		}
-	return 0;
-}

@@ -304,8 +304,6 @@ int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 w
 int rp_profile_server_index(const struct rp_profile *p, const char *name); /* -1 when absent */
 /* Whether some host has several NICs (`nics:`). */
 bool rp_profile_multi_nic(const struct rp_profile *p);
-/* 0, or -1 with one line when some host has several NICs (gen/run take one port per host). */
-int rp_profile_check_one_nic(const struct rp_profile *p, char *err, size_t errlen);
 
 /* ---- addresses read at start (host_addr.c) ----
  * A host's `mac: auto` and `ipv4/ipv6: netdev` are filled on the rank that runs

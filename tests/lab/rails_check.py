@@ -17,7 +17,15 @@
   hash    one host of 8 NICs fans out to 400 one-NIC hosts: round-robin gives every NIC 50
           flows; nic_spread: hash gives each NIC a Binomial(400, 1/8) share (bound below).
   bad     bad NIC counts, names, lists and rail shapes: one line FILE:L:C: key ..., exit 2,
-          nothing written; `run` refuses a host of several NICs in one line.
+          nothing written.
+  run     `roceprobe run` on real DPDK ports: hosts a and b of 2 NICs, NIC r of a wired back
+          to back to NIC r of b (pair: links, one per rail):
+
+            a.nic0 [pair:r0:0] ========== [pair:r0:1] b.nic0
+            a.nic1 [pair:r1:0] ========== [pair:r1:1] b.nic1
+
+          a frame can only reach the NIC at the other end of its cable, so every frame
+          arriving where it is addressed (misdelivered 0) says each flow kept NIC r -> NIC r.
   determinism  pod b) twice with --capture: the same result.json (bar environment) and
           the same 16 pcaps, byte for byte.
 
@@ -230,13 +238,35 @@ def case_bad(tmp):
                (not line or f"bad{i}.yaml:{line}" in first),
                f"case {i}: exit 2, one line at line {line or '-'} naming '{key}' and '{want}': {p.stderr.strip()!r}")
         expect(not os.path.exists(out), f"case {i}: nothing written")
-    # The DPDK engine takes one port per host: a host of several NICs is one line, exit 2.
-    path = write(tmp, "run", head + ok_hosts + traffic)
-    p = run("run", path, "-o", os.path.join(tmp, "runout"), timeout=60)
-    lines = p.stderr.strip().splitlines()
-    expect(p.returncode == 2 and len(lines) == 1 and "host 'h0' has 4 NICs" in lines[0] and "roceprobe run:" in lines[0],
-           f"run: exit 2, one line: {p.stderr.strip()!r}")
-    expect(not os.path.exists(os.path.join(tmp, "runout")), "run: nothing written")
+
+
+def case_run(tmp):
+    # all-to-all a <-> b (whole hosts): a's pick 0 and b's pick 0: a.nic0 <-> b.nic0, 200
+    # messages each way; f: a -> b, a's pick 1: a.nic1 -> b.nic1, 300; g: b.nic1 -> a (a
+    # follows: a.nic1), 100. 1 KiB WRITEs at mtu 1024: one frame per message, so the ports
+    # receive a.nic0 200, a.nic1 100, b.nic0 200, b.nic1 300 frames.
+    text = ("name: run2x2\ndefaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26}\nhosts:\n"
+            '  - {name: a, mac: "02:00:00:00:01:00", ipv4: 192.0.2.1, nics: [{port: "pair:r0:0"}, {port: "pair:r1:0"}]}\n'
+            '  - {name: b, mac: "02:00:00:00:02:00", ipv4: 192.0.2.11, nics: [{port: "pair:r0:1"}, {port: "pair:r1:1"}]}\n'
+            "traffic:\n"
+            "  - {name: a2a, pattern: all-to-all, hosts: all, rate: 200M, messages: 200}\n"
+            "  - {name: f, pattern: flow, src: a, dst: b, rate: 200M, messages: 300}\n"
+            "  - {name: g, pattern: flow, src: b.nic1, dst: a, rate: 200M, messages: 100}\n")
+    path, out = write(tmp, "run", text), os.path.join(tmp, "runout")
+    p = run("run", path, "-o", out, timeout=120)
+    expect(p.returncode == 0, f"run exits 0 ({p.returncode}): {p.stderr.strip()[-300:]!r}")
+    if p.returncode != 0:
+        return
+    with open(os.path.join(out, "result.json")) as f:
+        j = json.load(f)
+    flows = [(f["src"], f["dst"], f["rx_packets"], f["lost"]) for f in j["flows"]]
+    expect(flows == [("a.nic0", "b.nic0", 200, 0), ("b.nic0", "a.nic0", 200, 0), ("a.nic1", "b.nic1", 300, 0),
+                     ("b.nic1", "a.nic1", 100, 0)], f"the flows on their NICs, all received: {flows}")
+    ports = {x["node"]: (x["rx_frames"], x["misdelivered"]) for x in j["ports"]}
+    expect(ports == {"a.nic0": (200, 0), "a.nic1": (100, 0), "b.nic0": (200, 0), "b.nic1": (300, 0)},
+           f"each NIC's port received its frames, none misdelivered: {ports}")
+    expect([h["port"] for h in j["hosts"]] == ["pair:r0:0", "pair:r1:0", "pair:r0:1", "pair:r1:1"],
+           "result.json hosts: one entry per NIC with its own port")
 
 
 def case_determinism(tmp):
@@ -254,6 +284,6 @@ def case_determinism(tmp):
 
 
 with tempfile.TemporaryDirectory(prefix="rp-rails-") as tmp:
-    {"pod": case_pod, "spread": case_spread, "hash": case_hash, "bad": case_bad,
+    {"pod": case_pod, "spread": case_spread, "hash": case_hash, "bad": case_bad, "run": case_run,
      "determinism": case_determinism}[CASE](tmp)
 finish(f"rails-{CASE}")
