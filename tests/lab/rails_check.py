@@ -16,6 +16,16 @@
           fabric, 2 spines) no frame crosses a spine and every NIC sends 2 frames.
   hash    one host of 8 NICs fans out to 400 one-NIC hosts: round-robin gives every NIC 50
           flows; nic_spread: hash gives each NIC a Binomial(400, 1/8) share (bound below).
+  pfc     each NIC its own port, queues and PFC: one switch, 4 hosts of 2 NICs at 100G (port
+          2i + r is NIC r of host i); a 3:1 incast h1.nic0, h2.nic0, h3.nic0 -> h0.nic0 on
+          the lossless priority 3, and beside it h1.nic1 -> h0.nic1 alone:
+
+                     sw0 (one switch: port 2i + r = NIC r of host i)
+            h0.nic0 <== h1.nic0, h2.nic0, h3.nic0    3:1 incast, priority 3, lossless
+            h0.nic1 <== h1.nic1                      alone on its ports
+
+          the incast's senders are paused; h1.nic1, on the same host as a paused NIC, is not
+          (no PFC frame reaches it) and runs at line rate.
   bad     bad NIC counts, names, lists and rail shapes: one line FILE:L:C: key ..., exit 2,
           nothing written.
   run     `roceprobe run` on real DPDK ports: hosts a and b of 2 NICs, NIC r of a wired back
@@ -240,6 +250,27 @@ def case_bad(tmp):
         expect(not os.path.exists(out), f"case {i}: nothing written")
 
 
+def case_pfc(tmp):
+    text = ("name: nicpfc\ndefaults: {speed: 100G, opcode: write, message_size: 64KiB, mtu: 4096, dscp: 26}\n"
+            "hosts:\n" + multi_hosts(4, 2) + "traffic:\n"
+            "  - {name: incast, pattern: incast, senders: [h1.nic0, h2.nic0, h3.nic0], receiver: h0.nic0, rate: 100%,"
+            " messages: 50}\n"
+            "  - {name: side, pattern: flow, src: h1.nic1, dst: h0.nic1, rate: 100%, messages: 50}\n")
+    j = lab(write(tmp, "pfc", text), os.path.join(tmp, "pfc"))
+    pfc = {p["node"]: p["pfc_frames"] for p in j["ports"]}
+    expect(all(pfc[f"h{i}.nic0"] > 0 for i in (1, 2, 3)), f"the incast's three sending NICs receive PFC: {pfc}")
+    expect(pfc["h1.nic1"] == 0 and pfc["h0.nic1"] == 0, "h1.nic1 (its host's NIC 0 paused) and h0.nic1 receive none")
+    # 50 messages of 64 KiB = 800 frames of 4170 bytes per flow; alone on its path the side
+    # flow runs at line rate: 100G x 4096 / (4170 + 24) = 97.66 Gbit/s of payload.
+    side = [f for f in j["flows"] if f["src"] == "h1.nic1"][0]
+    expect(abs(side["goodput_active_gbps"] - 97.66) <= 0.01 * 97.66 and side["rx_packets"] == 800,
+           f"h1.nic1 -> h0.nic1: 800 frames at 97.66 Gbit/s within 1% ({side['goodput_active_gbps']:.3f})")
+    expect(j["headline"]["lost"] == 0 and sum(f["rx_packets"] for f in j["flows"]) == 3200, "no loss: 3200 of 3200")
+    h1 = [h for h in j["hosts"] if h["name"] == "h1"][0]
+    expect([n["tx_frames"] for n in h1["nics"]] == [800, 800] and h1["tx_frames"] == 1600,
+           "host h1: 800 frames out of each NIC, 1600 together")
+
+
 def case_run(tmp):
     # all-to-all a <-> b (whole hosts): a's pick 0 and b's pick 0: a.nic0 <-> b.nic0, 200
     # messages each way; f: a -> b, a's pick 1: a.nic1 -> b.nic1, 300; g: b.nic1 -> a (a
@@ -284,6 +315,6 @@ def case_determinism(tmp):
 
 
 with tempfile.TemporaryDirectory(prefix="rp-rails-") as tmp:
-    {"pod": case_pod, "spread": case_spread, "hash": case_hash, "bad": case_bad, "run": case_run,
+    {"pod": case_pod, "spread": case_spread, "hash": case_hash, "bad": case_bad, "run": case_run, "pfc": case_pfc,
      "determinism": case_determinism}[CASE](tmp)
 finish(f"rails-{CASE}")
