@@ -1,9 +1,9 @@
 /* A host's `nics:` (docs/profiles.md, "Hosts with several NICs"): `nics: 8`,
  * or a list of NICs each with its own name, mac, ipv4, ipv6, gateway,
- * gateway_mac, port or pci. Each NIC becomes one entry of hosts[] through the
- * one host parser: its map is the host's (less `nics`), named HOST.NIC, with
- * the NIC's own keys over it and what it does not give derived from the
- * host's by its number r:
+ * gateway_mac, port or pci (device, gid_index with engine: verbs). Each NIC
+ * becomes one entry of hosts[] through the one host parser: its map is the
+ * host's (less `nics`), named HOST.NIC, with the NIC's own keys over it and
+ * what it does not give derived from the host's by its number r:
  * - mac: the host's + r (a board's NICs have consecutive MACs);
  * - ipv4, ipv6, gateway: with a prefix, r subnets up (10.0.0.1/24 -> NIC r
  *   10.0.r.1/24: one subnet per rail, as rail-optimised clusters number
@@ -19,7 +19,8 @@
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
 
-static const char *const nic_keys[] = {"name", "mac", "ipv4", "ipv6", "gateway", "gateway_mac", "port", "pci", NULL};
+static const char *const nic_keys[] = {"name", "mac", "ipv4",   "ipv6",      "gateway", "gateway_mac",
+				       "port", "pci", "device", "gid_index", NULL};
 
 int rp_host_nic_count(struct rp_vctx *c, const struct rp_node *map, const char *path, size_t *n)
 {
