@@ -110,6 +110,15 @@ static int derive_mac(const char *s, unsigned r, char *out)
 	return 0;
 }
 
+/* A copy of n, or NULL after the one line (out of memory). */
+static struct rp_node *copy(struct rp_vctx *c, const struct rp_node *n, const char *key)
+{
+	struct rp_node *m = rp_node_clone(n);
+	if (!m)
+		rp_verr(c, &n->pos, key, "out of memory");
+	return m;
+}
+
 /* A copy of v (the host's value of key k) for NIC r. */
 static struct rp_node *derived(struct rp_vctx *c, const struct rp_node *map, const char *k, const struct rp_node *v,
 			       const char *path, unsigned r)
@@ -119,9 +128,13 @@ static struct rp_node *derived(struct rp_vctx *c, const struct rp_node *map, con
 	bool addr = !strcmp(k, "ipv4") || !strcmp(k, "ipv6") || !strcmp(k, "gateway"), mac = !strcmp(k, "mac");
 	if (v->type == RP_NODE_SEQ && !strcmp(k, "gateway")) { /* [v4, v6] */
 		struct rp_node *s = rp_node_new(RP_NODE_SEQ, v->pos);
+		if (!s)
+			rp_verr(c, &v->pos, key, "out of memory");
 		for (size_t i = 0; s && i < v->n; i++) {
 			struct rp_node *item = derived(c, map, k, v->items[i], path, r);
 			if (!item || rp_node_seq_add(s, item)) {
+				if (item)
+					rp_verr(c, &v->pos, key, "out of memory");
 				rp_node_free(item);
 				rp_node_free(s);
 				return NULL;
@@ -130,7 +143,7 @@ static struct rp_node *derived(struct rp_vctx *c, const struct rp_node *map, con
 		return s;
 	}
 	if (v->type != RP_NODE_SCALAR || (!addr && !mac) || r == 0)
-		return rp_node_clone(v);
+		return copy(c, v, key);
 	int rc = mac ? derive_mac(v->scalar, r, out)
 		     : derive_ip(v->scalar, prefix_of(map, "ipv4"), prefix_of(map, "ipv6"), r, out, sizeof(out));
 	if (rc < 0) {
@@ -138,7 +151,12 @@ static struct rp_node *derived(struct rp_vctx *c, const struct rp_node *map, con
 			mac ? "MAC addresses" : "addresses");
 		return NULL;
 	}
-	return rc ? rp_node_clone(v) : rp_node_new_scalar(out, true, v->pos);
+	if (rc)
+		return copy(c, v, key);
+	struct rp_node *d = rp_node_new_scalar(out, true, v->pos);
+	if (!d)
+		rp_verr(c, &v->pos, key, "out of memory");
+	return d;
 }
 
 static int add(struct rp_vctx *c, struct rp_node *m, const char *k, struct rp_pos pos, struct rp_node *v,
@@ -146,8 +164,10 @@ static int add(struct rp_vctx *c, struct rp_node *m, const char *k, struct rp_po
 {
 	if (v && rp_node_map_add(m, k, pos, v) == 0)
 		return 0;
+	if (!v) /* the reason is written */
+		return -1;
 	rp_node_free(v);
-	return v || !c->err[0] ? rp_verr(c, &pos, path, "out of memory") : -1;
+	return rp_verr(c, &pos, path, "out of memory");
 }
 
 /* NIC r of n: its own map (the list form), or NULL for `nics: N`. */
@@ -185,8 +205,11 @@ struct rp_node *rp_host_nic_map(struct rp_vctx *c, const struct rp_node *map, co
 		return NULL;
 	}
 	snprintf(full, sizeof(full), "%s.%s", hname && hname->type == RP_NODE_SCALAR ? hname->scalar : "?", nic);
-	if (add(c, m, "name", hname ? hname->pos : map->pos, rp_node_new_scalar(full, true, hname ? hname->pos : map->pos),
-		npath))
+	struct rp_pos npos = hname ? hname->pos : map->pos;
+	struct rp_node *nm = rp_node_new_scalar(full, true, npos);
+	if (!nm)
+		rp_verr(c, &npos, npath, "out of memory");
+	if (add(c, m, "name", npos, nm, npath))
 		goto fail;
 	for (size_t i = 0; i < map->n; i++) {
 		const char *k = map->kv[i].key;
@@ -203,7 +226,7 @@ struct rp_node *rp_host_nic_map(struct rp_vctx *c, const struct rp_node *map, co
 	}
 	for (size_t i = 0; item && i < item->n; i++)
 		if (strcmp(item->kv[i].key, "name") &&
-		    add(c, m, item->kv[i].key, item->kv[i].key_pos, rp_node_clone(item->kv[i].val), npath))
+		    add(c, m, item->kv[i].key, item->kv[i].key_pos, copy(c, item->kv[i].val, npath), npath))
 			goto fail;
 	return m;
 fail:
