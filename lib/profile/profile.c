@@ -197,6 +197,7 @@ void rp_profile_free(struct rp_profile *p)
 	if (!p)
 		return;
 	free(p->hosts);
+	free(p->servers);
 	free(p->traffic);
 	free(p);
 }
@@ -208,3 +209,17 @@ int rp_profile_host_index(const struct rp_profile *p, const char *name)
 			return (int)i;
 	return -1;
 }
+
+int rp_profile_server_index(const struct rp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nservers; i++)
+		if (strcmp(p->servers[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool rp_profile_multi_nic(const struct rp_profile *p)
+{
+	return p->nservers && p->nservers != p->nhosts;
+}
+

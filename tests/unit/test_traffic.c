@@ -646,6 +646,40 @@ static void test_permutation_and_fan_out(void **state)
 	rp_profile_free(p);
 }
 
+/* Which NIC each flow takes (traffic/nic_pick.c), worked by hand. a and b
+ * have 4 NICs (hosts[0..3], [4..7]), c one (hosts[8]). Round-robin counts
+ * only the flows where the source host picks:
+ *   fan-out a -> b: both whole, a's pick 0: a.nic0 -> b.nic0
+ *   fan-out a -> c: c has one NIC, a's pick 1: a.nic1 -> c
+ *   a.nic3 -> b: b follows the NIC number: b.nic3 (a's count stays 2)
+ *   c -> b: c's own pick 0: b.nic0
+ *   a -> b.nic2: a follows: a.nic2
+ *   incast a -> b: a's pick 2: a.nic2 -> b.nic2 */
+static void test_nic_spread(void **state)
+{
+	(void)state;
+	struct rp_profile *p = load("hosts:\n"
+				    "  - {name: a, nics: 4, mac: \"02:00:00:00:01:00\", ipv4: 10.0.1.1}\n"
+				    "  - {name: b, nics: 4, mac: \"02:00:00:00:02:00\", ipv4: 10.0.2.1}\n"
+				    "  - {name: c, mac: \"02:00:00:00:03:00\", ipv4: 10.0.3.1}\n"
+				    "traffic:\n"
+				    "  - {pattern: fan-out, sender: a, receivers: [b, c], packets: 1}\n"
+				    "  - {pattern: flow, src: a.nic3, dst: b, packets: 1}\n"
+				    "  - {pattern: flow, src: c, dst: b, packets: 1}\n"
+				    "  - {pattern: flow, src: a, dst: b.nic2, packets: 1}\n"
+				    "  - {pattern: incast, senders: [a], receiver: b, packets: 1}\n");
+	struct rp_plan pl;
+	build(p, &pl);
+	static const uint16_t want[][2] = {{0, 4}, {1, 8}, {3, 7}, {8, 4}, {2, 6}, {2, 6}};
+	assert_int_equal(pl.nflows, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(pl.flows[i].src, want[i][0]);
+		assert_int_equal(pl.flows[i].dst, want[i][1]);
+	}
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_all_to_all_phase_is_slowest_sender),
 		cmocka_unit_test(test_permutation_and_fan_out),
 		cmocka_unit_test(test_next_hops),
+		cmocka_unit_test(test_nic_spread),
 		cmocka_unit_test(test_next_hop_mac_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
