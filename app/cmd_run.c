@@ -552,6 +552,9 @@ static json_t *hosts_json(const struct run *r)
 				      "ipv6", H->has_ipv6 ? ip6 : NULL, "ipv6_prefix",
 				      H->has_ipv6 && H->ipv6_plen != RP_PLEN_NONE ? json_integer(H->ipv6_plen) : json_null(),
 				      "ip_from", H->ipv4_netdev || H->ipv6_netdev ? "netdev" : "profile");
+		/* a NIC of a host of several (nics:): which host, which NIC, as plan --json says */
+		json_object_set_new(o, "host", json_string(p->servers[H->server].name));
+		json_object_set_new(o, "nic", json_integer(H->nic));
 		json_array_append_new(arr, o);
 	}
 	return arr;
