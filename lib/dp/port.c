@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <net/if.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "dp.h"
+#include "netdev.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -168,6 +170,18 @@ static struct rte_mempool *make_pool(const char *port, unsigned n_txq, size_t ma
 	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, (int)rte_socket_id());
 }
 
+/* Why devargs gave no port: the interface it names (iface=) missing on this
+ * machine, or else the PMD / the NIC's binding. */
+static void no_port(const char *devargs, const char *name, char *err, size_t errlen)
+{
+	char ifname[IF_NAMESIZE], e[256];
+	if (rp_dp_port_netdev(devargs, false, ifname, sizeof(ifname), e, sizeof(e)) == 0 && !if_nametoindex(ifname))
+		snprintf(err, errlen, "no DPDK port '%s': its interface '%s' does not exist on this machine (ip link)", name,
+			 ifname);
+	else
+		snprintf(err, errlen, "no DPDK port '%s' (is the PMD installed, the NIC bound to vfio-pci?)", name);
+}
+
 int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
 		    size_t errlen)
 {
@@ -178,7 +192,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 		if (rp_dp_pair_create(devargs, &p->id, err, errlen) != 0)
 			return -1;
 	} else if (rte_eth_dev_get_port_by_name(p->name, &p->id) != 0) {
-		snprintf(err, errlen, "no DPDK port '%s' (is the PMD installed, the NIC bound to vfio-pci?)", p->name);
+		no_port(devargs, p->name, err, errlen);
 		return -1;
 	}
 	struct rte_eth_dev_info info;

@@ -311,7 +311,8 @@ def case_missing(tmp):
     ours = said(p)
     node = socket.gethostname()
     expect(p.returncode == 2 and len(ours) == 1 and "h2.nic1" in ours[0] and "rank 2" in ours[0] and node in ours[0]
-           and "no DPDK port" in ours[0], f"exit 2, one line naming h2.nic1, rank 2, node {node}, the reason ({ours})")
+           and "interface 'rpm-none' does not exist" in ours[0],
+           f"exit 2, one line naming h2.nic1, rank 2, node {node}, the reason: no interface rpm-none ({ours})")
     sent = {v: after[v]["tx"] - before[v]["tx"] for v in (veth(k, r) for k, r in NICS) if after[v]["tx"] != before[v]["tx"]}
     expect(not sent, f"no rank sent a frame on any NIC ({sent})")
     expect(not os.path.exists(out), "no result directory")
