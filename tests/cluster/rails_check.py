@@ -46,7 +46,9 @@ Cases:
             {rank}, mac: auto, ipv4: netdev), each veth with its kernel address 10.95.r.(k+1)/24:
             per-rail all-to-all, every pair 128/128, nothing lost; every NIC's MAC and address
             in result.json == `ip -j link` / `ip -j addr` of its veth (each read on its own rank
-            and sent to the others in the host allgather, or no frame would have reached it).
+            and sent to the others in the host allgather, or no frame would have reached it);
+            and `plan --ranks 32` of profiles/cluster-rails-4nic.yaml: 128 NICs, server k's 4 on
+            rank k, 4 x 32 x 31 = 3968 flows, each NIC r -> NIC r.
 
 usage: rails_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
 """
@@ -342,6 +344,17 @@ traffic:
   - {name: r0, pattern: all-to-all, hosts: "*.nic0", rate: 20M, message_size: 64KiB, messages: 2}
   - {name: r1, pattern: all-to-all, hosts: "*.nic1", rate: 20M, message_size: 64KiB, messages: 2}
 """
+    # The shipped profile of the same shape (32 servers x 4 NICs): its expansion, worked by hand.
+    shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles", "cluster-rails-4nic.yaml")
+    pl = subprocess.run([ROCEPROBE, "plan", shipped, "--ranks", "32", "--json"], capture_output=True, text=True)
+    expect(pl.returncode == 0, f"plan profiles/cluster-rails-4nic.yaml --ranks 32: exit 0 ({pl.stderr.strip()})")
+    if pl.returncode == 0:
+        pj = json.loads(pl.stdout)
+        expect([(h["name"], h["host"], h["nic"], h["rank"]) for h in pj["hosts"]] ==
+               [(f"gpu{k:02}.nic{r}", f"gpu{k:02}", r, k) for k in range(32) for r in range(4)],
+               "cluster-rails-4nic: 32 servers x 4 NICs, server k's NICs all on rank k")
+        expect(len(pj["flows"]) == 4 * 32 * 31 and all(f["src_nic"] == rail_of(f["dst"]) for f in pj["flows"]),
+               f"cluster-rails-4nic: 4 rails x 32 x 31 = 3968 flows, each NIC r -> NIC r ({len(pj['flows'])})")
     truth = {}
     for k, r in NICS:  # what the kernel says about each NIC's veth
         a = [x for x in json.loads(sh(f"ip -j addr show {veth(k, r)}"))[0]["addr_info"] if x["family"] == "inet"][0]
