@@ -39,6 +39,10 @@ Cases:
             half the rate, as two NICs on one lcore reach on a loaded machine). Rail
             1's flows lose exactly the kernel's drops on rail 1 (tbf's dropped, tc -s; plus any
             veth drop, ip -s link), rail 0's lose 0, as the kernel dropped nothing there.
+  kill      the incast of case tbf without the tbf, 20 Mbit/s for 10 s; kill -9 of rank 1 (h1) once
+            both its NICs' veths sent 500 frames: rank 0 writes result.json with incomplete: both
+            NICs of h1; each of h1's flows marked sender, its rx == what the kernel saw its veth
+            send (less its ARP); h0's flows whole (tx == rx == its veth's kernel tx, lost 0).
   missing   h2's NIC 1 names an interface that does not exist: exit 2, one line naming h2.nic1
             (host h2, NIC 1), rank 2, its node and the reason; no rank sends a frame (every veth's
             kernel tx stays where it was).
@@ -56,6 +60,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -301,6 +306,84 @@ def case_tbf(tmp):
                                               f"{sum(drops[1].values())} ({drops[1]})")
     expect(lost[0] == 0 and not drops[0], f"rail 0 lost {lost[0]}, the kernel dropped nothing there ({drops[0]})")
     expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] for f in flows), "every flow: tx == rx + lost")
+
+
+def rank_pid(path, rank):
+    """The pid of this job's roceprobe (its profile path) with that MPI rank."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
+            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in cmd and b"run" in cmd and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(d)
+    return None
+
+
+def case_kill(tmp):
+    setup()
+    sniff = [BridgeSniff(f"rpm-br{r}") for r in range(RAILS)]
+    for s in sniff:
+        s.start()
+    before = links()
+    path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+    with open(path, "w") as f:
+        f.write(profile(
+            "  - {name: i0, pattern: incast, senders: [h0.nic0, h1.nic0], receiver: h2, rate: 20M, duration: 10s}\n"
+            "  - {name: i1, pattern: incast, senders: [h0.nic1, h1.nic1], receiver: h2, rate: 20M, duration: 10s}"))
+    # Open MPI kills the job 1 s (SIGTERM) and 2 s (SIGKILL) after a rank dies: give the others 10 s.
+    p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "--mca", "odls_base_sigkill_timeout", "10",
+                          "-np", str(NHOSTS), ROCEPROBE, "run", path, "-o", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    pids, killed = {}, False
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        if len(pids) < NHOSTS:
+            pids = {k: v for k in range(NHOSTS) if (v := rank_pid(path, k))}
+        if len(pids) == NHOSTS and all(link(veth(1, r))["tx"] - before[veth(1, r)]["tx"] >= 500 for r in range(RAILS)):
+            os.kill(pids[1], signal.SIGKILL)
+            killed = True
+            break
+        time.sleep(0.05)
+    try:
+        _, err = p.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    for v in pids.values():  # a killed EAL leaves /var/run/dpdk/rpPID
+        for _ in range(100):
+            if not os.path.exists(f"/proc/{v}"):
+                break
+            time.sleep(0.05)
+        if not os.path.exists(f"/proc/{v}"):
+            sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
+    after = links()
+    for s in sniff:
+        s.stop()
+    expect(killed, "rank 1 (h1, both its NICs sending) killed mid-run")
+    expect("result.json is incomplete (exit 3)" in err, "rank 0 says the result is incomplete, exit 3")
+    ok = os.path.exists(os.path.join(out, "result.json"))
+    expect(ok, "rank 0 wrote result.json")
+    if not ok:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    flows = {f["src"]: f for f in j["flows"]}
+    print("flows", [(f["src"], f["dst"], f["tx_packets"], f["rx_packets"], f["lost"], f.get("incomplete"))
+                    for f in j["flows"]], "ARP", [s.arp for s in sniff])
+    expect(j.get("incomplete") == [nic(1, 0), nic(1, 1)], f"incomplete: both NICs of h1 ({j.get('incomplete')})")
+    ranks = j.get("cluster", {}).get("ranks", [])
+    expect([x.get("lost", False) for x in ranks] == [False, True, False], "cluster.ranks[1].lost, the others not")
+    for r in range(RAILS):
+        sent = {k: after[veth(k, r)]["tx"] - before[veth(k, r)]["tx"] - sniff[r].arp.get(mac(k, r), 0) for k in (0, 1)}
+        dead, live = flows.get(nic(1, r), {}), flows.get(nic(0, r), {})
+        expect(dead.get("incomplete") == "sender" and dead.get("lost") is None and dead.get("rx_packets") == sent[1] > 0,
+               f"{nic(1, r)}'s flow marked sender, its rx {dead.get('rx_packets')} == what the kernel saw "
+               f"{veth(1, r)} send {sent[1]} (less its ARP)")
+        expect(live.get("tx_packets") == live.get("rx_packets") == sent[0] and live.get("lost") == 0,
+               f"{nic(0, r)}'s flow whole: tx == rx == {veth(0, r)}'s kernel tx {sent[0]} (less its ARP), lost 0")
 
 
 def case_missing(tmp):
