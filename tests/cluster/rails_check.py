@@ -36,14 +36,16 @@ Cases:
   tbf       rail-aligned incast: h0.nic0 and h1.nic0 at 60 Mbit/s each into h2 (its NIC 0 by the
             rail rule), h0.nic1 and h1.nic1 the same into h2's NIC 1, for 1 s, with tc tbf
             10 Mbit/s on rail 1's port to h2 (rpm-21p): 120 Mbit/s into 10 overflows it (even at a
-            quarter of the rate, as two NICs on one lcore reach on a loaded machine). Rail
+            quarter of the rate, as two NICs on one lcore reach on a loaded machine). Host hk
+            says rank: (k + 1) % 3: the receiver h2 on rank 0, each host with both NICs. Rail
             1's flows lose exactly the kernel's drops on rail 1 (tbf's dropped, tc -s; plus any
             veth drop, ip -s link), rail 0's lose 0, as the kernel dropped nothing there.
   kill      the incast of case tbf without the tbf, 20 Mbit/s for 10 s; kill -9 of rank 1 (h1) once
             both its NICs' veths sent 500 frames: rank 0 writes result.json with incomplete: both
             NICs of h1; each of h1's flows marked sender, its rx == what the kernel saw its veth
             send (less its ARP); h0's flows whole (tx == rx == its veth's kernel tx, lost 0).
-  missing   h2's NIC 1 names an interface that does not exist: exit 2, one line naming h2.nic1
+  missing   every host placed by node: (this machine: host k on its local rank k), and h2's
+            NIC 1 names an interface that does not exist: exit 2, one line naming h2.nic1
             (host h2, NIC 1), rank 2, its node and the reason; no rank sends a frame (every veth's
             kernel tx stays where it was).
   template  the hosts come from a host_template (count: ranks, nics: a list of 2 ports from
@@ -182,8 +184,8 @@ def port(k, r, iface=None):
     return f"net_af_packet{r},iface={iface or veth(k, r)},framecnt=4096"
 
 
-def profile(traffic, port_of=port):
-    hosts = "\n".join(f'  - {{name: h{k}, mac: "{mac(k, 0)}", ipv4: 10.96.0.{k + 1}/24, nics: ['
+def profile(traffic, port_of=port, place=lambda k: ""):
+    hosts = "\n".join(f'  - {{name: h{k}, mac: "{mac(k, 0)}", ipv4: 10.96.0.{k + 1}/24,{place(k)} nics: ['
                       + ", ".join(f'{{port: "{port_of(k, r)}"}}' for r in range(RAILS)) + "]}"
                       for k in range(NHOSTS))
     return f"""name: rails-{CASE}
@@ -286,7 +288,8 @@ def case_tbf(tmp):
     before = {r: check.kernel_drops(rail_ifaces[r], "rpm-21p" if r == 1 else None) for r in range(RAILS)}
     p, out = mpirun(tmp, profile(
         "  - {name: i0, pattern: incast, senders: [h0.nic0, h1.nic0], receiver: h2, rate: 60M, duration: 1s}\n"
-        "  - {name: i1, pattern: incast, senders: [h0.nic1, h1.nic1], receiver: h2, rate: 60M, duration: 1s}"))
+        "  - {name: i1, pattern: incast, senders: [h0.nic1, h1.nic1], receiver: h2, rate: 60M, duration: 1s}",
+        place=lambda k: f" rank: {(k + 1) % NHOSTS},"))
     after = {r: check.kernel_drops(rail_ifaces[r], "rpm-21p" if r == 1 else None) for r in range(RAILS)}
     expect(p.returncode == 0, f"mpirun -np 3 roceprobe run (rail incast): exit 0 ({p.returncode}: {said(p)})")
     if p.returncode != 0:
@@ -307,6 +310,9 @@ def case_tbf(tmp):
                                               f"{sum(drops[1].values())} ({drops[1]})")
     expect(lost[0] == 0 and not drops[0], f"rail 0 lost {lost[0]}, the kernel dropped nothing there ({drops[0]})")
     expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] for f in flows), "every flow: tx == rx + lost")
+    ranks = j.get("cluster", {}).get("ranks", [])
+    expect([x["hosts"] for x in ranks] == [[nic(2, 0), nic(2, 1)], [nic(0, 0), nic(0, 1)], [nic(1, 0), nic(1, 1)]],
+           f"rank: h0 on 1, h1 on 2, h2 on 0, each with both its NICs ({[x.get('hosts') for x in ranks]})")
 
 
 def rank_pid(path, rank):
@@ -346,14 +352,22 @@ def case_kill(tmp):
             pids = {k: v for k in range(NHOSTS) if (v := rank_pid(path, k))}
         if len(pids) == NHOSTS and all(link(veth(1, r))["tx"] - before[veth(1, r)]["tx"] >= 500 for r in range(RAILS)):
             os.kill(pids[1], signal.SIGKILL)
-            killed = True
+            killed = time.time()
             break
         time.sleep(0.05)
+    gone = None
+    while killed and time.time() < killed + 30 and gone is None:
+        if all(not os.path.exists(f"/proc/{v}") or open(f"/proc/{v}/stat").read().split()[2] == "Z"
+               for k, v in pids.items() if k != 1):
+            gone = time.time() - killed
+        time.sleep(0.02)
     try:
         _, err = p.communicate(timeout=40)
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
+    print(f"ranks 0 and 2 gone {gone} s after the kill; mpirun exit {p.returncode} "
+          f"{time.time() - killed if killed else None} s after")
     for v in pids.values():  # a killed EAL leaves /var/run/dpdk/rpPID
         for _ in range(100):
             if not os.path.exists(f"/proc/{v}"):
@@ -365,6 +379,7 @@ def case_kill(tmp):
     for s in sniff:
         s.stop()
     expect(killed, "rank 1 (h1, both its NICs sending) killed mid-run")
+    expect(gone is not None and gone < 5, f"ranks 0 and 2 stopped within 5 s of the kill ({gone} s)")
     expect("result.json is incomplete (exit 3)" in err, "rank 0 says the result is incomplete, exit 3")
     ok = os.path.exists(os.path.join(out, "result.json"))
     expect(ok, "rank 0 wrote result.json")
@@ -392,7 +407,8 @@ def case_missing(tmp):
     before = links()
     p, out = mpirun(tmp, profile("  - {name: r0, pattern: all-to-all, hosts: \"*.nic0\", rate: 20M, messages: 2}\n"
                                  "  - {name: r1, pattern: all-to-all, hosts: \"*.nic1\", rate: 20M, messages: 2}",
-                                 lambda k, r: port(k, r, "rpm-none") if (k, r) == (2, 1) else port(k, r)))
+                                 lambda k, r: port(k, r, "rpm-none") if (k, r) == (2, 1) else port(k, r),
+                                 lambda k: f" node: {socket.gethostname()},"))
     after = links()
     ours = said(p)
     node = socket.gethostname()
