@@ -30,6 +30,8 @@ Cases:
             - nothing crosses rails: per rail bridge, the data frames its ports took in (each
               bridge port's rx less that NIC's ARP) == the tx of that rail's flows, so the other
               rail's flows brought it 0; the bridge itself saw no flooded RoCE frame;
+            - each NIC's capture (--capture, written on its rank), read by tshark: the RoCE frames
+              to its MAC came from rail r's NICs only, as many as the merged rx of its flows;
             - result.json's hosts list every NIC (h{k}.nic{r}) with rank k, this node, host h{k},
               nic r, and the MAC/address derived by hand from the host's (MAC + r, /24 r subnets
               up); cluster.ranks[k].hosts == [h{k}.nic0, h{k}.nic1].
@@ -217,7 +219,7 @@ def case_rails(tmp):
         "  - {name: rr, pattern: all-to-all, hosts: all, nic_spread: round-robin, rate: 20M, message_size: 64KiB, "
         "messages: 1}\n"
         "  - {name: hashed, pattern: all-to-all, hosts: all, nic_spread: hash, rate: 20M, message_size: 64KiB, "
-        "messages: 1}"))
+        "messages: 1}"), "--capture")
     after = links()
     for s in sniff:
         s.stop()
@@ -266,6 +268,24 @@ def case_rails(tmp):
         expect(took == ours, f"rail {r}'s bridge took in {took} data frames == its flows' tx {ours}: "
                              f"{took - ours} of the other rail's")
         expect(sniff[r].roce == 0, f"rail {r}'s bridge flooded no RoCE frame ({sniff[r].roce})")
+    # Each NIC's own capture (rank k wrote h{k}.nic{r}'s), read by tshark: the RoCE frames to its MAC
+    # came from rail r's NICs only (source MAC and address), as many as the merged rx of its flows.
+    tshark = shutil.which("tshark")
+    if not tshark:
+        print("note: no tshark (package tshark): the captures are not read")
+    for k, r in NICS if tshark else []:
+        cap = os.path.join(out, f"capture-{nic(k, r)}.pcap")
+        t = subprocess.run([tshark, "-r", cap, "-Y", f"udp.dstport == 4791 && eth.dst == {mac(k, r)}", "-T", "fields",
+                            "-e", "eth.src", "-e", "ip.src"], capture_output=True, text=True)
+        seen = {}
+        for ln in t.stdout.split("\n"):
+            if ln:
+                seen[tuple(ln.split("\t"))] = seen.get(tuple(ln.split("\t")), 0) + 1
+        rail = {(mac(q, r), f"10.96.{r}.{q + 1}") for q in range(NHOSTS) if q != k}
+        rx = sum(f["rx_packets"] for f in flows if f["dst"] == nic(k, r))
+        expect(t.returncode == 0 and set(seen) <= rail and sum(seen.values()) == rx,
+               f"{nic(k, r)}'s capture (tshark): {sum(seen.values())} RoCE frames to it == merged rx {rx}, all from "
+               f"rail {r}'s NICs ({seen})")
     node = socket.gethostname()
     hosts = {h["name"]: h for h in j.get("hosts", [])}
     expect(sorted(hosts) == sorted(nic(k, r) for k, r in NICS), f"hosts: every NIC listed ({sorted(hosts)})")
