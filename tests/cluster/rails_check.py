@@ -415,7 +415,8 @@ def case_kill(tmp):
     for r in range(RAILS):
         sent = {k: after[veth(k, r)]["tx"] - before[veth(k, r)]["tx"] - sniff[r].arp.get(mac(k, r), 0) for k in (0, 1)}
         dead, live = flows.get(nic(1, r), {}), flows.get(nic(0, r), {})
-        expect(dead.get("incomplete") == "sender" and dead.get("lost") is None and dead.get("rx_packets") == sent[1] > 0,
+        expect(dead.get("incomplete") == "sender" and dead.get("lost") is None
+               and dead.get("rx_packets") == sent[1] > 0,
                f"{nic(1, r)}'s flow marked sender, its rx {dead.get('rx_packets')} == what the kernel saw "
                f"{veth(1, r)} send {sent[1]} (less its ARP)")
         expect(live.get("tx_packets") == live.get("rx_packets") == sent[0] and live.get("lost") == 0,
@@ -435,7 +436,8 @@ def case_missing(tmp):
     expect(p.returncode == 2 and len(ours) == 1 and "h2.nic1" in ours[0] and "rank 2" in ours[0] and node in ours[0]
            and "interface 'rpm-none' does not exist" in ours[0],
            f"exit 2, one line naming h2.nic1, rank 2, node {node}, the reason: no interface rpm-none ({ours})")
-    sent = {v: after[v]["tx"] - before[v]["tx"] for v in (veth(k, r) for k, r in NICS) if after[v]["tx"] != before[v]["tx"]}
+    sent = {v: after[v]["tx"] - before[v]["tx"] for v in (veth(k, r) for k, r in NICS)
+            if after[v]["tx"] != before[v]["tx"]}
     expect(not sent, f"no rank sent a frame on any NIC ({sent})")
     expect(not os.path.exists(out), "no result directory")
 
@@ -459,13 +461,16 @@ host_template:
   name: "h{i}"
   mac: auto
   ipv4: netdev
-  nics: [{port: "net_af_packet0,iface=rpm-{rank}0,framecnt=4096"}, {port: "net_af_packet1,iface=rpm-{rank}1,framecnt=4096"}]
+  nics:
+    - {port: "net_af_packet0,iface=rpm-{rank}0,framecnt=4096"}
+    - {port: "net_af_packet1,iface=rpm-{rank}1,framecnt=4096"}
 traffic:
   - {name: r0, pattern: all-to-all, hosts: "*.nic0", rate: 20M, message_size: 64KiB, messages: 2}
   - {name: r1, pattern: all-to-all, hosts: "*.nic1", rate: 20M, message_size: 64KiB, messages: 2}
 """
     # The shipped profile of the same shape (32 servers x 4 NICs): its expansion, worked by hand.
-    shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles", "cluster-rails-4nic.yaml")
+    shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles",
+                           "cluster-rails-4nic.yaml")
     pl = subprocess.run([ROCEPROBE, "plan", shipped, "--ranks", "32", "--json"], capture_output=True, text=True)
     expect(pl.returncode == 0, f"plan profiles/cluster-rails-4nic.yaml --ranks 32: exit 0 ({pl.stderr.strip()})")
     if pl.returncode == 0:
@@ -481,7 +486,8 @@ traffic:
         truth[nic(k, r)] = (json.loads(sh(f"ip -j link show {veth(k, r)}"))[0]["address"], a["local"], a["prefixlen"])
     p, out = mpirun(tmp, text)
     sink.close()
-    expect(p.returncode == 0, f"mpirun -np 3 roceprobe run (template, 2 NICs a host): exit 0 ({p.returncode}: {said(p)})")
+    expect(p.returncode == 0,
+           f"mpirun -np 3 roceprobe run (template, 2 NICs a host): exit 0 ({p.returncode}: {said(p)})")
     if p.returncode != 0:
         return
     j = json.load(open(os.path.join(out, "result.json")))
@@ -497,7 +503,8 @@ traffic:
         h = hosts.get(nic(k, r), {})
         got = (h.get("mac"), h.get("ipv4"), h.get("ipv4_prefix"), h.get("mac_from"), h.get("ip_from"), h.get("rank"))
         expect(got == (*truth[nic(k, r)], "port", "netdev", k),
-               f"{nic(k, r)}: MAC and address == ip link / ip addr of {veth(k, r)} {truth[nic(k, r)]}, read on rank {k} "
+               f"{nic(k, r)}: MAC and address == ip link / ip addr of {veth(k, r)} {truth[nic(k, r)]}, "
+               f"read on rank {k} "
                f"({got})")
 
 
