@@ -147,7 +147,17 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	push(argv, &argc, "roceprobe");
 	/* The user's own core list wins: two processes on one machine should not
 	 * both poll on CPU 0. */
-	if (!user_sets_cores(o->user_eal)) {
+	static char map[(RP_DP_MAX_QUEUES + 1) * 12 + 16];
+	if (!user_sets_cores(o->user_eal) && o->main_idle) {
+		/* The main lcore (it sleeps) on first_core, worker k on the CPUs
+		 * from first_core on, round-robin: more lcores than CPUs share them. */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned n = ncpu > 0 ? (unsigned)ncpu : 1, w = o->lcores < RP_DP_MAX_QUEUES ? o->lcores : RP_DP_MAX_QUEUES;
+		snprintf(map, sizeof(map), "--lcores=0@%u", o->first_core % n);
+		for (unsigned k = 1; k <= w; k++)
+			snprintf(map + strlen(map), sizeof(map) - strlen(map), ",%u@%u", k, (o->first_core + k - 1) % n);
+		push(argv, &argc, map);
+	} else if (!user_sets_cores(o->user_eal)) {
 		snprintf(buf, sizeof(buf), "%u-%u", o->first_core, o->first_core + (o->lcores ? o->lcores - 1 : 0));
 		push(argv, &argc, "-l");
 		push(argv, &argc, buf);
