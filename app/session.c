@@ -143,9 +143,9 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	tp->port = &s->ports[i];
 	tp->lcore = s->nq > 1 ? 0 : i % lcores;
 	if (s->nq > 1 && !tp->port->rss)
-		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queues but no RSS on UDP: every frame it receives "
-				"lands on queue 0 (lcore 0 accounts them all; the others only send)\n", s->cmd,
-			tp->port->name, tp->port->driver, s->nq);
+		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queues but no RSS on the UDP source port: which RX "
+				"queue gets a frame is the PMD's choice (net_null, net_ring: all on queue 0, accounted by "
+				"lcore 0 alone)\n", s->cmd, tp->port->name, tp->port->driver, s->nq);
 	if (host->mac_auto) {
 		rp_dp_port_mac(tp->port, host->mac);
 		static const uint8_t zero[6];
