@@ -22,7 +22,16 @@ counted by UDP source port, each port's queue computed here by a Toeplitz hash o
 (checked against the published RSS verification vectors), summed per queue: each lcore's
 rx_packets must be exactly that.
 
-usage: lcores_check.py ROCEPROBE N    (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
+sigint: Ctrl-C 2.5 s into a 60 s run on 2 lcores whose receiver drops every 10th frame and
+delays the rest by 1 ms (frames held on both lcores), while it sends the sender 100 PFC
+frames (prio 3): exit 0, valid result.json, lost == dropped on purpose == sent // 10
+exactly (the lcores drain what is in flight before the count), and every PFC frame the
+receiver sent reached the sender (its pause gate, shared by its queues).
+
+    [tx] pair:l0:0 ====== f: 4 QPs, 1 Gbit/s =====> pair:l0:1 [rx]  impair: drop 10th, delay 1 ms
+         <============ PFC prio 3, 1000 fps x 100 ms ==  respond: cnp, ack
+
+usage: lcores_check.py ROCEPROBE N|sigint    (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
 """
 import collections
 import json
@@ -33,7 +42,17 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, read_pcap  # noqa: E402
 
-ROCEPROBE, N = sys.argv[1], int(sys.argv[2])
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+SIGINT_PROFILE = """name: lcores-sigint
+defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l0:1", impair: {drop_every: 10, delay: 1ms},
+     respond: {cnp: on, ack: on}}
+traffic:
+  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s, qps: 4}
+  - {name: p, kind: pfc, host: rx, frame: pfc, priorities: [3], quanta: 1000, fps: 1000, duration: 100ms}
+"""
 
 PROFILE = """name: lcores
 defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
@@ -107,6 +126,34 @@ def check_known(j, label):
     expect(drops["rx1"] == 1000 and drops["rx2"] == 100, f"{label}: impair dropped {drops['rx1']} and {drops['rx2']}")
 
 
+def case_sigint():
+    import signal
+    import time
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+        with open(path, "w") as f:
+            f.write(SIGINT_PROFILE)
+        p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(2.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode}; {err.strip()[-200:]})")
+        j = json.load(open(os.path.join(out, "result.json")))
+        f = next(x for x in j["flows"] if x["src"] == "tx")
+        dropped = next(q for q in j["environment"]["ports"] if q["node"] == "rx")["impair_dropped"]
+        expect(j["interrupted"] is True, "result.json says interrupted")
+        expect(dropped == f["tx_packets"] // 10 > 100, f"dropped on purpose {dropped} == {f['tx_packets']} sent // 10")
+        expect(f["lost"] == dropped, f"lost {f['lost']} == {dropped} dropped on purpose (nothing in flight counted lost)")
+        expect(f["rx_packets"] == f["tx_packets"] - dropped, f"rx_packets {f['rx_packets']} == sent - dropped")
+        expect(f["latency_ns"]["min"] >= 1000000, f"every frame delayed 1 ms (min {f['latency_ns']['min']} ns)")
+        ports = {q["node"]: q for q in j["ports"]}
+        sent, got = ports["rx"]["prio"][3]["pfc_tx"], ports["tx"]["prio"][3]["pfc_rx"]
+        expect(sent > 0 and got == sent, f"PFC frames: rx sent {sent}, tx received {got}")
+        expect(len(j["environment"]["lcores"]) == 2, "two lcores in environment.lcores")
+    finish("lcores-sigint")
+
+
 def main():
     # The published RSS verification vectors (IPv4: 66.9.149.187:2794 -> 161.142.100.80:1766).
     v = bytes([66, 9, 149, 187, 161, 142, 100, 80])
@@ -140,4 +187,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if CASE == "sigint":
+        case_sigint()
+    N = int(CASE)
     main()
