@@ -370,6 +370,13 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;
+	/* A user's --eal "-l ..." may give fewer: said before anything is made. */
+	unsigned need = s->nq > 1 ? s->nq + 1 : eo.lcores;
+	if (rp_dp_lcore_count() < need)
+		return rp_cli_error(cmd, "%u lcores asked%s, the EAL runs %u (--eal \"%s\"): give it %u cores, or no -l/-c/--lcores "
+				    "in --eal (roceprobe picks them)", s->nq > 1 ? s->nq : eo.lcores,
+				    s->nq > 1 ? " plus a main lcore that only sleeps" : "", rp_dp_lcore_count(),
+				    o->eal ? o->eal : "", need);
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = check_frame(s, s->tx[i].index, devargs[i], o->receivers)) != 0)
 			return rc;

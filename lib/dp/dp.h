@@ -31,6 +31,8 @@ struct rp_dp_eal_opts {
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
 void rp_dp_eal_cleanup(void);
+/* The lcores the EAL runs (the main one included). */
+unsigned rp_dp_lcore_count(void);
 /* "DPDK 22.11.11": the library this binary runs on. */
 const char *rp_dp_version(void);
 /* Moves the calling thread (the EAL's main lcore: the poller) to CPU cpu;

@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_thread.h>
 #include <rte_version.h>
@@ -243,6 +244,11 @@ int rp_dp_pin_poller(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return rte_thread_set_affinity(&set) == 0 ? 0 : -1;
+}
+
+unsigned rp_dp_lcore_count(void)
+{
+	return rte_lcore_count();
 }
 
 const char *rp_dp_version(void)

@@ -4,9 +4,11 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rx.h"
 #include "traffic/source.h"
@@ -254,6 +256,8 @@ static void drain(struct rp_dp_gen *g, struct lcore_job *job)
 			busy |= tp->n_pending != 0 || rp_dp_rx_holding(rx_of(g, tp), tp);
 		}
 		job->busy = busy;
+		if (g->yield_idle && last_rx != now)
+			sched_yield();
 		if (g->others_done && !*g->others_done) /* another rank may still be sending */
 			last_rx = now;
 		/* Another lcore still sending (what it had stamped) may send to this one's queues. */
@@ -303,6 +307,8 @@ static int lcore_loop(void *arg)
 		}
 		ls->passes++;
 		ls->busy += work;
+		if (!work && g->yield_idle)
+			sched_yield();
 		if (main_lcore && now >= next_progress) {
 			if (g->progress)
 				g->progress(g, now, g->progress_arg);
@@ -405,6 +411,8 @@ int rp_dp_gen_run(struct rp_dp_gen *g)
 		g->lcore[i] = (struct rp_dp_lcore_stats){.lcore_id = lcore_ids[i],
 							 .socket = (int)rte_lcore_to_socket_id(lcore_ids[i])};
 	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	g->yield_idle = g->main_idle && ncpu > 0 && n > (unsigned)ncpu;
 	run_jobs = jobs;
 	run_njobs = n;
 	check_numa(g);

@@ -83,6 +83,10 @@ struct rp_dp_gen {
 	/* The main thread only sleeps and calls progress; n_lcores worker lcores
 	 * poll (run --lcores N). Else the main lcore is lcore 0's poller. */
 	bool main_idle;
+	/* More pollers than CPUs (run --lcores 4 on 2 cores): a poller whose pass
+	 * found nothing yields its CPU, so a busy one is not kept waiting for a
+	 * time slice (rp_dp_gen_run sets it). */
+	bool yield_idle;
 	const char *who; /* command name for the NUMA line */
 	struct rp_dp_lcore_stats lcore[RP_DP_MAX_LCORES]; /* [n_lcores], filled during the run */
 	uint64_t duration_ns; /* 0: until every source is done; else exactly this long */

@@ -120,8 +120,11 @@ def check_known(j, label):
         expect(f["reordered"] == 0 and f["duplicates"] == 0,
                f"{label}: flow {f['id']} reordered {f['reordered']} duplicates {f['duplicates']} == 0")
         expect(f["latency_ns"]["count"] == rx, f"{label}: flow {f['id']} latency samples {f['latency_ns']['count']} == {rx}")
-    bins = sum(j["timeseries"]["rx_packets"])
-    expect(bins == sum(k[1] for k in KNOWN.values()), f"{label}: the time bins hold {bins} frames received, every one")
+    # The bins span twice the plan and a second more: a run the machine's load stretched
+    # beyond that puts its last frames outside (timeseries.outside), counted in the totals only.
+    if j["timeseries"]["outside"] == 0:
+        bins = sum(j["timeseries"]["rx_packets"])
+        expect(bins == sum(k[1] for k in KNOWN.values()), f"{label}: the time bins hold {bins} frames received, every one")
     drops = {p["node"]: p["impair_dropped"] for p in j["environment"]["ports"]}
     expect(drops["rx1"] == 1000 and drops["rx2"] == 100, f"{label}: impair dropped {drops['rx1']} and {drops['rx2']}")
 
@@ -135,9 +138,17 @@ def case_sigint():
             f.write(SIGINT_PROFILE)
         p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
-        time.sleep(2.5)
+        # Ctrl-C once traffic runs (the first progress line, a second in; the set-up may
+        # take seconds on a loaded machine), and a second more.
+        err = ""
+        for line in p.stderr:
+            err += line
+            if line.startswith("run ") and "Mpps" in line:
+                break
+        time.sleep(1)
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=60)
+        _, rest = p.communicate(timeout=60)
+        err += rest
         expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode}; {err.strip()[-200:]})")
         j = json.load(open(os.path.join(out, "result.json")))
         f = next(x for x in j["flows"] if x["src"] == "tx")
