@@ -140,10 +140,11 @@ def case_sigint():
                              stderr=subprocess.PIPE, text=True)
         # Ctrl-C once traffic runs (the first progress line, a second in; the set-up may
         # take seconds on a loaded machine), and a second more.
-        err = ""
+        err, progress = "", ""
         for line in p.stderr:
             err += line
             if line.startswith("run ") and "Mpps" in line:
+                progress = line
                 break
         time.sleep(1)
         p.send_signal(signal.SIGINT)
@@ -162,6 +163,8 @@ def case_sigint():
         sent, got = ports["rx"]["prio"][3]["pfc_tx"], ports["tx"]["prio"][3]["pfc_rx"]
         expect(sent > 0 and got == sent, f"PFC frames: rx sent {sent}, tx received {got}")
         expect(len(j["environment"]["lcores"]) == 2, "two lcores in environment.lcores")
+        expect(progress.count(" busy ") == 2 and "| lcore 1 " in progress and "| lcore 2 " in progress,
+               f"the progress line shows each polling lcore's rate and busy share: {progress.strip()!r}")
     finish("lcores-sigint")
 
 
