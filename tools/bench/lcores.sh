@@ -65,6 +65,8 @@ pps() { # $1 = lcores: packets (tx: sent by tx, rx: accounted at rx) per wall se
 	rm -rf "$tmp/out"
 	local extra=()
 	[ "$mode" = rx ] && extra=(--duration "$secs")
+	# ONE_EAL="-l 1": the 1-lcore run on another CPU than 0 (where other runs default).
+	[ "$1" = 1 ] && [ -n "${ONE_EAL:-}" ] && extra+=(--eal "$ONE_EAL")
 	/usr/bin/time -f "%U %S" -o "$tmp/time" build/app/roceprobe run "$tmp/p.yaml" -o "$tmp/out" --lcores "$1" \
 		"${extra[@]}" > /dev/null 2>&1
 	python3 -c "import json; j=json.load(open('$tmp/out/result.json')); s=j['elapsed_ns']/1e9
