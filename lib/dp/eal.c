@@ -24,6 +24,8 @@ static bool is_pci(const char *devargs)
 	       sscanf(devargs, "%x:%x.%x%c", &a, &b, &c, &tail) >= 3;
 }
 
+#define MAP_LCORES 65 /* gen --lcores 64, plus run's sleeping main lcore */
+
 /* "0-3,8-11" (a sysfs cpulist) into cpus; how many (at most max). */
 static unsigned parse_cpulist(const char *s, unsigned *cpus, unsigned max)
 {
@@ -202,7 +204,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	push(argv, &argc, "roceprobe");
 	/* The user's own core list wins: two processes on one machine should not
 	 * both poll on CPU 0. */
-	static char map[(RP_DP_MAX_QUEUES + 1) * 12 + 16];
+	static char map[MAP_LCORES * 12 + 16];
 	static unsigned node_cpu[1024];
 	unsigned nnode = user_sets_cores(o->user_eal) ? 0 : port_node_cpus(o, node_cpu, 1024);
 	if (!user_sets_cores(o->user_eal) && (o->main_idle || nnode)) {
@@ -212,7 +214,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		 * than CPUs share them; else lcore k on CPU first_core + k. */
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 		unsigned n = nnode ? nnode : ncpu > 0 ? (unsigned)ncpu : 1;
-		unsigned w = o->lcores < RP_DP_MAX_QUEUES ? o->lcores : RP_DP_MAX_QUEUES;
+		unsigned w = o->lcores < MAP_LCORES - 1 ? o->lcores : MAP_LCORES - 1;
 		unsigned last = o->main_idle ? w : (w ? w - 1 : 0);
 		map[0] = '\0';
 		for (unsigned k = 0; k <= last; k++) {
