@@ -24,6 +24,7 @@
 #include "report/result.h"
 #include "session.h"
 #include "stats/acct.h"
+#include "stats/acct_pack.h"
 #include "traffic/acct_cfg.h"
 #include "traffic/source.h"
 #include "wire/eth.h"
@@ -54,6 +55,7 @@ struct run_opts {
 	unsigned sample;
 	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
+	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
 };
 
 static void usage(FILE *out)
@@ -61,7 +63,7 @@ static void usage(FILE *out)
 	fputs("usage: roceprobe run PROFILE -o DIR [options]\n"
 	      "\n"
 	      "Runs the profile's generators and receivers on their DPDK ports in one process\n"
-	      "(one lcore): senders as in `roceprobe gen`; every port's RX is accounted per flow\n"
+	      "(one lcore, or --lcores N): senders as in `roceprobe gen`; every port's RX is accounted per flow\n"
 	      "(a data frame counts as received only at its destination host's port, else it is\n"
 	      "misdelivered: a net_ring port is a loopback; loss exact at the end as sent minus\n"
 	      "received after draining what is in flight, reordering, duplicates, CE marks,\n"
@@ -97,6 +99,15 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
+	      "  --lcores N             N polling lcores (1..16; default the profile's lcores:, else 1):\n"
+	      "                         every port gets N RX and TX queues, RSS on the UDP source\n"
+	      "                         port (pair: links spread frames the same way), lcore q sends\n"
+	      "                         its share of each host's flows and accounts RX queue q; the\n"
+	      "                         lcores' counts merge exactly at the end (result.json\n"
+	      "                         environment.lcores: each one's packets and busy share);\n"
+	      "                         the main thread only sleeps and prints progress; mbufs and\n"
+	      "                         pollers on the NUMA node of the (PCI) port (a line when --eal\n"
+	      "                         \"-l ...\" puts one elsewhere); not with --capture\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
@@ -139,7 +150,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"capture-filter", required_argument, NULL, 'f'}, {"sample", required_argument, NULL, 'S'},
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
-		{"neigh-refresh", required_argument, NULL, 'R'},
+		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
@@ -170,6 +181,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			else if ((rc = rp_cli_duration("run", "--neigh-refresh", optarg, 3600, &sec)) == 0)
 				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
 			break;
+		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -188,8 +200,8 @@ struct run {
 	struct rp_session s;
 	struct rp_acct_cfg acfg;
 	uint32_t *flow_of; /* accountant flow -> plan flow */
-	struct rp_acct *acct;
-	struct rp_dp_rx rx;
+	struct rp_acct *acct; /* lcore 0's, into which the others' merge at the end */
+	struct rp_dp_rx rx[RP_DP_MAX_QUEUES]; /* per lcore (s.nq of them) */
 	struct rp_capture_stats cap_stats[RP_DP_MAX_PORTS]; /* by port */
 	struct rp_dp_xstat xstats[RP_DP_MAX_PORTS][RUN_XSTATS]; /* before the run */
 	unsigned nxstats[RP_DP_MAX_PORTS];
@@ -256,28 +268,47 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	/* A loaded machine runs late: bins for twice the plan and a second more,
 	 * so the series holds the whole run (later events are still counted). */
 	r->acfg.run_ns = 2 * (r->acfg.run_ns + LINGER_NS + max_delay(r->s.prof)) + 1000000000ull;
-	r->acct = rp_acct_create(&r->acfg, err, sizeof(err));
-	if (!r->acct)
-		return rp_cli_error("run", "%s", err);
-	r->rx.acct = r->acct;
-	for (unsigned i = 0; i < r->s.nports; i++) {
-		unsigned h = r->s.tx[i].index;
-		struct rp_dp_rxport *rp = &r->rx.ports[h];
-		rp_impair_init(&rp->impair, &r->s.prof->hosts[h].impair);
-		if (rp->impair.cfg.delay_ns && !(rp->hold = calloc(1, sizeof(*rp->hold))))
-			return rp_cli_error("run", "out of memory");
+	/* One accountant per lcore (no shared line on the per-packet path). */
+	for (unsigned k = 0; k < r->s.nq; k++) {
+		r->rx[k].acct = rp_acct_create(&r->acfg, err, sizeof(err));
+		if (!r->rx[k].acct)
+			return rp_cli_error("run", "%s", err);
 	}
+	r->acct = r->rx[0].acct;
+	for (unsigned k = 0; k < r->s.nq; k++)
+		for (unsigned i = 0; i < r->s.nports; i++) {
+			unsigned h = r->s.tx[i].index;
+			struct rp_dp_rxport *rp = &r->rx[k].ports[h];
+			rp_impair_init(&rp->impair, &r->s.prof->hosts[h].impair);
+			rp->shared = r->s.nq > 1 ? &r->rx[0].ports[h].impair : NULL; /* the link's one count */
+			if (rp->impair.cfg.delay_ns && !(rp->hold = calloc(1, sizeof(*rp->hold))))
+				return rp_cli_error("run", "out of memory");
+		}
 	for (unsigned i = 0; o->capture && i < r->s.nports; i++) {
 		unsigned h = r->s.tx[i].index;
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/capture-%s.pcap", o->out, r->s.prof->hosts[h].name);
 		struct rp_capture_cfg cc = {.path = path, .snaplen = o->snaplen, .filter = o->filter,
 					    .sample_every = o->sample};
-		r->rx.ports[h].cap = rp_capture_open(&cc, err, sizeof(err));
-		if (!r->rx.ports[h].cap)
+		r->rx[0].ports[h].cap = rp_capture_open(&cc, err, sizeof(err));
+		if (!r->rx[0].ports[h].cap)
 			return rp_cli_error("run", "%s", err);
 	}
 	return 0;
+}
+
+/* The lcores' accountants into lcore 0's, before the one finish: loss,
+ * goodput and percentiles then come out as from one lcore. */
+static int merge_lcores(struct run *r)
+{
+	int rc = 0;
+	for (unsigned k = 1; k < r->s.nq; k++) {
+		if (rc == 0 && rp_acct_absorb(r->acct, r->rx[k].acct) != 0)
+			rc = rp_cli_error("run", "out of memory merging lcore %u's accounting", k);
+		rp_acct_destroy(r->rx[k].acct);
+		r->rx[k].acct = NULL;
+	}
+	return rc;
 }
 
 /* The accountant learns what each flow sent from the sources. */
@@ -295,7 +326,7 @@ static void finish_accounting(struct run *r)
 		}
 	}
 #endif
-	for (size_t i = 0; i < r->s.nports; i++) {
+	for (size_t i = 0; i < rp_session_nqueues(&r->s); i++) {
 		const struct rp_source *src = r->s.tx[i].src;
 		for (size_t k = 0; src && k < rp_source_nflows(src); k++) {
 			struct rp_source_flow_stats st;
@@ -344,21 +375,27 @@ static json_t *ports_env_json(const struct run *r)
 	json_t *ports = json_array();
 	for (unsigned i = 0; i < r->s.nports; i++) {
 		const struct rp_dp_txport *tp = &r->s.tx[i];
-		const struct rp_dp_rxport *rp = &r->rx.ports[tp->index];
+		const struct rp_dp_rxport *rp = &r->rx[0].ports[tp->index];
+		struct rp_session_port_totals t;
+		rp_session_port_totals(&r->s, i, &t);
+		uint64_t replies = 0;
+		for (unsigned k = 0; k < r->s.nq; k++)
+			replies += r->rx[k].ports[tp->index].replies_sent;
 		json_array_append_new(
 			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
 					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
 					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
-					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
-					 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_unsent", (json_int_t)tp->tx_unsent,
+					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)t.tx_packets,
+					 "tx_bytes", (json_int_t)t.tx_bytes, "tx_unsent", (json_int_t)t.tx_unsent,
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
-					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
+					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)replies,
 					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp)));
 	}
 	return ports;
 }
 
 static json_t *capture_json(const struct run *r, const struct run_opts *o);
+static json_t *lcores_json(const struct run *r);
 
 /* This rank's part of result.json's environment and capture, and where it
  * ran: shipped to rank 0 as text. */
@@ -374,6 +411,7 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
+	json_object_set_new(o_, "lcores", lcores_json(r));
 #ifdef RP_HAVE_VERBS
 	if (r->ve)
 		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
@@ -493,6 +531,30 @@ static json_t *cluster_json(const struct run *r)
 	return c;
 }
 
+/* This process's polling lcores: each one's packets (received + sent over
+ * its queues) and the share of its passes over them that found work (near
+ * 1: that core is the bottleneck). */
+static json_t *lcores_json(const struct run *r)
+{
+	json_t *a = json_array();
+	const struct rp_dp_gen *g = &r->s.g;
+	for (unsigned k = 0; !r->verbs_here && k < g->n_lcores && k < RP_DP_MAX_LCORES; k++) {
+		const struct rp_dp_lcore_stats *ls = &g->lcore[k];
+		uint64_t rx = 0, tx = 0;
+		for (unsigned i = 0; i < rp_session_nqueues(&r->s); i++)
+			if (r->s.tx[i].lcore == k) {
+				rx += r->s.tx[i].rx_frames;
+				tx += r->s.tx[i].tx_packets;
+			}
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f}", "lcore", (int)k, "lcore_id",
+						   (int)ls->lcore_id, "socket", ls->socket, "rx_packets", (json_int_t)rx,
+						   "tx_packets", (json_int_t)tx, "polls", (json_int_t)ls->passes,
+						   "busy_polls", (json_int_t)ls->busy,
+						   "busy_share", ls->passes ? (double)ls->busy / (double)ls->passes : 0.0));
+	}
+	return a;
+}
+
 static json_t *environment_json(const struct run *r)
 {
 	json_t *ports = all_ports_env(r);
@@ -500,8 +562,8 @@ static json_t *environment_json(const struct run *r)
 	gethostname(host, sizeof(host) - 1);
 	char started[32];
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname", host,
-			 "started", started, "ports", ports);
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname",
+			 host, "started", started, "ports", ports, "lcores", lcores_json(r));
 }
 
 static json_t *capture_json(const struct run *r, const struct run_opts *o)
@@ -787,7 +849,7 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 static void close_captures(struct run *r)
 {
 	for (unsigned i = 0; i < r->s.nports; i++) {
-		struct rp_dp_rxport *rp = &r->rx.ports[r->s.tx[i].index];
+		struct rp_dp_rxport *rp = &r->rx[0].ports[r->s.tx[i].index];
 		if (rp->cap) {
 			char err[256];
 			rp_capture_close(rp->cap, &r->cap_stats[i], err, sizeof(err));
@@ -809,8 +871,12 @@ static void cleanup(struct run *r)
 	free(r->offsets_after);
 	free(r->mine);
 	free(r->host_rank);
-	for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
-		free(r->rx.ports[i].hold);
+	for (unsigned k = 0; k < RP_DP_MAX_QUEUES; k++) {
+		for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
+			free(r->rx[k].ports[i].hold);
+		if (k > 0) /* lcore 0's is r->acct (or was, before the ranks' merge) */
+			rp_acct_destroy(r->rx[k].acct);
+	}
 	rp_acct_destroy(r->acct);
 	rp_acct_cfg_free(&r->acfg);
 	free(r->flow_of);
@@ -1085,7 +1151,7 @@ int rp_cmd_run(int argc, char **argv)
 		rp_cli_hold_errors(held, sizeof(held));
 	rc = place_hosts(&r, &o, &text);
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
+				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
 				     .neigh_refresh_ns = o.neigh_refresh_ns};
@@ -1098,6 +1164,9 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
+	if (rc == 0 && r.s.nq > 1 && o.capture) /* one writer per capture file */
+		rc = rp_cli_error("run", "--capture writes each port's file from one lcore: run it with --lcores 1 (%u "
+				  "lcores asked, by --lcores or the profile's lcores:)", r.s.nq);
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {
@@ -1125,7 +1194,7 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)
-			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
+			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
 		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
@@ -1160,12 +1229,13 @@ int rp_cmd_run(int argc, char **argv)
 		start_packet_clock(&r);
 	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
-		if (r.rx.ports[r.s.tx[i].index].cap)
-			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
-	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
+		if (r.rx[0].ports[r.s.tx[i].index].cap)
+			rp_capture_clock_restarted(r.rx[0].ports[r.s.tx[i].index].cap);
+	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = rp_session_nqueues(&r.s), .n_lcores = r.s.nq,
+				   .main_idle = r.s.nq > 1, .who = "run",
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = r.cl.rank == 0 ? rp_session_progress : NULL, .progress_arg = &r.s,
-				   .rx = &r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+				   .rx = r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
 	pthread_t waiter;
 	bool waiting = false;
 	if (r.cl.launched) {
@@ -1181,7 +1251,8 @@ int rp_cmd_run(int argc, char **argv)
 		vrc = run_verbs(&r, &o);
 	else
 #endif
-		rp_dp_gen_run(&r.s.g);
+		if (rp_dp_gen_run(&r.s.g) != 0)
+			vrc = RP_EXIT_USAGE;
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
@@ -1190,6 +1261,8 @@ int rp_cmd_run(int argc, char **argv)
 	/* The offsets again: their change over the run is each clock's drift. */
 	if (r.cl.launched && !r.lost && r.offsets_after)
 		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
+	if (merge_lcores(&r) != 0)
+		rc = RP_EXIT_USAGE;
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)

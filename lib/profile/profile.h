@@ -273,6 +273,7 @@ struct rp_profile {
 	struct rp_host_engine default_engine; /* defaults' engine, device, gid_index */
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
+	uint64_t lcores;         /* `lcores:` polling lcores of roceprobe run (1..16); 0: not given */
 	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
 };
 

@@ -568,18 +568,7 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 			return fail(r, "merge buffer: series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
 		if (!t || !w->apply)
 			continue;
-		struct rp_ts_bin *y = &t->bins[b];
-		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
-			y->c[c] += x.c[c];
-		if (x.lat_count) {
-			y->lat_count += x.lat_count;
-			y->lat_min = x.lat_min < y->lat_min ? x.lat_min : y->lat_min;
-			y->lat_max = x.lat_max > y->lat_max ? x.lat_max : y->lat_max;
-			y->lat_sum += x.lat_sum;
-			y->lat_sumsq += x.lat_sumsq;
-			for (unsigned k = 0; k < RP_TS_PCTS; k++) /* an upper bound (acct_pack.h) */
-				y->lat_pct[k] = x.lat_pct[k] > y->lat_pct[k] ? x.lat_pct[k] : y->lat_pct[k];
-		}
+		rp_ts_bin_merge(&t->bins[b], &x); /* percentiles: an upper bound (acct_pack.h) */
 	}
 	uint32_t np = get32(r);
 	if (!fits(r, np, 4 + 2 + 1 + 16))

@@ -133,4 +133,18 @@ typedef int (*rp_acct_row_fn)(void *ctx, const struct rp_acct_flow_result *row, 
 int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
 			size_t errlen);
 
+/* One process, several RX lcores (run --lcores): each lcore's accountant
+ * was created from the same cfg (same flows, ports, start, bins) and saw a
+ * share of the frames. dst += src, before either is finished: counters
+ * add, the probe sequence state adds (unique, duplicates, reordered; loss is
+ * then sent - unique at rp_acct_finish(dst), exactly), latency histograms
+ * merge bucket by bucket, QPs by DestQP, first/last times widen, time bins
+ * add as the ranks' do (rp_ts_bin_merge: per-bin percentiles the maximum,
+ * an upper bound, exact when one lcore has the bin's samples), ports' pause
+ * state adds (exact when one lcore got the port's PFC frames: they carry no
+ * UDP and RSS leaves them on queue 0). src keeps its state; destroy it
+ * after. -1 (dst half-added: give up the result) when the two do not have
+ * the same shape, either is finished, or memory runs out. */
+int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src);
+
 #endif

@@ -185,3 +185,18 @@ size_t rp_ts_used_bins(const struct rp_ts *t)
 		n--;
 	return n;
 }
+
+void rp_ts_bin_merge(struct rp_ts_bin *y, const struct rp_ts_bin *x)
+{
+	for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+		y->c[c] += x->c[c];
+	if (!x->lat_count)
+		return;
+	y->lat_count += x->lat_count;
+	y->lat_min = x->lat_min < y->lat_min ? x->lat_min : y->lat_min;
+	y->lat_max = x->lat_max > y->lat_max ? x->lat_max : y->lat_max;
+	y->lat_sum += x->lat_sum;
+	y->lat_sumsq += x->lat_sumsq;
+	for (unsigned k = 0; k < RP_TS_PCTS; k++)
+		y->lat_pct[k] = x->lat_pct[k] > y->lat_pct[k] ? x->lat_pct[k] : y->lat_pct[k];
+}

@@ -99,6 +99,11 @@ static inline uint64_t rp_ts_paused_ns(const struct rp_ts *t, size_t bin, size_t
 {
 	return t->paused[(bin * t->cfg.nports + port) * 8 + prio];
 }
+/* dst += src for one bin: counters and the latency count, min, max, sum and
+ * sum of squares exactly; p50..p99.9 the larger of the two (an upper bound
+ * of the union's: neither part has more than (1 - p) of its samples above
+ * its own quantile). The ranks' merge and the lcores' both use it. */
+void rp_ts_bin_merge(struct rp_ts_bin *dst, const struct rp_ts_bin *src);
 /* The number of bins up to the last one that holds anything (for output). */
 size_t rp_ts_used_bins(const struct rp_ts *t);
 

@@ -136,7 +136,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, certify"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -263,6 +263,10 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs}\n  - {name: h1, ipv4: 10.0.0.2, engine: verbs}\n"
 	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, message_size: 16, messages: 1}\n",
 	 "bad.yaml:5:5: key 'traffic[0]': message_size 16 B: engine: verbs messages carry a 24 B probe; use at least 24 B"},
+	{"lcores: 17\nhosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\n"
+	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, messages: 1}\n",
+	 "bad.yaml:1:9: key 'lcores': expected a whole number from 1 to 16, got '17'"},
 	{"defaults: {engine: verbs}\nhosts:\n  - {name: h0, ipv4: 10.0.0.1, impair: {drop_every: 2}}\ntraffic: []\n",
 	 "bad.yaml:3:40: key 'hosts[0].impair': host 'h0' has engine: verbs (its RDMA device's own transport); impair is "
 	 "for engine: dpdk hosts"},
