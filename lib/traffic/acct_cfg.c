@@ -52,11 +52,16 @@ int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, u
 	}
 	size_t n = 0;
 	uint64_t end = 0;
+	bool engine_seen[2] = {false, false};
+	for (size_t i = 0; i < plan->nflows; i++)
+		engine_seen[plan->prof->hosts[plan->flows[i].src].engine.engine == RP_ENGINE_VERBS] = true;
+	cfg->bin_hist = engine_seen[0] && engine_seen[1]; /* a mixed run: the verbs flows are the workload */
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];
 		if (f->kind != RP_TRAFFIC_RDMA)
 			continue;
 		flow_cfg(plan, f, &flows[n]);
+		flows[n].bin_hist = cfg->bin_hist && plan->prof->hosts[f->src].engine.engine == RP_ENGINE_VERBS;
 		map[n++] = f->id;
 		if (f->end_ns > end)
 			end = f->end_ns;

@@ -19,8 +19,10 @@
  * NULL in the call when not wanted). Each flow replies as its receiving
  * host's responder says; the port speed is the host's. start_ns / run_ns
  * come from the plan (run_ns: the latest flow end); flow_series is on when
- * there are at most RP_ACCT_FLOW_SERIES_MAX flows. Returns 0, or -1 with
- * a reason in err. */
+ * there are at most RP_ACCT_FLOW_SERIES_MAX flows. A plan whose senders
+ * have both engines (a mixed run: a verbs workload, DPDK aggressors) gets
+ * bin_hist, its verbs flows' latencies binned as histograms (report/windows.h).
+ * Returns 0, or -1 with a reason in err. */
 int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,
 			  size_t errlen);
 void rp_acct_cfg_free(struct rp_acct_cfg *cfg);

@@ -94,8 +94,10 @@ struct rp_vengine_run {
 	volatile bool *tx_done;
 	volatile bool *others_done;
 };
-/* Runs until done; 0, or RP_V_FAIL with err (a completion in error). *end_ns:
- * the clock when it stopped. */
+/* Runs until done; 0, or RP_V_FAIL with err (a completion in error). A send
+ * completion in error (a peer that died: retries exceeded) stops that end
+ * only; the others run to their end, and err names the first. *end_ns: the
+ * clock when it stopped. */
 int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_t *end_ns, char *err, size_t errlen);
 
 /* What each local sender end sent, as rp_acct_set_tx wants it (messages,
