@@ -55,6 +55,7 @@ struct run_opts {
 	unsigned sample;
 	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
+	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 };
 
 static void usage(FILE *out)
@@ -98,6 +99,8 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
+	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
+	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
@@ -141,6 +144,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
 		{"neigh-refresh", required_argument, NULL, 'R'},
+		{"idle-us", required_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
@@ -171,6 +175,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			else if ((rc = rp_cli_duration("run", "--neigh-refresh", optarg, 3600, &sec)) == 0)
 				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
 			break;
+		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -1303,7 +1308,7 @@ int rp_cmd_run(int argc, char **argv)
 	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = r.cl.rank == 0 ? rp_session_progress : NULL, .progress_arg = &r.s,
-				   .rx = &r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+				   .rx = &r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof), .idle_ns = o.idle_ns};
 	pthread_t waiter;
 	bool waiting = false;
 	if (r.cl.launched) {

@@ -5,6 +5,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <string.h>
+#include <time.h>
 
 #include "rx.h"
 #include "traffic/source.h"
@@ -209,12 +210,13 @@ static int lcore_loop(void *arg)
 	bool main_lcore = job->lcore == 0;
 	uint64_t next_progress = 1000000000ull, done_at = 0;
 	for (;;) {
-		uint64_t now = rp_dp_now_ns();
+		uint64_t now = rp_dp_now_ns(), moved = 0;
 		bool sources_done = true, pending = false, first = true;
 		for (unsigned i = 0; i < g->n_ports; i++) {
 			struct rp_dp_txport *tp = &g->ports[i];
 			if (tp->lcore != job->lcore)
 				continue;
+			moved -= tp->rx_frames + tp->tx_packets;
 			/* Each port sees its own time: a frame sent on one port and
 			 * received on the next in the same pass took real time. The
 			 * first port of a pass uses the pass's time. */
@@ -233,6 +235,12 @@ static int lcore_loop(void *arg)
 			}
 			sources_done &= !tp->src || rp_source_done(tp->src);
 			pending |= tp->n_pending != 0;
+			moved += tp->rx_frames + tp->tx_packets;
+		}
+		if (g->idle_ns && !moved && !pending) { /* a CPU shared with others (idle_ns in gen.h) */
+			struct timespec ts = {.tv_sec = (time_t)(g->idle_ns / 1000000000u),
+					      .tv_nsec = (long)(g->idle_ns % 1000000000u)};
+			nanosleep(&ts, NULL);
 		}
 		if (main_lcore && now >= next_progress) {
 			if (g->progress)

@@ -9,20 +9,23 @@
 #   vm1 10.9.0.2  rank 2 h1 (verbs, rxe0)
 #   vm2 10.9.0.3  rank 3 h2 (verbs, rxe0)    rank 4 ds (dpdk, net_af_packet on eth0, 10.9.0.103)
 #   all on one qemu multicast hub (one Ethernet segment): RoCE v2 of rxe, DPDK frames, MPI (TCP)
-#   workload: all-to-all h0,h1,h2 (6 flows of RC QPs, send 4 KiB at 2 Mbit/s) for 8 s
-#   aggression: ds -> dr, 1 KiB RoCEv2 WRITEs (one frame each) at 40 Mbit/s in [3 s, 5 s) after T0
+#   workload: all-to-all h0,h1,h2 (6 flows of RC QPs, send 1 KiB at 500 kbit/s) for 8 s
+#   aggression: ds -> dr, 1 KiB RoCEv2 WRITEs (one frame each) at 8 Mbit/s in [3 s, 5 s) after T0
+#   (the DPDK ranks sleep 200 us when a poll moved nothing, --idle-us: they share 1 vCPU with rxe)
 #
 # Asserts, on rank 0's merged result.json (the known answers in brackets):
 #   - kind "mixed"; every verbs flow: tx == rx, lost 0 [RC is reliable: every message delivered];
-#   - the DPDK flow: tx == rx == the frames vm0's kernel counted in /proc/net/snmp Ip InAddrErrors
+#   - the DPDK flow: rx == the frames vm0's kernel counted in /proc/net/snmp Ip InAddrErrors
 #     around the run [vm0 does not forward: a frame to 10.9.0.101 (not its address) reaching its
-#     IP layer is counted there and dropped; nothing else on the segment goes to that address];
-#   - aggression.windows == [{burst, 3 s, 5 s}] [the profile's start and duration: 2 s at
-#     40 Mbit/s of 1090 B frames on the wire (1024 payload + 66 of headers/ICRC) is exact in plan];
+#     IP layer is counted there and dropped; nothing else on the segment goes to that address],
+#     and tx >= rx (the hub may drop);
+#   - aggression.windows == [{burst, 3 s, 5 s}] [the profile's start and duration];
 #   - the latency table has a "during" and an "outside" row, each with samples; the during row's
 #     count, p50, p99 and max recomputed in this test from the per-bin histograms of result.json
 #     (bins whose window is "during": [[upper_ns, count], ...] pooled, the ceil(n p)-th sample's
 #     bucket bound, clamped to [min, max]) are the row's [the merge is bucket by bucket];
+#   - during + outside + edge samples == the verbs flows' latency samples [two paths of the
+#     accountant: per-bin histograms, per-flow histograms];
 #   - every verbs host's pause is "not available" (rxe on virtio_net has no pause counters),
 #     never a 0; the DPDK hosts' pause is the PFC/PAUSE frames their ports received [0: nobody
 #     sends any];
@@ -47,10 +50,15 @@ fail() {
 # DPDK's mempool and af_packet drivers are plugins (dlopened from the PMD directory on the
 # host): they go into the image next to the libraries ldd lists, and EAL loads them by -d.
 pmds=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
+plugins=()
+mkdir -p "$work/share"
+eal="-m 256"
 for so in librte_mempool_ring.so.23 librte_net_af_packet.so.23; do
 	[ -e "$pmds/$so" ] || fail "no $pmds/$so (Debian's dpdk package)"
+	plugins+=(--extra "$(readlink -f "$pmds/$so")") # the image keeps the file's own name
+	eal+=" -d /usr/lib/x86_64-linux-gnu/$(basename "$(readlink -f "$pmds/$so")")"
 done
-mkdir -p "$work/share"
+echo "$eal" >"$work/share/eal.txt"
 cat >"$work/share/mixed.yaml" <<'EOF'
 name: vm-mixed
 defaults: {speed: 1G, mtu: 1024, dscp: 26, ecn: ect0}
@@ -61,14 +69,14 @@ hosts:
   - {name: dr, port: "net_af_packet0,iface=eth0", mac: auto, ipv4: 10.9.0.101, node: vm0}
   - {name: ds, port: "net_af_packet0,iface=eth0", mac: auto, ipv4: 10.9.0.103, node: vm2}
 traffic:
-  - {name: a2a, pattern: all-to-all, hosts: [h0, h1, h2], opcode: send, message_size: 4KiB, rate: 2Mbit/s,
+  - {name: a2a, pattern: all-to-all, hosts: [h0, h1, h2], opcode: send, message_size: 1KiB, rate: 500kbit/s,
      duration: 8s}
-  - {name: burst, pattern: flow, src: ds, dst: dr, opcode: write, message_size: 1KiB, rate: 40Mbit/s,
+  - {name: burst, pattern: flow, src: ds, dst: dr, opcode: write, message_size: 1KiB, rate: 8Mbit/s,
      start: 3s, duration: 2s}
 EOF
 # The kill case: the same hosts for 60 s.
 sed -e 's/duration: 8s/duration: 60s/' -e 's/start: 3s, duration: 2s/start: 2s, duration: 50s/' \
-	-e 's/rate: 40Mbit/rate: 4Mbit/' -e 's/name: vm-mixed/name: vm-mixed-kill/' \
+	-e 's/rate: 8Mbit/rate: 2Mbit/' -e 's/name: vm-mixed/name: vm-mixed-kill/' \
 	"$work/share/mixed.yaml" >"$work/share/kill.yaml"
 # Each rank's own exit code, in its VM's /rp (mpirun reports only one).
 cat >"$work/share/rank.sh" <<'EOF'
@@ -82,20 +90,24 @@ EOF
 
 cat >"$work/job0.sh" <<'EOF'
 peers="10.9.0.1 10.9.0.2 10.9.0.3"
-for p in $peers; do rp-retry 60 $RP_SSH root@$p true 2>/dev/null || { echo "no ssh to $p"; exit 1; }; done
+done_all() { for p in 10.9.0.2 10.9.0.3; do $RP_SSH root@$p touch /tmp/rp-done 2>/dev/null; done; }
+for p in $peers; do rp-retry 60 $RP_SSH root@$p true 2>/dev/null || { echo "no ssh to $p"; done_all; exit 1; }; done
+# EAL loads a plugin only from a path no one else may write to (the initramfs root is 0777).
+prep='chmod go-w / /usr /usr/lib /usr/lib/x86_64-linux-gnu && mkdir -p /var/run'
+for p in $peers; do $RP_SSH root@$p "$prep" 2>/dev/null || { echo "cannot prepare $p for DPDK"; done_all; exit 1; }; done
 up() { cut -d' ' -f1 /proc/uptime; }
-eal="-m 256 -d /usr/lib/x86_64-linux-gnu/librte_mempool_ring.so.23 -d /usr/lib/x86_64-linux-gnu/librte_net_af_packet.so.23"
+eal=$(cat /share/eal.txt)
 mpi() { # mpi TAG PROFILE [ARGS]: 5 ranks, h0 and dr on vm0, h1 on vm1, h2 and ds on vm2
 	tag=$1 prof=$2
 	shift 2
 	mpirun --allow-run-as-root -np 5 --host 10.9.0.1:2,10.9.0.2:1,10.9.0.3:2 --mca plm_rsh_agent "$RP_SSH" \
 		--mca btl self,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
 		--mca mpi_yield_when_idle 1 --mca odls_base_sigkill_timeout 10 -x IBV_DRIVERS=rxe \
-		/bin/sh /share/rank.sh $tag run /share/$prof -o /rp/$tag --eal "$eal" "$@" >/rp/$tag.txt 2>&1
+		/bin/sh /share/rank.sh $tag run /share/$prof -o /rp/$tag --eal "$eal" --idle-us 200 "$@" >/rp/$tag.txt 2>&1
 }
 cp /proc/net/snmp snmp-before.txt
 t0=$(up)
-mpi mixed mixed.yaml || { cat /rp/mixed.txt; exit 1; }
+mpi mixed mixed.yaml || { cat /rp/mixed.txt; done_all; exit 1; }
 t1=$(up)
 cp /proc/net/snmp snmp-after.txt
 # kill -9 of h1's rank once the traffic runs: h0's rxe starts receiving.
@@ -118,7 +130,7 @@ for p in 10.9.0.2 10.9.0.3; do
 	$RP_SSH root@$p 'cat /rp/*.rc.* 2>/dev/null; for f in /rp/*.rc.*; do echo "$f $(cat $f)"; done' >"rcs-$p.txt" 2>/dev/null
 done
 echo "mixed run $t0..$t1" >times.txt
-for p in 10.9.0.2 10.9.0.3; do $RP_SSH root@$p touch /tmp/rp-done 2>/dev/null; done
+done_all
 echo job0 done
 EOF
 cat >"$work/jobw.sh" <<'EOF'
@@ -129,7 +141,7 @@ EOF
 
 rc=0
 "$vm_run" --vms 3 --mpi --mem 1024 --job0 "$work/job0.sh" --job "$work/jobw.sh" --share "$work/share" \
-	--extra "$roceprobe" --extra "$pmds/librte_mempool_ring.so.23" --extra "$pmds/librte_net_af_packet.so.23" \
+	--extra "$roceprobe" "${plugins[@]}" \
 	--timeout 300 --out "$work/out" || rc=$?
 if [ "$rc" != 0 ]; then
 	for f in "$work"/out/vm*/{stdout,stderr} "$work"/out/vm0/*.txt; do
@@ -160,10 +172,11 @@ for f in flows.values():
            f"verbs flow {f['id']} {f['src']}->{f['dst']}: tx {f['tx_packets']} == rx {f['rx_packets']}, lost {f['lost']}")
 burst = [f for f in flows.values() if f["src"] == "ds"][0]
 addr_err = snmp("after")["InAddrErrors"] - snmp("before")["InAddrErrors"]
-# 2 s at 40 Mbit/s of 1090-byte frames (+ 24 B of FCS, preamble, gap on the wire): 8771 frames planned.
-expect(burst["tx_packets"] > 1000, f"DPDK burst ds->dr sent {burst['tx_packets']} frames (8771 planned)")
-expect(burst["tx_packets"] == burst["rx_packets"] == addr_err,
-       f"DPDK burst: tx {burst['tx_packets']} == rx {burst['rx_packets']} == vm0's Ip InAddrErrors delta {addr_err}")
+# 2 s at 8 Mbit/s: 1783 frames planned (roceprobe plan); a TCG guest sends fewer (the pacer
+# restarts when it falls behind), and the hub may drop some on the way: vm0's kernel is the truth.
+expect(burst["tx_packets"] > 100, f"DPDK burst ds->dr sent {burst['tx_packets']} frames (1783 planned)")
+expect(burst["rx_packets"] == addr_err and burst["tx_packets"] >= burst["rx_packets"] > 0,
+       f"DPDK burst: rx {burst['rx_packets']} == vm0's Ip InAddrErrors delta {addr_err}, <= tx {burst['tx_packets']}")
 ag = r["aggression"]
 expect([(w["name"], w["start_ns"], w["end_ns"]) for w in ag["windows"]] == [("burst", 3_000_000_000, 5_000_000_000)],
        f"aggression window: burst [3 s, 5 s) ({ag['windows']})")
@@ -192,6 +205,12 @@ print(f"vm-run-mixed: workload latency during the burst p50 {rows['during']['lat
       f"p99 {rows['during']['latency_ns']['p99'] / 1e6:.2f} ms ({rows['during']['latency_ns']['count']} messages); "
       f"outside p50 {rows['outside']['latency_ns']['p50'] / 1e6:.2f} ms p99 {rows['outside']['latency_ns']['p99'] / 1e6:.2f} ms "
       f"({rows['outside']['latency_ns']['count']})")
+# The bins' histograms and the flows' histograms are filled by two paths of the accountant:
+# every workload sample is in one row or an edge bin.
+workload = sum(f["latency_ns"]["count"] for f in flows.values() if f["src"] != "ds")
+binned = sum(x["latency_ns"]["count"] for x in rows.values()) + ag["edge_samples"]
+expect(binned == workload, f"during + outside + edge samples {binned} == the verbs flows' latency samples {workload}")
+expect(0 < rows["during"]["bins"] <= 200, f"during: {rows['during']['bins']} bins of 10 ms, within the 2 s window")
 pause = {p["host"]: p for p in ag["pause"]}
 for h in ("h0", "h1", "h2"):
     expect(pause[h].get("pause") == "not available" and "pfc_frames" not in pause[h] and "no pause counters" in pause[h]["why"],
