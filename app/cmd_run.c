@@ -1189,11 +1189,19 @@ static int exchange_verbs(struct run *r)
 	return rc;
 }
 
+/* Whether host h's rank died (the watch). */
+static bool verbs_host_lost(void *arg, unsigned h)
+{
+	const struct run *r = arg;
+	return rp_cluster_rank_lost(&r->cl, r->host_rank[h]);
+}
+
 /* This rank's verbs ends from T0 until every rank's senders are done. */
 static int run_verbs(struct run *r, const struct run_opts *o)
 {
 	struct rp_vengine_run vr = {.stop = &rp_cli_stop, .duration_ns = (uint64_t)(o->duration_s * 1e9),
-				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL};
+				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL,
+				    .host_lost = r->cl.launched ? verbs_host_lost : NULL, .host_lost_arg = r};
 	char err[RP_ERR_LEN + 128];
 	uint64_t end = 0;
 	int rc = rp_vengine_run(r->ve, &vr, &end, err, sizeof(err));

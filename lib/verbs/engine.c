@@ -55,6 +55,7 @@ struct vend {
 	struct rp_hist *lat; /* [nqp]: completion (sender) or one-way (receiver) latency */
 	uint64_t bad[RP_MAX_QP]; /* receiver: messages without a valid probe of this flow */
 	bool failed;         /* sender: a completion in error (its QP is in the error state): it stops */
+	bool abandoned;      /* sender: its receiver's host is gone; what is outstanding is given up */
 };
 
 struct rp_vengine {
@@ -490,7 +491,7 @@ static int poll_recv(struct rp_vengine *e, struct vend *d, char *err, size_t err
 
 static bool sender_idle(const struct vend *d)
 {
-	if (d->failed)
+	if (d->failed || d->abandoned)
 		return true;
 	if (!d->done)
 		return false;
@@ -541,6 +542,11 @@ int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_
 		}
 		if (stopping && busy && now - stop_at > RP_VENGINE_DRAIN_NS)
 			busy = false; /* outstanding messages that never complete are given up */
+		for (size_t i = 0; stopping && busy && r->host_lost && i < e->nends; i++) {
+			struct vend *d = &e->ends[i];
+			if (d->send && !d->abandoned && r->host_lost(r->host_lost_arg, d->f->dst))
+				d->abandoned = true; /* seen as idle from the next pass */
+		}
 		if (!busy && !told) {
 			told = true;
 			if (r->tx_done)

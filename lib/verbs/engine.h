@@ -93,6 +93,11 @@ struct rp_vengine_run {
 	 * alone, done with its own). */
 	volatile bool *tx_done;
 	volatile bool *others_done;
+	/* After a stop: is host h gone (a rank that died)? A sender end toward it
+	 * gives up its outstanding messages at once (they would only complete
+	 * in error, after the NIC's retries, or never). NULL: no host is. */
+	bool (*host_lost)(void *arg, unsigned host);
+	void *host_lost_arg;
 };
 /* Runs until done; 0, or RP_V_FAIL with err (a completion in error). A send
  * completion in error (a peer that died: retries exceeded) stops that end
