@@ -629,26 +629,14 @@ static json_t *lost_hosts_json(const struct run *r)
 
 #define MAX_WINDOWS 16
 
-/* A mixed run's aggression: every traffic entry of DPDK senders, from its
- * first flow's start to its last flow's end (plan time: T0 on every rank). */
+/* A mixed run's aggression windows (rp_plan_aggression), named by their entries. */
 static size_t aggression_windows(const struct run *r, struct rp_report_window *w, size_t max)
 {
-	size_t n = 0;
-	for (size_t i = 0; r->acfg.bin_hist && i < r->s.plan.nflows; i++) {
-		const struct rp_flow *f = &r->s.plan.flows[i];
-		if (r->s.prof->hosts[f->src].engine.engine == RP_ENGINE_VERBS)
-			continue;
-		const char *name = r->s.prof->traffic[f->traffic].name;
-		size_t k = 0;
-		while (k < n && strcmp(w[k].name, name))
-			k++;
-		if (k == n && n == max)
-			continue;
-		if (k == n)
-			w[n++] = (struct rp_report_window){.name = name, .start_ns = f->pace.start_ns, .end_ns = f->end_ns};
-		w[k].start_ns = f->pace.start_ns < w[k].start_ns ? f->pace.start_ns : w[k].start_ns;
-		w[k].end_ns = f->end_ns > w[k].end_ns ? f->end_ns : w[k].end_ns;
-	}
+	struct rp_plan_window pw[MAX_WINDOWS];
+	size_t n = rp_plan_aggression(&r->s.plan, pw, max < MAX_WINDOWS ? max : MAX_WINDOWS);
+	for (size_t k = 0; k < n; k++)
+		w[k] = (struct rp_report_window){.name = r->s.prof->traffic[pw[k].traffic].name, .start_ns = pw[k].start_ns,
+						 .end_ns = pw[k].end_ns};
 	return n;
 }
 

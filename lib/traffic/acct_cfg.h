@@ -27,4 +27,15 @@ int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, u
 			  size_t errlen);
 void rp_acct_cfg_free(struct rp_acct_cfg *cfg);
 
+/* A mixed plan's aggression windows (report/windows.h): one per traffic entry
+ * of DPDK senders (RDMA or PFC), from its first flow's start to its last
+ * flow's planned end, plan time. Returns how many went into w (at most max);
+ * 0 unless the plan is mixed. */
+struct rp_plan_window {
+	uint16_t traffic; /* the profile's traffic entry */
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+size_t rp_plan_aggression(const struct rp_plan *plan, struct rp_plan_window *w, size_t max);
+
 #endif
