@@ -25,6 +25,7 @@
 #include "report/windows.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
+#include "wire/pfc.h"
 #include "wire/probe.h"
 
 #define MS 1000000ull
@@ -44,6 +45,7 @@ static struct rp_acct *make(void)
 	}
 	strcpy(ports[0].node, "h0");
 	strcpy(ports[1].node, "h1");
+	ports[0].speed_bps = ports[1].speed_bps = 1000000000ull;
 	struct rp_acct_cfg c = {.flows = flows, .nflows = NF, .ports = ports, .nports = 2, .run_ns = 10 * MS,
 				.bin_ns = MS, .latency = true, .bin_hist = true};
 	char err[128];
@@ -204,6 +206,31 @@ static void not_mixed(void **state)
 	rp_acct_destroy(a);
 }
 
+/* PFC at port h0 (index 0): one frame at 3.5 ms (during), one at 1.5 ms (outside), one at
+ * 2.7 ms (the edge bin): 1 frame during, paused 100 quanta x 512 bit / 1 Gbit/s = 51200 ns
+ * (the port's speed: 1G). */
+static void pause_during(void **state)
+{
+	(void)state;
+	struct rp_acct *a = make();
+	uint8_t buf[64], src[6] = {2, 0, 0, 0, 0, 9};
+	uint16_t q[RP_PFC_PRIOS] = {0, 0, 0, 100};
+	size_t len = rp_pfc_frame_build(buf, sizeof(buf), src, 1u << 3, q);
+	assert_true(len > 0);
+	static const uint64_t at[] = {1500, 2700, 3500};
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(rp_acct_rx(a, 0, at[i] * 1000, buf, len, len, NULL), RP_RX_PFC);
+	rp_acct_finish(a, 6 * MS, NULL);
+	uint64_t frames, ns;
+	rp_report_window_pause(a, 0, &win, 1, &frames, &ns);
+	assert_int_equal(frames, 1);
+	assert_int_equal(ns, 51200);
+	rp_report_window_pause(a, 1, &win, 1, &frames, &ns);
+	assert_int_equal(frames, 0);
+	assert_int_equal(ns, 0);
+	rp_acct_destroy(a);
+}
+
 static void sides(void **state)
 {
 	(void)state;
@@ -221,6 +248,7 @@ int main(void)
 		cmocka_unit_test(one_process),
 		cmocka_unit_test(two_ranks),
 		cmocka_unit_test(not_mixed),
+		cmocka_unit_test(pause_during),
 		cmocka_unit_test(sides),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
