@@ -22,6 +22,7 @@
 #include "report/pairs.h"
 #include "report/pause_order.h"
 #include "report/result.h"
+#include "report/windows.h"
 #include "session.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
@@ -56,6 +57,7 @@ struct run_opts {
 	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
+	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 };
 
 static void usage(FILE *out)
@@ -94,7 +96,7 @@ static void usage(FILE *out)
 	      "  --snaplen N            bytes kept per captured frame (default 128)\n"
 	      "  --capture-filter F     all, roce (RoCE + control) or control (default all)\n"
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
-	      "  --bin-us N             time series bin (default 100; 10000 when every flow's\n"
+	      "  --bin-us N             time series bin (default 100; 10000 when a flow's\n"
 	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
@@ -108,12 +110,18 @@ static void usage(FILE *out)
 	      "                         the main thread only sleeps and prints progress; mbufs and\n"
 	      "                         pollers on the NUMA node of the (PCI) port (a line when --eal\n"
 	      "                         \"-l ...\" puts one elsewhere); not with --capture\n"
+	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
+	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
 	      "are real RC QPs on the RDMA device (send, send_imm or write_imm messages, each\n"
 	      "carrying the probe; QP records exchanged over MPI), accounted by the same code;\n"
 	      "result.json adds \"verbs\": per-QP latency and the NIC's counters per host.\n"
+	      "A job of both engines (its DPDK hosts on ranks of their own) is a mixed run: the\n"
+	      "verbs flows are the workload, each DPDK entry an aggression window; result.json's\n"
+	      "\"aggression\" and summary.txt show the workload's latency during / outside the\n"
+	      "windows (merged per-bin histograms) and each host's pause, or \"not available\".\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
 	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`), with\n"
@@ -151,6 +159,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
 		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
+		{"neigh-refresh", required_argument, NULL, 'R'},
+		{"idle-us", required_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
@@ -182,6 +192,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
 			break;
 		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
+		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -262,7 +273,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
 	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
-	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : all_verbs(&r->s) ? VERBS_BIN_NS : 100000;
+	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : r->nrecs ? VERBS_BIN_NS : 100000; /* verbs or mixed */
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
 	/* A loaded machine runs late: bins for twice the plan and a second more,
@@ -686,6 +697,96 @@ static json_t *lost_hosts_json(const struct run *r)
 	return a;
 }
 
+#define MAX_WINDOWS 16
+
+/* A mixed run's aggression windows (rp_plan_aggression), named by their entries. */
+static size_t aggression_windows(const struct run *r, struct rp_report_window *w, size_t max)
+{
+	struct rp_plan_window pw[MAX_WINDOWS];
+	size_t n = rp_plan_aggression(&r->s.plan, pw, max < MAX_WINDOWS ? max : MAX_WINDOWS);
+	for (size_t k = 0; k < n; k++)
+		w[k] = (struct rp_report_window){.name = r->s.prof->traffic[pw[k].traffic].name, .start_ns = pw[k].start_ns,
+						 .end_ns = pw[k].end_ns};
+	return n;
+}
+
+static const char *str_or(const json_t *s, const char *dflt)
+{
+	return json_is_string(s) ? json_string_value(s) : dflt;
+}
+
+static bool host_in_plan(const struct run *r, unsigned h)
+{
+	for (size_t i = 0; i < r->s.plan.nflows; i++)
+		if (r->s.plan.flows[i].src == h || (r->s.plan.flows[i].kind == RP_TRAFFIC_RDMA && r->s.plan.flows[i].dst == h))
+			return true;
+	return false;
+}
+
+/* The pause a host saw during the aggression, where it can be known: a DPDK
+ * host's PFC/PAUSE frames as its port received them (every frame parsed), a
+ * verbs host's NIC pause counters (pause_*, over the whole run: read before
+ * and after). A NIC without pause counters (rxe on virtio) says so: never 0. */
+static json_t *pause_json(const struct run *r, unsigned h, json_t *vhosts, const struct rp_report_window *w, size_t n)
+{
+	const struct rp_host *H = &r->s.prof->hosts[h];
+	json_t *o = json_pack("{s:s, s:s}", "host", H->name, "engine", rp_engine_name(H->engine.engine));
+	if (rp_cluster_rank_lost(&r->cl, r->cl.launched ? r->host_rank[h] : 0)) {
+		json_object_set_new(o, "pause", json_string("not available"));
+		json_object_set_new(o, "why", json_string("its rank died"));
+		return o;
+	}
+	if (H->engine.engine != RP_ENGINE_VERBS) {
+		uint64_t frames, ns;
+		rp_report_window_pause(r->acct, h, w, n, &frames, &ns);
+		json_object_set_new(o, "source", json_string("PFC/PAUSE frames received at its port, during the windows"));
+		json_object_set_new(o, "pfc_frames", json_integer((json_int_t)frames));
+		json_object_set_new(o, "paused_ns", json_integer((json_int_t)ns));
+		return o;
+	}
+	size_t i;
+	json_t *x, *found = NULL;
+	json_array_foreach(vhosts, i, x)
+		if (!strcmp(str_or(json_object_get(x, "host"), ""), H->name))
+			found = x;
+	json_t *delta = json_object_get(json_object_get(found, "counters"), "delta"), *pause = json_object(), *v;
+	const char *k;
+	json_object_foreach(delta, k, v)
+		if (!strncmp(k, "pause_", 6))
+			json_object_set(pause, k, v);
+	if (json_object_size(pause)) {
+		json_object_set_new(o, "source", json_string("the NIC's pause counters, over the whole run"));
+		json_object_set_new(o, "counters", pause);
+		return o;
+	}
+	json_decref(pause);
+	char why[256];
+	snprintf(why, sizeof(why), "%s (driver %s, netdev %s) has no pause counters",
+		 str_or(json_object_get(found, "device"), "its device"), str_or(json_object_get(found, "driver"), "?"),
+		 str_or(json_object_get(found, "netdev"), "none"));
+	json_object_set_new(o, "pause", json_string("not available"));
+	json_object_set_new(o, "why", json_string(why));
+	return o;
+}
+
+/* result.json's "aggression" (docs/cluster.md, "Mixed runs"): the windows,
+ * the workload's latency during and outside them from the merged per-bin
+ * histograms, and each host's pause. NULL when the run is not mixed. */
+static json_t *aggression_json(const struct run *r, json_t *verbs)
+{
+	struct rp_report_window w[MAX_WINDOWS];
+	size_t n = aggression_windows(r, w, MAX_WINDOWS);
+	json_t *o = n ? rp_report_windows(r->acct, w, n) : NULL;
+	if (!o)
+		return NULL;
+	json_t *pause = json_array();
+	for (unsigned h = 0; h < r->s.prof->nhosts; h++)
+		if (host_in_plan(r, h))
+			json_array_append_new(pause, pause_json(r, h, json_object_get(verbs, "hosts"), w, n));
+	json_object_set_new(o, "pause", pause);
+	return o;
+}
+
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
@@ -699,7 +800,10 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
 	if (r->nrecs) {
 		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
-		json_object_set_new(root, "verbs", verbs_json(r));
+		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
+		json_object_set_new(root, "verbs", v);
+		if (ag)
+			json_object_set_new(root, "aggression", ag);
 	}
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
@@ -748,6 +852,40 @@ static void summary_clocks(FILE *f, const struct run *r)
 		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
 			   "not a measurement (flows[].latency_below_bound; the DPDK engine has no echo for a round trip)\n",
 			below, cross);
+}
+
+/* A mixed run: the workload's latency during / outside the aggression, and
+ * the pause each host saw (or that it cannot be known). */
+static void summary_aggression(FILE *f, const struct run *r)
+{
+	struct rp_report_window w[MAX_WINDOWS];
+	size_t n = aggression_windows(r, w, MAX_WINDOWS);
+	if (!n)
+		return;
+	rp_report_print_windows(f, r->acct, w, n);
+	json_t *v = r->nrecs ? verbs_json(r) : NULL;
+	fputs("pause during the aggression:", f);
+	for (unsigned h = 0; h < r->s.prof->nhosts; h++) {
+		if (!host_in_plan(r, h))
+			continue;
+		json_t *p = pause_json(r, h, json_object_get(v, "hosts"), w, n);
+		fprintf(f, "\n  %-8s %-5s ", r->s.prof->hosts[h].name, rp_engine_name(r->s.prof->hosts[h].engine.engine));
+		if (json_object_get(p, "pause"))
+			fprintf(f, "not available: %s", json_string_value(json_object_get(p, "why")));
+		else if (json_object_get(p, "counters")) {
+			const char *k;
+			json_t *x;
+			json_object_foreach(json_object_get(p, "counters"), k, x)
+				fprintf(f, "%s %" JSON_INTEGER_FORMAT " ", k, json_integer_value(x));
+			fputs("(NIC counters, whole run)", f);
+		} else
+			fprintf(f, "%" JSON_INTEGER_FORMAT " PFC/PAUSE frames received, paused %" JSON_INTEGER_FORMAT " ns",
+				json_integer_value(json_object_get(p, "pfc_frames")),
+				json_integer_value(json_object_get(p, "paused_ns")));
+		json_decref(p);
+	}
+	fputc('\n', f);
+	json_decref(v);
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -806,6 +944,7 @@ static void summary(FILE *f, const struct run *r)
 		rp_report_print_pairs(f, r->acct, 10);
 	}
 	rp_report_print_pause_order(f, r->acct, 16);
+	summary_aggression(f, r);
 	if (r->cl.launched)
 		summary_clocks(f, r);
 	if (misdelivered)
@@ -1112,11 +1251,19 @@ static int exchange_verbs(struct run *r)
 	return rc;
 }
 
+/* Whether host h's rank died (the watch). */
+static bool verbs_host_lost(void *arg, unsigned h)
+{
+	const struct run *r = arg;
+	return rp_cluster_rank_lost(&r->cl, r->host_rank[h]);
+}
+
 /* This rank's verbs ends from T0 until every rank's senders are done. */
 static int run_verbs(struct run *r, const struct run_opts *o)
 {
 	struct rp_vengine_run vr = {.stop = &rp_cli_stop, .duration_ns = (uint64_t)(o->duration_s * 1e9),
-				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL};
+				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL,
+				    .host_lost = r->cl.launched ? verbs_host_lost : NULL, .host_lost_arg = r};
 	char err[RP_ERR_LEN + 128];
 	uint64_t end = 0;
 	int rc = rp_vengine_run(r->ve, &vr, &end, err, sizeof(err));
@@ -1235,7 +1382,7 @@ int rp_cmd_run(int argc, char **argv)
 				   .main_idle = r.s.nq > 1, .who = "run",
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = r.cl.rank == 0 ? rp_session_progress : NULL, .progress_arg = &r.s,
-				   .rx = r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+				   .rx = r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof), .idle_ns = o.idle_ns};
 	pthread_t waiter;
 	bool waiting = false;
 	if (r.cl.launched) {

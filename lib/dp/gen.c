@@ -305,6 +305,11 @@ static int lcore_loop(void *arg)
 			pending |= tp->n_pending != 0;
 			work |= tp->rx_frames + tp->tx_packets != before;
 		}
+		if (g->idle_ns && !work && !pending) { /* a CPU shared with others (idle_ns in gen.h) */
+			struct timespec ts = {.tv_sec = (time_t)(g->idle_ns / 1000000000u),
+					      .tv_nsec = (long)(g->idle_ns % 1000000000u)};
+			nanosleep(&ts, NULL);
+		}
 		ls->passes++;
 		ls->busy += work;
 		if (!work && g->yield_idle)

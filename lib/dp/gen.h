@@ -106,6 +106,12 @@ struct rp_dp_gen {
 	 * ranks). NULL: alone. */
 	volatile bool *tx_done;
 	volatile bool *others_done;
+	/* 0: poll without rest (the default: a poller owns its core). Else a pass
+	 * over the lcore's ports that moved no frame sleeps this long, so a
+	 * poller that shares its CPU (a DPDK rank beside a verbs rank and its
+	 * soft NIC in a 1-vCPU VM) leaves it to them; frames then wait up to
+	 * that long, and a paced flow falls behind by as much. */
+	uint64_t idle_ns;
 };
 
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the

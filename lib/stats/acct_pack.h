@@ -49,13 +49,15 @@
  *   p50/p90/p99/p99.9 are the MAXIMUM over ranks, an upper bound of the
  *   true percentile of the bin (every rank has at most (1 - p) of its
  *   samples above its own p-quantile, so the union has at most (1 - p) above
- *   the largest), exact when one rank has the bin's samples.
+ *   the largest), exact when one rank has the bin's samples. With
+ *   cfg.bin_hist the bins' latency histograms (of the bin_hist flows) are
+ *   shipped whole and merged bucket by bucket: their percentiles are exact.
  * - end_ns is the latest rank's; unmatched (RoCE frames of no flow) is summed.
  * - not carried: track_psn state (per-QP PSN results, message and NAK ->
  *   resend times: analyze's, which runs in one process) and discovery.
  * A flow or port installed twice is overwritten by the later buffer.
  *
- * Buffer format, version 2 (little-endian, explicit counts; for ranks of the
+ * Buffer format, version 3 (little-endian, explicit counts; for ranks of the
  * same build; a field added to the tables below bumps the version):
  *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
  *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
@@ -72,7 +74,8 @@
  *           u64 c[7], u64 lat_count lat_min lat_max lat_pct[4],
  *           f64 sum_hi sum_lo sumsq_hi sumsq_lo) in increasing bin order;
  *           u32 n, n x (u32 bin, u16 port record, u8 prio, u64 pfc, u64 paused_ns);
- *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes)
+ *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes);
+ *           u32 n, n x (u32 bin, hist) (cfg.bin_hist's, bins with samples)
  *   nothing after: total_len == the buffer's length.
  * Every read is bounds-checked: a truncated or corrupt buffer (or one of
  * another plan: an unknown flow id or port, another start or bin width) is
@@ -97,7 +100,7 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 2u /* 2: ports carry icrc_bad */
+#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: the series, per-bin histograms */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow

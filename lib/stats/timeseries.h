@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "shist.h"
 
 #define RP_TS_BIN_NS 100000ull      /* 100 us */
 #define RP_TS_MAX_BINS 1000000u     /* a cap on memory: ~0.3 KiB per bin and port */
@@ -54,6 +55,7 @@ struct rp_ts_cfg {
 	size_t nbins;      /* e.g. rp_ts_bins_for(run_ns, bin_ns) */
 	size_t nflows;     /* per-flow rx packets/bytes series; 0: none */
 	size_t nports;
+	bool bin_hist;     /* also a mergeable latency histogram per bin (rp_ts_latency_hist) */
 };
 
 struct rp_ts {
@@ -69,6 +71,7 @@ struct rp_ts {
 	uint64_t end_ns;           /* start_ns + nbins x bin_ns: at or after it, no bin */
 	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */
 	long last_bin;             /* -1: none yet */
+	struct rp_shist *hists;    /* [nbins] with cfg.bin_hist: exact, sparse, mergeable */
 };
 
 /* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */
@@ -83,6 +86,15 @@ void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t 
 /* A data packet: rx packets/bytes (aggregate and, if kept, the flow's), CE. */
 void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce);
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* With cfg.bin_hist: lat_ns into the histogram of now_ns's bin (nothing
+ * else: call rp_ts_latency too for the bin's own figures). A caller's
+ * choice of samples, e.g. a workload's flows and not its aggressor's. */
+void rp_ts_latency_hist(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* The bin's histogram (NULL without cfg.bin_hist). */
+static inline const struct rp_shist *rp_ts_hist(const struct rp_ts *t, size_t bin)
+{
+	return t->hists && bin < t->cfg.nbins ? &t->hists[bin] : NULL;
+}
 /* Closes the open bin's percentiles; call once the last sample is in. */
 void rp_ts_flush(struct rp_ts *t);
 void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio);
