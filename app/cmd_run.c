@@ -105,11 +105,13 @@ static void usage(FILE *out)
 	      "                         every port gets N RX and TX queues, RSS on the UDP source\n"
 	      "                         port (pair: links spread frames the same way), lcore q sends\n"
 	      "                         its share of each host's flows and accounts RX queue q; the\n"
-	      "                         lcores' counts merge exactly at the end (result.json\n"
+	      "                         lcores' counts merge exactly at the end, a time bin's\n"
+	      "                         percentiles as an upper bound (result.json\n"
 	      "                         environment.lcores: each one's packets and busy share);\n"
 	      "                         the main thread only sleeps and prints progress; mbufs and\n"
 	      "                         pollers on the NUMA node of the (PCI) port (a line when --eal\n"
-	      "                         \"-l ...\" puts one elsewhere); not with --capture\n"
+	      "                         \"-l ...\" puts one elsewhere); not with --capture, nor on\n"
+	      "                         net_af_packet ports (their queues are the kernel's fanout)\n"
 	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
 	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      "\n"
@@ -282,10 +284,11 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	/* One accountant per lcore (no shared line on the per-packet path). */
 	for (unsigned k = 0; k < r->s.nq; k++) {
 		r->rx[k].acct = rp_acct_create(&r->acfg, err, sizeof(err));
+		if (k == 0)
+			r->acct = r->rx[0].acct; /* owned from here: the cleanup frees it */
 		if (!r->rx[k].acct)
 			return rp_cli_error("run", "%s", err);
 	}
-	r->acct = r->rx[0].acct;
 	for (unsigned k = 0; k < r->s.nq; k++)
 		for (unsigned i = 0; i < r->s.nports; i++) {
 			unsigned h = r->s.tx[i].index;
@@ -698,6 +701,14 @@ static json_t *lost_hosts_json(const struct run *r)
 }
 
 #define MAX_WINDOWS 16
+
+/* More DPDK traffic entries in a mixed run than windows reported: refused
+ * before traffic (the extra ones' bins would count as "outside"). */
+static bool too_many_windows(const struct run *r)
+{
+	struct rp_plan_window pw[MAX_WINDOWS + 1];
+	return rp_plan_aggression(&r->s.plan, pw, MAX_WINDOWS + 1) > MAX_WINDOWS;
+}
 
 /* A mixed run's aggression windows (rp_plan_aggression), named by their entries. */
 static size_t aggression_windows(const struct run *r, struct rp_report_window *w, size_t max)
@@ -1314,6 +1325,9 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && r.s.nq > 1 && o.capture) /* one writer per capture file */
 		rc = rp_cli_error("run", "--capture writes each port's file from one lcore: run it with --lcores 1 (%u "
 				  "lcores asked, by --lcores or the profile's lcores:)", r.s.nq);
+	if (rc == 0 && r.s.plan_built && too_many_windows(&r))
+		rc = rp_cli_error("run", "a mixed run reports at most %d aggression windows, one per traffic entry of DPDK "
+				  "senders; this profile has more (join entries, or run them apart)", MAX_WINDOWS);
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {
@@ -1408,12 +1422,13 @@ int rp_cmd_run(int argc, char **argv)
 	/* The offsets again: their change over the run is each clock's drift. */
 	if (r.cl.launched && !r.lost && r.offsets_after)
 		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
-	if (merge_lcores(&r) != 0)
-		rc = RP_EXIT_USAGE;
+	int lrc = merge_lcores(&r) != 0 ? RP_EXIT_USAGE : 0; /* kept: the ranks' merge is collective */
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)
 		rc = merge_ranks(&r, &o);
+	if (lrc)
+		rc = lrc;
 	r.interrupted = rp_cli_stop && !r.lost; /* a dead rank's stop is no interruption */
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_result(&r, &o);

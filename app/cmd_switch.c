@@ -196,16 +196,12 @@ static int parse_fdb(const char *s, struct switch_opts *o)
 /* "5KB,200KB,1%" or "5000,200000,0.01". */
 static int parse_ecn(const char *s, struct switch_opts *o)
 {
-	char a[64], b[64], c[64], *end;
+	char a[64], b[64], c[64];
 	if (strlen(s) >= 64 || sscanf(s, "%63[^,],%63[^,],%63s", a, b, c) != 3 || rp_parse_size(a, &o->fab.kmin) ||
 	    rp_parse_size(b, &o->fab.kmax))
 		return rp_cli_error(CMD, "--ecn: expected KMIN,KMAX,PMAX like 5KB,200KB,1%%, got '%s'", s);
-	double p = strtod(c, &end);
-	if (end != c && *end == '%' && end[1] == '\0')
-		p /= 100.0;
-	else if (end == c || *end)
-		p = NAN;
-	if (!(p >= 0 && p <= 1) || o->fab.kmin > o->fab.kmax)
+	double p;
+	if (rp_parse_share(c, 1, 0, 1, &p) || o->fab.kmin > o->fab.kmax)
 		return rp_cli_error(CMD, "--ecn: need KMIN <= KMAX and PMAX within 0..100%%, got '%s'", s);
 	o->fab.pmax = p;
 	o->ecn = true;

@@ -339,6 +339,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 {
 	s->cmd = cmd;
 	s->profile_path = profile;
+	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
 	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
 		s->neigh_refresh_ns = 0;
 	else
@@ -364,9 +365,14 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	/* run: --lcores, else the profile's `lcores:` */
 	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
 	s->nq = q > 1 ? q : 1;
+	for (unsigned i = 0; s->nq > 1 && i < s->nports; i++)
+		if (rp_dp_is_af_packet(devargs[i]))
+			return rp_cli_error(cmd, "host '%s': net_af_packet spreads frames over its queues by the kernel's "
+					    "fanout, not by RSS on the UDP source port (a QP's frames, ARP and PFC could land on "
+					    "any lcore): run it with --lcores 1", s->prof->hosts[s->tx[i].index].name);
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
-				    .first_core = o->first_core, .main_idle = s->nq > 1};
+				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;

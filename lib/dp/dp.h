@@ -106,6 +106,8 @@ unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat 
 /* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1", with nq
  * queue pairs; to_peer[q] gets the ring feeding the peer's RX queue q. */
 bool rp_dp_is_pair(const char *devargs);
+/* net_af_packet: its queues are the kernel's fanout, not RSS (one lcore only). */
+bool rp_dp_is_af_packet(const char *devargs);
 int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void **to_peer, char *err, size_t errlen);
 /* The RX queue (of nq) RSS on the UDP source port picks for a frame: the
  * Toeplitz hash of the port with the common 40-byte key, a 128-entry table

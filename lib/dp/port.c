@@ -32,7 +32,7 @@ static void port_name(const char *devargs, char *name, size_t n)
 #define AFP_RX_OVERHEAD 66u /* TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14: where the MAC header lands */
 #define AFP_TX_OVERHEAD 32u /* TPACKET2_HDRLEN - sizeof(struct sockaddr_ll) */
 
-static bool is_af_packet(const char *devargs)
+bool rp_dp_is_af_packet(const char *devargs)
 {
 	return strncmp(devargs, "net_af_packet", 13) == 0;
 }
@@ -67,7 +67,7 @@ static unsigned iface_mtu(const char *devargs)
 
 const char *rp_dp_devargs_fit(const char *devargs, size_t max_frame, char *out, size_t n)
 {
-	if (!is_af_packet(devargs) || strstr(devargs, "framesz=") || max_frame + AFP_RX_OVERHEAD <= AFP_DEFAULT_FRAMESZ)
+	if (!rp_dp_is_af_packet(devargs) || strstr(devargs, "framesz=") || max_frame + AFP_RX_OVERHEAD <= AFP_DEFAULT_FRAMESZ)
 		return devargs;
 	unsigned f = AFP_DEFAULT_FRAMESZ;
 	while (f < max_frame + AFP_RX_OVERHEAD)
@@ -126,7 +126,7 @@ size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen, cha
 				 "ring frames follow the profile");
 		return pmd;
 	}
-	if (!is_af_packet(devargs)) {
+	if (!rp_dp_is_af_packet(devargs)) {
 		uint16_t id;
 		struct rte_eth_dev_info info;
 		char name[64];
@@ -219,8 +219,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	if (n_txq > info.max_tx_queues || n_rxq > info.max_rx_queues) {
 		snprintf(err, errlen, "port %s (%s) has %u RX and %u TX queues, %u and %u asked%s", p->name, p->driver,
 			 info.max_rx_queues, info.max_tx_queues, n_rxq, n_txq,
-			 is_af_packet(devargs) ? " (net_af_packet: add qpairs=N to its devargs)"
-			 : devargs_is(devargs, "net_af_xdp") ? " (net_af_xdp: add queue_count=N to its devargs)"
+			 devargs_is(devargs, "net_af_xdp") ? " (net_af_xdp: add queue_count=N to its devargs)"
 							     : " (use fewer --lcores)");
 		return -1;
 	}
@@ -229,7 +228,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	int socket = p->socket >= 0 ? p->socket : (int)rte_socket_id();
 	/* net_af_packet refuses an RX queue whose mbufs are shorter than its ring frames. */
 	size_t room = max_frame;
-	if (is_af_packet(devargs) && devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD > room)
+	if (rp_dp_is_af_packet(devargs) && devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD > room)
 		room = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD;
 	p->pool = make_pool(p->name, n_rxq, n_txq, room, socket);
 	if (!p->pool) {
@@ -252,7 +251,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		mtu = info.max_mtu;
 	/* net_af_xdp sets its interface's MTU: raised when short, never lowered. */
 	bool iface_fits = devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) >= mtu;
-	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && mtu > RTE_ETHER_MTU && !is_af_packet(devargs) &&
+	if (rc == 0 && max_frame > RTE_ETHER_MAX_LEN && mtu > RTE_ETHER_MTU && !rp_dp_is_af_packet(devargs) &&
 	    !devargs_is(devargs, "net_tap") && !iface_fits) {
 		rc = rte_eth_dev_set_mtu(p->id, (uint16_t)mtu);
 		if (rc == -ENOTSUP)

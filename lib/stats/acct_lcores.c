@@ -147,13 +147,16 @@ static void add_port(struct acct_port *d, const struct acct_port *s)
 	add_pause(d, s);
 }
 
-static void add_series(struct rp_ts *d, struct rp_ts *s)
+static int add_series(struct rp_ts *d, struct rp_ts *s)
 {
 	rp_ts_flush(d);
 	rp_ts_flush(s);
 	d->outside += s->outside;
-	for (size_t b = 0; b < d->cfg.nbins; b++)
+	for (size_t b = 0; b < d->cfg.nbins; b++) {
 		rp_ts_bin_merge(&d->bins[b], &s->bins[b]);
+		if (d->hists && rp_shist_merge(&d->hists[b], &s->hists[b]) != 0)
+			return -1;
+	}
 	size_t cells = d->cfg.nbins * d->cfg.nports * 8;
 	for (size_t c = 0; c < cells; c++) {
 		d->pfc[c] += s->pfc[c];
@@ -163,6 +166,7 @@ static void add_series(struct rp_ts *d, struct rp_ts *s)
 		d->flow_pkts[c] += s->flow_pkts[c];
 		d->flow_bytes[c] += s->flow_bytes[c];
 	}
+	return 0;
 }
 
 static bool same_shape(const struct rp_acct *d, const struct rp_acct *s)
@@ -171,7 +175,8 @@ static bool same_shape(const struct rp_acct *d, const struct rp_acct *s)
 	    !d->ts != !s->ts || d->cfg.start_ns != s->cfg.start_ns)
 		return false;
 	if (d->ts && (d->ts->cfg.nbins != s->ts->cfg.nbins || d->ts->cfg.nports != s->ts->cfg.nports ||
-		      d->ts->cfg.bin_ns != s->ts->cfg.bin_ns || d->ts->cfg.nflows != s->ts->cfg.nflows))
+		      d->ts->cfg.bin_ns != s->ts->cfg.bin_ns || d->ts->cfg.nflows != s->ts->cfg.nflows ||
+		      !d->ts->hists != !s->ts->hists))
 		return false;
 	for (size_t i = 0; i < d->nflows; i++)
 		if (d->flows[i].cfg.id != s->flows[i].cfg.id)
@@ -188,8 +193,8 @@ int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src)
 			return -1;
 	for (size_t i = 0; i < dst->cfg.nports; i++)
 		add_port(&dst->ports[i], &src->ports[i]);
-	if (dst->ts)
-		add_series(dst->ts, src->ts);
+	if (dst->ts && add_series(dst->ts, src->ts) != 0)
+		return -1;
 	dst->unmatched += src->unmatched;
 	dst->fast_frames += src->fast_frames;
 	return 0;

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "report/result.h"
+#include "report/windows.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
 #include "stats/timeseries.h"
@@ -501,6 +502,42 @@ static void lcores_equal_one(void **state)
 	rp_acct_destroy(m);
 }
 
+/* The per-bin histograms of a mixed run's workload absorb bucket by bucket
+ * too: a window's rows (during / outside, every bin's histogram) equal one
+ * accountant's, sample for sample. The window [250 us, 500 us) holds part
+ * of f1 and f2 (play's drawing), the rest is outside or on an edge. */
+static void lcores_bin_hists(void **state)
+{
+	(void)state;
+	struct rp_acct_flow_cfg keep[NF];
+	memcpy(keep, flows, sizeof(keep));
+	for (unsigned f = 0; f < NF; f++)
+		flows[f].bin_hist = true;
+	struct rp_acct_cfg c = cfg_with(all_ports, NH);
+	c.bin_hist = true;
+	struct world one = {.ref = make(&c)}, two = {.lcore = {make(&c), make(&c)}};
+	play(&one);
+	play(&two);
+	assert_int_equal(rp_acct_absorb(two.lcore[0], two.lcore[1]), 0);
+	rp_acct_destroy(two.lcore[1]);
+	struct rp_acct *acc[2] = {one.ref, two.lcore[0]};
+	for (unsigned k = 0; k < 2; k++) {
+		for (unsigned f = 0; f < NF; f++)
+			rp_acct_set_tx(acc[k], f, sent[f], sent[f] * frame_len);
+		rp_acct_finish(acc[k], END, NULL);
+	}
+	const struct rp_report_window win = {.name = "w", .start_ns = 250000, .end_ns = 500000};
+	json_t *a = rp_report_windows(acc[1], &win, 1), *b = rp_report_windows(acc[0], &win, 1);
+	assert_non_null(a);
+	assert_true(json_array_size(json_object_get(b, "bins")) > 0); /* the workload has samples in bins */
+	assert_json_equal(a, b, "windows");
+	json_decref(a);
+	json_decref(b);
+	rp_acct_destroy(acc[0]);
+	rp_acct_destroy(acc[1]);
+	memcpy(flows, keep, sizeof(keep));
+}
+
 /* Ranks that hold only their hosts' flows (found by id, not position) give
  * the same result.json flows and ports. */
 static void ranks_with_their_flows_only(void **state)
@@ -671,6 +708,7 @@ int main(void)
 		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(lcores_equal_one),
+		cmocka_unit_test(lcores_bin_hists),
 		cmocka_unit_test(truncated_and_corrupt),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
