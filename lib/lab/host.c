@@ -467,7 +467,9 @@ void rp_lab_host_rx(struct rp_lab *lab, unsigned hi, uint32_t slot)
 	h->rx_bytes += len;
 	lab->tot.rx_frames++;
 	lab->tot.rx_bytes += len;
-	enum rp_rx_class c = rp_acct_rx(lab->acct, hi, lab->now, b, len, len, &reply);
+	/* Every frame here is the lab's own (a source's or a reply's, ICRC valid)
+	 * and only CE marks (masked by the ICRC) changed it since. */
+	enum rp_rx_class c = rp_acct_rx_trusted(lab->acct, hi, lab->now, b, len, &reply);
 	if (c == RP_RX_CNP)
 		dcqcn_on_cnp(lab, h, b, len);
 	if (reply.n)
