@@ -2,7 +2,12 @@
  * the order of insertion; tie is 0 unless the caller gives one (the lab's
  * seeded arbitration among frames reaching a switch at the same nanosecond),
  * so events at the same nanosecond run by tie, then in the order they were
- * scheduled, and a run is the same every time. */
+ * scheduled, and a run is the same every time.
+ *
+ * The key is two words compared as one 128-bit number: the time, then the
+ * tie (high 32 bits) and seq (low 32 bits). When seq would pass 2^32 the
+ * queued events are numbered again 0, 1, ... in their order, which leaves
+ * every comparison as it was (rare: once per 2^32 events). */
 #ifndef RP_LAB_EVQ_H
 #define RP_LAB_EVQ_H
 
@@ -20,10 +25,18 @@ struct rp_event {
 	uint32_t tie;  /* same t: lower first (0 for rp_evq_push) */
 };
 
+/* A queued event: 32 bytes, two to a cache line. */
+struct rp_evq_node {
+	uint64_t t;
+	uint64_t ord; /* tie << 32 | seq */
+	uint32_t node, slot;
+	uint16_t kind, port;
+};
+
 struct rp_evq {
-	struct rp_event *e;
+	struct rp_evq_node *e;
 	size_t n, cap;
-	uint64_t next_seq;
+	uint64_t next_seq; /* below 2^32 */
 	uint64_t pushed;
 };
 
