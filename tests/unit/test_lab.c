@@ -210,15 +210,20 @@ static void qdepth_csv_known_answer(void **state)
 	struct rp_lab *lab = rp_lab_create(prof, &plan, &lo, err, sizeof(err));
 	assert_non_null(lab);
 	struct rp_switch *sw = lab->sw[0].sw;
-	static uint8_t f[1000], out[16384];
+	static uint8_t out[16384];
 	struct rp_switch_rx rx;
 	struct rp_switch_tx tx;
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 26), 1, &rx), 0);
-	for (int i = 0; i < 2; i++)
-		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 0), 2, &rx), 0);
+	/* The lab's switches hold frames by their pool slots (rp_switch_use_refs). */
+	for (int i = 0; i < 5; i++) {
+		uint32_t s = rp_pool_get(&lab->pool);
+		size_t n = ip_frame(rp_pool_buf(&lab->pool, s), i < 3 ? 26 : 0);
+		assert_int_equal(rp_switch_ingress_ref(sw, 0, 0, s, n, i < 3 ? 1 : 2, &rx), 0);
+		assert_int_equal(rx.verdict, RP_SW_QUEUED);
+	}
 	assert_int_equal(rp_switch_next_tx(sw, 2, 15000, out, sizeof(out), &tx), 1);
+	assert_int_equal(tx.ref, 3); /* the slots come back: no copy in out */
 	assert_int_equal(rp_switch_next_tx(sw, 2, 16000, out, sizeof(out), &tx), 1);
+	assert_int_equal(tx.ref, 4);
 	lab->tot.end_ns = 25000;
 
 	char dir[] = "/tmp/rp_test_lab_XXXXXX", path[64];
