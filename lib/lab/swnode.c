@@ -97,6 +97,8 @@ void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port)
 	if (rc == 1 && tx.ref != RP_SWITCH_NOREF) { /* a data frame: its own slot goes on */
 		rp_pool_put(&lab->pool, slot);
 		slot = tx.ref;
+	} else { /* a PFC frame may have been built in it */
+		rp_pool_wrote(&lab->pool, slot, 0, rc == 1 && tx.len > RP_MACCTL_FRAME_LEN ? tx.len : RP_MACCTL_FRAME_LEN);
 	}
 	if (rc == 1 && S->port[port].kind != RP_PEER_NONE) {
 		lab->pool.len[slot] = (uint16_t)tx.len;
