@@ -48,7 +48,7 @@ static void mark_maybe(struct rp_switch *sw, unsigned port, const struct rp_pkt 
 	struct rp_queue *q = &sw->port[port].q[k->tc];
 	if (!k->ect || !k->l3 || !rp_sw_red_decide(sw, k->tc, q->bytes))
 		return;
-	rp_sw_ecn_set_ce(buf, k);
+	rp_sw_ecn_set_ce(buf ? buf : sw->frame_of(sw->frame_ctx, k->cell), k);
 	tx->ce = true;
 	q->st.ecn_marked++;
 	sw->port[port].st.ecn_marked++;
@@ -62,8 +62,13 @@ static void send_data(struct rp_switch *sw, unsigned port, unsigned tc, uint64_t
 	struct rp_queue *q = &sw->port[port].q[tc];
 
 	rp_sw_sched_sent(sw, port, tc, k->len);
-	rp_cells_load(&sw->cells, k->cell, buf, k->len);
-	rp_cells_release(&sw->cells, k->cell, k->len);
+	if (sw->frame_of) { /* by reference: the caller's bytes, marked in place */
+		tx->ref = k->cell;
+		buf = NULL;
+	} else {
+		rp_cells_load(&sw->cells, k->cell, buf, k->len);
+		rp_cells_release(&sw->cells, k->cell, k->len);
+	}
 	mark_maybe(sw, port, k, buf, tx);
 	tx->kind = RP_TX_DATA;
 	tx->tc = tc;
@@ -86,6 +91,7 @@ int rp_switch_next_tx(struct rp_switch *sw, unsigned port, uint64_t now_ns, uint
 	int tc;
 
 	memset(tx, 0, sizeof(*tx));
+	tx->ref = RP_SWITCH_NOREF;
 	if (port >= sw->cfg.nports || cap < sw->cfg.max_frame || cap < RP_MACCTL_FRAME_LEN)
 		return -1;
 	if (now_ns < sw->port[port].busy_until)

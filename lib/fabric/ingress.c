@@ -21,15 +21,15 @@ static void count_drop(struct rp_switch *sw, unsigned in, int out, const struct 
 	}
 }
 
-/* Copies the frame in and fills its descriptor; RP_PKT_NONE when memory is
- * out (it is sized so this does not happen). */
+/* Copies the frame in (or keeps the caller's ref) and fills its descriptor;
+ * RP_PKT_NONE when memory is out (it is sized so this does not happen). */
 static uint32_t store(struct rp_switch *sw, uint64_t now_ns, unsigned in, const struct rp_class *c,
-		      const uint8_t *frame, size_t len)
+		      const uint8_t *frame, size_t len, uint32_t ref)
 {
 	uint32_t i = rp_sw_pkt_alloc(sw), cell;
 	if (i == RP_PKT_NONE)
 		return i;
-	cell = rp_cells_store(&sw->cells, frame, len);
+	cell = sw->frame_of ? ref : rp_cells_store(&sw->cells, frame, len);
 	if (cell == RP_CELL_NONE) {
 		rp_sw_pkt_free(sw, i);
 		return RP_PKT_NONE;
@@ -49,7 +49,7 @@ static void xoff_check(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsig
 }
 
 static void enqueue(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsigned out, const struct rp_class *c,
-		    const uint8_t *frame, size_t len, struct rp_switch_rx *rx)
+		    const uint8_t *frame, size_t len, uint32_t ref, struct rp_switch_rx *rx)
 {
 	enum rp_switch_drop why;
 	enum rp_admit where = rp_sw_admit(sw, in, out, c->tc, len, &why);
@@ -60,7 +60,7 @@ static void enqueue(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsigned
 		xoff_check(sw, now_ns, in, c->tc, true, rx); /* overflow means XOFF, whatever the threshold */
 		return;
 	}
-	i = store(sw, now_ns, in, c, frame, len);
+	i = store(sw, now_ns, in, c, frame, len, ref);
 	if (i == RP_PKT_NONE) {
 		count_drop(sw, in, (int)out, c, len, RP_DROP_NOMEM, rx);
 		return;
@@ -73,8 +73,8 @@ static void enqueue(struct rp_switch *sw, uint64_t now_ns, unsigned in, unsigned
 	xoff_check(sw, now_ns, in, c->tc, rx->headroom, rx);
 }
 
-int rp_switch_ingress(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, const uint8_t *frame, size_t len,
-		      int out_port, struct rp_switch_rx *rx)
+static int ingress(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, const uint8_t *frame, size_t len,
+		   int out_port, uint32_t ref, struct rp_switch_rx *rx)
 {
 	struct rp_switch_rx scratch;
 	struct rp_class c;
@@ -104,6 +104,22 @@ int rp_switch_ingress(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, c
 		return 0;
 	}
 	rx->out_port = (unsigned)out;
-	enqueue(sw, now_ns, in_port, (unsigned)out, &c, frame, len, rx);
+	enqueue(sw, now_ns, in_port, (unsigned)out, &c, frame, len, ref, rx);
 	return 0;
+}
+
+int rp_switch_ingress(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, const uint8_t *frame, size_t len,
+		      int out_port, struct rp_switch_rx *rx)
+{
+	if (sw->frame_of)
+		return -1; /* by reference: rp_switch_ingress_ref */
+	return ingress(sw, now_ns, in_port, frame, len, out_port, RP_SWITCH_NOREF, rx);
+}
+
+int rp_switch_ingress_ref(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, uint32_t ref, size_t len,
+			  int out_port, struct rp_switch_rx *rx)
+{
+	if (!sw->frame_of)
+		return -1;
+	return ingress(sw, now_ns, in_port, sw->frame_of(sw->frame_ctx, ref), len, out_port, ref, rx);
 }

@@ -88,6 +88,13 @@ void rp_switch_destroy(struct rp_switch *sw)
 	free(sw);
 }
 
+void rp_switch_use_refs(struct rp_switch *sw, rp_switch_frame_fn frame_of, void *ctx)
+{
+	sw->frame_of = frame_of;
+	sw->frame_ctx = ctx;
+	rp_cells_fini(&sw->cells);
+}
+
 int rp_switch_fdb_add(struct rp_switch *sw, const uint8_t mac[6], unsigned port)
 {
 	if (port >= sw->cfg.nports)

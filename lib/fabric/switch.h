@@ -27,7 +27,9 @@
  *   lossy traffic on egress (queue limit: tail drop).
  * - Release on dequeue; a PG gives back headroom bytes before shared ones.
  * - ECN is decided at dequeue, against the queue depth left behind.
- * - Frames are copied into a cell pool (64-byte cells) sized for the buffer.
+ * - Frames are copied into a cell pool (64-byte cells) sized for the buffer,
+ *   or, for a caller that keeps frames in memory of its own (the lab's pool),
+ *   held by reference: rp_switch_use_refs.
  * - Frame lengths are without FCS; a frame occupies len + 24 bytes of wire
  *   time (FCS 4, preamble + SFD 8, IFG 12). */
 #ifndef RP_FABRIC_SWITCH_H
@@ -170,6 +172,21 @@ struct rp_switch_rx {
  * and rx.kick/rx.xoff say it is due. Returns 0, or -1 for a bad in_port. */
 int rp_switch_ingress(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, const uint8_t *frame, size_t len,
 		      int out_port, struct rp_switch_rx *rx);
+/* Frames by reference, for a caller whose frames already sit in memory that
+ * does not move (the lab's frame pool): the switch keeps the caller's ref of
+ * a queued frame instead of a copy of its bytes, asks frame_of(ctx, ref) for
+ * them when it must read or rewrite them (classify at ingress, the CE mark at
+ * dequeue), and gives the ref back from rp_switch_next_tx (tx.ref). Set once,
+ * before the first frame; its cell memory is given back. The buffer
+ * accounting, every counter and every decision are the same as with copies. */
+#define RP_SWITCH_NOREF UINT32_MAX
+typedef uint8_t *(*rp_switch_frame_fn)(void *ctx, uint32_t ref);
+void rp_switch_use_refs(struct rp_switch *sw, rp_switch_frame_fn frame_of, void *ctx);
+/* rp_switch_ingress of the caller's frame ref (len bytes): with rx.verdict
+ * RP_SW_QUEUED the switch holds it until rp_switch_next_tx hands it back;
+ * with any other verdict it is the caller's again at once. */
+int rp_switch_ingress_ref(struct rp_switch *sw, uint64_t now_ns, unsigned in_port, uint32_t ref, size_t len,
+			  int out_port, struct rp_switch_rx *rx);
 
 enum rp_switch_tx_kind { RP_TX_NONE, RP_TX_DATA, RP_TX_PFC };
 
@@ -188,11 +205,14 @@ struct rp_switch_tx {
 	uint16_t kick_port[RP_SWITCH_KICKS]; /* every port where a PFC frame (XON) is now due ... */
 	uint8_t nkick;
 	uint64_t kick;       /* ... and as a mask for ports 0..63 (bit p: port p) */
+	uint32_t ref;        /* by reference (rp_switch_use_refs): a data frame's ref, its bytes not copied
+				to buf; RP_SWITCH_NOREF for a PFC frame (in buf) and with copies */
 };
 
 /* When port's transmitter is free at now_ns, the next frame: a due PFC frame
  * first, then strict priority, then DWRR among the rest, skipping queues that
- * received PFC pauses. The frame is copied to buf (cap must be >= max_frame).
+ * received PFC pauses. The frame is copied to buf (cap must be >= max_frame);
+ * by reference a data frame is tx.ref instead and only PFC frames use buf.
  * Returns 1 with a frame, 0 when there is nothing to send now (or the
  * transmitter is still busy), -1 for a bad port or too small a cap. */
 int rp_switch_next_tx(struct rp_switch *sw, unsigned port, uint64_t now_ns, uint8_t *buf, size_t cap,

@@ -14,7 +14,7 @@
  * only touched again to copy them out. */
 struct rp_pkt {
 	uint32_t next;   /* next in its queue, or in the free list */
-	uint32_t cell;   /* first cell of the bytes */
+	uint32_t cell;   /* first cell of the bytes; by reference, the caller's ref */
 	uint64_t enq_ns;
 	uint16_t len;
 	uint16_t l3_off; /* IP header, for ECN marking */
@@ -79,6 +79,8 @@ struct rp_switch {
 	struct rp_pkt *pkt;
 	uint32_t npkt, pkt_max, pkt_free, pkt_used; /* descriptors allocated, their limit */
 	struct rp_cells cells;
+	rp_switch_frame_fn frame_of; /* non-NULL: frames by reference (no cells) */
+	void *frame_ctx;
 	struct rp_fdb fdb;
 	uint64_t rng;
 };

@@ -3,30 +3,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SEQ_LIMIT (1ull << 32)
+#define NIL UINT32_MAX
+#define WORDS (RP_EVQ_BUCKETS / 64)
+
 void rp_evq_init(struct rp_evq *q)
 {
 	memset(q, 0, sizeof(*q));
+	q->free_node = NIL;
 }
 
 void rp_evq_free(struct rp_evq *q)
 {
-	free(q->e);
-	memset(q, 0, sizeof(*q));
+	free(q->near.e);
+	free(q->far.e);
+	free(q->head);
+	free(q->bits);
+	free(q->nodes);
+	rp_evq_init(q);
 }
 
-static bool before(const struct rp_event *a, const struct rp_event *b)
+/* ---- the heaps ---- */
+
+typedef unsigned __int128 key_t128;
+
+static inline key_t128 key(const struct rp_evq_node *a)
 {
-	if (a->t != b->t)
-		return a->t < b->t;
-	return a->tie != b->tie ? a->tie < b->tie : a->seq < b->seq;
+	return (key_t128)a->t << 64 | a->ord;
 }
 
-static void sift_up(struct rp_event *e, size_t i)
+static void sift_up(struct rp_evq_node *e, size_t i)
 {
-	struct rp_event x = e[i];
+	struct rp_evq_node x = e[i];
+	key_t128 k = key(&x);
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!before(&x, &e[p]))
+		if (k >= key(&e[p]))
 			break;
 		e[i] = e[p];
 		i = p;
@@ -34,22 +46,173 @@ static void sift_up(struct rp_event *e, size_t i)
 	e[i] = x;
 }
 
-static void sift_down(struct rp_event *e, size_t n, size_t i)
+static void sift_down(struct rp_evq_node *e, size_t n, size_t i)
 {
-	struct rp_event x = e[i];
+	struct rp_evq_node x = e[i];
+	key_t128 k = key(&x);
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && before(&e[c + 1], &e[c]))
-			c++;
-		if (!before(&e[c], &x))
+		key_t128 kc = key(&e[c]);
+		if (c + 1 < n) {
+			key_t128 kd = key(&e[c + 1]);
+			if (kd < kc) {
+				c++;
+				kc = kd;
+			}
+		}
+		if (kc >= k)
 			break;
 		e[i] = e[c];
 		i = c;
 	}
 	e[i] = x;
 }
+
+static int heap_push(struct rp_evq_heap *h, const struct rp_evq_node *x)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+		struct rp_evq_node *e = realloc(h->e, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		h->e = e;
+		h->cap = cap;
+	}
+	h->e[h->n] = *x;
+	sift_up(h->e, h->n++);
+	return 0;
+}
+
+static void heap_pop(struct rp_evq_heap *h, struct rp_evq_node *out)
+{
+	*out = h->e[0];
+	h->e[0] = h->e[--h->n];
+	if (h->n)
+		sift_down(h->e, h->n, 0);
+}
+
+/* ---- the buckets ---- */
+
+static int buckets_init(struct rp_evq *q)
+{
+	q->head = malloc(RP_EVQ_BUCKETS * sizeof(*q->head));
+	q->bits = calloc(WORDS, sizeof(*q->bits));
+	if (!q->head || !q->bits)
+		return -1;
+	for (uint32_t i = 0; i < RP_EVQ_BUCKETS; i++)
+		q->head[i] = NIL;
+	return 0;
+}
+
+static uint32_t node_get(struct rp_evq *q)
+{
+	if (q->free_node == NIL) {
+		uint32_t n = q->nnodes ? q->nnodes * 2 : 1024;
+		struct rp_evq_node *v = realloc(q->nodes, (size_t)n * sizeof(*v));
+		if (!v)
+			return NIL;
+		q->nodes = v;
+		for (uint32_t i = q->nnodes; i < n; i++)
+			v[i].next = i + 1 < n ? i + 1 : NIL;
+		q->free_node = q->nnodes;
+		q->nnodes = n;
+	}
+	uint32_t i = q->free_node;
+	q->free_node = q->nodes[i].next;
+	return i;
+}
+
+static int bucket_add(struct rp_evq *q, uint64_t b, const struct rp_evq_node *x)
+{
+	if (!q->head && buckets_init(q))
+		return -1;
+	uint32_t i = node_get(q), at = (uint32_t)(b % RP_EVQ_BUCKETS);
+	if (i == NIL)
+		return -1;
+	q->nodes[i] = *x;
+	q->nodes[i].next = q->head[at];
+	q->head[at] = i;
+	q->bits[at / 64] |= 1ull << (at % 64);
+	q->in_buckets++;
+	return 0;
+}
+
+/* The first non-empty bucket after cur (every one lies within
+ * RP_EVQ_BUCKETS - 1 after it); in_buckets must be non-zero. */
+static uint64_t bucket_next(const struct rp_evq *q)
+{
+	uint32_t from = (uint32_t)((q->cur + 1) % RP_EVQ_BUCKETS), w = from / 64;
+	uint64_t m = q->bits[w] & (~0ull << (from % 64));
+	for (uint32_t k = 0; !m; k++) {
+		w = (w + 1) % WORDS;
+		m = q->bits[w];
+		if (k > WORDS)
+			return UINT64_MAX; /* not reached: in_buckets says one is set */
+	}
+	uint32_t at = w * 64 + (uint32_t)__builtin_ctzll(m);
+	return q->cur + 1 + (uint64_t)((at - from) % RP_EVQ_BUCKETS);
+}
+
+/* Bucket b's events (and any far one of it) into near; cur = b. */
+static int bucket_take(struct rp_evq *q, uint64_t b)
+{
+	uint32_t at = (uint32_t)(b % RP_EVQ_BUCKETS);
+	q->cur = b;
+	if (q->head && q->head[at] != NIL) {
+		for (uint32_t i = q->head[at], nx; i != NIL; i = nx) {
+			nx = q->nodes[i].next;
+			if (heap_push(&q->near, &q->nodes[i]))
+				return -1;
+			q->nodes[i].next = q->free_node;
+			q->free_node = i;
+			q->in_buckets--;
+		}
+		q->head[at] = NIL;
+		q->bits[at / 64] &= ~(1ull << (at % 64));
+	}
+	while (q->far.n && (q->far.e[0].t >> RP_EVQ_SHIFT) <= b) {
+		struct rp_evq_node x;
+		heap_pop(&q->far, &x);
+		if (heap_push(&q->near, &x))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- seq ---- */
+
+static int by_seq(const void *a, const void *b)
+{
+	uint32_t x = (uint32_t)(*(struct rp_evq_node *const *)a)->ord, y = (uint32_t)(*(struct rp_evq_node *const *)b)->ord;
+	return x < y ? -1 : x > y;
+}
+
+/* seq ran out of 32 bits: every queued event numbered 0.. in its seq order
+ * (every comparison stays as it was, so the heaps stay heaps). */
+static int renumber(struct rp_evq *q)
+{
+	size_t n = q->near.n + q->far.n + q->in_buckets, k = 0;
+	struct rp_evq_node **v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < q->near.n; i++)
+		v[k++] = &q->near.e[i];
+	for (size_t i = 0; i < q->far.n; i++)
+		v[k++] = &q->far.e[i];
+	for (uint32_t b = 0; q->head && b < RP_EVQ_BUCKETS; b++)
+		for (uint32_t i = q->head[b]; i != NIL; i = q->nodes[i].next)
+			v[k++] = &q->nodes[i];
+	qsort(v, k, sizeof(*v), by_seq);
+	for (size_t i = 0; i < k; i++)
+		v[i]->ord = (v[i]->ord & ~0xFFFFFFFFull) | i;
+	q->next_seq = k;
+	free(v);
+	return 0;
+}
+
+/* ---- the queue ---- */
 
 int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot)
 {
@@ -59,28 +222,39 @@ int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint
 int rp_evq_push_tie(struct rp_evq *q, uint64_t t, uint32_t tie, uint16_t kind, uint32_t node, uint16_t port,
 		    uint32_t slot)
 {
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 1024;
-		struct rp_event *e = realloc(q->e, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		q->e = e;
-		q->cap = cap;
-	}
-	q->e[q->n] = (struct rp_event){.t = t, .seq = q->next_seq++, .kind = kind, .port = port, .node = node, .slot = slot,
-				      .tie = tie};
-	sift_up(q->e, q->n++);
-	q->pushed++;
-	return 0;
+	if (q->next_seq == SEQ_LIMIT && renumber(q))
+		return -1;
+	struct rp_evq_node x = {.t = t, .ord = (uint64_t)tie << 32 | q->next_seq++, .node = node, .slot = slot,
+				.kind = kind, .port = port, .next = NIL};
+	uint64_t b = t >> RP_EVQ_SHIFT;
+	int rc;
+	if (b <= q->cur)
+		rc = heap_push(&q->near, &x);
+	else if (b - q->cur < RP_EVQ_BUCKETS)
+		rc = bucket_add(q, b, &x);
+	else
+		rc = heap_push(&q->far, &x);
+	if (rc == 0)
+		q->pushed++;
+	return rc;
 }
 
 bool rp_evq_pop(struct rp_evq *q, struct rp_event *out)
 {
-	if (!q->n)
-		return false;
-	*out = q->e[0];
-	q->e[0] = q->e[--q->n];
-	if (q->n)
-		sift_down(q->e, q->n, 0);
+	while (!q->near.n) {
+		uint64_t b = q->in_buckets ? bucket_next(q) : UINT64_MAX;
+		if (q->far.n && (q->far.e[0].t >> RP_EVQ_SHIFT) < b)
+			b = q->far.e[0].t >> RP_EVQ_SHIFT;
+		if (b == UINT64_MAX)
+			return false;
+		if (bucket_take(q, b)) {
+			q->oom = true;
+			return false;
+		}
+	}
+	struct rp_evq_node h;
+	heap_pop(&q->near, &h);
+	*out = (struct rp_event){.t = h.t, .seq = (uint32_t)h.ord, .kind = h.kind, .port = h.port, .node = h.node,
+				 .slot = h.slot, .tie = (uint32_t)(h.ord >> 32)};
 	return true;
 }

@@ -342,7 +342,8 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		return false;
 	}
 	uint16_t len[1];
-	unsigned sent = rp_source_flow_burst(h->src, f->si, now, paused, rp_pool_buf(&lab->pool, slot), len);
+	unsigned sent = rp_source_flow_burst_zeroed(h->src, f->si, now, paused, rp_pool_buf(&lab->pool, slot), len,
+						    lab->pool.zero[slot]);
 	if (h->heaps)
 		fh_top_moved(h, fh_group(f));
 	if (sent != 1) {
@@ -411,6 +412,7 @@ static void send_replies(struct rp_lab *lab, struct rp_lab_host *h, const struct
 			return;
 		}
 		size_t len = rp_reply_build(r, i, rp_pool_buf(&lab->pool, slot), lab->pool.slot_size);
+		rp_pool_wrote(&lab->pool, slot, 0, len ? len : lab->pool.slot_size);
 		lab->pool.len[slot] = (uint16_t)len;
 		if (!len || queue_reply(lab, h, slot)) {
 			rp_pool_put(&lab->pool, slot);
@@ -467,7 +469,9 @@ void rp_lab_host_rx(struct rp_lab *lab, unsigned hi, uint32_t slot)
 	h->rx_bytes += len;
 	lab->tot.rx_frames++;
 	lab->tot.rx_bytes += len;
-	enum rp_rx_class c = rp_acct_rx(lab->acct, hi, lab->now, b, len, len, &reply);
+	/* Every frame here is the lab's own (a source's or a reply's, ICRC valid)
+	 * and only CE marks (masked by the ICRC) changed it since. */
+	enum rp_rx_class c = rp_acct_rx_trusted(lab->acct, hi, lab->now, b, len, &reply);
 	if (c == RP_RX_CNP)
 		dcqcn_on_cnp(lab, h, b, len);
 	if (reply.n)
@@ -496,6 +500,7 @@ void rp_lab_host_arrive(struct rp_lab *lab, unsigned hi, uint32_t slot)
 		uint32_t copy = rp_pool_get(&lab->pool);
 		if (copy != RP_POOL_NONE) {
 			memcpy(rp_pool_buf(&lab->pool, copy), b, len);
+			rp_pool_wrote(&lab->pool, copy, 0, len);
 			lab->pool.len[copy] = (uint16_t)len;
 			uint64_t resp = rp_pause_quanta_ns(lab->fab->response_quanta, h->rate_bps);
 			rp_lab_push(lab, lab->now + resp, RP_EV_PFC_APPLY, hi, 0, copy);

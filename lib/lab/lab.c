@@ -168,6 +168,7 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		rp_lab_destroy(lab);
 		return NULL;
 	}
+	rp_lab_sw_refs(lab);
 	return lab;
 }
 

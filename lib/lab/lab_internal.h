@@ -144,7 +144,8 @@ void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t);
 /* Host h's capture (if any) records a frame seen at t. */
 void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len);
-/* swnode.c */
+/* swnode.c; rp_lab_sw_refs: every switch holds frames by their pool slots. */
+void rp_lab_sw_refs(struct rp_lab *lab);
 void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot);
 void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port);
 void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t);

@@ -17,6 +17,7 @@ void rp_pool_free(struct rp_pool *p)
 	free(p->chunk);
 	free(p->free);
 	free(p->len);
+	free(p->zero);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -31,13 +32,23 @@ static int grow(struct rp_pool *p)
 	if (!len)
 		return -1;
 	p->len = len;
+	uint16_t(*zero)[2] = realloc(p->zero, slots * sizeof(*zero));
+	if (!zero)
+		return -1;
+	p->zero = zero;
 	uint32_t *fr = realloc(p->free, slots * sizeof(*fr));
 	if (!fr)
 		return -1;
 	p->free = fr;
 	p->free_cap = slots;
-	if (!(p->chunk[p->nchunks] = malloc(RP_POOL_CHUNK * p->slot_size)))
+	/* calloc: fresh (mapped zero) pages, every byte known zero. */
+	if (!(p->chunk[p->nchunks] = calloc(RP_POOL_CHUNK, p->slot_size)))
 		return -1;
+	uint16_t top = p->slot_size > UINT16_MAX ? UINT16_MAX : (uint16_t)p->slot_size;
+	for (size_t i = p->nchunks * RP_POOL_CHUNK; i < slots; i++) {
+		p->zero[i][0] = 0;
+		p->zero[i][1] = top;
+	}
 	/* Lowest ids on top: the order slots are used in does not depend on addresses. */
 	for (uint32_t i = RP_POOL_CHUNK; i-- > 0;)
 		p->free[p->nfree++] = (uint32_t)(p->nchunks * RP_POOL_CHUNK + i);

@@ -1,6 +1,10 @@
 /* Frames in flight on the lab's wires: fixed-size slots in chunks (a slot's
  * address never moves), handed out from a free list. Grows when a run needs
- * more; never shrinks until destroyed. */
+ * more; never shrinks until destroyed. Each slot remembers which of its
+ * bytes are known to be zero ([zero[0], zero[1]): all of a new one), so the
+ * packet source need not write a large frame's zero payload again into a
+ * slot that holds it already; whoever writes into a slot otherwise says so
+ * (rp_pool_wrote). */
 #ifndef RP_LAB_POOL_H
 #define RP_LAB_POOL_H
 
@@ -17,6 +21,7 @@ struct rp_pool {
 	uint32_t *free;   /* stack of free slot ids */
 	size_t nfree, free_cap;
 	uint16_t *len;    /* [slot] frame length */
+	uint16_t (*zero)[2]; /* [slot] bytes [zero[0], zero[1]) are zero */
 	size_t in_use, peak;
 };
 
@@ -28,6 +33,18 @@ void rp_pool_put(struct rp_pool *p, uint32_t slot);
 static inline uint8_t *rp_pool_buf(const struct rp_pool *p, uint32_t slot)
 {
 	return p->chunk[slot / RP_POOL_CHUNK] + (size_t)(slot % RP_POOL_CHUNK) * p->slot_size;
+}
+
+/* Bytes [from, to) of slot were written: they are no longer known zero. */
+static inline void rp_pool_wrote(struct rp_pool *p, uint32_t slot, size_t from, size_t to)
+{
+	uint16_t *z = p->zero[slot];
+	if (to <= z[0] || from >= z[1])
+		return;
+	if (from <= z[0])
+		z[0] = to < z[1] ? (uint16_t)to : z[1];
+	else
+		z[1] = (uint16_t)from;
 }
 
 #endif

@@ -118,6 +118,8 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 		if (++lab->tot.events % every == 0 && lab->opts.progress)
 			lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
 	}
+	if (lab->q.oom)
+		lab->failed = true;
 	if (lab->failed) {
 		if (lab->err[0])
 			snprintf(err, errlen, "%s", lab->err);

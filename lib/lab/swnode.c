@@ -1,8 +1,21 @@
-/* A switch in the lab: frames in through rp_switch_ingress, out through its
- * transmitters when they are free, onto the wire toward the peer. */
+/* A switch in the lab: frames in through rp_switch_ingress_ref, out through
+ * its transmitters when they are free, onto the wire toward the peer. A frame
+ * is never copied on its way through: the switch holds its pool slot while
+ * it is queued and hands the same slot to the next wire. */
 #include <string.h>
 
 #include "lab_internal.h"
+
+static uint8_t *pool_frame(void *ctx, uint32_t slot)
+{
+	return rp_pool_buf(ctx, slot);
+}
+
+void rp_lab_sw_refs(struct rp_lab *lab)
+{
+	for (unsigned s = 0; s < lab->nsw; s++)
+		rp_switch_use_refs(lab->sw[s].sw, pool_frame, &lab->pool);
+}
 
 void rp_lab_sw_wake(struct rp_lab *lab, unsigned s, unsigned port, uint64_t t)
 {
@@ -50,7 +63,8 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 	size_t len = lab->pool.len[slot];
 	struct rp_switch_rx rx;
 	int out = rp_lab_route(lab, s, b, len);
-	if (rp_switch_ingress(S->sw, lab->now, port, b, len, out, &rx) == 0) {
+	rx.verdict = RP_SW_CONSUMED;
+	if (rp_switch_ingress_ref(S->sw, lab->now, port, slot, len, out, &rx) == 0) {
 		if (rx.verdict == RP_SW_DROPPED) {
 			lab->tot.sw_drops++;
 			lab->tot.sw_drop_bytes += len;
@@ -60,7 +74,8 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 		}
 		kick(lab, s, rx.kick_port, rx.nkick);
 	}
-	rp_pool_put(&lab->pool, slot);
+	if (rx.verdict != RP_SW_QUEUED) /* queued: the switch holds the slot */
+		rp_pool_put(&lab->pool, slot);
 }
 
 static void note_pfc(struct rp_lab_switch *S, unsigned port, const struct rp_switch_tx *tx)
@@ -73,12 +88,18 @@ void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port)
 {
 	struct rp_lab_switch *S = &lab->sw[s];
 	struct rp_switch_tx tx;
-	uint32_t slot = rp_pool_get(&lab->pool);
+	uint32_t slot = rp_pool_get(&lab->pool); /* for a PFC frame the switch builds */
 	if (slot == RP_POOL_NONE) {
 		lab->failed = true;
 		return;
 	}
 	int rc = rp_switch_next_tx(S->sw, port, lab->now, rp_pool_buf(&lab->pool, slot), lab->pool.slot_size, &tx);
+	if (rc == 1 && tx.ref != RP_SWITCH_NOREF) { /* a data frame: its own slot goes on */
+		rp_pool_put(&lab->pool, slot);
+		slot = tx.ref;
+	} else { /* a PFC frame may have been built in it */
+		rp_pool_wrote(&lab->pool, slot, 0, rc == 1 && tx.len > RP_MACCTL_FRAME_LEN ? tx.len : RP_MACCTL_FRAME_LEN);
+	}
 	if (rc == 1 && S->port[port].kind != RP_PEER_NONE) {
 		lab->pool.len[slot] = (uint16_t)tx.len;
 		note_pfc(S, port, &tx);

@@ -470,6 +470,17 @@ enum rp_rx_class rp_acct_rx(struct rp_acct *a, unsigned port, uint64_t now_ns, c
 	return rp_acct_rx_pre(a, port, now_ns, buf, caplen, wire_len, &pre, reply_out);
 }
 
+enum rp_rx_class rp_acct_rx_trusted(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf,
+				    size_t len, struct rp_reply *reply_out)
+{
+	struct rp_acct_pre pre = {.taken = false};
+	if (a->fast) {
+		pre.taken = rp_fp_parse(buf, len, &pre.fp) && pre.fp.has_probe;
+		pre.icrc_ok = pre.taken;
+	}
+	return rp_acct_rx_pre(a, port, now_ns, buf, len, len, &pre, reply_out);
+}
+
 enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out)
 {

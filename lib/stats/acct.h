@@ -145,6 +145,13 @@ struct rp_acct_pre {
 	struct rp_fp_pkt fp;
 };
 void rp_acct_pre(const uint8_t *buf, size_t caplen, size_t wire_len, struct rp_acct_pre *pre);
+/* rp_acct_rx for a frame whose ICRC is known good without reading it all: the
+ * lab's, built by the packet source (rp_source) with a valid ICRC and changed
+ * on its way at most in bytes the ICRC masks (the CE mark). The same
+ * counters, without the fast path's full ICRC check (the general path, for
+ * frames the fast path does not take, still checks). */
+enum rp_rx_class rp_acct_rx_trusted(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf,
+				    size_t len, struct rp_reply *reply_out);
 enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out);
 /* PFC / PAUSE frames this port sent (pfc_tx). */

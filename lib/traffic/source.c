@@ -145,15 +145,38 @@ static inline void copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
 		memcpy(dst + i, src + i, RP_COPY_BLOCK);
 }
 
-/* The payload: the template's, or its head and then zeros. */
-static inline void copy_payload(uint8_t *buf, const uint8_t *frame, uint16_t hdr_len, uint16_t tail_off, uint16_t len)
+/* The payload: the template's, or its head and then zeros (not written
+ * when zeroed: the buffer holds them already). The head's block slack is the
+ * template's zeros, so it leaves the tail zero either way. */
+static inline void copy_payload(uint8_t *buf, const uint8_t *frame, uint16_t hdr_len, uint16_t tail_off, uint16_t len,
+				bool zeroed)
 {
 	if (!tail_off) {
 		copy_blocks(buf + hdr_len, frame + hdr_len, (size_t)(len - hdr_len));
 		return;
 	}
 	copy_blocks(buf + hdr_len, frame + hdr_len, (size_t)(tail_off - hdr_len));
-	copy_blocks(buf + tail_off, rp_tmpl_zeros, (size_t)(len - tail_off));
+	if (!zeroed)
+		copy_blocks(buf + tail_off, rp_tmpl_zeros, (size_t)(len - tail_off));
+}
+
+/* A kind whose frame is zeros from tail_off up to its ICRC, the frame's last
+ * four bytes: what the zero-tail skip of rp_source_flow_burst_zeroed needs. */
+static inline bool zero_tail(const struct rp_tkind *t)
+{
+	return t->tail_off && t->tail_off <= t->icrc_off && t->icrc_off + 4u == t->len;
+}
+
+/* Whether the buffer's known zeros cover t's tail; then what is zero after t
+ * is written into it (f->zlo, f->zhi, the out half of the hint). */
+static inline bool zero_hint(struct rp_sflow *f, const struct rp_tkind *t)
+{
+	if (!f->zhint)
+		return false;
+	bool z = zero_tail(t) && f->zlo <= t->tail_off && f->zhi >= t->icrc_off;
+	f->zlo = zero_tail(t) ? t->tail_off : 0;
+	f->zhi = zero_tail(t) ? t->icrc_off : 0;
+	return z;
 }
 
 /* The per-packet path: the QP's header and the kind's payload copied, then a
@@ -163,7 +186,7 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	const struct rp_tkind *t = &f->kinds[k];
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	copy_blocks(buf, h->bytes, t->hdr_len);
-	copy_payload(buf, t->frame, t->hdr_len, t->tail_off, t->len);
+	copy_payload(buf, t->frame, t->hdr_len, t->tail_off, t->len, zero_hint(f, t));
 	uint32_t icrc = h->icrc;
 	uint32_t *psn = &f->psn[f->qp];
 	rp_put_be24(buf + t->psn_off, *psn);
@@ -203,6 +226,7 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 	if (f->is_pfc) {
 		len = f->kinds[RP_PKT_ONLY].len;
 		memcpy(buf, f->kinds[RP_PKT_ONLY].frame, len);
+		f->zlo = f->zhi = 0;
 	} else {
 		len = emit_roce(f, k, buf, now);
 	}
@@ -226,6 +250,7 @@ typedef uint8_t rp_v16 __attribute__((vector_size(16)));
 struct run_state {
 	const uint8_t *stage, *hdr, *frame;
 	uint16_t hdr_len, tail_off, len, psn_off, icrc_off, seq_off, ts_off;
+	bool zeroed; /* unstaged: the one buffer's zero tail is there already */
 	const struct rp_icrc_patch *psn_p, *seq_p;
 	uint32_t base, tpsn, psn;
 	uint64_t tseq, seq;
@@ -329,7 +354,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			copy_blocks(buf, stage, len);
 		} else {
 			copy_blocks(buf, r->hdr, hdr_len);
-			copy_payload(buf, r->frame, hdr_len, r->tail_off, len);
+			copy_payload(buf, r->frame, hdr_len, r->tail_off, len, r->zeroed);
 			if (ts_off)
 				rp_put_be64(buf + ts_off, now);
 		}
@@ -406,6 +431,11 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	if (t->msn_p)
 		return 0;
 	const bool staged = t->len <= RP_STAGE_MAX;
+	/* The zero hint is for one buffer (rp_source_flow_burst_zeroed's); a
+	 * staged frame is written whole and leaves no zeros known. */
+	const bool zeroed = !staged && zero_hint(f, t);
+	if (staged)
+		f->zlo = f->zhi = 0;
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	uint8_t stage[RP_STAGE_MAX + RP_COPY_BLOCK];
 	if (staged) {
@@ -438,7 +468,7 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 			      .tail_off = t->tail_off,
 			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
 			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
-			      .tseq = tseq, .psn = psn, .seq = seq};
+			      .tseq = tseq, .psn = psn, .seq = seq, .zeroed = zeroed};
 	const bool small = len > RP_SMALL_FRAME - RP_COPY_BLOCK && len <= RP_SMALL_FRAME;
 	unsigned i;
 	if (!staged)
@@ -532,6 +562,23 @@ unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, ui
 	if (!emit_run(f, bufs, len, 1, now_ns, now_ns))
 		*len = emit(f, buf, now_ns);
 	return 1;
+}
+
+unsigned rp_source_flow_burst_zeroed(struct rp_source *s, size_t i, uint64_t now_ns, uint8_t paused_prio_mask,
+				     uint8_t *buf, uint16_t *len, uint16_t zero[2])
+{
+	struct rp_sflow *f = &s->flows[i];
+	f->zlo = zero[0];
+	f->zhi = zero[1];
+	f->zhint = true;
+	unsigned n = rp_source_flow_burst(s, i, now_ns, paused_prio_mask, buf, len);
+	if (n) {
+		zero[0] = f->zlo;
+		zero[1] = f->zhi;
+	}
+	f->zlo = f->zhi = 0;
+	f->zhint = false;
+	return n;
 }
 
 unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],

@@ -87,6 +87,13 @@ uint64_t rp_source_flow_next_due(const struct rp_source *s, size_t i);
 bool rp_source_flow_done(const struct rp_source *s, size_t i);
 unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *buf,
 			      uint16_t *len);
+/* The same into a buffer whose bytes [zero[0], zero[1]) are known to be zero
+ * (the lab's frame pool keeps that per slot): a large frame's zero payload
+ * tail is then not written again. On return zero[] says which bytes are zero
+ * now ([tail, ICRC) of a large frame, else 0, 0). The bytes are exactly
+ * rp_source_flow_burst's. */
+unsigned rp_source_flow_burst_zeroed(struct rp_source *s, size_t i, uint64_t now_ns, uint8_t paused_prio_mask,
+				     uint8_t *buf, uint16_t *len, uint16_t zero[2]);
 void rp_source_flow_stats(const struct rp_source *s, size_t i, struct rp_source_flow_stats *out);
 
 #endif

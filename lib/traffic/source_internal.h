@@ -58,6 +58,10 @@ struct rp_sflow {
 	uint64_t ts_now;
 	const struct rp_icrc_patch *ts_patch;
 	uint32_t ts_contrib;
+	/* rp_source_flow_burst_zeroed: bytes [zlo, zhi) of the buffer are zero
+	 * already (in), then what is zero after the packet (out); 0, 0: none. */
+	uint16_t zlo, zhi;
+	bool zhint; /* only inside rp_source_flow_burst_zeroed */
 	struct rp_next_hop nh; /* where its frames go first (rp_source_set_next_hop_mac moves them) */
 };
 

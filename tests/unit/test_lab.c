@@ -77,6 +77,65 @@ static void evq_many(void **state)
 	rp_evq_free(&q);
 }
 
+/* The calendar against the rule itself: events pushed while others run, at
+ * distances inside the running bucket, across the calendar's buckets, and
+ * beyond it (the far heap), with ties, must come out exactly in (t, tie,
+ * push order) -- checked against a plain list of everything pushed, sorted
+ * by that key with qsort, not against the queue. */
+struct ref_ev {
+	uint64_t t;
+	uint32_t tie, id;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_ev *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->tie != y->tie)
+		return x->tie < y->tie ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void evq_calendar_exact_order(void **state)
+{
+	(void)state;
+	enum { N = 60000 };
+	static struct ref_ev pushed[N];
+	static uint32_t popped[N];
+	static const uint64_t span[] = {0, 40, 64, 700, 70000, 1048576, 1100000, 50000000};
+	struct rp_evq q;
+	struct rp_event e;
+	uint64_t x = 0x9E3779B97F4A7C15ull, now = 0;
+	uint32_t np = 0, no = 0, now_tie = 0;
+	rp_evq_init(&q);
+	while (no < N) {
+		/* up to 3 pushes after each pop, at now + a random distance of a random span */
+		for (int k = 0; k < 3 && np < N; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint64_t s = span[x % 8], t = now + (s ? (x >> 8) % (s + 1) : 0);
+			uint32_t tie = (x >> 40) % 4 == 0 ? (uint32_t)((x >> 44) % 3) : 0;
+			if (t == now && tie < now_tie) /* not ahead of what already ran */
+				tie = now_tie;
+			pushed[np] = (struct ref_ev){t, tie, np};
+			assert_int_equal(rp_evq_push_tie(&q, t, tie, 0, np, 0, 0), 0);
+			np++;
+		}
+		assert_true(rp_evq_pop(&q, &e));
+		assert_true(e.t >= now);
+		now = e.t;
+		now_tie = e.tie;
+		popped[no++] = e.node;
+	}
+	assert_false(rp_evq_pop(&q, &e));
+	/* Every event pushed at or after the (t, tie) of the one that ran last: the
+	 * order of the pops is the sorted order of the pushes. */
+	qsort(pushed, N, sizeof(pushed[0]), ref_cmp);
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(popped[i], pushed[i].id);
+	rp_evq_free(&q);
+}
+
 static void pool_reuses_slots(void **state)
 {
 	(void)state;
@@ -210,15 +269,20 @@ static void qdepth_csv_known_answer(void **state)
 	struct rp_lab *lab = rp_lab_create(prof, &plan, &lo, err, sizeof(err));
 	assert_non_null(lab);
 	struct rp_switch *sw = lab->sw[0].sw;
-	static uint8_t f[1000], out[16384];
+	static uint8_t out[16384];
 	struct rp_switch_rx rx;
 	struct rp_switch_tx tx;
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 26), 1, &rx), 0);
-	for (int i = 0; i < 2; i++)
-		assert_int_equal(rp_switch_ingress(sw, 0, 0, f, ip_frame(f, 0), 2, &rx), 0);
+	/* The lab's switches hold frames by their pool slots (rp_switch_use_refs). */
+	for (int i = 0; i < 5; i++) {
+		uint32_t s = rp_pool_get(&lab->pool);
+		size_t n = ip_frame(rp_pool_buf(&lab->pool, s), i < 3 ? 26 : 0);
+		assert_int_equal(rp_switch_ingress_ref(sw, 0, 0, s, n, i < 3 ? 1 : 2, &rx), 0);
+		assert_int_equal(rx.verdict, RP_SW_QUEUED);
+	}
 	assert_int_equal(rp_switch_next_tx(sw, 2, 15000, out, sizeof(out), &tx), 1);
+	assert_int_equal(tx.ref, 3); /* the slots come back: no copy in out */
 	assert_int_equal(rp_switch_next_tx(sw, 2, 16000, out, sizeof(out), &tx), 1);
+	assert_int_equal(tx.ref, 4);
 	lab->tot.end_ns = 25000;
 
 	char dir[] = "/tmp/rp_test_lab_XXXXXX", path[64];
@@ -249,6 +313,7 @@ int main(void)
 		cmocka_unit_test(evq_orders_by_time_then_insertion),
 		cmocka_unit_test(evq_ties_then_insertion),
 		cmocka_unit_test(evq_many),
+		cmocka_unit_test(evq_calendar_exact_order),
 		cmocka_unit_test(pool_reuses_slots),
 		cmocka_unit_test(dcqcn_cuts_by_alpha),
 		cmocka_unit_test(dcqcn_recovers),

@@ -412,6 +412,50 @@ static void check_moved(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id
 	}
 }
 
+/* rp_source_flow_burst_zeroed (the lab's pool slots): into one buffer reused
+ * packet after packet, whose bytes outside the zeros it was told of are
+ * poisoned in between, every frame is byte for byte what plain
+ * rp_source_flow_burst writes into a fresh 0xAA-filled buffer (a second
+ * source of the same plan), and what it says is zero is zero; every third
+ * packet is told nothing is zero and finds the whole buffer poisoned. 16 KiB WRITEs
+ * at MTU 4096: FIRST, MIDDLE, MIDDLE, LAST, 4154..4170 B frames whose
+ * payload after the probe is zeros. */
+static void test_zeroed_tail_same_bytes(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx, HOSTS "traffic:\n  - {pattern: flow, src: a, dst: b, message_size: 16KiB, messages: 3}\n", 0, NULL);
+	char err[256];
+	struct rp_source *ref = rp_source_create(&fx.plan, 0, NULL, err, sizeof(err));
+	assert_non_null(ref);
+	static uint8_t zb[9216], rb[9216];
+	uint16_t zero[2] = {0, sizeof(zb)}, zl, rl;
+	memset(zb, 0, sizeof(zb));
+	unsigned n = 0, known = 0;
+	for (uint64_t now = 0; !rp_source_flow_done(fx.src, 0); now = rp_source_flow_next_due(fx.src, 0)) {
+		memset(rb, 0xAA, sizeof(rb));
+		assert_int_equal(rp_source_flow_burst(ref, 0, now, 0, rb, &rl), 1);
+		if (n % 3 == 2) /* every third: nothing known zero, all of it poisoned */
+			zero[0] = zero[1] = 0;
+		for (size_t b = 0; b < sizeof(zb); b++) /* what another user of the slot left */
+			if (b < zero[0] || b >= zero[1])
+				zb[b] = 0xAA;
+		known += zero[1] > zero[0];
+		assert_int_equal(rp_source_flow_burst_zeroed(fx.src, 0, now, 0, zb, &zl, zero), 1);
+		assert_int_equal(zl, rl);
+		assert_memory_equal(zb, rb, rl);
+		assert_true(zero[1] > zero[0] && zero[1] <= zl);
+		for (size_t b = zero[0]; b < zero[1]; b++)
+			assert_int_equal(zb[b], 0);
+		n++;
+	}
+	assert_int_equal(n, 12);
+	assert_int_equal(known, 8); /* 12 less every third: the first all of a fresh buffer, then the last tail */
+	rp_source_destroy(ref);
+	teardown(&fx);
+}
+
+
 static void test_next_hop_moves(void **state)
 {
 	(void)state;
@@ -472,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_on_off_bursts_and_time0),
 		cmocka_unit_test(test_pfc_frames_per_second),
 		cmocka_unit_test(test_next_hop_moves),
+		cmocka_unit_test(test_zeroed_tail_same_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
