@@ -242,6 +242,20 @@ static bool all_verbs(const struct rp_session *s)
 	return s->plan.nflows > 0;
 }
 
+/* rtt: auto: a sample of the probes of every DPDK flow between two ranks is
+ * echoed (rtt: on, every probe, is the plan's: lib/traffic/acct_cfg.c). */
+static void auto_echoes(struct run *r)
+{
+	struct rp_acct_flow_cfg *fc = (struct rp_acct_flow_cfg *)r->acfg.flows;
+	for (size_t i = 0; r->cl.launched && i < r->acfg.nflows; i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		const struct rp_host *src = &r->s.prof->hosts[pf->src], *dst = &r->s.prof->hosts[pf->dst];
+		if (pf->p.rtt == RP_RTT_AUTO && r->host_rank[pf->src] != r->host_rank[pf->dst] &&
+		    src->engine.engine == RP_ENGINE_DPDK && dst->engine.engine == RP_ENGINE_DPDK)
+			fc[i].echo_every = RP_RTT_AUTO_EVERY;
+	}
+}
+
 static int setup_rx(struct run *r, const struct run_opts *o)
 {
 	char err[512];
@@ -249,6 +263,7 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 		return rp_cli_error("run", "%s", err);
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
+	auto_echoes(r);
 	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
 	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : all_verbs(&r->s) ? VERBS_BIN_NS : 100000;
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
@@ -453,6 +468,16 @@ static int64_t rank_clock_bound(const struct run *r, int k)
 	return r->clocks_after ? rp_clock_run_bound_ns(&r->offsets[k], &r->offsets_after[k]) : r->offsets[k].bound_ns;
 }
 
+/* Accountant flow i's one-way error: both ranks' clock errors (0 on one rank). */
+static int64_t flow_clock_bound(const struct run *r, size_t i)
+{
+	if (!r->cl.launched)
+		return 0;
+	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+	int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
+	return a == b ? 0 : rank_clock_bound(r, a) + rank_clock_bound(r, b);
+}
+
 /* result.json's "cluster": the launch, and per rank its node, hosts, clock
  * offset to rank 0 with its bound, and how late it started. */
 static json_t *cluster_json(const struct run *r)
@@ -572,14 +597,19 @@ static const char *lost_side(const struct run *r, uint32_t f)
 static json_t *flows_json(const struct run *r)
 {
 	json_t *flows = rp_report_flows(r->acct);
+	for (size_t i = 0; i < json_array_size(flows); i++) {
+		struct rp_acct_flow_result x;
+		rp_acct_flow(r->acct, i, &x);
+		json_object_set_new(json_array_get(flows, i), "latency_shown",
+				    json_string(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0)));
+	}
 	for (size_t i = 0; r->cl.launched && i < json_array_size(flows); i++) {
 		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
-		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
-		if (a == b)
+		if (r->host_rank[pf->src] == r->host_rank[pf->dst])
 			continue;
 		/* Across ranks the one-way latency carries both clocks' errors; below that it
-		 * says nothing (the DPDK engine has no echo to measure a round trip instead). */
-		int64_t bound = rank_clock_bound(r, a) + rank_clock_bound(r, b);
+		 * says nothing, and the round trip (rtt_ns, echoes) is the figure to read. */
+		int64_t bound = flow_clock_bound(r, i);
 		json_t *f = json_array_get(flows, i), *lat = json_object_get(f, "latency_ns");
 		json_int_t p50 = json_integer_value(json_object_get(lat, "p50"));
 		json_object_set_new(f, "latency_bound_ns", json_integer(bound));
@@ -665,24 +695,46 @@ static void summary_clocks(FILE *f, const struct run *r)
 				rp_clock_drift_ppb(b, a), rp_clock_drift_bound_ppb(b, a));
 		fputc('\n', f);
 	}
-	size_t cross = 0, below = 0;
+	size_t cross = 0, below = 0, rtt = 0;
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
 		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
-		int a = r->host_rank[pf->src], b = r->host_rank[pf->dst];
 		struct rp_acct_flow_result x;
-		if (a == b)
+		if (r->host_rank[pf->src] == r->host_rank[pf->dst])
 			continue;
 		rp_acct_flow(r->acct, i, &x);
 		cross++;
-		below += x.latency_ns.count && x.latency_ns.pct[0] < (uint64_t)(rank_clock_bound(r, a) + rank_clock_bound(r, b));
+		below += x.latency_ns.count && x.latency_ns.pct[0] < (uint64_t)flow_clock_bound(r, i);
+		rtt += !strcmp(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0), "rtt");
 	}
 	if (cross)
 		fprintf(f, "one-way latency across ranks is right within +- %" PRId64 " ns%s", 2 * worst,
 			below ? "" : "\n");
 	if (below)
 		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
-			   "not a measurement (flows[].latency_below_bound; the DPDK engine has no echo for a round trip)\n",
-			below, cross);
+			   "not a measurement (flows[].latency_below_bound); %zu of them show the round trip instead%s\n",
+			below, cross, rtt, rtt < below ? " (the others: set rtt: auto or on for an echo)" : "");
+}
+
+/* The flows with round trips (echoes): RTT on the sender's clock, and which
+ * figure the result shows for the flow and why. */
+static void summary_rtt(FILE *f, const struct run *r)
+{
+	bool head = false;
+	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
+		struct rp_acct_flow_result x;
+		char why[160];
+		rp_acct_flow(r->acct, i, &x);
+		if (!x.echo_tx && !x.echo_rx)
+			continue;
+		if (!head)
+			fprintf(f, "\nround trips (probes echoed back to the sender, on its own clock):\n%-4s %-8s %-8s %8s %8s "
+				   "%10s %10s %10s  %s\n", "flow", "src", "dst", "echoed", "back", "rtt p50", "rtt p99",
+				   "rtt max", "shown");
+		head = true;
+		const char *shown = rp_report_latency_shown(&x, flow_clock_bound(r, i), why, sizeof(why));
+		fprintf(f, "%-4u %-8s %-8s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s: %s\n",
+			x.id, x.src, x.dst, x.echo_tx, x.echo_rx, x.rtt_ns.pct[0], x.rtt_ns.pct[2], x.rtt_ns.max, shown, why);
+	}
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -741,6 +793,7 @@ static void summary(FILE *f, const struct run *r)
 		rp_report_print_pairs(f, r->acct, 10);
 	}
 	rp_report_print_pause_order(f, r->acct, 16);
+	summary_rtt(f, r);
 	if (r->cl.launched)
 		summary_clocks(f, r);
 	if (misdelivered)

@@ -7,7 +7,8 @@
  *   QPs (what data_slot in acct.c tries first): one index, one subtraction;
  * - not taken: frames without a probe (the general path finds those by
  *   addresses and DestQP in its map), flows that reply (the RoCE responder
- *   builds its answers from the full parse), and with dst_port_check a frame
+ *   builds its answers from the full parse), probes to be echoed (the same),
+ *   and with dst_port_check a frame
  *   away from its destination (misdelivered, counted there).
  *
  * The ICRC is verified in full on every frame it takes, as rp_frame_parse
@@ -30,7 +31,8 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 	uint32_t fi = fp->probe.flow_id;
 	struct acct_flow *fl = &a->flows[fi];
 	uint32_t q = (fp->dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
-	if (q >= fl->cfg.qps || (fl->cfg.reply && reply))
+	if (q >= fl->cfg.qps || (fl->cfg.reply && reply) ||
+	    (fl->cfg.echo_every && reply && fp->probe.seq % fl->cfg.echo_every == 0))
 		return false;
 	const uint8_t *dst_mac = rp_fp_eth_dst(buf);
 	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, fl, dst_mac))

@@ -53,6 +53,7 @@ struct acct_flow {
 	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
 	struct rp_shist msg;        /* track_psn only */
 	struct rp_shist nak_resend; /* track_psn only */
+	struct rp_shist rtt;        /* echoes back at the sender: its tx -> the echo */
 	struct acct_qp *qp;
 	uint16_t nqp, cap_qp;
 };
@@ -66,12 +67,12 @@ struct acct_port {
 };
 
 /* rp_acct_flow_latency & co. expand a flow's sparse histogram here: [0]
- * latency, [1] message times, [2] NAK -> resend, each valid until the next
+ * latency, [1] message times, [2] NAK -> resend, [3] RTT, each valid until the next
  * call of its accessor; of[k] is what [k] holds, so the next expansion only
  * clears those buckets. */
 struct acct_scratch {
-	struct rp_hist h[3];
-	const struct rp_shist *of[3];
+	struct rp_hist h[4];
+	const struct rp_shist *of[4];
 };
 
 struct rp_acct {

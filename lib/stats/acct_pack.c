@@ -14,6 +14,7 @@ static const size_t FLOW_U64[] = {
 	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
 	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
 	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew), F(misdelivered), F(active_ns),
+	F(echo_tx), F(echo_rx),
 	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
 	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
 };
@@ -22,6 +23,7 @@ static const size_t FLOW_U64[] = {
 static const size_t PORT_U64[] = {
 	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
 	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
+	P(class_frames[8]),
 	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes), P(icrc_bad),
 };
 #undef P
@@ -34,13 +36,13 @@ static const size_t PRIO_U64[] = {
 /* A field added to a result struct must be added to the tables above (and
  * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 368,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 472,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 872,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 880,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
 	       "rp_acct_prio_result changed: update PRIO_U64");
-_Static_assert(RP_RX_CLASSES == 8, "PORT_U64 lists 8 classes");
+_Static_assert(RP_RX_CLASSES == 9, "PORT_U64 lists 9 classes");
 _Static_assert(RP_TS_COUNTERS == 7 && RP_TS_PCTS == 4, "the series record is c[7] and 4 percentiles");
 
 #define U(x) ((unsigned long long)(x))
@@ -215,6 +217,25 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 		put32(&fix, n);
 }
 
+/* The round trips this rank's senders timed: every flow with an echo back,
+ * owned or not (the echo arrives at the sender, the row is the receiver's). */
+static void put_rtt(struct wr *w, const struct rp_acct *a)
+{
+	size_t at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t i = 0; i < a->nflows; i++) {
+		if (!a->flows[i].rtt.count)
+			continue;
+		n++;
+		put32(w, a->flows[i].cfg.id);
+		put_hist(w, rp_acct_flow_rtt(a, i));
+	}
+	if (w->buf && at + 4 <= w->cap) {
+		struct wr fix = {w->buf, w->cap, at};
+		put32(&fix, n);
+	}
+}
+
 size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap)
 {
 	if (!a->finished || a->cfg.discover)
@@ -246,6 +267,7 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 		if (!own_port || own_port[i])
 			put_port(&w, a, i);
 	put_series(&w, a, own_flow, own_port);
+	put_rtt(&w, a);
 	if (buf && w.len <= cap) {
 		struct wr fix = {buf, cap, total_at};
 		put64(&fix, w.len);
@@ -624,6 +646,31 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 	return !r->bad;
 }
 
+/* Each flow's round trips, merged into what other ranks gave (one sender per
+ * flow: in practice one record, from the sender's rank). */
+static bool walk_rtt(struct rd *r, struct walk *w)
+{
+	uint32_t n = get32(r);
+	if (!fits(r, n, 4 + 3 * 8 + 4 * 8 + 4))
+		return false;
+	for (uint32_t k = 0; k < n && !r->bad; k++) {
+		uint32_t id = get32(r), nidx = 0;
+		get_hist(r, w->h, w->idx, &nidx);
+		long i = -1;
+		if (!r->bad && w->merged && (i = flow_index(w->merged, id)) < 0)
+			fail(r, "merge buffer: round trips of flow id %llu, not in the merged plan", U(id));
+		if (!r->bad && w->apply && w->merged) {
+			struct rp_shist one;
+			rp_shist_init(&one);
+			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(&w->merged->flows[i].rtt, &one) != 0)
+				fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
+			rp_shist_free(&one);
+		}
+		hist_clear(w->h, w->idx, nidx);
+	}
+	return !r->bad;
+}
+
 static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 {
 	r->off = 0;
@@ -639,7 +686,7 @@ static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 		if (!fits(r, hd->nports, 1) || !(w->port_map = calloc(hd->nports ? hd->nports : 1, sizeof(long))))
 			return fail(r, "out of memory for %llu port records", U(hd->nports));
 	}
-	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w))
+	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w) || !walk_rtt(r, w))
 		return false;
 	if (r->off != r->len)
 		return fail(r, "merge buffer: %llu bytes left over after byte %llu", U((r->len - r->off)), U(r->off));
@@ -696,8 +743,10 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
 void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);
-	for (size_t i = 0; i < m->nflows; i++)
+	for (size_t i = 0; i < m->nflows; i++) {
 		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
+		rp_shist_summarize(&m->flows[i].rtt, &m->flows[i].r.rtt_ns);
+	}
 	m->finished = true;
 }
 
@@ -719,6 +768,7 @@ void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
 		o[3] = r->acks;
 		o[4] = r->naks;
 		o[5] = r->misdelivered;
+		o[6] = r->echo_rx;
 	}
 }
 
@@ -741,5 +791,6 @@ void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 		r->acks = v[3];
 		r->naks = v[4];
 		r->misdelivered = v[5];
+		r->echo_rx = v[6];
 	}
 }

@@ -9,7 +9,7 @@
  *    ACKs, NAKs and CNPs arrive at the sender's port, so only the sender's
  *    rank counts them. Every rank exports the sender's side of every flow
  *    (rp_acct_tx_export: RP_ACCT_TX_FIELDS x nflows uint64: tx packets, tx
- *    bytes, cnp_rx, acks, naks, and misdelivered (the flow's frames that
+ *    bytes, cnp_rx, acks, naks, echo_rx, and misdelivered (the flow's frames that
  *    reached this rank's ports but not its receiver: any rank may see them);
  *    0 for flows it does not send), the ranks
  *    reduce them element-wise with rp_acct_tx_combine (acc[i] += in[i]:
@@ -55,7 +55,7 @@
  *   resend times: analyze's, which runs in one process) and discovery.
  * A flow or port installed twice is overwritten by the later buffer.
  *
- * Buffer format, version 2 (little-endian, explicit counts; for ranks of the
+ * Buffer format, version 3 (little-endian, explicit counts; for ranks of the
  * same build; a field added to the tables below bumps the version):
  *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
  *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
@@ -73,6 +73,10 @@
  *           f64 sum_hi sum_lo sumsq_hi sumsq_lo) in increasing bin order;
  *           u32 n, n x (u32 bin, u16 port record, u8 prio, u64 pfc, u64 paused_ns);
  *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes)
+ *   rtt: u32 n, n x (u32 flow id, hist as above): the round trips this
+ *           rank's senders timed (echoes), every flow with one, owned or not;
+ *           merged (not overwritten) into the flow, its rtt_ns summarised by
+ *           rp_acct_merge_done
  *   nothing after: total_len == the buffer's length.
  * Every read is bounds-checked: a truncated or corrupt buffer (or one of
  * another plan: an unknown flow id or port, another start or bin width) is
@@ -97,13 +101,14 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 2u /* 2: ports carry icrc_bad */
+#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: echoes (echo_tx, class echo, rtt) */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow
- * id f's are [6f] tx packets, [6f+1] tx bytes, [6f+2] cnp_rx, [6f+3] acks,
- * [6f+4] naks, [6f+5] misdelivered. export zeroes the array first. */
-#define RP_ACCT_TX_FIELDS 6u
+ * id f's are [7f] tx packets, [7f+1] tx bytes, [7f+2] cnp_rx, [7f+3] acks,
+ * [7f+4] naks, [7f+5] misdelivered, [7f+6] echo_rx (echoes back at the
+ * sender). export zeroes the array first. */
+#define RP_ACCT_TX_FIELDS 7u
 void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
 /* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
