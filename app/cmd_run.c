@@ -188,6 +188,11 @@ struct run {
 	struct rp_session s;
 	struct rp_acct_cfg acfg;
 	uint32_t *flow_of; /* accountant flow -> plan flow */
+	/* Under a launcher the rank's accountant holds its share of the plan
+	 * (share_flows); every flow's cfg stays here for rank 0's merge. */
+	const struct rp_acct_flow_cfg *all_flows;
+	size_t all_nflows;
+	uint32_t *all_flow_of;
 	struct rp_acct *acct;
 	struct rp_dp_rx rx;
 	struct rp_capture_stats cap_stats[RP_DP_MAX_PORTS]; /* by port */
@@ -256,6 +261,36 @@ static void auto_echoes(struct run *r)
 	}
 }
 
+/* Under a launcher this rank's accountant holds only its share of the plan:
+ * the flows its hosts receive (accounted here) or send (their ACKs, CNPs and
+ * echoes arrive here). At 1024 hosts all-to-all that is 2046 flows of
+ * 1,047,552 (docs/cluster.md, "Scale"). Rank 0 merges into all of them. */
+static int share_flows(struct run *r)
+{
+	size_t n = r->acfg.nflows, k = 0;
+	struct rp_acct_flow_cfg *mine = calloc(n ? n : 1, sizeof(*mine));
+	uint32_t *of = calloc(n ? n : 1, sizeof(*of));
+	if (!mine || !of) {
+		free(mine);
+		free(of);
+		return rp_cli_error("run", "out of memory for %zu flows", n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		if (r->mine[pf->src] || r->mine[pf->dst]) {
+			mine[k] = r->acfg.flows[i];
+			of[k++] = r->flow_of[i];
+		}
+	}
+	r->all_flows = r->acfg.flows;
+	r->all_nflows = n;
+	r->all_flow_of = r->flow_of;
+	r->acfg.flows = mine;
+	r->acfg.nflows = k;
+	r->flow_of = of;
+	return 0;
+}
+
 static int setup_rx(struct run *r, const struct run_opts *o)
 {
 	char err[512];
@@ -271,6 +306,8 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	/* A loaded machine runs late: bins for twice the plan and a second more,
 	 * so the series holds the whole run (later events are still counted). */
 	r->acfg.run_ns = 2 * (r->acfg.run_ns + LINGER_NS + max_delay(r->s.prof)) + 1000000000ull;
+	if (r->cl.launched && share_flows(r) != 0)
+		return RP_EXIT_USAGE;
 	r->acct = rp_acct_create(&r->acfg, err, sizeof(err));
 	if (!r->acct)
 		return rp_cli_error("run", "%s", err);
@@ -383,12 +420,19 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 	for (size_t h = 0; h < r->s.prof->nhosts; h++)
 		if (r->mine[h])
 			json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
+	/* What this rank's accountant held: the flows its hosts receive (accounted
+	 * here) and all it held (those and the ones its hosts only send). */
+	size_t held = r->acct ? rp_acct_nflows(r->acct) : 0, received = 0;
+	for (size_t i = 0; i < held; i++)
+		received += r->mine[r->s.plan.flows[r->flow_of[i]].dst];
 	const struct rp_clock_offset *off = &r->offsets[r->cl.rank];
 	json_t *o_ = json_pack("{s:i, s:s, s:o, s:I, s:I, s:I, s:s, s:o, s:o}", "rank", r->cl.rank, "node",
 			       r->cl.ranks[r->cl.rank].node, "hosts", hosts, "clock_offset_ns", (json_int_t)off->offset_ns,
 			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
+	json_object_set_new(o_, "flows_accounted", json_integer((json_int_t)received));
+	json_object_set_new(o_, "flows_held", json_integer((json_int_t)held));
 #ifdef RP_HAVE_VERBS
 	if (r->ve)
 		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
@@ -864,6 +908,8 @@ static void cleanup(struct run *r)
 	rp_acct_destroy(r->acct);
 	rp_acct_cfg_free(&r->acfg);
 	free(r->flow_of);
+	free((void *)r->all_flows);
+	free(r->all_flow_of);
 	rp_session_close(&r->s);
 	rp_cluster_finalize(&r->cl);
 }
@@ -983,15 +1029,19 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	free(env);
 	size_t n = rp_acct_nflows(r->acct);
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
-	/* A flow whose receiver's rank died is rank 0's to ship: its accountant has the
-	 * senders' combined counts for every flow (and nothing received for it). */
+	/* A flow whose receiver's rank died is its sender's rank's to ship: its
+	 * accountant has the senders' combined counts (and nothing received). */
 	for (size_t i = 0; own_flow && i < n; i++) {
-		unsigned dst = r->s.plan.flows[r->flow_of[i]].dst;
-		own_flow[i] = r->mine[dst] || (r->cl.rank == 0 && rp_cluster_rank_lost(&r->cl, r->host_rank[dst]));
+		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+		own_flow[i] = r->mine[pf->dst] || (r->mine[pf->src] && rp_cluster_rank_lost(&r->cl, r->host_rank[pf->dst]));
 	}
 	/* The merged series covers what happened, not the plan's generous span: after
 	 * Ctrl-C mpirun gives the ranks a second before it kills them. */
 	struct rp_acct_cfg mc = r->acfg;
+	if (r->all_flows) { /* every flow of the plan */
+		mc.flows = r->all_flows;
+		mc.nflows = r->all_nflows;
+	}
 	uint64_t used = r->s.g.end_ns + LINGER_NS + max_delay(r->s.prof) + 10000000ull;
 	mc.run_ns = used < mc.run_ns ? used : mc.run_ns;
 	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&mc, err, sizeof(err)) : NULL;
@@ -1001,6 +1051,11 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	if (r->cl.rank == 0) {
 		rp_acct_destroy(r->acct);
 		r->acct = merged;
+		if (r->all_flow_of) { /* the merged accountant's flows are the plan's */
+			free(r->flow_of);
+			r->flow_of = r->all_flow_of;
+			r->all_flow_of = NULL;
+		}
 	}
 	uint64_t stop = rp_cli_stop; /* one rank interrupted: the run was */
 	rp_cluster_max_u64(&r->cl, &stop, 1);

@@ -347,11 +347,12 @@ static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
 static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tmp)
 {
 	const struct rp_frame *f = &a->f;
-	if (f->has_probe && !a->cfg.discover && f->probe.flow_id < a->nflows) {
-		const struct acct_flow *fl = &a->flows[f->probe.flow_id];
+	long fi = f->has_probe && !a->cfg.discover ? rp_acct_flow_of_id(a, f->probe.flow_id) : -1;
+	if (fi >= 0) {
+		const struct acct_flow *fl = &a->flows[fi];
 		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 		if (q < fl->cfg.qps) {
-			*tmp = (struct acct_slot){.flow = f->probe.flow_id, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			*tmp = (struct acct_slot){.flow = (uint32_t)fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
 			return tmp;
 		}
 	}
@@ -422,13 +423,12 @@ static enum rp_rx_class rx_response(struct rp_acct *a, const struct acct_slot *s
 	return RP_RX_ACK;
 }
 
-/* A probe echoed back (RP_REPLY_ECHO) at its sender: the round trip on this
- * clock, the one that stamped it. Never data, whatever its probe says. */
-static enum rp_rx_class rx_echo(struct rp_acct *a, uint64_t now)
+/* A probe echoed back (RP_REPLY_ECHO) at its sender (s: the reverse slot of
+ * its flow's QP): the round trip on this clock, the one that stamped it. */
+static enum rp_rx_class rx_echo(struct rp_acct *a, const struct acct_slot *s, uint64_t now)
 {
-	const struct acct_slot *s = rev_slot(a);
 	const struct rp_probe *pr = &a->f.probe;
-	if (!s || a->flows[s->flow].cfg.id != pr->flow_id) {
+	if (a->flows[s->flow].cfg.id != pr->flow_id) {
 		a->unmatched++;
 		return RP_RX_ECHO;
 	}
@@ -461,8 +461,11 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 	uint8_t op = a->f.bth.opcode;
 	if (is_response_opcode(op))
 		return rx_response(a, rev_slot(a), now);
-	if (op == RP_OP_RC_READ_RESP_ONLY && a->f.has_probe)
-		return rx_echo(a, now);
+	/* A READ response ONLY with a probe, to a flow's sender QP, is an echo (one
+	 * to a receiver's QP is a read_resp data flow's, below). */
+	const struct acct_slot *rs = op == RP_OP_RC_READ_RESP_ONLY && a->f.has_probe ? rev_slot(a) : NULL;
+	if (rs)
+		return rx_echo(a, rs, now);
 	struct acct_slot tmp;
 	const struct acct_slot *s = data_slot(a, &tmp);
 	if (s && s->dir == DIR_REV) /* a read response on its way to the requester */

@@ -93,6 +93,24 @@ struct rp_acct {
 	bool finished;
 };
 
+/* The index of the configured flow with this id, or -1. Flows are in id
+ * order (a plan's, or a rank's share of it: ids kept, positions not), so the
+ * whole plan is one compare and a share a binary search. */
+static inline long rp_acct_flow_of_id(const struct rp_acct *a, uint32_t id)
+{
+	if (id < a->nflows && a->flows[id].cfg.id == id)
+		return (long)id;
+	size_t lo = 0, hi = a->nflows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->flows[mid].cfg.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->nflows && a->flows[lo].cfg.id == id ? (long)lo : -1;
+}
+
 /* acct.c: the pause time of the interval open before now, into the bins. */
 void rp_acct_credit_pause(struct rp_acct *a, struct acct_port *p, unsigned prio, uint64_t now);
 

@@ -420,17 +420,7 @@ static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
 /* merged's flow index of id: flows are in plan order, so id is usually the index. */
 static long flow_index(const struct rp_acct *m, uint32_t id)
 {
-	if (id < m->nflows && m->flows[id].cfg.id == id)
-		return (long)id;
-	size_t lo = 0, hi = m->nflows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->flows[mid].cfg.id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nflows && m->flows[lo].cfg.id == id ? (long)lo : -1;
+	return rp_acct_flow_of_id(m, id);
 }
 
 struct walk {

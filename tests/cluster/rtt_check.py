@@ -10,8 +10,8 @@ its own clock. mpirun -np 2, each host's port on one end of one veth pair:
 Cases:
   rtt       rtt: on (every probe echoed), impair delay 2 ms on both hosts (b holds the data
             2 ms before it is accounted and echoed, a holds each echo 2 ms before it is
-            accounted): worked by hand, one-way >= 2 ms and RTT >= 2 x 2 ms = 4 ms (the
-            wire adds microseconds); a 2 ms slack above covers a loaded machine. 400
+            accounted): worked by hand, one-way p50 >= 2 ms and RTT p50 >= 2 x 2 ms = 4 ms
+            (the wire adds microseconds); a 2 ms slack above covers a loaded machine. 400
             probes (400 packets): echo_tx == echo_rx == 400 == rtt_ns.count; tshark counts
             400 RC_RDMA_READ_RESPONSE_ONLY (opcode 16) frames leaving b and 400 arriving at
             a, each carrying the probe magic "RPRB", and no other RoCE frame from b; scapy's
@@ -147,13 +147,11 @@ def case_rtt(tmp):
     one = f["latency_ns"]
     # A frame is stamped with its poller's clock as read before the poll: a poller the CPU
     # took away between the two (this machine is shared) stamps what arrived meanwhile that
-    # much early, so a sample may fall short of the hold by that; the median does not.
-    # Seen: 8 us and 35 us short at the minimum.
-    late = MS // 2
-    expect(delay - late <= one["min"] and delay <= one["p50"] <= delay + 2 * MS,
-           f"one-way p50 {one['p50']} in [2 ms, 4 ms], min {one['min']} >= 2 ms - 0.5 ms")
-    expect(2 * delay - late <= rtt.get("min", 0) and 2 * delay <= rtt.get("p50", 0) <= 2 * delay + 2 * MS,
-           f"RTT p50 {rtt.get('p50')} in [2 x 2 ms, 6 ms], min {rtt.get('min')} >= 4 ms - 0.5 ms")
+    # much early, so single samples may fall short of the hold (seen: 8 us, 35 us, 0.5 ms
+    # at load average 7); the median does not.
+    expect(delay <= one["p50"] <= delay + 2 * MS, f"one-way p50 {one['p50']} in [2 ms, 4 ms] (min {one['min']})")
+    expect(2 * delay <= rtt.get("p50", 0) <= 2 * delay + 2 * MS,
+           f"RTT p50 {rtt.get('p50')} in [2 x 2 ms, 6 ms] (min {rtt.get('min')})")
     expect(f.get("latency_below_bound") is False and f.get("latency_shown") == "one-way",
            f"bound {f.get('latency_bound_ns')} ns below the one-way p50: the one-way figure is shown")
     summ = open(os.path.join(out, "summary.txt")).read()
