@@ -179,8 +179,9 @@ int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset
 			int64_t *t0, int64_t *skew_ns);
 
 /* ---- results (ship.c): every rank's accountant -> one on rank 0 ----
- * Each rank's accountant has every flow of the plan and every host's port
- * but is fed by its own hosts' ports only (lib/stats/acct_pack.h). */
+ * Each rank's accountant holds its share of the plan (the flows its hosts
+ * send or receive, matched by id; its own hosts' ports) and is fed by those
+ * ports only (lib/stats/acct_pack.h); rank 0 merges into every flow and port. */
 struct rp_acct;
 /* Closes a on every rank: the senders' counts of every flow summed over the
  * ranks (each flow has one sender) and installed, so lost = sent - received
