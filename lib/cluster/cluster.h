@@ -65,6 +65,12 @@ int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, boo
 int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root);
 /* Every rank's len bytes, in rank order, into all (size x len) on every rank. */
 int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t len, void *all);
+/* Each rank's bytes to the ranks that need them, and only those (MPI_Alltoallv):
+ * send holds, rank after rank, send_lens[r] bytes for rank r (size entries);
+ * *recv (malloc'd) gets what every rank sent this one, rank after rank, with
+ * recv_lens[r] (size entries, malloc'd). Every rank calls it. 0 or -1. */
+int rp_cluster_alltoallv(const struct rp_cluster *c, const void *send, const size_t *send_lens, uint8_t **recv,
+			 size_t **recv_lens);
 /* Logical OR of ok over every rank: false when any rank says false. The step
  * every rank takes after its setup, so one rank's failure stops them all
  * before any traffic. */
