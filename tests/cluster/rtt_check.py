@@ -17,8 +17,10 @@ Cases:
             a, each carrying the probe magic "RPRB", and no other RoCE frame from b; scapy's
             ICRC of every echo equals its wire ICRC. The clock bound is microseconds, so
             the one-way figure is the one shown (latency_shown "one-way").
-  rttclock  rank 1's (b, the receiver's) clock runs 3000 ppm fast on purpose
-            (ROCEPROBE_CLOCK_DRIFT_PPM, MPMD launch), rtt: auto, no delay: the offsets
+  rttclock  rank 1's (b, the receiver's) clock 5 ms ahead and running 3000 ppm fast on
+            purpose (ROCEPROBE_CLOCK_SKEW_NS, _DRIFT_PPM; MPMD launch), rtt: auto, no
+            delay: the 5 ms offset is measured and corrected (offset before within 5 ms +
+            what the drift added), but the offsets
             before and after the run differ by ~3 ms, so the flow's clock bound exceeds its
             one-way p50 (~half of that) and the one-way figure is flagged
             (latency_below_bound) and not shown: latency_shown "rtt". auto echoes 1 in 64
@@ -35,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, sh  # noqa: E402
@@ -45,6 +48,7 @@ if not MPIRUN:
     print("skipped: mpirun is missing (openmpi-bin)")
     sys.exit(77)
 MS = 1_000_000
+WALL = 0.0  # seconds the last mpirun took
 
 
 def teardown():
@@ -79,8 +83,11 @@ def run(tmp, text, env_rank1=()):
         f.write(text)
     cmd = [ROCEPROBE, "run", path, "-o", out, "--capture", "--snaplen", "256"]
     env = [a for kv in env_rank1 for a in ("-x", kv)]
+    global WALL
+    t0 = time.time()
     p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "1", *cmd, ":", "-np", "1", *env,
                         *cmd], capture_output=True, text=True, timeout=180)
+    WALL = time.time() - t0
     ours = [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
     expect(p.returncode == 0, f"mpirun -np 2 roceprobe run: exit 0 ({p.returncode}: {ours})")
     return (json.load(open(os.path.join(out, "result.json"))), out) if p.returncode == 0 else (None, out)
@@ -160,11 +167,16 @@ def case_rtt(tmp):
 
 def case_rttclock(tmp):
     setup()
-    j, out = run(tmp, profile("auto", "", 1000), env_rank1=["ROCEPROBE_CLOCK_DRIFT_PPM=3000"])
+    j, out = run(tmp, profile("auto", "", 1000),
+                 env_rank1=["ROCEPROBE_CLOCK_SKEW_NS=5000000", "ROCEPROBE_CLOCK_DRIFT_PPM=3000"])
     if not j:
         return
     f, rtt = common(j, out, 16)  # seq % 64 == 0 for seq < 1000: 0, 64, ..., 960
     r1 = j["cluster"]["ranks"][1]
+    # Its offset is 5 ms + 3000 ppm x (time since its first clock reading, after mpirun started).
+    hi = 5 * MS + 3000e-6 * WALL * 1e9
+    expect(5 * MS - r1["clock_bound_ns"] <= r1["clock_offset_ns"] <= hi + r1["clock_bound_ns"],
+           f"rank 1's offset before the run {r1['clock_offset_ns']} holds [5 ms, {hi:.0f}] (the skew put there)")
     moved = abs(r1["clock_offset_after_ns"] - r1["clock_offset_ns"])
     print(f"rank 1 offset before {r1['clock_offset_ns']}, after {r1['clock_offset_after_ns']} (moved {moved})")
     expect(moved > 1 * MS, f"the drift moved rank 1's offset by more than 1 ms ({moved})")
