@@ -800,15 +800,23 @@ static void summary_clocks(FILE *f, const struct run *r)
 
 /* The flows with round trips (echoes): RTT on the sender's clock, and which
  * figure the result shows for the flow and why. */
+#define SUMMARY_RTT_LINES 16 /* flows with round trips listed; the rest counted */
+
 static void summary_rtt(FILE *f, const struct run *r)
 {
 	bool head = false;
+	size_t listed = 0, more = 0;
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
 		struct rp_acct_flow_result x;
 		char why[160];
 		rp_acct_flow(r->acct, i, &x);
 		if (!x.echo_tx && !x.echo_rx)
 			continue;
+		if (listed == SUMMARY_RTT_LINES) {
+			more++;
+			continue;
+		}
+		listed++;
 		if (!head)
 			fprintf(f, "\nround trips (probes echoed back to the sender, on its own clock):\n%-4s %-8s %-8s %8s %8s "
 				   "%10s %10s %10s  %s\n", "flow", "src", "dst", "echoed", "back", "rtt p50", "rtt p99",
@@ -818,6 +826,8 @@ static void summary_rtt(FILE *f, const struct run *r)
 		fprintf(f, "%-4u %-8s %-8s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s: %s\n",
 			x.id, x.src, x.dst, x.echo_tx, x.echo_rx, x.rtt_ns.pct[0], x.rtt_ns.pct[2], x.rtt_ns.max, shown, why);
 	}
+	if (more)
+		fprintf(f, "(%zu more flows with round trips: result.json flows[].rtt_ns, latency_shown)\n", more);
 }
 
 static void summary(FILE *f, const struct run *r)
