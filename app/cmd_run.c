@@ -398,9 +398,17 @@ static void finish_accounting(struct run *r)
 				}
 		}
 	}
-	if (r->cl.launched) { /* the senders' counts come from their ranks */
+	if (r->cl.launched) { /* the senders' counts come from their ranks, to the receivers' */
 		uint64_t end;
-		rp_cluster_acct_finish(&r->cl, r->acct, r->s.plan.nflows, r->s.g.end_ns, &end);
+		int *dst_rank = calloc(n ? n : 1, sizeof(*dst_rank));
+		if (!dst_rank) { /* every rank takes the same path: none may fall back alone */
+			fprintf(stderr, "roceprobe run: rank %d is out of memory for %zu flows\n", r->cl.rank, n);
+			rp_cluster_abort(&r->cl, RP_EXIT_USAGE);
+		}
+		for (size_t a = 0; a < n; a++)
+			dst_rank[a] = r->host_rank[r->s.plan.flows[r->flow_of[a]].dst];
+		rp_cluster_acct_finish(&r->cl, r->acct, r->s.plan.nflows, dst_rank, r->s.g.end_ns, &end);
+		free(dst_rank);
 		r->s.g.end_ns = end;
 	} else {
 		rp_acct_finish(r->acct, r->s.g.end_ns, sent);

@@ -192,9 +192,15 @@ struct rp_acct;
 /* Closes a on every rank: the senders' counts of every flow summed over the
  * ranks (each flow has one sender) and installed, so lost = sent - received
  * exactly at the receiver's rank; every rank closes at the latest rank's
- * end_ns (returned in *end). nflows: the plan's flow count (ids below it). */
-int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, uint64_t end_ns,
-			   uint64_t *end);
+ * end_ns (returned in *end). nflows: the plan's flow count (ids below it).
+ * dst_rank[i] (a's flows; may be NULL): the rank of flow i's receiver: the
+ * counts then go to that rank only (an alltoallv of 60 B per flow a rank
+ * holds, not an allreduce of 56 B per flow of the plan), and only the flows
+ * a rank receives get them. After a rank died (rp_cluster_degraded), or with
+ * dst_rank NULL, every rank gets every flow's, as a reduction (the watch's
+ * star when degraded: a dead receiver's flows are shipped by their sender). */
+int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, const int *dst_rank,
+			   uint64_t end_ns, uint64_t *end);
 /* Rank 0's merged (created by the caller with the same cfg; NULL on other
  * ranks) gets every rank's own flows (own_flow: this rank hosts the
  * receiver) and own ports. 0, or -1 with one line in err (on rank 0). */

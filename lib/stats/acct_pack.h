@@ -116,6 +116,15 @@ void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
  * combined array, before rp_acct_finish. */
 void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
 
+/* Step 1 by rows, for an exchange with the receiver's rank only: flow i's
+ * (the accountant's index) RP_ACCT_TX_FIELDS values as export writes them,
+ * and their installation as import does. */
+void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t out[RP_ACCT_TX_FIELDS]);
+void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t in[RP_ACCT_TX_FIELDS]);
+/* The accountant's index of flow id, or -1 (a rank's share holds some ids). */
+long rp_acct_flow_index(const struct rp_acct *a, uint32_t id);
+uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i);
+
 /* Step 2. The bytes needed; they are written only when they fit in cap
  * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows;
  * own_port NULL: all ports (an accountant configured with every host's port,
