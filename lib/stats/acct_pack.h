@@ -17,7 +17,9 @@
  *    the sum is that sender's count), and every rank installs the result
  *    (rp_acct_tx_import) before rp_acct_finish(a, end, NULL), so each
  *    received flow gets lost = tx - unique exactly, its tx_bytes and the
- *    replies its sender saw.
+ *    replies its sender saw. The same sum by rows (rp_acct_tx_row, _set_row):
+ *    each rank sends each flow's row to the flow's receiver's rank only, which
+ *    adds them to its own (lib/cluster/ship.c: an alltoallv at 1024 hosts).
  *
  * 2. rp_acct_pack serialises a finished accountant's part of the result:
  *    the flows it owns (own_flow[i]: this rank hosts flow i's receiver),
