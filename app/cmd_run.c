@@ -1197,6 +1197,32 @@ static int account_verbs(struct run *r)
  * rank takes part, verbs hosts or not. A rank sends and receives 2 records
  * per QP it has an end of, not the whole table (1024 hosts all-to-all: 2046
  * of 2,095,104 records, 200 KB instead of an allgather of 200 MB x 1024). */
+/* Every record entry's host, in one pass over the layout: flow i's entries
+ * run from base[i] to the next verbs flow's base, its sender's at even
+ * offsets (QP q: base + 2q) and its receiver's at odd ones. */
+static unsigned *rec_hosts(const struct rp_plan *plan, size_t nrecs)
+{
+	size_t *base = calloc(plan->nflows ? plan->nflows : 1, sizeof(*base));
+	unsigned *host = calloc(nrecs ? nrecs : 1, sizeof(*host));
+	if (!base || !host) {
+		free(base);
+		free(host);
+		return NULL;
+	}
+	rp_vengine_layout(plan, base);
+	size_t prev = SIZE_MAX; /* the verbs flow before i: its entries end where i's begin */
+	for (size_t i = 0; i <= plan->nflows; i++) {
+		if (i < plan->nflows && base[i] == SIZE_MAX)
+			continue;
+		size_t end = i < plan->nflows ? base[i] : nrecs;
+		for (size_t e = prev != SIZE_MAX ? base[prev] : end; e < end && e < nrecs; e++)
+			host[e] = (e - base[prev]) % 2 ? plan->flows[prev].dst : plan->flows[prev].src;
+		prev = i;
+	}
+	free(base);
+	return host;
+}
+
 static int exchange_verbs(struct run *r)
 {
 	size_t len = r->nrecs * RP_VENGINE_REC, size = (size_t)r->cl.size, nsend = 0;
@@ -1206,13 +1232,14 @@ static int exchange_verbs(struct run *r)
 		rp_cli_error("run", "out of memory for %zu ranks' QP records", size);
 		rp_cluster_abort(&r->cl, RP_EXIT_USAGE);
 	}
-	int rc = table ? 0 : rp_cli_error("run", "out of memory for %zu QP records", r->nrecs);
+	unsigned *host = rec_hosts(&r->s.plan, r->nrecs);
+	int rc = table && host ? 0 : rp_cli_error("run", "out of memory for %zu QP records", r->nrecs);
 	if (table && r->ve)
 		rp_vengine_records(r->ve, table);
 	/* Out: (u32 record index, record) to the peer's rank, rank after rank. */
 	const size_t one = 4 + RP_VENGINE_REC;
 	for (size_t i = 0; rc == 0 && i < r->nrecs; i++) {
-		unsigned h = rp_vengine_rec_host(&r->s.plan, i), peer = rp_vengine_rec_host(&r->s.plan, i ^ 1);
+		unsigned h = host[i], peer = host[i ^ 1];
 		if (r->cl.launched && r->host_rank[h] == r->cl.rank && r->host_rank[peer] != r->cl.rank) {
 			counts[r->host_rank[peer]] += one;
 			nsend++;
@@ -1224,7 +1251,7 @@ static int exchange_verbs(struct run *r)
 	for (size_t k = 1; rc == 0 && k < size; k++)
 		at[k] = at[k - 1] + counts[k - 1];
 	for (size_t i = 0; rc == 0 && i < r->nrecs; i++) {
-		unsigned h = rp_vengine_rec_host(&r->s.plan, i), peer = rp_vengine_rec_host(&r->s.plan, i ^ 1);
+		unsigned h = host[i], peer = host[i ^ 1];
 		if (!r->cl.launched || r->host_rank[h] != r->cl.rank || r->host_rank[peer] == r->cl.rank)
 			continue;
 		uint8_t *o = out + at[r->host_rank[peer]];
@@ -1243,7 +1270,7 @@ static int exchange_verbs(struct run *r)
 	for (size_t o = 0; rc == 0 && o + one <= total; o += one) {
 		uint32_t idx;
 		memcpy(&idx, in + o, 4);
-		if (idx >= r->nrecs || r->host_rank[rp_vengine_rec_host(&r->s.plan, idx ^ 1)] != r->cl.rank)
+		if (idx >= r->nrecs || r->host_rank[host[idx ^ 1]] != r->cl.rank)
 			rc = rp_cli_error("run", "a QP record for entry %u that is not this rank's to read", idx);
 		else
 			memcpy(table + (size_t)idx * RP_VENGINE_REC, in + o + 4, RP_VENGINE_REC);
@@ -1255,6 +1282,7 @@ static int exchange_verbs(struct run *r)
 	free(rlens);
 	free(counts);
 	free(at);
+	free(host);
 	free(table);
 	return rc;
 }
