@@ -194,7 +194,7 @@ static struct rp_acct *reference(void)
 /* The ranks' run: combine the senders' side, finish, pack the owned flows.
  * subset: each rank's accountant holds only the flows its host sends or
  * receives (ids kept, positions not), as a 1024-host run must. */
-static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
+static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool by_rows)
 {
 	struct world w = {0};
 	struct rp_acct_cfg c[NH];
@@ -232,8 +232,23 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 	assert_int_equal(tx[2][RP_ACCT_TX_FIELDS * 3 + 3], 0);
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 0], 10);
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 2], 5);
+	/* by_rows: what lib/cluster/ship.c's alltoallv does instead: each flow's row
+	 * from every rank that holds it, summed at its receiver's rank only. */
+	for (unsigned f = 0; by_rows && f < NF; f++) {
+		unsigned d = dst_of[f];
+		uint64_t acc[RP_ACCT_TX_FIELDS], v[RP_ACCT_TX_FIELDS];
+		rp_acct_tx_row(w.rank[d], (size_t)loc[d][f], acc);
+		for (unsigned g = 0; g < NH; g++)
+			if (g != d && loc[g][f] >= 0) {
+				assert_int_equal(rp_acct_flow_index(w.rank[g], f), loc[g][f]);
+				rp_acct_tx_row(w.rank[g], (size_t)loc[g][f], v);
+				rp_acct_tx_combine(acc, v, RP_ACCT_TX_FIELDS);
+			}
+		rp_acct_tx_set_row(w.rank[d], (size_t)loc[d][f], acc);
+	}
 	for (unsigned h = 0; h < NH; h++) {
-		rp_acct_tx_import(w.rank[h], sum, NF);
+		if (!by_rows)
+			rp_acct_tx_import(w.rank[h], sum, NF);
 		rp_acct_finish(w.rank[h], END, NULL);
 		bool own[NF] = {false};
 		for (unsigned f = 0; f < NF; f++)
@@ -273,7 +288,7 @@ static int setup(void **state)
 	plan_init();
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	fx->ref = reference();
-	ranks_run(fx->buf, fx->len, false);
+	ranks_run(fx->buf, fx->len, false, false);
 	fx->merged = merged_of(fx->buf, fx->len);
 	*state = fx;
 	return 0;
@@ -462,12 +477,11 @@ static void report_equals_one_process(void **state)
 
 /* Ranks that hold only their hosts' flows (found by id, not position) give
  * the same result.json flows and ports. */
-static void ranks_with_their_flows_only(void **state)
+static void shares_equal_one_process(struct fixture *fx, bool by_rows)
 {
-	struct fixture *fx = *state;
 	uint8_t *buf[NH];
 	size_t len[NH];
-	ranks_run(buf, len, true);
+	ranks_run(buf, len, true, by_rows);
 	struct rp_acct *m = merged_of(buf, len);
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m, 2, &r);
@@ -485,6 +499,20 @@ static void ranks_with_their_flows_only(void **state)
 	rp_acct_destroy(m);
 	for (unsigned h = 0; h < NH; h++)
 		free(buf[h]);
+}
+
+static void ranks_with_their_flows_only(void **state)
+{
+	shares_equal_one_process(*state, false);
+}
+
+/* The senders' side sent to each flow's receiver's rank only (rows, as the
+ * alltoallv of lib/cluster/ship.c) instead of a plan-wide sum: the same result
+ * as one process, key for key (f3's 4 ACKs and its echoes counted at h0 reach
+ * h2's row; f2's tail loss needs h2's tx at h0). */
+static void ranks_exchange_rows(void **state)
+{
+	shares_equal_one_process(*state, true);
 }
 
 /* Streaming: the same rows one at a time, nothing held per flow. */
@@ -628,6 +656,7 @@ int main(void)
 		cmocka_unit_test(echoes_round_trip),
 		cmocka_unit_test(report_equals_one_process),
 		cmocka_unit_test(ranks_with_their_flows_only),
+		cmocka_unit_test(ranks_exchange_rows),
 		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(truncated_and_corrupt),
