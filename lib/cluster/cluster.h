@@ -65,6 +65,12 @@ int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, boo
 int rp_cluster_bcast(const struct rp_cluster *c, void *buf, size_t len, int root);
 /* Every rank's len bytes, in rank order, into all (size x len) on every rank. */
 int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t len, void *all);
+/* Each rank's bytes to the ranks that need them, and only those (MPI_Alltoallv):
+ * send holds, rank after rank, send_lens[r] bytes for rank r (size entries);
+ * *recv (malloc'd) gets what every rank sent this one, rank after rank, with
+ * recv_lens[r] (size entries, malloc'd). Every rank calls it. 0 or -1. */
+int rp_cluster_alltoallv(const struct rp_cluster *c, const void *send, const size_t *send_lens, uint8_t **recv,
+			 size_t **recv_lens);
 /* Logical OR of ok over every rank: false when any rank says false. The step
  * every rank takes after its setup, so one rank's failure stops them all
  * before any traffic. */
@@ -180,15 +186,22 @@ int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset
 			int64_t *t0, int64_t *skew_ns);
 
 /* ---- results (ship.c): every rank's accountant -> one on rank 0 ----
- * Each rank's accountant has every flow of the plan and every host's port
- * but is fed by its own hosts' ports only (lib/stats/acct_pack.h). */
+ * Each rank's accountant holds its share of the plan (the flows its hosts
+ * send or receive, matched by id; its own hosts' ports) and is fed by those
+ * ports only (lib/stats/acct_pack.h); rank 0 merges into every flow and port. */
 struct rp_acct;
 /* Closes a on every rank: the senders' counts of every flow summed over the
  * ranks (each flow has one sender) and installed, so lost = sent - received
  * exactly at the receiver's rank; every rank closes at the latest rank's
- * end_ns (returned in *end). nflows: the plan's flow count (ids below it). */
-int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, uint64_t end_ns,
-			   uint64_t *end);
+ * end_ns (returned in *end). nflows: the plan's flow count (ids below it).
+ * dst_rank[i] (a's flows; may be NULL): the rank of flow i's receiver: the
+ * counts then go to that rank only (an alltoallv of 60 B per flow a rank
+ * holds, not an allreduce of 56 B per flow of the plan), and only the flows
+ * a rank receives get them. After a rank died (rp_cluster_degraded), or with
+ * dst_rank NULL, every rank gets every flow's, as a reduction (the watch's
+ * star when degraded: a dead receiver's flows are shipped by their sender). */
+int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, const int *dst_rank,
+			   uint64_t end_ns, uint64_t *end);
 /* Rank 0's merged (created by the caller with the same cfg; NULL on other
  * ranks) gets every rank's own flows (own_flow: this rank hosts the
  * receiver) and own ports. 0, or -1 with one line in err (on rank 0). */

@@ -122,6 +122,55 @@ int rp_cluster_allgather(const struct rp_cluster *c, const void *mine, size_t le
 	return MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS ? -1 : 0;
 }
 
+int rp_cluster_alltoallv(const struct rp_cluster *c, const void *send, const size_t *send_lens, uint8_t **recv,
+			 size_t **recv_lens)
+{
+	size_t n = (size_t)c->size, out = 0, in = 0;
+	*recv = NULL;
+	*recv_lens = calloc(n, sizeof(**recv_lens));
+	int *sc = calloc(n, sizeof(int)), *sd = calloc(n, sizeof(int)), *rc = calloc(n, sizeof(int)),
+	    *rd = calloc(n, sizeof(int));
+	if (!*recv_lens || !sc || !sd || !rc || !rd) {
+		fprintf(stderr, "roceprobe: rank %d is out of memory for an exchange with %d ranks\n", c->rank, c->size);
+		rp_cluster_abort(c, 2);
+	}
+	bool ok = true;
+	for (size_t r = 0; ok && r < n; r++) { /* counts are ints */
+		ok = send_lens[r] <= INT32_MAX && out + send_lens[r] <= INT32_MAX;
+		sd[r] = (int)out;
+		sc[r] = (int)send_lens[r];
+		out += send_lens[r];
+	}
+	if (!ok) /* too much to say: send nothing, fail with the others */
+		memset(sc, 0, n * sizeof(int)), memset(sd, 0, n * sizeof(int));
+	if (!c->launched) {
+		ok = ok && (*recv = malloc(out ? out : 1)) != NULL;
+		if (ok) {
+			memcpy(*recv, send, out);
+			(*recv_lens)[0] = out;
+		}
+	} else {
+		/* Every rank takes part in both steps, whatever its own state. */
+		ok &= MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS;
+		for (size_t r = 0; ok && r < n; r++) {
+			ok = rc[r] >= 0 && in + (size_t)rc[r] <= INT32_MAX;
+			rd[r] = (int)in;
+			in += (size_t)rc[r];
+			(*recv_lens)[r] = (size_t)rc[r];
+		}
+		ok = ok && (*recv = malloc(in ? in : 1)) != NULL;
+		ok = rp_cluster_all_ok(c, ok);
+		if (ok)
+			ok = MPI_Alltoallv(send, sc, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD) == MPI_SUCCESS;
+	}
+	free(sc), free(sd), free(rc), free(rd);
+	if (!ok) {
+		free(*recv), free(*recv_lens);
+		*recv = NULL, *recv_lens = NULL;
+	}
+	return ok ? 0 : -1;
+}
+
 bool rp_cluster_all_ok(const struct rp_cluster *c, bool ok)
 {
 	int in = ok, out = ok;

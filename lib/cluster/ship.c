@@ -7,9 +7,82 @@
 #include "cluster_internal.h"
 #include "stats/acct_pack.h"
 
-int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, uint64_t end_ns,
-			   uint64_t *end)
+#define TX_REC (4 + 8 * RP_ACCT_TX_FIELDS) /* u32 flow id, its sender-side values */
+
+static void put_u64s(uint8_t *o, const uint64_t *v, size_t n)
 {
+	memcpy(o, v, n * sizeof(*v)); /* ranks of one build: host order both ends */
+}
+
+/* Each flow's sender-side values to its receiver's rank only (alltoallv), summed
+ * there with its own: what the plan-wide allreduce gives that rank, in bytes
+ * per flow this rank holds instead of per flow of the plan. */
+static int finish_targeted(const struct rp_cluster *c, struct rp_acct *a, const int *dst_rank)
+{
+	size_t n = rp_acct_nflows(a), size = (size_t)c->size, nout = 0;
+	size_t *lens = calloc(size, sizeof(*lens)), *at = calloc(size, sizeof(*at)), *rlens = NULL;
+	uint64_t *sum = calloc(n ? n : 1, sizeof(uint64_t) * RP_ACCT_TX_FIELDS);
+	if (!lens || !at || !sum) {
+		fprintf(stderr, "roceprobe: rank %d is out of memory for %zu flows' counts\n", c->rank, n);
+		rp_cluster_abort(c, 2);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (dst_rank[i] != c->rank) {
+			lens[dst_rank[i]] += TX_REC;
+			nout++;
+		}
+	for (size_t k = 1; k < size; k++)
+		at[k] = at[k - 1] + lens[k - 1];
+	uint8_t *out = malloc(nout ? nout * TX_REC : 1), *in = NULL;
+	int rc = out ? 0 : -1;
+	if (!out)
+		memset(lens, 0, size * sizeof(*lens));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *v = &sum[i * RP_ACCT_TX_FIELDS];
+		rp_acct_tx_row(a, i, v);
+		if (dst_rank[i] == c->rank || !out)
+			continue;
+		uint8_t *o = out + at[dst_rank[i]];
+		at[dst_rank[i]] += TX_REC;
+		uint32_t id = rp_acct_flow_id(a, i);
+		memcpy(o, &id, 4);
+		put_u64s(o + 4, v, RP_ACCT_TX_FIELDS);
+	}
+	if (rp_cluster_alltoallv(c, out ? out : (const uint8_t *)"", lens, &in, &rlens) != 0)
+		rc = -1;
+	size_t total = 0;
+	for (size_t k = 0; rc == 0 && k < size; k++)
+		total += rlens[k];
+	for (size_t o = 0; rc == 0 && o + TX_REC <= total; o += TX_REC) {
+		uint32_t id;
+		uint64_t v[RP_ACCT_TX_FIELDS];
+		memcpy(&id, in + o, 4);
+		memcpy(v, in + o + 4, sizeof(v));
+		long i = rp_acct_flow_index(a, id);
+		if (i < 0 || dst_rank[i] != c->rank) { /* sent here by mistake: not this rank's flow */
+			rc = -1;
+			continue;
+		}
+		rp_acct_tx_combine(&sum[(size_t)i * RP_ACCT_TX_FIELDS], v, RP_ACCT_TX_FIELDS);
+	}
+	for (size_t i = 0; i < n; i++) /* the flows this rank receives: every rank's part */
+		if (dst_rank[i] == c->rank)
+			rp_acct_tx_set_row(a, i, &sum[i * RP_ACCT_TX_FIELDS]);
+	free(out), free(in), free(rlens), free(lens), free(at), free(sum);
+	return rc;
+}
+
+int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, const int *dst_rank,
+			   uint64_t end_ns, uint64_t *end)
+{
+	if (dst_rank && c->launched && !rp_cluster_degraded(c)) {
+		int rc = finish_targeted(c, a, dst_rank);
+		*end = end_ns;
+		if (rp_cluster_max_u64(c, end, 1) != 0)
+			rc = -1;
+		rp_acct_finish(a, *end, NULL);
+		return rc;
+	}
 	size_t n = nflows * RP_ACCT_TX_FIELDS;
 	uint64_t *tx = calloc(n ? n : 1, sizeof(*tx));
 	int rc = tx ? 0 : -1;

@@ -41,10 +41,11 @@ static void account(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbu
 	uint16_t len = rte_pktmbuf_data_len(m);
 	struct rp_reply reply;
 	reply.n = 0;
+	unsigned port = rx->acct_port ? rx->acct_port[tp->index] : tp->index;
 	if (pre)
-		rp_acct_rx_pre(rx->acct, tp->index, now_ns, b, len, rte_pktmbuf_pkt_len(m), pre, &reply);
+		rp_acct_rx_pre(rx->acct, port, now_ns, b, len, rte_pktmbuf_pkt_len(m), pre, &reply);
 	else
-		rp_acct_rx(rx->acct, tp->index, now_ns, b, len, rte_pktmbuf_pkt_len(m), &reply);
+		rp_acct_rx(rx->acct, port, now_ns, b, len, rte_pktmbuf_pkt_len(m), &reply);
 	if (reply.n)
 		send_replies(rx, tp, &reply, now_ns);
 }
@@ -161,6 +162,6 @@ void rp_dp_rx_sent(struct rp_dp_rx *rx, const struct rp_dp_txport *tp, uint8_t *
 		if (cap)
 			rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, bufs[i], lens[i]);
 		if (rp_cls_macctl_op(bufs[i], lens[i]) >= 0)
-			rp_acct_pfc_tx(rx->acct, tp->index, bufs[i], lens[i]);
+			rp_acct_pfc_tx(rx->acct, rx->acct_port ? rx->acct_port[tp->index] : tp->index, bufs[i], lens[i]);
 	}
 }

@@ -39,6 +39,7 @@ struct rp_dp_rxport {
 /* One per RX lcore (run --lcores): its own accountant, holds and replies. */
 struct rp_dp_rx {
 	struct rp_acct *acct;
+	const unsigned *acct_port; /* by host index: its port in acct (NULL: the host index) */
 	struct rp_dp_rxport ports[RP_DP_MAX_PORTS]; /* by host index */
 };
 

@@ -11,7 +11,7 @@
 
 const char *const rp_flow_keys[] = {
 	"opcode", "message_size", "mtu", "qps", "dscp", "ecn", "vlan", "pcp", "sport", "sport_base", "rate",
-	"burst_on", "burst_off", "start", "duration", "packets", "messages", "psn_start", "ip", "imm", "nic_spread", NULL,
+	"burst_on", "burst_off", "start", "duration", "packets", "messages", "psn_start", "ip", "imm", "nic_spread", "rtt", NULL,
 };
 
 void rp_flow_params_init(struct rp_flow_params *fp)
@@ -176,6 +176,20 @@ static int fk_ip(struct fk_arg *a)
 	return 0;
 }
 
+static int fk_rtt(struct fk_arg *a)
+{
+	static const char *const words[] = {[RP_RTT_OFF] = "off", [RP_RTT_AUTO] = "auto", [RP_RTT_ON] = "on"};
+	const char *s;
+	if (rp_vscalar(a->c, a->n, a->key, "one of off, auto, on", &s))
+		return -1;
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(s, words[i])) {
+			a->fp->rtt = (uint8_t)i;
+			return 0;
+		}
+	return rp_verr(a->c, &a->n->pos, a->key, "expected one of off, auto, on, got '%s'", s);
+}
+
 static int fk_rate(struct fk_arg *a)
 {
 	if (rp_vrate(a->c, a->n, a->key, &a->fp->rate))
@@ -240,7 +254,7 @@ static const struct {
 	{"dscp", fk_dscp}, {"ecn", fk_ecn}, {"vlan", fk_vlan}, {"pcp", fk_pcp}, {"sport", fk_sport},
 	{"sport_base", fk_sport_base}, {"rate", fk_rate}, {"burst_on", fk_burst_on}, {"burst_off", fk_burst_off},
 	{"start", fk_start}, {"duration", fk_duration}, {"packets", fk_packets}, {"messages", fk_messages},
-	{"psn_start", fk_psn_start}, {"ip", fk_ip}, {"imm", fk_imm}, {"nic_spread", fk_nic_spread},
+	{"psn_start", fk_psn_start}, {"ip", fk_ip}, {"imm", fk_imm}, {"nic_spread", fk_nic_spread}, {"rtt", fk_rtt},
 };
 
 static int check_one_stop(struct rp_vctx *c, const struct rp_node *map, const char *path)

@@ -138,7 +138,17 @@ struct rp_flow_params {
 	uint8_t ip;          /* 4, 6, or 0 = IPv4 when both ends have it, else IPv6 */
 	uint32_t imm;        /* ImmDt of *_imm verbs */
 	uint8_t nic_spread;  /* enum rp_nic_spread */
+	uint8_t rtt;         /* enum rp_rtt: the receiver echoes probes back for a round trip */
 };
+
+/* `rtt:` of a flow (docs/profiles.md): the receiver echoes probes back to the
+ * sender (an RC RDMA READ response carrying the probe), which records the
+ * round trip on its own clock. off (the default: no frame the profile did not
+ * ask for); auto: a sample (1 in RP_RTT_AUTO_EVERY) of the probes of flows
+ * between two ranks (where the one-way figure carries two clocks' errors);
+ * on: every probe. */
+enum rp_rtt { RP_RTT_OFF, RP_RTT_AUTO, RP_RTT_ON };
+#define RP_RTT_AUTO_EVERY 64u
 
 /* A PFC / PAUSE frame source. */
 struct rp_pfc_params {

@@ -101,7 +101,40 @@ json_t *rp_report_flow_item(void *acct, size_t i)
 	const struct rp_acct *a = acct;
 	struct rp_acct_flow_result r;
 	rp_acct_flow(a, i, &r);
-	return flow_json(&r, latency_sparse(rp_acct_flow_latency_sparse(a, i)));
+	json_t *o = flow_json(&r, latency_sparse(rp_acct_flow_latency_sparse(a, i)));
+	/* Round trips (probes echoed back to the sender, docs/results.md): only
+	 * where the receiver echoed or the sender got echoes. */
+	if (r.echo_tx || r.echo_rx) {
+		json_object_set_new(o, "echo_tx", jint(r.echo_tx));
+		json_object_set_new(o, "echo_rx", jint(r.echo_rx));
+		const struct rp_hist *h = rp_acct_flow_rtt(a, i);
+		json_object_set_new(o, "rtt_ns", latency_json(&r.rtt_ns, hist_array(h)));
+	}
+	return o;
+}
+
+const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len)
+{
+	char tmp[8];
+	if (!why)
+		why = tmp, len = sizeof(tmp);
+	bool below = r->latency_ns.count && bound_ns > 0 && r->latency_ns.pct[0] < (uint64_t)bound_ns;
+	if (r->latency_ns.count && !below) {
+		if (bound_ns > 0)
+			snprintf(why, len, "one-way p50 %llu ns, above its clock bound %lld ns",
+				 (unsigned long long)r->latency_ns.pct[0], (long long)bound_ns);
+		else
+			snprintf(why, len, "one-way p50 %llu ns, sender and receiver on one clock",
+				 (unsigned long long)r->latency_ns.pct[0]);
+		return "one-way";
+	}
+	if (below)
+		snprintf(why, len, "one-way p50 %llu ns is below its clock bound %lld ns: not a measurement",
+			 (unsigned long long)r->latency_ns.pct[0], (long long)bound_ns);
+	else
+		snprintf(why, len, "no one-way sample (%llu probes stamped after they arrived)",
+			 (unsigned long long)r->clock_skew);
+	return r->rtt_ns.count ? "rtt" : "none";
 }
 
 json_t *rp_report_flows(const struct rp_acct *a)
@@ -137,14 +170,14 @@ json_t *rp_report_ports(const struct rp_acct *a)
 		json_t *prios = json_array();
 		for (unsigned q = 0; q < 8; q++)
 			json_array_append_new(prios, prio_json(&p.prio[q]));
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node",
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "node",
 						     p.node, "port", (json_int_t)p.port, "speed_bps",
 						     (json_int_t)p.speed_bps, "rx_frames", (json_int_t)p.rx_frames,
 						     "rx_bytes", (json_int_t)p.rx_bytes, "pfc_frames",
 						     (json_int_t)p.pfc_frames, "pause_frames", (json_int_t)p.pause_frames,
 						     "misdelivered", (json_int_t)p.misdelivered, "misdelivered_bytes",
 						     (json_int_t)p.misdelivered_bytes, "icrc_bad", (json_int_t)p.icrc_bad,
-						     "prio", prios));
+						     "echo_frames", (json_int_t)p.class_frames[RP_RX_ECHO], "prio", prios));
 	}
 	return arr;
 }

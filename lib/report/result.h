@@ -42,6 +42,12 @@ struct rp_report_stream {
 };
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen);
+/* Which latency figure of a flow means something (flows[].latency_shown,
+ * docs/results.md): "one-way" (latency_ns), or, when its one-way p50 is below
+ * bound_ns (the two clocks' error; 0 on one clock) or it has no one-way
+ * sample at all, "rtt" (rtt_ns: its echoes) when it has round trips, else
+ * "none". why (may be NULL) gets one line saying so. */
+const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len);
 /* rp_report_flows' item i (for rp_report_write_atomic_stream; ctx: the accountant). */
 json_t *rp_report_flow_item(void *acct, size_t i);
 

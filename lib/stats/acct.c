@@ -6,7 +6,7 @@
 #include "acct_internal.h"
 
 static const char *const class_names[RP_RX_CLASSES] = {
-	"data", "ack", "nak", "cnp", "pfc", "pause", "other", "malformed",
+	"data", "ack", "nak", "cnp", "pfc", "pause", "other", "malformed", "echo",
 };
 
 const char *rp_rx_class_name(enum rp_rx_class c)
@@ -233,6 +233,31 @@ static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, b
 	}
 }
 
+/* The probe back to its sender (RP_REPLY_ECHO), after the replies the flow's
+ * responder decided (addressed like them: r->n == 0 means none were). */
+static void echo(struct rp_acct *a, uint32_t fi, uint16_t qi, const struct acct_pkt *k, struct rp_reply *r)
+{
+	struct acct_flow *fl = &a->flows[fi];
+	if (r->n == 0) {
+		r->flow = fi;
+		r->qp = qi;
+		reply_addr(a, &a->f, &fl->qp[qi], r);
+	}
+	if (r->n >= RP_REPLY_MAX)
+		return;
+	r->msg[r->n++] = (struct rp_reply_msg){.kind = RP_REPLY_ECHO, .psn = k->psn, .msn = fl->qp[qi].rcv.msn,
+					       .flow_id = k->probe.flow_id, .seq = k->probe.seq,
+					       .tx_ns = k->probe.tx_ns};
+	fl->r.echo_tx++;
+}
+
+/* Flow fl echoes this probe: every echo_every-th, new ones only (the fast
+ * path leaves them to the general parse, which addresses the echo). */
+static inline bool echoes(const struct acct_flow *fl, const struct rp_probe *pr)
+{
+	return fl->cfg.echo_every && pr->seq % fl->cfg.echo_every == 0;
+}
+
 static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
 {
 	if (now < tx) {
@@ -308,6 +333,8 @@ void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t 
 	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
 	if (fl->cfg.reply && reply)
 		respond(a, fi, qi, now, k->ce, reply);
+	if (reply && k->has_probe && !dup && echoes(fl, &k->probe))
+		echo(a, fi, qi, k, reply);
 }
 
 /* The general parse's data frame, as rp_acct_data reads it. */
@@ -322,11 +349,12 @@ static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
 static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tmp)
 {
 	const struct rp_frame *f = &a->f;
-	if (f->has_probe && !a->cfg.discover && f->probe.flow_id < a->nflows) {
-		const struct acct_flow *fl = &a->flows[f->probe.flow_id];
+	long fi = f->has_probe && !a->cfg.discover ? rp_acct_flow_of_id(a, f->probe.flow_id) : -1;
+	if (fi >= 0) {
+		const struct acct_flow *fl = &a->flows[fi];
 		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 		if (q < fl->cfg.qps) {
-			*tmp = (struct acct_slot){.flow = f->probe.flow_id, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			*tmp = (struct acct_slot){.flow = (uint32_t)fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
 			return tmp;
 		}
 	}
@@ -397,6 +425,22 @@ static enum rp_rx_class rx_response(struct rp_acct *a, const struct acct_slot *s
 	return RP_RX_ACK;
 }
 
+/* A probe echoed back (RP_REPLY_ECHO) at its sender (s: the reverse slot of
+ * its flow's QP): the round trip on this clock, the one that stamped it. */
+static enum rp_rx_class rx_echo(struct rp_acct *a, const struct acct_slot *s, uint64_t now)
+{
+	const struct rp_probe *pr = &a->f.probe;
+	if (a->flows[s->flow].cfg.id != pr->flow_id) {
+		a->unmatched++;
+		return RP_RX_ECHO;
+	}
+	struct acct_flow *fl = &a->flows[s->flow];
+	fl->r.echo_rx++;
+	if (now >= pr->tx_ns)
+		rp_shist_record(&fl->rtt, now - pr->tx_ns);
+	return RP_RX_ECHO;
+}
+
 static bool is_response_opcode(uint8_t op)
 {
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
@@ -419,6 +463,11 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 	uint8_t op = a->f.bth.opcode;
 	if (is_response_opcode(op))
 		return rx_response(a, rev_slot(a), now);
+	/* A READ response ONLY with a probe, to a flow's sender QP, is an echo (one
+	 * to a receiver's QP is a read_resp data flow's, below). */
+	const struct acct_slot *rs = op == RP_OP_RC_READ_RESP_ONLY && a->f.has_probe ? rev_slot(a) : NULL;
+	if (rs)
+		return rx_echo(a, rs, now);
 	struct acct_slot tmp;
 	const struct acct_slot *s = data_slot(a, &tmp);
 	if (s && s->dir == DIR_REV) /* a read response on its way to the requester */

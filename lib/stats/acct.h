@@ -16,7 +16,13 @@
  * - ACK / NAK / CNP: counted for the flow whose sender QP they address;
  * - PFC / PAUSE: per port through rp_pause (pause.h), and in the time series;
  * - as the RoCE receiver (flows with `reply`): CNP/ACK/NAK decisions
- *   (receiver.h) returned in reply_out for the caller to transmit.
+ *   (receiver.h) returned in reply_out for the caller to transmit;
+ * - round trips (flows with echo_every): the receiver echoes a probe back
+ *   (RP_REPLY_ECHO: an RC RDMA READ response ONLY to the sender's QP, AETH
+ *   ACK, the probe as its payload: valid RoCE, ICRC and all); where it
+ *   arrives, at the sender's port, it is no data (class echo): now - the
+ *   probe's tx_ns goes into the flow's RTT histogram, on the sender's own
+ *   clock, so no clock offset enters it.
  * Time series bins are in timeseries.h. */
 #ifndef RP_STATS_ACCT_H
 #define RP_STATS_ACCT_H
@@ -51,6 +57,8 @@ struct rp_acct_flow_cfg {
 	uint8_t reply;                   /* act as the RoCE receiver: RP_ACCT_REPLY_* bits (0: no) */
 	uint8_t cnp_dscp;                /* 0: the accountant's cnp_dscp */
 	uint64_t cnp_interval_ns;        /* 0: the accountant's cnp_interval_ns */
+	uint32_t echo_every;             /* the receiver echoes every Nth probe (seq % N == 0) back
+					  * to the sender for a round trip; 0: none (RP_REPLY_ECHO) */
 	unsigned dst_port;               /* with cfg.dst_port_check: the receiver's port ... */
 	uint8_t dst_mac[6];              /* ... and MAC (all zero: not checked) */
 	bool bin_hist;                   /* with cfg.bin_hist: its latencies also go into the time
@@ -110,6 +118,7 @@ enum rp_rx_class {
 	RP_RX_PAUSE,
 	RP_RX_OTHER,     /* not RoCE, or RoCE of no known flow */
 	RP_RX_MALFORMED,
+	RP_RX_ECHO,      /* a probe echoed back to its sender (RP_REPLY_ECHO): a round trip */
 	RP_RX_CLASSES,
 };
 const char *rp_rx_class_name(enum rp_rx_class c);
@@ -190,6 +199,9 @@ struct rp_acct_flow_result {
 	uint64_t retransmissions, go_back_n, messages; /* track_psn: psn.h says what counts */
 	uint64_t stale;          /* seq arrivals older than the window */
 	uint64_t clock_skew;     /* probes stamped after they arrived: no latency */
+	uint64_t echo_tx;        /* probes the receiver echoed (echo_every) */
+	uint64_t echo_rx;        /* echoes back at the sender: rtt_ns.count of them */
+	struct rp_hist_summary rtt_ns; /* sender's tx -> its echo back, on the sender's clock */
 };
 
 /* One QP of a flow (for analyze): PSN state and the reverse traffic's timing. */
@@ -237,6 +249,8 @@ const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);
 /* Flow i's latency histogram as the accountant keeps it (valid until the
  * accountant is destroyed). */
 const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i);
+/* Flow i's round-trip histogram (echoes), valid until the next call. */
+const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i);
 /* dst += flow i's latency histogram, without expanding it. */
 void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst);
 /* track_psn only (NULL otherwise): FIRST -> LAST times, NAK -> resend times;

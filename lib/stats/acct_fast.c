@@ -4,10 +4,12 @@
  * exactly the same flow and QP, and leaves everything else to it untouched:
  *
  * - the flow: the probe's flow_id, with the BTH DestQP inside that flow's
- *   QPs (what data_slot in acct.c tries first): one index, one subtraction;
+ *   QPs (what data_slot in acct.c tries first): one index (a binary search
+ *   in a rank's share of the plan), one subtraction;
  * - not taken: frames without a probe (the general path finds those by
  *   addresses and DestQP in its map), flows that reply (the RoCE responder
- *   builds its answers from the full parse), and with dst_port_check a frame
+ *   builds its answers from the full parse), probes to be echoed (the same),
+ *   and with dst_port_check a frame
  *   away from its destination (misdelivered, counted there).
  *
  * The ICRC is verified in full on every frame it takes, as rp_frame_parse
@@ -25,12 +27,14 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 		     const struct rp_acct_pre *pre, struct rp_reply *reply)
 {
 	const struct rp_fp_pkt *fp = &pre->fp;
-	if (fp->probe.flow_id >= a->nflows)
+	long at = rp_acct_flow_of_id(a, fp->probe.flow_id);
+	if (at < 0)
 		return false;
-	uint32_t fi = fp->probe.flow_id;
+	uint32_t fi = (uint32_t)at;
 	struct acct_flow *fl = &a->flows[fi];
 	uint32_t q = (fp->dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
-	if (q >= fl->cfg.qps || (fl->cfg.reply && reply))
+	if (q >= fl->cfg.qps || (fl->cfg.reply && reply) ||
+	    (fl->cfg.echo_every && reply && fp->probe.seq % fl->cfg.echo_every == 0))
 		return false;
 	const uint8_t *dst_mac = rp_fp_eth_dst(buf);
 	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, fl, dst_mac))

@@ -45,6 +45,7 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 	rp_shist_init(&fl->lat);
 	rp_shist_init(&fl->msg);
 	rp_shist_init(&fl->nak_resend);
+	rp_shist_init(&fl->rtt);
 	if (a->cfg.discover)
 		return 0;
 	if (!(fl->qp = malloc(fl->cfg.qps * sizeof(*fl->qp)))) /* exactly its QPs: no slack per flow */
@@ -64,6 +65,7 @@ void rp_acct_flow_free(struct acct_flow *fl)
 	rp_shist_free(&fl->lat);
 	rp_shist_free(&fl->msg);
 	rp_shist_free(&fl->nak_resend);
+	rp_shist_free(&fl->rtt);
 	free(fl->qp);
 	memset(fl, 0, sizeof(*fl));
 }

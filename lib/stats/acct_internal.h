@@ -53,6 +53,7 @@ struct acct_flow {
 	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
 	struct rp_shist msg;        /* track_psn only */
 	struct rp_shist nak_resend; /* track_psn only */
+	struct rp_shist rtt;        /* echoes back at the sender: its tx -> the echo */
 	struct acct_qp *qp;
 	uint16_t nqp, cap_qp;
 };
@@ -66,12 +67,12 @@ struct acct_port {
 };
 
 /* rp_acct_flow_latency & co. expand a flow's sparse histogram here: [0]
- * latency, [1] message times, [2] NAK -> resend, each valid until the next
+ * latency, [1] message times, [2] NAK -> resend, [3] RTT, each valid until the next
  * call of its accessor; of[k] is what [k] holds, so the next expansion only
  * clears those buckets. */
 struct acct_scratch {
-	struct rp_hist h[3];
-	const struct rp_shist *of[3];
+	struct rp_hist h[4];
+	const struct rp_shist *of[4];
 };
 
 struct rp_acct {
@@ -91,6 +92,24 @@ struct rp_acct {
 	uint64_t flows_dropped;
 	bool finished;
 };
+
+/* The index of the configured flow with this id, or -1. Flows are in id
+ * order (a plan's, or a rank's share of it: ids kept, positions not), so the
+ * whole plan is one compare and a share a binary search. */
+static inline long rp_acct_flow_of_id(const struct rp_acct *a, uint32_t id)
+{
+	if (id < a->nflows && a->flows[id].cfg.id == id)
+		return (long)id;
+	size_t lo = 0, hi = a->nflows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->flows[mid].cfg.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->nflows && a->flows[lo].cfg.id == id ? (long)lo : -1;
+}
 
 /* acct.c: the pause time of the interval open before now, into the bins. */
 void rp_acct_credit_pause(struct rp_acct *a, struct acct_port *p, unsigned prio, uint64_t now);

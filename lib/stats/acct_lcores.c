@@ -98,11 +98,13 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	y->naks += x->naks;
 	y->misdelivered += x->misdelivered;
 	y->clock_skew += x->clock_skew;
+	y->echo_tx += x->echo_tx;
+	y->echo_rx += x->echo_rx;
 	add_seq(&d->seq, &s->seq);
 	d->probes |= s->probes;
 	d->probeless_unique += s->probeless_unique;
 	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->msg, &s->msg) ||
-	    rp_shist_merge(&d->nak_resend, &s->nak_resend))
+	    rp_shist_merge(&d->nak_resend, &s->nak_resend) || rp_shist_merge(&d->rtt, &s->rtt))
 		return -1;
 	return add_qps(d, s);
 }

@@ -14,6 +14,7 @@ static const size_t FLOW_U64[] = {
 	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
 	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
 	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew), F(misdelivered), F(active_ns),
+	F(echo_tx), F(echo_rx),
 	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
 	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
 };
@@ -22,6 +23,7 @@ static const size_t FLOW_U64[] = {
 static const size_t PORT_U64[] = {
 	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
 	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
+	P(class_frames[8]),
 	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes), P(icrc_bad),
 };
 #undef P
@@ -34,13 +36,13 @@ static const size_t PRIO_U64[] = {
 /* A field added to a result struct must be added to the tables above (and
  * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 368,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 472,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 872,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 880,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
 	       "rp_acct_prio_result changed: update PRIO_U64");
-_Static_assert(RP_RX_CLASSES == 8, "PORT_U64 lists 8 classes");
+_Static_assert(RP_RX_CLASSES == 9, "PORT_U64 lists 9 classes");
 _Static_assert(RP_TS_COUNTERS == 7 && RP_TS_PCTS == 4, "the series record is c[7] and 4 percentiles");
 
 #define U(x) ((unsigned long long)(x))
@@ -243,6 +245,25 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 		put32(&fix, n);
 }
 
+/* The round trips this rank's senders timed: every flow with an echo back,
+ * owned or not (the echo arrives at the sender, the row is the receiver's). */
+static void put_rtt(struct wr *w, const struct rp_acct *a)
+{
+	size_t at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t i = 0; i < a->nflows; i++) {
+		if (!a->flows[i].rtt.count)
+			continue;
+		n++;
+		put32(w, a->flows[i].cfg.id);
+		put_hist(w, rp_acct_flow_rtt(a, i));
+	}
+	if (w->buf && at + 4 <= w->cap) {
+		struct wr fix = {w->buf, w->cap, at};
+		put32(&fix, n);
+	}
+}
+
 size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap)
 {
 	if (!a->finished || a->cfg.discover)
@@ -274,6 +295,7 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 		if (!own_port || own_port[i])
 			put_port(&w, a, i);
 	put_series(&w, a, own_flow, own_port);
+	put_rtt(&w, a);
 	if (buf && w.len <= cap) {
 		struct wr fix = {buf, cap, total_at};
 		put64(&fix, w.len);
@@ -426,17 +448,7 @@ static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
 /* merged's flow index of id: flows are in plan order, so id is usually the index. */
 static long flow_index(const struct rp_acct *m, uint32_t id)
 {
-	if (id < m->nflows && m->flows[id].cfg.id == id)
-		return (long)id;
-	size_t lo = 0, hi = m->nflows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->flows[mid].cfg.id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nflows && m->flows[lo].cfg.id == id ? (long)lo : -1;
+	return rp_acct_flow_of_id(m, id);
 }
 
 struct walk {
@@ -664,6 +676,31 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 	return !r->bad;
 }
 
+/* Each flow's round trips, merged into what other ranks gave (one sender per
+ * flow: in practice one record, from the sender's rank). */
+static bool walk_rtt(struct rd *r, struct walk *w)
+{
+	uint32_t n = get32(r);
+	if (!fits(r, n, 4 + 3 * 8 + 4 * 8 + 4))
+		return false;
+	for (uint32_t k = 0; k < n && !r->bad; k++) {
+		uint32_t id = get32(r), nidx = 0;
+		get_hist(r, w->h, w->idx, &nidx);
+		long i = -1;
+		if (!r->bad && w->merged && (i = flow_index(w->merged, id)) < 0)
+			fail(r, "merge buffer: round trips of flow id %llu, not in the merged plan", U(id));
+		if (!r->bad && w->apply && w->merged) {
+			struct rp_shist one;
+			rp_shist_init(&one);
+			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(&w->merged->flows[i].rtt, &one) != 0)
+				fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
+			rp_shist_free(&one);
+		}
+		hist_clear(w->h, w->idx, nidx);
+	}
+	return !r->bad;
+}
+
 static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 {
 	r->off = 0;
@@ -679,7 +716,7 @@ static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 		if (!fits(r, hd->nports, 1) || !(w->port_map = calloc(hd->nports ? hd->nports : 1, sizeof(long))))
 			return fail(r, "out of memory for %llu port records", U(hd->nports));
 	}
-	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w))
+	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w) || !walk_rtt(r, w))
 		return false;
 	if (r->off != r->len)
 		return fail(r, "merge buffer: %llu bytes left over after byte %llu", U((r->len - r->off)), U(r->off));
@@ -736,9 +773,47 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
 void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);
-	for (size_t i = 0; i < m->nflows; i++)
+	for (size_t i = 0; i < m->nflows; i++) {
 		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
+		rp_shist_summarize(&m->flows[i].rtt, &m->flows[i].r.rtt_ns);
+	}
 	m->finished = true;
+}
+
+/* The sender's side of a flow: what only the sender's rank counts. Indexed
+ * by flow id, so a rank whose accountant holds only some flows of the plan
+ * fills its part of the plan-wide array. */
+void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t o[RP_ACCT_TX_FIELDS])
+{
+	const struct rp_acct_flow_result *r = &a->flows[i].r;
+	o[0] = r->tx_packets;
+	o[1] = r->tx_bytes;
+	o[2] = r->cnp_rx;
+	o[3] = r->acks;
+	o[4] = r->naks;
+	o[5] = r->misdelivered;
+	o[6] = r->echo_rx;
+}
+
+void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t v[RP_ACCT_TX_FIELDS])
+{
+	struct rp_acct_flow_result *r = &a->flows[i].r;
+	rp_acct_set_tx(a, i, v[0], v[1]);
+	r->cnp_rx = v[2];
+	r->acks = v[3];
+	r->naks = v[4];
+	r->misdelivered = v[5];
+	r->echo_rx = v[6];
+}
+
+long rp_acct_flow_index(const struct rp_acct *a, uint32_t id)
+{
+	return a->cfg.discover ? -1 : rp_acct_flow_of_id(a, id);
+}
+
+uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i)
+{
+	return a->flows[i].cfg.id;
 }
 
 /* The sender's side of a flow: what only the sender's rank counts. Indexed
@@ -747,19 +822,9 @@ void rp_acct_merge_done(struct rp_acct *m)
 void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
 {
 	memset(tx, 0, nflows * RP_ACCT_TX_FIELDS * sizeof(*tx));
-	for (size_t i = 0; i < a->nflows; i++) {
-		const struct rp_acct_flow_result *r = &a->flows[i].r;
-		uint32_t id = a->flows[i].cfg.id;
-		if (id >= nflows)
-			continue;
-		uint64_t *o = &tx[RP_ACCT_TX_FIELDS * id];
-		o[0] = r->tx_packets;
-		o[1] = r->tx_bytes;
-		o[2] = r->cnp_rx;
-		o[3] = r->acks;
-		o[4] = r->naks;
-		o[5] = r->misdelivered;
-	}
+	for (size_t i = 0; i < a->nflows; i++)
+		if (a->flows[i].cfg.id < nflows)
+			rp_acct_tx_row(a, i, &tx[RP_ACCT_TX_FIELDS * a->flows[i].cfg.id]);
 }
 
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
@@ -770,16 +835,7 @@ void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
 
 void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 {
-	for (size_t i = 0; i < a->nflows; i++) {
-		uint32_t id = a->flows[i].cfg.id;
-		if (id >= nflows)
-			continue;
-		const uint64_t *v = &tx[RP_ACCT_TX_FIELDS * id];
-		struct rp_acct_flow_result *r = &a->flows[i].r;
-		rp_acct_set_tx(a, i, v[0], v[1]);
-		r->cnp_rx = v[2];
-		r->acks = v[3];
-		r->naks = v[4];
-		r->misdelivered = v[5];
-	}
+	for (size_t i = 0; i < a->nflows; i++)
+		if (a->flows[i].cfg.id < nflows)
+			rp_acct_tx_set_row(a, i, &tx[RP_ACCT_TX_FIELDS * a->flows[i].cfg.id]);
 }

@@ -9,7 +9,7 @@
  *    ACKs, NAKs and CNPs arrive at the sender's port, so only the sender's
  *    rank counts them. Every rank exports the sender's side of every flow
  *    (rp_acct_tx_export: RP_ACCT_TX_FIELDS x nflows uint64: tx packets, tx
- *    bytes, cnp_rx, acks, naks, and misdelivered (the flow's frames that
+ *    bytes, cnp_rx, acks, naks, echo_rx, and misdelivered (the flow's frames that
  *    reached this rank's ports but not its receiver: any rank may see them);
  *    0 for flows it does not send), the ranks
  *    reduce them element-wise with rp_acct_tx_combine (acc[i] += in[i]:
@@ -17,7 +17,9 @@
  *    the sum is that sender's count), and every rank installs the result
  *    (rp_acct_tx_import) before rp_acct_finish(a, end, NULL), so each
  *    received flow gets lost = tx - unique exactly, its tx_bytes and the
- *    replies its sender saw.
+ *    replies its sender saw. The same sum by rows (rp_acct_tx_row, _set_row):
+ *    each rank sends each flow's row to the flow's receiver's rank only, which
+ *    adds them to its own (lib/cluster/ship.c: an alltoallv at 1024 hosts).
  *
  * 2. rp_acct_pack serialises a finished accountant's part of the result:
  *    the flows it owns (own_flow[i]: this rank hosts flow i's receiver),
@@ -76,6 +78,10 @@
  *           u32 n, n x (u32 bin, u16 port record, u8 prio, u64 pfc, u64 paused_ns);
  *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes);
  *           u32 n, n x (u32 bin, hist) (cfg.bin_hist's, bins with samples)
+ *   rtt: u32 n, n x (u32 flow id, hist as above): the round trips this
+ *           rank's senders timed (echoes), every flow with one, owned or not;
+ *           merged (not overwritten) into the flow, its rtt_ns summarised by
+ *           rp_acct_merge_done
  *   nothing after: total_len == the buffer's length.
  * Every read is bounds-checked: a truncated or corrupt buffer (or one of
  * another plan: an unknown flow id or port, another start or bin width) is
@@ -100,19 +106,29 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: the series, per-bin histograms */
+#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: per-bin histograms, echoes (echo_tx, class echo, rtt) */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow
- * id f's are [6f] tx packets, [6f+1] tx bytes, [6f+2] cnp_rx, [6f+3] acks,
- * [6f+4] naks, [6f+5] misdelivered. export zeroes the array first. */
-#define RP_ACCT_TX_FIELDS 6u
+ * id f's are [7f] tx packets, [7f+1] tx bytes, [7f+2] cnp_rx, [7f+3] acks,
+ * [7f+4] naks, [7f+5] misdelivered, [7f+6] echo_rx (echoes back at the
+ * sender). export zeroes the array first. */
+#define RP_ACCT_TX_FIELDS 7u
 void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows);
 /* The reduction op: acc[i] += in[i] for i < n (MPI_SUM over MPI_UINT64_T). */
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n);
 /* rp_acct_set_tx (and the replies' counts) for every flow of a from the
  * combined array, before rp_acct_finish. */
 void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows);
+
+/* Step 1 by rows, for an exchange with the receiver's rank only: flow i's
+ * (the accountant's index) RP_ACCT_TX_FIELDS values as export writes them,
+ * and their installation as import does. */
+void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t out[RP_ACCT_TX_FIELDS]);
+void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t in[RP_ACCT_TX_FIELDS]);
+/* The accountant's index of flow id, or -1 (a rank's share holds some ids). */
+long rp_acct_flow_index(const struct rp_acct *a, uint32_t id);
+uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i);
 
 /* Step 2. The bytes needed; they are written only when they fit in cap
  * (buf may be NULL with cap 0 to size the buffer). own_flow NULL: all flows;

@@ -78,6 +78,7 @@ static void finish_flow(struct rp_acct *a, struct acct_flow *fl, uint64_t end)
 						   (double)r->active_ns
 					 : 0.0;
 	rp_shist_summarize(&fl->lat, &r->latency_ns);
+	rp_shist_summarize(&fl->rtt, &r->rtt_ns);
 	rp_shist_merge_into(&a->agg, &fl->lat);
 }
 
@@ -139,6 +140,11 @@ const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
 const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
 {
 	return a->cfg.track_psn ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
+}
+
+const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i)
+{
+	return expand(a, 3, &a->flows[i].rtt);
 }
 
 const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)

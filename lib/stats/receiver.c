@@ -114,8 +114,8 @@ static void reply_spec(const struct rp_reply *r, const struct rp_reply_msg *m, s
 		s->bth.psn = 0;
 		return;
 	}
-	s->bth.opcode = RP_OP_RC_ACK;
-	uint8_t syn = m->kind == RP_REPLY_ACK ? rp_aeth_syndrome(RP_AETH_ACK, RP_AETH_CREDITS_INVALID)
+	s->bth.opcode = m->kind == RP_REPLY_ECHO ? RP_OP_RC_READ_RESP_ONLY : RP_OP_RC_ACK;
+	uint8_t syn = m->kind != RP_REPLY_NAK ? rp_aeth_syndrome(RP_AETH_ACK, RP_AETH_CREDITS_INVALID)
 					      : rp_aeth_syndrome(RP_AETH_NAK, RP_NAK_PSN_SEQ_ERR);
 	s->aeth = (struct rp_aeth){.syndrome = syn, .msn = m->msn & 0xFFFFFF};
 }
@@ -125,6 +125,13 @@ size_t rp_reply_build(const struct rp_reply *r, unsigned i, uint8_t *buf, size_t
 	if (i >= r->n || i >= RP_REPLY_MAX)
 		return 0;
 	struct rp_roce_spec s;
+	uint8_t probe[RP_PROBE_LEN];
 	reply_spec(r, &r->msg[i], &s);
+	if (r->msg[i].kind == RP_REPLY_ECHO) {
+		const struct rp_reply_msg *m = &r->msg[i];
+		struct rp_probe p = {.flow_id = m->flow_id, .seq = m->seq, .tx_ns = m->tx_ns};
+		s.payload_len = rp_probe_build(probe, sizeof(probe), &p);
+		s.payload = probe;
+	}
 	return rp_roce_build(buf, cap, &s, NULL);
 }

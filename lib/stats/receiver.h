@@ -24,15 +24,20 @@
 
 #define RP_CNP_INTERVAL_NS 50000ull /* mlx5 np_min_time_between_cnps */
 #define RP_CNP_DSCP 48
-#define RP_REPLY_MAX 2              /* a CE-marked AckReq packet: CNP + ACK */
+#define RP_REPLY_MAX 3              /* a CE-marked AckReq packet: CNP + ACK, and its echo */
 #define RP_AETH_CREDITS_INVALID 0x1F
 
-enum rp_reply_kind { RP_REPLY_CNP, RP_REPLY_ACK, RP_REPLY_NAK };
+/* ECHO: the data packet's probe back to its sender for a round trip (an RC
+ * RDMA READ response ONLY: the responder-to-requester opcode that carries a
+ * payload, so a fabric sees valid RoCE going the way ACKs go). */
+enum rp_reply_kind { RP_REPLY_CNP, RP_REPLY_ACK, RP_REPLY_NAK, RP_REPLY_ECHO };
 
 struct rp_reply_msg {
 	enum rp_reply_kind kind;
-	uint32_t psn; /* ACK: the acknowledged PSN; NAK: the expected PSN; CNP: 0 */
+	uint32_t psn; /* ACK: the acknowledged PSN; NAK: the expected PSN; CNP: 0; ECHO: the data's */
 	uint32_t msn;
+	uint32_t flow_id; /* ECHO: the probe, as it arrived */
+	uint64_t seq, tx_ns;
 };
 
 struct rp_rcv_qp {
@@ -78,7 +83,9 @@ struct rp_reply {
 };
 
 /* Builds reply i (CNP: opcode 0x81, BECN, 16 zero bytes; ACK: RC_ACKNOWLEDGE,
- * AETH 0x1F + MSN; NAK: AETH 0x60 + MSN, BTH PSN = the expected PSN) into buf.
+ * AETH 0x1F + MSN; NAK: AETH 0x60 + MSN, BTH PSN = the expected PSN; ECHO:
+ * RC_RDMA_READ_RESPONSE_ONLY, PSN the data's, AETH 0x1F + MSN, the 24-byte
+ * probe as payload, DSCP/ECN as an ACK's) into buf.
  * Returns the frame length (no FCS), 0 when cap is too small or i >= n. */
 size_t rp_reply_build(const struct rp_reply *r, unsigned i, uint8_t *buf, size_t cap);
 

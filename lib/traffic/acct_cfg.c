@@ -31,6 +31,10 @@ static void flow_cfg(const struct rp_plan *plan, const struct rp_flow *f, struct
 	c->reply = responder_bits(&dst->responder);
 	c->cnp_dscp = dst->responder.cnp_dscp;
 	c->cnp_interval_ns = dst->responder.cnp_interval_ns;
+	/* rtt: on echoes every probe; auto is the caller's (it knows the ranks). A
+	 * verbs end has no DPDK responder (its completions time the round trip). */
+	if (f->p.rtt == RP_RTT_ON && src->engine.engine == RP_ENGINE_DPDK && dst->engine.engine == RP_ENGINE_DPDK)
+		c->echo_every = 1;
 	c->dst_port = f->dst; /* the accountant's ports are the hosts, in order */
 	memcpy(c->dst_mac, dst->mac, 6);
 }

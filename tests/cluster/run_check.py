@@ -194,6 +194,11 @@ def case_all2all(tmp):
     expect(len(pairs) == 12, f"12 ordered pairs accounted ({len(pairs)})")
     expect(all(f["rx_packets"] == f["tx_packets"] > 0 and f["lost"] == 0 for f in j["flows"]),
            "every pair: rx == tx, nothing lost")
+    expect(all(f["tx_packets"] == 128 for f in j["flows"]), "every pair sent 2 x 64 KiB / 1 KiB MTU = 128 packets")
+    # Each rank's accountant holds only its share: the 3 flows its host receives (accounted
+    # there) and the 3 it sends (their replies arrive there), not all 12.
+    shares = [(r.get("flows_accounted"), r.get("flows_held")) for r in j.get("cluster", {}).get("ranks", [])]
+    expect(shares == [(3, 6)] * 4, f"every rank accounted its 3 incoming flows and held 6 of 12 ({shares})")
     # From each receiver's own capture: who sent it data, when. The plan gives every receiver
     # one sender per phase (phase k: host i -> host i+k; 3 phases of L = 64 KiB at 20 Mbit/s =
     # 28.3 ms, see `roceprobe plan`). The ranks start at a common T0, so at receiver h the

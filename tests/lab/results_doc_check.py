@@ -116,6 +116,9 @@ with tempfile.TemporaryDirectory() as tmp:
         r = json.load(open(os.path.join(out, "result.json")))
         keys(r, "run", seen)
         flow_series(r, "run back-to-back", [79920])
+        rtt = os.path.join(tmp, "b2b-rtt")  # the round-trip keys come with echoes (rtt: on)
+        rp("run", os.path.join(PROFILES, "back-to-back.yaml"), "-o", rtt, "--set", "traffic.0.rtt=on")
+        keys(json.load(open(os.path.join(rtt, "result.json"))), "run-rtt", seen)
         keys(json.loads(rp("analyze", "--json", os.path.join(out, "capture-h2.pcap"))), "analyze", seen)
         keys(json.loads(rp("gen", os.path.join(PROFILES, "back-to-back.yaml"), "--json", "--duration", "200ms")),
              "gen", seen)

@@ -8,6 +8,7 @@
  *   rank 1: h1 10.0.0.2 (40G)       f1: h1 -> h2   6 sent, seq 2 delivered twice, CE on 0, 4
  *   rank 2: h2 10.0.0.3 (10G)       f2: h2 -> h0   5 sent, the last one (seq 4) dropped
  *                                   f3: h0 -> h2   4 sent, CE on 0, 1; h2 answers (CNP, ACK)
+ *                                       and echoes every probe back to h0 (rtt: on)
  *   h1 receives PFC prio 3, 2000 quanta; h2 a PAUSE of 100 quanta.
  *
  * Common start 50 us, end 1 ms, 100 us bins. Latencies put there on purpose:
@@ -52,7 +53,7 @@ static void plan_init(void)
 		flows[f] = (struct rp_acct_flow_cfg){.id = f, .l3 = 4, .src_ip4 = 0x0A000001u + src_of[f],
 						     .dst_ip4 = 0x0A000001u + dst_of[f], .lqpn = 0x100 + 16 * f,
 						     .rqpn = 0x200 + 16 * f, .qps = 1, .prio = 3, .dscp = 26,
-						     .reply = f == 3 ? RP_ACCT_REPLY_ALL : 0};
+						     .reply = f == 3 ? RP_ACCT_REPLY_ALL : 0, .echo_every = f == 3};
 		strcpy(flows[f].src, names[src_of[f]]);
 		strcpy(flows[f].dst, names[dst_of[f]]);
 	}
@@ -216,7 +217,7 @@ static struct rp_acct *reference(void)
 /* The ranks' run: combine the senders' side, finish, pack the owned flows.
  * subset: each rank's accountant holds only the flows its host sends or
  * receives (ids kept, positions not), as a 1024-host run must. */
-static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
+static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool by_rows)
 {
 	struct world w = {0};
 	struct rp_acct_cfg c[NH];
@@ -254,8 +255,23 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset)
 	assert_int_equal(tx[2][RP_ACCT_TX_FIELDS * 3 + 3], 0);
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 0], 10);
 	assert_int_equal(sum[RP_ACCT_TX_FIELDS * 2], 5);
+	/* by_rows: what lib/cluster/ship.c's alltoallv does instead: each flow's row
+	 * from every rank that holds it, summed at its receiver's rank only. */
+	for (unsigned f = 0; by_rows && f < NF; f++) {
+		unsigned d = dst_of[f];
+		uint64_t acc[RP_ACCT_TX_FIELDS], v[RP_ACCT_TX_FIELDS];
+		rp_acct_tx_row(w.rank[d], (size_t)loc[d][f], acc);
+		for (unsigned g = 0; g < NH; g++)
+			if (g != d && loc[g][f] >= 0) {
+				assert_int_equal(rp_acct_flow_index(w.rank[g], f), loc[g][f]);
+				rp_acct_tx_row(w.rank[g], (size_t)loc[g][f], v);
+				rp_acct_tx_combine(acc, v, RP_ACCT_TX_FIELDS);
+			}
+		rp_acct_tx_set_row(w.rank[d], (size_t)loc[d][f], acc);
+	}
 	for (unsigned h = 0; h < NH; h++) {
-		rp_acct_tx_import(w.rank[h], sum, NF);
+		if (!by_rows)
+			rp_acct_tx_import(w.rank[h], sum, NF);
 		rp_acct_finish(w.rank[h], END, NULL);
 		bool own[NF] = {false};
 		for (unsigned f = 0; f < NF; f++)
@@ -295,7 +311,7 @@ static int setup(void **state)
 	plan_init();
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	fx->ref = reference();
-	ranks_run(fx->buf, fx->len, false);
+	ranks_run(fx->buf, fx->len, false, false);
 	fx->merged = merged_of(fx->buf, fx->len);
 	*state = fx;
 	return 0;
@@ -398,7 +414,38 @@ static void ports_exact(void **state)
 	}
 	assert_int_equal(p.prio[3].ecn_marked, 4); /* f1's two and f3's two */
 	rp_acct_port(fx->merged, 0, &p);
-	assert_int_equal(p.rx_frames, 4 + 4 + 1); /* f2's data, f3's ACKs and CNP */
+	assert_int_equal(p.rx_frames, 4 + 4 + 1 + 4); /* f2's data, f3's ACKs and CNP, f3's echoes */
+	assert_int_equal(p.class_frames[RP_RX_ECHO], 4);
+	assert_int_equal(p.class_frames[RP_RX_DATA], 4); /* f2's only: an echo is never data */
+}
+
+/* f3's echoes: h2 echoes each of its 4 probes (a CE-marked AckReq one as the
+ * third reply after CNP and ACK: RP_REPLY_MAX), back at h0 500 ns after the
+ * data arrived, which was 3000 ns after it left: every RTT is 3500 ns, on
+ * h0's clock, merged from rank 0 (the sender's) into rank 2's row. */
+static void echoes_round_trip(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_acct_flow_result r, ref;
+	rp_acct_flow(fx->merged, 3, &r);
+	rp_acct_flow(fx->ref, 3, &ref);
+	assert_int_equal(r.echo_tx, 4);
+	assert_int_equal(r.echo_rx, 4);
+	assert_int_equal(r.rtt_ns.count, 4);
+	assert_int_equal(r.rtt_ns.min, 3500);
+	assert_int_equal(r.rtt_ns.max, 3500);
+	assert_int_equal(ref.rtt_ns.count, 4);
+	assert_int_equal(ref.rtt_ns.min, 3500);
+	assert_int_equal(r.acks, 4); /* the echoes did not count as ACKs */
+	rp_acct_flow(fx->merged, 1, &r);
+	assert_int_equal(r.echo_tx + r.echo_rx + r.rtt_ns.count, 0); /* f1 does not echo */
+	/* shown: a one-way p50 (3000 -> bucket top 3007) above a bound of 2000 ns is the
+	 * figure; below a bound of 4000 ns the round trip is. */
+	rp_acct_flow(fx->merged, 3, &r);
+	assert_string_equal(rp_report_latency_shown(&r, 2000, NULL, 0), "one-way");
+	assert_string_equal(rp_report_latency_shown(&r, 4000, NULL, 0), "rtt");
+	rp_acct_flow(fx->merged, 2, &r);
+	assert_string_equal(rp_report_latency_shown(&r, 30000, NULL, 0), "none");
 }
 
 static void assert_json_equal(json_t *a, json_t *b, const char *what)
@@ -540,12 +587,11 @@ static void lcores_bin_hists(void **state)
 
 /* Ranks that hold only their hosts' flows (found by id, not position) give
  * the same result.json flows and ports. */
-static void ranks_with_their_flows_only(void **state)
+static void shares_equal_one_process(struct fixture *fx, bool by_rows)
 {
-	struct fixture *fx = *state;
 	uint8_t *buf[NH];
 	size_t len[NH];
-	ranks_run(buf, len, true);
+	ranks_run(buf, len, true, by_rows);
 	struct rp_acct *m = merged_of(buf, len);
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m, 2, &r);
@@ -563,6 +609,20 @@ static void ranks_with_their_flows_only(void **state)
 	rp_acct_destroy(m);
 	for (unsigned h = 0; h < NH; h++)
 		free(buf[h]);
+}
+
+static void ranks_with_their_flows_only(void **state)
+{
+	shares_equal_one_process(*state, false);
+}
+
+/* The senders' side sent to each flow's receiver's rank only (rows, as the
+ * alltoallv of lib/cluster/ship.c) instead of a plan-wide sum: the same result
+ * as one process, key for key (f3's 4 ACKs and its echoes counted at h0 reach
+ * h2's row; f2's tail loss needs h2's tx at h0). */
+static void ranks_exchange_rows(void **state)
+{
+	shares_equal_one_process(*state, true);
 }
 
 /* Streaming: the same rows one at a time, nothing held per flow. */
@@ -703,8 +763,10 @@ int main(void)
 		cmocka_unit_test(flows_exact),
 		cmocka_unit_test(latency_merged_exactly),
 		cmocka_unit_test(ports_exact),
+		cmocka_unit_test(echoes_round_trip),
 		cmocka_unit_test(report_equals_one_process),
 		cmocka_unit_test(ranks_with_their_flows_only),
+		cmocka_unit_test(ranks_exchange_rows),
 		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
 		cmocka_unit_test(lcores_equal_one),

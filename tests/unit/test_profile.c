@@ -183,7 +183,7 @@ static const struct bad_case {
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, colour: red}\n",
 	 "bad.yaml:5:39: key 'traffic[0].colour': unknown key; allowed: name, kind, pattern, src, dst, opcode, "
 	 "message_size, mtu, qps, dscp, ecn, vlan, pcp, sport, sport_base, rate, burst_on, burst_off, start, duration, "
-	 "packets, messages, psn_start, ip, imm, nic_spread"},
+	 "packets, messages, psn_start, ip, imm, nic_spread, rtt"},
 	{HOSTS "traffic:\n  - {pattern: all-to-all, hosts: [h0, h1], burst_on: 1us, burst_off: 1us}\n",
 	 "bad.yaml:5:54: key 'traffic[0].burst_on': all-to-all makes its own phases; burst_on/burst_off do not apply to it"},
 	{HOSTS "x: &a 1\ny: *a\n", "bad.yaml:5:4: YAML aliases (*name) are not supported in profiles"},
