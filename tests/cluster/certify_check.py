@@ -47,12 +47,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, finish, sh  # noqa: E402
+from check import expect, sh  # noqa: E402
+from cluster_case import run_case  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HOSTS = ["h0", "h1", "h2", "h3"]
@@ -370,14 +370,4 @@ def case_nostart(tmp):
            and "'h2'" in lines[0], f"h2's port missing: exit 2, one line naming test 1 and rank 2's host h2 ({lines})")
     expect(not os.path.exists(out), "no DIR left behind")
 
-
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # meson's timeout: finally still runs
-try:
-    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpz-"))
-except (subprocess.CalledProcessError, FileNotFoundError) as e:
-    teardown()
-    print(f"skipped: cannot build the veth topology here ({e})")
-    sys.exit(77)
-finally:
-    teardown()
-finish(f"cluster-certify-{CASE}")
+run_case(globals()["case_" + CASE], "rpz-", teardown, f"cluster-certify-{CASE}")

@@ -60,7 +60,6 @@ Cases:
 
 usage: rails_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
 """
-import fcntl
 import json
 import os
 import shutil
@@ -68,13 +67,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, finish, sh  # noqa: E402
+from check import expect, sh  # noqa: E402
+from cluster_case import run_case, rank_pid  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 NHOSTS, RAILS = 3, 2
@@ -335,19 +334,6 @@ def case_tbf(tmp):
            f"rank: h0 on 1, h1 on 2, h2 on 0, each with both its NICs ({[x.get('hosts') for x in ranks]})")
 
 
-def rank_pid(path, rank):
-    """The pid of this job's roceprobe (its profile path) with that MPI rank."""
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
-            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in cmd and b"run" in cmd and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
-            return int(d)
-    return None
 
 
 def case_kill(tmp):
@@ -507,17 +493,4 @@ traffic:
                f"read on rank {k} "
                f"({got})")
 
-
-# The rpm-* interfaces are one machine's; and the cluster tests share the CPU: one case at a
-# time, machine-wide, with run_check.py's.
-lock = open("/tmp/rpc-cluster.lock", "w")
-fcntl.flock(lock, fcntl.LOCK_EX)
-try:
-    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpm-"))
-except (subprocess.CalledProcessError, FileNotFoundError) as e:
-    teardown()
-    print(f"skipped: cannot build the veth/bridge topology here ({e})")
-    sys.exit(77)
-finally:
-    teardown()
-finish(f"cluster-rails-{CASE}")
+run_case(globals()["case_" + CASE], "rpm-", teardown, f"cluster-rails-{CASE}")

@@ -30,17 +30,16 @@ Cases:
 
 usage: rtt_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun or veth)
 """
-import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, sh  # noqa: E402
+from check import expect, sh  # noqa: E402
+from cluster_case import run_case  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 MPIRUN = shutil.which("mpirun")
@@ -189,16 +188,4 @@ def case_rttclock(tmp):
     expect("show the round trip instead" in summ and "rtt: one-way p50" in summ,
            "summary.txt says the one-way figure is not a measurement and the RTT is shown")
 
-
-# One cluster case at a time, machine-wide (tests/cluster/run_check.py holds the same lock).
-lock = open("/tmp/rpc-cluster.lock", "w")
-fcntl.flock(lock, fcntl.LOCK_EX)
-try:
-    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpr-"))
-except (subprocess.CalledProcessError, FileNotFoundError) as e:
-    teardown()
-    print(f"skipped: cannot build the veth topology here ({e})")
-    sys.exit(77)
-finally:
-    teardown()
-finish(f"cluster-{CASE}")
+run_case(globals()["case_" + CASE], "rpr-", teardown, f"cluster-{CASE}")

@@ -53,7 +53,6 @@ Cases:
 usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
 RP_LAUNCHER=srun: the cases that use mpirun() start the ranks with `srun --mpi=pmix -n 4`.
 """
-import fcntl
 import json
 import os
 import shutil
@@ -61,13 +60,13 @@ import socket
 import subprocess
 import sys
 import signal
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, finish, sh, read_pcap  # noqa: E402
+from check import expect, sh, read_pcap  # noqa: E402
+from cluster_case import run_case, rank_pid  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HOSTS = ["s1", "s2", "s3", "r"]
@@ -283,20 +282,6 @@ def remove_dead_eal_dirs(pids):
             sh(f"rm -rf /var/run/dpdk/rp{v}", check=False)
 
 
-def rank_pid(path, rank):
-    """The pid of the roceprobe process of this job (its profile path) with that MPI rank."""
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
-            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in cmd and b"run" in cmd and (f"OMPI_COMM_WORLD_RANK={rank}".encode() in env or
-                                                       f"PMIX_RANK={rank}".encode() in env):
-            return int(d)
-    return None
 
 
 def veth_tx(h):
@@ -746,17 +731,4 @@ traffic:
     expect(not os.path.exists(out), "no result directory")
     expect(sent == 0, f"no rank sent a frame ({sent})")
 
-
-# The rpc-* interfaces are one machine's: two checkouts' suites running at once would tear down
-# each other's topology and send through each other's bridge. One case at a time, machine-wide.
-lock = open("/tmp/rpc-cluster.lock", "w")
-fcntl.flock(lock, fcntl.LOCK_EX)
-try:
-    globals()["case_" + CASE](tempfile.mkdtemp(prefix="rpt-" if CASE == "template" else "rpc-"))
-except (subprocess.CalledProcessError, FileNotFoundError) as e:
-    teardown()
-    print(f"skipped: cannot build the veth/bridge topology here ({e})")
-    sys.exit(77)
-finally:
-    teardown()
-finish(f"cluster-run-{CASE}")
+run_case(globals()["case_" + CASE], "rpt-" if CASE == "template" else "rpc-", teardown, f"cluster-run-{CASE}")
