@@ -26,3 +26,12 @@ vm_run_pair() {
 		fail "run.sh exited $rc"
 	fi
 }
+
+# After a failed run.sh: the tail of every VM's output and of vm0's job notes, on stderr
+# (dbclient's "skipping hostkey" chatter left out). $1 = run.sh's --out directory.
+vm_dump_logs() {
+	local f
+	for f in "$1"/vm*/{stdout,stderr} "$1"/vm0/*.txt; do
+		[ -s "$f" ] && { echo "== $f"; grep -v 'skipping hostkey' "$f" | tail -n 30; }
+	done >&2
+}

@@ -149,9 +149,7 @@ rc=0
 	--extra "$roceprobe" "${plugins[@]}" \
 	--timeout 300 --out "$work/out" || rc=$?
 if [ "$rc" != 0 ]; then
-	for f in "$work"/out/vm*/{stdout,stderr} "$work"/out/vm0/*.txt; do
-		[ -s "$f" ] && { echo "== $f"; grep -v 'skipping hostkey' "$f" | tail -n 30; }
-	done >&2
+	vm_dump_logs "$work/out"
 	fail "run.sh exited $rc"
 fi
 

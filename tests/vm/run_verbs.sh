@@ -163,9 +163,7 @@ rc=0
 "$vm_run" --vms 3 --mpi --job0 "$work/job0.sh" --job "$work/jobw.sh" --share "$work/share" \
 	--extra "$roceprobe" --extra "$netem" --extra "$tc_bin" --timeout 540 --out "$work/out" || rc=$?
 if [ "$rc" != 0 ]; then
-	for f in "$work"/out/vm*/{stdout,stderr} "$work"/out/vm0/*.txt; do
-		[ -s "$f" ] && { echo "== $f"; grep -v 'skipping hostkey' "$f" | tail -n 30; }
-	done >&2
+	vm_dump_logs "$work/out"
 	fail "run.sh exited $rc"
 fi
 
