@@ -25,6 +25,29 @@ static void flow_keys(struct acct_key *data, struct acct_key *rev, const struct 
 	}
 }
 
+/* Ids are a plan's flow indexes, so the table is about as long as the plan;
+ * ids far sparser than that (a hand-made configuration) get none, and their
+ * frames are found by the map. */
+#define ID_TABLE_MIN 65536u
+
+static int setup_ids(struct rp_acct *a)
+{
+	uint32_t max = 0;
+	for (size_t i = 0; i < a->nflows; i++)
+		if (a->flows[i].cfg.id > max)
+			max = a->flows[i].cfg.id;
+	if (a->nflows == 0 || max >= ID_TABLE_MIN + 4 * (uint64_t)a->nflows)
+		return 0;
+	if (!(a->flow_of_id = malloc(((size_t)max + 1) * sizeof(*a->flow_of_id))))
+		return -1;
+	a->nids = (size_t)max + 1;
+	for (size_t i = 0; i < a->nids; i++)
+		a->flow_of_id[i] = RP_ACCT_NO_FLOW;
+	for (size_t i = a->nflows; i-- > 0;) /* a repeated id: the first flow that has it */
+		a->flow_of_id[a->flows[i].cfg.id] = (uint32_t)i;
+	return 0;
+}
+
 static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 {
 	size_t nkeys = 0;
@@ -53,6 +76,10 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 			rp_acct_map_put(&a->map, &d, (uint32_t)i, q, DIR_DATA, false);
 			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, DIR_REV, false);
 		}
+	}
+	if (setup_ids(a)) {
+		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
+		return -1;
 	}
 	return 0;
 }
@@ -135,6 +162,7 @@ void rp_acct_destroy(struct rp_acct *a)
 	for (size_t i = 0; i < a->nflows; i++)
 		rp_acct_flow_free(&a->flows[i]);
 	free(a->flows);
+	free(a->flow_of_id);
 	free(a->ports);
 	rp_acct_map_free(&a->map);
 	rp_ts_destroy(a->ts);
@@ -320,11 +348,12 @@ static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
 static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tmp)
 {
 	const struct rp_frame *f = &a->f;
-	if (f->has_probe && !a->cfg.discover && f->probe.flow_id < a->nflows) {
-		const struct acct_flow *fl = &a->flows[f->probe.flow_id];
+	uint32_t fi = f->has_probe && !a->cfg.discover ? rp_acct_flow_of_id(a, f->probe.flow_id) : RP_ACCT_NO_FLOW;
+	if (fi != RP_ACCT_NO_FLOW) {
+		const struct acct_flow *fl = &a->flows[fi];
 		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 		if (q < fl->cfg.qps) {
-			*tmp = (struct acct_slot){.flow = f->probe.flow_id, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			*tmp = (struct acct_slot){.flow = fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
 			return tmp;
 		}
 	}

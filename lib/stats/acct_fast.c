@@ -3,8 +3,9 @@
  * general parse. It takes a frame only where the general path would find
  * exactly the same flow and QP, and leaves everything else to it untouched:
  *
- * - the flow: the probe's flow_id, with the BTH DestQP inside that flow's
- *   QPs (what data_slot in acct.c tries first): one index, one subtraction;
+ * - the flow: the probe's flow_id through the id -> index table built at
+ *   set-up, with the BTH DestQP inside that flow's QPs (what data_slot in
+ *   acct.c tries first): two loads, one subtraction;
  * - not taken: frames without a probe (the general path finds those by
  *   addresses and DestQP in its map), flows that reply (the RoCE responder
  *   builds its answers from the full parse), and with dst_port_check a frame
@@ -25,9 +26,9 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 		     const struct rp_acct_pre *pre, struct rp_reply *reply)
 {
 	const struct rp_fp_pkt *fp = &pre->fp;
-	if (fp->probe.flow_id >= a->nflows)
+	uint32_t fi = rp_acct_flow_of_id(a, fp->probe.flow_id);
+	if (fi == RP_ACCT_NO_FLOW)
 		return false;
-	uint32_t fi = fp->probe.flow_id;
 	struct acct_flow *fl = &a->flows[fi];
 	uint32_t q = (fp->dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 	if (q >= fl->cfg.qps || (fl->cfg.reply && reply))

@@ -78,6 +78,8 @@ struct rp_acct {
 	struct rp_acct_cfg cfg;
 	struct acct_flow *flows;
 	size_t nflows, cap_flows;
+	uint32_t *flow_of_id; /* a probe's flow id -> index in flows (RP_ACCT_NO_FLOW: none); built once */
+	size_t nids;          /* its length: the largest configured id + 1 (0: no table) */
 	struct acct_port *ports;
 	struct acct_map map;
 	struct rp_ts *ts;
@@ -91,6 +93,16 @@ struct rp_acct {
 	uint64_t flows_dropped;
 	bool finished;
 };
+
+#define RP_ACCT_NO_FLOW UINT32_MAX
+
+/* The configured flow whose cfg.id is a probe's flow id, or RP_ACCT_NO_FLOW.
+ * A plan numbers every source (PFC ones too), the accountant only its RDMA
+ * flows: ids and indexes differ as soon as a PFC source comes first. */
+static inline uint32_t rp_acct_flow_of_id(const struct rp_acct *a, uint32_t id)
+{
+	return id < a->nids ? a->flow_of_id[id] : RP_ACCT_NO_FLOW;
+}
 
 /* acct.c: the pause time of the interval open before now, into the bins. */
 void rp_acct_credit_pause(struct rp_acct *a, struct acct_port *p, unsigned prio, uint64_t now);

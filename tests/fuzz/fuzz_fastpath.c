@@ -36,12 +36,14 @@ static uint64_t now = 1000;
 static const uint8_t mac_tx[6] = {2, 0, 0, 0, 0, 1}, mac_rx[6] = {2, 0, 0, 0, 0, 2};
 static const uint8_t ip6_tx[16] = {0xfd, [15] = 1}, ip6_rx[16] = {0xfd, [15] = 2};
 
-/* Flow 1 of 3: 192.0.2.1 -> .2, QPs 0x100..0x103; flow 2 the IPv6 one,
- * QPs 0x200..0x201. */
+/* Accountant flow 1 of 3: 192.0.2.1 -> .2, QPs 0x100..0x103; flow 2 the
+ * IPv6 one, QPs 0x200..0x201. Their ids (the probes' flow ids) are not
+ * their indexes, as in a plan whose PFC sources come first: flow i has id
+ * (i + 1) % 3. */
 static size_t build(uint8_t *buf, int v6)
 {
 	uint8_t payload[64] = {0};
-	struct rp_probe pr = {.flow_id = v6 ? 2 : 1, .seq = 5, .tx_ns = 500};
+	struct rp_probe pr = {.flow_id = v6 ? 0 : 2, .seq = 5, .tx_ns = 500};
 	rp_probe_build(payload, sizeof(payload), &pr);
 	struct rp_roce_spec s = {.l3 = v6 ? 6 : 4, .udp_sport = 0xC000, .payload = payload,
 				 .payload_len = v6 ? 40 : 24};
@@ -63,7 +65,7 @@ static void setup(void)
 	static const struct rp_acct_port_cfg ports[2] = {{.node = "rx", .speed_bps = 100000000000ull},
 							 {.node = "tx", .speed_bps = 100000000000ull}};
 	for (unsigned i = 0; i < NFLOWS; i++) {
-		flows[i] = (struct rp_acct_flow_cfg){.id = i, .src = "tx", .dst = "rx", .l3 = 4,
+		flows[i] = (struct rp_acct_flow_cfg){.id = (i + 1) % NFLOWS, .src = "tx", .dst = "rx", .l3 = 4,
 						     .src_ip4 = 0xC0000201u, .dst_ip4 = 0xC0000202u,
 						     .lqpn = 0x900 + 16 * i, .rqpn = 0x100 * i, .qps = 4, .prio = 3};
 		memcpy(flows[i].dst_mac, mac_rx, 6);

@@ -353,36 +353,46 @@ static void test_acct_vectors(void **state)
  *   write6  IPv6 WRITE_ONLY_IMM, 2 QPs, 30 x 100 B: 30 frames     fast path
  *   vlan    IPv4 WRITE_ONLY with an 802.1Q tag, 20 x 64 B         general
  *   tiny    IPv4 SEND_ONLY of 8 B (no room for a probe), 20        general
- *   rresp   IPv4 READ RESPONSE FIRST/LAST, 10 x 1500 B: 20 frames  general */
-static const char *const RUN_PROFILE =
-	"name: fastpath\n"
-	"defaults: {speed: 100G, dscp: 26, ecn: ect0, mtu: 1024}\n"
-	"hosts:\n"
-	"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.0.0.1, ipv6: fd00::a}\n"
-	"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.0.0.2, ipv6: fd00::b}\n"
+ *   rresp   IPv4 READ RESPONSE FIRST/LAST, 10 x 1500 B: 20 frames  general
+ * RUN_PFC_FIRST puts two PFC sources of host b before them: the plan numbers
+ * every source, so the RDMA flows are plan flows (probe flow ids) 2..6 but
+ * the accountant's flows 0..4 (it keeps RDMA flows only, in plan order). */
+#define RUN_HEAD                                                                                                \
+	"name: fastpath\n"                                                                                       \
+	"defaults: {speed: 100G, dscp: 26, ecn: ect0, mtu: 1024}\n"                                              \
+	"hosts:\n"                                                                                               \
+	"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.0.0.1, ipv6: fd00::a}\n"                              \
+	"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.0.0.2, ipv6: fd00::b}\n"                              \
 	"traffic:\n"
-	"  - {name: send4, pattern: flow, src: a, dst: b, opcode: send, qps: 4, message_size: 2500, messages: 40}\n"
-	"  - {name: write6, pattern: flow, src: a, dst: b, ip: 6, opcode: write_imm, qps: 2, message_size: 100,"
-	" messages: 30}\n"
-	"  - {name: vlan, pattern: flow, src: a, dst: b, vlan: 7, opcode: write, message_size: 64, messages: 20}\n"
-	"  - {name: tiny, pattern: flow, src: a, dst: b, opcode: send, message_size: 8, messages: 20}\n"
-	"  - {name: rresp, pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 1500, messages: 10}\n";
+#define RUN_RDMA                                                                                                \
+	"  - {name: send4, pattern: flow, src: a, dst: b, opcode: send, qps: 4, message_size: 2500, messages: 40}\n" \
+	"  - {name: write6, pattern: flow, src: a, dst: b, ip: 6, opcode: write_imm, qps: 2, message_size: 100,"   \
+	" messages: 30}\n"                                                                                       \
+	"  - {name: vlan, pattern: flow, src: a, dst: b, vlan: 7, opcode: write, message_size: 64, messages: 20}\n"  \
+	"  - {name: tiny, pattern: flow, src: a, dst: b, opcode: send, message_size: 8, messages: 20}\n"             \
+	"  - {name: rresp, pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 1500, messages: 10}\n"
+static const char *const RUN_PROFILE = RUN_HEAD RUN_RDMA;
+static const char *const RUN_PFC_FIRST =
+	RUN_HEAD "  - {name: p, kind: pfc, host: b, priorities: [3], quanta: 500, fps: 1000, duration: 1ms}\n"
+		 "  - {name: q, kind: pfc, host: b, frame: pause, quanta: 100, fps: 1000, duration: 1ms}\n" RUN_RDMA;
 #define RUN_FRAMES 210
 #define RUN_FLOWS 5
 
 struct run_frame {
 	uint8_t b[1200];
 	uint16_t len;
-	uint32_t flow;
+	uint32_t flow; /* the accountant's index */
 	uint64_t tx_ns;
 };
 
 static struct run_frame frames[RUN_FRAMES + 1];
 
-static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_t tx[RUN_FLOWS])
+/* Host a's frames; first: the plan flow id of the first RDMA flow. */
+static unsigned make_run(const char *yaml, uint32_t first, struct rp_profile **prof, struct rp_plan *plan,
+			 uint64_t tx[RUN_FLOWS])
 {
 	char err[RP_PROFILE_ERR_LEN];
-	*prof = rp_profile_load_string("fastpath.yaml", RUN_PROFILE, NULL, err, sizeof(err));
+	*prof = rp_profile_load_string("fastpath.yaml", yaml, NULL, err, sizeof(err));
 	if (!*prof)
 		fail_msg("%s", err);
 	if (rp_plan_build(*prof, plan, err, sizeof(err)))
@@ -403,10 +413,11 @@ static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_
 			got = rp_source_burst(src, now, 0, bufs, lens, ids, 32);
 			assert_true(n + got <= RUN_FRAMES);
 			for (unsigned i = 0; i < got; i++) {
+				assert_true(ids[i] >= first && ids[i] - first < RUN_FLOWS);
 				frames[n + i].len = lens[i];
-				frames[n + i].flow = ids[i];
+				frames[n + i].flow = ids[i] - first;
 				frames[n + i].tx_ns = now;
-				tx[ids[i]]++;
+				tx[ids[i] - first]++;
 			}
 			n += got;
 		} while (got == 32);
@@ -416,13 +427,12 @@ static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_
 	return n;
 }
 
-static void test_acct_generated_run(void **state)
+static void generated_run(const char *yaml, uint32_t first)
 {
-	(void)state;
 	struct rp_profile *prof;
 	struct rp_plan plan;
 	uint64_t tx[RUN_FLOWS] = {0};
-	unsigned n = make_run(&prof, &plan, tx);
+	unsigned n = make_run(yaml, first, &prof, &plan, tx);
 	assert_int_equal(n, RUN_FRAMES);
 	assert_int_equal(tx[0], 120);
 	assert_int_equal(tx[1], 30);
@@ -433,6 +443,9 @@ static void test_acct_generated_run(void **state)
 	struct rp_acct_cfg cfg;
 	char err[256];
 	assert_int_equal(rp_acct_cfg_from_plan(&plan, &cfg, NULL, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nflows, RUN_FLOWS);
+	for (unsigned i = 0; i < RUN_FLOWS; i++)
+		assert_int_equal(cfg.flows[i].id, first + i);
 	cfg.track_psn = true;      /* as `run` sets them */
 	cfg.dst_port_check = true;
 	struct pair p;
@@ -486,8 +499,8 @@ static void test_acct_generated_run(void **state)
 		}
 	}
 	pair_compare(&p, 20000000, tx);
-	print_message("generated run: %llu calls, %llu fast (want %llu), %llu with a bad ICRC\n",
-		      (unsigned long long)p.calls, (unsigned long long)rp_acct_fast_frames(p.fast),
+	print_message("generated run (first RDMA flow %u): %llu calls, %llu fast (want %llu), %llu with a bad ICRC\n",
+		      first, (unsigned long long)p.calls, (unsigned long long)rp_acct_fast_frames(p.fast),
 		      (unsigned long long)fast_want, (unsigned long long)bad_at_b);
 	assert_int_equal(rp_acct_fast_frames(p.fast), fast_want);
 	struct rp_acct_port_result pr;
@@ -497,6 +510,7 @@ static void test_acct_generated_run(void **state)
 	for (unsigned fl = 0; fl < RUN_FLOWS; fl++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(p.fast, fl, &r);
+		assert_int_equal(r.id, first + fl);
 		assert_int_equal(r.rx_packets, feeds[fl]);
 		assert_int_equal(r.ce, ce[fl]);
 		assert_int_equal(r.misdelivered, mis[fl]);
@@ -509,6 +523,20 @@ static void test_acct_generated_run(void **state)
 	rp_profile_free(prof);
 }
 
+static void test_acct_generated_run(void **state)
+{
+	(void)state;
+	generated_run(RUN_PROFILE, 0);
+}
+
+/* The same frames with PFC sources first: the probe's flow id is not the
+ * accountant's index, and the fast path still takes every frame it can. */
+static void test_acct_generated_run_pfc_first(void **state)
+{
+	(void)state;
+	generated_run(RUN_PFC_FIRST, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_classifier_bit_flips),
 		cmocka_unit_test(test_acct_vectors),
 		cmocka_unit_test(test_acct_generated_run),
+		cmocka_unit_test(test_acct_generated_run_pfc_first),
 	};
 	return cmocka_run_group_tests(tests, load_vectors, free_vectors);
 }
