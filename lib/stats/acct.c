@@ -237,7 +237,7 @@ static unsigned keep_wanted(struct rp_reply *r, uint8_t want)
 	return r->n = n;
 }
 
-static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r)
+void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r)
 {
 	struct acct_flow *fl = &a->flows[fi];
 	struct acct_qp *q = &fl->qp[qi];
@@ -259,81 +259,6 @@ static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, b
 			rp_ts_add(a->ts, now, RP_TS_CNP_TX, 1);
 		}
 	}
-}
-
-static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
-{
-	if (now < tx) {
-		fl->r.clock_skew++;
-		return;
-	}
-	rp_shist_record(&fl->lat, now - tx);
-	rp_ts_latency(a->ts, now, now - tx);
-}
-
-/* PSN tracking (analyze): for probe-less packets the PSN is what tells a
- * duplicate from a new one. Returns true for a duplicate (PSN seen before). */
-static bool track_psn(struct acct_flow *fl, struct acct_qp *q, uint64_t now, const struct acct_pkt *k)
-{
-	struct rp_psn_event ev;
-	rp_psn_data(&q->psn, now, k->psn, k->opcode, &ev);
-	if (ev.msg_done && ev.multi_packet)
-		rp_shist_record(&fl->msg, ev.msg_ns);
-	if (ev.nak_resend)
-		rp_shist_record(&fl->nak_resend, ev.nak_resend_ns);
-	return ev.verdict == RP_PSN_DUPLICATE;
-}
-
-/* What every arrival of a flow's data counts: a frame (rp_acct_data) or a
- * whole verbs message (rp_acct_message). */
-static void count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
-{
-	if (fl->r.rx_packets++ == 0)
-		fl->r.first_rx_ns = now;
-	fl->r.last_rx_ns = now;
-	fl->r.rx_bytes += bytes;
-}
-
-/* A probe's sequence and latency; true for a duplicate. */
-static bool account_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now)
-{
-	fl->probes = true;
-	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW)
-		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
-	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
-	if (!dup && a->cfg.latency)
-		latency(a, fl, now, pr->tx_ns);
-	return dup;
-}
-
-/* A data frame of flow fi, QP qi, from either path (acct_internal.h). Its
- * replies are decided from the general parse (a->f): the fast path leaves
- * responder flows to it. */
-void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now, size_t wire_len,
-		  const struct acct_pkt *k, struct rp_reply *reply)
-{
-	struct acct_flow *fl = &a->flows[fi];
-	struct acct_qp *q = &fl->qp[qi];
-	bool dup = false;
-	count_arrival(fl, now, wire_len);
-	bool seen = a->cfg.track_psn && track_psn(fl, q, now, k);
-	if (k->has_probe) {
-		dup = account_probe(a, fl, &k->probe, now);
-	} else {
-		dup = seen;
-		fl->probeless_unique += !dup;
-	}
-	if (!dup)
-		fl->r.rx_payload_bytes += k->payload_len;
-	if (k->ce) {
-		fl->r.ce++;
-		q->ce++;
-		if (p)
-			p->r.prio[a->cfg.discover ? k->prio : fl->cfg.prio & 7].ecn_marked++;
-	}
-	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
-	if (fl->cfg.reply && reply)
-		respond(a, fi, qi, now, k->ce, reply);
 }
 
 /* The general parse's data frame, as rp_acct_data reads it. */
@@ -429,17 +354,6 @@ static bool is_response_opcode(uint8_t op)
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
 }
 
-/* With dst_port_check, a data frame is the flow's only at the port of its
- * destination host and with that host's MAC: a frame that reached any other
- * port (a loopback, a misrouting fabric) was not received by anyone. */
-bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl,
-			    const uint8_t *eth_dst)
-{
-	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
-		return false;
-	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, eth_dst, 6);
-}
-
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				struct rp_reply *reply)
 {
@@ -505,10 +419,8 @@ enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_n
 	if (wire_len < caplen)
 		wire_len = caplen;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out)) {
-		a->fast_frames++;
+	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out))
 		return RP_RX_DATA;
-	}
 	rp_frame_parse(buf, caplen, wire_len, &a->f);
 	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);
 	if (p)
@@ -527,8 +439,8 @@ int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_
 		return -1;
 	}
 	struct acct_flow *fl = &a->flows[flow];
-	count_arrival(fl, now_ns, bytes);
-	if (!account_probe(a, fl, probe, now_ns))
+	rp_acct_count_arrival(fl, now_ns, bytes);
+	if (!rp_acct_probe(a, fl, probe, now_ns))
 		fl->r.rx_payload_bytes += bytes;
 	rp_ts_rx(a->ts, now_ns, flow, bytes, false);
 	if (p) {

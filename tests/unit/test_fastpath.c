@@ -100,7 +100,7 @@ static void test_classifier_vs_scapy(void **state)
 			if (!took)
 				continue;
 			taken += !pad;
-			struct rp_fp_pkt fp;
+			struct rp_fp_pkt fp = {0};
 			assert_true(rp_fp_parse(buf, len, &fp));
 			EXPECT(v, "l3", kv_u64(v, "l3"), fp.l3);
 			EXPECT(v, "ecn", kv_u64(v, "ecn"), fp.ecn);
@@ -145,7 +145,7 @@ static void test_classifier_bit_flips(void **state)
 						 "disagree on %s", v->name, pos, bit, bad);
 				flips++;
 				if (took) {
-					struct rp_fp_pkt fp;
+					struct rp_fp_pkt fp = {0};
 					rp_fp_parse(buf, len, &fp);
 					still++;
 					bad_icrc += !rp_fp_icrc_ok(buf, &fp);
@@ -238,6 +238,81 @@ static void pair_compare(struct pair *p, uint64_t end_ns, const uint64_t *tx)
 	assert_int_equal(rp_acct_fast_frames(p->gen), 0);
 }
 
+/* ---- bursts, as lib/dp/rx.c hands them over --------------------------------------- */
+
+/* Every frame a pair got, logged to be fed again in bursts. */
+#define LOG_MAX 2048
+struct logged {
+	uint8_t b[RP_VEC_FRAME_MAX > 1200 ? RP_VEC_FRAME_MAX : 1200];
+	uint16_t len;
+	unsigned port;
+	uint64_t now;
+};
+static struct logged flog[LOG_MAX];
+static unsigned nlog;
+
+static void log_frame(unsigned port, uint64_t now, const uint8_t *b, size_t len)
+{
+	assert_true(nlog < LOG_MAX && len <= sizeof(flog[0].b));
+	memcpy(flog[nlog].b, b, len);
+	flog[nlog].len = (uint16_t)len;
+	flog[nlog].port = port;
+	flog[nlog].now = now;
+	nlog++;
+}
+
+/* The log again, in bursts of up to 32 frames of one port that share the
+ * first one's time (a log whose ports alternate goes port by port): into p->fast as rx.c's rx_plain does (rp_acct_pre_n,
+ * then rp_acct_rx_fast_n, rp_acct_rx_pre for each frame it leaves) and into
+ * p->gen frame by frame at the same times. Returns the frames the fast path
+ * took. */
+static uint64_t replay_bursts(struct pair *p)
+{
+	if (nlog && flog[0].port != flog[1 % nlog].port) { /* alternating ports: each port's frames together */
+		static struct logged sorted[LOG_MAX];
+		unsigned m = 0;
+		for (unsigned port = 0; port < 2; port++)
+			for (unsigned i = 0; i < nlog; i++)
+				if (flog[i].port == port)
+					sorted[m++] = flog[i];
+		assert_int_equal(m, nlog);
+		memcpy(flog, sorted, m * sizeof(flog[0]));
+	}
+	for (unsigned i = 0; i < nlog;) {
+		const uint8_t *buf[32];
+		uint16_t caplen[32];
+		uint32_t wire[32];
+		struct rp_acct_pre pre[32];
+		unsigned n = 0, port = flog[i].port;
+		uint64_t now = flog[i].now;
+		while (n < 32 && i + n < nlog && flog[i + n].port == port) {
+			buf[n] = flog[i + n].b;
+			caplen[n] = flog[i + n].len;
+			wire[n] = flog[i + n].len;
+			n++;
+		}
+		rp_acct_pre_n(buf, caplen, wire, n, pre);
+		for (unsigned j = 0; j < n; j++) { /* the same as frame by frame */
+			struct rp_acct_pre one;
+			rp_acct_pre(buf[j], caplen[j], wire[j], &one);
+			assert_int_equal(pre[j].taken, one.taken);
+			assert_int_equal(pre[j].icrc_ok, one.icrc_ok);
+		}
+		for (unsigned j = 0; j < n;) {
+			j += rp_acct_rx_fast_n(p->fast, port, now, buf + j, caplen + j, pre + j, n - j, false);
+			if (j < n) {
+				rp_acct_rx_pre(p->fast, port, now, buf[j], caplen[j], wire[j], &pre[j], NULL);
+				j++;
+			}
+		}
+		for (unsigned j = 0; j < n; j++)
+			rp_acct_rx(p->gen, port, now, buf[j], caplen[j], wire[j], NULL);
+		p->calls += n;
+		i += n;
+	}
+	return rp_acct_fast_frames(p->fast);
+}
+
 static void pair_free(struct pair *p)
 {
 	rp_acct_destroy(p->fast);
@@ -283,6 +358,7 @@ static void feed_vectors(struct pair *p, bool replies, uint64_t *fast_want, uint
 	uint8_t buf[RP_VEC_FRAME_MAX];
 	uint64_t now = 1000;
 	*fast_want = *bad_want = 0;
+	nlog = 0;
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < nvecs; i++) {
 			const struct rp_vec *v = &vecs[i];
@@ -303,6 +379,7 @@ static void feed_vectors(struct pair *p, bool replies, uint64_t *fast_want, uint
 				}
 				for (unsigned port = 0; port < 2; port++) {
 					pair_rx(p, port, now, buf, len, replies);
+					log_frame(port, now, buf, len);
 					now += 1000;
 					*fast_want += ours && port == 0 && !replies;
 				}
@@ -334,6 +411,15 @@ static void test_acct_vectors(void **state)
 	port_result(p.fast, 0, &pr);
 	assert_int_equal(pr.icrc_bad, bad_want);
 	pair_compare(&p, 1000 + p.calls * 1000, NULL);
+	pair_free(&p);
+
+	/* The same frames in bursts (each frame's port and the burst's time). */
+	uint64_t end = 1000 + p.calls * 1000;
+	pair_make(&p, &cfg);
+	assert_int_equal(replay_bursts(&p), fast_want);
+	port_result(p.fast, 0, &pr);
+	assert_int_equal(pr.icrc_bad, bad_want);
+	pair_compare(&p, end, NULL);
 	pair_free(&p);
 
 	/* Flow 7 replies: its frames take the general path, the answers match. */
@@ -460,6 +546,7 @@ static void generated_run(const char *yaml, uint32_t first)
 	uint64_t away[RUN_FLOWS] = {0}; /* frames (not copies) that went to port a */
 	uint64_t bad_at_b = 0, fast_want = 0;
 	unsigned order[RUN_FRAMES];
+	nlog = 0;
 	for (unsigned k = 0; k < n; k++)
 		order[k] = k;
 	for (unsigned k = 0; k + 1 < n; k++) {
@@ -488,6 +575,7 @@ static void generated_run(const char *yaml, uint32_t first)
 		away[fl] += port == 0;
 		for (int copy = 0; copy < (k % 13 == 6 ? 2 : 1); copy++) {
 			pair_rx(&p, port, f->tx_ns + 2000 + k, f->b, f->len, false);
+			log_frame(port, f->tx_ns + 2000 + k, f->b, f->len);
 			if (port == 0) {
 				mis[fl]++;
 				continue;
@@ -515,6 +603,23 @@ static void generated_run(const char *yaml, uint32_t first)
 		assert_int_equal(r.ce, ce[fl]);
 		assert_int_equal(r.misdelivered, mis[fl]);
 		if (fl <= 1) /* probes: lost = sent - unique probe sequences */
+			assert_int_equal(r.lost, drops[fl] + away[fl]);
+	}
+	pair_free(&p);
+
+	/* The same frames in bursts, as lib/dp/rx.c hands them to the accountant. */
+	pair_make(&p, &cfg);
+	assert_int_equal(replay_bursts(&p), fast_want);
+	pair_compare(&p, 20000000, tx);
+	port_result(p.fast, 1, &pr);
+	assert_int_equal(pr.icrc_bad, bad_at_b);
+	for (unsigned fl = 0; fl < RUN_FLOWS; fl++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(p.fast, fl, &r);
+		assert_int_equal(r.rx_packets, feeds[fl]);
+		assert_int_equal(r.ce, ce[fl]);
+		assert_int_equal(r.misdelivered, mis[fl]);
+		if (fl <= 1)
 			assert_int_equal(r.lost, drops[fl] + away[fl]);
 	}
 	pair_free(&p);
