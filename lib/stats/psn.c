@@ -27,12 +27,6 @@ static enum msg_pos opcode_pos(uint8_t op)
 	}
 }
 
-int32_t rp_psn_diff(uint32_t a, uint32_t b)
-{
-	uint32_t d = (b - a) & RP_PSN_MASK;
-	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
-}
-
 void rp_psn_init(struct rp_psn *p) { memset(p, 0, sizeof(*p)); }
 
 static bool bit_get(const struct rp_psn *p, uint32_t psn)

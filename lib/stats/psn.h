@@ -96,6 +96,10 @@ static inline void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, 
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn);
 
 /* Signed distance from a to b in 24-bit serial arithmetic. */
-int32_t rp_psn_diff(uint32_t a, uint32_t b);
+static inline int32_t rp_psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (b - a) & RP_PSN_MASK;
+	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
 
 #endif
