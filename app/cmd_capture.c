@@ -178,7 +178,7 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 		fprintf(stderr, "roceprobe capture: port %.*s takes frames up to %zu B (without FCS); capturing frames up to that\n",
 			(int)strcspn(o->port, ","), o->port, max_frame);
 	}
-	if (rp_dp_port_open(o->port, 1, max_frame, &r->port, err, sizeof(err)) != 0)
+	if (rp_dp_port_open(o->port, 1, 1, max_frame, &r->port, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);
 	rp_dp_clock_start();
 	r->cap = rp_capture_open(&o->cfg, err, sizeof(err));

@@ -237,9 +237,12 @@ int rp_cmd_gen(int argc, char **argv)
 	}
 	r.g = (struct rp_dp_gen){.ports = r.tx, .n_ports = r.nports, .n_lcores = o.lcores,
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
-				 .progress = rp_session_progress, .progress_arg = &r};
+				 .progress = rp_session_progress, .progress_arg = &r, .who = "gen"};
 	rp_dp_clock_start();
-	rp_dp_gen_run(&r.g);
+	if (rp_dp_gen_run(&r.g) != 0) { /* fewer lcores than asked (said on stderr): nothing sent */
+		rp_session_close(&r);
+		return RP_EXIT_USAGE;
+	}
 
 	if (o.json)
 		report_json(&r);

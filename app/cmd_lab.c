@@ -50,11 +50,13 @@ static void usage(FILE *out)
 	      "accountant as `roceprobe run`; they honour PFC, answer as RoCE receivers (CNP,\n"
 	      "ACK) and, with fabric.dcqcn, cut and recover their rate on CNPs. The `fabric:`\n"
 	      "section sets topology (single, leaf-spine, 3-tier fat-tree, rail-optimised; ECMP\n"
-	      "over the UDP source port at every tier, hashed per switch),\n"
+	      "over the UDP source port at every tier, hashed per switch; a rail fabric puts\n"
+	      "NIC r of every host of `nics: R` on rail leaf r, each NIC its own port),\n"
 	      "links, buffer, PFC, ECN and DCQCN (docs/lab.md). The same profile gives the same\n"
 	      "result.json (bar the environment's wall-clock fields) and the same pcaps.\n"
 	      "Writes DIR/result.json (\"schema\":\"roceprobe.result/1\", \"kind\":\"lab\"),\n"
-	      "DIR/summary.txt, DIR/qdepth.csv and with --capture DIR/capture-HOST.pcap.\n"
+	      "DIR/summary.txt, DIR/qdepth.csv and with --capture DIR/capture-HOST.pcap (one\n"
+	      "per NIC: HOST.NIC for a host of several).\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -176,6 +178,7 @@ struct one {
 	bool planned;
 	struct rp_lab *lab;
 	struct rp_lab_headline head;
+	json_t *propagation; /* built once after the run: result.json and summary.txt share it */
 	double wall;
 	time_t started;
 };
@@ -203,8 +206,9 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
 				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
 				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
+	json_object_set_new(root, "hosts", rp_lab_hosts_json(r->lab));
 	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
-	json_object_set_new(root, "pause_propagation", rp_lab_propagation_json(r->lab));
+	json_object_set(root, "pause_propagation", r->propagation);
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
 	struct rp_pairs *pairs = rp_pairs_build(a);
@@ -289,7 +293,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
 		   "), hosts received %" PRIu64 "\n",
 		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
-	json_t *pp = rp_lab_propagation_json(r->lab), *x;
+	json_t *pp = r->propagation, *x;
 	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
 	size_t i;
 	if (json_is_object(where))
@@ -332,7 +336,39 @@ static void summary_fabric(FILE *f, const struct one *r)
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
 	}
-	json_decref(pp);
+}
+
+/* Hosts of several NICs: each host's sum, then its NICs and where they plug in. */
+static void summary_hosts(FILE *f, const struct one *r)
+{
+	if (!rp_profile_multi_nic(r->prof))
+		return;
+	json_t *hosts = rp_lab_hosts_json(r->lab), *h, *n;
+	size_t i, k, shown = 0;
+	fprintf(f, "\n%-12s %-10s %-6s %12s %14s %12s %14s\n", "host", "nic", "switch", "tx frames", "tx bytes",
+		"rx frames", "rx bytes");
+#define ROW(name, nic, sw, x)                                                                                         \
+	fprintf(f, "%-12s %-10s %-6s %12" PRId64 " %14" PRId64 " %12" PRId64 " %14" PRId64 "\n", name, nic, sw,          \
+		(int64_t)json_integer_value(json_object_get(x, "tx_frames")),                                          \
+		(int64_t)json_integer_value(json_object_get(x, "tx_bytes")),                                           \
+		(int64_t)json_integer_value(json_object_get(x, "rx_frames")),                                          \
+		(int64_t)json_integer_value(json_object_get(x, "rx_bytes")))
+	json_array_foreach(hosts, i, h) {
+		if (shown++ == 8) {
+			fprintf(f, "... %zu more hosts in result.json\n", json_array_size(hosts) - 8);
+			break;
+		}
+		ROW(json_string_value(json_object_get(h, "name")), "(all)", "", h);
+		json_array_foreach(json_object_get(h, "nics"), k, n) {
+			const char *nm = json_string_value(json_object_get(n, "name")), *dot = strchr(nm, '.');
+			char sw[32];
+			snprintf(sw, sizeof(sw), "%s:%d", json_string_value(json_object_get(n, "switch")),
+				 (int)json_integer_value(json_object_get(n, "port")));
+			ROW("", dot ? dot + 1 : nm, sw, n);
+		}
+	}
+#undef ROW
+	json_decref(hosts);
 }
 
 static void summary(FILE *f, const struct one *r)
@@ -349,6 +385,7 @@ static void summary(FILE *f, const struct one *r)
 		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
 	summary_fabric(f, r);
+	summary_hosts(f, r);
 	rp_report_print_pairs(f, rp_lab_acct(r->lab), 10);
 }
 
@@ -371,6 +408,7 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 
 static void one_free(struct one *r)
 {
+	json_decref(r->propagation);
 	rp_lab_destroy(r->lab);
 	if (r->planned)
 		rp_plan_free(&r->plan);
@@ -433,6 +471,7 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	}
 	if (rc == 0) {
 		rp_lab_headline(r.lab, &r.head);
+		r.propagation = rp_lab_propagation_json(r.lab);
 		rc = write_result(&r, o, dir);
 		if (rc == 0)
 			rc = write_qdepth(&r, dir);

@@ -44,8 +44,10 @@ static void usage(FILE *out)
 	      "any port:\n"
 	      "  hosts      name, rank, MAC, IP addresses, DPDK port, link speed; a `mac: auto`\n"
 	      "             or `ipv4: netdev` address is read at start by the rank that runs\n"
-	      "             the host: shown as (port's, rank R) / (netdev, rank R)\n"
-	      "  flows      id, src -> dst, QPs (first QPN), opcode, message size, MTU,\n"
+	      "             the host: shown as (port's, rank R) / (netdev, rank R); a host of\n"
+	      "             several NICs (`nics:`) is one row per NIC, named HOST.NIC\n"
+	      "  flows      id, src -> dst (the NICs it uses), QPs (first QPN), opcode,\n"
+	      "             message size, MTU,\n"
 	      "             DSCP/ECN/priority, VLAN, rate, start, stop, packets and bytes\n"
 	      "  pairs      RDMA payload bytes per sender -> receiver\n"
 	      "  ports      offered load per port, TX and RX, in Gbit/s and % of the link;\n"
@@ -141,13 +143,18 @@ static void host_rank_text(const struct rp_host *h, const struct launch *l, size
 	else if (h->node[0])
 		snprintf(out, len, "@%.20s", h->node);
 	else
-		snprintf(out, len, "(%zu)", i);
+		snprintf(out, len, "(%u)", h->server); /* a host's NICs share its rank */
+	(void)i;
 }
 
 static void print_hosts(const struct rp_profile *p, const struct launch *l)
 {
 	bool later = false, placed = false;
-	printf("hosts (%zu)\n  %-12s %-6s %-17s %-26s %-24s %s\n", p->nhosts, "name", "rank", "mac", "ip", "port", "speed");
+	if (rp_profile_multi_nic(p)) /* every row is one NIC, named HOST.NIC */
+		printf("hosts (%zu, with %zu NICs)\n", p->nservers, p->nhosts);
+	else
+		printf("hosts (%zu)\n", p->nhosts);
+	printf("  %-12s %-6s %-17s %-26s %-24s %s\n", "name", "rank", "mac", "ip", "port", "speed");
 	for (size_t i = 0; i < p->nhosts; i++) {
 		const struct rp_host *h = &p->hosts[i];
 		char mac[64], ip[80], sp[32], port[RP_PORT_MAX + 8], rank[32];
@@ -414,6 +421,8 @@ static json_t *hosts_json(const struct rp_profile *p, const struct launch *l)
 		json_object_set_new(o, "gateways", gws);
 		if (h->has_gw_mac)
 			json_object_set_new(o, "gateway_mac", json_string((rp_mac_format(h->gw_mac, mac), mac)));
+		json_object_set_new(o, "host", json_string(p->servers[h->server].name));
+		json_object_set_new(o, "nic", json_integer(h->nic));
 		int rank = l->host_rank ? l->host_rank[i] : h->rank;
 		json_object_set_new(o, "rank", rank >= 0 ? json_integer(rank) : json_null());
 		json_object_set_new(o, "mac_from", json_string(h->mac_auto ? "port" : "profile"));
@@ -439,6 +448,8 @@ static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
 			      "payload_bytes", (json_int_t)f->payload_bytes, "messages", (json_int_t)f->tot.msgs,
 			      "avg_bps", f->avg_bps, "peak_bps", f->peak_bps);
 	json_object_set_new(o, "end_ns", json_integer((json_int_t)f->end_ns));
+	json_object_set_new(o, "src_host", json_string(p->servers[p->hosts[f->src].server].name));
+	json_object_set_new(o, "src_nic", json_integer(p->hosts[f->src].nic));
 	if (f->kind == RP_TRAFFIC_PFC) {
 		json_object_set_new(o, "frame", json_string(f->pfc.pause ? "pause" : "pfc"));
 		json_object_set_new(o, "prio_mask", json_integer(f->pfc.prio_mask));

@@ -22,8 +22,10 @@
 #include "report/pairs.h"
 #include "report/pause_order.h"
 #include "report/result.h"
+#include "report/windows.h"
 #include "session.h"
 #include "stats/acct.h"
+#include "stats/acct_pack.h"
 #include "traffic/acct_cfg.h"
 #include "traffic/source.h"
 #include "wire/eth.h"
@@ -54,6 +56,8 @@ struct run_opts {
 	unsigned sample;
 	uint64_t bin_ns; /* 0: the default (VERBS_BIN_NS for all-verbs plans, else 100 us) */
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
+	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
+	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 };
 
 static void usage(FILE *out)
@@ -61,7 +65,7 @@ static void usage(FILE *out)
 	fputs("usage: roceprobe run PROFILE -o DIR [options]\n"
 	      "\n"
 	      "Runs the profile's generators and receivers on their DPDK ports in one process\n"
-	      "(one lcore): senders as in `roceprobe gen`; every port's RX is accounted per flow\n"
+	      "(one lcore, or --lcores N): senders as in `roceprobe gen`; every port's RX is accounted per flow\n"
 	      "(a data frame counts as received only at its destination host's port, else it is\n"
 	      "misdelivered: a net_ring port is a loopback; loss exact at the end as sent minus\n"
 	      "received after draining what is in flight, reordering, duplicates, CE marks,\n"
@@ -92,17 +96,32 @@ static void usage(FILE *out)
 	      "  --snaplen N            bytes kept per captured frame (default 128)\n"
 	      "  --capture-filter F     all, roce (RoCE + control) or control (default all)\n"
 	      "  --sample N             capture 1 in N data frames (control frames always)\n"
-	      "  --bin-us N             time series bin (default 100; 10000 when every flow's\n"
+	      "  --bin-us N             time series bin (default 100; 10000 when a flow's\n"
 	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
+	      "  --lcores N             N polling lcores (1..16; default the profile's lcores:, else 1):\n"
+	      "                         every port gets N RX and TX queues, RSS on the UDP source\n"
+	      "                         port (pair: links spread frames the same way), lcore q sends\n"
+	      "                         its share of each host's flows and accounts RX queue q; the\n"
+	      "                         lcores' counts merge exactly at the end (result.json\n"
+	      "                         environment.lcores: each one's packets and busy share);\n"
+	      "                         the main thread only sleeps and prints progress; mbufs and\n"
+	      "                         pollers on the NUMA node of the (PCI) port (a line when --eal\n"
+	      "                         \"-l ...\" puts one elsewhere); not with --capture\n"
+	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
+	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
 	      "are real RC QPs on the RDMA device (send, send_imm or write_imm messages, each\n"
 	      "carrying the probe; QP records exchanged over MPI), accounted by the same code;\n"
 	      "result.json adds \"verbs\": per-QP latency and the NIC's counters per host.\n"
+	      "A job of both engines (its DPDK hosts on ranks of their own) is a mixed run: the\n"
+	      "verbs flows are the workload, each DPDK entry an aggression window; result.json's\n"
+	      "\"aggression\" and summary.txt show the workload's latency during / outside the\n"
+	      "windows (merged per-bin histograms) and each host's pause, or \"not available\".\n"
 	      "Across machines: `mpirun -np N roceprobe run ...` (or srun) runs each rank's hosts\n"
 	      "(rank:, node:, else host i on rank i) from a common start; rank 0 writes one\n"
 	      "merged result.json (docs/cluster.md; check a launch with `roceprobe cluster`), with\n"
@@ -139,7 +158,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"capture-filter", required_argument, NULL, 'f'}, {"sample", required_argument, NULL, 'S'},
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
+		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
 		{"neigh-refresh", required_argument, NULL, 'R'},
+		{"idle-us", required_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
@@ -170,6 +191,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			else if ((rc = rp_cli_duration("run", "--neigh-refresh", optarg, 3600, &sec)) == 0)
 				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
 			break;
+		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
+		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
 		}
@@ -188,8 +211,8 @@ struct run {
 	struct rp_session s;
 	struct rp_acct_cfg acfg;
 	uint32_t *flow_of; /* accountant flow -> plan flow */
-	struct rp_acct *acct;
-	struct rp_dp_rx rx;
+	struct rp_acct *acct; /* lcore 0's, into which the others' merge at the end */
+	struct rp_dp_rx rx[RP_DP_MAX_QUEUES]; /* per lcore (s.nq of them) */
 	struct rp_capture_stats cap_stats[RP_DP_MAX_PORTS]; /* by port */
 	struct rp_dp_xstat xstats[RP_DP_MAX_PORTS][RUN_XSTATS]; /* before the run */
 	unsigned nxstats[RP_DP_MAX_PORTS];
@@ -250,34 +273,53 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 	r->acfg.latency = true;
 	r->acfg.track_psn = true;
 	r->acfg.dst_port_check = true; /* received = arrived at the destination host's port */
-	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : all_verbs(&r->s) ? VERBS_BIN_NS : 100000;
+	r->acfg.bin_ns = o->bin_ns ? o->bin_ns : r->nrecs ? VERBS_BIN_NS : 100000; /* verbs or mixed */
 	if (o->duration_s > 0 && (uint64_t)(o->duration_s * 1e9) < r->acfg.run_ns)
 		r->acfg.run_ns = (uint64_t)(o->duration_s * 1e9);
 	/* A loaded machine runs late: bins for twice the plan and a second more,
 	 * so the series holds the whole run (later events are still counted). */
 	r->acfg.run_ns = 2 * (r->acfg.run_ns + LINGER_NS + max_delay(r->s.prof)) + 1000000000ull;
-	r->acct = rp_acct_create(&r->acfg, err, sizeof(err));
-	if (!r->acct)
-		return rp_cli_error("run", "%s", err);
-	r->rx.acct = r->acct;
-	for (unsigned i = 0; i < r->s.nports; i++) {
-		unsigned h = r->s.tx[i].index;
-		struct rp_dp_rxport *rp = &r->rx.ports[h];
-		rp_impair_init(&rp->impair, &r->s.prof->hosts[h].impair);
-		if (rp->impair.cfg.delay_ns && !(rp->hold = calloc(1, sizeof(*rp->hold))))
-			return rp_cli_error("run", "out of memory");
+	/* One accountant per lcore (no shared line on the per-packet path). */
+	for (unsigned k = 0; k < r->s.nq; k++) {
+		r->rx[k].acct = rp_acct_create(&r->acfg, err, sizeof(err));
+		if (!r->rx[k].acct)
+			return rp_cli_error("run", "%s", err);
 	}
+	r->acct = r->rx[0].acct;
+	for (unsigned k = 0; k < r->s.nq; k++)
+		for (unsigned i = 0; i < r->s.nports; i++) {
+			unsigned h = r->s.tx[i].index;
+			struct rp_dp_rxport *rp = &r->rx[k].ports[h];
+			rp_impair_init(&rp->impair, &r->s.prof->hosts[h].impair);
+			rp->shared = r->s.nq > 1 ? &r->rx[0].ports[h].impair : NULL; /* the link's one count */
+			if (rp->impair.cfg.delay_ns && !(rp->hold = calloc(1, sizeof(*rp->hold))))
+				return rp_cli_error("run", "out of memory");
+		}
 	for (unsigned i = 0; o->capture && i < r->s.nports; i++) {
 		unsigned h = r->s.tx[i].index;
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/capture-%s.pcap", o->out, r->s.prof->hosts[h].name);
 		struct rp_capture_cfg cc = {.path = path, .snaplen = o->snaplen, .filter = o->filter,
 					    .sample_every = o->sample};
-		r->rx.ports[h].cap = rp_capture_open(&cc, err, sizeof(err));
-		if (!r->rx.ports[h].cap)
+		r->rx[0].ports[h].cap = rp_capture_open(&cc, err, sizeof(err));
+		if (!r->rx[0].ports[h].cap)
 			return rp_cli_error("run", "%s", err);
 	}
 	return 0;
+}
+
+/* The lcores' accountants into lcore 0's, before the one finish: loss,
+ * goodput and percentiles then come out as from one lcore. */
+static int merge_lcores(struct run *r)
+{
+	int rc = 0;
+	for (unsigned k = 1; k < r->s.nq; k++) {
+		if (rc == 0 && rp_acct_absorb(r->acct, r->rx[k].acct) != 0)
+			rc = rp_cli_error("run", "out of memory merging lcore %u's accounting", k);
+		rp_acct_destroy(r->rx[k].acct);
+		r->rx[k].acct = NULL;
+	}
+	return rc;
 }
 
 /* The accountant learns what each flow sent from the sources. */
@@ -295,7 +337,7 @@ static void finish_accounting(struct run *r)
 		}
 	}
 #endif
-	for (size_t i = 0; i < r->s.nports; i++) {
+	for (size_t i = 0; i < rp_session_nqueues(&r->s); i++) {
 		const struct rp_source *src = r->s.tx[i].src;
 		for (size_t k = 0; src && k < rp_source_nflows(src); k++) {
 			struct rp_source_flow_stats st;
@@ -344,21 +386,27 @@ static json_t *ports_env_json(const struct run *r)
 	json_t *ports = json_array();
 	for (unsigned i = 0; i < r->s.nports; i++) {
 		const struct rp_dp_txport *tp = &r->s.tx[i];
-		const struct rp_dp_rxport *rp = &r->rx.ports[tp->index];
+		const struct rp_dp_rxport *rp = &r->rx[0].ports[tp->index];
+		struct rp_session_port_totals t;
+		rp_session_port_totals(&r->s, i, &t);
+		uint64_t replies = 0;
+		for (unsigned k = 0; k < r->s.nq; k++)
+			replies += r->rx[k].ports[tp->index].replies_sent;
 		json_array_append_new(
 			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
 					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
 					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
-					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)tp->tx_packets,
-					 "tx_bytes", (json_int_t)tp->tx_bytes, "tx_unsent", (json_int_t)tp->tx_unsent,
+					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)t.tx_packets,
+					 "tx_bytes", (json_int_t)t.tx_bytes, "tx_unsent", (json_int_t)t.tx_unsent,
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
-					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)rp->replies_sent,
+					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)replies,
 					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp)));
 	}
 	return ports;
 }
 
 static json_t *capture_json(const struct run *r, const struct run_opts *o);
+static json_t *lcores_json(const struct run *r);
 
 /* This rank's part of result.json's environment and capture, and where it
  * ran: shipped to rank 0 as text. */
@@ -374,6 +422,7 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
+	json_object_set_new(o_, "lcores", lcores_json(r));
 #ifdef RP_HAVE_VERBS
 	if (r->ve)
 		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
@@ -493,6 +542,30 @@ static json_t *cluster_json(const struct run *r)
 	return c;
 }
 
+/* This process's polling lcores: each one's packets (received + sent over
+ * its queues) and the share of its passes over them that found work (near
+ * 1: that core is the bottleneck). */
+static json_t *lcores_json(const struct run *r)
+{
+	json_t *a = json_array();
+	const struct rp_dp_gen *g = &r->s.g;
+	for (unsigned k = 0; !r->verbs_here && k < g->n_lcores && k < RP_DP_MAX_LCORES; k++) {
+		const struct rp_dp_lcore_stats *ls = &g->lcore[k];
+		uint64_t rx = 0, tx = 0;
+		for (unsigned i = 0; i < rp_session_nqueues(&r->s); i++)
+			if (r->s.tx[i].lcore == k) {
+				rx += r->s.tx[i].rx_frames;
+				tx += r->s.tx[i].tx_packets;
+			}
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f}", "lcore", (int)k, "lcore_id",
+						   (int)ls->lcore_id, "socket", ls->socket, "rx_packets", (json_int_t)rx,
+						   "tx_packets", (json_int_t)tx, "polls", (json_int_t)ls->passes,
+						   "busy_polls", (json_int_t)ls->busy,
+						   "busy_share", ls->passes ? (double)ls->busy / (double)ls->passes : 0.0));
+	}
+	return a;
+}
+
 static json_t *environment_json(const struct run *r)
 {
 	json_t *ports = all_ports_env(r);
@@ -500,8 +573,8 @@ static json_t *environment_json(const struct run *r)
 	gethostname(host, sizeof(host) - 1);
 	char started[32];
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname", host,
-			 "started", started, "ports", ports);
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname",
+			 host, "started", started, "ports", ports, "lcores", lcores_json(r));
 }
 
 static json_t *capture_json(const struct run *r, const struct run_opts *o)
@@ -552,6 +625,9 @@ static json_t *hosts_json(const struct run *r)
 				      "ipv6", H->has_ipv6 ? ip6 : NULL, "ipv6_prefix",
 				      H->has_ipv6 && H->ipv6_plen != RP_PLEN_NONE ? json_integer(H->ipv6_plen) : json_null(),
 				      "ip_from", H->ipv4_netdev || H->ipv6_netdev ? "netdev" : "profile");
+		/* a NIC of a host of several (nics:): which host, which NIC, as plan --json says */
+		json_object_set_new(o, "host", json_string(p->servers[H->server].name));
+		json_object_set_new(o, "nic", json_integer(H->nic));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -621,6 +697,96 @@ static json_t *lost_hosts_json(const struct run *r)
 	return a;
 }
 
+#define MAX_WINDOWS 16
+
+/* A mixed run's aggression windows (rp_plan_aggression), named by their entries. */
+static size_t aggression_windows(const struct run *r, struct rp_report_window *w, size_t max)
+{
+	struct rp_plan_window pw[MAX_WINDOWS];
+	size_t n = rp_plan_aggression(&r->s.plan, pw, max < MAX_WINDOWS ? max : MAX_WINDOWS);
+	for (size_t k = 0; k < n; k++)
+		w[k] = (struct rp_report_window){.name = r->s.prof->traffic[pw[k].traffic].name, .start_ns = pw[k].start_ns,
+						 .end_ns = pw[k].end_ns};
+	return n;
+}
+
+static const char *str_or(const json_t *s, const char *dflt)
+{
+	return json_is_string(s) ? json_string_value(s) : dflt;
+}
+
+static bool host_in_plan(const struct run *r, unsigned h)
+{
+	for (size_t i = 0; i < r->s.plan.nflows; i++)
+		if (r->s.plan.flows[i].src == h || (r->s.plan.flows[i].kind == RP_TRAFFIC_RDMA && r->s.plan.flows[i].dst == h))
+			return true;
+	return false;
+}
+
+/* The pause a host saw during the aggression, where it can be known: a DPDK
+ * host's PFC/PAUSE frames as its port received them (every frame parsed), a
+ * verbs host's NIC pause counters (pause_*, over the whole run: read before
+ * and after). A NIC without pause counters (rxe on virtio) says so: never 0. */
+static json_t *pause_json(const struct run *r, unsigned h, json_t *vhosts, const struct rp_report_window *w, size_t n)
+{
+	const struct rp_host *H = &r->s.prof->hosts[h];
+	json_t *o = json_pack("{s:s, s:s}", "host", H->name, "engine", rp_engine_name(H->engine.engine));
+	if (rp_cluster_rank_lost(&r->cl, r->cl.launched ? r->host_rank[h] : 0)) {
+		json_object_set_new(o, "pause", json_string("not available"));
+		json_object_set_new(o, "why", json_string("its rank died"));
+		return o;
+	}
+	if (H->engine.engine != RP_ENGINE_VERBS) {
+		uint64_t frames, ns;
+		rp_report_window_pause(r->acct, h, w, n, &frames, &ns);
+		json_object_set_new(o, "source", json_string("PFC/PAUSE frames received at its port, during the windows"));
+		json_object_set_new(o, "pfc_frames", json_integer((json_int_t)frames));
+		json_object_set_new(o, "paused_ns", json_integer((json_int_t)ns));
+		return o;
+	}
+	size_t i;
+	json_t *x, *found = NULL;
+	json_array_foreach(vhosts, i, x)
+		if (!strcmp(str_or(json_object_get(x, "host"), ""), H->name))
+			found = x;
+	json_t *delta = json_object_get(json_object_get(found, "counters"), "delta"), *pause = json_object(), *v;
+	const char *k;
+	json_object_foreach(delta, k, v)
+		if (!strncmp(k, "pause_", 6))
+			json_object_set(pause, k, v);
+	if (json_object_size(pause)) {
+		json_object_set_new(o, "source", json_string("the NIC's pause counters, over the whole run"));
+		json_object_set_new(o, "counters", pause);
+		return o;
+	}
+	json_decref(pause);
+	char why[256];
+	snprintf(why, sizeof(why), "%s (driver %s, netdev %s) has no pause counters",
+		 str_or(json_object_get(found, "device"), "its device"), str_or(json_object_get(found, "driver"), "?"),
+		 str_or(json_object_get(found, "netdev"), "none"));
+	json_object_set_new(o, "pause", json_string("not available"));
+	json_object_set_new(o, "why", json_string(why));
+	return o;
+}
+
+/* result.json's "aggression" (docs/cluster.md, "Mixed runs"): the windows,
+ * the workload's latency during and outside them from the merged per-bin
+ * histograms, and each host's pause. NULL when the run is not mixed. */
+static json_t *aggression_json(const struct run *r, json_t *verbs)
+{
+	struct rp_report_window w[MAX_WINDOWS];
+	size_t n = aggression_windows(r, w, MAX_WINDOWS);
+	json_t *o = n ? rp_report_windows(r->acct, w, n) : NULL;
+	if (!o)
+		return NULL;
+	json_t *pause = json_array();
+	for (unsigned h = 0; h < r->s.prof->nhosts; h++)
+		if (host_in_plan(r, h))
+			json_array_append_new(pause, pause_json(r, h, json_object_get(verbs, "hosts"), w, n));
+	json_object_set_new(o, "pause", pause);
+	return o;
+}
+
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
@@ -634,7 +800,10 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
 	if (r->nrecs) {
 		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
-		json_object_set_new(root, "verbs", verbs_json(r));
+		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
+		json_object_set_new(root, "verbs", v);
+		if (ag)
+			json_object_set_new(root, "aggression", ag);
 	}
 	if (r->cl.launched)
 		json_object_set_new(root, "cluster", cluster_json(r));
@@ -683,6 +852,40 @@ static void summary_clocks(FILE *f, const struct run *r)
 		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
 			   "not a measurement (flows[].latency_below_bound; the DPDK engine has no echo for a round trip)\n",
 			below, cross);
+}
+
+/* A mixed run: the workload's latency during / outside the aggression, and
+ * the pause each host saw (or that it cannot be known). */
+static void summary_aggression(FILE *f, const struct run *r)
+{
+	struct rp_report_window w[MAX_WINDOWS];
+	size_t n = aggression_windows(r, w, MAX_WINDOWS);
+	if (!n)
+		return;
+	rp_report_print_windows(f, r->acct, w, n);
+	json_t *v = r->nrecs ? verbs_json(r) : NULL;
+	fputs("pause during the aggression:", f);
+	for (unsigned h = 0; h < r->s.prof->nhosts; h++) {
+		if (!host_in_plan(r, h))
+			continue;
+		json_t *p = pause_json(r, h, json_object_get(v, "hosts"), w, n);
+		fprintf(f, "\n  %-8s %-5s ", r->s.prof->hosts[h].name, rp_engine_name(r->s.prof->hosts[h].engine.engine));
+		if (json_object_get(p, "pause"))
+			fprintf(f, "not available: %s", json_string_value(json_object_get(p, "why")));
+		else if (json_object_get(p, "counters")) {
+			const char *k;
+			json_t *x;
+			json_object_foreach(json_object_get(p, "counters"), k, x)
+				fprintf(f, "%s %" JSON_INTEGER_FORMAT " ", k, json_integer_value(x));
+			fputs("(NIC counters, whole run)", f);
+		} else
+			fprintf(f, "%" JSON_INTEGER_FORMAT " PFC/PAUSE frames received, paused %" JSON_INTEGER_FORMAT " ns",
+				json_integer_value(json_object_get(p, "pfc_frames")),
+				json_integer_value(json_object_get(p, "paused_ns")));
+		json_decref(p);
+	}
+	fputc('\n', f);
+	json_decref(v);
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -741,6 +944,7 @@ static void summary(FILE *f, const struct run *r)
 		rp_report_print_pairs(f, r->acct, 10);
 	}
 	rp_report_print_pause_order(f, r->acct, 16);
+	summary_aggression(f, r);
 	if (r->cl.launched)
 		summary_clocks(f, r);
 	if (misdelivered)
@@ -784,7 +988,7 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 static void close_captures(struct run *r)
 {
 	for (unsigned i = 0; i < r->s.nports; i++) {
-		struct rp_dp_rxport *rp = &r->rx.ports[r->s.tx[i].index];
+		struct rp_dp_rxport *rp = &r->rx[0].ports[r->s.tx[i].index];
 		if (rp->cap) {
 			char err[256];
 			rp_capture_close(rp->cap, &r->cap_stats[i], err, sizeof(err));
@@ -806,8 +1010,12 @@ static void cleanup(struct run *r)
 	free(r->offsets_after);
 	free(r->mine);
 	free(r->host_rank);
-	for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
-		free(r->rx.ports[i].hold);
+	for (unsigned k = 0; k < RP_DP_MAX_QUEUES; k++) {
+		for (unsigned i = 0; i < RP_DP_MAX_PORTS; i++)
+			free(r->rx[k].ports[i].hold);
+		if (k > 0) /* lcore 0's is r->acct (or was, before the ranks' merge) */
+			rp_acct_destroy(r->rx[k].acct);
+	}
 	rp_acct_destroy(r->acct);
 	rp_acct_cfg_free(&r->acfg);
 	free(r->flow_of);
@@ -1043,11 +1251,19 @@ static int exchange_verbs(struct run *r)
 	return rc;
 }
 
+/* Whether host h's rank died (the watch). */
+static bool verbs_host_lost(void *arg, unsigned h)
+{
+	const struct run *r = arg;
+	return rp_cluster_rank_lost(&r->cl, r->host_rank[h]);
+}
+
 /* This rank's verbs ends from T0 until every rank's senders are done. */
 static int run_verbs(struct run *r, const struct run_opts *o)
 {
 	struct rp_vengine_run vr = {.stop = &rp_cli_stop, .duration_ns = (uint64_t)(o->duration_s * 1e9),
-				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL};
+				    .tx_done = &r->tx_done, .others_done = r->cl.launched ? &r->others_done : NULL,
+				    .host_lost = r->cl.launched ? verbs_host_lost : NULL, .host_lost_arg = r};
 	char err[RP_ERR_LEN + 128];
 	uint64_t end = 0;
 	int rc = rp_vengine_run(r->ve, &vr, &end, err, sizeof(err));
@@ -1082,7 +1298,7 @@ int rp_cmd_run(int argc, char **argv)
 		rp_cli_hold_errors(held, sizeof(held));
 	rc = place_hosts(&r, &o, &text);
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .lcores = 1, .profile_text = text,
+				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
 				     .neigh_refresh_ns = o.neigh_refresh_ns};
@@ -1095,6 +1311,9 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
+	if (rc == 0 && r.s.nq > 1 && o.capture) /* one writer per capture file */
+		rc = rp_cli_error("run", "--capture writes each port's file from one lcore: run it with --lcores 1 (%u "
+				  "lcores asked, by --lcores or the profile's lcores:)", r.s.nq);
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {
@@ -1122,7 +1341,7 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)
-			caps[i] = r.rx.ports[r.s.tx[i].index].cap;
+			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
 		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
@@ -1157,12 +1376,13 @@ int rp_cmd_run(int argc, char **argv)
 		start_packet_clock(&r);
 	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
-		if (r.rx.ports[r.s.tx[i].index].cap)
-			rp_capture_clock_restarted(r.rx.ports[r.s.tx[i].index].cap);
-	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = r.s.nports, .n_lcores = 1,
+		if (r.rx[0].ports[r.s.tx[i].index].cap)
+			rp_capture_clock_restarted(r.rx[0].ports[r.s.tx[i].index].cap);
+	r.s.g = (struct rp_dp_gen){.ports = r.s.tx, .n_ports = rp_session_nqueues(&r.s), .n_lcores = r.s.nq,
+				   .main_idle = r.s.nq > 1, .who = "run",
 				   .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				   .progress = r.cl.rank == 0 ? rp_session_progress : NULL, .progress_arg = &r.s,
-				   .rx = &r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof)};
+				   .rx = r.rx, .linger_ns = LINGER_NS + max_delay(r.s.prof), .idle_ns = o.idle_ns};
 	pthread_t waiter;
 	bool waiting = false;
 	if (r.cl.launched) {
@@ -1178,7 +1398,8 @@ int rp_cmd_run(int argc, char **argv)
 		vrc = run_verbs(&r, &o);
 	else
 #endif
-		rp_dp_gen_run(&r.s.g);
+		if (rp_dp_gen_run(&r.s.g) != 0)
+			vrc = RP_EXIT_USAGE;
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
@@ -1187,6 +1408,8 @@ int rp_cmd_run(int argc, char **argv)
 	/* The offsets again: their change over the run is each clock's drift. */
 	if (r.cl.launched && !r.lost && r.offsets_after)
 		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
+	if (merge_lcores(&r) != 0)
+		rc = RP_EXIT_USAGE;
 	finish_accounting(&r);
 	close_captures(&r);
 	if (r.cl.launched)

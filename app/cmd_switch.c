@@ -474,7 +474,7 @@ static int start(struct switch_run *r, struct switch_opts *o)
 	if (rc || (rc = pick_max_frame(o)) != 0 || (rc = build_cfg(&r->cfg, o)) != 0)
 		return rc;
 	for (unsigned p = 0; p < o->nports; p++) {
-		if (rp_dp_port_open(o->ports[p], 1, o->fab.max_frame, &r->ports[p], err, sizeof(err)) != 0)
+		if (rp_dp_port_open(o->ports[p], 1, 1, o->fab.max_frame, &r->ports[p], err, sizeof(err)) != 0)
 			return rp_cli_error(CMD, "%s", err);
 		ports[p] = &r->ports[p];
 	}

@@ -137,10 +137,15 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	struct rp_host *host = &s->prof->hosts[tp->index];
 	unsigned mtu;
 	size_t max_frame = host_frame(s, tp->index, true, &mtu) + 64; /* the source writes in 32 B blocks */
-	if (rp_dp_port_open(devargs, 1, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err, sizeof(err)) != 0)
+	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err,
+			    sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
-	tp->lcore = i % lcores;
+	tp->lcore = s->nq > 1 ? 0 : i % lcores;
+	if (s->nq > 1 && !tp->port->rss)
+		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queues but no RSS on the UDP source port: which RX "
+				"queue gets a frame is the PMD's choice (net_null, net_ring: all on queue 0, accounted by "
+				"lcore 0 alone)\n", s->cmd, tp->port->name, tp->port->driver, s->nq);
 	if (host->mac_auto) {
 		rp_dp_port_mac(tp->port, host->mac);
 		static const uint8_t zero[6];
@@ -250,19 +255,42 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 	return 0;
 }
 
+/* Queue q of port i (q > 0): the port's entry, its own TX and RX queue q,
+ * lcore q, nothing counted yet, no next hops of its own (the port's queue 0
+ * asks them; gen.c follows its MAC changes). */
+static void queue_entry(struct rp_session *s, unsigned i, unsigned q)
+{
+	struct rp_dp_txport *home = &s->tx[i], *tp = &s->tx[q * s->nports + i];
+	*tp = (struct rp_dp_txport){.port = home->port, .index = home->index, .txq = (uint16_t)q, .rxq = (uint16_t)q,
+				    .lcore = q, .home = home, .self = home->self,
+				    .refresh = {.next_ns = UINT64_MAX}};
+	rp_pause_init(&tp->pause, home->pause.link_bps);
+}
+
+/* Flow j of a host (in plan order) is sent by queue j % nq. */
 static int make_sources(struct rp_session *s)
 {
 	char err[RP_DP_ERRLEN];
-	for (unsigned i = 0; i < s->nports; i++) {
-		struct rp_dp_txport *tp = &s->tx[i];
-		const struct rp_host *host = &s->prof->hosts[tp->index];
-		if (!host_sends(&s->plan, tp->index))
-			continue;
-		tp->src = rp_source_create(&s->plan, tp->index, NULL, err, sizeof(err));
-		if (!tp->src)
-			return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+	uint32_t *ids = calloc(s->plan.nflows + 1, sizeof(*ids));
+	if (!ids)
+		return rp_cli_error(s->cmd, "out of memory");
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < s->nports; i++) {
+		for (unsigned q = 1; q < s->nq; q++)
+			queue_entry(s, i, q);
+		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+		for (unsigned q = 0; rc == 0 && q < s->nq; q++) {
+			struct rp_dp_txport *tp = &s->tx[q * s->nports + i];
+			size_t n = 0, j = 0;
+			for (size_t f = 0; f < s->plan.nflows; f++)
+				if (s->plan.flows[f].src == tp->index && j++ % s->nq == q)
+					ids[n++] = (uint32_t)f;
+			if (n && !(tp->src = rp_source_create_flows(&s->plan, ids, n, NULL, err, sizeof(err))))
+				rc = rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+		}
 	}
-	return 0;
+	free(ids);
+	return rc;
 }
 
 /* `ipv4/ipv6: netdev` of the hosts this process runs, from their ports' Linux netdevs. */
@@ -333,11 +361,22 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 				    profile, cmd);
 	if (s->nports == 0 && s->verbs_hosts)
 		return 0; /* only verbs hosts here: no DPDK at all */
+	/* run: --lcores, else the profile's `lcores:` */
+	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
+	s->nq = q > 1 ? q : 1;
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
-				    .lcores = o->lcores ? o->lcores : 1, .who = cmd, .first_core = o->first_core};
+				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
+				    .first_core = o->first_core, .main_idle = s->nq > 1};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error(cmd, "%s", err);
 	s->eal_up = true;
+	/* A user's --eal "-l ..." may give fewer: said before anything is made. */
+	unsigned need = s->nq > 1 ? s->nq + 1 : eo.lcores;
+	if (rp_dp_lcore_count() < need)
+		return rp_cli_error(cmd, "%u lcores asked%s, the EAL runs %u (--eal \"%s\"): give it %u cores, or no -l/-c/--lcores "
+				    "in --eal (roceprobe picks them)", s->nq > 1 ? s->nq : eo.lcores,
+				    s->nq > 1 ? " plus a main lcore that only sleeps" : "", rp_dp_lcore_count(),
+				    o->eal ? o->eal : "", need);
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = check_frame(s, s->tx[i].index, devargs[i], o->receivers)) != 0)
 			return rc;
@@ -357,11 +396,14 @@ int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
 
 void rp_session_close(struct rp_session *s)
 {
-	for (unsigned i = 0; i < s->nports; i++) {
+	for (unsigned i = 0; i < s->nports; i++)
 		if (s->tx[i].port)
 			rp_dp_port_close(s->tx[i].port);
+	for (unsigned i = 0; i < rp_session_nqueues(s); i++) {
 		rp_source_destroy(s->tx[i].src);
-		rp_dp_neigh_forget(&s->tx[i]);
+		s->tx[i].src = NULL;
+		if (!s->tx[i].home)
+			rp_dp_neigh_forget(&s->tx[i]);
 	}
 	if (s->eal_up)
 		rp_dp_eal_cleanup();
@@ -411,9 +453,10 @@ double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow
 static void short_cause(const struct rp_session *s, const struct rp_dp_txport *tp, const struct rp_flow *f,
 			double want_gbps, char *buf, size_t n)
 {
-	uint64_t paused = rp_pause_paused_ns(&tp->pause, f->prio, s->g.end_ns);
+	const struct rp_pause *gate = tp->home ? &tp->home->pause : &tp->pause;
+	uint64_t paused = rp_pause_paused_ns(gate, f->prio, s->g.end_ns);
 	unsigned on_lcore = 0;
-	for (unsigned i = 0; i < s->nports; i++)
+	for (unsigned i = 0; i < rp_session_nqueues(s); i++)
 		on_lcore += s->tx[i].src && s->tx[i].lcore == tp->lcore;
 	if (paused)
 		snprintf(buf, n, "PFC/PAUSE held priority %u for %.3f ms", f->prio, (double)paused / 1e6);
@@ -430,7 +473,7 @@ static void short_cause(const struct rp_session *s, const struct rp_dp_txport *t
 unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out, const char *before)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < s->nports; i++) {
+	for (unsigned i = 0; i < rp_session_nqueues(s); i++) {
 		const struct rp_dp_txport *tp = &s->tx[i];
 		for (size_t k = 0; tp->src && k < rp_source_nflows(tp->src); k++) {
 			struct rp_source_flow_stats st;
@@ -465,6 +508,45 @@ static double paused_pct(const struct rp_dp_txport *tp, uint64_t now_ns)
 	return now_ns ? 100.0 * (double)most / (double)now_ns : 0.0;
 }
 
+void rp_session_port_totals(const struct rp_session *s, unsigned i, struct rp_session_port_totals *out)
+{
+	*out = (struct rp_session_port_totals){0};
+	for (unsigned q = 0; q < (s->nq ? s->nq : 1); q++) {
+		const struct rp_dp_txport *tp = &s->tx[q * s->nports + i];
+		out->tx_packets += tp->tx_packets;
+		out->tx_bytes += tp->tx_bytes;
+		out->tx_unsent += tp->tx_unsent;
+		out->tx_full += tp->tx_full;
+		out->rx_frames += tp->rx_frames;
+	}
+}
+
+uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < rp_session_nqueues(s); i++)
+		if (s->tx[i].lcore == k)
+			n += s->tx[i].tx_packets + s->tx[i].rx_frames;
+	return n;
+}
+
+/* Per lcore (when there are several): its packets a second and the share
+ * of its passes over its queues that found work; near 100% means that
+ * core is the bottleneck. */
+static void progress_lcores(struct rp_session *s, const struct rp_dp_gen *g, double dt)
+{
+	for (unsigned k = 0; g->n_lcores > 1 && k < g->n_lcores && k < RP_DP_MAX_LCORES; k++) {
+		const struct rp_dp_lcore_stats *ls = &g->lcore[k];
+		uint64_t pk = rp_session_lcore_packets(s, k), passes = ls->passes, busy = ls->busy;
+		uint64_t dp = passes - s->last_passes[k];
+		fprintf(stderr, " | lcore %u %.2f Mpps busy %.0f%%", ls->lcore_id, (double)(pk - s->last_lcore_pkts[k]) / dt / 1e6,
+			dp ? 100.0 * (double)(busy - s->last_busy[k]) / (double)dp : 0.0);
+		s->last_lcore_pkts[k] = pk;
+		s->last_passes[k] = passes;
+		s->last_busy[k] = busy;
+	}
+}
+
 /* Reads counters the TX lcores write; a torn 64-bit read cannot happen on
  * x86-64, and a progress line one burst stale is fine. */
 void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
@@ -472,18 +554,24 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	struct rp_session *s = arg;
 	double dt = (double)(now_ns - s->last_ns) / 1e9;
 	fprintf(stderr, "%s %6.1fs", s->cmd, (double)now_ns / 1e9);
-	for (unsigned i = 0; i < g->n_ports; i++) {
-		const struct rp_dp_txport *tp = &g->ports[i];
-		double pps = (double)(tp->tx_packets - s->last_packets[i]) / dt;
-		double gbps = (double)(tp->tx_bytes - s->last_bytes[i]) * 8 / dt / 1e9;
-		if (tp->src)
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_dp_txport *tp = &s->tx[i];
+		struct rp_session_port_totals t;
+		rp_session_port_totals(s, i, &t);
+		bool sends = false;
+		for (unsigned q = 0; q < (s->nq ? s->nq : 1); q++)
+			sends |= s->tx[q * s->nports + i].src != NULL;
+		double pps = (double)(t.tx_packets - s->last_packets[i]) / dt;
+		double gbps = (double)(t.tx_bytes - s->last_bytes[i]) * 8 / dt / 1e9;
+		if (sends)
 			fprintf(stderr, " | %s %.2f Mpps %.2f Gbit/s paused %.1f%%", rp_session_host(s, tp), pps / 1e6,
 				gbps, paused_pct(tp, now_ns));
 		else
-			fprintf(stderr, " | %s rx %" PRIu64, rp_session_host(s, tp), tp->rx_frames);
-		s->last_packets[i] = tp->tx_packets;
-		s->last_bytes[i] = tp->tx_bytes;
+			fprintf(stderr, " | %s rx %" PRIu64, rp_session_host(s, tp), t.rx_frames);
+		s->last_packets[i] = t.tx_packets;
+		s->last_bytes[i] = t.tx_bytes;
 	}
+	progress_lcores(s, g, dt);
 	fputc('\n', stderr);
 	s->last_ns = now_ns;
 }

@@ -19,14 +19,18 @@ struct rp_session {
 	struct rp_plan plan;
 	bool plan_built;
 	struct rp_dp_port ports[RP_DP_MAX_PORTS];
-	struct rp_dp_txport tx[RP_DP_MAX_PORTS];
+	/* tx[i] (i < nports) is port i's queue 0, the port as the reports see
+	 * it; with nq > 1 tx[q * nports + i] is its queue q (lcore q). */
+	struct rp_dp_txport tx[RP_DP_MAX_PORTS * RP_DP_MAX_QUEUES];
 	unsigned nports;
+	unsigned nq; /* queues per port (run --lcores N: N, one per lcore); 1 otherwise */
 	unsigned verbs_hosts; /* this process's hosts with engine: verbs (no DPDK port) */
 	char devargs[RP_DP_MAX_PORTS][RP_PORT_MAX + 64]; /* as given to the EAL (net_af_packet: framesz added) */
 	struct rp_dp_gen g;
 	bool eal_up;
 	uint64_t last_packets[RP_DP_MAX_PORTS];
 	uint64_t last_bytes[RP_DP_MAX_PORTS];
+	uint64_t last_lcore_pkts[RP_DP_MAX_LCORES], last_passes[RP_DP_MAX_LCORES], last_busy[RP_DP_MAX_LCORES];
 	uint64_t last_ns;
 	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
 };
@@ -38,6 +42,11 @@ struct rp_session_opts {
 	bool receivers; /* open the ports of receiving hosts too (run) */
 	const char *eal;
 	unsigned lcores;
+	/* run --lcores N (N > 1): every port gets N RX and TX queues, queue q
+	 * driven by worker lcore q with its share of the host's flows; the main
+	 * thread only sleeps and prints progress. 0 or 1: one queue, ports
+	 * shared round-robin over `lcores` lcores, the main lcore polling. */
+	unsigned queues;
 	/* Under a launcher: the profile's text as rank 0 read it (NULL: read
 	 * the file), and the hosts this rank runs (NULL: every host). */
 	const char *profile_text;
@@ -67,6 +76,16 @@ int rp_session_addresses(struct rp_session *s);
 struct rp_capture;
 int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps);
 void rp_session_close(struct rp_session *s);
+
+/* A port's counters summed over its queues. */
+struct rp_session_port_totals {
+	uint64_t tx_packets, tx_bytes, tx_unsent, tx_full, rx_frames;
+};
+void rp_session_port_totals(const struct rp_session *s, unsigned i, struct rp_session_port_totals *out);
+/* Every queue entry (nports x nq): what g.ports / g.n_ports hold. */
+static inline unsigned rp_session_nqueues(const struct rp_session *s) { return s->nports * (s->nq ? s->nq : 1); }
+/* Lcore k's packets (received + sent over its queues). */
+uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k);
 
 /* The g.progress callback (arg: the session). */
 void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);

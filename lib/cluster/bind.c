@@ -44,9 +44,9 @@ int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks
 		if (H->rank >= 0) {
 			host_rank[h] = H->rank;
 		} else if (H->node[0]) {
-			int k = 0; /* this host is the k-th of the profile to name its node */
+			int k = 0; /* this host is the k-th of the profile to name its node (a host's NICs: one) */
 			for (size_t g = 0; g < h; g++)
-				k += !strcmp(p->hosts[g].node, H->node);
+				k += p->hosts[g].nic == 0 && p->hosts[g].server != H->server && !strcmp(p->hosts[g].node, H->node);
 			host_rank[h] = kth_on_node(ranks, nranks, H->node, k);
 			if (host_rank[h] < 0) {
 				int have = ranks_on_node(ranks, nranks, H->node);
@@ -62,13 +62,13 @@ int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks
 				return -1;
 			}
 		} else {
-			host_rank[h] = (int)h;
+			host_rank[h] = (int)H->server; /* host i (all its NICs) on rank i */
 		}
 		if ((size_t)host_rank[h] >= nranks) {
 			snprintf(err, errlen,
 				 "host '%s' (hosts[%zu]) runs on rank %d, but %zu rank%s started; start %d or more "
 				 "(mpirun -np, srun -n), or place it with rank: or node:",
-				 H->name, h, host_rank[h], nranks, nranks == 1 ? " was" : "s were", host_rank[h] + 1);
+				 H->name, (size_t)H->server, host_rank[h], nranks, nranks == 1 ? " was" : "s were", host_rank[h] + 1);
 			return -1;
 		}
 	}

@@ -125,7 +125,8 @@ void rp_cluster_launch_ranks(const struct rp_rank_info *ranks, size_t n, struct 
 
 /* host_rank[h] for each of p's hosts. Rules: a host's `rank: R` is rank R; the
  * hosts naming `node: N` take N's ranks in local-rank order, in profile order;
- * any other host i is rank i. Every host gets a rank that exists, and every
+ * any other host i is rank i (hosts as the profile lists them: a host's NICs,
+ * `nics:`, share its rank). Every host gets a rank that exists, and every
  * rank runs at least one host, or -1 with one line in err naming the host or
  * the rank (and its node) and what to change. */
 int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks, size_t nranks, int *host_rank,

@@ -62,10 +62,12 @@ void rp_cluster_finalize(struct rp_cluster *c)
  * a rank waiting for the others' senders would take its CPU from the data
  * path (on a 1-vCPU VM, from the very NIC it measures: rxe runs in the kernel
  * of that vCPU). Tested every millisecond: at most ~1 ms late. */
-static int wait_politely(MPI_Request *rq)
+static int wait_politely(const struct rp_cluster *c, MPI_Request *rq)
 {
 	int done = 0;
 	while (!done) {
+		if (rp_cluster_degraded(c)) /* a rank died (the watch): this collective would never end */
+			return -1;
 		if (MPI_Test(rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -1;
 		if (!done) {
@@ -83,7 +85,7 @@ int rp_cluster_barrier(const struct rp_cluster *c)
 	MPI_Request rq;
 	if (MPI_Ibarrier(MPI_COMM_WORLD, &rq) != MPI_SUCCESS)
 		return -1;
-	return wait_politely(&rq);
+	return wait_politely(c, &rq);
 }
 
 int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, bool *any, bool *all)
@@ -94,7 +96,7 @@ int rp_cluster_any_all(const struct rp_cluster *c, bool any_in, bool all_in, boo
 		return 0;
 	int in[2] = {any_in, !all_in}, out[2] = {0, 0};
 	MPI_Request rq;
-	if (MPI_Iallreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq) != MPI_SUCCESS || wait_politely(&rq) != 0)
+	if (MPI_Iallreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq) != MPI_SUCCESS || wait_politely(c, &rq) != 0)
 		return -1;
 	*any = out[0] != 0;
 	*all = out[1] == 0;

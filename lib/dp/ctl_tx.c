@@ -6,6 +6,7 @@
 
 #include "capture.h"
 #include "gen.h"
+#include "txq.h"
 
 bool rp_dp_ctl_send(struct rp_dp_txport *tp, rp_dp_ctl_build_fn build, const void *arg, struct rp_capture *cap,
 		    uint64_t now_ns)
@@ -23,7 +24,7 @@ bool rp_dp_ctl_send(struct rp_dp_txport *tp, rp_dp_ctl_build_fn build, const voi
 	m->pkt_len = (uint32_t)len;
 	if (cap)
 		rp_capture_offer(cap, now_ns, (uint16_t)tp->index, true, buf, (uint32_t)len);
-	if (rte_eth_tx_burst(tp->port->id, tp->txq, &m, 1) != 1) {
+	if (rp_dp_tx_burst(tp->port, tp->txq, &m, 1) != 1) {
 		rte_pktmbuf_free(m);
 		return false;
 	}

@@ -9,6 +9,7 @@
 
 #define RP_DP_ERRLEN 256
 #define RP_DP_MAX_PORTS 64
+#define RP_DP_MAX_QUEUES 16 /* RX/TX queues per port: run --lcores */
 
 /* EAL arguments from the ports a run uses plus the user's --eal string.
  * Without hugepages it adds --no-huge -m 1024 --no-shconf and says so once on
@@ -24,10 +25,14 @@ struct rp_dp_eal_opts {
 	const char *who;      /* command name for messages */
 	unsigned first_core;  /* the lcores are first_core .. first_core + lcores - 1 (several
 			       * processes on one machine, e.g. ranks, spread over its CPUs) */
+	bool main_idle;       /* lcores workers besides a main lcore that only sleeps (run --lcores):
+			       * main on first_core, worker k on CPU first_core + k - 1 (mod the CPUs) */
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
 void rp_dp_eal_cleanup(void);
+/* The lcores the EAL runs (the main one included). */
+unsigned rp_dp_lcore_count(void);
 /* "DPDK 22.11.11": the library this binary runs on. */
 const char *rp_dp_version(void);
 /* Moves the calling thread (the EAL's main lcore: the poller) to CPU cpu;
@@ -42,12 +47,20 @@ struct rp_dp_port {
 	uint64_t link_bps; /* as the PMD reports it; 0 unknown */
 	void *pool;        /* struct rte_mempool */
 	bool started;
+	unsigned nq;       /* RX and TX queues (1, or run --lcores N) */
+	bool rss;          /* the PMD spreads RX over the queues by the UDP source port */
+	int socket;        /* the port's NUMA socket; -1: any (virtual devices) */
+	void *pair_ring[RP_DP_MAX_QUEUES]; /* pair: with nq > 1, the rings to the peer's RX queues */
 };
 
 /* Opens the port a devargs string names (the EAL must have been given it),
- * with one RX queue and n_txq TX queues, for frames up to max_frame bytes. */
-int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
-		    size_t errlen);
+ * with n_rxq RX queues and n_txq TX queues, for frames up to max_frame bytes,
+ * its mbufs on the port's NUMA socket. With n_rxq > 1: RSS on the UDP source
+ * port where the PMD has it (p->rss); a pair: link spreads frames itself
+ * (pair.c); a PMD with queues but no RSS delivers everything to queue 0
+ * (p->rss false: say so). An error when the PMD has fewer queues. */
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
+		    char *err, size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
 /* The largest frame (without FCS) the port a devargs string names takes: the
  * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
@@ -90,9 +103,18 @@ struct rp_dp_xstat {
 };
 unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat *out, unsigned max);
 
-/* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1". */
+/* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1", with nq
+ * queue pairs; to_peer[q] gets the ring feeding the peer's RX queue q. */
 bool rp_dp_is_pair(const char *devargs);
-int rp_dp_pair_create(const char *devargs, uint16_t *port_id, char *err, size_t errlen);
+int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void **to_peer, char *err, size_t errlen);
+/* The RX queue (of nq) RSS on the UDP source port picks for a frame: the
+ * Toeplitz hash of the port with the common 40-byte key, a 128-entry table
+ * filled i % nq; 0 for frames without UDP (and for nq 1). */
+unsigned rp_dp_rss_queue(const uint8_t *frame, size_t len, unsigned nq);
+/* A pair port with nq > 1: each frame into the ring of its queue
+ * (rp_dp_rss_queue), in order; how many were taken. */
+struct rte_mbuf;
+uint16_t rp_dp_pair_tx(const struct rp_dp_port *p, struct rte_mbuf **m, uint16_t n);
 
 /* TSC-derived clock: nanoseconds since rp_dp_clock_start. */
 void rp_dp_clock_start(void);

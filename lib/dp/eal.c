@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_thread.h>
 #include <rte_version.h>
@@ -21,6 +22,62 @@ static bool is_pci(const char *devargs)
 	char tail;
 	return sscanf(devargs, "%x:%x:%x.%x%c", &a, &b, &c, &d, &tail) >= 4 ||
 	       sscanf(devargs, "%x:%x.%x%c", &a, &b, &c, &tail) >= 3;
+}
+
+#define MAP_LCORES 65 /* gen --lcores 64, plus run's sleeping main lcore */
+
+/* "0-3,8-11" (a sysfs cpulist) into cpus; how many (at most max). */
+static unsigned parse_cpulist(const char *s, unsigned *cpus, unsigned max)
+{
+	unsigned n = 0;
+	while (*s && n < max) {
+		char *end;
+		unsigned long lo = strtoul(s, &end, 10), hi = lo;
+		if (end == s)
+			break;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		for (unsigned long c = lo; c <= hi && n < max; c++)
+			cpus[n++] = (unsigned)c;
+		s = *end == ',' ? end + 1 : end;
+		if (*s == '\n')
+			break;
+	}
+	return n;
+}
+
+/* The CPUs of the NUMA node of the first PCI port that names one (sysfs),
+ * so the pollers run on the port's socket; 0 when none does (virtual
+ * devices, a one-node machine says node 0 or -1 alike). */
+static unsigned port_node_cpus(const struct rp_dp_eal_opts *o, unsigned *cpus, unsigned max)
+{
+	for (unsigned i = 0; i < o->n_devargs; i++) {
+		if (!is_pci(o->devargs[i]))
+			continue;
+		char path[160], line[512];
+		int len = (int)strcspn(o->devargs[i], ","), node = -1;
+		bool domain = strchr(o->devargs[i], ':') != strrchr(o->devargs[i], ':');
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s%.*s/numa_node", domain ? "" : "0000:", len,
+			 o->devargs[i]);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%d", &node) != 1)
+				node = -1;
+			fclose(f);
+		}
+		if (node < 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+		unsigned n = 0;
+		if ((f = fopen(path, "r"))) {
+			if (fgets(line, sizeof(line), f))
+				n = parse_cpulist(line, cpus, max);
+			fclose(f);
+		}
+		if (n)
+			return n;
+	}
+	return 0;
 }
 
 static bool hugepages_mounted(void)
@@ -147,7 +204,26 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	push(argv, &argc, "roceprobe");
 	/* The user's own core list wins: two processes on one machine should not
 	 * both poll on CPU 0. */
-	if (!user_sets_cores(o->user_eal)) {
+	static char map[MAP_LCORES * 12 + 16];
+	static unsigned node_cpu[1024];
+	unsigned nnode = user_sets_cores(o->user_eal) ? 0 : port_node_cpus(o, node_cpu, 1024);
+	if (!user_sets_cores(o->user_eal) && (o->main_idle || nnode)) {
+		/* CPUs of the (first) PCI port's NUMA node when sysfs names one, else
+		 * all. With main_idle the main lcore (it sleeps) on first_core and
+		 * worker k on the CPUs from first_core on, round-robin: more lcores
+		 * than CPUs share them; else lcore k on CPU first_core + k. */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned n = nnode ? nnode : ncpu > 0 ? (unsigned)ncpu : 1;
+		unsigned w = o->lcores < MAP_LCORES - 1 ? o->lcores : MAP_LCORES - 1;
+		unsigned last = o->main_idle ? w : (w ? w - 1 : 0);
+		map[0] = '\0';
+		for (unsigned k = 0; k <= last; k++) {
+			unsigned at = o->main_idle && k ? o->first_core + k - 1 : o->first_core + k;
+			unsigned cpu = nnode ? node_cpu[at % n] : at % n;
+			snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%u@%u", k ? "," : "--lcores=", k, cpu);
+		}
+		push(argv, &argc, map);
+	} else if (!user_sets_cores(o->user_eal)) {
 		snprintf(buf, sizeof(buf), "%u-%u", o->first_core, o->first_core + (o->lcores ? o->lcores - 1 : 0));
 		push(argv, &argc, "-l");
 		push(argv, &argc, buf);
@@ -233,6 +309,11 @@ int rp_dp_pin_poller(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return rte_thread_set_affinity(&set) == 0 ? 0 : -1;
+}
+
+unsigned rp_dp_lcore_count(void)
+{
+	return rte_lcore_count();
 }
 
 const char *rp_dp_version(void)

@@ -4,10 +4,15 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "rx.h"
 #include "traffic/source.h"
+#include "txq.h"
 #include "wire/classify.h"
 #include "wire/eth.h"
 
@@ -15,7 +20,56 @@ struct lcore_job {
 	struct rp_dp_gen *g;
 	unsigned lcore;
 	volatile bool done;
-};
+	volatile bool sent_all; /* its sources are done (or it stopped sending) */
+	volatile bool busy;     /* still sending or holding: the others keep polling */
+} __attribute__((aligned(64)));
+
+/* The jobs of the run in progress (one at a time), so each lcore sees
+ * whether the others are done. */
+static struct lcore_job *run_jobs;
+static unsigned run_njobs;
+
+static bool all_sent(void)
+{
+	for (unsigned i = 0; i < run_njobs; i++)
+		if (!run_jobs[i].sent_all)
+			return false;
+	return true;
+}
+
+static bool others_busy(const struct lcore_job *me)
+{
+	for (unsigned i = 0; i < run_njobs; i++)
+		if (&run_jobs[i] != me && run_jobs[i].busy)
+			return true;
+	return false;
+}
+
+/* A run's per-lcore receiver (NULL in gen). */
+static inline struct rp_dp_rx *rx_of(const struct rp_dp_gen *g, const struct rp_dp_txport *tp)
+{
+	return g->rx ? &g->rx[tp->lcore] : NULL;
+}
+
+/* The pause gate TX honours: the port's (queue 0 gets the PFC frames). */
+static inline struct rp_pause *gate_of(struct rp_dp_txport *tp)
+{
+	return tp->home ? &tp->home->pause : &tp->pause;
+}
+
+/* A next hop's MAC changed at the port's queue-0 entry: this queue's flows
+ * follow, on this lcore (the source is not thread-safe). */
+static void follow_home(struct rp_dp_txport *tp)
+{
+	uint32_t gen = __atomic_load_n(&tp->home->hops_gen, __ATOMIC_ACQUIRE);
+	if (gen == tp->hops_seen)
+		return;
+	for (unsigned k = 0; tp->src && k < tp->home->refresh.n; k++) {
+		const struct rp_dp_neigh_hop *h = &tp->home->refresh.hop[k];
+		rp_source_set_next_hop_mac(tp->src, h->l3, h->ip4, h->ip6, h->mac);
+	}
+	tp->hops_seen = gen;
+}
 
 /* NICs consume PFC in hardware; here the RX queue is polled and the frames
  * feed the pause gate. In a run everything received then goes to the
@@ -23,11 +77,17 @@ struct lcore_job {
 static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	struct rte_mbuf *rx[RP_DP_BURST];
-	uint16_t n = rte_eth_rx_burst(tp->port->id, 0, rx, RP_DP_BURST);
+	uint16_t n = rte_eth_rx_burst(tp->port->id, tp->rxq, rx, RP_DP_BURST);
 	if (n == 0)
 		return;
 	tp->rx_frames += n;
-	struct rp_capture *cap = g->rx ? g->rx->ports[tp->index].cap : NULL;
+	/* Another lcore may have stamped and sent these after this pass began:
+	 * their arrival is now, not the pass's start (else "stamped after they
+	 * arrived", no latency). */
+	if (g->main_idle)
+		now_ns = rp_dp_now_ns();
+	struct rp_dp_rx *drx = rx_of(g, tp);
+	struct rp_capture *cap = drx ? drx->ports[tp->index].cap : NULL;
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *b = rte_pktmbuf_mtod(rx[i], const uint8_t *);
 		uint16_t len = rte_pktmbuf_data_len(rx[i]);
@@ -42,11 +102,11 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2 && rp_macctl_parse(b + l3, len - l3, &m) == 0) {
 			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;
 			tp->rx_pause += m.opcode == RP_MACCTL_OP_PAUSE;
-			rp_pause_rx(&tp->pause, now_ns, &m);
+			rp_pause_rx(gate_of(tp), now_ns, &m);
 		}
 	}
-	if (g->rx)
-		rp_dp_rx_frames(g->rx, tp, rx, n, now_ns);
+	if (drx)
+		rp_dp_rx_frames(drx, tp, rx, n, now_ns);
 	else
 		rte_pktmbuf_free_bulk(rx, n);
 }
@@ -83,7 +143,7 @@ static void give_up_pending(struct rp_dp_txport *tp)
 
 static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 {
-	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, tp->pending, (uint16_t)tp->n_pending);
+	uint16_t sent = rp_dp_tx_burst(tp->port, tp->txq, tp->pending, (uint16_t)tp->n_pending);
 	account_sent(tp, tp->pending_len, sent);
 	keep_pending(tp, tp->pending + sent, tp->pending_len + sent, tp->n_pending - sent);
 	if (sent)
@@ -121,7 +181,7 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	struct rte_mempool *pool = tp->port->pool;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
 		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
-	uint8_t paused = rp_pause_mask(&tp->pause, now_ns);
+	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
 	unsigned n = rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -139,8 +199,8 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	if (n < RP_DP_BURST)
 		rte_mempool_put_bulk(tp->port->pool, (void **)(m + n), RP_DP_BURST - n);
 	if (g->rx)
-		rp_dp_rx_sent(g->rx, tp, bufs, lens, n, now_ns);
-	uint16_t sent = rte_eth_tx_burst(tp->port->id, tp->txq, m, (uint16_t)n);
+		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
+	uint16_t sent = rp_dp_tx_burst(tp->port, tp->txq, m, (uint16_t)n);
 	/* The bytes were summed with the header stores: a second pass over the
 	 * lengths only when the queue took part of the burst. */
 	if (sent == n) {
@@ -172,8 +232,9 @@ static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
 #define RP_DP_QUIET_RANKS_NS 20000000ull
 #define RP_DP_WAIT_RANKS_NS 1000000000ull
 
-static void drain(struct rp_dp_gen *g, unsigned lcore)
+static void drain(struct rp_dp_gen *g, struct lcore_job *job)
 {
+	unsigned lcore = job->lcore;
 	uint64_t start = rp_dp_now_ns(), last_rx = start;
 	uint64_t quiet = g->others_done ? RP_DP_QUIET_RANKS_NS : RP_DP_QUIET_NS;
 	uint64_t limit = start + g->linger_ns + quiet + (g->others_done ? RP_DP_WAIT_RANKS_NS : 0);
@@ -189,16 +250,21 @@ static void drain(struct rp_dp_gen *g, unsigned lcore)
 			poll_rx(g, tp, now);
 			if (tp->n_pending)
 				flush_pending(tp, now);
-			rp_dp_rx_release(g->rx, tp, now);
+			rp_dp_rx_release(rx_of(g, tp), tp, now);
 			if (tp->rx_frames != before)
 				last_rx = now;
-			busy |= tp->n_pending != 0 || rp_dp_rx_holding(g->rx, tp);
+			busy |= tp->n_pending != 0 || rp_dp_rx_holding(rx_of(g, tp), tp);
 		}
+		job->busy = busy;
+		if (g->yield_idle && last_rx != now)
+			sched_yield();
 		if (g->others_done && !*g->others_done) /* another rank may still be sending */
 			last_rx = now;
-		if (now >= limit || (!busy && now >= last_rx + quiet))
+		/* Another lcore still sending (what it had stamped) may send to this one's queues. */
+		if (now >= limit || (!busy && !others_busy(job) && now >= last_rx + quiet))
 			break;
 	}
+	job->busy = false;
 }
 
 /* One lcore's loop over the ports it owns. */
@@ -206,15 +272,17 @@ static int lcore_loop(void *arg)
 {
 	struct lcore_job *job = arg;
 	struct rp_dp_gen *g = job->g;
-	bool main_lcore = job->lcore == 0;
+	struct rp_dp_lcore_stats *ls = &g->lcore[job->lcore];
+	bool main_lcore = job->lcore == 0 && !g->main_idle;
 	uint64_t next_progress = 1000000000ull, done_at = 0;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
-		bool sources_done = true, pending = false, first = true;
+		bool sources_done = true, pending = false, first = true, work = false;
 		for (unsigned i = 0; i < g->n_ports; i++) {
 			struct rp_dp_txport *tp = &g->ports[i];
 			if (tp->lcore != job->lcore)
 				continue;
+			uint64_t before = tp->rx_frames + tp->tx_packets;
 			/* Each port sees its own time: a frame sent on one port and
 			 * received on the next in the same pass took real time. The
 			 * first port of a pass uses the pass's time. */
@@ -225,15 +293,27 @@ static int lcore_loop(void *arg)
 			/* Housekeeping on the RX side, one compare a pass: the kept
 			 * next hops are asked again about once a second (neigh.h). */
 			if (now >= tp->refresh.next_ns)
-				rp_dp_neigh_refresh(tp, g->rx ? g->rx->ports[tp->index].cap : NULL, now);
+				rp_dp_neigh_refresh(tp, g->rx ? rx_of(g, tp)->ports[tp->index].cap : NULL, now);
+			if (tp->home)
+				follow_home(tp);
 			tx_once(g, tp, now);
 			if (g->rx) {
-				rp_dp_rx_release(g->rx, tp, now);
-				pending |= rp_dp_rx_holding(g->rx, tp);
+				rp_dp_rx_release(rx_of(g, tp), tp, now);
+				pending |= rp_dp_rx_holding(rx_of(g, tp), tp);
 			}
 			sources_done &= !tp->src || rp_source_done(tp->src);
 			pending |= tp->n_pending != 0;
+			work |= tp->rx_frames + tp->tx_packets != before;
 		}
+		if (g->idle_ns && !work && !pending) { /* a CPU shared with others (idle_ns in gen.h) */
+			struct timespec ts = {.tv_sec = (time_t)(g->idle_ns / 1000000000u),
+					      .tv_nsec = (long)(g->idle_ns % 1000000000u)};
+			nanosleep(&ts, NULL);
+		}
+		ls->passes++;
+		ls->busy += work;
+		if (!work && g->yield_idle)
+			sched_yield();
 		if (main_lcore && now >= next_progress) {
 			if (g->progress)
 				g->progress(g, now, g->progress_arg);
@@ -243,45 +323,114 @@ static int lcore_loop(void *arg)
 			break;
 		/* Frames in flight or held by a delay arrive during the linger; a
 		 * queue that still refuses packets after that is given up. */
-		if (sources_done && g->tx_done && !*g->tx_done)
+		/* Every lcore's sources: until then its queues may still get frames. */
+		if (sources_done)
+			job->sent_all = true;
+		bool all = sources_done && all_sent();
+		if (all && g->tx_done && !*g->tx_done)
 			*g->tx_done = true;
-		if (sources_done && !done_at && (!g->others_done || *g->others_done))
+		if (all && !done_at && (!g->others_done || *g->others_done))
 			done_at = now;
 		/* A duration is a promise to keep the ports open (and receiving) that long. */
 		if (done_at && !g->duration_ns && now >= done_at + g->linger_ns &&
 		    (!pending || now >= done_at + g->linger_ns + RP_DP_DRAIN_NS))
 			break;
 	}
-	if (g->tx_done) /* no new packets from here: the other ranks may count on it */
+	job->sent_all = true; /* no new packets from here */
+	if (g->tx_done && all_sent()) /* the other ranks may count on it */
 		*g->tx_done = true;
 	if (g->rx)
-		drain(g, job->lcore);
+		drain(g, job);
 	for (unsigned i = 0; i < g->n_ports; i++)
 		if (g->ports[i].lcore == job->lcore)
 			give_up_pending(&g->ports[i]);
+	job->busy = false;
 	job->done = true;
 	return 0;
 }
 
+/* One line when an lcore polls a port of another NUMA socket (a user's
+ * --eal "-l ..." can do that; virtual devices have no socket). */
+static void check_numa(const struct rp_dp_gen *g)
+{
+	unsigned far = 0;
+	const struct rp_dp_txport *first = NULL;
+	for (unsigned i = 0; i < g->n_ports; i++) {
+		const struct rp_dp_txport *tp = &g->ports[i];
+		int ls = g->lcore[tp->lcore].socket;
+		if (tp->port->socket < 0 || ls < 0 || ls == tp->port->socket)
+			continue;
+		first = first ? first : tp;
+		far++;
+	}
+	if (first)
+		fprintf(stderr, "roceprobe %s: lcore %u (socket %d) polls port %s on socket %d (%u queue%s across sockets): "
+				"give --eal \"-l ...\" cores of the port's socket\n", g->who ? g->who : "run",
+			g->lcore[first->lcore].lcore_id, g->lcore[first->lcore].socket, first->port->name,
+			first->port->socket, far, far == 1 ? "" : "s");
+}
+
+/* main_idle: the main thread sleeps and prints progress; the workers poll. */
+static void main_wait(struct rp_dp_gen *g, struct lcore_job *jobs, unsigned n)
+{
+	uint64_t next_progress = 1000000000ull;
+	for (;;) {
+		bool done = true;
+		for (unsigned i = 0; i < n; i++)
+			done &= jobs[i].done;
+		if (done)
+			return;
+		struct timespec ts = {.tv_nsec = 1000000};
+		nanosleep(&ts, NULL);
+		uint64_t now = rp_dp_now_ns();
+		if (now >= next_progress) {
+			if (g->progress)
+				g->progress(g, now, g->progress_arg);
+			next_progress += 1000000000ull;
+		}
+	}
+}
+
 int rp_dp_gen_run(struct rp_dp_gen *g)
 {
-	struct lcore_job jobs[RTE_MAX_LCORE];
-	unsigned lcore_ids[RTE_MAX_LCORE];
-	unsigned n = 0, id;
+	static struct lcore_job jobs[RP_DP_MAX_LCORES];
+	unsigned lcore_ids[RP_DP_MAX_LCORES];
+	/* Job k runs on lcore_ids[k]: the main lcore first unless it stays idle. */
+	unsigned n = 0, id, want = g->n_lcores < RP_DP_MAX_LCORES ? g->n_lcores : RP_DP_MAX_LCORES;
+	if (!g->main_idle)
+		lcore_ids[n++] = rte_get_main_lcore();
 	RTE_LCORE_FOREACH_WORKER(id)
 	{
-		if (n + 1 >= g->n_lcores)
+		if (n >= want)
 			break;
-		lcore_ids[++n] = id;
+		lcore_ids[n++] = id;
 	}
-	for (unsigned i = 0; i <= n; i++)
-		jobs[i] = (struct lcore_job){.g = g, .lcore = i};
-	for (unsigned i = 1; i <= n; i++)
+	if (n < want) {
+		fprintf(stderr, "roceprobe %s: the EAL gave %u polling lcore%s, %u asked: give --eal \"-l ...\" %u cores "
+				"(or none: roceprobe picks them)\n", g->who ? g->who : "run", n, n == 1 ? "" : "s", want,
+			want + g->main_idle);
+		return -1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		jobs[i] = (struct lcore_job){.g = g, .lcore = i, .busy = true};
+		g->lcore[i] = (struct rp_dp_lcore_stats){.lcore_id = lcore_ids[i],
+							 .socket = (int)rte_lcore_to_socket_id(lcore_ids[i])};
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	g->yield_idle = g->main_idle && ncpu > 0 && n > (unsigned)ncpu;
+	run_jobs = jobs;
+	run_njobs = n;
+	check_numa(g);
+	for (unsigned i = g->main_idle ? 0 : 1; i < n; i++)
 		rte_eal_remote_launch(lcore_loop, &jobs[i], lcore_ids[i]);
-	lcore_loop(&jobs[0]);
+	if (g->main_idle)
+		main_wait(g, jobs, n);
+	else
+		lcore_loop(&jobs[0]);
 	/* The main lcore may finish first; workers see *stop or finish their own. */
-	for (unsigned i = 1; i <= n; i++)
+	for (unsigned i = g->main_idle ? 0 : 1; i < n; i++)
 		rte_eal_wait_lcore(lcore_ids[i]);
+	run_njobs = 0;
 	g->end_ns = rp_dp_now_ns();
 	for (unsigned i = 0; i < g->n_ports; i++)
 		rp_pause_settle(&g->ports[i].pause, g->end_ns);

@@ -16,14 +16,27 @@ struct rp_source;
 struct rte_mbuf;
 
 #define RP_DP_BURST 32
+#define RP_DP_MAX_LCORES 64
 
 struct rp_dp_rx;
 
+/* One TX queue and one RX queue of a port, driven by one lcore. A port
+ * with several queues (run --lcores N) has one per lcore: queue 0's is the
+ * port's own (its counters, next hops, pause gate), queue q's (home set)
+ * sends its share of the host's flows and polls RX queue q. */
 struct rp_dp_txport {
 	struct rp_dp_port *port;
 	unsigned index; /* the host index: the accountant's port */
 	uint16_t txq;
-	unsigned lcore; /* which lcore drives it (0 = main) */
+	uint16_t rxq;
+	unsigned lcore; /* which lcore drives it (0 = main, or the first worker with main_idle) */
+	/* Queue q > 0: the port's queue-0 entry. Its pause gate is this one's
+	 * too (PFC and PAUSE frames carry no UDP: RSS leaves them on queue 0),
+	 * and a next hop's new MAC heard there (hops_gen bumped after) moves
+	 * this source's flows too, from this lcore (hops_seen). */
+	struct rp_dp_txport *home;
+	uint32_t hops_gen;
+	uint32_t hops_seen;
 	struct rp_source *src; /* NULL: the port only receives */
 	struct rp_pause pause;
 	uint64_t tx_packets;
@@ -55,16 +68,33 @@ bool rp_dp_ctl_send(struct rp_dp_txport *tp, rp_dp_ctl_build_fn build, const voi
  * up (a full ring nobody reads, a port paused for good). */
 #define RP_DP_DRAIN_NS 200000000ull
 
+/* What one lcore did, written by it alone (its own cache line). */
+struct rp_dp_lcore_stats {
+	unsigned lcore_id;  /* the EAL's */
+	int socket;
+	uint64_t passes;    /* loops over its queues */
+	uint64_t busy;      /* of those, the ones that received or sent a packet */
+} __attribute__((aligned(64)));
+
 struct rp_dp_gen {
 	struct rp_dp_txport *ports;
 	unsigned n_ports;
 	unsigned n_lcores;
+	/* The main thread only sleeps and calls progress; n_lcores worker lcores
+	 * poll (run --lcores N). Else the main lcore is lcore 0's poller. */
+	bool main_idle;
+	/* More pollers than CPUs (run --lcores 4 on 2 cores): a poller whose pass
+	 * found nothing yields its CPU, so a busy one is not kept waiting for a
+	 * time slice (rp_dp_gen_run sets it). */
+	bool yield_idle;
+	const char *who; /* command name for the NUMA line */
+	struct rp_dp_lcore_stats lcore[RP_DP_MAX_LCORES]; /* [n_lcores], filled during the run */
 	uint64_t duration_ns; /* 0: until every source is done; else exactly this long */
 	volatile sig_atomic_t *stop; /* set from a signal handler */
 	/* Called on the main lcore about once a second. */
 	void (*progress)(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 	void *progress_arg;
-	struct rp_dp_rx *rx; /* a run: account, answer and capture what arrives (one lcore) */
+	struct rp_dp_rx *rx; /* a run: [n_lcores]: lcore k accounts, answers and captures what its queues get in rx[k] */
 	uint64_t linger_ns;  /* after the sources are done, keep receiving this long; after a stop
 			      * (Ctrl-C, duration) a run drains at most this long (gen.c drain) */
 	uint64_t end_ns; /* when the run stopped */
@@ -76,10 +106,19 @@ struct rp_dp_gen {
 	 * ranks). NULL: alone. */
 	volatile bool *tx_done;
 	volatile bool *others_done;
+	/* 0: poll without rest (the default: a poller owns its core). Else a pass
+	 * over the lcore's ports that moved no frame sleeps this long, so a
+	 * poller that shares its CPU (a DPDK rank beside a verbs rank and its
+	 * soft NIC in a 1-vCPU VM) leaves it to them; frames then wait up to
+	 * that long, and a paced flow falls behind by as much. */
+	uint64_t idle_ns;
 };
 
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the
- * lcore named in each rp_dp_txport. */
+ * lcore named in each rp_dp_txport. Every lcore lingers (and drains) until
+ * all have sent everything, so no queue is left unpolled while another
+ * lcore still sends to it. One line on stderr when an lcore polls a port of
+ * another NUMA socket. */
 int rp_dp_gen_run(struct rp_dp_gen *g);
 
 #endif

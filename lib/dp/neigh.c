@@ -59,6 +59,8 @@ static void follow(struct rp_dp_txport *tp, const struct rp_neigh_rx *r, uint64_
 		tp->neigh.mac_changes++;
 		if (tp->src)
 			rp_source_set_next_hop_mac(tp->src, h->l3, h->ip4, h->ip6, h->mac);
+		/* The port's other queues' sources follow on their own lcores (gen.c). */
+		__atomic_store_n(&tp->hops_gen, tp->hops_gen + 1, __ATOMIC_RELEASE);
 	}
 }
 

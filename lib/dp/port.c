@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <net/if.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "dp.h"
+#include "netdev.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -157,28 +159,55 @@ size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen, cha
 	return ring;
 }
 
-static struct rte_mempool *make_pool(const char *port, unsigned n_txq, size_t max_frame)
+static struct rte_mempool *make_pool(const char *port, unsigned n_rxq, unsigned n_txq, size_t max_frame, int socket)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	snprintf(name, sizeof(name), "rp_%.20s", port);
 	size_t room = max_frame + RTE_PKTMBUF_HEADROOM;
 	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 		room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	unsigned n = (RX_DESC + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32;
-	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, (int)rte_socket_id());
+	unsigned n = (RX_DESC * n_rxq + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32;
+	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, socket);
 }
 
-int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
-		    size_t errlen)
+/* Why devargs gave no port: the interface it names (iface=) missing on this
+ * machine, or else the PMD / the NIC's binding. */
+static void no_port(const char *devargs, const char *name, char *err, size_t errlen)
+{
+	char ifname[IF_NAMESIZE], e[256];
+	if (rp_dp_port_netdev(devargs, false, ifname, sizeof(ifname), e, sizeof(e)) == 0 && !if_nametoindex(ifname))
+		snprintf(err, errlen, "no DPDK port '%s': its interface '%s' does not exist on this machine (ip link)", name,
+			 ifname);
+	else
+		snprintf(err, errlen, "no DPDK port '%s' (is the PMD installed, the NIC bound to vfio-pci?)", name);
+}
+
+/* RSS on the UDP source port (RoCE flows differ in it, the port entropy):
+ * the UDP hash types the PMD offers, only the source port where it can. */
+static void rss_conf(const struct rte_eth_dev_info *info, unsigned n_rxq, struct rte_eth_conf *conf, bool *rss)
+{
+	uint64_t udp = info->flow_type_rss_offloads & (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP);
+	*rss = n_rxq > 1 && udp;
+	if (!*rss)
+		return;
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the PMD's default key */
+	conf->rx_adv_conf.rss_conf.rss_hf = udp | (info->flow_type_rss_offloads & RTE_ETH_RSS_L4_SRC_ONLY);
+}
+
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
+		    char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	port_name(devargs, p->name, sizeof(p->name));
+	p->nq = n_rxq;
 	if (rp_dp_is_pair(devargs)) {
 		snprintf(p->name, sizeof(p->name), "%s", devargs);
-		if (rp_dp_pair_create(devargs, &p->id, err, errlen) != 0)
+		if (rp_dp_pair_create(devargs, n_rxq, &p->id, p->pair_ring, err, errlen) != 0)
 			return -1;
+		p->rss = n_rxq > 1; /* spread on the TX side of the peer (pair.c) */
 	} else if (rte_eth_dev_get_port_by_name(p->name, &p->id) != 0) {
-		snprintf(err, errlen, "no DPDK port '%s' (is the PMD installed, the NIC bound to vfio-pci?)", p->name);
+		no_port(devargs, p->name, err, errlen);
 		return -1;
 	}
 	struct rte_eth_dev_info info;
@@ -187,16 +216,22 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 		return -1;
 	}
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-	if (n_txq > info.max_tx_queues) {
-		snprintf(err, errlen, "port %s (%s) has %u TX queues, %u asked", p->name, p->driver,
-			 info.max_tx_queues, n_txq);
+	if (n_txq > info.max_tx_queues || n_rxq > info.max_rx_queues) {
+		snprintf(err, errlen, "port %s (%s) has %u RX and %u TX queues, %u and %u asked%s", p->name, p->driver,
+			 info.max_rx_queues, info.max_tx_queues, n_rxq, n_txq,
+			 is_af_packet(devargs) ? " (net_af_packet: add qpairs=N to its devargs)"
+			 : devargs_is(devargs, "net_af_xdp") ? " (net_af_xdp: add queue_count=N to its devargs)"
+							     : " (use fewer --lcores)");
 		return -1;
 	}
+	/* Mbufs and queues on the port's socket (a vdev says SOCKET_ID_ANY: the caller's). */
+	p->socket = rte_eth_dev_socket_id(p->id);
+	int socket = p->socket >= 0 ? p->socket : (int)rte_socket_id();
 	/* net_af_packet refuses an RX queue whose mbufs are shorter than its ring frames. */
 	size_t room = max_frame;
 	if (is_af_packet(devargs) && devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD > room)
 		room = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD;
-	p->pool = make_pool(p->name, n_txq, room);
+	p->pool = make_pool(p->name, n_rxq, n_txq, room, socket);
 	if (!p->pool) {
 		snprintf(err, errlen, "port %s: cannot allocate mbufs (%s); give the EAL more memory (-m)", p->name,
 			 rte_strerror(rte_errno));
@@ -204,7 +239,9 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 	}
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
-	int rc = rte_eth_dev_configure(p->id, 1, (uint16_t)n_txq, &conf);
+	if (!rp_dp_is_pair(devargs))
+		rss_conf(&info, n_rxq, &conf, &p->rss);
+	int rc = rte_eth_dev_configure(p->id, (uint16_t)n_rxq, (uint16_t)n_txq, &conf);
 	/* The MTU from the profile's longest frame. Virtual PMDs take any frame
 	 * and some refuse the call: only a NIC's refusal counts. net_af_packet:
 	 * ethdev refuses any MTU above 1500 (max_rx_pktlen 1518); its ring frames
@@ -226,10 +263,10 @@ int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struc
 			return -1;
 		}
 	}
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(p->id, 0, RX_DESC, rte_eth_dev_socket_id(p->id), NULL, p->pool);
+	for (unsigned q = 0; rc == 0 && q < n_rxq; q++)
+		rc = rte_eth_rx_queue_setup(p->id, (uint16_t)q, RX_DESC, (unsigned)socket, NULL, p->pool);
 	for (unsigned q = 0; rc == 0 && q < n_txq; q++)
-		rc = rte_eth_tx_queue_setup(p->id, (uint16_t)q, TX_DESC, rte_eth_dev_socket_id(p->id), NULL);
+		rc = rte_eth_tx_queue_setup(p->id, (uint16_t)q, TX_DESC, (unsigned)socket, NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->id);
 	if (rc != 0 && devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) > 3500) {

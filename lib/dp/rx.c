@@ -60,6 +60,19 @@ static bool hold(struct rp_dp_hold *h, struct rte_mbuf *m, uint64_t due)
 	return true;
 }
 
+static enum rp_impair_fate impair_next(struct rp_dp_rxport *rp)
+{
+	struct rp_impair_state *sh = rp->shared;
+	if (!sh)
+		return rp_impair_next(&rp->impair);
+	enum rp_impair_fate f = rp_impair_fate_of(&sh->cfg, __atomic_add_fetch(&sh->seen, 1, __ATOMIC_RELAXED));
+	if (f == RP_IMPAIR_DROP)
+		__atomic_add_fetch(&sh->dropped, 1, __ATOMIC_RELAXED);
+	else if (f == RP_IMPAIR_MARK_CE)
+		__atomic_add_fetch(&sh->marked, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
 /* Frames ahead whose first cache line is asked for while one is accounted
  * (l3fwd's PREFETCH_OFFSET): a NIC's DMA leaves them outside the cache. */
 #define RX_PREFETCH_AHEAD 3
@@ -146,7 +159,7 @@ void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + RX_PREFETCH_AHEAD], void *));
 		uint8_t *b = rte_pktmbuf_mtod(m[i], uint8_t *);
 		uint16_t len = rte_pktmbuf_data_len(m[i]);
-		enum rp_impair_fate fate = impaired && rp_frame_is_roce_data(b, len) ? rp_impair_next(&rp->impair) : RP_IMPAIR_PASS;
+		enum rp_impair_fate fate = impaired && rp_frame_is_roce_data(b, len) ? impair_next(rp) : RP_IMPAIR_PASS;
 		if (fate == RP_IMPAIR_DROP) {
 			done[ndone++] = m[i];
 			continue;

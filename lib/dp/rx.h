@@ -25,6 +25,10 @@ struct rp_dp_hold {
 
 struct rp_dp_rxport {
 	struct rp_impair_state impair;
+	/* Several RX lcores on one port: the link's one count of data frames
+	 * (lcore 0's impair), advanced atomically, so "every 10th" is the
+	 * link's 10th whichever queue the frame came in on; NULL: impair alone. */
+	struct rp_impair_state *shared;
 	struct rp_dp_hold *hold; /* only with a delay */
 	uint64_t hold_full;      /* frames accounted undelayed: the hold was full */
 	uint64_t replies_sent;
@@ -32,6 +36,7 @@ struct rp_dp_rxport {
 	struct rp_capture *cap;  /* this port's TX and RX, as a tap on its wire; may be NULL */
 };
 
+/* One per RX lcore (run --lcores): its own accountant, holds and replies. */
 struct rp_dp_rx {
 	struct rp_acct *acct;
 	struct rp_dp_rxport ports[RP_DP_MAX_PORTS]; /* by host index */

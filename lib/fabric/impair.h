@@ -39,5 +39,8 @@ static inline bool rp_impair_active(const struct rp_impair_state *s)
 /* The fate of the next RoCE data frame (counted from 1). A frame both due a
  * drop and a mark is dropped. */
 enum rp_impair_fate rp_impair_next(struct rp_impair_state *s);
+/* The fate of data frame n (from 1) of the link: what rp_impair_next says
+ * for it (several RX lcores sharing one link's count, lib/dp/rx.c). */
+enum rp_impair_fate rp_impair_fate_of(const struct rp_impair *c, uint64_t n);
 
 #endif

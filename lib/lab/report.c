@@ -46,6 +46,37 @@ static json_t *port_json(struct rp_lab *lab, unsigned s, unsigned p)
 	return j;
 }
 
+static json_t *nic_json(const struct rp_lab *lab, unsigned h)
+{
+	const struct rp_lab_host *H = &lab->hosts[h];
+	return json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I}", "name", lab->prof->hosts[h].name, "switch",
+			 lab->sw[H->sw].name, "port", (int)H->sw_port, "tx_frames", (json_int_t)H->tx_frames, "tx_bytes",
+			 (json_int_t)H->tx_bytes, "rx_frames", (json_int_t)H->rx_frames, "rx_bytes", (json_int_t)H->rx_bytes);
+}
+
+json_t *rp_lab_hosts_json(const struct rp_lab *lab)
+{
+	const struct rp_profile *p = lab->prof;
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->nservers; i++) {
+		const struct rp_server *sv = &p->servers[i];
+		uint64_t tf = 0, tb = 0, rf = 0, rb = 0;
+		json_t *nics = json_array();
+		for (unsigned h = sv->nic0; h < sv->nic0 + sv->nnics; h++) {
+			const struct rp_lab_host *H = &lab->hosts[h];
+			tf += H->tx_frames;
+			tb += H->tx_bytes;
+			rf += H->rx_frames;
+			rb += H->rx_bytes;
+			json_array_append_new(nics, nic_json(lab, h));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}", "name", sv->name, "tx_frames",
+						   (json_int_t)tf, "tx_bytes", (json_int_t)tb, "rx_frames", (json_int_t)rf,
+						   "rx_bytes", (json_int_t)rb, "nics", nics));
+	}
+	return a;
+}
+
 json_t *rp_lab_switches_json(struct rp_lab *lab)
 {
 	json_t *a = json_array();

@@ -12,6 +12,11 @@
 /* "switches": [{"name","role","buffer":{...},"ports":[{"port","peer",...,
  * "prio":[{"prio","queue":{...},"pg":{...}}]}]}] */
 json_t *rp_lab_switches_json(struct rp_lab *lab);
+/* "hosts": the profile's hosts, each the sum of its NICs and every NIC on
+ * its own: [{"name","tx_frames","tx_bytes","rx_frames","rx_bytes",
+ * "nics":[{"name","switch","port","tx_frames",...}]}] (frames and bytes on
+ * the host's wires, replies and PFC included; a one-NIC host lists one). */
+json_t *rp_lab_hosts_json(const struct rp_lab *lab);
 /* DIR/qdepth.csv (docs/lab.md): a header "bin,SWITCH:PORT:PRIO,..." with one
  * column per switch queue that held anything (switches, ports, priorities in
  * order), then one row per fabric.qdepth_bin from virtual time 0: the bin's

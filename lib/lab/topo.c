@@ -99,8 +99,10 @@ static void build_single(struct rp_lab *lab)
 
 /* Leaves and spines, every leaf wired to every spine (leaf port
  * hosts_per_leaf + k <-> spine k port leaf). leaf-spine: host h on leaf
- * h / hosts_per_leaf; rail: host h is NIC h % rails of server h / rails, on
- * rail leaf (pod x rails + NIC) of its server's pod. */
+ * h / hosts_per_leaf; rail: NIC r of server s (a host of `nics:`, or with
+ * one-NIC hosts host h as NIC h % rails of server h / rails) on rail leaf
+ * (pod x rails + r) of its server's pod s / hosts_per_leaf, port s mod
+ * hosts_per_leaf. */
 static void build_leaf_spine(struct rp_lab *lab)
 {
 	const struct rp_fabric *f = lab->fab;
@@ -115,8 +117,11 @@ static void build_leaf_spine(struct rp_lab *lab)
 	}
 	for (unsigned h = 0; h < lab->nhosts; h++) {
 		if (f->topology == RP_TOPO_RAIL) {
-			unsigned server = h / f->rails, pod = server / hpl;
-			plug_host(lab, h, pod * f->rails + h % f->rails, server % hpl);
+			const struct rp_host *ph = &lab->prof->hosts[h];
+			bool multi = rp_profile_multi_nic(lab->prof);
+			unsigned server = multi ? ph->server : h / f->rails, nic = multi ? ph->nic : h % f->rails;
+			unsigned pod = server / hpl;
+			plug_host(lab, h, pod * f->rails + nic, server % hpl);
 		} else {
 			plug_host(lab, h, h / hpl, h % hpl);
 		}

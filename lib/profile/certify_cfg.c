@@ -1,7 +1,6 @@
 /* The `certify:` section: which priorities the fabric is meant to keep
  * lossless and lossy, the DSCPs its hosts send, and the thresholds of
  * `roceprobe certify` (docs/certify.md). Every key is optional. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,18 +26,11 @@ static int number(struct rp_vctx *c, const struct rp_node *n, const char *key, d
 		  double *v)
 {
 	const char *s;
-	char *end;
 	if (rp_vscalar(c, n, key, "a number", &s))
 		return -1;
-	double x = strtod(s, &end);
-	if (pct && end != s && *end == '%' && end[1] == '\0')
-		x /= 100.0;
-	else if (end == s || *end)
-		x = NAN;
-	if (!(x >= lo && x <= hi))
+	if (rp_parse_share(s, pct, lo, hi, v))
 		return rp_verr(c, &n->pos, key, "expected a number from %g to %g%s, got '%s'", lo, hi,
 			       pct ? " (or a percentage like 90%)" : "", s);
-	*v = x;
 	return 0;
 }
 

@@ -148,67 +148,133 @@ int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char 
 	return 0;
 }
 
-int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx)
+bool rp_endpoints_overlap(const struct rp_profile *p, uint16_t a, bool as, uint16_t b, bool bs)
+{
+	if (as || bs)
+		return p->hosts[a].server == p->hosts[b].server;
+	return a == b;
+}
+
+int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx, bool *spread)
 {
 	const char *s;
 	if (rp_vscalar(c, n, path, "a host name", &s))
 		return -1;
+	int si = rp_profile_server_index(c->prof, s);
+	if (si >= 0) {
+		const struct rp_server *sv = &c->prof->servers[si];
+		if (sv->nnics > 1 && !spread)
+			return rp_verr(c, &n->pos, path, "host '%s' has %u NICs: name one of them (%s .. %s)", s, sv->nnics,
+				       c->prof->hosts[sv->nic0].name, c->prof->hosts[sv->nic0 + sv->nnics - 1].name);
+		*idx = sv->nic0;
+		if (spread)
+			*spread = sv->nnics > 1;
+		return 0;
+	}
 	int i = rp_profile_host_index(c->prof, s);
 	if (i >= 0) {
 		*idx = (uint16_t)i;
+		if (spread)
+			*spread = false;
 		return 0;
 	}
 	char list[200] = "";
 	size_t used = 0;
-	for (size_t h = 0; h < c->prof->nhosts && used < sizeof(list) - 8; h++) {
+	for (size_t h = 0; h < c->prof->nservers && used < sizeof(list) - 8; h++) {
 		if (h == 8) {
 			snprintf(list + used, sizeof(list) - used, ", ...");
 			break;
 		}
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", h ? ", " : "", c->prof->hosts[h].name);
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", h ? ", " : "", c->prof->servers[h].name);
+	}
+	const char *dot = strchr(s, '.');
+	if (dot) {
+		char host[RP_NAME_MAX];
+		size_t l = (size_t)(dot - s);
+		int hs = -1;
+		if (l < sizeof(host)) {
+			memcpy(host, s, l);
+			host[l] = '\0';
+			hs = rp_profile_server_index(c->prof, host);
+		}
+		if (hs >= 0) {
+			const struct rp_server *sv = &c->prof->servers[hs];
+			return rp_verr(c, &n->pos, path, "host '%s' has no NIC '%s' (its NICs: %s .. %s)", host, dot + 1,
+				       c->prof->hosts[sv->nic0].name, c->prof->hosts[sv->nic0 + sv->nnics - 1].name);
+		}
 	}
 	return rp_verr(c, &n->pos, path, "no host named '%s' (hosts: %s)", s, list);
 }
 
-/* One entry of a host list: a name, `all`, or a glob (h*, rack1-?, h[0-3]):
- * appended to out in host order, each host once. */
-static int host_entry(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count)
+/* Appends endpoint (idx, spread) unless it is there already (error: twice). */
+static int add_endpoint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t idx, bool spread,
+			uint16_t *out, bool *out_spread, size_t *count, bool strict)
 {
+	for (size_t j = 0; j < *count; j++) {
+		if (!rp_endpoints_overlap(c->prof, out[j], out_spread && out_spread[j], idx, spread))
+			continue;
+		if (!strict)
+			return 0;
+		const char *name = spread ? c->prof->servers[c->prof->hosts[idx].server].name : c->prof->hosts[idx].name;
+		return out[j] == idx && (out_spread ? out_spread[j] : false) == spread
+			       ? rp_verr(c, &n->pos, path, "host '%s' is listed twice", name)
+			       : rp_verr(c, &n->pos, path, "'%s' is listed twice: as a host and as one of its NICs", name);
+	}
+	out[*count] = idx;
+	if (out_spread)
+		out_spread[*count] = spread;
+	(*count)++;
+	return 0;
+}
+
+/* One entry of a host list: a name, `all`, or a glob (h*, rack1-?, h[0-3]):
+ * appended to out in host order, each host once. A glob with a '.' matches
+ * NIC names (h*.nic0), any other the hosts' names. */
+static int host_entry(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, bool *out_spread,
+		      size_t *count)
+{
+	const struct rp_profile *p = c->prof;
 	const char *s;
 	if (rp_vscalar(c, n, path, "a host name, all, or a glob like h*", &s))
 		return -1;
-	bool all = !strcmp(s, "all") && rp_profile_host_index(c->prof, s) < 0;
+	bool all = !strcmp(s, "all") && rp_profile_server_index(p, s) < 0 && rp_profile_host_index(p, s) < 0;
 	if (!all && !strpbrk(s, "*?[")) {
 		uint16_t idx;
-		if (rp_vhost(c, n, path, &idx))
+		bool spread = false;
+		if (rp_vhost(c, n, path, &idx, out_spread ? &spread : NULL))
 			return -1;
-		for (size_t j = 0; j < *count; j++)
-			if (out[j] == idx)
-				return rp_verr(c, &n->pos, path, "host '%s' is listed twice", s);
-		out[(*count)++] = idx;
-		return 0;
+		return add_endpoint(c, n, path, idx, spread, out, out_spread, count, true);
 	}
 	size_t matched = 0;
-	for (size_t h = 0; h < c->prof->nhosts; h++) {
-		if (!all && fnmatch(s, c->prof->hosts[h].name, 0) != 0)
-			continue;
-		matched++;
-		bool seen = false;
-		for (size_t j = 0; j < *count && !seen; j++)
-			seen = out[j] == h;
-		if (!seen)
-			out[(*count)++] = (uint16_t)h;
+	if (!all && strchr(s, '.')) {
+		for (size_t h = 0; h < p->nhosts; h++)
+			if (fnmatch(s, p->hosts[h].name, 0) == 0 && ++matched &&
+			    add_endpoint(c, n, path, (uint16_t)h, false, out, out_spread, count, false))
+				return -1;
+	} else {
+		for (size_t i = 0; i < p->nservers; i++) {
+			const struct rp_server *sv = &p->servers[i];
+			if (!all && fnmatch(s, sv->name, 0) != 0)
+				continue;
+			matched++;
+			if (sv->nnics > 1 && !out_spread)
+				return rp_verr(c, &n->pos, path, "host '%s' has %u NICs: name them (like %s.*)", sv->name,
+					       sv->nnics, sv->name);
+			if (add_endpoint(c, n, path, sv->nic0, sv->nnics > 1, out, out_spread, count, false))
+				return -1;
+		}
 	}
 	if (!matched)
 		return rp_verr(c, &n->pos, path, "'%s' matches no host name", s);
 	return 0;
 }
 
-int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count)
+int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, bool *out_spread,
+		  size_t *count)
 {
 	*count = 0;
 	if (n->type == RP_NODE_SCALAR)
-		return host_entry(c, n, path, out, count);
+		return host_entry(c, n, path, out, out_spread, count);
 	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of host names like [h1, h2]"))
 		return -1;
 	if (n->n == 0)
@@ -218,7 +284,7 @@ int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, 
 	for (size_t i = 0; i < n->n; i++) {
 		char key[RP_PATH_MAX];
 		rp_path_index(key, path, i);
-		if (host_entry(c, n->items[i], key, out, count))
+		if (host_entry(c, n->items[i], key, out, out_spread, count))
 			return -1;
 	}
 	return 0;

@@ -38,10 +38,16 @@ int rp_vspeed(struct rp_vctx *c, const struct rp_node *n, const char *path, uint
 int rp_vduration(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t *ns);
 int rp_vuint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *v);
 int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char *out, size_t len);
-/* A host name that must exist; returns its index. */
-int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx);
-/* A list of distinct hosts: names, `all`, or globs like h* (fnmatch, in host order); a single entry is a list of one. */
-int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, size_t *count);
+/* A host or NIC name that must exist; returns its index in hosts[] (a host
+ * of several NICs: its NIC 0, with *spread true). spread NULL: a host of
+ * several NICs is refused (the caller needs one NIC). */
+int rp_vhost(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *idx, bool *spread);
+/* A list of distinct hosts: names, `all`, or globs like h* (fnmatch, in host order); a single entry is a list of one.
+ * out_spread as rp_vhost's spread, per entry (NULL: one NIC each). */
+int rp_vhost_list(struct rp_vctx *c, const struct rp_node *n, const char *path, uint16_t *out, bool *out_spread,
+		  size_t *count);
+/* Whether two endpoints (index, spread) are one host, or one NIC. */
+bool rp_endpoints_overlap(const struct rp_profile *p, uint16_t a, bool as, uint16_t b, bool bs);
 
 /* Where a flow parameter came from, for checks made after merging. */
 struct rp_fp_origin {
@@ -61,6 +67,10 @@ int rp_flow_keys_apply(struct rp_vctx *c, const struct rp_node *map, const char 
 		       struct rp_fp_origin *origin);
 
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* nics.c: how many NICs a host map has (1 without `nics:`), and NIC r's own
+ * host map (named HOST.NIC, addresses derived; the caller frees it), or NULL. */
+int rp_host_nic_count(struct rp_vctx *c, const struct rp_node *map, const char *path, size_t *n);
+struct rp_node *rp_host_nic_map(struct rp_vctx *c, const struct rp_node *map, const char *path, unsigned r);
 /* `host_template:` (template.c): its hosts, expanded for the launch in c->opts, parsed as rp_hosts_parse does. */
 int rp_host_template_parse(struct rp_vctx *c, const struct rp_node *t, const char *path);
 /* engine.c: engine, device, gid_index of a host map or of defaults onto e;

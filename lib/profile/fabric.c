@@ -116,20 +116,13 @@ static int opt_fraction(struct rp_vctx *c, const struct rp_node *map, const char
 {
 	char key[RP_PATH_MAX];
 	const char *s;
-	char *end;
 	const struct rp_node *n = opt(map, path, k, key);
 	if (!n)
 		return 0;
 	if (rp_vscalar(c, n, key, "a share like 1% or 0.01", &s))
 		return -1;
-	double x = strtod(s, &end);
-	if (end != s && *end == '%' && end[1] == '\0')
-		x /= 100.0;
-	else if (end == s || *end)
-		x = NAN;
-	if (!(x >= lo && x <= hi))
+	if (rp_parse_share(s, 1, lo, hi, v))
 		return rp_verr(c, &n->pos, key, "expected a share from %g to %g like 1%% or 0.01, got '%s'", lo, hi, s);
-	*v = x;
 	return 0;
 }
 
@@ -464,15 +457,38 @@ static int fit_fat_tree(struct rp_vctx *c, const struct rp_pos *pos, const char 
 	return 0;
 }
 
-/* Servers of `rails` NICs (hosts r, r + 1, ... of the profile are one
- * server's NICs 0..rails-1); a pod is hosts_per_leaf servers. */
+/* Servers of `rails` NICs: hosts of `nics: R` (R = rails), or, when every
+ * host has one NIC, hosts r, r + 1, ... of the profile as one server's NICs
+ * 0..rails-1; a pod is hosts_per_leaf servers. */
+static int rail_servers(struct rp_vctx *c, const struct rp_pos *pos, const char *path, struct rp_fabric *f,
+			const struct shape *sh, uint32_t *servers)
+{
+	const struct rp_profile *p = c->prof;
+	if (!rp_profile_multi_nic(p)) {
+		if (!(sh->given & G_RAILS))
+			return rp_verr(c, pos, path, "a rail fabric needs rails (NICs per server, one leaf per rail per pod), "
+						     "or hosts with nics:");
+		*servers = ceil_div(p->nhosts, f->rails);
+		return 0;
+	}
+	if (!(sh->given & G_RAILS))
+		f->rails = p->servers[0].nnics;
+	for (size_t i = 0; i < p->nservers; i++)
+		if (p->servers[i].nnics != f->rails)
+			return rp_verr(c, pos, path,
+				       "rails %u, but host '%s' has %u NIC%s: a rail fabric puts NIC r of every host on "
+				       "rail leaf r, so every host has one NIC per rail",
+				       f->rails, p->servers[i].name, p->servers[i].nnics, p->servers[i].nnics == 1 ? "" : "s");
+	*servers = (uint32_t)p->nservers;
+	return 0;
+}
+
 static int fit_rail(struct rp_vctx *c, const struct rp_pos *pos, const char *path, struct rp_fabric *f,
 		    const struct shape *sh)
 {
-	size_t nh = c->prof->nhosts;
-	if (!(sh->given & G_RAILS))
-		return rp_verr(c, pos, path, "a rail fabric needs rails (NICs per server, one leaf per rail per pod)");
-	uint32_t servers = ceil_div(nh, f->rails);
+	uint32_t servers = 0;
+	if (rail_servers(c, pos, path, f, sh, &servers))
+		return -1;
 	if (!(sh->given & G_HPL))
 		f->hosts_per_leaf = (sh->given & G_PODS) ? ceil_div(servers, f->pods) : servers;
 	if (!(sh->given & G_PODS))

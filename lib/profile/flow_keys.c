@@ -11,7 +11,7 @@
 
 const char *const rp_flow_keys[] = {
 	"opcode", "message_size", "mtu", "qps", "dscp", "ecn", "vlan", "pcp", "sport", "sport_base", "rate",
-	"burst_on", "burst_off", "start", "duration", "packets", "messages", "psn_start", "ip", "imm", NULL,
+	"burst_on", "burst_off", "start", "duration", "packets", "messages", "psn_start", "ip", "imm", "nic_spread", NULL,
 };
 
 void rp_flow_params_init(struct rp_flow_params *fp)
@@ -82,6 +82,20 @@ static int fk_sport(struct fk_arg *a)
 	if (word_of(a, "one of linux, fixed, per-qp", rp_sport_policy_parse, &v))
 		return -1;
 	a->fp->sport = v;
+	return 0;
+}
+
+static int nic_spread_parse(const char *s)
+{
+	return !strcmp(s, "round-robin") ? RP_NIC_ROUND_ROBIN : !strcmp(s, "hash") ? RP_NIC_HASH : -1;
+}
+
+static int fk_nic_spread(struct fk_arg *a)
+{
+	int v;
+	if (word_of(a, "round-robin or hash", nic_spread_parse, &v))
+		return -1;
+	a->fp->nic_spread = (uint8_t)v;
 	return 0;
 }
 
@@ -226,7 +240,7 @@ static const struct {
 	{"dscp", fk_dscp}, {"ecn", fk_ecn}, {"vlan", fk_vlan}, {"pcp", fk_pcp}, {"sport", fk_sport},
 	{"sport_base", fk_sport_base}, {"rate", fk_rate}, {"burst_on", fk_burst_on}, {"burst_off", fk_burst_off},
 	{"start", fk_start}, {"duration", fk_duration}, {"packets", fk_packets}, {"messages", fk_messages},
-	{"psn_start", fk_psn_start}, {"ip", fk_ip}, {"imm", fk_imm},
+	{"psn_start", fk_psn_start}, {"ip", fk_ip}, {"imm", fk_imm}, {"nic_spread", fk_nic_spread},
 };
 
 static int check_one_stop(struct rp_vctx *c, const struct rp_node *map, const char *path)

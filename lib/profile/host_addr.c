@@ -150,8 +150,8 @@ static int host_addr_unique(struct rp_vctx *c, const struct rp_node *map, const 
 	for (size_t i = 0; i < c->prof->nhosts; i++) {
 		const struct rp_host *o = &c->prof->hosts[i];
 		if (!o->mac_auto && !memcmp(o->mac, h->mac, 6))
-			return rp_verr(c, &mac->pos, key, "MAC %s is also hosts[%zu]'s (%s); every host needs its own", s, i,
-				       o->name);
+			return rp_verr(c, &mac->pos, key, "MAC %s is also hosts[%zu]'s (%s); every host needs its own", s,
+				       (size_t)o->server, o->name);
 	}
 addresses:
 	for (size_t i = 0; i < c->prof->nhosts; i++) {
@@ -159,12 +159,12 @@ addresses:
 		if (h->has_ipv4 && o->has_ipv4 && !h->ipv4_netdev && !o->ipv4_netdev && o->ipv4 == h->ipv4) {
 			rp_path_key(key, path, "ipv4");
 			return rp_verr(c, &rp_node_get(map, "ipv4")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
-				       i, o->name);
+				       (size_t)o->server, o->name);
 		}
 		if (h->has_ipv6 && o->has_ipv6 && !h->ipv6_netdev && !o->ipv6_netdev && !memcmp(o->ipv6, h->ipv6, 16)) {
 			rp_path_key(key, path, "ipv6");
 			return rp_verr(c, &rp_node_get(map, "ipv6")->pos, key, "address is also hosts[%zu]'s (%s); every host needs its own",
-				       i, o->name);
+				       (size_t)o->server, o->name);
 		}
 	}
 	return 0;

@@ -6,7 +6,7 @@
 #include "check.h"
 
 static const char *const host_keys[] = {"name",    "mac",    "ipv4",   "ipv6",    "gateway", "gateway_mac", "port",
-					"pci",     "speed",  "impair", "respond", "rank",    "node",        "engine", "device", "gid_index", NULL};
+					"pci",     "speed",  "impair", "respond", "rank",    "node",        "engine", "device", "gid_index", "nics", NULL};
 static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
 static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
 
@@ -55,7 +55,7 @@ static int host_pair(struct rp_vctx *c, const struct rp_node *port, const char *
 	for (size_t i = 0; k > 0 && i < c->prof->nhosts; i++)
 		if (!strcmp(c->prof->hosts[i].port, h->port))
 			return rp_verr(c, &port->pos, key, "'%s' is already hosts[%zu]'s port; each end of a pair link has one host",
-				       h->port, i);
+				       h->port, (size_t)c->prof->hosts[i].server);
 	return 0;
 }
 
@@ -212,7 +212,8 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 		return -1;
 	int dup = rp_profile_host_index(c->prof, h->name);
 	if (dup >= 0)
-		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name, dup);
+		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", h->name,
+			       c->prof->hosts[dup].server);
 	h->engine = c->prof->default_engine;
 	if (rp_host_engine_parse(c, map, path, &h->engine) || rp_host_engine_check(c, map, path, h))
 		return -1;
@@ -227,6 +228,50 @@ static int host_parse(struct rp_vctx *c, const struct rp_node *map, const char *
 	return host_placement(c, map, path, h);
 }
 
+/* The profile host of map: its server record, and its NICs as hosts[] entries. */
+static int server_parse(struct rp_vctx *c, const struct rp_node *map, const char *path, size_t nnics)
+{
+	struct rp_profile *p = c->prof;
+	struct rp_server *s = &p->servers[p->nservers];
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = rp_node_get(map, "name");
+	rp_path_key(key, path, "name");
+	if (!n)
+		return rp_verr(c, &map->pos, key, "missing; every host needs a name");
+	if (rp_vname(c, n, key, s->name, sizeof(s->name)))
+		return -1;
+	int dup = rp_profile_server_index(p, s->name);
+	bool expand = rp_node_get(map, "nics") != NULL;
+	int nic = expand ? rp_profile_host_index(p, s->name) : -1;
+	if (dup < 0 && nic >= 0)
+		dup = p->hosts[nic].server;
+	if (dup >= 0)
+		return rp_verr(c, &n->pos, key, "duplicate host name '%s' (also hosts[%d])", s->name, dup);
+	s->nic0 = (uint16_t)p->nhosts;
+	s->nnics = (uint16_t)nnics;
+	for (size_t r = 0; r < nnics; r++) {
+		struct rp_host *h = &p->hosts[p->nhosts];
+		int rc;
+		if (!expand) {
+			rc = host_parse(c, map, path, h);
+		} else {
+			struct rp_node *nic = rp_host_nic_map(c, map, path, (unsigned)r);
+			char npath[RP_PATH_MAX];
+			rp_path_key(key, path, "nics");
+			rp_path_index(npath, key, r);
+			rc = nic ? host_parse(c, nic, npath, h) : -1;
+			rp_node_free(nic);
+		}
+		if (rc)
+			return -1;
+		h->server = (uint16_t)p->nservers;
+		h->nic = (uint16_t)r;
+		p->nhosts++;
+	}
+	p->nservers++;
+	return 0;
+}
+
 int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path)
 {
 	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of hosts"))
@@ -235,15 +280,29 @@ int rp_hosts_parse(struct rp_vctx *c, const struct rp_node *n, const char *path)
 		return rp_verr(c, &n->pos, path, "expected at least one host, got an empty list");
 	if (n->n > RP_MAX_HOSTS)
 		return rp_verr(c, &n->pos, path, "at most %d hosts, got %zu", RP_MAX_HOSTS, n->n);
-	c->prof->hosts = calloc(n->n, sizeof(*c->prof->hosts));
-	if (!c->prof->hosts)
+	size_t *nics = calloc(n->n, sizeof(*nics)), total = 0;
+	if (!nics)
 		return rp_verr(c, &n->pos, path, "out of memory");
-	for (size_t i = 0; i < n->n; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < n->n && rc == 0; i++) {
 		char key[RP_PATH_MAX];
 		rp_path_index(key, path, i);
-		if (host_parse(c, n->items[i], key, &c->prof->hosts[i]))
-			return -1;
-		c->prof->nhosts = i + 1;
+		if (rp_vtype(c, n->items[i], key, RP_NODE_MAP, "a host mapping with name, mac, ipv4/ipv6 and port") ||
+		    rp_vkeys(c, n->items[i], key, host_keys) || rp_host_nic_count(c, n->items[i], key, &nics[i]))
+			rc = -1;
+		else if ((total += nics[i]) > RP_MAX_HOSTS)
+			rc = rp_verr(c, &n->items[i]->pos, key, "at most %d NICs in all hosts together, got %zu so far",
+				     RP_MAX_HOSTS, total);
 	}
-	return 0;
+	c->prof->hosts = rc ? NULL : calloc(total, sizeof(*c->prof->hosts));
+	c->prof->servers = rc ? NULL : calloc(n->n, sizeof(*c->prof->servers));
+	if (!rc && (!c->prof->hosts || !c->prof->servers))
+		rc = rp_verr(c, &n->pos, path, "out of memory");
+	for (size_t i = 0; i < n->n && rc == 0; i++) {
+		char key[RP_PATH_MAX];
+		rp_path_index(key, path, i);
+		rc = server_parse(c, n->items[i], key, nics[i]);
+	}
+	free(nics);
+	return rc;
 }

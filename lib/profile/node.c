@@ -45,6 +45,24 @@ void rp_node_free(struct rp_node *n)
 	free(n);
 }
 
+struct rp_node *rp_node_clone(const struct rp_node *n)
+{
+	struct rp_node *m = n->type == RP_NODE_SCALAR ? rp_node_new_scalar(n->scalar, n->plain, n->pos)
+						      : rp_node_new(n->type, n->pos);
+	for (size_t i = 0; m && n->type != RP_NODE_SCALAR && i < n->n; i++) {
+		struct rp_node *item = rp_node_clone(n->type == RP_NODE_MAP ? n->kv[i].val : n->items[i]);
+		int rc = !item ? -1
+			 : n->type == RP_NODE_MAP ? rp_node_map_add(m, n->kv[i].key, n->kv[i].key_pos, item)
+						   : rp_node_seq_add(m, item);
+		if (rc) {
+			rp_node_free(item);
+			rp_node_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
 static int grow(struct rp_node *n, size_t elem)
 {
 	if (n->n < n->cap)

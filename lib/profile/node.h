@@ -38,6 +38,8 @@ struct rp_node {
 struct rp_node *rp_node_new(enum rp_node_type type, struct rp_pos pos);
 struct rp_node *rp_node_new_scalar(const char *text, bool plain, struct rp_pos pos);
 void rp_node_free(struct rp_node *n);
+/* A deep copy (positions kept), or NULL when out of memory. */
+struct rp_node *rp_node_clone(const struct rp_node *n);
 /* Appends; returns 0 or -1 when out of memory. */
 int rp_node_map_add(struct rp_node *map, const char *key, struct rp_pos key_pos, struct rp_node *val);
 int rp_node_seq_add(struct rp_node *seq, struct rp_node *item);

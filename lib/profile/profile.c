@@ -73,6 +73,12 @@ static int parse_qpn_seed(struct rp_vctx *c, const struct rp_node *n, const char
 	return rp_vuint(c, n, path, 0, UINT64_MAX, &c->prof->qpn_seed);
 }
 
+static int parse_lcores(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_vuint(c, n, path, 1, 16, &c->prof->lcores);
+}
+
 static int parse_certify(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
 {
 	(void)o;
@@ -94,6 +100,7 @@ static const struct section {
 	{"traffic", true, parse_traffic},
 	{"fabric", false, parse_fabric}, /* the lab's switches and links: docs/lab.md */
 	{"qpn_seed", false, parse_qpn_seed}, /* hosts' first QP numbers: docs/profiles.md */
+	{"lcores", false, parse_lcores}, /* run's polling lcores (run --lcores): docs/profiles.md */
 	{"certify", false, parse_certify}, /* roceprobe certify's intent and thresholds: docs/certify.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -197,6 +204,7 @@ void rp_profile_free(struct rp_profile *p)
 	if (!p)
 		return;
 	free(p->hosts);
+	free(p->servers);
 	free(p->traffic);
 	free(p);
 }
@@ -208,3 +216,17 @@ int rp_profile_host_index(const struct rp_profile *p, const char *name)
 			return (int)i;
 	return -1;
 }
+
+int rp_profile_server_index(const struct rp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nservers; i++)
+		if (strcmp(p->servers[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool rp_profile_multi_nic(const struct rp_profile *p)
+{
+	return p->nservers && p->nservers != p->nhosts;
+}
+

@@ -18,6 +18,7 @@
 #define RP_PROFILE_ERR_LEN 512
 #define RP_NODE_NAME_MAX 64
 #define RP_MAX_RANKS 4096
+#define RP_NICS_MAX 16 /* NICs per host (`nics:`) */
 
 /* What a host's port does on purpose to the RoCE data frames it receives
  * (`impair:`) is struct rp_impair, the link model's own settings
@@ -85,6 +86,26 @@ struct rp_host {
 	int rank;                  /* -1: not given */
 	char node[RP_NODE_NAME_MAX]; /* "": not given */
 	struct rp_host_engine engine; /* `engine:`, `device:`, `gid_index:` (or defaults') */
+	/* The machine this entry is a NIC of (`nics:`, docs/profiles.md):
+	 * prof->servers[server], its NIC number nic (0 for a one-NIC host). Every
+	 * entry of hosts[] is one NIC: one port, one MAC, one link. */
+	uint16_t server;
+	uint16_t nic;
+};
+
+/* A profile host: NICs hosts[nic0 .. nic0 + nnics) (one for a host without
+ * `nics:`; then the NIC's name is the host's). Its NICs are named HOST.NIC. */
+struct rp_server {
+	char name[RP_NAME_MAX];
+	uint16_t nic0, nnics;
+};
+
+/* How a host's flows pick among its NICs when an endpoint names the host,
+ * not one of its NICs (`nic_spread:`, docs/profiles.md). Either way the
+ * other end uses its NIC of the same number (the rail rule). */
+enum rp_nic_spread {
+	RP_NIC_ROUND_ROBIN, /* the host's k-th such flow (plan order) on NIC k mod nnics */
+	RP_NIC_HASH,        /* a hash of the flow (entry, hosts, qpn_seed) mod nnics */
 };
 
 enum rp_stop_kind {
@@ -116,6 +137,7 @@ struct rp_flow_params {
 	uint32_t psn_start;  /* first PSN of every QP */
 	uint8_t ip;          /* 4, 6, or 0 = IPv4 when both ends have it, else IPv6 */
 	uint32_t imm;        /* ImmDt of *_imm verbs */
+	uint8_t nic_spread;  /* enum rp_nic_spread */
 };
 
 /* A PFC / PAUSE frame source. */
@@ -137,6 +159,10 @@ struct rp_traffic {
 	size_t nhosts;
 	uint16_t peers[RP_MAX_HOSTS];
 	size_t npeers;
+	/* hosts[i] / peers[i] named a whole host of several NICs: the entry holds
+	 * its NIC 0, and each flow picks the NIC (nic_spread, traffic/plan.h). */
+	bool hosts_spread[RP_MAX_HOSTS];
+	bool peers_spread[RP_MAX_HOSTS];
 	uint64_t seed;            /* permutation */
 	struct rp_flow_params p;  /* RDMA; for pfc only start/stop are used */
 	struct rp_pfc_params pfc;
@@ -236,8 +262,10 @@ void rp_certify_cfg_init(struct rp_certify_cfg *c);
 
 struct rp_profile {
 	char name[64];
-	struct rp_host *hosts;
+	struct rp_host *hosts;   /* every NIC of every host */
 	size_t nhosts;
+	struct rp_server *servers; /* the profile's hosts, each a run of hosts[] */
+	size_t nservers;
 	struct rp_traffic *traffic;
 	size_t ntraffic;
 	struct rp_flow_params defaults;
@@ -245,6 +273,7 @@ struct rp_profile {
 	struct rp_host_engine default_engine; /* defaults' engine, device, gid_index */
 	struct rp_fabric fabric; /* fabric.present: the profile has a `fabric:` section */
 	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
+	uint64_t lcores;         /* `lcores:` polling lcores of roceprobe run (1..16); 0: not given */
 	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
 };
 
@@ -273,6 +302,9 @@ struct rp_profile *rp_profile_load_string(const char *name, const char *text, co
 void rp_profile_free(struct rp_profile *p);
 
 int rp_profile_host_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+int rp_profile_server_index(const struct rp_profile *p, const char *name); /* -1 when absent */
+/* Whether some host has several NICs (`nics:`). */
+bool rp_profile_multi_nic(const struct rp_profile *p);
 
 /* ---- addresses read at start (host_addr.c) ----
  * A host's `mac: auto` and `ipv4/ipv6: netdev` are filled on the rank that runs

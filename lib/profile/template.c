@@ -18,7 +18,7 @@
 
 static const char *const template_keys[] = {"count", "name",  "mac",  "ipv4",   "ipv6",    "gateway", "gateway_mac",
 					    "port",  "pci",   "speed", "impair", "respond", "rank",    "node",
-					    NULL};
+					    "nics",  NULL};
 
 /* What the placeholders of host i can name. */
 struct tvars {

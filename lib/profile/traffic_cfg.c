@@ -33,14 +33,14 @@ static void allowed_rdma(enum rp_pattern pat, const char **out)
 
 /* A required host reference; key names the missing one. */
 static int need_host(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint16_t *idx,
-		     const char *why)
+		     bool *spread, const char *why)
 {
 	char key[RP_PATH_MAX];
 	rp_path_key(key, path, k);
 	const struct rp_node *n = rp_node_get(map, k);
 	if (!n)
 		return rp_verr(c, &map->pos, key, "missing; %s", why);
-	return rp_vhost(c, n, key, idx);
+	return rp_vhost(c, n, key, idx, spread);
 }
 
 /* Whether a host list uses `all` or a glob (host_entry in check.c). */
@@ -54,35 +54,52 @@ static bool names_pattern(const struct rp_node *n)
 	return false;
 }
 
+/* The name of endpoint (idx, spread): the host's, or its NIC's. */
+static const char *endpoint_name(const struct rp_profile *p, uint16_t idx, bool spread)
+{
+	return spread ? p->servers[p->hosts[idx].server].name : p->hosts[idx].name;
+}
+
 /* An optional host list; by default every host but `except` (or all when except < 0).
  * `all` and globs leave `except` out; naming it is an error. */
 static int host_list(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, int except,
-		     uint16_t *out, size_t *count)
+		     bool except_spread, uint16_t *out, bool *spread, size_t *count)
 {
 	char key[RP_PATH_MAX];
+	const struct rp_profile *p = c->prof;
 	rp_path_key(key, path, k);
 	const struct rp_node *n = rp_node_get(map, k);
+	uint16_t ex = (uint16_t)(except < 0 ? 0 : except);
+#define IS_EXCEPT(i) (except >= 0 && rp_endpoints_overlap(p, out[i], spread[i], ex, except_spread))
 	if (n) {
-		if (rp_vhost_list(c, n, key, out, count))
+		if (rp_vhost_list(c, n, key, out, spread, count))
 			return -1;
 		if (except >= 0 && names_pattern(n)) { /* `senders: all`, "cn*": every other match */
 			size_t kept = 0;
 			for (size_t i = 0; i < *count; i++)
-				if ((int)out[i] != except)
+				if (!IS_EXCEPT(i)) {
+					spread[kept] = spread[i];
 					out[kept++] = out[i];
+				}
 			if ((*count = kept) == 0)
-				return rp_verr(c, &n->pos, key, "no hosts left but '%s' itself", c->prof->hosts[except].name);
+				return rp_verr(c, &n->pos, key, "no hosts left but '%s' itself",
+					       endpoint_name(p, ex, except_spread));
 		}
 		for (size_t i = 0; i < *count; i++)
-			if ((int)out[i] == except)
+			if (IS_EXCEPT(i))
 				return rp_verr(c, &n->pos, key, "host '%s' cannot send to itself",
-					       c->prof->hosts[except].name);
+					       endpoint_name(p, ex, except_spread));
 		return 0;
 	}
 	*count = 0;
-	for (size_t h = 0; h < c->prof->nhosts; h++)
-		if ((int)h != except)
-			out[(*count)++] = (uint16_t)h;
+	for (size_t i = 0; i < p->nservers; i++) {
+		const struct rp_server *sv = &p->servers[i];
+		out[*count] = sv->nic0;
+		spread[*count] = sv->nnics > 1;
+		if (!IS_EXCEPT(*count))
+			(*count)++;
+	}
+#undef IS_EXCEPT
 	if (*count == 0)
 		return rp_verr(c, &map->pos, key, "no hosts left to use; the profile needs more hosts");
 	return 0;
@@ -91,33 +108,36 @@ static int host_list(struct rp_vctx *c, const struct rp_node *map, const char *p
 static int pattern_hosts(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
 {
 	uint16_t one;
+	bool sp;
 	char key[RP_PATH_MAX];
 	switch (t->pattern) {
 	case RP_PATTERN_FLOW:
-		if (need_host(c, map, path, "src", &t->hosts[0], "a flow needs src and dst host names") ||
-		    need_host(c, map, path, "dst", &t->peers[0], "a flow needs src and dst host names"))
+		if (need_host(c, map, path, "src", &t->hosts[0], &t->hosts_spread[0], "a flow needs src and dst host names") ||
+		    need_host(c, map, path, "dst", &t->peers[0], &t->peers_spread[0], "a flow needs src and dst host names"))
 			return -1;
 		t->nhosts = t->npeers = 1;
 		rp_path_key(key, path, "dst");
-		if (t->hosts[0] == t->peers[0])
+		if (rp_endpoints_overlap(c->prof, t->hosts[0], t->hosts_spread[0], t->peers[0], t->peers_spread[0]))
 			return rp_verr(c, &rp_node_get(map, "dst")->pos, key, "src and dst are the same host '%s'",
-				       c->prof->hosts[t->hosts[0]].name);
+				       c->prof->servers[c->prof->hosts[t->hosts[0]].server].name);
 		return 0;
 	case RP_PATTERN_INCAST:
-		if (need_host(c, map, path, "receiver", &one, "an incast needs a receiver host name"))
+		if (need_host(c, map, path, "receiver", &one, &sp, "an incast needs a receiver host name"))
 			return -1;
 		t->peers[0] = one;
+		t->peers_spread[0] = sp;
 		t->npeers = 1;
-		return host_list(c, map, path, "senders", one, t->hosts, &t->nhosts);
+		return host_list(c, map, path, "senders", one, sp, t->hosts, t->hosts_spread, &t->nhosts);
 	case RP_PATTERN_FAN_OUT:
-		if (need_host(c, map, path, "sender", &one, "a fan-out needs a sender host name"))
+		if (need_host(c, map, path, "sender", &one, &sp, "a fan-out needs a sender host name"))
 			return -1;
 		t->hosts[0] = one;
+		t->hosts_spread[0] = sp;
 		t->nhosts = 1;
-		return host_list(c, map, path, "receivers", one, t->peers, &t->npeers);
+		return host_list(c, map, path, "receivers", one, sp, t->peers, t->peers_spread, &t->npeers);
 	case RP_PATTERN_ALL_TO_ALL:
 	case RP_PATTERN_PERMUTATION:
-		if (host_list(c, map, path, "hosts", -1, t->hosts, &t->nhosts))
+		if (host_list(c, map, path, "hosts", -1, false, t->hosts, t->hosts_spread, &t->nhosts))
 			return -1;
 		if (t->nhosts < 2) {
 			rp_path_key(key, path, "hosts");
@@ -305,7 +325,7 @@ static int pfc_entry(struct rp_vctx *c, const struct rp_node *map, const char *p
 	char key[RP_PATH_MAX];
 	uint64_t v;
 	if (rp_vkeys(c, map, path, pfc_keys) ||
-	    need_host(c, map, path, "host", &t->hosts[0], "a pfc source needs the host that sends the frames"))
+	    need_host(c, map, path, "host", &t->hosts[0], NULL, "a pfc source needs the host that sends the frames"))
 		return -1;
 	t->nhosts = 1;
 	if (pfc_frame(c, map, path, t) || pfc_priorities(c, map, path, t))

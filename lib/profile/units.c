@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -194,6 +195,20 @@ int rp_parse_uint(const char *s, uint64_t max, uint64_t *v)
 		s = rest;
 	}
 	if (*skip_space(s) || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int rp_parse_share(const char *s, int pct, double lo, double hi, double *v)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (pct && end != s && *end == '%' && end[1] == '\0')
+		x /= 100.0;
+	else if (end == s || *end)
+		return -1;
+	if (!(x >= lo && x <= hi))
 		return -1;
 	*v = x;
 	return 0;

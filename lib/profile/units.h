@@ -29,6 +29,10 @@ int rp_parse_duration(const char *s, uint64_t *ns);
 /* A whole number (1000000, 1_000_000, 0x10) no larger than max. */
 int rp_parse_uint(const char *s, uint64_t max, uint64_t *v);
 
+/* A plain number (0.9, 1e-3) or, with pct, a percentage ("90%" is 0.9),
+ * within [lo, hi]. */
+int rp_parse_share(const char *s, int pct, double lo, double hi, double *v);
+
 /* "yes"/"true"/"on"/"1" and "no"/"false"/"off"/"0". */
 int rp_parse_bool(const char *s, int *v);
 

@@ -142,7 +142,7 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		struct rp_ts_cfg tc = {.start_ns = cfg->start_ns, .bin_ns = a->cfg.bin_ns,
 				       .nbins = rp_ts_bins_for(cfg->run_ns, a->cfg.bin_ns),
 				       .nflows = cfg->flow_series && !cfg->discover ? a->nflows : 0,
-				       .nports = cfg->nports};
+				       .nports = cfg->nports, .bin_hist = cfg->bin_hist};
 		if (!(a->ts = rp_ts_create(&tc))) {
 			snprintf(err, errlen, "out of memory for %zu time series bins", tc.nbins);
 			rc = -1;

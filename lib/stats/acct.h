@@ -53,6 +53,8 @@ struct rp_acct_flow_cfg {
 	uint64_t cnp_interval_ns;        /* 0: the accountant's cnp_interval_ns */
 	unsigned dst_port;               /* with cfg.dst_port_check: the receiver's port ... */
 	uint8_t dst_mac[6];              /* ... and MAC (all zero: not checked) */
+	bool bin_hist;                   /* with cfg.bin_hist: its latencies also go into the time
+					  * series' per-bin histograms (a workload's, not its aggressor's) */
 };
 
 /* What a receiving flow answers with (a profile's host responder). */
@@ -76,6 +78,7 @@ struct rp_acct_cfg {
 	uint64_t run_ns;                 /* sizes the time series (rp_ts_bins_for) */
 	uint64_t bin_ns;                 /* 0: 100 us */
 	bool flow_series;                /* also per-flow rx packets/bytes per bin */
+	bool bin_hist;                   /* a latency histogram per bin of the bin_hist flows */
 	uint64_t cnp_interval_ns;        /* 0: RP_CNP_INTERVAL_NS */
 	uint8_t cnp_dscp;                /* 0: RP_CNP_DSCP (48) */
 	bool cnp_dscp_set;               /* use cnp_dscp even when 0 */

@@ -146,6 +146,8 @@ static inline void rp_acct_record_latency(struct rp_acct *a, struct acct_flow *f
 	}
 	rp_shist_record(&fl->lat, now - tx);
 	rp_ts_latency(a->ts, now, now - tx);
+	if (fl->cfg.bin_hist)
+		rp_ts_latency_hist(a->ts, now, now - tx);
 }
 
 /* PSN tracking (analyze): for probe-less packets the PSN is what tells a

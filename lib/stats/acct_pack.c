@@ -104,6 +104,21 @@ static void put_hist(struct wr *w, const struct rp_hist *h)
 	}
 }
 
+/* The same bytes put_hist writes for the expansion of s. */
+static void put_shist(struct wr *w, const struct rp_shist *s)
+{
+	put64(w, s->count);
+	put64(w, s->min);
+	put64(w, s->max);
+	putld(w, s->mean);
+	putld(w, s->m2);
+	put32(w, s->count ? s->n : 0);
+	for (uint32_t i = 0; s->count && i < s->n; i++) {
+		put16(w, (uint16_t)(s->e[i] >> RP_SHIST_COUNT_BITS));
+		put64(w, s->e[i] & ((1ull << RP_SHIST_COUNT_BITS) - 1));
+	}
+}
+
 static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
 {
 	const struct rp_acct_flow_result *r = &a->flows[i].r;
@@ -210,6 +225,19 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 			put64(w, pk);
 			put64(w, by);
 		}
+	fix = (struct wr){w->buf, w->cap, at};
+	if (w->buf && at + 4 <= w->cap)
+		put32(&fix, n);
+	/* The per-bin latency histograms (cfg.bin_hist): the bins that hold samples. */
+	at = w->len, n = 0;
+	put32(w, 0);
+	for (size_t b = 0; t->hists && b < nb; b++) {
+		if (!t->hists[b].count)
+			continue;
+		n++;
+		put32(w, b);
+		put_shist(w, &t->hists[b]);
+	}
 	fix = (struct wr){w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
 		put32(&fix, n);
@@ -568,18 +596,7 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 			return fail(r, "merge buffer: series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
 		if (!t || !w->apply)
 			continue;
-		struct rp_ts_bin *y = &t->bins[b];
-		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
-			y->c[c] += x.c[c];
-		if (x.lat_count) {
-			y->lat_count += x.lat_count;
-			y->lat_min = x.lat_min < y->lat_min ? x.lat_min : y->lat_min;
-			y->lat_max = x.lat_max > y->lat_max ? x.lat_max : y->lat_max;
-			y->lat_sum += x.lat_sum;
-			y->lat_sumsq += x.lat_sumsq;
-			for (unsigned k = 0; k < RP_TS_PCTS; k++) /* an upper bound (acct_pack.h) */
-				y->lat_pct[k] = x.lat_pct[k] > y->lat_pct[k] ? x.lat_pct[k] : y->lat_pct[k];
-		}
+		rp_ts_bin_merge(&t->bins[b], &x); /* percentiles: an upper bound (acct_pack.h) */
 	}
 	uint32_t np = get32(r);
 	if (!fits(r, np, 4 + 2 + 1 + 16))
@@ -620,6 +637,29 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 			t->flow_pkts[(size_t)b * t->cfg.nflows + (size_t)i] += pk;
 			t->flow_bytes[(size_t)b * t->cfg.nflows + (size_t)i] += by;
 		}
+	}
+	uint32_t nh = get32(r);
+	if (!fits(r, nh, 4 + 5 * 8 + 4))
+		return false;
+	for (uint32_t n = 0; n < nh && !r->bad; n++) {
+		uint32_t b = get32(r), nidx = 0;
+		if (r->bad || !get_hist(r, w->h, w->idx, &nidx))
+			return false;
+		bool ok = !t || b < t->cfg.nbins;
+		if (ok && t && w->apply && t->hists) { /* a merged accountant without bin_hist ignores them */
+			struct rp_shist one;
+			rp_shist_init(&one);
+			ok = rp_shist_from(&one, w->h) == 0 && rp_shist_merge(&t->hists[b], &one) == 0;
+			rp_shist_free(&one);
+			if (!ok) {
+				hist_clear(w->h, w->idx, nidx);
+				return fail(r, "out of memory for the histogram of series bin %llu", U(b));
+			}
+		}
+		hist_clear(w->h, w->idx, nidx);
+		if (!ok)
+			return fail(r, "merge buffer: histogram of series bin %llu, the merged series has %llu", U(b),
+				    U(t->cfg.nbins));
 	}
 	return !r->bad;
 }

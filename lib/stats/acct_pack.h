@@ -49,13 +49,15 @@
  *   p50/p90/p99/p99.9 are the MAXIMUM over ranks, an upper bound of the
  *   true percentile of the bin (every rank has at most (1 - p) of its
  *   samples above its own p-quantile, so the union has at most (1 - p) above
- *   the largest), exact when one rank has the bin's samples.
+ *   the largest), exact when one rank has the bin's samples. With
+ *   cfg.bin_hist the bins' latency histograms (of the bin_hist flows) are
+ *   shipped whole and merged bucket by bucket: their percentiles are exact.
  * - end_ns is the latest rank's; unmatched (RoCE frames of no flow) is summed.
  * - not carried: track_psn state (per-QP PSN results, message and NAK ->
  *   resend times: analyze's, which runs in one process) and discovery.
  * A flow or port installed twice is overwritten by the later buffer.
  *
- * Buffer format, version 2 (little-endian, explicit counts; for ranks of the
+ * Buffer format, version 3 (little-endian, explicit counts; for ranks of the
  * same build; a field added to the tables below bumps the version):
  *   header: "RPAK" u16 version u16 nflow_u64 u16 nport_u64 u16 nprio_u64
  *           u64 total_len u64 start_ns u64 bin_ns u64 end_ns u64 unmatched
@@ -72,7 +74,8 @@
  *           u64 c[7], u64 lat_count lat_min lat_max lat_pct[4],
  *           f64 sum_hi sum_lo sumsq_hi sumsq_lo) in increasing bin order;
  *           u32 n, n x (u32 bin, u16 port record, u8 prio, u64 pfc, u64 paused_ns);
- *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes)
+ *           u32 n, n x (u32 bin, u32 flow id, u64 packets, u64 bytes);
+ *           u32 n, n x (u32 bin, hist) (cfg.bin_hist's, bins with samples)
  *   nothing after: total_len == the buffer's length.
  * Every read is bounds-checked: a truncated or corrupt buffer (or one of
  * another plan: an unknown flow id or port, another start or bin width) is
@@ -97,7 +100,7 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 2u /* 2: ports carry icrc_bad */
+#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: the series, per-bin histograms */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow
@@ -132,5 +135,19 @@ void rp_acct_merge_done(struct rp_acct *merged);
 typedef int (*rp_acct_row_fn)(void *ctx, const struct rp_acct_flow_result *row, const struct rp_hist *lat);
 int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
 			size_t errlen);
+
+/* One process, several RX lcores (run --lcores): each lcore's accountant
+ * was created from the same cfg (same flows, ports, start, bins) and saw a
+ * share of the frames. dst += src, before either is finished: counters
+ * add, the probe sequence state adds (unique, duplicates, reordered; loss is
+ * then sent - unique at rp_acct_finish(dst), exactly), latency histograms
+ * merge bucket by bucket, QPs by DestQP, first/last times widen, time bins
+ * add as the ranks' do (rp_ts_bin_merge: per-bin percentiles the maximum,
+ * an upper bound, exact when one lcore has the bin's samples), ports' pause
+ * state adds (exact when one lcore got the port's PFC frames: they carry no
+ * UDP and RSS leaves them on queue 0). src keeps its state; destroy it
+ * after. -1 (dst half-added: give up the result) when the two do not have
+ * the same shape, either is finished, or memory runs out. */
+int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src);
 
 #endif

@@ -106,6 +106,12 @@ uint64_t rp_hist_rank(uint64_t n, uint32_t ppm)
 	return r ? r : 1;
 }
 
+/* A bucket's upper bound as reported: clamped to the exact [min, max]. */
+static uint64_t reported(uint64_t upper, uint64_t min, uint64_t max)
+{
+	return upper > max ? max : upper < min ? min : upper;
+}
+
 uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
 {
 	if (h->count == 0)
@@ -113,34 +119,55 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
 	uint64_t rank = rp_hist_rank(h->count, ppm), seen = 0;
 	for (size_t i = 0; i < RP_HIST_BUCKETS; i++) {
 		seen += h->b[i];
-		if (seen >= rank) {
-			uint64_t v = rp_hist_bucket_hi(i);
-			return v > h->max ? h->max : v < h->min ? h->min : v;
-		}
+		if (seen >= rank)
+			return reported(rp_hist_bucket_hi(i), h->min, h->max);
 	}
 	return h->max;
 }
 
+static double stdev_of(uint64_t count, long double m2)
+{
+	long double var = count ? m2 / (long double)count : 0;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
+}
+
 double rp_hist_stdev(const struct rp_hist *h)
 {
-	if (h->count == 0)
-		return 0.0;
-	long double var = h->m2 / (long double)h->count;
-	return var > 0 ? (double)sqrtl(var) : 0.0;
+	return stdev_of(h->count, h->m2);
+}
+
+void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max, long double mean,
+			    long double m2, rp_hist_walk_fn next, const void *h)
+{
+	memset(s, 0, sizeof(*s));
+	if (count == 0)
+		return;
+	s->count = count;
+	s->min = min;
+	s->max = max;
+	s->mean = (double)mean;
+	s->stdev = stdev_of(count, m2);
+	/* rp_hist_pct_ppm ascends, so one walk meets every rank in turn. */
+	size_t pos = 0;
+	uint64_t upper, n, seen = 0;
+	unsigned k = 0;
+	while (k < RP_PCT_COUNT && next(h, &pos, &upper, &n)) {
+		seen += n;
+		for (; k < RP_PCT_COUNT && seen >= rp_hist_rank(count, rp_hist_pct_ppm[k]); k++)
+			s->pct[k] = reported(upper, min, max);
+	}
+	for (; k < RP_PCT_COUNT; k++)
+		s->pct[k] = max;
+}
+
+static bool walk_hist(const void *h, size_t *pos, uint64_t *upper, uint64_t *count)
+{
+	return rp_hist_next(h, pos, upper, count);
 }
 
 void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s)
 {
-	memset(s, 0, sizeof(*s));
-	if (h->count == 0)
-		return;
-	s->count = h->count;
-	s->min = h->min;
-	s->max = h->max;
-	s->mean = (double)h->mean;
-	s->stdev = rp_hist_stdev(h);
-	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		s->pct[i] = rp_hist_percentile(h, rp_hist_pct_ppm[i]);
+	rp_hist_summarize_walk(s, h->count, h->min, h->max, h->mean, h->m2, walk_hist, h);
 }
 
 bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count)

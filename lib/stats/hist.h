@@ -80,6 +80,14 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm);
 double rp_hist_stdev(const struct rp_hist *h);
 void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s);
 
+/* The one summary walk, for any store of rp_hist's buckets (rp_hist, rp_shist):
+ * count, min, max and the Welford state as kept, and next walking the
+ * non-empty buckets in value order as rp_hist_next does. Every percentile is
+ * rp_hist_percentile's answer, found in a single pass. */
+typedef bool (*rp_hist_walk_fn)(const void *h, size_t *pos, uint64_t *upper, uint64_t *count);
+void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max, long double mean,
+			    long double m2, rp_hist_walk_fn next, const void *h);
+
 /* Walks the non-empty buckets in value order: start with *pos = 0; returns
  * false at the end. upper is the bucket's inclusive upper bound. */
 bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count);

@@ -1,6 +1,5 @@
 #include "shist.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,33 +131,14 @@ int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
 	return 0;
 }
 
-/* rp_hist_percentile over the entries. */
-static uint64_t percentile(const struct rp_shist *s, uint32_t ppm)
+static bool walk_shist(const void *s, size_t *pos, uint64_t *upper, uint64_t *count)
 {
-	uint64_t rank = rp_hist_rank(s->count, ppm), seen = 0;
-	for (uint32_t i = 0; i < s->n; i++) {
-		seen += CNT(s->e[i]);
-		if (seen >= rank) {
-			uint64_t v = rp_hist_bucket_hi(IDX(s->e[i]));
-			return v > s->max ? s->max : v < s->min ? s->min : v;
-		}
-	}
-	return s->max;
+	return rp_shist_next(s, pos, upper, count);
 }
 
 void rp_shist_summarize(const struct rp_shist *s, struct rp_hist_summary *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (s->count == 0)
-		return;
-	out->count = s->count;
-	out->min = s->min;
-	out->max = s->max;
-	out->mean = (double)s->mean;
-	long double var = s->m2 / (long double)s->count;
-	out->stdev = var > 0 ? (double)sqrtl(var) : 0.0;
-	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		out->pct[i] = percentile(s, rp_hist_pct_ppm[i]);
+	rp_hist_summarize_walk(out, s->count, s->min, s->max, s->mean, s->m2, walk_shist, s);
 }
 
 size_t rp_shist_bytes(const struct rp_shist *s)

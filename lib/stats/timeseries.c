@@ -34,7 +34,10 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 		t->flow_pkts = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
 		t->flow_bytes = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
 	}
-	if (!t->bins || !t->open_hist || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
+	if (t->cfg.bin_hist && (t->hists = calloc(nb, sizeof(*t->hists))))
+		for (size_t i = 0; i < nb; i++)
+			rp_shist_init(&t->hists[i]);
+	if (!t->bins || !t->open_hist || (t->cfg.bin_hist && !t->hists) || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
 		rp_ts_destroy(t);
 		return NULL;
 	}
@@ -51,6 +54,9 @@ void rp_ts_destroy(struct rp_ts *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; t->hists && i < t->cfg.nbins; i++)
+		rp_shist_free(&t->hists[i]);
+	free(t->hists);
 	free(t->bins);
 	free(t->open_hist);
 	free(t->pfc);
@@ -116,6 +122,14 @@ void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 	bin->lat_sumsq += (long double)lat_ns * (long double)lat_ns;
 }
 
+/* Not rp_ts_bin_of: the sample's rp_ts_latency already counted it if outside. */
+void rp_ts_latency_hist(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
+{
+	if (!t->hists || now_ns < t->cfg.start_ns || now_ns >= t->end_ns)
+		return;
+	rp_shist_record(&t->hists[(now_ns - t->cfg.start_ns) / t->cfg.bin_ns], lat_ns);
+}
+
 void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio)
 {
 	long b = rp_ts_bin_of(t, now_ns);
@@ -151,7 +165,7 @@ static bool bin_used(const struct rp_ts *t, size_t b)
 	for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
 		if (bin->c[c])
 			return true;
-	if (bin->lat_count)
+	if (bin->lat_count || (t->hists && t->hists[b].count))
 		return true;
 	for (size_t i = 0; i < t->cfg.nports * 8; i++)
 		if (t->pfc[b * t->cfg.nports * 8 + i] || t->paused[b * t->cfg.nports * 8 + i])
@@ -165,4 +179,19 @@ size_t rp_ts_used_bins(const struct rp_ts *t)
 	while (n > 0 && !bin_used(t, n - 1))
 		n--;
 	return n;
+}
+
+void rp_ts_bin_merge(struct rp_ts_bin *y, const struct rp_ts_bin *x)
+{
+	for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
+		y->c[c] += x->c[c];
+	if (!x->lat_count)
+		return;
+	y->lat_count += x->lat_count;
+	y->lat_min = x->lat_min < y->lat_min ? x->lat_min : y->lat_min;
+	y->lat_max = x->lat_max > y->lat_max ? x->lat_max : y->lat_max;
+	y->lat_sum += x->lat_sum;
+	y->lat_sumsq += x->lat_sumsq;
+	for (unsigned k = 0; k < RP_TS_PCTS; k++)
+		y->lat_pct[k] = x->lat_pct[k] > y->lat_pct[k] ? x->lat_pct[k] : y->lat_pct[k];
 }

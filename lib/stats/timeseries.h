@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "shist.h"
 
 #define RP_TS_BIN_NS 100000ull      /* 100 us */
 #define RP_TS_MAX_BINS 1000000u     /* a cap on memory: ~0.3 KiB per bin and port */
@@ -54,6 +55,7 @@ struct rp_ts_cfg {
 	size_t nbins;      /* e.g. rp_ts_bins_for(run_ns, bin_ns) */
 	size_t nflows;     /* per-flow rx packets/bytes series; 0: none */
 	size_t nports;
+	bool bin_hist;     /* also a mergeable latency histogram per bin (rp_ts_latency_hist) */
 };
 
 struct rp_ts {
@@ -69,6 +71,7 @@ struct rp_ts {
 	uint64_t end_ns;           /* start_ns + nbins x bin_ns: at or after it, no bin */
 	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */
 	long last_bin;             /* -1: none yet */
+	struct rp_shist *hists;    /* [nbins] with cfg.bin_hist: exact, sparse, mergeable */
 };
 
 /* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */
@@ -113,6 +116,15 @@ static inline void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint6
 	rp_ts_rx_n(t, now_ns, flow, 1, bytes, ce);
 }
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* With cfg.bin_hist: lat_ns into the histogram of now_ns's bin (nothing
+ * else: call rp_ts_latency too for the bin's own figures). A caller's
+ * choice of samples, e.g. a workload's flows and not its aggressor's. */
+void rp_ts_latency_hist(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* The bin's histogram (NULL without cfg.bin_hist). */
+static inline const struct rp_shist *rp_ts_hist(const struct rp_ts *t, size_t bin)
+{
+	return t->hists && bin < t->cfg.nbins ? &t->hists[bin] : NULL;
+}
 /* Closes the open bin's percentiles; call once the last sample is in. */
 void rp_ts_flush(struct rp_ts *t);
 void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio);
@@ -129,6 +141,11 @@ static inline uint64_t rp_ts_paused_ns(const struct rp_ts *t, size_t bin, size_t
 {
 	return t->paused[(bin * t->cfg.nports + port) * 8 + prio];
 }
+/* dst += src for one bin: counters and the latency count, min, max, sum and
+ * sum of squares exactly; p50..p99.9 the larger of the two (an upper bound
+ * of the union's: neither part has more than (1 - p) of its samples above
+ * its own quantile). The ranks' merge and the lcores' both use it. */
+void rp_ts_bin_merge(struct rp_ts_bin *dst, const struct rp_ts_bin *src);
 /* The number of bins up to the last one that holds anything (for output). */
 size_t rp_ts_used_bins(const struct rp_ts *t);
 

@@ -35,6 +35,40 @@ static void flow_cfg(const struct rp_plan *plan, const struct rp_flow *f, struct
 	memcpy(c->dst_mac, dst->mac, 6);
 }
 
+static bool sender_verbs(const struct rp_plan *plan, const struct rp_flow *f)
+{
+	return plan->prof->hosts[f->src].engine.engine == RP_ENGINE_VERBS;
+}
+
+/* Senders of both engines: a mixed run. */
+static bool plan_mixed(const struct rp_plan *plan)
+{
+	bool seen[2] = {false, false};
+	for (size_t i = 0; i < plan->nflows; i++)
+		seen[sender_verbs(plan, &plan->flows[i])] = true;
+	return seen[0] && seen[1];
+}
+
+size_t rp_plan_aggression(const struct rp_plan *plan, struct rp_plan_window *w, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; plan_mixed(plan) && i < plan->nflows; i++) {
+		const struct rp_flow *f = &plan->flows[i];
+		if (sender_verbs(plan, f))
+			continue;
+		size_t k = 0;
+		while (k < n && w[k].traffic != f->traffic)
+			k++;
+		if (k == n && n == max)
+			continue;
+		if (k == n)
+			w[n++] = (struct rp_plan_window){.traffic = f->traffic, .start_ns = f->pace.start_ns, .end_ns = f->end_ns};
+		w[k].start_ns = f->pace.start_ns < w[k].start_ns ? f->pace.start_ns : w[k].start_ns;
+		w[k].end_ns = f->end_ns > w[k].end_ns ? f->end_ns : w[k].end_ns;
+	}
+	return n;
+}
+
 int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, uint32_t **flow_of, char *err,
 			  size_t errlen)
 {
@@ -52,11 +86,13 @@ int rp_acct_cfg_from_plan(const struct rp_plan *plan, struct rp_acct_cfg *cfg, u
 	}
 	size_t n = 0;
 	uint64_t end = 0;
+	cfg->bin_hist = plan_mixed(plan); /* the verbs flows are the workload */
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];
 		if (f->kind != RP_TRAFFIC_RDMA)
 			continue;
 		flow_cfg(plan, f, &flows[n]);
+		flows[n].bin_hist = cfg->bin_hist && sender_verbs(plan, f);
 		map[n++] = f->id;
 		if (f->end_ns > end)
 			end = f->end_ns;

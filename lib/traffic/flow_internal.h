@@ -9,6 +9,7 @@ struct rp_plan_builder {
 	size_t cap;
 	size_t phase_cap;
 	uint32_t *next_qpn; /* [nhosts] */
+	uint32_t *nic_rr;   /* [nservers]: the host's flows that picked a NIC round-robin so far */
 	char *err;
 	size_t errlen;
 };
@@ -36,6 +37,10 @@ void rp_flow_count(struct rp_flow *f);
 int rp_flow_next_hop(struct rp_plan_builder *b, struct rp_flow *f);
 /* Appends a copy of f, numbering its QPs; -1 on out of memory. */
 int rp_plan_add_flow(struct rp_plan_builder *b, const struct rp_flow *f);
+/* nic_pick.c: the NICs a flow of entry t from *src to *dst uses, where a
+ * _spread end named a whole host of several NICs (its NIC 0 in *src or *dst). */
+void rp_plan_pick_nics(struct rp_plan_builder *b, uint16_t t, uint16_t *src, bool src_spread, uint16_t *dst,
+		       bool dst_spread);
 int rp_plan_add_phase(struct rp_plan_builder *b, const struct rp_phase *ph);
 int rp_plan_expand(struct rp_plan_builder *b, uint16_t t);
 

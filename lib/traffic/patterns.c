@@ -3,10 +3,15 @@
 
 #include "flow_internal.h"
 
-static int add_pair(struct rp_plan_builder *b, uint16_t t, uint16_t src, uint16_t dst, const struct rp_flow_when *w)
+/* A flow from member i of the entry's hosts to member j of its hosts
+ * (peer false) or peers (peer true), on the NICs rp_plan_pick_nics picks. */
+static int add_pair(struct rp_plan_builder *b, uint16_t t, size_t i, bool peer, size_t j, const struct rp_flow_when *w)
 {
 	struct rp_flow f;
 	const struct rp_profile *prof = b->plan->prof;
+	const struct rp_traffic *tr = &prof->traffic[t];
+	uint16_t src = tr->hosts[i], dst = peer ? tr->peers[j] : tr->hosts[j];
+	rp_plan_pick_nics(b, t, &src, tr->hosts_spread[i], &dst, peer ? tr->peers_spread[j] : tr->hosts_spread[j]);
 	if (rp_flow_setup_rdma(&f, prof, t, src, dst, w)) {
 		snprintf(b->err, b->errlen, "traffic '%s': the rate of %s rounds to 0 bit/s", prof->traffic[t].name,
 			 prof->hosts[src].name);
@@ -44,7 +49,7 @@ static int expand_permutation(struct rp_plan_builder *b, uint16_t t, const struc
 	uint16_t perm[RP_MAX_HOSTS];
 	derangement(perm, tr->nhosts, tr->seed);
 	for (size_t i = 0; i < tr->nhosts; i++)
-		if (add_pair(b, t, tr->hosts[i], tr->hosts[perm[i]], w))
+		if (add_pair(b, t, i, false, perm[i], w))
 			return -1;
 	return 0;
 }
@@ -87,7 +92,7 @@ static int expand_all_to_all(struct rp_plan_builder *b, uint16_t t, const struct
 		if (rp_plan_add_phase(b, &ph))
 			return -1;
 		for (size_t i = 0; i < n; i++)
-			if (add_pair(b, t, tr->hosts[i], tr->hosts[(i + k) % n], &w))
+			if (add_pair(b, t, i, false, (i + k) % n, &w))
 				return -1;
 	}
 	return 0;
@@ -122,15 +127,15 @@ int rp_plan_expand(struct rp_plan_builder *b, uint16_t t)
 	}
 	switch (tr->pattern) {
 	case RP_PATTERN_FLOW:
-		return add_pair(b, t, tr->hosts[0], tr->peers[0], &w);
+		return add_pair(b, t, 0, true, 0, &w);
 	case RP_PATTERN_INCAST:
 		for (size_t i = 0; i < tr->nhosts; i++)
-			if (add_pair(b, t, tr->hosts[i], tr->peers[0], &w))
+			if (add_pair(b, t, i, true, 0, &w))
 				return -1;
 		return 0;
 	case RP_PATTERN_FAN_OUT:
 		for (size_t i = 0; i < tr->npeers; i++)
-			if (add_pair(b, t, tr->hosts[0], tr->peers[i], &w))
+			if (add_pair(b, t, 0, true, i, &w))
 				return -1;
 		return 0;
 	case RP_PATTERN_PERMUTATION:

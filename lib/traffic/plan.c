@@ -93,11 +93,12 @@ int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err
 	size_t nh = prof->nhosts;
 	struct rp_plan_builder b = {.plan = plan, .err = err, .errlen = errlen};
 	b.next_qpn = calloc(nh ? nh : 1, sizeof(*b.next_qpn));
+	b.nic_rr = calloc(prof->nservers ? prof->nservers : 1, sizeof(*b.nic_rr));
 	plan->load = calloc(nh ? nh : 1, sizeof(*plan->load));
 	plan->pair_bytes = calloc(nh * nh + 1, sizeof(*plan->pair_bytes));
 	plan->pair_packets = calloc(nh * nh + 1, sizeof(*plan->pair_packets));
 	int rc = -1;
-	if (!b.next_qpn || !plan->load || !plan->pair_bytes || !plan->pair_packets) {
+	if (!b.next_qpn || !b.nic_rr || !plan->load || !plan->pair_bytes || !plan->pair_packets) {
 		snprintf(err, errlen, "out of memory");
 	} else {
 		for (size_t h = 0; h < nh; h++)
@@ -107,6 +108,7 @@ int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err
 			rc = rp_plan_expand(&b, (uint16_t)t);
 	}
 	free(b.next_qpn);
+	free(b.nic_rr);
 	if (rc) {
 		rp_plan_free(plan);
 		return -1;

@@ -54,6 +54,8 @@ struct vend {
 	uint64_t qmsgs[RP_MAX_QP], qbytes[RP_MAX_QP];
 	struct rp_hist *lat; /* [nqp]: completion (sender) or one-way (receiver) latency */
 	uint64_t bad[RP_MAX_QP]; /* receiver: messages without a valid probe of this flow */
+	bool failed;         /* sender: a completion in error (its QP is in the error state): it stops */
+	bool abandoned;      /* sender: its receiver's host is gone; what is outstanding is given up */
 };
 
 struct rp_vengine {
@@ -64,6 +66,7 @@ struct rp_vengine {
 	size_t nends;
 	size_t *base; /* [plan->nflows] */
 	size_t nrecs;
+	char failed[RP_ERR_LEN + 128]; /* the first sender end's completion error ("": none) */
 };
 
 bool rp_vengine_is_verbs(const struct rp_plan *plan, size_t i)
@@ -431,10 +434,14 @@ static int poll_send(struct rp_vengine *e, struct vend *d, char *err, size_t err
 	for (int i = 0; i < n; i++) {
 		unsigned q = (unsigned)(wc[i].wr_id >> 32), k = (unsigned)(wc[i].wr_id & 0xffffffffu);
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			snprintf(err, errlen, "host '%s', flow %u QP %u: send completion %s (vendor error 0x%x)",
-				 flow_host(e, d), d->f->id, d->conn.qp[q]->qp_num, ibv_wc_status_str(wc[i].status),
-				 wc[i].vendor_err);
-			return RP_V_FAIL;
+			/* Its peer is gone (a rank that died: retries exceeded) or broke: this end
+			 * stops (the rest of its posts flush in error), every other end goes on. */
+			if (!d->failed && !e->failed[0])
+				snprintf(e->failed, sizeof(e->failed), "host '%s', flow %u QP %u: send completion %s (vendor "
+					 "error 0x%x)", flow_host(e, d), d->f->id, d->conn.qp[q]->qp_num,
+					 ibv_wc_status_str(wc[i].status), wc[i].vendor_err);
+			d->failed = d->done = true;
+			continue;
 		}
 		d->outstanding[q]--;
 		d->qmsgs[q]++;
@@ -484,6 +491,8 @@ static int poll_recv(struct rp_vengine *e, struct vend *d, char *err, size_t err
 
 static bool sender_idle(const struct vend *d)
 {
+	if (d->failed || d->abandoned)
+		return true;
 	if (!d->done)
 		return false;
 	for (unsigned q = 0; q < d->nqp; q++)
@@ -533,6 +542,11 @@ int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_
 		}
 		if (stopping && busy && now - stop_at > RP_VENGINE_DRAIN_NS)
 			busy = false; /* outstanding messages that never complete are given up */
+		for (size_t i = 0; stopping && busy && r->host_lost && i < e->nends; i++) {
+			struct vend *d = &e->ends[i];
+			if (d->send && !d->abandoned && r->host_lost(r->host_lost_arg, d->f->dst))
+				d->abandoned = true; /* seen as idle from the next pass */
+		}
 		if (!busy && !told) {
 			told = true;
 			if (r->tx_done)
@@ -554,6 +568,10 @@ int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_
 		nanosleep(&ts, NULL);
 	}
 	*end_ns = now_ns(e);
+	if (rc == RP_V_OK && e->failed[0]) {
+		snprintf(err, errlen, "%s", e->failed);
+		rc = RP_V_FAIL;
+	}
 	return rc;
 }
 

@@ -93,9 +93,16 @@ struct rp_vengine_run {
 	 * alone, done with its own). */
 	volatile bool *tx_done;
 	volatile bool *others_done;
+	/* After a stop: is host h gone (a rank that died)? A sender end toward it
+	 * gives up its outstanding messages at once (they would only complete
+	 * in error, after the NIC's retries, or never). NULL: no host is. */
+	bool (*host_lost)(void *arg, unsigned host);
+	void *host_lost_arg;
 };
-/* Runs until done; 0, or RP_V_FAIL with err (a completion in error). *end_ns:
- * the clock when it stopped. */
+/* Runs until done; 0, or RP_V_FAIL with err (a completion in error). A send
+ * completion in error (a peer that died: retries exceeded) stops that end
+ * only; the others run to their end, and err names the first. *end_ns: the
+ * clock when it stopped. */
 int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_t *end_ns, char *err, size_t errlen);
 
 /* What each local sender end sent, as rp_acct_set_tx wants it (messages,

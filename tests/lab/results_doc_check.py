@@ -153,13 +153,15 @@ m = re.search(r"rp_switch_drop_name\(.*?names\[RP_DROP_REASONS\] = \{(.*?)\}", s
 reasons = set(re.findall(r'"([^"]+)"', m.group(1) if m else "")) - {"none"}
 expect(len(reasons) >= 6 and reasons <= rows,
        f"every drop reason rp_switch_drop_name returns ({sorted(reasons)}) has a row (missing: {sorted(reasons - rows)})")
-# engine: verbs needs an RDMA device (the VM lab's tests/vm/run_verbs.sh checks those results).
-m = re.search(r'^## "verbs".*?(?=^## )', doc, re.S | re.M)
+# engine: verbs needs an RDMA device (the VM lab's tests/vm/run_verbs.sh checks those results,
+# and tests/vm/run_mixed.sh the "aggression" of a mixed run).
 only_verbs = set()
-for line in (m.group(0) if m else "").splitlines():
-    c = re.match(r"\|\s*(`[^|]*`)\s*\|", line)
-    if c:
-        only_verbs.update(re.findall(KEY, c.group(1)))
+for section in ('"verbs"', '"aggression"'):
+    m = re.search(r'^## ' + section + r'.*?(?=^## )', doc, re.S | re.M)
+    for line in (m.group(0) if m else "").splitlines():
+        c = re.match(r"\|\s*(`[^|]*`)\s*\|", line)
+        if c:
+            only_verbs.update(re.findall(KEY, c.group(1)))
 if DPDK:  # run, analyze and gen keys are only known with DPDK; without it, lab keys are a subset
     only_ranks = set() if MPI else {"launcher", "latency_bound_ns", "ranks"}  # the "cluster" section's own keys
     only_ranks |= only_verbs - set(seen)

@@ -16,7 +16,9 @@ sigint: Ctrl-C in the middle of a 60 s run whose receiver drops every 10th frame
 delays the rest by 1 ms on purpose (about 110 frames held at any time): the frames in
 flight are drained before the count, so lost == the frames dropped on purpose, exactly.
 
-usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint)
+idle: the loss case's answers with --idle-us 200, and less CPU than polling without rest.
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint, idle)
 """
 import json
 import os
@@ -95,6 +97,25 @@ def case_loss(tmp):
     expect(len(pngs) == 3 and all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs), f"tools/plot drew {pngs}")
     summary = open(os.path.join(out, "summary.txt")).read()
     expect(" 1000 " in summary.splitlines()[3], "summary.txt shows the loss")
+
+
+def case_idle(tmp):
+    # --idle-us: the same known answers as the loss case (every 10th of 10001 dropped, every 7th
+    # CE-marked unless dropped), at 30 Mbit/s (10001 x 1122 B x 8 / 30e6 = 3.0 s of traffic), and
+    # the CPU it takes: polling without rest against sleeping 200 us after a poll that moved
+    # nothing, in the same invocation (the machine's load hits both).
+    import resource
+    text = profile("{drop_every: 10, ce_every: 7}").replace("rate: 1G", "rate: 30M")
+    cpu = {}
+    for tag, args in (("spin", ()), ("idle", ("--idle-us", "200"))):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        j, _ = run(tmp, text, *args)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[tag] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        f = j["flows"][0]
+        expect(f["tx_packets"] == 10001 and f["rx_packets"] == 9001 and f["lost"] == 1000 and f["ce"] == 1286,
+               f"{tag}: tx {f['tx_packets']} rx {f['rx_packets']} lost {f['lost']} ce {f['ce']} == 10001/9001/1000/1286")
+    expect(cpu["idle"] < 0.5 * cpu["spin"], f"--idle-us 200 took {cpu['idle']:.2f} s of CPU, polling {cpu['spin']:.2f} s")
 
 
 def case_burst(tmp):
@@ -223,6 +244,6 @@ def case_sigint(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    {"sigint": case_sigint, "loss": case_loss, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
+    {"sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
      "misdelivered": case_misdelivered}[CASE](tmp)
 finish(CASE)

@@ -21,12 +21,13 @@
   permutation  a non-blocking k=8 fat-tree (128 hosts, 8 pods, 4 leaves + 4 aggs each, 16
           cores, 100G everywhere), a permutation of 128 single-QP flows
 
-  rail    profiles/rail-pod-128.yaml: 16 servers x 8 NICs, NIC r on rail leaf r, 16 spines,
-          rail-aligned all-to-all (its comment's promises); then s0r0 -> s1r3 across rails:
+  rail    profiles/rail-pod-128.yaml: 16 hosts of 8 NICs (nics: 8), NIC r on rail leaf r, 16
+          spines, rail-aligned all-to-all (its comment's promises); then s0.nic0 -> s1.nic3
+          across rails:
 
             spine0 .. spine15
             leaf0 (rail 0) .. leaf7 (rail 7)
-            s0r0 .. s15r0      s0r7 .. s15r7
+            s0.nic0 .. s15.nic0      s0.nic7 .. s15.nic7
 
   determinism  the k=4 fat-tree permutation twice with --capture: same result.json (bar
           environment) and same pcaps, byte for byte; another fabric.seed moves flows
@@ -275,7 +276,7 @@ def case_permutation(tmp):
 def case_rail(tmp):
     j = lab(f"{PROFILES}/rail-pod-128.yaml", os.path.join(tmp, "pod"))
     sw = {s["name"]: s for s in j["switches"]}
-    placed = all(sw[f"leaf{r}"]["ports"][s]["peer"] == f"s{s}r{r}" for s in range(16) for r in range(8))
+    placed = all(sw[f"leaf{r}"]["ports"][s]["peer"] == f"s{s}.nic{r}" for s in range(16) for r in range(8))
     expect(placed, "NIC r of server s is on rail leaf r, port s")
     expect(len(sw) == 24 and all(len(sw[f"leaf{r}"]["ports"]) == 32 for r in range(8)),
            "8 rail leaves of 16 server ports + 16 uplinks, 16 spines")
@@ -288,19 +289,30 @@ def case_rail(tmp):
     expect(pfc == 0, f"no PFC at all ({pfc} frames)")
     good = j["headline"]["goodput_gbps"]
     expect(abs(good - 128 * 200 * 4096 / 4194) <= 0.01 * 25000, f"goodput {good:.0f} Gbit/s == 128 x 195.3 within 1%")
-    # Across rails: NIC 0 of server 0 to NIC 3 of server 1 leaves rail 0 through a spine and
+    # Each host's row is its 8 NICs: per NIC 15 flows x 2 messages x 64 frames = 1920 out
+    # and 1920 in (no replies: respond is off), so 15360 per host, and every NIC listed.
+    hosts = j["hosts"]
+    expect(len(hosts) == 16 and all([n["name"] for n in h["nics"]] == [f"{h['name']}.nic{r}" for r in range(8)]
+                                    for h in hosts), "16 hosts, each listing its NICs nic0 .. nic7")
+    expect(all(n["tx_frames"] == 1920 and n["rx_frames"] == 1920 for h in hosts for n in h["nics"]),
+           "every NIC sent and received 1920 frames")
+    expect(all(h["tx_frames"] == 15360 == sum(n["tx_frames"] for n in h["nics"]) and h["rx_frames"] == 15360
+               for h in hosts), "every host: 15360 frames out and in, the sum of its NICs")
+    expect(all(n["switch"] == f"leaf{r}" and n["port"] == int(h["name"][1:]) for h in hosts
+               for r, n in enumerate(h["nics"])), "hosts[].nics[r] is on leaf r, port = the host's number")
+    # Across rails: NIC 0 of host 0 to NIC 3 of host 1 leaves rail 0 through a spine and
     # comes down on rail leaf 3; 4 QPs, 100 single-frame messages: 100 frames through spines.
     path = os.path.join(tmp, "cross.yaml")
     with open(path, "w") as f:
         f.write(open(f"{PROFILES}/rail-pod-128.yaml").read().split("traffic:")[0] +
-                "traffic:\n  - {pattern: flow, src: s0r0, dst: s1r3, message_size: 4KiB, messages: 100, qps: 4}\n"
-                "fabric: {topology: rail, rails: 8, spines: 16, uplink: {speed: 200G}}\n")
+                "traffic:\n  - {pattern: flow, src: s0.nic0, dst: s1.nic3, message_size: 4KiB, messages: 100, qps: 4}\n"
+                "fabric: {topology: rail, spines: 16, uplink: {speed: 200G}}\n")
     j = lab(path, os.path.join(tmp, "cross"))
     sw = {s["name"]: s for s in j["switches"]}
     spine_pk = {n: sum(p["tx_pkts"] for p in s["ports"]) for n, s in sw.items() if s["role"] == "spine"}
     expect(sum(spine_pk.values()) == 100, f"100 frames cross the spines ({sum(spine_pk.values())})")
     expect(all(p["tx_pkts"] == 0 for p in sw["leaf3"]["ports"][16:]) and sw["leaf3"]["ports"][1]["tx_pkts"] == 100,
-           "rail leaf 3 delivers all 100 to s1r3 on its port 1")
+           "rail leaf 3 delivers all 100 to s1.nic3 on its port 1")
     expect(sum(1 for v in spine_pk.values() if v) <= 4, f"4 QPs: at most 4 spines used ({spine_pk})")
 
 

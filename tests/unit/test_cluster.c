@@ -58,6 +58,33 @@ static void test_bind_default_and_keys(void **state)
 	rp_profile_free(p);
 }
 
+/* A host of several NICs is one host: its NICs (hosts[] entries) share its rank. */
+#define HN(i, nics, extra)                                                                                  \
+	"  - {name: h" #i ", nics: " #nics ", mac: \"02:00:00:00:0" #i ":00\", ipv4: 10.0." #i ".1" extra "}\n"
+static void test_bind_nics(void **state)
+{
+	(void)state;
+	struct rp_rank_info r[4];
+	int hr[8];
+	char err[ERRLEN];
+	ranks4(r);
+	struct rp_profile *p = load(HN(1, 2, "") HN(2, 3, "") H(3, "") H(4, ""));
+	assert_int_equal(p->nhosts, 7);
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), 0);
+	static const int want[7] = {0, 0, 1, 1, 1, 2, 3}; /* h1.nic0, h1.nic1, h2.nic0..2, h3, h4 */
+	for (int h = 0; h < 7; h++)
+		assert_int_equal(hr[h], want[h]);
+	rp_profile_free(p);
+
+	/* node b's hosts h1, h2 (2 NICs each) take b's ranks 2 and 3, one per host */
+	p = load(HN(1, 2, ", node: b") HN(2, 2, ", node: b") H(3, ", node: a") H(4, ", node: a"));
+	assert_int_equal(rp_cluster_bind(p, r, 4, hr, err, sizeof(err)), 0);
+	static const int want_node[6] = {2, 2, 3, 3, 0, 1};
+	for (int h = 0; h < 6; h++)
+		assert_int_equal(hr[h], want_node[h]);
+	rp_profile_free(p);
+}
+
 static void test_bind_errors(void **state)
 {
 	(void)state;
@@ -190,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bind_default_and_keys),
+		cmocka_unit_test(test_bind_nics),
 		cmocka_unit_test(test_bind_errors),
 		cmocka_unit_test(test_single_process),
 		cmocka_unit_test(test_bind_template),

@@ -80,6 +80,7 @@ static struct rp_acct *make(const struct rp_acct_cfg *c)
 struct world {
 	struct rp_acct *ref;
 	struct rp_acct *rank[NH];
+	struct rp_acct *lcore[2]; /* one process, two RX lcores (rp_acct_absorb): frames split as queues would */
 	bool every_port; /* each rank's accountant has every host's port, fed at its own (as run) */
 };
 
@@ -97,10 +98,31 @@ static void replies(struct world *w, uint64_t now, struct rp_reply *r)
 	}
 }
 
+/* Which of two RX queues a frame lands on: f0's and f2's data by PSN parity
+ * (halves of one flow on two lcores, as two QPs of it on two queues), f1
+ * (its duplicate included) and f3 (CNP rule state: one QP is one queue) on
+ * queue 1 and 0; PFC on 0, PAUSE, replies and the rest on 1. */
+static unsigned lane_of(const uint8_t *buf, size_t len)
+{
+	struct rp_frame f;
+	enum rp_frame_kind k = rp_frame_parse(buf, len, len, &f);
+	if (k == RP_KIND_PFC)
+		return 0;
+	if (k != RP_KIND_ROCE)
+		return 1;
+	if (f.bth.dqpn == flows[0].rqpn || f.bth.dqpn == flows[2].rqpn)
+		return f.bth.psn & 1;
+	return f.bth.dqpn == flows[3].rqpn ? 0 : 1;
+}
+
 static void deliver(struct world *w, unsigned host, uint64_t now, const uint8_t *buf, size_t len, bool answer)
 {
 	struct rp_reply r;
-	if (w->ref) {
+	if (w->lcore[0]) {
+		rp_acct_rx(w->lcore[lane_of(buf, len)], host, now, buf, len, len, answer ? &r : NULL);
+		if (answer)
+			replies(w, now, &r);
+	} else if (w->ref) {
 		rp_acct_rx(w->ref, host, now, buf, len, len, answer ? &r : NULL);
 		if (answer) {
 			struct world only_ref = {.ref = w->ref};
@@ -428,6 +450,57 @@ static void report_equals_one_process(void **state)
 	json_decref(b);
 }
 
+/* Two lcores' accountants of one process, each with every port and a share
+ * of the frames (f0 and f2 split in halves), absorbed into one before the
+ * finish: result.json's flows, ports and latency equal the one-accountant
+ * run's key for key; the time series too, but the per-bin percentiles (an
+ * upper bound, as the ranks'). */
+static void lcores_equal_one(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_acct_cfg c = cfg_with(all_ports, NH);
+	struct world w = {.lcore = {make(&c), make(&c)}};
+	play(&w);
+	assert_int_equal(rp_acct_absorb(w.lcore[0], w.lcore[1]), 0);
+	rp_acct_destroy(w.lcore[1]);
+	struct rp_acct *m = w.lcore[0];
+	for (unsigned f = 0; f < NF; f++)
+		rp_acct_set_tx(m, f, sent[f], sent[f] * frame_len);
+	rp_acct_finish(m, END, NULL);
+	struct rp_acct_flow_result r;
+	rp_acct_flow(m, 0, &r);
+	assert_int_equal(r.lost, 2); /* 10 sent, 8 unique over both halves */
+	assert_int_equal(r.reordered, 0); /* each half in order: no false reordering */
+	rp_acct_flow(m, 1, &r);
+	assert_int_equal(r.duplicates, 1);
+	json_t *a = rp_report_flows(m), *b = rp_report_flows(fx->ref);
+	assert_json_equal(a, b, "flows");
+	json_decref(a);
+	json_decref(b);
+	a = rp_report_ports(m), b = rp_report_ports(fx->ref);
+	assert_json_equal(a, b, "ports");
+	json_decref(a);
+	json_decref(b);
+	a = rp_report_latency(rp_acct_latency(m)), b = rp_report_latency(rp_acct_latency(fx->ref));
+	assert_json_equal(a, b, "latency");
+	json_decref(a);
+	json_decref(b);
+	a = rp_report_timeseries(m), b = rp_report_timeseries(fx->ref);
+	json_t *ml = json_object_get(a, "latency_ns"), *rl = json_object_get(b, "latency_ns");
+	static const char *const pct[] = {"p50", "p90", "p99", "p999"};
+	for (unsigned k = 0; k < 4; k++) {
+		json_t *mp = json_object_get(ml, pct[k]), *rp = json_object_get(rl, pct[k]);
+		for (size_t i = 0; i < json_array_size(mp); i++)
+			assert_true(json_integer_value(json_array_get(mp, i)) >= json_integer_value(json_array_get(rp, i)));
+		json_object_del(ml, pct[k]);
+		json_object_del(rl, pct[k]);
+	}
+	assert_json_equal(a, b, "timeseries");
+	json_decref(a);
+	json_decref(b);
+	rp_acct_destroy(m);
+}
+
 /* Ranks that hold only their hosts' flows (found by id, not position) give
  * the same result.json flows and ports. */
 static void ranks_with_their_flows_only(void **state)
@@ -597,6 +670,7 @@ int main(void)
 		cmocka_unit_test(ranks_with_their_flows_only),
 		cmocka_unit_test(ranks_with_every_port),
 		cmocka_unit_test(rows_stream),
+		cmocka_unit_test(lcores_equal_one),
 		cmocka_unit_test(truncated_and_corrupt),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

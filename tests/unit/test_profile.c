@@ -136,7 +136,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, certify"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -183,7 +183,7 @@ static const struct bad_case {
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, colour: red}\n",
 	 "bad.yaml:5:39: key 'traffic[0].colour': unknown key; allowed: name, kind, pattern, src, dst, opcode, "
 	 "message_size, mtu, qps, dscp, ecn, vlan, pcp, sport, sport_base, rate, burst_on, burst_off, start, duration, "
-	 "packets, messages, psn_start, ip, imm"},
+	 "packets, messages, psn_start, ip, imm, nic_spread"},
 	{HOSTS "traffic:\n  - {pattern: all-to-all, hosts: [h0, h1], burst_on: 1us, burst_off: 1us}\n",
 	 "bad.yaml:5:54: key 'traffic[0].burst_on': all-to-all makes its own phases; burst_on/burst_off do not apply to it"},
 	{HOSTS "x: &a 1\ny: *a\n", "bad.yaml:5:4: YAML aliases (*name) are not supported in profiles"},
@@ -263,6 +263,10 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, ipv4: 10.0.0.1, engine: verbs}\n  - {name: h1, ipv4: 10.0.0.2, engine: verbs}\n"
 	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, message_size: 16, messages: 1}\n",
 	 "bad.yaml:5:5: key 'traffic[0]': message_size 16 B: engine: verbs messages carry a 24 B probe; use at least 24 B"},
+	{"lcores: 17\nhosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1}\n"
+	 "  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\n"
+	 "traffic:\n  - {pattern: flow, src: h0, dst: h1, messages: 1}\n",
+	 "bad.yaml:1:9: key 'lcores': expected a whole number from 1 to 16, got '17'"},
 	{"defaults: {engine: verbs}\nhosts:\n  - {name: h0, ipv4: 10.0.0.1, impair: {drop_every: 2}}\ntraffic: []\n",
 	 "bad.yaml:3:40: key 'hosts[0].impair': host 'h0' has engine: verbs (its RDMA device's own transport); impair is "
 	 "for engine: dpdk hosts"},
@@ -446,6 +450,78 @@ static void test_defaults_and_resolution(void **state)
 	rp_profile_free(p);
 }
 
+/* `nics:` (lib/profile/nics.c): NIC r's addresses are the host's moved by r,
+ * worked by hand: MAC 02:00:00:00:00:fe + 3 = 02:00:00:00:01:01 (the carry);
+ * 10.1.0.2/24 three /24 subnets up is 10.1.3.2/24, its gateway 10.1.3.254;
+ * fd00:0:0:1::5/64 two /64 up is fd00:0:0:3::5; without a prefix + r. */
+static void test_nics(void **state)
+{
+	(void)state;
+	char err[ERRLEN], a[46];
+	struct rp_profile *p = rp_profile_load_string("nics.yaml",
+		"hosts:\n"
+		"  - {name: a, nics: 4, mac: \"02:00:00:00:00:fe\", ipv4: 10.1.0.2/24, gateway: 10.1.0.254,\n"
+		"     ipv6: fd00:0:0:1::5/64, speed: 25G}\n"
+		"  - name: b\n"
+		"    mac: \"02:00:00:00:10:00\"\n"
+		"    ipv4: 10.9.0.1\n"
+		"    nics: [{name: eth0, port: \"pair:l:0\"}, {name: eth1, mac: \"02:00:00:00:20:00\", port: \"pair:l:1\"}]\n"
+		"  - {name: c, mac: \"02:00:00:00:30:00\", ipv4: 10.9.9.9}\n"
+		"traffic:\n"
+		"  - {pattern: flow, src: a.nic3, dst: b}\n"
+		"  - {pattern: all-to-all, hosts: [\"*.nic0\", \"b.eth*\"]}\n"
+		"  - {pattern: incast, receiver: c, nic_spread: hash}\n",
+		NULL, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->nhosts, 4 + 2 + 1);
+	assert_int_equal(p->nservers, 3);
+	assert_true(rp_profile_multi_nic(p));
+	assert_string_equal(p->servers[0].name, "a");
+	assert_int_equal(p->servers[0].nic0, 0);
+	assert_int_equal(p->servers[0].nnics, 4);
+	assert_int_equal(p->servers[1].nic0, 4);
+	assert_int_equal(p->servers[2].nic0, 6);
+	const struct rp_host *h = &p->hosts[3];
+	assert_string_equal(h->name, "a.nic3");
+	assert_int_equal(h->server, 0);
+	assert_int_equal(h->nic, 3);
+	static const uint8_t mac3[6] = {0x02, 0, 0, 0, 0x01, 0x01};
+	assert_memory_equal(h->mac, mac3, 6);
+	rp_ipv4_addr_format(h->ipv4, a);
+	assert_string_equal(a, "10.1.3.2");
+	assert_int_equal(h->ipv4_plen, 24);
+	rp_ipv4_addr_format(h->gw4, a);
+	assert_string_equal(a, "10.1.3.254");
+	static const uint8_t v6_2[16] = {0xfd, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 5};
+	assert_memory_equal(p->hosts[2].ipv6, v6_2, 16);
+	assert_int_equal(h->speed_bps, 25000000000ull);
+	assert_string_equal(p->hosts[4].name, "b.eth0");
+	assert_string_equal(p->hosts[4].port, "pair:l:0");
+	static const uint8_t mac_b1[6] = {0x02, 0, 0, 0, 0x20, 0x00};
+	assert_memory_equal(p->hosts[5].mac, mac_b1, 6); /* its own, not 02:..:10:01 */
+	rp_ipv4_addr_format(p->hosts[5].ipv4, a);
+	assert_string_equal(a, "10.9.0.2"); /* no prefix: + 1 */
+	assert_string_equal(p->hosts[6].name, "c");
+	assert_int_equal(p->hosts[6].server, 2);
+	/* src names a NIC, dst the whole host b; a glob with a '.' matches NIC names */
+	const struct rp_traffic *t = &p->traffic[0];
+	assert_int_equal(t->hosts[0], 3);
+	assert_false(t->hosts_spread[0]);
+	assert_int_equal(t->peers[0], 4);
+	assert_true(t->peers_spread[0]);
+	t = &p->traffic[1];
+	assert_int_equal(t->nhosts, 3); /* a.nic0 (c's one NIC is named c), b.eth0, b.eth1 */
+	assert_int_equal(t->hosts[0], 0);
+	assert_int_equal(t->hosts[2], 5);
+	assert_false(t->hosts_spread[0] || t->hosts_spread[1] || t->hosts_spread[2]);
+	t = &p->traffic[2];
+	assert_int_equal(t->nhosts, 2); /* every host but c: a and b, whole */
+	assert_true(t->hosts_spread[0] && t->hosts_spread[1]);
+	assert_int_equal(t->p.nic_spread, RP_NIC_HASH);
+	rp_profile_free(p);
+}
+
 static void test_shipped_profiles(void **state)
 {
 	(void)state;
@@ -478,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_engines),
 		cmocka_unit_test(test_set_overrides),
 		cmocka_unit_test(test_defaults_and_resolution),
+		cmocka_unit_test(test_nics),
 		cmocka_unit_test(test_shipped_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,7 +233,7 @@ static const struct {
 	 "t.yaml:2:1: key 'host_template': give either hosts (a list) or host_template, not both"},
 	{"host_template: {count: 2, ipv4: netdev, speeed: 1G}\ntraffic: []\n", 0,
 	 "t.yaml:1:41: key 'host_template.speeed': unknown key; allowed: count, name, mac, ipv4, ipv6, gateway, "
-	 "gateway_mac, port, pci, speed, impair, respond, rank, node"},
+	 "gateway_mac, port, pci, speed, impair, respond, rank, node, nics"},
 	/* globs in traffic entries */
 	{"host_template: {count: 2, ipv4: netdev}\ntraffic: [{pattern: all-to-all, hosts: \"x*\"}]\n", 0,
 	 "t.yaml:2:40: key 'traffic[0].hosts': 'x*' matches no host name"},

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "traffic/acct_cfg.h"
 #include "traffic/plan.h"
 #include "traffic/segment.h"
 #include "traffic/source.h"
@@ -646,6 +647,96 @@ static void test_permutation_and_fan_out(void **state)
 	rp_profile_free(p);
 }
 
+/* Which NIC each flow takes (traffic/nic_pick.c), worked by hand. a and b
+ * have 4 NICs (hosts[0..3], [4..7]), c one (hosts[8]). Round-robin counts
+ * only the flows where the source host picks:
+ *   fan-out a -> b: both whole, a's pick 0: a.nic0 -> b.nic0
+ *   fan-out a -> c: c has one NIC, a's pick 1: a.nic1 -> c
+ *   a.nic3 -> b: b follows the NIC number: b.nic3 (a's count stays 2)
+ *   c -> b: c's own pick 0: b.nic0
+ *   a -> b.nic2: a follows: a.nic2
+ *   incast a -> b: a's pick 2: a.nic2 -> b.nic2 */
+static void test_nic_spread(void **state)
+{
+	(void)state;
+	struct rp_profile *p = load("hosts:\n"
+				    "  - {name: a, nics: 4, mac: \"02:00:00:00:01:00\", ipv4: 10.0.1.1}\n"
+				    "  - {name: b, nics: 4, mac: \"02:00:00:00:02:00\", ipv4: 10.0.2.1}\n"
+				    "  - {name: c, mac: \"02:00:00:00:03:00\", ipv4: 10.0.3.1}\n"
+				    "traffic:\n"
+				    "  - {pattern: fan-out, sender: a, receivers: [b, c], packets: 1}\n"
+				    "  - {pattern: flow, src: a.nic3, dst: b, packets: 1}\n"
+				    "  - {pattern: flow, src: c, dst: b, packets: 1}\n"
+				    "  - {pattern: flow, src: a, dst: b.nic2, packets: 1}\n"
+				    "  - {pattern: incast, senders: [a], receiver: b, packets: 1}\n");
+	struct rp_plan pl;
+	build(p, &pl);
+	static const uint16_t want[][2] = {{0, 4}, {1, 8}, {3, 7}, {8, 4}, {2, 6}, {2, 6}};
+	assert_int_equal(pl.nflows, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(pl.flows[i].src, want[i][0]);
+		assert_int_equal(pl.flows[i].dst, want[i][1]);
+	}
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
+
+/* A mixed plan (issue 10): the verbs flows are the workload, binned as
+ * histograms; each DPDK entry is an aggression window. By hand:
+ *   burst: 1 KiB WRITE_ONLY = 14 + 20 + 8 + 12 + 16 + 1024 + 4 = 1098 B + 24 on the wire
+ *          = 8976 bits at 8 Mbit/s = 1.122 ms a frame; start 3 s, no frame starts at or
+ *          after 5 s: 1783 frames (the last at 3 s + 1782 x 1.122 ms), end 3 s + 1783 x 1.122 ms;
+ *   pfc:   1000 frames/s from 1 s for 0.5 s: 500 frames 1 ms apart, end 1.5 s. */
+static void test_mixed_aggression(void **state)
+{
+	(void)state;
+	static const char *const yaml =
+		"hosts:\n"
+		"  - {name: h0, engine: verbs, device: rxe0, ipv4: 10.9.0.1}\n"
+		"  - {name: h1, engine: verbs, device: rxe0, ipv4: 10.9.0.2}\n"
+		"  - {name: d0, mac: \"02:00:00:00:00:01\", ipv4: 10.9.0.11, port: net_null0, speed: 1G}\n"
+		"  - {name: d1, mac: \"02:00:00:00:00:02\", ipv4: 10.9.0.12, port: net_null1, speed: 1G}\n"
+		"traffic:\n"
+		"  - {name: a2a, pattern: all-to-all, hosts: [h0, h1], opcode: send, message_size: 1KiB, rate: 1M, duration: 8s}\n"
+		"  - {name: burst, pattern: flow, src: d0, dst: d1, opcode: write, message_size: 1KiB, mtu: 1024, rate: 8M,\n"
+		"     start: 3s, duration: 2s}\n"
+		"  - {name: pause, kind: pfc, host: d1, priorities: [3], quanta: 100, fps: 1000, start: 1s, duration: 500ms}\n";
+	struct rp_profile *p = load(yaml);
+	struct rp_plan pl;
+	build(p, &pl);
+	struct rp_plan_window w[4];
+	assert_int_equal(rp_plan_aggression(&pl, w, 4), 2);
+	assert_int_equal(w[0].traffic, 1);
+	assert_int_equal(w[0].start_ns, 3000000000ull);
+	assert_int_equal(w[0].end_ns, 3000000000ull + 1783ull * 1122000ull);
+	assert_int_equal(w[1].traffic, 2);
+	assert_int_equal(w[1].start_ns, 1000000000ull);
+	assert_int_equal(w[1].end_ns, 1500000000ull);
+	assert_int_equal(rp_plan_aggression(&pl, w, 1), 1); /* at most max */
+	struct rp_acct_cfg c;
+	uint32_t *flow_of;
+	char err[256];
+	assert_int_equal(rp_acct_cfg_from_plan(&pl, &c, &flow_of, err, sizeof(err)), 0);
+	assert_true(c.bin_hist);
+	assert_int_equal(c.nflows, 3); /* 2 all-to-all + burst; the PFC source is no accounted flow */
+	for (size_t i = 0; i < c.nflows; i++)
+		assert_int_equal(c.flows[i].bin_hist, pl.flows[flow_of[i]].traffic == 0);
+	free(flow_of);
+	rp_acct_cfg_free(&c);
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+	/* Without DPDK senders (or without verbs ones) nothing is an aggression. */
+	p = load("hosts:\n  - {name: h0, engine: verbs, ipv4: 10.9.0.1}\n  - {name: h1, engine: verbs, ipv4: 10.9.0.2}\n"
+		 "traffic:\n  - {pattern: flow, src: h0, dst: h1, opcode: send, message_size: 1KiB, messages: 10}\n");
+	build(p, &pl);
+	assert_int_equal(rp_plan_aggression(&pl, w, 4), 0);
+	assert_int_equal(rp_acct_cfg_from_plan(&pl, &c, NULL, err, sizeof(err)), 0);
+	assert_false(c.bin_hist);
+	rp_acct_cfg_free(&c);
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,7 +750,9 @@ int main(void)
 		cmocka_unit_test(test_all_to_all_phase_is_slowest_sender),
 		cmocka_unit_test(test_permutation_and_fan_out),
 		cmocka_unit_test(test_next_hops),
+		cmocka_unit_test(test_nic_spread),
 		cmocka_unit_test(test_next_hop_mac_auto),
+		cmocka_unit_test(test_mixed_aggression),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 # 1026 B the nearest to 1 KiB: a RoCE frame is 2 mod 4 bytes long).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
+[ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh rx "$LCORES"
 runs=${RUNS:-3}
 secs=${SECS:-3}
 frames=${FRAMES:-82 1026}

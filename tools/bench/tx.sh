@@ -6,6 +6,8 @@
 # into every packet; testpmd sends one fixed UDP frame.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
+[ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh tx "$LCORES"
 runs=${RUNS:-3}
 secs=${SECS:-3}
 frame=82

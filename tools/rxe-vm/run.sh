@@ -177,7 +177,7 @@ deadline=$(($(date +%s) + timeout_s))
 start_vm() {
 	local i=$1 netdev=$2 d=$out/vm$1 mac append serial
 	mac=$(printf '52:54:00:9a:%02x:%02x' $(((i + 1) / 256)) $(((i + 1) % 256)))
-	append="console=ttyS0 quiet panic=-1 rp.name=vm$i rp.ip=10.9.0.$((i + 1))/24 rp.peers=$peers rp.timeout=$job_timeout"
+	append="console=ttyS0 quiet panic=-1 no_timer_check rp.name=vm$i rp.ip=10.9.0.$((i + 1))/24 rp.peers=$peers rp.timeout=$job_timeout"
 	serial=(-serial "file:$d/console.log")
 	if [ "$shell" = 1 ]; then
 		append+=" rp.shell=1"

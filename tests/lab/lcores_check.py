@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""roceprobe run --lcores N on multi-queue pair: links: the same answers as on one lcore.
+
+    [tx1] pair:a:0 ====== f1: 1 QP, 10001 msgs ========> pair:a:1 [rx1]  impair: drop every 10th, CE every 7th
+    [tx2] pair:b:0 ====== f2: 8 QPs, 10001 msgs =======> pair:b:1 [rx2]  impair: drop frames 500..599
+    [tx3] pair:c:0 ====== f3: 4 QPs, 3000 msgs ========> pair:c:1 [rx3]
+                   ====== f4: 2 QPs, 2000 msgs ========>
+    (WRITE 1024 B = one frame a message, 1 Gbit/s each; no responder: only data frames move)
+
+With N lcores every port has N RX and N TX queues; lcore q sends flow j of its host when
+j % N == q and accounts RX queue q of every port. A pair: link puts each frame on the RX
+queue RSS would pick: Toeplitz(UDP source port) % 128 % N. f2's 8 QPs (8 source ports) land
+on several queues, so two lcores each see part of one flow: still lost 100 (the burst), no
+false reordering. Known answers, worked by hand:
+  f1: 10001 sent; every 10th of the link's data frames dropped: 1000 lost, 9001 received;
+      every 7th marked CE unless dropped: 1428 - 142 (multiples of 70) = 1286 CE
+  f2: frames 500..599 of the link dropped: 100 lost, 9901 received
+  f3, f4: nothing dropped: 3000 and 2000 received, none lost
+  every flow: one latency sample per frame received; no reordering, no duplicates
+Which lcore gets what: the 1-lcore run's capture of each sender (every frame it sent)
+counted by UDP source port, each port's queue computed here by a Toeplitz hash of our own
+(checked against the published RSS verification vectors), summed per queue: each lcore's
+rx_packets must be exactly that.
+
+sigint: Ctrl-C 2.5 s into a 60 s run on 2 lcores whose receiver drops every 10th frame and
+delays the rest by 1 ms (frames held on both lcores), while it sends the sender 100 PFC
+frames (prio 3): exit 0, valid result.json, lost == dropped on purpose == sent // 10
+exactly (the lcores drain what is in flight before the count), and every PFC frame the
+receiver sent reached the sender (its pause gate, shared by its queues).
+
+    [tx] pair:l0:0 ====== f: 4 QPs, 1 Gbit/s =====> pair:l0:1 [rx]  impair: drop 10th, delay 1 ms
+         <============ PFC prio 3, 1000 fps x 100 ms ==  respond: cnp, ack
+
+usage: lcores_check.py ROCEPROBE N|sigint    (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish, read_pcap  # noqa: E402
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+SIGINT_PROFILE = """name: lcores-sigint
+defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l0:1", impair: {drop_every: 10, delay: 1ms},
+     respond: {cnp: on, ack: on}}
+traffic:
+  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s, qps: 4}
+  - {name: p, kind: pfc, host: rx, frame: pfc, priorities: [3], quanta: 1000, fps: 1000, duration: 100ms}
+"""
+
+PROFILE = """name: lcores
+defaults: {speed: 10G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:a:0"}
+  - {name: rx1, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:a:1", impair: {drop_every: 10, ce_every: 7}}
+  - {name: tx2, mac: "02:00:00:00:00:03", ipv4: 192.0.2.3, port: "pair:b:0"}
+  - {name: rx2, mac: "02:00:00:00:00:04", ipv4: 192.0.2.4, port: "pair:b:1", impair: {drop_from: 500, drop_count: 100}}
+  - {name: tx3, mac: "02:00:00:00:00:05", ipv4: 192.0.2.5, port: "pair:c:0"}
+  - {name: rx3, mac: "02:00:00:00:00:06", ipv4: 192.0.2.6, port: "pair:c:1"}
+traffic:
+  - {name: f1, pattern: flow, src: tx1, dst: rx1, rate: 1G, messages: 10001}
+  - {name: f2, pattern: flow, src: tx2, dst: rx2, rate: 1G, messages: 10001, qps: 8}
+  - {name: f3, pattern: flow, src: tx3, dst: rx3, rate: 1G, messages: 3000, qps: 4}
+  - {name: f4, pattern: flow, src: tx3, dst: rx3, rate: 1G, messages: 2000, qps: 2}
+"""
+#          tx     rx    lost  ce
+KNOWN = {0: (10001, 9001, 1000, 1286), 1: (10001, 9901, 100, 0), 2: (3000, 3000, 0, 0), 3: (2000, 2000, 0, 0)}
+
+RSS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa")
+
+
+def toeplitz(data, key=RSS_KEY):
+    """The Toeplitz hash of RSS: for every set bit i of the input (MSB first), XOR in key bits i..i+31."""
+    k, klen, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i in range(len(data) * 8):
+        if data[i // 8] & (0x80 >> (i % 8)):
+            h ^= (k >> (klen - 32 - i)) & 0xFFFFFFFF
+    return h
+
+
+def queue_of(sport, n):
+    """A 128-entry table filled i % n, indexed by the hash of the source port (destination port left out)."""
+    return toeplitz(sport.to_bytes(2, "big") + b"\0\0") % 128 % n
+
+
+def run(tmp, *args):
+    path, out = os.path.join(tmp, "p.yaml"), tempfile.mkdtemp(prefix="out-", dir=tmp)
+    with open(path, "w") as f:
+        f.write(PROFILE)
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out, *args], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"run {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()}")
+    with open(os.path.join(out, "result.json")) as f:
+        return json.load(f), out, p.stderr
+
+
+def sent_by_sport(out):
+    """UDP source port -> RoCE data frames sent, from the senders' captures (IPv4, no VLAN here)."""
+    n = collections.Counter()
+    for h in ("tx1", "tx2", "tx3"):
+        for _, b, _ in read_pcap(os.path.join(out, f"capture-{h}.pcap"))["recs"]:
+            if len(b) >= 42 and b[12:14] == b"\x08\x00" and b[23] == 17 and b[36:38] == (4791).to_bytes(2, "big"):
+                n[int.from_bytes(b[34:36], "big")] += 1
+    return n
+
+
+def check_known(j, label):
+    flows = sorted(j["flows"], key=lambda f: f["id"])
+    expect(len(flows) == 4, f"{label}: 4 flows")
+    for f in flows:
+        tx, rx, lost, ce = KNOWN[f["id"]]
+        got = (f["tx_packets"], f["rx_packets"], f["lost"], f["ce"])
+        expect(got == (tx, rx, lost, ce), f"{label}: flow {f['id']} tx/rx/lost/ce {got} == {(tx, rx, lost, ce)}")
+        expect(f["reordered"] == 0 and f["duplicates"] == 0,
+               f"{label}: flow {f['id']} reordered {f['reordered']} duplicates {f['duplicates']} == 0")
+        expect(f["latency_ns"]["count"] == rx, f"{label}: flow {f['id']} latency samples {f['latency_ns']['count']} == {rx}")
+    # The bins span twice the plan and a second more: a run the machine's load stretched
+    # beyond that puts its last frames outside (timeseries.outside), counted in the totals only.
+    if j["timeseries"]["outside"] == 0:
+        bins = sum(j["timeseries"]["rx_packets"])
+        expect(bins == sum(k[1] for k in KNOWN.values()), f"{label}: the time bins hold {bins} frames received, every one")
+    drops = {p["node"]: p["impair_dropped"] for p in j["environment"]["ports"]}
+    expect(drops["rx1"] == 1000 and drops["rx2"] == 100, f"{label}: impair dropped {drops['rx1']} and {drops['rx2']}")
+
+
+def case_sigint():
+    import signal
+    import time
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+        with open(path, "w") as f:
+            f.write(SIGINT_PROFILE)
+        p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        # Ctrl-C once traffic runs (the first progress line, a second in; the set-up may
+        # take seconds on a loaded machine), and a second more.
+        err, progress = "", ""
+        for line in p.stderr:
+            err += line
+            if line.startswith("run ") and "Mpps" in line:
+                progress = line
+                break
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        _, rest = p.communicate(timeout=60)
+        err += rest
+        expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode}; {err.strip()[-200:]})")
+        j = json.load(open(os.path.join(out, "result.json")))
+        f = next(x for x in j["flows"] if x["src"] == "tx")
+        dropped = next(q for q in j["environment"]["ports"] if q["node"] == "rx")["impair_dropped"]
+        expect(j["interrupted"] is True, "result.json says interrupted")
+        expect(dropped == f["tx_packets"] // 10 > 100, f"dropped on purpose {dropped} == {f['tx_packets']} sent // 10")
+        expect(f["lost"] == dropped, f"lost {f['lost']} == {dropped} dropped on purpose (nothing in flight counted lost)")
+        expect(f["rx_packets"] == f["tx_packets"] - dropped, f"rx_packets {f['rx_packets']} == sent - dropped")
+        expect(f["latency_ns"]["min"] >= 1000000, f"every frame delayed 1 ms (min {f['latency_ns']['min']} ns)")
+        ports = {q["node"]: q for q in j["ports"]}
+        sent, got = ports["rx"]["prio"][3]["pfc_tx"], ports["tx"]["prio"][3]["pfc_rx"]
+        expect(sent > 0 and got == sent, f"PFC frames: rx sent {sent}, tx received {got}")
+        expect(len(j["environment"]["lcores"]) == 2, "two lcores in environment.lcores")
+        expect(progress.count(" busy ") == 2 and "| lcore 1 " in progress and "| lcore 2 " in progress,
+               f"the progress line shows each polling lcore's rate and busy share: {progress.strip()!r}")
+    finish("lcores-sigint")
+
+
+def main():
+    # The published RSS verification vectors (IPv4: 66.9.149.187:2794 -> 161.142.100.80:1766).
+    v = bytes([66, 9, 149, 187, 161, 142, 100, 80])
+    expect(toeplitz(v) == 0x323E8FC2, f"our Toeplitz, IPv4 vector: {toeplitz(v):#x} == 0x323e8fc2")
+    v += (2794).to_bytes(2, "big") + (1766).to_bytes(2, "big")
+    expect(toeplitz(v) == 0x51CCC178, f"our Toeplitz, IPv4+ports vector: {toeplitz(v):#x} == 0x51ccc178")
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        one, out1, _ = run(tmp, "--capture", "--snaplen", "64")
+        check_known(one, "1 lcore")
+        sent = sent_by_sport(out1)
+        expect(sum(sent.values()) == 10001 + 10001 + 3000 + 2000, f"the senders' captures hold {sum(sent.values())} data frames")
+        expect(len(sent) == 15, f"{len(sent)} UDP source ports, one per QP (1 + 8 + 4 + 2)")
+        many, _, _ = run(tmp, "--lcores", str(N))
+        check_known(many, f"{N} lcores")
+        lc = many["environment"]["lcores"]
+        expect(len(lc) == N, f"environment.lcores has {len(lc)} entries == {N}")
+        want = collections.Counter()
+        for sport, n in sent.items():
+            want[queue_of(sport, N)] += n
+        for q in range(N):
+            got = lc[q]["rx_packets"] if q < len(lc) else None
+            expect(got == want[q], f"lcore {q} received {got} == {want[q]}, the frames of the ports hashing to queue {q}")
+        f2_queues = {queue_of(s, N) for s in sent if sent[s] in (1250, 1251)}
+        expect(len(f2_queues) > 1, f"f2's 8 QPs land on {len(f2_queues)} queues: two lcores see halves of one flow")
+        tx = [l["tx_packets"] for l in lc]
+        expect(tx[0] == 10001 + 10001 + 3000 and tx[1] == 2000 and sum(tx) == 25002,
+               f"lcore TX {tx}: flow j of a host on lcore j % {N} (tx3's f4 on lcore 1)")
+        expect(all(0 < l["busy_polls"] <= l["polls"] and 0 < l["busy_share"] <= 1 for l in lc[:2]),
+               "lcores 0 and 1 found work in some polls (busy_share in (0, 1])")
+    finish(f"lcores-{N}")
+
+
+if __name__ == "__main__":
+    if CASE == "sigint":
+        case_sigint()
+    N = int(CASE)
+    main()

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The same tool on N lcores against itself on one, in the same invocation,
+# alternating runs: `roceprobe run --lcores N` vs `--lcores 1`. tx.sh and rx.sh
+# run it when LCORES=N is set (LCORES=2 tools/bench/tx.sh).
+#   tx: one host sending N flows (100% of 1000G each, 82 B SEND ONLY with the
+#       probe) on net_null (no RX); packets sent per wall second.
+#   rx: a replayed capture (4096 frames, one flow over 8 QPs, net_pcap
+#       infinite_rx with the file once per RX queue: the PMD has no RSS, so each
+#       queue replays it whole); frames accounted per wall second (parse, ICRC,
+#       sequence and histogram for every frame).
+# With --lcores N the pollers are N worker lcores and the main thread sleeps;
+# with 1 the main lcore polls. Prints each run and the ratio of the medians, and
+# packets per CPU second (user + system, set-up included): on a shared machine a
+# poller gets only part of a core (other DPDK runs default to CPU 0 too), so the
+# wall-clock ratio can exceed N; per CPU second, perfect scaling is 1.0.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mode=$1
+n=${2:-2}
+runs=${RUNS:-3}
+secs=${SECS:-3}
+frame=${FRAME:-82}
+tools/build.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tx_profile() { # $1 = flows
+	echo "name: lcores-tx"
+	echo "defaults: {speed: 1000G, opcode: send, message_size: $((frame - 58)), mtu: 4096, dscp: 26, ecn: ect0}"
+	echo "hosts:"
+	echo "  - {name: tx, mac: \"02:00:00:00:00:01\", ipv4: 192.0.2.1, port: \"net_null0,no-rx=1\"}"
+	echo "  - {name: rx, mac: \"02:00:00:00:00:02\", ipv4: 192.0.2.2, port: \"net_null1,no-rx=1\"}"
+	echo "traffic:"
+	for f in $(seq "$1"); do
+		echo "  - {name: f$f, pattern: flow, src: tx, dst: rx, rate: 100%, duration: ${secs}s}"
+	done
+}
+
+rx_profile() { # $1 = sender port, $2 = receiver port, $3 = messages
+	cat <<YAML
+name: lcores-rx
+defaults: {speed: 100G, opcode: send, message_size: $((frame - 58)), mtu: 4096, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "$1"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2$2}
+traffic:
+  - {name: f, pattern: flow, src: tx, dst: rx, qps: 8, rate: 1G, messages: $3}
+YAML
+}
+
+if [ "$mode" = tx ]; then
+	tx_profile "$n" > "$tmp/p.yaml"
+elif [ "$mode" = rx ]; then
+	rx_profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 > "$tmp/make.yaml"
+	build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
+	rxq=""
+	for q in $(seq "$n"); do rxq="$rxq,rx_pcap=$tmp/in.pcap"; done
+	rx_profile "net_null0,no-rx=1" ", port: \"net_pcap1$rxq,infinite_rx=1\"" 1 > "$tmp/p.yaml"
+else
+	echo "usage: lcores.sh tx|rx [N]" >&2
+	exit 2
+fi
+
+pps() { # $1 = lcores: packets (tx: sent by tx, rx: accounted at rx) per wall second of the run
+	rm -rf "$tmp/out"
+	local extra=()
+	[ "$mode" = rx ] && extra=(--duration "$secs")
+	# ONE_EAL="-l 1": the 1-lcore run on another CPU than 0 (where other runs default).
+	[ "$1" = 1 ] && [ -n "${ONE_EAL:-}" ] && extra+=(--eal "$ONE_EAL")
+	/usr/bin/time -f "%U %S" -o "$tmp/time" build/app/roceprobe run "$tmp/p.yaml" -o "$tmp/out" --lcores "$1" \
+		"${extra[@]}" > /dev/null 2>&1
+	python3 -c "import json; j=json.load(open('$tmp/out/result.json')); s=j['elapsed_ns']/1e9
+if '$mode' == 'tx': n=[p for p in j['environment']['ports'] if p['node']=='tx'][0]['tx_packets']
+else: n=[p for p in j['ports'] if p['node']=='rx'][0]['rx_frames']
+cpu=sum(map(float, open('$tmp/time').read().split()))
+print(int(n/s), int(n/max(cpu, 0.01)), ','.join(f\"{l['busy_share']:.2f}\" for l in j['environment']['lcores']))"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+: > "$tmp/one"; : > "$tmp/many"; : > "$tmp/ratio"; : > "$tmp/onec"; : > "$tmp/manyc"
+for i in $(seq "$runs"); do
+	read -r a acpu abusy < <(pps 1)
+	read -r b bcpu bbusy < <(pps "$n")
+	echo "$mode run $i: 1 lcore ${a} pps (${acpu} per CPU s, busy ${abusy}), $n lcores ${b} pps (${bcpu} per CPU s, busy ${bbusy})"
+	echo "$a" >> "$tmp/one"; echo "$b" >> "$tmp/many"; echo "$acpu" >> "$tmp/onec"; echo "$bcpu" >> "$tmp/manyc"
+	python3 -c "print($b / max($a, 1))" >> "$tmp/ratio"
+done
+a=$(median < "$tmp/one"); b=$(median < "$tmp/many")
+python3 -c "print(f'$mode lcores ratio ($n lcores / 1, $frame B, run): {$b/1e6:.2f} / {$a/1e6:.2f} Mpps = {$b/max($a, 1):.2f}')"
+echo "median of the per-run ratios: $(median < "$tmp/ratio")"
+ac=$(median < "$tmp/onec"); bc=$(median < "$tmp/manyc")
+python3 -c "print(f'per CPU second: {$bc/1e6:.2f} / {$ac/1e6:.2f} Mpps = {$bc/max($ac, 1):.2f} (1.0: every lcore as efficient as one alone)')"
