@@ -86,8 +86,8 @@ struct burst {
 
 /* Without impairments (which change frames before they are accounted) the
  * burst goes in two passes: every frame's classification and ICRC first
- * (rp_acct_pre_n: independent work that overlaps, the ICRCs four at a
- * time), then the accounting in order. Every frame's data is asked for at
+ * (rp_acct_pre_n: independent work that overlaps, the ICRCs in pairs),
+ * then the accounting in order. Every frame's data is asked for at
  * once (a NIC's DMA leaves it outside the cache; 32 lines fit the L1 many
  * times). */
 static bool first_pass(struct rte_mbuf **m, uint16_t n, struct burst *b)

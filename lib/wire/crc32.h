@@ -19,9 +19,9 @@ uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len);
  * in place without a copy (the RoCEv2 ICRC). */
 uint32_t rp_crc32_masked(uint32_t crc, const void *buf, size_t len, const uint8_t mask[RP_CRC32_MASK_LEN]);
 /* rp_crc32_masked of n buffers of the same length len, out[i] for buf[i]
- * with mask[i] (NULL: none): up to four at a time, two side by side in each
- * 256-bit register where the CPU has VPCLMULQDQ, so that they hide each
- * other's multiply latency; one by one otherwise. */
+ * with mask[i] (NULL: none): in pairs side by side in 256-bit registers
+ * where the CPU has VPCLMULQDQ, so that they hide each other's multiply
+ * latency; one by one otherwise. */
 void rp_crc32_masked_n(uint32_t crc, const void *const buf[], const uint8_t *const mask[], unsigned n, size_t len,
 		       uint32_t out[]);
 /* Tests and benchmarks: caps the implementation at "table", "clmul" or
