@@ -25,6 +25,29 @@ static void flow_keys(struct acct_key *data, struct acct_key *rev, const struct 
 	}
 }
 
+/* Ids are a plan's flow indexes, so the table is about as long as the plan;
+ * ids far sparser than that (a hand-made configuration) get none, and their
+ * frames are found by the map. */
+#define ID_TABLE_MIN 65536u
+
+static int setup_ids(struct rp_acct *a)
+{
+	uint32_t max = 0;
+	for (size_t i = 0; i < a->nflows; i++)
+		if (a->flows[i].cfg.id > max)
+			max = a->flows[i].cfg.id;
+	if (a->nflows == 0 || max >= ID_TABLE_MIN + 4 * (uint64_t)a->nflows)
+		return 0;
+	if (!(a->flow_of_id = malloc(((size_t)max + 1) * sizeof(*a->flow_of_id))))
+		return -1;
+	a->nids = (size_t)max + 1;
+	for (size_t i = 0; i < a->nids; i++)
+		a->flow_of_id[i] = RP_ACCT_NO_FLOW;
+	for (size_t i = a->nflows; i-- > 0;) /* a repeated id: the first flow that has it */
+		a->flow_of_id[a->flows[i].cfg.id] = (uint32_t)i;
+	return 0;
+}
+
 static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 {
 	size_t nkeys = 0;
@@ -53,6 +76,10 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 			rp_acct_map_put(&a->map, &d, (uint32_t)i, q, DIR_DATA, false);
 			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, DIR_REV, false);
 		}
+	}
+	if (setup_ids(a)) {
+		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
+		return -1;
 	}
 	return 0;
 }
@@ -135,6 +162,7 @@ void rp_acct_destroy(struct rp_acct *a)
 	for (size_t i = 0; i < a->nflows; i++)
 		rp_acct_flow_free(&a->flows[i]);
 	free(a->flows);
+	free(a->flow_of_id);
 	free(a->ports);
 	rp_acct_map_free(&a->map);
 	rp_ts_destroy(a->ts);
@@ -209,7 +237,7 @@ static unsigned keep_wanted(struct rp_reply *r, uint8_t want)
 	return r->n = n;
 }
 
-static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r)
+void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r)
 {
 	struct acct_flow *fl = &a->flows[fi];
 	struct acct_qp *q = &fl->qp[qi];
@@ -235,7 +263,7 @@ static void respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, b
 
 /* The probe back to its sender (RP_REPLY_ECHO), after the replies the flow's
  * responder decided (addressed like them: r->n == 0 means none were). */
-static void echo(struct rp_acct *a, uint32_t fi, uint16_t qi, const struct acct_pkt *k, struct rp_reply *r)
+void rp_acct_echo(struct rp_acct *a, uint32_t fi, uint16_t qi, const struct acct_pkt *k, struct rp_reply *r)
 {
 	struct acct_flow *fl = &a->flows[fi];
 	if (r->n == 0) {
@@ -251,92 +279,6 @@ static void echo(struct rp_acct *a, uint32_t fi, uint16_t qi, const struct acct_
 	fl->r.echo_tx++;
 }
 
-/* Flow fl echoes this probe: every echo_every-th, new ones only (the fast
- * path leaves them to the general parse, which addresses the echo). */
-static inline bool echoes(const struct acct_flow *fl, const struct rp_probe *pr)
-{
-	return fl->cfg.echo_every && pr->seq % fl->cfg.echo_every == 0;
-}
-
-static void latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
-{
-	if (now < tx) {
-		fl->r.clock_skew++;
-		return;
-	}
-	rp_shist_record(&fl->lat, now - tx);
-	rp_ts_latency(a->ts, now, now - tx);
-	if (fl->cfg.bin_hist)
-		rp_ts_latency_hist(a->ts, now, now - tx);
-}
-
-/* PSN tracking (analyze): for probe-less packets the PSN is what tells a
- * duplicate from a new one. Returns true for a duplicate (PSN seen before). */
-static bool track_psn(struct acct_flow *fl, struct acct_qp *q, uint64_t now, const struct acct_pkt *k)
-{
-	struct rp_psn_event ev;
-	rp_psn_data(&q->psn, now, k->psn, k->opcode, &ev);
-	if (ev.msg_done && ev.multi_packet)
-		rp_shist_record(&fl->msg, ev.msg_ns);
-	if (ev.nak_resend)
-		rp_shist_record(&fl->nak_resend, ev.nak_resend_ns);
-	return ev.verdict == RP_PSN_DUPLICATE;
-}
-
-/* What every arrival of a flow's data counts: a frame (rp_acct_data) or a
- * whole verbs message (rp_acct_message). */
-static void count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
-{
-	if (fl->r.rx_packets++ == 0)
-		fl->r.first_rx_ns = now;
-	fl->r.last_rx_ns = now;
-	fl->r.rx_bytes += bytes;
-}
-
-/* A probe's sequence and latency; true for a duplicate. */
-static bool account_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now)
-{
-	fl->probes = true;
-	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW)
-		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
-	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
-	if (!dup && a->cfg.latency)
-		latency(a, fl, now, pr->tx_ns);
-	return dup;
-}
-
-/* A data frame of flow fi, QP qi, from either path (acct_internal.h). Its
- * replies are decided from the general parse (a->f): the fast path leaves
- * responder flows to it. */
-void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now, size_t wire_len,
-		  const struct acct_pkt *k, struct rp_reply *reply)
-{
-	struct acct_flow *fl = &a->flows[fi];
-	struct acct_qp *q = &fl->qp[qi];
-	bool dup = false;
-	count_arrival(fl, now, wire_len);
-	bool seen = a->cfg.track_psn && track_psn(fl, q, now, k);
-	if (k->has_probe) {
-		dup = account_probe(a, fl, &k->probe, now);
-	} else {
-		dup = seen;
-		fl->probeless_unique += !dup;
-	}
-	if (!dup)
-		fl->r.rx_payload_bytes += k->payload_len;
-	if (k->ce) {
-		fl->r.ce++;
-		q->ce++;
-		if (p)
-			p->r.prio[a->cfg.discover ? k->prio : fl->cfg.prio & 7].ecn_marked++;
-	}
-	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
-	if (fl->cfg.reply && reply)
-		respond(a, fi, qi, now, k->ce, reply);
-	if (reply && k->has_probe && !dup && echoes(fl, &k->probe))
-		echo(a, fi, qi, k, reply);
-}
-
 /* The general parse's data frame, as rp_acct_data reads it. */
 static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
 {
@@ -349,12 +291,12 @@ static void general_pkt(const struct rp_frame *f, struct acct_pkt *k)
 static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tmp)
 {
 	const struct rp_frame *f = &a->f;
-	long fi = f->has_probe && !a->cfg.discover ? rp_acct_flow_of_id(a, f->probe.flow_id) : -1;
-	if (fi >= 0) {
+	uint32_t fi = f->has_probe && !a->cfg.discover ? rp_acct_flow_of_id(a, f->probe.flow_id) : RP_ACCT_NO_FLOW;
+	if (fi != RP_ACCT_NO_FLOW) {
 		const struct acct_flow *fl = &a->flows[fi];
 		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 		if (q < fl->cfg.qps) {
-			*tmp = (struct acct_slot){.flow = (uint32_t)fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			*tmp = (struct acct_slot){.flow = fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
 			return tmp;
 		}
 	}
@@ -446,17 +388,6 @@ static bool is_response_opcode(uint8_t op)
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
 }
 
-/* With dst_port_check, a data frame is the flow's only at the port of its
- * destination host and with that host's MAC: a frame that reached any other
- * port (a loopback, a misrouting fabric) was not received by anyone. */
-bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl,
-			    const uint8_t *eth_dst)
-{
-	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
-		return false;
-	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, eth_dst, 6);
-}
-
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				struct rp_reply *reply)
 {
@@ -538,10 +469,8 @@ enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_n
 	if (wire_len < caplen)
 		wire_len = caplen;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out)) {
-		a->fast_frames++;
+	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out))
 		return RP_RX_DATA;
-	}
 	rp_frame_parse(buf, caplen, wire_len, &a->f);
 	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);
 	if (p)
@@ -560,8 +489,8 @@ int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_
 		return -1;
 	}
 	struct acct_flow *fl = &a->flows[flow];
-	count_arrival(fl, now_ns, bytes);
-	if (!account_probe(a, fl, probe, now_ns))
+	rp_acct_count_arrival(fl, now_ns, bytes);
+	if (!rp_acct_probe(a, fl, probe, now_ns))
 		fl->r.rx_payload_bytes += bytes;
 	rp_ts_rx(a->ts, now_ns, flow, bytes, false);
 	if (p) {

@@ -163,6 +163,19 @@ enum rp_rx_class rp_acct_rx_trusted(struct rp_acct *a, unsigned port, uint64_t n
 				    size_t len, struct rp_reply *reply_out);
 enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *buf, size_t caplen,
 				size_t wire_len, const struct rp_acct_pre *pre, struct rp_reply *reply_out);
+/* rp_acct_pre of n frames at once (the same pre[i] as frame by frame): all
+ * classified first, then the ICRCs of those taken in pairs, side by side
+ * (rp_icrc_verify_n). */
+void rp_acct_pre_n(const uint8_t *const buf[], const uint16_t caplen[], const uint32_t wire_len[], unsigned n,
+		   struct rp_acct_pre pre[]);
+/* A burst's leading frames the fast path accounts, in order, arriving at
+ * now_ns on port: the count of them (0 .. n), each counted exactly as
+ * rp_acct_rx_pre counts it. The first frame it leaves (n - count > 0) goes
+ * to rp_acct_rx_pre, then the rest back here. replies: the caller sends
+ * replies (rp_acct_rx_pre with reply_out), so responder flows' frames are
+ * left to the general path. */
+unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *const buf[],
+			   const uint16_t caplen[], const struct rp_acct_pre pre[], unsigned n, bool replies);
 /* PFC / PAUSE frames this port sent (pfc_tx). */
 void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t len);
 /* Frames a switch model dropped on this port's priority (the lab knows). */

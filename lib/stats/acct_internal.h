@@ -2,6 +2,8 @@
 #ifndef RP_STATS_ACCT_INTERNAL_H
 #define RP_STATS_ACCT_INTERNAL_H
 
+#include <string.h>
+
 #include "acct.h"
 #include "pause.h"
 #include "seq.h"
@@ -79,6 +81,8 @@ struct rp_acct {
 	struct rp_acct_cfg cfg;
 	struct acct_flow *flows;
 	size_t nflows, cap_flows;
+	uint32_t *flow_of_id; /* a probe's flow id -> index in flows (RP_ACCT_NO_FLOW: none); built once */
+	size_t nids;          /* its length: the largest configured id + 1 (0: no table) */
 	struct acct_port *ports;
 	struct acct_map map;
 	struct rp_ts *ts;
@@ -93,22 +97,14 @@ struct rp_acct {
 	bool finished;
 };
 
-/* The index of the configured flow with this id, or -1. Flows are in id
- * order (a plan's, or a rank's share of it: ids kept, positions not), so the
- * whole plan is one compare and a share a binary search. */
-static inline long rp_acct_flow_of_id(const struct rp_acct *a, uint32_t id)
+#define RP_ACCT_NO_FLOW UINT32_MAX
+
+/* The configured flow whose cfg.id is a probe's flow id, or RP_ACCT_NO_FLOW.
+ * A plan numbers every source (PFC ones too), the accountant only its RDMA
+ * flows: ids and indexes differ as soon as a PFC source comes first. */
+static inline uint32_t rp_acct_flow_of_id(const struct rp_acct *a, uint32_t id)
 {
-	if (id < a->nflows && a->flows[id].cfg.id == id)
-		return (long)id;
-	size_t lo = 0, hi = a->nflows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->flows[mid].cfg.id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < a->nflows && a->flows[lo].cfg.id == id ? (long)lo : -1;
+	return id < a->nids ? a->flow_of_id[id] : RP_ACCT_NO_FLOW;
 }
 
 /* acct.c: the pause time of the interval open before now, into the bins. */
@@ -127,11 +123,118 @@ struct acct_pkt {
 	size_t payload_len;
 	const uint8_t *dst_mac;
 };
-void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now, size_t wire_len,
-		  const struct acct_pkt *k, struct rp_reply *reply);
-/* dst_port_check: the frame reached the flow's destination port and MAC. */
-bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p, const struct acct_flow *fl,
-			    const uint8_t *eth_dst);
+/* With dst_port_check, a data frame is the flow's only at the port of its
+ * destination host and with that host's MAC: a frame that reached any other
+ * port (a loopback, a misrouting fabric) was not received by anyone. */
+static inline bool rp_acct_at_destination(const struct rp_acct *a, const struct acct_port *p,
+					  const struct acct_flow *fl, const uint8_t *eth_dst)
+{
+	if (!p || (size_t)(p - a->ports) != fl->cfg.dst_port)
+		return false;
+	return !fl->check_mac || !memcmp(fl->cfg.dst_mac, eth_dst, 6);
+}
+
+/* acct.c: a responder flow's replies to the data frame in the general parse (a->f). */
+void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, bool ce, struct rp_reply *r);
+
+/* The per-frame accounting, inline: both paths (acct.c, acct_fast.c) call
+ * rp_acct_data, and a burst of the fast path runs it without a call. */
+static inline void rp_acct_record_latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
+{
+	if (now < tx) {
+		fl->r.clock_skew++;
+		return;
+	}
+	rp_shist_record(&fl->lat, now - tx);
+	rp_ts_latency(a->ts, now, now - tx);
+	if (fl->cfg.bin_hist)
+		rp_ts_latency_hist(a->ts, now, now - tx);
+}
+
+/* PSN tracking (analyze): for probe-less packets the PSN is what tells a
+ * duplicate from a new one. Returns true for a duplicate (PSN seen before). */
+static inline bool rp_acct_track_psn(struct acct_flow *fl, struct acct_qp *q, uint64_t now, const struct acct_pkt *k)
+{
+	struct rp_psn_event ev;
+	rp_psn_data(&q->psn, now, k->psn, k->opcode, &ev);
+	if (ev.msg_done && ev.multi_packet)
+		rp_shist_record(&fl->msg, ev.msg_ns);
+	if (ev.nak_resend)
+		rp_shist_record(&fl->nak_resend, ev.nak_resend_ns);
+	return ev.verdict == RP_PSN_DUPLICATE;
+}
+
+/* What every arrival of a flow's data counts: a frame (rp_acct_data) or a
+ * whole verbs message (rp_acct_message). */
+static inline void rp_acct_count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
+{
+	if (fl->r.rx_packets++ == 0)
+		fl->r.first_rx_ns = now;
+	fl->r.last_rx_ns = now;
+	fl->r.rx_bytes += bytes;
+}
+
+/* A probe's sequence and latency; true for a duplicate. */
+static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now)
+{
+	fl->probes = true;
+	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW)
+		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
+	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
+	if (!dup && a->cfg.latency)
+		rp_acct_record_latency(a, fl, now, pr->tx_ns);
+	return dup;
+}
+
+/* rp_acct_data but the time series and the replies: what the flow, its QP
+ * and the port's priority count. True for a duplicate. */
+static inline bool rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl,
+				     struct acct_qp *q, uint64_t now, size_t wire_len, const struct acct_pkt *k)
+{
+	bool dup = false;
+	rp_acct_count_arrival(fl, now, wire_len);
+	bool seen = a->cfg.track_psn && rp_acct_track_psn(fl, q, now, k);
+	if (k->has_probe) {
+		dup = rp_acct_probe(a, fl, &k->probe, now);
+	} else {
+		dup = seen;
+		fl->probeless_unique += !dup;
+	}
+	if (!dup)
+		fl->r.rx_payload_bytes += k->payload_len;
+	if (k->ce) {
+		fl->r.ce++;
+		q->ce++;
+		if (p)
+			p->r.prio[a->cfg.discover ? k->prio : fl->cfg.prio & 7].ecn_marked++;
+	}
+	return dup;
+}
+
+/* Flow fl echoes this probe back to its sender (rtt:): every echo_every-th.
+ * The fast path leaves these to the general parse, which addresses the echo. */
+static inline bool rp_acct_echoes(const struct acct_flow *fl, uint32_t seq)
+{
+	return fl->cfg.echo_every && seq % fl->cfg.echo_every == 0;
+}
+
+/* acct.c: the probe back to its sender (RP_REPLY_ECHO), after the flow's own replies. */
+void rp_acct_echo(struct rp_acct *a, uint32_t fi, uint16_t qi, const struct acct_pkt *k, struct rp_reply *r);
+
+/* A data frame of flow fi, QP qi, from either path. Its replies are decided
+ * from the general parse (a->f): the fast path leaves responder flows to it. */
+static inline void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t fi, uint16_t qi, uint64_t now,
+				size_t wire_len, const struct acct_pkt *k, struct rp_reply *reply)
+{
+	struct acct_flow *fl = &a->flows[fi];
+	bool dup = rp_acct_data_flow(a, p, fl, &fl->qp[qi], now, wire_len, k);
+	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
+	if (fl->cfg.reply && reply)
+		rp_acct_respond(a, fi, qi, now, k->ce, reply);
+	if (reply && k->has_probe && !dup && rp_acct_echoes(fl, k->probe.seq))
+		rp_acct_echo(a, fi, qi, k, reply);
+}
+
 
 /* Every frame's port counters (p may be NULL). */
 static inline void rp_acct_port_rx(struct acct_port *p, size_t wire_len, enum rp_rx_class c, bool icrc_bad)

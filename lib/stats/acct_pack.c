@@ -445,10 +445,11 @@ static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
 	h->mean = h->m2 = 0;
 }
 
-/* merged's flow index of id: flows are in plan order, so id is usually the index. */
+/* merged's flow index of id, or -1. */
 static long flow_index(const struct rp_acct *m, uint32_t id)
 {
-	return rp_acct_flow_of_id(m, id);
+	uint32_t i = rp_acct_flow_of_id(m, id);
+	return i == RP_ACCT_NO_FLOW ? -1 : (long)i;
 }
 
 struct walk {
@@ -808,7 +809,7 @@ void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t v[RP_ACCT_TX
 
 long rp_acct_flow_index(const struct rp_acct *a, uint32_t id)
 {
-	return a->cfg.discover ? -1 : rp_acct_flow_of_id(a, id);
+	return a->cfg.discover ? -1 : flow_index(a, id);
 }
 
 uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i)

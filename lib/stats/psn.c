@@ -27,12 +27,6 @@ static enum msg_pos opcode_pos(uint8_t op)
 	}
 }
 
-int32_t rp_psn_diff(uint32_t a, uint32_t b)
-{
-	uint32_t d = (b - a) & RP_PSN_MASK;
-	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
-}
-
 void rp_psn_init(struct rp_psn *p) { memset(p, 0, sizeof(*p)); }
 
 static bool bit_get(const struct rp_psn *p, uint32_t psn)
@@ -112,7 +106,7 @@ static void resend_or_late(struct rp_psn *p, uint32_t psn, struct rp_psn_event *
 	p->reordered += ev->verdict == RP_PSN_FILLED && !ev->resent;
 }
 
-static void message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_psn_event *ev)
+void rp_psn_message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_psn_event *ev)
 {
 	switch (opcode_pos(opcode)) {
 	case POS_FIRST:
@@ -137,7 +131,7 @@ static void message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_ps
 	}
 }
 
-void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev)
+void rp_psn_data_any(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	psn &= RP_PSN_MASK;
@@ -151,7 +145,7 @@ void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode
 	resend_episode(p, now_ns, psn, behind, ev);
 	resend_or_late(p, psn, ev);
 	if (ev->verdict != RP_PSN_DUPLICATE)
-		message(p, now_ns, opcode, ev);
+		rp_psn_message(p, now_ns, opcode, ev);
 	p->last = psn;
 }
 

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "wire/bth.h"
+
 #define RP_PSN_WINDOW 4096u /* divides 2^24, so slots survive the wrap */
 
 struct rp_psn {
@@ -67,11 +69,37 @@ struct rp_psn_event {
 };
 
 void rp_psn_init(struct rp_psn *p);
-void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev);
+/* Any data packet (rp_psn_data takes the next expected PSN outside a resend
+ * episode itself, inline, with the same outcome). */
+void rp_psn_data_any(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev);
+/* Where a packet sits in its message: psn.c's message() for the in-order
+ * case. */
+void rp_psn_message(struct rp_psn *p, uint64_t now_ns, uint8_t opcode, struct rp_psn_event *ev);
+static inline void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode,
+			       struct rp_psn_event *ev)
+{
+	psn &= RP_PSN_MASK;
+	if (!p->started || psn != p->next || p->resending || p->nak_pending) {
+		rp_psn_data_any(p, now_ns, psn, opcode, ev);
+		return;
+	}
+	/* track() at distance 0 (the one slot cleared is the one set), no
+	 * resend episode, nothing resent or late. */
+	*ev = (struct rp_psn_event){.verdict = RP_PSN_IN_ORDER};
+	p->packets++;
+	p->bits[(psn % RP_PSN_WINDOW) / 64] |= 1ull << (psn % 64);
+	p->next = rp_psn_add(psn, 1);
+	rp_psn_message(p, now_ns, opcode, ev);
+	p->last = psn;
+}
 /* A NAK (PSN sequence error) for this QP: psn is the one it expects next. */
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn);
 
 /* Signed distance from a to b in 24-bit serial arithmetic. */
-int32_t rp_psn_diff(uint32_t a, uint32_t b);
+static inline int32_t rp_psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (b - a) & RP_PSN_MASK;
+	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
 
 #endif

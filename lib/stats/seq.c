@@ -77,7 +77,7 @@ static enum rp_seq_verdict rx_behind(struct rp_seq *s, uint64_t seq)
 	return RP_SEQ_REORDERED;
 }
 
-enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq)
+enum rp_seq_verdict rp_seq_rx_any(struct rp_seq *s, uint64_t seq)
 {
 	if (!s->started) {
 		s->started = true;

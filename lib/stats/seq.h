@@ -37,7 +37,19 @@ enum rp_seq_verdict { RP_SEQ_IN_ORDER, RP_SEQ_GAP, RP_SEQ_REORDERED, RP_SEQ_DUPL
 void rp_seq_init(struct rp_seq *s, uint64_t first);
 /* Sequences start at whatever arrives first (a capture that starts mid-run). */
 void rp_seq_init_from_first(struct rp_seq *s);
-enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq);
+/* Any arrival (rp_seq_rx takes the next expected seq itself, inline). */
+enum rp_seq_verdict rp_seq_rx_any(struct rp_seq *s, uint64_t seq);
+static inline enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq)
+{
+	if (!s->started || seq != s->next)
+		return rp_seq_rx_any(s, seq);
+	/* rx_ahead with no gap: the one slot it clears is the one it sets. */
+	s->received++;
+	s->bits[(seq % RP_SEQ_WINDOW) / 64] |= 1ull << (seq % 64);
+	s->next = seq + 1;
+	s->unique++;
+	return RP_SEQ_IN_ORDER;
+}
 /* With the sender's count: lost = sent - unique (0 if fewer were sent than
  * arrived, which means a corrupt count). Without (sent_known false) the
  * gap count stays. */

@@ -66,12 +66,8 @@ void rp_ts_destroy(struct rp_ts *t)
 	free(t);
 }
 
-/* Per packet: the bin of the previous call, or the end of the series, is
- * known without a division. */
-long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns)
+long rp_ts_bin_find(struct rp_ts *t, uint64_t now_ns)
 {
-	if (t->last_bin >= 0 && now_ns - t->last_lo < t->cfg.bin_ns) /* wraps when now_ns < last_lo */
-		return t->last_bin;
 	if (now_ns < t->cfg.start_ns || now_ns >= t->end_ns) {
 		t->outside++;
 		return -1;
@@ -87,21 +83,6 @@ void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t 
 	long b = rp_ts_bin_of(t, now_ns);
 	if (b >= 0)
 		t->bins[b].c[c] += n;
-}
-
-void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce)
-{
-	long b = rp_ts_bin_of(t, now_ns);
-	if (b < 0)
-		return;
-	struct rp_ts_bin *bin = &t->bins[b];
-	bin->c[RP_TS_RX_PACKETS]++;
-	bin->c[RP_TS_RX_BYTES] += bytes;
-	bin->c[RP_TS_CE] += ce;
-	if (t->flow_pkts && flow < t->cfg.nflows) {
-		t->flow_pkts[(size_t)b * t->cfg.nflows + flow]++;
-		t->flow_bytes[(size_t)b * t->cfg.nflows + flow] += bytes;
-	}
 }
 
 void rp_ts_flush(struct rp_ts *t)

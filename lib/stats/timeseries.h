@@ -80,11 +80,41 @@ size_t rp_ts_bins_for(uint64_t run_ns, uint64_t bin_ns);
 struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg);
 void rp_ts_destroy(struct rp_ts *t);
 
-/* The bin of now_ns, or -1 (and outside++) when it has none. */
-long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns);
+/* The bin of now_ns, or -1 (and outside++) when it has none: the bin of
+ * the previous call is known without a division (inline), any other is
+ * worked out by rp_ts_bin_find. */
+long rp_ts_bin_find(struct rp_ts *t, uint64_t now_ns);
+static inline long rp_ts_bin_of(struct rp_ts *t, uint64_t now_ns)
+{
+	if (t->last_bin >= 0 && now_ns - t->last_lo < t->cfg.bin_ns) /* wraps when now_ns < last_lo */
+		return t->last_bin;
+	return rp_ts_bin_find(t, now_ns);
+}
 void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t n);
+/* n data packets of a flow at the same time, together bytes long, ce of
+ * them CE-marked: exactly n rp_ts_rx calls (outside counts each). */
+static inline void rp_ts_rx_n(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t n, uint64_t bytes, uint64_t ce)
+{
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b < 0) {
+		t->outside += n - 1;
+		return;
+	}
+	struct rp_ts_bin *bin = &t->bins[b];
+	bin->c[RP_TS_RX_PACKETS] += n;
+	bin->c[RP_TS_RX_BYTES] += bytes;
+	bin->c[RP_TS_CE] += ce;
+	if (t->flow_pkts && flow < t->cfg.nflows) {
+		t->flow_pkts[(size_t)b * t->cfg.nflows + flow] += n;
+		t->flow_bytes[(size_t)b * t->cfg.nflows + flow] += bytes;
+	}
+}
+
 /* A data packet: rx packets/bytes (aggregate and, if kept, the flow's), CE. */
-void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce);
+static inline void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint64_t bytes, bool ce)
+{
+	rp_ts_rx_n(t, now_ns, flow, 1, bytes, ce);
+}
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
 /* With cfg.bin_hist: lat_ns into the histogram of now_ns's bin (nothing
  * else: call rp_ts_latency too for the bin's own figures). A caller's

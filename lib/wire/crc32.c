@@ -555,6 +555,59 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc,
 	return (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(_mm_xor_si128(t, x1), 4));
 }
 
+/* Two buffers of the same length side by side: every register holds one
+ * lane of each, a in the low 128 bits and b in the high ones, so each
+ * 256-bit multiply folds both and the two dependency chains fill each
+ * other's multiply latency (a short frame's fold is one chain of five
+ * multiplies and so latency-bound alone); consecutive pairs overlap in the
+ * out-of-order window. The steps are crc32_clmul's, lane for lane. len is a
+ * multiple of 16, at least 64; masks may be NULL. */
+__attribute__((target("vpclmulqdq,pclmul,avx2"))) static void crc32_clmul_x2(uint32_t crc, const uint8_t *pa,
+									  const uint8_t *pb, size_t len,
+									  const uint8_t *ma, const uint8_t *mb,
+									  uint32_t out[2])
+{
+#define K2(hi, lo) _mm256_set_epi64x(hi, lo, hi, lo)
+#define LD2(a, b) _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a))), \
+					  _mm_loadu_si128((const __m128i *)(b)), 1)
+#define FOLD2(x, k) _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11))
+	static const uint8_t none[RP_CRC32_MASK_LEN];
+	const __m256i r2r1 = K2(K_512_HI, K_512_LO), r4r3 = K2(K_128_HI, K_128_LO);
+	const __m256i k256 = K2(K_256_HI, K_256_LO), k384 = K2(K_384_HI, K_384_LO);
+	const __m256i r5 = K2(0, 0x163cd6124), poly = K2(0x1f7011641, 0x1db710641);
+	const __m256i mask32 = _mm256_set_epi32(0, 0, 0, -1, 0, 0, 0, -1);
+	if (!ma)
+		ma = none;
+	if (!mb)
+		mb = none;
+	__m256i x1 = _mm256_or_si256(LD2(pa, pb), LD2(ma, mb));
+	__m256i x2 = _mm256_or_si256(LD2(pa + 16, pb + 16), LD2(ma + 16, mb + 16));
+	__m256i x3 = _mm256_or_si256(LD2(pa + 32, pb + 32), LD2(ma + 32, mb + 32));
+	__m256i x4 = _mm256_or_si256(LD2(pa + 48, pb + 48), LD2(ma + 48, mb + 48));
+	x1 = _mm256_xor_si256(x1, _mm256_set_epi32(0, 0, 0, (int)crc, 0, 0, 0, (int)crc));
+	size_t off = 64;
+	for (; len - off >= 64; off += 64) {
+		x1 = _mm256_xor_si256(FOLD2(x1, r2r1), LD2(pa + off, pb + off));
+		x2 = _mm256_xor_si256(FOLD2(x2, r2r1), LD2(pa + off + 16, pb + off + 16));
+		x3 = _mm256_xor_si256(FOLD2(x3, r2r1), LD2(pa + off + 32, pb + off + 32));
+		x4 = _mm256_xor_si256(FOLD2(x4, r2r1), LD2(pa + off + 48, pb + off + 48));
+	}
+	x1 = _mm256_xor_si256(_mm256_xor_si256(FOLD2(x1, k384), FOLD2(x2, k256)), _mm256_xor_si256(FOLD2(x3, r4r3), x4));
+	for (; len - off >= 16; off += 16)
+		x1 = _mm256_xor_si256(FOLD2(x1, r4r3), LD2(pa + off, pb + off));
+	x1 = _mm256_xor_si256(_mm256_srli_si256(x1, 8), _mm256_clmulepi64_epi128(r4r3, x1, 0x01));
+	__m256i hi = _mm256_srli_si256(x1, 4);
+	x1 = _mm256_xor_si256(_mm256_clmulepi64_epi128(_mm256_and_si256(x1, mask32), r5, 0x00), hi);
+	__m256i t = _mm256_clmulepi64_epi128(_mm256_and_si256(x1, mask32), poly, 0x10);
+	t = _mm256_clmulepi64_epi128(_mm256_and_si256(t, mask32), poly, 0x00);
+	__m256i v = _mm256_srli_si256(_mm256_xor_si256(t, x1), 4);
+	out[0] = (uint32_t)_mm256_extract_epi32(v, 0);
+	out[1] = (uint32_t)_mm256_extract_epi32(v, 4);
+#undef FOLD2
+#undef LD2
+#undef K2
+}
+
 /* What the CPU offers, read once. RP_CRC32_FORCE (test and bench hook,
  * rp_crc32_force) caps it. */
 enum { ISA_TABLE, ISA_CLMUL, ISA_VCLMUL };
@@ -585,6 +638,23 @@ static uint32_t crc32_masked(uint32_t crc, const uint8_t *p, size_t len, const u
 	return crc32_table(crc, p + bulk, len - bulk);
 }
 
+/* n (2 or 4) buffers of one length, raw CRCs into out[]. */
+static void crc32_masked_n(uint32_t crc, const uint8_t *const p[4], const uint8_t *const m[4], unsigned n,
+			   size_t len, uint32_t out[4])
+{
+	if (len < CLMUL_MIN_LEN || isa() != ISA_VCLMUL) {
+		for (unsigned i = 0; i < n; i++)
+			out[i] = crc32_masked(crc, p[i], len, m[i]);
+		return;
+	}
+	size_t bulk = len & ~(size_t)15;
+	for (unsigned i = 0; i < n; i += 2)
+		crc32_clmul_x2(crc, p[i], p[i + 1], bulk, m[i], m[i + 1], out + i);
+	if (bulk < len)
+		for (unsigned i = 0; i < n; i++)
+			out[i] = crc32_table(out[i], p[i] + bulk, len - bulk);
+}
+
 const char *rp_crc32_force(const char *level)
 {
 	static const char *const names[] = {"table", "clmul", "vpclmul"};
@@ -605,7 +675,31 @@ const char *rp_crc32_force(const char *level)
 	(void)level;
 	return "table";
 }
+
+static void crc32_masked_n(uint32_t crc, const uint8_t *const p[4], const uint8_t *const m[4], unsigned n,
+			   size_t len, uint32_t out[4])
+{
+	for (unsigned i = 0; i < n; i++)
+		out[i] = crc32_masked(crc, p[i], len, m[i]);
+}
 #endif
+
+void rp_crc32_masked_n(uint32_t crc, const void *const buf[], const uint8_t *const mask[], unsigned n, size_t len,
+		       uint32_t out[])
+{
+	for (unsigned i = 0; i < n;) {
+		unsigned k = n - i >= 4 ? 4 : n - i >= 2 ? 2 : 1;
+		if (k == 1) {
+			out[i] = rp_crc32_masked(crc, buf[i], len, mask[i]);
+			i++;
+			continue;
+		}
+		crc32_masked_n(~crc, (const uint8_t *const *)buf + i, mask + i, k, len, out + i);
+		for (unsigned j = i; j < i + k; j++)
+			out[j] = ~out[j];
+		i += k;
+	}
+}
 
 uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len)
 {

@@ -18,6 +18,12 @@ uint32_t rp_crc32_raw(uint32_t crc, const void *buf, size_t len);
  * shorter) were ORed with mask: a header with fields masked to ones, CRC'd
  * in place without a copy (the RoCEv2 ICRC). */
 uint32_t rp_crc32_masked(uint32_t crc, const void *buf, size_t len, const uint8_t mask[RP_CRC32_MASK_LEN]);
+/* rp_crc32_masked of n buffers of the same length len, out[i] for buf[i]
+ * with mask[i] (NULL: none): in pairs side by side in 256-bit registers
+ * where the CPU has VPCLMULQDQ, so that they hide each other's multiply
+ * latency; one by one otherwise. */
+void rp_crc32_masked_n(uint32_t crc, const void *const buf[], const uint8_t *const mask[], unsigned n, size_t len,
+		       uint32_t out[]);
 /* Tests and benchmarks: caps the implementation at "table", "clmul" or
  * "vpclmul" (NULL: leaves it); returns the one now in use. Not for a
  * per-packet path, and not thread-safe. */

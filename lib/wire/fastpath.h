@@ -199,7 +199,9 @@ static inline int rp_fp_ext_len(uint8_t opcode)
 
 /* From the UDP header on (its offset l4, udp_room = what the IP header says
  * follows it, within the frame): the transport fields. */
-static inline bool rp_fp_transport(const uint8_t *b, size_t l4, size_t udp_room, const struct rp_fp_udp_hdr *udp,
+#define RP_FP_INLINE inline __attribute__((always_inline)) /* the per-frame path: no call */
+
+static RP_FP_INLINE bool rp_fp_transport(const uint8_t *b, size_t l4, size_t udp_room, const struct rp_fp_udp_hdr *udp,
 				   const struct rp_fp_bth_hdr *bth, struct rp_fp_pkt *out)
 {
 	if (rp_fp_udp_dport(udp) != RP_ROCEV2_UDP_PORT || rp_fp_udp_len(udp) != udp_room)
@@ -219,7 +221,7 @@ static inline bool rp_fp_transport(const uint8_t *b, size_t l4, size_t udp_room,
 
 /* Takes the frame (true, *out filled) or leaves it to rp_frame_parse. len is
  * both what the buffer holds and the frame's length on the wire. */
-static inline bool rp_fp_parse(const uint8_t *b, size_t len, struct rp_fp_pkt *out)
+static RP_FP_INLINE bool rp_fp_parse(const uint8_t *b, size_t len, struct rp_fp_pkt *out)
 {
 	if (len < sizeof(struct rp_fp_v4))
 		return false;

@@ -112,6 +112,44 @@ bool rp_icrc_verify(const uint8_t *l3, size_t len)
 	return rp_icrc_compute(l3, len - RP_ICRC_LEN) == rp_icrc_load(l3 + len - RP_ICRC_LEN);
 }
 
+/* The fixed mask of the two layouts the builder writes (an IPv4 header of
+ * 20 bytes, or IPv6), as rp_icrc_compute picks it; NULL for any other. */
+static const uint8_t *builder_mask(const uint8_t *l3, size_t len)
+{
+	size_t ip_hlen = rp_icrc_ip_hlen(l3, len);
+	if (ip_hlen == RP_ICRC_IPV6_HLEN && (l3[0] >> 4) == 6)
+		return mask_v6;
+	return ip_hlen == RP_ICRC_IPV4_MIN_HLEN ? mask_v4 : NULL;
+}
+
+void rp_icrc_verify_n(const uint8_t *const l3[], const uint32_t len[], unsigned n, bool ok[])
+{
+	unsigned i = 0;
+	while (i < n) {
+		/* Up to four neighbours of one length in the builder's layouts. */
+		size_t crc_len = len[i] >= RP_ICRC_LEN ? len[i] - RP_ICRC_LEN : 0;
+		const void *buf[4];
+		const uint8_t *mask[4];
+		unsigned k = 0;
+		while (k < 4 && i + k < n && len[i + k] == len[i] && crc_len &&
+		       (mask[k] = builder_mask(l3[i + k], crc_len)) != NULL) {
+			buf[k] = l3[i + k];
+			k++;
+		}
+		if (k < 2) {
+			ok[i] = rp_icrc_verify(l3[i], len[i]);
+			i++;
+			continue;
+		}
+		k &= ~1u; /* pairs */
+		uint32_t c[4];
+		rp_crc32_masked_n(RP_ICRC_LRH_CRC, buf, mask, k, crc_len, c);
+		for (unsigned j = 0; j < k; j++)
+			ok[i + j] = c[j] == rp_icrc_load(l3[i + j] + crc_len);
+		i += k;
+	}
+}
+
 /* a * b mod P over GF(2), both in the reflected representation (zlib's
  * multmodp). Only used when a patch is set up, never per packet. */
 static uint32_t rp_gf2_mulmod(uint32_t a, uint32_t b)

@@ -160,6 +160,46 @@ static void test_every_level_every_length(void **state)
 	rp_crc32_force("vpclmul");
 }
 
+/* Several buffers at once (rp_crc32_masked_n: pairs side by side, two
+ * pairs interleaved, a lone one alone), each against the bit-at-a-time
+ * reference, every length up to 4200 B, 1 to 5 buffers with masks on some,
+ * at every level. */
+static void test_n_every_length(void **state)
+{
+	static uint8_t b[5][4200 + 8], masked[5][4200];
+	uint8_t masks[5][RP_CRC32_MASK_LEN];
+	static const char *const levels[] = {"vpclmul", "clmul", "table"};
+
+	(void)state;
+	for (unsigned k = 0; k < 5; k++) {
+		for (size_t i = 0; i < sizeof(b[k]); i++)
+			b[k][i] = rnd8();
+		for (size_t i = 0; i < RP_CRC32_MASK_LEN; i++)
+			masks[k][i] = (i % (3 + k)) ? 0 : rnd8();
+	}
+	for (unsigned l = 0; l < 3; l++) {
+		rp_crc32_force(levels[l]);
+		for (size_t len = 0; len + 8 <= sizeof(b[0]); len += len < 600 ? 1 : 13) {
+			for (unsigned n = 1; n <= 5; n++) {
+				const void *buf[5];
+				const uint8_t *mask[5];
+				uint32_t out[5];
+				for (unsigned k = 0; k < n; k++) {
+					buf[k] = b[k] + ((len + k) & 7);
+					mask[k] = (k + len) % 3 ? masks[k] : NULL;
+					memcpy(masked[k], buf[k], len);
+					for (size_t i = 0; mask[k] && i < len && i < RP_CRC32_MASK_LEN; i++)
+						masked[k][i] |= mask[k][i];
+				}
+				rp_crc32_masked_n(0x1234u, buf, mask, n, len, out);
+				for (unsigned k = 0; k < n; k++)
+					assert_int_equal(out[k], ~ref_crc32_raw(~0x1234u, masked[k], len));
+			}
+		}
+	}
+	rp_crc32_force("vpclmul");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_raw_is_linear),
 		cmocka_unit_test(test_residue),
 		cmocka_unit_test(test_every_level_every_length),
+		cmocka_unit_test(test_n_every_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

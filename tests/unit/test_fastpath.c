@@ -100,7 +100,7 @@ static void test_classifier_vs_scapy(void **state)
 			if (!took)
 				continue;
 			taken += !pad;
-			struct rp_fp_pkt fp;
+			struct rp_fp_pkt fp = {0};
 			assert_true(rp_fp_parse(buf, len, &fp));
 			EXPECT(v, "l3", kv_u64(v, "l3"), fp.l3);
 			EXPECT(v, "ecn", kv_u64(v, "ecn"), fp.ecn);
@@ -145,7 +145,7 @@ static void test_classifier_bit_flips(void **state)
 						 "disagree on %s", v->name, pos, bit, bad);
 				flips++;
 				if (took) {
-					struct rp_fp_pkt fp;
+					struct rp_fp_pkt fp = {0};
 					rp_fp_parse(buf, len, &fp);
 					still++;
 					bad_icrc += !rp_fp_icrc_ok(buf, &fp);
@@ -238,6 +238,81 @@ static void pair_compare(struct pair *p, uint64_t end_ns, const uint64_t *tx)
 	assert_int_equal(rp_acct_fast_frames(p->gen), 0);
 }
 
+/* ---- bursts, as lib/dp/rx.c hands them over --------------------------------------- */
+
+/* Every frame a pair got, logged to be fed again in bursts. */
+#define LOG_MAX 2048
+struct logged {
+	uint8_t b[RP_VEC_FRAME_MAX > 1200 ? RP_VEC_FRAME_MAX : 1200];
+	uint16_t len;
+	unsigned port;
+	uint64_t now;
+};
+static struct logged flog[LOG_MAX];
+static unsigned nlog;
+
+static void log_frame(unsigned port, uint64_t now, const uint8_t *b, size_t len)
+{
+	assert_true(nlog < LOG_MAX && len <= sizeof(flog[0].b));
+	memcpy(flog[nlog].b, b, len);
+	flog[nlog].len = (uint16_t)len;
+	flog[nlog].port = port;
+	flog[nlog].now = now;
+	nlog++;
+}
+
+/* The log again, in bursts of up to 32 frames of one port that share the
+ * first one's time (a log whose ports alternate goes port by port): into p->fast as rx.c's rx_plain does (rp_acct_pre_n,
+ * then rp_acct_rx_fast_n, rp_acct_rx_pre for each frame it leaves) and into
+ * p->gen frame by frame at the same times. Returns the frames the fast path
+ * took. */
+static uint64_t replay_bursts(struct pair *p)
+{
+	if (nlog && flog[0].port != flog[1 % nlog].port) { /* alternating ports: each port's frames together */
+		static struct logged sorted[LOG_MAX];
+		unsigned m = 0;
+		for (unsigned port = 0; port < 2; port++)
+			for (unsigned i = 0; i < nlog; i++)
+				if (flog[i].port == port)
+					sorted[m++] = flog[i];
+		assert_int_equal(m, nlog);
+		memcpy(flog, sorted, m * sizeof(flog[0]));
+	}
+	for (unsigned i = 0; i < nlog;) {
+		const uint8_t *buf[32];
+		uint16_t caplen[32];
+		uint32_t wire[32];
+		struct rp_acct_pre pre[32];
+		unsigned n = 0, port = flog[i].port;
+		uint64_t now = flog[i].now;
+		while (n < 32 && i + n < nlog && flog[i + n].port == port) {
+			buf[n] = flog[i + n].b;
+			caplen[n] = flog[i + n].len;
+			wire[n] = flog[i + n].len;
+			n++;
+		}
+		rp_acct_pre_n(buf, caplen, wire, n, pre);
+		for (unsigned j = 0; j < n; j++) { /* the same as frame by frame */
+			struct rp_acct_pre one;
+			rp_acct_pre(buf[j], caplen[j], wire[j], &one);
+			assert_int_equal(pre[j].taken, one.taken);
+			assert_int_equal(pre[j].icrc_ok, one.icrc_ok);
+		}
+		for (unsigned j = 0; j < n;) {
+			j += rp_acct_rx_fast_n(p->fast, port, now, buf + j, caplen + j, pre + j, n - j, false);
+			if (j < n) {
+				rp_acct_rx_pre(p->fast, port, now, buf[j], caplen[j], wire[j], &pre[j], NULL);
+				j++;
+			}
+		}
+		for (unsigned j = 0; j < n; j++)
+			rp_acct_rx(p->gen, port, now, buf[j], caplen[j], wire[j], NULL);
+		p->calls += n;
+		i += n;
+	}
+	return rp_acct_fast_frames(p->fast);
+}
+
 static void pair_free(struct pair *p)
 {
 	rp_acct_destroy(p->fast);
@@ -283,6 +358,7 @@ static void feed_vectors(struct pair *p, bool replies, uint64_t *fast_want, uint
 	uint8_t buf[RP_VEC_FRAME_MAX];
 	uint64_t now = 1000;
 	*fast_want = *bad_want = 0;
+	nlog = 0;
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < nvecs; i++) {
 			const struct rp_vec *v = &vecs[i];
@@ -303,6 +379,7 @@ static void feed_vectors(struct pair *p, bool replies, uint64_t *fast_want, uint
 				}
 				for (unsigned port = 0; port < 2; port++) {
 					pair_rx(p, port, now, buf, len, replies);
+					log_frame(port, now, buf, len);
 					now += 1000;
 					*fast_want += ours && port == 0 && !replies;
 				}
@@ -336,6 +413,15 @@ static void test_acct_vectors(void **state)
 	pair_compare(&p, 1000 + p.calls * 1000, NULL);
 	pair_free(&p);
 
+	/* The same frames in bursts (each frame's port and the burst's time). */
+	uint64_t end = 1000 + p.calls * 1000;
+	pair_make(&p, &cfg);
+	assert_int_equal(replay_bursts(&p), fast_want);
+	port_result(p.fast, 0, &pr);
+	assert_int_equal(pr.icrc_bad, bad_want);
+	pair_compare(&p, end, NULL);
+	pair_free(&p);
+
 	/* Flow 7 replies: its frames take the general path, the answers match. */
 	vec_cfg(&cfg, flows, ports, RP_ACCT_REPLY_ALL);
 	pair_make(&p, &cfg);
@@ -353,36 +439,46 @@ static void test_acct_vectors(void **state)
  *   write6  IPv6 WRITE_ONLY_IMM, 2 QPs, 30 x 100 B: 30 frames     fast path
  *   vlan    IPv4 WRITE_ONLY with an 802.1Q tag, 20 x 64 B         general
  *   tiny    IPv4 SEND_ONLY of 8 B (no room for a probe), 20        general
- *   rresp   IPv4 READ RESPONSE FIRST/LAST, 10 x 1500 B: 20 frames  general */
-static const char *const RUN_PROFILE =
-	"name: fastpath\n"
-	"defaults: {speed: 100G, dscp: 26, ecn: ect0, mtu: 1024}\n"
-	"hosts:\n"
-	"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.0.0.1, ipv6: fd00::a}\n"
-	"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.0.0.2, ipv6: fd00::b}\n"
+ *   rresp   IPv4 READ RESPONSE FIRST/LAST, 10 x 1500 B: 20 frames  general
+ * RUN_PFC_FIRST puts two PFC sources of host b before them: the plan numbers
+ * every source, so the RDMA flows are plan flows (probe flow ids) 2..6 but
+ * the accountant's flows 0..4 (it keeps RDMA flows only, in plan order). */
+#define RUN_HEAD                                                                                                \
+	"name: fastpath\n"                                                                                       \
+	"defaults: {speed: 100G, dscp: 26, ecn: ect0, mtu: 1024}\n"                                              \
+	"hosts:\n"                                                                                               \
+	"  - {name: a, mac: \"02:00:00:00:00:0a\", ipv4: 10.0.0.1, ipv6: fd00::a}\n"                              \
+	"  - {name: b, mac: \"02:00:00:00:00:0b\", ipv4: 10.0.0.2, ipv6: fd00::b}\n"                              \
 	"traffic:\n"
-	"  - {name: send4, pattern: flow, src: a, dst: b, opcode: send, qps: 4, message_size: 2500, messages: 40}\n"
-	"  - {name: write6, pattern: flow, src: a, dst: b, ip: 6, opcode: write_imm, qps: 2, message_size: 100,"
-	" messages: 30}\n"
-	"  - {name: vlan, pattern: flow, src: a, dst: b, vlan: 7, opcode: write, message_size: 64, messages: 20}\n"
-	"  - {name: tiny, pattern: flow, src: a, dst: b, opcode: send, message_size: 8, messages: 20}\n"
-	"  - {name: rresp, pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 1500, messages: 10}\n";
+#define RUN_RDMA                                                                                                \
+	"  - {name: send4, pattern: flow, src: a, dst: b, opcode: send, qps: 4, message_size: 2500, messages: 40}\n" \
+	"  - {name: write6, pattern: flow, src: a, dst: b, ip: 6, opcode: write_imm, qps: 2, message_size: 100,"   \
+	" messages: 30}\n"                                                                                       \
+	"  - {name: vlan, pattern: flow, src: a, dst: b, vlan: 7, opcode: write, message_size: 64, messages: 20}\n"  \
+	"  - {name: tiny, pattern: flow, src: a, dst: b, opcode: send, message_size: 8, messages: 20}\n"             \
+	"  - {name: rresp, pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 1500, messages: 10}\n"
+static const char *const RUN_PROFILE = RUN_HEAD RUN_RDMA;
+static const char *const RUN_PFC_FIRST =
+	RUN_HEAD "  - {name: p, kind: pfc, host: b, priorities: [3], quanta: 500, fps: 1000, duration: 1ms}\n"
+		 "  - {name: q, kind: pfc, host: b, frame: pause, quanta: 100, fps: 1000, duration: 1ms}\n" RUN_RDMA;
 #define RUN_FRAMES 210
 #define RUN_FLOWS 5
 
 struct run_frame {
 	uint8_t b[1200];
 	uint16_t len;
-	uint32_t flow;
+	uint32_t flow; /* the accountant's index */
 	uint64_t tx_ns;
 };
 
 static struct run_frame frames[RUN_FRAMES + 1];
 
-static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_t tx[RUN_FLOWS])
+/* Host a's frames; first: the plan flow id of the first RDMA flow. */
+static unsigned make_run(const char *yaml, uint32_t first, struct rp_profile **prof, struct rp_plan *plan,
+			 uint64_t tx[RUN_FLOWS])
 {
 	char err[RP_PROFILE_ERR_LEN];
-	*prof = rp_profile_load_string("fastpath.yaml", RUN_PROFILE, NULL, err, sizeof(err));
+	*prof = rp_profile_load_string("fastpath.yaml", yaml, NULL, err, sizeof(err));
 	if (!*prof)
 		fail_msg("%s", err);
 	if (rp_plan_build(*prof, plan, err, sizeof(err)))
@@ -403,10 +499,11 @@ static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_
 			got = rp_source_burst(src, now, 0, bufs, lens, ids, 32);
 			assert_true(n + got <= RUN_FRAMES);
 			for (unsigned i = 0; i < got; i++) {
+				assert_true(ids[i] >= first && ids[i] - first < RUN_FLOWS);
 				frames[n + i].len = lens[i];
-				frames[n + i].flow = ids[i];
+				frames[n + i].flow = ids[i] - first;
 				frames[n + i].tx_ns = now;
-				tx[ids[i]]++;
+				tx[ids[i] - first]++;
 			}
 			n += got;
 		} while (got == 32);
@@ -416,13 +513,12 @@ static unsigned make_run(struct rp_profile **prof, struct rp_plan *plan, uint64_
 	return n;
 }
 
-static void test_acct_generated_run(void **state)
+static void generated_run(const char *yaml, uint32_t first)
 {
-	(void)state;
 	struct rp_profile *prof;
 	struct rp_plan plan;
 	uint64_t tx[RUN_FLOWS] = {0};
-	unsigned n = make_run(&prof, &plan, tx);
+	unsigned n = make_run(yaml, first, &prof, &plan, tx);
 	assert_int_equal(n, RUN_FRAMES);
 	assert_int_equal(tx[0], 120);
 	assert_int_equal(tx[1], 30);
@@ -433,6 +529,9 @@ static void test_acct_generated_run(void **state)
 	struct rp_acct_cfg cfg;
 	char err[256];
 	assert_int_equal(rp_acct_cfg_from_plan(&plan, &cfg, NULL, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nflows, RUN_FLOWS);
+	for (unsigned i = 0; i < RUN_FLOWS; i++)
+		assert_int_equal(cfg.flows[i].id, first + i);
 	cfg.track_psn = true;      /* as `run` sets them */
 	cfg.dst_port_check = true;
 	struct pair p;
@@ -447,6 +546,7 @@ static void test_acct_generated_run(void **state)
 	uint64_t away[RUN_FLOWS] = {0}; /* frames (not copies) that went to port a */
 	uint64_t bad_at_b = 0, fast_want = 0;
 	unsigned order[RUN_FRAMES];
+	nlog = 0;
 	for (unsigned k = 0; k < n; k++)
 		order[k] = k;
 	for (unsigned k = 0; k + 1 < n; k++) {
@@ -475,6 +575,7 @@ static void test_acct_generated_run(void **state)
 		away[fl] += port == 0;
 		for (int copy = 0; copy < (k % 13 == 6 ? 2 : 1); copy++) {
 			pair_rx(&p, port, f->tx_ns + 2000 + k, f->b, f->len, false);
+			log_frame(port, f->tx_ns + 2000 + k, f->b, f->len);
 			if (port == 0) {
 				mis[fl]++;
 				continue;
@@ -486,8 +587,8 @@ static void test_acct_generated_run(void **state)
 		}
 	}
 	pair_compare(&p, 20000000, tx);
-	print_message("generated run: %llu calls, %llu fast (want %llu), %llu with a bad ICRC\n",
-		      (unsigned long long)p.calls, (unsigned long long)rp_acct_fast_frames(p.fast),
+	print_message("generated run (first RDMA flow %u): %llu calls, %llu fast (want %llu), %llu with a bad ICRC\n",
+		      first, (unsigned long long)p.calls, (unsigned long long)rp_acct_fast_frames(p.fast),
 		      (unsigned long long)fast_want, (unsigned long long)bad_at_b);
 	assert_int_equal(rp_acct_fast_frames(p.fast), fast_want);
 	struct rp_acct_port_result pr;
@@ -497,6 +598,7 @@ static void test_acct_generated_run(void **state)
 	for (unsigned fl = 0; fl < RUN_FLOWS; fl++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(p.fast, fl, &r);
+		assert_int_equal(r.id, first + fl);
 		assert_int_equal(r.rx_packets, feeds[fl]);
 		assert_int_equal(r.ce, ce[fl]);
 		assert_int_equal(r.misdelivered, mis[fl]);
@@ -504,9 +606,40 @@ static void test_acct_generated_run(void **state)
 			assert_int_equal(r.lost, drops[fl] + away[fl]);
 	}
 	pair_free(&p);
+
+	/* The same frames in bursts, as lib/dp/rx.c hands them to the accountant. */
+	pair_make(&p, &cfg);
+	assert_int_equal(replay_bursts(&p), fast_want);
+	pair_compare(&p, 20000000, tx);
+	port_result(p.fast, 1, &pr);
+	assert_int_equal(pr.icrc_bad, bad_at_b);
+	for (unsigned fl = 0; fl < RUN_FLOWS; fl++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(p.fast, fl, &r);
+		assert_int_equal(r.rx_packets, feeds[fl]);
+		assert_int_equal(r.ce, ce[fl]);
+		assert_int_equal(r.misdelivered, mis[fl]);
+		if (fl <= 1)
+			assert_int_equal(r.lost, drops[fl] + away[fl]);
+	}
+	pair_free(&p);
 	rp_acct_cfg_free(&cfg);
 	rp_plan_free(&plan);
 	rp_profile_free(prof);
+}
+
+static void test_acct_generated_run(void **state)
+{
+	(void)state;
+	generated_run(RUN_PROFILE, 0);
+}
+
+/* The same frames with PFC sources first: the probe's flow id is not the
+ * accountant's index, and the fast path still takes every frame it can. */
+static void test_acct_generated_run_pfc_first(void **state)
+{
+	(void)state;
+	generated_run(RUN_PFC_FIRST, 2);
 }
 
 int main(void)
@@ -516,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_classifier_bit_flips),
 		cmocka_unit_test(test_acct_vectors),
 		cmocka_unit_test(test_acct_generated_run),
+		cmocka_unit_test(test_acct_generated_run_pfc_first),
 	};
 	return cmocka_run_group_tests(tests, load_vectors, free_vectors);
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # RX accounting in packets per second on one core: `roceprobe run` receiving a
-# replayed capture (parse, ICRC check, per-flow lookup, sequence and histogram for
-# every frame) against `dpdk-testpmd --forward-mode=rxonly` on the same input
+# replayed capture (classification, full ICRC check, per-flow lookup, sequence and
+# PSN accounting and time series for every frame; the capture's 512 frames repeat,
+# so after the first round every frame is a duplicate and adds no latency sample)
+# against `dpdk-testpmd --forward-mode=rxonly` on the same input
 # (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints each run and
 # the ratio of the medians, for each frame size in FRAMES (Ethernet bytes
 # without FCS: RoCEv2 SEND ONLY, 58 B of headers and ICRC, the rest payload
@@ -20,7 +22,7 @@ tools/build.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/rpbench$$' EXIT  # testpmd leaves its runtime dir
 
-# The input: 4096 RoCEv2 frames of one flow over 8 QPs, one packet per message, made by gen.
+# The input: 512 RoCEv2 frames of one flow over 8 QPs (64 per QP), one packet per message, made by gen.
 profile() { # $1 = sender port, $2 = receiver port, $3 = messages per flow, $4 = frame bytes
 	cat <<YAML
 name: rx-bench
