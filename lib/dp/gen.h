@@ -11,6 +11,7 @@
 #include "dp.h"
 #include "neigh.h"
 #include "stats/pause.h"
+#include "traffic/source.h"
 
 struct rp_source;
 struct rte_mbuf;
@@ -40,6 +41,11 @@ struct rp_dp_txport {
 	struct rte_mbuf *pending[RP_DP_BURST];
 	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;
+	/* Kept frames (rp_source_burst_shaped): the pool of each of its source's
+	 * shapes, [0] the port's own (frames written whole); pools[0] NULL: no
+	 * kept frames (a pool could not be made), everything written whole. */
+	void *pools[RP_SOURCE_SHAPES + 1];
+	unsigned shape; /* whose buffers the next burst takes */
 };
 
 /* Sends one frame that build writes into buf (cap bytes; returns its length,

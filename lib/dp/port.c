@@ -168,6 +168,30 @@ static struct rte_mempool *make_pool(const char *port, unsigned n_txq, size_t ma
 	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, (int)rte_socket_id());
 }
 
+static void zero_room(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	(void)arg;
+	(void)idx;
+	struct rte_mbuf *m = obj;
+	memset(m->buf_addr, 0, m->buf_len);
+	(void)mp;
+}
+
+void *rp_dp_port_shape_pool(const struct rp_dp_port *p, unsigned n_txq, size_t len, unsigned head)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	snprintf(name, sizeof(name), "rpk%u_%zu_%u", p->id, len, head);
+	struct rte_mempool *mp = rte_mempool_lookup(name);
+	if (mp)
+		return mp;
+	size_t room = len + RP_DP_KEPT_SLACK + RTE_PKTMBUF_HEADROOM;
+	unsigned n = (RX_DESC + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
+	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, (int)rte_socket_id());
+	if (mp)
+		rte_mempool_obj_iter(mp, zero_room, NULL);
+	return mp;
+}
+
 int rp_dp_port_open(const char *devargs, unsigned n_txq, size_t max_frame, struct rp_dp_port *p, char *err,
 		    size_t errlen)
 {

@@ -23,6 +23,8 @@ struct rp_tkind {
 	uint16_t msn_off;   /* 0: no AETH */
 	uint16_t probe_off; /* 0: payload too short for a probe */
 	uint32_t payload;
+	uint16_t head;      /* the bytes a kept buffer gets: headers and probe (hdr_len without one) */
+	uint8_t shape;      /* 0, or its shape in the source's table (rp_source_shapes) */
 	const struct rp_icrc_patch *psn_p;
 	const struct rp_icrc_patch *msn_p;
 	const struct rp_icrc_patch *seq_p;
@@ -83,6 +85,8 @@ struct rp_source {
 	size_t nactive;
 	size_t max_frame;
 	struct rp_patch_cache patches;
+	struct rp_source_shape shapes[RP_SOURCE_SHAPES]; /* shape i + 1 */
+	unsigned nshapes;
 };
 
 /* Zeros enough for any frame's tail (max MTU 4096 + headers, and slack). */

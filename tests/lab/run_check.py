@@ -79,6 +79,12 @@ def case_loss(tmp):
     expect(f["rx_packets"] == 9001, f"rx_packets {f['rx_packets']} == 9001")
     expect(f["reordered"] == 0 and f["duplicates"] == 0, "no reordering, no duplicates")
     expect(f["ce"] == 1286, f"ce {f['ce']} == 1286 marked on purpose")
+    # The receiver marks CE in place, in mbufs that go back to the sender's pool and are sent
+    # again (they keep their frame, rp_source_burst_shaped): the sender must not send a mark.
+    sent = [b for _, b in pcap_frames(os.path.join(out, "capture-tx.pcap"))
+            if len(b) > 54 and b[12:14] == b"\x08\x00" and b[23] == 17 and b[26:30] == bytes([192, 0, 2, 1])]
+    expect(len(sent) == 10001, f"the sender's capture holds its 10001 frames ({len(sent)})")
+    expect(all(b[15] & 3 == 2 for b in sent), "every frame it sent is ECT(0), as asked: no CE mark came back with a mbuf")
     rx = pcap_frames(os.path.join(out, "capture-rx.pcap"))
     want = cnps_by_rule(rx)
     expect(f["cnp_tx"] == want, f"cnp_tx {f['cnp_tx']} == {want}, the 50 us rule over the capture's CE times")

@@ -174,6 +174,76 @@ static void test_every_packet_valid(void **state)
 	teardown(&fx);
 }
 
+/* Kept buffers (rp_source_burst_shaped): each shape has its own buffers,
+ * zeroed once and then reused with whatever bytes they keep; their first 60
+ * bytes are scribbled over before each use (as a receiver marking CE in
+ * place would). Every frame must still parse, verify and continue its flow.
+ * The shapes, worked by hand (Ethernet 14, VLAN 4, IPv4 20 / IPv6 40, UDP 8,
+ * BTH 12, RETH 16, AETH 4, ImmDt 4, probe 24, ICRC 4; head = headers + probe):
+ *   flow 0 WRITE 10000 B, MTU 4096:  FIRST 4170 (head 94), MIDDLE 4154 (78), LAST 1866 (78)
+ *   flow 1 SEND_IMM 3001 B, v6+VLAN: FIRST = MIDDLE 1106 (102), LAST 1042 (106: ImmDt, pad 3)
+ *   flow 2 READ_RESP 9000 B, MTU 2048: FIRST 2110 (82: AETH), MIDDLE 2106 (78), LAST 870 (82)
+ *   flow 3 WRITE_IMM 20 B: 98 B, too short for a shape (written whole, shape 0). */
+static uint8_t kept_mem[RP_SOURCE_SHAPES + 1][BURST][9216];
+
+static void test_shaped_buffers_keep_frames(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, message_size: 10000, qps: 3, messages: 7, psn_start: 0xFFFFF0}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send_imm, ip: 6, vlan: 10, pcp: 6, ecn: ce, "
+		    "message_size: 3001, mtu: 1024, messages: 5, rate: 10G}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 9000, mtu: 2048, qps: 2, "
+		    "messages: 6, dscp: 46}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: write_imm, message_size: 20, messages: 4, "
+		    "sport: per-qp}\n",
+	      0, NULL);
+	struct rp_source_shape sh[RP_SOURCE_SHAPES];
+	const struct rp_source_shape want[RP_SOURCE_SHAPES] = {{4170, 94}, {4154, 78}, {1866, 78}, {1106, 102},
+								 {1042, 106}, {2110, 82}, {2106, 78}, {870, 82}};
+	assert_int_equal(rp_source_shapes(fx.src, sh), 8);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(sh[i].len, want[i].len);
+		assert_int_equal(sh[i].head, want[i].head);
+	}
+	memset(kept_mem, 0, sizeof(kept_mem));
+	uint8_t *kb[RP_SOURCE_SHAPES + 1][BURST];
+	for (int k = 0; k <= RP_SOURCE_SHAPES; k++)
+		for (int i = 0; i < BURST; i++)
+			kb[k][i] = kept_mem[k][i];
+	struct continuity c = {.plan = &fx.plan};
+	uint16_t lens[BURST];
+	uint32_t ids[BURST];
+	unsigned shape = 0, switches = 0;
+	for (uint64_t now = 0; now <= 10000000 && !rp_source_done(fx.src); now += 100) {
+		for (;;) {
+			for (int i = 0; i < BURST; i++)
+				memset(kb[shape][i], 0xA5, 60);
+			unsigned next, n = rp_source_burst_shaped(fx.src, now, 0, shape, kb[shape], lens, ids, BURST, &next);
+			for (unsigned i = 0; i < n; i++) {
+				assert_true(shape == 0 || lens[i] == sh[shape - 1].len);
+				check_frame(&c, kb[shape][i], lens[i], ids[i], now);
+			}
+			if (n < BURST && next == shape)
+				break;
+			switches += next != shape;
+			shape = next;
+		}
+	}
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(c.packets, 7 * 3 + 5 * 3 + 6 * 5 + 4);
+	assert_true(switches >= 8); /* every shape's buffers were asked for */
+	for (size_t i = 0; i < 4; i++) {
+		struct rp_source_flow_stats st;
+		rp_source_flow_stats(fx.src, i, &st);
+		assert_int_equal(st.tx_packets, fx.plan.flows[i].tot.pkts);
+		assert_int_equal(st.probes, c.next_seq[i]);
+	}
+	teardown(&fx);
+}
+
 /* Runs of small single-packet messages on one QP (the specialised path):
  * PSNs wrap, probes and ICRCs stay valid, bursts come back full. */
 static void test_small_message_runs_valid(void **state)
@@ -467,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_every_packet_valid),
 		cmocka_unit_test(test_small_message_runs_valid),
 		cmocka_unit_test(test_pacing_one_virtual_second),
+		cmocka_unit_test(test_shaped_buffers_keep_frames),
 		cmocka_unit_test(test_paused_priorities_send_nothing),
 		cmocka_unit_test(test_catch_up_is_capped),
 		cmocka_unit_test(test_on_off_bursts_and_time0),
