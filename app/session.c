@@ -261,6 +261,7 @@ static int make_sources(struct rp_session *s)
 		tp->src = rp_source_create(&s->plan, tp->index, NULL, err, sizeof(err));
 		if (!tp->src)
 			return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+		rp_dp_gen_kept_pools(tp); /* else its frames are written whole: slower, as right */
 	}
 	return 0;
 }

@@ -55,7 +55,7 @@ void rp_dp_port_close(struct rp_dp_port *p);
  * keeps frames in them. Found by name when it exists (port, len, head).
  * NULL when it cannot be made. */
 #define RP_DP_KEPT_SLACK 64 /* the source's copies may run past the frame */
-void *rp_dp_port_shape_pool(const struct rp_dp_port *p, unsigned n_txq, size_t len, unsigned head);
+void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned head);
 /* The largest frame (without FCS) the port a devargs string names takes: the
  * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
  * the port is not there or does not say. The EAL must be up. */

@@ -278,30 +278,24 @@ static int lcore_loop(void *arg)
 	return 0;
 }
 
-/* The pools of tp's shapes; on any failure none (frames written whole). */
-static void shape_pools(struct rp_dp_gen *g, struct rp_dp_txport *tp)
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
 {
 	struct rp_source_shape sh[RP_SOURCE_SHAPES];
-	unsigned n = rp_source_shapes(tp->src, sh), n_txq = 0;
-	for (unsigned i = 0; i < g->n_ports; i++)
-		n_txq += g->ports[i].port == tp->port && g->ports[i].src;
+	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
 	memset(tp->pools, 0, sizeof(tp->pools));
 	tp->shape = 0;
-	if (n == 0)
-		return;
 	for (unsigned i = 0; i < n; i++)
-		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, n_txq, sh[i].len, sh[i].head))) {
+		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
 			memset(tp->pools, 0, sizeof(tp->pools));
-			return;
+			return false;
 		}
-	tp->pools[0] = tp->port->pool;
+	if (n)
+		tp->pools[0] = tp->port->pool;
+	return true;
 }
 
 int rp_dp_gen_run(struct rp_dp_gen *g)
 {
-	for (unsigned i = 0; i < g->n_ports; i++)
-		if (g->ports[i].src)
-			shape_pools(g, &g->ports[i]);
 	struct lcore_job jobs[RTE_MAX_LCORE];
 	unsigned lcore_ids[RTE_MAX_LCORE];
 	unsigned n = 0, id;

@@ -84,6 +84,12 @@ struct rp_dp_gen {
 	volatile bool *others_done;
 };
 
+/* Makes the pools that keep the frames of tp's source (rp_source_shapes:
+ * one a shape, its data rooms zeroed, which takes milliseconds): call it once
+ * the source is made and before the clock starts. Without it, or when a pool
+ * cannot be made (false), every frame is written whole into the port's pool. */
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp);
+
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the
  * lcore named in each rp_dp_txport. */
 int rp_dp_gen_run(struct rp_dp_gen *g);

@@ -177,7 +177,7 @@ static void zero_room(struct rte_mempool *mp, void *arg, void *obj, unsigned idx
 	(void)mp;
 }
 
-void *rp_dp_port_shape_pool(const struct rp_dp_port *p, unsigned n_txq, size_t len, unsigned head)
+void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned head)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	snprintf(name, sizeof(name), "rpk%u_%zu_%u", p->id, len, head);
@@ -185,7 +185,10 @@ void *rp_dp_port_shape_pool(const struct rp_dp_port *p, unsigned n_txq, size_t l
 	if (mp)
 		return mp;
 	size_t room = len + RP_DP_KEPT_SLACK + RTE_PKTMBUF_HEADROOM;
-	unsigned n = (RX_DESC + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
+	struct rte_eth_dev_info info;
+	if (rte_eth_dev_info_get(p->id, &info) != 0)
+		return NULL;
+	unsigned n = (RX_DESC + TX_DESC * info.nb_tx_queues) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
 	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, (int)rte_socket_id());
 	if (mp)
 		rte_mempool_obj_iter(mp, zero_room, NULL);

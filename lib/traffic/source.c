@@ -178,8 +178,8 @@ static inline void copy_payload(uint8_t *buf, const uint8_t *frame, uint16_t hdr
 }
 
 /* The per-packet path: the QP's header and the kind's payload copied, then a
- * few stores and table look-ups. */
-static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t now, bool kept)
+ * few stores and table look-ups; ts is the packet's stamp (stamp_of). */
+static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t ts, bool kept)
 {
 	const struct rp_tkind *t = &f->kinds[k];
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
@@ -199,17 +199,12 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 		icrc = rp_icrc_patch_apply(t->msn_p, icrc, h->bytes + t->msn_off, buf + t->msn_off);
 	}
 	if (t->probe_off) {
-		uint8_t *seq = buf + t->probe_off + RP_PROBE_SEQ_OFFSET, *ts = buf + t->probe_off + RP_PROBE_TS_OFFSET;
+		uint8_t *seq = buf + t->probe_off + RP_PROBE_SEQ_OFFSET, *tsp = buf + t->probe_off + RP_PROBE_TS_OFFSET;
 		const uint8_t *tseq = t->frame + t->probe_off + RP_PROBE_SEQ_OFFSET;
 		rp_put_be64(seq, f->seq);
-		rp_put_be64(ts, now);
+		rp_put_be64(tsp, ts);
 		icrc ^= rp_icrc_patch_delta64(t->seq_p, rp_get_be64(tseq) ^ f->seq++);
-		if (now != f->ts_now || t->ts_p != f->ts_patch) {
-			f->ts_now = now;
-			f->ts_patch = t->ts_p;
-			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(tseq + 8) ^ now);
-		}
-		icrc ^= f->ts_contrib;
+		icrc ^= rp_icrc_patch_delta64(t->ts_p, rp_get_be64(tseq + 8) ^ ts);
 	}
 	rp_icrc_store(buf + t->icrc_off, icrc);
 	f->tx_payload += t->payload;
@@ -220,7 +215,17 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	return t->len;
 }
 
-static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now, bool kept)
+/* A packet's tx_ns: its due time on the flow's schedule, or floor when that
+ * is later (the lab: the virtual time its NIC puts it on the wire). The
+ * source emits a packet only once it is due (due <= now), and a flow more
+ * than its lag allowance behind restarts at now (rp_pace_catch_up): with
+ * floor 0 the stamp is in [now - allowance, now]. */
+static inline uint64_t stamp_of(uint64_t due, uint64_t floor)
+{
+	return due > floor ? due : floor;
+}
+
+static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t floor, bool kept)
 {
 	enum rp_pkt_kind k = rp_pace_kind(&f->cfg, &f->pace);
 	uint16_t len;
@@ -228,7 +233,7 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now, bool
 		len = f->kinds[RP_PKT_ONLY].len;
 		memcpy(buf, f->kinds[RP_PKT_ONLY].frame, len);
 	} else {
-		len = emit_roce(f, k, buf, now, kept);
+		len = emit_roce(f, k, buf, stamp_of(f->pace.due_ns, floor), kept);
 	}
 	f->tx_packets++;
 	f->tx_bytes += len;
@@ -236,8 +241,8 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now, bool
 	return len;
 }
 
-/* Frames up to this size are staged whole once per run (header, payload and
- * tx_ns, which every packet of a run shares) and then copied in one piece. */
+/* Frames up to this size are staged whole once per run (header and payload)
+ * and then copied in one piece. */
 #define RP_STAGE_MAX 256
 _Static_assert(RP_STAGE_MAX <= RP_TMPL_WHOLE, "staged frames are kept whole in their templates");
 /* Frames of (RP_SMALL_FRAME - RP_COPY_BLOCK, RP_SMALL_FRAME] bytes (a SEND
@@ -257,9 +262,9 @@ static inline bool small_tail(uint16_t copy_len, uint16_t icrc_off, uint16_t len
 struct run_state {
 	const uint8_t *stage, *hdr, *frame;
 	uint16_t hdr_len, tail_off, len, copy_len, psn_off, icrc_off, seq_off, ts_off;
-	const struct rp_icrc_patch *psn_p, *seq_p;
+	const struct rp_icrc_patch *psn_p, *seq_p, *ts_p;
 	uint32_t base, tpsn, psn;
-	uint64_t tseq, seq;
+	uint64_t tseq, tts, seq;
 };
 
 /* emit_run's per-packet loop: the TX fast path. Each trick below was kept
@@ -298,15 +303,15 @@ struct run_state {
 static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
 							       struct run_state *r, uint8_t *const bufs[],
 							       uint16_t lens[], unsigned run, uint64_t limit,
-							       uint64_t now, const bool staged, const bool small,
+							       uint64_t floor, const bool staged, const bool small,
 							       const bool probe_icrc_tail)
 {
 	const struct rp_pace_cfg *c = &f->cfg;
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
 		       ts_off = r->ts_off, hdr_len = r->hdr_len;
-	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p;
+	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p, *ts_p = r->ts_p;
 	const uint32_t base = r->base, tpsn = r->tpsn;
-	const uint64_t tseq = r->tseq;
+	const uint64_t tseq = r->tseq, tts = r->tts;
 	uint32_t psn = r->psn;
 	uint64_t seq = r->seq;
 	struct rp_pace p = f->pace;
@@ -328,7 +333,9 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	uint64_t due = p.due_ns, rem = p.rem;
 	const uint8_t *stage = r->stage;
 	const uint32_t *psn_lo = psn_p->tab[2], *seq_lo = seq_off ? seq_p->tab[7] : NULL;
-	uint32_t hi = 0;
+	const uint32_t *ts_lo1 = seq_off ? ts_p->tab[6] : NULL, *ts_lo0 = seq_off ? ts_p->tab[7] : NULL;
+	uint32_t hi = 0, ts_hi = 0;
+	uint64_t ts_above = UINT64_MAX; /* the stamp's change above its two low bytes, whose part ts_hi is */
 	rp_v16 s0, s1, s2, s3, s4, s5;
 	/* The ICRC store writes the frame's last bytes: when it covers all from
 	 * byte 80 on (82 B: the ICRC at 78), or the stage is a kept buffer's
@@ -362,8 +369,6 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 		} else {
 			copy_blocks(buf, r->hdr, hdr_len);
 			copy_payload(buf, r->frame, hdr_len, r->tail_off, len);
-			if (ts_off)
-				rp_put_be64(buf + ts_off, now);
 		}
 		/* The PSN and the seq both count up by one: their bytes above the
 		 * lowest change once in 256 packets, so their contribution is
@@ -381,6 +386,16 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			rp_put_be64(buf + seq_off, seq);
 			icrc ^= seq_lo[(uint8_t)(tseq ^ seq)];
 			seq++;
+			/* Each packet's own due time (stamp_of): consecutive stamps
+			 * differ by the gap, so the bytes above the two lowest
+			 * change seldom and their part is cached like hi. */
+			const uint64_t ts = stamp_of(due, floor), x = tts ^ ts;
+			rp_put_be64(buf + ts_off, ts);
+			if (x >> 16 != ts_above) {
+				ts_above = x >> 16;
+				ts_hi = rp_icrc_patch_delta64(ts_p, x & ~(uint64_t)0xFFFF);
+			}
+			icrc ^= ts_hi ^ ts_lo1[(uint8_t)(x >> 8)] ^ ts_lo0[(uint8_t)x];
 		}
 		rp_icrc_store(buf + icrc_off, icrc);
 		rp_pace_advance(&due, &rem, gap, gap_rem, div);
@@ -419,7 +434,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
  * packets while the flow stays due by limit; returns 0 (nothing emitted)
  * when the flow's next packet is not such a case. */
 static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint16_t lens[], unsigned max,
-				uint64_t limit, uint64_t now, bool kept)
+				uint64_t limit, uint64_t floor, bool kept)
 {
 	const struct rp_pace_cfg *c = &f->cfg;
 	if (f->is_pfc || c->period_ns)
@@ -458,37 +473,29 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	const uint32_t tpsn = rp_get_be24(h->bytes + t->psn_off);
 	const uint16_t len = t->len, psn_off = t->psn_off, icrc_off = t->icrc_off;
 	const struct rp_icrc_patch *psn_p = t->psn_p, *seq_p = t->seq_p;
-	uint64_t seq = f->seq, tseq = 0;
+	uint64_t seq = f->seq, tseq = 0, tts = 0;
 	uint16_t seq_off = 0, ts_off = 0;
 	if (t->probe_off) {
-		const uint8_t *ts = t->frame + t->probe_off + RP_PROBE_TS_OFFSET;
 		seq_off = (uint16_t)(t->probe_off + RP_PROBE_SEQ_OFFSET);
 		tseq = rp_get_be64(t->frame + seq_off);
 		ts_off = (uint16_t)(t->probe_off + RP_PROBE_TS_OFFSET);
-		if (staged)
-			rp_put_be64(stage + ts_off, now);
-		if (now != f->ts_now || t->ts_p != f->ts_patch) {
-			f->ts_now = now;
-			f->ts_patch = t->ts_p;
-			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(ts) ^ now);
-		}
-		base ^= f->ts_contrib;
+		tts = rp_get_be64(t->frame + ts_off);
 	}
 	struct run_state r = {.stage = stage, .hdr = h->bytes, .frame = t->frame, .hdr_len = t->hdr_len,
 			      .tail_off = t->tail_off,
 			      .len = len, .copy_len = copy_len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
-			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
-			      .tseq = tseq, .psn = psn, .seq = seq};
+			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .ts_p = t->ts_p, .base = base,
+			      .tpsn = tpsn, .tseq = tseq, .tts = tts, .psn = psn, .seq = seq};
 	const bool small = copy_len > RP_SMALL_FRAME - RP_COPY_BLOCK && copy_len <= RP_SMALL_FRAME;
 	unsigned i;
 	if (!staged)
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, false, false, false);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, false, false, false);
 	else if (small && seq_off && !small_tail(copy_len, icrc_off, len))
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, true);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, true);
 	else if (small)
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, false);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, false);
 	else
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, false, false);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, false, false);
 	psn = r.psn;
 	seq = r.seq;
 	*psnp = psn;
@@ -569,6 +576,7 @@ unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, ui
 		return 0;
 	note_burst(f, now_ns);
 	uint8_t *const bufs[1] = {buf};
+	/* The lab asks for a packet when its NIC puts it on the wire: stamped now. */
 	if (!emit_run(f, bufs, len, 1, now_ns, now_ns, false))
 		*len = emit(f, buf, now_ns, false);
 	return 1;
@@ -601,9 +609,10 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 		uint64_t limit = second < now_ns ? second : now_ns;
 		note_burst(f, now_ns);
 		do {
-			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, now_ns, kept);
+			/* Stamped with their due times (floor 0). */
+			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, 0, kept);
 			if (!r) {
-				lens[filled] = emit(f, bufs[filled], now_ns, kept);
+				lens[filled] = emit(f, bufs[filled], 0, kept);
 				r = 1;
 			}
 			if (flow_ids)

@@ -11,7 +11,14 @@
  * more than its lag allowance behind now (paused by PFC, or a late caller)
  * restarts at now instead of bursting to catch up; the allowance is
  * max(opts.catchup_ns, 32 of the flow's largest packets at its rate), so
- * after a pause a flow sends at most that much back to back. */
+ * after a pause a flow sends at most that much back to back.
+ *
+ * tx_ns (the probe's stamp): rp_source_burst and rp_source_burst_shaped stamp
+ * each packet with its own due time in the caller's clock (time0_ns + the
+ * plan's schedule), never the burst's now: a packet is emitted only once due,
+ * so tx_ns <= now, and the catch-up rule keeps tx_ns >= now - the lag
+ * allowance. rp_source_flow_burst (the lab, which asks at the virtual time it
+ * puts the packet on the wire) stamps now_ns. */
 #ifndef RP_TRAFFIC_SOURCE_H
 #define RP_TRAFFIC_SOURCE_H
 

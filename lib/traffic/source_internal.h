@@ -55,11 +55,6 @@ struct rp_sflow {
 	uint64_t tx_payload;
 	uint64_t first_tx_ns, last_tx_ns; /* the bursts of its first and last packets */
 	uint64_t before_last_packets, before_last_bytes; /* sent before the last burst */
-	/* Every packet of a burst carries the same tx_ns: its ICRC contribution
-	 * is computed once per (burst time, patch) and reused. */
-	uint64_t ts_now;
-	const struct rp_icrc_patch *ts_patch;
-	uint32_t ts_contrib;
 	struct rp_next_hop nh; /* where its frames go first (rp_source_set_next_hop_mac moves them) */
 };
 

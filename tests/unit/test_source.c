@@ -1,5 +1,5 @@
 /* lib/traffic packet source: every packet parses as valid RoCEv2 with a good
- * ICRC, PSNs and probe sequences are continuous, tx_ns is the given now,
+ * ICRC, PSNs and probe sequences are continuous, tx_ns is each packet's due time,
  * pacing is exact over a virtual second, paused priorities send nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +85,7 @@ struct continuity {
 	uint32_t next_psn[64][8];
 	bool psn_seen[64][8];
 	uint64_t next_seq[64];
+	uint64_t last_ts[64];
 	uint32_t msn[64][8];
 	uint64_t packets;
 	uint64_t probes;
@@ -122,7 +123,11 @@ static void check_frame(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id
 		assert_true(f.has_probe);
 		assert_int_equal(f.probe.flow_id, id);
 		assert_int_equal(f.probe.seq, c->next_seq[id]++);
-		assert_int_equal(f.probe.tx_ns, now);
+		/* Its own due time: not after the burst, never more than the lag
+		 * allowance's floor (10 us) before it with a clock this regular. */
+		assert_true(f.probe.tx_ns <= now && now - f.probe.tx_ns <= RP_SOURCE_CATCHUP_NS);
+		assert_true(f.probe.tx_ns >= c->last_ts[id]);
+		c->last_ts[id] = f.probe.tx_ns;
 		c->probes++;
 	} else {
 		assert_false(f.has_probe);
@@ -171,6 +176,54 @@ static void test_every_packet_valid(void **state)
 		assert_int_equal(st.tx_messages, fx.plan.flows[i].tot.msgs);
 		assert_int_equal(st.probes, c.next_seq[i]);
 	}
+	teardown(&fx);
+}
+
+/* Each packet is stamped with its own due time, not the burst's: a SEND of
+ * 24 B is an 82 B frame, 106 B = 848 bits on the wire with preamble, IFG and
+ * FCS, so at 1 Gbit/s packet k is due at 848 k ns exactly, and at 10 Gbit/s
+ * at floor(84.8 k) ns. The clock ticks every 5 us (inside the 10 us lag
+ * allowance, so no catch-up): ~6 (1G) and ~59 (10G) packets a tick, in
+ * bursts of up to 32, each packet with a stamp of its own. */
+struct stamps {
+	uint64_t n[2];
+	uint64_t bad[2];
+	uint64_t same_in_burst; /* a flow's packet stamped like its previous one in the same burst */
+	uint64_t prev_now[2], prev_ts[2];
+};
+
+static void check_stamp(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	struct stamps *st = ctx;
+	struct rp_frame f;
+	assert_int_equal(rp_frame_parse(buf, len, len, &f), RP_KIND_ROCE);
+	assert_true(f.icrc_ok && f.has_probe);
+	assert_int_equal(len, 82);
+	uint64_t k = st->n[id]++;
+	uint64_t want = id == 0 ? 848 * k : 848 * k / 10;
+	st->bad[id] += f.probe.tx_ns != want;
+	st->same_in_burst += k && now == st->prev_now[id] && f.probe.tx_ns == st->prev_ts[id];
+	st->prev_now[id] = now;
+	st->prev_ts[id] = f.probe.tx_ns;
+}
+
+static void test_stamps_are_due_times(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 1G, messages: 3000}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 30000}\n",
+	      0, NULL);
+	struct stamps st = {0};
+	drive(fx.src, 0, 3000000, 5000, 0, check_stamp, &st);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(st.n[0], 3000);
+	assert_int_equal(st.n[1], 30000);
+	assert_int_equal(st.bad[0], 0);
+	assert_int_equal(st.bad[1], 0);
+	assert_int_equal(st.same_in_burst, 0);
 	teardown(&fx);
 }
 
@@ -538,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_small_message_runs_valid),
 		cmocka_unit_test(test_pacing_one_virtual_second),
 		cmocka_unit_test(test_shaped_buffers_keep_frames),
+		cmocka_unit_test(test_stamps_are_due_times),
 		cmocka_unit_test(test_paused_priorities_send_nothing),
 		cmocka_unit_test(test_catch_up_is_capped),
 		cmocka_unit_test(test_on_off_bursts_and_time0),
