@@ -62,6 +62,13 @@ struct rp_dp_port {
 int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
 		    char *err, size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);
+/* A TX-only pool of mbufs for frames of one shape (len bytes, head written
+ * per packet; traffic/source.h), every data room zeroed once at creation, so
+ * a mbuf that only ever held frames of that shape holds its zeros: gen.c
+ * keeps frames in them. Found by name when it exists (port, len, head).
+ * NULL when it cannot be made. */
+#define RP_DP_KEPT_SLACK 64 /* the source's copies may run past the frame */
+void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned head);
 /* The largest frame (without FCS) the port a devargs string names takes: the
  * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
  * the port is not there or does not say. The EAL must be up. */

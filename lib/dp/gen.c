@@ -154,14 +154,9 @@ static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 		give_up_pending(tp);
 }
 
-static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
+/* One burst from the pool of tp's shape; returns how many the source filled. */
+static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
-	if (tp->n_pending) {
-		flush_pending(tp, now_ns);
-		return;
-	}
-	if (!tp->src || rp_source_next_due(tp->src) > now_ns)
-		return;
 	struct rte_mbuf *m[RP_DP_BURST];
 	/* Raw allocation: a pool's free mbufs already hold refcnt 1, nb_segs 1
 	 * and next NULL (the mbuf library's invariant), so only the fields a
@@ -172,17 +167,19 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	 * is stored, not masked: the pool has no pinned external buffers, so
 	 * no free mbuf carries RTE_MBUF_F_EXTERNAL (and the store needs no
 	 * load of the line). */
-	if (rte_mempool_get_bulk(tp->port->pool, (void **)m, RP_DP_BURST) != 0)
-		return;
+	struct rte_mempool *pool = tp->pools[0] ? tp->pools[tp->shape] : tp->port->pool;
+	if (rte_mempool_get_bulk(pool, (void **)m, RP_DP_BURST) != 0)
+		return 0;
 	uint8_t *bufs[RP_DP_BURST];
 	uint16_t lens[RP_DP_BURST];
 	/* The pool's mbufs are direct: the buffer follows the header and the
 	 * private area, so the header is not read before the source runs. */
-	struct rte_mempool *pool = tp->port->pool;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
 		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
 	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
-	unsigned n = rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
+	unsigned n = tp->pools[0] ? rp_source_burst_shaped(tp->src, now_ns, paused, tp->shape, bufs, lens, NULL,
+							   RP_DP_BURST, &tp->shape)
+				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
@@ -197,7 +194,7 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		bytes += lens[i];
 	}
 	if (n < RP_DP_BURST)
-		rte_mempool_put_bulk(tp->port->pool, (void **)(m + n), RP_DP_BURST - n);
+		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_BURST - n);
 	if (g->rx)
 		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
 	uint16_t sent = rp_dp_tx_burst(tp->port, tp->txq, m, (uint16_t)n);
@@ -213,6 +210,24 @@ static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 		tp->tx_full++;
 		keep_pending(tp, m + sent, lens + sent, n - sent);
 	}
+	return n;
+}
+
+static void tx_once(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
+{
+	if (tp->n_pending) {
+		flush_pending(tp, now_ns);
+		return;
+	}
+	if (!tp->src || rp_source_next_due(tp->src) > now_ns)
+		return;
+	/* Kept frames: a burst takes its mbufs from the pool of the shape the
+	 * source says comes next, and gets only the packets of that shape; the
+	 * next shape's pool is asked at once (once: nothing due then). */
+	unsigned shape = tp->shape;
+	unsigned n = tx_fill(g, tp, now_ns);
+	if (n == 0 && tp->shape != shape)
+		tx_fill(g, tp, now_ns);
 }
 
 static bool time_up(const struct rp_dp_gen *g, uint64_t now_ns)
@@ -389,6 +404,22 @@ static void main_wait(struct rp_dp_gen *g, struct lcore_job *jobs, unsigned n)
 			next_progress += 1000000000ull;
 		}
 	}
+}
+
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
+{
+	struct rp_source_shape sh[RP_SOURCE_SHAPES];
+	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
+	memset(tp->pools, 0, sizeof(tp->pools));
+	tp->shape = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
+			memset(tp->pools, 0, sizeof(tp->pools));
+			return false;
+		}
+	if (n)
+		tp->pools[0] = tp->port->pool;
+	return true;
 }
 
 int rp_dp_gen_run(struct rp_dp_gen *g)

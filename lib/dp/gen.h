@@ -11,6 +11,7 @@
 #include "dp.h"
 #include "neigh.h"
 #include "stats/pause.h"
+#include "traffic/source.h"
 
 struct rp_source;
 struct rte_mbuf;
@@ -53,6 +54,11 @@ struct rp_dp_txport {
 	struct rte_mbuf *pending[RP_DP_BURST];
 	uint16_t pending_len[RP_DP_BURST];
 	unsigned n_pending;
+	/* Kept frames (rp_source_burst_shaped): the pool of each of its source's
+	 * shapes, [0] the port's own (frames written whole); pools[0] NULL: no
+	 * kept frames (a pool could not be made), everything written whole. */
+	void *pools[RP_SOURCE_SHAPES + 1];
+	unsigned shape; /* whose buffers the next burst takes */
 };
 
 /* Sends one frame that build writes into buf (cap bytes; returns its length,
@@ -113,6 +119,12 @@ struct rp_dp_gen {
 	 * that long, and a paced flow falls behind by as much. */
 	uint64_t idle_ns;
 };
+
+/* Makes the pools that keep the frames of tp's source (rp_source_shapes:
+ * one a shape, its data rooms zeroed, which takes milliseconds): call it once
+ * the source is made and before the clock starts. Without it, or when a pool
+ * cannot be made (false), every frame is written whole into the port's pool. */
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp);
 
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the
  * lcore named in each rp_dp_txport. Every lcore lingers (and drains) until

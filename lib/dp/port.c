@@ -170,6 +170,33 @@ static struct rte_mempool *make_pool(const char *port, unsigned n_rxq, unsigned 
 	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, socket);
 }
 
+static void zero_room(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	(void)arg;
+	(void)idx;
+	struct rte_mbuf *m = obj;
+	memset(m->buf_addr, 0, m->buf_len);
+	(void)mp;
+}
+
+void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned head)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	snprintf(name, sizeof(name), "rpk%u_%zu_%u", p->id, len, head);
+	struct rte_mempool *mp = rte_mempool_lookup(name);
+	if (mp)
+		return mp;
+	size_t room = len + RP_DP_KEPT_SLACK + RTE_PKTMBUF_HEADROOM;
+	struct rte_eth_dev_info info;
+	if (rte_eth_dev_info_get(p->id, &info) != 0)
+		return NULL;
+	unsigned n = (RX_DESC + TX_DESC * info.nb_tx_queues) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
+	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, p->socket >= 0 ? p->socket : (int)rte_socket_id());
+	if (mp)
+		rte_mempool_obj_iter(mp, zero_room, NULL);
+	return mp;
+}
+
 /* Why devargs gave no port: the interface it names (iface=) missing on this
  * machine, or else the PMD / the NIC's binding. */
 static void no_port(const char *devargs, const char *name, char *err, size_t errlen)

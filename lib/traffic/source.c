@@ -20,6 +20,24 @@ static uint64_t lag_allowance(const struct rp_flow *f, uint64_t catchup)
 	return g > catchup ? g : catchup;
 }
 
+/* Kind t's shape (0: none): its frame long enough to gain, all zeros from
+ * its head to its ICRC (from tail_off on they are by construction). */
+static uint8_t shape_of(struct rp_source *s, const struct rp_tkind *t)
+{
+	if (!t->frame || t->len <= RP_SOURCE_SHAPE_MIN)
+		return 0;
+	for (size_t i = t->head; i < (t->tail_off ? t->tail_off : t->icrc_off); i++)
+		if (t->frame[i])
+			return 0;
+	for (unsigned i = 0; i < s->nshapes; i++)
+		if (s->shapes[i].len == t->len && s->shapes[i].head == t->head)
+			return (uint8_t)(i + 1);
+	if (s->nshapes == RP_SOURCE_SHAPES)
+		return 0;
+	s->shapes[s->nshapes++] = (struct rp_source_shape){.len = t->len, .head = t->head};
+	return (uint8_t)s->nshapes;
+}
+
 static int flow_init(struct rp_source *s, const struct rp_plan *plan, const struct rp_flow *f, struct rp_sflow *sf,
 		     const struct rp_source_opts *o, char *err, size_t errlen)
 {
@@ -44,9 +62,12 @@ static int flow_init(struct rp_source *s, const struct rp_plan *plan, const stru
 		sf->psn[q] = f->p.psn_start & RP_PSN_MASK;
 	if (rp_tmpl_build(s, plan, f, sf, err, errlen))
 		return -1;
-	for (int k = 0; k < RP_PKT_KINDS; k++)
+	for (int k = 0; k < RP_PKT_KINDS; k++) {
 		if (sf->kinds[k].len > s->max_frame)
 			s->max_frame = sf->kinds[k].len;
+		if (!sf->is_pfc)
+			sf->kinds[k].shape = shape_of(s, &sf->kinds[k]);
+	}
 	return 0;
 }
 
@@ -180,13 +201,16 @@ static inline bool zero_hint(struct rp_sflow *f, const struct rp_tkind *t)
 }
 
 /* The per-packet path: the QP's header and the kind's payload copied, then a
- * few stores and table look-ups. */
-static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t now)
+ * few stores and table look-ups; ts is the packet's stamp (stamp_of). */
+static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t ts, bool kept)
 {
 	const struct rp_tkind *t = &f->kinds[k];
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	copy_blocks(buf, h->bytes, t->hdr_len);
-	copy_payload(buf, t->frame, t->hdr_len, t->tail_off, t->len, zero_hint(f, t));
+	if (kept) /* the buffer holds the shape's zeros: the head only */
+		copy_blocks(buf + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->head - t->hdr_len));
+	else
+		copy_payload(buf, t->frame, t->hdr_len, t->tail_off, t->len, zero_hint(f, t));
 	uint32_t icrc = h->icrc;
 	uint32_t *psn = &f->psn[f->qp];
 	rp_put_be24(buf + t->psn_off, *psn);
@@ -198,17 +222,12 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 		icrc = rp_icrc_patch_apply(t->msn_p, icrc, h->bytes + t->msn_off, buf + t->msn_off);
 	}
 	if (t->probe_off) {
-		uint8_t *seq = buf + t->probe_off + RP_PROBE_SEQ_OFFSET, *ts = buf + t->probe_off + RP_PROBE_TS_OFFSET;
+		uint8_t *seq = buf + t->probe_off + RP_PROBE_SEQ_OFFSET, *tsp = buf + t->probe_off + RP_PROBE_TS_OFFSET;
 		const uint8_t *tseq = t->frame + t->probe_off + RP_PROBE_SEQ_OFFSET;
 		rp_put_be64(seq, f->seq);
-		rp_put_be64(ts, now);
+		rp_put_be64(tsp, ts);
 		icrc ^= rp_icrc_patch_delta64(t->seq_p, rp_get_be64(tseq) ^ f->seq++);
-		if (now != f->ts_now || t->ts_p != f->ts_patch) {
-			f->ts_now = now;
-			f->ts_patch = t->ts_p;
-			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(tseq + 8) ^ now);
-		}
-		icrc ^= f->ts_contrib;
+		icrc ^= rp_icrc_patch_delta64(t->ts_p, rp_get_be64(tseq + 8) ^ ts);
 	}
 	rp_icrc_store(buf + t->icrc_off, icrc);
 	f->tx_payload += t->payload;
@@ -219,7 +238,17 @@ static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t
 	return t->len;
 }
 
-static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
+/* A packet's tx_ns: its due time on the flow's schedule, or floor when that
+ * is later (the lab: the virtual time its NIC puts it on the wire). The
+ * source emits a packet only once it is due (due <= now), and a flow more
+ * than its lag allowance behind restarts at now (rp_pace_catch_up): with
+ * floor 0 the stamp is in [now - allowance, now]. */
+static inline uint64_t stamp_of(uint64_t due, uint64_t floor)
+{
+	return due > floor ? due : floor;
+}
+
+static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t floor, bool kept)
 {
 	enum rp_pkt_kind k = rp_pace_kind(&f->cfg, &f->pace);
 	uint16_t len;
@@ -228,7 +257,7 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 		memcpy(buf, f->kinds[RP_PKT_ONLY].frame, len);
 		f->zlo = f->zhi = 0;
 	} else {
-		len = emit_roce(f, k, buf, now);
+		len = emit_roce(f, k, buf, stamp_of(f->pace.due_ns, floor), kept);
 	}
 	f->tx_packets++;
 	f->tx_bytes += len;
@@ -236,8 +265,8 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t now)
 	return len;
 }
 
-/* Frames up to this size are staged whole once per run (header, payload and
- * tx_ns, which every packet of a run shares) and then copied in one piece. */
+/* Frames up to this size are staged whole once per run (header and payload)
+ * and then copied in one piece. */
 #define RP_STAGE_MAX 256
 _Static_assert(RP_STAGE_MAX <= RP_TMPL_WHOLE, "staged frames are kept whole in their templates");
 /* Frames of (RP_SMALL_FRAME - RP_COPY_BLOCK, RP_SMALL_FRAME] bytes (a SEND
@@ -247,13 +276,20 @@ _Static_assert(RP_STAGE_MAX <= RP_TMPL_WHOLE, "staged frames are kept whole in t
 _Static_assert(RP_SMALL_FRAME == 6 * 16, "run_loop holds a small frame in six 16-byte registers");
 typedef uint8_t rp_v16 __attribute__((vector_size(16)));
 
+/* Whether a small stage of copy_len bytes needs its sixth vector stored:
+ * bytes from 80 on that the ICRC store does not cover. */
+static inline bool small_tail(uint16_t copy_len, uint16_t icrc_off, uint16_t len)
+{
+	return copy_len > 80 && !(icrc_off <= 80 && icrc_off + 4 >= len);
+}
+
 struct run_state {
 	const uint8_t *stage, *hdr, *frame;
-	uint16_t hdr_len, tail_off, len, psn_off, icrc_off, seq_off, ts_off;
+	uint16_t hdr_len, tail_off, len, copy_len, psn_off, icrc_off, seq_off, ts_off;
 	bool zeroed; /* unstaged: the one buffer's zero tail is there already */
-	const struct rp_icrc_patch *psn_p, *seq_p;
+	const struct rp_icrc_patch *psn_p, *seq_p, *ts_p;
 	uint32_t base, tpsn, psn;
-	uint64_t tseq, seq;
+	uint64_t tseq, tts, seq;
 };
 
 /* emit_run's per-packet loop: the TX fast path. Each trick below was kept
@@ -292,15 +328,15 @@ struct run_state {
 static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *f, enum rp_pkt_kind k,
 							       struct run_state *r, uint8_t *const bufs[],
 							       uint16_t lens[], unsigned run, uint64_t limit,
-							       uint64_t now, const bool staged, const bool small,
+							       uint64_t floor, const bool staged, const bool small,
 							       const bool probe_icrc_tail)
 {
 	const struct rp_pace_cfg *c = &f->cfg;
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
 		       ts_off = r->ts_off, hdr_len = r->hdr_len;
-	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p;
+	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p, *ts_p = r->ts_p;
 	const uint32_t base = r->base, tpsn = r->tpsn;
-	const uint64_t tseq = r->tseq;
+	const uint64_t tseq = r->tseq, tts = r->tts;
 	uint32_t psn = r->psn;
 	uint64_t seq = r->seq;
 	struct rp_pace p = f->pace;
@@ -322,11 +358,14 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	uint64_t due = p.due_ns, rem = p.rem;
 	const uint8_t *stage = r->stage;
 	const uint32_t *psn_lo = psn_p->tab[2], *seq_lo = seq_off ? seq_p->tab[7] : NULL;
-	uint32_t hi = 0;
+	const uint32_t *ts_lo1 = seq_off ? ts_p->tab[6] : NULL, *ts_lo0 = seq_off ? ts_p->tab[7] : NULL;
+	uint32_t hi = 0, ts_hi = 0;
+	uint64_t ts_above = UINT64_MAX; /* the stamp's change above its two low bytes, whose part ts_hi is */
 	rp_v16 s0, s1, s2, s3, s4, s5;
 	/* The ICRC store writes the frame's last bytes: when it covers all from
-	 * byte 80 on (82 B: the ICRC at 78), the sixth vector is not stored. */
-	const bool tail = !probe_icrc_tail && !(icrc_off <= 80 && icrc_off + 4 >= len);
+	 * byte 80 on (82 B: the ICRC at 78), or the stage is a kept buffer's
+	 * head of at most 80 B, the sixth vector is not stored. */
+	const bool tail = !probe_icrc_tail && small_tail(r->copy_len, icrc_off, len);
 	/* probe_icrc_tail: the instance for the common small frame, a probe and
 	 * no sixth vector, with both known at compile time (trick 5). */
 	const bool has_seq = probe_icrc_tail || seq_off;
@@ -351,12 +390,10 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			if (tail)
 				memcpy(buf + 80, &s5, 16);
 		} else if (staged) {
-			copy_blocks(buf, stage, len);
+			copy_blocks(buf, stage, r->copy_len);
 		} else {
 			copy_blocks(buf, r->hdr, hdr_len);
 			copy_payload(buf, r->frame, hdr_len, r->tail_off, len, r->zeroed);
-			if (ts_off)
-				rp_put_be64(buf + ts_off, now);
 		}
 		/* The PSN and the seq both count up by one: their bytes above the
 		 * lowest change once in 256 packets, so their contribution is
@@ -374,6 +411,16 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			rp_put_be64(buf + seq_off, seq);
 			icrc ^= seq_lo[(uint8_t)(tseq ^ seq)];
 			seq++;
+			/* Each packet's own due time (stamp_of): consecutive stamps
+			 * differ by the gap, so the bytes above the two lowest
+			 * change seldom and their part is cached like hi. */
+			const uint64_t ts = stamp_of(due, floor), x = tts ^ ts;
+			rp_put_be64(buf + ts_off, ts);
+			if (x >> 16 != ts_above) {
+				ts_above = x >> 16;
+				ts_hi = rp_icrc_patch_delta64(ts_p, x & ~(uint64_t)0xFFFF);
+			}
+			icrc ^= ts_hi ^ ts_lo1[(uint8_t)(x >> 8)] ^ ts_lo0[(uint8_t)x];
 		}
 		rp_icrc_store(buf + icrc_off, icrc);
 		rp_pace_advance(&due, &rem, gap, gap_rem, div);
@@ -412,7 +459,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
  * packets while the flow stays due by limit; returns 0 (nothing emitted)
  * when the flow's next packet is not such a case. */
 static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint16_t lens[], unsigned max,
-				uint64_t limit, uint64_t now)
+				uint64_t limit, uint64_t floor, bool kept)
 {
 	const struct rp_pace_cfg *c = &f->cfg;
 	if (f->is_pfc || c->period_ns)
@@ -430,7 +477,10 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	const struct rp_tkind *t = &f->kinds[k];
 	if (t->msn_p)
 		return 0;
-	const bool staged = t->len <= RP_STAGE_MAX;
+	/* Kept buffers (rp_source_burst_shaped) hold the shape's zeros: only
+	 * the head is staged and copied, the ICRC stored at the frame's end. */
+	const bool staged = kept || t->len <= RP_STAGE_MAX;
+	const uint16_t copy_len = kept ? t->head : t->len;
 	/* The zero hint is for one buffer (rp_source_flow_burst_zeroed's); a
 	 * staged frame is written whole and leaves no zeros known. */
 	const bool zeroed = !staged && zero_hint(f, t);
@@ -438,7 +488,12 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 		f->zlo = f->zhi = 0;
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	uint8_t stage[RP_STAGE_MAX + RP_COPY_BLOCK];
-	if (staged) {
+	_Static_assert(RP_TMPL_HDR_MAX + RP_PROBE_LEN + 2 * RP_COPY_BLOCK <= sizeof(stage), "a head fits the stage");
+	if (kept) { /* zeros after the head, up to what the vectors or blocks load */
+		memset(stage, 0, RP_TMPL_HDR_MAX + RP_PROBE_LEN + 2 * RP_COPY_BLOCK);
+		copy_blocks(stage, h->bytes, t->hdr_len);
+		copy_blocks(stage + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->head - t->hdr_len));
+	} else if (staged) {
 		copy_blocks(stage, h->bytes, t->hdr_len);
 		copy_blocks(stage + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->len - t->hdr_len));
 	}
@@ -448,37 +503,29 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	const uint32_t tpsn = rp_get_be24(h->bytes + t->psn_off);
 	const uint16_t len = t->len, psn_off = t->psn_off, icrc_off = t->icrc_off;
 	const struct rp_icrc_patch *psn_p = t->psn_p, *seq_p = t->seq_p;
-	uint64_t seq = f->seq, tseq = 0;
+	uint64_t seq = f->seq, tseq = 0, tts = 0;
 	uint16_t seq_off = 0, ts_off = 0;
 	if (t->probe_off) {
-		const uint8_t *ts = t->frame + t->probe_off + RP_PROBE_TS_OFFSET;
 		seq_off = (uint16_t)(t->probe_off + RP_PROBE_SEQ_OFFSET);
 		tseq = rp_get_be64(t->frame + seq_off);
 		ts_off = (uint16_t)(t->probe_off + RP_PROBE_TS_OFFSET);
-		if (staged)
-			rp_put_be64(stage + ts_off, now);
-		if (now != f->ts_now || t->ts_p != f->ts_patch) {
-			f->ts_now = now;
-			f->ts_patch = t->ts_p;
-			f->ts_contrib = rp_icrc_patch_delta64(t->ts_p, rp_get_be64(ts) ^ now);
-		}
-		base ^= f->ts_contrib;
+		tts = rp_get_be64(t->frame + ts_off);
 	}
 	struct run_state r = {.stage = stage, .hdr = h->bytes, .frame = t->frame, .hdr_len = t->hdr_len,
 			      .tail_off = t->tail_off,
-			      .len = len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
-			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .base = base, .tpsn = tpsn,
-			      .tseq = tseq, .psn = psn, .seq = seq, .zeroed = zeroed};
-	const bool small = len > RP_SMALL_FRAME - RP_COPY_BLOCK && len <= RP_SMALL_FRAME;
+			      .len = len, .copy_len = copy_len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
+			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .ts_p = t->ts_p, .base = base,
+			      .tpsn = tpsn, .tseq = tseq, .tts = tts, .psn = psn, .seq = seq, .zeroed = zeroed};
+	const bool small = copy_len > RP_SMALL_FRAME - RP_COPY_BLOCK && copy_len <= RP_SMALL_FRAME;
 	unsigned i;
 	if (!staged)
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, false, false, false);
-	else if (small && seq_off && icrc_off <= 80 && icrc_off + 4 >= len)
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, true);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, false, false, false);
+	else if (small && seq_off && !small_tail(copy_len, icrc_off, len))
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, true);
 	else if (small)
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, true, false);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, false);
 	else
-		i = run_loop(f, k, &r, bufs, lens, run, limit, now, true, false, false);
+		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, false, false);
 	psn = r.psn;
 	seq = r.seq;
 	*psnp = psn;
@@ -559,8 +606,9 @@ unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, ui
 		return 0;
 	note_burst(f, now_ns);
 	uint8_t *const bufs[1] = {buf};
-	if (!emit_run(f, bufs, len, 1, now_ns, now_ns))
-		*len = emit(f, buf, now_ns);
+	/* The lab asks for a packet when its NIC puts it on the wire: stamped now. */
+	if (!emit_run(f, bufs, len, 1, now_ns, now_ns, false))
+		*len = emit(f, buf, now_ns, false);
 	return 1;
 }
 
@@ -581,34 +629,70 @@ unsigned rp_source_flow_burst_zeroed(struct rp_source *s, size_t i, uint64_t now
 	return n;
 }
 
-unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],
-			 uint16_t lens[], uint32_t flow_ids[], unsigned n)
+/* The shape of flow f's next packet. */
+static inline unsigned next_shape_of(const struct rp_sflow *f)
+{
+	return f->is_pfc ? 0 : f->kinds[rp_pace_kind(&f->cfg, &f->pace)].shape;
+}
+
+/* shape < 0: any packet, written whole (rp_source_burst); else packets of
+ * that shape only (rp_source_burst_shaped), into kept buffers when > 0. */
+static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, int shape,
+			     uint8_t *const bufs[], uint16_t lens[], uint32_t flow_ids[], unsigned n,
+			     unsigned *next_shape)
 {
 	unsigned filled = 0;
 	bool finished = false;
+	const bool kept = shape > 0;
 	while (filled < n) {
 		uint64_t second;
 		struct rp_sflow *f = pick(s, now_ns, paused_prio_mask, &second);
 		if (!f)
 			break;
+		if (shape >= 0 && next_shape_of(f) != (unsigned)shape) {
+			*next_shape = next_shape_of(f);
+			break;
+		}
 		uint64_t limit = second < now_ns ? second : now_ns;
 		note_burst(f, now_ns);
 		do {
-			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, now_ns);
+			/* Stamped with their due times (floor 0). */
+			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, 0, kept);
 			if (!r) {
-				lens[filled] = emit(f, bufs[filled], now_ns);
+				lens[filled] = emit(f, bufs[filled], 0, kept);
 				r = 1;
 			}
 			if (flow_ids)
 				for (unsigned i = 0; i < r; i++)
 					flow_ids[filled + i] = f->flow_id;
 			filled += r;
-		} while (filled < n && !f->pace.done && f->pace.due_ns <= limit);
+		} while (filled < n && !f->pace.done && f->pace.due_ns <= limit &&
+			 (shape < 0 || next_shape_of(f) == (unsigned)shape));
 		finished |= f->pace.done;
 	}
 	if (finished)
 		drop_done(s);
 	return filled;
+}
+
+unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],
+			 uint16_t lens[], uint32_t flow_ids[], unsigned n)
+{
+	return burst(s, now_ns, paused_prio_mask, -1, bufs, lens, flow_ids, n, NULL);
+}
+
+unsigned rp_source_burst_shaped(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, unsigned shape,
+				uint8_t *const bufs[], uint16_t lens[], uint32_t flow_ids[], unsigned n,
+				unsigned *next_shape)
+{
+	*next_shape = shape;
+	return burst(s, now_ns, paused_prio_mask, (int)shape, bufs, lens, flow_ids, n, next_shape);
+}
+
+unsigned rp_source_shapes(const struct rp_source *s, struct rp_source_shape out[RP_SOURCE_SHAPES])
+{
+	memcpy(out, s->shapes, s->nshapes * sizeof(out[0]));
+	return s->nshapes;
 }
 
 uint64_t rp_source_next_due_unpaused(const struct rp_source *s, uint8_t paused_prio_mask)

@@ -11,7 +11,14 @@
  * more than its lag allowance behind now (paused by PFC, or a late caller)
  * restarts at now instead of bursting to catch up; the allowance is
  * max(opts.catchup_ns, 32 of the flow's largest packets at its rate), so
- * after a pause a flow sends at most that much back to back. */
+ * after a pause a flow sends at most that much back to back.
+ *
+ * tx_ns (the probe's stamp): rp_source_burst and rp_source_burst_shaped stamp
+ * each packet with its own due time in the caller's clock (time0_ns + the
+ * plan's schedule), never the burst's now: a packet is emitted only once due,
+ * so tx_ns <= now, and the catch-up rule keeps tx_ns >= now - the lag
+ * allowance. rp_source_flow_burst (the lab, which asks at the virtual time it
+ * puts the packet on the wire) stamps now_ns. */
 #ifndef RP_TRAFFIC_SOURCE_H
 #define RP_TRAFFIC_SOURCE_H
 
@@ -54,6 +61,33 @@ unsigned rp_source_set_next_hop_mac(struct rp_source *s, uint8_t l3, uint32_t ip
  * plan flow id (flow_ids may be NULL). Returns how many were filled. */
 unsigned rp_source_burst(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, uint8_t *const bufs[],
 			 uint16_t lens[], uint32_t flow_ids[], unsigned n);
+
+/* Buffers that keep their bytes between uses (lib/dp: mbufs of a pool only
+ * the TX loop takes from; a sent mbuf returns to it with its bytes intact).
+ * A shape is a frame length whose frames are all zeros from the end of their
+ * head (headers and probe) to their ICRC: the frames of every RoCE packet
+ * kind longer than RP_SOURCE_SHAPE_MIN bytes (the probe, then zeros). A
+ * buffer that started all zeros and has only ever held frames of one shape
+ * needs per packet only its head and its ICRC written: the head is written
+ * whole (so an ECN mark a receiver set in place does not stay, and a new
+ * next-hop MAC goes out at once), the zeros are not. Up to RP_SOURCE_SHAPES
+ * per source; kinds past them, PFC frames and short frames are shape 0,
+ * written whole into any buffer. */
+#define RP_SOURCE_SHAPES 8
+#define RP_SOURCE_SHAPE_MIN 256
+struct rp_source_shape {
+	uint16_t len;  /* the frame length */
+	uint16_t head; /* the bytes written per packet before the ICRC */
+};
+/* The source's shapes: out[i] is shape i + 1. Returns how many. */
+unsigned rp_source_shapes(const struct rp_source *s, struct rp_source_shape out[RP_SOURCE_SHAPES]);
+/* As rp_source_burst, for buffers of one shape (0: any buffer, frames
+ * written whole): fills packets of that shape only, and stops before the
+ * first due packet of another shape, whose shape it puts in *next_shape
+ * (else shape): the buffers to ask for next. */
+unsigned rp_source_burst_shaped(struct rp_source *s, uint64_t now_ns, uint8_t paused_prio_mask, unsigned shape,
+				uint8_t *const bufs[], uint16_t lens[], uint32_t flow_ids[], unsigned n,
+				unsigned *next_shape);
 
 /* The earliest due time of an unfinished flow (UINT64_MAX when all are done);
  * the _unpaused form ignores flows paused by the mask. */

@@ -23,6 +23,8 @@ struct rp_tkind {
 	uint16_t msn_off;   /* 0: no AETH */
 	uint16_t probe_off; /* 0: payload too short for a probe */
 	uint32_t payload;
+	uint16_t head;      /* the bytes a kept buffer gets: headers and probe (hdr_len without one) */
+	uint8_t shape;      /* 0, or its shape in the source's table (rp_source_shapes) */
 	const struct rp_icrc_patch *psn_p;
 	const struct rp_icrc_patch *msn_p;
 	const struct rp_icrc_patch *seq_p;
@@ -53,11 +55,6 @@ struct rp_sflow {
 	uint64_t tx_payload;
 	uint64_t first_tx_ns, last_tx_ns; /* the bursts of its first and last packets */
 	uint64_t before_last_packets, before_last_bytes; /* sent before the last burst */
-	/* Every packet of a burst carries the same tx_ns: its ICRC contribution
-	 * is computed once per (burst time, patch) and reused. */
-	uint64_t ts_now;
-	const struct rp_icrc_patch *ts_patch;
-	uint32_t ts_contrib;
 	/* rp_source_flow_burst_zeroed: bytes [zlo, zhi) of the buffer are zero
 	 * already (in), then what is zero after the packet (out); 0, 0: none. */
 	uint16_t zlo, zhi;
@@ -87,6 +84,8 @@ struct rp_source {
 	size_t nactive;
 	size_t max_frame;
 	struct rp_patch_cache patches;
+	struct rp_source_shape shapes[RP_SOURCE_SHAPES]; /* shape i + 1 */
+	unsigned nshapes;
 };
 
 /* Zeros enough for any frame's tail (max MTU 4096 + headers, and slack). */

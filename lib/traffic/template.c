@@ -119,6 +119,7 @@ static int kind_fields(struct rp_source *s, struct rp_tkind *t, const struct rp_
 		if (!t->seq_p || !t->ts_p)
 			return -1;
 	}
+	t->head = (uint16_t)(t->probe_off ? t->probe_off + RP_PROBE_LEN : t->hdr_len);
 	return 0;
 }
 

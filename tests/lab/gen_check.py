@@ -10,8 +10,12 @@
 
     [gen: tx] pair:w:0 ==> pair:w:1 [gen: rx, PFC mid-flow on purpose]   (rate warnings)
 
+    kept: [gen: tx host] --net_pcap tx_pcap--> kept.pcap --Python + roce_icrc.py--> checks
+          three flows of five frame lengths, 12000 frames: mbufs that keep their frames are
+          reused many times (the pool holds 5120), and every frame must still be whole
+
 usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
-                                      null-rx, cleanup, active, rate-warn)
+                                      null-rx, cleanup, active, rate-warn, kept)
 """
 import json
 import os
@@ -21,6 +25,8 @@ import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, read_pcap, write_pcap  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+import roce_icrc  # noqa: E402  (the ICRC after Linux's rxe, not lib/wire's)
 
 ROCEPROBE = sys.argv[1]
 CASE = sys.argv[2]
@@ -108,6 +114,50 @@ def case_fastpath(tmp):
            "PSNs consecutive across the 2^24 wrap")
     expect([f["probe"]["seq"] for f in frames] == list(range(70000)), "probe seq 0..69999")
     expect(len({f["probe"]["tx_ns"] for f in frames}) > 1, "tx_ns follows the clock")
+
+
+def case_kept(tmp):
+    # Frames longer than 256 B go out of mbufs that keep their zeros between uses, one pool per
+    # frame length: only the headers, probe and ICRC are written per packet. Lengths worked by
+    # hand (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 58 around the payload):
+    #   s: SEND 968 B                    -> 1026 B                     x 6000
+    #   w: WRITE 10000 B at MTU 4096     -> FIRST 58+16 (RETH)+4096 = 4170, MIDDLE 4154,
+    #                                       LAST 58+1808 = 1866         x 1000 each
+    #   p: SEND 24 B (the probe alone)   -> 82 B, written whole         x 3000
+    pcap = os.path.join(tmp, "kept.pcap")
+    prof = "name: kept\ndefaults: {speed: 100G, mtu: 4096, dscp: 26, ecn: ect0}\n" + \
+        HOSTS.format(port=f"net_pcap0,tx_pcap={pcap}") + """traffic:
+  - {name: s, pattern: flow, src: tx, dst: rx, opcode: send, message_size: 968, rate: 2G, messages: 6000}
+  - {name: w, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 10000, rate: 4G, messages: 1000}
+  - {name: p, pattern: flow, src: tx, dst: rx, opcode: send, message_size: 24, rate: 200M, messages: 3000}
+"""
+    j = gen(prof, tmp)
+    frames = [b for _, b, _ in read_pcap(pcap)["recs"]]
+    lens = {}
+    for b in frames:
+        lens[len(b)] = lens.get(len(b), 0) + 1
+    expect(lens == {1026: 6000, 4170: 1000, 4154: 1000, 1866: 1000, 82: 3000}, f"frame lengths {lens}")
+    expect(j["ports"][0]["tx_packets"] == 12000, "gen counts 12000 packets sent")
+    bad = [i for i, b in enumerate(frames) if not roce_icrc.icrc_check(b[14:])]
+    expect(not bad, f"every ICRC verifies (roce_icrc.py): {len(bad)} bad, first {bad[:5]}")
+    expect(all(b[15] & 3 == 2 and b[15] >> 2 == 26 for b in frames), "every frame DSCP 26, ECT(0) as asked")
+    psns, seqs, dirty, no_probe = set(), {}, [], []
+    for i, b in enumerate(frames):
+        opcode, pad = b[42], (b[43] >> 4) & 3
+        psns.add((b[47:50], b[50:54]))  # (dest QP, PSN)
+        off = 54 + (16 if opcode == 0x06 else 0)  # RDMA WRITE FIRST carries a RETH
+        payload = b[off:len(b) - 4 - pad]
+        if payload[:4] != b"RPRB":
+            no_probe.append(i)
+        flow, seq = struct.unpack(">IQ", payload[4:16])
+        seqs.setdefault(flow, []).append(seq)
+        if any(payload[24:]) or any(b[len(b) - 4 - pad:len(b) - 4]):
+            dirty.append(i)
+    expect(not no_probe, f"the probe (magic RPRB) opens every payload: {len(no_probe)} frames not")
+    expect(len(psns) == len(frames), f"every (QP, PSN) unique: {len(psns)} of {len(frames)}")
+    expect(sorted(len(v) for v in seqs.values()) == [3000, 3000, 6000], "three flows' probes")
+    expect(all(v == list(range(len(v))) for v in seqs.values()), "probe seq 0, 1, 2... per flow, none twice")
+    expect(not dirty, f"payload past the probe and the pad all zeros: {len(dirty)} frames not, first {dirty[:5]}")
 
 
 def pacing(tmp, port, rate_g):
@@ -345,6 +395,8 @@ with tempfile.TemporaryDirectory() as tmp:
         case_sigint(tmp)
     elif CASE == "fastpath":
         case_fastpath(tmp)
+    elif CASE == "kept":
+        case_kept(tmp)
     else:
         sys.exit(f"unknown case {CASE}")
 

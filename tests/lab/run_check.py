@@ -18,7 +18,11 @@ flight are drained before the count, so lost == the frames dropped on purpose, e
 
 idle: the loss case's answers with --idle-us 200, and less CPU than polling without rest.
 
-usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint, idle)
+stamps: each probe carries its packet's own due time, not its burst's.
+
+    [tx] pair:l0:0 == SEND 24 B (82 B frames), 1 Gbit/s, 20000 ==> pair:l0:1 [rx]  (both captured)
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint, idle, stamps)
 """
 import json
 import os
@@ -81,6 +85,12 @@ def case_loss(tmp):
     expect(f["rx_packets"] == 9001, f"rx_packets {f['rx_packets']} == 9001")
     expect(f["reordered"] == 0 and f["duplicates"] == 0, "no reordering, no duplicates")
     expect(f["ce"] == 1286, f"ce {f['ce']} == 1286 marked on purpose")
+    # The receiver marks CE in place, in mbufs that go back to the sender's pool and are sent
+    # again (they keep their frame, rp_source_burst_shaped): the sender must not send a mark.
+    sent = [b for _, b in pcap_frames(os.path.join(out, "capture-tx.pcap"))
+            if len(b) > 54 and b[12:14] == b"\x08\x00" and b[23] == 17 and b[26:30] == bytes([192, 0, 2, 1])]
+    expect(len(sent) == 10001, f"the sender's capture holds its 10001 frames ({len(sent)})")
+    expect(all(b[15] & 3 == 2 for b in sent), "every frame it sent is ECT(0), as asked: no CE mark came back with a mbuf")
     rx = pcap_frames(os.path.join(out, "capture-rx.pcap"))
     want = cnps_by_rule(rx)
     expect(f["cnp_tx"] == want, f"cnp_tx {f['cnp_tx']} == {want}, the 50 us rule over the capture's CE times")
@@ -243,7 +253,37 @@ def case_sigint(tmp):
     expect(a["flows"][0]["lost"] == dropped - tail, f"analyze of the capture: lost {a['flows'][0]['lost']} == {dropped - tail}")
 
 
+def case_stamps(tmp):
+    # An 82 B frame is 82 + 24 (preamble, IFG, FCS) = 106 B = 848 bit on the wire: at 1 Gbit/s
+    # packet k is due at start + 848 k ns exactly. A sender the machine leaves alone stamps
+    # consecutive probes 848 ns apart, several per 32-packet burst; one it stops for longer than
+    # the lag allowance, max(10 us, 32 packets of 849 ns) = 27168 ns, restarts at its clock, so a
+    # gap is then more than 27168 ns, never between (and never less than 848).
+    text = f"""name: stamps
+defaults: {{speed: 10G, opcode: send, message_size: 24, mtu: 1024, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}}
+  - {{name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l0:1"}}
+traffic:
+  - {{name: f, pattern: flow, src: tx, dst: rx, rate: 1G, messages: 20000}}
+"""
+    j, out = run(tmp, text, "--capture")
+    expect(j["flows"][0]["rx_packets"] == 20000, f"rx got all 20000 ({j['flows'][0]['rx_packets']})")
+    recs = [(t, b) for t, b in pcap_frames(os.path.join(out, "capture-rx.pcap")) if len(b) == 82]
+    expect(len(recs) == 20000, f"the receiver's capture holds the 20000 frames ({len(recs)})")
+    # The probe opens the payload after Ethernet 14 + IPv4 20 + UDP 8 + BTH 12: magic, flow, seq, tx_ns.
+    probes = [struct.unpack(">4sIQQ", b[54:78]) for _, b in recs]
+    expect(all(m == b"RPRB" for m, _, _, _ in probes), "every frame carries the probe")
+    expect([q for _, _, q, _ in probes] == list(range(20000)), "probe seq 0..19999 in order")
+    ts = [t for _, _, _, t in probes]
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    exact = sum(g == 848 for g in gaps)
+    odd = sorted({g for g in gaps if g != 848})
+    expect(exact >= 0.99 * len(gaps), f"{exact} of {len(gaps)} consecutive stamps exactly 848 ns apart (the pacing)")
+    expect(all(g > 27168 for g in odd), f"every other gap is a restart after more than 27168 ns: {odd[:8]}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
+    {"stamps": case_stamps, "sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
      "misdelivered": case_misdelivered}[CASE](tmp)
 finish(CASE)

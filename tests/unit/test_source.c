@@ -1,5 +1,5 @@
 /* lib/traffic packet source: every packet parses as valid RoCEv2 with a good
- * ICRC, PSNs and probe sequences are continuous, tx_ns is the given now,
+ * ICRC, PSNs and probe sequences are continuous, tx_ns is each packet's due time,
  * pacing is exact over a virtual second, paused priorities send nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +85,7 @@ struct continuity {
 	uint32_t next_psn[64][8];
 	bool psn_seen[64][8];
 	uint64_t next_seq[64];
+	uint64_t last_ts[64];
 	uint32_t msn[64][8];
 	uint64_t packets;
 	uint64_t probes;
@@ -122,7 +123,11 @@ static void check_frame(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id
 		assert_true(f.has_probe);
 		assert_int_equal(f.probe.flow_id, id);
 		assert_int_equal(f.probe.seq, c->next_seq[id]++);
-		assert_int_equal(f.probe.tx_ns, now);
+		/* Its own due time: not after the burst, never more than the lag
+		 * allowance's floor (10 us) before it with a clock this regular. */
+		assert_true(f.probe.tx_ns <= now && now - f.probe.tx_ns <= RP_SOURCE_CATCHUP_NS);
+		assert_true(f.probe.tx_ns >= c->last_ts[id]);
+		c->last_ts[id] = f.probe.tx_ns;
 		c->probes++;
 	} else {
 		assert_false(f.has_probe);
@@ -169,6 +174,124 @@ static void test_every_packet_valid(void **state)
 		assert_int_equal(st.tx_bytes, fx.plan.flows[i].frame_bytes);
 		assert_int_equal(st.tx_payload, fx.plan.flows[i].payload_bytes);
 		assert_int_equal(st.tx_messages, fx.plan.flows[i].tot.msgs);
+		assert_int_equal(st.probes, c.next_seq[i]);
+	}
+	teardown(&fx);
+}
+
+/* Each packet is stamped with its own due time, not the burst's: a SEND of
+ * 24 B is an 82 B frame, 106 B = 848 bits on the wire with preamble, IFG and
+ * FCS, so at 1 Gbit/s packet k is due at 848 k ns exactly, and at 10 Gbit/s
+ * at floor(84.8 k) ns. The clock ticks every 5 us (inside the 10 us lag
+ * allowance, so no catch-up): ~6 (1G) and ~59 (10G) packets a tick, in
+ * bursts of up to 32, each packet with a stamp of its own. */
+struct stamps {
+	uint64_t n[2];
+	uint64_t bad[2];
+	uint64_t same_in_burst; /* a flow's packet stamped like its previous one in the same burst */
+	uint64_t prev_now[2], prev_ts[2];
+};
+
+static void check_stamp(void *ctx, const uint8_t *buf, uint16_t len, uint32_t id, uint64_t now)
+{
+	struct stamps *st = ctx;
+	struct rp_frame f;
+	assert_int_equal(rp_frame_parse(buf, len, len, &f), RP_KIND_ROCE);
+	assert_true(f.icrc_ok && f.has_probe);
+	assert_int_equal(len, 82);
+	uint64_t k = st->n[id]++;
+	uint64_t want = id == 0 ? 848 * k : 848 * k / 10;
+	st->bad[id] += f.probe.tx_ns != want;
+	st->same_in_burst += k && now == st->prev_now[id] && f.probe.tx_ns == st->prev_ts[id];
+	st->prev_now[id] = now;
+	st->prev_ts[id] = f.probe.tx_ns;
+}
+
+static void test_stamps_are_due_times(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 1G, messages: 3000}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 30000}\n",
+	      0, NULL);
+	struct stamps st = {0};
+	drive(fx.src, 0, 3000000, 5000, 0, check_stamp, &st);
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(st.n[0], 3000);
+	assert_int_equal(st.n[1], 30000);
+	assert_int_equal(st.bad[0], 0);
+	assert_int_equal(st.bad[1], 0);
+	assert_int_equal(st.same_in_burst, 0);
+	teardown(&fx);
+}
+
+/* Kept buffers (rp_source_burst_shaped): each shape has its own buffers,
+ * zeroed once and then reused with whatever bytes they keep; their first 60
+ * bytes are scribbled over before each use (as a receiver marking CE in
+ * place would). Every frame must still parse, verify and continue its flow.
+ * The shapes, worked by hand (Ethernet 14, VLAN 4, IPv4 20 / IPv6 40, UDP 8,
+ * BTH 12, RETH 16, AETH 4, ImmDt 4, probe 24, ICRC 4; head = headers + probe):
+ *   flow 0 WRITE 10000 B, MTU 4096:  FIRST 4170 (head 94), MIDDLE 4154 (78), LAST 1866 (78)
+ *   flow 1 SEND_IMM 3001 B, v6+VLAN: FIRST = MIDDLE 1106 (102), LAST 1042 (106: ImmDt, pad 3)
+ *   flow 2 READ_RESP 9000 B, MTU 2048: FIRST 2110 (82: AETH), MIDDLE 2106 (78), LAST 870 (82)
+ *   flow 3 WRITE_IMM 20 B: 98 B, too short for a shape (written whole, shape 0). */
+static uint8_t kept_mem[RP_SOURCE_SHAPES + 1][BURST][9216];
+
+static void test_shaped_buffers_keep_frames(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, message_size: 10000, qps: 3, messages: 7, psn_start: 0xFFFFF0}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send_imm, ip: 6, vlan: 10, pcp: 6, ecn: ce, "
+		    "message_size: 3001, mtu: 1024, messages: 5, rate: 10G}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: read_resp, message_size: 9000, mtu: 2048, qps: 2, "
+		    "messages: 6, dscp: 46}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: write_imm, message_size: 20, messages: 4, "
+		    "sport: per-qp}\n",
+	      0, NULL);
+	struct rp_source_shape sh[RP_SOURCE_SHAPES];
+	const struct rp_source_shape want[RP_SOURCE_SHAPES] = {{4170, 94}, {4154, 78}, {1866, 78}, {1106, 102},
+								 {1042, 106}, {2110, 82}, {2106, 78}, {870, 82}};
+	assert_int_equal(rp_source_shapes(fx.src, sh), 8);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(sh[i].len, want[i].len);
+		assert_int_equal(sh[i].head, want[i].head);
+	}
+	memset(kept_mem, 0, sizeof(kept_mem));
+	uint8_t *kb[RP_SOURCE_SHAPES + 1][BURST];
+	for (int k = 0; k <= RP_SOURCE_SHAPES; k++)
+		for (int i = 0; i < BURST; i++)
+			kb[k][i] = kept_mem[k][i];
+	struct continuity c = {.plan = &fx.plan};
+	uint16_t lens[BURST];
+	uint32_t ids[BURST];
+	unsigned shape = 0, switches = 0;
+	for (uint64_t now = 0; now <= 10000000 && !rp_source_done(fx.src); now += 100) {
+		for (;;) {
+			for (int i = 0; i < BURST; i++)
+				memset(kb[shape][i], 0xA5, 60);
+			unsigned next, n = rp_source_burst_shaped(fx.src, now, 0, shape, kb[shape], lens, ids, BURST, &next);
+			for (unsigned i = 0; i < n; i++) {
+				assert_true(shape == 0 || lens[i] == sh[shape - 1].len);
+				check_frame(&c, kb[shape][i], lens[i], ids[i], now);
+			}
+			if (n < BURST && next == shape)
+				break;
+			switches += next != shape;
+			shape = next;
+		}
+	}
+	assert_true(rp_source_done(fx.src));
+	assert_int_equal(c.packets, 7 * 3 + 5 * 3 + 6 * 5 + 4);
+	assert_true(switches >= 8); /* every shape's buffers were asked for */
+	for (size_t i = 0; i < 4; i++) {
+		struct rp_source_flow_stats st;
+		rp_source_flow_stats(fx.src, i, &st);
+		assert_int_equal(st.tx_packets, fx.plan.flows[i].tot.pkts);
 		assert_int_equal(st.probes, c.next_seq[i]);
 	}
 	teardown(&fx);
@@ -511,6 +634,8 @@ int main(void)
 		cmocka_unit_test(test_every_packet_valid),
 		cmocka_unit_test(test_small_message_runs_valid),
 		cmocka_unit_test(test_pacing_one_virtual_second),
+		cmocka_unit_test(test_shaped_buffers_keep_frames),
+		cmocka_unit_test(test_stamps_are_due_times),
 		cmocka_unit_test(test_paused_priorities_send_nothing),
 		cmocka_unit_test(test_catch_up_is_capped),
 		cmocka_unit_test(test_on_off_bursts_and_time0),
