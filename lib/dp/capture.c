@@ -498,12 +498,19 @@ static void *merge_main(void *arg)
 	return NULL;
 }
 
+/* The mark holds whoever offers next: a frame stamped before it (a reply
+ * sent for a frame a delay held, stamped with its due time) gets the mark's
+ * time, which is when it really goes out. */
 void rp_capture_mark(struct rp_capture *c, uint64_t now_ns)
 {
-	if (!c->ordered || now_ns < c->mark_next)
+	if (!c->ordered)
+		return;
+	if (c->epoch_ns + now_ns > c->last_ts)
+		c->last_ts = c->epoch_ns + now_ns;
+	if (now_ns < c->mark_next)
 		return;
 	c->mark_next = now_ns + MARK_EVERY_NS;
-	__atomic_store_n(&c->mark, c->epoch_ns + now_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->mark, c->last_ts, __ATOMIC_RELEASE);
 }
 
 struct rp_capture *rp_capture_lane(struct rp_capture *c, unsigned k)

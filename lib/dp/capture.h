@@ -147,8 +147,9 @@ bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, b
  * clock_restarted and close act on the whole capture from any lane. */
 struct rp_capture *rp_capture_lane(struct rp_capture *c, unsigned k);
 
-/* A lane's producer says its clock (ns since rp_dp_clock_start, read before
- * this call): it will offer nothing stamped earlier. Once a pass of its loop,
+/* A lane's producer says its clock (ns since rp_dp_clock_start): it will
+ * offer nothing stamped earlier (a later offer stamped earlier is stamped
+ * with this time, as the lane's order wants anyway). Once a pass of its loop,
  * so a lane with nothing to say does not hold the merge back; a few loads
  * when called more often than every 10 us, nothing on a capture of one lane. */
 void rp_capture_mark(struct rp_capture *c, uint64_t now_ns);

@@ -32,7 +32,7 @@ receiver sent reached the sender (its pause gate, shared by its queues).
          <============ PFC prio 3, 1000 fps x 100 ms ==  respond: cnp, ack
 
 capture-N: the first profile on N lcores with --capture (one lane per lcore, merged by one
-writer per port in time order) and --snaplen 2048 (whole 1098 B frames). Known answers, from
+writer per port in time order) and --snaplen 1100 (whole 1098 B frames). Known answers, from
 the profile (no responder: a sender's port only sends, a receiver's only receives, after the
 impairments): capture-tx1 10001, rx1 9001, tx2 10001, rx2 9901, tx3 5000 (3000 + 2000), rx3
 5000 frames, each counted by tshark and by our pcap reader; every file's timestamps
@@ -40,6 +40,12 @@ non-decreasing (tshark's frame.time_epoch and the records); every frame's ICRC r
 (roce_icrc.py, from rxe_icrc.c); each file's frames (headers up to the RETH, and length)
 the same multiset as the 1-lcore run's, but rx2's: which 100 of f2's frames are the link's
 500..599 depends on how the lcores' RX interleave, so rx2's are 9901 of tx2's.
+
+capture-sample: --sample 10 --snaplen 64 on 1 and 2 lcores keeps the 1st, 11th, ... data
+frame of each port and direction, and every control frame (here: the CE-marked ones): tx1
+ceil(10001/10) = 1001, tx2 1001, tx3 ceil(5000/10) = 500, rx2 ceil(9901/10) = 991, rx3 500;
+rx1 the 1286 CE-marked frames + ceil((9001 - 1286)/10) = 772 = 2058; every record 64 B of a
+1098 B frame. --capture-filter control on 2 lcores: rx1's 1286 CE-marked frames, nothing else.
 
 capture-sigint: the sigint profile with --capture on 2 lcores, Ctrl-C mid-run: every file
 reads to its end in tshark, and holds exactly the frames result.json counts at the stop for
@@ -230,8 +236,8 @@ def check_files(out, j, label, known=None):
 
 def case_capture(n):
     with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
-        one, out1, _ = run(tmp, "--capture", "--snaplen", "2048")
-        many, outn, _ = run(tmp, "--lcores", str(n), "--capture", "--snaplen", "2048")
+        one, out1, _ = run(tmp, "--capture", "--snaplen", "1100")
+        many, outn, _ = run(tmp, "--lcores", str(n), "--capture", "--snaplen", "1100")
         check_known(many, f"{n} lcores")
         r1 = check_files(out1, one, "1 lcore", FILES)
         rn = check_files(outn, many, f"{n} lcores", FILES)
@@ -248,6 +254,30 @@ def case_capture(n):
                 expect(key == ref, f"{n} lcores: capture-{node}'s frames are the 1-lcore run's ({sum((key - ref).values())}"
                        f" not there, {sum((ref - key).values())} missing)")
     finish(f"lcores-capture-{n}")
+
+
+SAMPLED = {"tx1": 1001, "rx1": 1286 + 772, "tx2": 1001, "rx2": 991, "tx3": 500, "rx3": 500}
+CONTROL = {"tx1": 0, "rx1": 1286, "tx2": 0, "rx2": 0, "tx3": 0, "rx3": 0}
+
+
+def case_capture_sample():
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        for n, args, known in ((1, ["--sample", "10"], SAMPLED), (2, ["--sample", "10"], SAMPLED),
+                               (2, ["--capture-filter", "control"], CONTROL)):
+            label = f"{n} lcore{'s' if n > 1 else ''} {' '.join(args)}"
+            j, out, _ = run(tmp, "--lcores", str(n), "--capture", "--snaplen", "64", *args)
+            caps = {c["node"]: c for c in j["capture"]}
+            for node, want in known.items():
+                r = read_pcap(os.path.join(out, f"capture-{node}.pcap"))["recs"]
+                c = caps[node]
+                expect(len(r) == want == c["written"], f"{label}: capture-{node} holds {len(r)} frames == {want}")
+                expect(all(len(b) == 64 and w == 1098 for _, b, w in r), f"{label}: capture-{node}: 64 B of 1098 B frames")
+                expect(in_order([x[0] for x in r]), f"{label}: capture-{node} timestamps non-decreasing")
+                expect(c["offered"] == FILES[node] and c["dropped"] == 0 and
+                       (c["sampled_out"] == FILES[node] - want if args[0] == "--sample" else c["sampled_out"] == 0),
+                       f"{label}: capture-{node} offered {c['offered']} == {FILES[node]}, sampled out "
+                       f"{c['sampled_out']}, dropped {c['dropped']}")
+    finish("lcores-capture-sample")
 
 
 def case_capture_sigint():
@@ -314,6 +344,8 @@ if __name__ == "__main__":
         case_sigint()
     if CASE == "capture-sigint":
         case_capture_sigint()
+    if CASE == "capture-sample":
+        case_capture_sample()
     if CASE.startswith("capture-"):
         case_capture(int(CASE[8:]))
     N = int(CASE)
