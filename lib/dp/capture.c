@@ -84,8 +84,8 @@ struct rp_capture {
 	uint64_t mark __rte_cache_aligned;
 
 	/* Lanes (capture.h rp_capture_lane): lane 0 owns the file and the writer;
-	 * the others point at it. */
-	struct rp_capture *owner;
+	 * the others point at it. Off the mark's line, which its producer writes. */
+	struct rp_capture *owner __rte_cache_aligned;
 	unsigned nlanes;
 	struct rp_capture *lanes[RP_CAPTURE_MAX_LANES];
 	struct merge_lane *merge; /* [nlanes], the writer's */

@@ -109,9 +109,9 @@ struct rp_capture_cfg {
 
 struct rp_capture_stats {
 	uint64_t offered;      /* frames given to rp_capture_offer */
-	uint64_t kept;         /* queued to the writer */
+	uint64_t kept;         /* queued to the writer (lanes: less what it sampled out) */
 	uint64_t filtered_out; /* not wanted by the filter */
-	uint64_t sampled_out;  /* data frames skipped by sampling */
+	uint64_t sampled_out;  /* data frames skipped by sampling (lanes: by the writer) */
 	uint64_t dropped;      /* no free slot: the writer could not keep up */
 	uint64_t written;      /* records handed to the file (there after a close that
 				* reports no error) */
@@ -133,7 +133,8 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
  * frame of wire_len bytes (at least min(wire_len, snaplen) are read).
  * ts_ns: ns since rp_dp_clock_start. Safe from several lcores at once on a
  * capture of one lane; one producer at a time per lane of several.
- * Returns true when the frame was queued for writing. */
+ * Returns true when the frame was queued for writing (on a lane of several
+ * the writer may still sample it out). */
 bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
 		      uint32_t wire_len);
 
