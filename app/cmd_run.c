@@ -111,8 +111,10 @@ static void usage(FILE *out)
 	      "                         environment.lcores: each one's packets and busy share);\n"
 	      "                         the main thread only sleeps and prints progress; mbufs and\n"
 	      "                         pollers on the NUMA node of the (PCI) port (a line when --eal\n"
-	      "                         \"-l ...\" puts one elsewhere); not with --capture, nor on\n"
-	      "                         net_af_packet ports (their queues are the kernel's fanout)\n"
+	      "                         \"-l ...\" puts one elsewhere); --capture still writes one\n"
+	      "                         file a port, the lcores' frames merged in time order\n"
+	      "                         (not on net_af_packet ports: their queues are the kernel's\n"
+	      "                         fanout, not RSS)\n"
 	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
 	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      "\n"
@@ -394,11 +396,14 @@ static int setup_rx(struct run *r, const struct run_opts *o)
 		unsigned h = r->s.tx[i].index;
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/capture-%s.pcap", o->out, r->s.prof->hosts[h].name);
+		/* One lane per lcore, merged into the port's one file in time order. */
 		struct rp_capture_cfg cc = {.path = path, .snaplen = o->snaplen, .filter = o->filter,
-					    .sample_every = o->sample};
+					    .sample_every = o->sample, .lanes = r->s.nq};
 		r->rx[0].ports[h].cap = rp_capture_open(&cc, err, sizeof(err));
 		if (!r->rx[0].ports[h].cap)
 			return rp_cli_error("run", "%s", err);
+		for (unsigned k = 1; k < r->s.nq; k++)
+			r->rx[k].ports[h].cap = rp_capture_lane(r->rx[0].ports[h].cap, k);
 	}
 	return 0;
 }
@@ -1158,7 +1163,8 @@ static void close_captures(struct run *r)
 		if (rp->cap) {
 			char err[256];
 			rp_capture_close(rp->cap, &r->cap_stats[i], err, sizeof(err));
-			rp->cap = NULL;
+			for (unsigned k = 0; k < r->s.nq; k++) /* its lanes */
+				r->rx[k].ports[r->s.tx[i].index].cap = NULL;
 		}
 	}
 }
@@ -1567,9 +1573,6 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
-	if (rc == 0 && r.s.nq > 1 && o.capture) /* one writer per capture file */
-		rc = rp_cli_error("run", "--capture writes each port's file from one lcore: run it with --lcores 1 (%u "
-				  "lcores asked, by --lcores or the profile's lcores:)", r.s.nq);
 	if (rc == 0 && r.s.plan_built && too_many_windows(&r))
 		rc = rp_cli_error("run", "a mixed run reports at most %d aggression windows, one per traffic entry of DPDK "
 				  "senders; this profile has more (join entries, or run them apart)", MAX_WINDOWS);

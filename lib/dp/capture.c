@@ -33,6 +33,8 @@
 #define IDLE_FLUSH_NS 200000000ull    /* a quiet writer flushes every 200 ms for live readers */
 #define POOL_BUDGET (64u << 20)      /* default ring: at most 64 MiB of slots */
 #define SHARED_STRIPE RTE_MAX_LCORE   /* producers that are not EAL lcores */
+#define MARK_EVERY_NS 10000           /* a lane's producer says its time at most every 10 us */
+#define SAMPLE_DATA 0x8000u           /* slot key: a data frame the writer samples (lanes) */
 
 /* One producer's counters: written by that lcore only, summed by readers. */
 struct stripe {
@@ -50,8 +52,16 @@ struct sample_ctr {
 struct slot {
 	uint64_t ts_ns;
 	uint32_t wire_len;
-	uint32_t caplen;
+	uint16_t caplen;
+	uint16_t key; /* lanes: SAMPLE_DATA | port and direction, for the writer's sampling; else 0 */
 	uint8_t data[];
+};
+
+/* The writer's view of one lane while it merges (writer thread only). */
+struct merge_lane {
+	void *buf[WRITER_BURST];
+	unsigned n, i;     /* dequeued, written */
+	uint64_t last_ts;  /* the newest stamp seen: the lane's frames come in this order */
 };
 
 struct rp_capture {
@@ -60,16 +70,33 @@ struct rp_capture {
 	unsigned sample_every;
 	enum rp_capture_filter filter;
 	bool accepting;
+	bool ordered; /* one lane of several: stamps kept non-decreasing, sampling left to the writer */
+	uint64_t epoch_ns;
 	struct rte_mempool *pool;
 	struct rte_ring *ring;
 	struct stripe stripes[RTE_MAX_LCORE + 1];
 	struct sample_ctr sample[2 * RTE_MAX_ETHPORTS];
+	/* A lane's own producer: the stamp of its last frame, its next mark. */
+	uint64_t last_ts __rte_cache_aligned;
+	uint64_t mark_next;
+	/* Published by the lane's producer, read by the writer: wall ns before
+	 * which this lane will offer nothing more. */
+	uint64_t mark __rte_cache_aligned;
+
+	/* Lanes (capture.h rp_capture_lane): lane 0 owns the file and the writer;
+	 * the others point at it. Off the mark's line, which its producer writes. */
+	struct rp_capture *owner __rte_cache_aligned;
+	unsigned nlanes;
+	struct rp_capture *lanes[RP_CAPTURE_MAX_LANES];
+	struct merge_lane *merge; /* [nlanes], the writer's */
+	uint64_t wsample_n[2 * RTE_MAX_ETHPORTS]; /* the writer's 1-in-N count (lanes) */
+	unsigned wsample_every;
+	uint64_t wsampled; /* data frames the writer sampled out, read by rp_capture_stats */
 
 	/* The writer's. */
 	bool stop;
 	pthread_t writer;
 	bool writer_up;
-	uint64_t epoch_ns;
 	bool epoch_fixed; /* given in the cfg */
 	struct rp_capture_cfg cfg; /* cfg.path points at path */
 	char path[PATH_MAX];
@@ -148,7 +175,7 @@ static inline bool sample_keep(struct rp_capture *c, uint16_t port, bool is_tx)
 }
 
 static inline bool enqueue(struct rp_capture *c, uint64_t ts_ns, const uint8_t *frame, uint32_t avail,
-			   uint32_t wire_len)
+			   uint32_t wire_len, uint16_t key)
 {
 	void *obj;
 	if (rte_mempool_get(c->pool, &obj) != 0)
@@ -157,8 +184,14 @@ static inline bool enqueue(struct rp_capture *c, uint64_t ts_ns, const uint8_t *
 	/* Wall time now, with the epoch of the clock that stamped ts_ns: frames
 	 * offered before rp_capture_clock_restarted keep theirs. */
 	s->ts_ns = c->epoch_ns + ts_ns;
+	if (c->ordered) { /* the writer merges lanes that are each in time order */
+		if (s->ts_ns < c->last_ts)
+			s->ts_ns = c->last_ts;
+		c->last_ts = s->ts_ns;
+	}
 	s->wire_len = wire_len;
-	s->caplen = avail < c->snaplen ? avail : c->snaplen;
+	s->key = key;
+	s->caplen = (uint16_t)(avail < c->snaplen ? avail : c->snaplen);
 	memcpy(s->data, frame, s->caplen);
 	/* The ring holds as many entries as the pool has slots: this cannot fail
 	 * unless the ring was made smaller, and then the frame is still counted. */
@@ -191,7 +224,8 @@ bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, b
 		bump(&st->sampled_out, shared);
 		return false;
 	}
-	if (!__atomic_load_n(&c->accepting, __ATOMIC_RELAXED) || !enqueue(c, ts_ns, frame, avail, wire_len)) {
+	uint16_t key = c->ordered && !control ? (uint16_t)(SAMPLE_DATA | ((port % RTE_MAX_ETHPORTS) * 2 + is_tx)) : 0;
+	if (!__atomic_load_n(&c->accepting, __ATOMIC_RELAXED) || !enqueue(c, ts_ns, frame, avail, wire_len, key)) {
 		bump(&st->dropped, shared);
 		return false;
 	}
@@ -295,6 +329,13 @@ static void rotate(struct rp_capture *c)
 
 static void write_slot(struct rp_capture *c, const struct slot *s)
 {
+	/* Lanes: the 1st, (N+1)th, ... data frame of a port and direction in the
+	 * file's (merged) order, as one producer would have sampled them. */
+	if ((s->key & SAMPLE_DATA) && c->wsample_every > 1 &&
+	    c->wsample_n[s->key & ~SAMPLE_DATA]++ % c->wsample_every != 0) {
+		set(&c->wsampled, c->wsampled + 1);
+		return;
+	}
 	uint64_t rec = RP_PCAP_REC_HDR + s->caplen;
 	if (rp_capture_rotation_due(&c->rot, rec) && !c->failed)
 		rotate(c);
@@ -374,6 +415,109 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* ---- the writer of several lanes: a merge in time order ---- */
+
+/* Refills lane k's buffer when it is used up. Its mark is read before its
+ * ring: a frame queued before the mark was published is then seen. Returns
+ * the lane's bound: the earliest stamp it may still bring (UINT64_MAX when
+ * stopping and empty), or its head's stamp. */
+static uint64_t lane_head(struct rp_capture *c, unsigned k, bool stopping, const struct slot **head)
+{
+	struct merge_lane *m = &c->merge[k];
+	struct rp_capture *l = c->lanes[k];
+	*head = NULL;
+	if (m->i == m->n) {
+		if (m->n)
+			rte_mempool_put_bulk(l->pool, m->buf, m->n);
+		m->i = m->n = 0;
+		uint64_t mark = __atomic_load_n(&l->mark, __ATOMIC_ACQUIRE);
+		m->n = rte_ring_sc_dequeue_burst(l->ring, m->buf, WRITER_BURST, NULL);
+		if (m->n == 0) {
+			if (stopping)
+				return UINT64_MAX;
+			return mark > m->last_ts ? mark : m->last_ts;
+		}
+		for (unsigned i = 0; i < m->n && i < PREFETCH_AHEAD; i++)
+			prefetch_slot(c, m->buf[i]);
+	}
+	*head = m->buf[m->i];
+	return (*head)->ts_ns;
+}
+
+/* Writes every frame no lane can still precede; the number written. */
+static unsigned merge_pass(struct rp_capture *c, bool stopping)
+{
+	unsigned written = 0;
+	for (;;) {
+		const struct slot *best = NULL;
+		unsigned bk = 0;
+		uint64_t bound = UINT64_MAX;
+		for (unsigned k = 0; k < c->nlanes; k++) {
+			const struct slot *h;
+			uint64_t t = lane_head(c, k, stopping, &h);
+			if (!h) {
+				bound = t < bound ? t : bound;
+			} else if (!best || h->ts_ns < best->ts_ns) {
+				best = h;
+				bk = k;
+			}
+		}
+		/* An empty lane may still bring a frame stamped before its bound. */
+		if (!best || best->ts_ns > bound)
+			return written;
+		struct merge_lane *m = &c->merge[bk];
+		if (m->i + PREFETCH_AHEAD < m->n)
+			prefetch_slot(c, m->buf[m->i + PREFETCH_AHEAD]);
+		m->last_ts = best->ts_ns;
+		write_slot(c, best);
+		m->i++;
+		if (++written % WRITER_BURST == 0)
+			check_stream(c);
+	}
+}
+
+static void *merge_main(void *arg)
+{
+	struct rp_capture *c = arg;
+	c->last_flush_ns = mono_ns();
+	for (;;) {
+		/* As writer_main: stop is read before the rings. */
+		bool stopping = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
+		unsigned n = merge_pass(c, stopping);
+		check_stream(c);
+		if (n == 0) {
+			if (stopping)
+				break;
+			idle(c);
+		}
+	}
+	for (unsigned k = 0; k < c->nlanes; k++) /* every lane is empty: give back the last buffers */
+		if (c->merge[k].n)
+			rte_mempool_put_bulk(c->lanes[k]->pool, c->merge[k].buf, c->merge[k].n);
+	close_file(c);
+	return NULL;
+}
+
+/* The mark holds whoever offers next: a frame stamped before it (a reply
+ * sent for a frame a delay held, stamped with its due time) gets the mark's
+ * time, which is when it really goes out. */
+void rp_capture_mark(struct rp_capture *c, uint64_t now_ns)
+{
+	if (!c->ordered)
+		return;
+	if (c->epoch_ns + now_ns > c->last_ts)
+		c->last_ts = c->epoch_ns + now_ns;
+	if (now_ns < c->mark_next)
+		return;
+	c->mark_next = now_ns + MARK_EVERY_NS;
+	__atomic_store_n(&c->mark, c->last_ts, __ATOMIC_RELEASE);
+}
+
+struct rp_capture *rp_capture_lane(struct rp_capture *c, unsigned k)
+{
+	return k < c->nlanes ? c->lanes[k] : NULL;
+}
+
 /* ---- open, stats, close ---- */
 
 static uint64_t default_epoch(void)
@@ -385,8 +529,12 @@ static uint64_t default_epoch(void)
 
 void rp_capture_clock_restarted(struct rp_capture *c)
 {
-	if (!c->epoch_fixed)
-		c->epoch_ns = default_epoch();
+	c = c->owner ? c->owner : c;
+	if (c->epoch_fixed)
+		return;
+	uint64_t e = default_epoch();
+	for (unsigned k = 0; k < c->nlanes; k++)
+		c->lanes[k]->epoch_ns = e;
 }
 
 /* The default ring shrinks for big snaplens so its slots fit the budget. */
@@ -423,10 +571,16 @@ static void destroy(struct rp_capture *c)
 		pcap_dump_close(c->dump);
 	if (c->dead)
 		pcap_close(c->dead);
+	for (unsigned k = 1; k < c->nlanes; k++) {
+		rte_ring_free(c->lanes[k]->ring);
+		rte_mempool_free(c->lanes[k]->pool);
+		rte_free(c->lanes[k]);
+	}
 	rte_ring_free(c->ring);
 	rte_mempool_free(c->pool);
 	rp_dio_stop(&c->dio);
 	free(c->stdio_buf);
+	free(c->merge);
 	rte_free(c);
 }
 
@@ -440,9 +594,53 @@ static int check_cfg(const struct rp_capture_cfg *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "capture: snaplen %u is over %u", cfg->snaplen, RP_CAPTURE_SNAPLEN_MAX);
 		return -1;
 	}
-	if (cfg->ring_size && cfg->ring_size < 2) {
-		snprintf(err, errlen, "capture: ring size %u is under 2", cfg->ring_size);
+	if (cfg->lanes > RP_CAPTURE_MAX_LANES) {
+		snprintf(err, errlen, "capture: %u lanes, at most %u", cfg->lanes, RP_CAPTURE_MAX_LANES);
 		return -1;
+	}
+	if (cfg->ring_size && cfg->ring_size < 2 * (cfg->lanes ? cfg->lanes : 1)) {
+		snprintf(err, errlen, "capture: ring size %u is under 2 a lane", cfg->ring_size);
+		return -1;
+	}
+	return 0;
+}
+
+/* Lane 0 is c itself; lanes 1.. are producer ends of their own (pool, ring,
+ * counters) that point at c. The slots are shared out among them. */
+static int open_lanes(struct rp_capture *c, const struct rp_capture_cfg *cfg, char *err, size_t errlen)
+{
+	unsigned n = cfg->lanes > 1 ? cfg->lanes : 1, slots = ring_size(cfg, c->snaplen) / n;
+	c->nlanes = 1;
+	c->lanes[0] = c;
+	if (n > 1) {
+		c->merge = calloc(n, sizeof(*c->merge));
+		if (!c->merge) {
+			snprintf(err, errlen, "capture: out of memory");
+			return -1;
+		}
+		c->ordered = true;
+		c->wsample_every = c->sample_every;
+		c->sample_every = 1;
+	}
+	if (make_queues(c, slots, err, errlen) != 0)
+		return -1;
+	for (; c->nlanes < n; c->nlanes++) {
+		struct rp_capture *l = rte_zmalloc("rp_capture_lane", sizeof(*l), RTE_CACHE_LINE_SIZE);
+		if (!l) {
+			snprintf(err, errlen, "capture: out of memory; give the EAL more memory (-m)");
+			return -1;
+		}
+		l->snaplen = c->snaplen;
+		l->sample_every = 1;
+		l->filter = c->filter;
+		l->ordered = true;
+		l->epoch_ns = c->epoch_ns;
+		l->owner = c;
+		c->lanes[c->nlanes] = l;
+		if (make_queues(l, slots, err, errlen) != 0) {
+			c->nlanes++; /* destroy frees it */
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -476,25 +674,24 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 		destroy(c);
 		return NULL;
 	}
-	if (make_queues(c, ring_size(cfg, c->snaplen), err, errlen) != 0 ||
-	    open_file(c, 1, err, errlen) != 0) {
+	if (open_lanes(c, cfg, err, errlen) != 0 || open_file(c, 1, err, errlen) != 0) {
 		destroy(c);
 		return NULL;
 	}
-	rc = rte_ctrl_thread_create(&c->writer, "rp-capture", NULL, writer_main, c);
+	rc = rte_ctrl_thread_create(&c->writer, "rp-capture", NULL, c->nlanes > 1 ? merge_main : writer_main, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "capture: cannot start the writer thread: %s", strerror(rc));
 		destroy(c);
 		return NULL;
 	}
 	c->writer_up = true;
-	__atomic_store_n(&c->accepting, true, __ATOMIC_RELEASE);
+	for (unsigned k = 0; k < c->nlanes; k++)
+		__atomic_store_n(&c->lanes[k]->accepting, true, __ATOMIC_RELEASE);
 	return c;
 }
 
-void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
+static void add_lane(const struct rp_capture *c, struct rp_capture_stats *s)
 {
-	memset(s, 0, sizeof(*s));
 	for (unsigned i = 0; i <= SHARED_STRIPE; i++) {
 		const struct stripe *st = &c->stripes[i];
 		s->offered += load(&st->offered);
@@ -506,6 +703,18 @@ void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
 			s->kind[k] += load(&st->kind[k]);
 		s->ce += load(&st->ce);
 	}
+}
+
+void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
+{
+	c = c->owner ? c->owner : c;
+	memset(s, 0, sizeof(*s));
+	/* The writer's count first: every frame it sampled out was kept before. */
+	uint64_t wsampled = load(&c->wsampled);
+	for (unsigned k = 0; k < c->nlanes; k++)
+		add_lane(c->lanes[k], s);
+	s->kept -= wsampled;
+	s->sampled_out += wsampled;
 	s->written = load(&c->written);
 	s->write_errors = load(&c->write_errors);
 	s->bytes = load(&c->bytes);
@@ -513,11 +722,14 @@ void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
 	s->first_file = load(&c->first_file);
 }
 
+
 int rp_capture_close(struct rp_capture *c, struct rp_capture_stats *final, char *err, size_t errlen)
 {
 	if (!c)
 		return 0;
-	__atomic_store_n(&c->accepting, false, __ATOMIC_RELEASE);
+	c = c->owner ? c->owner : c;
+	for (unsigned k = 0; k < c->nlanes; k++)
+		__atomic_store_n(&c->lanes[k]->accepting, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
 	if (c->writer_up)
 		pthread_join(c->writer, NULL);

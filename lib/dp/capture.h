@@ -25,6 +25,20 @@
  * Both threads are pthreads made with rte_ctrl_thread_create, so they run on
  * the CPUs the EAL did not give to lcores (with `-l 0` on 2 cores: core 1).
  *
+ * Lanes (cfg.lanes = N > 1, `run --lcores N`): one file, N producer ends.
+ * Each lane (rp_capture_lane) has its own slot pool, single-consumer ring and
+ * counters, so producers on different lcores share no cache line written per
+ * frame; a lane takes one producer at a time. The writer merges the lanes in
+ * timestamp order (each lane's stamps are kept non-decreasing: a frame
+ * offered with an earlier stamp than the lane's last gets the last's) and
+ * writes a frame only once no lane can still bring an earlier one: a lane
+ * with nothing queued holds the merge until its producer's mark
+ * (rp_capture_mark, the lcore's clock once a pass) passes the frame, or the
+ * capture closes. Sampling is then done by the writer, in the merged order
+ * (so sampled-out data frames still take a slot); the filter and snaplen by
+ * the producers, rotation by the writer, as with one lane. Counters are the
+ * sum over the lanes.
+ *
  * Nothing is lost silently: a frame that finds no free slot (the writer is
  * behind) is counted as dropped, and every offered frame lands in exactly one
  * of kept / filtered_out / sampled_out / dropped.
@@ -57,6 +71,7 @@
 #define RP_CAPTURE_SNAPLEN_DEFAULT 128
 #define RP_CAPTURE_SNAPLEN_MAX 65535
 #define RP_CAPTURE_RING_DEFAULT 65536
+#define RP_CAPTURE_MAX_LANES 16
 
 enum rp_capture_filter {
 	RP_CAPTURE_ALL,     /* every frame */
@@ -85,7 +100,8 @@ struct rp_capture_cfg {
 	unsigned sample_every; /* keep 1 in N data frames per port and direction; 0/1 = all */
 	enum rp_capture_filter filter;
 	unsigned ring_size; /* slots between producers and writer; 0 = 65536, fewer when
-			     * snaplen is big (at most 64 MiB of slots) */
+			     * snaplen is big (at most 64 MiB of slots); shared out among lanes */
+	unsigned lanes;     /* producer ends merged in time order (see Lanes); 0/1 = one */
 	/* Wall-clock ns (Unix epoch) at ts_ns == 0; 0 = now - rp_dp_now_ns(), which
 	 * needs rp_dp_clock_start to have been called. */
 	uint64_t epoch_ns;
@@ -93,9 +109,9 @@ struct rp_capture_cfg {
 
 struct rp_capture_stats {
 	uint64_t offered;      /* frames given to rp_capture_offer */
-	uint64_t kept;         /* queued to the writer */
+	uint64_t kept;         /* queued to the writer (lanes: less what it sampled out) */
 	uint64_t filtered_out; /* not wanted by the filter */
-	uint64_t sampled_out;  /* data frames skipped by sampling */
+	uint64_t sampled_out;  /* data frames skipped by sampling (lanes: by the writer) */
 	uint64_t dropped;      /* no free slot: the writer could not keep up */
 	uint64_t written;      /* records handed to the file (there after a close that
 				* reports no error) */
@@ -115,8 +131,10 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 
 /* The per-packet call: no allocation, lock or syscall. frame holds the whole
  * frame of wire_len bytes (at least min(wire_len, snaplen) are read).
- * ts_ns: ns since rp_dp_clock_start. Safe from several lcores at once.
- * Returns true when the frame was queued for writing. */
+ * ts_ns: ns since rp_dp_clock_start. Safe from several lcores at once on a
+ * capture of one lane; one producer at a time per lane of several.
+ * Returns true when the frame was queued for writing (on a lane of several
+ * the writer may still sample it out). */
 bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
 		      uint32_t wire_len);
 
@@ -124,6 +142,18 @@ bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool 
  * segmented mbuf, a cut capture); wire_len is still the frame's length. */
 bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool is_tx, const uint8_t *frame,
 			  uint32_t avail, uint32_t wire_len);
+
+/* Lane k (0 .. cfg.lanes - 1) of the capture open returned (which is lane 0);
+ * NULL past the last. Offer to it from one producer at a time; stats,
+ * clock_restarted and close act on the whole capture from any lane. */
+struct rp_capture *rp_capture_lane(struct rp_capture *c, unsigned k);
+
+/* A lane's producer says its clock (ns since rp_dp_clock_start): it will
+ * offer nothing stamped earlier (a later offer stamped earlier is stamped
+ * with this time, as the lane's order wants anyway). Once a pass of its loop,
+ * so a lane with nothing to say does not hold the merge back; a few loads
+ * when called more often than every 10 us, nothing on a capture of one lane. */
+void rp_capture_mark(struct rp_capture *c, uint64_t now_ns);
 
 /* Counters so far; callable from any thread while producers run. */
 void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s);

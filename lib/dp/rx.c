@@ -188,6 +188,8 @@ void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now_ns)
 {
 	struct rp_dp_hold *h = rx->ports[tp->index].hold;
+	if (rx->ports[tp->index].cap) /* this pass's frames are offered: the capture's merge may pass now_ns */
+		rp_capture_mark(rx->ports[tp->index].cap, now_ns);
 	while (h && h->n && h->due[h->head] <= now_ns) {
 		account(rx, tp, h->m[h->head], h->due[h->head], NULL);
 		rte_pktmbuf_free(h->m[h->head]);

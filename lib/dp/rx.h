@@ -45,7 +45,9 @@ struct rp_dp_rx {
 
 /* Takes ownership of the n received mbufs of port tp. */
 void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n, uint64_t now_ns);
-/* Accounts the delayed frames whose time has come. */
+/* Accounts the delayed frames whose time has come; called once a pass of the
+ * lcore, after the port's frames of the pass, it also marks the lcore's lane
+ * of the port's capture (capture.h rp_capture_mark). */
 void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now_ns);
 /* True while frames are held. */
 bool rp_dp_rx_holding(const struct rp_dp_rx *rx, const struct rp_dp_txport *tp);

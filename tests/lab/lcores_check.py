@@ -31,7 +31,28 @@ receiver sent reached the sender (its pause gate, shared by its queues).
     [tx] pair:l0:0 ====== f: 4 QPs, 1 Gbit/s =====> pair:l0:1 [rx]  impair: drop 10th, delay 1 ms
          <============ PFC prio 3, 1000 fps x 100 ms ==  respond: cnp, ack
 
-usage: lcores_check.py ROCEPROBE N|sigint    (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
+capture-N: the first profile on N lcores with --capture (one lane per lcore, merged by one
+writer per port in time order) and --snaplen 1100 (whole 1098 B frames). Known answers, from
+the profile (no responder: a sender's port only sends, a receiver's only receives, after the
+impairments): capture-tx1 10001, rx1 9001, tx2 10001, rx2 9901, tx3 5000 (3000 + 2000), rx3
+5000 frames, each counted by tshark and by our pcap reader; every file's timestamps
+non-decreasing (tshark's frame.time_epoch and the records); every frame's ICRC right
+(roce_icrc.py, from rxe_icrc.c); each file's frames (headers up to the RETH, and length)
+the same multiset as the 1-lcore run's, but rx2's: which 100 of f2's frames are the link's
+500..599 depends on how the lcores' RX interleave, so rx2's are 9901 of tx2's.
+
+capture-sample: --sample 10 --snaplen 64 on 1 and 2 lcores keeps the 1st, 11th, ... data
+frame of each port and direction, and every control frame (here: the CE-marked ones): tx1
+ceil(10001/10) = 1001, tx2 1001, tx3 ceil(5000/10) = 500, rx2 ceil(9901/10) = 991, rx3 500;
+rx1 the 1286 CE-marked frames + ceil((9001 - 1286)/10) = 772 = 2058; every record 64 B of a
+1098 B frame. --capture-filter control on 2 lcores: rx1's 1286 CE-marked frames, nothing else.
+
+capture-sigint: the sigint profile with --capture on 2 lcores, Ctrl-C mid-run: every file
+reads to its end in tshark, and holds exactly the frames result.json counts at the stop for
+its port (sent: tx_packets + replies_sent; received: rx_frames), in time order.
+
+usage: lcores_check.py ROCEPROBE N|sigint|capture-N|capture-sigint
+       (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
 """
 import collections
 import json
@@ -41,6 +62,8 @@ import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, read_pcap  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from roce_icrc import icrc_check  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 SIGINT_PROFILE = """name: lcores-sigint
@@ -168,6 +191,122 @@ def case_sigint():
     finish("lcores-sigint")
 
 
+FILES = {"tx1": 10001, "rx1": 9001, "tx2": 10001, "rx2": 9901, "tx3": 5000, "rx3": 5000}
+
+
+def tshark_times(path):
+    """frame.time_epoch of every record as tshark reads it (ns as integers), and its exit code."""
+    p = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.time_epoch"], capture_output=True,
+                       text=True, timeout=300)
+    ts = []
+    for line in p.stdout.split():
+        sec, _, frac = line.partition(".")
+        ts.append(int(sec) * 10**9 + int((frac + "000000000")[:9]))
+    return ts, p.returncode, p.stderr.strip()
+
+
+def in_order(ts):
+    return all(a <= b for a, b in zip(ts, ts[1:]))
+
+
+def port_counts(j):
+    """Frames result.json says each port put on its wire or took off it."""
+    env = {p["node"]: p for p in j["environment"]["ports"]}
+    return {p["node"]: env[p["node"]]["tx_packets"] + env[p["node"]]["replies_sent"] + p["rx_frames"] for p in j["ports"]}
+
+
+def check_files(out, j, label, known=None):
+    """Every port's file read by tshark to its end, in time order, holding what result.json counts."""
+    counts, caps, recs = port_counts(j), {c["node"]: c for c in j["capture"]}, {}
+    for node, want in counts.items():
+        path = os.path.join(out, f"capture-{node}.pcap")
+        ts, rc, err = tshark_times(path)
+        r = read_pcap(path)["recs"]
+        recs[node] = r
+        if known:
+            expect(len(r) == known[node], f"{label}: capture-{node} holds {len(r)} frames == {known[node]}")
+        expect(rc == 0 and len(ts) == len(r) == want,
+               f"{label}: tshark reads capture-{node} to its end (exit {rc}{' ' + err[-80:] if rc else ''}): {len(ts)} frames == "
+               f"{len(r)} records == {want} the port sent + received (result.json)")
+        expect(caps[node]["written"] == len(r) and caps[node]["dropped"] == 0,
+               f"{label}: capture-{node} written {caps[node]['written']}, dropped {caps[node]['dropped']} == 0")
+        expect(in_order(ts) and in_order([x[0] for x in r]), f"{label}: capture-{node} timestamps non-decreasing")
+    return recs
+
+
+def case_capture(n):
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        one, out1, _ = run(tmp, "--capture", "--snaplen", "1100")
+        many, outn, _ = run(tmp, "--lcores", str(n), "--capture", "--snaplen", "1100")
+        check_known(many, f"{n} lcores")
+        r1 = check_files(out1, one, "1 lcore", FILES)
+        rn = check_files(outn, many, f"{n} lcores", FILES)
+        for node, recs in rn.items():
+            bad = sum(1 for _, b, w in recs if len(b) != w or not icrc_check(b[14:]))
+            expect(bad == 0, f"{n} lcores: capture-{node}: every frame whole and its ICRC right ({bad} not)")
+            key = collections.Counter((b[:70], w) for _, b, w in recs)
+            if node == "rx2":
+                sent = collections.Counter((b[:70], w) for _, b, w in rn["tx2"])
+                expect(not key - sent and sum(key.values()) == 9901,
+                       f"{n} lcores: capture-rx2's 9901 frames are frames of capture-tx2")
+            else:
+                ref = collections.Counter((b[:70], w) for _, b, w in r1[node])
+                expect(key == ref, f"{n} lcores: capture-{node}'s frames are the 1-lcore run's ({sum((key - ref).values())}"
+                       f" not there, {sum((ref - key).values())} missing)")
+    finish(f"lcores-capture-{n}")
+
+
+SAMPLED = {"tx1": 1001, "rx1": 1286 + 772, "tx2": 1001, "rx2": 991, "tx3": 500, "rx3": 500}
+CONTROL = {"tx1": 0, "rx1": 1286, "tx2": 0, "rx2": 0, "tx3": 0, "rx3": 0}
+
+
+def case_capture_sample():
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        for n, args, known in ((1, ["--sample", "10"], SAMPLED), (2, ["--sample", "10"], SAMPLED),
+                               (2, ["--capture-filter", "control"], CONTROL)):
+            label = f"{n} lcore{'s' if n > 1 else ''} {' '.join(args)}"
+            j, out, _ = run(tmp, "--lcores", str(n), "--capture", "--snaplen", "64", *args)
+            caps = {c["node"]: c for c in j["capture"]}
+            for node, want in known.items():
+                r = read_pcap(os.path.join(out, f"capture-{node}.pcap"))["recs"]
+                c = caps[node]
+                expect(len(r) == want == c["written"], f"{label}: capture-{node} holds {len(r)} frames == {want}")
+                expect(all(len(b) == 64 and w == 1098 for _, b, w in r), f"{label}: capture-{node}: 64 B of 1098 B frames")
+                expect(in_order([x[0] for x in r]), f"{label}: capture-{node} timestamps non-decreasing")
+                expect(c["offered"] == FILES[node] and c["dropped"] == 0 and
+                       (c["sampled_out"] == FILES[node] - want if args[0] == "--sample" else c["sampled_out"] == 0),
+                       f"{label}: capture-{node} offered {c['offered']} == {FILES[node]}, sampled out "
+                       f"{c['sampled_out']}, dropped {c['dropped']}")
+    finish("lcores-capture-sample")
+
+
+def case_capture_sigint():
+    import signal
+    import time
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+        with open(path, "w") as f:
+            f.write(SIGINT_PROFILE)
+        p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2", "--capture"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        err = ""
+        for line in p.stderr:
+            err += line
+            if line.startswith("run ") and "Mpps" in line:
+                break
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        _, rest = p.communicate(timeout=60)
+        err += rest
+        expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode}; {err.strip()[-200:]})")
+        j = json.load(open(os.path.join(out, "result.json")))
+        expect(j["interrupted"] is True, "result.json says interrupted")
+        recs = check_files(out, j, "sigint")
+        f = next(x for x in j["flows"] if x["src"] == "tx")
+        expect(len(recs["tx"]) >= f["tx_packets"] > 100000, f"capture-tx holds the flow's {f['tx_packets']} frames")
+    finish("lcores-capture-sigint")
+
+
 def main():
     # The published RSS verification vectors (IPv4: 66.9.149.187:2794 -> 161.142.100.80:1766).
     v = bytes([66, 9, 149, 187, 161, 142, 100, 80])
@@ -203,5 +342,11 @@ def main():
 if __name__ == "__main__":
     if CASE == "sigint":
         case_sigint()
+    if CASE == "capture-sigint":
+        case_capture_sigint()
+    if CASE == "capture-sample":
+        case_capture_sample()
+    if CASE.startswith("capture-"):
+        case_capture(int(CASE[8:]))
     N = int(CASE)
     main()
