@@ -644,6 +644,7 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 	unsigned filled = 0;
 	bool finished = false;
 	const bool kept = shape > 0;
+	const uint64_t stamp_floor = now_ns > RP_SOURCE_STAMP_NS ? now_ns - RP_SOURCE_STAMP_NS : 0;
 	while (filled < n) {
 		uint64_t second;
 		struct rp_sflow *f = pick(s, now_ns, paused_prio_mask, &second);
@@ -656,10 +657,12 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 		uint64_t limit = second < now_ns ? second : now_ns;
 		note_burst(f, now_ns);
 		do {
-			/* Stamped with their due times (floor 0). */
-			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, 0, kept);
+			/* Stamped with their due times, but never more than RP_SOURCE_STAMP_NS
+			 * before the hand-over: a sender late on its schedule (a CPU taken
+			 * away, the start) does not count its own lateness as latency. */
+			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, stamp_floor, kept);
 			if (!r) {
-				lens[filled] = emit(f, bufs[filled], 0, kept);
+				lens[filled] = emit(f, bufs[filled], stamp_floor, kept);
 				r = 1;
 			}
 			if (flow_ids)

@@ -29,6 +29,10 @@
 #include "plan.h"
 
 #define RP_SOURCE_CATCHUP_NS 10000ull /* the default lag allowance: 10 us */
+/* A packet's tx_ns is its due time on the flow's schedule, but at most this
+ * much before now_ns of the burst that holds it: 32 frames of 4 KiB at 100G
+ * span 10.6 us, so a burst on time keeps every packet's own due time. */
+#define RP_SOURCE_STAMP_NS 12000ull
 
 struct rp_source;
 
