@@ -139,9 +139,13 @@ def case_delay(tmp):
     base, _ = run(tmp, profile(messages=3000))
     slow, _ = run(tmp, profile("{delay: 200us}", messages=3000))
     b, s = base["flows"][0]["latency_ns"], slow["flows"][0]["latency_ns"]
-    for k in ("p50", "p90"):
+    # tx_ns is the packet's due time, at most 12 us (RP_SOURCE_STAMP_NS) before its hand-over
+    # (docs/results.md): a sender running late in one run and not the other moves a tail
+    # percentile by up to that much, so p90 gets those 12 us on top of the 2%.
+    for k, slack in (("p50", 0), ("p90", 12000)):
         shift = s[k] - b[k]
-        expect(abs(shift - 200000) < 200000 * 0.02, f"{k} shifts by {shift} ns: the 200 us added, within 2%")
+        expect(200000 - 4000 < shift < 200000 + 4000 + slack,
+               f"{k} shifts by {shift} ns: the 200 us added, within 2%" + (" + 12 us" if slack else ""))
     expect(s["min"] >= 200000, f"nothing arrives sooner than the delay (min {s['min']})")
 
 
