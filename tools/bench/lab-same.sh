@@ -15,17 +15,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BUILD_DIR:-$root/build}/app/roceprobe
 [ -x "$bin" ] || { echo "lab-same.sh: no $bin (build first, or set BUILD_DIR)" >&2; exit 2; }
 [ -n "${REF:-}" ] || { echo "lab-same.sh: set REF=<commit>" >&2; exit 2; }
-commit=$(git -C "$root" rev-parse --verify "$REF^{commit}") || { echo "lab-same.sh: no commit $REF" >&2; exit 2; }
-cache=${REF_CACHE:-/tmp/rp-labref}/$(echo "$commit" | cut -c1-12)
-if [ ! -x "$cache/build/app/roceprobe" ]; then
-	mkdir -p "$(dirname "$cache")"
-	[ -d "$cache/src" ] || git -C "$root" worktree add --detach "$cache/src" "$commit" >/dev/null 2>&1 ||
-		{ echo "lab-same.sh: cannot make a worktree of $commit in $cache/src" >&2; exit 2; }
-	meson setup "$cache/build" "$cache/src" -Dtests=disabled >/dev/null &&
-		ninja -C "$cache/build" app/roceprobe >/dev/null ||
-		{ echo "lab-same.sh: building $commit in $cache/build failed" >&2; exit 2; }
-fi
-refbin=$cache/build/app/roceprobe
+. "$root/tools/bench/ref_build.sh"
+refbin=$(ref_build lab-same.sh "$REF") || exit 2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

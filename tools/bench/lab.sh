@@ -29,20 +29,11 @@ trap 'rm -rf "$out"' EXIT
 
 [ -x "$bin" ] || { echo "lab.sh: no $bin (build first, or set BUILD_DIR)" >&2; exit 2; }
 
-# The reference: a worktree of REF and its build, cached by commit.
+# The reference: a worktree of REF and its build, cached by commit (ref_build.sh).
+. "$root/tools/bench/ref_build.sh"
 refbin=
 if [ -n "${REF:-}" ]; then
-	commit=$(git -C "$root" rev-parse --verify "$REF^{commit}") || { echo "lab.sh: no commit $REF" >&2; exit 2; }
-	cache=${REF_CACHE:-/tmp/rp-labref}/$(echo "$commit" | cut -c1-12)
-	if [ ! -x "$cache/build/app/roceprobe" ]; then
-		mkdir -p "$(dirname "$cache")"
-		[ -d "$cache/src" ] || git -C "$root" worktree add --detach "$cache/src" "$commit" >/dev/null 2>&1 ||
-			{ echo "lab.sh: cannot make a worktree of $commit in $cache/src" >&2; exit 2; }
-		meson setup "$cache/build" "$cache/src" -Dtests=disabled >/dev/null &&
-			ninja -C "$cache/build" app/roceprobe >/dev/null ||
-			{ echo "lab.sh: building $commit in $cache/build failed" >&2; exit 2; }
-	fi
-	refbin=$cache/build/app/roceprobe
+	refbin=$(ref_build lab.sh "$REF") || exit 2
 fi
 
 run() { # $1 binary $2 messages $3 dir
