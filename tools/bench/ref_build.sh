@@ -3,7 +3,7 @@
 # commit under REF_CACHE, default /tmp/rp-labref); one line "NAME: ..." and exit 2 when
 # REF is no commit or does not build. Needs $root (the repository).
 ref_build() {
-	commit=$(git -C "$root" rev-parse --verify "$2^{commit}") || { echo "$1: no commit $2" >&2; exit 2; }
+	commit=$(git -C "$root" rev-parse --verify "$2^{commit}" 2>/dev/null) || { echo "$1: no commit $2" >&2; exit 2; }
 	cache=${REF_CACHE:-/tmp/rp-labref}/$(echo "$commit" | cut -c1-12)
 	if [ ! -x "$cache/build/app/roceprobe" ]; then
 		mkdir -p "$(dirname "$cache")"
