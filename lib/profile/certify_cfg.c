@@ -82,29 +82,10 @@ static int opt_uint(struct rp_vctx *c, const struct rp_node *map, const char *pa
 /* `lossless: [3]` or `lossless: 3`. */
 static int prios(struct rp_vctx *c, const struct rp_node *map, const char *path, uint8_t *mask)
 {
-	char key[RP_PATH_MAX], item[RP_PATH_MAX];
-	uint64_t p;
+	char key[RP_PATH_MAX];
 	rp_path_key(key, path, "lossless");
 	const struct rp_node *n = rp_node_get(map, "lossless");
-	if (!n)
-		return 0;
-	if (n->type == RP_NODE_SCALAR) {
-		if (rp_vuint(c, n, key, 0, 7, &p))
-			return -1;
-		*mask = (uint8_t)(1u << p);
-		return 0;
-	}
-	if (rp_vtype(c, n, key, RP_NODE_SEQ, "a list of priorities 0..7 like [3]"))
-		return -1;
-	if (n->n == 0)
-		return rp_verr(c, &n->pos, key, "expected at least one priority, like [3]");
-	for (size_t i = 0; i < n->n; i++) {
-		rp_path_index(item, key, i);
-		if (rp_vuint(c, n->items[i], item, 0, 7, &p))
-			return -1;
-		*mask |= (uint8_t)(1u << p);
-	}
-	return 0;
+	return n ? rp_vprio_mask(c, n, key, true, mask) : 0;
 }
 
 static int dscps(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_certify_cfg *cc)

@@ -131,6 +131,30 @@ int rp_vuint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint6
 	return 0;
 }
 
+int rp_vprio_mask(struct rp_vctx *c, const struct rp_node *n, const char *path, bool at_least_one, uint8_t *mask)
+{
+	char item[RP_PATH_MAX];
+	uint64_t p;
+	if (n->type == RP_NODE_SCALAR) {
+		if (rp_vuint(c, n, path, 0, 7, &p))
+			return -1;
+		*mask = (uint8_t)(1u << p);
+		return 0;
+	}
+	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of priorities 0..7 like [3]"))
+		return -1;
+	if (at_least_one && n->n == 0)
+		return rp_verr(c, &n->pos, path, "expected at least one priority, like [3]");
+	*mask = 0;
+	for (size_t i = 0; i < n->n; i++) {
+		rp_path_index(item, path, i);
+		if (rp_vuint(c, n->items[i], item, 0, 7, &p))
+			return -1;
+		*mask |= (uint8_t)(1u << p);
+	}
+	return 0;
+}
+
 int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char *out, size_t len)
 {
 	static const char what[] = "a name of letters, digits, '-', '_' or '.'";

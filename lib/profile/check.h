@@ -38,6 +38,9 @@ int rp_vspeed(struct rp_vctx *c, const struct rp_node *n, const char *path, uint
 int rp_vduration(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t *ns);
 int rp_vuint(struct rp_vctx *c, const struct rp_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *v);
 int rp_vname(struct rp_vctx *c, const struct rp_node *n, const char *path, char *out, size_t len);
+/* Priorities as a mask: `3` or `[3, 4]` (0..7); with at_least_one an empty
+ * list is refused. */
+int rp_vprio_mask(struct rp_vctx *c, const struct rp_node *n, const char *path, bool at_least_one, uint8_t *mask);
 /* A host or NIC name that must exist; returns its index in hosts[] (a host
  * of several NICs: its NIC 0, with *spread true). spread NULL: a host of
  * several NICs is refused (the caller needs one NIC). */

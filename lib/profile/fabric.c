@@ -146,27 +146,9 @@ static int opt_cable(struct rp_vctx *c, const struct rp_node *map, const char *p
 
 static int prio_mask(struct rp_vctx *c, const struct rp_node *map, const char *path, uint8_t *mask)
 {
-	char key[RP_PATH_MAX], item[RP_PATH_MAX];
+	char key[RP_PATH_MAX];
 	const struct rp_node *n = opt(map, path, "priorities", key);
-	uint64_t p;
-	if (!n)
-		return 0;
-	if (n->type == RP_NODE_SCALAR) {
-		if (rp_vuint(c, n, key, 0, 7, &p))
-			return -1;
-		*mask = (uint8_t)(1u << p);
-		return 0;
-	}
-	if (rp_vtype(c, n, key, RP_NODE_SEQ, "a list of priorities 0..7 like [3]"))
-		return -1;
-	*mask = 0;
-	for (size_t i = 0; i < n->n; i++) {
-		rp_path_index(item, key, i);
-		if (rp_vuint(c, n->items[i], item, 0, 7, &p))
-			return -1;
-		*mask |= (uint8_t)(1u << p);
-	}
-	return 0;
+	return n ? rp_vprio_mask(c, n, key, false, mask) : 0;
 }
 
 static int section(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k,
