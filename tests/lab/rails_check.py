@@ -41,14 +41,13 @@
 
 usage: rails_check.py ROCEPROBE CASE
 """
-import filecmp
 import json
 import os
 import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+from check import expect, finish, twice_identical  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 
@@ -302,17 +301,7 @@ def case_run(tmp):
 
 def case_determinism(tmp):
     path = write(tmp, "pod", POD_HEAD + POD_CROSS + POD_FABRIC)
-    runs = []
-    for r in ("a", "b"):
-        out = os.path.join(tmp, r)
-        j = lab(path, out, "--capture")
-        j.pop("environment", None)
-        runs.append((out, json.dumps(j, sort_keys=True)))
-    expect(runs[0][1] == runs[1][1], "two runs: the same result.json (bar environment)")
-    pc = sorted(f for f in os.listdir(runs[0][0]) if f.endswith(".pcap"))
-    expect(len(pc) == 16 and all(filecmp.cmp(os.path.join(runs[0][0], f), os.path.join(runs[1][0], f), shallow=False)
-                                 for f in pc), f"the same {len(pc)} pcaps (one per NIC), byte for byte")
-
+    twice_identical(lab, path, tmp, 16, pcaps_what=" (one per NIC)")
 
 with tempfile.TemporaryDirectory(prefix="rp-rails-") as tmp:
     {"pod": case_pod, "spread": case_spread, "hash": case_hash, "bad": case_bad, "run": case_run, "pfc": case_pfc,

@@ -50,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+from check import expect, finish, twice_identical  # noqa: E402
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -325,20 +325,9 @@ def ft4(tmp):
 
 
 def case_determinism(tmp):
-    import filecmp
     path = ft4(tmp)
-    runs = []
-    for r in ("a", "b"):
-        out = os.path.join(tmp, r)
-        j = lab(path, out, "--capture")
-        j.pop("environment", None)
-        runs.append((out, json.dumps(j, sort_keys=True)))
-    expect(runs[0][1] == runs[1][1], "two runs, same seed: the same result.json (bar environment)")
-    pc = sorted(f for f in os.listdir(runs[0][0]) if f.endswith(".pcap"))
-    expect(len(pc) == 16 and all(filecmp.cmp(os.path.join(runs[0][0], f), os.path.join(runs[1][0], f), shallow=False)
-                                 for f in pc), f"the same {len(pc)} pcaps, byte for byte")
+    a, _ = twice_identical(lab, path, tmp, 16, runs_what=", same seed")
     j2 = lab(path, os.path.join(tmp, "c"), "--set", "fabric.seed=2")
-    a = json.loads(runs[0][1])
     moved = [(s["name"], [p["tx_pkts"] for p in s["ports"]]) for s in a["switches"]] != \
         [(s["name"], [p["tx_pkts"] for p in s["ports"]]) for s in j2["switches"]]
     expect(moved, "fabric.seed 2 (other ECMP hash seeds): the flows take other paths")

@@ -96,3 +96,24 @@ def kernel_drops(ifaces, qdisc_dev=None):
         if d:
             drops[i] = d
     return drops
+
+
+def twice_identical(lab, path, tmp, pcaps, runs_what="", pcaps_what=""):
+    """A lab profile run twice (lab(path, out, "--capture") returns result.json): expects the
+    same result.json bar its environment, and `pcaps` pcaps byte for byte. Returns the first
+    run's result.json (environment removed) and its directory."""
+    import filecmp
+    import os
+    runs = []
+    for r in ("a", "b"):
+        out = os.path.join(tmp, r)
+        j = lab(path, out, "--capture")
+        j.pop("environment", None)
+        runs.append((out, json.dumps(j, sort_keys=True)))
+    expect(runs[0][1] == runs[1][1], f"two runs{runs_what}: the same result.json (bar environment)")
+    pc = sorted(f for f in os.listdir(runs[0][0]) if f.endswith(".pcap"))
+    expect(len(pc) == pcaps and all(filecmp.cmp(os.path.join(runs[0][0], f), os.path.join(runs[1][0], f),
+                                                shallow=False) for f in pc),
+           f"the same {len(pc)} pcaps{pcaps_what}, byte for byte")
+    return json.loads(runs[0][1]), runs[0][0]
+
