@@ -88,7 +88,7 @@ def setup(bridge):
     for k, h in enumerate(HOSTS):
         sh(f"ip link add rpz-{h} index {0x2400 + 0x1111 * k} type veth peer name rpz-{h}p index {0x9100 + 0x1111 * k}")
     if bridge:
-        sh("ip link add rpz-br type bridge")
+        sh("ip link add rpz-br type bridge mcast_snooping 0")
     for i in ifaces():
         sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
         if i != "rpz-br":

@@ -37,7 +37,7 @@ def teardown():
 
 def setup():
     teardown()
-    sh("ip link add rpb-br type bridge")
+    sh("ip link add rpb-br type bridge mcast_snooping 0")
     for s in SENDERS + ["r"]:
         sh(f"ip link add rpb-{s} type veth peer name rpb-{s}p")
         sh(f"ip link set rpb-{s}p master rpb-br")
