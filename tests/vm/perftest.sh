@@ -19,10 +19,22 @@ work=$(mktemp -d /tmp/vm-perftest.XXXXXX)
 keep=1
 trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 
-# Server: one latency run, then one bandwidth run on a second port.
+# Server: one latency run, then one bandwidth run on a second port. Under TCG perftest's own
+# TCP exchange of QP data sometimes fails ("Failed to exchange data between server and
+# clients") on both ends: the server then listens again (3 tries) while the client retries.
 cat >"$work/server.sh" <<'EOF'
-ib_write_lat -d "$RP_DEV" -x "$RP_GID_INDEX" -n 50 >lat.txt 2>&1 || { cat lat.txt; exit 1; }
-ib_write_bw -d "$RP_DEV" -x "$RP_GID_INDEX" -p 18516 -s 65536 -n 100 >bw.txt 2>&1 || { cat bw.txt; exit 1; }
+serve() { # serve OUT TOOL ARGS...: up to 3 server runs until one completes
+	out=$1; shift
+	for try in 1 2 3; do
+		"$@" >"$out" 2>&1 && return 0
+		echo "server: $1 try $try failed: $(tail -n 1 "$out")"
+		sleep 1
+	done
+	cat "$out"
+	return 1
+}
+serve lat.txt ib_write_lat -d "$RP_DEV" -x "$RP_GID_INDEX" -n 50 || exit 1
+serve bw.txt ib_write_bw -d "$RP_DEV" -x "$RP_GID_INDEX" -p 18516 -s 65536 -n 100 || exit 1
 echo server done
 EOF
 # Client: retry until the server listens (it boots in parallel); rp-retry is in the VM.
