@@ -827,24 +827,18 @@ static json_t *lost_hosts_json(const struct run *r)
 	return a;
 }
 
-#define MAX_WINDOWS 16
-
-/* More DPDK traffic entries in a mixed run than windows reported: refused
- * before traffic (the extra ones' bins would count as "outside"). */
-static bool too_many_windows(const struct run *r)
+/* A mixed run's aggression windows (rp_plan_aggression: at most one per
+ * traffic entry), named by their entries; *w is the caller's to free. */
+static size_t aggression_windows(const struct run *r, struct rp_report_window **w)
 {
-	struct rp_plan_window pw[MAX_WINDOWS + 1];
-	return rp_plan_aggression(&r->s.plan, pw, MAX_WINDOWS + 1) > MAX_WINDOWS;
-}
-
-/* A mixed run's aggression windows (rp_plan_aggression), named by their entries. */
-static size_t aggression_windows(const struct run *r, struct rp_report_window *w, size_t max)
-{
-	struct rp_plan_window pw[MAX_WINDOWS];
-	size_t n = rp_plan_aggression(&r->s.plan, pw, max < MAX_WINDOWS ? max : MAX_WINDOWS);
+	size_t max = r->s.prof->ntraffic;
+	struct rp_plan_window *pw = calloc(max ? max : 1, sizeof(*pw));
+	*w = calloc(max ? max : 1, sizeof(**w));
+	size_t n = pw && *w ? rp_plan_aggression(&r->s.plan, pw, max) : 0;
 	for (size_t k = 0; k < n; k++)
-		w[k] = (struct rp_report_window){.name = r->s.prof->traffic[pw[k].traffic].name, .start_ns = pw[k].start_ns,
-						 .end_ns = pw[k].end_ns};
+		(*w)[k] = (struct rp_report_window){.name = r->s.prof->traffic[pw[k].traffic].name,
+						    .start_ns = pw[k].start_ns, .end_ns = pw[k].end_ns};
+	free(pw);
 	return n;
 }
 
@@ -912,16 +906,17 @@ static json_t *pause_json(const struct run *r, unsigned h, json_t *vhosts, const
  * histograms, and each host's pause. NULL when the run is not mixed. */
 static json_t *aggression_json(const struct run *r, json_t *verbs)
 {
-	struct rp_report_window w[MAX_WINDOWS];
-	size_t n = aggression_windows(r, w, MAX_WINDOWS);
+	struct rp_report_window *w;
+	size_t n = aggression_windows(r, &w);
 	json_t *o = n ? rp_report_windows(r->acct, w, n) : NULL;
-	if (!o)
-		return NULL;
-	json_t *pause = json_array();
-	for (unsigned h = 0; h < r->s.prof->nhosts; h++)
-		if (host_in_plan(r, h))
-			json_array_append_new(pause, pause_json(r, h, json_object_get(verbs, "hosts"), w, n));
-	json_object_set_new(o, "pause", pause);
+	if (o) {
+		json_t *pause = json_array();
+		for (unsigned h = 0; h < r->s.prof->nhosts; h++)
+			if (host_in_plan(r, h))
+				json_array_append_new(pause, pause_json(r, h, json_object_get(verbs, "hosts"), w, n));
+		json_object_set_new(o, "pause", pause);
+	}
+	free(w);
 	return o;
 }
 
@@ -1028,10 +1023,12 @@ static void summary_rtt(FILE *f, const struct run *r)
  * the pause each host saw (or that it cannot be known). */
 static void summary_aggression(FILE *f, const struct run *r)
 {
-	struct rp_report_window w[MAX_WINDOWS];
-	size_t n = aggression_windows(r, w, MAX_WINDOWS);
-	if (!n)
+	struct rp_report_window *w;
+	size_t n = aggression_windows(r, &w);
+	if (!n) {
+		free(w);
 		return;
+	}
 	rp_report_print_windows(f, r->acct, w, n);
 	json_t *v = r->nrecs ? verbs_json(r) : NULL;
 	fputs("pause during the aggression:", f);
@@ -1056,6 +1053,7 @@ static void summary_aggression(FILE *f, const struct run *r)
 	}
 	fputc('\n', f);
 	json_decref(v);
+	free(w);
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -1573,9 +1571,6 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = rp_session_open(&r.s, "run", o.profile, &so);
-	if (rc == 0 && r.s.plan_built && too_many_windows(&r))
-		rc = rp_cli_error("run", "a mixed run reports at most %d aggression windows, one per traffic entry of DPDK "
-				  "senders; this profile has more (join entries, or run them apart)", MAX_WINDOWS);
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {

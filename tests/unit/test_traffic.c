@@ -737,6 +737,40 @@ static void test_mixed_aggression(void **state)
 	rp_profile_free(p);
 }
 
+/* A mixed run with more aggression entries than the 16 `run` once reported:
+ * 20 PFC entries, entry k from 10k ms, 5 frames 1 ms apart (fps 1000), so it
+ * ends at 10k + 5 ms; one window each, in entry order, none lost. */
+static void test_mixed_many_windows(void **state)
+{
+	(void)state;
+	char yaml[4096];
+	int n = snprintf(yaml, sizeof(yaml),
+			 "hosts:\n"
+			 "  - {name: h0, engine: verbs, device: rxe0, ipv4: 10.9.0.1}\n"
+			 "  - {name: h1, engine: verbs, device: rxe0, ipv4: 10.9.0.2}\n"
+			 "  - {name: d1, mac: \"02:00:00:00:00:02\", ipv4: 10.9.0.12, port: net_null1, speed: 1G}\n"
+			 "traffic:\n"
+			 "  - {name: a2a, pattern: all-to-all, hosts: [h0, h1], opcode: send, message_size: 1KiB, rate: 1M, "
+			 "duration: 1s}\n");
+	for (int k = 0; k < 20; k++)
+		n += snprintf(yaml + n, sizeof(yaml) - (size_t)n,
+			      "  - {kind: pfc, host: d1, priorities: [3], quanta: 100, fps: 1000, start: %dms, duration: 5ms}\n",
+			      10 * k);
+	struct rp_profile *p = load(yaml);
+	struct rp_plan pl;
+	build(p, &pl);
+	assert_int_equal(p->ntraffic, 21);
+	struct rp_plan_window w[21];
+	assert_int_equal(rp_plan_aggression(&pl, w, p->ntraffic), 20);
+	for (unsigned k = 0; k < 20; k++) {
+		assert_int_equal(w[k].traffic, k + 1);
+		assert_int_equal(w[k].start_ns, 10000000ull * k);
+		assert_int_equal(w[k].end_ns, 10000000ull * k + 5000000ull);
+	}
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -753,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_nic_spread),
 		cmocka_unit_test(test_next_hop_mac_auto),
 		cmocka_unit_test(test_mixed_aggression),
+		cmocka_unit_test(test_mixed_many_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
