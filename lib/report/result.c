@@ -215,6 +215,8 @@ static json_t *port_series(const struct rp_acct *a, const struct rp_ts *t, size_
 		rp_acct_port(a, p, &pr);
 		json_t *prios = json_array();
 		for (unsigned q = 0; q < 8; q++) {
+			if (!rp_ts_port_used(t, p, q)) /* a merged series knows without a walk of its bins */
+				continue;
 			json_t *pfc = json_array(), *paused = json_array();
 			uint64_t any = 0;
 			for (size_t b = 0; b < n; b++) {
