@@ -115,22 +115,19 @@ int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, c
 		snprintf(err, errlen, "the ranks' results could not be gathered on rank 0");
 		return -1;
 	}
-	size_t off = 0;
-	for (int r = 0; c->rank == 0 && rc == 0 && r < c->size; r++) {
-		char why[400];
-		if (lens[r] == 0 && rp_cluster_rank_lost(c, r)) {
-			continue; /* died mid-run: nothing from it */
-		} else if (lens[r] == 0) {
-			snprintf(err, errlen, "rank %d (node %s) sent no result (out of memory?)", r, c->ranks[r].node);
-			rc = -1;
-		} else if (rp_acct_unpack_into(merged, all + off, lens[r], why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "rank %d (node %s): %s", r, c->ranks[r].node, why);
-			rc = -1;
-		}
-		off += lens[r];
+	bool *lost = c->rank == 0 ? calloc((size_t)c->size, sizeof(*lost)) : NULL;
+	for (int r = 0; lost && r < c->size; r++)
+		lost[r] = rp_cluster_rank_lost(c, r); /* died mid-run: nothing from it */
+	char why[400];
+	size_t bad = 0;
+	if (c->rank == 0 && !lost) {
+		snprintf(err, errlen, "rank 0 is out of memory for %d ranks' results", c->size);
+		rc = -1;
+	} else if (c->rank == 0 && rp_acct_merge_block(merged, all, lens, (size_t)c->size, lost, &bad, why, sizeof(why))) {
+		snprintf(err, errlen, "rank %zu (node %s): %s", bad, c->ranks[bad].node, why);
+		rc = -1;
 	}
-	if (c->rank == 0 && rc == 0)
-		rp_acct_merge_done(merged);
+	free(lost);
 	free(all);
 	free(lens);
 	return rc;

@@ -1,6 +1,7 @@
 #include "result.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -328,12 +329,25 @@ static int write_spliced(FILE *f, const char *text, const struct rp_report_strea
 	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
 }
 
-static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
-		      size_t errlen);
+/* What goes into the file: a document (root, its streams spliced in), or
+ * one line per item of a stream (jsonl). */
+struct body {
+	json_t *root;
+	const struct rp_report_stream *s;
+	size_t ns;
+	bool lines;
+};
+
+static int write_file(const char *path, const struct body *b, char *err, size_t errlen);
 
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
 {
-	return write_file(path, root, NULL, 0, err, errlen);
+	return write_file(path, &(struct body){.root = root}, err, errlen);
+}
+
+int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
+{
+	return write_file(path, &(struct body){.s = s, .ns = 1, .lines = true}, err, errlen);
 }
 
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
@@ -345,7 +359,7 @@ int rp_report_write_atomic_streams(const char *path, json_t *root, const struct 
 			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
 			json_array_append_new(s[k].marker, json_string(tag));
 		}
-	int rc = write_file(path, root, s, ns, err, errlen);
+	int rc = write_file(path, &(struct body){.root = root, .s = s, .ns = ns}, err, errlen);
 	for (size_t k = 0; k < ns; k++)
 		json_array_clear(s[k].marker);
 	return rc;
@@ -361,9 +375,23 @@ static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, 
 	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
 }
 
-static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
-		      size_t errlen)
+static int dump_lines(FILE *f, const struct rp_report_stream *st)
 {
+	for (size_t i = 0; i < st->n; i++) {
+		json_t *v = st->item(st->ctx, i);
+		int rc = v ? json_dumpf(v, f, JSON_COMPACT) : -1;
+		json_decref(v);
+		if (rc != 0 || fputc('\n', f) == EOF)
+			return -1;
+	}
+	return fflush(f) != 0 ? -1 : 0;
+}
+
+static int write_file(const char *path, const struct body *b, char *err, size_t errlen)
+{
+	json_t *root = b->root;
+	const struct rp_report_stream *s = b->s;
+	size_t ns = b->ns;
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 16);
 	if (!tmp) {
@@ -385,9 +413,12 @@ static int write_file(const char *path, json_t *root, const struct rp_report_str
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
 		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (!ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+	} else if (b->lines && dump_lines(f, s)) {
+		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (ns && stream_dump(f, root, s, ns)) {
+	} else if (!b->lines && !ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+		rc = fail(err, errlen, "cannot write", tmp);
+	} else if (!b->lines && ns && stream_dump(f, root, s, ns)) {
 		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fsync(fd) != 0) {

@@ -42,6 +42,11 @@ struct rp_report_stream {
 };
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen);
+/* JSON Lines: each of the stream's items on a line of its own (compact), in
+ * order, written and renamed as rp_report_write_atomic does (s->marker is
+ * not used). For the per-flow detail of a large run (DIR/flows.jsonl,
+ * docs/results.md): a line a flow, readable a flow at a time. */
+int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen);
 /* Which latency figure of a flow means something (flows[].latency_shown,
  * docs/results.md): "one-way" (latency_ns), or, when its one-way p50 is below
  * bound_ns (the two clocks' error; 0 on one clock) or it has no one-way

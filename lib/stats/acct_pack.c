@@ -770,6 +770,25 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
 	return run(NULL, buf, len, fn, ctx, agg, err, errlen);
 }
 
+int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t *lens, size_t n,
+			const bool *may_be_empty, size_t *bad, char *err, size_t errlen)
+{
+	size_t off = 0;
+	for (size_t k = 0; k < n; off += lens[k], k++) {
+		*bad = k;
+		if (lens[k] == 0 && may_be_empty && may_be_empty[k])
+			continue;
+		if (lens[k] == 0) {
+			snprintf(err, errlen, "sent no result (out of memory?)");
+			return -1;
+		}
+		if (rp_acct_unpack_into(merged, all + off, lens[k], err, errlen) != 0)
+			return -1;
+	}
+	rp_acct_merge_done(merged);
+	return 0;
+}
+
 void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);

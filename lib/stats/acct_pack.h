@@ -140,6 +140,16 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* After the last buffer: the aggregate latency; merged counts as finished. */
 void rp_acct_merge_done(struct rp_acct *merged);
+/* Rank 0's whole merge (lib/cluster/ship.c, tools/bench/merge_bench.c): the
+ * gathered block as MPI_Gatherv leaves it (n buffers back to back, lens[k]
+ * bytes each) through rp_acct_unpack_into in turn, then rp_acct_merge_done.
+ * An empty buffer is an error unless may_be_empty[k] (a rank that died;
+ * may_be_empty NULL: none may). 0, or -1 with *bad the first bad buffer's
+ * index and a reason in err (merged then not finished). With merged
+ * created results_only (acct.h) it holds per flow its row and sparse
+ * histograms, per port its cells that are not zero. */
+int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t *lens, size_t n,
+			const bool *may_be_empty, size_t *bad, char *err, size_t errlen);
 
 /* Streaming, for plans too big to hold (1M flows): each flow record of a
  * checked buffer in turn. row has no src/dst (the plan has them); lat is a

@@ -18,8 +18,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "report/pairs.h"
@@ -560,6 +562,79 @@ static void results_only_equals_full(void **state)
 	}
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* What `run` writes from rank 0's merge: result.json with its flows and
+ * pairs written an item at a time is byte for byte the file with the whole
+ * arrays in it; flows.jsonl (a large run's) holds one line per flow of the
+ * plan (NF = 4, the drawing above), each the flow's object. */
+static void streamed_files_equal_whole(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_acct *m = merged_as(fx->buf, fx->len, true, -1);
+	char dir[] = "/tmp/rp_merge_XXXXXX", whole[64], streamed[64], lines[64], err[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(whole, sizeof(whole), "%s/whole.json", dir);
+	snprintf(streamed, sizeof(streamed), "%s/streamed.json", dir);
+	snprintf(lines, sizeof(lines), "%s/flows.jsonl", dir);
+	json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "schema", "roceprobe.result/1", "flows", rp_report_flows(m),
+				 "ports", rp_report_ports(m), "pairs", rp_report_pairs(m));
+	assert_int_equal(rp_report_write_atomic(whole, root, err, sizeof(err)), 0);
+	json_decref(root);
+	struct rp_pairs *pairs = rp_pairs_build(m);
+	json_t *flows = json_array(), *rows = json_array(), *out = json_array();
+	root = json_pack("{s:s, s:O, s:o, s:{s:O, s:O}}", "schema", "roceprobe.result/1", "flows", flows, "ports",
+			 rp_report_ports(m), "pairs", "rows", rows, "outliers", out);
+	const struct rp_report_stream st[] = {
+		{flows, rp_acct_nflows(m), rp_report_flow_item, m},
+		{rows, rp_pairs_nrows(pairs), rp_pairs_row_item, pairs},
+		{out, rp_pairs_noutliers(pairs), rp_pairs_outlier_item, pairs},
+	};
+	assert_int_equal(rp_pairs_nrows(pairs), 4); /* h0->h1, h1->h2, h2->h0, h0->h2 */
+	assert_int_equal(rp_report_write_atomic_streams(streamed, root, st, 3, err, sizeof(err)), 0);
+	char *a = slurp(whole), *b = slurp(streamed);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	assert_int_equal(rp_report_write_jsonl(lines, &st[0], err, sizeof(err)), 0);
+	FILE *f = fopen(lines, "r");
+	assert_non_null(f);
+	char line[1 << 16];
+	size_t n = 0;
+	json_t *want = rp_report_flows(m);
+	while (fgets(line, sizeof(line), f)) {
+		assert_non_null(strchr(line, '\n'));
+		json_t *got = json_loads(line, 0, NULL);
+		assert_non_null(got);
+		assert_true(n < 4);
+		assert_json_equal(got, json_array_get(want, n), "flows.jsonl line");
+		json_decref(got);
+		n++;
+	}
+	fclose(f);
+	assert_int_equal(n, 4);
+	json_decref(want);
+	json_decref(flows);
+	json_decref(rows);
+	json_decref(out);
+	json_decref(root);
+	rp_pairs_free(pairs);
+	rp_acct_destroy(m);
+	unlink(whole);
+	unlink(streamed);
+	unlink(lines);
+	rmdir(dir);
+}
+
 /* Two lcores' accountants of one process, each with every port and a share
  * of the frames (f0 and f2 split in halves), absorbed into one before the
  * finish: result.json's flows, ports and latency equal the one-accountant
@@ -828,6 +903,7 @@ int main(void)
 		cmocka_unit_test(echoes_round_trip),
 		cmocka_unit_test(report_equals_one_process),
 		cmocka_unit_test(results_only_equals_full),
+		cmocka_unit_test(streamed_files_equal_whole),
 		cmocka_unit_test(ranks_with_their_flows_only),
 		cmocka_unit_test(ranks_exchange_rows),
 		cmocka_unit_test(ranks_with_every_port),
