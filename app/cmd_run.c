@@ -961,8 +961,8 @@ static int write_lines(const struct run_opts *o, const char *name, const struct 
 	return rp_report_write_jsonl(path, st, err, sizeof(err)) ? rp_cli_error("run", "%s", err) : 0;
 }
 
-/* result.json, written a flow and a pair at a time (a million flows are GBs
- * as JSON). Beyond RUN_FLOWS_INLINE flows the flows and the pair matrix go
+/* result.json, written a flow, a pair and a port's series at a time (a
+ * million flows are GBs as JSON). Beyond RUN_FLOWS_INLINE flows the flows and the pair matrix go
  * to DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json
  * keeps their totals, the outlying pairs, hosts, ports (docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
@@ -981,13 +981,13 @@ static int write_result(const struct run *r, const struct run_opts *o)
 		rp_pairs_free(pairs);
 		return rc;
 	}
-	json_t *flows = json_array(), *rows = json_array(), *outliers = json_array();
+	json_t *flows = json_array(), *rows = json_array(), *outliers = json_array(), *tports = NULL;
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
 	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
 				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
 				 flows, "ports", ports_json(r), "timeseries",
-				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
+				 rp_report_timeseries_apart(r->acct, &tports), "capture", capture_json(r, o));
 	json_t *pj = json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers);
 	if (apart) {
 		json_object_set_new(pj, "rows_file", json_string(RUN_PAIRS_FILE));
@@ -1015,8 +1015,9 @@ static int write_result(const struct run *r, const struct run_opts *o)
 		{flows, apart ? 0 : nf, flow_item, (void *)r},
 		{rows, apart ? 0 : nrows, rp_pairs_row_item, pairs},
 		{outliers, nout, rp_pairs_outlier_item, pairs},
+		{tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct}, /* a port at a time */
 	};
-	rc = rp_report_write_atomic_streams(path, root, st, 3, err, sizeof(err));
+	rc = rp_report_write_atomic_streams(path, root, st, 4, err, sizeof(err));
 	rp_pairs_free(pairs);
 	json_decref(flows);
 	json_decref(rows);

@@ -208,36 +208,47 @@ static json_t *lat_series(const struct rp_ts *t, size_t n)
 	return o;
 }
 
+/* Port p's entry of "timeseries.ports": its priorities with PFC activity. */
+static json_t *port_series_one(const struct rp_acct *a, const struct rp_ts *t, size_t n, size_t p)
+{
+	struct rp_acct_port_result pr;
+	rp_acct_port(a, p, &pr);
+	json_t *prios = json_array();
+	for (unsigned q = 0; q < 8; q++) {
+		if (!rp_ts_port_used(t, p, q)) /* a merged series knows without a walk of its bins */
+			continue;
+		json_t *pfc = json_array(), *paused = json_array();
+		uint64_t any = 0;
+		for (size_t b = 0; b < n; b++) {
+			uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
+			any |= f | ns;
+			json_array_append_new(pfc, jint(f));
+			json_array_append_new(paused, jint(ns));
+		}
+		if (any)
+			json_array_append_new(prios, json_pack("{s:I, s:o, s:o}", "prio", (json_int_t)q, "pfc", pfc,
+							       "paused_ns", paused));
+		else {
+			json_decref(pfc);
+			json_decref(paused);
+		}
+	}
+	return json_pack("{s:s, s:I, s:o}", "node", pr.node, "port", (json_int_t)pr.port, "prio", prios);
+}
+
 static json_t *port_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
 {
 	json_t *arr = json_array();
-	for (size_t p = 0; p < rp_acct_nports(a); p++) {
-		struct rp_acct_port_result pr;
-		rp_acct_port(a, p, &pr);
-		json_t *prios = json_array();
-		for (unsigned q = 0; q < 8; q++) {
-			if (!rp_ts_port_used(t, p, q)) /* a merged series knows without a walk of its bins */
-				continue;
-			json_t *pfc = json_array(), *paused = json_array();
-			uint64_t any = 0;
-			for (size_t b = 0; b < n; b++) {
-				uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
-				any |= f | ns;
-				json_array_append_new(pfc, jint(f));
-				json_array_append_new(paused, jint(ns));
-			}
-			if (any)
-				json_array_append_new(prios, json_pack("{s:I, s:o, s:o}", "prio", (json_int_t)q, "pfc", pfc,
-								       "paused_ns", paused));
-			else {
-				json_decref(pfc);
-				json_decref(paused);
-			}
-		}
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "node", pr.node, "port", (json_int_t)pr.port,
-						     "prio", prios));
-	}
+	for (size_t p = 0; p < rp_acct_nports(a); p++)
+		json_array_append_new(arr, port_series_one(a, t, n, p));
 	return arr;
+}
+
+json_t *rp_report_port_series_item(void *acct, size_t p)
+{
+	const struct rp_acct *a = acct;
+	const struct rp_ts *t = rp_acct_timeseries(a);
+	return port_series_one(a, t, rp_ts_used_bins(t), p);
 }
 
 static json_t *flow_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
@@ -257,7 +268,19 @@ static json_t *flow_series(const struct rp_acct *a, const struct rp_ts *t, size_
 	return arr;
 }
 
+static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart);
+
 json_t *rp_report_timeseries(const struct rp_acct *a)
+{
+	return timeseries(a, NULL);
+}
+
+json_t *rp_report_timeseries_apart(const struct rp_acct *a, json_t **ports)
+{
+	return timeseries(a, ports);
+}
+
+static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart)
 {
 	const struct rp_ts *t = rp_acct_timeseries(a);
 	size_t n = rp_ts_used_bins(t);
@@ -273,7 +296,10 @@ json_t *rp_report_timeseries(const struct rp_acct *a)
 		json_object_set_new(o, rp_ts_counter_names[c], arr);
 	}
 	json_object_set_new(o, "latency_ns", lat_series(t, n));
-	json_object_set_new(o, "ports", port_series(a, t, n));
+	if (ports_apart)
+		json_object_set_new(o, "ports", *ports_apart = json_array());
+	else
+		json_object_set_new(o, "ports", port_series(a, t, n));
 	if (t->flow_pkts)
 		json_object_set_new(o, "flows", flow_series(a, t, n));
 	return o;

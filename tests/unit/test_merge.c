@@ -573,9 +573,9 @@ static char *slurp(const char *path)
 	return strdup(buf);
 }
 
-/* What `run` writes from rank 0's merge: result.json with its flows and
- * pairs written an item at a time is byte for byte the file with the whole
- * arrays in it; flows.jsonl (a large run's) holds one line per flow of the
+/* What `run` writes from rank 0's merge: result.json with its flows, pairs
+ * and ports' series written an item at a time is byte for byte the file
+ * with the whole arrays in it; flows.jsonl (a large run's) holds one line per flow of the
  * plan (NF = 4, the drawing above), each the flow's object. */
 static void streamed_files_equal_whole(void **state)
 {
@@ -586,21 +586,24 @@ static void streamed_files_equal_whole(void **state)
 	snprintf(whole, sizeof(whole), "%s/whole.json", dir);
 	snprintf(streamed, sizeof(streamed), "%s/streamed.json", dir);
 	snprintf(lines, sizeof(lines), "%s/flows.jsonl", dir);
-	json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "schema", "roceprobe.result/1", "flows", rp_report_flows(m),
-				 "ports", rp_report_ports(m), "pairs", rp_report_pairs(m));
+	json_t *root = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1", "flows", rp_report_flows(m),
+				 "ports", rp_report_ports(m), "timeseries", rp_report_timeseries(m), "pairs", rp_report_pairs(m));
 	assert_int_equal(rp_report_write_atomic(whole, root, err, sizeof(err)), 0);
 	json_decref(root);
 	struct rp_pairs *pairs = rp_pairs_build(m);
-	json_t *flows = json_array(), *rows = json_array(), *out = json_array();
-	root = json_pack("{s:s, s:O, s:o, s:{s:O, s:O}}", "schema", "roceprobe.result/1", "flows", flows, "ports",
-			 rp_report_ports(m), "pairs", "rows", rows, "outliers", out);
+	json_t *flows = json_array(), *rows = json_array(), *out = json_array(), *tports = NULL;
+	root = json_pack("{s:s, s:O, s:o, s:o, s:{s:O, s:O}}", "schema", "roceprobe.result/1", "flows", flows, "ports",
+			 rp_report_ports(m), "timeseries", rp_report_timeseries_apart(m, &tports), "pairs", "rows", rows,
+			 "outliers", out);
+	assert_non_null(tports);
 	const struct rp_report_stream st[] = {
 		{flows, rp_acct_nflows(m), rp_report_flow_item, m},
 		{rows, rp_pairs_nrows(pairs), rp_pairs_row_item, pairs},
 		{out, rp_pairs_noutliers(pairs), rp_pairs_outlier_item, pairs},
+		{tports, rp_acct_nports(m), rp_report_port_series_item, m}, /* h1's PFC and h2's PAUSE in it */
 	};
 	assert_int_equal(rp_pairs_nrows(pairs), 4); /* h0->h1, h1->h2, h2->h0, h0->h2 */
-	assert_int_equal(rp_report_write_atomic_streams(streamed, root, st, 3, err, sizeof(err)), 0);
+	assert_int_equal(rp_report_write_atomic_streams(streamed, root, st, 4, err, sizeof(err)), 0);
 	char *a = slurp(whole), *b = slurp(streamed);
 	assert_string_equal(a, b);
 	free(a);
