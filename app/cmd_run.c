@@ -962,9 +962,10 @@ static int write_lines(const struct run_opts *o, const char *name, const struct 
 }
 
 /* result.json, written a flow, a pair and a port's series at a time (a
- * million flows are GBs as JSON). Beyond RUN_FLOWS_INLINE flows the flows and the pair matrix go
- * to DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json
- * keeps their totals, the outlying pairs, hosts, ports (docs/results.md). */
+ * million flows are GBs as JSON). Beyond RUN_FLOWS_INLINE flows the flows
+ * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl (written
+ * first), and result.json keeps their totals, the outlying pairs, hosts,
+ * ports (docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	size_t nf = rp_acct_nflows(r->acct);
@@ -1383,7 +1384,7 @@ static void *wait_for_senders(void *arg)
 }
 
 /* Rank 0 gets one accountant holding every rank's flows and ports: their
- * results only (docs/cluster.md, "Scale": ~0.7 KB a flow at 1024 hosts). */
+ * results only (docs/cluster.md, "Scale": ~0.95 KB a flow at 1024 hosts). */
 static int merge_ranks(struct run *r, const struct run_opts *o)
 {
 	char err[512], *env = rank_env_text(r, o);

@@ -95,7 +95,7 @@
  * costs ~2.6 KB a flow (sequence window, QPs, keys, sparse histograms) and
  * its time series 128 B per bin and port (dense: 3.9 GB for 1024 ports x
  * 30 000 bins). A results_only one holds a flow's row (472 B), its two
- * sparse histograms and names, ~0.7 KB with 32 samples, and per port only
+ * sparse histograms and names, ~0.95 KB with 32 samples, and per port only
  * the cells with PFC or pause: rank 0's merge of 1024 hosts all-to-all
  * (1,047,552 flows) fits in about a GB besides the gathered block. A
  * packed flow is 328 bytes + 10 per non-empty latency bucket (591 bytes
