@@ -180,7 +180,7 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
  * state adds (exact when one lcore got the port's PFC frames: they carry no
  * UDP and RSS leaves them on queue 0). src keeps its state; destroy it
  * after. -1 (dst half-added: give up the result) when the two do not have
- * the same shape, either is finished, or memory runs out. */
+ * the same shape, either is finished or results_only, or memory runs out. */
 int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src);
 
 #endif
