@@ -785,7 +785,6 @@ int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t
 		if (rp_acct_unpack_into(merged, all + off, lens[k], err, errlen) != 0)
 			return -1;
 	}
-	rp_acct_merge_done(merged);
 	return 0;
 }
 

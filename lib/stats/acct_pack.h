@@ -147,14 +147,15 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* After the last buffer: the aggregate latency; merged counts as finished. */
 void rp_acct_merge_done(struct rp_acct *merged);
-/* Rank 0's whole merge (lib/cluster/ship.c, tools/bench/merge_bench.c): the
- * gathered block as MPI_Gatherv leaves it (n buffers back to back, lens[k]
- * bytes each) through rp_acct_unpack_into in turn, then rp_acct_merge_done.
- * An empty buffer is an error unless may_be_empty[k] (a rank that died;
+/* Rank 0's merge of a gathered block (lib/cluster/ship.c, in rounds of
+ * ranks; tools/bench/merge_bench.c): n buffers back to back as MPI_Gatherv
+ * leaves them, lens[k] bytes each, through rp_acct_unpack_into in turn
+ * (rp_acct_merge_done after the last block). An empty buffer is an error
+ * unless may_be_empty[k] (a rank that died, or ships in another round;
  * may_be_empty NULL: none may). 0, or -1 with *bad the first bad buffer's
- * index and a reason in err (merged then not finished). With merged
- * created results_only (acct.h) it holds per flow its row and sparse
- * histograms, per port its cells that are not zero. */
+ * index and a reason in err. With merged created results_only (acct.h) it
+ * holds per flow its row and sparse histograms, per port its cells that
+ * are not zero. */
 int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t *lens, size_t n,
 			const bool *may_be_empty, size_t *bad, char *err, size_t errlen);
 

@@ -367,6 +367,7 @@ static int bench_rank0(const struct block *b, unsigned samples, double ref)
 	size_t bad = 0;
 	if (rp_acct_merge_block(m, b->all, b->lens, b->ranks, NULL, &bad, err, sizeof(err)))
 		die("rp_acct_merge_block", err);
+	rp_acct_merge_done(m);
 	double t_merge = now_s() - t0;
 	mi = mallinfo2();
 	size_t heap = mi.uordblks + mi.hblkhd - heap0;
