@@ -41,6 +41,14 @@
 #define LINGER_NS 20000000ull
 #define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
 #define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
+/* Beyond this many flows (64 hosts all-to-all is 4032) result.json keeps
+ * totals and outliers, and the per-flow detail goes to files of its own,
+ * a line each (docs/results.md, "Large runs"); the summary lists the first
+ * RUN_SUMMARY_FLOWS flows. */
+#define RUN_FLOWS_INLINE 4096
+#define RUN_SUMMARY_FLOWS 40
+#define RUN_FLOWS_FILE "flows.jsonl"
+#define RUN_PAIRS_FILE "pairs.jsonl"
 
 struct run_opts {
 	const char *profile;
@@ -75,7 +83,9 @@ static void usage(FILE *out)
 	      "`respond:` answer as a RoCE NIC (CNP on CE, ACK, NAK on a PSN gap); hosts with\n"
 	      "`impair:` drop, mark or delay on purpose. Writes DIR/result.json (atomically,\n"
 	      "\"schema\":\"roceprobe.result/1\"), DIR/summary.txt and with --capture\n"
-	      "DIR/capture-HOST.pcap per port (its TX and RX, nanosecond timestamps).\n"
+	      "DIR/capture-HOST.pcap per port (its TX and RX, nanosecond timestamps). Beyond\n"
+	      "4096 flows the flows and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl\n"
+	      "(a line each) and result.json keeps their totals (flows_summary, docs/results.md).\n"
 	      "Gbit/s per flow is goodput over its active time (first to last frame); a flow\n"
 	      "sent more than 1% below its rate gets a warning with the likely cause.\n"
 	      "Routed hosts (ipv4: 10.1.0.2/24, gateway:): next hops without gateway_mac (and\n"
@@ -331,7 +341,8 @@ static int share_ports(struct run *r)
 /* Under a launcher this rank's accountant holds only its share of the plan:
  * the flows its hosts receive (accounted here) or send (their ACKs, CNPs and
  * echoes arrive here). At 1024 hosts all-to-all that is 2046 flows of
- * 1,047,552 (docs/cluster.md, "Scale"). Rank 0 merges into all of them. */
+ * 1,047,552 (docs/cluster.md, "Scale"). Rank 0 merges their results into a
+ * results_only accountant of all of them. */
 static int share_flows(struct run *r)
 {
 	size_t n = r->acfg.nflows, k = 0;
@@ -768,38 +779,57 @@ static const char *lost_side(const struct run *r, uint32_t f)
 	return s && d ? "both" : s ? "sender" : d ? "receiver" : NULL;
 }
 
-/* The flows; after a rank died, each flow of its hosts says which side is
- * missing, and its loss is unknown (null). */
-static json_t *flows_json(const struct run *r)
+/* Flow i of result.json (written a flow at a time: rp_report_stream); after
+ * a rank died, each flow of its hosts says which side is missing, and its
+ * loss is unknown (null). */
+static json_t *flow_item(void *ctx, size_t i)
 {
-	json_t *flows = rp_report_flows(r->acct);
-	for (size_t i = 0; i < json_array_size(flows); i++) {
-		struct rp_acct_flow_result x;
-		rp_acct_flow(r->acct, i, &x);
-		json_object_set_new(json_array_get(flows, i), "latency_shown",
-				    json_string(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0)));
-	}
-	for (size_t i = 0; r->cl.launched && i < json_array_size(flows); i++) {
-		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
-		if (r->host_rank[pf->src] == r->host_rank[pf->dst])
-			continue;
+	const struct run *r = ctx;
+	json_t *f = rp_report_flow_item(r->acct, i);
+	struct rp_acct_flow_result x;
+	rp_acct_flow(r->acct, i, &x);
+	json_object_set_new(f, "latency_shown", json_string(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0)));
+	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+	if (r->cl.launched && r->host_rank[pf->src] != r->host_rank[pf->dst]) {
 		/* Across ranks the one-way latency carries both clocks' errors; below that it
 		 * says nothing, and the round trip (rtt_ns, echoes) is the figure to read. */
 		int64_t bound = flow_clock_bound(r, i);
-		json_t *f = json_array_get(flows, i), *lat = json_object_get(f, "latency_ns");
+		json_t *lat = json_object_get(f, "latency_ns");
 		json_int_t p50 = json_integer_value(json_object_get(lat, "p50"));
 		json_object_set_new(f, "latency_bound_ns", json_integer(bound));
 		json_object_set_new(f, "latency_below_bound",
 				    json_boolean(json_integer_value(json_object_get(lat, "count")) > 0 && p50 < bound));
 	}
-	for (size_t i = 0; r->lost && i < json_array_size(flows); i++) {
-		const char *side = lost_side(r, r->flow_of[i]);
-		if (side) {
-			json_object_set_new(json_array_get(flows, i), "incomplete", json_string(side));
-			json_object_set_new(json_array_get(flows, i), "lost", json_null());
-		}
+	const char *side = r->lost ? lost_side(r, r->flow_of[i]) : NULL;
+	if (side) {
+		json_object_set_new(f, "incomplete", json_string(side));
+		json_object_set_new(f, "lost", json_null());
 	}
-	return flows;
+	return f;
+}
+
+/* result.json's "flows_summary" when the flows are in DIR/flows.jsonl: their
+ * totals, and the latency of every flow's samples (the flows' histograms
+ * merged bucket by bucket: rp_acct_latency). Loss counts the flows whose
+ * both sides reported (not those of a rank that died). */
+static json_t *flows_summary_json(const struct run *r)
+{
+	uint64_t tx = 0, rx = 0, lost = 0, ce = 0, incomplete = 0;
+	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
+		struct rp_acct_flow_result x;
+		rp_acct_flow(r->acct, i, &x);
+		tx += x.tx_packets;
+		rx += x.rx_packets;
+		ce += x.ce;
+		if (r->lost && lost_side(r, r->flow_of[i]))
+			incomplete++;
+		else
+			lost += x.lost;
+	}
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "file", RUN_FLOWS_FILE, "flows",
+			 (json_int_t)rp_acct_nflows(r->acct), "tx_packets", (json_int_t)tx, "rx_packets", (json_int_t)rx,
+			 "lost", (json_int_t)lost, "ce", (json_int_t)ce, "incomplete", (json_int_t)incomplete,
+			 "latency_ns", rp_report_latency(rp_acct_latency(r->acct)));
 }
 
 /* The ports; after a rank died, its hosts' ports (nothing measured: zeros)
@@ -920,15 +950,50 @@ static json_t *aggression_json(const struct run *r, json_t *verbs)
 	return o;
 }
 
+/* DIR/NAME, one line per item of st (a large run's per-flow detail). */
+static int write_lines(const struct run_opts *o, const char *name, const struct rp_report_stream *st)
+{
+	char path[4096], err[4200];
+	snprintf(path, sizeof(path), "%s/%s", o->out, name);
+	return rp_report_write_jsonl(path, st, err, sizeof(err)) ? rp_cli_error("run", "%s", err) : 0;
+}
+
+/* result.json, written a flow, a pair and a port's series at a time (a
+ * million flows are GBs as JSON). Beyond RUN_FLOWS_INLINE flows the flows
+ * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl (written
+ * first), and result.json keeps their totals, the outlying pairs, hosts,
+ * ports (docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
 {
+	size_t nf = rp_acct_nflows(r->acct);
+	bool apart = nf > RUN_FLOWS_INLINE;
+	struct rp_pairs *pairs = rp_pairs_build(r->acct);
+	size_t nrows = pairs ? rp_pairs_nrows(pairs) : 0, nout = pairs ? rp_pairs_noutliers(pairs) : 0;
+	const struct rp_report_stream fl = {NULL, nf, flow_item, (void *)r}, pr = {NULL, nrows, rp_pairs_row_item, pairs};
+	if (!pairs && nf)
+		return rp_cli_error("run", "out of memory for the pairs of %zu flows", nf);
+	int rc = apart ? write_lines(o, RUN_FLOWS_FILE, &fl) : 0;
+	if (rc == 0 && apart)
+		rc = write_lines(o, RUN_PAIRS_FILE, &pr);
+	if (rc) {
+		rp_pairs_free(pairs);
+		return rc;
+	}
+	json_t *flows = json_array(), *rows = json_array(), *outliers = json_array(), *tports = NULL;
 	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
+	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
 				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
 				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
-				 flows_json(r), "ports", ports_json(r), "timeseries",
-				 rp_report_timeseries(r->acct), "capture", capture_json(r, o));
-	json_object_set_new(root, "pairs", rp_report_pairs(r->acct));
+				 flows, "ports", ports_json(r), "timeseries",
+				 rp_report_timeseries_apart(r->acct, &tports), "capture", capture_json(r, o));
+	json_t *pj = json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers);
+	if (apart) {
+		json_object_set_new(pj, "rows_file", json_string(RUN_PAIRS_FILE));
+		json_object_set_new(pj, "pairs", json_integer((json_int_t)nrows));
+		json_object_set_new(root, "flows_file", json_string(RUN_FLOWS_FILE));
+		json_object_set_new(root, "flows_summary", flows_summary_json(r));
+	}
+	json_object_set_new(root, "pairs", pj);
 	json_object_set_new(root, "hosts", hosts_json(r));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
 	if (r->nrecs) {
@@ -944,7 +1009,17 @@ static int write_result(const struct run *r, const struct run_opts *o)
 		json_object_set_new(root, "incomplete", lost_hosts_json(r));
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
-	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
+	const struct rp_report_stream st[] = {
+		{flows, apart ? 0 : nf, flow_item, (void *)r},
+		{rows, apart ? 0 : nrows, rp_pairs_row_item, pairs},
+		{outliers, nout, rp_pairs_outlier_item, pairs},
+		{tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct}, /* a port at a time */
+	};
+	rc = rp_report_write_atomic_streams(path, root, st, 4, err, sizeof(err));
+	rp_pairs_free(pairs);
+	json_decref(flows);
+	json_decref(rows);
+	json_decref(outliers);
 	json_decref(root);
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 }
@@ -1076,7 +1151,8 @@ static void summary(FILE *f, const struct run *r)
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
 		"max ns");
-	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
+	size_t nflows = rp_acct_nflows(r->acct), listed = nflows > RUN_FLOWS_INLINE ? RUN_SUMMARY_FLOWS : nflows;
+	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
 		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
@@ -1085,6 +1161,9 @@ static void summary(FILE *f, const struct run *r)
 			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
 			x.latency_ns.pct[2], x.latency_ns.max);
 	}
+	if (listed < nflows)
+		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", nflows - listed,
+			RUN_FLOWS_FILE);
 	fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
 	fprintf(f, "\n%-8s %10s %10s %8s %8s %12s %s\n", "port", "rx", "misdeliv", "PFC rx", "PFC tx", "paused ns",
 		"(by priority: paused ns)");
@@ -1304,7 +1383,8 @@ static void *wait_for_senders(void *arg)
 	return NULL;
 }
 
-/* Rank 0 gets one accountant holding every rank's flows and ports. */
+/* Rank 0 gets one accountant holding every rank's flows and ports: their
+ * results only (docs/cluster.md, "Scale": ~0.95 KB a flow at 1024 hosts). */
 static int merge_ranks(struct run *r, const struct run_opts *o)
 {
 	char err[512], *env = rank_env_text(r, o);
@@ -1331,6 +1411,7 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	}
 	uint64_t used = r->s.g.end_ns + LINGER_NS + max_delay(r->s.prof) + 10000000ull;
 	mc.run_ns = used < mc.run_ns ? used : mc.run_ns;
+	mc.results_only = true; /* rows and sparse histograms, the ports' non-zero cells: bounded (acct.h) */
 	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&mc, err, sizeof(err)) : NULL;
 	const bool *own_port = r->all_ports ? NULL : r->mine; /* a share's ports are all its own */
 	if (rp_cluster_acct_merge(&r->cl, r->acct, own_flow, own_port, merged, err, sizeof(err)) != 0 || rc != 0)

@@ -202,9 +202,11 @@ struct rp_acct;
  * star when degraded: a dead receiver's flows are shipped by their sender). */
 int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t nflows, const int *dst_rank,
 			   uint64_t end_ns, uint64_t *end);
-/* Rank 0's merged (created by the caller with the same cfg; NULL on other
- * ranks) gets every rank's own flows (own_flow: this rank hosts the
- * receiver) and own ports. 0, or -1 with one line in err (on rank 0). */
+/* Rank 0's merged (created by the caller with the same cfg, results_only
+ * at scale; NULL on other ranks) gets every rank's own flows (own_flow:
+ * this rank hosts the receiver) and own ports, gathered in rounds of 64
+ * ranks (rank 0 holds one round's packed results at a time), then
+ * rp_acct_merge_done. 0, or -1 with one line in err (on rank 0). */
 int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, const bool *own_flow,
 			  const bool *own_port, struct rp_acct *merged, char *err, size_t errlen);
 /* A text of each rank (its environment, as JSON) to rank 0: texts[r], size

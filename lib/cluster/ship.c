@@ -8,6 +8,7 @@
 #include "stats/acct_pack.h"
 
 #define TX_REC (4 + 8 * RP_ACCT_TX_FIELDS) /* u32 flow id, its sender-side values */
+#define RP_SHIP_ROUND_RANKS 64 /* ranks whose results rank 0 gathers at once */
 
 static void put_u64s(uint8_t *o, const uint64_t *v, size_t n)
 {
@@ -101,39 +102,61 @@ int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t
 	return rc;
 }
 
+/* Ranks [first, first + n) ship in this round; the others send nothing. On
+ * rank 0 the round's buffers go into merged (its first bad one into err). */
+static int merge_round(const struct rp_cluster *c, const uint8_t *buf, size_t len, int first, int n,
+		       struct rp_acct *merged, bool *empty_ok, int *rc0, char *err, size_t errlen)
+{
+	bool mine = c->rank >= first && c->rank < first + n;
+	uint8_t *all = NULL;
+	size_t *lens = NULL;
+	if (rp_cluster_gather(c, mine ? buf : (const uint8_t *)"", mine ? len : 0, &all, &lens) != 0)
+		return -1;
+	for (int r = 0; c->rank == 0 && empty_ok && r < c->size; r++) /* a rank that died mid-run: nothing from it */
+		empty_ok[r] = r < first || r >= first + n || rp_cluster_rank_lost(c, r);
+	char why[400];
+	size_t bad = 0;
+	if (c->rank == 0 && *rc0 == 0 &&
+	    rp_acct_merge_block(merged, all, lens, (size_t)c->size, empty_ok, &bad, why, sizeof(why))) {
+		snprintf(err, errlen, "rank %zu (node %s): %s", bad, c->ranks[bad].node, why);
+		*rc0 = -1;
+	}
+	free(all);
+	free(lens);
+	return 0;
+}
+
 int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, const bool *own_flow,
 			  const bool *own_port, struct rp_acct *merged, char *err, size_t errlen)
 {
 	size_t len = rp_acct_pack(a, own_flow, own_port, NULL, 0);
-	uint8_t *buf = malloc(len ? len : 1), *all = NULL;
-	size_t *lens = NULL;
+	uint8_t *buf = malloc(len ? len : 1);
 	if (!buf || rp_acct_pack(a, own_flow, own_port, buf, len) != len)
 		len = 0; /* ships nothing: rank 0 says which rank */
-	int rc = rp_cluster_gather(c, buf, len, &all, &lens);
-	free(buf);
-	if (rc != 0) {
-		snprintf(err, errlen, "the ranks' results could not be gathered on rank 0");
-		return -1;
+	bool *empty_ok = c->rank == 0 ? calloc((size_t)c->size, sizeof(*empty_ok)) : NULL;
+	int rc = 0, rc0 = 0;
+	if (c->rank == 0 && !empty_ok) { /* rank 0 still takes part in every round */
+		snprintf(err, errlen, "rank 0 is out of memory for %d ranks' results", c->size);
+		rc0 = -1;
 	}
-	size_t off = 0;
-	for (int r = 0; c->rank == 0 && rc == 0 && r < c->size; r++) {
-		char why[400];
-		if (lens[r] == 0 && rp_cluster_rank_lost(c, r)) {
-			continue; /* died mid-run: nothing from it */
-		} else if (lens[r] == 0) {
-			snprintf(err, errlen, "rank %d (node %s) sent no result (out of memory?)", r, c->ranks[r].node);
-			rc = -1;
-		} else if (rp_acct_unpack_into(merged, all + off, lens[r], why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "rank %d (node %s): %s", r, c->ranks[r].node, why);
+	/* Rounds of RP_SHIP_ROUND_RANKS ranks: rank 0 holds one round's buffers at
+	 * a time (41 MB at 1024 hosts all-to-all, not 661 MB), and each gather
+	 * stays below MPI's 2 GB of int displacements. ROCEPROBE_SHIP_ROUND_RANKS
+	 * (the same on every rank) makes rounds smaller, for tests on few ranks. */
+	const char *env = getenv("ROCEPROBE_SHIP_ROUND_RANKS");
+	int per = env && atoi(env) > 0 ? atoi(env) : RP_SHIP_ROUND_RANKS;
+	for (int first = 0; rc == 0 && first < c->size; first += per) {
+		int n = c->size - first < per ? c->size - first : per;
+		if (merge_round(c, buf, len, first, n, merged, empty_ok, &rc0, err, errlen) != 0) {
+			snprintf(err, errlen, "the ranks' results could not be gathered on rank 0");
 			rc = -1;
 		}
-		off += lens[r];
 	}
-	if (c->rank == 0 && rc == 0)
+	if (c->rank == 0 && rc == 0 && rc0 == 0)
 		rp_acct_merge_done(merged);
-	free(all);
-	free(lens);
-	return rc;
+	free(buf);
+	free(empty_ok);
+	return rc ? rc : c->rank == 0 ? rc0 : 0;
 }
 
 int rp_cluster_gather_texts(const struct rp_cluster *c, const char *mine, char ***texts)

@@ -65,6 +65,7 @@ static const char *const outputs[] = {
 	"result.json", "result.json.tmp*", "summary.txt", "summary.txt.tmp*", "qdepth.csv", "sweep.csv",
 	"sweep.json",  "sweep.json.tmp*",  "capture-*.pcap*", "latency_cdf.png",     "pfc_timeline.png",
 	"goodput.png", "point-[0-9]*", "report.md", "report.md.tmp", "report.html", "report.html.tmp",
+	"flows.jsonl", "flows.jsonl.tmp*", "pairs.jsonl", "pairs.jsonl.tmp*",
 };
 
 static bool is_output(const char *name)

@@ -1,7 +1,8 @@
 /* Where a run's files go: the -o directory and the parents of -w files.
  * Parents are made like `mkdir -p`; a directory that already holds a run is
  * refused unless the user says --force, and then only roceprobe's own files
- * (result.json, summary.txt, captures, plots, sweep points) are removed, so a
+ * (result.json, summary.txt, flows.jsonl, pairs.jsonl, captures, plots,
+ * sweep points) are removed, so a
  * reused directory never shows the previous run's captures or plots next to
  * the new result. Errors go to err as one line. */
 #ifndef RP_REPORT_OUTDIR_H

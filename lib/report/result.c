@@ -1,6 +1,7 @@
 #include "result.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -207,34 +208,47 @@ static json_t *lat_series(const struct rp_ts *t, size_t n)
 	return o;
 }
 
+/* Port p's entry of "timeseries.ports": its priorities with PFC activity. */
+static json_t *port_series_one(const struct rp_acct *a, const struct rp_ts *t, size_t n, size_t p)
+{
+	struct rp_acct_port_result pr;
+	rp_acct_port(a, p, &pr);
+	json_t *prios = json_array();
+	for (unsigned q = 0; q < 8; q++) {
+		if (!rp_ts_port_used(t, p, q)) /* a merged series knows without a walk of its bins */
+			continue;
+		json_t *pfc = json_array(), *paused = json_array();
+		uint64_t any = 0;
+		for (size_t b = 0; b < n; b++) {
+			uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
+			any |= f | ns;
+			json_array_append_new(pfc, jint(f));
+			json_array_append_new(paused, jint(ns));
+		}
+		if (any)
+			json_array_append_new(prios, json_pack("{s:I, s:o, s:o}", "prio", (json_int_t)q, "pfc", pfc,
+							       "paused_ns", paused));
+		else {
+			json_decref(pfc);
+			json_decref(paused);
+		}
+	}
+	return json_pack("{s:s, s:I, s:o}", "node", pr.node, "port", (json_int_t)pr.port, "prio", prios);
+}
+
 static json_t *port_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
 {
 	json_t *arr = json_array();
-	for (size_t p = 0; p < rp_acct_nports(a); p++) {
-		struct rp_acct_port_result pr;
-		rp_acct_port(a, p, &pr);
-		json_t *prios = json_array();
-		for (unsigned q = 0; q < 8; q++) {
-			json_t *pfc = json_array(), *paused = json_array();
-			uint64_t any = 0;
-			for (size_t b = 0; b < n; b++) {
-				uint64_t f = rp_ts_pfc_frames(t, b, p, q), ns = rp_ts_paused_ns(t, b, p, q);
-				any |= f | ns;
-				json_array_append_new(pfc, jint(f));
-				json_array_append_new(paused, jint(ns));
-			}
-			if (any)
-				json_array_append_new(prios, json_pack("{s:I, s:o, s:o}", "prio", (json_int_t)q, "pfc", pfc,
-								       "paused_ns", paused));
-			else {
-				json_decref(pfc);
-				json_decref(paused);
-			}
-		}
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "node", pr.node, "port", (json_int_t)pr.port,
-						     "prio", prios));
-	}
+	for (size_t p = 0; p < rp_acct_nports(a); p++)
+		json_array_append_new(arr, port_series_one(a, t, n, p));
 	return arr;
+}
+
+json_t *rp_report_port_series_item(void *acct, size_t p)
+{
+	const struct rp_acct *a = acct;
+	const struct rp_ts *t = rp_acct_timeseries(a);
+	return port_series_one(a, t, rp_ts_used_bins(t), p);
 }
 
 static json_t *flow_series(const struct rp_acct *a, const struct rp_ts *t, size_t n)
@@ -254,7 +268,19 @@ static json_t *flow_series(const struct rp_acct *a, const struct rp_ts *t, size_
 	return arr;
 }
 
+static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart);
+
 json_t *rp_report_timeseries(const struct rp_acct *a)
+{
+	return timeseries(a, NULL);
+}
+
+json_t *rp_report_timeseries_apart(const struct rp_acct *a, json_t **ports)
+{
+	return timeseries(a, ports);
+}
+
+static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart)
 {
 	const struct rp_ts *t = rp_acct_timeseries(a);
 	size_t n = rp_ts_used_bins(t);
@@ -270,7 +296,10 @@ json_t *rp_report_timeseries(const struct rp_acct *a)
 		json_object_set_new(o, rp_ts_counter_names[c], arr);
 	}
 	json_object_set_new(o, "latency_ns", lat_series(t, n));
-	json_object_set_new(o, "ports", port_series(a, t, n));
+	if (ports_apart)
+		json_object_set_new(o, "ports", *ports_apart = json_array());
+	else
+		json_object_set_new(o, "ports", port_series(a, t, n));
 	if (t->flow_pkts)
 		json_object_set_new(o, "flows", flow_series(a, t, n));
 	return o;
@@ -326,12 +355,25 @@ static int write_spliced(FILE *f, const char *text, const struct rp_report_strea
 	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
 }
 
-static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
-		      size_t errlen);
+/* What goes into the file: a document (root, its streams spliced in), or
+ * one line per item of a stream (jsonl). */
+struct body {
+	json_t *root;
+	const struct rp_report_stream *s;
+	size_t ns;
+	bool lines;
+};
+
+static int write_file(const char *path, const struct body *b, char *err, size_t errlen);
 
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
 {
-	return write_file(path, root, NULL, 0, err, errlen);
+	return write_file(path, &(struct body){.root = root}, err, errlen);
+}
+
+int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
+{
+	return write_file(path, &(struct body){.s = s, .ns = 1, .lines = true}, err, errlen);
 }
 
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
@@ -343,7 +385,7 @@ int rp_report_write_atomic_streams(const char *path, json_t *root, const struct 
 			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
 			json_array_append_new(s[k].marker, json_string(tag));
 		}
-	int rc = write_file(path, root, s, ns, err, errlen);
+	int rc = write_file(path, &(struct body){.root = root, .s = s, .ns = ns}, err, errlen);
 	for (size_t k = 0; k < ns; k++)
 		json_array_clear(s[k].marker);
 	return rc;
@@ -359,9 +401,23 @@ static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, 
 	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
 }
 
-static int write_file(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns, char *err,
-		      size_t errlen)
+static int dump_lines(FILE *f, const struct rp_report_stream *st)
 {
+	for (size_t i = 0; i < st->n; i++) {
+		json_t *v = st->item(st->ctx, i);
+		int rc = v ? json_dumpf(v, f, JSON_COMPACT) : -1;
+		json_decref(v);
+		if (rc != 0 || fputc('\n', f) == EOF)
+			return -1;
+	}
+	return fflush(f) != 0 ? -1 : 0;
+}
+
+static int write_file(const char *path, const struct body *b, char *err, size_t errlen)
+{
+	json_t *root = b->root;
+	const struct rp_report_stream *s = b->s;
+	size_t ns = b->ns;
 	size_t len = strlen(path);
 	char *tmp = malloc(len + 16);
 	if (!tmp) {
@@ -383,9 +439,12 @@ static int write_file(const char *path, json_t *root, const struct rp_report_str
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
 		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (!ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+	} else if (b->lines && dump_lines(f, s)) {
+		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (ns && stream_dump(f, root, s, ns)) {
+	} else if (!b->lines && !ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
+		rc = fail(err, errlen, "cannot write", tmp);
+	} else if (!b->lines && ns && stream_dump(f, root, s, ns)) {
 		errno = errno ? errno : ENOMEM;
 		rc = fail(err, errlen, "cannot write", tmp);
 	} else if (fsync(fd) != 0) {

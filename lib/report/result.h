@@ -25,6 +25,13 @@ json_t *rp_report_ports(const struct rp_acct *a);
  * activity: pfc and paused_ns arrays], "flows":[...] when kept}. Bins after
  * the last non-empty one are left out. */
 json_t *rp_report_timeseries(const struct rp_acct *a);
+/* The same with "ports" an empty array, *ports (borrowed: root holds it), to
+ * be written a port at a time by rp_report_write_atomic_streams with
+ * rp_report_port_series_item (ctx: the accountant) for each of its ports: a
+ * merged run's series of 1024 ports with PFC in every bin is millions of
+ * numbers, as JSON tree GBs. */
+json_t *rp_report_timeseries_apart(const struct rp_acct *a, json_t **ports);
+json_t *rp_report_port_series_item(void *acct, size_t port);
 
 /* Writes root to a temporary file in path's directory, fsyncs it and renames
  * it over path, so readers see the old file or the whole new one. 0 or -1. */
@@ -42,6 +49,11 @@ struct rp_report_stream {
 };
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen);
+/* JSON Lines: each of the stream's items on a line of its own (compact), in
+ * order, written and renamed as rp_report_write_atomic does (s->marker is
+ * not used). For the per-flow detail of a large run (DIR/flows.jsonl,
+ * docs/results.md): a line a flow, readable a flow at a time. */
+int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen);
 /* Which latency figure of a flow means something (flows[].latency_shown,
  * docs/results.md): "one-way" (latency_ns), or, when its one-way p50 is below
  * bound_ns (the two clocks' error; 0 on one clock) or it has no one-way

@@ -34,8 +34,8 @@ static int setup_ids(struct rp_acct *a)
 {
 	uint32_t max = 0;
 	for (size_t i = 0; i < a->nflows; i++)
-		if (a->flows[i].cfg.id > max)
-			max = a->flows[i].cfg.id;
+		if (rp_acct_id(a, i) > max)
+			max = rp_acct_id(a, i);
 	if (a->nflows == 0 || max >= ID_TABLE_MIN + 4 * (uint64_t)a->nflows)
 		return 0;
 	if (!(a->flow_of_id = malloc(((size_t)max + 1) * sizeof(*a->flow_of_id))))
@@ -44,7 +44,7 @@ static int setup_ids(struct rp_acct *a)
 	for (size_t i = 0; i < a->nids; i++)
 		a->flow_of_id[i] = RP_ACCT_NO_FLOW;
 	for (size_t i = a->nflows; i-- > 0;) /* a repeated id: the first flow that has it */
-		a->flow_of_id[a->flows[i].cfg.id] = (uint32_t)i;
+		a->flow_of_id[rp_acct_id(a, i)] = (uint32_t)i;
 	return 0;
 }
 
@@ -77,6 +77,31 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, DIR_REV, false);
 		}
 	}
+	if (setup_ids(a)) {
+		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
+		return -1;
+	}
+	return 0;
+}
+
+/* results_only: rows, found by id (the merge's only look-up), no keys. */
+static int setup_rows(struct rp_acct *a, char *err, size_t errlen)
+{
+	a->rows = calloc(a->cfg.nflows ? a->cfg.nflows : 1, sizeof(*a->rows));
+	if (!a->rows) {
+		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
+		return -1;
+	}
+	for (size_t i = 0; i < a->cfg.nflows; i++) {
+		struct acct_row *w = &a->rows[i];
+		const struct rp_acct_flow_cfg *c = &a->cfg.flows[i];
+		w->id = c->id;
+		memcpy(w->src, c->src, sizeof(w->src));
+		memcpy(w->dst, c->dst, sizeof(w->dst));
+		rp_shist_init(&w->lat);
+		rp_shist_init(&w->rtt);
+	}
+	a->nflows = a->cfg.nflows;
 	if (setup_ids(a)) {
 		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
 		return -1;
@@ -134,15 +159,23 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		free(a);
 		return NULL;
 	}
-	int rc = cfg->discover ? setup_discovery(a, err, errlen) : setup_flows(a, err, errlen);
-	a->fast = !cfg->discover && !cfg->general_only && a->nflows > 0;
+	if (cfg->results_only && cfg->discover) {
+		snprintf(err, errlen, "a merged (results_only) accountant has the plan's flows, not discovery");
+		free(a->scratch);
+		free(a);
+		return NULL;
+	}
+	int rc = cfg->discover ? setup_discovery(a, err, errlen)
+		 : cfg->results_only ? setup_rows(a, err, errlen) : setup_flows(a, err, errlen);
+	a->fast = !cfg->discover && !cfg->results_only && !cfg->general_only && a->nflows > 0;
 	if (rc == 0)
 		rc = setup_ports(a, err, errlen);
 	if (rc == 0) {
 		struct rp_ts_cfg tc = {.start_ns = cfg->start_ns, .bin_ns = a->cfg.bin_ns,
 				       .nbins = rp_ts_bins_for(cfg->run_ns, a->cfg.bin_ns),
 				       .nflows = cfg->flow_series && !cfg->discover ? a->nflows : 0,
-				       .nports = cfg->nports, .bin_hist = cfg->bin_hist};
+				       .nports = cfg->nports, .bin_hist = cfg->bin_hist,
+				       .sparse_ports = cfg->results_only};
 		if (!(a->ts = rp_ts_create(&tc))) {
 			snprintf(err, errlen, "out of memory for %zu time series bins", tc.nbins);
 			rc = -1;
@@ -159,9 +192,14 @@ void rp_acct_destroy(struct rp_acct *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->nflows; i++)
+	for (size_t i = 0; a->flows && i < a->nflows; i++)
 		rp_acct_flow_free(&a->flows[i]);
+	for (size_t i = 0; a->rows && i < a->nflows; i++) {
+		rp_shist_free(&a->rows[i].lat);
+		rp_shist_free(&a->rows[i].rtt);
+	}
 	free(a->flows);
+	free(a->rows);
 	free(a->flow_of_id);
 	free(a->ports);
 	rp_acct_map_free(&a->map);
@@ -466,6 +504,10 @@ enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_n
 {
 	if (reply_out)
 		reply_out->n = 0;
+	if (a->rows) { /* a merged result takes no frames */
+		a->unmatched++;
+		return RP_RX_OTHER;
+	}
 	if (wire_len < caplen)
 		wire_len = caplen;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
@@ -482,7 +524,7 @@ int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_
 		    size_t bytes)
 {
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (flow >= a->nflows || a->flows[flow].cfg.id != probe->flow_id) {
+	if (flow >= a->nflows || a->rows || a->flows[flow].cfg.id != probe->flow_id) {
 		a->unmatched++;
 		if (p)
 			p->r.class_frames[RP_RX_OTHER]++;
@@ -527,7 +569,7 @@ uint64_t rp_acct_fast_frames(const struct rp_acct *a)
 
 void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes)
 {
-	if (flow >= a->nflows)
+	if (flow >= a->nflows || a->rows)
 		return;
 	a->flows[flow].r.tx_packets = packets;
 	a->flows[flow].r.tx_bytes = bytes;

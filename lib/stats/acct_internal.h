@@ -60,6 +60,16 @@ struct acct_flow {
 	uint16_t nqp, cap_qp;
 };
 
+/* A flow of a results_only accountant: what the report reads, nothing else. */
+struct acct_row {
+	struct rp_acct_flow_result r;
+	struct rp_shist lat;
+	struct rp_shist rtt;
+	uint32_t id;                    /* cfg.id */
+	char src[RP_ACCT_NAME_MAX];     /* cfg's names (r's are zero until a rank's row is in) */
+	char dst[RP_ACCT_NAME_MAX];
+};
+
 struct acct_port {
 	struct rp_acct_port_cfg cfg;
 	struct rp_pause pause;
@@ -80,6 +90,7 @@ struct acct_scratch {
 struct rp_acct {
 	struct rp_acct_cfg cfg;
 	struct acct_flow *flows;
+	struct acct_row *rows; /* results_only: instead of flows */
 	size_t nflows, cap_flows;
 	uint32_t *flow_of_id; /* a probe's flow id -> index in flows (RP_ACCT_NO_FLOW: none); built once */
 	size_t nids;          /* its length: the largest configured id + 1 (0: no table) */
@@ -98,6 +109,25 @@ struct rp_acct {
 };
 
 #define RP_ACCT_NO_FLOW UINT32_MAX
+
+/* Flow i's row, latency and round-trip histograms and id, in either kind of
+ * accountant (the flows of a live one, the rows of a results_only one). */
+static inline struct rp_acct_flow_result *rp_acct_res(const struct rp_acct *a, size_t i)
+{
+	return a->rows ? &a->rows[i].r : &a->flows[i].r;
+}
+static inline struct rp_shist *rp_acct_lat(const struct rp_acct *a, size_t i)
+{
+	return a->rows ? &a->rows[i].lat : &a->flows[i].lat;
+}
+static inline struct rp_shist *rp_acct_rtt(const struct rp_acct *a, size_t i)
+{
+	return a->rows ? &a->rows[i].rtt : &a->flows[i].rtt;
+}
+static inline uint32_t rp_acct_id(const struct rp_acct *a, size_t i)
+{
+	return a->rows ? a->rows[i].id : a->flows[i].cfg.id;
+}
 
 /* The configured flow whose cfg.id is a probe's flow id, or RP_ACCT_NO_FLOW.
  * A plan numbers every source (PFC ones too), the accountant only its RDMA

@@ -123,7 +123,7 @@ static void put_shist(struct wr *w, const struct rp_shist *s)
 
 static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
 {
-	const struct rp_acct_flow_result *r = &a->flows[i].r;
+	const struct rp_acct_flow_result *r = rp_acct_res(a, i);
 	put32(w, r->id);
 	put32(w, r->qpn);
 	put16(w, r->qps);
@@ -223,7 +223,7 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 				continue;
 			n++;
 			put32(w, b);
-			put32(w, a->flows[f].cfg.id);
+			put32(w, rp_acct_id(a, f));
 			put64(w, pk);
 			put64(w, by);
 		}
@@ -252,10 +252,10 @@ static void put_rtt(struct wr *w, const struct rp_acct *a)
 	size_t at = w->len, n = 0;
 	put32(w, 0);
 	for (size_t i = 0; i < a->nflows; i++) {
-		if (!a->flows[i].rtt.count)
+		if (!rp_acct_rtt(a, i)->count)
 			continue;
 		n++;
-		put32(w, a->flows[i].cfg.id);
+		put32(w, rp_acct_id(a, i));
 		put_hist(w, rp_acct_flow_rtt(a, i));
 	}
 	if (w->buf && at + 4 <= w->cap) {
@@ -465,15 +465,17 @@ struct walk {
 };
 
 /* false when memory for the flow's histogram runs out */
-static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h)
+static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h,
+			 const uint16_t *idx, uint32_t nidx)
 {
-	struct acct_flow *fl = &m->flows[i];
 	struct rp_acct_flow_result r = *row;
-	memcpy(r.src, fl->cfg.src, sizeof(r.src));
-	memcpy(r.dst, fl->cfg.dst, sizeof(r.dst));
-	fl->r = r;
-	fl->tx_known = true;
-	return rp_shist_from(&fl->lat, h) == 0; /* buckets and the exact count/min/max/mean/M2 */
+	memcpy(r.src, m->rows ? m->rows[i].src : m->flows[i].cfg.src, sizeof(r.src));
+	memcpy(r.dst, m->rows ? m->rows[i].dst : m->flows[i].cfg.dst, sizeof(r.dst));
+	*rp_acct_res(m, (size_t)i) = r;
+	if (!m->rows)
+		m->flows[i].tx_known = true;
+	/* buckets and the exact count/min/max/mean/M2 */
+	return rp_shist_from_buckets(rp_acct_lat(m, (size_t)i), h, idx, nidx) == 0;
 }
 
 static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
@@ -500,7 +502,7 @@ static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
 		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
 			fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
 		if (!r->bad && w->apply) {
-			if (w->merged && !install_flow(w->merged, i, &row, w->h))
+			if (w->merged && !install_flow(w->merged, i, &row, w->h, w->idx, nidx))
 				fail(r, "merge buffer: out of memory for flow %llu's latency histogram", U(row.id));
 			if (w->agg)
 				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
@@ -625,11 +627,8 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 			return fail(r, "merge buffer: PFC series of port record %llu prio %llu", U(port), U(q));
 		if (t && b >= t->cfg.nbins)
 			return fail(r, "merge buffer: PFC series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
-		if (t && w->apply) {
-			size_t cell = ((size_t)b * t->cfg.nports + (size_t)w->port_map[port]) * 8 + q;
-			t->pfc[cell] += f;
-			t->paused[cell] += ns;
-		}
+		if (t && w->apply && rp_ts_port_add(t, b, (size_t)w->port_map[port], q, f, ns) != 0)
+			return fail(r, "out of memory for the PFC series of bin %llu", U(b));
 	}
 	uint32_t nf = get32(r);
 	if (!fits(r, nf, 4 + 4 + 16))
@@ -693,7 +692,7 @@ static bool walk_rtt(struct rd *r, struct walk *w)
 		if (!r->bad && w->apply && w->merged) {
 			struct rp_shist one;
 			rp_shist_init(&one);
-			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(&w->merged->flows[i].rtt, &one) != 0)
+			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(rp_acct_rtt(w->merged, (size_t)i), &one) != 0)
 				fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
 			rp_shist_free(&one);
 		}
@@ -771,12 +770,30 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
 	return run(NULL, buf, len, fn, ctx, agg, err, errlen);
 }
 
+int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t *lens, size_t n,
+			const bool *may_be_empty, size_t *bad, char *err, size_t errlen)
+{
+	size_t off = 0;
+	for (size_t k = 0; k < n; off += lens[k], k++) {
+		*bad = k;
+		if (lens[k] == 0 && may_be_empty && may_be_empty[k])
+			continue;
+		if (lens[k] == 0) {
+			snprintf(err, errlen, "sent no result (out of memory?)");
+			return -1;
+		}
+		if (rp_acct_unpack_into(merged, all + off, lens[k], err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 void rp_acct_merge_done(struct rp_acct *m)
 {
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++) {
-		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
-		rp_shist_summarize(&m->flows[i].rtt, &m->flows[i].r.rtt_ns);
+		rp_shist_merge_into(&m->agg, rp_acct_lat(m, i));
+		rp_shist_summarize(rp_acct_rtt(m, i), &rp_acct_res(m, i)->rtt_ns);
 	}
 	m->finished = true;
 }
@@ -786,7 +803,7 @@ void rp_acct_merge_done(struct rp_acct *m)
  * fills its part of the plan-wide array. */
 void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t o[RP_ACCT_TX_FIELDS])
 {
-	const struct rp_acct_flow_result *r = &a->flows[i].r;
+	const struct rp_acct_flow_result *r = rp_acct_res(a, i);
 	o[0] = r->tx_packets;
 	o[1] = r->tx_bytes;
 	o[2] = r->cnp_rx;
@@ -798,7 +815,11 @@ void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t o[RP_ACCT_TX_FIE
 
 void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t v[RP_ACCT_TX_FIELDS])
 {
-	struct rp_acct_flow_result *r = &a->flows[i].r;
+	struct rp_acct_flow_result *r = rp_acct_res(a, i);
+	if (a->rows) {
+		r->tx_packets = v[0];
+		r->tx_bytes = v[1];
+	}
 	rp_acct_set_tx(a, i, v[0], v[1]);
 	r->cnp_rx = v[2];
 	r->acks = v[3];
@@ -814,7 +835,7 @@ long rp_acct_flow_index(const struct rp_acct *a, uint32_t id)
 
 uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i)
 {
-	return a->flows[i].cfg.id;
+	return rp_acct_id(a, i);
 }
 
 /* The sender's side of a flow: what only the sender's rank counts. Indexed
@@ -824,8 +845,8 @@ void rp_acct_tx_export(const struct rp_acct *a, uint64_t *tx, size_t nflows)
 {
 	memset(tx, 0, nflows * RP_ACCT_TX_FIELDS * sizeof(*tx));
 	for (size_t i = 0; i < a->nflows; i++)
-		if (a->flows[i].cfg.id < nflows)
-			rp_acct_tx_row(a, i, &tx[RP_ACCT_TX_FIELDS * a->flows[i].cfg.id]);
+		if (rp_acct_id(a, i) < nflows)
+			rp_acct_tx_row(a, i, &tx[RP_ACCT_TX_FIELDS * rp_acct_id(a, i)]);
 }
 
 void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
@@ -837,6 +858,6 @@ void rp_acct_tx_combine(uint64_t *acc, const uint64_t *in, size_t n)
 void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 {
 	for (size_t i = 0; i < a->nflows; i++)
-		if (a->flows[i].cfg.id < nflows)
-			rp_acct_tx_set_row(a, i, &tx[RP_ACCT_TX_FIELDS * a->flows[i].cfg.id]);
+		if (rp_acct_id(a, i) < nflows)
+			rp_acct_tx_set_row(a, i, &tx[RP_ACCT_TX_FIELDS * rp_acct_id(a, i)]);
 }

@@ -25,10 +25,13 @@
  *    the flows it owns (own_flow[i]: this rank hosts flow i's receiver),
  *    its ports (own_port, or every port it has), and its time series. Rank 0 creates a "merged"
  *    accountant with rp_acct_create (all flows, ALL ranks' ports: a cfg with
- *    every port; same start_ns, run_ns, bin_ns, flow_series as the ranks),
- *    installs every rank's buffer with rp_acct_unpack_into, then calls
- *    rp_acct_merge_done; lib/report's rp_report_flows/ports/timeseries and
- *    the summary read it like any finished accountant.
+ *    every port; same start_ns, run_ns, bin_ns, flow_series as the ranks;
+ *    cfg.results_only, so it holds rows, not receive state), installs every
+ *    rank's buffer with rp_acct_unpack_into, then calls rp_acct_merge_done
+ *    (rp_acct_merge_block does the three over the gathered block);
+ *    lib/report's rp_report_flows/ports/timeseries and the summary read it
+ *    like any finished accountant. A full accountant (results_only false)
+ *    merges to the same bytes (tests/unit/test_merge.c).
  *
  * Merge rules (what the merged accountant holds):
  * - a flow's row (rx counters, lost, reordered, duplicates, CE, CNP, ACK,
@@ -88,15 +91,19 @@
  * an error with a reason, never a crash, and installs nothing (the buffer is
  * checked whole before anything is written).
  *
- * Memory (tools/bench/merge.sh): rp_acct_create costs ~64 KB per flow (the
- * latency histogram alone is 59.4 KB), so a merged accountant holds tens of
- * thousands of flows, not 1M (67 GB). Beyond, rank 0 streams rows with
- * rp_acct_unpack_rows: one scratch histogram, nothing per flow, the
- * aggregate merged sparsely. A packed flow is 328 bytes + 10 per non-empty
- * latency bucket (591 bytes with 32 samples of realistic latency). The same
- * 64 KB per flow holds for every rank's own accountant: at 1024 hosts a rank
- * should be given only the flows its hosts send or receive; flows are
- * matched by id everywhere here (tx arrays, buffers), not by position. */
+ * Memory (tools/bench/merge.sh, merge_bench MODE=rank0): a live accountant
+ * costs ~2.6 KB a flow (sequence window, QPs, keys, sparse histograms) and
+ * its time series 128 B per bin and port (dense: 3.9 GB for 1024 ports x
+ * 30 000 bins). A results_only one holds a flow's row (472 B), its two
+ * sparse histograms and names, ~0.95 KB with 32 samples, and per port only
+ * the cells with PFC or pause: rank 0's merge of 1024 hosts all-to-all
+ * (1,047,552 flows) fits in about a GB besides the gathered block. A
+ * packed flow is 328 bytes + 10 per non-empty latency bucket (591 bytes
+ * with 32 samples of realistic latency). rp_acct_unpack_rows streams rows
+ * with no state per flow at all (one scratch histogram, the aggregate
+ * merged sparsely). Every rank's own accountant should hold only the flows
+ * its hosts send or receive; flows are matched by id everywhere here (tx
+ * arrays, buffers), not by position. */
 #ifndef RP_STATS_ACCT_PACK_H
 #define RP_STATS_ACCT_PACK_H
 
@@ -140,6 +147,17 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* After the last buffer: the aggregate latency; merged counts as finished. */
 void rp_acct_merge_done(struct rp_acct *merged);
+/* Rank 0's merge of a gathered block (lib/cluster/ship.c, in rounds of
+ * ranks; tools/bench/merge_bench.c): n buffers back to back as MPI_Gatherv
+ * leaves them, lens[k] bytes each, through rp_acct_unpack_into in turn
+ * (rp_acct_merge_done after the last block). An empty buffer is an error
+ * unless may_be_empty[k] (a rank that died, or ships in another round;
+ * may_be_empty NULL: none may). 0, or -1 with *bad the first bad buffer's
+ * index and a reason in err. With merged created results_only (acct.h) it
+ * holds per flow its row and sparse histograms, per port its cells that
+ * are not zero. */
+int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t *lens, size_t n,
+			const bool *may_be_empty, size_t *bad, char *err, size_t errlen);
 
 /* Streaming, for plans too big to hold (1M flows): each flow record of a
  * checked buffer in turn. row has no src/dst (the plan has them); lat is a
@@ -163,7 +181,7 @@ int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void 
  * state adds (exact when one lcore got the port's PFC frames: they carry no
  * UDP and RSS leaves them on queue 0). src keeps its state; destroy it
  * after. -1 (dst half-added: give up the result) when the two do not have
- * the same shape, either is finished, or memory runs out. */
+ * the same shape, either is finished or results_only, or memory runs out. */
 int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src);
 
 #endif

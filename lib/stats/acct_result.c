@@ -96,7 +96,7 @@ static void number_discovered(struct rp_acct *a)
 
 void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow)
 {
-	if (a->finished)
+	if (a->finished || a->rows) /* a merged result is finished by rp_acct_merge_done */
 		return;
 	a->finished = true;
 	a->end_ns = end_ns;
@@ -117,7 +117,7 @@ void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packe
 
 size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
 
-void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = a->flows[i].r; }
+void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = *rp_acct_res(a, i); }
 
 static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const struct rp_shist *s)
 {
@@ -129,34 +129,34 @@ static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const s
 
 const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i)
 {
-	return expand(a, 0, &a->flows[i].lat);
+	return expand(a, 0, rp_acct_lat(a, i));
 }
 
 const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
 {
-	return a->cfg.track_psn ? expand(a, 1, &a->flows[i].msg) : NULL;
+	return a->cfg.track_psn && !a->rows ? expand(a, 1, &a->flows[i].msg) : NULL;
 }
 
 const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
 {
-	return a->cfg.track_psn ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
+	return a->cfg.track_psn && !a->rows ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
 }
 
 const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i)
 {
-	return expand(a, 3, &a->flows[i].rtt);
+	return expand(a, 3, rp_acct_rtt(a, i));
 }
 
 const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)
 {
-	return &a->flows[i].lat;
+	return rp_acct_lat(a, i);
 }
 
 void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst)
 {
-	rp_shist_merge_into(dst, &a->flows[i].lat);
+	rp_shist_merge_into(dst, rp_acct_lat(a, i));
 }
-size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->flows[i].nqp; }
+size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->rows ? 0 : a->flows[i].nqp; }
 
 void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out)
 {

@@ -131,6 +131,26 @@ int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
 	return 0;
 }
 
+int rp_shist_from_buckets(struct rp_shist *s, const struct rp_hist *h, const uint16_t *idx, uint32_t n)
+{
+	if (n > s->cap) {
+		uint64_t *e = realloc(s->e, n * sizeof(*e));
+		if (!e)
+			return -1;
+		s->e = e;
+		s->cap = n;
+	}
+	s->n = 0;
+	s->count = h->count;
+	s->min = h->min;
+	s->max = h->max;
+	s->mean = h->mean;
+	s->m2 = h->m2;
+	for (uint32_t i = 0; h->count && i < n; i++)
+		s->e[s->n++] = (uint64_t)idx[i] << RP_SHIST_COUNT_BITS | h->b[idx[i]];
+	return 0;
+}
+
 static bool walk_shist(const void *s, size_t *pos, uint64_t *upper, uint64_t *count)
 {
 	return rp_shist_next(s, pos, upper, count);

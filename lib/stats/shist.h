@@ -42,6 +42,10 @@ int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src);
 bool rp_shist_next(const struct rp_shist *s, size_t *pos, uint64_t *upper, uint64_t *count);
 /* s = h (s's old buckets dropped); -1 when out of memory. */
 int rp_shist_from(struct rp_shist *s, const struct rp_hist *h);
+/* The same when h's non-empty buckets are known: idx[0..n), increasing (the
+ * merge's scratch keeps them), in n steps instead of a walk of h; s's
+ * entries then take exactly n slots. */
+int rp_shist_from_buckets(struct rp_shist *s, const struct rp_hist *h, const uint16_t *idx, uint32_t n);
 /* rp_hist_summarize of the expansion, without expanding. */
 void rp_shist_summarize(const struct rp_shist *s, struct rp_hist_summary *out);
 /* Heap bytes it holds (its entries). */

@@ -28,8 +28,12 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 	t->bins = calloc(nb, sizeof(*t->bins));
 	t->open_hist = malloc(sizeof(*t->open_hist));
 	t->open_bin = -1;
-	t->pfc = calloc(pp, sizeof(uint64_t));
-	t->paused = calloc(pp, sizeof(uint64_t));
+	if (t->cfg.sparse_ports) {
+		t->active = calloc(t->cfg.nports ? t->cfg.nports : 1, 1);
+	} else {
+		t->pfc = calloc(pp, sizeof(uint64_t));
+		t->paused = calloc(pp, sizeof(uint64_t));
+	}
 	if (t->cfg.nflows) {
 		t->flow_pkts = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
 		t->flow_bytes = calloc(nb * t->cfg.nflows, sizeof(uint64_t));
@@ -37,7 +41,8 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 	if (t->cfg.bin_hist && (t->hists = calloc(nb, sizeof(*t->hists))))
 		for (size_t i = 0; i < nb; i++)
 			rp_shist_init(&t->hists[i]);
-	if (!t->bins || !t->open_hist || (t->cfg.bin_hist && !t->hists) || !t->pfc || !t->paused || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
+	if (!t->bins || !t->open_hist || (t->cfg.bin_hist && !t->hists) ||
+	    (t->cfg.sparse_ports ? !t->active : !t->pfc || !t->paused) || (t->cfg.nflows && (!t->flow_pkts || !t->flow_bytes))) {
 		rp_ts_destroy(t);
 		return NULL;
 	}
@@ -61,6 +66,8 @@ void rp_ts_destroy(struct rp_ts *t)
 	free(t->open_hist);
 	free(t->pfc);
 	free(t->paused);
+	free(t->cells);
+	free(t->active);
 	free(t->flow_pkts);
 	free(t->flow_bytes);
 	free(t);
@@ -134,7 +141,7 @@ void rp_ts_pfc(struct rp_ts *t, uint64_t now_ns, size_t port, unsigned prio)
 {
 	long b = rp_ts_bin_of(t, now_ns);
 	if (b >= 0 && port < t->cfg.nports && prio < 8)
-		t->pfc[((size_t)b * t->cfg.nports + port) * 8 + prio]++;
+		rp_ts_port_add(t, (size_t)b, port, prio, 1, 0);
 }
 
 /* Loops over the bins the interval spans: bounded by the pause length over
@@ -154,7 +161,7 @@ void rp_ts_paused(struct rp_ts *t, size_t port, unsigned prio, uint64_t from_ns,
 		uint64_t b = (from_ns - start) / t->cfg.bin_ns;
 		uint64_t bin_end = start + (b + 1) * t->cfg.bin_ns;
 		uint64_t upto = bin_end < to_ns ? bin_end : to_ns;
-		t->paused[(b * t->cfg.nports + port) * 8 + prio] += upto - from_ns;
+		rp_ts_port_add(t, b, port, prio, 0, upto - from_ns);
 		from_ns = upto;
 	}
 }
@@ -167,8 +174,85 @@ static bool bin_used(const struct rp_ts *t, size_t b)
 			return true;
 	if (bin->lat_count || (t->hists && t->hists[b].count))
 		return true;
+	if (!t->pfc)
+		return b < t->cells_bins; /* sparse: below it every bin counts as used anyway */
 	for (size_t i = 0; i < t->cfg.nports * 8; i++)
 		if (t->pfc[b * t->cfg.nports * 8 + i] || t->paused[b * t->cfg.nports * 8 + i])
+			return true;
+	return false;
+}
+
+/* ---- sparse port cells: open addressing, linear probing, at most half full ---- */
+
+static size_t cell_slot(const struct rp_ts_cell *cells, size_t cap, uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 17) & (cap - 1);
+	while (cells[i].key && cells[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static uint64_t cell_key(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
+{
+	return ((uint64_t)bin * t->cfg.nports + port) * 8 + prio + 1;
+}
+
+const struct rp_ts_cell *rp_ts_cell_find(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
+{
+	if (!t->cap_cells || port >= t->cfg.nports || !(t->active[port] & (1u << prio)))
+		return NULL;
+	size_t i = cell_slot(t->cells, t->cap_cells, cell_key(t, bin, port, prio));
+	return t->cells[i].key ? &t->cells[i] : NULL;
+}
+
+static int cells_grow(struct rp_ts *t)
+{
+	size_t cap = t->cap_cells ? 2 * t->cap_cells : 256;
+	struct rp_ts_cell *n = calloc(cap, sizeof(*n));
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < t->cap_cells; i++)
+		if (t->cells[i].key)
+			n[cell_slot(n, cap, t->cells[i].key)] = t->cells[i];
+	free(t->cells);
+	t->cells = n;
+	t->cap_cells = cap;
+	return 0;
+}
+
+int rp_ts_port_add(struct rp_ts *t, size_t bin, size_t port, unsigned prio, uint64_t frames, uint64_t paused_ns)
+{
+	if (t->pfc) {
+		size_t cell = (bin * t->cfg.nports + port) * 8 + prio;
+		t->pfc[cell] += frames;
+		t->paused[cell] += paused_ns;
+		return 0;
+	}
+	if (!frames && !paused_ns)
+		return 0;
+	if (2 * (t->ncells + 1) > t->cap_cells && cells_grow(t) != 0)
+		return -1;
+	uint64_t key = cell_key(t, bin, port, prio);
+	struct rp_ts_cell *c = &t->cells[cell_slot(t->cells, t->cap_cells, key)];
+	if (!c->key) {
+		c->key = key;
+		t->ncells++;
+	}
+	c->pfc += frames;
+	c->paused += paused_ns;
+	t->active[port] |= (uint8_t)(1u << prio);
+	if (bin + 1 > t->cells_bins)
+		t->cells_bins = bin + 1;
+	return 0;
+}
+
+bool rp_ts_port_used(const struct rp_ts *t, size_t port, unsigned prio)
+{
+	if (!t->pfc)
+		return port < t->cfg.nports && (t->active[port] & (1u << prio));
+	for (size_t b = 0; b < t->cfg.nbins; b++)
+		if (rp_ts_pfc_frames(t, b, port, prio) || rp_ts_paused_ns(t, b, port, prio))
 			return true;
 	return false;
 }

@@ -56,6 +56,16 @@ struct rp_ts_cfg {
 	size_t nflows;     /* per-flow rx packets/bytes series; 0: none */
 	size_t nports;
 	bool bin_hist;     /* also a mergeable latency histogram per bin (rp_ts_latency_hist) */
+	bool sparse_ports; /* the per-port cells (PFC frames, paused ns) only where not zero, in a
+			    * hash that grows (a merged result's: 1024 ports x 30 000 bins x 8
+			    * priorities is 3.9 GB dense); rp_ts_pfc and rp_ts_paused then allocate,
+			    * so never on a per-packet path */
+};
+
+/* One non-zero (bin, port, prio) cell of a sparse_ports series. */
+struct rp_ts_cell {
+	uint64_t key; /* (bin x nports + port) x 8 + prio, plus 1 (0: a free slot) */
+	uint64_t pfc, paused;
 };
 
 struct rp_ts {
@@ -72,6 +82,10 @@ struct rp_ts {
 	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */
 	long last_bin;             /* -1: none yet */
 	struct rp_shist *hists;    /* [nbins] with cfg.bin_hist: exact, sparse, mergeable */
+	struct rp_ts_cell *cells;  /* sparse_ports: [cap_cells], open addressing */
+	size_t ncells, cap_cells;
+	size_t cells_bins;         /* sparse_ports: the last bin with a cell, plus 1 */
+	uint8_t *active;           /* sparse_ports: [nports] the priorities (bits) with a cell */
 };
 
 /* Bins to cover run_ns (one more for the edge), capped at RP_TS_MAX_BINS. */
@@ -133,14 +147,29 @@ void rp_ts_paused(struct rp_ts *t, size_t port, unsigned prio, uint64_t from_ns,
 
 static inline size_t rp_ts_nbins(const struct rp_ts *t) { return t->cfg.nbins; }
 static inline const struct rp_ts_bin *rp_ts_get(const struct rp_ts *t, size_t bin) { return &t->bins[bin]; }
+/* sparse_ports: the cell, or NULL when it is zero. */
+const struct rp_ts_cell *rp_ts_cell_find(const struct rp_ts *t, size_t bin, size_t port, unsigned prio);
 static inline uint64_t rp_ts_pfc_frames(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
 {
+	if (!t->pfc) {
+		const struct rp_ts_cell *c = rp_ts_cell_find(t, bin, port, prio);
+		return c ? c->pfc : 0;
+	}
 	return t->pfc[(bin * t->cfg.nports + port) * 8 + prio];
 }
 static inline uint64_t rp_ts_paused_ns(const struct rp_ts *t, size_t bin, size_t port, unsigned prio)
 {
+	if (!t->paused) {
+		const struct rp_ts_cell *c = rp_ts_cell_find(t, bin, port, prio);
+		return c ? c->paused : 0;
+	}
 	return t->paused[(bin * t->cfg.nports + port) * 8 + prio];
 }
+/* A cell += (frames, paused_ns), dense or sparse; 0, or -1 when a sparse
+ * series is out of memory (nothing added). */
+int rp_ts_port_add(struct rp_ts *t, size_t bin, size_t port, unsigned prio, uint64_t frames, uint64_t paused_ns);
+/* Whether any bin of the port's priority holds PFC frames or paused time. */
+bool rp_ts_port_used(const struct rp_ts *t, size_t port, unsigned prio);
 /* dst += src for one bin: counters and the latency count, min, max, sum and
  * sum of squares exactly; p50..p99.9 the larger of the two (an upper bound
  * of the union's: neither part has more than (1 - p) of its samples above

@@ -22,7 +22,17 @@ stamps: each probe carries its packet's own due time, not its burst's.
 
     [tx] pair:l0:0 == SEND 24 B (82 B frames), 1 Gbit/s, 20000 ==> pair:l0:1 [rx]  (both captured)
 
-usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint, idle, stamps)
+flows: a run too big for result.json's flows (4100 flows, more than run's 4096 kept in it):
+
+    [tx] pair:l0:0 == 4100 traffic entries f0..f4099, 2 WRITEs of 256 B each (1 packet) ==> pair:l0:1 [rx]
+
+    the flows go to DIR/flows.jsonl (4100 lines, ids 0..4099 in order, each 2 sent and 2
+    received: 8200 packets, nothing dropped on the way), the pair matrix to DIR/pairs.jsonl
+    (one pair, tx -> rx, of the 4100 flows); result.json keeps flows [] with flows_file and
+    flows_summary (8200 tx, 8200 rx, 0 lost, 8200 latency samples), pairs.rows [] with
+    rows_file; summary.txt lists 40 flows and says where the other 4060 are.
+
+usage: run_check.py ROCEPROBE CASE    (CASE: loss, burst, delay, pfc, misdelivered, sigint, idle, stamps, flows)
 """
 import json
 import os
@@ -289,7 +299,48 @@ traffic:
     lat = [lt["latency_ns"] for lt in [j["flows"][0]]][0]
     expect(lat["count"] == 20000 and lat["min"] > 0, f"every probe arrived after its stamp (latency min {lat['min']} ns)")
 
+def case_flows(tmp):
+    n = 4100
+    text = """name: flows
+defaults: {speed: 10G, opcode: write, message_size: 256, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "pair:l0:0"}
+  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "pair:l0:1"}
+traffic:
+""" + "".join(f"  - {{name: f{k}, pattern: flow, src: tx, dst: rx, rate: 10M, messages: 2}}\n" for k in range(n))
+    j, out = run(tmp, text)
+    expect(j["flows"] == [] and j.get("flows_file") == "flows.jsonl", f"result.json: flows [] and flows_file ({j.get('flows_file')})")
+    with open(os.path.join(out, "flows.jsonl")) as f:
+        lines = f.read().split("\n")
+    expect(lines[-1] == "" and len(lines) == n + 1, f"flows.jsonl: {n} lines, each ended ({len(lines) - 1})")
+    flows = [json.loads(line) for line in lines[:-1]]
+    expect([f["id"] for f in flows] == list(range(n)), "flows.jsonl: ids 0..4099 in order")
+    expect(all(f["tx_packets"] == 2 and f["rx_packets"] == 2 and f["lost"] == 0 for f in flows),
+           f"every flow sent 2, received 2, lost 0 ({sum(f['rx_packets'] for f in flows)} received)")
+    expect(all(f["latency_ns"]["count"] == 2 and f["latency_shown"] == "one-way" for f in flows),
+           "every flow's line has its latency (2 samples) and latency_shown, as result.json's flows[] do")
+    s = j.get("flows_summary", {})
+    expect(s.get("file") == "flows.jsonl" and s.get("flows") == n, f"flows_summary names the file and {n} flows ({s.get('flows')})")
+    expect((s.get("tx_packets"), s.get("rx_packets"), s.get("lost"), s.get("incomplete")) == (8200, 8200, 0, 0),
+           f"flows_summary: 8200 sent, 8200 received, 0 lost ({s.get('tx_packets')}, {s.get('rx_packets')}, {s.get('lost')})")
+    lat = s.get("latency_ns", {})
+    expect(lat.get("count") == 8200 and sum(c for _, c in lat.get("histogram", [])) == 8200,
+           f"flows_summary.latency_ns: 8200 samples in its buckets ({lat.get('count')})")
+    expect(lat.get("max") == max(f["latency_ns"]["max"] for f in flows) and
+           lat.get("min") == min(f["latency_ns"]["min"] for f in flows), "its min and max: the flows' extremes")
+    p = j["pairs"]
+    expect(p["rows"] == [] and p.get("rows_file") == "pairs.jsonl" and p.get("pairs") == 1,
+           f"pairs: rows [] with rows_file, 1 pair ({p.get('pairs')})")
+    with open(os.path.join(out, "pairs.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    expect(len(rows) == 1 and (rows[0]["src"], rows[0]["dst"], rows[0]["flows"], rows[0]["tx_packets"]) == ("tx", "rx", n, 8200),
+           f"pairs.jsonl: tx -> rx, {n} flows, 8200 sent ({rows})")
+    with open(os.path.join(out, "summary.txt")) as f:
+        summ = f.read()
+    expect(f"... {n - 40} more flows in flows.jsonl" in summ, "summary.txt: 40 flows listed, the other 4060 named")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"stamps": case_stamps, "sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
+    {"flows": case_flows, "stamps": case_stamps, "sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
      "misdelivered": case_misdelivered}[CASE](tmp)
 finish(CASE)

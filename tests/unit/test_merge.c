@@ -18,10 +18,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "report/pairs.h"
+#include "report/pause_order.h"
 #include "report/result.h"
 #include "report/windows.h"
 #include "stats/acct.h"
@@ -285,12 +289,16 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool by_row
 	}
 }
 
-static struct rp_acct *merged_of(uint8_t *buf[NH], const size_t len[NH])
+/* skip: a rank that sent nothing (died); results_only: rank 0's bounded merge. */
+static struct rp_acct *merged_as(uint8_t *buf[NH], const size_t len[NH], bool results_only, int skip)
 {
 	struct rp_acct_cfg c = cfg_with(all_ports, NH);
+	c.results_only = results_only;
 	struct rp_acct *m = make(&c);
 	char err[160];
 	for (unsigned h = 0; h < NH; h++) {
+		if ((int)h == skip)
+			continue;
 		int rc = rp_acct_unpack_into(m, buf[h], len[h], err, sizeof(err));
 		if (rc)
 			print_error("rank %u: %s\n", h, err);
@@ -298,6 +306,11 @@ static struct rp_acct *merged_of(uint8_t *buf[NH], const size_t len[NH])
 	}
 	rp_acct_merge_done(m);
 	return m;
+}
+
+static struct rp_acct *merged_of(uint8_t *buf[NH], const size_t len[NH])
+{
+	return merged_as(buf, len, false, -1);
 }
 
 struct fixture {
@@ -496,6 +509,133 @@ static void report_equals_one_process(void **state)
 	assert_json_equal(a, b, "timeseries");
 	json_decref(a);
 	json_decref(b);
+}
+
+static void assert_same_text(json_t *a, json_t *b, const char *what)
+{
+	char *sa = json_dumps(a, JSON_INDENT(2)), *sb = json_dumps(b, JSON_INDENT(2));
+	assert_non_null(sa);
+	assert_non_null(sb);
+	if (strcmp(sa, sb))
+		print_error("%s differ:\nresults_only %s\nfull         %s\n", what, sa, sb);
+	assert_string_equal(sa, sb);
+	free(sa);
+	free(sb);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* Rank 0's bounded merge (cfg.results_only: rows and sparse port cells)
+ * against the full merged accountant the code had before, from the same
+ * buffers, every rank's and with rank 1's missing (its flow f0 unowned):
+ * result.json's objects as text, byte for byte, and the two accountants'
+ * packed bytes (every field, histogram bucket and series cell). */
+static void results_only_equals_full(void **state)
+{
+	struct fixture *fx = *state;
+	for (int skip = -1; skip < NH; skip += 2) {
+		struct rp_acct *full = merged_as(fx->buf, fx->len, false, skip);
+		struct rp_acct *rows = merged_as(fx->buf, fx->len, true, skip);
+		assert_same_text(rp_report_flows(rows), rp_report_flows(full), "flows");
+		assert_same_text(rp_report_ports(rows), rp_report_ports(full), "ports");
+		assert_same_text(rp_report_timeseries(rows), rp_report_timeseries(full), "timeseries");
+		assert_same_text(rp_report_latency(rp_acct_latency(rows)), rp_report_latency(rp_acct_latency(full)),
+				 "latency");
+		assert_same_text(rp_report_pairs(rows), rp_report_pairs(full), "pairs");
+		assert_same_text(rp_report_pause_order(rows), rp_report_pause_order(full), "pause order");
+		size_t n = rp_acct_pack(full, NULL, NULL, NULL, 0);
+		assert_true(n > 0);
+		assert_int_equal(rp_acct_pack(rows, NULL, NULL, NULL, 0), n);
+		uint8_t *a = malloc(n), *b = malloc(n);
+		assert_int_equal(rp_acct_pack(rows, NULL, NULL, a, n), n);
+		assert_int_equal(rp_acct_pack(full, NULL, NULL, b, n), n);
+		assert_memory_equal(a, b, n);
+		/* h1's PFC (prio 3, 2000 quanta at 40G = 25600 ns, at 500 us: bin 4) in a sparse cell */
+		const struct rp_ts *t = rp_acct_timeseries(rows);
+		assert_int_equal(rp_ts_pfc_frames(t, 4, 1, 3), skip == 1 ? 0 : 1);
+		assert_int_equal(rp_ts_paused_ns(t, 4, 1, 3), skip == 1 ? 0 : 25600);
+		assert_null(rp_ts_cell_find(t, 4, 1, 2));
+		free(a);
+		free(b);
+		rp_acct_destroy(full);
+		rp_acct_destroy(rows);
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* What `run` writes from rank 0's merge: result.json with its flows, pairs
+ * and ports' series written an item at a time is byte for byte the file
+ * with the whole arrays in it; flows.jsonl (a large run's) holds one line per flow of the
+ * plan (NF = 4, the drawing above), each the flow's object. */
+static void streamed_files_equal_whole(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_acct *m = merged_as(fx->buf, fx->len, true, -1);
+	char dir[] = "/tmp/rp_merge_XXXXXX", whole[64], streamed[64], lines[64], err[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(whole, sizeof(whole), "%s/whole.json", dir);
+	snprintf(streamed, sizeof(streamed), "%s/streamed.json", dir);
+	snprintf(lines, sizeof(lines), "%s/flows.jsonl", dir);
+	json_t *root = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1", "flows", rp_report_flows(m),
+				 "ports", rp_report_ports(m), "timeseries", rp_report_timeseries(m), "pairs", rp_report_pairs(m));
+	assert_int_equal(rp_report_write_atomic(whole, root, err, sizeof(err)), 0);
+	json_decref(root);
+	struct rp_pairs *pairs = rp_pairs_build(m);
+	json_t *flows = json_array(), *rows = json_array(), *out = json_array(), *tports = NULL;
+	root = json_pack("{s:s, s:O, s:o, s:o, s:{s:O, s:O}}", "schema", "roceprobe.result/1", "flows", flows, "ports",
+			 rp_report_ports(m), "timeseries", rp_report_timeseries_apart(m, &tports), "pairs", "rows", rows,
+			 "outliers", out);
+	assert_non_null(tports);
+	const struct rp_report_stream st[] = {
+		{flows, rp_acct_nflows(m), rp_report_flow_item, m},
+		{rows, rp_pairs_nrows(pairs), rp_pairs_row_item, pairs},
+		{out, rp_pairs_noutliers(pairs), rp_pairs_outlier_item, pairs},
+		{tports, rp_acct_nports(m), rp_report_port_series_item, m}, /* h1's PFC and h2's PAUSE in it */
+	};
+	assert_int_equal(rp_pairs_nrows(pairs), 4); /* h0->h1, h1->h2, h2->h0, h0->h2 */
+	assert_int_equal(rp_report_write_atomic_streams(streamed, root, st, 4, err, sizeof(err)), 0);
+	char *a = slurp(whole), *b = slurp(streamed);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	assert_int_equal(rp_report_write_jsonl(lines, &st[0], err, sizeof(err)), 0);
+	FILE *f = fopen(lines, "r");
+	assert_non_null(f);
+	char line[1 << 16];
+	size_t n = 0;
+	json_t *want = rp_report_flows(m);
+	while (fgets(line, sizeof(line), f)) {
+		assert_non_null(strchr(line, '\n'));
+		json_t *got = json_loads(line, 0, NULL);
+		assert_non_null(got);
+		assert_true(n < 4);
+		assert_json_equal(got, json_array_get(want, n), "flows.jsonl line");
+		json_decref(got);
+		n++;
+	}
+	fclose(f);
+	assert_int_equal(n, 4);
+	json_decref(want);
+	json_decref(flows);
+	json_decref(rows);
+	json_decref(out);
+	json_decref(root);
+	rp_pairs_free(pairs);
+	rp_acct_destroy(m);
+	unlink(whole);
+	unlink(streamed);
+	unlink(lines);
+	rmdir(dir);
 }
 
 /* Two lcores' accountants of one process, each with every port and a share
@@ -765,6 +905,8 @@ int main(void)
 		cmocka_unit_test(ports_exact),
 		cmocka_unit_test(echoes_round_trip),
 		cmocka_unit_test(report_equals_one_process),
+		cmocka_unit_test(results_only_equals_full),
+		cmocka_unit_test(streamed_files_equal_whole),
 		cmocka_unit_test(ranks_with_their_flows_only),
 		cmocka_unit_test(ranks_exchange_rows),
 		cmocka_unit_test(ranks_with_every_port),

@@ -38,10 +38,76 @@ static void per_bin_percentiles(void **state)
 	rp_ts_destroy(t);
 }
 
+/* A merged result's sparse port cells (cfg.sparse_ports) hold what the
+ * dense arrays hold. Start 0, 100 us bins, 3 ports x 8 priorities x 10 bins;
+ * by hand: port 2 prio 3 paused [150, 420) us = bin 1 50 us, bins 2 and 3
+ * 100 us, bin 4 20 us; PFC frames at 10 and 20 us (bin 0) and 950 us (bin 9);
+ * port 0 prio 7 one cell of 5 frames and 7 ns added in bin 6 (the merge's add). */
+static void sparse_ports_equal_dense(void **state)
+{
+	(void)state;
+	struct rp_ts_cfg cfg = {.start_ns = 0, .bin_ns = 100000, .nbins = 10, .nports = 3};
+	struct rp_ts *d = rp_ts_create(&cfg);
+	cfg.sparse_ports = true;
+	struct rp_ts *s = rp_ts_create(&cfg);
+	assert_non_null(d);
+	assert_non_null(s);
+	assert_null(s->pfc);
+	for (int k = 0; k < 2; k++) {
+		struct rp_ts *t = k ? s : d;
+		rp_ts_paused(t, 2, 3, 150000, 420000);
+		rp_ts_pfc(t, 10000, 2, 3);
+		rp_ts_pfc(t, 20000, 2, 3);
+		rp_ts_pfc(t, 950000, 2, 3);
+		assert_int_equal(rp_ts_port_add(t, 6, 0, 7, 5, 7), 0);
+		assert_int_equal(rp_ts_port_add(t, 5, 1, 1, 0, 0), 0); /* nothing: no cell */
+	}
+	static const uint64_t paused[10] = {0, 50000, 100000, 100000, 20000, 0, 0, 0, 0, 0};
+	static const uint64_t frames[10] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	for (size_t b = 0; b < 10; b++) {
+		assert_int_equal(rp_ts_paused_ns(s, b, 2, 3), paused[b]);
+		assert_int_equal(rp_ts_pfc_frames(s, b, 2, 3), frames[b]);
+		for (size_t p = 0; p < 3; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				assert_int_equal(rp_ts_pfc_frames(s, b, p, q), rp_ts_pfc_frames(d, b, p, q));
+				assert_int_equal(rp_ts_paused_ns(s, b, p, q), rp_ts_paused_ns(d, b, p, q));
+			}
+	}
+	assert_int_equal(rp_ts_pfc_frames(s, 6, 0, 7), 5);
+	assert_int_equal(rp_ts_paused_ns(s, 6, 0, 7), 7);
+	assert_int_equal(s->ncells, 7); /* bins 0..4 and 9 of port 2 prio 3, bin 6 of port 0 prio 7 */
+	assert_null(rp_ts_cell_find(s, 5, 1, 1));
+	for (size_t p = 0; p < 3; p++)
+		for (unsigned q = 0; q < 8; q++)
+			assert_int_equal(rp_ts_port_used(s, p, q), rp_ts_port_used(d, p, q));
+	assert_true(rp_ts_port_used(s, 2, 3) && rp_ts_port_used(s, 0, 7) && !rp_ts_port_used(s, 1, 1));
+	assert_int_equal(rp_ts_used_bins(s), 10);
+	assert_int_equal(rp_ts_used_bins(d), 10);
+	/* every cell (240: the hash grows past its first 256 slots at 128) gets 1000 b + 10 p + q + 1 */
+	for (size_t b = 0; b < 10; b++)
+		for (size_t p = 0; p < 3; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				assert_int_equal(rp_ts_port_add(s, b, p, q, 1000 * b + 10 * p + q + 1, 1), 0);
+				assert_int_equal(rp_ts_port_add(d, b, p, q, 1000 * b + 10 * p + q + 1, 1), 0);
+			}
+	assert_int_equal(s->ncells, 240);
+	for (size_t b = 0; b < 10; b++)
+		for (size_t p = 0; p < 3; p++)
+			for (unsigned q = 0; q < 8; q++) {
+				assert_int_equal(rp_ts_pfc_frames(s, b, p, q), rp_ts_pfc_frames(d, b, p, q));
+				assert_int_equal(rp_ts_paused_ns(s, b, p, q), rp_ts_paused_ns(d, b, p, q));
+			}
+	assert_int_equal(rp_ts_pfc_frames(s, 9, 2, 7), 9000 + 20 + 7 + 1 + 0); /* bin 9 port 2 prio 7: no frame before */
+	assert_int_equal(rp_ts_pfc_frames(s, 9, 2, 3), 9000 + 20 + 3 + 1 + 1); /* and the PFC frame at 950 us */
+	rp_ts_destroy(d);
+	rp_ts_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(per_bin_percentiles),
+		cmocka_unit_test(sparse_ports_equal_dense),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
