@@ -30,7 +30,8 @@
  *              /proc/self/clear_refs; the block and the plan's flow configs,
  *              which rank 0 holds anyway, included).
  * RESULTS_ONLY=0: the same with the full accountant rank 0 had before (the
- * reference for the peak RSS). With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
+ * reference for the peak RSS); with MUST_NOT_FIT=1 it exits 0 only when that
+ * accountant is refused memory within the bound below. With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
  * is above RSS_FIXED_KB + flows x RSS_PER_FLOW_B / 1024, or when its rows,
  * latency samples or loss are not what the generator made (lost = the
  * frames it dropped, exactly). Prints key=value lines; merge.sh checks them. */
@@ -362,6 +363,14 @@ static int bench_rank0(const struct block *b, unsigned samples, double ref)
 				.track_psn = true, .dst_port_check = true,
 				.results_only = env_u("RESULTS_ONLY", 1) != 0};
 	struct rp_acct *m = rp_acct_create(&c, err, sizeof(err));
+	/* MUST_NOT_FIT=1: the accountant must be refused memory within the bound
+	 * (exit 0 when it is, 1 when it fits): what the bound rules out. */
+	bool must_not_fit = env_u("MUST_NOT_FIT", 0) != 0;
+	if (must_not_fit) {
+		bool refused = !m && strstr(err, "out of memory");
+		printf("must_not_fit=1 refused=%d%s%s\n", refused, m ? "" : " err=", m ? "" : err);
+		return refused ? 0 : 1;
+	}
 	if (!m)
 		die(c.results_only ? "rp_acct_create (results_only)" : "rp_acct_create (full)", err);
 	size_t bad = 0;
