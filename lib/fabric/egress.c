@@ -125,7 +125,8 @@ uint64_t rp_switch_next_event_ns(const struct rp_switch *sw, unsigned port, uint
 	p = &sw->port[port];
 	due = rp_sw_pfc_next_due(sw, port);
 	paused = rp_pause_mask(&p->pause, now_ns) & (uint8_t)~p->wd.storm;
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
+	for (unsigned m = p->qmask; m; m &= m - 1) { /* an empty queue is never ready, nor due for the watchdog */
+		unsigned t = (unsigned)__builtin_ctz(m);
 		uint64_t r = queue_ready(p, t, paused, now_ns);
 		if ((paused >> t) & 1u) {
 			uint64_t w = rp_sw_wd_due(sw, port, t, now_ns);

@@ -21,6 +21,7 @@ bool rp_sw_pfc_check_xoff(struct rp_switch *sw, uint64_t now_ns, unsigned in, un
 	if (!spilled && pg->shared + pg->headroom < rp_sw_xoff_thresh(sw, tc))
 		return false;
 	pg->xoff = true;
+	sw->port[in].pgmask |= (uint8_t)(1u << tc);
 	pg->xoff_since = now_ns;
 	if (pg->st.first_xoff_ns == RP_SWITCH_NEVER)
 		pg->st.first_xoff_ns = now_ns;
@@ -38,6 +39,8 @@ bool rp_sw_pfc_check_xon(struct rp_switch *sw, uint64_t now_ns, unsigned in, uns
 	if (pg->shared + pg->headroom > (thr > delta ? thr - delta : 0))
 		return false;
 	pg->xoff = false;
+	if (!pg->wire_xoff)
+		sw->port[in].pgmask &= (uint8_t)~(1u << tc);
 	pg->st.xoff_ns += now_ns - pg->xoff_since;
 	return pg->wire_xoff; /* an XON is due only if the peer was told XOFF */
 }
@@ -50,16 +53,19 @@ static bool pg_due(const struct rp_pg *pg, uint64_t now_ns)
 uint8_t rp_sw_pfc_due(const struct rp_switch *sw, unsigned port, uint64_t now_ns)
 {
 	uint8_t due = 0;
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
+	for (unsigned m = sw->port[port].pgmask; m; m &= m - 1) { /* the others are due for nothing */
+		unsigned t = (unsigned)__builtin_ctz(m);
 		if (pg_due(&sw->port[port].pg[t], now_ns))
 			due |= (uint8_t)(1u << t);
+	}
 	return due;
 }
 
 uint64_t rp_sw_pfc_next_due(const struct rp_switch *sw, unsigned port)
 {
 	uint64_t next = RP_SWITCH_NEVER;
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
+	for (unsigned m = sw->port[port].pgmask; m; m &= m - 1) {
+		unsigned t = (unsigned)__builtin_ctz(m);
 		const struct rp_pg *pg = &sw->port[port].pg[t];
 		uint64_t due = pg->xoff != pg->wire_xoff ? 0 : pg->xoff ? pg->refresh_ns : RP_SWITCH_NEVER;
 		if (due < next)
@@ -83,6 +89,8 @@ static void pg_sent(struct rp_switch *sw, unsigned port, unsigned t, uint64_t no
 		pg->st.xon_sent++;
 	}
 	pg->wire_xoff = pg->xoff;
+	if (!pg->xoff)
+		sw->port[port].pgmask &= (uint8_t)~(1u << t);
 }
 
 size_t rp_sw_pfc_build(struct rp_switch *sw, unsigned port, uint64_t now_ns, uint8_t *buf, size_t cap,

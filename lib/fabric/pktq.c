@@ -65,6 +65,7 @@ void rp_sw_queue_push(struct rp_switch *sw, unsigned port, unsigned tc, uint32_t
 	q->tail = i;
 	q->bytes += sw->pkt[i].len;
 	q->pkts++;
+	sw->port[port].qmask |= (uint8_t)(1u << tc);
 	q->st.enq_pkts++;
 	q->st.enq_bytes += sw->pkt[i].len;
 	depth_changed(q, now_ns);
@@ -80,7 +81,8 @@ uint32_t rp_sw_queue_pop(struct rp_switch *sw, unsigned port, unsigned tc, uint6
 	if (q->head == RP_PKT_NONE)
 		q->tail = RP_PKT_NONE;
 	q->bytes -= sw->pkt[i].len;
-	q->pkts--;
+	if (!--q->pkts)
+		sw->port[port].qmask &= (uint8_t)~(1u << tc);
 	depth_changed(q, now_ns);
 	return i;
 }

@@ -7,11 +7,7 @@
 
 static uint8_t eligible(struct rp_switch *sw, unsigned port, uint64_t now_ns)
 {
-	const struct rp_port *p = &sw->port[port];
-	uint8_t m = 0;
-	for (unsigned t = 0; t < RP_SWITCH_TCS; t++)
-		if (p->q[t].pkts)
-			m |= (uint8_t)(1u << t);
+	uint8_t m = sw->port[port].qmask; /* the non-empty queues */
 	return m & (uint8_t)~rp_sw_wd_paused(sw, port, now_ns);
 }
 

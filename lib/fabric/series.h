@@ -14,6 +14,8 @@ struct rp_series {
 	uint32_t nbins;
 	uint64_t bin_ns;
 	uint32_t last;  /* bin of the last change */
+	uint64_t last_lo, last_hi; /* its time span [lo, hi) while inside the window (else empty): a change
+				      in the same bin needs no division */
 	uint64_t held;  /* value since the last change */
 	bool past_end;  /* a change came after the last bin */
 };

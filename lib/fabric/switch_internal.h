@@ -52,6 +52,8 @@ struct rp_port {
 	uint64_t tx_rem;       /* leftover of bits x 1e9 / rate, carried frame to frame */
 	uint8_t dwrr_cur;
 	bool dwrr_in_turn;
+	uint8_t qmask;  /* bit t: q[t] holds frames (q[t].pkts > 0), kept by pktq.c */
+	uint8_t pgmask; /* bit t: pg[t].xoff or pg[t].wire_xoff, kept by pfc_gen.c: no PFC frame is due for the others */
 	struct rp_wd {
 		uint64_t since[RP_SWITCH_TCS];    /* held paused with frames since; RP_SWITCH_NEVER: not */
 		uint64_t last_pfc[RP_SWITCH_TCS]; /* the last PFC frame naming the priority */

@@ -106,33 +106,36 @@ static int buckets_init(struct rp_evq *q)
 	return 0;
 }
 
-static uint32_t node_get(struct rp_evq *q)
-{
-	if (q->free_node == NIL) {
-		uint32_t n = q->nnodes ? q->nnodes * 2 : 1024;
-		struct rp_evq_node *v = realloc(q->nodes, (size_t)n * sizeof(*v));
-		if (!v)
-			return NIL;
-		q->nodes = v;
-		for (uint32_t i = q->nnodes; i < n; i++)
-			v[i].next = i + 1 < n ? i + 1 : NIL;
-		q->free_node = q->nnodes;
-		q->nnodes = n;
-	}
-	uint32_t i = q->free_node;
-	q->free_node = q->nodes[i].next;
-	return i;
-}
-
-static int bucket_add(struct rp_evq *q, uint64_t b, const struct rp_evq_node *x)
+/* The first push, or the free list ran out: buckets made, nodes doubled. */
+static __attribute__((noinline)) int nodes_grow(struct rp_evq *q)
 {
 	if (!q->head && buckets_init(q))
 		return -1;
-	uint32_t i = node_get(q), at = (uint32_t)(b % RP_EVQ_BUCKETS);
-	if (i == NIL)
+	if (q->free_node != NIL)
+		return 0;
+	uint32_t n = q->nnodes ? q->nnodes * 2 : 1024;
+	struct rp_evq_node *v = realloc(q->nodes, (size_t)n * sizeof(*v));
+	if (!v)
 		return -1;
-	q->nodes[i] = *x;
-	q->nodes[i].next = q->head[at];
+	q->nodes = v;
+	for (uint32_t i = q->nnodes; i < n; i++)
+		v[i].next = i + 1 < n ? i + 1 : NIL;
+	q->free_node = q->nnodes;
+	q->nnodes = n;
+	return 0;
+}
+
+/* The event written straight into its node at the head of bucket b's list. */
+static inline int bucket_add(struct rp_evq *q, uint64_t b, uint64_t t, uint64_t ord, uint16_t kind, uint32_t node,
+			     uint16_t port, uint32_t slot)
+{
+	if (q->free_node == NIL && nodes_grow(q)) /* free_node is NIL until the first push */
+		return -1;
+	uint32_t i = q->free_node, at = (uint32_t)(b % RP_EVQ_BUCKETS);
+	struct rp_evq_node *x = &q->nodes[i];
+	q->free_node = x->next;
+	*x = (struct rp_evq_node){.t = t, .ord = ord, .node = node, .slot = slot, .kind = kind, .port = port,
+				  .next = q->head[at]};
 	q->head[at] = i;
 	q->bits[at / 64] |= 1ull << (at % 64);
 	q->in_buckets++;
@@ -214,26 +217,20 @@ static int renumber(struct rp_evq *q)
 
 /* ---- the queue ---- */
 
-int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot)
-{
-	return rp_evq_push_tie(q, t, 0, kind, node, port, slot);
-}
-
 int rp_evq_push_tie(struct rp_evq *q, uint64_t t, uint32_t tie, uint16_t kind, uint32_t node, uint16_t port,
 		    uint32_t slot)
 {
 	if (q->next_seq == SEQ_LIMIT && renumber(q))
 		return -1;
-	struct rp_evq_node x = {.t = t, .ord = (uint64_t)tie << 32 | q->next_seq++, .node = node, .slot = slot,
-				.kind = kind, .port = port, .next = NIL};
-	uint64_t b = t >> RP_EVQ_SHIFT;
+	uint64_t ord = (uint64_t)tie << 32 | q->next_seq++, b = t >> RP_EVQ_SHIFT;
 	int rc;
-	if (b <= q->cur)
-		rc = heap_push(&q->near, &x);
-	else if (b - q->cur < RP_EVQ_BUCKETS)
-		rc = bucket_add(q, b, &x);
-	else
-		rc = heap_push(&q->far, &x);
+	if (b > q->cur && b - q->cur < RP_EVQ_BUCKETS) {
+		rc = bucket_add(q, b, t, ord, kind, node, port, slot);
+	} else {
+		struct rp_evq_node x = {.t = t, .ord = ord, .node = node, .slot = slot, .kind = kind, .port = port,
+					.next = NIL};
+		rc = heap_push(b <= q->cur ? &q->near : &q->far, &x);
+	}
 	if (rc == 0)
 		q->pushed++;
 	return rc;

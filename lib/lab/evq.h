@@ -66,11 +66,15 @@ struct rp_evq {
 
 void rp_evq_init(struct rp_evq *q);
 void rp_evq_free(struct rp_evq *q);
-/* 0, or -1 when memory runs out. */
-int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot);
-/* The same with a tie-break: at equal t, lower tie first, then insertion. */
+/* With a tie-break: at equal t, lower tie first, then insertion; 0, or -1
+ * when memory runs out. */
 int rp_evq_push_tie(struct rp_evq *q, uint64_t t, uint32_t tie, uint16_t kind, uint32_t node, uint16_t port,
 		    uint32_t slot);
+/* The same with tie 0. */
+static inline int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint32_t node, uint16_t port, uint32_t slot)
+{
+	return rp_evq_push_tie(q, t, 0, kind, node, port, slot);
+}
 /* Removes the earliest event into *out; false when empty, or when memory ran
  * out (oom set). */
 bool rp_evq_pop(struct rp_evq *q, struct rp_event *out);

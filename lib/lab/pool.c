@@ -21,7 +21,7 @@ void rp_pool_free(struct rp_pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int grow(struct rp_pool *p)
+int rp_pool_grow(struct rp_pool *p)
 {
 	size_t n = p->nchunks + 1, slots = n * RP_POOL_CHUNK;
 	uint8_t **chunk = realloc(p->chunk, n * sizeof(*chunk));
@@ -54,20 +54,4 @@ static int grow(struct rp_pool *p)
 		p->free[p->nfree++] = (uint32_t)(p->nchunks * RP_POOL_CHUNK + i);
 	p->nchunks = n;
 	return 0;
-}
-
-uint32_t rp_pool_get(struct rp_pool *p)
-{
-	if (!p->nfree && grow(p))
-		return RP_POOL_NONE;
-	p->in_use++;
-	if (p->in_use > p->peak)
-		p->peak = p->in_use;
-	return p->free[--p->nfree];
-}
-
-void rp_pool_put(struct rp_pool *p, uint32_t slot)
-{
-	p->free[p->nfree++] = slot;
-	p->in_use--;
 }

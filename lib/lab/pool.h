@@ -27,9 +27,23 @@ struct rp_pool {
 
 int rp_pool_init(struct rp_pool *p, size_t slot_size);
 void rp_pool_free(struct rp_pool *p);
+/* Another chunk of slots; 0, or -1 when memory runs out. */
+int rp_pool_grow(struct rp_pool *p);
 /* A slot id, or RP_POOL_NONE when memory runs out. */
-uint32_t rp_pool_get(struct rp_pool *p);
-void rp_pool_put(struct rp_pool *p, uint32_t slot);
+static inline uint32_t rp_pool_get(struct rp_pool *p)
+{
+	if (!p->nfree && rp_pool_grow(p))
+		return RP_POOL_NONE;
+	p->in_use++;
+	if (p->in_use > p->peak)
+		p->peak = p->in_use;
+	return p->free[--p->nfree];
+}
+static inline void rp_pool_put(struct rp_pool *p, uint32_t slot)
+{
+	p->free[p->nfree++] = slot;
+	p->in_use--;
+}
 static inline uint8_t *rp_pool_buf(const struct rp_pool *p, uint32_t slot)
 {
 	return p->chunk[slot / RP_POOL_CHUNK] + (size_t)(slot % RP_POOL_CHUNK) * p->slot_size;

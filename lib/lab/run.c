@@ -101,6 +101,7 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	struct rp_event e;
 	uint64_t every = lab->opts.progress_every ? lab->opts.progress_every : (1u << 18);
 	uint64_t cap = lab->fab->max_time_ns;
+	uint64_t report_at = lab->tot.events - lab->tot.events % every + every; /* the next multiple: no division per event */
 	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
 		if (lab->opts.stop && *lab->opts.stop) {
 			lab->tot.stopped = true;
@@ -115,8 +116,11 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 		lab->now = e.t;
 		lab->tot.end_ns = e.t;
 		dispatch(lab, &e);
-		if (++lab->tot.events % every == 0 && lab->opts.progress)
-			lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
+		if (++lab->tot.events == report_at) {
+			report_at += every;
+			if (lab->opts.progress)
+				lab->opts.progress(lab->now, lab->tot.events, lab->opts.progress_arg);
+		}
 	}
 	if (lab->q.oom)
 		lab->failed = true;

@@ -124,7 +124,7 @@ static void add_pause(struct acct_port *d, const struct acct_port *s)
 		if (x->open) { /* both open: their union's bounds */
 			y->start_ns = y->open ? min_u64(y->start_ns, x->start_ns) : x->start_ns;
 			y->until_ns = y->open ? max_u64(y->until_ns, x->until_ns) : x->until_ns;
-			y->open = true;
+			rp_pause_set_open(&d->pause, q, true);
 		}
 		d->credited[q] = max_u64(d->credited[q], s->credited[q]);
 	}

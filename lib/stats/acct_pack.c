@@ -522,6 +522,7 @@ static void install_port(struct acct_port *p, const struct rp_acct_port_result *
 	p->r = keep;
 	p->pause.pfc_frames = in->pfc_frames;
 	p->pause.pause_frames = in->pause_frames;
+	p->pause.open_mask = 0;
 	for (unsigned q = 0; q < RP_PFC_PRIOS; q++) {
 		struct rp_pause_prio *pp = &p->pause.prio[q];
 		const struct rp_acct_prio_result *o = &in->prio[q];

@@ -53,6 +53,28 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 	h->m2 += d * ((long double)v - h->mean);
 }
 
+void rp_hist_record_counts(struct rp_hist *h, uint64_t v)
+{
+	h->b[rp_hist_index(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void rp_hist_clear_used(struct rp_hist *h)
+{
+	if (h->count) {
+		size_t lo = rp_hist_index(h->min), hi = rp_hist_index(h->max);
+		memset(&h->b[lo], 0, (hi - lo + 1) * sizeof(h->b[0]));
+	}
+	h->count = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
+	h->mean = h->m2 = 0;
+}
+
 /* Chan et al.'s pairwise combination of two Welford states. */
 void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
 		      long double m2)
@@ -117,7 +139,7 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
 	if (h->count == 0)
 		return 0;
 	uint64_t rank = rp_hist_rank(h->count, ppm), seen = 0;
-	for (size_t i = 0; i < RP_HIST_BUCKETS; i++) {
+	for (size_t i = rp_hist_index(h->min); i < RP_HIST_BUCKETS; i++) { /* none below min's bucket */
 		seen += h->b[i];
 		if (seen >= rank)
 			return reported(rp_hist_bucket_hi(i), h->min, h->max);

@@ -51,6 +51,13 @@ struct rp_hist_summary {
 void rp_hist_init(struct rp_hist *h);
 /* The per-packet call: a few shifts, one add and Welford's update. */
 void rp_hist_record(struct rp_hist *h, uint64_t v);
+/* Buckets, count, min and max only, no moments: all rp_hist_percentile
+ * reads, for a histogram whose mean and stdev nobody asks for. */
+void rp_hist_record_counts(struct rp_hist *h, uint64_t v);
+/* rp_hist_init for a histogram whose samples all went through rp_hist_record
+ * or rp_hist_record_counts: only the buckets from min's to max's (where
+ * they are) are cleared. */
+void rp_hist_clear_used(struct rp_hist *h);
 /* dst += src (for aggregates); exact for count/min/max/mean/stdev too. */
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
 

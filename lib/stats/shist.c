@@ -34,9 +34,11 @@ static uint32_t lower_bound(const struct rp_shist *s, size_t idx)
 
 static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 {
-	uint32_t at = lower_bound(s, idx);
+	/* A flow's next latency mostly falls in the bucket of the one before. */
+	uint32_t at = s->last < s->n && IDX(s->e[s->last]) == idx ? s->last : lower_bound(s, idx);
 	if (at < s->n && IDX(s->e[at]) == idx) {
 		s->e[at] += count;
+		s->last = at;
 		return 0;
 	}
 	if (s->n == s->cap) {
@@ -50,6 +52,7 @@ static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 	memmove(s->e + at + 1, s->e + at, (s->n - at) * sizeof(*s->e));
 	s->e[at] = (uint64_t)idx << RP_SHIST_COUNT_BITS | count;
 	s->n++;
+	s->last = at;
 	return 0;
 }
 

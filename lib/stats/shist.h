@@ -19,6 +19,7 @@ struct rp_shist {
 	uint64_t count;
 	uint64_t min; /* UINT64_MAX while empty */
 	uint64_t max;
+	uint32_t last; /* the entry the last sample went to: a hint, checked before use (in mean's alignment gap) */
 	long double mean;
 	long double m2;
 	uint64_t *e; /* [n] entries sorted by bucket */

@@ -26,7 +26,8 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 		t->cfg.nbins = 1;
 	size_t nb = t->cfg.nbins, pp = nb * (t->cfg.nports ? t->cfg.nports : 1) * 8;
 	t->bins = calloc(nb, sizeof(*t->bins));
-	t->open_hist = malloc(sizeof(*t->open_hist));
+	if ((t->open_hist = malloc(sizeof(*t->open_hist))))
+		rp_hist_init(t->open_hist);
 	t->open_bin = -1;
 	if (t->cfg.sparse_ports) {
 		t->active = calloc(t->cfg.nports ? t->cfg.nports : 1, 1);
@@ -102,13 +103,14 @@ void rp_ts_flush(struct rp_ts *t)
 	t->open_bin = -1;
 }
 
-/* One histogram serves every bin in turn: emptied when a later bin opens. */
+/* One histogram serves every bin in turn: emptied when a later bin opens
+ * (only the buckets it used). Only its percentiles are read: no moments. */
 static void open_bin(struct rp_ts *t, long b)
 {
 	if (b <= t->open_bin)
 		return;
 	rp_ts_flush(t);
-	rp_hist_init(t->open_hist);
+	rp_hist_clear_used(t->open_hist);
 	t->open_bin = b;
 }
 
@@ -118,7 +120,7 @@ void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 	if (b < 0)
 		return;
 	open_bin(t, b);
-	rp_hist_record(t->open_hist, lat_ns);
+	rp_hist_record_counts(t->open_hist, lat_ns);
 	struct rp_ts_bin *bin = &t->bins[b];
 	bin->lat_count++;
 	if (lat_ns < bin->lat_min)

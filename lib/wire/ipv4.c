@@ -2,24 +2,44 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bytes.h"
 #include "wire_err.h"
 
 #define IPV4_FLAG_DF 0x4000
 
+/* RFC 1071's one's complement sum, taken over 32-bit words in the host's
+ * byte order and swapped once at the end (the sum does not depend on the
+ * order it is taken in, 2.(B)): the same result as big-endian 16-bit words
+ * one by one, in a third of the steps (a switch's CE mark is one per frame). */
 uint16_t rp_ipv4_checksum(const uint8_t *hdr, size_t hlen)
 {
-	uint32_t sum = 0;
-	size_t i;
+	uint64_t sum = 0;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < hlen; i += 2)
-		sum += rp_get_be16(hdr + i);
-	if (hlen & 1)
-		sum += (uint32_t)hdr[hlen - 1] << 8;
+	for (; i + 4 <= hlen; i += 4) {
+		uint32_t w;
+		memcpy(&w, hdr + i, 4);
+		sum += w;
+	}
+	for (; i + 2 <= hlen; i += 2) {
+		uint16_t w;
+		memcpy(&w, hdr + i, 2);
+		sum += w;
+	}
+	if (i < hlen) { /* the odd byte, padded with a zero: the high byte of a big-endian word */
+		uint16_t w = 0;
+		memcpy(&w, hdr + i, 1);
+		sum += w;
+	}
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
+	uint16_t s = (uint16_t)sum;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = (uint16_t)(s << 8 | s >> 8);
+#endif
+	return (uint16_t)~s;
 }
 
 size_t rp_ipv4_build(uint8_t *buf, size_t cap, const struct rp_ipv4 *ip)
