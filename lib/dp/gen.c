@@ -5,6 +5,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -154,6 +155,15 @@ static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 		give_up_pending(tp);
 }
 
+typedef uint64_t hdr_v16 __attribute__((vector_size(16)));
+typedef uint32_t fields_v16 __attribute__((vector_size(16)));
+#define MBUF_AT(f, o) (offsetof(struct rte_mbuf, f) == offsetof(struct rte_mbuf, rearm_data) + (o))
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && MBUF_AT(data_off, 0) && MBUF_AT(refcnt, 2) &&
+		       MBUF_AT(nb_segs, 4) && MBUF_AT(port, 6) && MBUF_AT(ol_flags, 8) &&
+		       MBUF_AT(rx_descriptor_fields1, 16) && MBUF_AT(packet_type, 16) && MBUF_AT(pkt_len, 20) &&
+		       MBUF_AT(data_len, 24) && MBUF_AT(vlan_tci, 26) && MBUF_AT(hash, 28),
+	       "tx_fill's two stores cover these mbuf fields");
+
 /* One burst from the pool of tp's shape; returns how many the source filled. */
 static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
@@ -174,23 +184,26 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	uint16_t lens[RP_DP_BURST];
 	/* The pool's mbufs are direct: the buffer follows the header and the
 	 * private area, so the header is not read before the source runs. */
+	const uint16_t off = tp->pools[0] ? tp->data_off[tp->shape] : RTE_PKTMBUF_HEADROOM;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
-		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
+		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + off;
 	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
 	unsigned n = tp->pools[0] ? rp_source_burst_shaped(tp->src, now_ns, paused, tp->shape, bufs, lens, NULL,
 							   RP_DP_BURST, &tp->shape)
 				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
+	/* The header's fields in two 16-byte stores: data_off, refcnt 1 and
+	 * nb_segs 1 (what a free mbuf holds already), port and ol_flags 0 at
+	 * rearm_data; packet_type 0, pkt_len, data_len, vlan_tci 0 and the RX
+	 * hash's low half (no TX path reads it) at rx_descriptor_fields1. A
+	 * store per field was eight per packet. vlan_tci_outer is left: with no
+	 * VLAN flag in ol_flags nothing reads it. */
+	const hdr_v16 rearm = {(uint64_t)off | 1ull << 16 | 1ull << 32 | (uint64_t)tp->port->id << 48, 0};
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *b = m[i];
-		b->data_off = RTE_PKTMBUF_HEADROOM;
-		b->ol_flags = 0;
-		b->packet_type = 0;
-		b->vlan_tci = 0;
-		b->vlan_tci_outer = 0;
-		b->port = tp->port->id;
-		b->data_len = lens[i];
-		b->pkt_len = lens[i];
+		uint8_t *b = (uint8_t *)m[i];
+		const fields_v16 d = {0, lens[i], lens[i], 0};
+		memcpy(b + offsetof(struct rte_mbuf, rearm_data), &rearm, sizeof(rearm));
+		memcpy(b + offsetof(struct rte_mbuf, rx_descriptor_fields1), &d, sizeof(d));
 		bytes += lens[i];
 	}
 	if (n < RP_DP_BURST)
@@ -412,11 +425,14 @@ bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
 	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
 	memset(tp->pools, 0, sizeof(tp->pools));
 	tp->shape = 0;
-	for (unsigned i = 0; i < n; i++)
+	tp->data_off[0] = RTE_PKTMBUF_HEADROOM;
+	for (unsigned i = 0; i < n; i++) {
 		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
 			memset(tp->pools, 0, sizeof(tp->pools));
 			return false;
 		}
+		tp->data_off[i + 1] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(sh[i].len, sh[i].head));
+	}
 	if (n)
 		tp->pools[0] = tp->port->pool;
 	return true;

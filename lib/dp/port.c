@@ -186,7 +186,7 @@ void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned hea
 	struct rte_mempool *mp = rte_mempool_lookup(name);
 	if (mp)
 		return mp;
-	size_t room = len + RP_DP_KEPT_SLACK + RTE_PKTMBUF_HEADROOM;
+	size_t room = len + RP_DP_KEPT_SLACK + RP_DP_KEPT_SHIFT + RTE_PKTMBUF_HEADROOM;
 	struct rte_eth_dev_info info;
 	if (rte_eth_dev_info_get(p->id, &info) != 0)
 		return NULL;
@@ -195,6 +195,27 @@ void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned hea
 	if (mp)
 		rte_mempool_obj_iter(mp, zero_room, NULL);
 	return mp;
+}
+
+/* The cache lines bytes [from, to) touch, from a line's start. */
+static unsigned lines(size_t from, size_t to)
+{
+	return (unsigned)((to - 1) / RTE_CACHE_LINE_SIZE - from / RTE_CACHE_LINE_SIZE + 1);
+}
+
+/* A mempool's objects and so the mbufs' data rooms (buf_addr + headroom)
+ * start on a cache line: offsets count from one. */
+unsigned rp_dp_kept_offset(size_t len, unsigned head)
+{
+	unsigned best = 0, best_lines = UINT32_MAX;
+	for (unsigned s = 0; s < RP_DP_KEPT_SHIFT; s++) {
+		unsigned n = lines(s, s + head) + lines(s + len - 4, s + len);
+		if (n < best_lines) {
+			best_lines = n;
+			best = s;
+		}
+	}
+	return best;
 }
 
 /* Why devargs gave no port: the interface it names (iface=) missing on this
