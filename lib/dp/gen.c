@@ -419,7 +419,7 @@ static void main_wait(struct rp_dp_gen *g, struct lcore_job *jobs, unsigned n)
 	}
 }
 
-bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen)
 {
 	struct rp_source_shape sh[RP_SOURCE_SHAPES];
 	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
@@ -429,6 +429,8 @@ bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
 	for (unsigned i = 0; i < n; i++) {
 		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
 			memset(tp->pools, 0, sizeof(tp->pools));
+			snprintf(why, whylen, "port %s: no memory for a pool of its %u B frames: every frame is written whole, "
+				 "which is slower; give the EAL more memory (--eal \"-m N\")", tp->port->name, sh[i].len);
 			return false;
 		}
 		tp->data_off[i + 1] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(sh[i].len, sh[i].head));

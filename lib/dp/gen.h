@@ -127,8 +127,9 @@ struct rp_dp_gen {
 /* Makes the pools that keep the frames of tp's source (rp_source_shapes:
  * one a shape, its data rooms zeroed, which takes milliseconds): call it once
  * the source is made and before the clock starts. Without it, or when a pool
- * cannot be made (false), every frame is written whole into the port's pool. */
-bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp);
+ * cannot be made (false, why says which in one line), every frame is written
+ * whole into the port's pool: right, but slower. */
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen);
 
 /* Runs until done, duration or *stop; returns 0. Ports are driven by the
  * lcore named in each rp_dp_txport. Every lcore lingers (and drains) until

@@ -190,8 +190,17 @@ void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned hea
 	struct rte_eth_dev_info info;
 	if (rte_eth_dev_info_get(p->id, &info) != 0)
 		return NULL;
+	/* As many as the port's own pool when the memory is there; else fewer,
+	 * down to twice what its TX rings hold (a frame in flight waits there)
+	 * plus the lcore caches: many ports with several shapes each can ask
+	 * for more than -m gives, and a smaller pool only makes the sender wait
+	 * for a free mbuf sooner. */
 	unsigned n = (RX_DESC + TX_DESC * info.nb_tx_queues) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
-	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, p->socket >= 0 ? p->socket : (int)rte_socket_id());
+	unsigned floor = TX_DESC * info.nb_tx_queues * 2 + POOL_CACHE * 4;
+	int socket = p->socket >= 0 ? p->socket : (int)rte_socket_id();
+	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, socket);
+	if (!mp && n > floor)
+		mp = rte_pktmbuf_pool_create(name, floor, POOL_CACHE, 0, (uint16_t)room, socket);
 	if (mp)
 		rte_mempool_obj_iter(mp, zero_room, NULL);
 	return mp;
