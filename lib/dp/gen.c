@@ -184,7 +184,9 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	uint16_t lens[RP_DP_BURST];
 	/* The pool's mbufs are direct: the buffer follows the header and the
 	 * private area, so the header is not read before the source runs. */
-	const uint16_t off = tp->pools[0] ? tp->data_off[tp->shape] : RTE_PKTMBUF_HEADROOM;
+	uint16_t off = tp->data_off[tp->pools[0] ? tp->shape : 0];
+	if (!off) /* rp_dp_gen_kept_pools not called */
+		off = RTE_PKTMBUF_HEADROOM;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
 		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + off;
 	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
@@ -425,7 +427,10 @@ bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen)
 	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
 	memset(tp->pools, 0, sizeof(tp->pools));
 	tp->shape = 0;
-	tp->data_off[0] = RTE_PKTMBUF_HEADROOM;
+	/* Frames written whole go where the common small one fits best: a SEND
+	 * ONLY carrying the probe alone, 82 B (Ethernet 14, IPv4 20, UDP 8, BTH
+	 * 12, the probe 24 ending at 78, the ICRC 4): at 16 (rp_dp_kept_offset). */
+	tp->data_off[0] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(82, 78));
 	for (unsigned i = 0; i < n; i++) {
 		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
 			memset(tp->pools, 0, sizeof(tp->pools));

@@ -59,8 +59,8 @@ struct rp_dp_txport {
 	 * kept frames (a pool could not be made), everything written whole. */
 	void *pools[RP_SOURCE_SHAPES + 1];
 	/* Where each pool's frames start in their data room (rte_mbuf data_off):
-	 * a kept frame placed so that its head and its ICRC touch the fewest
-	 * cache lines (rp_dp_kept_offset). */
+	 * placed so that what is written per packet touches the fewest cache
+	 * lines (rp_dp_kept_offset); [0] also without kept pools. */
 	uint16_t data_off[RP_SOURCE_SHAPES + 1];
 	unsigned shape; /* whose buffers the next burst takes */
 };
