@@ -287,8 +287,8 @@ static int make_sources(struct rp_session *s)
 					ids[n++] = (uint32_t)f;
 			if (n && !(tp->src = rp_source_create_flows(&s->plan, ids, n, NULL, err, sizeof(err))))
 				rc = rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
-			else if (n)
-				rp_dp_gen_kept_pools(tp); /* else its frames are written whole: slower, as right */
+			else if (n && !rp_dp_gen_kept_pools(tp, err, sizeof(err)))
+				fprintf(stderr, "roceprobe %s: host '%s': %s\n", s->cmd, host->name, err);
 		}
 	}
 	free(ids);

@@ -69,6 +69,18 @@ void rp_dp_port_close(struct rp_dp_port *p);
  * NULL when it cannot be made. */
 #define RP_DP_KEPT_SLACK 64 /* the source's copies may run past the frame */
 void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned head);
+/* Where in a TX data room, past its headroom, a frame of len bytes whose
+ * first head bytes are written per packet (a kept frame: its headers and
+ * probe; else len) starts: of the offsets 0, 16, 32 and 48 (the stores of
+ * 16-byte blocks from the frame's start then never cross a cache line), the
+ * least at which the bytes written, the head and the ICRC (the last 4),
+ * touch the fewest 64-byte cache lines, then the fewest of the probe's seq
+ * and timestamp (the head's last 16 bytes) and the ICRC cross a line.
+ * 1026 B with a 78 B head: at 0 the ICRC at 1022..1025 straddles two lines
+ * (4 in all) and the seq at 62..69 crosses one; at 16 they take 3 lines and
+ * nothing crosses. Below RP_DP_TX_SHIFT, which the rooms have to spare. */
+#define RP_DP_TX_SHIFT 64
+unsigned rp_dp_kept_offset(size_t len, unsigned head);
 /* The largest frame (without FCS) the port a devargs string names takes: the
  * PMD's max_rx_pktlen less the FCS (net_af_packet and net_tap: 1514). 0 when
  * the port is not there or does not say. The EAL must be up. */

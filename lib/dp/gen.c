@@ -5,7 +5,9 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +156,28 @@ static void flush_pending(struct rp_dp_txport *tp, uint64_t now_ns)
 		give_up_pending(tp);
 }
 
+typedef uint64_t hdr_v16 __attribute__((vector_size(16)));
+typedef uint32_t fields_v16 __attribute__((vector_size(16)));
+#define MBUF_AT(f, o) (offsetof(struct rte_mbuf, f) == offsetof(struct rte_mbuf, rearm_data) + (o))
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && MBUF_AT(data_off, 0) && MBUF_AT(refcnt, 2) &&
+		       MBUF_AT(nb_segs, 4) && MBUF_AT(port, 6) && MBUF_AT(ol_flags, 8) &&
+		       MBUF_AT(rx_descriptor_fields1, 16) && MBUF_AT(packet_type, 16) && MBUF_AT(pkt_len, 20) &&
+		       MBUF_AT(data_len, 24) && MBUF_AT(vlan_tci, 26) && MBUF_AT(hash, 28),
+	       "tx_fill's two stores cover these mbuf fields");
+
+/* The next burst of held mbufs when every one is back (refcnt 1: the PMD or
+ * an in-process receiver freed it); the load orders the buffer's reuse after
+ * the free (rte_mbuf_refcnt_update is acq_rel). A NIC frees in ring order,
+ * so the oldest are back first. */
+static inline bool take_held(struct rte_mbuf **h, struct rte_mbuf **m)
+{
+	for (unsigned i = 0; i < RP_DP_BURST; i++)
+		if (__atomic_load_n(&h[i]->refcnt, __ATOMIC_ACQUIRE) != 1)
+			return false;
+	memcpy(m, h, RP_DP_BURST * sizeof(m[0]));
+	return true;
+}
+
 /* One burst from the pool of tp's shape; returns how many the source filled. */
 static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
@@ -167,33 +191,43 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	 * is stored, not masked: the pool has no pinned external buffers, so
 	 * no free mbuf carries RTE_MBUF_F_EXTERNAL (and the store needs no
 	 * load of the line). */
-	struct rte_mempool *pool = tp->pools[0] ? tp->pools[tp->shape] : tp->port->pool;
-	if (rte_mempool_get_bulk(pool, (void **)m, RP_DP_BURST) != 0)
+	const unsigned k = tp->pools[0] ? tp->shape : 0; /* 0: the port's own pool */
+	struct rte_mempool *pool = k ? tp->pools[k] : tp->port->pool;
+	/* Held mbufs first (gen.h), when the next burst of them is back. */
+	const bool hold = tp->held[k] && take_held(tp->held[k] + tp->held_next[k], m);
+	if (!hold && rte_mempool_get_bulk(pool, (void **)m, RP_DP_BURST) != 0)
 		return 0;
 	uint8_t *bufs[RP_DP_BURST];
 	uint16_t lens[RP_DP_BURST];
 	/* The pool's mbufs are direct: the buffer follows the header and the
 	 * private area, so the header is not read before the source runs. */
+	uint16_t off = tp->data_off[k];
+	if (!off) /* rp_dp_gen_kept_pools not called */
+		off = RTE_PKTMBUF_HEADROOM;
 	for (unsigned i = 0; i < RP_DP_BURST; i++)
-		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + RTE_PKTMBUF_HEADROOM;
+		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + off;
 	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
 	unsigned n = tp->pools[0] ? rp_source_burst_shaped(tp->src, now_ns, paused, tp->shape, bufs, lens, NULL,
 							   RP_DP_BURST, &tp->shape)
 				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
+	/* The header's fields in two 16-byte stores: data_off, refcnt (1, what
+	 * a free mbuf holds already; a held one 2), nb_segs 1, port and ol_flags 0 at
+	 * rearm_data; packet_type 0, pkt_len, data_len, vlan_tci 0 and the RX
+	 * hash's low half (no TX path reads it) at rx_descriptor_fields1. A
+	 * store per field was eight per packet. vlan_tci_outer is left: with no
+	 * VLAN flag in ol_flags nothing reads it. */
+	const hdr_v16 rearm = {(uint64_t)off | (hold ? 2ull : 1ull) << 16 | 1ull << 32 | (uint64_t)tp->port->id << 48, 0};
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *b = m[i];
-		b->data_off = RTE_PKTMBUF_HEADROOM;
-		b->ol_flags = 0;
-		b->packet_type = 0;
-		b->vlan_tci = 0;
-		b->vlan_tci_outer = 0;
-		b->port = tp->port->id;
-		b->data_len = lens[i];
-		b->pkt_len = lens[i];
+		uint8_t *b = (uint8_t *)m[i];
+		const fields_v16 d = {0, lens[i], lens[i], 0};
+		memcpy(b + offsetof(struct rte_mbuf, rearm_data), &rearm, sizeof(rearm));
+		memcpy(b + offsetof(struct rte_mbuf, rx_descriptor_fields1), &d, sizeof(d));
 		bytes += lens[i];
 	}
-	if (n < RP_DP_BURST)
+	if (hold) /* the ones not filled stay ours (refcnt 1), used next time round */
+		tp->held_next[k] = (tp->held_next[k] + RP_DP_BURST) % RP_DP_HELD;
+	else if (n < RP_DP_BURST)
 		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_BURST - n);
 	if (g->rx)
 		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
@@ -406,17 +440,39 @@ static void main_wait(struct rp_dp_gen *g, struct lcore_job *jobs, unsigned n)
 	}
 }
 
-bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp)
+/* RP_DP_HELD mbufs of pool p held for good (rp_dp_txport.held), or NULL when
+ * it cannot spare them (many queues share it): then it is used as it is. */
+static struct rte_mbuf **take_pool_held(struct rte_mempool *p)
+{
+	struct rte_mbuf **h = calloc(RP_DP_HELD, sizeof(*h));
+	if (h && rte_mempool_get_bulk(p, (void **)h, RP_DP_HELD) == 0)
+		return h;
+	free(h);
+	return NULL;
+}
+
+bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen)
 {
 	struct rp_source_shape sh[RP_SOURCE_SHAPES];
 	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
 	memset(tp->pools, 0, sizeof(tp->pools));
+	memset(tp->held, 0, sizeof(tp->held));
+	memset(tp->held_next, 0, sizeof(tp->held_next));
 	tp->shape = 0;
-	for (unsigned i = 0; i < n; i++)
+	/* Frames written whole go where the common small one fits best: a SEND
+	 * ONLY carrying the probe alone, 82 B (Ethernet 14, IPv4 20, UDP 8, BTH
+	 * 12, the probe 24 ending at 78, the ICRC 4): at 16 (rp_dp_kept_offset). */
+	tp->data_off[0] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(82, 78));
+	for (unsigned i = 0; i < n; i++) {
 		if (!(tp->pools[i + 1] = rp_dp_port_shape_pool(tp->port, sh[i].len, sh[i].head))) {
 			memset(tp->pools, 0, sizeof(tp->pools));
+			snprintf(why, whylen, "port %s: no memory for a pool of its %u B frames: every frame is written whole, "
+				 "which is slower; give the EAL more memory (--eal \"-m N\")", tp->port->name, sh[i].len);
 			return false;
 		}
+		tp->data_off[i + 1] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(sh[i].len, sh[i].head));
+		tp->held[i + 1] = take_pool_held(tp->pools[i + 1]);
+	}
 	if (n)
 		tp->pools[0] = tp->port->pool;
 	return true;

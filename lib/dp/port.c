@@ -163,7 +163,7 @@ static struct rte_mempool *make_pool(const char *port, unsigned n_rxq, unsigned 
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	snprintf(name, sizeof(name), "rp_%.20s", port);
-	size_t room = max_frame + RTE_PKTMBUF_HEADROOM;
+	size_t room = max_frame + RTE_PKTMBUF_HEADROOM + RP_DP_TX_SHIFT; /* TX frames start up to that much later */
 	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 		room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	unsigned n = (RX_DESC * n_rxq + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32;
@@ -186,15 +186,52 @@ void *rp_dp_port_shape_pool(const struct rp_dp_port *p, size_t len, unsigned hea
 	struct rte_mempool *mp = rte_mempool_lookup(name);
 	if (mp)
 		return mp;
-	size_t room = len + RP_DP_KEPT_SLACK + RTE_PKTMBUF_HEADROOM;
+	size_t room = len + RP_DP_KEPT_SLACK + RP_DP_TX_SHIFT + RTE_PKTMBUF_HEADROOM;
 	struct rte_eth_dev_info info;
 	if (rte_eth_dev_info_get(p->id, &info) != 0)
 		return NULL;
+	/* As many as the port's own pool when the memory is there; else fewer,
+	 * down to twice what its TX rings hold (a frame in flight waits there)
+	 * plus the lcore caches: many ports with several shapes each can ask
+	 * for more than -m gives, and a smaller pool only makes the sender wait
+	 * for a free mbuf sooner. */
 	unsigned n = (RX_DESC + TX_DESC * info.nb_tx_queues) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32; /* as make_pool */
-	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, p->socket >= 0 ? p->socket : (int)rte_socket_id());
+	unsigned floor = TX_DESC * info.nb_tx_queues * 2 + POOL_CACHE * 4;
+	int socket = p->socket >= 0 ? p->socket : (int)rte_socket_id();
+	mp = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, socket);
+	if (!mp && n > floor)
+		mp = rte_pktmbuf_pool_create(name, floor, POOL_CACHE, 0, (uint16_t)room, socket);
 	if (mp)
 		rte_mempool_obj_iter(mp, zero_room, NULL);
 	return mp;
+}
+
+/* The cache lines bytes [from, to) touch, from a line's start. */
+static unsigned lines(size_t from, size_t to)
+{
+	return (unsigned)((to - 1) / RTE_CACHE_LINE_SIZE - from / RTE_CACHE_LINE_SIZE + 1);
+}
+
+static bool crosses(size_t from, size_t to)
+{
+	return lines(from, to) > 1;
+}
+
+/* A mempool's objects and so the mbufs' data rooms (buf_addr + headroom)
+ * start on a cache line: offsets count from one. */
+unsigned rp_dp_kept_offset(size_t len, unsigned head)
+{
+	unsigned best = 0, best_cost = UINT32_MAX;
+	for (unsigned s = 0; s < RP_DP_TX_SHIFT; s += 16) {
+		unsigned cost = 4 * (lines(s, s + head) + lines(s + len - 4, s + len)) + crosses(s + len - 4, s + len);
+		if (head >= 16)
+			cost += crosses(s + head - 16, s + head - 8) + crosses(s + head - 8, s + head);
+		if (cost < best_cost) {
+			best_cost = cost;
+			best = s;
+		}
+	}
+	return best;
 }
 
 /* Why devargs gave no port: the interface it names (iface=) missing on this

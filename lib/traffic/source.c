@@ -289,6 +289,7 @@ struct run_state {
 	bool zeroed; /* unstaged: the one buffer's zero tail is there already */
 	const struct rp_icrc_patch *psn_p, *seq_p, *ts_p;
 	uint32_t base, tpsn, psn;
+	uint32_t psn_top; /* the header's byte before the PSN (BTH A and reserved bits), << 24 */
 	uint64_t tseq, tts, seq;
 };
 
@@ -335,7 +336,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	const uint16_t len = r->len, psn_off = r->psn_off, icrc_off = r->icrc_off, seq_off = r->seq_off,
 		       ts_off = r->ts_off, hdr_len = r->hdr_len;
 	const struct rp_icrc_patch *psn_p = r->psn_p, *seq_p = r->seq_p, *ts_p = r->ts_p;
-	const uint32_t base = r->base, tpsn = r->tpsn;
+	const uint32_t base = r->base, tpsn = r->tpsn, psn_top = r->psn_top;
 	const uint64_t tseq = r->tseq, tts = r->tts;
 	uint32_t psn = r->psn;
 	uint64_t seq = r->seq;
@@ -404,7 +405,8 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 			if (has_seq)
 				hi ^= rp_icrc_patch_delta64(seq_p, (tseq ^ seq) & ~(uint64_t)0xFF);
 		}
-		rp_put_be24(buf + psn_off, psn);
+		/* The PSN with the byte before it, as it is: one store, not two. */
+		rp_put_be32(buf + psn_off - 1, psn_top | psn);
 		uint32_t icrc = hi ^ psn_lo[(uint8_t)(tpsn ^ psn)];
 		psn = (psn + 1) & RP_PSN_MASK;
 		if (has_seq) {
@@ -488,11 +490,17 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 		f->zlo = f->zhi = 0;
 	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
 	uint8_t stage[RP_STAGE_MAX + RP_COPY_BLOCK];
-	_Static_assert(RP_TMPL_HDR_MAX + RP_PROBE_LEN + 2 * RP_COPY_BLOCK <= sizeof(stage), "a head fits the stage");
-	if (kept) { /* zeros after the head, up to what the vectors or blocks load */
-		memset(stage, 0, RP_TMPL_HDR_MAX + RP_PROBE_LEN + 2 * RP_COPY_BLOCK);
+	_Static_assert(RP_PROBE_LEN <= RP_COPY_BLOCK && RP_TMPL_HDR_MAX + 3 * RP_COPY_BLOCK <= sizeof(stage),
+		       "a head, its last block and the zeros after it fit the stage");
+	if (kept) {
+		/* Zeros after the head, up to what the vectors or blocks load
+		 * (at most 96 B, or the head rounded up to a block; the head is
+		 * longer than 32 B): one constant-size copy past where the
+		 * frame's blocks end, not a memset of the whole stage per run. */
+		size_t end = t->hdr_len + RP_COPY_BLOCK * (((size_t)(t->head - t->hdr_len) + RP_COPY_BLOCK - 1) / RP_COPY_BLOCK);
 		copy_blocks(stage, h->bytes, t->hdr_len);
 		copy_blocks(stage + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->head - t->hdr_len));
+		memcpy(stage + end, rp_tmpl_zeros, 2 * RP_COPY_BLOCK);
 	} else if (staged) {
 		copy_blocks(stage, h->bytes, t->hdr_len);
 		copy_blocks(stage + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->len - t->hdr_len));
@@ -515,7 +523,7 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 			      .tail_off = t->tail_off,
 			      .len = len, .copy_len = copy_len, .psn_off = psn_off, .icrc_off = icrc_off, .seq_off = seq_off,
 			      .ts_off = ts_off, .psn_p = psn_p, .seq_p = seq_p, .ts_p = t->ts_p, .base = base,
-			      .tpsn = tpsn, .tseq = tseq, .tts = tts, .psn = psn, .seq = seq, .zeroed = zeroed};
+			      .tpsn = tpsn, .psn_top = (uint32_t)h->bytes[psn_off - 1] << 24, .tseq = tseq, .tts = tts, .psn = psn, .seq = seq, .zeroed = zeroed};
 	const bool small = copy_len > RP_SMALL_FRAME - RP_COPY_BLOCK && copy_len <= RP_SMALL_FRAME;
 	unsigned i;
 	if (!staged)

@@ -13,9 +13,10 @@
     kept: [gen: tx host] --net_pcap tx_pcap--> kept.pcap --Python + roce_icrc.py--> checks
           three flows of five frame lengths, 12000 frames: mbufs that keep their frames are
           reused many times (the pool holds 5120), and every frame must still be whole
+    kept-nomem: the same with too little EAL memory for a kept pool: one line, frames written whole
 
 usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
-                                      null-rx, cleanup, active, rate-warn, kept)
+                                      null-rx, cleanup, active, rate-warn, kept, kept-nomem)
 """
 import json
 import os
@@ -116,7 +117,7 @@ def case_fastpath(tmp):
     expect(len({f["probe"]["tx_ns"] for f in frames}) > 1, "tx_ns follows the clock")
 
 
-def case_kept(tmp):
+def case_kept(tmp, *args):
     # Frames longer than 256 B go out of mbufs that keep their zeros between uses, one pool per
     # frame length: only the headers, probe and ICRC are written per packet. Lengths worked by
     # hand (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 58 around the payload):
@@ -131,7 +132,7 @@ def case_kept(tmp):
   - {name: w, pattern: flow, src: tx, dst: rx, opcode: write, message_size: 10000, rate: 4G, messages: 1000}
   - {name: p, pattern: flow, src: tx, dst: rx, opcode: send, message_size: 24, rate: 200M, messages: 3000}
 """
-    j = gen(prof, tmp)
+    j, err = gen_err(prof, tmp, *args)
     frames = [b for _, b, _ in read_pcap(pcap)["recs"]]
     lens = {}
     for b in frames:
@@ -158,6 +159,20 @@ def case_kept(tmp):
     expect(sorted(len(v) for v in seqs.values()) == [3000, 3000, 6000], "three flows' probes")
     expect(all(v == list(range(len(v))) for v in seqs.values()), "probe seq 0, 1, 2... per flow, none twice")
     expect(not dirty, f"payload past the probe and the pad all zeros: {len(dirty)} frames not, first {dirty[:5]}")
+    return err
+
+
+def case_kept_nomem(tmp):
+    # The same frames with the EAL given 40 MB: the port's own pool (5120 mbufs of 4.3 KB) and
+    # the kept pool of the 1026 B frames fit, the kept pool of the 4170 B frames (5120, or 3072,
+    # more of 4.6 KB) does not (measured: at 24 MB not even the port's pool, at 64 MB the 4154 B
+    # pool fails instead). The port then writes every frame whole, says so in one line, and
+    # every frame is still right (case_kept's checks).
+    err = case_kept(tmp, "--eal", "-m 40")
+    lines = [l for l in err.splitlines() if "no memory for a pool" in l]
+    expect(len(lines) == 1, f"one line says the kept pool could not be made: {lines}")
+    expect(lines and "host 'tx': port net_pcap0" in lines[0] and "4170 B frames" in lines[0] and "-m N" in lines[0],
+           f"it names the host, the port, the frame length and the fix: {lines[:1]}")
 
 
 def pacing(tmp, port, rate_g):
@@ -396,7 +411,10 @@ with tempfile.TemporaryDirectory() as tmp:
     elif CASE == "fastpath":
         case_fastpath(tmp)
     elif CASE == "kept":
-        case_kept(tmp)
+        err = case_kept(tmp)
+        expect("no memory for a pool" not in err, "the kept pools fit the default memory (no fallback line)")
+    elif CASE == "kept-nomem":
+        case_kept_nomem(tmp)
     else:
         sys.exit(f"unknown case {CASE}")
 
