@@ -11,18 +11,6 @@ void rp_hist_init(struct rp_hist *h)
 	h->min = UINT64_MAX;
 }
 
-static unsigned log2_floor(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v); }
-
-size_t rp_hist_index(uint64_t v)
-{
-	if (v < RP_HIST_LINEAR)
-		return (size_t)v;
-	unsigned e = log2_floor(v); /* >= 8 */
-	unsigned shift = e - RP_HIST_SUB_BITS;
-	size_t sub = (size_t)(v >> shift) - RP_HIST_SUB;
-	return RP_HIST_LINEAR + (size_t)(e - RP_HIST_SUB_BITS - 1) * RP_HIST_SUB + sub;
-}
-
 uint64_t rp_hist_bucket_lo(size_t idx)
 {
 	if (idx < RP_HIST_LINEAR)

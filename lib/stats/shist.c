@@ -34,7 +34,8 @@ static uint32_t lower_bound(const struct rp_shist *s, size_t idx)
 
 static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 {
-	uint32_t at = lower_bound(s, idx);
+	uint32_t at = s->hint < s->n && IDX(s->e[s->hint]) == idx ? s->hint : lower_bound(s, idx);
+	s->hint = at; /* after an insertion at at too: the new entry */
 	if (at < s->n && IDX(s->e[at]) == idx) {
 		s->e[at] += count;
 		return 0;

@@ -23,6 +23,8 @@ struct rp_shist {
 	long double m2;
 	uint64_t *e; /* [n] entries sorted by bucket */
 	uint32_t n, cap;
+	uint32_t hint; /* the entry the last sample went to, tried first (a flow's latencies
+			* mostly repeat a bucket); any value is safe, it is checked */
 };
 
 void rp_shist_init(struct rp_shist *s);

@@ -1,6 +1,7 @@
 #include "timeseries.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *const rp_ts_counter_names[RP_TS_COUNTERS] = {
 	"rx_packets", "rx_bytes", "ce", "cnp_tx", "cnp_rx", "acks", "naks",
@@ -43,6 +44,7 @@ struct rp_ts *rp_ts_create(const struct rp_ts_cfg *cfg)
 	}
 	for (size_t i = 0; i < nb; i++)
 		t->bins[i].lat_min = UINT64_MAX;
+	rp_hist_init(t->open_hist);
 	t->last_bin = -1;
 	/* Beyond UINT64_MAX nothing is binned anyway: saturate. */
 	uint64_t span = nb > UINT64_MAX / t->cfg.bin_ns ? UINT64_MAX : nb * t->cfg.bin_ns;
@@ -85,24 +87,75 @@ void rp_ts_add(struct rp_ts *t, uint64_t now_ns, enum rp_ts_counter c, uint64_t 
 		t->bins[b].c[c] += n;
 }
 
+/* The open histogram's buckets from its min's to its max's: the only ones
+ * that can hold samples (rp_hist_summarize_walk's walker, pos relative to lo). */
+struct open_range {
+	const struct rp_hist *h;
+	size_t lo, hi;
+};
+
+static bool walk_open(const void *arg, size_t *pos, uint64_t *upper, uint64_t *count)
+{
+	const struct open_range *r = arg;
+	for (size_t i = r->lo + *pos; i <= r->hi; i++) {
+		if (r->h->b[i]) {
+			*upper = rp_hist_bucket_hi(i);
+			*count = r->h->b[i];
+			*pos = i - r->lo + 1;
+			return true;
+		}
+	}
+	*pos = r->hi - r->lo + 1;
+	return false;
+}
+
+/* The bin's percentiles as rp_hist_percentile gives them, in one walk over
+ * that range, which is then emptied for the next bin (not all 7424 buckets,
+ * 58 KiB, every 100 us). */
 void rp_ts_flush(struct rp_ts *t)
 {
 	if (t->open_bin < 0)
 		return;
+	struct rp_hist *h = t->open_hist;
 	struct rp_ts_bin *bin = &t->bins[t->open_bin];
-	for (int k = 0; k < RP_TS_PCTS; k++)
-		bin->lat_pct[k] = rp_hist_percentile(t->open_hist, rp_hist_pct_ppm[k]);
+	if (h->count) {
+		struct open_range r = {h, rp_hist_index(h->min), rp_hist_index(h->max)};
+		struct rp_hist_summary s;
+		rp_hist_summarize_walk(&s, h->count, h->min, h->max, 0, 0, walk_open, &r);
+		for (int k = 0; k < RP_TS_PCTS; k++)
+			bin->lat_pct[k] = s.pct[k];
+		memset(&h->b[r.lo], 0, (r.hi - r.lo + 1) * sizeof(h->b[0]));
+	} else {
+		for (int k = 0; k < RP_TS_PCTS; k++)
+			bin->lat_pct[k] = 0;
+	}
+	h->count = 0;
+	h->min = UINT64_MAX;
+	h->max = 0;
 	t->open_bin = -1;
 }
 
-/* One histogram serves every bin in turn: emptied when a later bin opens. */
+/* One histogram serves every bin in turn: emptied when a later bin opens
+ * (rp_ts_flush). */
 static void open_bin(struct rp_ts *t, long b)
 {
 	if (b <= t->open_bin)
 		return;
 	rp_ts_flush(t);
-	rp_hist_init(t->open_hist);
 	t->open_bin = b;
+}
+
+/* The open bin's histogram serves its percentiles alone (rp_ts_flush:
+ * buckets, count, min and max), so a sample is not rp_hist_record's, whose
+ * mean and M2 cost a long double division each. */
+static void open_record(struct rp_hist *h, uint64_t v)
+{
+	h->b[rp_hist_index(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
 }
 
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
@@ -111,7 +164,7 @@ void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 	if (b < 0)
 		return;
 	open_bin(t, b);
-	rp_hist_record(t->open_hist, lat_ns);
+	open_record(t->open_hist, lat_ns);
 	struct rp_ts_bin *bin = &t->bins[b];
 	bin->lat_count++;
 	if (lat_ns < bin->lat_min)
