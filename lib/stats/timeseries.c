@@ -158,21 +158,39 @@ static void open_record(struct rp_hist *h, uint64_t v)
 		h->max = v;
 }
 
+void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, size_t n)
+{
+	if (n == 0)
+		return;
+	long b = rp_ts_bin_of(t, now_ns);
+	if (b < 0) {
+		t->outside += n - 1; /* one per sample, as n calls count them */
+		return;
+	}
+	open_bin(t, b);
+	struct rp_ts_bin *bin = &t->bins[b];
+	uint64_t min = bin->lat_min, max = bin->lat_max;
+	long double sum = bin->lat_sum, sumsq = bin->lat_sumsq;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = lat_ns[i];
+		open_record(t->open_hist, v);
+		if (v < min)
+			min = v;
+		if (v > max)
+			max = v;
+		sum += (long double)v;
+		sumsq += (long double)v * (long double)v;
+	}
+	bin->lat_count += n;
+	bin->lat_min = min;
+	bin->lat_max = max;
+	bin->lat_sum = sum;
+	bin->lat_sumsq = sumsq;
+}
+
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 {
-	long b = rp_ts_bin_of(t, now_ns);
-	if (b < 0)
-		return;
-	open_bin(t, b);
-	open_record(t->open_hist, lat_ns);
-	struct rp_ts_bin *bin = &t->bins[b];
-	bin->lat_count++;
-	if (lat_ns < bin->lat_min)
-		bin->lat_min = lat_ns;
-	if (lat_ns > bin->lat_max)
-		bin->lat_max = lat_ns;
-	bin->lat_sum += (long double)lat_ns;
-	bin->lat_sumsq += (long double)lat_ns * (long double)lat_ns;
+	rp_ts_latency_n(t, now_ns, &lat_ns, 1);
 }
 
 /* Not rp_ts_bin_of: the sample's rp_ts_latency already counted it if outside. */
