@@ -227,10 +227,10 @@ static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const 
 
 /* rp_acct_data but the time series and the replies: what the flow, its QP
  * and the port's priority count (lb: rp_acct_record_latency's). True for a
- * duplicate. */
-static inline bool rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl,
-				     struct acct_qp *q, uint64_t now, size_t wire_len, const struct acct_pkt *k,
-				     struct acct_lat_batch *lb)
+ * duplicate. Always inline: gcc left it a call in the fast path's loop. */
+static inline __attribute__((always_inline)) bool
+rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, struct acct_qp *q, uint64_t now,
+		  size_t wire_len, const struct acct_pkt *k, struct acct_lat_batch *lb)
 {
 	bool dup = false;
 	rp_acct_count_arrival(fl, now, wire_len);
