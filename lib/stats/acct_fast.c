@@ -76,11 +76,11 @@ static RP_FP_INLINE uint32_t fast_flow(const struct rp_acct *a, const struct acc
 }
 
 static RP_FP_INLINE void fast_data(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, uint16_t q, uint64_t now,
-			     const uint8_t *buf, size_t len, const struct rp_fp_pkt *fp)
+			     const uint8_t *buf, size_t len, const struct rp_fp_pkt *fp, struct acct_lat_batch *lb)
 {
 	struct acct_pkt k = {.opcode = fp->opcode, .psn = fp->psn, .ce = fp->ecn == RP_ECN_CE, .has_probe = true,
 			     .probe = fp->probe, .payload_len = fp->payload_len, .dst_mac = rp_fp_eth_dst(buf)};
-	rp_acct_data_flow(a, p, fl, &fl->qp[q], now, len, &k);
+	rp_acct_data_flow(a, p, fl, &fl->qp[q], now, len, &k, lb);
 }
 
 bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
@@ -90,7 +90,7 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 	uint32_t fi = fast_flow(a, p, buf, &pre->fp, reply != NULL, &q);
 	if (fi == RP_ACCT_NO_FLOW)
 		return false;
-	fast_data(a, p, &a->flows[fi], q, now, buf, len, &pre->fp);
+	fast_data(a, p, &a->flows[fi], q, now, buf, len, &pre->fp, NULL);
 	rp_ts_rx(a->ts, now, fi, len, pre->fp.ecn == RP_ECN_CE);
 	rp_acct_port_rx(p, len, RP_RX_DATA, !pre->icrc_ok);
 	a->fast_frames++;
@@ -98,8 +98,10 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 }
 
 /* The burst's frames share one arrival time, so a run of one flow's frames
- * lands in one time-series bin: counted there once per run, and the port's
- * counters once per burst (the same sums as frame by frame). */
+ * lands in one time-series bin: counted there once per run, its latency
+ * samples recorded together (struct acct_lat_batch), and the port's
+ * counters once per burst (the same sums, in the same order, as frame by
+ * frame). */
 unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *const buf[],
 			   const uint16_t caplen[], const struct rp_acct_pre pre[], unsigned n, bool replies)
 {
@@ -108,6 +110,8 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
 	uint32_t run = RP_ACCT_NO_FLOW;
 	uint64_t run_n = 0, run_bytes = 0, run_ce = 0, bytes = 0, bad = 0;
+	struct acct_lat_batch lb;
+	lb.n = 0;
 	unsigned i = 0;
 	for (; i < n && pre[i].taken; i++) {
 		const struct rp_fp_pkt *fp = &pre[i].fp;
@@ -115,7 +119,7 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 		uint32_t fi = fast_flow(a, p, buf[i], fp, replies, &q);
 		if (fi == RP_ACCT_NO_FLOW)
 			break;
-		fast_data(a, p, &a->flows[fi], q, now_ns, buf[i], caplen[i], fp);
+		fast_data(a, p, &a->flows[fi], q, now_ns, buf[i], caplen[i], fp, &lb);
 		if (fi != run) {
 			if (run_n)
 				rp_ts_rx_n(a->ts, now_ns, run, run_n, run_bytes, run_ce);
@@ -130,6 +134,7 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 	}
 	if (run_n)
 		rp_ts_rx_n(a->ts, now_ns, run, run_n, run_bytes, run_ce);
+	rp_acct_lat_flush(a, &lb);
 	if (p && i) {
 		p->r.rx_frames += i;
 		p->r.rx_bytes += bytes;

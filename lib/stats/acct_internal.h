@@ -169,10 +169,48 @@ void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, 
 
 /* The per-frame accounting, inline: both paths (acct.c, acct_fast.c) call
  * rp_acct_data, and a burst of the fast path runs it without a call. */
-static inline void rp_acct_record_latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx)
+
+#define RP_ACCT_LAT_BATCH 32
+
+/* The fast path's latency samples of one flow at one time (a run of its
+ * frames in a burst), recorded together by rp_acct_lat_flush in arrival
+ * order: the same histogram and series bits as one record per frame
+ * (rp_shist_record_n, rp_ts_latency_n). */
+struct acct_lat_batch {
+	struct acct_flow *fl;
+	uint64_t now;
+	unsigned n;
+	uint64_t v[RP_ACCT_LAT_BATCH];
+};
+
+static inline void rp_acct_lat_flush(struct rp_acct *a, struct acct_lat_batch *lb)
+{
+	if (!lb->n)
+		return;
+	struct acct_flow *fl = lb->fl;
+	rp_shist_record_n(&fl->lat, lb->v, lb->n);
+	rp_ts_latency_n(a->ts, lb->now, lb->v, lb->n);
+	for (unsigned i = 0; fl->cfg.bin_hist && i < lb->n; i++)
+		rp_ts_latency_hist(a->ts, lb->now, lb->v[i]);
+	lb->n = 0;
+}
+
+/* lb: NULL records the sample now; else it joins the batch (which is first
+ * flushed if it holds another flow's or another time's: the samples keep
+ * their order). */
+static inline void rp_acct_record_latency(struct rp_acct *a, struct acct_flow *fl, uint64_t now, uint64_t tx,
+					  struct acct_lat_batch *lb)
 {
 	if (now < tx) {
 		fl->r.clock_skew++;
+		return;
+	}
+	if (lb) {
+		if (lb->n && (lb->fl != fl || lb->now != now || lb->n == RP_ACCT_LAT_BATCH))
+			rp_acct_lat_flush(a, lb);
+		lb->fl = fl;
+		lb->now = now;
+		lb->v[lb->n++] = now - tx;
 		return;
 	}
 	rp_shist_record(&fl->lat, now - tx);
@@ -204,28 +242,31 @@ static inline void rp_acct_count_arrival(struct acct_flow *fl, uint64_t now, siz
 	fl->r.rx_bytes += bytes;
 }
 
-/* A probe's sequence and latency; true for a duplicate. */
-static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now)
+/* A probe's sequence and latency (lb: rp_acct_record_latency's); true for a duplicate. */
+static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const struct rp_probe *pr, uint64_t now,
+				 struct acct_lat_batch *lb)
 {
 	fl->probes = true;
 	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW)
 		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
 	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
 	if (!dup && a->cfg.latency)
-		rp_acct_record_latency(a, fl, now, pr->tx_ns);
+		rp_acct_record_latency(a, fl, now, pr->tx_ns, lb);
 	return dup;
 }
 
 /* rp_acct_data but the time series and the replies: what the flow, its QP
- * and the port's priority count. True for a duplicate. */
-static inline bool rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl,
-				     struct acct_qp *q, uint64_t now, size_t wire_len, const struct acct_pkt *k)
+ * and the port's priority count (lb: rp_acct_record_latency's). True for a
+ * duplicate. Always inline: gcc left it a call in the fast path's loop. */
+static inline __attribute__((always_inline)) bool
+rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, struct acct_qp *q, uint64_t now,
+		  size_t wire_len, const struct acct_pkt *k, struct acct_lat_batch *lb)
 {
 	bool dup = false;
 	rp_acct_count_arrival(fl, now, wire_len);
 	bool seen = a->cfg.track_psn && rp_acct_track_psn(fl, q, now, k);
 	if (k->has_probe) {
-		dup = rp_acct_probe(a, fl, &k->probe, now);
+		dup = rp_acct_probe(a, fl, &k->probe, now, lb);
 	} else {
 		dup = seen;
 		fl->probeless_unique += !dup;
@@ -257,7 +298,7 @@ static inline void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t
 				size_t wire_len, const struct acct_pkt *k, struct rp_reply *reply)
 {
 	struct acct_flow *fl = &a->flows[fi];
-	bool dup = rp_acct_data_flow(a, p, fl, &fl->qp[qi], now, wire_len, k);
+	bool dup = rp_acct_data_flow(a, p, fl, &fl->qp[qi], now, wire_len, k, NULL);
 	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
 	if (fl->cfg.reply && reply)
 		rp_acct_respond(a, fi, qi, now, k->ce, reply);

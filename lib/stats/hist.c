@@ -11,18 +11,6 @@ void rp_hist_init(struct rp_hist *h)
 	h->min = UINT64_MAX;
 }
 
-static unsigned log2_floor(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v); }
-
-size_t rp_hist_index(uint64_t v)
-{
-	if (v < RP_HIST_LINEAR)
-		return (size_t)v;
-	unsigned e = log2_floor(v); /* >= 8 */
-	unsigned shift = e - RP_HIST_SUB_BITS;
-	size_t sub = (size_t)(v >> shift) - RP_HIST_SUB;
-	return RP_HIST_LINEAR + (size_t)(e - RP_HIST_SUB_BITS - 1) * RP_HIST_SUB + sub;
-}
-
 uint64_t rp_hist_bucket_lo(size_t idx)
 {
 	if (idx < RP_HIST_LINEAR)
@@ -51,16 +39,6 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 	long double d = (long double)v - h->mean;
 	h->mean += d / (long double)h->count;
 	h->m2 += d * ((long double)v - h->mean);
-}
-
-void rp_hist_record_counts(struct rp_hist *h, uint64_t v)
-{
-	h->b[rp_hist_index(v)]++;
-	h->count++;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
 }
 
 void rp_hist_clear_used(struct rp_hist *h)

@@ -51,9 +51,6 @@ struct rp_hist_summary {
 void rp_hist_init(struct rp_hist *h);
 /* The per-packet call: a few shifts, one add and Welford's update. */
 void rp_hist_record(struct rp_hist *h, uint64_t v);
-/* Buckets, count, min and max only, no moments: all rp_hist_percentile
- * reads, for a histogram whose mean and stdev nobody asks for. */
-void rp_hist_record_counts(struct rp_hist *h, uint64_t v);
 /* rp_hist_init for a histogram whose samples all went through rp_hist_record
  * or rp_hist_record_counts: only the buckets from min's to max's (where
  * they are) are cleared. */
@@ -76,10 +73,31 @@ void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, ui
 /* The rank rp_hist_percentile looks for: ceil(n * ppm / 1e6), at least 1. */
 uint64_t rp_hist_rank(uint64_t n, uint32_t ppm);
 
-/* Which bucket v falls in, and a bucket's inclusive bounds. */
-size_t rp_hist_index(uint64_t v);
+/* Which bucket v falls in (inline: a clz, a shift and an add, per sample),
+ * and a bucket's inclusive bounds. */
+static inline size_t rp_hist_index(uint64_t v)
+{
+	if (v < RP_HIST_LINEAR)
+		return (size_t)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 8 */
+	size_t sub = (size_t)(v >> (e - RP_HIST_SUB_BITS)) - RP_HIST_SUB;
+	return RP_HIST_LINEAR + (size_t)(e - RP_HIST_SUB_BITS - 1) * RP_HIST_SUB + sub;
+}
 uint64_t rp_hist_bucket_lo(size_t idx);
 uint64_t rp_hist_bucket_hi(size_t idx);
+
+/* Buckets, count, min and max only, no moments: all rp_hist_percentile
+ * reads, for a histogram whose mean and stdev nobody asks for (a time
+ * series' open bin: inline, per sample). */
+static inline void rp_hist_record_counts(struct rp_hist *h, uint64_t v)
+{
+	h->b[rp_hist_index(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
 
 /* The value at quantile ppm/1e6: the ceil(n * ppm / 1e6)-th smallest sample
  * (at least the first), reported as described above. 0 when empty. */

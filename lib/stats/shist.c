@@ -56,18 +56,34 @@ static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 	return 0;
 }
 
-/* The same steps as rp_hist_record. */
+/* The same steps as rp_hist_record, sample by sample. */
+int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n)
+{
+	uint64_t count = s->count, min = s->min, max = s->max;
+	long double mean = s->mean, m2 = s->m2;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		count++;
+		if (v[i] < min)
+			min = v[i];
+		if (v[i] > max)
+			max = v[i];
+		long double d = (long double)v[i] - mean;
+		mean += d / (long double)count;
+		m2 += d * ((long double)v[i] - mean);
+		rc |= add_bucket(s, rp_hist_index(v[i]), 1);
+	}
+	s->count = count;
+	s->min = min;
+	s->max = max;
+	s->mean = mean;
+	s->m2 = m2;
+	return rc;
+}
+
 int rp_shist_record(struct rp_shist *s, uint64_t v)
 {
-	s->count++;
-	if (v < s->min)
-		s->min = v;
-	if (v > s->max)
-		s->max = v;
-	long double d = (long double)v - s->mean;
-	s->mean += d / (long double)s->count;
-	s->m2 += d * ((long double)v - s->mean);
-	return add_bucket(s, rp_hist_index(v), 1);
+	return rp_shist_record_n(s, &v, 1);
 }
 
 void rp_shist_expand(const struct rp_shist *s, struct rp_hist *out, const struct rp_shist *prev)

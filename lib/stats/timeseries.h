@@ -76,7 +76,7 @@ struct rp_ts {
 	uint64_t *flow_pkts; /* [bin][flow] */
 	uint64_t *flow_bytes;
 	uint64_t outside;    /* events that fell outside every bin */
-	struct rp_hist *open_hist; /* latency of the open bin */
+	struct rp_hist *open_hist; /* latency of the open bin: buckets, count, min, max (no mean, M2) */
 	long open_bin;             /* -1: none */
 	uint64_t end_ns;           /* start_ns + nbins x bin_ns: at or after it, no bin */
 	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */
@@ -130,6 +130,9 @@ static inline void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint6
 	rp_ts_rx_n(t, now_ns, flow, 1, bytes, ce);
 }
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
+/* n samples at the same time, in this order: exactly n rp_ts_latency calls
+ * (the bin's sums kept in registers between them). */
+void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, size_t n);
 /* With cfg.bin_hist: lat_ns into the histogram of now_ns's bin (nothing
  * else: call rp_ts_latency too for the bin's own figures). A caller's
  * choice of samples, e.g. a workload's flows and not its aggressor's. */

@@ -1,7 +1,7 @@
 /* The accountant's cost per received frame, as `run` configures it
  * (PSN tracking, destination check, latency), on the frames tools/bench/rx.sh
  * replays: one flow over 8 QPs, RoCEv2 SEND ONLY with the probe, made by
- * the packet source. The general path (cfg.general_only: rp_frame_parse for
+ * the packet source, each a new probe (seqs 4097 apart, as rx.sh's). The general path (cfg.general_only: rp_frame_parse for
  * every frame) against the fast path (lib/stats/acct_fast.c), and the fast
  * path with each CRC implementation (lib/wire/crc32.c). No DPDK: the frames
  * sit in plain buffers, so this is the accounting alone, without the PMD.
@@ -23,7 +23,14 @@
 #include "traffic/acct_cfg.h"
 #include "traffic/plan.h"
 #include "traffic/source.h"
+#include "wire/bytes.h"
 #include "wire/crc32.h"
+#include "wire/eth.h"
+#include "wire/icrc.h"
+#include "wire/ipv4.h"
+#include "wire/udp.h"
+#include "wire/bth.h"
+#include "wire/probe.h"
 
 #define FRAMES 4096
 #define FRAME_MAX 9216
@@ -76,6 +83,16 @@ static void make_frames(unsigned bytes, struct rp_profile **prof, struct rp_plan
 	rp_source_destroy(src);
 	if (n != FRAMES || frame_len[0] != bytes)
 		die("source", "not the frames asked for");
+	/* As tools/bench/rx_input.py does rx.sh's capture: seqs 4097 apart (the
+	 * window and one), so that the frames fed again and again are each a new
+	 * probe (late, older than the window) with a latency sample, not a
+	 * duplicate. SEND ONLY over IPv4: the probe starts the payload. */
+	const size_t l3 = RP_ETH_HLEN, seq_off = l3 + RP_IPV4_HLEN + RP_UDP_HLEN + RP_BTH_LEN + RP_PROBE_SEQ_OFFSET;
+	for (unsigned k = 0; k < FRAMES; k++) {
+		rp_put_be64(frame[k] + seq_off, (uint64_t)k * 4097);
+		rp_icrc_store(frame[k] + frame_len[k] - RP_ICRC_LEN,
+			      rp_icrc_compute(frame[k] + l3, frame_len[k] - l3 - RP_ICRC_LEN));
+	}
 }
 
 static void feed(struct rp_acct *a, uint64_t iters)

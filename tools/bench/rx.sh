@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # RX accounting in packets per second on one core: `roceprobe run` receiving a
 # replayed capture (classification, full ICRC check, per-flow lookup, sequence and
-# PSN accounting and time series for every frame; the capture's 512 frames repeat,
-# so after the first round every frame is a duplicate and adds no latency sample)
-# against `dpdk-testpmd --forward-mode=rxonly` on the same input
+# PSN accounting, latency histogram and time series for every frame) against `dpdk-testpmd --forward-mode=rxonly` on the same input
 # (net_pcap rx_pcap=...,infinite_rx=1), alternating runs; prints each run and
 # the ratio of the medians, for each frame size in FRAMES (Ethernet bytes
 # without FCS: RoCEv2 SEND ONLY, 58 B of headers and ICRC, the rest payload
 # starting with the 24 B probe; 82 B is the smallest frame that carries it,
 # 1026 B the nearest to 1 KiB: a RoCE frame is 2 mod 4 bytes long).
+#
+# What a replay exercises: the capture's 512 frames repeat, bytes unchanged. With
+# gen's seqs 0..511 every frame after the first round was a duplicate (the
+# sequence window remembers 4096 seqs) and added no latency sample and no
+# payload: the bench measured the duplicate path (RX_INPUT=gen still does).
+# tools/bench/rx_input.py spaces the seqs 4097 apart (ICRC recomputed by
+# scapy), so every later round's frames are older than the window: each is a
+# new probe, counted late (stale), with its latency sample and payload as in
+# a live run, 511 of every 512 (the flow's last seq stays within the window:
+# a duplicate). Still not a live run's: the PSNs repeat (each round is
+# counted retransmitted by the PSN tracker), and the latencies are the run's
+# clock minus gen's stamps (ms to s, hundreds of histogram buckets where a
+# live run fills tens). Each run prints its flow's duplicate and latency
+# counts against its frames.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
@@ -35,9 +47,14 @@ traffic:
 YAML
 }
 make_input() { # $1 = frame bytes
-	rm -f "$tmp/in.pcap"
-	profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 "$1" > "$tmp/make.yaml"
+	rm -f "$tmp/in.pcap" "$tmp/gen.pcap"
+	profile "net_pcap0,tx_pcap=$tmp/gen.pcap" "" 512 "$1" > "$tmp/make.yaml"
 	build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
+	if [ "${RX_INPUT:-}" = gen ]; then
+		mv "$tmp/gen.pcap" "$tmp/in.pcap"
+	else
+		tools/bench/rx_input.py "$tmp/gen.pcap" "$tmp/in.pcap" > /dev/null
+	fi
 	profile "net_null0,no-rx=1" ", port: \"net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1\"" 1 "$1" > "$tmp/rx.yaml"
 }
 
@@ -52,7 +69,8 @@ roceprobe_pps() { # $1 = the roceprobe binary
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
 	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
 p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)), \
-int(p['rx_frames']/max($(cpu_s), 0.01)))"
+int(p['rx_frames']/max($(cpu_s), 0.01))); f=j['flows'][0]; \
+print(f\"{p['rx_frames']} frames: {f['duplicates']} duplicates, {f['latency_ns']['count']} latency samples\", file=sys.stderr)"
 }
 
 # testpmd prints Rx-pps every second: the median of its readings but the first
