@@ -30,12 +30,7 @@ uint64_t rp_hist_bucket_hi(size_t idx)
 
 void rp_hist_record(struct rp_hist *h, uint64_t v)
 {
-	h->b[rp_hist_index(v)]++;
-	h->count++;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	rp_hist_record_counts(h, v);
 	long double d = (long double)v - h->mean;
 	h->mean += d / (long double)h->count;
 	h->m2 += d * ((long double)v - h->mean);

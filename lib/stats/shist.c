@@ -134,7 +134,8 @@ bool rp_shist_next(const struct rp_shist *s, size_t *pos, uint64_t *upper, uint6
 	return true;
 }
 
-int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
+/* s empty with h's count, min, max and moments (its buckets to come). */
+static void summary_of(struct rp_shist *s, const struct rp_hist *h)
 {
 	s->n = 0;
 	s->count = h->count;
@@ -142,6 +143,11 @@ int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
 	s->max = h->max;
 	s->mean = h->mean;
 	s->m2 = h->m2;
+}
+
+int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
+{
+	summary_of(s, h);
 	size_t pos = 0;
 	uint64_t upper, count;
 	while (h->count && rp_hist_next(h, &pos, &upper, &count))
@@ -159,12 +165,7 @@ int rp_shist_from_buckets(struct rp_shist *s, const struct rp_hist *h, const uin
 		s->e = e;
 		s->cap = n;
 	}
-	s->n = 0;
-	s->count = h->count;
-	s->min = h->min;
-	s->max = h->max;
-	s->mean = h->mean;
-	s->m2 = h->m2;
+	summary_of(s, h);
 	for (uint32_t i = 0; h->count && i < n; i++)
 		s->e[s->n++] = (uint64_t)idx[i] << RP_SHIST_COUNT_BITS | h->b[idx[i]];
 	return 0;
