@@ -183,15 +183,22 @@ struct acct_lat_batch {
 	uint64_t v[RP_ACCT_LAT_BATCH];
 };
 
+/* n latency samples of flow fl at one time, in order: its histogram, the
+ * time series and (bin_hist) the bin's histogram. */
+static inline void rp_acct_lat_record_n(struct rp_acct *a, struct acct_flow *fl, uint64_t now, const uint64_t *v,
+					unsigned n)
+{
+	rp_shist_record_n(&fl->lat, v, n);
+	rp_ts_latency_n(a->ts, now, v, n);
+	for (unsigned i = 0; fl->cfg.bin_hist && i < n; i++)
+		rp_ts_latency_hist(a->ts, now, v[i]);
+}
+
 static inline void rp_acct_lat_flush(struct rp_acct *a, struct acct_lat_batch *lb)
 {
 	if (!lb->n)
 		return;
-	struct acct_flow *fl = lb->fl;
-	rp_shist_record_n(&fl->lat, lb->v, lb->n);
-	rp_ts_latency_n(a->ts, lb->now, lb->v, lb->n);
-	for (unsigned i = 0; fl->cfg.bin_hist && i < lb->n; i++)
-		rp_ts_latency_hist(a->ts, lb->now, lb->v[i]);
+	rp_acct_lat_record_n(a, lb->fl, lb->now, lb->v, lb->n);
 	lb->n = 0;
 }
 
@@ -213,10 +220,8 @@ static inline void rp_acct_record_latency(struct rp_acct *a, struct acct_flow *f
 		lb->v[lb->n++] = now - tx;
 		return;
 	}
-	rp_shist_record(&fl->lat, now - tx);
-	rp_ts_latency(a->ts, now, now - tx);
-	if (fl->cfg.bin_hist)
-		rp_ts_latency_hist(a->ts, now, now - tx);
+	uint64_t v = now - tx;
+	rp_acct_lat_record_n(a, fl, now, &v, 1);
 }
 
 /* PSN tracking (analyze): for probe-less packets the PSN is what tells a
