@@ -14,7 +14,7 @@
 #include "check.h"
 
 #define TEXT_MAX 512
-#define VALUE_MAX 1000000000000ll /* |values| stay far from overflow */
+#define VALUE_MAX 1000000000000ll /* |values| stay far from overflow in + and -; * checks */
 
 static const char *const template_keys[] = {"count", "name",  "mac",  "ipv4",   "ipv6",    "gateway", "gateway_mac",
 					    "port",  "pci",   "speed", "impair", "respond", "rank",    "node",
@@ -175,7 +175,10 @@ static int64_t product(struct expr *e)
 		int64_t y = atom(e);
 		if ((op == '/' || op == '%') && y == 0)
 			return efail(e, "division by zero");
-		x = checked(e, op == '*' ? x * y : op == '/' ? x / y : x % y);
+		int64_t r;
+		if (op == '*' && __builtin_mul_overflow(x, y, &r))
+			return efail(e, "value out of range");
+		x = checked(e, op == '*' ? r : op == '/' ? x / y : x % y);
 	}
 }
 

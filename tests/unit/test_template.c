@@ -191,6 +191,9 @@ static const struct {
 	 "t.yaml:1:33: key 'host_template[0].ipv4': '10.0.0.{i+}': expected a number, a name or '(' at the end"},
 	{"host_template: {count: 2, ipv4: \"10.0.0.{i/0}\"}\ntraffic: []\n", 0,
 	 "t.yaml:1:33: key 'host_template[0].ipv4': '10.0.0.{i/0}': division by zero"},
+	/* 999999999999 squared is about 1e24, past int64 (9.2e18): an error, not a wrapped value */
+	{"host_template: {count: 2, ipv4: \"10.0.0.{999999999999*999999999999}\"}\ntraffic: []\n", 0,
+	 "t.yaml:1:33: key 'host_template[0].ipv4': '10.0.0.{999999999999*999999999999}': value out of range"},
 	{"host_template: {count: 2, ipv4: \"10.0.0.{i-1}\"}\ntraffic: []\n", 0,
 	 "t.yaml:1:33: key 'host_template[0].ipv4': '10.0.0.{i-1}': {i-1} is -1 for host 0: placeholders must not be "
 	 "negative"},
