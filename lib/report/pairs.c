@@ -68,7 +68,7 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 		first[2 * ps->n] = k[i].flow; /* the group's smallest flow index: sorted last by flow */
 		first[2 * ps->n + 1] = ps->n;
 		h->n = 0; /* emptied, its memory kept for the next pair */
-		h->count = 0, h->min = UINT64_MAX, h->max = 0, h->mean = 0, h->m2 = 0;
+		h->count = 0, h->min = UINT64_MAX, h->max = 0, memset(&h->sums, 0, sizeof(h->sums));
 		for (; i < nf && !strcmp(k[i].src, q->src) && !strcmp(k[i].dst, q->dst); i++) {
 			struct rp_acct_flow_result r;
 			rp_acct_flow(a, k[i].flow, &r);

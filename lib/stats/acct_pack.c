@@ -85,13 +85,20 @@ static void putld(struct wr *w, long double x)
 	putf(w, (double)(x - (long double)hi));
 }
 
+static void put_sums(struct wr *w, const struct rp_sums *m)
+{
+	for (unsigned i = 0; i < 2; i++)
+		put64(w, m->s[i]);
+	for (unsigned i = 0; i < 3; i++)
+		put64(w, m->q[i]);
+}
+
 static void put_hist(struct wr *w, const struct rp_hist *h)
 {
 	put64(w, h->count);
 	put64(w, h->min);
 	put64(w, h->max);
-	putld(w, h->mean);
-	putld(w, h->m2);
+	put_sums(w, &h->sums);
 	size_t at = w->len, nb = 0;
 	put32(w, 0);
 	for (size_t i = 0; h->count && i < RP_HIST_BUCKETS; i++)
@@ -112,8 +119,7 @@ static void put_shist(struct wr *w, const struct rp_shist *s)
 	put64(w, s->count);
 	put64(w, s->min);
 	put64(w, s->max);
-	putld(w, s->mean);
-	putld(w, s->m2);
+	put_sums(w, &s->sums);
 	put32(w, s->count ? s->n : 0);
 	for (uint32_t i = 0; s->count && i < s->n; i++) {
 		put16(w, (uint16_t)(s->e[i] >> RP_SHIST_COUNT_BITS));
@@ -400,7 +406,11 @@ static bool get_header(struct rd *r, struct hdr *h)
 static bool get_hist(struct rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *nidx)
 {
 	uint64_t count = get64(r), min = get64(r), max = get64(r);
-	long double mean = getld(r), m2 = getld(r);
+	struct rp_sums sums;
+	for (unsigned i = 0; i < 2; i++)
+		sums.s[i] = get64(r);
+	for (unsigned i = 0; i < 3; i++)
+		sums.q[i] = get64(r);
 	uint32_t nb = get32(r);
 	*nidx = 0;
 	if (!fits(r, nb, 10))
@@ -430,8 +440,9 @@ static bool get_hist(struct rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *n
 	h->count = count;
 	h->min = count ? min : UINT64_MAX;
 	h->max = count ? max : 0;
-	h->mean = count ? mean : 0;
-	h->m2 = count ? m2 : 0;
+	if (!count)
+		memset(&sums, 0, sizeof(sums));
+	h->sums = sums;
 	return !r->bad;
 }
 
@@ -442,7 +453,7 @@ static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
 	h->count = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
-	h->mean = h->m2 = 0;
+	memset(&h->sums, 0, sizeof(h->sums));
 }
 
 /* merged's flow index of id, or -1. */
@@ -474,7 +485,7 @@ static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	*rp_acct_res(m, (size_t)i) = r;
 	if (!m->rows)
 		m->flows[i].tx_known = true;
-	/* buckets and the exact count/min/max/mean/M2 */
+	/* buckets and the exact count/min/max and sums */
 	return rp_shist_from_buckets(rp_acct_lat(m, (size_t)i), h, idx, nidx) == 0;
 }
 

@@ -37,7 +37,7 @@
  * - a flow's row (rx counters, lost, reordered, duplicates, CE, CNP, ACK,
  *   NAK, goodput, analyze's extras, its latency summary) is the owning
  *   rank's, as is; its latency histogram is installed bucket for bucket with
- *   its exact count/min/max/mean/M2, so percentiles come from buckets, never
+ *   its exact count/min/max and sums, so percentiles come from buckets, never
  *   from averages. tx is the combined one (step 1). A flow no rank owns
  *   stays as rp_acct_create left it (zeros).
  * - a port's counters and pause results (frames, quanta, paused_ns,
@@ -113,7 +113,7 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 3u /* 2: ports carry icrc_bad; 3: per-bin histograms, echoes (echo_tx, class echo, rtt) */
+#define RP_ACCT_PACK_VERSION 4u /* 2: ports carry icrc_bad; 3: per-bin histograms, echoes (echo_tx, class echo, rtt); 4: histograms carry exact sums, not a mean and M2 */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow

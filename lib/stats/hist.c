@@ -31,9 +31,76 @@ uint64_t rp_hist_bucket_hi(size_t idx)
 void rp_hist_record(struct rp_hist *h, uint64_t v)
 {
 	rp_hist_record_counts(h, v);
-	long double d = (long double)v - h->mean;
-	h->mean += d / (long double)h->count;
-	h->m2 += d * ((long double)v - h->mean);
+	rp_sums_add(&h->sums, v);
+}
+
+void rp_sums_merge(struct rp_sums *dst, const struct rp_sums *src)
+{
+	unsigned c = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t x = dst->s[i] + src->s[i], y = x + c;
+		c = (x < src->s[i]) + (y < x);
+		dst->s[i] = y;
+	}
+	c = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t x = dst->q[i] + src->q[i], y = x + c;
+		c = (x < src->q[i]) + (y < x);
+		dst->q[i] = y;
+	}
+}
+
+/* A number of n 64-bit words, low first, as a long double. */
+static long double words_ld(const uint64_t *w, unsigned n)
+{
+	long double x = 0;
+	for (unsigned i = n; i-- > 0;)
+		x = x * 18446744073709551616.0L + (long double)w[i];
+	return x;
+}
+
+/* The whole part and the rest apart: a mean below 2^64 is then as exact as a
+ * long double holds it (the sum alone may need more than its 64 bits). */
+long double rp_sums_mean(const struct rp_sums *m, uint64_t count)
+{
+	if (!count)
+		return 0;
+	unsigned __int128 s = (unsigned __int128)m->s[1] << 64 | m->s[0];
+	unsigned __int128 whole = s / count;
+	return (long double)whole + (long double)(uint64_t)(s % count) / (long double)count;
+}
+
+/* r[0..na+nb) = a * b, words low first. */
+static void mul_words(const uint64_t *a, unsigned na, const uint64_t *b, unsigned nb, uint64_t *r)
+{
+	memset(r, 0, (na + nb) * sizeof(*r));
+	for (unsigned i = 0; i < na; i++) {
+		uint64_t carry = 0;
+		for (unsigned j = 0; j < nb; j++) {
+			unsigned __int128 t = (unsigned __int128)a[i] * b[j] + r[i + j] + carry;
+			r[i + j] = (uint64_t)t;
+			carry = (uint64_t)(t >> 64);
+		}
+		r[i + nb] = carry;
+	}
+}
+
+double rp_sums_stdev(const struct rp_sums *m, uint64_t count)
+{
+	if (count == 0)
+		return 0.0;
+	uint64_t nq[4], ss[4], d[4], borrow = 0;
+	mul_words(&count, 1, m->q, 3, nq); /* count * sumsq */
+	mul_words(m->s, 2, m->s, 2, ss);   /* sum^2 */
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t x = nq[i] - ss[i], y = x - borrow;
+		borrow = (nq[i] < ss[i]) + (x < borrow);
+		d[i] = y;
+	}
+	if (borrow) /* count * sumsq >= sum^2 for any samples: these sums are no samples' */
+		return 0.0;
+	long double var = words_ld(d, 4) / (long double)count / (long double)count;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
 void rp_hist_clear_used(struct rp_hist *h)
@@ -45,17 +112,13 @@ void rp_hist_clear_used(struct rp_hist *h)
 	h->count = 0;
 	h->min = UINT64_MAX;
 	h->max = 0;
-	h->mean = h->m2 = 0;
+	memset(&h->sums, 0, sizeof(h->sums));
 }
 
-/* Chan et al.'s pairwise combination of two Welford states. */
-void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
-		      long double m2)
+void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max,
+		      const struct rp_sums *sums)
 {
-	long double na = (long double)*dst->count, nb = (long double)count, n = na + nb;
-	long double d = mean - *dst->mean;
-	*dst->mean += d * nb / n;
-	*dst->m2 += m2 + d * d * na * nb / n;
+	rp_sums_merge(dst->sums, sums);
 	*dst->count += count;
 	if (min < *dst->min)
 		*dst->min = min;
@@ -63,16 +126,16 @@ void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min
 		*dst->max = max;
 }
 
-void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
-			   long double m2)
+void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max,
+			   const struct rp_sums *sums)
 {
-	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
-	rp_moments_merge(&d, count, min, max, mean, m2);
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->sums};
+	rp_moments_merge(&d, count, min, max, sums);
 }
 
 static void merge_moments(struct rp_hist *dst, const struct rp_hist *src)
 {
-	rp_hist_merge_moments(dst, src->count, src->min, src->max, src->mean, src->m2);
+	rp_hist_merge_moments(dst, src->count, src->min, src->max, &src->sums);
 }
 
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
@@ -120,19 +183,13 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, uint32_t ppm)
 	return h->max;
 }
 
-static double stdev_of(uint64_t count, long double m2)
-{
-	long double var = count ? m2 / (long double)count : 0;
-	return var > 0 ? (double)sqrtl(var) : 0.0;
-}
-
 double rp_hist_stdev(const struct rp_hist *h)
 {
-	return stdev_of(h->count, h->m2);
+	return rp_sums_stdev(&h->sums, h->count);
 }
 
-void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max, long double mean,
-			    long double m2, rp_hist_walk_fn next, const void *h)
+void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max,
+			    const struct rp_sums *sums, rp_hist_walk_fn next, const void *h)
 {
 	memset(s, 0, sizeof(*s));
 	if (count == 0)
@@ -140,8 +197,8 @@ void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t 
 	s->count = count;
 	s->min = min;
 	s->max = max;
-	s->mean = (double)mean;
-	s->stdev = stdev_of(count, m2);
+	s->mean = (double)rp_sums_mean(sums, count);
+	s->stdev = rp_sums_stdev(sums, count);
 	/* rp_hist_pct_ppm ascends, so one walk meets every rank in turn. */
 	size_t pos = 0;
 	uint64_t upper, n, seen = 0;
@@ -162,7 +219,7 @@ static bool walk_hist(const void *h, size_t *pos, uint64_t *upper, uint64_t *cou
 
 void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s)
 {
-	rp_hist_summarize_walk(s, h->count, h->min, h->max, h->mean, h->m2, walk_hist, h);
+	rp_hist_summarize_walk(s, h->count, h->min, h->max, &h->sums, walk_hist, h);
 }
 
 bool rp_hist_next(const struct rp_hist *h, size_t *pos, uint64_t *upper, uint64_t *count)

@@ -11,8 +11,8 @@
  * below 0.79% (< 1%), for every value 0..UINT64_MAX.
  *
  * count, min, max and the mean and standard deviation are exact: they are
- * computed from every recorded sample (Welford's update in long double), not
- * from the buckets. Nothing is dropped: the largest sample counts too.
+ * computed from every recorded sample (the exact integer sum and sum of
+ * squares, struct rp_sums), not from the buckets. Nothing is dropped: the largest sample counts too.
  * stdev is the population standard deviation, sqrt(sum((x - mean)^2) / n). */
 #ifndef RP_STATS_HIST_H
 #define RP_STATS_HIST_H
@@ -26,12 +26,42 @@
 #define RP_HIST_LINEAR (2u * RP_HIST_SUB)                 /* 0..255 are exact */
 #define RP_HIST_BUCKETS (RP_HIST_LINEAR + (64u - RP_HIST_SUB_BITS - 1u) * RP_HIST_SUB) /* 7424 */
 
+/* The samples' exact sum and sum of squares, in 128 and 192 bits: 2^64
+ * samples of up to 2^64 - 1 each cannot overflow them. Integer addition is
+ * associative, so every order of recording and merging (sample by sample, a
+ * burst at once, rank by rank) gives the same bits; the mean and standard
+ * deviation are worked out from them only when read (rp_sums_mean,
+ * rp_sums_stdev). Per sample: one 64x64 multiply and five adds, where
+ * Welford's update in long double was a chain of x87 operations with a
+ * division (15% of rx.sh's per-frame time). */
+struct rp_sums {
+	uint64_t s[2]; /* the sum, low word first */
+	uint64_t q[3]; /* the sum of squares, low word first */
+};
+
+static inline void rp_sums_add(struct rp_sums *m, uint64_t v)
+{
+	unsigned __int128 s = ((unsigned __int128)m->s[1] << 64 | m->s[0]) + v;
+	unsigned __int128 sq = (unsigned __int128)v * v;
+	unsigned __int128 q = ((unsigned __int128)m->q[1] << 64 | m->q[0]) + sq;
+	m->q[2] += q < sq;
+	m->s[0] = (uint64_t)s, m->s[1] = (uint64_t)(s >> 64);
+	m->q[0] = (uint64_t)q, m->q[1] = (uint64_t)(q >> 64);
+}
+/* dst += src. */
+void rp_sums_merge(struct rp_sums *dst, const struct rp_sums *src);
+/* sum / count (0 when count is 0). */
+long double rp_sums_mean(const struct rp_sums *m, uint64_t count);
+/* The population standard deviation, sqrt((count * sumsq - sum^2)) / count,
+ * the numerator worked out exactly in 256 bits (0 when count is 0, or when
+ * sums nobody recorded, from a corrupt merge buffer, would make it negative). */
+double rp_sums_stdev(const struct rp_sums *m, uint64_t count);
+
 struct rp_hist {
 	uint64_t count;
 	uint64_t min; /* UINT64_MAX while empty */
 	uint64_t max;
-	long double mean; /* Welford running mean and sum of squared deviations */
-	long double m2;
+	struct rp_sums sums;
 	uint64_t b[RP_HIST_BUCKETS];
 };
 
@@ -49,7 +79,7 @@ struct rp_hist_summary {
 };
 
 void rp_hist_init(struct rp_hist *h);
-/* The per-packet call: a few shifts, one add and Welford's update. */
+/* The per-packet call: a few shifts, one add and rp_sums_add. */
 void rp_hist_record(struct rp_hist *h, uint64_t v);
 /* rp_hist_init for a histogram whose samples all went through rp_hist_record
  * or rp_hist_record_counts: only the buckets from min's to max's (where
@@ -58,18 +88,18 @@ void rp_hist_clear_used(struct rp_hist *h);
 /* dst += src (for aggregates); exact for count/min/max/mean/stdev too. */
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
 
-/* Chan et al.'s combination of two Welford states, wherever they live
- * (rp_hist and rp_shist share it, so both merge to the same bits). */
+/* The count, min, max and sums of a histogram, wherever they live (rp_hist
+ * and rp_shist share the merge, so both merge to the same bits). */
 struct rp_moments {
 	uint64_t *count, *min, *max;
-	long double *mean, *m2;
+	struct rp_sums *sums;
 };
-void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
-		      long double m2);
+void rp_moments_merge(const struct rp_moments *dst, uint64_t count, uint64_t min, uint64_t max,
+		      const struct rp_sums *sums);
 /* The moments part of rp_hist_merge: dst takes in a histogram of count
- * samples with these min, max, mean and M2 (its buckets added by the caller). */
-void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max, long double mean,
-			   long double m2);
+ * samples with these min, max and sums (its buckets added by the caller). */
+void rp_hist_merge_moments(struct rp_hist *dst, uint64_t count, uint64_t min, uint64_t max,
+			   const struct rp_sums *sums);
 /* The rank rp_hist_percentile looks for: ceil(n * ppm / 1e6), at least 1. */
 uint64_t rp_hist_rank(uint64_t n, uint32_t ppm);
 
@@ -106,12 +136,12 @@ double rp_hist_stdev(const struct rp_hist *h);
 void rp_hist_summarize(const struct rp_hist *h, struct rp_hist_summary *s);
 
 /* The one summary walk, for any store of rp_hist's buckets (rp_hist, rp_shist):
- * count, min, max and the Welford state as kept, and next walking the
+ * count, min, max and the exact sums as kept, and next walking the
  * non-empty buckets in value order as rp_hist_next does. Every percentile is
  * rp_hist_percentile's answer, found in a single pass. */
 typedef bool (*rp_hist_walk_fn)(const void *h, size_t *pos, uint64_t *upper, uint64_t *count);
-void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max, long double mean,
-			    long double m2, rp_hist_walk_fn next, const void *h);
+void rp_hist_summarize_walk(struct rp_hist_summary *s, uint64_t count, uint64_t min, uint64_t max,
+			    const struct rp_sums *sums, rp_hist_walk_fn next, const void *h);
 
 /* Walks the non-empty buckets in value order: start with *pos = 0; returns
  * false at the end. upper is the bucket's inclusive upper bound. */

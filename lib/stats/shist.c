@@ -60,7 +60,7 @@ static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n)
 {
 	uint64_t count = s->count, min = s->min, max = s->max;
-	long double mean = s->mean, m2 = s->m2;
+	struct rp_sums m = s->sums;
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		count++;
@@ -68,16 +68,13 @@ int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n)
 			min = v[i];
 		if (v[i] > max)
 			max = v[i];
-		long double d = (long double)v[i] - mean;
-		mean += d / (long double)count;
-		m2 += d * ((long double)v[i] - mean);
+		rp_sums_add(&m, v[i]);
 		rc |= add_bucket(s, rp_hist_index(v[i]), 1);
 	}
 	s->count = count;
 	s->min = min;
 	s->max = max;
-	s->mean = mean;
-	s->m2 = m2;
+	s->sums = m;
 	return rc;
 }
 
@@ -97,8 +94,7 @@ void rp_shist_expand(const struct rp_shist *s, struct rp_hist *out, const struct
 	out->count = s->count;
 	out->min = s->min;
 	out->max = s->max;
-	out->mean = s->mean;
-	out->m2 = s->m2;
+	out->sums = s->sums;
 	for (uint32_t i = 0; i < s->n; i++)
 		out->b[IDX(s->e[i])] = CNT(s->e[i]);
 }
@@ -109,7 +105,7 @@ void rp_shist_merge_into(struct rp_hist *dst, const struct rp_shist *s)
 		return;
 	for (uint32_t i = 0; i < s->n; i++)
 		dst->b[IDX(s->e[i])] += CNT(s->e[i]);
-	rp_hist_merge_moments(dst, s->count, s->min, s->max, s->mean, s->m2);
+	rp_hist_merge_moments(dst, s->count, s->min, s->max, &s->sums);
 }
 
 int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src)
@@ -119,8 +115,8 @@ int rp_shist_merge(struct rp_shist *dst, const struct rp_shist *src)
 	int rc = 0;
 	for (uint32_t i = 0; i < src->n; i++)
 		rc |= add_bucket(dst, IDX(src->e[i]), CNT(src->e[i]));
-	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->mean, &dst->m2};
-	rp_moments_merge(&d, src->count, src->min, src->max, src->mean, src->m2);
+	const struct rp_moments d = {&dst->count, &dst->min, &dst->max, &dst->sums};
+	rp_moments_merge(&d, src->count, src->min, src->max, &src->sums);
 	return rc;
 }
 
@@ -141,8 +137,7 @@ static void summary_of(struct rp_shist *s, const struct rp_hist *h)
 	s->count = h->count;
 	s->min = h->min;
 	s->max = h->max;
-	s->mean = h->mean;
-	s->m2 = h->m2;
+	s->sums = h->sums;
 }
 
 int rp_shist_from(struct rp_shist *s, const struct rp_hist *h)
@@ -178,7 +173,7 @@ static bool walk_shist(const void *s, size_t *pos, uint64_t *upper, uint64_t *co
 
 void rp_shist_summarize(const struct rp_shist *s, struct rp_hist_summary *out)
 {
-	rp_hist_summarize_walk(out, s->count, s->min, s->max, s->mean, s->m2, walk_shist, s);
+	rp_hist_summarize_walk(out, s->count, s->min, s->max, &s->sums, walk_shist, s);
 }
 
 size_t rp_shist_bytes(const struct rp_shist *s)

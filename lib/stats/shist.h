@@ -3,7 +3,7 @@
  * 7424 buckets, so a flow keeps tens of bytes instead of 58 KiB, which is
  * what lets one accountant hold a million flows. Expands to exactly the
  * rp_hist the same samples would have made (buckets, count, min, max, and
- * the Welford mean and M2), and summarises to the same numbers. */
+ * the exact sums), and summarises to the same numbers. */
 #ifndef RP_STATS_SHIST_H
 #define RP_STATS_SHIST_H
 
@@ -19,9 +19,8 @@ struct rp_shist {
 	uint64_t count;
 	uint64_t min; /* UINT64_MAX while empty */
 	uint64_t max;
-	uint32_t last; /* the entry the last sample went to: a hint, checked before use (in mean's alignment gap) */
-	long double mean;
-	long double m2;
+	uint32_t last; /* the entry the last sample went to: a hint, checked before use */
+	struct rp_sums sums;
 	uint64_t *e; /* [n] entries sorted by bucket */
 	uint32_t n, cap;
 };
@@ -31,10 +30,8 @@ void rp_shist_free(struct rp_shist *s);
 /* 0, or -1 when memory for a new bucket runs out (the sample then counts in
  * count/min/max/mean but in no bucket). */
 int rp_shist_record(struct rp_shist *s, uint64_t v);
-/* n samples in this order: exactly n rp_shist_record calls (the same
- * operations, so the same bits), the running state kept in registers
- * between them instead of stored and loaded (80-bit x87 stores and loads
- * are slow) for every sample. */
+/* n samples: exactly n rp_shist_record calls (the same sums), the running
+ * state kept in registers between them. */
 int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n);
 /* out = the full histogram. When out already holds prev's expansion (and
  * nothing else), only prev's buckets are cleared first: cheap for a scratch

@@ -127,7 +127,7 @@ void rp_ts_flush(struct rp_ts *t)
 	if (h->count) {
 		struct open_range r = {h, rp_hist_index(h->min), rp_hist_index(h->max)};
 		struct rp_hist_summary s;
-		rp_hist_summarize_walk(&s, h->count, h->min, h->max, 0, 0, walk_open, &r);
+		rp_hist_summarize_walk(&s, h->count, h->min, h->max, &h->sums, walk_open, &r);
 		for (int k = 0; k < RP_TS_PCTS; k++)
 			bin->lat_pct[k] = s.pct[k];
 	} else {

@@ -76,7 +76,7 @@ struct rp_ts {
 	uint64_t *flow_pkts; /* [bin][flow] */
 	uint64_t *flow_bytes;
 	uint64_t outside;    /* events that fell outside every bin */
-	struct rp_hist *open_hist; /* latency of the open bin: buckets, count, min, max (no mean, M2) */
+	struct rp_hist *open_hist; /* latency of the open bin: buckets, count, min, max (no sums) */
 	long open_bin;             /* -1: none */
 	uint64_t end_ns;           /* start_ns + nbins x bin_ns: at or after it, no bin */
 	uint64_t last_lo;          /* the last bin found starts here (rp_ts_bin_of's shortcut) */

@@ -79,7 +79,7 @@ static void uniform_percentiles(void **state)
 	free(h);
 }
 
-/* Exact stdev: Welford over every sample equals a two-pass computation. */
+/* Exact stdev: the exact sums over every sample equals a two-pass computation. */
 static void stdev_equals_two_pass(void **state)
 {
 	(void)state;
@@ -99,7 +99,7 @@ static void stdev_equals_two_pass(void **state)
 		ss += ((long double)v[i] - mean) * ((long double)v[i] - mean);
 	double sd = (double)sqrtl(ss / N);
 	assert_true(fabs(rp_hist_stdev(h) - sd) <= 1e-9 * sd);
-	assert_true(fabsl(h->mean - mean) <= 1e-9L * mean);
+	assert_true(fabsl(rp_sums_mean(&h->sums, h->count) - mean) <= 1e-9L * mean);
 	free(h);
 }
 
@@ -198,7 +198,7 @@ static void same_hist(const struct rp_hist *a, const struct rp_hist *b)
 	assert_int_equal(a->count, b->count);
 	assert_int_equal(a->min, b->min);
 	assert_int_equal(a->max, b->max);
-	assert_true(a->mean == b->mean && a->m2 == b->m2); /* the same Welford steps: bit for bit */
+	assert_memory_equal(&a->sums, &b->sums, sizeof(a->sums)); /* exact sums: bit for bit */
 	for (size_t i = 0; i < RP_HIST_BUCKETS; i++)
 		assert_int_equal(a->b[i], b->b[i]);
 }
@@ -257,6 +257,55 @@ static void sparse_equals_full(void **state)
 	free(h), free(e), free(m1), free(m2), free(f);
 }
 
+/* The sums are exact, so mean and stdev are too where long double's Welford
+ * update was not. 10^15 and 10^15 + 1 alternating, 10^6 samples: mean
+ * 10^15 + 0.5, stdev 0.5 exactly (n * sumsq - sum^2 = n^2 / 4, exact in 256
+ * bits, var = 1/4). 0 and 2^64 - 1: mean and stdev (2^64 - 1) / 2 =
+ * 9223372036854775807.5, and the sum of squares past 128 bits (3 samples of
+ * 2^64 - 1: 3 * (2^128 - 2^65 + 1), word 2 = 2). Recorded one by one, as a
+ * batch, or in two halves merged: the same bits. */
+static void sums_exact(void **state)
+{
+	(void)state;
+	struct rp_hist *h = new_hist();
+	for (int i = 0; i < 1000000; i++)
+		rp_hist_record(h, 1000000000000000ull + (uint64_t)(i % 2));
+	struct rp_hist_summary s;
+	rp_hist_summarize(h, &s);
+	assert_true(s.stdev == 0.5);
+	assert_true(rp_sums_mean(&h->sums, h->count) == 1000000000000000.5L);
+	rp_hist_init(h);
+	rp_hist_record(h, 0);
+	rp_hist_record(h, UINT64_MAX);
+	rp_hist_summarize(h, &s);
+	assert_true(fabs(s.stdev - 9223372036854775807.5) <= 1e-15 * 9223372036854775807.5);
+	assert_true(fabs(s.mean - 9223372036854775807.5) <= 1e-15 * 9223372036854775807.5);
+	rp_hist_record(h, UINT64_MAX);
+	rp_hist_record(h, UINT64_MAX);
+	/* 3 (2^64 - 1)^2 = 3 * 2^128 - 6 * 2^64 + 3: words 3, 2^64 - 6, 2 */
+	assert_int_equal(h->sums.q[0], 3);
+	assert_int_equal(h->sums.q[1], UINT64_MAX - 5);
+	assert_int_equal(h->sums.q[2], 2);
+	/* sum 3 (2^64 - 1) = 2 * 2^64 + 2^64 - 3 */
+	assert_int_equal(h->sums.s[0], UINT64_MAX - 2);
+	assert_int_equal(h->sums.s[1], 2);
+	uint64_t v[64];
+	for (unsigned i = 0; i < 64; i++)
+		v[i] = (uint64_t)i * i * 7919u + (i % 3 ? 0 : 1ull << 62);
+	struct rp_shist one, batch, lo, hi;
+	rp_shist_init(&one), rp_shist_init(&batch), rp_shist_init(&lo), rp_shist_init(&hi);
+	for (unsigned i = 0; i < 64; i++)
+		rp_shist_record(&one, v[i]);
+	rp_shist_record_n(&batch, v, 64);
+	rp_shist_record_n(&hi, v + 40, 24);
+	rp_shist_record_n(&lo, v, 40);
+	assert_int_equal(rp_shist_merge(&hi, &lo), 0);
+	assert_memory_equal(&one.sums, &batch.sums, sizeof(one.sums));
+	assert_memory_equal(&one.sums, &hi.sums, sizeof(one.sums));
+	rp_shist_free(&one), rp_shist_free(&batch), rp_shist_free(&lo), rp_shist_free(&hi);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +318,7 @@ int main(void)
 		cmocka_unit_test(empty_histogram_summarizes_to_zero),
 		cmocka_unit_test(sparse_merge_equals_merge),
 		cmocka_unit_test(sparse_equals_full),
+		cmocka_unit_test(sums_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
