@@ -194,12 +194,10 @@ static json_t *lat_series(const struct rp_ts *t, size_t n)
 		const struct rp_ts_bin *x = rp_ts_get(t, b);
 		for (int k = 0; k < RP_TS_PCTS; k++)
 			json_array_append_new(pct[k], jint(x->lat_pct[k]));
-		long double c = (long double)x->lat_count, m = c ? x->lat_sum / c : 0;
-		long double var = c ? x->lat_sumsq / c - m * m : 0;
 		json_array_append_new(cnt, jint(x->lat_count));
 		json_array_append_new(mn, jint(x->lat_count ? x->lat_min : 0));
-		json_array_append_new(mean, json_real((double)m));
-		json_array_append_new(sd, json_real(var > 0 ? sqrt((double)var) : 0.0));
+		json_array_append_new(mean, json_real((double)rp_sums_mean(&x->lat_sums, x->lat_count)));
+		json_array_append_new(sd, json_real(rp_sums_stdev(&x->lat_sums, x->lat_count)));
 		json_array_append_new(mx, jint(x->lat_max));
 	}
 	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "count", cnt, "min", mn, "mean", mean, "stdev", sd, "max", mx);

@@ -76,15 +76,6 @@ static void putf(struct wr *w, double d)
 	memcpy(&v, &d, 8);
 	put64(w, v);
 }
-/* A long double as two doubles whose sum is exactly it (hi rounds it to
- * 53 bits; what is left has at most 11 significant bits). */
-static void putld(struct wr *w, long double x)
-{
-	double hi = (double)x;
-	putf(w, hi);
-	putf(w, (double)(x - (long double)hi));
-}
-
 static void put_sums(struct wr *w, const struct rp_sums *m)
 {
 	for (unsigned i = 0; i < 2; i++)
@@ -196,8 +187,7 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 		put64(w, x->lat_max);
 		for (unsigned k = 0; k < RP_TS_PCTS; k++)
 			put64(w, x->lat_pct[k]);
-		putld(w, x->lat_sum);
-		putld(w, x->lat_sumsq);
+		put_sums(w, &x->lat_sums);
 	}
 	struct wr fix = {w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
@@ -358,10 +348,12 @@ static double getf(struct rd *r)
 		fail(r, "merge buffer: a non-finite number at byte %llu", U(r->off - 8));
 	return d;
 }
-static long double getld(struct rd *r)
+static void get_sums(struct rd *r, struct rp_sums *m)
 {
-	double hi = getf(r);
-	return (long double)hi + (long double)getf(r);
+	for (unsigned i = 0; i < 2; i++)
+		m->s[i] = get64(r);
+	for (unsigned i = 0; i < 3; i++)
+		m->q[i] = get64(r);
 }
 
 /* A list of count records of at least min bytes each must fit in what is left. */
@@ -407,10 +399,7 @@ static bool get_hist(struct rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *n
 {
 	uint64_t count = get64(r), min = get64(r), max = get64(r);
 	struct rp_sums sums;
-	for (unsigned i = 0; i < 2; i++)
-		sums.s[i] = get64(r);
-	for (unsigned i = 0; i < 3; i++)
-		sums.q[i] = get64(r);
+	get_sums(r, &sums);
 	uint32_t nb = get32(r);
 	*nidx = 0;
 	if (!fits(r, nb, 10))
@@ -612,8 +601,7 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 		x.lat_max = get64(r);
 		for (unsigned k = 0; k < RP_TS_PCTS; k++)
 			x.lat_pct[k] = get64(r);
-		x.lat_sum = getld(r);
-		x.lat_sumsq = getld(r);
+		get_sums(r, &x.lat_sums);
 		if (r->bad)
 			break;
 		if ((long)b <= prev)

@@ -160,7 +160,7 @@ void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, s
 	open_bin(t, b);
 	struct rp_ts_bin *bin = &t->bins[b];
 	uint64_t min = bin->lat_min, max = bin->lat_max;
-	long double sum = bin->lat_sum, sumsq = bin->lat_sumsq;
+	struct rp_sums sums = bin->lat_sums;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = lat_ns[i];
 		rp_hist_record_counts(t->open_hist, v);
@@ -168,14 +168,12 @@ void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, s
 			min = v;
 		if (v > max)
 			max = v;
-		sum += (long double)v;
-		sumsq += (long double)v * (long double)v;
+		rp_sums_add(&sums, v);
 	}
 	bin->lat_count += n;
 	bin->lat_min = min;
 	bin->lat_max = max;
-	bin->lat_sum = sum;
-	bin->lat_sumsq = sumsq;
+	bin->lat_sums = sums;
 }
 
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
@@ -328,8 +326,7 @@ void rp_ts_bin_merge(struct rp_ts_bin *y, const struct rp_ts_bin *x)
 	y->lat_count += x->lat_count;
 	y->lat_min = x->lat_min < y->lat_min ? x->lat_min : y->lat_min;
 	y->lat_max = x->lat_max > y->lat_max ? x->lat_max : y->lat_max;
-	y->lat_sum += x->lat_sum;
-	y->lat_sumsq += x->lat_sumsq;
+	rp_sums_merge(&y->lat_sums, &x->lat_sums);
 	for (unsigned k = 0; k < RP_TS_PCTS; k++)
 		y->lat_pct[k] = x->lat_pct[k] > y->lat_pct[k] ? x->lat_pct[k] : y->lat_pct[k];
 }

@@ -44,8 +44,7 @@ struct rp_ts_bin {
 	uint64_t lat_count;
 	uint64_t lat_min; /* UINT64_MAX when lat_count is 0 */
 	uint64_t lat_max;
-	long double lat_sum;
-	long double lat_sumsq;
+	struct rp_sums lat_sums; /* exact, as a histogram's (hist.h) */
 	uint64_t lat_pct[RP_TS_PCTS]; /* p50, p90, p99, p99.9; 0 without samples */
 };
 
