@@ -151,11 +151,12 @@ def case_delay(tmp):
     b, s = base["flows"][0]["latency_ns"], slow["flows"][0]["latency_ns"]
     # tx_ns is the packet's due time, at most 12 us (RP_SOURCE_STAMP_NS) before its hand-over
     # (docs/results.md): a sender running late in one run and not the other moves a tail
-    # percentile by up to that much, so p90 gets those 12 us on top of the 2%.
+    # percentile by up to that much, so p90 gets those 12 us on top of the 2%, either way: the
+    # late sender may be the base run's (a clean CI run saw p90 shift by 185.6 us).
     for k, slack in (("p50", 0), ("p90", 12000)):
         shift = s[k] - b[k]
-        expect(200000 - 4000 < shift < 200000 + 4000 + slack,
-               f"{k} shifts by {shift} ns: the 200 us added, within 2%" + (" + 12 us" if slack else ""))
+        expect(200000 - 4000 - slack < shift < 200000 + 4000 + slack,
+               f"{k} shifts by {shift} ns: the 200 us added, within 2%" + (" +- 12 us" if slack else ""))
     expect(s["min"] >= 200000, f"nothing arrives sooner than the delay (min {s['min']})")
 
 
