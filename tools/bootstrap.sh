@@ -7,6 +7,8 @@ packages=(
 	# build
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev
+	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
+	libsystemd-dev libdbus-1-dev
 	# tests and cross-checks
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
 	# many machines: the MPI control plane (mpirun)

@@ -49,17 +49,21 @@ fail() {
 }
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# DPDK's mempool and af_packet drivers are plugins (dlopened from the PMD directory on the
-# host): they go into the image next to the libraries ldd lists, and EAL loads them by -d.
+# A roceprobe linked with shared DPDK (meson -Ddpdk_link=shared, or the static link's
+# fallback) finds its mempool and af_packet drivers as plugins (dlopened from the PMD
+# directory on the host): they go into the image next to the libraries ldd lists, and EAL
+# loads them by -d. Linked statically (the default) it holds every driver itself.
 pmds=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
 plugins=()
 mkdir -p "$work/share"
 eal="-m 256"
-for so in librte_mempool_ring.so.23 librte_net_af_packet.so.23; do
-	[ -e "$pmds/$so" ] || fail "no $pmds/$so (Debian's dpdk package)"
-	plugins+=(--extra "$(readlink -f "$pmds/$so")") # the image keeps the file's own name
-	eal+=" -d /usr/lib/x86_64-linux-gnu/$(basename "$(readlink -f "$pmds/$so")")"
-done
+if ldd "$roceprobe" | grep -q 'librte_eal\.so'; then
+	for so in librte_mempool_ring.so.23 librte_net_af_packet.so.23; do
+		[ -e "$pmds/$so" ] || fail "no $pmds/$so (Debian's dpdk package)"
+		plugins+=(--extra "$(readlink -f "$pmds/$so")") # the image keeps the file's own name
+		eal+=" -d /usr/lib/x86_64-linux-gnu/$(basename "$(readlink -f "$pmds/$so")")"
+	done
+fi
 echo "$eal" >"$work/share/eal.txt"
 cat >"$work/share/mixed.yaml" <<'EOF'
 name: vm-mixed
