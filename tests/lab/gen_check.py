@@ -280,10 +280,18 @@ def case_active(tmp):
     expect(abs(f["planned_gbps_l1"] - 2.0) < 1e-9, f"planned_gbps_l1 {f['planned_gbps_l1']} == 2")
     expect("warning" not in err, f"no rate warning: {err.strip()[-200:]}")
     path = os.path.join(tmp, "p.yaml")
-    text = subprocess.run([ROCEPROBE, "gen", path, "--duration", "1"], capture_output=True, text=True).stdout
-    row = next(l for l in text.splitlines() if l.startswith("0 "))
-    expect(row.split()[-2].startswith(("1.99", "2.0")) and row.split()[-1].startswith(("19.", "20.")),
-           f"the table shows the active rate and span: {row.split()[-2:]}")
+    # The table comes from a second run, up to 3 tries like steady's: the machine may take the
+    # lcore away for a moment (a lab-suite run once printed 1.976 Gbit/s over 20.232 ms).
+    def table_ok(row):
+        return row.split()[-2].startswith(("1.99", "2.0")) and row.split()[-1].startswith(("19.", "20."))
+    for i in range(3):
+        text = subprocess.run([ROCEPROBE, "gen", path, "--duration", "1"], capture_output=True, text=True,
+                              timeout=120).stdout
+        row = next(l for l in text.splitlines() if l.startswith("0 "))
+        if table_ok(row):
+            break
+        print(f"note: table try {i + 1} of 3: {row.split()[-2:]}")
+    expect(table_ok(row), f"the table shows the active rate and span: {row.split()[-2:]}")
 
 
 def case_rate_warn(tmp):
