@@ -282,7 +282,7 @@ def case_active(tmp):
     expect(abs(f["planned_gbps_l1"] - 2.0) < 1e-9, f"planned_gbps_l1 {f['planned_gbps_l1']} == 2")
     expect("warning" not in err, f"no rate warning: {err.strip()[-200:]}")
     path = os.path.join(tmp, "p.yaml")
-    # The table comes from a second run, up to 3 tries like steady's: the machine may take the
+    # The table comes from a second run, up to 3 tries, as steady() retries its own: the machine may take the
     # lcore away for a moment (a lab-suite run once printed 1.976 Gbit/s over 20.232 ms).
     def table_ok(row):
         return row.split()[-2].startswith(("1.99", "2.0")) and row.split()[-1].startswith(("19.", "20."))
