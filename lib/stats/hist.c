@@ -34,20 +34,21 @@ void rp_hist_record(struct rp_hist *h, uint64_t v)
 	rp_sums_add(&h->sums, v);
 }
 
-void rp_sums_merge(struct rp_sums *dst, const struct rp_sums *src)
+/* d[0..n) += s[0..n), words low first. */
+static void add_words(uint64_t *d, const uint64_t *s, unsigned n)
 {
 	unsigned c = 0;
-	for (unsigned i = 0; i < 2; i++) {
-		uint64_t x = dst->s[i] + src->s[i], y = x + c;
-		c = (x < src->s[i]) + (y < x);
-		dst->s[i] = y;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t x = d[i] + s[i], y = x + c;
+		c = (x < s[i]) + (y < x);
+		d[i] = y;
 	}
-	c = 0;
-	for (unsigned i = 0; i < 3; i++) {
-		uint64_t x = dst->q[i] + src->q[i], y = x + c;
-		c = (x < src->q[i]) + (y < x);
-		dst->q[i] = y;
-	}
+}
+
+void rp_sums_merge(struct rp_sums *dst, const struct rp_sums *src)
+{
+	add_words(dst->s, src->s, 2);
+	add_words(dst->q, src->q, 3);
 }
 
 /* A number of n 64-bit words, low first, as a long double. */
