@@ -171,17 +171,17 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && MBUF_AT(data_off, 0)
  * so the oldest are back first. */
 static inline bool take_held(struct rte_mbuf **h, struct rte_mbuf **m)
 {
-	for (unsigned i = 0; i < RP_DP_BURST; i++)
+	for (unsigned i = 0; i < RP_DP_TX_BURST; i++)
 		if (__atomic_load_n(&h[i]->refcnt, __ATOMIC_ACQUIRE) != 1)
 			return false;
-	memcpy(m, h, RP_DP_BURST * sizeof(m[0]));
+	memcpy(m, h, RP_DP_TX_BURST * sizeof(m[0]));
 	return true;
 }
 
 /* One burst from the pool of tp's shape; returns how many the source filled. */
 static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
-	struct rte_mbuf *m[RP_DP_BURST];
+	struct rte_mbuf *m[RP_DP_TX_BURST];
 	/* Raw allocation: a pool's free mbufs already hold refcnt 1, nb_segs 1
 	 * and next NULL (the mbuf library's invariant), so only the fields a
 	 * previous use may have changed are reset, below, on the first cache
@@ -195,21 +195,21 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	struct rte_mempool *pool = k ? tp->pools[k] : tp->port->pool;
 	/* Held mbufs first (gen.h), when the next burst of them is back. */
 	const bool hold = tp->held[k] && take_held(tp->held[k] + tp->held_next[k], m);
-	if (!hold && rte_mempool_get_bulk(pool, (void **)m, RP_DP_BURST) != 0)
+	if (!hold && rte_mempool_get_bulk(pool, (void **)m, RP_DP_TX_BURST) != 0)
 		return 0;
-	uint8_t *bufs[RP_DP_BURST];
-	uint16_t lens[RP_DP_BURST];
+	uint8_t *bufs[RP_DP_TX_BURST];
+	uint16_t lens[RP_DP_TX_BURST];
 	/* The pool's mbufs are direct: the buffer follows the header and the
 	 * private area, so the header is not read before the source runs. */
 	uint16_t off = tp->data_off[k];
 	if (!off) /* rp_dp_gen_kept_pools not called */
 		off = RTE_PKTMBUF_HEADROOM;
-	for (unsigned i = 0; i < RP_DP_BURST; i++)
+	for (unsigned i = 0; i < RP_DP_TX_BURST; i++)
 		bufs[i] = (uint8_t *)rte_mbuf_buf_addr(m[i], pool) + off;
 	uint8_t paused = rp_pause_mask(gate_of(tp), now_ns);
 	unsigned n = tp->pools[0] ? rp_source_burst_shaped(tp->src, now_ns, paused, tp->shape, bufs, lens, NULL,
-							   RP_DP_BURST, &tp->shape)
-				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_BURST);
+							   RP_DP_TX_BURST, &tp->shape)
+				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_TX_BURST);
 	/* The header's fields in two 16-byte stores: data_off, refcnt (1, what
 	 * a free mbuf holds already; a held one 2), nb_segs 1, port and ol_flags 0 at
 	 * rearm_data; packet_type 0, pkt_len, data_len, vlan_tci 0 and the RX
@@ -226,9 +226,9 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 		bytes += lens[i];
 	}
 	if (hold) /* the ones not filled stay ours (refcnt 1), used next time round */
-		tp->held_next[k] = (tp->held_next[k] + RP_DP_BURST) % RP_DP_HELD;
-	else if (n < RP_DP_BURST)
-		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_BURST - n);
+		tp->held_next[k] = (tp->held_next[k] + RP_DP_TX_BURST) % RP_DP_HELD;
+	else if (n < RP_DP_TX_BURST)
+		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_TX_BURST - n);
 	if (g->rx)
 		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
 	uint16_t sent = rp_dp_tx_burst(tp->port, tp->txq, m, (uint16_t)n);

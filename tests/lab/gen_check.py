@@ -213,8 +213,9 @@ def case_pfc(tmp):
     expect(abs(gap - 33553920) / 33553920 < 0.01, f"priority 3 starts {gap} ns after priority 0: the pause, within 1%")
     gaps0 = [b - a for a, b in zip(t0, t0[1:])]
     # Packets are 89760 ns apart at 100 Mbit/s; a machine busy with other work can
-    # delay one by a few hundred us, but a pause would stop it for 33.5 ms.
-    expect(max(gaps0) < 1000000, f"priority 0 is never paused (largest gap {max(gaps0)} ns, the pause is 33553920)")
+    # delay one by a millisecond or more (a lab-suite run saw 1.29 ms), but a pause
+    # would stop it for 33.5 ms: anything under 10 ms is not the pause.
+    expect(max(gaps0) < 10000000, f"priority 0 is never paused (largest gap {max(gaps0)} ns, the pause is 33553920)")
 
 
 def case_sigint(tmp):
