@@ -553,12 +553,21 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	return i;
 }
 
-/* The earliest due eligible flow, and the due time of the next one. */
-static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, uint64_t *second)
+/* The earliest due eligible flow (*at its index in active); *second gets the
+ * due time of the next one, *pfc the earliest due time of a PFC source other
+ * than the one picked. */
+static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, uint64_t *second, uint64_t *pfc,
+			     size_t *at)
 {
 	struct rp_sflow *best = NULL;
-	uint64_t best_due = UINT64_MAX, next = UINT64_MAX;
-	for (size_t i = 0; i < s->nactive; i++) {
+	uint64_t best_due = UINT64_MAX, next = UINT64_MAX, pfc_best = UINT64_MAX, pfc_next = UINT64_MAX;
+	/* From the flow after the last one that sent (burst() sets rr): of flows
+	 * due at the same time (restarted at now by the catch-up rule, all
+	 * together when the sender is behind), each goes first in turn, not
+	 * always the lowest index. */
+	size_t start = s->rr < s->nactive ? s->rr : 0;
+	for (size_t j = 0; j < s->nactive; j++) {
+		size_t i = start + j < s->nactive ? start + j : start + j - s->nactive;
 		struct rp_sflow *f = s->active[i];
 		if (f->prio_bit & paused)
 			continue;
@@ -566,15 +575,25 @@ static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, 
 		if (f->pace.done)
 			continue;
 		uint64_t d = f->pace.due_ns;
+		if (f->is_pfc) {
+			if (d < pfc_best) {
+				pfc_next = pfc_best;
+				pfc_best = d;
+			} else if (d < pfc_next) {
+				pfc_next = d;
+			}
+		}
 		if (d < best_due) {
 			next = best_due;
 			best_due = d;
 			best = f;
+			*at = i;
 		} else if (d < next) {
 			next = d;
 		}
 	}
 	*second = next;
+	*pfc = best && best->is_pfc && best_due == pfc_best ? pfc_next : pfc_best;
 	return best && best_due <= now ? best : NULL;
 }
 
@@ -661,21 +680,34 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 	const bool kept = shape > 0;
 	const uint64_t stamp_floor = now_ns > RP_SOURCE_STAMP_NS ? now_ns - RP_SOURCE_STAMP_NS : 0;
 	while (filled < n) {
-		uint64_t second;
-		struct rp_sflow *f = pick(s, now_ns, paused_prio_mask, &second);
+		uint64_t second, pfc;
+		size_t at = 0;
+		struct rp_sflow *f = pick(s, now_ns, paused_prio_mask, &second, &pfc, &at);
 		if (!f)
 			break;
 		if (shape >= 0 && next_shape_of(f) != (unsigned)shape) {
 			*next_shape = next_shape_of(f);
 			break;
 		}
+		s->rr = at + 1;
+		/* A data flow's turn: its packets due by now, up to RP_SOURCE_TURN of
+		 * them when another flow is due too (not only those due before the
+		 * other's first: flows as late as each other would alternate packet by
+		 * packet, runs of one). A PFC frame due is never overtaken. */
 		uint64_t limit = second < now_ns ? second : now_ns;
+		unsigned turn = n;
+		if (!f->is_pfc) {
+			limit = pfc < now_ns ? pfc : now_ns;
+			if (second <= now_ns)
+				turn = RP_SOURCE_TURN;
+		}
 		note_burst(f, now_ns);
 		do {
 			/* Stamped with their due times, but never more than RP_SOURCE_STAMP_NS
 			 * before the hand-over: a sender late on its schedule (a CPU taken
 			 * away, the start) does not count its own lateness as latency. */
-			unsigned r = emit_run(f, bufs + filled, lens + filled, n - filled, limit, stamp_floor, kept);
+			unsigned room = n - filled < turn ? n - filled : turn;
+			unsigned r = emit_run(f, bufs + filled, lens + filled, room, limit, stamp_floor, kept);
 			if (!r) {
 				lens[filled] = emit(f, bufs[filled], stamp_floor, kept);
 				r = 1;
@@ -684,7 +716,8 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 				for (unsigned i = 0; i < r; i++)
 					flow_ids[filled + i] = f->flow_id;
 			filled += r;
-		} while (filled < n && !f->pace.done && f->pace.due_ns <= limit &&
+			turn -= r < turn ? r : turn;
+		} while (filled < n && turn && !f->pace.done && f->pace.due_ns <= limit &&
 			 (shape < 0 || next_shape_of(f) == (unsigned)shape));
 		finished |= f->pace.done;
 	}

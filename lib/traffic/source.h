@@ -58,8 +58,15 @@ void rp_source_destroy(struct rp_source *s);
 unsigned rp_source_set_next_hop_mac(struct rp_source *s, uint8_t l3, uint32_t ip4, const uint8_t ip6[16],
 				    const uint8_t mac[6]);
 
+/* A flow's turn in a burst when other flows are due too: up to this many of
+ * its due packets go back to back before the next earliest-due flow's. */
+#define RP_SOURCE_TURN 16
+
 /* Fills up to n buffers (each at least rp_source_max_frame bytes) with the
- * packets due at or before now_ns, earliest first across flows, skipping
+ * packets due at or before now_ns, earliest first across flows in turns of
+ * up to RP_SOURCE_TURN packets (a burst leaves back to back: the order inside
+ * it is not the wire's timing; each packet keeps its own due time as its
+ * stamp), a PFC frame never behind a later data packet, skipping
  * flows whose priority bit is set in paused_prio_mask (PFC/PAUSE frames are
  * never paused). lens[i] gets the frame length (no FCS), flow_ids[i] the
  * plan flow id (flow_ids may be NULL). Returns how many were filled. */

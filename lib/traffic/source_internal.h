@@ -82,6 +82,7 @@ struct rp_source {
 	size_t nflows;
 	struct rp_sflow **active; /* unfinished flows */
 	size_t nactive;
+	size_t rr; /* where pick() starts: flows due at the same time take turns */
 	size_t max_frame;
 	struct rp_patch_cache patches;
 	struct rp_source_shape shapes[RP_SOURCE_SHAPES]; /* shape i + 1 */

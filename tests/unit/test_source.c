@@ -227,6 +227,83 @@ static void test_stamps_are_due_times(void **state)
 	teardown(&fx);
 }
 
+/* Flows due together take turns of RP_SOURCE_TURN (16) packets, each packet
+ * still stamped with its own due time. Two flows of 82 B frames at 10G
+ * (82 + 24 B layer 1 = 848 bit: 84.8 ns apart, packet k due 848k/10 ns),
+ * asked at now = 5000 ns: k = 0..58 of each are due (58 x 84.8 = 4918.4, 59 x
+ * 84.8 = 5003.2). Bursts of 32: flow 0's k 0..15 then flow 1's k 0..15, twice
+ * more (k 16..31, 32..47), then 11 of each (k 48..58), then nothing. Before
+ * turns, the two alternated packet by packet (runs of one: half the rate). */
+static void test_due_flows_take_turns(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 1000}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 1000}\n",
+	      0, NULL);
+	assert_int_equal(RP_SOURCE_TURN, 16);
+	uint16_t lens[BURST];
+	uint32_t ids[BURST];
+	const unsigned per_flow[] = {16, 16, 16, 11, 0};
+	uint64_t k[2] = {0, 0};
+	for (unsigned call = 0; call < 5; call++) {
+		unsigned n = rp_source_burst(fx.src, 5000, 0, bufs, lens, ids, BURST);
+		assert_int_equal(n, 2 * per_flow[call]);
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t want_id = i < per_flow[call] ? 0 : 1;
+			assert_int_equal(ids[i], want_id);
+			struct rp_frame f;
+			assert_int_equal(rp_frame_parse(bufs[i], lens[i], lens[i], &f), RP_KIND_ROCE);
+			assert_true(f.icrc_ok && f.has_probe);
+			assert_int_equal(f.probe.seq, k[want_id]);
+			assert_int_equal(f.probe.tx_ns, 848 * k[want_id] / 10);
+			k[want_id]++;
+		}
+	}
+	assert_int_equal(k[0], 59);
+	assert_int_equal(k[1], 59);
+	teardown(&fx);
+}
+
+/* A PFC frame is never behind a data packet due after it: with PFC frames
+ * due every 1 us (fps 10^6: frame j at j x 1000 ns) among the two 10G flows
+ * above, when PFC frame j goes, no data packet stamped after j x 1000 ns went
+ * before it. At now = 5000 ns: PFC frames 0..5 and 59 packets of each flow. */
+static void test_pfc_not_overtaken_by_turns(void **state)
+{
+	(void)state;
+	struct fixture fx;
+	setup(&fx,
+	      HOSTS "traffic:\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 1000}\n"
+		    "  - {pattern: flow, src: a, dst: b, opcode: send, message_size: 24, rate: 10G, messages: 1000}\n"
+		    "  - {kind: pfc, host: a, priorities: [3], quanta: 500, fps: 1000000, duration: 1s}\n",
+	      0, NULL);
+	uint16_t lens[BURST];
+	uint32_t ids[BURST];
+	uint64_t pfc = 0, data = 0, max_stamp = 0;
+	unsigned n;
+	while ((n = rp_source_burst(fx.src, 5000, 0, bufs, lens, ids, BURST)) != 0) {
+		for (unsigned i = 0; i < n; i++) {
+			if (ids[i] == 2) {
+				assert_true(max_stamp <= pfc * 1000);
+				pfc++;
+				continue;
+			}
+			struct rp_frame f;
+			assert_int_equal(rp_frame_parse(bufs[i], lens[i], lens[i], &f), RP_KIND_ROCE);
+			if (f.probe.tx_ns > max_stamp)
+				max_stamp = f.probe.tx_ns;
+			data++;
+		}
+	}
+	assert_int_equal(pfc, 6);
+	assert_int_equal(data, 2 * 59);
+	teardown(&fx);
+}
+
 /* Kept buffers (rp_source_burst_shaped): each shape has its own buffers,
  * zeroed once and then reused with whatever bytes they keep; their first 60
  * bytes are scribbled over before each use (as a receiver marking CE in
@@ -636,6 +713,8 @@ int main(void)
 		cmocka_unit_test(test_pacing_one_virtual_second),
 		cmocka_unit_test(test_shaped_buffers_keep_frames),
 		cmocka_unit_test(test_stamps_are_due_times),
+		cmocka_unit_test(test_due_flows_take_turns),
+		cmocka_unit_test(test_pfc_not_overtaken_by_turns),
 		cmocka_unit_test(test_paused_priorities_send_nothing),
 		cmocka_unit_test(test_catch_up_is_capped),
 		cmocka_unit_test(test_on_off_bursts_and_time0),
