@@ -30,8 +30,10 @@
 
 #define RP_SOURCE_CATCHUP_NS 10000ull /* the default lag allowance: 10 us */
 /* A packet's tx_ns is its due time on the flow's schedule, but at most this
- * much before now_ns of the burst that holds it: 32 frames of 4 KiB at 100G
- * span 10.6 us, so a burst on time keeps every packet's own due time. */
+ * much before now_ns of the burst that holds it: a sender on time hands a
+ * packet over soon after it is due and keeps its due time; only a burst
+ * catching up on more than 12 us of schedule (36 frames of 4 KiB at 100G)
+ * has its oldest stamps moved. */
 #define RP_SOURCE_STAMP_NS 12000ull
 
 struct rp_source;
