@@ -19,8 +19,8 @@ struct rte_mbuf;
 #define RP_DP_BURST 32
 /* A TX burst: the source fills up to this many mbufs per call. 64, not 32:
  * what a burst pays once (the clock read, the pool get, the source's and
- * the PMD's calls) was 7% of an 82 B packet's time; tools/bench/tx.sh
- * measured 1.1x at 82 B and 1.07x at 1024 B (alternating runs). RX stays at
+ * the PMD's calls) was 7% of an 82 B packet's time; gen measured 1.07x at
+ * 1024 B, 82 B within the noise (4 alternating pairs each). RX stays at
  * RP_DP_BURST: 64 frames of 1 KiB are twice the L1 cache, and rx.sh lost 9%
  * at 1026 B with them. */
 #define RP_DP_TX_BURST 64

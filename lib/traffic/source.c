@@ -554,13 +554,13 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 }
 
 /* The earliest due eligible flow (*at its index in active); *second gets the
- * due time of the next one, *pfc the earliest due time of a PFC source other
- * than the one picked. */
+ * due time of the next one, *pfc the earliest due time of a PFC source (read
+ * only when the flow picked is a data flow). */
 static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, uint64_t *second, uint64_t *pfc,
 			     size_t *at)
 {
 	struct rp_sflow *best = NULL;
-	uint64_t best_due = UINT64_MAX, next = UINT64_MAX, pfc_best = UINT64_MAX, pfc_next = UINT64_MAX;
+	uint64_t best_due = UINT64_MAX, next = UINT64_MAX, pfc_due = UINT64_MAX;
 	/* From the flow after the last one that sent (burst() sets rr): of flows
 	 * due at the same time (restarted at now by the catch-up rule, all
 	 * together when the sender is behind), each goes first in turn, not
@@ -575,14 +575,8 @@ static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, 
 		if (f->pace.done)
 			continue;
 		uint64_t d = f->pace.due_ns;
-		if (f->is_pfc) {
-			if (d < pfc_best) {
-				pfc_next = pfc_best;
-				pfc_best = d;
-			} else if (d < pfc_next) {
-				pfc_next = d;
-			}
-		}
+		if (f->is_pfc && d < pfc_due)
+			pfc_due = d;
 		if (d < best_due) {
 			next = best_due;
 			best_due = d;
@@ -593,7 +587,7 @@ static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, 
 		}
 	}
 	*second = next;
-	*pfc = best && best->is_pfc && best_due == pfc_best ? pfc_next : pfc_best;
+	*pfc = pfc_due;
 	return best && best_due <= now ? best : NULL;
 }
 
@@ -716,7 +710,7 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 				for (unsigned i = 0; i < r; i++)
 					flow_ids[filled + i] = f->flow_id;
 			filled += r;
-			turn -= r < turn ? r : turn;
+			turn -= r; /* r <= room <= turn */
 		} while (filled < n && turn && !f->pace.done && f->pace.due_ns <= limit &&
 			 (shape < 0 || next_shape_of(f) == (unsigned)shape));
 		finished |= f->pace.done;
