@@ -533,7 +533,7 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	unsigned i;
 	if (!staged)
 		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, false, false, false, false);
-	else if (small && seq_off == 62 && psn_off == 51 && icrc_off == 78 && len == 82 && r.ts_off == 70 && copy_len == 82)
+	else if (copy_len == 82 && len == 82 && seq_off == 62 && psn_off == 51 && icrc_off == 78 && r.ts_off == 70)
 		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, true, true);
 	else if (small && seq_off && !small_tail(copy_len, icrc_off, len))
 		i = run_loop(f, k, &r, bufs, lens, run, limit, floor, true, true, true, false);
@@ -688,13 +688,9 @@ static inline unsigned burst(struct rp_source *s, uint64_t now_ns, uint8_t pause
 		 * them when another flow is due too (not only those due before the
 		 * other's first: flows as late as each other would alternate packet by
 		 * packet, runs of one). A PFC frame due is never overtaken. */
-		uint64_t limit = second < now_ns ? second : now_ns;
-		unsigned turn = n;
-		if (!f->is_pfc) {
-			limit = pfc < now_ns ? pfc : now_ns;
-			if (second <= now_ns)
-				turn = RP_SOURCE_TURN;
-		}
+		const uint64_t until = f->is_pfc ? second : pfc;
+		const uint64_t limit = until < now_ns ? until : now_ns;
+		unsigned turn = !f->is_pfc && second <= now_ns ? RP_SOURCE_TURN : n;
 		note_burst(f, now_ns);
 		do {
 			/* Stamped with their due times, but never more than RP_SOURCE_STAMP_NS
