@@ -165,19 +165,6 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && MBUF_AT(data_off, 0)
 		       MBUF_AT(data_len, 24) && MBUF_AT(vlan_tci, 26) && MBUF_AT(hash, 28),
 	       "tx_fill's two stores cover these mbuf fields");
 
-/* The next burst of held mbufs when every one is back (refcnt 1: the PMD or
- * an in-process receiver freed it); the load orders the buffer's reuse after
- * the free (rte_mbuf_refcnt_update is acq_rel). A NIC frees in ring order,
- * so the oldest are back first. */
-static inline bool take_held(struct rte_mbuf **h, struct rte_mbuf **m)
-{
-	for (unsigned i = 0; i < RP_DP_TX_BURST; i++)
-		if (__atomic_load_n(&h[i]->refcnt, __ATOMIC_ACQUIRE) != 1)
-			return false;
-	memcpy(m, h, RP_DP_TX_BURST * sizeof(m[0]));
-	return true;
-}
-
 /* One burst from the pool of tp's shape; returns how many the source filled. */
 static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
@@ -193,9 +180,7 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	 * load of the line). */
 	const unsigned k = tp->pools[0] ? tp->shape : 0; /* 0: the port's own pool */
 	struct rte_mempool *pool = k ? tp->pools[k] : tp->port->pool;
-	/* Held mbufs first (gen.h), when the next burst of them is back. */
-	const bool hold = tp->held[k] && take_held(tp->held[k] + tp->held_next[k], m);
-	if (!hold && rte_mempool_get_bulk(pool, (void **)m, RP_DP_TX_BURST) != 0)
+	if (rte_mempool_get_bulk(pool, (void **)m, RP_DP_TX_BURST) != 0)
 		return 0;
 	uint8_t *bufs[RP_DP_TX_BURST];
 	uint16_t lens[RP_DP_TX_BURST];
@@ -211,12 +196,12 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 							   RP_DP_TX_BURST, &tp->shape)
 				  : rp_source_burst(tp->src, now_ns, paused, bufs, lens, NULL, RP_DP_TX_BURST);
 	/* The header's fields in two 16-byte stores: data_off, refcnt (1, what
-	 * a free mbuf holds already; a held one 2), nb_segs 1, port and ol_flags 0 at
+	 * a free mbuf holds already), nb_segs 1, port and ol_flags 0 at
 	 * rearm_data; packet_type 0, pkt_len, data_len, vlan_tci 0 and the RX
 	 * hash's low half (no TX path reads it) at rx_descriptor_fields1. A
 	 * store per field was eight per packet. vlan_tci_outer is left: with no
 	 * VLAN flag in ol_flags nothing reads it. */
-	const hdr_v16 rearm = {(uint64_t)off | (hold ? 2ull : 1ull) << 16 | 1ull << 32 | (uint64_t)tp->port->id << 48, 0};
+	const hdr_v16 rearm = {(uint64_t)off | 1ull << 16 | 1ull << 32 | (uint64_t)tp->port->id << 48, 0};
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t *b = (uint8_t *)m[i];
@@ -225,9 +210,7 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 		memcpy(b + offsetof(struct rte_mbuf, rx_descriptor_fields1), &d, sizeof(d));
 		bytes += lens[i];
 	}
-	if (hold) /* the ones not filled stay ours (refcnt 1), used next time round */
-		tp->held_next[k] = (tp->held_next[k] + RP_DP_TX_BURST) % RP_DP_HELD;
-	else if (n < RP_DP_TX_BURST)
+	if (n < RP_DP_TX_BURST)
 		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_TX_BURST - n);
 	if (g->rx)
 		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
@@ -440,24 +423,11 @@ static void main_wait(struct rp_dp_gen *g, struct lcore_job *jobs, unsigned n)
 	}
 }
 
-/* RP_DP_HELD mbufs of pool p held for good (rp_dp_txport.held), or NULL when
- * it cannot spare them (many queues share it): then it is used as it is. */
-static struct rte_mbuf **take_pool_held(struct rte_mempool *p)
-{
-	struct rte_mbuf **h = calloc(RP_DP_HELD, sizeof(*h));
-	if (h && rte_mempool_get_bulk(p, (void **)h, RP_DP_HELD) == 0)
-		return h;
-	free(h);
-	return NULL;
-}
-
 bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen)
 {
 	struct rp_source_shape sh[RP_SOURCE_SHAPES];
 	unsigned n = tp->src ? rp_source_shapes(tp->src, sh) : 0;
 	memset(tp->pools, 0, sizeof(tp->pools));
-	memset(tp->held, 0, sizeof(tp->held));
-	memset(tp->held_next, 0, sizeof(tp->held_next));
 	tp->shape = 0;
 	/* Frames written whole go where the common small one fits best: a SEND
 	 * ONLY carrying the probe alone, 82 B (Ethernet 14, IPv4 20, UDP 8, BTH
@@ -471,7 +441,6 @@ bool rp_dp_gen_kept_pools(struct rp_dp_txport *tp, char *why, size_t whylen)
 			return false;
 		}
 		tp->data_off[i + 1] = (uint16_t)(RTE_PKTMBUF_HEADROOM + rp_dp_kept_offset(sh[i].len, sh[i].head));
-		tp->held[i + 1] = take_pool_held(tp->pools[i + 1]);
 	}
 	if (n)
 		tp->pools[0] = tp->port->pool;

@@ -24,12 +24,6 @@ struct rte_mbuf;
  * RP_DP_BURST: 64 frames of 1 KiB are twice the L1 cache, and rx.sh lost 9%
  * at 1026 B with them. */
 #define RP_DP_TX_BURST 64
-/* Held mbufs per pool and TX queue (a multiple of the burst): few, so they
- * stay in the L1 cache the way a mempool cache's last-freed ones do (1088,
- * a TX ring's worth, cycled through the L2 and cost 82 B frames 19%); a PMD
- * that holds more in flight (a NIC's TX ring) makes the bursts between take
- * pool mbufs as before. */
-#define RP_DP_HELD (2 * RP_DP_TX_BURST)
 #define RP_DP_MAX_LCORES 64
 
 struct rp_dp_rx;
@@ -73,17 +67,15 @@ struct rp_dp_txport {
 	void *pools[RP_SOURCE_SHAPES + 1];
 	/* Where each pool's frames start in their data room (rte_mbuf data_off):
 	 * placed so that what is written per packet touches the fewest cache
-	 * lines (rp_dp_kept_offset); [0] also without kept pools. */
+	 * lines (rp_dp_kept_offset); [0] also without kept pools. A sent mbuf
+	 * goes back to its pool by the PMD's free (refcnt 1, the lcore's mempool
+	 * cache, no locked instruction) and is taken again with its bytes. Not
+	 * held with refcnt 2 as before 2026-12-02: the PMD's free then does a
+	 * locked decrement, which waits for the burst's stores to drain; on an
+	 * AVX-512 EPYC that was 55% of gen's time at 1026 B (53 -> 90 Mpps
+	 * without). Never enable RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: a kept pool
+	 * is the port's, not the queue's. */
 	uint16_t data_off[RP_SOURCE_SHAPES + 1];
-	/* Each kept pool's held mbufs: RP_DP_HELD taken from it once and sent
-	 * again and again with refcnt 2, so a PMD's free only drops it to 1
-	 * (ours) instead of putting the mbuf back; a burst takes the next RP_DP_TX_BURST
-	 * once all of them are back to 1, else a burst from the pool as usual. NULL:
-	 * the pool only ([0], the port's pool, always: held, its 82 B frames
-	 * were 13% slower, kept 1026 B ones 16% faster). Never enable
-	 * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE (it assumes refcnt 1). */
-	struct rte_mbuf **held[RP_SOURCE_SHAPES + 1];
-	unsigned held_next[RP_SOURCE_SHAPES + 1];
 	unsigned shape; /* whose buffers the next burst takes */
 };
 
