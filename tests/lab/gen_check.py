@@ -118,13 +118,13 @@ def case_fastpath(tmp):
 
 
 def case_kept(tmp, *args):
-    # Frames longer than 256 B go out of mbufs that keep their zeros between uses, one pool per
+    # Frames longer than 64 B go out of mbufs that keep their zeros between uses, one pool per
     # frame length: only the headers, probe and ICRC are written per packet. Lengths worked by
     # hand (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 58 around the payload):
     #   s: SEND 968 B                    -> 1026 B                     x 6000
     #   w: WRITE 10000 B at MTU 4096     -> FIRST 58+16 (RETH)+4096 = 4170, MIDDLE 4154,
     #                                       LAST 58+1808 = 1866         x 1000 each
-    #   p: SEND 24 B (the probe alone)   -> 82 B, written whole         x 3000
+    #   p: SEND 24 B (the probe alone)   -> 82 B, all head, its own pool x 3000
     pcap = os.path.join(tmp, "kept.pcap")
     prof = "name: kept\ndefaults: {speed: 100G, mtu: 4096, dscp: 26, ecn: ect0}\n" + \
         HOSTS.format(port=f"net_pcap0,tx_pcap={pcap}") + """traffic:

@@ -313,7 +313,7 @@ static void test_pfc_not_overtaken_by_turns(void **state)
  *   flow 0 WRITE 10000 B, MTU 4096:  FIRST 4170 (head 94), MIDDLE 4154 (78), LAST 1866 (78)
  *   flow 1 SEND_IMM 3001 B, v6+VLAN: FIRST = MIDDLE 1106 (102), LAST 1042 (106: ImmDt, pad 3)
  *   flow 2 READ_RESP 9000 B, MTU 2048: FIRST 2110 (82: AETH), MIDDLE 2106 (78), LAST 870 (82)
- *   flow 3 WRITE_IMM 20 B: 98 B, too short for a shape (written whole, shape 0). */
+ *   flow 3 WRITE_IMM 20 B: 98 B, a ninth shape: past RP_SOURCE_SHAPES (written whole, shape 0). */
 static uint8_t kept_mem[RP_SOURCE_SHAPES + 1][BURST][9216];
 
 static void test_shaped_buffers_keep_frames(void **state)
