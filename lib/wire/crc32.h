@@ -1,6 +1,7 @@
 /* CRC-32 as Ethernet computes it (reflected 0x04C11DB7): carry-less multiply
- * folding where the CPU has it (VPCLMULQDQ on 256-bit registers, else
- * PCLMULQDQ), slicing-by-8 tables otherwise and for short tails. */
+ * folding where the CPU has it (VPCLMULQDQ on 512-bit registers with
+ * AVX-512, on 256-bit ones with AVX2, else PCLMULQDQ), slicing-by-8 tables
+ * otherwise and for short tails. */
 #ifndef RP_WIRE_CRC32_H
 #define RP_WIRE_CRC32_H
 
@@ -21,11 +22,12 @@ uint32_t rp_crc32_masked(uint32_t crc, const void *buf, size_t len, const uint8_
 /* rp_crc32_masked of n buffers of the same length len, out[i] for buf[i]
  * with mask[i] (NULL: none): in pairs side by side in 256-bit registers
  * where the CPU has VPCLMULQDQ, so that they hide each other's multiply
- * latency; one by one otherwise. */
+ * latency (from 256 B on with AVX-512: each folded in 512-bit registers,
+ * their tails side by side); one by one otherwise. */
 void rp_crc32_masked_n(uint32_t crc, const void *const buf[], const uint8_t *const mask[], unsigned n, size_t len,
 		       uint32_t out[]);
-/* Tests and benchmarks: caps the implementation at "table", "clmul" or
- * "vpclmul" (NULL: leaves it); returns the one now in use. Not for a
+/* Tests and benchmarks: caps the implementation at "table", "clmul",
+ * "vpclmul" or "vpclmul512" (NULL: leaves it); returns the one now in use. Not for a
  * per-packet path, and not thread-safe. */
 const char *rp_crc32_force(const char *level);
 

@@ -7,7 +7,7 @@
  * sit in plain buffers, so this is the accounting alone, without the PMD.
  *
  * Prints one line per frame size:
- *   frame=N general_ns=G fast_ns=F speedup=G/F fast_burst_ns fast_table_ns fast_clmul_ns fast_vpclmul_ns
+ *   frame=N general_ns=G fast_ns=F speedup=G/F fast_burst_ns fast_table_ns fast_clmul_ns fast_vpclmul_ns fast_vpclmul512_ns
  * (fast_burst: bursts of 32 as lib/dp/rx.c's rx_plain: rp_acct_pre_n, then rp_acct_rx_fast_n)
  * each the best of many 50 us runs for 300 ms (the uncontended cost on a
  * shared machine). Usage: acct_bench [frame bytes ...] (default 82 1026: a RoCE
@@ -171,7 +171,7 @@ static struct rp_acct *make_acct(const struct rp_plan *plan, bool general)
 
 int main(int argc, char **argv)
 {
-	static const char *const levels[] = {"table", "clmul", "vpclmul"};
+	static const char *const levels[] = {"table", "clmul", "vpclmul", "vpclmul512"};
 	static const unsigned defaults[] = {82, 1026};
 	unsigned nsizes = argc > 1 ? (unsigned)argc - 1 : 2;
 	for (unsigned i = 0; i < FRAMES; i++)
@@ -185,13 +185,13 @@ int main(int argc, char **argv)
 		struct rp_plan plan;
 		make_frames(bytes, &prof, &plan);
 		struct rp_acct *g = make_acct(&plan, true), *f = make_acct(&plan, false);
-		double lvl[3];
-		const char *got[3];
-		for (int l = 0; l < 3; l++) {
+		double lvl[4];
+		const char *got[4];
+		for (int l = 0; l < 4; l++) {
 			got[l] = rp_crc32_force(levels[l]);
 			lvl[l] = measure(f);
 		}
-		double gen = measure(g), fast = lvl[2];
+		double gen = measure(g), fast = lvl[3];
 		feeder = feed_burst;
 		double burst = measure(f);
 		feeder = feed;
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 			die("accountant", "the fast path did not take the frames");
 		printf("frame=%u general_ns=%.1f fast_ns=%.1f speedup=%.2f fast_burst_ns=%.1f", bytes, gen, fast, gen / fast,
 		       burst);
-		for (int l = 0; l < 3; l++)
+		for (int l = 0; l < 4; l++)
 			printf(" fast_%s_ns=%.1f", got[l], lvl[l]);
 		printf("\n");
 		rp_acct_destroy(g);
