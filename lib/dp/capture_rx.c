@@ -33,6 +33,8 @@ void rp_dp_capture_run(struct rp_dp_capture_rx *rx)
 		    (rx->count && rx->received >= rx->count))
 			break;
 		uint16_t n = rte_eth_rx_burst(rx->port->id, 0, m, BURST);
+		if (n) /* their arrival: after the burst, not before it (gen.c poll_rx) */
+			now = rp_dp_now_ns();
 		for (uint16_t i = 0; i < n; i++)
 			if (!rx->count || rx->received + i < rx->count)
 				offer_mbuf(rx, m[i], now, snaplen);

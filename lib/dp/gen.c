@@ -83,11 +83,13 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	if (n == 0)
 		return;
 	tp->rx_frames += n;
-	/* Another lcore may have stamped and sent these after this pass began:
-	 * their arrival is now, not the pass's start (else "stamped after they
-	 * arrived", no latency). */
-	if (g->main_idle)
-		now_ns = rp_dp_now_ns();
+	/* Their arrival is now, not the pass's start: another lcore, another
+	 * rank, or the same sender before this poller was preempted may have
+	 * stamped and sent them after this pass began (else "stamped after they
+	 * arrived", and a delay impairment's hold measured short: under mpirun
+	 * on two busy cores a 2 ms hold gave one-way samples of 0.2 ms). One
+	 * clock read per burst that brought frames. */
+	now_ns = rp_dp_now_ns();
 	struct rp_dp_rx *drx = rx_of(g, tp);
 	struct rp_capture *cap = drx ? drx->ports[tp->index].cap : NULL;
 	for (uint16_t i = 0; i < n; i++) {
