@@ -622,7 +622,7 @@ __attribute__((target("pclmul,sse2"))) static uint32_t crc32_clmul(uint32_t crc,
  * every register, b in the high ones), folded to one lane each, the rest
  * from off to len in 16-byte steps, and reduced: crc32_clmul's tail, lane
  * for lane, both chains in the same instructions. */
-__attribute__((target("vpclmulqdq,pclmul,avx2"))) static void tail_x2(__m256i x1, __m256i x2, __m256i x3, __m256i x4,
+static inline __attribute__((always_inline, target("vpclmulqdq,pclmul,avx2"))) void tail_x2(__m256i x1, __m256i x2, __m256i x3, __m256i x4,
 								  const uint8_t *pa, const uint8_t *pb, size_t off,
 								  size_t len, uint32_t out[2])
 {
