@@ -64,9 +64,13 @@ make_input() { # $1 = frame bytes
 # figure is what it does with the time it gets.
 cpu_s() { awk '{ print $1 + $2 }' "$tmp/time"; }
 
+# Both tools poll on the same CPU, BENCH_CPU (default 1, testpmd's forwarding
+# lcore): the two vCPUs of this VM are not alike and change over time (tx.sh).
+cpu=${BENCH_CPU:-1}
 roceprobe_pps() { # $1 = the roceprobe binary
 	rm -rf "$tmp/out"
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" > /dev/null 2>&1
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" --eal "-l $cpu" \
+		> /dev/null 2>&1
 	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
 p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)), \
 int(p['rx_frames']/max($(cpu_s), 0.01))); f=j['flows'][0]; \
@@ -77,7 +81,7 @@ print(f\"{p['rx_frames']} frames: {f['duplicates']} duplicates, {f['latency_ns']
 # and the last (partial seconds); it runs secs + 6 s, as its start-up on a busy
 # machine can take seconds.
 testpmd_pps() {
-	timeout -s INT $((secs + 6)) /usr/bin/time -f "%U %S" -o "$tmp/time" dpdk-testpmd -l 0-1 --no-huge -m 1024 --no-pci --no-telemetry \
+	timeout -s INT $((secs + 6)) /usr/bin/time -f "%U %S" -o "$tmp/time" dpdk-testpmd -l 0-1 --main-lcore $((1 - cpu)) --no-huge -m 1024 --no-pci --no-telemetry \
 		--vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" --file-prefix "rpbench$$" -- \
 		--forward-mode=rxonly --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
 	awk '/Rx-pps:/ { print $2 }' "$tmp/testpmd.log" | awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' |
