@@ -76,7 +76,7 @@ static void follow_home(struct rp_dp_txport *tp)
 /* NICs consume PFC in hardware; here the RX queue is polled and the frames
  * feed the pause gate. In a run everything received then goes to the
  * accountant; in gen it is dropped uncounted. */
-static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
+static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp)
 {
 	struct rte_mbuf *rx[RP_DP_BURST];
 	uint16_t n = rte_eth_rx_burst(tp->port->id, tp->rxq, rx, RP_DP_BURST);
@@ -89,7 +89,7 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_n
 	 * arrived", and a delay impairment's hold measured short: under mpirun
 	 * on two busy cores a 2 ms hold gave one-way samples of 0.2 ms). One
 	 * clock read per burst that brought frames. */
-	now_ns = rp_dp_now_ns();
+	const uint64_t now_ns = rp_dp_now_ns();
 	struct rp_dp_rx *drx = rx_of(g, tp);
 	struct rp_capture *cap = drx ? drx->ports[tp->index].cap : NULL;
 	for (uint16_t i = 0; i < n; i++) {
@@ -281,7 +281,7 @@ static void drain(struct rp_dp_gen *g, struct lcore_job *job)
 				continue;
 			now = rp_dp_now_ns();
 			uint64_t before = tp->rx_frames;
-			poll_rx(g, tp, now);
+			poll_rx(g, tp);
 			if (tp->n_pending)
 				flush_pending(tp, now);
 			rp_dp_rx_release(rx_of(g, tp), tp, now);
@@ -323,7 +323,7 @@ static int lcore_loop(void *arg)
 			if (!first)
 				now = rp_dp_now_ns();
 			first = false;
-			poll_rx(g, tp, now);
+			poll_rx(g, tp);
 			/* Housekeeping on the RX side, one compare a pass: the kept
 			 * next hops are asked again about once a second (neigh.h). */
 			if (now >= tp->refresh.next_ns)
