@@ -252,6 +252,10 @@ struct run {
 	struct rp_clock_offset *offsets_after; /* [size], measured again after the run */
 	bool clocks_after;   /* offsets_after holds a measurement (not after a degraded end) */
 	int64_t t0_ns, skew_ns;
+	/* The packet clock minus the corrected clock (corrected_ns - T0) right
+	 * after its start and after the run (DPDK ranks; 0 for verbs). */
+	int64_t pclock_gap[2];
+	int64_t *rank_pclock_err; /* rank 0: [size], each rank's larger gap (rank_env) */
 	bool failed;         /* a rank's set-up failed: every rank stops */
 	bool lost;           /* a rank died mid-run: the result is incomplete */
 	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
@@ -264,13 +268,20 @@ struct run {
 	bool verbs_here;     /* this rank runs verbs hosts: the verbs loop, not DPDK's */
 };
 
+/* This rank's clock corrected by its offset to rank 0 before the run: rank
+ * 0's timebase, on which T0 is fixed. */
+static int64_t corrected_ns(const void *arg)
+{
+	const struct run *r = arg;
+	return rp_cluster_now_ns() - (r->cl.launched ? r->offsets[r->cl.rank].offset_ns : 0);
+}
+
 /* The verbs engine's clock: ns since T0 on rank 0's timebase (this rank's
  * clock corrected by its offset), as the DPDK ranks' packet clock counts. */
 static uint64_t verbs_clock(void *arg)
 {
 	const struct run *r = arg;
-	int64_t off = r->offsets ? r->offsets[r->cl.rank].offset_ns : 0;
-	int64_t t = rp_cluster_now_ns() - off - r->t0_ns;
+	int64_t t = corrected_ns(r) - r->t0_ns;
 	return t > 0 ? (uint64_t)t : 0;
 }
 
@@ -547,6 +558,8 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
 			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
 			       capture_json(r, o));
 	json_object_set_new(o_, "lcores", lcores_json(r));
+	json_object_set_new(o_, "packet_clock_gap_ns", json_pack("[I, I]", (json_int_t)r->pclock_gap[0],
+								 (json_int_t)r->pclock_gap[1]));
 	json_object_set_new(o_, "flows_accounted", json_integer((json_int_t)received));
 	json_object_set_new(o_, "flows_held", json_integer((json_int_t)held));
 #ifdef RP_HAVE_VERBS
@@ -619,13 +632,18 @@ static json_t *all_ports_env(const struct run *r)
 	return all;
 }
 
-/* How far rank k's corrected clock can be from rank 0's during the run: the
- * offset's bound, and with a measurement after the run what drift can add. */
+/* How far rank k's packet clock can be from rank 0's time during the run:
+ * its corrected clock's error (the offset's bound, and with a measurement
+ * after the run what drift can add), plus how far the packet clock was from
+ * the corrected clock at its start or after the run, the larger (the TSC and
+ * the system clock each run at a steady rate: the gap moves in a line). */
 static int64_t rank_clock_bound(const struct run *r, int k)
 {
+	int64_t pclock = r->rank_pclock_err ? r->rank_pclock_err[k] : 0;
 	if (k == 0)
-		return 0;
-	return r->clocks_after ? rp_clock_run_bound_ns(&r->offsets[k], &r->offsets_after[k]) : r->offsets[k].bound_ns;
+		return pclock;
+	return pclock +
+	       (r->clocks_after ? rp_clock_run_bound_ns(&r->offsets[k], &r->offsets_after[k]) : r->offsets[k].bound_ns);
 }
 
 /* Accountant flow i's one-way error: both ranks' clock errors (0 on one rank). */
@@ -1254,6 +1272,7 @@ static void cleanup(struct run *r)
 	r->ve = NULL;
 #endif
 	rp_cluster_texts_free(&r->cl, r->rank_env);
+	free(r->rank_pclock_err);
 	free(r->launch);
 	free(r->offsets);
 	free(r->offsets_after);
@@ -1383,6 +1402,21 @@ static void *wait_for_senders(void *arg)
 	return NULL;
 }
 
+/* A rank's packet_clock_gap_ns (rank_env_text), the larger in size; 0 when
+ * it has none (verbs ranks, a lost rank). */
+static int64_t packet_clock_err(const char *env)
+{
+	json_t *e = env ? json_loads(env, 0, NULL) : NULL, *g = json_object_get(e, "packet_clock_gap_ns");
+	int64_t worst = 0;
+	for (size_t i = 0; i < json_array_size(g); i++) {
+		int64_t v = json_integer_value(json_array_get(g, i));
+		v = v < 0 ? -v : v;
+		worst = v > worst ? v : worst;
+	}
+	json_decref(e);
+	return worst;
+}
+
 /* Rank 0 gets one accountant holding every rank's flows and ports: their
  * results only (docs/cluster.md, "Scale": ~0.95 KB a flow at 1024 hosts). */
 static int merge_ranks(struct run *r, const struct run_opts *o)
@@ -1390,6 +1424,9 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	char err[512], *env = rank_env_text(r, o);
 	int rc = rp_cluster_gather_texts(&r->cl, env ? env : "{}", &r->rank_env);
 	free(env);
+	if (r->rank_env && (r->rank_pclock_err = calloc((size_t)r->cl.size, sizeof(int64_t))))
+		for (int k = 0; k < r->cl.size; k++)
+			r->rank_pclock_err[k] = packet_clock_err(r->rank_env[k]);
 	size_t n = rp_acct_nflows(r->acct);
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
 	/* A flow whose receiver's rank died is its sender's rank's to ship: its
@@ -1433,20 +1470,13 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 }
 
 /* Plan time 0 at T0 on this rank's corrected clock: the packet clock starts
- * as many ns ago as the rank is late now. A rank the CPU takes away between
- * reading the one clock and starting the other (a poller that spun to T0 has
- * used its time slice) would start it that much after T0: read both again,
- * and start again when they disagree by more than 100 us. */
-static void start_packet_clock(const struct run *r)
+ * as many ns ago as the rank is late now, from one reading of both clocks
+ * (rp_dp_clock_start_on: a reader the CPU is taken from retries). How far
+ * it started off is kept, and again after the run how far it has gone
+ * (the TSC's rate against the system clock's): both enter the bound. */
+static void start_packet_clock(struct run *r)
 {
-	int64_t off = r->cl.launched ? r->offsets[r->cl.rank].offset_ns : 0;
-	for (int tries = 0; tries < 5; tries++) {
-		int64_t late = r->cl.launched ? rp_cluster_now_ns() - off - r->t0_ns : 0;
-		rp_dp_clock_start_ago(late > 0 ? (uint64_t)late : 0);
-		int64_t gap = r->cl.launched ? rp_cluster_now_ns() - off - r->t0_ns - (int64_t)rp_dp_now_ns() : 0;
-		if (gap < 100000 && gap > -100000)
-			break;
-	}
+	r->pclock_gap[0] = rp_dp_clock_start_on(corrected_ns, r, r->t0_ns);
 }
 
 /* The plan's verbs flows (every rank counts them the same way) and this
@@ -1746,6 +1776,8 @@ int rp_cmd_run(int argc, char **argv)
 	/* The offsets again: their change over the run is each clock's drift. */
 	if (r.cl.launched && !r.lost && r.offsets_after)
 		r.clocks_after = rp_cluster_clocks(&r.cl, 20, r.offsets_after) == 0;
+	if (r.cl.launched && !r.verbs_here)
+		r.pclock_gap[1] = rp_dp_clock_gap_ns(corrected_ns, &r, r.t0_ns);
 	int lrc = merge_lcores(&r) != 0 ? RP_EXIT_USAGE : 0; /* kept: the ranks' merge is collective */
 	finish_accounting(&r);
 	close_captures(&r);

@@ -137,11 +137,29 @@ unsigned rp_dp_rss_queue(const uint8_t *frame, size_t len, unsigned nq);
 struct rte_mbuf;
 uint16_t rp_dp_pair_tx(const struct rp_dp_port *p, struct rte_mbuf **m, uint16_t n);
 
-/* TSC-derived clock: nanoseconds since rp_dp_clock_start. */
+/* The packet clock (clock.c): TSC-derived nanoseconds since rp_dp_clock_start,
+ * at a rate measured against CLOCK_MONOTONIC from rp_dp_clock_calibrate on
+ * (a start sleeps until 50 ms have passed since it; without it, DPDK's
+ * rounded rte_get_tsc_hz). */
+void rp_dp_clock_calibrate(void);
 void rp_dp_clock_start(void);
-/* The same, as if started ns ago: a rank that woke late for the common start
- * still counts from it. */
-void rp_dp_clock_start_ago(uint64_t ns);
+/* Another clock, read with an argument (ns). */
+typedef int64_t (*rp_dp_ref_clock)(const void *arg);
+/* A reading of ref and the TSC at once: ref_ns the midpoint of the two ref
+ * readings around the TSC's, window_ns how far apart they were (the
+ * narrowest of several tries: a reader the CPU was taken from retries). */
+struct rp_dp_clock_pair {
+	int64_t ref_ns;
+	uint64_t tsc;
+	int64_t window_ns;
+};
+struct rp_dp_clock_pair rp_dp_clock_read_pair(rp_dp_ref_clock ref, const void *arg);
+/* Starts the packet clock at ref - zero_ns (a rank that woke late for the
+ * common start still counts from it; 0 when ref is before zero_ns) and
+ * returns the gap right after (rp_dp_clock_gap_ns): how far it started off. */
+int64_t rp_dp_clock_start_on(rp_dp_ref_clock ref, const void *arg, int64_t zero_ns);
+/* The packet clock minus (ref - zero_ns), now. */
+int64_t rp_dp_clock_gap_ns(rp_dp_ref_clock ref, const void *arg, int64_t zero_ns);
 uint64_t rp_dp_now_ns(void);
 
 #endif

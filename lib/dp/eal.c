@@ -290,6 +290,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	eal_running = true;
+	rp_dp_clock_calibrate();
 	return 0;
 }
 
