@@ -73,7 +73,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
 from check import expect, sh  # noqa: E402
-from cluster_case import run_case, rank_pid  # noqa: E402
+from cluster_case import run_case, rank_pid, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 NHOSTS, RAILS = 3, 2
@@ -177,8 +177,8 @@ def mpirun(tmp, text, *args):
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
     with open(path, "w") as f:
         f.write(text)
-    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(NHOSTS), ROCEPROBE, "run", path,
-                        "-o", out, *args], capture_output=True, text=True, timeout=180)
+    p = run_ranks([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(NHOSTS), ROCEPROBE, "run", path,
+                   "-o", out, *args], 180)
     return p, out
 
 

@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, sh  # noqa: E402
-from cluster_case import run_case  # noqa: E402
+from cluster_case import run_case, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 MPIRUN = shutil.which("mpirun")
@@ -84,8 +84,7 @@ def run(tmp, text, env_rank1=()):
     env = [a for kv in env_rank1 for a in ("-x", kv)]
     global WALL
     t0 = time.time()
-    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "1", *cmd, ":", "-np", "1", *env,
-                        *cmd], capture_output=True, text=True, timeout=180)
+    p = run_ranks([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "1", *cmd, ":", "-np", "1", *env, *cmd], 180)
     WALL = time.time() - t0
     ours = [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
     expect(p.returncode == 0, f"mpirun -np 2 roceprobe run: exit 0 ({p.returncode}: {ours})")

@@ -66,7 +66,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
 from check import expect, sh, read_pcap  # noqa: E402
-from cluster_case import run_case, rank_pid  # noqa: E402
+from cluster_case import run_case, rank_pid, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HOSTS = ["s1", "s2", "s3", "r"]
@@ -147,8 +147,7 @@ def mpirun(tmp, text, *args):
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
     with open(path, "w") as f:
         f.write(text)
-    p = subprocess.run([*launcher(), ROCEPROBE, "run", path, "-o", out, *args], capture_output=True, text=True,
-                       timeout=180)
+    p = run_ranks([*launcher(), ROCEPROBE, "run", path, "-o", out, *args], 180)
     return p, out
 
 
@@ -437,9 +436,9 @@ def case_clock(tmp):
                         "rate: 20M, duration: 2s}"))
     run = [ROCEPROBE, "run", path, "-o", out]
     t0 = time.time()
-    p = subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", *run, ":", "-np", "1",
-                        "-x", f"ROCEPROBE_CLOCK_SKEW_NS={skew}", "-x", f"ROCEPROBE_CLOCK_DRIFT_PPM={ppm}", *run, ":",
-                        "-np", "1", *run], capture_output=True, text=True, timeout=180)
+    p = run_ranks([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", *run, ":", "-np", "1",
+                   "-x", f"ROCEPROBE_CLOCK_SKEW_NS={skew}", "-x", f"ROCEPROBE_CLOCK_DRIFT_PPM={ppm}", *run, ":",
+                   "-np", "1", *run], 180)
     wall = time.time() - t0
     expect(p.returncode == 0, f"mpirun (MPMD, rank 2 skewed and drifting): exit 0 ({p.returncode}: {said(p)})")
     if p.returncode != 0:
@@ -585,8 +584,7 @@ traffic:
         # whose rx "dropped" counts the switch's PFC frames (no protocol handler in the kernel).
         wired = ["rpc-wA1", "rpc-wB1", "rpc-wC0", "rpc-wC1"]
         before = check.kernel_drops(wired, None)
-        p = subprocess.run([*launcher(n=3), ROCEPROBE, "run", path, "-o", out, "--duration", "3"],
-                           capture_output=True, text=True, timeout=180)
+        p = run_ranks([*launcher(n=3), ROCEPROBE, "run", path, "-o", out, "--duration", "3"], 180)
         # Between the processes a kernel on a starved machine may drop (veth backlog): counted in.
         kernel = sum(v - before.get(k, 0) for k, v in check.kernel_drops(wired, None).items())
         time.sleep(0.2)

@@ -1,11 +1,12 @@
 """What the cluster tests (tests/cluster/*_check.py) share, one copy each: running one case
-under the machine-wide lock, and finding a rank's process.
+under the machine-wide lock, finding a rank's process, and running a job that may hang.
 
-    from cluster_case import run_case, rank_pid
+    from cluster_case import run_case, rank_pid, run_ranks
     run_case(globals()["case_" + CASE], "rpc-", teardown, f"cluster-run-{CASE}")
 """
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -51,3 +52,45 @@ def rank_pid(path, rank):
         if path.encode() in cmd and b"run" in cmd and any(w in env for w in want):
             return int(d)
     return None
+
+
+def roceprobe_pids():
+    """Every roceprobe process on the machine (its ranks, whoever started them)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and open(f"/proc/{d}/comm").read().strip() == "roceprobe":
+                pids.append(int(d))
+        except OSError:
+            continue
+    return sorted(pids)
+
+
+def run_ranks(argv, timeout, **kw):
+    """subprocess.run(argv, capture_output=True, text=True, timeout=timeout) for a launcher
+    (mpirun, srun) of roceprobe ranks. On the timeout, before anything is killed, every
+    roceprobe process's threads' stacks (gdb) and the launcher's stderr so far are printed (a
+    hang then says where each rank stood), the launcher gets SIGTERM (it stops its ranks),
+    SIGKILL 20 s later, and TimeoutExpired is raised as subprocess.run would."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        gdb = shutil.which("gdb")
+        for pid in roceprobe_pids():
+            print(f"--- roceprobe pid {pid} after {timeout} s: its threads' stacks")
+            if gdb:
+                bt = subprocess.run([gdb, "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                                    capture_output=True, text=True, timeout=60)
+                print("\n".join(ln for ln in bt.stdout.splitlines() if ln.startswith(("#", "Thread"))))
+            else:
+                print("(no gdb on this machine)")
+        p.terminate()
+        try:
+            out, err = p.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+        print(f"--- the launcher's stderr:\n{err[-4000:]}")
+        raise
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
