@@ -47,14 +47,12 @@ void rp_dp_clock_calibrate(void)
 	calib0 = rp_dp_clock_read_pair(monotonic_ns, NULL);
 }
 
-/* The rate from calib0 to now, at least CALIB_MIN_NS apart (sleeping the rest);
- * DPDK's without a first reading. */
+/* The rate from calib0 to now, at least CALIB_MIN_NS apart (sleeping the
+ * rest; calib0 is taken now when it was not yet). */
 static void measure_rate(void)
 {
-	if (!calib0.tsc) {
-		ns_per_cycle_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
-		return;
-	}
+	if (!calib0.tsc)
+		rp_dp_clock_calibrate();
 	struct rp_dp_clock_pair now = rp_dp_clock_read_pair(monotonic_ns, NULL);
 	int64_t span = now.ref_ns - calib0.ref_ns;
 	if (span < CALIB_MIN_NS) {

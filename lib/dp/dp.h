@@ -139,8 +139,8 @@ uint16_t rp_dp_pair_tx(const struct rp_dp_port *p, struct rte_mbuf **m, uint16_t
 
 /* The packet clock (clock.c): TSC-derived nanoseconds since rp_dp_clock_start,
  * at a rate measured against CLOCK_MONOTONIC from rp_dp_clock_calibrate on
- * (a start sleeps until 50 ms have passed since it; without it, DPDK's
- * rounded rte_get_tsc_hz). */
+ * (rp_dp_eal_init calls it; a start sleeps until 50 ms have passed since
+ * it, and calls it first if nobody did). */
 void rp_dp_clock_calibrate(void);
 void rp_dp_clock_start(void);
 /* Another clock, read with an argument (ns). */
