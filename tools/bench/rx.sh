@@ -67,10 +67,14 @@ cpu_s() { awk '{ print $1 + $2 }' "$tmp/time"; }
 # Both tools poll on the same CPU, BENCH_CPU (default 1, testpmd's forwarding
 # lcore): the two vCPUs of this VM are not alike and change over time (tx.sh).
 cpu=${BENCH_CPU:-1}
+# Both processes live secs + 6 s, each stopped by SIGINT (roceprobe writes its
+# result on it): set-up is then the same share of each one's CPU time. Until
+# 2026-12-02 roceprobe ran 3 s against testpmd's 9, and its 0.35 CPU s of set-up
+# (pools faulted in, without hugepages) cost it 9% of the per-CPU figure.
 roceprobe_pps() { # $1 = the roceprobe binary
 	rm -rf "$tmp/out"
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" --duration "$secs" --eal "-l $cpu" \
-		> /dev/null 2>&1
+	timeout -s INT $((secs + 6)) /usr/bin/time -f "%U %S" -o "$tmp/time" "$1" run "$tmp/rx.yaml" -o "$tmp/out" \
+		--duration 3600 --eal "-l $cpu" > /dev/null 2>&1 || true
 	python3 -c "import json,sys; j=json.load(open('$tmp/out/result.json')); \
 p=[p for p in j['ports'] if p['node']=='rx'][0]; print(int(p['rx_frames']/(j['elapsed_ns']/1e9)), \
 int(p['rx_frames']/max($(cpu_s), 0.01))); f=j['flows'][0]; \
