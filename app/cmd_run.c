@@ -1046,19 +1046,24 @@ static int write_result(const struct run *r, const struct run_opts *o)
  * means for the cross-rank one-way latencies. */
 static void summary_clocks(FILE *f, const struct run *r)
 {
-	fputs("\nclocks: offset to rank 0 before / after the run (+- bound), drift\n", f);
+	fputs("\nclocks: offset to rank 0 before / after the run (+- bound), drift; the packet clock's\n"
+	      "largest gap to the rank's corrected clock\n", f);
 	int64_t worst = 0;
-	for (int k = 1; k < r->cl.size; k++) {
+	for (int k = 0; k < r->cl.size; k++) {
 		const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
 		int64_t e = rank_clock_bound(r, k);
 		worst = e > worst ? e : worst;
 		if (rp_cluster_rank_lost(&r->cl, k))
 			continue;
-		fprintf(f, "rank %-3d %-12s %+" PRId64 " +- %" PRId64 " ns", k, r->cl.ranks[k].node, b->offset_ns, b->bound_ns);
-		if (r->clocks_after)
+		fprintf(f, "rank %-3d %-12s ", k, r->cl.ranks[k].node);
+		if (k == 0)
+			fputs("(the reference)", f);
+		else
+			fprintf(f, "%+" PRId64 " +- %" PRId64 " ns", b->offset_ns, b->bound_ns);
+		if (k && r->clocks_after)
 			fprintf(f, " / %+" PRId64 " +- %" PRId64 " ns, drift %+.1f +- %.1f ns/s", a->offset_ns, a->bound_ns,
 				rp_clock_drift_ppb(b, a), rp_clock_drift_bound_ppb(b, a));
-		fputc('\n', f);
+		fprintf(f, "; packet clock %" PRId64 " ns\n", r->rank_pclock_err ? r->rank_pclock_err[k] : 0);
 	}
 	size_t cross = 0, below = 0, rtt = 0;
 	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
