@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap, write_pcap  # noqa: E402
+from check import expect, finish, read_pcap, until_progress, write_pcap  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 import roce_icrc  # noqa: E402  (the ICRC after Linux's rxe, not lib/wire's)
 
@@ -226,9 +226,11 @@ def case_sigint(tmp):
                 "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s}\n")
     p = subprocess.Popen([ROCEPROBE, "gen", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     import time
-    time.sleep(2.5)
+    first = until_progress(p, "gen")  # traffic runs, a second in (not a fixed time: set-up can take seconds)
+    time.sleep(1.5)
     p.send_signal(2)
     out, err = p.communicate(timeout=30)
+    err = first + err
     expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode})")
     j = json.loads(out)
     expect(j["interrupted"] is True, "the report says it was interrupted")

@@ -61,7 +61,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap  # noqa: E402
+from check import expect, finish, read_pcap, until_progress  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from roce_icrc import icrc_check  # noqa: E402
 
@@ -163,12 +163,9 @@ def case_sigint():
                              stderr=subprocess.PIPE, text=True)
         # Ctrl-C once traffic runs (the first progress line, a second in; the set-up may
         # take seconds on a loaded machine), and a second more.
-        err, progress = "", ""
-        for line in p.stderr:
-            err += line
-            if line.startswith("run ") and "Mpps" in line:
-                progress = line
-                break
+        err = until_progress(p, "run")
+        last = err.splitlines()[-1] if err else ""
+        progress = last if last.startswith("run ") and "Mpps" in last else ""
         time.sleep(1)
         p.send_signal(signal.SIGINT)
         _, rest = p.communicate(timeout=60)
@@ -289,11 +286,7 @@ def case_capture_sigint():
             f.write(SIGINT_PROFILE)
         p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2", "--capture"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        err = ""
-        for line in p.stderr:
-            err += line
-            if line.startswith("run ") and "Mpps" in line:
-                break
+        err = until_progress(p, "run")
         time.sleep(1)
         p.send_signal(signal.SIGINT)
         _, rest = p.communicate(timeout=60)

@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap  # noqa: E402
+from check import expect, finish, read_pcap, until_progress  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 
@@ -249,7 +249,8 @@ def case_sigint(tmp):
         f.write(profile("{drop_every: 10, delay: 1ms}").replace("messages: 10001", "duration: 60s"))
     p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--capture"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    until_progress(p, "run")  # traffic runs (a fixed 2.5 s once saw 18 packets sent: a slow set-up)
+    time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     p.communicate(timeout=60)
     expect(p.returncode == 0, f"exit 0 after SIGINT (got {p.returncode})")
