@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 
+import check
 from check import finish
 
 # The rp*- interfaces are one machine's, and the cluster tests share its CPUs: two checkouts'
@@ -22,18 +23,26 @@ LOCK = "/tmp/rpc-cluster.lock"
 
 def run_case(case, prefix, teardown, name):
     """case(tmpdir) under the lock; teardown() always runs (also on meson's timeout, SIGTERM);
-    a topology this machine cannot build is a skip (77), not a failure. Exits via finish(name)."""
+    a topology this machine cannot build is a skip (77), not a failure. tmpdir (profiles,
+    results, captures: ~3 MB a case, ~80 MB a suite) is removed when every check passed and
+    kept, its path printed, when one failed. Exits via finish(name)."""
     lock = open(LOCK, "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # finally still runs
+    tmp = tempfile.mkdtemp(prefix=prefix)
     try:
-        case(tempfile.mkdtemp(prefix=prefix))
+        case(tmp)
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
         teardown()
+        shutil.rmtree(tmp, ignore_errors=True)
         print(f"skipped: cannot build the veth/bridge topology here ({e})")
         sys.exit(77)
     finally:
         teardown()
+    if check.failures:
+        print(f"kept for a look: {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     finish(name)
 
 
