@@ -8,7 +8,10 @@
  *
  * Prints one line per frame size:
  *   frame=N general_ns=G fast_ns=F speedup=G/F fast_burst_ns fast_table_ns fast_clmul_ns fast_vpclmul_ns fast_vpclmul512_ns
- * (fast_burst: bursts of 32 as lib/dp/rx.c's rx_plain: rp_acct_pre_n, then rp_acct_rx_fast_n)
+ *   burst_icrc_ns burst_classify_ns burst_account_ns
+ * (fast_burst: bursts of 32 as lib/dp/rx.c's rx_plain: rp_acct_pre_n, then
+ * rp_acct_rx_fast_n; the burst_ three are its stages, timed apart: the
+ * ICRCs alone, the rest of the first pass, and what follows it)
  * each the best of many 50 us runs for 300 ms (the uncontended cost on a
  * shared machine). Usage: acct_bench [frame bytes ...] (default 82 1026: a RoCE
  * frame is 2 mod 4 bytes long, 58 + payload padded to 4). */
@@ -129,6 +132,44 @@ static void feed_burst(struct rp_acct *a, uint64_t iters)
 	}
 }
 
+/* The burst's stages alone, on the same bursts: the ICRCs (rp_icrc_verify_n,
+ * as the first pass calls it), and the whole first pass (classification and
+ * ICRC, rp_acct_pre_n). Timed, not sampled: on a VM without hardware
+ * counters perf's cpu-clock samples land on whichever instruction waits,
+ * so a stage's share of samples moves with the code around it. */
+static void feed_icrc(struct rp_acct *a, uint64_t iters)
+{
+	const uint8_t *l3[32];
+	uint32_t len[32];
+	bool ok[32];
+	(void)a;
+	for (uint64_t i = 0; i < iters; i += 32) {
+		unsigned k0 = (unsigned)(i % FRAMES);
+		for (unsigned j = 0; j < 32; j++) {
+			l3[j] = frame[k0 + j] + RP_ETH_HLEN;
+			len[j] = frame_len[k0 + j] - RP_ETH_HLEN;
+		}
+		rp_icrc_verify_n(l3, len, 32, ok);
+		if (!ok[0])
+			die("icrc", "a frame's ICRC is wrong");
+	}
+}
+
+static void feed_pre(struct rp_acct *a, uint64_t iters)
+{
+	struct rp_acct_pre pre[32];
+	uint32_t wire[32];
+	(void)a;
+	for (uint64_t i = 0; i < iters; i += 32) {
+		unsigned k0 = (unsigned)(i % FRAMES);
+		for (unsigned j = 0; j < 32; j++)
+			wire[j] = frame_len[k0 + j];
+		rp_acct_pre_n((const uint8_t *const *)frame + k0, frame_len + k0, wire, 32, pre);
+		if (!pre[0].icrc_ok)
+			die("first pass", "a frame not taken or its ICRC wrong");
+	}
+}
+
 static void (*feeder)(struct rp_acct *, uint64_t) = feed;
 
 static double measure(struct rp_acct *a)
@@ -194,6 +235,10 @@ int main(int argc, char **argv)
 		double gen = measure(g), fast = lvl[3];
 		feeder = feed_burst;
 		double burst = measure(f);
+		feeder = feed_icrc;
+		double icrc = measure(f);
+		feeder = feed_pre;
+		double pre = measure(f);
 		feeder = feed;
 		if (rp_acct_fast_frames(f) == 0 || rp_acct_fast_frames(g) != 0)
 			die("accountant", "the fast path did not take the frames");
@@ -201,7 +246,7 @@ int main(int argc, char **argv)
 		       burst);
 		for (int l = 0; l < 4; l++)
 			printf(" fast_%s_ns=%.1f", got[l], lvl[l]);
-		printf("\n");
+		printf(" burst_icrc_ns=%.1f burst_classify_ns=%.1f burst_account_ns=%.1f\n", icrc, pre - icrc, burst - pre);
 		rp_acct_destroy(g);
 		rp_acct_destroy(f);
 		rp_plan_free(&plan);
