@@ -73,7 +73,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
 from check import expect, sh  # noqa: E402
-from cluster_case import run_case, rank_pid, run_ranks  # noqa: E402
+from cluster_case import run_case, rank_pids, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 NHOSTS, RAILS = 3, 2
@@ -358,7 +358,7 @@ def case_kill(tmp):
     deadline = time.time() + 60
     while time.time() < deadline and p.poll() is None:
         if len(pids) < NHOSTS:
-            pids = {k: v for k in range(NHOSTS) if (v := rank_pid(path, k))}
+            pids = rank_pids(path)
         if len(pids) == NHOSTS and all(link(veth(1, r))["tx"] - before[veth(1, r)]["tx"] >= 500 for r in range(RAILS)):
             os.kill(pids[1], signal.SIGKILL)
             killed = time.time()

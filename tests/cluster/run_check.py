@@ -66,7 +66,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
 from check import expect, sh, read_pcap  # noqa: E402
-from cluster_case import run_case, rank_pid, run_ranks  # noqa: E402
+from cluster_case import run_case, rank_pids, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HOSTS = ["s1", "s2", "s3", "r"]
@@ -334,7 +334,7 @@ def kill_mid_run(tmp, rank):
     deadline = time.time() + 60
     while time.time() < deadline and p.poll() is None:
         if len(pids) < 4:
-            pids = {k: v for k in range(4) if (v := rank_pid(path, k))}
+            pids = rank_pids(path)
         if len(pids) == 4 and veth_tx("s2") - before["s2"] >= 500:
             victim = pids[rank]
             os.kill(victim, signal.SIGKILL)

@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish  # noqa: E402
+from cluster_case import rank_pids  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -122,21 +123,6 @@ def stop(d):
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-
-
-def rank_pids(path):
-    pids = {}
-    for d in os.listdir("/proc"):
-        try:
-            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
-            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in cmd and b"run" in cmd:
-            for e in env:
-                if e.startswith(b"PMIX_RANK="):
-                    pids[int(e[10:])] = int(d)
-    return pids
 
 
 def case_kill(env, tmp):

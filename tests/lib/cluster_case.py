@@ -1,7 +1,7 @@
 """What the cluster tests (tests/cluster/*_check.py) share, one copy each: running one case
-under the machine-wide lock, finding a rank's process, and running a job that may hang.
+under the machine-wide lock, finding the ranks' processes, and running a job that may hang.
 
-    from cluster_case import run_case, rank_pid, run_ranks
+    from cluster_case import run_case, rank_pids, run_ranks
     run_case(globals()["case_" + CASE], "rpc-", teardown, f"cluster-run-{CASE}")
 """
 import fcntl
@@ -46,23 +46,6 @@ def run_case(case, prefix, teardown, name):
     finish(name)
 
 
-def rank_pid(path, rank):
-    """The pid of this job's `roceprobe run` (its profile path on the command line) with that
-    rank (Open MPI's OMPI_COMM_WORLD_RANK or PMIx's PMIX_RANK), or None."""
-    want = (f"OMPI_COMM_WORLD_RANK={rank}".encode(), f"PMIX_RANK={rank}".encode())
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            cmd = open(f"/proc/{d}/cmdline", "rb").read().split(b"\0")
-            env = open(f"/proc/{d}/environ", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if path.encode() in cmd and b"run" in cmd and any(w in env for w in want):
-            return int(d)
-    return None
-
-
 def roceprobe_pids():
     """Every roceprobe process on the machine (its ranks, whoever started them)."""
     pids = []
@@ -70,9 +53,30 @@ def roceprobe_pids():
         try:
             if d.isdigit() and open(f"/proc/{d}/comm").read().strip() == "roceprobe":
                 pids.append(int(d))
-        except OSError:
+        except OSError:  # gone meanwhile
             continue
     return sorted(pids)
+
+
+RANK_VARS = (b"OMPI_COMM_WORLD_RANK=", b"PMIX_RANK=")  # Open MPI's (mpirun), PMIx's (srun)
+
+
+def rank_pids(path):
+    """{rank: pid} of this job's `roceprobe run` processes (its profile path on the command line),
+    each by the rank its launcher gave it (RANK_VARS in its environment)."""
+    pids = {}
+    for pid in roceprobe_pids():
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() not in cmd or b"run" not in cmd:
+            continue
+        rank = next((e.split(b"=", 1)[1] for e in env for v in RANK_VARS if e.startswith(v)), None)
+        if rank is not None and rank.isdigit():
+            pids[int(rank)] = pid
+    return pids
 
 
 def run_ranks(argv, timeout, **kw):
