@@ -77,7 +77,7 @@ struct rp_dp_txport {
 	 * queue sends mbufs of several pools. */
 	uint16_t data_off[RP_SOURCE_SHAPES + 1];
 	unsigned shape; /* whose buffers the next burst takes */
-};
+} __attribute__((aligned(64)));
 
 /* Sends one frame that build writes into buf (cap bytes; returns its length,
  * 0: nothing to send) on tp's TX queue, offered to cap when given. False when
