@@ -170,12 +170,12 @@ void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, 
 /* The per-frame accounting, inline: both paths (acct.c, acct_fast.c) call
  * rp_acct_data, and a burst of the fast path runs it without a call. */
 
-#define RP_ACCT_LAT_BATCH 32
+#define RP_ACCT_LAT_BATCH RP_HIST_BATCH
 
 /* The fast path's latency samples of one flow at one time (a run of its
  * frames in a burst), recorded together by rp_acct_lat_flush in arrival
  * order: the same histogram and series bits as one record per frame
- * (rp_shist_record_n, rp_ts_latency_n). */
+ * (rp_shist_record_batch, rp_ts_latency_batch). */
 struct acct_lat_batch {
 	struct acct_flow *fl;
 	uint64_t now;
@@ -188,8 +188,10 @@ struct acct_lat_batch {
 static inline void rp_acct_lat_record_n(struct rp_acct *a, struct acct_flow *fl, uint64_t now, const uint64_t *v,
 					unsigned n)
 {
-	rp_shist_record_n(&fl->lat, v, n);
-	rp_ts_latency_n(a->ts, now, v, n);
+	struct rp_hist_batch b; /* the arithmetic once for both */
+	rp_hist_batch_of(&b, v, n);
+	rp_shist_record_batch(&fl->lat, &b);
+	rp_ts_latency_batch(a->ts, now, &b);
 	for (unsigned i = 0; fl->cfg.bin_hist && i < n; i++)
 		rp_ts_latency_hist(a->ts, now, v[i]);
 }

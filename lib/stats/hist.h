@@ -116,6 +116,36 @@ static inline size_t rp_hist_index(uint64_t v)
 uint64_t rp_hist_bucket_lo(size_t idx);
 uint64_t rp_hist_bucket_hi(size_t idx);
 
+/* Up to RP_HIST_BATCH samples' arithmetic, worked once for every histogram
+ * they go into (a flow's latency and its time bin's): their buckets, min,
+ * max and exact sums. The sums are exact integers, so adding a batch's
+ * total is, bit for bit, adding its samples one by one. */
+#define RP_HIST_BATCH 32
+struct rp_hist_batch {
+	uint32_t n;
+	uint64_t min; /* UINT64_MAX when n is 0 */
+	uint64_t max;
+	struct rp_sums sums;
+	uint16_t idx[RP_HIST_BATCH]; /* each sample's bucket, in order */
+};
+_Static_assert(RP_HIST_BUCKETS <= UINT16_MAX + 1u, "a bucket index fits 16 bits");
+
+/* b = the first n (<= RP_HIST_BATCH) of v. */
+static inline void rp_hist_batch_of(struct rp_hist_batch *b, const uint64_t *v, size_t n)
+{
+	uint64_t min = UINT64_MAX, max = 0;
+	struct rp_sums m = {{0, 0}, {0, 0, 0}};
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < min)
+			min = v[i];
+		if (v[i] > max)
+			max = v[i];
+		rp_sums_add(&m, v[i]);
+		b->idx[i] = (uint16_t)rp_hist_index(v[i]);
+	}
+	b->n = (uint32_t)n, b->min = min, b->max = max, b->sums = m;
+}
+
 /* Buckets, count, min and max only, no moments: all rp_hist_percentile
  * reads, for a histogram whose mean and stdev nobody asks for (a time
  * series' open bin: inline, per sample). */

@@ -56,25 +56,31 @@ static int add_bucket(struct rp_shist *s, size_t idx, uint64_t count)
 	return 0;
 }
 
-/* The same steps as rp_hist_record, sample by sample. */
+int rp_shist_record_batch(struct rp_shist *s, const struct rp_hist_batch *b)
+{
+	s->count += b->n;
+	if (b->min < s->min)
+		s->min = b->min;
+	if (b->max > s->max)
+		s->max = b->max;
+	rp_sums_merge(&s->sums, &b->sums);
+	int rc = 0;
+	for (uint32_t i = 0, j; i < b->n; i = j) {
+		for (j = i + 1; j < b->n && b->idx[j] == b->idx[i]; j++)
+			;
+		rc |= add_bucket(s, b->idx[i], j - i);
+	}
+	return rc;
+}
+
 int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n)
 {
-	uint64_t count = s->count, min = s->min, max = s->max;
-	struct rp_sums m = s->sums;
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		count++;
-		if (v[i] < min)
-			min = v[i];
-		if (v[i] > max)
-			max = v[i];
-		rp_sums_add(&m, v[i]);
-		rc |= add_bucket(s, rp_hist_index(v[i]), 1);
+	for (size_t i = 0; i < n; i += RP_HIST_BATCH) {
+		struct rp_hist_batch b;
+		rp_hist_batch_of(&b, v + i, n - i < RP_HIST_BATCH ? n - i : RP_HIST_BATCH);
+		rc |= rp_shist_record_batch(s, &b);
 	}
-	s->count = count;
-	s->min = min;
-	s->max = max;
-	s->sums = m;
 	return rc;
 }
 

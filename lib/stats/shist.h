@@ -30,9 +30,12 @@ void rp_shist_free(struct rp_shist *s);
 /* 0, or -1 when memory for a new bucket runs out (the sample then counts in
  * count/min/max/mean but in no bucket). */
 int rp_shist_record(struct rp_shist *s, uint64_t v);
-/* n samples: exactly n rp_shist_record calls (the same sums), the running
- * state kept in registers between them. */
+/* n samples: exactly n rp_shist_record calls (the same sums). */
 int rp_shist_record_n(struct rp_shist *s, const uint64_t *v, size_t n);
+/* A batch's samples (hist.h): the same as rp_shist_record_n of them, with
+ * their arithmetic already done; neighbours in one bucket are added to it
+ * at once. */
+int rp_shist_record_batch(struct rp_shist *s, const struct rp_hist_batch *b);
 /* out = the full histogram. When out already holds prev's expansion (and
  * nothing else), only prev's buckets are cleared first: cheap for a scratch
  * reused flow after flow. prev may be NULL (out is cleared whole). */

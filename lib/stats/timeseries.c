@@ -148,37 +148,38 @@ static void open_bin(struct rp_ts *t, long b)
 	t->open_bin = b;
 }
 
-void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, size_t n)
+void rp_ts_latency_batch(struct rp_ts *t, uint64_t now_ns, const struct rp_hist_batch *b)
 {
-	if (n == 0)
+	if (b->n == 0)
 		return;
-	long b = rp_ts_bin_of(t, now_ns);
-	if (b < 0) {
-		t->outside += n - 1; /* one per sample, as n calls count them */
+	long bi = rp_ts_bin_of(t, now_ns);
+	if (bi < 0) {
+		t->outside += b->n - 1; /* one per sample, as n calls count them */
 		return;
 	}
-	open_bin(t, b);
-	struct rp_ts_bin *bin = &t->bins[b];
-	uint64_t min = bin->lat_min, max = bin->lat_max;
-	struct rp_sums sums = bin->lat_sums;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = lat_ns[i];
-		rp_hist_record_counts(t->open_hist, v);
-		if (v < min)
-			min = v;
-		if (v > max)
-			max = v;
-		rp_sums_add(&sums, v);
-	}
-	bin->lat_count += n;
-	bin->lat_min = min;
-	bin->lat_max = max;
-	bin->lat_sums = sums;
+	open_bin(t, bi);
+	struct rp_ts_bin *bin = &t->bins[bi];
+	struct rp_hist *h = t->open_hist;
+	for (uint32_t i = 0; i < b->n; i++)
+		h->b[b->idx[i]]++;
+	h->count += b->n;
+	bin->lat_count += b->n;
+	if (b->min < h->min)
+		h->min = b->min;
+	if (b->max > h->max)
+		h->max = b->max;
+	if (b->min < bin->lat_min)
+		bin->lat_min = b->min;
+	if (b->max > bin->lat_max)
+		bin->lat_max = b->max;
+	rp_sums_merge(&bin->lat_sums, &b->sums);
 }
 
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns)
 {
-	rp_ts_latency_n(t, now_ns, &lat_ns, 1);
+	struct rp_hist_batch b;
+	rp_hist_batch_of(&b, &lat_ns, 1);
+	rp_ts_latency_batch(t, now_ns, &b);
 }
 
 /* Not rp_ts_bin_of: the sample's rp_ts_latency already counted it if outside. */

@@ -129,9 +129,9 @@ static inline void rp_ts_rx(struct rp_ts *t, uint64_t now_ns, size_t flow, uint6
 	rp_ts_rx_n(t, now_ns, flow, 1, bytes, ce);
 }
 void rp_ts_latency(struct rp_ts *t, uint64_t now_ns, uint64_t lat_ns);
-/* n samples at the same time, in this order: exactly n rp_ts_latency calls
- * (the bin's sums kept in registers between them). */
-void rp_ts_latency_n(struct rp_ts *t, uint64_t now_ns, const uint64_t *lat_ns, size_t n);
+/* A batch's samples (hist.h), at the same time: exactly an rp_ts_latency
+ * call for each, their arithmetic already done. */
+void rp_ts_latency_batch(struct rp_ts *t, uint64_t now_ns, const struct rp_hist_batch *b);
 /* With cfg.bin_hist: lat_ns into the histogram of now_ns's bin (nothing
  * else: call rp_ts_latency too for the bin's own figures). A caller's
  * choice of samples, e.g. a workload's flows and not its aggressor's. */

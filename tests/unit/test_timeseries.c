@@ -38,6 +38,43 @@ static void per_bin_percentiles(void **state)
 	rp_ts_destroy(t);
 }
 
+/* A batch (hist.h) is its samples one by one: 64 samples 1000 + 37 i ns
+ * (i < 64) in bin 0, as two batches of 32 and as 64 calls. By hand: sum
+ * 64 x 1000 + 37 x (63 x 64 / 2) = 64000 + 74592 = 138592, min 1000, max
+ * 1000 + 37 x 63 = 3331; a batch of 3 past the last bin counts 3 outside. */
+static void batch_is_its_samples(void **state)
+{
+	(void)state;
+	struct rp_ts_cfg cfg = {.start_ns = 0, .bin_ns = 100000, .nbins = 2, .nports = 1};
+	struct rp_ts *one = rp_ts_create(&cfg), *batched = rp_ts_create(&cfg);
+	assert_non_null(one);
+	assert_non_null(batched);
+	uint64_t v[64];
+	for (int i = 0; i < 64; i++) {
+		v[i] = 1000 + 37 * (uint64_t)i;
+		rp_ts_latency(one, 500, v[i]);
+	}
+	struct rp_hist_batch b;
+	for (int k = 0; k < 2; k++) {
+		rp_hist_batch_of(&b, v + 32 * k, 32);
+		rp_ts_latency_batch(batched, 500, &b);
+	}
+	rp_hist_batch_of(&b, v, 3);
+	rp_ts_latency_batch(batched, 250000, &b);
+	rp_ts_flush(one);
+	rp_ts_flush(batched);
+	const struct rp_ts_bin *x = rp_ts_get(one, 0), *y = rp_ts_get(batched, 0);
+	assert_int_equal(y->lat_count, 64);
+	assert_int_equal(y->lat_min, 1000);
+	assert_int_equal(y->lat_max, 3331);
+	assert_int_equal(y->lat_sums.s[0], 138592);
+	assert_memory_equal(&x->lat_sums, &y->lat_sums, sizeof(x->lat_sums));
+	assert_memory_equal(x->lat_pct, y->lat_pct, sizeof(x->lat_pct));
+	assert_int_equal(batched->outside, 3);
+	rp_ts_destroy(one);
+	rp_ts_destroy(batched);
+}
+
 /* A merged result's sparse port cells (cfg.sparse_ports) hold what the
  * dense arrays hold. Start 0, 100 us bins, 3 ports x 8 priorities x 10 bins;
  * by hand: port 2 prio 3 paused [150, 420) us = bin 1 50 us, bins 2 and 3
@@ -136,6 +173,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(per_bin_percentiles),
+		cmocka_unit_test(batch_is_its_samples),
 		cmocka_unit_test(sparse_ports_equal_dense),
 		cmocka_unit_test(next_bin_starts_empty),
 	};
