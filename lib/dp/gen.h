@@ -77,6 +77,10 @@ struct rp_dp_txport {
 	 * queue sends mbufs of several pools. */
 	uint16_t data_off[RP_SOURCE_SHAPES + 1];
 	unsigned shape; /* whose buffers the next burst takes */
+	/* Cache lines of its own: queue k's lcore writes shape, pending and
+	 * its counters every burst, and queue k + 1's reads its port and
+	 * source there; sharing the line cost run --lcores 2 a sixth of its
+	 * packets (121 -> 146 Mpps, docs/lab-notes.md). */
 } __attribute__((aligned(64)));
 
 /* Sends one frame that build writes into buf (cap bytes; returns its length,

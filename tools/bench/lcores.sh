@@ -86,9 +86,9 @@ print(int(n/s), int(n/max(cpu, 0.01)), ','.join(f\"{l['busy_share']:.2f}\" for l
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mean() { awk '{ s += $1 } END { print int(s / NR) }'; }
 
 : > "$tmp/one"; : > "$tmp/many"; : > "$tmp/ratio"; : > "$tmp/onec"; : > "$tmp/manyc"
-mean() { awk '{ s += $1 } END { print int(s / NR) }'; }
 
 for i in $(seq "$runs"); do
 	: > "$tmp/round"; : > "$tmp/roundc"; each=""
