@@ -19,6 +19,9 @@
 # packets per CPU second (user + system, set-up included): on a shared machine a
 # poller gets only part of a core (other DPDK runs default to CPU 0 too), so the
 # wall-clock ratio can exceed N; per CPU second, perfect scaling is 1.0.
+# Each round also runs dpdk-testpmd (txonly / rxonly) on the same PMD, one
+# queue on each CPU and N queues on N cores: how far the PMD itself scales
+# (net_pcap's RX queues do not, alike for both tools). TESTPMD=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mode=$1
@@ -28,7 +31,7 @@ secs=${SECS:-3}
 frame=${FRAME:-82}
 tools/build.sh
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" /var/run/dpdk/rplc$$' EXIT  # testpmd leaves its runtime dir
 
 tx_profile() { # $1 = flows
 	echo "name: lcores-tx"
@@ -88,6 +91,31 @@ print(int(n/s), int(n/max(cpu, 0.01)), ','.join(f\"{l['busy_share']:.2f}\" for l
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 mean() { awk '{ s += $1 } END { print int(s / NR) }'; }
 
+# testpmd's packets per second on $2 queues, its lcores placed by --lcores $1:
+# the median of its per-second readings but the first and the last.
+testpmd_pps() {
+	local dev fwd key
+	if [ "$mode" = tx ]; then
+		dev="net_null0,no-rx=1" fwd="--forward-mode=txonly --txpkts=$frame" key=Tx-pps:
+	else
+		dev="net_pcap0$(for q in $(seq "$2"); do printf ',rx_pcap=%s' "$tmp/in.pcap"; done),infinite_rx=1"
+		fwd="--forward-mode=rxonly" key=Rx-pps:
+	fi
+	# shellcheck disable=SC2086
+	timeout -s INT $((secs + 6)) dpdk-testpmd --lcores "$1" --no-huge -m 1024 --no-pci --no-telemetry --vdev "$dev" \
+		--file-prefix "rplc$$" -- $fwd --nb-cores="$2" --rxq="$2" --txq="$2" --total-num-mbufs=16384 \
+		--stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
+	local v
+	v=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/testpmd.log" |
+		awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' | median)
+	echo "${v:-0}"
+}
+# One queue on CPU c (the main lcore idle on another), and N queues on the
+# first N CPUs (the main lcore idle beside the first).
+one_map() { echo "0@$(( ($1 + 1) % ncpu )),1@$1"; }
+many_map() { local m="0@0"; for k in $(seq "$n"); do m="$m,$k@$(( (k - 1) % ncpu ))"; done; echo "$m"; }
+: > "$tmp/tp_one"; : > "$tmp/tp_many"
+
 : > "$tmp/one"; : > "$tmp/many"; : > "$tmp/ratio"; : > "$tmp/onec"; : > "$tmp/manyc"
 
 for i in $(seq "$runs"); do
@@ -102,9 +130,23 @@ for i in $(seq "$runs"); do
 	echo "$mode run $i: 1 lcore:$each mean ${a} pps; $n lcores ${b} pps (${bcpu} per CPU s, busy ${bbusy})"
 	echo "$a" >> "$tmp/one"; echo "$b" >> "$tmp/many"; echo "$acpu" >> "$tmp/onec"; echo "$bcpu" >> "$tmp/manyc"
 	python3 -c "print($b / max($a, 1))" >> "$tmp/ratio"
+	if [ "${TESTPMD:-1}" != 0 ]; then
+		: > "$tmp/round"; each=""
+		for c in $one_cpus; do
+			t=$(testpmd_pps "$(one_map "$c")" 1)
+			echo "$t" >> "$tmp/round"; each="$each CPU $c $t pps,"
+		done
+		t=$(mean < "$tmp/round"); tm=$(testpmd_pps "$(many_map)" "$n")
+		echo "$mode run $i: testpmd 1 queue:$each mean $t pps; $n queues on $n cores $tm pps"
+		echo "$t" >> "$tmp/tp_one"; echo "$tm" >> "$tmp/tp_many"
+	fi
 done
 a=$(median < "$tmp/one"); b=$(median < "$tmp/many")
 python3 -c "print(f'$mode lcores ratio ($n lcores / 1 lcore, the mean over CPUs $(echo $one_cpus | tr ' ' ','), $frame B, run): {$b/1e6:.2f} / {$a/1e6:.2f} Mpps = {$b/max($a, 1):.2f}')"
 echo "median of the per-run ratios: $(median < "$tmp/ratio")"
 ac=$(median < "$tmp/onec"); bc=$(median < "$tmp/manyc")
 python3 -c "print(f'per CPU second: {$bc/1e6:.2f} / {$ac/1e6:.2f} Mpps = {$bc/max($ac, 1):.2f} (1.0: every lcore as efficient as one alone)')"
+if [ "${TESTPMD:-1}" != 0 ]; then
+	t=$(median < "$tmp/tp_one"); tm=$(median < "$tmp/tp_many")
+	python3 -c "print(f'testpmd on the same PMD ($n queues on $n cores / 1 queue, the mean over CPUs): {$tm/1e6:.2f} / {$t/1e6:.2f} Mpps = {$tm/max($t, 1):.2f}')"
+fi
