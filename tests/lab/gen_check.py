@@ -226,7 +226,7 @@ def case_sigint(tmp):
                 "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 1G, duration: 60s}\n")
     p = subprocess.Popen([ROCEPROBE, "gen", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     import time
-    first = until_progress(p, "gen")  # traffic runs, a second in (not a fixed time: set-up can take seconds)
+    first, _ = until_progress(p, "gen")  # traffic runs, a second in (not a fixed time: set-up can take seconds)
     time.sleep(1.5)
     p.send_signal(2)
     out, err = p.communicate(timeout=30)

@@ -163,9 +163,7 @@ def case_sigint():
                              stderr=subprocess.PIPE, text=True)
         # Ctrl-C once traffic runs (the first progress line, a second in; the set-up may
         # take seconds on a loaded machine), and a second more.
-        err = until_progress(p, "run")
-        last = err.splitlines()[-1] if err else ""
-        progress = last if last.startswith("run ") and "Mpps" in last else ""
+        err, progress = until_progress(p, "run")
         time.sleep(1)
         p.send_signal(signal.SIGINT)
         _, rest = p.communicate(timeout=60)
@@ -286,7 +284,7 @@ def case_capture_sigint():
             f.write(SIGINT_PROFILE)
         p = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--lcores", "2", "--capture"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        err = until_progress(p, "run")
+        err, _ = until_progress(p, "run")
         time.sleep(1)
         p.send_signal(signal.SIGINT)
         _, rest = p.communicate(timeout=60)

@@ -85,15 +85,16 @@ def sh(cmd, check=True):
 
 def until_progress(p, cmd):
     """Reads p's stderr (a Popen with text pipes) up to cmd's first progress line ("run ...
-    Mpps", "gen ... Mpps": traffic is running, about a second in) and returns what it read: a
-    test that interrupts a run waits for that, not a fixed time (set-up took 1.1 s of a 2.5 s
-    sleep on an idle machine here, and all of it on a loaded one: 18 packets sent)."""
+    Mpps", "gen ... Mpps": traffic is running, about a second in) and returns (what it read,
+    that line, "" when stderr ended first): a test that interrupts a run waits for that, not a
+    fixed time (set-up took 1.1 s of a 2.5 s sleep on an idle machine here, and all of it on a
+    loaded one: 18 packets sent)."""
     err = ""
     for line in p.stderr:
         err += line
         if line.startswith(cmd + " ") and "Mpps" in line:
-            break
-    return err
+            return err, line
+    return err, ""
 
 
 def kernel_drops(ifaces, qdisc_dev=None):

@@ -15,6 +15,7 @@
 #   RUNS=3 SECS=3 BUILD_DIR=build tools/bench/capture.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/stats.sh
 runs=${RUNS:-3}
 secs=${SECS:-3}
 if [ -z "${BUILD_DIR:-}" ]; then
@@ -50,7 +51,6 @@ with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)) + f)
 PY
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'; }
 
 # Frames written per second (written / elapsed), dropped-by-writer alongside.
 roceprobe_fps() {

@@ -24,6 +24,7 @@
 # (net_pcap's RX queues do not, alike for both tools). TESTPMD=0 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/stats.sh
 mode=$1
 n=${2:-2}
 runs=${RUNS:-3}
@@ -88,11 +89,8 @@ cpu=sum(map(float, open('$tmp/time').read().split()))
 print(int(n/s), int(n/max(cpu, 0.01)), ','.join(f\"{l['busy_share']:.2f}\" for l in j['environment']['lcores']))"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-mean() { awk '{ s += $1 } END { print int(s / NR) }'; }
-
-# testpmd's packets per second on $2 queues, its lcores placed by --lcores $1:
-# the median of its per-second readings but the first and the last.
+# testpmd's packets per second on $2 queues, its lcores placed by --lcores $1
+# (stats.sh testpmd_rate).
 testpmd_pps() {
 	local dev fwd key
 	if [ "$mode" = tx ]; then
@@ -105,10 +103,7 @@ testpmd_pps() {
 	timeout -s INT $((secs + 6)) dpdk-testpmd --lcores "$1" --no-huge -m 1024 --no-pci --no-telemetry --vdev "$dev" \
 		--file-prefix "rplc$$" -- $fwd --nb-cores="$2" --rxq="$2" --txq="$2" --total-num-mbufs=16384 \
 		--stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
-	local v
-	v=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/testpmd.log" |
-		awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' | median)
-	echo "${v:-0}"
+	testpmd_rate "$key" "$tmp/testpmd.log"
 }
 # One queue on CPU c (the main lcore idle on another), and N queues on the
 # first N CPUs (the main lcore idle beside the first).

@@ -23,6 +23,7 @@
 # counts against its frames.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/stats.sh
 # LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
 [ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh rx "$LCORES"
 runs=${RUNS:-3}
@@ -88,13 +89,11 @@ testpmd_pps() {
 	timeout -s INT $((secs + 6)) /usr/bin/time -f "%U %S" -o "$tmp/time" dpdk-testpmd -l 0-1 --main-lcore $((1 - cpu)) --no-huge -m 1024 --no-pci --no-telemetry \
 		--vdev "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1" --file-prefix "rpbench$$" -- \
 		--forward-mode=rxonly --total-num-mbufs=16384 --stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
-	awk '/Rx-pps:/ { print $2 }' "$tmp/testpmd.log" | awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' |
-		sort -n | awk '{ v[NR] = $1 } END { printf "%d ", NR ? v[int((NR + 1) / 2)] : 0 }'
+	printf "%d " "$(testpmd_rate Rx-pps: "$tmp/testpmd.log")"
 	awk -v cpu="$(cpu_s)" '/Accumulated forward statistics/ { acc = 1 }
 		acc && /RX-packets:/ { print int($2 / (cpu > 0.01 ? cpu : 0.01)); exit }' "$tmp/testpmd.log"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for frame in $frames; do
 	make_input "$frame"

@@ -10,6 +10,7 @@
 # and a valid ICRC into every packet; testpmd sends one fixed UDP frame.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/stats.sh
 # LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
 [ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh tx "$LCORES"
 runs=${RUNS:-3}
@@ -56,7 +57,6 @@ testpmd_pps() { # frame size
 		"$tmp/testpmd.log"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 : > "$tmp/summary"
 for want in $sizes; do
