@@ -102,27 +102,30 @@ static void feed(struct rp_acct *a, uint64_t iters)
 
 /* As lib/dp/rx.c does a burst of 32 (rx_plain): rp_acct_pre_n for all, then
  * rp_acct_rx_fast_n, and rp_acct_rx_pre for any frame it leaves; one time
- * per burst. */
-static void feed_burst(struct rp_acct *a, uint64_t iters)
+ * per burst. The burst is frames k0 .. k0 + 31. */
+static void account_burst(struct rp_acct *a, unsigned k0)
 {
 	struct rp_acct_pre pre[32];
 	uint32_t wire[32];
-	for (uint64_t i = 0; i < iters; i += 32) {
-		unsigned k0 = (unsigned)(i % FRAMES);
-		const uint8_t *const *buf = (const uint8_t *const *)frame + k0;
-		const uint16_t *len = frame_len + k0;
-		for (unsigned j = 0; j < 32; j++)
-			wire[j] = len[j];
-		rp_acct_pre_n(buf, len, wire, 32, pre);
-		for (unsigned j = 0; j < 32;) {
-			j += rp_acct_rx_fast_n(a, 1, clock_ns, buf + j, len + j, pre + j, 32 - j, false);
-			if (j < 32) {
-				rp_acct_rx_pre(a, 1, clock_ns, buf[j], len[j], wire[j], &pre[j], NULL);
-				j++;
-			}
+	const uint8_t *const *buf = (const uint8_t *const *)frame + k0;
+	const uint16_t *len = frame_len + k0;
+	for (unsigned j = 0; j < 32; j++)
+		wire[j] = len[j];
+	rp_acct_pre_n(buf, len, wire, 32, pre);
+	for (unsigned j = 0; j < 32;) {
+		j += rp_acct_rx_fast_n(a, 1, clock_ns, buf + j, len + j, pre + j, 32 - j, false);
+		if (j < 32) {
+			rp_acct_rx_pre(a, 1, clock_ns, buf[j], len[j], wire[j], &pre[j], NULL);
+			j++;
 		}
-		clock_ns += 320;
 	}
+	clock_ns += 320;
+}
+
+static void feed_burst(struct rp_acct *a, uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i += 32)
+		account_burst(a, (unsigned)(i % FRAMES));
 }
 
 /* The burst's stages alone, on the same bursts: the ICRCs (rp_icrc_verify_n,
@@ -176,50 +179,6 @@ static void number_frames(uint64_t stride)
 	}
 }
 
-#define LIVE_WARM 512u
-
-static struct rp_acct *make_acct(const struct rp_plan *plan, bool general);
-
-/* A live run's frames: seqs and PSNs in order, each frame once, as a
- * receiver keeping up sees them (the replays above are late arrivals). A
- * new accountant each time, its first LIVE_WARM frames untimed (first
- * touches); the bursts as feed_burst's. */
-static double measure_live(const struct rp_plan *plan)
-{
-	double best = 0;
-	uint64_t start = now_ns();
-	for (int r = 0; r < 5 || now_ns() - start < MEASURE_NS; r++) {
-		struct rp_acct *a = make_acct(plan, false);
-		struct rp_acct_pre pre[32];
-		uint32_t wire[32];
-		uint64_t t = 0;
-		for (unsigned k0 = 0; k0 < FRAMES; k0 += 32) {
-			if (k0 == LIVE_WARM)
-				t = now_ns();
-			const uint8_t *const *buf = (const uint8_t *const *)frame + k0;
-			const uint16_t *len = frame_len + k0;
-			for (unsigned j = 0; j < 32; j++)
-				wire[j] = len[j];
-			rp_acct_pre_n(buf, len, wire, 32, pre);
-			for (unsigned j = 0; j < 32;) {
-				j += rp_acct_rx_fast_n(a, 1, clock_ns, buf + j, len + j, pre + j, 32 - j, false);
-				if (j < 32) {
-					rp_acct_rx_pre(a, 1, clock_ns, buf[j], len[j], wire[j], &pre[j], NULL);
-					j++;
-				}
-			}
-			clock_ns += 320;
-		}
-		double ns = (double)(now_ns() - t) / (FRAMES - LIVE_WARM);
-		if (rp_acct_fast_frames(a) != FRAMES)
-			die("accountant", "the fast path did not take every live frame");
-		rp_acct_destroy(a);
-		if (r == 0 || ns < best)
-			best = ns;
-	}
-	return best;
-}
-
 static double measure(struct rp_acct *a)
 {
 	uint64_t iters = 32, t;
@@ -256,6 +215,34 @@ static struct rp_acct *make_acct(const struct rp_plan *plan, bool general)
 		die("accountant", err);
 	rp_acct_cfg_free(&cfg);
 	return a;
+}
+
+#define LIVE_WARM 512u
+
+/* A live run's frames: seqs and PSNs in order, each frame once, as a
+ * receiver keeping up sees them (the replays above are late arrivals). A
+ * new accountant each time, its first LIVE_WARM frames untimed (first
+ * touches); the bursts as feed_burst's. */
+static double measure_live(const struct rp_plan *plan)
+{
+	double best = 0;
+	uint64_t start = now_ns();
+	for (int r = 0; r < 5 || now_ns() - start < MEASURE_NS; r++) {
+		struct rp_acct *a = make_acct(plan, false);
+		uint64_t t = 0;
+		for (unsigned k0 = 0; k0 < FRAMES; k0 += 32) {
+			if (k0 == LIVE_WARM)
+				t = now_ns();
+			account_burst(a, k0);
+		}
+		double ns = (double)(now_ns() - t) / (FRAMES - LIVE_WARM);
+		if (rp_acct_fast_frames(a) != FRAMES)
+			die("accountant", "the fast path did not take every live frame");
+		rp_acct_destroy(a);
+		if (r == 0 || ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 int main(int argc, char **argv)
