@@ -471,6 +471,10 @@ static void short_cause(const struct rp_session *s, const struct rp_dp_txport *t
 	else if (s->prof->hosts[tp->index].port_is_pci && tp->port->link_bps &&
 		 (double)tp->port->link_bps < want_gbps * 1e9) /* virtual PMDs report a speed they do not keep */
 		snprintf(buf, n, "the port's link is %.3f Gbit/s (%s)", (double)tp->port->link_bps / 1e9, tp->port->driver);
+	else if (tp->tx_full && rp_dp_is_pair(tp->port->name))
+		snprintf(buf, n, "the other end: %s's ring toward it was full %" PRIu64 " times (it receives slower "
+				 "than this sends; pair: links and lcores: docs/profiles.md)",
+			 tp->port->name, tp->tx_full);
 	else if (tp->tx_full)
 		snprintf(buf, n, "the PMD limit: %s's TX queue refused %" PRIu64 " bursts", tp->port->driver, tp->tx_full);
 	else

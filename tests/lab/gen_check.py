@@ -8,7 +8,8 @@
     [gen/run] profiles/pfc-storm.yaml, incast-8to1.yaml on net_null (opened without RX)
     [gen, run, capture, switch] normal / error / SIGINT / SIGTERM: no /var/run/dpdk/rpPID left
 
-    [gen: tx] pair:w:0 ==> pair:w:1 [gen: rx, PFC mid-flow on purpose]   (rate warnings)
+    [gen: tx] pair:w:0 ==> pair:w:1 [gen: rx, PFC mid-flow on purpose]   (rate warnings: the pause;
+                                                                      a 400G flood: the full ring)
 
     kept: [gen: tx host] --net_pcap tx_pcap--> kept.pcap --Python + roce_icrc.py--> checks
           three flows of five frame lengths, 12000 frames: mbufs that keep their frames are
@@ -324,6 +325,15 @@ traffic:
     f = next(f for f in j["flows"] if f["kind"] == "rdma")
     expect(abs(f["active_gbps_l1"] - 1.0) < 0.01, f"without PFC: {f['active_gbps_l1']:.4f} Gbit/s, within 1% of 1")
     expect("warning" not in err, f"without PFC: no warning ({err.strip()[-200:]})")
+    # 64 B messages at 100% of 400G (about 470 Mpps) outrun the other end, which frees
+    # what it receives far slower: the warning names the link's full ring, not the PMD.
+    flood = base.replace("speed: 10G", "speed: 400G").replace("message_size: 1024", "message_size: 64").replace(
+        "rate: 1G", "rate: 100%")
+    j, err = gen_err(flood, tmp)
+    f = next(f for f in j["flows"] if f["kind"] == "rdma")
+    warn = [l for l in err.splitlines() if "warning: flow 0 " in l]
+    expect(f["active_gbps_l1"] < 200 and len(warn) == 1 and "the other end: pair:w:0's ring toward it was full" in warn[0]
+           and "PMD" not in warn[0], f"{f['active_gbps_l1']:.1f} of 400 Gbit/s: one warning naming the full ring: {warn}")
 
 
 def case_null_rx(tmp):
