@@ -531,7 +531,7 @@ int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_
 		return -1;
 	}
 	struct acct_flow *fl = &a->flows[flow];
-	rp_acct_count_arrival(fl, now_ns, bytes);
+	rp_acct_count_arrivals(fl, now_ns, 1, bytes);
 	if (!rp_acct_probe(a, fl, probe, now_ns, NULL))
 		fl->r.rx_payload_bytes += bytes;
 	rp_ts_rx(a->ts, now_ns, flow, bytes, false);

@@ -75,12 +75,10 @@ static RP_FP_INLINE uint32_t fast_flow(const struct rp_acct *a, const struct acc
 	return fi;
 }
 
-static RP_FP_INLINE void fast_data(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, uint16_t q, uint64_t now,
-			     const uint8_t *buf, size_t len, const struct rp_fp_pkt *fp, struct acct_lat_batch *lb)
+static RP_FP_INLINE struct acct_pkt fast_pkt(const uint8_t *buf, const struct rp_fp_pkt *fp)
 {
-	struct acct_pkt k = {.opcode = fp->opcode, .psn = fp->psn, .ce = fp->ecn == RP_ECN_CE, .has_probe = true,
-			     .probe = fp->probe, .payload_len = fp->payload_len, .dst_mac = rp_fp_eth_dst(buf)};
-	rp_acct_data_flow(a, p, fl, &fl->qp[q], now, len, &k, lb);
+	return (struct acct_pkt){.opcode = fp->opcode, .psn = fp->psn, .ce = fp->ecn == RP_ECN_CE, .has_probe = true,
+				 .probe = fp->probe, .payload_len = fp->payload_len, .dst_mac = rp_fp_eth_dst(buf)};
 }
 
 bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const uint8_t *buf, size_t len,
@@ -90,26 +88,44 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 	uint32_t fi = fast_flow(a, p, buf, &pre->fp, reply != NULL, &q);
 	if (fi == RP_ACCT_NO_FLOW)
 		return false;
-	fast_data(a, p, &a->flows[fi], q, now, buf, len, &pre->fp, NULL);
+	struct acct_pkt k = fast_pkt(buf, &pre->fp);
+	rp_acct_data_flow(a, p, &a->flows[fi], &a->flows[fi].qp[q], now, len, &k);
 	rp_ts_rx(a->ts, now, fi, len, pre->fp.ecn == RP_ECN_CE);
 	rp_acct_port_rx(p, len, RP_RX_DATA, !pre->icrc_ok);
 	a->fast_frames++;
 	return true;
 }
 
+/* A run of one flow's frames in a burst, counted once (the same sums as
+ * frame by frame: the frames share one arrival time). */
+struct fast_run {
+	uint32_t flow; /* RP_ACCT_NO_FLOW: none yet */
+	uint64_t n, bytes, payload, ce;
+};
+
+static RP_FP_INLINE void run_flush(struct rp_acct *a, uint64_t now, const struct fast_run *r)
+{
+	if (!r->n)
+		return;
+	struct acct_flow *fl = &a->flows[r->flow];
+	rp_acct_count_arrivals(fl, now, r->n, r->bytes);
+	fl->r.rx_payload_bytes += r->payload;
+	rp_ts_rx_n(a->ts, now, r->flow, r->n, r->bytes, r->ce);
+}
+
 /* The burst's frames share one arrival time, so a run of one flow's frames
- * lands in one time-series bin: counted there once per run, its latency
- * samples recorded together (struct acct_lat_batch), and the port's
- * counters once per burst (the same sums, in the same order, as frame by
- * frame). */
+ * is counted once: its arrivals and payload (struct fast_run), its
+ * time-series bin, its latency samples recorded together (struct
+ * acct_lat_batch), and the port's counters once per burst (the same sums,
+ * in the same order, as frame by frame). */
 unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, const uint8_t *const buf[],
 			   const uint16_t caplen[], const struct rp_acct_pre pre[], unsigned n, bool replies)
 {
 	if (!a->fast)
 		return 0;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	uint32_t run = RP_ACCT_NO_FLOW;
-	uint64_t run_n = 0, run_bytes = 0, run_ce = 0, bytes = 0, bad = 0;
+	struct fast_run run = {.flow = RP_ACCT_NO_FLOW};
+	uint64_t bytes = 0, bad = 0;
 	struct acct_lat_batch lb;
 	lb.n = 0;
 	unsigned i = 0;
@@ -119,21 +135,21 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 		uint32_t fi = fast_flow(a, p, buf[i], fp, replies, &q);
 		if (fi == RP_ACCT_NO_FLOW)
 			break;
-		fast_data(a, p, &a->flows[fi], q, now_ns, buf[i], caplen[i], fp, &lb);
-		if (fi != run) {
-			if (run_n)
-				rp_ts_rx_n(a->ts, now_ns, run, run_n, run_bytes, run_ce);
-			run = fi;
-			run_n = run_bytes = run_ce = 0;
+		struct acct_flow *fl = &a->flows[fi];
+		struct acct_pkt k = fast_pkt(buf[i], fp);
+		bool dup = rp_acct_data_marks(a, p, fl, &fl->qp[q], now_ns, &k, &lb);
+		if (fi != run.flow) {
+			run_flush(a, now_ns, &run);
+			run = (struct fast_run){.flow = fi};
 		}
-		run_n++;
-		run_bytes += caplen[i];
-		run_ce += fp->ecn == RP_ECN_CE;
+		run.n++;
+		run.bytes += caplen[i];
+		run.payload += dup ? 0 : fp->payload_len;
+		run.ce += fp->ecn == RP_ECN_CE;
 		bytes += caplen[i];
 		bad += !pre[i].icrc_ok;
 	}
-	if (run_n)
-		rp_ts_rx_n(a->ts, now_ns, run, run_n, run_bytes, run_ce);
+	run_flush(a, now_ns, &run);
 	rp_acct_lat_flush(a, &lb);
 	if (p && i) {
 		p->r.rx_frames += i;

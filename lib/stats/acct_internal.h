@@ -239,12 +239,14 @@ static inline bool rp_acct_track_psn(struct acct_flow *fl, struct acct_qp *q, ui
 	return ev.verdict == RP_PSN_DUPLICATE;
 }
 
-/* What every arrival of a flow's data counts: a frame (rp_acct_data) or a
- * whole verbs message (rp_acct_message). */
-static inline void rp_acct_count_arrival(struct acct_flow *fl, uint64_t now, size_t bytes)
+/* What n arrivals of a flow's data at one time count: a frame (rp_acct_data),
+ * a whole verbs message (rp_acct_message), or a run of one flow's frames in
+ * a burst (acct_fast.c). */
+static inline void rp_acct_count_arrivals(struct acct_flow *fl, uint64_t now, uint64_t n, uint64_t bytes)
 {
-	if (fl->r.rx_packets++ == 0)
+	if (fl->r.rx_packets == 0)
 		fl->r.first_rx_ns = now;
+	fl->r.rx_packets += n;
 	fl->r.last_rx_ns = now;
 	fl->r.rx_bytes += bytes;
 }
@@ -262,15 +264,15 @@ static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const 
 	return dup;
 }
 
-/* rp_acct_data but the time series and the replies: what the flow, its QP
- * and the port's priority count (lb: rp_acct_record_latency's). True for a
- * duplicate. Always inline: gcc left it a call in the fast path's loop. */
+/* rp_acct_data but the arrival's count, its payload, the time series and the
+ * replies: what the frame's sequence, PSN, latency and CE mark count (lb:
+ * rp_acct_record_latency's). True for a duplicate. Always inline: gcc left
+ * it a call in the fast path's loop. */
 static inline __attribute__((always_inline)) bool
-rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, struct acct_qp *q, uint64_t now,
-		  size_t wire_len, const struct acct_pkt *k, struct acct_lat_batch *lb)
+rp_acct_data_marks(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, struct acct_qp *q, uint64_t now,
+		   const struct acct_pkt *k, struct acct_lat_batch *lb)
 {
 	bool dup = false;
-	rp_acct_count_arrival(fl, now, wire_len);
 	bool seen = a->cfg.track_psn && rp_acct_track_psn(fl, q, now, k);
 	if (k->has_probe) {
 		dup = rp_acct_probe(a, fl, &k->probe, now, lb);
@@ -278,14 +280,24 @@ rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, 
 		dup = seen;
 		fl->probeless_unique += !dup;
 	}
-	if (!dup)
-		fl->r.rx_payload_bytes += k->payload_len;
 	if (k->ce) {
 		fl->r.ce++;
 		q->ce++;
 		if (p)
 			p->r.prio[a->cfg.discover ? k->prio : fl->cfg.prio & 7].ecn_marked++;
 	}
+	return dup;
+}
+
+/* rp_acct_data but the time series and the replies: what the flow, its QP
+ * and the port's priority count. True for a duplicate. */
+static inline bool rp_acct_data_flow(struct rp_acct *a, struct acct_port *p, struct acct_flow *fl, struct acct_qp *q,
+				     uint64_t now, size_t wire_len, const struct acct_pkt *k)
+{
+	rp_acct_count_arrivals(fl, now, 1, wire_len);
+	bool dup = rp_acct_data_marks(a, p, fl, q, now, k, NULL);
+	if (!dup)
+		fl->r.rx_payload_bytes += k->payload_len;
 	return dup;
 }
 
@@ -305,7 +317,7 @@ static inline void rp_acct_data(struct rp_acct *a, struct acct_port *p, uint32_t
 				size_t wire_len, const struct acct_pkt *k, struct rp_reply *reply)
 {
 	struct acct_flow *fl = &a->flows[fi];
-	bool dup = rp_acct_data_flow(a, p, fl, &fl->qp[qi], now, wire_len, k, NULL);
+	bool dup = rp_acct_data_flow(a, p, fl, &fl->qp[qi], now, wire_len, k);
 	rp_ts_rx(a->ts, now, fi, wire_len, k->ce);
 	if (fl->cfg.reply && reply)
 		rp_acct_respond(a, fi, qi, now, k->ce, reply);
