@@ -1253,7 +1253,10 @@ static int write_summary(const struct run *r, const struct run_opts *o)
 	summary(stdout, r);
 	printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
 	fflush(stdout);
-	rp_session_warn_rates(&r->s, stderr, NULL);
+	/* The summary above holds the warnings: again on stderr only where stdout
+	 * is not the terminal stderr is (a file, a pipe, a script's capture). */
+	if (!isatty(STDOUT_FILENO) || !isatty(STDERR_FILENO))
+		rp_session_warn_rates(&r->s, stderr, NULL);
 	return 0;
 }
 
