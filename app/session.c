@@ -141,11 +141,16 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 			    sizeof(err)) != 0)
 		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
-	tp->lcore = s->nq > 1 ? 0 : i % lcores;
-	if (s->nq > 1 && !tp->port->rss)
+	tp->lcore = s->nq > 1 ? rp_session_lane(s, i, 0) : i % lcores;
+	if (s->nq > 1 && tp->port->nq < s->nq)
+		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queue%s for %u lcores: environment.lcores[%u]%s alone "
+				"poll%s it (give each lcore a port of its own, or the port more queues)\n", s->cmd,
+			tp->port->name, tp->port->driver, tp->port->nq, tp->port->nq == 1 ? "" : "s", s->nq, tp->lcore,
+			tp->port->nq == 1 ? "" : " and the next", tp->port->nq == 1 ? "s" : "");
+	if (tp->port->nq > 1 && !tp->port->rss)
 		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queues but no RSS on the UDP source port: which RX "
 				"queue gets a frame is the PMD's choice (net_null, net_ring: all on queue 0, accounted by "
-				"lcore 0 alone)\n", s->cmd, tp->port->name, tp->port->driver, s->nq);
+				"lcore 0 alone)\n", s->cmd, tp->port->name, tp->port->driver, tp->port->nq);
 	if (host->mac_auto) {
 		rp_dp_port_mac(tp->port, host->mac);
 		static const uint8_t zero[6];
@@ -262,12 +267,13 @@ static void queue_entry(struct rp_session *s, unsigned i, unsigned q)
 {
 	struct rp_dp_txport *home = &s->tx[i], *tp = &s->tx[q * s->nports + i];
 	*tp = (struct rp_dp_txport){.port = home->port, .index = home->index, .txq = (uint16_t)q, .rxq = (uint16_t)q,
-				    .lcore = q, .home = home, .self = home->self,
+				    .lcore = q < home->port->nq ? rp_session_lane(s, i, q) : RP_DP_NO_LCORE,
+				    .home = home, .self = home->self,
 				    .refresh = {.next_ns = UINT64_MAX}};
 	rp_pause_init(&tp->pause, home->pause.link_bps);
 }
 
-/* Flow j of a host (in plan order) is sent by queue j % nq. */
+/* Flow j of a host (in plan order) is sent by queue j % (its port's queues). */
 static int make_sources(struct rp_session *s)
 {
 	char err[RP_DP_ERRLEN];
@@ -279,11 +285,12 @@ static int make_sources(struct rp_session *s)
 		for (unsigned q = 1; q < s->nq; q++)
 			queue_entry(s, i, q);
 		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
-		for (unsigned q = 0; rc == 0 && q < s->nq; q++) {
+		unsigned nq = s->tx[i].port->nq;
+		for (unsigned q = 0; rc == 0 && q < nq; q++) {
 			struct rp_dp_txport *tp = &s->tx[q * s->nports + i];
 			size_t n = 0, j = 0;
 			for (size_t f = 0; f < s->plan.nflows; f++)
-				if (s->plan.flows[f].src == tp->index && j++ % s->nq == q)
+				if (s->plan.flows[f].src == tp->index && j++ % nq == q)
 					ids[n++] = (uint32_t)f;
 			if (n && !(tp->src = rp_source_create_flows(&s->plan, ids, n, NULL, err, sizeof(err))))
 				rc = rp_cli_error(s->cmd, "host '%s': %s", host->name, err);

@@ -82,6 +82,14 @@ struct rp_session_port_totals {
 	uint64_t tx_packets, tx_bytes, tx_unsent, tx_full, rx_frames;
 };
 void rp_session_port_totals(const struct rp_session *s, unsigned i, struct rp_session_port_totals *out);
+/* The lcore of queue q of port i: q, on a port with a queue for every
+ * lcore; a port with fewer (a PMD's limit) starts at lcore i mod nq, so
+ * one-queue ports spread over the lcores, one each when there are as many. */
+static inline unsigned rp_session_lane(const struct rp_session *s, unsigned i, unsigned q)
+{
+	return s->ports[i].nq >= s->nq ? q : (i + q) % s->nq;
+}
+
 /* Every queue entry (nports x nq): what g.ports / g.n_ports hold. */
 static inline unsigned rp_session_nqueues(const struct rp_session *s) { return s->nports * (s->nq ? s->nq : 1); }
 /* Lcore k's packets (received + sent over its queues). */

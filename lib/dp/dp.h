@@ -47,7 +47,7 @@ struct rp_dp_port {
 	uint64_t link_bps; /* as the PMD reports it; 0 unknown */
 	void *pool;        /* struct rte_mempool */
 	bool started;
-	unsigned nq;       /* RX and TX queues (1, or run --lcores N) */
+	unsigned nq;       /* RX and TX queues (1, or run --lcores N, or what the PMD has) */
 	bool rss;          /* the PMD spreads RX over the queues by the UDP source port */
 	int socket;        /* the port's NUMA socket; -1: any (virtual devices) */
 	void *pair_ring[RP_DP_MAX_QUEUES]; /* pair: with nq > 1, the rings to the peer's RX queues */
@@ -58,7 +58,9 @@ struct rp_dp_port {
  * its mbufs on the port's NUMA socket. With n_rxq > 1: RSS on the UDP source
  * port where the PMD has it (p->rss); a pair: link spreads frames itself
  * (pair.c); a PMD with queues but no RSS delivers everything to queue 0
- * (p->rss false: say so). An error when the PMD has fewer queues. */
+ * (p->rss false: say so). A PMD with fewer queue pairs than n_rxq == n_txq
+ * asks gets as many as it has (p->nq; session.c spreads such ports over
+ * the lcores); other shortfalls are an error. */
 int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
 		    char *err, size_t errlen);
 void rp_dp_port_close(struct rp_dp_port *p);

@@ -391,6 +391,8 @@ static void check_numa(const struct rp_dp_gen *g)
 	const struct rp_dp_txport *first = NULL;
 	for (unsigned i = 0; i < g->n_ports; i++) {
 		const struct rp_dp_txport *tp = &g->ports[i];
+		if (tp->lcore == RP_DP_NO_LCORE)
+			continue;
 		int ls = g->lcore[tp->lcore].socket;
 		if (tp->port->socket < 0 || ls < 0 || ls == tp->port->socket)
 			continue;

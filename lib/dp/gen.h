@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "dp.h"
@@ -25,6 +26,7 @@ struct rte_mbuf;
  * at 1026 B with them. */
 #define RP_DP_TX_BURST 64
 #define RP_DP_MAX_LCORES 64
+#define RP_DP_NO_LCORE UINT_MAX
 
 struct rp_dp_rx;
 
@@ -37,7 +39,8 @@ struct rp_dp_txport {
 	unsigned index; /* the host index: the accountant's port */
 	uint16_t txq;
 	uint16_t rxq;
-	unsigned lcore; /* which lcore drives it (0 = main, or the first worker with main_idle) */
+	unsigned lcore; /* which lcore drives it (0 = main, or the first worker with main_idle);
+			 * RP_DP_NO_LCORE: a queue its port does not have (nothing drives it) */
 	/* Queue q > 0: the port's queue-0 entry. Its pause gate is this one's
 	 * too (PFC and PAUSE frames carry no UDP: RSS leaves them on queue 0),
 	 * and a next hop's new MAC heard there (hops_gen bumped after) moves

@@ -280,6 +280,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		return -1;
 	}
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	/* As many queue pairs as the PMD has, when it has fewer than asked
+	 * (run --lcores N on a one-queue PMD: p->nq says how many). */
+	unsigned most = info.max_rx_queues < info.max_tx_queues ? info.max_rx_queues : info.max_tx_queues;
+	if (n_rxq == n_txq && n_rxq > most && most >= 1 && !rp_dp_is_pair(devargs))
+		n_rxq = n_txq = p->nq = most;
 	if (n_txq > info.max_tx_queues || n_rxq > info.max_rx_queues) {
 		snprintf(err, errlen, "port %s (%s) has %u RX and %u TX queues, %u and %u asked%s", p->name, p->driver,
 			 info.max_rx_queues, info.max_tx_queues, n_rxq, n_txq,

@@ -51,7 +51,20 @@ capture-sigint: the sigint profile with --capture on 2 lcores, Ctrl-C mid-run: e
 reads to its end in tshark, and holds exactly the frames result.json counts at the stop for
 its port (sent: tx_packets + replies_sent; received: rx_frames), in time order.
 
-usage: lcores_check.py ROCEPROBE N|sigint|capture-N|capture-sigint
+ports: one-queue ports spread over the lcores. Two receivers on net_pcap (one RX queue each,
+replaying once what gen sent them, split by destination MAC) and the sender on net_null:
+
+    [tx] net_null0 (sends f1, f2; no RX)
+    [rx1] net_pcap1 rx_pcap=in1.pcap <== f1: 8 QPs, 600 msgs (82 B SEND)
+    [rx2] net_pcap2 rx_pcap=in2.pcap <== f2: 8 QPs, 400 msgs
+
+--lcores 2: port i of fewer queues than lcores is polled by lcore i mod 2 (rx1 by lcore 1,
+rx2 by lcore 0), with one line saying so. Known answers: each receiver's frames are its
+capture's, counted by tshark (600 and 400); each flow tx 600 / 400 (gen's count), rx the
+same, lost 0, on 1 and 2 lcores; lcore 1 received tshark's count of in1.pcap, lcore 0 of
+in2.pcap.
+
+usage: lcores_check.py ROCEPROBE N|sigint|capture-N|capture-sigint|ports
        (N: 2 or 4; 4 lcores oversubscribe a 2-core machine)
 """
 import collections
@@ -61,7 +74,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap, until_progress  # noqa: E402
+from check import expect, finish, read_pcap, until_progress, write_pcap  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from roce_icrc import icrc_check  # noqa: E402
 
@@ -330,7 +343,66 @@ def main():
     finish(f"lcores-{N}")
 
 
+def ports_profile(tx_port, rx1="", rx2=""):
+    return f"""name: lcores-ports
+defaults: {{speed: 100G, opcode: send, message_size: 24, mtu: 4096, dscp: 26, ecn: ect0}}
+hosts:
+  - {{name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "{tx_port}"}}
+  - {{name: rx1, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2{rx1}}}
+  - {{name: rx2, mac: "02:00:00:00:00:03", ipv4: 192.0.2.3{rx2}}}
+traffic:
+  - {{name: f1, pattern: flow, src: tx, dst: rx1, qps: 8, rate: 1G, messages: 600}}
+  - {{name: f2, pattern: flow, src: tx, dst: rx2, qps: 8, rate: 1G, messages: 400}}
+"""
+
+
+def case_ports():
+    with tempfile.TemporaryDirectory(prefix="rp-lcores-") as tmp:
+        caps = [os.path.join(tmp, f"in{k}.pcap") for k in (1, 2)]
+        path, both = os.path.join(tmp, "make.yaml"), os.path.join(tmp, "both.pcap")
+        with open(path, "w") as f:
+            f.write(ports_profile(f"net_pcap0,tx_pcap={both}"))
+        p = subprocess.run([ROCEPROBE, "gen", path], capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            sys.exit(f"gen {path} failed ({p.returncode}): {p.stderr.strip()}")
+        cap = read_pcap(both)  # each receiver's frames: its MAC as the destination
+        for k, c in enumerate(caps):
+            mac = bytes([2, 0, 0, 0, 0, 2 + k])
+            write_pcap(c, [r for r in cap["recs"] if r[1][:6] == mac], nano=cap["nano"])
+        counts = [len(subprocess.run(["tshark", "-r", c], capture_output=True, text=True, timeout=120).stdout.splitlines())
+                  for c in caps]
+        expect(counts == [600, 400], f"tshark reads {counts} frames in the two captures == [600, 400]")
+        path = os.path.join(tmp, "p.yaml")
+        with open(path, "w") as f:
+            f.write(ports_profile("net_null0,no-rx=1", f', port: "net_pcap1,rx_pcap={caps[0]}"',
+                                  f', port: "net_pcap2,rx_pcap={caps[1]}"'))
+        for n in (1, 2):
+            out = os.path.join(tmp, f"out{n}")
+            p = subprocess.run([ROCEPROBE, "run", path, "-o", out, "--lcores", str(n), "--duration", "3"],
+                               capture_output=True, text=True, timeout=120)
+            if p.returncode != 0:
+                sys.exit(f"run --lcores {n} failed ({p.returncode}): {p.stderr.strip()}")
+            with open(os.path.join(out, "result.json")) as f:
+                j = json.load(f)
+            for fl in sorted(j["flows"], key=lambda f: f["id"]):
+                want = counts[fl["id"]]
+                got = (fl["tx_packets"], fl["rx_packets"], fl["lost"])
+                expect(got == (want, want, 0), f"{n} lcore(s): flow {fl['id']} tx/rx/lost {got} == {(want, want, 0)}")
+            lc = [l["rx_packets"] for l in j["environment"]["lcores"]]
+            if n == 1:
+                expect(lc == [sum(counts)], f"1 lcore received {lc} == [{sum(counts)}]")
+                continue
+            expect(lc == [counts[1], counts[0]], f"2 lcores received {lc} == [{counts[1]}, {counts[0]}]: rx2's port "
+                   "(index 2) on lcore 0, rx1's (index 1) on lcore 1")
+            said = [l for l in p.stderr.splitlines() if "has 1 queue for 2 lcores" in l]
+            expect(len(said) == 2 and "net_pcap1" in said[0] and "environment.lcores[1]" in said[0]
+                   and "environment.lcores[0]" in said[1], f"one line a one-queue port, naming its lcore: {said}")
+    finish("lcores-ports")
+
+
 if __name__ == "__main__":
+    if CASE == "ports":
+        case_ports()
     if CASE == "sigint":
         case_sigint()
     if CASE == "capture-sigint":

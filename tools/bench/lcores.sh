@@ -7,7 +7,10 @@
 #   rx: a replayed capture (4096 frames, one flow over 8 QPs, net_pcap
 #       infinite_rx with the file once per RX queue: the PMD has no RSS, so each
 #       queue replays it whole); frames accounted per wall second (parse, ICRC,
-#       sequence and histogram for every frame).
+#       sequence and histogram for every frame). PORTS=N: N receivers instead,
+#       each its own flow on a one-queue net_pcap port replaying its frames, the
+#       ports spread over the lcores (a one-queue port is one lcore's): net_pcap's
+#       queues of one port do not scale (testpmd 1.44-1.49x on 2), its ports do.
 # With --lcores N the pollers are N worker lcores and the main thread sleeps;
 # with 1 the main lcore polls. The reference is one lcore on each of the CPUs
 # the N share (ONE_CPUS, default 0..N-1 of this machine's), one run on each per
@@ -46,26 +49,47 @@ tx_profile() { # $1 = flows
 	done
 }
 
-rx_profile() { # $1 = sender port, $2 = receiver port, $3 = messages
-	cat <<YAML
-name: lcores-rx
-defaults: {speed: 100G, opcode: send, message_size: $((frame - 58)), mtu: 4096, dscp: 26, ecn: ect0}
-hosts:
-  - {name: tx, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "$1"}
-  - {name: rx, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2$2}
-traffic:
-  - {name: f, pattern: flow, src: tx, dst: rx, qps: 8, rate: 1G, messages: $3}
-YAML
+ports=${PORTS:-1}
+rx_profile() { # $1 = sender port, $2 = messages, $3... = each receiver's port (none: no port)
+	local tx=$1 msgs=$2 r
+	shift 2
+	echo "name: lcores-rx"
+	echo "defaults: {speed: 100G, opcode: send, message_size: $((frame - 58)), mtu: 4096, dscp: 26, ecn: ect0}"
+	echo "hosts:"
+	echo "  - {name: tx, mac: \"02:00:00:00:00:01\", ipv4: 192.0.2.1, port: \"$tx\"}"
+	for r in $(seq "$ports"); do
+		echo "  - {name: rx$r, mac: \"02:00:00:00:01:$(printf %02x "$r")\", ipv4: 192.0.2.$((r + 1))${1:+, port: \"$1\"}}"
+		[ $# -gt 0 ] && shift
+	done
+	echo "traffic:"
+	for r in $(seq "$ports"); do
+		echo "  - {name: f$r, pattern: flow, src: tx, dst: rx$r, qps: 8, rate: 1G, messages: $msgs}"
+	done
 }
 
 if [ "$mode" = tx ]; then
 	tx_profile "$n" > "$tmp/p.yaml"
 elif [ "$mode" = rx ]; then
-	rx_profile "net_pcap0,tx_pcap=$tmp/in.pcap" "" 512 > "$tmp/make.yaml"
+	rx_profile "net_pcap0,tx_pcap=$tmp/in.pcap" 512 > "$tmp/make.yaml"
 	build/app/roceprobe gen "$tmp/make.yaml" > /dev/null 2>&1
-	rxq=""
-	for q in $(seq "$n"); do rxq="$rxq,rx_pcap=$tmp/in.pcap"; done
-	rx_profile "net_null0,no-rx=1" ", port: \"net_pcap1$rxq,infinite_rx=1\"" 1 > "$tmp/p.yaml"
+	if [ "$ports" = 1 ]; then
+		rxq=""
+		for q in $(seq "$n"); do rxq="$rxq,rx_pcap=$tmp/in.pcap"; done
+		rx_profile "net_null0,no-rx=1" 1 "net_pcap1$rxq,infinite_rx=1" > "$tmp/p.yaml"
+	else # each receiver's frames (its MAC as the destination) in a file of its own
+		python3 - "$tmp" "$ports" <<'PY'
+import sys
+sys.path.insert(0, "tests/lib")
+from check import read_pcap, write_pcap
+tmp, ports = sys.argv[1], int(sys.argv[2])
+cap = read_pcap(f"{tmp}/in.pcap")
+for r in range(1, ports + 1):
+    write_pcap(f"{tmp}/in{r}.pcap", [x for x in cap["recs"] if x[1][:6] == bytes([2, 0, 0, 0, 1, r])], nano=cap["nano"])
+PY
+		rxp=()
+		for r in $(seq "$ports"); do rxp+=("net_pcap$r,rx_pcap=$tmp/in$r.pcap,infinite_rx=1"); done
+		rx_profile "net_null0,no-rx=1" 1 "${rxp[@]}" > "$tmp/p.yaml"
+	fi
 else
 	echo "usage: lcores.sh tx|rx [N]" >&2
 	exit 2
@@ -84,7 +108,7 @@ pps() { # $1 = lcores ($2 = the CPU of 1): packets (tx: sent by tx, rx: accounte
 		"${extra[@]}" > /dev/null 2>&1
 	python3 -c "import json; j=json.load(open('$tmp/out/result.json')); s=j['elapsed_ns']/1e9
 if '$mode' == 'tx': n=[p for p in j['environment']['ports'] if p['node']=='tx'][0]['tx_packets']
-else: n=[p for p in j['ports'] if p['node']=='rx'][0]['rx_frames']
+else: n=sum(p['rx_frames'] for p in j['ports'] if p['node'].startswith('rx'))
 cpu=sum(map(float, open('$tmp/time').read().split()))
 print(int(n/s), int(n/max(cpu, 0.01)), ','.join(f\"{l['busy_share']:.2f}\" for l in j['environment']['lcores']))"
 }
@@ -99,9 +123,15 @@ testpmd_pps() {
 		dev="net_pcap0$(for q in $(seq "$2"); do printf ',rx_pcap=%s' "$tmp/in.pcap"; done),infinite_rx=1"
 		fwd="--forward-mode=rxonly" key=Rx-pps:
 	fi
+	local vdevs=(--vdev "$dev") qs=$2
+	if [ "$mode" = rx ] && [ "$ports" != 1 ]; then # one queue on each of the ports, $2 cores
+		vdevs=()
+		for r in $(seq "$ports"); do vdevs+=(--vdev "net_pcap$r,rx_pcap=$tmp/in$r.pcap,infinite_rx=1"); done
+		qs=1
+	fi
 	# shellcheck disable=SC2086
-	timeout -s INT $((secs + 6)) dpdk-testpmd --lcores "$1" --no-huge -m 1024 --no-pci --no-telemetry --vdev "$dev" \
-		--file-prefix "rplc$$" -- $fwd --nb-cores="$2" --rxq="$2" --txq="$2" --total-num-mbufs=16384 \
+	timeout -s INT $((secs + 6)) dpdk-testpmd --lcores "$1" --no-huge -m 1024 --no-pci --no-telemetry "${vdevs[@]}" \
+		--file-prefix "rplc$$" -- $fwd --nb-cores="$2" --rxq="$qs" --txq="$qs" --total-num-mbufs=16384 \
 		--stats-period 1 </dev/null >"$tmp/testpmd.log" 2>&1 || true
 	testpmd_rate "$key" "$tmp/testpmd.log"
 }
