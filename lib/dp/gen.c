@@ -289,7 +289,8 @@ static void drain(struct rp_dp_gen *g, struct lcore_job *job)
 				last_rx = now;
 			busy |= tp->n_pending != 0 || rp_dp_rx_holding(rx_of(g, tp), tp);
 		}
-		job->busy = busy;
+		if (job->busy != busy) /* read by the other lcores every pass */
+			job->busy = busy;
 		if (g->yield_idle && last_rx != now)
 			sched_yield();
 		if (g->others_done && !*g->others_done) /* another rank may still be sending */
@@ -357,8 +358,10 @@ static int lcore_loop(void *arg)
 			break;
 		/* Frames in flight or held by a delay arrive during the linger; a
 		 * queue that still refuses packets after that is given up. */
-		/* Every lcore's sources: until then its queues may still get frames. */
-		if (sources_done)
+		/* Every lcore's sources: until then its queues may still get frames.
+		 * Stored once: the other lcores read the line every pass, and a
+		 * store per pass would pull it away from them each time. */
+		if (sources_done && !job->sent_all)
 			job->sent_all = true;
 		bool all = sources_done && all_sent();
 		if (all && g->tx_done && !*g->tx_done)
