@@ -3,10 +3,10 @@
 #ifndef RP_DP_GEN_H
 #define RP_DP_GEN_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <limits.h>
 #include <stdint.h>
 
 #include "dp.h"

@@ -74,7 +74,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, read_pcap, until_progress, write_pcap  # noqa: E402
+from check import expect, finish, read_pcap, split_by_dst_mac, until_progress  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from roce_icrc import icrc_check  # noqa: E402
 
@@ -365,10 +365,8 @@ def case_ports():
         p = subprocess.run([ROCEPROBE, "gen", path], capture_output=True, text=True, timeout=120)
         if p.returncode != 0:
             sys.exit(f"gen {path} failed ({p.returncode}): {p.stderr.strip()}")
-        cap = read_pcap(both)  # each receiver's frames: its MAC as the destination
-        for k, c in enumerate(caps):
-            mac = bytes([2, 0, 0, 0, 0, 2 + k])
-            write_pcap(c, [r for r in cap["recs"] if r[1][:6] == mac], nano=cap["nano"])
+        # each receiver's frames (its MAC as the destination) in a file of its own
+        split_by_dst_mac(both, {bytes([2, 0, 0, 0, 0, 2 + k]): c for k, c in enumerate(caps)})
         counts = [len(subprocess.run(["tshark", "-r", c], capture_output=True, text=True, timeout=120).stdout.splitlines())
                   for c in caps]
         expect(counts == [600, 400], f"tshark reads {counts} frames in the two captures == [600, 400]")

@@ -78,6 +78,18 @@ def write_pcap(path, frames, nano=False, snaplen=65535):
             f.write(fr)
 
 
+def split_by_dst_mac(path, outs):
+    """Each frame of the pcap at path to the file of its destination MAC: outs maps
+    6-byte MACs to paths (frames to other MACs are left out). Returns {path: frames}."""
+    cap = read_pcap(path)
+    n = {}
+    for mac, out in outs.items():
+        recs = [r for r in cap["recs"] if r[1][:6] == mac]
+        write_pcap(out, recs, nano=cap["nano"])
+        n[out] = len(recs)
+    return n
+
+
 def sh(cmd, check=True):
     """A shell command's stdout (for ip, tc, bridge, sysctl in the topology tests)."""
     return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=check).stdout

@@ -77,15 +77,8 @@ elif [ "$mode" = rx ]; then
 		for q in $(seq "$n"); do rxq="$rxq,rx_pcap=$tmp/in.pcap"; done
 		rx_profile "net_null0,no-rx=1" 1 "net_pcap1$rxq,infinite_rx=1" > "$tmp/p.yaml"
 	else # each receiver's frames (its MAC as the destination) in a file of its own
-		python3 - "$tmp" "$ports" <<'PY'
-import sys
-sys.path.insert(0, "tests/lib")
-from check import read_pcap, write_pcap
-tmp, ports = sys.argv[1], int(sys.argv[2])
-cap = read_pcap(f"{tmp}/in.pcap")
-for r in range(1, ports + 1):
-    write_pcap(f"{tmp}/in{r}.pcap", [x for x in cap["recs"] if x[1][:6] == bytes([2, 0, 0, 0, 1, r])], nano=cap["nano"])
-PY
+		python3 -c "import sys; sys.path.insert(0, 'tests/lib'); from check import split_by_dst_mac
+split_by_dst_mac('$tmp/in.pcap', {bytes([2, 0, 0, 0, 1, r]): f'$tmp/in{r}.pcap' for r in range(1, $ports + 1)})"
 		rxp=()
 		for r in $(seq "$ports"); do rxp+=("net_pcap$r,rx_pcap=$tmp/in$r.pcap,infinite_rx=1"); done
 		rx_profile "net_null0,no-rx=1" 1 "${rxp[@]}" > "$tmp/p.yaml"
