@@ -173,13 +173,13 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 	/* A port that takes less than a jumbo frame (net_af_packet, net_tap: 1514 B)
 	 * is opened for what it takes. */
 	size_t max_frame = MAX_FRAME, port_max = rp_dp_port_max_frame(o->port);
-	if (port_max && port_max < max_frame) {
+	if (port_max && port_max < max_frame)
 		max_frame = port_max;
-		fprintf(stderr, "roceprobe capture: port %.*s takes frames up to %zu B (without FCS); capturing frames up to that\n",
-			(int)strcspn(o->port, ","), o->port, max_frame);
-	}
 	if (rp_dp_port_open(o->port, 1, 1, max_frame, &r->port, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);
+	if (max_frame < MAX_FRAME) /* said once the port is up: an error is then the only line */
+		fprintf(stderr, "roceprobe capture: port %.*s takes frames up to %zu B (without FCS); capturing frames up to that\n",
+			(int)strcspn(o->port, ","), o->port, max_frame);
 	rp_dp_clock_start();
 	r->cap = rp_capture_open(&o->cfg, err, sizeof(err));
 	if (!r->cap)

@@ -374,11 +374,6 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	/* run: --lcores, else the profile's `lcores:` */
 	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
 	s->nq = q > 1 ? q : 1;
-	for (unsigned i = 0; s->nq > 1 && i < s->nports; i++)
-		if (rp_dp_is_af_packet(devargs[i]))
-			return rp_cli_error(cmd, "host '%s': net_af_packet spreads frames over its queues by the kernel's "
-					    "fanout, not by RSS on the UDP source port (a QP's frames, ARP and PFC could land on "
-					    "any lcore): run it with --lcores 1", s->prof->hosts[s->tx[i].index].name);
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
 				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1};

@@ -127,8 +127,18 @@ unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat 
 /* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1", with nq
  * queue pairs; to_peer[q] gets the ring feeding the peer's RX queue q. */
 bool rp_dp_is_pair(const char *devargs);
-/* net_af_packet: its queues are the kernel's fanout, not RSS (one lcore only). */
+/* net_af_packet: one queue (qpairs= above 1 is refused: the kernel's fanout, not RSS). */
 bool rp_dp_is_af_packet(const char *devargs);
+/* Drivers whose devargs set their queue count spread the interface's frames
+ * over every one of those queues, polled or not: net_af_packet's qpairs=
+ * (the kernel's fanout hash), net_af_xdp's queue_count= (the NIC's RSS).
+ * True, with one line in err, for net_af_packet with qpairs= above 1 (with
+ * as many lcores the fanout hash, not RSS on the UDP source port, would
+ * pick each one's frames, and ARP and PFC any of them) and for net_af_xdp
+ * whose queue_count= (the PMD's pmd_rxq) is above the n_rxq polled.
+ * rp_dp_port_open asks it; name is the port's. */
+bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_rxq, unsigned n_rxq, char *err,
+			   size_t errlen);
 int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void **to_peer, char *err, size_t errlen);
 /* The RX queue (of nq) RSS on the UDP source port picks for a frame: the
  * Toeplitz hash of the port with the common 40-byte key, a 128-entry table

@@ -7,12 +7,16 @@
     run:      [h1] net_af_packet0,iface=rp9dp0 ~~veth~~ rp9dp1,net_af_packet1 [h2]
               4 KiB writes at mtu 4096: one line saying what to change, exit 2; at mtu 1024: h2
               receives all 400 frames (100 messages of 4), at its own port.
+    lcores:   the same run (mtu 1024, 8 QPs) with --lcores 2: each one-queue port polled by one
+              lcore (a line each), 400 of 400 received; with qpairs=2 on both ports, one line and
+              exit 2 (it used to run and count 300 of the 400 lost: the frames the kernel's fanout
+              put on the second socket were never read).
     pace:     [gen h1] net_af_packet0,iface=rp9dp0 ~~veth~~ rp9dp1 --> python AF_PACKET socket with
               the kernel's receive times: gen's stamps and the kernel's clock run at one rate.
 
 The veth pair (rp9dp0/rp9dp1, names no other test uses) is created here and removed at the
 end, IPv6 off so the kernel sends nothing on it. usage: afpacket_check.py ROCEPROBE CASE
-(CASE: capture, run, pace). Exit 77 = skipped (not root, or no veth).
+(CASE: capture, run, lcores, pace). Exit 77 = skipped (not root, or no veth).
 """
 import json
 import os
@@ -90,14 +94,14 @@ def case_capture(tmp):
 # Addresses no interface of this machine holds: the root namespace's kernel answers ARP
 # for any of its own addresses on the veth too (arp_ignore 0; eth0 here has 192.0.2.2),
 # and run refuses an address someone else answers for (a duplicate).
-def af_profile(mtu):
+def af_profile(mtu, devargs="", qps=1):
     return f"""name: af
 defaults: {{speed: 1G, opcode: write, message_size: 4096, mtu: {mtu}, dscp: 26, ecn: ect0}}
 hosts:
-  - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 10.99.9.1, port: "net_af_packet0,iface={A}"}}
-  - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 10.99.9.2, port: "net_af_packet1,iface={B}"}}
+  - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 10.99.9.1, port: "net_af_packet0,iface={A}{devargs}"}}
+  - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 10.99.9.2, port: "net_af_packet1,iface={B}{devargs}"}}
 traffic:
-  - {{name: f, pattern: flow, src: h1, dst: h2, rate: 100M, messages: 100}}
+  - {{name: f, pattern: flow, src: h1, dst: h2, rate: 100M, messages: 100, qps: {qps}}}
 """
 
 
@@ -123,6 +127,35 @@ def case_run(tmp):
         fl = json.load(open(os.path.join(out, "result.json")))["flows"][0]
         expect(fl["tx_packets"] == 400 and fl["rx_packets"] == 400 and fl["lost"] == 0 and fl["misdelivered"] == 0,
                f"h2 received {fl['rx_packets']} of {fl['tx_packets']} at its own port, lost {fl['lost']}")
+
+
+def case_lcores(tmp):
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(af_profile(1024, qps=8))
+    out = os.path.join(tmp, "o")
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out, "--lcores", "2"], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, f"--lcores 2 on net_af_packet: exit {p.returncode} ({p.stderr.strip()[-300:]})")
+    said = [l for l in p.stderr.splitlines() if "has 1 queue for 2 lcores" in l]
+    expect(len(said) == 2 and "net_af_packet0" in said[0] and "environment.lcores[0] alone polls it" in said[0]
+           and "net_af_packet1" in said[1] and "environment.lcores[1] alone polls it" in said[1],
+           f"one line per port names the lcore that polls it: {said}")
+    if p.returncode == 0:
+        j = json.load(open(os.path.join(out, "result.json")))
+        fl = j["flows"][0]
+        expect(fl["tx_packets"] == 400 and fl["rx_packets"] == 400 and fl["lost"] == 0,
+               f"--lcores 2: h2 received {fl['rx_packets']} of {fl['tx_packets']}, lost {fl['lost']} (400, 400, 0)")
+        lc = j["environment"]["lcores"]
+        expect(len(lc) == 2 and lc[0]["tx_packets"] == 400 and lc[1]["rx_packets"] >= 400,
+               f"lcore 0 sent the 400 (h1's port), lcore 1 received them (h2's): {lc}")
+    with open(path, "w") as f:
+        f.write(af_profile(1024, ",qpairs=2", qps=8))
+    out = os.path.join(tmp, "q")
+    p = subprocess.run([ROCEPROBE, "run", path, "-o", out], capture_output=True, text=True, timeout=60)
+    lines = [l for l in p.stderr.splitlines() if "no hugepages mounted" not in l]
+    expect(p.returncode == 2 and len(lines) == 1 and "qpairs=2" in lines[0] and "drop qpairs=" in lines[0],
+           f"qpairs=2: one line and exit 2 (rc {p.returncode}, {lines})")
+    expect(not os.path.exists(out), "qpairs=2: no result directory")
 
 
 SO_TIMESTAMPNS, SO_RCVBUFFORCE = 35, 33  # asm-generic/socket.h
@@ -199,7 +232,7 @@ traffic:
 setup()
 try:
     with tempfile.TemporaryDirectory() as tmp:
-        {"capture": case_capture, "run": case_run, "pace": case_pace}[CASE](tmp)
+        {"capture": case_capture, "run": case_run, "lcores": case_lcores, "pace": case_pace}[CASE](tmp)
 finally:
     teardown()
 finish(CASE)
