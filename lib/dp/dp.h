@@ -131,11 +131,14 @@ bool rp_dp_is_pair(const char *devargs);
 bool rp_dp_is_af_packet(const char *devargs);
 /* Drivers whose devargs set their queue count spread the interface's frames
  * over every one of those queues, polled or not: net_af_packet's qpairs=
- * (the kernel's fanout hash), net_af_xdp's queue_count= (the NIC's RSS).
+ * (the kernel's fanout hash), net_af_xdp's queue_count= (the NIC's RSS),
+ * net_pcap's rx_pcap= (and rx_iface=, iface=) once per queue.
  * True, with one line in err, for net_af_packet with qpairs= above 1 (with
  * as many lcores the fanout hash, not RSS on the UDP source port, would
  * pick each one's frames, and ARP and PFC any of them) and for net_af_xdp
- * whose queue_count= (the PMD's pmd_rxq) is above the n_rxq polled.
+ * whose queue_count= (the PMD's pmd_rxq) or net_pcap whose RX streams are
+ * more than the n_rxq polled (a capture of a.pcap and b.pcap kept a's
+ * frames only).
  * rp_dp_port_open asks it; name is the port's. */
 bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_rxq, unsigned n_rxq, char *err,
 			   size_t errlen);

@@ -45,6 +45,17 @@ static unsigned devarg_uint(const char *devargs, const char *key, unsigned dflt)
 	return p ? (unsigned)strtoul(p + strlen(pat), NULL, 0) : dflt;
 }
 
+/* How many times key= is given (net_pcap takes rx_pcap= once per RX queue). */
+static unsigned devarg_count(const char *devargs, const char *key)
+{
+	char pat[32];
+	unsigned n = 0;
+	snprintf(pat, sizeof(pat), ",%s=", key);
+	for (const char *p = strstr(devargs, pat); p; p = strstr(p + 1, pat))
+		n++;
+	return n;
+}
+
 /* The kernel interface's MTU (sysfs), 0 when unknown. */
 static unsigned iface_mtu(const char *devargs)
 {
@@ -265,7 +276,11 @@ bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_r
 			   size_t errlen)
 {
 	bool afp = rp_dp_is_af_packet(devargs), xdp = devargs_is(devargs, "net_af_xdp");
+	bool pcap = devargs_is(devargs, "net_pcap");
 	unsigned set = afp ? devarg_uint(devargs, "qpairs", 1) : xdp ? devarg_uint(devargs, "queue_count", 1) : 0;
+	if (pcap) /* one RX queue per stream; iface= is one in each direction */
+		set = devarg_count(devargs, "rx_pcap") + devarg_count(devargs, "rx_iface") +
+		      devarg_count(devargs, "rx_iface_in") + devarg_count(devargs, "iface");
 	if (afp && set > 1) /* the fanout hash is not the RSS each lcore's share is made by */
 		snprintf(err, errlen, "port %s: qpairs=%u spreads the interface's frames over %u sockets by the kernel's "
 			 "fanout hash: drop qpairs= (one socket reads them all; --lcores still spreads the work)",
@@ -274,6 +289,11 @@ bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_r
 		snprintf(err, errlen, "port %s: queue_count=%u takes the frames of %u NIC queues and %u %s polled "
 			 "(the others' would go unread, counted lost): set queue_count=%u, or run --lcores %u",
 			 name, set, set, n_rxq, n_rxq == 1 ? "is" : "are", n_rxq, set);
+	else if (pcap && set > n_rxq)
+		snprintf(err, errlen, "port %s: %u RX streams (rx_pcap=, rx_iface=, iface=) and %u %s polled: the "
+			 "others' frames would never be read: give it at most %u (merge files first: mergecap -w "
+			 "all.pcap a.pcap b.pcap), or poll %u (run --lcores %u)", name, set, n_rxq, n_rxq == 1 ? "is" : "are",
+			 n_rxq, set, set);
 	else
 		return false;
 	return true;

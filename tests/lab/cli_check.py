@@ -113,6 +113,13 @@ def case_dpdk(tmp):
     one_line_exit2(rp("capture", "--port", "net_af_packet0,iface=lo,qpairs=2", "-w", os.path.join(tmp, "afp.pcap"),
                       "--duration", "1"), "capture on net_af_packet qpairs=2", "drop qpairs=")
     expect(not os.path.exists(os.path.join(tmp, "afp.pcap")), "capture on net_af_packet qpairs=2: no pcap")
+    # net_pcap reads each rx_pcap= on a queue of its own: a capture polls one (it kept the first file's frames only)
+    two = os.path.join(tmp, "two.pcap")
+    with open(two, "wb") as f:  # an empty capture: the pcap file header alone (LINKTYPE_ETHERNET)
+        f.write(bytes.fromhex("d4c3b2a1" "0200" "0400" "00000000" "00000000" "ffff0000" "01000000"))
+    one_line_exit2(rp("capture", "--port", f"net_pcap0,rx_pcap={two},rx_pcap={two}", "-w", os.path.join(tmp, "two-out.pcap"),
+                      "--duration", "1"), "capture of two rx_pcap= streams", "2 RX streams")
+    expect(not os.path.exists(os.path.join(tmp, "two-out.pcap")), "capture of two rx_pcap= streams: no pcap")
     one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "y"), "--neigh-refresh", "often"),
                    "run --neigh-refresh often", "--neigh-refresh")
     expect(not os.path.exists(os.path.join(tmp, "y", "result.json")), "run --neigh-refresh often: no result")

@@ -3,8 +3,8 @@
  * frames over every one of them, polled or not, so a queue roceprobe does
  * not poll is frames counted lost. The refusals and the ports let through,
  * worked by hand from the rule: net_af_packet takes qpairs=1 (or none) only;
- * net_af_xdp takes queue_count= up to the queues polled; other drivers'
- * devargs never refuse. (af-packet-lcores in tests/lab runs the veth case.) */
+ * net_af_xdp takes queue_count= up to the queues polled, net_pcap as many
+ * RX streams; other drivers' devargs never refuse. (af-packet-lcores in tests/lab runs the veth case.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -50,6 +50,23 @@ static void test_af_xdp(void **state)
 	assert_non_null(strstr(err, "and 2 are polled"));
 }
 
+static void test_pcap(void **state)
+{
+	char err[RP_DP_ERRLEN];
+	(void)state;
+	assert_false(refused("net_pcap0,rx_pcap=a.pcap", 1, 1, err));
+	assert_false(refused("net_pcap0,tx_pcap=out.pcap", 1, 1, err)); /* no RX stream: gen writing a file */
+	assert_false(refused("net_pcap0,iface=eth1", 1, 1, err));
+	assert_false(refused("net_pcap0,rx_iface=eth1,tx_iface=eth1", 1, 1, err));
+	assert_false(refused("net_pcap0,rx_pcap=a.pcap,rx_pcap=b.pcap", 2, 2, err)); /* run --lcores 2 */
+	assert_true(refused("net_pcap0,rx_pcap=a.pcap,rx_pcap=b.pcap", 2, 1, err));
+	assert_string_equal(err, "port p0: 2 RX streams (rx_pcap=, rx_iface=, iface=) and 1 is polled: the others' "
+				 "frames would never be read: give it at most 1 (merge files first: mergecap -w all.pcap "
+				 "a.pcap b.pcap), or poll 2 (run --lcores 2)");
+	assert_true(refused("net_pcap0,rx_pcap=a.pcap,rx_iface_in=eth1,iface=eth2", 3, 2, err));
+	assert_non_null(strstr(err, "3 RX streams (rx_pcap=, rx_iface=, iface=) and 2 are polled"));
+}
+
 static void test_other_drivers(void **state)
 {
 	char err[RP_DP_ERRLEN];
@@ -57,7 +74,6 @@ static void test_other_drivers(void **state)
 	/* a PMD's max_rx_queues is a capability there, not queues the frames are spread over */
 	assert_false(refused("net_null0", 1024, 1, err));
 	assert_false(refused("net_tap0,iface=tap0", 16, 1, err));
-	assert_false(refused("net_pcap0,rx_pcap=a.pcap,qpairs=2", 1, 1, err));
 	assert_false(refused("pair:l:0", 1, 1, err));
 	assert_string_equal(err, "");
 }
@@ -67,6 +83,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_af_packet),
 		cmocka_unit_test(test_af_xdp),
+		cmocka_unit_test(test_pcap),
 		cmocka_unit_test(test_other_drivers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

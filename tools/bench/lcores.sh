@@ -76,6 +76,8 @@ elif [ "$mode" = rx ]; then
 		rxq=""
 		for q in $(seq "$n"); do rxq="$rxq,rx_pcap=$tmp/in.pcap"; done
 		rx_profile "net_null0,no-rx=1" 1 "net_pcap1$rxq,infinite_rx=1" > "$tmp/p.yaml"
+		# one lcore polls one queue: its port replays one stream (a stream no lcore polls is refused)
+		rx_profile "net_null0,no-rx=1" 1 "net_pcap1,rx_pcap=$tmp/in.pcap,infinite_rx=1" > "$tmp/p1.yaml"
 	else # each receiver's frames (its MAC as the destination) in a file of its own
 		python3 -c "import sys; sys.path.insert(0, 'tests/lib'); from check import split_by_dst_mac
 split_by_dst_mac('$tmp/in.pcap', {bytes([2, 0, 0, 0, 1, r]): f'$tmp/in{r}.pcap' for r in range(1, $ports + 1)})"
@@ -97,7 +99,9 @@ pps() { # $1 = lcores ($2 = the CPU of 1): packets (tx: sent by tx, rx: accounte
 	[ "$mode" = rx ] && extra=(--duration "$secs")
 	# $2: the 1-lcore run's CPU.
 	[ "$1" = 1 ] && extra+=(--eal "-l $2")
-	/usr/bin/time -f "%U %S" -o "$tmp/time" build/app/roceprobe run "$tmp/p.yaml" -o "$tmp/out" --lcores "$1" \
+	local prof="$tmp/p.yaml"
+	[ "$1" = 1 ] && [ -f "$tmp/p1.yaml" ] && prof="$tmp/p1.yaml"
+	/usr/bin/time -f "%U %S" -o "$tmp/time" build/app/roceprobe run "$prof" -o "$tmp/out" --lcores "$1" \
 		"${extra[@]}" > /dev/null 2>&1
 	python3 -c "import json; j=json.load(open('$tmp/out/result.json')); s=j['elapsed_ns']/1e9
 if '$mode' == 'tx': n=[p for p in j['environment']['ports'] if p['node']=='tx'][0]['tx_packets']
