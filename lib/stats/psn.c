@@ -110,7 +110,10 @@ void rp_psn_message(struct rp_psn *p, uint64_t now, uint8_t opcode, struct rp_ps
 {
 	switch (opcode_pos(opcode)) {
 	case POS_FIRST:
-		if (!p->in_msg) {
+		/* A new PSN starts a message even inside one: the previous LAST
+		 * was lost (its time would run on to this message's LAST). A
+		 * FIRST sent again (late, resent) keeps the first one's time. */
+		if (!p->in_msg || ev->verdict == RP_PSN_IN_ORDER || ev->verdict == RP_PSN_GAP) {
 			p->in_msg = true;
 			p->msg_first_ns = now;
 		}

@@ -148,6 +148,32 @@ static void message_completion_first_to_last(void **state)
 	assert_int_equal(p.messages, 2);
 }
 
+/* A message whose LAST is lost: the next message's FIRST (after the gap)
+ * starts its own time, 100000 -> 102000 ns is 2000, not 102000 - 1000. */
+static void message_after_a_lost_last(void **state)
+{
+	(void)state;
+	struct rp_psn p;
+	struct rp_psn_event ev;
+	rp_psn_init(&p);
+	data(&p, 1000, 0, RP_OP_RC_WRITE_FIRST, &ev);
+	data(&p, 1100, 1, RP_OP_RC_WRITE_MIDDLE, &ev); /* PSN 2, its LAST, never arrives */
+	data(&p, 100000, 3, RP_OP_RC_WRITE_FIRST, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_GAP);
+	data(&p, 101000, 4, RP_OP_RC_WRITE_MIDDLE, &ev);
+	data(&p, 102000, 5, RP_OP_RC_WRITE_LAST, &ev);
+	assert_true(ev.msg_done && ev.multi_packet);
+	assert_int_equal(ev.msg_ns, 2000);
+	/* the same FIRST again (a duplicate) does not restart its message */
+	data(&p, 103000, 6, RP_OP_RC_WRITE_FIRST, &ev);
+	data(&p, 103500, 7, RP_OP_RC_WRITE_MIDDLE, &ev);
+	data(&p, 103700, 6, RP_OP_RC_WRITE_FIRST, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_DUPLICATE);
+	data(&p, 104000, 8, RP_OP_RC_WRITE_LAST, &ev);
+	assert_true(ev.msg_done && ev.multi_packet);
+	assert_int_equal(ev.msg_ns, 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +182,7 @@ int main(void)
 		cmocka_unit_test(go_back_n_after_nak),
 		cmocka_unit_test(go_back_n_counts_resent_apart_from_duplicates),
 		cmocka_unit_test(message_completion_first_to_last),
+		cmocka_unit_test(message_after_a_lost_last),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
