@@ -1,4 +1,5 @@
 /* roceprobe: subcommand dispatch only. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,17 @@ static void usage(FILE *out)
 	fputs("\n'roceprobe COMMAND --help' explains each command.\n", out);
 }
 
+/* What a command printed must have reached its file: a full disk or a
+ * closed pipe under `> out.json` is one line and exit 1, not a cut file
+ * and success. */
+static int stdout_written(const char *cmd, int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "roceprobe %s: writing standard output failed: %s\n", cmd, strerror(errno ? errno : EIO));
+	return rc == RP_EXIT_OK ? RP_EXIT_FAIL : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -61,7 +73,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
-			return subcommands[i].run(argc - 1, argv + 1);
+			return stdout_written(argv[1], subcommands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "roceprobe: unknown command '%s' (try 'roceprobe --help')\n", argv[1]);
 	return RP_EXIT_USAGE;
 }

@@ -75,6 +75,14 @@ def case_lab(tmp):
     expect(p.returncode == 0 and not os.path.exists(os.path.join(sweep, "point-1")),
            "sweep --force with one point: the old point-1 is gone")
 
+    # What a command prints must reach its file: /dev/full takes the open and refuses every write.
+    for args in (["plan", incast], ["lab", incast, "-o", os.path.join(tmp, "full")]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([ROCEPROBE, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        expect(p.returncode == 1 and lines and "writing standard output failed: No space left" in lines[-1],
+               f"{args[0]} > /dev/full: exit 1 and the write error said last (rc {p.returncode}, {lines[-1:]})")
+
     # plan applies the run's rule for pair: ports.
     path = os.path.join(tmp, "pair2.yaml")
     with open(path, "w") as f:
