@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -13,6 +14,34 @@
 
 static char *held;
 static size_t held_len;
+
+static int cmd_argc;
+static char *const *cmd_argv;
+
+void rp_cli_args(int argc, char *const argv[])
+{
+	cmd_argc = argc;
+	cmd_argv = argv;
+	opterr = 0; /* getopt says nothing: rp_cli_bad_option says it in one line */
+}
+
+int rp_cli_bad_option(const char *cmd, const char *shorts)
+{
+	const char *arg = cmd_argv && optind >= 1 && optind - 1 < cmd_argc ? cmd_argv[optind - 1] : "";
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	int name_len = (int)strcspn(arg, "=");
+	if (is_long && optopt == 0)
+		return rp_cli_error(cmd, "unknown option '%.*s' (try 'roceprobe %s --help')", name_len, arg, cmd);
+	if (is_long && arg[name_len] == '=')
+		return rp_cli_error(cmd, "option '%.*s' takes no value (try 'roceprobe %s --help')", name_len, arg, cmd);
+	if (is_long)
+		return rp_cli_error(cmd, "option '%.*s' needs a value (try 'roceprobe %s --help')", name_len, arg, cmd);
+	if (optopt > ' ' && optopt != ':' && strchr(shorts, optopt))
+		return rp_cli_error(cmd, "option '-%c' needs a value (try 'roceprobe %s --help')", optopt, cmd);
+	if (optopt > ' ' && optopt < 127)
+		return rp_cli_error(cmd, "unknown option '-%c' (try 'roceprobe %s --help')", optopt, cmd);
+	return rp_cli_error(cmd, "bad option '%s' (try 'roceprobe %s --help')", arg, cmd);
+}
 
 void rp_cli_hold_errors(char *buf, size_t len)
 {

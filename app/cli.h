@@ -12,6 +12,13 @@
 
 /* One line on stderr: "roceprobe CMD: message". Returns RP_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rp_cli_error(const char *cmd, const char *fmt, ...);
+/* The command's arguments, as its getopt_long reads them (main, once):
+ * also sets opterr 0, getopt itself then says nothing. */
+void rp_cli_args(int argc, char *const argv[]);
+/* getopt_long's '?' as one line: the argument, unknown or missing its
+ * value (or given one it takes none), and where --help is. shorts: the
+ * command's short-option string. Returns RP_EXIT_USAGE. */
+int rp_cli_bad_option(const char *cmd, const char *shorts);
 /* Under a launcher every rank sets up alone, but the user reads one line:
  * while buf is held, rp_cli_error keeps its first message there ("message",
  * without the prefix) instead of printing it; NULL prints again. */

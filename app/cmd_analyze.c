@@ -17,6 +17,10 @@
 #include "report/result.h"
 #include "stats/acct.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "jb:s:lh";
+
+
 #define CMD "analyze"
 
 struct analyze_opts {
@@ -84,7 +88,7 @@ static int parse_opts(int argc, char **argv, struct analyze_opts *o)
 	uint64_t v;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jb:s:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'l': o->latency = true; break;
@@ -98,7 +102,7 @@ static int parse_opts(int argc, char **argv, struct analyze_opts *o)
 				return rp_cli_error(CMD, "--speed '%s': give a link speed such as 25G, 100G or 400G", optarg);
 			break;
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_error(CMD, "try 'roceprobe analyze --help'");
+		default: return rp_cli_bad_option(CMD, SHORTS);
 		}
 	}
 	if (optind + 1 != argc)

@@ -15,6 +15,10 @@
 #include "dp/capture_rx.h"
 #include "dp/dp.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "p:w:s:f:S:R:F:d:n:r:e:jh";
+
+
 #define MAX_FRAME 9216 /* jumbo frames arrive whole on a mirror port */
 
 struct capture_opts {
@@ -122,7 +126,7 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 		return rc;
 	case 'd': return rp_cli_duration("capture", "--duration", arg, 1e9, &o->duration_s);
 	default:
-		return rp_cli_error("capture", "bad option (try 'roceprobe capture --help')");
+		return rp_cli_bad_option("capture", SHORTS);
 	}
 }
 
@@ -141,7 +145,7 @@ static int parse_args(int argc, char **argv, struct capture_opts *o)
 	*o = (struct capture_opts){0};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:w:s:f:S:R:F:d:n:r:e:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return -1;

@@ -17,6 +17,10 @@
 #include "lab/lab.h"
 #include "report/result.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "o:s:qh";
+
+
 #define MAX_SETS 64
 
 struct certify_opts {
@@ -110,7 +114,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 	int c;
 	*o = (struct certify_opts){.run_timeout_s = 600};
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 's':
@@ -137,7 +141,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 				return RP_EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_error("certify", "bad option (try 'roceprobe certify --help')");
+		default: return rp_cli_bad_option("certify", SHORTS);
 		}
 	}
 	if (optind != argc - 1)

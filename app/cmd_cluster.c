@@ -12,6 +12,10 @@
 #include "cluster/cluster.h"
 #include "profile/profile.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "jr:h";
+
+
 struct cluster_opts {
 	const char *profile;
 	bool json;
@@ -52,7 +56,7 @@ static int parse_args(int argc, char **argv, struct cluster_opts *o)
 	*o = (struct cluster_opts){.rounds = 50};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jr:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'r': {
@@ -63,7 +67,7 @@ static int parse_args(int argc, char **argv, struct cluster_opts *o)
 			break;
 		}
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_error("cluster", "bad option (try 'roceprobe cluster --help')");
+		default: return rp_cli_bad_option("cluster", SHORTS);
 		}
 	}
 	if (optind < argc - 1)

@@ -10,6 +10,10 @@
 #include "cli.h"
 #include "wire/frame.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "jh";
+
+
 #define KIND_COUNT (RP_KIND_MALFORMED + 1)
 
 struct decode_totals {
@@ -411,14 +415,14 @@ int rp_cmd_decode(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		if (c == 'j') {
 			json = true;
 		} else if (c == 'h') {
 			usage(stdout);
 			return RP_EXIT_OK;
 		} else {
-			return rp_cli_error("decode", "bad option (try 'roceprobe decode --help')");
+			return rp_cli_bad_option("decode", SHORTS);
 		}
 	}
 	if (optind != argc - 1)

@@ -13,6 +13,10 @@
 #include "traffic/plan.h"
 #include "traffic/source.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "d:s:e:l:jAh";
+
+
 #define MAX_SETS 64
 
 struct gen_opts {
@@ -72,7 +76,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	int c;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:s:e:l:jAh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (rp_cli_duration("gen", "--duration", optarg, 1e7, &o->duration_s))
@@ -101,7 +105,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			return rp_cli_error("gen", "bad option (try 'roceprobe gen --help')");
+			return rp_cli_bad_option("gen", SHORTS);
 		}
 	}
 	if (optind != argc - 1)

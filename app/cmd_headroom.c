@@ -13,6 +13,10 @@
 #include "fabric/headroom.h"
 #include "profile/units.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "h";
+
+
 struct headroom_args {
 	struct rp_headroom_in in;
 	bool have_speed, have_cable, have_mtu, have_quanta, have_phy, json;
@@ -139,7 +143,7 @@ static int parse_opt(int c, struct headroom_args *a)
 		a->json = true;
 		return 0;
 	default:
-		return rp_cli_error("headroom", "bad option (try 'roceprobe headroom --help')");
+		return rp_cli_bad_option("headroom", SHORTS);
 	}
 }
 
@@ -161,7 +165,7 @@ static int parse_args(int argc, char **argv, struct headroom_args *a)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		if (c == 'h')
 			return 1;
 		if ((rc = parse_opt(c, a)) != 0)

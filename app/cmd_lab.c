@@ -22,6 +22,10 @@
 #include "report/result.h"
 #include "traffic/plan.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "o:s:qh";
+
+
 #define MAX_SETS 64
 #define MAX_SWEEP 8
 #define MAX_POINTS 4096
@@ -99,7 +103,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	int c, rc = 0;
 	uint64_t v = 0;
 	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 's':
@@ -124,7 +128,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_error("lab", "bad option (try 'roceprobe lab --help')");
+		default: return rp_cli_bad_option("lab", SHORTS);
 		}
 	}
 	if (rc)

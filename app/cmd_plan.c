@@ -16,6 +16,10 @@
 #include "wire/ipv6.h"
 #include "wire/sport.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "s:jh";
+
+
 #define MAX_SETS 64
 
 struct plan_args {
@@ -94,7 +98,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		if (c == 's' && a->nsets < MAX_SETS)
 			a->sets[a->nsets++] = optarg;
 		else if (c == 'j')
@@ -112,7 +116,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		else if (c == 's')
 			return rp_cli_error("plan", "at most %d --set options", MAX_SETS);
 		else
-			return rp_cli_error("plan", "bad option (try 'roceprobe plan --help')");
+			return rp_cli_bad_option("plan", SHORTS);
 	}
 	if (optind != argc - 1)
 		return rp_cli_error("plan", "expected one profile file (try 'roceprobe plan --help')");

@@ -35,6 +35,10 @@
 #ifdef RP_HAVE_VERBS
 #include "verbs/device.h"
 #include "verbs/engine.h"
+
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
+
 #endif
 
 #define MAX_SETS 64
@@ -190,7 +194,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	uint64_t v = 0;
 	double sec = 0;
 	optind = 1;
-	while (rc == 0 && (c = getopt_long(argc, argv, "o:d:s:e:cn:f:S:b:AFh", opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'd': rc = rp_cli_duration("run", "--duration", optarg, 1e7, &o->duration_s); break;
@@ -216,7 +220,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
 		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_error("run", "bad option (try 'roceprobe run --help')");
+		default: return rp_cli_bad_option("run", SHORTS);
 		}
 	}
 	if (rc)

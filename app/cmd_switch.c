@@ -23,6 +23,10 @@
 #include "report/switch_json.h"
 #include "wire/eth.h"
 
+/* getopt_long's short options (rp_cli_bad_option names a bad one). */
+static const char SHORTS[] = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:jTmnh";
+
+
 /* The DPDK switch tells its lcore which ports to serve by a 64-bit mask
  * (rp_switch_rx.kick): 64 ports here, up to RP_SWITCH_MAX_PORTS in the lab. */
 #define SWITCH_MAX_PORTS 64
@@ -277,7 +281,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'T': o->trust_pcp = true; return 0;
 	case 'm': o->learn = true; return 0;
 	case 'n': o->no_flood = true; return 0;
-	default: return rp_cli_error(CMD, "bad option (try 'roceprobe switch --help')");
+	default: return rp_cli_bad_option(CMD, SHORTS);
 	}
 }
 
@@ -345,7 +349,6 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		{"profile", required_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static const char *const shorts = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:jTmnh";
 	static struct switch_opts zero;
 	*o = zero;
 	o->speed_bps = 10000000000ull;
@@ -353,9 +356,8 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 	int c, rc;
 	/* First --profile and --help, so the flags change the profile's switch
 	 * wherever they stand; then every flag in order. */
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return -1;
@@ -363,11 +365,10 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		if (c == 'F')
 			o->profile = optarg;
 	}
-	opterr = 1;
 	if ((rc = load_fabric(o)) != 0)
 		return rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1)
 		if ((rc = parse_one(c, optarg, o)) != 0)
 			return rc;
 	if (optind != argc)

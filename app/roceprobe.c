@@ -72,8 +72,10 @@ int main(int argc, char **argv)
 		return RP_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (strcmp(argv[1], subcommands[i].name) == 0)
+		if (strcmp(argv[1], subcommands[i].name) == 0) {
+			rp_cli_args(argc - 1, argv + 1);
 			return stdout_written(argv[1], subcommands[i].run(argc - 1, argv + 1));
+		}
 	fprintf(stderr, "roceprobe: unknown command '%s' (try 'roceprobe --help')\n", argv[1]);
 	return RP_EXIT_USAGE;
 }

@@ -75,6 +75,15 @@ def case_lab(tmp):
     expect(p.returncode == 0 and not os.path.exists(os.path.join(sweep, "point-1")),
            "sweep --force with one point: the old point-1 is gone")
 
+    # A bad option is one line naming it (getopt's own message was a second line before ours).
+    cmds = ["analyze", "decode", "run", "gen", "capture", "plan", "lab", "switch", "certify", "cluster", "headroom", "ep"]
+    for c in cmds:
+        one_line_exit2(rp(c, "--bogus", "x"), f"{c} --bogus", f"unknown option '--bogus' (try 'roceprobe {c} --help')")
+    one_line_exit2(rp("analyze", "x.pcap", "--bin-us"), "analyze --bin-us without a value", "option '--bin-us' needs a value")
+    one_line_exit2(rp("run", "-o"), "run -o without a value", "option '-o' needs a value")
+    one_line_exit2(rp("lab", "-Z"), "lab -Z", "unknown option '-Z'")
+    one_line_exit2(rp("decode", "--json=1", "x.pcap"), "decode --json=1", "option '--json' takes no value")
+
     # What a command prints must reach its file: /dev/full takes the open and refuses every write.
     for args in (["plan", incast], ["lab", incast, "-o", os.path.join(tmp, "full")]):
         with open("/dev/full", "w") as full:
