@@ -17,11 +17,11 @@ const char *rp_rx_class_name(enum rp_rx_class c)
 static void flow_keys(struct acct_key *data, struct acct_key *rev, const struct rp_acct_flow_cfg *c, uint16_t q)
 {
 	if (c->l3 == 6) {
-		rp_acct_key_v6(data, c->src_ip6, c->dst_ip6, c->rqpn + q);
-		rp_acct_key_v6(rev, c->dst_ip6, c->src_ip6, c->lqpn + q);
+		rp_acct_key_v6(data, c->src_ip6, c->dst_ip6, c->rqpn + q, DIR_DATA);
+		rp_acct_key_v6(rev, c->dst_ip6, c->src_ip6, c->lqpn + q, DIR_REV);
 	} else {
-		rp_acct_key_v4(data, c->src_ip4, c->dst_ip4, c->rqpn + q);
-		rp_acct_key_v4(rev, c->dst_ip4, c->src_ip4, c->lqpn + q);
+		rp_acct_key_v4(data, c->src_ip4, c->dst_ip4, c->rqpn + q, DIR_DATA);
+		rp_acct_key_v4(rev, c->dst_ip4, c->src_ip4, c->lqpn + q, DIR_REV);
 	}
 }
 
@@ -73,8 +73,8 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 		for (uint16_t q = 0; q < a->flows[i].cfg.qps; q++) {
 			struct acct_key d, r;
 			flow_keys(&d, &r, c, q);
-			rp_acct_map_put(&a->map, &d, (uint32_t)i, q, DIR_DATA, false);
-			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, DIR_REV, false);
+			rp_acct_map_put(&a->map, &d, (uint32_t)i, q, false);
+			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, false);
 		}
 	}
 	if (setup_ids(a)) {
@@ -334,26 +334,33 @@ static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tm
 		const struct acct_flow *fl = &a->flows[fi];
 		uint32_t q = (f->bth.dqpn - fl->cfg.rqpn) & RP_QPN_MASK;
 		if (q < fl->cfg.qps) {
-			*tmp = (struct acct_slot){.flow = fi, .qp = (uint16_t)q, .dir = DIR_DATA, .used = 1};
+			*tmp = (struct acct_slot){.key.dir = DIR_DATA, .flow = fi, .qp = (uint16_t)q, .used = 1};
 			return tmp;
 		}
 	}
 	struct acct_key k;
-	rp_acct_key_frame(&k, f);
+	rp_acct_key_frame(&k, f, DIR_DATA);
 	const struct acct_slot *s = rp_acct_map_find(&a->map, &k);
 	if (!s && a->cfg.discover)
 		s = rp_acct_discover_data(a, f);
 	return s;
 }
 
-static const struct acct_slot *rev_slot(struct rp_acct *a)
+/* The flow QP whose sender the frame goes back to; discover: found by
+ * elimination if not yet known (rp_acct_discover_rev). */
+static const struct acct_slot *rev_slot_of(struct rp_acct *a, bool discover)
 {
 	struct acct_key k;
-	rp_acct_key_frame(&k, &a->f);
+	rp_acct_key_frame(&k, &a->f, DIR_REV);
 	const struct acct_slot *s = rp_acct_map_find(&a->map, &k);
-	if (!s && a->cfg.discover)
-		s = rp_acct_discover_rev(a, &a->f);
-	return s && s->dir == DIR_REV ? s : NULL;
+	if (!s && discover && a->cfg.discover)
+		s = rp_acct_discover_rev(a, &a->f, false);
+	return s;
+}
+
+static const struct acct_slot *rev_slot(struct rp_acct *a)
+{
+	return rev_slot_of(a, true);
 }
 
 static void stamp(uint64_t *count, uint64_t *first, uint64_t *last, uint64_t now)
@@ -378,6 +385,11 @@ static enum rp_rx_class rx_cnp(struct rp_acct *a, uint64_t now)
 	return RP_RX_CNP;
 }
 
+static bool is_read_response_opcode(uint8_t op)
+{
+	return op >= RP_OP_RC_READ_RESP_FIRST && op <= RP_OP_RC_READ_RESP_ONLY;
+}
+
 /* ACK, NAK, atomic ACK, or a read response coming back to the requester. */
 static enum rp_rx_class rx_response(struct rp_acct *a, const struct acct_slot *s, uint64_t now)
 {
@@ -399,6 +411,8 @@ static enum rp_rx_class rx_response(struct rp_acct *a, const struct acct_slot *s
 			rp_psn_nak(&q->psn, now, f->bth.psn);
 		return RP_RX_NAK;
 	}
+	if (is_read_response_opcode(f->bth.opcode)) /* the PSNs its READ request took */
+		rp_psn_read_response(&q->psn, f->bth.psn);
 	fl->r.acks++;
 	stamp(&q->acks, &q->ack_first, &q->ack_last, now);
 	rp_ts_add(a->ts, now, RP_TS_ACKS, 1);
@@ -426,6 +440,7 @@ static bool is_response_opcode(uint8_t op)
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
 }
 
+
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				struct rp_reply *reply)
 {
@@ -437,10 +452,17 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 	const struct acct_slot *rs = op == RP_OP_RC_READ_RESP_ONLY && a->f.has_probe ? rev_slot(a) : NULL;
 	if (rs)
 		return rx_echo(a, rs, now);
+	/* A read response on its way to its requester: known by the QP number
+	 * (its ACKs named it), else found among the QPs that sent READ requests. */
+	if (is_read_response_opcode(op)) {
+		rs = rev_slot_of(a, false);
+		if (!rs && a->cfg.discover)
+			rs = rp_acct_discover_rev(a, &a->f, true);
+		if (rs)
+			return rx_response(a, rs, now);
+	}
 	struct acct_slot tmp;
 	const struct acct_slot *s = data_slot(a, &tmp);
-	if (s && s->dir == DIR_REV) /* a read response on its way to the requester */
-		return rx_response(a, s, now);
 	if (!s) {
 		a->unmatched++;
 		return RP_RX_OTHER;
@@ -453,6 +475,7 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		}
 		return RP_RX_OTHER;
 	}
+	a->flows[s->flow].qp[s->qp].reads |= op == RP_OP_RC_READ_REQUEST;
 	struct acct_pkt k;
 	general_pkt(&a->f, &k);
 	rp_acct_data(a, p, s->flow, s->qp, now, wire_len, &k, reply);

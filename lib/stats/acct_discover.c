@@ -97,8 +97,8 @@ const struct acct_slot *rp_acct_discover_data(struct rp_acct *a, const struct rp
 		return NULL;
 	fl->cfg.qps = fl->nqp;
 	struct acct_key k;
-	rp_acct_key_frame(&k, f);
-	if (rp_acct_map_put(&a->map, &k, (uint32_t)fi, (uint16_t)(fl->nqp - 1), DIR_DATA, true))
+	rp_acct_key_frame(&k, f, DIR_DATA);
+	if (rp_acct_map_put(&a->map, &k, (uint32_t)fi, (uint16_t)(fl->nqp - 1), true))
 		return NULL;
 	return rp_acct_map_find(&a->map, &k);
 }
@@ -109,7 +109,7 @@ static bool psn_fits(const struct acct_qp *q, uint32_t psn)
 	return q->psn.started && rp_psn_diff(q->psn.first, psn) >= 0 && rp_psn_diff(psn, q->psn.next) >= 0;
 }
 
-const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_frame *f)
+const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_frame *f, bool reads)
 {
 	long only_f = -1, psn_f = -1;
 	unsigned only_q = 0, psn_q = 0, unknown = 0, fits = 0;
@@ -119,7 +119,7 @@ const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_
 		if (!same_addr(f, &fl->cfg, true))
 			continue;
 		for (unsigned q = 0; q < fl->nqp; q++) {
-			if (fl->qp[q].lqpn_known)
+			if (fl->qp[q].lqpn_known || (reads && !fl->qp[q].reads))
 				continue;
 			unknown++;
 			only_f = (long)i;
@@ -141,8 +141,8 @@ const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_
 	q->lqpn = f->bth.dqpn;
 	q->lqpn_known = true;
 	struct acct_key k;
-	rp_acct_key_frame(&k, f);
-	if (rp_acct_map_put(&a->map, &k, (uint32_t)only_f, (uint16_t)only_q, DIR_REV, true))
+	rp_acct_key_frame(&k, f, DIR_REV);
+	if (rp_acct_map_put(&a->map, &k, (uint32_t)only_f, (uint16_t)only_q, true))
 		return NULL;
 	return rp_acct_map_find(&a->map, &k);
 }

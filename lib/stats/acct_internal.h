@@ -12,18 +12,22 @@
 
 enum acct_dir { DIR_DATA, DIR_REV }; /* to the receiver's QP, or back to the sender's */
 
-/* (src IP, dst IP, DestQP) of a frame -> flow and QP. IPv4 is v4-mapped. */
+/* (src IP, dst IP, DestQP, direction) of a frame -> flow and QP. IPv4 is
+ * v4-mapped. The direction is part of the key: on an RC connection used
+ * both ways, B's data to A's QP and B's ACKs of A's data carry the same
+ * addresses and DestQP (the data looked up as ACKs, or the ACKs found a
+ * data flow and went unmatched). */
 struct acct_key {
 	uint8_t src[16];
 	uint8_t dst[16];
 	uint32_t qpn;
+	uint32_t dir; /* enum acct_dir */
 };
 
 struct acct_slot {
 	struct acct_key key;
 	uint32_t flow;
 	uint16_t qp;
-	uint8_t dir;
 	uint8_t used;
 };
 
@@ -37,6 +41,7 @@ struct acct_qp {
 	uint32_t dqpn;
 	uint32_t lqpn;
 	bool lqpn_known;
+	bool reads;      /* an RDMA READ request went out on it: read responses come back */
 	struct rp_rcv_qp rcv;
 	struct rp_psn psn;
 	uint64_t acks, naks, cnps, ce;
@@ -348,11 +353,11 @@ int rp_acct_map_init(struct acct_map *m, size_t entries);
 void rp_acct_map_free(struct acct_map *m);
 const struct acct_slot *rp_acct_map_find(const struct acct_map *m, const struct acct_key *k);
 /* 0, or -1 when full (and it may not grow) or out of memory. */
-int rp_acct_map_put(struct acct_map *m, const struct acct_key *k, uint32_t flow, uint16_t qp, uint8_t dir, bool grow);
-void rp_acct_key_v4(struct acct_key *k, uint32_t src, uint32_t dst, uint32_t qpn);
-void rp_acct_key_v6(struct acct_key *k, const uint8_t src[16], const uint8_t dst[16], uint32_t qpn);
-/* The frame's key: its addresses and BTH DestQP. */
-void rp_acct_key_frame(struct acct_key *k, const struct rp_frame *f);
+int rp_acct_map_put(struct acct_map *m, const struct acct_key *k, uint32_t flow, uint16_t qp, bool grow);
+void rp_acct_key_v4(struct acct_key *k, uint32_t src, uint32_t dst, uint32_t qpn, enum acct_dir dir);
+void rp_acct_key_v6(struct acct_key *k, const uint8_t src[16], const uint8_t dst[16], uint32_t qpn, enum acct_dir dir);
+/* The frame's key: its addresses and BTH DestQP, in direction dir. */
+void rp_acct_key_frame(struct acct_key *k, const struct rp_frame *f, enum acct_dir dir);
 
 /* acct_flow.c */
 int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_acct_flow_cfg *cfg);
@@ -361,6 +366,7 @@ int rp_acct_flow_add_qp(struct acct_flow *fl, uint32_t dqpn);
 
 /* acct_discover.c: the flow and QP of a frame that no key matched. */
 const struct acct_slot *rp_acct_discover_data(struct rp_acct *a, const struct rp_frame *f);
-const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_frame *f);
+/* reads: a read response, which answers only a QP that sent READ requests. */
+const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_frame *f, bool reads);
 
 #endif

@@ -1,4 +1,4 @@
-/* The accountant's (src IP, dst IP, DestQP) -> (flow, QP) map: open
+/* The accountant's (src IP, dst IP, DestQP, direction) -> (flow, QP) map: open
  * addressing, sized at create so a look-up never allocates. */
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +68,13 @@ static int grow_map(struct acct_map *m)
 	return 0;
 }
 
-int rp_acct_map_put(struct acct_map *m, const struct acct_key *k, uint32_t flow, uint16_t qp, uint8_t dir, bool grow)
+int rp_acct_map_put(struct acct_map *m, const struct acct_key *k, uint32_t flow, uint16_t qp, bool grow)
 {
 	if (rp_acct_map_find(m, k))
 		return 0; /* the first claim wins */
 	if ((m->n + 1) * 2 > m->cap && (!grow || grow_map(m)))
 		return -1;
-	struct acct_slot s = {.key = *k, .flow = flow, .qp = qp, .dir = dir, .used = 1};
+	struct acct_slot s = {.key = *k, .flow = flow, .qp = qp, .used = 1};
 	put_slot(m, &s);
 	return 0;
 }
@@ -89,26 +89,28 @@ static void v4_mapped(uint8_t out[16], uint32_t a)
 	out[15] = (uint8_t)a;
 }
 
-void rp_acct_key_v4(struct acct_key *k, uint32_t src, uint32_t dst, uint32_t qpn)
+void rp_acct_key_v4(struct acct_key *k, uint32_t src, uint32_t dst, uint32_t qpn, enum acct_dir dir)
 {
 	memset(k, 0, sizeof(*k));
 	v4_mapped(k->src, src);
 	v4_mapped(k->dst, dst);
 	k->qpn = qpn & RP_QPN_MASK;
+	k->dir = dir;
 }
 
-void rp_acct_key_v6(struct acct_key *k, const uint8_t src[16], const uint8_t dst[16], uint32_t qpn)
+void rp_acct_key_v6(struct acct_key *k, const uint8_t src[16], const uint8_t dst[16], uint32_t qpn, enum acct_dir dir)
 {
 	memset(k, 0, sizeof(*k));
 	memcpy(k->src, src, 16);
 	memcpy(k->dst, dst, 16);
 	k->qpn = qpn & RP_QPN_MASK;
+	k->dir = dir;
 }
 
-void rp_acct_key_frame(struct acct_key *k, const struct rp_frame *f)
+void rp_acct_key_frame(struct acct_key *k, const struct rp_frame *f, enum acct_dir dir)
 {
 	if (f->l3 == 4)
-		rp_acct_key_v4(k, f->ip4.src, f->ip4.dst, f->bth.dqpn);
+		rp_acct_key_v4(k, f->ip4.src, f->ip4.dst, f->bth.dqpn, dir);
 	else
-		rp_acct_key_v6(k, f->ip6.src, f->ip6.dst, f->bth.dqpn);
+		rp_acct_key_v6(k, f->ip6.src, f->ip6.dst, f->bth.dqpn, dir);
 }

@@ -152,6 +152,23 @@ void rp_psn_data_any(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t op
 	p->last = psn;
 }
 
+void rp_psn_read_response(struct rp_psn *p, uint32_t psn)
+{
+	psn &= RP_PSN_MASK;
+	if (!p->started)
+		return;
+	int32_t d = rp_psn_diff(p->next, psn);
+	if (d == 0) { /* the next PSN: the request's span goes on */
+		bit_set(p, psn);
+		p->next = rp_psn_add(psn, 1);
+	} else if (d < 0 && (uint32_t)-d <= RP_PSN_WINDOW && !bit_get(p, psn)) {
+		/* a later request came first and counted it skipped: it was not */
+		bit_set(p, psn);
+		p->skipped -= p->skipped > 0;
+		p->missing -= p->missing > 0;
+	}
+}
+
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn)
 {
 	p->naks++;

@@ -279,6 +279,57 @@ with tempfile.TemporaryDirectory() as d:
            f"decode of the truncated file: 500 frames, the same one line ({dc.stderr.strip()})")
     expect(json.loads(byfile.stdout)["capture"].get("truncated") is False, "a whole file: capture.truncated false")
 
+    # RC used both ways: h1's QP 0x100 and h2's QP 0x101 send to each other and ACK each
+    # other, so h2's data to h1 and h2's ACKs of h1's data carry the same addresses and
+    # DestQP (0x100). 4 SEND ONLY h1 -> h2 (PSN 0..3), 3 h2 -> h1 (PSN 500..502), each
+    # ACKed: data 7, ack 7, two flows, nothing unmatched (was: data 4, ack 10, or 3 and 11).
+    aeth = lambda msn: struct.pack("!I", 0x1F << 24 | msn)  # noqa: E731  AETH: ACK, credits 31
+    both, t = [], T0
+    for i in range(4):
+        both += [(t, roce("h1", "h2", 0x04, 0x101, i, b"\x11" * 200)),
+                 (t + 100, roce("h2", "h1", 0x11, 0x100, i, ext=aeth(i + 1)))]
+        if i < 3:  # h2's data first: its DestQP is 0x100 before h2's first ACK names it
+            both += [(t + 200, roce("h2", "h1", 0x04, 0x100, 500 + i, b"\x22" * 200)),
+                     (t + 300, roce("h1", "h2", 0x11, 0x101, 500 + i, ext=aeth(i + 1)))]
+        t += 1000
+    bp = os.path.join(d, "both-ways.pcap")
+    write_pcap(bp, both)
+    bj = json.loads(subprocess.run([roceprobe, "analyze", "--json", bp], capture_output=True, text=True).stdout)
+    bf = {(f["src"], f["dst"]): f for f in bj["flows"]}
+    f12, f21 = bf.get(("192.0.2.1", "192.0.2.2"), {}), bf.get(("192.0.2.2", "192.0.2.1"), {})
+    bc = bj["capture"]
+    expect((bc["classes"]["data"], bc["classes"]["ack"], bc["unmatched"]) == (7, 7, 0),
+           f"both ways: data 7, ack 7, unmatched 0 ({bc['classes']['data']}, {bc['classes']['ack']}, {bc['unmatched']})")
+    got = tuple(f.get(k) for f in (f12, f21) for k in ("rx_packets", "acks", "lost"))
+    expect(got == (4, 4, 0, 3, 3, 0), f"both ways: h1->h2 4 packets 4 acks, h2->h1 3 and 3, none lost {got}")
+
+    # RDMA READ: a request takes one PSN per response packet. h1 (QP 0x400) reads 600 B
+    # from h2 (QP 0x401) at PSN 50 (responses 50..52 of 256, 256, 88 B), writes at 53
+    # (ACKed), reads 512 B at 54 and writes at 56 before that read's responses (54, 55)
+    # come back. No PSN is lost (was: 2 of 5 then 3 lost, the responses a data flow).
+    reth = lambda n: struct.pack("!QII", 0x1000, 0x55, n)  # noqa: E731  RETH: va, rkey, length
+    rd = [(T0 + 0, roce("h1", "h2", 0x0C, 0x401, 50, ext=reth(600))),
+          (T0 + 1000, roce("h2", "h1", 0x0D, 0x400, 50, b"\x33" * 256, ext=aeth(1))),
+          (T0 + 2000, roce("h2", "h1", 0x0E, 0x400, 51, b"\x33" * 256)),
+          (T0 + 3000, roce("h2", "h1", 0x0F, 0x400, 52, b"\x33" * 88, ext=aeth(1))),
+          (T0 + 4000, roce("h1", "h2", 0x0A, 0x401, 53, b"\x44" * 64, ext=reth(64))),
+          (T0 + 5000, roce("h2", "h1", 0x11, 0x400, 53, ext=aeth(2))),
+          (T0 + 6000, roce("h1", "h2", 0x0C, 0x401, 54, ext=reth(512))),
+          (T0 + 7000, roce("h1", "h2", 0x0A, 0x401, 56, b"\x44" * 64, ext=reth(64))),
+          (T0 + 8000, roce("h2", "h1", 0x0D, 0x400, 54, b"\x33" * 256, ext=aeth(3))),
+          (T0 + 9000, roce("h2", "h1", 0x0F, 0x400, 55, b"\x33" * 256, ext=aeth(3))),
+          (T0 + 10000, roce("h2", "h1", 0x11, 0x400, 56, ext=aeth(4)))]
+    rp_ = os.path.join(d, "reads.pcap")
+    write_pcap(rp_, rd)
+    rj = json.loads(subprocess.run([roceprobe, "analyze", "--json", rp_], capture_output=True, text=True).stdout)
+    rf = rj["flows"][0] if len(rj["flows"]) == 1 else {}
+    rq = rf.get("qps", [{}])[0]
+    rc_ = rj["capture"]
+    got = (len(rj["flows"]), rf.get("rx_packets"), rf.get("lost"), rq.get("lost"), rc_["unmatched"])
+    expect(got == (1, 4, 0, 0, 0), f"reads: one flow, its 4 requests, 0 lost (QP too), nothing unmatched {got}")
+    expect((rc_["classes"]["data"], rc_["classes"]["ack"]) == (4, 7),
+           f"reads: data 4 (requests), ack 7 (5 read responses, 2 ACKs) ({rc_['classes']})")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 
