@@ -29,19 +29,21 @@ static uint64_t sum_qps(const struct acct_flow *fl, size_t field_off)
 #define SUM_PSN(fl, field) sum_qps(fl, offsetof(struct rp_psn, field))
 
 /* Loss: exact from the sender's count; else the probe seq gaps; else (no
- * probes) the PSN gaps never filled. */
+ * probes, or some frames' probes unread: a snaplen cut before them, where
+ * every such frame's seq would count lost) the PSN gaps never filled. */
 static void finish_loss(const struct rp_acct *a, struct acct_flow *fl)
 {
 	struct rp_acct_flow_result *r = &fl->r;
 	uint64_t unique = fl->seq.unique + fl->probeless_unique;
+	bool by_seq = fl->probes && !(fl->probeless_unique && a->cfg.track_psn);
 	rp_seq_finish(&fl->seq, false, 0);
 	if (fl->tx_known)
 		r->lost = r->tx_packets > unique ? r->tx_packets - unique : 0;
-	else if (fl->probes)
+	else if (by_seq)
 		r->lost = fl->seq.lost;
 	else if (a->cfg.track_psn)
 		r->lost = SUM_PSN(fl, missing);
-	if (fl->probes) {
+	if (by_seq) {
 		r->reordered = fl->seq.reordered;
 		r->duplicates = fl->seq.duplicates;
 	} else if (a->cfg.track_psn) {

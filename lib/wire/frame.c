@@ -50,8 +50,12 @@ static enum rp_frame_kind parse_macctl(const uint8_t *p, size_t len, struct rp_f
 	}
 }
 
-/* The extended headers, in wire order, each with where it lands in the frame. */
-static enum rp_frame_kind parse_ext(const uint8_t *p, size_t len, unsigned ext, struct rp_frame *f, size_t *used)
+/* The extended headers, in wire order, each with where it lands in the frame.
+ * len: the bytes after the BTH on the wire, cap: of those, the captured. A
+ * header the packet has no room for is malformed; one a snaplen cut off is
+ * left unparsed (not in f->ext) and the offsets go on by its length. */
+static enum rp_frame_kind parse_ext(const uint8_t *p, size_t len, size_t cap, unsigned ext, struct rp_frame *f,
+				    size_t *used)
 {
 	static const struct {
 		unsigned bit;
@@ -68,11 +72,17 @@ static enum rp_frame_kind parse_ext(const uint8_t *p, size_t len, unsigned ext, 
 		{RP_EXT_CNP_PAD, "CNP reserved", RP_CNP_PAD_LEN},
 	};
 	size_t off = 0;
+	unsigned got = 0;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (!(ext & order[i].bit))
 			continue;
 		if (len - off < order[i].len)
 			return truncated(f, order[i].name, len - off, order[i].len);
+		if (cap < off + order[i].len) { /* cut by the snaplen */
+			off += order[i].len;
+			continue;
+		}
+		got |= order[i].bit;
 		const uint8_t *h = p + off;
 		switch (order[i].bit) {
 		case RP_EXT_DETH: rp_deth_parse(h, order[i].len, &f->deth); break;
@@ -86,16 +96,17 @@ static enum rp_frame_kind parse_ext(const uint8_t *p, size_t len, unsigned ext, 
 		}
 		off += order[i].len;
 	}
-	f->ext = ext;
+	f->ext = got;
 	*used = off;
 	return f->kind;
 }
 
 /* p points at the BTH; len is what the IP/UDP lengths say the RoCE packet
  * holds on the wire (BTH .. ICRC), cap how many of those bytes the capture
- * holds (cap <= len; less after a snaplen cut). Headers must be captured to be
- * parsed; the payload length comes from the wire lengths either way, so a
- * snaplen-cut frame reports its real payload_len. */
+ * holds (cap <= len; less after a snaplen cut). The BTH must be captured; an
+ * extended header the cut took is left out of f->ext (a WRITE FIRST cut after
+ * its BTH is still data, a CNP still a CNP); the payload length comes from the
+ * wire lengths either way, so a snaplen-cut frame reports its real payload_len. */
 static enum rp_frame_kind parse_roce(const uint8_t *frame, const uint8_t *p, size_t len, size_t cap,
 				     struct rp_frame *f)
 {
@@ -105,14 +116,16 @@ static enum rp_frame_kind parse_roce(const uint8_t *frame, const uint8_t *p, siz
 	f->kind = f->bth.opcode == RP_OP_CNP ? RP_KIND_CNP : RP_KIND_ROCE;
 	const struct rp_opcode_info *oi = rp_opcode_info(f->bth.opcode);
 	size_t ext_len = 0;
-	if (parse_ext(p + RP_BTH_LEN, cap - RP_BTH_LEN, oi->ext, f, &ext_len) == RP_KIND_MALFORMED)
+	if (len < RP_BTH_LEN)
+		return truncated(f, "BTH", len, RP_BTH_LEN);
+	if (parse_ext(p + RP_BTH_LEN, len - RP_BTH_LEN, cap - RP_BTH_LEN, oi->ext, f, &ext_len) == RP_KIND_MALFORMED)
 		return f->kind;
 	size_t hdr = RP_BTH_LEN + ext_len;
 	f->payload_off = (size_t)(p - frame) + hdr;
 	if (len < hdr + f->bth.pad + RP_ICRC_LEN)
 		return truncated(f, "ICRC", len > hdr ? len - hdr : 0, (size_t)f->bth.pad + RP_ICRC_LEN);
 	f->payload_len = len - hdr - f->bth.pad - RP_ICRC_LEN;
-	f->payload_cap = cap - hdr < f->payload_len ? cap - hdr : f->payload_len;
+	f->payload_cap = cap <= hdr ? 0 : cap - hdr < f->payload_len ? cap - hdr : f->payload_len;
 	f->has_probe = rp_probe_parse(p + hdr, f->payload_cap, &f->probe) == RP_WIRE_OK;
 	if (cap < len)
 		return f->kind;

@@ -44,7 +44,7 @@ struct rp_frame {
 	struct rp_atomic_eth atomic;
 	uint64_t atomic_ack;
 	size_t l3_off;
-	size_t payload_off;
+	size_t payload_off; /* where the wire has it (past caplen when a snaplen cut the headers) */
 	size_t payload_len; /* on the wire, without the pad (from the IP/UDP lengths) */
 	size_t payload_cap; /* of those, the bytes in the buffer (less under a snaplen) */
 	bool has_probe;
@@ -58,7 +58,8 @@ struct rp_frame {
 
 /* caplen bytes are present of a frame that was wire_len long (a snaplen can
  * make caplen smaller: pcap's caplen and orig_len). Then the headers that fit
- * are parsed, icrc_checked is false, and the lengths still come from the wire:
+ * are parsed (an extended header cut off is not in ext; the BTH must be
+ * there), icrc_checked is false, and the lengths still come from the wire:
  * payload_len is what the IP and UDP lengths say (minus headers, pad, ICRC),
  * payload_cap how many of those bytes are in buf. Never reads past caplen.
  * Returns f->kind. */

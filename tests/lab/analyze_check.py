@@ -195,6 +195,30 @@ with tempfile.TemporaryDirectory() as d:
         plens = {json.loads(ln).get("payload_len") for ln in dj.stdout.splitlines()[:-1]}
         expect(dj.returncode == 0 and plens == {1024}, f"snaplen {snap}: decode payload_len {plens} == {{1024}}")
 
+    # Snaplen cuts before a header or a probe (tcpdump -s 64 / -s 80 of roceprobe's 4 KiB
+    # writes): 30 messages of WRITE FIRST (RETH, probe at byte 70), MIDDLE, LAST (probe at
+    # 54), probe seq = PSN = 0..89, PSN 31 dropped; 5 CNPs back to h1. At 64 B the RETH
+    # and the CNPs' 16 reserved bytes are cut, at 80 the FIRSTs' probes: every frame still
+    # counts (data 89, cnp 5, none malformed), lost 1, bytes from the wire lengths (was:
+    # at 80 every FIRST's seq counted lost, 31; at 64 the FIRSTs and CNPs malformed).
+    wr, t = [], T0
+    for i in range(90):
+        op, ext = [(0x06, struct.pack("!QII", 0x1000, 0x55, 3 * 64)), (0x07, b""), (0x08, b"")][i % 3]
+        if i != 31:
+            wr.append((t, roce("h1", "rx", op, 0x200, i, probe(7, i, t), ext=ext)))
+        if i % 18 == 17:
+            wr.append((t + 500, roce("rx", "h1", 0x81, 0x100, 0, ext=b"\0" * 16, becn=True)))
+        t += 1000
+    wire_data = sum(len(fr) for _, fr in wr if fr[42] != 0x81)
+    for snap in (65535, 80, 64):
+        sp = os.path.join(d, "cut-%d.pcap" % snap)
+        write_pcap(sp, wr, snaplen=snap)
+        sj = json.loads(subprocess.run([roceprobe, "analyze", "--json", sp], capture_output=True, text=True).stdout)
+        cl, sf = sj["capture"]["classes"], (sj["flows"] or [{}])[0]
+        got = (cl["data"], cl["cnp"], cl["malformed"], sf.get("rx_packets"), sf.get("lost"), sf.get("cnp_rx"), sf.get("rx_bytes"))
+        expect(got == (89, 5, 0, 89, 1, 5, wire_data),
+               f"snaplen {snap}: data, cnp, malformed, rx, lost, cnp_rx, bytes {got} == (89, 5, 0, 89, 1, 5, {wire_data})")
+
     # A pause that runs past the last captured frame counts to its expiry:
     # 65535 quanta x 512 bit times = 33553920 bits; at 100 Gbit/s that is
     # 335539.2 ns -> 335539 (whole ns, rounded down); at 25G 1342156.8 -> 1342156.
