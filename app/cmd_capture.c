@@ -280,8 +280,8 @@ static void report_text(const struct capture_run *r)
 		printf(" .. %s", r->last_file);
 	putchar('\n');
 	if (r->write_error[0])
-		printf("FILE WRITE FAILED: %s; %" PRIu64 " frames came after the failure\n", r->write_error,
-		       s->write_errors);
+		printf("FILE WRITE FAILED: %s; %" PRIu64 " frames never reached a file (each file is cut back to its "
+		       "last whole record: 'written' is what they hold)\n", r->write_error, s->write_errors);
 }
 
 /* Drains and closes the capture, then reports what reached the files. */

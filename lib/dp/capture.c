@@ -23,6 +23,7 @@
 #include "capture_classify.h"
 #include "capture_dio.h"
 #include "capture_files.h"
+#include "capture_keep.h"
 #include "dp.h"
 #include "report/outdir.h"
 
@@ -273,14 +274,35 @@ static void file_failed(struct rp_capture *c, int e)
 	writer_fail(c, "writing %s failed: %s", name, strerror(e ? e : EIO));
 }
 
+/* After a failed write the file holds a prefix of what the writer handed
+ * it: it is cut back to its last whole record (or removed, headerless), and
+ * the records that never reached it move from written to write_errors (a
+ * full disk reported 20000 written where 3963 were in the file). */
+static void keep_whole(struct rp_capture *c)
+{
+	char name[PATH_MAX + 32];
+	file_name(c, c->rot.file_no, name, sizeof(name));
+	uint64_t recs, bytes;
+	rp_capture_keep_whole(name, &recs, &bytes); /* not a regular file: none of it counts */
+	uint64_t gone = c->rot.file_records > recs ? c->rot.file_records - recs : 0;
+	uint64_t gone_bytes = c->rot.file_bytes > bytes ? c->rot.file_bytes - bytes : 0;
+	set(&c->written, c->written - gone);
+	set(&c->write_errors, c->write_errors + gone);
+	set(&c->bytes, c->bytes - gone_bytes);
+	if (bytes == 0 && load(&c->files) == c->rot.file_no) /* removed: the last file is the one before */
+		set(&c->files, c->rot.file_no - 1);
+}
+
 /* Flushes and closes the current file; a failed write is remembered. */
 static void close_file(struct rp_capture *c)
 {
 	if (!c->dump)
 		return;
 	pcap_dump_close(c->dump); /* fclose: stdio's rest, then dio_cookie_close */
-	if (rp_dio_error(&c->dio))
+	if (rp_dio_error(&c->dio)) {
 		file_failed(c, rp_dio_error(&c->dio));
+		keep_whole(c);
+	}
 	c->dump = NULL;
 	c->fp = NULL;
 	c->dirty = false;

@@ -444,6 +444,41 @@ def case_disk_full(inp):
            f"a failing disk: exit 1, the error in the summary and on stderr ({p.returncode}: {lines[-1:]})")
 
 
+def case_disk_fills(tmp, inp):
+    """A 64 KiB tmpfs fills mid-capture (2000 frames, about 280 KB): what the summary calls
+    written is what the files hold (tshark), each file cut back to its last whole record
+    (a valid pcap), the rest counted write_errors; a rotation leaves no headerless file.
+    It used to say 20000 written where 3963 were in the file."""
+    mnt = os.path.join(tmp, "small")
+    os.makedirs(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], capture_output=True).returncode:
+        print("      skipped the full tmpfs: cannot mount one here")
+        return
+    try:
+        for extra in ([], ["--rotate-size", "16KiB"]):
+            for f in os.listdir(mnt):
+                os.unlink(os.path.join(mnt, f))
+            p = subprocess.run([ROCEPROBE, "capture", "--port", f"net_pcap0,rx_pcap={inp},infinite_rx=1", "-w",
+                                os.path.join(mnt, "full.pcap"), "--json", "--count", "2000", "--duration", "20",
+                                *extra], capture_output=True, text=True, timeout=60)
+            j = json.loads(p.stdout) if p.stdout.strip() else {}
+            files = sorted(os.path.join(mnt, f) for f in os.listdir(mnt))
+            held = 0
+            for f in files:
+                rc, n = tshark_count(f) if TSHARK else (0, decode_summary(f)["frames"])
+                expect(rc == 0 and os.path.getsize(f) >= 24, f"disk full {extra}: {os.path.basename(f)} is a valid pcap")
+                held += n
+            size = sum(os.path.getsize(f) for f in files)
+            expect(p.returncode == 1 and "No space left" in (j.get("error") or ""),
+                   f"disk full {extra}: exit 1 and the error ({p.returncode}, {j.get('error')})")
+            expect(j.get("written") == held and j.get("written", 0) + j.get("write_errors", 0) == j.get("kept") == 2000
+                   and j.get("bytes") == size and 0 < held < 2000,
+                   f"disk full {extra}: written {j.get('written')} == {held} in {len(files)} files, + write_errors "
+                   f"{j.get('write_errors')} == kept {j.get('kept')}, bytes {j.get('bytes')} == {size}")
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="rp-capture-") as tmp:
         case_all(tmp)
@@ -470,6 +505,7 @@ def main():
         case_sigterm_tiny_ring(tmp, inp)
         case_bad_input(tmp, inp)
         case_disk_full(inp)
+        case_disk_fills(tmp, inp)
     finish("capture")
 
 
