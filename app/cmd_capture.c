@@ -274,9 +274,14 @@ static void report_text(const struct capture_run *r)
 	printf("kept %" PRIu64 ", filtered out %" PRIu64 ", sampled out %" PRIu64 ", dropped (writer behind) %" PRIu64
 	       ", missed by the port %" PRIu64 "\n",
 	       s->kept, s->filtered_out, s->sampled_out, s->dropped, r->port_missed);
-	printf("written %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " file%s: %s", s->written, s->bytes, s->files,
-	       s->files == 1 ? "" : "s", r->first_file);
-	if (strcmp(r->first_file, r->last_file) != 0)
+	printf("written %" PRIu64 " frames, %" PRIu64 " bytes, %" PRIu64 " file%s", s->written, s->bytes, s->files,
+	       s->files == 1 ? "" : "s");
+	uint64_t kept = s->files >= s->first_file ? s->files - s->first_file + 1 : 0;
+	if (kept < s->files) /* --rotate-files deleted the oldest: their frames are in the counts above */
+		printf("; the newest %" PRIu64 " kept", kept);
+	if (kept)
+		printf(": %s", r->first_file);
+	if (kept > 1)
 		printf(" .. %s", r->last_file);
 	putchar('\n');
 	if (r->write_error[0])

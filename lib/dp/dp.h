@@ -127,6 +127,9 @@ unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat 
 /* In-process back-to-back links: "pair:LINK:0" and "pair:LINK:1", with nq
  * queue pairs; to_peer[q] gets the ring feeding the peer's RX queue q. */
 bool rp_dp_is_pair(const char *devargs);
+/* The next key=VALUE of devargs after *at (NULL at first) into val (cut to
+ * n bytes); false when there is none. */
+bool rp_dp_devarg_next(const char *devargs, const char *key, const char **at, char *val, size_t n);
 /* net_af_packet: one queue (qpairs= above 1 is refused: the kernel's fanout, not RSS). */
 bool rp_dp_is_af_packet(const char *devargs);
 /* Drivers whose devargs set their queue count spread the interface's frames

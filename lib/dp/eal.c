@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <errno.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -127,15 +128,35 @@ static int push(char **argv, int *argc, const char *s)
  * with a message that blames itself. */
 static int make_pcap_parents(const char *devargs, char *err, size_t errlen)
 {
-	for (const char *p = strstr(devargs, "tx_pcap="); p; p = strstr(p + 1, "tx_pcap=")) {
-		char file[4096];
-		size_t n = strcspn(p + 8, ",");
-		if (n >= sizeof(file))
-			n = sizeof(file) - 1;
-		memcpy(file, p + 8, n);
-		file[n] = '\0';
+	char file[4096];
+	for (const char *at = NULL; rp_dp_devarg_next(devargs, "tx_pcap", &at, file, sizeof(file));)
 		if (rp_outdir_mkparents(file, err, errlen) != 0)
 			return -1;
+	return 0;
+}
+
+/* net_pcap's rx_pcap=FILE must be a capture it can read: else the PMD's
+ * three log lines end in "no DPDK port", which blames the driver. */
+static int check_pcap_inputs(const char *devargs, char *err, size_t errlen)
+{
+	char file[4096];
+	for (const char *at = NULL; rp_dp_devarg_next(devargs, "rx_pcap", &at, file, sizeof(file));) {
+		FILE *f = fopen(file, "rb");
+		if (!f) {
+			snprintf(err, errlen, "%.*s: rx_pcap=%s: %s", (int)strcspn(devargs, ","), devargs, file, strerror(errno));
+			return -1;
+		}
+		uint8_t m[4] = {0};
+		size_t got = fread(m, 1, sizeof(m), f);
+		fclose(f);
+		uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+		uint32_t be = __builtin_bswap32(le);
+		bool pcap = le == 0xa1b2c3d4u || be == 0xa1b2c3d4u || le == 0xa1b23c4du || be == 0xa1b23c4du;
+		if (got < sizeof(m) || !(pcap || le == 0x0a0d0d0au)) {
+			snprintf(err, errlen, "%.*s: rx_pcap=%s is not a pcap or pcapng file%s", (int)strcspn(devargs, ","),
+				 devargs, file, got < sizeof(m) ? " (shorter than its magic number)" : "");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -248,7 +269,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 			continue;
 		bool pci = is_pci(o->devargs[i]), rx_off = false;
 		any_pci |= pci;
-		if (make_pcap_parents(o->devargs[i], err, errlen) != 0)
+		if (make_pcap_parents(o->devargs[i], err, errlen) != 0 || check_pcap_inputs(o->devargs[i], err, errlen) != 0)
 			return -1;
 		push(argv, &argc, pci ? "-a" : "--vdev");
 		push(argv, &argc, pci ? o->devargs[i] : vdev_args(o->devargs[i], vdevs[i], sizeof(vdevs[i]), &rx_off));

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <net/if.h>
+#include <pcap/pcap.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <stdio.h>
@@ -37,21 +38,37 @@ bool rp_dp_is_af_packet(const char *devargs)
 	return strncmp(devargs, "net_af_packet", 13) == 0;
 }
 
-static unsigned devarg_uint(const char *devargs, const char *key, unsigned dflt)
+bool rp_dp_devarg_next(const char *devargs, const char *key, const char **at, char *val, size_t n)
 {
 	char pat[32];
 	snprintf(pat, sizeof(pat), ",%s=", key);
-	const char *p = strstr(devargs, pat);
-	return p ? (unsigned)strtoul(p + strlen(pat), NULL, 0) : dflt;
+	const char *p = strstr(*at ? *at + 1 : devargs, pat);
+	if (!p)
+		return false;
+	*at = p;
+	p += strlen(pat);
+	size_t len = strcspn(p, ",");
+	if (len >= n)
+		len = n - 1;
+	memcpy(val, p, len);
+	val[len] = '\0';
+	return true;
+}
+
+/* The first key=N of devargs, else dflt. */
+static unsigned devarg_uint(const char *devargs, const char *key, unsigned dflt)
+{
+	char v[32];
+	const char *at = NULL;
+	return rp_dp_devarg_next(devargs, key, &at, v, sizeof(v)) ? (unsigned)strtoul(v, NULL, 0) : dflt;
 }
 
 /* How many times key= is given (net_pcap takes rx_pcap= once per RX queue). */
 static unsigned devarg_count(const char *devargs, const char *key)
 {
-	char pat[32];
+	char v[8];
 	unsigned n = 0;
-	snprintf(pat, sizeof(pat), ",%s=", key);
-	for (const char *p = strstr(devargs, pat); p; p = strstr(p + 1, pat))
+	for (const char *at = NULL; rp_dp_devarg_next(devargs, key, &at, v, sizeof(v));)
 		n++;
 	return n;
 }
@@ -170,14 +187,37 @@ size_t rp_dp_port_frame_limit(const char *devargs, char *why, size_t whylen, cha
 	return ring;
 }
 
-static struct rte_mempool *make_pool(const char *port, unsigned n_rxq, unsigned n_txq, size_t max_frame, int socket)
+/* net_pcap with infinite_rx=1 keeps every frame of its rx_pcap files in
+ * mbufs of the port's pool, and refuses the queue when the pool holds fewer
+ * ("Not enough mbufs to accommodate packets in pcap file"): their frames,
+ * counted here (a file libpcap cannot read counts none: the PMD says why). */
+static unsigned replay_frames(const char *devargs)
+{
+	if (!devargs_is(devargs, "net_pcap") || devarg_uint(devargs, "infinite_rx", 0) == 0)
+		return 0;
+	unsigned n = 0;
+	char file[4096], ebuf[PCAP_ERRBUF_SIZE];
+	for (const char *at = NULL; rp_dp_devarg_next(devargs, "rx_pcap", &at, file, sizeof(file));) {
+		pcap_t *pc = pcap_open_offline(file, ebuf);
+		struct pcap_pkthdr *h;
+		const u_char *d;
+		while (pc && n < UINT32_MAX / 2 && pcap_next_ex(pc, &h, &d) == 1)
+			n++;
+		if (pc)
+			pcap_close(pc);
+	}
+	return n;
+}
+
+static struct rte_mempool *make_pool(const char *port, unsigned n_rxq, unsigned n_txq, size_t max_frame, int socket,
+				     unsigned replay)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	snprintf(name, sizeof(name), "rp_%.20s", port);
 	size_t room = max_frame + RTE_PKTMBUF_HEADROOM + RP_DP_TX_SHIFT; /* TX frames start up to that much later */
 	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
 		room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	unsigned n = (RX_DESC * n_rxq + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32;
+	unsigned n = (RX_DESC * n_rxq + TX_DESC * n_txq) * 2 + POOL_CACHE * RTE_MAX_LCORE / 32 + replay;
 	return rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, (uint16_t)room, socket);
 }
 
@@ -341,10 +381,12 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	size_t room = max_frame;
 	if (rp_dp_is_af_packet(devargs) && devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD > room)
 		room = devarg_uint(devargs, "framesz", AFP_DEFAULT_FRAMESZ) - AFP_TX_OVERHEAD;
-	p->pool = make_pool(p->name, n_rxq, n_txq, room, socket);
+	unsigned replay = replay_frames(devargs);
+	p->pool = make_pool(p->name, n_rxq, n_txq, room, socket, replay);
 	if (!p->pool) {
-		snprintf(err, errlen, "port %s: cannot allocate mbufs (%s); give the EAL more memory (-m)", p->name,
-			 rte_strerror(rte_errno));
+		snprintf(err, errlen, "port %s: cannot allocate mbufs (%s)%s; give the EAL more memory (-m)%s", p->name,
+			 rte_strerror(rte_errno), replay ? " for infinite_rx=1, which keeps every frame of its files" : "",
+			 replay ? " or replay a shorter capture" : "");
 		return -1;
 	}
 	struct rte_eth_conf conf;

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+from check import expect, finish, write_pcap  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
@@ -130,6 +130,25 @@ def case_dpdk(tmp):
     one_line_exit2(rp("capture", "--port", "net_af_packet0,iface=lo,qpairs=2", "-w", os.path.join(tmp, "afp.pcap"),
                       "--duration", "1"), "capture on net_af_packet qpairs=2", "drop qpairs=")
     expect(not os.path.exists(os.path.join(tmp, "afp.pcap")), "capture on net_af_packet qpairs=2: no pcap")
+    # An rx_pcap= that is no capture: one line naming the file, before DPDK says three of its own
+    # and "no DPDK port" blamed the driver.
+    junk = os.path.join(tmp, "junk.pcap")
+    with open(junk, "wb") as f:
+        f.write(b"this is not a capture at all")
+    for bad, says in ((junk, "is not a pcap or pcapng file"), (os.path.join(tmp, "absent.pcap"), "No such file")):
+        one_line_exit2(rp("capture", "--port", f"net_pcap0,rx_pcap={bad}", "-w", os.path.join(tmp, "j.pcap"),
+                          "--duration", "1"), f"capture of rx_pcap={os.path.basename(bad)}", says)
+    # infinite_rx=1 keeps every frame of the file in mbufs: a 20000-frame capture (more than a
+    # port's pool held) replays; it used to fail with "Not enough mbufs" and "setup failed".
+    many = os.path.join(tmp, "many.pcap")
+    frame = bytes.fromhex("020000000002" "020000000001" "88b5") + bytes(46)
+    write_pcap(many, [((1700000000 + i) * 10**9, frame) for i in range(20000)])
+    p = rp("capture", "--port", f"net_pcap0,rx_pcap={many},infinite_rx=1", "-w", os.path.join(tmp, "many-out.pcap"),
+           "--count", "25000", "--duration", "20", "--json")
+    jm = json.loads(p.stdout) if p.returncode == 0 else {}
+    expect(p.returncode == 0 and jm.get("written") == 25000,
+           f"infinite_rx=1 of 20000 frames: 25000 captured (rc {p.returncode}, {jm.get('written')}, {p.stderr.strip()[-200:]!r})")
+
     # net_pcap reads each rx_pcap= on a queue of its own: a capture polls one (it kept the first file's frames only)
     two = os.path.join(tmp, "two.pcap")
     with open(two, "wb") as f:  # an empty capture: the pcap file header alone (LINKTYPE_ETHERNET)
