@@ -282,9 +282,16 @@ static json_t *findings(const struct rp_acct *a, const struct capture_info *ci)
 	port_findings(a, ci->last_ns - ci->first_ns, arr);
 	if (ci->classes[RP_RX_MALFORMED])
 		add_finding(arr, "%" PRIu64 " malformed frames", ci->classes[RP_RX_MALFORMED]);
-	if (rp_acct_unmatched(a))
-		add_finding(arr, "%" PRIu64 " RoCE frames matched no flow (ACK/CNP of QPs whose sender is ambiguous)",
-			    rp_acct_unmatched(a));
+	uint64_t data = rp_acct_unmatched_data(a), rev = rp_acct_unmatched(a) - data;
+	if (data && rp_acct_flows_dropped(a))
+		add_finding(arr, "%" PRIu64 " data frames are in no flow: analyze follows the first %u flows, and "
+			    "%" PRIu64 " frames came for more", data, RP_ACCT_MAX_DISCOVERED, rp_acct_flows_dropped(a));
+	else if (data)
+		add_finding(arr, "%" PRIu64 " data frames are in no flow (their probe's flow id is another host pair's)",
+			    data);
+	if (rev)
+		add_finding(arr, "%" PRIu64 " RoCE frames matched no flow (ACK/NAK/CNP of QPs whose sender is ambiguous, "
+			    "or that sent no data in the capture)", rev);
 	if (ci->truncated)
 		add_finding(arr, "the capture is truncated at frame %" PRIu64 ": the %" PRIu64 " frames before it are analysed",
 			    ci->frames + 1, ci->frames);

@@ -465,6 +465,7 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 	const struct acct_slot *s = data_slot(a, &tmp);
 	if (!s) {
 		a->unmatched++;
+		a->unmatched_data++;
 		return RP_RX_OTHER;
 	}
 	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, &a->flows[s->flow], a->f.eth.dst)) {

@@ -284,9 +284,12 @@ const struct rp_hist *rp_acct_latency(const struct rp_acct *a);
 const struct rp_ts *rp_acct_timeseries(const struct rp_acct *a);
 uint64_t rp_acct_start_ns(const struct rp_acct *a);
 uint64_t rp_acct_end_ns(const struct rp_acct *a);
-/* RoCE frames that matched no flow (classified RP_RX_OTHER), and flows that
- * discovery could not add (max_flows reached). */
+/* RoCE frames that matched no flow (classified RP_RX_OTHER), of them the
+ * data frames (no flow for their QP: discovery full, or their probe's flow
+ * id another host pair's), and the frames whose flow discovery could not add
+ * (max_flows reached). */
 uint64_t rp_acct_unmatched(const struct rp_acct *a);
+uint64_t rp_acct_unmatched_data(const struct rp_acct *a);
 uint64_t rp_acct_flows_dropped(const struct rp_acct *a);
 /* Frames the fast path accounted (acct_fast.c; the rest took rp_frame_parse). */
 uint64_t rp_acct_fast_frames(const struct rp_acct *a);

@@ -109,6 +109,7 @@ struct rp_acct {
 	uint64_t fast_frames;
 	uint64_t end_ns;
 	uint64_t unmatched;
+	uint64_t unmatched_data; /* of those, data frames (the rest: ACK/NAK/CNP, echoes) */
 	uint64_t flows_dropped;
 	bool finished;
 };

@@ -204,4 +204,5 @@ const struct rp_ts *rp_acct_timeseries(const struct rp_acct *a) { return a->ts; 
 uint64_t rp_acct_start_ns(const struct rp_acct *a) { return a->cfg.start_ns; }
 uint64_t rp_acct_end_ns(const struct rp_acct *a) { return a->end_ns; }
 uint64_t rp_acct_unmatched(const struct rp_acct *a) { return a->unmatched; }
+uint64_t rp_acct_unmatched_data(const struct rp_acct *a) { return a->unmatched_data; }
 uint64_t rp_acct_flows_dropped(const struct rp_acct *a) { return a->flows_dropped; }

@@ -354,6 +354,22 @@ with tempfile.TemporaryDirectory() as d:
     expect((rc_["classes"]["data"], rc_["classes"]["ack"]) == (4, 7),
            f"reads: data 4 (requests), ack 7 (5 read responses, 2 ACKs) ({rc_['classes']})")
 
+    # Frames no flow takes say why: 4100 QPs of one frame each (analyze follows 4096 flows),
+    # and a probe flow id that a second host pair reuses (h1 sends 3 of flow 7, then h2 2).
+    many = [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x1000 + i, 0, b"\x55" * 64, ext=reth(64))) for i in range(4100)]
+    clash = [(T0 + i * 1000, roce("h1" if i < 3 else "h2", "rx", 0x0A, 0x200, i, probe(7, i, T0), ext=reth(64)))
+             for i in range(5)]
+    for name, frames, want, say in (("4100-qps", many, (4096, 4), "4 data frames are in no flow: analyze follows "
+                                     "the first 4096 flows, and 4 frames came for more"),
+                                    ("id-clash", clash, (3, 2), "2 data frames are in no flow (their probe's flow id "
+                                     "is another host pair's)")):
+        up = os.path.join(d, name + ".pcap")
+        write_pcap(up, frames)
+        uj = json.loads(subprocess.run([roceprobe, "analyze", "--json", up], capture_output=True, text=True).stdout)
+        ucl = uj["capture"]["classes"]
+        expect((ucl["data"], ucl["other"]) == want and say in uj["findings"],
+               f"{name}: data, other {(ucl['data'], ucl['other'])} == {want}; findings {uj['findings']}")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 
