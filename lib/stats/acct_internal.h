@@ -250,10 +250,13 @@ static inline bool rp_acct_track_psn(struct acct_flow *fl, struct acct_qp *q, ui
  * a burst (acct_fast.c). */
 static inline void rp_acct_count_arrivals(struct acct_flow *fl, uint64_t now, uint64_t n, uint64_t bytes)
 {
-	if (fl->r.rx_packets == 0)
+	/* The earliest and the latest: a capture merged from several interfaces
+	 * (pcapng) need not be in time order. */
+	if (fl->r.rx_packets == 0 || now < fl->r.first_rx_ns)
 		fl->r.first_rx_ns = now;
+	if (now > fl->r.last_rx_ns)
+		fl->r.last_rx_ns = now;
 	fl->r.rx_packets += n;
-	fl->r.last_rx_ns = now;
 	fl->r.rx_bytes += bytes;
 }
 

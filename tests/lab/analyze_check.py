@@ -354,6 +354,23 @@ with tempfile.TemporaryDirectory() as d:
     expect((rc_["classes"]["data"], rc_["classes"]["ack"]) == (4, 7),
            f"reads: data 4 (requests), ack 7 (5 read responses, 2 ACKs) ({rc_['classes']})")
 
+    # A capture not in time order (pcapng merged from two interfaces): a flow spans its
+    # earliest to its latest frame. Frames at +4000, 0, 2000, 1000, 8000 ns, 100 B of
+    # payload each: first 0, last 8000, goodput over the active time 5 x 800 bits x 4/5 /
+    # 8000 ns = 0.4 Gbit/s (was first 4000, active 4000).
+    ooo = os.path.join(d, "out-of-order.pcap")
+    with open(ooo, "wb") as fh:
+        fh.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        for i, t in enumerate((4000, 0, 2000, 1000, 8000)):
+            fr = roce("h1", "rx", 0x0A, 0x200, i, b"\x66" * 100, ext=reth(100))
+            fh.write(struct.pack("<IIII", (T0 + t) // 10**9, (T0 + t) % 10**9, len(fr), len(fr)) + fr)
+    oj = json.loads(subprocess.run([roceprobe, "analyze", "--json", ooo], capture_output=True, text=True).stdout)
+    of = oj["flows"][0]
+    expect((of["first_rx_ns"], of["last_rx_ns"], of["active_ns"]) == (0, 8000, 8000)
+           and abs(of["goodput_active_gbps"] - 0.4) < 1e-9,
+           f"out of time order: first, last, active {(of['first_rx_ns'], of['last_rx_ns'], of['active_ns'])} == "
+           f"(0, 8000, 8000), goodput_active {of['goodput_active_gbps']} == 0.4")
+
     # Frames no flow takes say why: 4100 QPs of one frame each (analyze follows 4096 flows),
     # and a probe flow id that a second host pair reuses (h1 sends 3 of flow 7, then h2 2).
     many = [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x1000 + i, 0, b"\x55" * 64, ext=reth(64))) for i in range(4100)]
