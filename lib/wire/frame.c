@@ -164,8 +164,8 @@ static enum rp_frame_kind parse_ipv4(const uint8_t *frame, size_t off, size_t ca
 	if (rc == RP_WIRE_ETRUNC)
 		return truncated(f, "IPv4 header", caplen - off, RP_IPV4_HLEN);
 	if (rc != RP_WIRE_OK)
-		return malformed(f, "bad IPv4 header: version %u, header length %u, total length %u",
-				 frame[off] >> 4, (frame[off] & 0xFu) * 4, f->ip4.total_len);
+		return malformed(f, "bad IPv4 header: version %u, header length %u, total length %u", /* as on the wire */
+				 frame[off] >> 4, (frame[off] & 0xFu) * 4, rp_get_be16(frame + off + 2));
 	f->l3 = 4;
 	/* A fragment after the first carries no UDP header (classify.h agrees). */
 	if (f->ip4.proto != RP_IPPROTO_UDP || (rp_get_be16(frame + off + 6) & 0x1FFF))

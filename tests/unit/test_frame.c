@@ -142,6 +142,35 @@ static void every_truncation_is_named(void **state)
 	assert_string_equal(f.error, "truncated IPv4 header: 6 of 20 bytes");
 	assert_int_equal(rp_frame_parse(buf, 10, 10, &f), RP_KIND_MALFORMED);
 	assert_string_equal(f.error, "truncated Ethernet header: 10 of 14 bytes");
+	/* A header length under 20 (IHL 4): the message shows the total length the
+	 * frame holds (WRITE ONLY with ImmDt, 8 bytes: IPv4 20 + UDP 8 + BTH 12 + RETH 16
+	 * + ImmDt 4 + 8 + ICRC 4 = 72), not an unparsed 0. */
+	uint8_t bad_ihl[128];
+	memcpy(bad_ihl, buf, n);
+	bad_ihl[14] = 0x44;
+	assert_int_equal(rp_frame_parse(bad_ihl, n, n, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "bad IPv4 header: version 4, header length 16, total length 72");
+}
+
+/* A snaplen that cuts an extended header (a WRITE FIRST's RETH) leaves the
+ * frame data: the header unparsed (not in ext), the payload the wire's. */
+static void snaplen_cuts_an_extended_header(void **state)
+{
+	(void)state;
+	uint8_t buf[2048];
+	struct rp_roce_spec s = base_spec(4, RP_OP_RC_WRITE_FIRST, 1024);
+	size_t n = rp_roce_build(buf, sizeof(buf), &s, NULL);
+	struct rp_frame f;
+	/* 14 + 20 + 8 + 12 = 54: the BTH whole, 10 of the RETH's 16 bytes */
+	assert_int_equal(rp_frame_parse(buf, 64, n, &f), RP_KIND_ROCE);
+	assert_int_equal(f.bth.opcode, RP_OP_RC_WRITE_FIRST);
+	assert_false(f.ext & RP_EXT_RETH);
+	assert_int_equal(f.payload_len, 1024);
+	assert_int_equal(f.payload_cap, 0);
+	assert_false(f.has_probe || f.icrc_checked);
+	/* the BTH itself cut: still malformed, named */
+	assert_int_equal(rp_frame_parse(buf, 50, n, &f), RP_KIND_MALFORMED);
+	assert_string_equal(f.error, "truncated BTH: 8 of 12 bytes");
 }
 
 /* A snaplen cut is not a malformed frame: headers parse, the ICRC is unchecked. */
@@ -341,6 +370,7 @@ int main(void)
 		cmocka_unit_test(write_only_layout_is_exact),
 		cmocka_unit_test(every_truncation_is_named),
 		cmocka_unit_test(snaplen_keeps_headers),
+		cmocka_unit_test(snaplen_cuts_an_extended_header),
 		cmocka_unit_test(snaplen_checks_wire_lengths),
 		cmocka_unit_test(corrupted_icrc_is_caught),
 		cmocka_unit_test(udp_checksum_is_valid),
