@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "dp/capture.h"
@@ -131,6 +132,19 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 }
 
 /* Returns 0 to run, -1 after --help, else the exit code. */
+/* -w names a file the port reads (net_pcap rx_pcap=): the same inode. */
+static bool writes_its_input(const char *devargs, const char *out)
+{
+	struct stat w, in;
+	char file[PATH_MAX];
+	if (stat(out, &w) != 0)
+		return false;
+	for (const char *at = NULL; rp_dp_devarg_next(devargs, "rx_pcap", &at, file, sizeof(file));)
+		if (stat(file, &in) == 0 && in.st_dev == w.st_dev && in.st_ino == w.st_ino)
+			return true;
+	return false;
+}
+
 static int parse_args(int argc, char **argv, struct capture_opts *o)
 {
 	static const struct option opts[] = {
@@ -161,6 +175,9 @@ static int parse_args(int argc, char **argv, struct capture_opts *o)
 		return rp_cli_error("capture", "-w FILE is required (try 'roceprobe capture --help')");
 	if (o->cfg.rotate_files && !o->cfg.rotate_bytes)
 		return rp_cli_error("capture", "--rotate-files needs --rotate-size");
+	if (writes_its_input(o->port, o->path))
+		return rp_cli_error("capture", "-w %s is the port's rx_pcap= input: writing would wipe it first; write elsewhere",
+				    o->path);
 	o->cfg.path = o->path;
 	return 0;
 }

@@ -138,6 +138,13 @@ def case_dpdk(tmp):
     for bad, says in ((junk, "is not a pcap or pcapng file"), (os.path.join(tmp, "absent.pcap"), "No such file")):
         one_line_exit2(rp("capture", "--port", f"net_pcap0,rx_pcap={bad}", "-w", os.path.join(tmp, "j.pcap"),
                           "--duration", "1"), f"capture of rx_pcap={os.path.basename(bad)}", says)
+    # -w the file the port reads: refused before it is wiped (it kept 5 of 20000 frames).
+    same = os.path.join(tmp, "same.pcap")
+    write_pcap(same, [((1700000000 + i) * 10**9, bytes(60)) for i in range(10)])
+    before = open(same, "rb").read()
+    one_line_exit2(rp("capture", "--port", f"net_pcap0,rx_pcap={same}", "-w", os.path.join(tmp, ".", "same.pcap"),
+                      "--duration", "1"), "capture -w its own rx_pcap", "is the port's rx_pcap= input")
+    expect(open(same, "rb").read() == before, "capture -w its own rx_pcap: the input is untouched")
     # infinite_rx=1 keeps every frame of the file in mbufs: a 20000-frame capture (more than a
     # port's pool held) replays; it used to fail with "Not enough mbufs" and "setup failed".
     many = os.path.join(tmp, "many.pcap")
