@@ -242,6 +242,11 @@ static void flow_findings(const struct rp_acct *a, json_t *out)
 		if (r.lost)
 			add_finding(out, "flow %u %s -> %s: %" PRIu64 " of %" PRIu64 " packets lost before the capture point",
 				    r.id, r.src, r.dst, r.lost, r.lost + r.rx_packets - r.duplicates);
+		if (r.head_lost)
+			add_finding(out, "flow %u: %" PRIu64 " of those are the probes before its first one here (seq %" PRIu64
+				    "), counted lost as the capture is taken to begin with the run; if it began later, they "
+				    "were not lost",
+				    r.id, r.head_lost, r.head_lost);
 		if (r.retransmissions)
 			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK), %"
 				    PRIu64 " of them seen before (duplicates)",

@@ -216,6 +216,8 @@ struct rp_acct_flow_result {
 	uint64_t first_rx_ns, last_rx_ns;
 	uint64_t retransmissions, go_back_n, messages; /* track_psn: psn.h says what counts */
 	uint64_t stale;          /* seq arrivals older than the window */
+	uint64_t head_lost;      /* of lost, the seqs before the first probe seen (a capture taken to
+				  * begin with the run: the first seq under the seq window) */
 	uint64_t clock_skew;     /* probes stamped after they arrived: no latency */
 	uint64_t echo_tx;        /* probes the receiver echoed (echo_every) */
 	uint64_t echo_rx;        /* echoes back at the sender: rtt_ns.count of them */

@@ -16,6 +16,7 @@ static void add_seq(struct rp_seq *d, const struct rp_seq *s)
 	if (!s->started)
 		return;
 	d->next = d->started ? max_u64(d->next, s->next) : s->next;
+	d->low = d->started ? min_u64(d->low, s->low) : s->low;
 	d->started = true;
 	d->received += s->received;
 	d->unique += s->unique;
@@ -101,6 +102,8 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	y->echo_tx += x->echo_tx;
 	y->echo_rx += x->echo_rx;
 	add_seq(&d->seq, &s->seq);
+	if (s->probes)
+		d->first_seq = d->probes ? min_u64(d->first_seq, s->first_seq) : s->first_seq;
 	d->probes |= s->probes;
 	d->probeless_unique += s->probeless_unique;
 	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->msg, &s->msg) ||

@@ -13,7 +13,7 @@
 static const size_t FLOW_U64[] = {
 	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
 	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
-	F(retransmissions), F(go_back_n), F(messages), F(stale), F(clock_skew), F(misdelivered), F(active_ns),
+	F(retransmissions), F(go_back_n), F(messages), F(stale), F(head_lost), F(clock_skew), F(misdelivered), F(active_ns),
 	F(echo_tx), F(echo_rx),
 	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
 	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
@@ -36,7 +36,7 @@ static const size_t PRIO_U64[] = {
 /* A field added to a result struct must be added to the tables above (and
  * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 472,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 480,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 880,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");

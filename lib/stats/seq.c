@@ -9,12 +9,14 @@ void rp_seq_init(struct rp_seq *s, uint64_t first)
 	memset(s, 0, sizeof(*s));
 	s->next = first;
 	s->started = true;
+	s->low = UINT64_MAX;
 }
 
 void rp_seq_init_from_first(struct rp_seq *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->from_first = true;
+	s->low = UINT64_MAX;
 }
 
 static bool bit_get(const struct rp_seq *s, uint64_t seq)
@@ -84,6 +86,8 @@ enum rp_seq_verdict rp_seq_rx_any(struct rp_seq *s, uint64_t seq)
 		s->next = seq;
 	}
 	s->received++;
+	if (seq < s->low)
+		s->low = seq;
 	return seq >= s->next ? rx_ahead(s, seq) : rx_behind(s, seq);
 }
 

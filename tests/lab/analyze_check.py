@@ -371,6 +371,18 @@ with tempfile.TemporaryDirectory() as d:
            f"out of time order: first, last, active {(of['first_rx_ns'], of['last_rx_ns'], of['active_ns'])} == "
            f"(0, 8000, 8000), goodput_active {of['goodput_active_gbps']} == 0.4")
 
+    # Loss before the first probe: probes from seq 3000 (a capture started mid-run, or a
+    # run that lost its first 3000) count 3000 lost, and a finding says which they are; with
+    # seqs 5, 6, 2, 7 the head is seqs 0 and 1 (2 came late), the loss 0, 1, 3, 4.
+    for name, seqs, lost, head in (("mid-run", range(3000, 3010), 3000, 3000), ("late-low", (5, 6, 2, 7), 4, 2)):
+        hp = os.path.join(d, name + ".pcap")
+        write_pcap(hp, [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x200, i, probe(9, q, T0), ext=reth(64)))
+                        for i, q in enumerate(seqs)])
+        hj = json.loads(subprocess.run([roceprobe, "analyze", "--json", hp], capture_output=True, text=True).stdout)
+        says = [x for x in hj["findings"] if "probes before its first one here" in x]
+        expect(hj["flows"][0]["lost"] == lost and len(says) == 1 and says[0].startswith(f"flow 9: {head} of those"),
+               f"{name}: lost {hj['flows'][0]['lost']} == {lost}, {head} of them before the first probe: {says}")
+
     # Frames no flow takes say why: 4100 QPs of one frame each (analyze follows 4096 flows),
     # and a probe flow id that a second host pair reuses (h1 sends 3 of flow 7, then h2 2).
     many = [(T0 + i * 1000, roce("h1", "rx", 0x0A, 0x1000 + i, 0, b"\x55" * 64, ext=reth(64))) for i in range(4100)]
