@@ -28,7 +28,7 @@ void rp_cli_hold_errors(char *buf, size_t len);
 extern volatile sig_atomic_t rp_cli_stop;
 void rp_cli_catch_stop(void);
 /* --snaplen, one rule for every command that captures (lab, capture, run):
- * 64..65535 bytes kept per frame (64: Ethernet, IPv4, UDP and BTH), default
+ * 64..65535 bytes kept per frame (64: Ethernet, IPv4, UDP and BTH; IPv6 needs 74), default
  * 128 (every RoCEv2 header and the probe). 0, or the one error line's exit. */
 #define RP_CLI_SNAPLEN_MIN 64
 #define RP_CLI_SNAPLEN_MAX 65535
