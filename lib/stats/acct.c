@@ -346,21 +346,22 @@ static const struct acct_slot *data_slot(struct rp_acct *a, struct acct_slot *tm
 	return s;
 }
 
-/* The flow QP whose sender the frame goes back to; discover: found by
- * elimination if not yet known (rp_acct_discover_rev). */
-static const struct acct_slot *rev_slot_of(struct rp_acct *a, bool discover)
+/* The flow QP whose sender the frame goes back to; in discovery found by
+ * elimination when not yet known (rp_acct_discover_rev; reads: among the
+ * QPs that sent READ requests, for a read response). */
+static const struct acct_slot *rev_slot_of(struct rp_acct *a, bool reads)
 {
 	struct acct_key k;
 	rp_acct_key_frame(&k, &a->f, DIR_REV);
 	const struct acct_slot *s = rp_acct_map_find(&a->map, &k);
-	if (!s && discover && a->cfg.discover)
-		s = rp_acct_discover_rev(a, &a->f, false);
+	if (!s && a->cfg.discover)
+		s = rp_acct_discover_rev(a, &a->f, reads);
 	return s;
 }
 
 static const struct acct_slot *rev_slot(struct rp_acct *a)
 {
-	return rev_slot_of(a, true);
+	return rev_slot_of(a, false);
 }
 
 static void stamp(uint64_t *count, uint64_t *first, uint64_t *last, uint64_t now)
@@ -440,7 +441,6 @@ static bool is_response_opcode(uint8_t op)
 	return op == RP_OP_RC_ACK || op == RP_OP_RC_ATOMIC_ACK;
 }
 
-
 static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				struct rp_reply *reply)
 {
@@ -454,13 +454,8 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 		return rx_echo(a, rs, now);
 	/* A read response on its way to its requester: known by the QP number
 	 * (its ACKs named it), else found among the QPs that sent READ requests. */
-	if (is_read_response_opcode(op)) {
-		rs = rev_slot_of(a, false);
-		if (!rs && a->cfg.discover)
-			rs = rp_acct_discover_rev(a, &a->f, true);
-		if (rs)
-			return rx_response(a, rs, now);
-	}
+	if (is_read_response_opcode(op) && (rs = rev_slot_of(a, true)) != NULL)
+		return rx_response(a, rs, now);
 	struct acct_slot tmp;
 	const struct acct_slot *s = data_slot(a, &tmp);
 	if (!s) {
