@@ -51,7 +51,6 @@ struct switch_opts {
 	struct rp_fabric fab;
 	uint64_t speed_bps;
 	bool max_frame_given; /* --max-frame: every port must take it */
-	bool xon_given;
 	bool ecn;             /* --ecn given */
 	bool ecn_prio_given;
 	uint8_t ecn_prio;
@@ -249,7 +248,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		return 0;
 	case 'b': return parse_size_opt("--buffer", arg, &o->fab.buffer_bytes);
 	case 'x': return parse_static("--xoff", arg, &o->fab.xoff);
-	case 'X': o->xon_given = true; return parse_size_opt("--xon-delta", arg, &o->fab.xon_delta);
+	case 'X': return parse_size_opt("--xon-delta", arg, &o->fab.xon_delta);
 	case 'H': o->fab.headroom_auto = false; return parse_size_opt("--headroom", arg, &o->fab.headroom_bytes);
 	case 'L': o->fab.pfc_off = false; return parse_prios("--lossless", arg, &o->fab.lossless_mask);
 	case 'E': return parse_ecn(arg, o);
@@ -293,7 +292,7 @@ static int check_opts(const struct switch_opts *o)
 		if (o->fdb[i].port >= o->nports)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
-	if (o->xon_given && !o->fab.xoff.dynamic && o->fab.xon_delta >= o->fab.xoff.bytes)
+	if (!o->fab.xoff.dynamic && o->fab.xon_delta >= o->fab.xoff.bytes) /* given here or by --profile */
 		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)",
 				    o->fab.xon_delta, o->fab.xoff.bytes);
 	return 0;

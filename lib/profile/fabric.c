@@ -235,6 +235,11 @@ static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *p
 	f->pfc_refresh_pct = (uint32_t)lround(refresh * 100.0);
 	if (alpha > 0)
 		f->xoff = (struct rp_fabric_thresh){.dynamic = true, .alpha = alpha};
+	/* As switch --xon-delta: XON at xoff - xon_delta, so a delta of xoff or
+	 * more would wait for an empty buffer. */
+	if (!f->xoff.dynamic && f->xon_delta >= f->xoff.bytes)
+		return rp_verr(c, &n->pos, sub, "xon_delta (%llu B) must be below xoff (%llu B)",
+			       (unsigned long long)f->xon_delta, (unsigned long long)f->xoff.bytes);
 	return 0;
 }
 

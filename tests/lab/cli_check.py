@@ -75,6 +75,13 @@ def case_lab(tmp):
     expect(p.returncode == 0 and not os.path.exists(os.path.join(sweep, "point-1")),
            "sweep --force with one point: the old point-1 is gone")
 
+    # XON at xoff - xon_delta: a delta of xoff or more is refused from a profile (--set) as
+    # from switch --xon-delta (it ran, XON waiting for an empty buffer).
+    xon = os.path.join(tmp, "xon")
+    one_line_exit2(rp("lab", incast, "-o", xon, "--set", "fabric.pfc.xon_delta=200KiB"), "lab xon_delta above xoff",
+                   "xon_delta (204800 B) must be below xoff (131072 B)")
+    expect(not os.path.exists(xon), "lab xon_delta above xoff: nothing made")
+
     # A bad option is one line naming it (getopt's own message was a second line before ours).
     cmds = ["analyze", "decode", "run", "gen", "capture", "plan", "lab", "switch", "certify", "cluster", "headroom", "ep"]
     for c in cmds:
