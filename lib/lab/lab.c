@@ -84,6 +84,17 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 		}
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];
+		uint32_t most = 0;
+		for (unsigned k = 0; k < RP_PKT_KINDS; k++)
+			most = f->frame_len[k] > most ? f->frame_len[k] : most;
+		if (most > plan->prof->fabric.max_frame) { /* the switches would drop every one as malformed */
+			snprintf(err, errlen,
+				 "flow %zu (%s -> %s) sends frames of %u B, over fabric.max_frame (%u B): raise max_frame or "
+				 "lower the flow's mtu",
+				 i, plan->prof->hosts[f->src].name, plan->prof->hosts[f->dst].name, most,
+				 plan->prof->fabric.max_frame);
+			return -1;
+		}
 		if (f->kind == RP_TRAFFIC_RDMA && f->nh.via_gateway) {
 			snprintf(err, errlen,
 				 "flow %zu (%s -> %s) is routed through a gateway; the lab's fabric is one Ethernet segment: "

@@ -17,7 +17,7 @@
 /* Three 25G hosts on one switch, every knob of the section moved off its
  * default. */
 static const char *const PROFILE = "name: cfg\n"
-				   "defaults: {speed: 25G, mtu: 4096, dscp: 26}\n"
+				   "defaults: {speed: 25G, mtu: 1024, dscp: 26}\n" /* frames of 1098 B: under max_frame */
 				   "hosts:\n"
 				   "  - {name: h0, mac: \"02:00:00:00:00:00\", ipv4: 10.0.0.100, port: net_null0}\n"
 				   "  - {name: h1, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: net_null1}\n"
