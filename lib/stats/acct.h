@@ -56,7 +56,9 @@ struct rp_acct_flow_cfg {
 	uint32_t psn_start;              /* the first PSN of every QP */
 	uint8_t reply;                   /* act as the RoCE receiver: RP_ACCT_REPLY_* bits (0: no) */
 	uint8_t cnp_dscp;                /* 0: the accountant's cnp_dscp */
-	uint64_t cnp_interval_ns;        /* 0: the accountant's cnp_interval_ns */
+	uint64_t cnp_interval_ns;        /* with cnp_interval_set, as is (0: a CNP for every CE
+					  * packet); else the accountant's cnp_interval_ns */
+	bool cnp_interval_set;           /* a profile's responder.cnp_interval */
 	uint32_t echo_every;             /* the receiver echoes every Nth probe (seq % N == 0) back
 					  * to the sender for a round trip; 0: none (RP_REPLY_ECHO) */
 	unsigned dst_port;               /* with cfg.dst_port_check: the receiver's port ... */

@@ -117,6 +117,12 @@ def case_loss(tmp):
     expect(len(pngs) == 3 and all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs), f"tools/plot drew {pngs}")
     summary = open(os.path.join(out, "summary.txt")).read()
     expect(" 1000 " in summary.splitlines()[3], "summary.txt shows the loss")
+    # cnp_interval: 0 is no limit: a CNP for every CE packet (it was taken as unset: 50 us)
+    j0, _ = run(tmp, profile("{drop_every: 10, ce_every: 7}").replace("respond: {cnp: on, ack: on}",
+                                                                      "respond: {cnp: on, ack: on, cnp_interval: 0ns}"))
+    f0 = j0["flows"][0]
+    expect(f0["ce"] == 1286 and f0["cnp_tx"] == 1286 and f0["cnp_rx"] == 1286,
+           f"cnp_interval 0: ce {f0['ce']}, cnp_tx {f0['cnp_tx']}, cnp_rx {f0['cnp_rx']} all 1286")
 
 
 def case_idle(tmp):
