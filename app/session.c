@@ -44,6 +44,22 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 	return 0;
 }
 
+/* A host sending on a pair: end whose other end no host of this process
+ * has: nobody reads the ring its frames go to, so they count lost and the
+ * run waits for them for good. false: it has one (or no pair: port). */
+static bool pair_end_alone(const struct rp_session *s, const struct rp_session_opts *o, unsigned h, char peer[64])
+{
+	char link[RP_PAIR_LINK_MAX + 1];
+	int side;
+	if (rp_pair_parse(s->prof->hosts[h].port, link, &side) <= 0)
+		return false;
+	snprintf(peer, 64, "pair:%s:%c", link, side ? '0' : '1');
+	for (unsigned j = 0; j < s->prof->nhosts; j++)
+		if (!strcmp(s->prof->hosts[j].port, peer) && (!o->hosts || o->hosts[j]))
+			return false;
+	return true;
+}
+
 /* The hosts that take part get a port each, in host order. */
 static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, const char **devargs)
 {
@@ -64,6 +80,11 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 					    sends ? "sends" : "receives", h);
 		if (s->nports == RP_DP_MAX_PORTS)
 			return rp_cli_error(s->cmd, "at most %d ports", RP_DP_MAX_PORTS);
+		char peer[64];
+		if (sends && pair_end_alone(s, o, h, peer))
+			return rp_cli_error(s->cmd, "host '%s' sends on %s, whose other end (%s) no host%s has: nobody would "
+					    "read its frames; give a host port %s", host->name, host->port, peer,
+					    o->hosts ? " of this rank" : "", peer);
 		s->tx[s->nports].index = h;
 		s->tx[s->nports].src = NULL;
 		devargs[s->nports++] = host->port;

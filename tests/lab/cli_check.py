@@ -137,6 +137,14 @@ def case_dpdk(tmp):
     one_line_exit2(rp("capture", "--port", "net_af_packet0,iface=lo,qpairs=2", "-w", os.path.join(tmp, "afp.pcap"),
                       "--duration", "1"), "capture on net_af_packet qpairs=2", "drop qpairs=")
     expect(not os.path.exists(os.path.join(tmp, "afp.pcap")), "capture on net_af_packet qpairs=2: no pcap")
+    # A sender on a pair: end nobody has the other end of: one line (the run never ended).
+    half = os.path.join(tmp, "half.yaml")
+    with open(half, "w") as f:
+        f.write(SMALL.replace('"pair:c:1"', '"pair:d:1"'))
+    one_line_exit2(rp("run", half, "-o", os.path.join(tmp, "half")), "run with half a pair link",
+                   "host 'h1' sends on pair:c:0, whose other end (pair:c:1) no host has")
+    expect(not os.path.exists(os.path.join(tmp, "half")), "run with half a pair link: no result directory")
+
     # An rx_pcap= that is no capture: one line naming the file, before DPDK says three of its own
     # and "no DPDK port" blamed the driver.
     junk = os.path.join(tmp, "junk.pcap")
