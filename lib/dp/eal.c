@@ -299,15 +299,17 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	/* EAL logs to stdout by default; stdout carries --json output. */
 	rte_openlog_stream(stderr);
 	atexit(at_exit);
+	/* Said as given: rte_eal_init reorders argv (getopt). */
+	char given[1024] = "";
+	for (int i = 1; i < argc && strlen(given) + strlen(argv[i]) + 2 < sizeof(given); i++) {
+		strcat(given, " ");
+		strcat(given, argv[i]);
+	}
 	int rc = rte_eal_init(argc, argv);
 	note_runtime_dir(prefix);
 	if (rc < 0) {
 		remove_runtime_dir();
-		snprintf(err, errlen, "DPDK EAL init failed (%s); EAL arguments were:", rte_strerror(rte_errno));
-		for (int i = 1; i < argc && strlen(err) + strlen(argv[i]) + 2 < errlen; i++) {
-			strcat(err, " ");
-			strcat(err, argv[i]);
-		}
+		snprintf(err, errlen, "DPDK EAL init failed (%s); EAL arguments were:%s", rte_strerror(rte_errno), given);
 		return -1;
 	}
 	eal_running = true;
