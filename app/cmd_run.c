@@ -1709,10 +1709,16 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = setup_verbs(&r);
 	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
-	if (all_ready(&r, rc, held) && r.cl.rank == 0)
+	struct stat out_st;
+	bool out_made = stat(o.out, &out_st) != 0, out_prepared = false; /* DIR ready for this run's files */
+	if (all_ready(&r, rc, held) && r.cl.rank == 0) {
 		rc = rp_cli_outdir("run", o.out, o.force);
-	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0)
+		out_prepared = rc == 0;
+	}
+	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0) {
 		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
+		out_prepared = rc == 0;
+	}
 	if (rc == 0 && !r.failed) {
 		if (!r.s.verbs_hosts)
 			rp_dp_clock_start();
@@ -1738,6 +1744,8 @@ int rp_cmd_run(int argc, char **argv)
 	rp_cli_hold_errors(NULL, 0);
 	if (!ready) {
 		cleanup(&r);
+		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
+			rp_outdir_abandon(o.out, out_made);
 		free(text);
 		return rc ? rc : RP_EXIT_USAGE;
 	}

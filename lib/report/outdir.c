@@ -138,6 +138,13 @@ int rp_outdir_check(const char *dir, bool force, char *err, size_t errlen)
 	return !force && !is_empty(dir) ? refuse_full(dir, err, errlen) : 0;
 }
 
+void rp_outdir_abandon(const char *dir, bool made)
+{
+	char err[64];
+	if (clear_outputs(dir, 0, err, sizeof(err)) == 0 && made)
+		rmdir(dir); /* fails, harmlessly, when something else is in it */
+}
+
 int rp_outdir_prepare(const char *dir, bool force, char *err, size_t errlen)
 {
 	if (rp_outdir_mkdirs(dir, err, errlen) != 0)

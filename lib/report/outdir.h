@@ -25,5 +25,9 @@ int rp_outdir_prepare(const char *dir, bool force, char *err, size_t errlen);
  * anything (a non-empty dir without force, a path that is not a directory):
  * for commands that have slow setup (EAL, ports) between the check and the run. */
 int rp_outdir_check(const char *dir, bool force, char *err, size_t errlen);
+/* A run that stopped before its results (exit 2 in set-up) leaves no output:
+ * the roceprobe outputs it started (captures) are removed, and dir too when
+ * made: true (the run created it) and now empty. */
+void rp_outdir_abandon(const char *dir, bool made);
 
 #endif

@@ -145,6 +145,16 @@ def case_dpdk(tmp):
                    "host 'h1' sends on pair:c:0, whose other end (pair:c:1) no host has")
     expect(not os.path.exists(os.path.join(tmp, "half")), "run with half a pair link: no result directory")
 
+    # Set-up that fails after DIR was made (a gateway nobody answers ARP for): DIR and the
+    # captures it had opened are gone again (an empty DIR was left behind).
+    gw = os.path.join(tmp, "gw.yaml")
+    with open(gw, "w") as f:
+        f.write(SMALL.replace('ipv4: 192.0.2.1, port: "pair:c:0"',
+                              'ipv4: 198.51.100.1/24, gateway: 198.51.100.254, port: "pair:c:0"'))
+    gwout = os.path.join(tmp, "gw", "out")
+    one_line_exit2(rp("run", gw, "-o", gwout, "--capture"), "run with a silent gateway", "no answer to ARP for 198.51.100.254")
+    expect(not os.path.exists(gwout), "run with a silent gateway: no result directory left")
+
     # An rx_pcap= that is no capture: one line naming the file, before DPDK says three of its own
     # and "no DPDK port" blamed the driver.
     junk = os.path.join(tmp, "junk.pcap")
