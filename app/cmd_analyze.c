@@ -20,7 +20,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "jb:s:lh";
 
-
 #define CMD "analyze"
 
 struct analyze_opts {

@@ -19,7 +19,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "p:w:s:f:S:R:F:d:n:r:e:jh";
 
-
 #define MAX_FRAME 9216 /* jumbo frames arrive whole on a mirror port */
 
 struct capture_opts {
@@ -132,7 +131,6 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 	}
 }
 
-/* Returns 0 to run, -1 after --help, else the exit code. */
 /* -w names a file the port reads (net_pcap rx_pcap=): the same inode. */
 static bool writes_its_input(const char *devargs, const char *out)
 {
@@ -146,6 +144,7 @@ static bool writes_its_input(const char *devargs, const char *out)
 	return false;
 }
 
+/* Returns 0 to run, -1 after --help, else the exit code. */
 static int parse_args(int argc, char **argv, struct capture_opts *o)
 {
 	static const struct option opts[] = {

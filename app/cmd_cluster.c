@@ -15,7 +15,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "jr:h";
 
-
 struct cluster_opts {
 	const char *profile;
 	bool json;

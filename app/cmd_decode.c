@@ -13,7 +13,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "jh";
 
-
 #define KIND_COUNT (RP_KIND_MALFORMED + 1)
 
 struct decode_totals {

@@ -16,7 +16,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "d:s:e:l:jAh";
 
-
 #define MAX_SETS 64
 
 struct gen_opts {

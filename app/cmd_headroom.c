@@ -16,7 +16,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "h";
 
-
 struct headroom_args {
 	struct rp_headroom_in in;
 	bool have_speed, have_cable, have_mtu, have_quanta, have_phy, json;

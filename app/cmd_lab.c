@@ -25,7 +25,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "o:s:qh";
 
-
 #define MAX_SETS 64
 #define MAX_SWEEP 8
 #define MAX_POINTS 4096

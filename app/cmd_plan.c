@@ -19,7 +19,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "s:jh";
 
-
 #define MAX_SETS 64
 
 struct plan_args {

@@ -35,11 +35,10 @@
 #ifdef RP_HAVE_VERBS
 #include "verbs/device.h"
 #include "verbs/engine.h"
+#endif
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
-
-#endif
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
@@ -284,6 +283,7 @@ static int64_t corrected_ns(const void *arg)
 	return rp_cluster_now_ns() - (r->cl.launched ? r->offsets[r->cl.rank].offset_ns : 0);
 }
 
+#ifdef RP_HAVE_VERBS
 /* The verbs engine's clock: ns since T0 on rank 0's timebase (this rank's
  * clock corrected by its offset), as the DPDK ranks' packet clock counts. */
 static uint64_t verbs_clock(void *arg)
@@ -292,6 +292,7 @@ static uint64_t verbs_clock(void *arg)
 	int64_t t = corrected_ns(r) - r->t0_ns;
 	return t > 0 ? (uint64_t)t : 0;
 }
+#endif
 
 static uint64_t max_delay(const struct rp_profile *p)
 {

@@ -26,7 +26,6 @@
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:jTmnh";
 
-
 /* The DPDK switch tells its lcore which ports to serve by a 64-bit mask
  * (rp_switch_rx.kick): 64 ports here, up to RP_SWITCH_MAX_PORTS in the lab. */
 #define SWITCH_MAX_PORTS 64

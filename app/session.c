@@ -103,11 +103,10 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 		const struct rp_flow *f = &s->plan.flows[i];
 		if (f->src != h && !(receives && f->kind == RP_TRAFFIC_RDMA && f->dst == h))
 			continue;
-		for (unsigned k = 0; k < RP_PKT_KINDS; k++)
-			if (f->frame_len[k] > most) {
-				most = f->frame_len[k];
-				*mtu = f->kind == RP_TRAFFIC_RDMA ? f->p.mtu : 0;
-			}
+		if (rp_flow_max_frame(f) > most) {
+			most = rp_flow_max_frame(f);
+			*mtu = f->kind == RP_TRAFFIC_RDMA ? f->p.mtu : 0;
+		}
 	}
 	return most;
 }

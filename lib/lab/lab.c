@@ -84,9 +84,7 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen)
 		}
 	for (size_t i = 0; i < plan->nflows; i++) {
 		const struct rp_flow *f = &plan->flows[i];
-		uint32_t most = 0;
-		for (unsigned k = 0; k < RP_PKT_KINDS; k++)
-			most = f->frame_len[k] > most ? f->frame_len[k] : most;
+		uint32_t most = rp_flow_max_frame(f);
 		if (most > plan->prof->fabric.max_frame) { /* the switches would drop every one as malformed */
 			snprintf(err, errlen,
 				 "flow %zu (%s -> %s) sends frames of %u B, over fabric.max_frame (%u B): raise max_frame or "

@@ -57,7 +57,6 @@ struct acct_flow {
 	bool tx_known;
 	bool check_mac;   /* dst_port_check compares the frame's MAC (cfg.dst_mac is not all zero) */
 	uint64_t probeless_unique;
-	uint64_t first_seq; /* the first probe's seq (probes) */
 	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
 	struct rp_shist msg;        /* track_psn only */
 	struct rp_shist nak_resend; /* track_psn only */
@@ -266,10 +265,9 @@ static inline bool rp_acct_probe(struct rp_acct *a, struct acct_flow *fl, const 
 				 struct acct_lat_batch *lb)
 {
 	fl->probes = true;
-	if (!fl->seq.started) {
-		fl->first_seq = pr->seq;
-		if (pr->seq < RP_SEQ_WINDOW)
-			rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
+	if (!fl->seq.started && pr->seq < RP_SEQ_WINDOW) {
+		rp_seq_init(&fl->seq, 0); /* the capture holds the run's start: loss before it counts */
+		fl->seq.low = pr->seq;    /* this first arrival, in order or not */
 	}
 	bool dup = rp_seq_rx(&fl->seq, pr->seq) == RP_SEQ_DUPLICATE;
 	if (!dup && a->cfg.latency)

@@ -102,8 +102,6 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	y->echo_tx += x->echo_tx;
 	y->echo_rx += x->echo_rx;
 	add_seq(&d->seq, &s->seq);
-	if (s->probes)
-		d->first_seq = d->probes ? min_u64(d->first_seq, s->first_seq) : s->first_seq;
 	d->probes |= s->probes;
 	d->probeless_unique += s->probeless_unique;
 	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->msg, &s->msg) ||

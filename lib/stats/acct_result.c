@@ -41,10 +41,9 @@ static void finish_loss(const struct rp_acct *a, struct acct_flow *fl)
 		r->lost = r->tx_packets > unique ? r->tx_packets - unique : 0;
 	else if (by_seq) {
 		r->lost = fl->seq.lost;
-		/* No seq below the lowest arrival ever came: the first one, or a
-		 * late one below it (which took the slow path). */
-		uint64_t low = fl->first_seq < fl->seq.low ? fl->first_seq : fl->seq.low;
-		r->head_lost = low < RP_SEQ_WINDOW && low <= r->lost ? low : 0;
+		/* No seq below the lowest arrival ever came (seq.low: the first
+		 * one, or a late one below it). */
+		r->head_lost = fl->seq.low < RP_SEQ_WINDOW && fl->seq.low <= r->lost ? fl->seq.low : 0;
 	}
 	else if (a->cfg.track_psn)
 		r->lost = SUM_PSN(fl, missing);

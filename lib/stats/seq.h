@@ -28,7 +28,8 @@ struct rp_seq {
 	uint64_t stale;      /* arrivals older than the window */
 	bool started;
 	bool from_first;     /* the first arrival sets the start (no loss before it) */
-	uint64_t low;        /* the lowest seq of the arrivals off the in-order path (UINT64_MAX: none) */
+	uint64_t low;        /* the lowest seq arrived off the in-order path, or set by the caller
+			      * for the first arrival (UINT64_MAX: none) */
 	uint64_t bits[RP_SEQ_WINDOW / 64]; /* bit s % W: seq s arrived */
 };
 

@@ -107,6 +107,15 @@ size_t rp_plan_count_flows(const struct rp_profile *prof);
 int rp_plan_build(const struct rp_profile *prof, struct rp_plan *plan, char *err, size_t errlen);
 void rp_plan_free(struct rp_plan *plan);
 
+/* The flow's longest frame (Ethernet, without FCS). */
+static inline uint32_t rp_flow_max_frame(const struct rp_flow *f)
+{
+	uint32_t most = 0;
+	for (unsigned k = 0; k < RP_PKT_KINDS; k++)
+		most = f->frame_len[k] > most ? f->frame_len[k] : most;
+	return most;
+}
+
 static inline uint64_t rp_plan_pair_bytes(const struct rp_plan *p, size_t src, size_t dst)
 {
 	return p->pair_bytes[src * p->prof->nhosts + dst];
