@@ -82,6 +82,7 @@ static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 		{"duplicates", r->duplicates}, {"ce", r->ce},             {"cnp_tx", r->cnp_tx},
 		{"cnp_rx", r->cnp_rx},         {"acks", r->acks},         {"naks", r->naks},
 		{"misdelivered", r->misdelivered}, {"clock_skew", r->clock_skew},
+		{"icrc_bad", r->icrc_bad},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		json_object_set_new(o, counters[i].name, jint(counters[i].v));
