@@ -1214,11 +1214,14 @@ static void summary(FILE *f, const struct run *r)
 	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
+		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
+		uint64_t k = x.latency_ns.count;
 		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %6" PRIu64 " %9.3f %10.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			   " %6" PRIu64 " %9.3f %10.3f %10s %10s %10s\n",
 			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
-			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
-			x.latency_ns.pct[2], x.latency_ns.max);
+			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6,
+			rp_report_ns_cell(c50, k, x.latency_ns.pct[0]), rp_report_ns_cell(c99, k, x.latency_ns.pct[2]),
+			rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (listed < nflows)
 		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", nflows - listed,
