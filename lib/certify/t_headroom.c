@@ -99,4 +99,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_headroom = {5, "headroom", "Headroom: no drops, configured >= the formula", run,
-						"the switch's headroom drops and its configured headroom per PG"};
+						"the switch's headroom drops and its configured headroom per PG", .seeded = false};
