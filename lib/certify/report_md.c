@@ -22,6 +22,8 @@ void rp_cert_value_text(const json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v))
 		snprintf(buf, len, "%.4g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "no");
 	else if (json_is_null(v) || !v)
 		snprintf(buf, len, "-");
 	else {

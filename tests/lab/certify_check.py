@@ -28,7 +28,9 @@ suggest   --suggest on each: a setting is found; certify with it applied passes
           (200G) test 7 is at best MARGINAL (the shipped profile's own), so nothing passes
 numbers   hand-worked: the headroom formula at 100G, 500 ns (100 m) cable, max_frame
           9216 + 4: MTU 9240 + PFC 84 + cable 2 x 500 ns x 100G = 12500 + peer MTU 9240
-          + frame being received 9240 = 40304 B; an N:1 incast of 8 messages of 64 KiB
+          + frame being received 9240 = 40304 B, and beside it `roceprobe headroom`'s
+          96240 B for the same link (+ response 394 x 64 = 25216, + MAC/PHY 2 x 1228.8 ns
+          at 100G = 30720), the terms that differ named; an N:1 incast of 8 messages of 64 KiB
           at MTU 4096 sends 16 x 8 x N packets
 cli       bad profile key / bad --only / missing -o: exit 2, one line, DIR not made;
           SIGINT mid-run: result.json with "interrupted": true, whole files
@@ -176,6 +178,26 @@ def case_numbers():
     link = t[5]["measured"]["links"][0]
     expect(link["required_bytes"] == 40304, f"headroom formula 40304 B (got {link['required_bytes']})")
     expect(link["terms"]["cable"] == 12500, f"cable term 12500 B (got {link['terms']['cable']})")
+    # `roceprobe headroom` for the same link with its own defaults, the IEEE 802.3 bounds at
+    # 100G: 394 quanta x 64 B = 25216 B of response, 2 x 1228.8 ns MAC/PHY delay x 12.5 B/ns
+    # = 30720 B: 40304 + 25216 + 30720 = 96240 B. The report lists both, term by term, and
+    # which terms differ (the lab's hosts answer PFC in fabric.pfc.response = 0 quanta and
+    # the lab has no MAC/PHY delay), with the commands that give each number.
+    d = link.get("headroom_defaults") or {}
+    expect(d.get("required_bytes") == 96240 and d.get("terms", {}).get("phy") == 30720 and
+           d.get("terms", {}).get("response") == 25216, f"headroom's defaults: 96240 B (got {d})")
+    expect(link.get("differs") == ["phy", "response"], f"the terms that differ: phy, response ({link.get('differs')})")
+    for cmd, want in ((link.get("headroom_command"), 40304), (d.get("command"), 96240)):
+        if not cmd:
+            expect(False, f"a headroom command for {want} B")
+            continue
+        h = subprocess.run([ROCEPROBE] + cmd.split()[1:] + ["--json"], capture_output=True, text=True, timeout=30)
+        got = json.loads(h.stdout).get("total_bytes") if h.returncode == 0 else h.stderr
+        expect(got == want, f"`{cmd}` gives {want} B (got {got})")
+    rows = {r["term"]: r for r in t[5]["measured"].get("terms_vs_headroom", [])}
+    expect(rows.get("total", {}).get("certify_bytes") == 40304 and rows.get("total", {}).get("headroom_bytes") == 96240
+           and [k for k, r in rows.items() if r["differs"]] == ["MAC/PHY delay, both ways", "peer response", "total"],
+           f"the side-by-side table ({[(k, r['certify_bytes'], r['headroom_bytes']) for k, r in rows.items()]})")
     for r in t[1]["measured"]["runs"]:
         expect(r["tx_packets"] == 128 * r["n"], f"{r['n']}:1 sends 128 x N packets (got {r['tx_packets']})")
         expect(r["lost"] == 0 and r["senders_paused"] == r["n"], f"{r['n']}:1 lossless, every sender paused")
