@@ -220,7 +220,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	const struct rp_report_stream st[] = {
-		{flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a},
+		{flows, rp_acct_nflows(a), rp_lab_flow_item, (void *)a},
 		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
 		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
 	};
@@ -246,15 +246,15 @@ static int write_qdepth(struct one *r, const char *dir)
 static void summary_flows(FILE *f, const struct rp_acct *a)
 {
 	size_t n = rp_acct_nflows(a);
-	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
-		"lost", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
+	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
+		"lost", "flying", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
 	for (size_t i = 0; i < n && i < 40; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(a, i, &x);
-		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64 " %8.3f %9" PRIu64
-			   " %9" PRIu64 " %9" PRIu64 "\n",
-			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.ce, x.cnp_tx, x.goodput_gbps,
-			x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
+		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
+			   " %8.3f %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
+			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, rp_acct_flow_in_flight(a, i), x.ce,
+			x.cnp_tx, x.goodput_gbps, x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
 	}
 	if (n > 40)
 		fprintf(f, "... %zu more flows in result.json\n", n - 40);
@@ -387,6 +387,10 @@ static void summary(FILE *f, const struct one *r)
 	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
 		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
+	if (h->in_flight) /* a run stopped early: neither received nor lost */
+		fprintf(f, "in flight %" PRIu64 " (not lost, not in the loss %%): %" PRIu64 " in switch buffers, %" PRIu64
+			   " on links, when the run stopped\n",
+			h->in_flight, t.in_flight - t.in_flight_on_links, t.in_flight_on_links);
 	summary_fabric(f, r);
 	summary_hosts(f, r);
 	rp_report_print_pairs(f, rp_lab_acct(r->lab), 10);

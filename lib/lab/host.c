@@ -356,6 +356,7 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		return false;
 	}
 	lab->pool.len[slot] = len[0];
+	lab->pool.flow[slot] = f->acct >= 0 ? (uint32_t)f->acct : RP_POOL_NONE; /* a data frame, in flight until it lands */
 	if (f->dcqcn_on)
 		dcqcn_pace(f, now, len[0]);
 	put_on_wire(lab, h, slot, now);

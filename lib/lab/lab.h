@@ -69,6 +69,11 @@ struct rp_lab_totals {
 	bool truncated;        /* stopped at fabric.max_time */
 	bool stopped;          /* stopped by opts.stop (a signal) */
 	size_t peak_in_flight;
+	/* Data frames sent and neither received nor dropped when the run
+	 * stopped (fabric.max_time, a signal): in switch buffers or on links.
+	 * Counted per flow as in_flight, never as lost. */
+	uint64_t in_flight;
+	uint64_t in_flight_on_links; /* of them: on a wire (or a receiver's impair: delay) */
 	uint64_t capture_bytes;  /* written to the pcaps, headers included */
 	bool capture_stopped;    /* the captures reached opts.capture_max ... */
 	uint64_t capture_stopped_ns; /* ... at this virtual time */

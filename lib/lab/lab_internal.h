@@ -124,6 +124,8 @@ struct rp_lab {
 	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
 	int congested_sw, congested_port;
 	uint64_t tie_rng;        /* splitmix64 state for switch arrival ties, from fabric.seed */
+	struct rp_event pending; /* the event popped when the run stopped (it never ran) */
+	bool has_pending;
 	bool failed;
 	char err[256];       /* why failed, when not out of memory */
 };

@@ -14,6 +14,8 @@
   summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
   comments     every lab profile's comment: the numbers it promises are what the run gives
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
+  inflight     a, b --100G, 100 ns--> [sw0] --100G, 100 ns--> r, stopped at fabric.max_time 1000 ns:
+               what is still in the switch or on a wire is in_flight, never lost
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -240,6 +242,61 @@ def case_bursty(tmp):
     end = 4900000 + 80066
     expect(end <= j["elapsed_ns"] <= end + 2000, f"the run ends after the last burst: {j['elapsed_ns']} ns, {end}..{end + 2000}")
     expect(j["interrupted"] is False, "not interrupted")
+
+
+INFLIGHT = """name: inflight
+defaults: {speed: 100G, opcode: write, message_size: 1024, mtu: 1024}
+hosts:
+  - {name: a, mac: "02:00:00:00:0b:01", ipv4: 10.11.0.1}
+  - {name: b, mac: "02:00:00:00:0b:02", ipv4: 10.11.0.2}
+  - {name: r, mac: "02:00:00:00:0b:03", ipv4: 10.11.0.3}
+traffic:
+  - {pattern: flow, src: a, dst: r, rate: 100%, messages: 1000}
+  - {pattern: flow, src: b, dst: r, rate: 100%, messages: 1000}
+fabric: {link: {delay: 100ns}, max_time: 1000ns}
+"""
+
+
+def case_inflight(tmp):
+    # A 1 KiB WRITE is 1098 B, 1122 B = 8976 bits on the wire: 89.76 ns at 100G, the sub-ns
+    # rest carried, so frame k starts at floor(k x 89.76) and its last bit is 100 ns later
+    # than floor((k + 1) x 89.76). Events up to 1000 ns run.
+    #   each sender starts k = 0..11 (floor(11 x 89.76) = 987; k = 12 at 1077): tx 12 each;
+    #   its frames reach sw0 at floor((k + 1) x 89.76) + 100 <= 1000 for k = 0..9 (k = 9 at
+    #   997, k = 10 at 1087): 20 in, and 2 + 2 still on the senders' wires.
+    #   sw0 sends to r back to back from 189 (89 + 100): frame j starts at 189 + floor(j x 89.76)
+    #   and lands at 189 + floor((j + 1) x 89.76) + 100: j = 0..6 by 1000 (j = 6 at 917, j = 7
+    #   at 1007): r received 7; j = 7, 8, 9 started (817, 907, 996) and are on r's wire (3).
+    #   sw0 holds 20 - 10 = 10 (10 x 1098 = 10980 bytes, its deepest queue).
+    # So in flight 17 = 10 held + 4 + 3 on wires, lost 0: 24 sent = 7 + 0 + 17.
+    # (Before: lost 17, loss 70.8333%.)
+    path = os.path.join(tmp, "inflight.yaml")
+    with open(path, "w") as f:
+        f.write(INFLIGHT)
+    j = lab(path, os.path.join(tmp, "out"))
+    fl, h, sw = j["flows"], j["headline"], j["switches"][0]
+    expect(j["lab"]["truncated"] and j["interrupted"], "stopped at fabric.max_time")
+    expect([f["tx_packets"] for f in fl] == [12, 12], f"tx 12 and 12 ({[f['tx_packets'] for f in fl]})")
+    expect(sum(f["rx_packets"] for f in fl) == 7, f"r received 7 ({[f['rx_packets'] for f in fl]})")
+    expect(all(f["lost"] == 0 for f in fl) and h["lost"] == 0 and h["loss_pct"] == 0,
+           f"nothing lost, loss 0% (lost {[f['lost'] for f in fl]}, {h['loss_pct']}%)")
+    expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in fl),
+           f"per flow tx == rx + lost + in_flight ({[(f['tx_packets'], f['rx_packets'], f['lost'], f['in_flight']) for f in fl]})")
+    expect(sw["buffer"]["held_pkts"] == 10 and h["max_queue_bytes"] == 10980,
+           f"sw0 holds 10 frames, 10980 bytes deep ({sw['buffer']['held_pkts']}, {h['max_queue_bytes']})")
+    expect(h.get("in_flight") == 17 == sw["buffer"]["held_pkts"] + 7 and j["lab"].get("in_flight_on_links") == 7,
+           f"in flight 17 = held 10 + 7 on wires (headline {h.get('in_flight')}, on links {j['lab'].get('in_flight_on_links')})")
+    text = open(os.path.join(tmp, "out", "summary.txt")).read()
+    expect("loss 0.0000% (0 lost," in text and "in flight 17 (not lost, not in the loss %): 10 in switch buffers, 7 on links"
+           in text, "summary.txt: 0 lost, 17 in flight (10 held, 7 on links)")
+    # incast-8to1 stopped at 100 us: the issue's 261 'lost' were 259 held by sw0 and 2 on wires.
+    j = lab(f"{PROFILES}/incast-8to1.yaml", os.path.join(tmp, "i8"), "--set", "fabric.max_time=100us")
+    h = j["headline"]
+    held = j["switches"][0]["buffer"]["held_pkts"]
+    expect(h["lost"] == 0 and h.get("in_flight") == held + j["lab"].get("in_flight_on_links", 0) and held > 0,
+           f"incast-8to1 at 100 us: lost {h['lost']}, in flight {h.get('in_flight')} = held {held} + on links")
+    expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in j["flows"]),
+           "incast-8to1 at 100 us: per flow tx == rx + lost + in_flight")
 
 
 def many_hosts(n):
