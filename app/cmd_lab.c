@@ -339,6 +339,22 @@ static void summary_fabric(FILE *f, const struct one *r)
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
 	}
+	json_t *limited = json_object_get(pp, "sender_limited");
+	json_array_foreach(limited, i, x) {
+		if (i == 20) {
+			fprintf(f, "... %zu more sender-limited flows in result.json (pause_propagation.sender_limited)\n",
+				json_array_size(limited) - 20);
+			break;
+		}
+		fprintf(f, "sender-limited (not a PFC victim): flow %d %s -> %s prio %d, %" PRId64 " ns late: %s's NIC is "
+			   "offered %.3f Gbit/s on %.3f Gbit/s, which makes it %" PRId64 " ns late\n",
+			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
+			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
+			(int64_t)json_integer_value(json_object_get(x, "late_ns")), json_string_value(json_object_get(x, "src")),
+			json_real_value(json_object_get(x, "sender_offered_gbps")),
+			json_real_value(json_object_get(x, "sender_speed_gbps")),
+			(int64_t)json_integer_value(json_object_get(x, "sender_late_ns")));
+	}
 }
 
 /* Hosts of several NICs: each host's sum, then its NICs and where they plug in. */

@@ -16,6 +16,7 @@
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
   inflight     a, b --100G, 100 ns--> [sw0] --100G, 100 ns--> r, stopped at fabric.max_time 1000 ns:
                what is still in the switch or on a wire is in_flight, never lost
+  senderlimited  s --100G--> [sw0] --> r1, r2, r3 at 50G each: s's own NIC makes them late; no PFC victim
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -297,6 +298,47 @@ def case_inflight(tmp):
            f"incast-8to1 at 100 us: lost {h['lost']}, in flight {h.get('in_flight')} = held {held} + on links")
     expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in j["flows"]),
            "incast-8to1 at 100 us: per flow tx == rx + lost + in_flight")
+
+
+SENDER_LIMITED = """name: sender-limited
+defaults: {speed: 100G, opcode: write, message_size: 1024, mtu: 1024}
+hosts:
+  - {name: s, mac: "02:00:00:00:0c:01", ipv4: 10.12.0.1}
+  - {name: r1, mac: "02:00:00:00:0c:02", ipv4: 10.12.0.2}
+  - {name: r2, mac: "02:00:00:00:0c:03", ipv4: 10.12.0.3}
+  - {name: r3, mac: "02:00:00:00:0c:04", ipv4: 10.12.0.4}
+traffic:
+  - {pattern: flow, src: s, dst: r1, rate: 50G, messages: 2000}
+  - {pattern: flow, src: s, dst: r2, rate: 50G, messages: 2000}
+  - {pattern: flow, src: s, dst: r3, rate: 50G, messages: 2000}
+"""
+
+
+def case_senderlimited(tmp):
+    # s (100G) is offered 3 x 50G; each receiver gets 50G of its 100G: nobody oversubscribes a
+    # receiver, no queue stands, no PFC. A flow is 2000 frames of 1122 B on the wire (8976 bits):
+    # planned at 50G, 2000 x 8976 / 50 = 359040 ns; s's NIC sends all 6000 in 6000 x 89.76 =
+    # 538560 ns, so each ends 538560 - 359040 = 179520 ns (= 359040 x (150/100 - 1)) late, plus
+    # its last frame's way (under 10 us). (Before: three 'victims ... to a receiver nobody
+    # oversubscribes: slowed'.)
+    path = os.path.join(tmp, "sl.yaml")
+    with open(path, "w") as f:
+        f.write(SENDER_LIMITED)
+    out = os.path.join(tmp, "out")
+    j = lab(path, out)
+    pp = j["pause_propagation"]
+    expect(pp["victims"] == [], f"no PFC victims ({pp['victims']})")
+    expect(all(p["prio"][3]["pfc_rx"] == 0 for p in j["ports"]), "nobody was paused")
+    sl = pp.get("sender_limited", [])
+    expect([(x["src"], x["dst"]) for x in sl] == [("s", "r1"), ("s", "r2"), ("s", "r3")],
+           f"all three flows are sender-limited ({sl})")
+    expect(all(x["sender_late_ns"] == 179520 and 179520 <= x["late_ns"] <= 179520 + 10000 for x in sl),
+           f"each 179520 ns late from its sender's NIC ({[(x['late_ns'], x['sender_late_ns']) for x in sl]})")
+    expect(all(x["sender_offered_gbps"] == 150 and x["sender_speed_gbps"] == 100 for x in sl), "150G offered on 100G")
+    text = open(os.path.join(out, "summary.txt")).read()
+    expect("victims: none" in text and "sender-limited (not a PFC victim): flow 0 s -> r1 prio 3" in text
+           and "s's NIC is offered 150.000 Gbit/s on 100.000 Gbit/s, which makes it 179520 ns late" in text,
+           "summary.txt: no victims; s -> r1 sender-limited, 179520 ns of it from s's NIC")
 
 
 def many_hosts(n):
