@@ -161,6 +161,16 @@ struct progress {
 	bool quiet;
 };
 
+/* A capture write failed (a full disk): said at once, the run goes on. */
+static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
+{
+	(void)arg;
+	fprintf(stderr,
+		"roceprobe lab: capture stopped at virtual %.3f ms: %s; every pcap keeps its whole records up to there, "
+		"the run goes on uncaptured (result.json: lab.capture_complete false)\n",
+		(double)now_ns / 1e6, msg);
+}
+
 static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
 {
 	struct progress *p = arg;
@@ -407,6 +417,13 @@ static void summary(FILE *f, const struct one *r)
 		fprintf(f, "in flight %" PRIu64 " (not lost, not in the loss %%): %" PRIu64 " in switch buffers, %" PRIu64
 			   " on links, when the run stopped\n",
 			h->in_flight, t.in_flight - t.in_flight_on_links, t.in_flight_on_links);
+	if (t.capture_stopped) {
+		char sz[32];
+		rp_format_size(t.capture_max, sz, sizeof(sz));
+		fprintf(f, "captures incomplete: they end at virtual %.3f ms (%s%s%s)\n", (double)t.capture_stopped_ns / 1e6,
+			t.capture_failed ? t.capture_error : t.capture_room_limited ? "the disk's room for pcaps, " : "--capture-max ",
+			t.capture_failed ? "" : sz, t.capture_failed ? "; each file cut back to its last whole record" : "");
+	}
 	summary_fabric(f, r);
 	summary_hosts(f, r);
 	rp_report_print_pairs(f, rp_lab_acct(r->lab), 10);
@@ -457,7 +474,8 @@ static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, s
 	char err[RP_PROFILE_ERR_LEN];
 	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
 				 .capture_max = o->capture_max, .capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
-				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop};
+				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop,
+				 .capture_failed = on_capture_failed};
 	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
 		return rp_cli_error("lab", "%s", err);
 	return 0;
@@ -483,13 +501,19 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 		r.wall = wall_s() - pg.t0;
 		struct rp_lab_totals t;
 		rp_lab_totals(r.lab, &t);
-		if (rc == 0 && t.capture_stopped) {
+		if (rc == 0 && t.capture_stopped && !t.capture_failed) { /* a failed write was said when it happened */
 			char sz[32];
-			rp_format_size(o->capture_max, sz, sizeof(sz));
-			fprintf(stderr,
-				"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
-				"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
-				(double)t.capture_stopped_ns / 1e6, sz);
+			rp_format_size(t.capture_max, sz, sizeof(sz));
+			if (t.capture_room_limited)
+				fprintf(stderr,
+					"roceprobe lab: capture stopped at virtual %.3f ms: %s has room for %s of pcaps (the rest "
+					"is kept for result.json); the run went on uncaptured (free space, or lower --snaplen)\n",
+					(double)t.capture_stopped_ns / 1e6, dir, sz);
+			else
+				fprintf(stderr,
+					"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
+					"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
+					(double)t.capture_stopped_ns / 1e6, sz);
 		}
 	}
 	if (rc == 0) {

@@ -119,10 +119,7 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 			free(h->grp[g].v);
 		free(h->flows);
 		free(h->rq);
-		if (h->cap) {
-			char e[256];
-			rp_lab_cap_close(h->cap, e, sizeof(e));
-		}
+		rp_lab_cap_free(h->cap);
 	}
 	free(lab->hosts);
 	lab->hosts = NULL;
@@ -133,6 +130,11 @@ void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b
 	struct rp_lab_cap *c = lab->hosts[h].cap;
 	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
 		lab->failed = true;
+	if (lab->capb.failed && !lab->cap_told) { /* said when it happens: the run goes on */
+		lab->cap_told = true;
+		if (lab->opts.capture_failed)
+			lab->opts.capture_failed(lab->capb.error, t, lab->opts.progress_arg);
+	}
 }
 
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t)

@@ -33,6 +33,10 @@ struct rp_lab_opts {
 	 * becomes non-zero (the caller's SIGINT/SIGTERM flag); the results so far
 	 * and the captures stay whole. */
 	volatile sig_atomic_t *stop;
+	/* Called (with progress_arg) when a capture write fails (a full disk,
+	 * once): msg names the file and the error; every capture stops there, the
+	 * run goes on, and the files are cut back to whole records as they close. */
+	void (*capture_failed)(const char *msg, uint64_t now_ns, void *arg);
 };
 
 /* Whether the profile's hosts fit the lab's switches (without a `fabric:`
@@ -75,8 +79,12 @@ struct rp_lab_totals {
 	uint64_t in_flight;
 	uint64_t in_flight_on_links; /* of them: on a wire (or a receiver's impair: delay) */
 	uint64_t capture_bytes;  /* written to the pcaps, headers included */
-	bool capture_stopped;    /* the captures reached opts.capture_max ... */
+	bool capture_stopped;    /* the captures reached opts.capture_max (or the disk's room), or failed ... */
 	uint64_t capture_stopped_ns; /* ... at this virtual time */
+	bool capture_room_limited; /* the limit was the disk's room, not opts.capture_max */
+	uint64_t capture_max;      /* the limit in force (0: none) */
+	bool capture_failed;       /* a write failed: capture_error says why */
+	char capture_error[4400];
 };
 /* Flushes and closes the captures (rp_lab_run leaves them open). */
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen);

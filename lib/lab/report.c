@@ -178,6 +178,10 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 	json_object_set_new(o, "in_flight_on_links", jint(t->in_flight_on_links));
 	json_object_set_new(o, "capture_bytes", jint(t->capture_bytes));
 	json_object_set_new(o, "capture_stopped_ns", t->capture_stopped ? jint(t->capture_stopped_ns) : json_null());
+	json_object_set_new(o, "capture_complete", lab->opts.capture_dir ? json_boolean(!t->capture_stopped) : json_null());
+	json_object_set_new(o, "capture_error", t->capture_failed ? json_string(t->capture_error) : json_null());
+	json_object_set_new(o, "capture_room_limited", json_boolean(t->capture_room_limited && t->capture_stopped &&
+								   !t->capture_failed));
 	return o;
 }
 
