@@ -238,14 +238,23 @@ static void flow_findings(const struct rp_acct *a, json_t *out)
 	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
 		struct rp_acct_flow_result r;
 		rp_acct_flow(a, i, &r);
-		if (r.lost)
+		if (r.lost && !r.icrc_bad)
 			add_finding(out, "flow %u %s -> %s: %" PRIu64 " of %" PRIu64 " packets lost before the capture point",
 				    r.id, r.src, r.dst, r.lost, r.lost + r.rx_packets - r.duplicates);
+		else if (r.lost)
+			add_finding(out, "flow %u %s -> %s: %" PRIu64 " of %" PRIu64 " packets lost before the capture point "
+				    "or at it (a bad ICRC)", r.id, r.src, r.dst, r.lost, r.lost + r.rx_packets - r.duplicates);
 		if (r.head_lost)
 			add_finding(out, "flow %u: %" PRIu64 " of those are the probes before its first one here (seq %" PRIu64
 				    "), counted lost as the capture is taken to begin with the run; if it began later, they "
 				    "were not lost",
 				    r.id, r.head_lost, r.head_lost);
+		if (r.icrc_bad)
+			add_finding(out, "flow %u: %" PRIu64 " data frames with a bad ICRC (a NIC drops them: a corrupting "
+				    "link, switch or sender), not counted received: lost, unless sent again", r.id, r.icrc_bad);
+		if (r.reordered)
+			add_finding(out, "flow %u: %" PRIu64 " packets arrived late (reordered: after a later one, not "
+				    "resent), which a RoCE NIC takes for loss and answers with a NAK", r.id, r.reordered);
 		if (r.retransmissions)
 			add_finding(out, "flow %u: %" PRIu64 " packets resent (%" PRIu64 " go-back-N episodes after a NAK), %"
 				    PRIu64 " of them seen before (duplicates)",
@@ -284,6 +293,16 @@ static json_t *findings(const struct rp_acct *a, const struct capture_info *ci)
 	json_t *arr = json_array();
 	flow_findings(a, arr);
 	port_findings(a, ci->last_ns - ci->first_ns, arr);
+	uint64_t flows_bad = 0;
+	for (size_t i = 0; i < rp_acct_nflows(a); i++) {
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, i, &r);
+		flows_bad += r.icrc_bad;
+	}
+	if (ci->classes[RP_RX_ICRC_BAD] > flows_bad)
+		add_finding(arr, "%" PRIu64 " RoCE frames with a bad ICRC%s (a NIC drops them): counted as nothing their "
+			    "headers say (ACK, NAK, CNP, data of no flow)", ci->classes[RP_RX_ICRC_BAD] - flows_bad,
+			    flows_bad ? " besides the flows' data frames" : "");
 	if (ci->classes[RP_RX_MALFORMED])
 		add_finding(arr, "%" PRIu64 " malformed frames", ci->classes[RP_RX_MALFORMED]);
 	uint64_t data = rp_acct_unmatched_data(a), rev = rp_acct_unmatched(a) - data;
@@ -300,7 +319,7 @@ static json_t *findings(const struct rp_acct *a, const struct capture_info *ci)
 		add_finding(arr, "the capture is truncated at frame %" PRIu64 ": the %" PRIu64 " frames before it are analysed",
 			    ci->frames + 1, ci->frames);
 	if (json_array_size(arr) == 0)
-		add_finding(arr, "nothing wrong: no loss, no resend, no CE, no pause");
+		add_finding(arr, "nothing wrong: no loss, no reordering, no resend, no bad ICRC, no CE, no pause");
 	return arr;
 }
 
@@ -366,9 +385,9 @@ static void print_flows(const struct analyze_opts *o, const struct rp_acct *a, u
 		rp_acct_flow(a, i, &r);
 		printf("flow %u %s -> %s qpn 0x%06x dscp %u prio %u: rx %" PRIu64 " pkts %" PRIu64 " B, lost %" PRIu64
 		       ", reordered %" PRIu64 ", duplicates %" PRIu64 ", ce %" PRIu64 ", cnp_rx %" PRIu64 ", acks %" PRIu64
-		       ", naks %" PRIu64 ", goodput %.3f Gbit/s\n",
+		       ", naks %" PRIu64 ", icrc_bad %" PRIu64 ", goodput %.3f Gbit/s\n",
 		       r.id, r.src, r.dst, r.qpn, r.dscp, r.prio, r.rx_packets, r.rx_bytes, r.lost, r.reordered,
-		       r.duplicates, r.ce, r.cnp_rx, r.acks, r.naks, r.goodput_gbps);
+		       r.duplicates, r.ce, r.cnp_rx, r.acks, r.naks, r.icrc_bad, r.goodput_gbps);
 		if (o->latency)
 			print_summary_line("latency", rp_acct_flow_latency(a, i));
 		print_summary_line("message FIRST->LAST", rp_acct_flow_msg_times(a, i));

@@ -261,10 +261,13 @@ static void summary_flows(FILE *f, const struct rp_acct *a)
 	for (size_t i = 0; i < n && i < 40; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(a, i, &x);
+		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
+		uint64_t k = x.latency_ns.count;
 		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %8.3f %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
+			   " %8.3f %9s %9s %9s\n",
 			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, rp_acct_flow_in_flight(a, i), x.ce,
-			x.cnp_tx, x.goodput_gbps, x.latency_ns.pct[0], x.latency_ns.pct[2], x.latency_ns.max);
+			x.cnp_tx, x.goodput_gbps, rp_report_ns_cell(c50, k, x.latency_ns.pct[0]),
+			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (n > 40)
 		fprintf(f, "... %zu more flows in result.json\n", n - 40);
@@ -410,9 +413,12 @@ static void summary(FILE *f, const struct one *r)
 		t.stopped ? " (interrupted by a signal)" : t.truncated ? " (stopped at fabric.max_time)" : "", t.events, t.hops,
 		r->wall);
 	summary_flows(f, rp_lab_acct(r->lab));
+	char lat[96] = "latency n/a (no probe carried a timestamp)";
+	if (h->latency_samples)
+		snprintf(lat, sizeof(lat), "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns", h->p99_ns, h->p999_ns);
 	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
-		   "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
-		h->loss_pct, h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes);
+		   "%s, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
+		h->loss_pct, h->lost, h->drops, h->paused_pct, lat, h->goodput_gbps, h->max_queue_bytes);
 	if (h->in_flight) /* a run stopped early: neither received nor lost */
 		fprintf(f, "in flight %" PRIu64 " (not lost, not in the loss %%): %" PRIu64 " in switch buffers, %" PRIu64
 			   " on links, when the run stopped\n",
@@ -564,8 +570,13 @@ static void csv_row(FILE *f, const struct axis *ax, size_t nax, const size_t *id
 	fprintf(f, "%zu", point);
 	for (size_t k = 0; k < nax; k++)
 		fprintf(f, ",%s", ax[k].vals[idx[k]]);
-	fprintf(f, ",%.6f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 "\n", h->loss_pct,
-		h->lost, h->drops, h->paused_pct, h->p99_ns, h->p999_ns, h->goodput_gbps, h->max_queue_bytes, h->end_ns);
+	char c99[RP_REPORT_CELL] = "", c999[RP_REPORT_CELL] = ""; /* no sample: empty cells */
+	if (h->latency_samples) {
+		rp_report_ns_cell(c99, h->latency_samples, h->p99_ns);
+		rp_report_ns_cell(c999, h->latency_samples, h->p999_ns);
+	}
+	fprintf(f, ",%.6f,%" PRIu64 ",%" PRIu64 ",%.4f,%s,%s,%.4f,%" PRIu64 ",%" PRIu64 "\n", h->loss_pct, h->lost,
+		h->drops, h->paused_pct, c99, c999, h->goodput_gbps, h->max_queue_bytes, h->end_ns);
 }
 
 /* The point's --set KEY=VALUE strings appended to o->sets (o->nsets restored by the caller). */

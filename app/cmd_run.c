@@ -25,6 +25,7 @@
 #include "report/result.h"
 #include "report/windows.h"
 #include "session.h"
+#include "txpath.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
 #include "traffic/acct_cfg.h"
@@ -248,6 +249,8 @@ struct run {
 	struct rp_dp_rx rx[RP_DP_MAX_QUEUES]; /* per lcore (s.nq of them) */
 	struct rp_capture_stats cap_stats[RP_DP_MAX_PORTS]; /* by port */
 	struct rp_dp_xstat xstats[RP_DP_MAX_PORTS][RUN_XSTATS]; /* before the run */
+	struct rp_txpath txpath[RP_DP_MAX_PORTS]; /* by port: what left it, by every count (txpath.h) */
+	uint64_t *unsent_by_flow; /* rank 0, [plan.nflows]: flows[].tx_unsent, from every rank's ports */
 	unsigned nxstats[RP_DP_MAX_PORTS];
 	time_t started;
 	/* Under mpirun/srun: this rank, the hosts it runs, its clock. */
@@ -473,10 +476,17 @@ static void finish_accounting(struct run *r)
 		for (size_t k = 0; src && k < rp_source_nflows(src); k++) {
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(src, k, &st);
+			/* What the PMD took and did not count as errors: the frames given up
+			 * after the queue refused them, and its errors where they are known to
+			 * be this flow's, were stamped but never sent (tx_unsent). */
+			uint64_t stamped = st.probes ? st.probes : st.tx_packets;
+			uint64_t unsent = rp_txpath_flow_unsent(&r->txpath[i % r->s.nports], &r->s, (unsigned)i, k);
+			uint64_t tx = stamped > unsent ? stamped - unsent : 0;
+			uint64_t bytes = st.tx_packets ? st.tx_bytes - st.tx_bytes / st.tx_packets * (stamped - tx) : 0;
 			for (size_t a = 0; a < n; a++)
 				if (r->flow_of[a] == st.flow_id) {
-					rp_acct_set_tx(r->acct, a, st.probes ? st.probes : st.tx_packets, st.tx_bytes);
-					sent[a] = st.probes ? st.probes : st.tx_packets;
+					rp_acct_set_tx(r->acct, a, tx, bytes);
+					sent[a] = tx;
 				}
 		}
 	}
@@ -531,15 +541,16 @@ static json_t *ports_env_json(const struct run *r)
 		uint64_t replies = 0;
 		for (unsigned k = 0; k < r->s.nq; k++)
 			replies += r->rx[k].ports[tp->index].replies_sent;
-		json_array_append_new(
-			ports, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
+		json_t *po = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
 					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
 					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
 					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)t.tx_packets,
 					 "tx_bytes", (json_int_t)t.tx_bytes, "tx_unsent", (json_int_t)t.tx_unsent,
 					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
 					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)replies,
-					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp)));
+					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp));
+		rp_txpath_port_json(&r->txpath[i], &r->s, i, replies, po);
+		json_array_append_new(ports, po);
 	}
 	return ports;
 }
@@ -816,6 +827,8 @@ static json_t *flow_item(void *ctx, size_t i)
 	struct rp_acct_flow_result x;
 	rp_acct_flow(r->acct, i, &x);
 	json_object_set_new(f, "latency_shown", json_string(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0)));
+	json_object_set_new(f, "tx_unsent",
+			    json_integer(r->unsent_by_flow ? (json_int_t)r->unsent_by_flow[r->flow_of[i]] : 0));
 	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
 	if (r->cl.launched && r->host_rank[pf->src] != r->host_rank[pf->dst]) {
 		/* Across ranks the one-way latency carries both clocks' errors; below that it
@@ -1023,6 +1036,9 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_object_set_new(root, "pairs", pj);
 	json_object_set_new(root, "hosts", hosts_json(r));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
+	json_t *pe = all_ports_env(r);
+	json_object_set_new(root, "findings", rp_txpath_findings(pe));
+	json_decref(pe);
 	if (r->nrecs) {
 		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
 		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
@@ -1163,6 +1179,17 @@ static void summary_aggression(FILE *f, const struct run *r)
 	free(w);
 }
 
+/* What left the ports, where the counts disagree (txpath.h): every rank's. */
+static void summary_findings(FILE *f, const struct run *r)
+{
+	json_t *pe = all_ports_env(r), *all = rp_txpath_findings(pe), *x;
+	size_t i;
+	json_array_foreach(all, i, x)
+		fprintf(f, "%sFINDING: %s\n", i ? "" : "\n", json_string_value(x));
+	json_decref(all);
+	json_decref(pe);
+}
+
 static void summary(FILE *f, const struct run *r)
 {
 	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
@@ -1187,11 +1214,14 @@ static void summary(FILE *f, const struct run *r)
 	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
+		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
+		uint64_t k = x.latency_ns.count;
 		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %6" PRIu64 " %9.3f %10.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+			   " %6" PRIu64 " %9.3f %10.3f %10s %10s %10s\n",
 			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
-			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
-			x.latency_ns.pct[2], x.latency_ns.max);
+			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6,
+			rp_report_ns_cell(c50, k, x.latency_ns.pct[0]), rp_report_ns_cell(c99, k, x.latency_ns.pct[2]),
+			rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (listed < nflows)
 		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", nflows - listed,
@@ -1231,6 +1261,7 @@ static void summary(FILE *f, const struct run *r)
 		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
 			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
 			   "misroutes\n", misdelivered);
+	summary_findings(f, r);
 	rp_session_warn_rates(&r->s, f, "\n");
 	bool kept = false;
 	for (unsigned i = 0; i < r->s.nports; i++)
@@ -1289,6 +1320,8 @@ static void cleanup(struct run *r)
 	r->ve = NULL;
 #endif
 	rp_cluster_texts_free(&r->cl, r->rank_env);
+	free(r->unsent_by_flow);
+	r->unsent_by_flow = NULL;
 	free(r->rank_pclock_err);
 	free(r->launch);
 	free(r->offsets);
@@ -1731,8 +1764,10 @@ int rp_cmd_run(int argc, char **argv)
 #endif
 	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
-		for (unsigned i = 0; i < r.s.nports; i++)
+		for (unsigned i = 0; i < r.s.nports; i++) {
 			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
+			rp_txpath_begin(&r.txpath[i], &r.s, i); /* before its first frame, ARP/ND included */
+		}
 		rc = rp_session_traffic(&r.s, caps);
 	}
 	bool ready = all_ready(&r, rc, held);
@@ -1793,6 +1828,8 @@ int rp_cmd_run(int argc, char **argv)
 #endif
 		if (rp_dp_gen_run(&r.s.g) != 0)
 			vrc = RP_EXIT_USAGE;
+	for (unsigned i = 0; !r.verbs_here && i < r.s.nports; i++)
+		rp_txpath_end(&r.txpath[i], &r.s, i);
 	r.gen_over = true;
 	if (waiting)
 		pthread_join(waiter, NULL);
@@ -1811,6 +1848,11 @@ int rp_cmd_run(int argc, char **argv)
 	if (lrc)
 		rc = lrc;
 	r.interrupted = rp_cli_stop && !r.lost; /* a dead rank's stop is no interruption */
+	if (rc == 0 && r.cl.rank == 0) {
+		json_t *pe = all_ports_env(&r);
+		r.unsent_by_flow = rp_txpath_unsent_by_flow(pe, r.s.plan.nflows);
+		json_decref(pe);
+	}
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_result(&r, &o);
 	if (rc == 0 && r.cl.rank == 0)

@@ -314,6 +314,8 @@ static int make_sources(struct rp_session *s)
 					ids[n++] = (uint32_t)f;
 			if (n && !(tp->src = rp_source_create_flows(&s->plan, ids, n, NULL, err, sizeof(err))))
 				rc = rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+			else if (n && !(tp->flow_unsent = calloc(n, sizeof(*tp->flow_unsent))))
+				rc = rp_cli_error(s->cmd, "out of memory");
 			else if (n && !rp_dp_gen_kept_pools(tp, err, sizeof(err)))
 				fprintf(stderr, "roceprobe %s: host '%s': %s\n", s->cmd, host->name, err);
 		}
@@ -432,6 +434,8 @@ void rp_session_close(struct rp_session *s)
 	for (unsigned i = 0; i < rp_session_nqueues(s); i++) {
 		rp_source_destroy(s->tx[i].src);
 		s->tx[i].src = NULL;
+		free(s->tx[i].flow_unsent);
+		s->tx[i].flow_unsent = NULL;
 		if (!s->tx[i].home)
 			rp_dp_neigh_forget(&s->tx[i]);
 	}

@@ -17,6 +17,8 @@
 #include "txq.h"
 #include "wire/classify.h"
 #include "wire/eth.h"
+#include "wire/frame.h"
+#include "wire/icmp.h"
 
 struct lcore_job {
 	struct rp_dp_gen *g;
@@ -73,6 +75,16 @@ static void follow_home(struct rp_dp_txport *tp)
 	tp->hops_seen = gen;
 }
 
+static void count_too_big(struct rp_dp_txport *tp, const uint8_t *b, uint16_t len)
+{
+	struct rp_icmp_too_big t;
+	if (rp_icmp_too_big_parse(b, len, &t) != 0)
+		return;
+	tp->rx_too_big++;
+	if (t.mtu && (!tp->too_big_mtu || t.mtu < tp->too_big_mtu))
+		tp->too_big_mtu = t.mtu;
+}
+
 /* NICs consume PFC in hardware; here the RX queue is polled and the frames
  * feed the pause gate. In a run everything received then goes to the
  * accountant; in gen it is dropped uncounted. */
@@ -103,6 +115,11 @@ static void poll_rx(struct rp_dp_gen *g, struct rp_dp_txport *tp)
 		 * like the RoCE responder's replies: pacing only sees a burst later. */
 		if ((et == RP_ETHERTYPE_ARP || et == RP_ETHERTYPE_IPV6) && rp_dp_neigh_frame(tp, b, len, cap, now_ns, &nr))
 			continue;
+		/* A router's "packet too big" (its frame is also the accountant's 'other'):
+		 * one byte looked at for every other IP frame. */
+		if ((et == RP_ETHERTYPE_IPV4 && len > l3 + 9 && b[l3 + 9] == RP_IPPROTO_ICMP) ||
+		    (et == RP_ETHERTYPE_IPV6 && len > l3 + 6 && b[l3 + 6] == RP_IPPROTO_ICMPV6))
+			count_too_big(tp, b, len);
 		if (et == RP_ETHERTYPE_MACCTL && len >= l3 + 2 && rp_macctl_parse(b + l3, len - l3, &m) == 0) {
 			tp->rx_pfc += m.opcode == RP_MACCTL_OP_PFC;
 			tp->rx_pause += m.opcode == RP_MACCTL_OP_PAUSE;
@@ -131,6 +148,28 @@ static void keep_pending(struct rp_dp_txport *tp, struct rte_mbuf **m, const uin
 	tp->n_pending = n;
 }
 
+/* The frames given up, by the flow their probe names (rare: a full parse
+ * each, and the source's flows searched). */
+static void count_unsent_flows(struct rp_dp_txport *tp)
+{
+	size_t nf = tp->src ? rp_source_nflows(tp->src) : 0;
+	for (unsigned i = 0; tp->flow_unsent && i < tp->n_pending; i++) {
+		struct rp_frame f;
+		uint16_t len = rte_pktmbuf_data_len(tp->pending[i]);
+		if (rp_frame_parse(rte_pktmbuf_mtod(tp->pending[i], const uint8_t *), len, len, &f) != RP_KIND_ROCE ||
+		    !f.has_probe)
+			continue;
+		for (size_t k = 0; k < nf; k++) {
+			struct rp_source_flow_stats st;
+			rp_source_flow_stats(tp->src, k, &st);
+			if (st.flow_id == f.probe.flow_id) {
+				tp->flow_unsent[k]++;
+				break;
+			}
+		}
+	}
+}
+
 /* What the queue did not take is retried first next time (flush_pending).
  * Frames a queue still refuses after RP_DP_DRAIN_NS, or still holds when
  * the lcore stops, are freed here and counted in tx_unsent: every packet
@@ -138,6 +177,7 @@ static void keep_pending(struct rp_dp_txport *tp, struct rte_mbuf **m, const uin
 static void give_up_pending(struct rp_dp_txport *tp)
 {
 	if (tp->n_pending) {
+		count_unsent_flows(tp);
 		rte_pktmbuf_free_bulk(tp->pending, tp->n_pending);
 		tp->tx_unsent += tp->n_pending;
 		tp->n_pending = 0;

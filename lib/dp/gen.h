@@ -54,6 +54,15 @@ struct rp_dp_txport {
 	uint64_t tx_bytes;
 	uint64_t tx_full;  /* bursts the TX queue did not take whole */
 	uint64_t tx_unsent; /* stamped but refused for RP_DP_DRAIN_NS, then freed */
+	/* tx_unsent's frames by the source's flow index (k of rp_source_flow_stats), for
+	 * the frames whose probe names the flow (PFC frames and probe-less ones are only in
+	 * tx_unsent); NULL: not kept. Written when pending frames are given up. */
+	uint64_t *flow_unsent;
+	/* ICMP fragmentation needed and ICMPv6 Packet Too Big frames received
+	 * (wire/icmp.h): a router on the path said a packet was over its next
+	 * link's MTU; too_big_mtu the smallest next-hop MTU they carried. */
+	uint64_t rx_too_big;
+	uint32_t too_big_mtu;
 	uint64_t stalled_since; /* 0: the queue takes packets */
 	uint64_t rx_frames;
 	uint64_t rx_pfc;

@@ -95,3 +95,25 @@ int rp_dp_netdev_addr(const char *name, int family, uint32_t *ip4, uint8_t ip6[1
 			 name, family == 4 ? "IPv4" : "global IPv6", name);
 	return rc;
 }
+
+static int read_u64(const char *name, const char *what, uint64_t *v)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", name, what);
+	FILE *f = fopen(path, "r");
+	unsigned long long x = 0;
+	int ok = f && fscanf(f, "%llu", &x) == 1;
+	if (f)
+		fclose(f);
+	*v = x;
+	return ok ? 0 : -1;
+}
+
+int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out)
+{
+	*out = (struct rp_dp_netdev_tx){0};
+	if (!name[0] || strchr(name, '/'))
+		return -1;
+	return read_u64(name, "tx_packets", &out->tx_packets) | read_u64(name, "tx_dropped", &out->tx_dropped) |
+	       read_u64(name, "tx_errors", &out->tx_errors);
+}

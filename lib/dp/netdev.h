@@ -21,4 +21,17 @@ int rp_dp_port_netdev(const char *port, bool is_pci, char *name, size_t len, cha
 int rp_dp_netdev_addr(const char *name, int family, uint32_t *ip4, uint8_t ip6[16], uint8_t *plen, char *err,
 		      size_t errlen);
 
+/* The kernel's own TX counters of netdev name
+ * (/sys/class/net/NAME/statistics): frames it sent, dropped and failed.
+ * What a PMD over a kernel interface (af_packet, af_xdp, tap) handed it and
+ * what left are two counts: a veth whose peer's MTU is below the frames
+ * drops them after af_packet counted them sent (tx_dropped). 0, or -1 when
+ * this namespace has no such netdev. */
+struct rp_dp_netdev_tx {
+	uint64_t tx_packets;
+	uint64_t tx_dropped;
+	uint64_t tx_errors;
+};
+int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out);
+
 #endif

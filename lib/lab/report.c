@@ -247,6 +247,7 @@ void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *o)
 	rp_hist_summarize(rp_acct_latency(lab->acct), &s);
 	o->p99_ns = s.pct[2];
 	o->p999_ns = s.pct[3];
+	o->latency_samples = s.count;
 	o->max_queue_bytes = max_queue(lab);
 }
 
@@ -273,8 +274,9 @@ void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *o)
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h)
 {
 	json_t *o = json_pack("{s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:o, s:o}", "loss_pct", h->loss_pct, "lost", jint(h->lost),
-			 "drops", jint(h->drops), "paused_pct", h->paused_pct, "p99_ns", jint(h->p99_ns), "p999_ns",
-			 jint(h->p999_ns), "goodput_gbps", h->goodput_gbps, "max_queue_bytes", jint(h->max_queue_bytes),
+			 "drops", jint(h->drops), "paused_pct", h->paused_pct, "p99_ns",
+			 h->latency_samples ? jint(h->p99_ns) : json_null(), "p999_ns",
+			 h->latency_samples ? jint(h->p999_ns) : json_null(), "goodput_gbps", h->goodput_gbps, "max_queue_bytes", jint(h->max_queue_bytes),
 			 "virtual_ns", jint(h->end_ns));
 	json_object_set_new(o, "in_flight", jint(h->in_flight));
 	return o;

@@ -38,6 +38,7 @@ struct rp_lab_headline {
 	uint64_t drops;        /* switch drops, every reason */
 	double paused_pct;     /* the most paused host priority: paused time / run */
 	uint64_t p99_ns, p999_ns;
+	uint64_t latency_samples; /* 0: no probe carried a timestamp: p99/p999 unknown (null, "n/a") */
 	double goodput_gbps;   /* every flow, summed */
 	uint64_t max_queue_bytes; /* deepest egress queue of any switch */
 	uint64_t end_ns;

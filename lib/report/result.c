@@ -24,19 +24,31 @@ static json_t *hist_array(const struct rp_hist *h)
 	return arr;
 }
 
+/* Without a sample (no probe carried a timestamp: message_size 0, every
+ * probe lost, analyze without --latency) there is no latency: every figure
+ * but count is null, never a measured-looking 0. */
 static json_t *latency_json(const struct rp_hist_summary *sum, json_t *histogram)
 {
 	const struct rp_hist_summary s = *sum;
+	bool have = s.count > 0;
 	json_t *o = json_object();
 	json_object_set_new(o, "count", jint(s.count));
-	json_object_set_new(o, "min", jint(s.min));
-	json_object_set_new(o, "mean", json_real(s.mean));
-	json_object_set_new(o, "stdev", json_real(s.stdev));
+	json_object_set_new(o, "min", have ? jint(s.min) : json_null());
+	json_object_set_new(o, "mean", have ? json_real(s.mean) : json_null());
+	json_object_set_new(o, "stdev", have ? json_real(s.stdev) : json_null());
 	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		json_object_set_new(o, pct_names[i], jint(s.pct[i]));
-	json_object_set_new(o, "max", jint(s.max));
+		json_object_set_new(o, pct_names[i], have ? jint(s.pct[i]) : json_null());
+	json_object_set_new(o, "max", have ? jint(s.max) : json_null());
 	json_object_set_new(o, "histogram", histogram);
 	return o;
+}
+
+const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t ns)
+{
+	if (!count)
+		return "-";
+	snprintf(buf, RP_REPORT_CELL, "%llu", (unsigned long long)ns);
+	return buf;
 }
 
 json_t *rp_report_latency(const struct rp_hist *h)
@@ -82,6 +94,7 @@ static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 		{"duplicates", r->duplicates}, {"ce", r->ce},             {"cnp_tx", r->cnp_tx},
 		{"cnp_rx", r->cnp_rx},         {"acks", r->acks},         {"naks", r->naks},
 		{"misdelivered", r->misdelivered}, {"clock_skew", r->clock_skew},
+		{"icrc_bad", r->icrc_bad},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		json_object_set_new(o, counters[i].name, jint(counters[i].v));

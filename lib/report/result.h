@@ -12,6 +12,10 @@
 /* {"count","min","mean","stdev","p50","p90","p99","p999","p9999","p99999","max",
  *  "histogram":[[upper_ns,count],...]} (histogram omitted when h is NULL). */
 json_t *rp_report_latency(const struct rp_hist *h);
+/* A latency figure for a text table: ns, or "-" without samples (count 0:
+ * no probe carried a timestamp), never a measured-looking 0. */
+#define RP_REPORT_CELL 24
+const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t ns);
 /* One flow: id, src, dst, qpn, dscp, prio, tx/rx packets/bytes, lost,
  * reordered, duplicates, ce, cnp_tx, cnp_rx, acks, naks, goodput_gbps, latency_ns. */
 json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat);

@@ -6,7 +6,7 @@
 #include "acct_internal.h"
 
 static const char *const class_names[RP_RX_CLASSES] = {
-	"data", "ack", "nak", "cnp", "pfc", "pause", "other", "malformed", "echo",
+	"data", "ack", "nak", "cnp", "pfc", "pause", "other", "malformed", "echo", "icrc_bad",
 };
 
 const char *rp_rx_class_name(enum rp_rx_class c)
@@ -478,9 +478,42 @@ static enum rp_rx_class rx_roce(struct rp_acct *a, struct acct_port *p, uint64_t
 	return RP_RX_DATA;
 }
 
+/* A RoCE frame (or CNP) that arrived whole with a wrong ICRC: a NIC drops
+ * it, so it is no data, ACK, NAK or CNP here either. A data frame of a known
+ * flow (at its destination) counts in the flow's icrc_bad and, where its
+ * PSN or probe sequence is the next expected one, holds that place as a gap
+ * (rp_psn_hole, rp_seq_hole): lost, unless sent again. Its other headers are
+ * not trusted further than that. */
+static enum rp_rx_class rx_icrc_bad(struct rp_acct *a, struct acct_port *p)
+{
+	const struct rp_frame *f = &a->f;
+	uint8_t op = f->bth.opcode;
+	if (f->kind != RP_KIND_ROCE || is_response_opcode(op) || is_read_response_opcode(op))
+		return RP_RX_ICRC_BAD;
+	struct acct_slot tmp;
+	const struct acct_slot *s = data_slot(a, &tmp);
+	if (!s)
+		return RP_RX_ICRC_BAD;
+	struct acct_flow *fl = &a->flows[s->flow];
+	if (a->cfg.dst_port_check && !rp_acct_at_destination(a, p, fl, f->eth.dst))
+		return RP_RX_ICRC_BAD;
+	fl->r.icrc_bad++;
+	if (a->cfg.track_psn)
+		rp_psn_hole(&fl->qp[s->qp].psn, f->bth.psn);
+	if (f->has_probe) {
+		if (!fl->seq.started && f->probe.seq == 0)
+			rp_seq_init(&fl->seq, 0); /* the run's first probe: as rp_acct_probe starts it */
+		if (rp_seq_hole(&fl->seq, f->probe.seq))
+			fl->probes = true;
+	}
+	return RP_RX_ICRC_BAD;
+}
+
 static enum rp_rx_class classify(struct rp_acct *a, struct acct_port *p, uint64_t now, size_t wire_len,
 				 struct rp_reply *reply)
 {
+	if (a->f.icrc_checked && !a->f.icrc_ok)
+		return rx_icrc_bad(a, p);
 	switch (a->f.kind) {
 	case RP_KIND_ROCE:
 		return rx_roce(a, p, now, wire_len, reply);
@@ -530,7 +563,7 @@ enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_n
 	if (wire_len < caplen)
 		wire_len = caplen;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (a->fast && pre->taken && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out))
+	if (a->fast && pre->taken && pre->icrc_ok && rp_acct_rx_fast(a, p, now_ns, buf, caplen, pre, reply_out))
 		return RP_RX_DATA;
 	rp_frame_parse(buf, caplen, wire_len, &a->f);
 	enum rp_rx_class c = classify(a, p, now_ns, wire_len, reply_out);

@@ -126,6 +126,9 @@ enum rp_rx_class {
 	RP_RX_OTHER,     /* not RoCE, or RoCE of no known flow */
 	RP_RX_MALFORMED,
 	RP_RX_ECHO,      /* a probe echoed back to its sender (RP_REPLY_ECHO): a round trip */
+	RP_RX_ICRC_BAD,  /* RoCE (or a CNP) arrived whole with a wrong ICRC: a NIC drops it, so
+			  * it is accounted as nothing its headers say (a data frame is no
+			  * arrival of its flow: its flow's icrc_bad, and a gap) */
 	RP_RX_CLASSES,
 };
 const char *rp_rx_class_name(enum rp_rx_class c);
@@ -213,6 +216,9 @@ struct rp_acct_flow_result {
 	uint64_t cnp_tx, cnp_rx;
 	uint64_t acks, naks;
 	uint64_t misdelivered;   /* data frames of the flow that arrived at another port (dst_port_check) */
+	uint64_t icrc_bad;       /* data frames of the flow that arrived (at its destination) whole
+				  * with a wrong ICRC: not received (a NIC drops them), so a gap in
+				  * its PSNs and probe sequence: lost, unless sent again */
 	double goodput_gbps;     /* unique payload bits / (end - start), or the rx span */
 	uint64_t active_ns;      /* first to last data frame received (0 with fewer than two) */
 	double goodput_active_gbps; /* unique payload bits over the active span (see acct_result.c) */
@@ -263,8 +269,8 @@ struct rp_acct_port_result {
 	uint64_t class_frames[RP_RX_CLASSES];
 	uint64_t pfc_frames, pause_frames;
 	uint64_t misdelivered, misdelivered_bytes; /* data frames whose destination is another port */
-	uint64_t icrc_bad;       /* RoCE frames whose ICRC was checked (all captured) and wrong;
-				  * still classified and accounted as their headers say */
+	uint64_t icrc_bad;       /* RoCE frames whose ICRC was checked (all captured) and wrong:
+				  * class RP_RX_ICRC_BAD, accounted as nothing else */
 	struct rp_acct_prio_result prio[8];
 };
 

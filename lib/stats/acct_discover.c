@@ -4,7 +4,9 @@
  * ACK/NAK/CNP address the sender's QP, whose number no data frame carries
  * (an RC BTH has only the DestQP), so the first reverse frame of a QP is
  * matched by elimination: the only QP of that host pair whose sender QP is
- * still unknown, or the only one whose PSN range holds the ACK/NAK's PSN.
+ * still unknown; for a NAK (PSN sequence error), else the only one missing
+ * the PSN it asks for (two QPs of a host pair over the same PSNs each lose
+ * their own); else the only one whose PSN range holds the ACK/NAK's PSN.
  * Once matched, the sender QP is learned and later frames hit the map.
  * Allocates (once per new flow or QP): for offline use only. */
 #include <stdlib.h>
@@ -109,11 +111,18 @@ static bool psn_fits(const struct acct_qp *q, uint32_t psn)
 	return q->psn.started && rp_psn_diff(q->psn.first, psn) >= 0 && rp_psn_diff(psn, q->psn.next) >= 0;
 }
 
+/* A NAK for a PSN sequence error: its PSN is the one the receiver expects. */
+static bool psn_seq_nak(const struct rp_frame *f)
+{
+	return f->kind == RP_KIND_ROCE && f->bth.opcode == RP_OP_RC_ACK && (f->ext & RP_EXT_AETH) &&
+	       rp_aeth_kind(f->aeth.syndrome) == RP_AETH_NAK && rp_aeth_value(f->aeth.syndrome) == RP_NAK_PSN_SEQ_ERR;
+}
+
 const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_frame *f, bool reads)
 {
-	long only_f = -1, psn_f = -1;
-	unsigned only_q = 0, psn_q = 0, unknown = 0, fits = 0;
-	bool has_psn = f->kind == RP_KIND_ROCE;
+	long only_f = -1, psn_f = -1, miss_f = -1;
+	unsigned only_q = 0, psn_q = 0, miss_q = 0, unknown = 0, fits = 0, missing = 0;
+	bool has_psn = f->kind == RP_KIND_ROCE, nak = psn_seq_nak(f);
 	for (size_t i = 0; i < a->nflows; i++) {
 		struct acct_flow *fl = &a->flows[i];
 		if (!same_addr(f, &fl->cfg, true))
@@ -128,10 +137,18 @@ const struct acct_slot *rp_acct_discover_rev(struct rp_acct *a, const struct rp_
 				fits++;
 				psn_f = (long)i;
 				psn_q = q;
+				if (nak && !rp_psn_seen(&fl->qp[q].psn, f->bth.psn)) {
+					missing++;
+					miss_f = (long)i;
+					miss_q = q;
+				}
 			}
 		}
 	}
-	if (unknown != 1) {
+	if (unknown != 1 && missing == 1) {
+		only_f = miss_f;
+		only_q = miss_q;
+	} else if (unknown != 1) {
 		if (fits != 1)
 			return NULL;
 		only_f = psn_f;

@@ -12,8 +12,9 @@
  *   and with dst_port_check a frame
  *   away from its destination (misdelivered, counted there).
  *
- * The ICRC is verified in full on every frame it takes, as rp_frame_parse
- * does (the same rp_icrc_verify). */
+ * The ICRC is verified in full on every frame (rp_acct_pre, the same
+ * rp_icrc_verify as rp_frame_parse); one that fails is left to the general
+ * path, which accounts it as a bad-ICRC frame (RP_RX_ICRC_BAD). */
 #include "acct_internal.h"
 #include "wire/fastpath.h"
 
@@ -91,7 +92,7 @@ bool rp_acct_rx_fast(struct rp_acct *a, struct acct_port *p, uint64_t now, const
 	struct acct_pkt k = fast_pkt(buf, &pre->fp);
 	rp_acct_data_flow(a, p, &a->flows[fi], &a->flows[fi].qp[q], now, len, &k);
 	rp_ts_rx(a->ts, now, fi, len, pre->fp.ecn == RP_ECN_CE);
-	rp_acct_port_rx(p, len, RP_RX_DATA, !pre->icrc_ok);
+	rp_acct_port_rx(p, len, RP_RX_DATA, false);
 	a->fast_frames++;
 	return true;
 }
@@ -125,11 +126,11 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 		return 0;
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
 	struct fast_run run = {.flow = RP_ACCT_NO_FLOW};
-	uint64_t bytes = 0, bad = 0;
+	uint64_t bytes = 0;
 	struct acct_lat_batch lb;
 	lb.n = 0;
 	unsigned i = 0;
-	for (; i < n && pre[i].taken; i++) {
+	for (; i < n && pre[i].taken && pre[i].icrc_ok; i++) {
 		const struct rp_fp_pkt *fp = &pre[i].fp;
 		uint16_t q;
 		uint32_t fi = fast_flow(a, p, buf[i], fp, replies, &q);
@@ -147,7 +148,6 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 		run.payload += dup ? 0 : fp->payload_len;
 		run.ce += fp->ecn == RP_ECN_CE;
 		bytes += caplen[i];
-		bad += !pre[i].icrc_ok;
 	}
 	run_flush(a, now_ns, &run);
 	rp_acct_lat_flush(a, &lb);
@@ -155,7 +155,6 @@ unsigned rp_acct_rx_fast_n(struct rp_acct *a, unsigned port, uint64_t now_ns, co
 		p->r.rx_frames += i;
 		p->r.rx_bytes += bytes;
 		p->r.class_frames[RP_RX_DATA] += i;
-		p->r.icrc_bad += bad;
 	}
 	a->fast_frames += i;
 	return i;

@@ -98,6 +98,7 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	y->acks += x->acks;
 	y->naks += x->naks;
 	y->misdelivered += x->misdelivered;
+	y->icrc_bad += x->icrc_bad;
 	y->clock_skew += x->clock_skew;
 	y->echo_tx += x->echo_tx;
 	y->echo_rx += x->echo_rx;

@@ -14,7 +14,7 @@ static const size_t FLOW_U64[] = {
 	F(tx_packets), F(tx_bytes), F(rx_packets), F(rx_bytes), F(lost), F(reordered), F(duplicates), F(ce),
 	F(cnp_tx), F(cnp_rx), F(acks), F(naks), F(rx_payload_bytes), F(first_rx_ns), F(last_rx_ns),
 	F(retransmissions), F(go_back_n), F(messages), F(stale), F(head_lost), F(clock_skew), F(misdelivered), F(active_ns),
-	F(echo_tx), F(echo_rx),
+	F(echo_tx), F(echo_rx), F(icrc_bad),
 	F(latency_ns.count), F(latency_ns.min), F(latency_ns.max), F(latency_ns.pct[0]), F(latency_ns.pct[1]),
 	F(latency_ns.pct[2]), F(latency_ns.pct[3]), F(latency_ns.pct[4]), F(latency_ns.pct[5]),
 };
@@ -23,7 +23,7 @@ static const size_t FLOW_U64[] = {
 static const size_t PORT_U64[] = {
 	P(speed_bps), P(rx_frames), P(rx_bytes), P(class_frames[0]), P(class_frames[1]), P(class_frames[2]),
 	P(class_frames[3]), P(class_frames[4]), P(class_frames[5]), P(class_frames[6]), P(class_frames[7]),
-	P(class_frames[8]),
+	P(class_frames[8]), P(class_frames[9]),
 	P(pfc_frames), P(pause_frames), P(misdelivered), P(misdelivered_bytes), P(icrc_bad),
 };
 #undef P
@@ -36,13 +36,13 @@ static const size_t PRIO_U64[] = {
 /* A field added to a result struct must be added to the tables above (and
  * RP_ACCT_PACK_VERSION bumped), or the merged result silently lacks it:
  * these break the build first. Sizes on x86-64 / aarch64 (LP64). */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 480,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_flow_result) == 488,
 	       "rp_acct_flow_result changed: update FLOW_U64 and put_flow/walk_flows");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 880,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_port_result) == 888,
 	       "rp_acct_port_result changed: update PORT_U64/PRIO_U64");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct rp_acct_prio_result) == 88,
 	       "rp_acct_prio_result changed: update PRIO_U64");
-_Static_assert(RP_RX_CLASSES == 9, "PORT_U64 lists 9 classes");
+_Static_assert(RP_RX_CLASSES == 10, "PORT_U64 lists 10 classes");
 _Static_assert(RP_TS_COUNTERS == 7 && RP_TS_PCTS == 4, "the series record is c[7] and 4 percentiles");
 
 #define U(x) ((unsigned long long)(x))

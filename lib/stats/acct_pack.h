@@ -113,7 +113,7 @@
 
 #include "acct.h"
 
-#define RP_ACCT_PACK_VERSION 5u /* 2: ports carry icrc_bad; 3: per-bin histograms, echoes (echo_tx, class echo, rtt); 4: histograms carry exact sums, not a mean and M2; 5: flows carry head_lost */
+#define RP_ACCT_PACK_VERSION 6u /* 2: ports carry icrc_bad; 3: per-bin histograms, echoes (echo_tx, class echo, rtt); 4: histograms carry exact sums, not a mean and M2; 5: flows carry head_lost; 6: flows carry icrc_bad, ports class icrc_bad */
 
 /* Step 1. tx has RP_ACCT_TX_FIELDS * nflows entries, nflows the plan's
  * flows, indexed by flow id (flows with an id >= nflows are left out); flow

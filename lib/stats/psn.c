@@ -152,6 +152,24 @@ void rp_psn_data_any(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t op
 	p->last = psn;
 }
 
+bool rp_psn_hole(struct rp_psn *p, uint32_t psn)
+{
+	psn &= RP_PSN_MASK;
+	if (!p->started) {
+		p->started = true;
+		p->first = p->next = psn;
+	} else if (psn != p->next) {
+		return false;
+	}
+	bit_clear_run(p, psn, 1);
+	p->next = rp_psn_add(psn, 1);
+	p->last = psn;
+	p->gaps++;
+	p->skipped++;
+	p->missing++;
+	return true;
+}
+
 void rp_psn_read_response(struct rp_psn *p, uint32_t psn)
 {
 	psn &= RP_PSN_MASK;
@@ -167,6 +185,13 @@ void rp_psn_read_response(struct rp_psn *p, uint32_t psn)
 		p->skipped -= p->skipped > 0;
 		p->missing -= p->missing > 0;
 	}
+}
+
+bool rp_psn_seen(const struct rp_psn *p, uint32_t psn)
+{
+	psn &= RP_PSN_MASK;
+	int32_t d = rp_psn_diff(psn, p->next);
+	return p->started && d > 0 && (uint32_t)d <= RP_PSN_WINDOW && bit_get(p, psn);
 }
 
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn)

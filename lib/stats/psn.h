@@ -92,12 +92,20 @@ static inline void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, 
 	rp_psn_message(p, now_ns, opcode, ev);
 	p->last = psn;
 }
+/* A data packet that arrived unusable (a wrong ICRC: a NIC drops it). When
+ * its PSN is the next expected one (or the QP's first), the PSN holds its
+ * place: a gap of one (gaps, skipped, missing), which a resend or a late
+ * arrival fills as any gap; true then. Any other PSN is not trusted (the
+ * corruption may be in it): false, nothing counted. No packet, no message. */
+bool rp_psn_hole(struct rp_psn *p, uint32_t psn);
 /* A READ response to this QP's request: a READ takes one PSN for every
  * response packet (IBA 9.7.5.1.1), which the requester's next request
  * skips. The response's PSN is taken here as seen, without counting a
  * packet: not a gap, not lost (a READ of 3 packets at PSN 50 and the next
  * request at 53 counted 2 lost). */
 void rp_psn_read_response(struct rp_psn *p, uint32_t psn);
+/* The PSN arrived (within the last RP_PSN_WINDOW PSNs below next). */
+bool rp_psn_seen(const struct rp_psn *p, uint32_t psn);
 /* A NAK (PSN sequence error) for this QP: psn is the one it expects next. */
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn);
 

@@ -91,6 +91,16 @@ enum rp_seq_verdict rp_seq_rx_any(struct rp_seq *s, uint64_t seq)
 	return seq >= s->next ? rx_ahead(s, seq) : rx_behind(s, seq);
 }
 
+bool rp_seq_hole(struct rp_seq *s, uint64_t seq)
+{
+	if (!s->started || seq != s->next)
+		return false;
+	clear_range(s, seq, seq + 1);
+	s->next = seq + 1;
+	s->lost++;
+	return true;
+}
+
 void rp_seq_finish(struct rp_seq *s, bool sent_known, uint64_t sent)
 {
 	if (sent_known)

@@ -52,6 +52,12 @@ static inline enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq)
 	s->unique++;
 	return RP_SEQ_IN_ORDER;
 }
+/* A frame that carried seq but arrived unusable (a wrong ICRC: a NIC drops
+ * it). When seq is the next expected one (the stream started), it holds its
+ * place: skipped, counted lost as a gap would be, and a later arrival of it
+ * is late (un-losing it); true then. Any other seq is not trusted (the
+ * corruption may be in it): false, nothing counted. */
+bool rp_seq_hole(struct rp_seq *s, uint64_t seq);
 /* With the sender's count: lost = sent - unique (0 if fewer were sent than
  * arrived, which means a corrupt count). Without (sent_known false) the
  * gap count stays. */

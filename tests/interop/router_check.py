@@ -37,7 +37,7 @@ ARP/ND (roceprobe answers). Known answers:
 - bad input: one line, exit 2, nothing sent.
 
 usage: router_check.py ROCEPROBE [CASE...]   (exit 77 = skipped: no netns/veth here; cases
-v4 v6 two tbf jumbo xdp limits macmove macmove6 bad bad6 by default, mpi on request)
+v4 v6 two tbf jumbo xdp limits macmove macmove6 bad bad6 pmtu by default, mpi on request)
 """
 import fcntl
 import json
@@ -404,6 +404,76 @@ def check_mac_move(tmp, v6):
     expect(len(line) == 1 and f"{old} -> {new} (1 change" in line[0], f"{name}: the summary says so: {line}")
 
 
+def check_pmtu(tmp):
+    """The router's far veth (rp11-b1) at MTU 1500, everything else at 9000, the profile at mtu 4096:
+    4170 B frames (14 + 20 + 8 + 12 BTH + 16 RETH + 4096 + 4 ICRC) both ways.
+
+    h1 -> h2: the router takes them on rp11-a1 and cannot forward them (DF): it answers each with
+    ICMP fragmentation needed, next-hop MTU 1500, which h1's capture holds (tshark counts them) and
+    h1's port counts (icmp_too_big); the finding names the RoCE MTU to use: an IPv4 WRITE ONLY's
+    headers and ICRC are 20 + 8 + 12 + 16 + 4 = 60 B, 60 + 1024 = 1084 <= 1500 < 60 + 2048 = 2108,
+    so mtu: 1024.
+    h2 -> h1: net_af_packet counts them sent, but rp11-b0's peer (MTU 1500) refuses them: the
+    kernel's netdev sends only h2's ARP frames and counts drops; the frames after a drop stay in
+    af_packet's ring. What the kernel counts (ip -s link) is in result.json, and the finding says
+    the 200 data frames never left.
+    """
+    setup(1, False, 9000)
+    nsx(NS[0], "ip link set rp11-b1 mtu 1500")
+    st = lambda ns, i: json.loads(nsx(ns, f"ip -s -j link show {i}") if ns else sh(f"ip -s -j link show {i}"))[0]["stats64"]
+    b0, b1, icmp0 = st(None, "rp11-b0"), st(NS[0], "rp11-b1"), snmp_icmp(NS[0])
+    n = 200
+    text = profile(mtu=4096, packets=n) + f"  - {{name: g, pattern: flow, src: h2, dst: h1, rate: 50M, packets: {n}}}\n"
+    p, out = run(tmp, text, "pmtu", snaplen=256)
+    if not expect(p.returncode == 0, f"pmtu: run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})"):
+        return
+    b0a, b1a, icmp = st(None, "rp11-b0"), st(NS[0], "rp11-b1"), snmp_icmp(NS[0])
+    j = json.load(open(os.path.join(out, "result.json")))
+    h1, h2 = port(j, "h1"), port(j, "h2")
+    f, g = j["flows"]
+    findings = j.get("findings", [])
+    # h1: the router's ICMP, three ways: its own count, tshark's, roceprobe's
+    t = subprocess.run(["tshark", "-r", os.path.join(out, "capture-h1.pcap"), "-Y", "icmp.type == 3 && icmp.code == 4",
+                        "-T", "fields", "-e", "icmp.mtu"], capture_output=True, text=True)
+    mtus = t.stdout.split()
+    sent = icmp["OutDestUnreachs"] - icmp0["OutDestUnreachs"]
+    print(f"pmtu: router sent {sent} destination unreachable, tshark finds {len(mtus)} fragmentation needed "
+          f"(MTU {sorted(set(mtus))}) in h1's capture; h1 counted {h1.get('icmp_too_big')}")
+    expect(len(mtus) == sent > 0 and set(mtus) == {"1500"},
+           f"pmtu: tshark's {len(mtus)} ICMP fragmentation-needed frames in h1's capture == the router's "
+           f"OutDestUnreachs +{sent}, all MTU 1500 ({sorted(set(mtus))})")
+    expect(h1.get("icmp_too_big") == {"frames": len(mtus), "mtu": 1500},
+           f"pmtu: h1's icmp_too_big {h1.get('icmp_too_big')} == {{frames: {len(mtus)}, mtu: 1500}}")
+    expect(any("port h1:" in x and "path MTU 1500 below the frames (4170 B): set mtu: 1024" in x for x in findings),
+           f"pmtu: a finding says 'path MTU 1500 below the frames (4170 B): set mtu: 1024' ({findings})")
+    summary = open(os.path.join(out, "summary.txt")).read()
+    expect("FINDING: port h1:" in summary and "set mtu: 1024" in summary, "pmtu: summary.txt says so too")
+    # h2: what its netdev sent and dropped, as ip -s link counts it
+    ktx, kdrop = b0a["tx"]["packets"] - b0["tx"]["packets"], b0a["tx"]["dropped"] - b0["tx"]["dropped"]
+    peer_drop = b1a["rx"]["dropped"] - b1["rx"]["dropped"]
+    nd = h2["neigh"]
+    arp = nd["arp_requests_tx"] + nd["arp_replies_tx"]
+    print(f"pmtu: rp11-b0 tx {ktx} dropped {kdrop}, rp11-b1 rx_dropped {peer_drop}; h2 {h2.get('netdev')}, "
+          f"flow g tx {g['tx_packets']} unsent {g.get('tx_unsent')} lost {g['lost']}")
+    expect(h2.get("netdev") == {"name": "rp11-b0", "tx_packets": ktx, "tx_dropped": kdrop, "tx_errors": 0},
+           f"pmtu: h2's netdev counters {h2.get('netdev')} == ip -s link's rp11-b0 tx {ktx}, dropped {kdrop}")
+    expect(ktx == arp and 0 < kdrop == peer_drop <= n,
+           f"pmtu: rp11-b0 sent only h2's {arp} ARP frames ({ktx}) and dropped {kdrop} == its peer's rx_dropped "
+           f"{peer_drop}, at most the {n} data frames")
+    expect(any("port h2:" in x and "rp11-b0" in x and f"{n} never left" in x for x in findings),
+           f"pmtu: a finding says h2's {n} data frames never left rp11-b0 ({findings})")
+    # The PMD said sent: the flows count them so, and lost (none arrived).
+    expect(f["tx_packets"] == n and f["lost"] == n and g["tx_packets"] == n and g["lost"] == n and
+           f["tx_unsent"] == 0 and g["tx_unsent"] == 0,
+           f"pmtu: both flows tx {n} (as the PMD said), lost {n}, tx_unsent 0 ({f['tx_packets']}/{f['lost']}/"
+           f"{f.get('tx_unsent')}, {g['tx_packets']}/{g['lost']}/{g.get('tx_unsent')})")
+
+
+def snmp_icmp(ns):
+    lines = [ln.split() for ln in nsx(ns, "cat /proc/net/snmp").splitlines() if ln.startswith("Icmp:")]
+    return dict(zip(lines[0][1:], (int(x) for x in lines[1][1:])))
+
+
 def check_limits(tmp):
     """PMDs that cannot carry the profile's frames: one line saying what to change, exit 2,
     nothing sent. net_tap (DPDK 22.11) sends nothing longer than its ethdev MTU + 22 B and
@@ -519,7 +589,7 @@ try:
     with tempfile.TemporaryDirectory() as tmp:
         # mpi runs in the cluster suite (tests/cluster/meson.build: cluster-routed)
         which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "macmove6", "bad",
-                                 "bad6"]
+                                 "bad6", "pmtu"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
@@ -541,6 +611,8 @@ try:
             check_routed(tmp, "af-xdp-2048", 1, False, mtu=2048, vethmtu=3000, h1_port="net_af_xdp0,iface=rp11-a0")
         if "limits" in which:
             check_limits(tmp)
+        if "pmtu" in which:
+            check_pmtu(tmp)
         if "macmove" in which:
             check_mac_move(tmp, False)
         if "macmove6" in which:

@@ -399,6 +399,77 @@ with tempfile.TemporaryDirectory() as d:
         expect((ucl["data"], ucl["other"]) == want and say in uj["findings"],
                f"{name}: data, other {(ucl['data'], ucl['other'])} == {want}; findings {uj['findings']}")
 
+    # Bad ICRCs: 50 SEND ONLY h1 -> rx (QP 0x700, PSN 0..49, 64 B payload), the 5th, 10th,
+    # ..., 50th (i % 5 == 4) with one payload byte flipped after its ICRC. A NIC drops
+    # those 10: rx 40, icrc_bad 10, lost 10 (the 50th too: it holds its place though
+    # nothing follows it), data 40 + icrc_bad 10 frames, and a finding names the ICRC
+    # (was: rx 50, lost 0, "nothing wrong"; only ports[0].icrc_bad knew).
+    ib = []
+    for i in range(50):
+        fr = roce("h1", "rx", 0x04, 0x700, i, b"\x5a" * 64)
+        if i % 5 == 4:
+            fr = fr[:60] + bytes([fr[60] ^ 1]) + fr[61:]  # byte 60: the payload's 7th (14 + 20 + 8 + 12 = 54)
+        ib.append((T0 + i * 1000, fr))
+    ibp = os.path.join(d, "icrc-bad.pcap")
+    write_pcap(ibp, ib, nano=True)
+    ij = json.loads(subprocess.run([roceprobe, "analyze", "--json", ibp], capture_output=True, text=True).stdout)
+    iff = ij["flows"][0] if ij["flows"] else {}
+    got = (iff.get("rx_packets"), iff.get("icrc_bad"), iff.get("lost"), ij["capture"]["classes"].get("data"),
+           ij["capture"]["classes"].get("icrc_bad"), ij["ports"][0]["icrc_bad"])
+    expect(got == (40, 10, 10, 40, 10, 10), f"bad ICRC: rx, icrc_bad, lost, data, class icrc_bad, port icrc_bad {got} "
+           "== (40, 10, 10, 40, 10, 10)")
+    expect(any("10 data frames with a bad ICRC" in x for x in ij["findings"])
+           and not any(x.startswith("nothing wrong") for x in ij["findings"]),
+           f"bad ICRC: a finding names the ICRC, not 'nothing wrong': {ij['findings']}")
+    dj = subprocess.run([roceprobe, "decode", "--json", ibp], capture_output=True, text=True)
+    expect(json.loads(dj.stdout.splitlines()[-1]).get("icrc_bad") == 10, "bad ICRC: decode counts the same 10")
+
+    # Reordering is a finding: PSN 0, 1, 2, 4, 3, 5, 6 (one late, no NAK, no resend).
+    ro = [(T0 + k * 1000, roce("h1", "rx", 0x04, 0x700, p_, b"\x5a" * 64)) for k, p_ in enumerate((0, 1, 2, 4, 3, 5, 6))]
+    rop = os.path.join(d, "reordered.pcap")
+    write_pcap(rop, ro, nano=True)
+    roj = json.loads(subprocess.run([roceprobe, "analyze", "--json", rop], capture_output=True, text=True).stdout)
+    rof = roj["flows"][0] if roj["flows"] else {}
+    expect(rof.get("reordered") == 1 and rof.get("lost") == 0 and
+           roj["findings"] == ["flow 0: 1 packets arrived late (reordered: after a later one, not resent), which a RoCE "
+                               "NIC takes for loss and answers with a NAK"],
+           f"reordered 1, lost 0, and a finding says so: {roj['findings']}")
+
+    # Two QPs of one host pair over the same PSNs, each with its own NAK: h1 -> rx QP 0x300
+    # (NAKs to h1's 0x301) and 0x500 (NAKs to 0x501), PSN 0..9 interleaved, 0x300 loses
+    # 3 and 0x500 loses 6 before the capture point; NAK(3) to 0x301, NAK(6) to 0x501; then
+    # 0x300 resends 3..9 and 0x500 6..9. Both PSN ranges hold 3 and 6, but only 0x300
+    # misses 3: NAK(3) is 0x300's, and NAK(6) the other's. By hand: 0x300 rx 9 + 7 = 16,
+    # 7 resent (go-back-N), 6 seen before, 0 late, 0 lost; 0x500 rx 9 + 4 = 13, resent 4,
+    # duplicates 3 (was: both NAKs matched no flow, go-back-N 0, reordered 1 each).
+    nq, t = [], T0
+    for p_ in range(10):
+        if p_ != 3:
+            nq.append((t, roce("h1", "rx", 0x04, 0x300, p_, b"a" * 32)))
+        if p_ != 6:
+            nq.append((t + 50, roce("h1", "rx", 0x04, 0x500, p_, b"b" * 32)))
+        t += 100
+    nq += [(t, roce("rx", "h1", 0x11, 0x301, 3, ext=struct.pack("!I", 0x60 << 24 | 1))),
+           (t + 100, roce("rx", "h1", 0x11, 0x501, 6, ext=struct.pack("!I", 0x60 << 24 | 1)))]
+    t += 200
+    for p_ in range(3, 10):
+        nq.append((t, roce("h1", "rx", 0x04, 0x300, p_, b"a" * 32)))
+        t += 100
+    for p_ in range(6, 10):
+        nq.append((t, roce("h1", "rx", 0x04, 0x500, p_, b"b" * 32)))
+        t += 100
+    nqp = os.path.join(d, "two-qps-naks.pcap")
+    write_pcap(nqp, nq, nano=True)
+    nj = json.loads(subprocess.run([roceprobe, "analyze", "--json", nqp], capture_output=True, text=True).stdout)
+    nf = {f["qpn"]: f for f in nj["flows"]}
+    got = [tuple(nf.get(q, {}).get(k) for k in ("rx_packets", "naks", "go_back_n", "retransmissions", "duplicates",
+                                                 "reordered", "lost")) for q in (0x300, 0x500)]
+    expect(got == [(16, 1, 1, 7, 6, 0, 0), (13, 1, 1, 4, 3, 0, 0)] and nj["capture"]["unmatched"] == 0,
+           f"two QPs, overlapping PSNs: (rx, naks, go-back-N, resent, duplicates, reordered, lost) {got} == "
+           f"[(16, 1, 1, 7, 6, 0, 0), (13, 1, 1, 4, 3, 0, 0)], unmatched {nj['capture']['unmatched']} == 0")
+    senders = [(nf.get(q, {}).get("qps") or [{}])[0].get("sender_qpn") for q in (0x300, 0x500)]
+    expect(senders == [0x301, 0x501], f"two QPs: sender QPs learned from their NAKs {senders} == [0x301, 0x501]")
+
     h = subprocess.run([roceprobe, "analyze", "--help"], capture_output=True, text=True)
     expect(h.returncode == 0 and "--json" in h.stdout, "--help teaches")
 

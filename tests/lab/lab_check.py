@@ -555,6 +555,26 @@ def case_signal(tmp):
         shutil.rmtree(out)
 
 
+def case_zero(tmp):
+    # incast-8to1 with message_size: 0 (zero-byte WRITEs, as perftest allows): 8 x 100 frames
+    # of BTH + RETH, no payload, so no probe and no timestamp: all 800 arrive, and there is no
+    # latency to report: every flow's latency_ns figures and headline p99_ns/p999_ns null, '-'
+    # in the flow rows and "latency n/a" in summary.txt (was: 0 ns everywhere).
+    out = os.path.join(tmp, "zero")
+    j = lab(f"{PROFILES}/incast-8to1.yaml", out, "--set", "defaults.message_size=0")
+    fl = j["flows"]
+    expect(len(fl) == 8 and all((f["tx_packets"], f["rx_packets"], f["lost"]) == (100, 100, 0) for f in fl),
+           f"8 flows of 100 zero-byte messages, all received: {[(f['tx_packets'], f['rx_packets'], f['lost']) for f in fl]}")
+    expect(all(f["latency_ns"]["count"] == 0 and f["latency_ns"]["p50"] is None and f["latency_ns"]["p99"] is None
+               and f["latency_ns"]["max"] is None for f in fl), "every flow: latency count 0, p50/p99/max null")
+    h = j["headline"]
+    expect(h["p99_ns"] is None and h["p999_ns"] is None, f"headline p99_ns/p999_ns null ({h['p99_ns']}, {h['p999_ns']})")
+    text = open(os.path.join(out, "summary.txt")).read()
+    rows = [l.split() for l in text.splitlines() if l[:1].isdigit()]
+    expect(len(rows) == 8 and all(r[-3:] == ["-", "-", "-"] for r in rows) and "latency n/a" in text,
+           "summary.txt: '-' for p50/p99/max in every flow row, 'latency n/a' in the headline")
+
+
 def case_summary(tmp):
     out = os.path.join(tmp, "hr")
     j = lab(f"{PROFILES}/headroom-too-small.yaml", out)

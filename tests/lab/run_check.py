@@ -144,6 +144,22 @@ def case_idle(tmp):
     expect(cpu["idle"] < 0.5 * cpu["spin"], f"--idle-us 200 took {cpu['idle']:.2f} s of CPU, polling {cpu['spin']:.2f} s")
 
 
+def case_zero(tmp):
+    # message_size: 0 (perftest's zero-byte messages): 200 WRITEs of 0 B, each one frame of
+    # BTH + RETH and no payload, so no probe and no timestamp: every frame arrives (tx 200,
+    # rx 200, lost 0) and there is no latency: null figures (count 0), '-' in summary.txt
+    # (was: p50/p99/max 0 ns, a measurement nobody made).
+    j, out = run(tmp, profile(messages=200).replace("message_size: 1024", "message_size: 0"))
+    f = j["flows"][0]
+    lat = f["latency_ns"]
+    expect((f["tx_packets"], f["rx_packets"], f["lost"]) == (200, 200, 0),
+           f"zero-byte messages: tx, rx, lost {(f['tx_packets'], f['rx_packets'], f['lost'])} == (200, 200, 0)")
+    expect(lat["count"] == 0 and all(lat[k] is None for k in ("min", "p50", "p99", "max", "mean")),
+           f"no probe carried: latency count 0, every figure null ({lat})")
+    row = next(l for l in open(os.path.join(out, "summary.txt")) if l.startswith("0 "))
+    expect(row.split()[-3:] == ["-", "-", "-"], f"summary.txt: p50/p99/max '-' ({row.strip()})")
+
+
 def case_burst(tmp):
     j, _ = run(tmp, profile("{drop_from: 500, drop_count: 100}"))
     f = j["flows"][0]
@@ -350,5 +366,5 @@ traffic:
 
 with tempfile.TemporaryDirectory() as tmp:
     {"flows": case_flows, "stamps": case_stamps, "sigint": case_sigint, "loss": case_loss, "idle": case_idle, "burst": case_burst, "delay": case_delay, "pfc": case_pfc,
-     "misdelivered": case_misdelivered}[CASE](tmp)
+     "misdelivered": case_misdelivered, "zero": case_zero}[CASE](tmp)
 finish(CASE)

@@ -433,6 +433,61 @@ static void misdelivered_not_received(void **state)
 	rp_acct_destroy(a);
 }
 
+/* 50 WRITE ONLY of flow 0 (probe seq = PSN = i), the 5th, 10th, ... 50th
+ * (i % 5 == 4) with a payload byte flipped after its ICRC was computed: a NIC
+ * drops those 10, so they are class icrc_bad, the flow's icrc_bad 10, not
+ * received (rx 40, payload 40 x 64 B) and lost 10, the last one (seq 49)
+ * included although nothing follows it: it held its place. The same without
+ * the sender's count and with it (50 - 40 unique = 10). Then seq 4 arrives
+ * again whole (a resend): received, late, lost 9. Ports: icrc_bad 10, data 40. */
+static void bad_icrc_not_received(void **state)
+{
+	(void)state;
+	for (int with_tx = 0; with_tx < 2; with_tx++) {
+		struct rp_acct_cfg c;
+		cfg_init(&c);
+		c.track_psn = true;
+		struct rp_acct *a = make(&c);
+		uint8_t buf[256];
+		for (uint32_t i = 0; i < 51; i++) {
+			uint32_t s = i < 50 ? i : 4;
+			struct pkt p = {.flow = 0, .psn = s, .seq = s, .tx_ns = i * 1000, .probe = true};
+			size_t n = data_frame(buf, sizeof(buf), &p);
+			bool bad = i < 50 && i % 5 == 4;
+			if (bad)
+				buf[n - 4 - 8] ^= 0x01; /* a payload byte (the probe is the payload's first 24) */
+			assert_int_equal(rp_acct_rx(a, 0, i * 1000 + 500, buf, n, n, NULL), bad ? RP_RX_ICRC_BAD : RP_RX_DATA);
+			if (i == 49) { /* before the resend: all 10 lost, the tail too */
+				struct rp_acct_flow_result r;
+				rp_acct_flow(a, 0, &r);
+				assert_int_equal(r.rx_packets, 40);
+				assert_int_equal(r.icrc_bad, 10);
+			}
+		}
+		uint64_t tx[2] = {50, 0};
+		rp_acct_finish(a, 100000, with_tx ? tx : NULL);
+		struct rp_acct_flow_result r;
+		rp_acct_flow(a, 0, &r);
+		assert_int_equal(r.rx_packets, 41);
+		assert_int_equal(r.icrc_bad, 10);
+		assert_int_equal(r.lost, 9);
+		assert_int_equal(r.reordered, 1);
+		assert_int_equal(r.rx_payload_bytes, 41 * 64);
+		assert_int_equal(r.latency_ns.count, 41);
+		struct rp_acct_qp_result q;
+		rp_acct_qp(a, 0, 0, &q);
+		assert_int_equal(q.psn.missing, 9); /* 10 holes, PSN 4 filled */
+		assert_int_equal(q.psn.packets, 41);
+		struct rp_acct_port_result pr;
+		rp_acct_port(a, 0, &pr);
+		assert_int_equal(pr.icrc_bad, 10);
+		assert_int_equal(pr.class_frames[RP_RX_ICRC_BAD], 10);
+		assert_int_equal(pr.class_frames[RP_RX_DATA], 41);
+		assert_int_equal(pr.rx_frames, 51);
+		rp_acct_destroy(a);
+	}
+}
+
 /* 11 frames of 64 B payload 1000 ns apart, in a run of 1 ms: over the run
  * 11 x 512 bit / 1 ms = 0.005632 Gbit/s; over the active span (10 us, ten
  * gaps of 1000 ns) 512 bit / 1000 ns = 0.512 Gbit/s. */
@@ -466,6 +521,7 @@ int main(void)
 		cmocka_unit_test(discovery_without_probes),
 		cmocka_unit_test(malformed_and_other),
 		cmocka_unit_test(misdelivered_not_received),
+		cmocka_unit_test(bad_icrc_not_received),
 		cmocka_unit_test(goodput_over_the_active_span),
 		cmocka_unit_test(verbs_messages),
 	};

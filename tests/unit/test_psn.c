@@ -33,6 +33,52 @@ static void gaps_not_filled_are_lost(void **state)
 	assert_int_equal(p.messages, 900);
 }
 
+/* 0..9 sent; 3 arrives with a bad ICRC (rp_psn_hole: it holds its place),
+ * 9 too (the tail: no later PSN would show it); so missing 2 in 2 gaps and
+ * 8 packets, 8 messages. A hole at a PSN that is not the next one (12, or 2
+ * again) is not trusted: false, nothing counted. NAK(3) at t=100, resend
+ * 3..9 from t=150: go-back-N 1, 7 resent, 3 and 9 fill their gaps (filled 2,
+ * missing 0), 4..8 seen before (duplicates 5), none late. */
+static void bad_icrc_holds_its_place(void **state)
+{
+	(void)state;
+	struct rp_psn p;
+	struct rp_psn_event ev;
+	rp_psn_init(&p);
+	for (uint32_t i = 0; i < 10; i++) {
+		if (i == 3 || i == 9)
+			assert_true(rp_psn_hole(&p, i));
+		else
+			data(&p, i * 10, i, RP_OP_RC_SEND_ONLY, &ev);
+	}
+	assert_false(rp_psn_hole(&p, 12));
+	assert_false(rp_psn_hole(&p, 2));
+	assert_int_equal(p.next, 10);
+	assert_int_equal(p.missing, 2);
+	assert_int_equal(p.gaps, 2);
+	assert_int_equal(p.packets, 8);
+	assert_int_equal(p.messages, 8);
+	assert_true(rp_psn_seen(&p, 2));
+	assert_false(rp_psn_seen(&p, 3));
+	assert_false(rp_psn_seen(&p, 10)); /* not yet sent */
+	rp_psn_nak(&p, 100, 3);
+	for (uint32_t i = 3; i < 10; i++)
+		data(&p, 150 + i, i, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(p.go_back_n, 1);
+	assert_int_equal(p.retransmissions, 7);
+	assert_int_equal(p.filled, 2);
+	assert_int_equal(p.missing, 0);
+	assert_int_equal(p.duplicates, 5);
+	assert_int_equal(p.reordered, 0);
+	assert_int_equal(p.messages, 10);
+	/* A QP's first packet arriving bad starts it there. */
+	rp_psn_init(&p);
+	assert_true(rp_psn_hole(&p, 500));
+	data(&p, 1, 501, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(p.first, 500);
+	assert_int_equal(p.missing, 1);
+}
+
 static void wraps_at_24_bits(void **state)
 {
 	(void)state;
@@ -179,6 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gaps_not_filled_are_lost),
 		cmocka_unit_test(wraps_at_24_bits),
+		cmocka_unit_test(bad_icrc_holds_its_place),
 		cmocka_unit_test(go_back_n_after_nak),
 		cmocka_unit_test(go_back_n_counts_resent_apart_from_duplicates),
 		cmocka_unit_test(message_completion_first_to_last),
