@@ -60,7 +60,9 @@ static void close_file(struct rp_lab_cap *c, uint64_t ts_ns)
 	if (!c->budget->failed)
 		return;
 	uint64_t recs = 0, bytes = 0;
-	rp_capture_keep_whole(c->path, &recs, &bytes); /* not a regular file (/dev/full): none of it counts */
+	/* not a regular file (/dev/full): none of it counts; not even a whole header: removed */
+	if (rp_capture_keep_whole(c->path, &recs, &bytes) == 0 && bytes == 0)
+		c->nfiles--;
 	c->frames -= c->file_frames - (recs < c->file_frames ? recs : c->file_frames);
 	c->budget->used -= c->file_bytes - (bytes < c->file_bytes ? bytes : c->file_bytes);
 	c->file_frames = recs;
