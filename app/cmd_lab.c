@@ -162,6 +162,16 @@ struct progress {
 	bool quiet;
 };
 
+/* A capture write failed (a full disk): said at once, the run goes on. */
+static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
+{
+	(void)arg;
+	fprintf(stderr,
+		"roceprobe lab: capture stopped at virtual %.3f ms: %s; every pcap keeps its whole records up to there, "
+		"the run goes on uncaptured (result.json: lab.capture_complete false)\n",
+		(double)now_ns / 1e6, msg);
+}
+
 static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
 {
 	struct progress *p = arg;
@@ -224,7 +234,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	char path[4096], err[512];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	const struct rp_report_stream st[] = {
-		{flows, rp_acct_nflows(a), rp_report_flow_item, (void *)a},
+		{flows, rp_acct_nflows(a), rp_lab_flow_item, (void *)a},
 		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
 		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
 	};
@@ -250,18 +260,18 @@ static int write_qdepth(struct one *r, const char *dir)
 static void summary_flows(FILE *f, const struct rp_acct *a)
 {
 	size_t n = rp_acct_nflows(a);
-	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
-		"lost", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
+	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
+		"lost", "flying", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
 	for (size_t i = 0; i < n && i < 40; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(a, i, &x);
 		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
 		uint64_t k = x.latency_ns.count;
-		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
+		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
 			   " %8.3f %9s %9s %9s\n",
-			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.ce, x.cnp_tx, x.goodput_gbps,
-			rp_report_ns_cell(c50, k, x.latency_ns.pct[0]), rp_report_ns_cell(c99, k, x.latency_ns.pct[2]),
-			rp_report_ns_cell(cmax, k, x.latency_ns.max));
+			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, rp_acct_flow_in_flight(a, i), x.ce,
+			x.cnp_tx, x.goodput_gbps, rp_report_ns_cell(c50, k, x.latency_ns.pct[0]),
+			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (n > 40)
 		fprintf(f, "... %zu more flows in result.json\n", n - 40);
@@ -346,6 +356,22 @@ static void summary_fabric(FILE *f, const struct one *r)
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
 	}
+	json_t *limited = json_object_get(pp, "sender_limited");
+	json_array_foreach(limited, i, x) {
+		if (i == 20) {
+			fprintf(f, "... %zu more sender-limited flows in result.json (pause_propagation.sender_limited)\n",
+				json_array_size(limited) - 20);
+			break;
+		}
+		fprintf(f, "sender-limited (not a PFC victim): flow %d %s -> %s prio %d, %" PRId64 " ns late: %s's NIC is "
+			   "offered %.3f Gbit/s on %.3f Gbit/s, which makes it %" PRId64 " ns late\n",
+			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
+			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
+			(int64_t)json_integer_value(json_object_get(x, "late_ns")), json_string_value(json_object_get(x, "src")),
+			json_real_value(json_object_get(x, "sender_offered_gbps")),
+			json_real_value(json_object_get(x, "sender_speed_gbps")),
+			(int64_t)json_integer_value(json_object_get(x, "sender_late_ns")));
+	}
 }
 
 /* Hosts of several NICs: each host's sum, then its NICs and where they plug in. */
@@ -397,6 +423,17 @@ static void summary(FILE *f, const struct one *r)
 	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
 		   "%s, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
 		h->loss_pct, h->lost, h->drops, h->paused_pct, lat, h->goodput_gbps, h->max_queue_bytes);
+	if (h->in_flight) /* a run stopped early: neither received nor lost */
+		fprintf(f, "in flight %" PRIu64 " (not lost, not in the loss %%): %" PRIu64 " in switch buffers, %" PRIu64
+			   " on links, when the run stopped\n",
+			h->in_flight, t.in_flight - t.in_flight_on_links, t.in_flight_on_links);
+	if (t.capture_stopped) {
+		char sz[32];
+		rp_format_size(t.capture_max, sz, sizeof(sz));
+		fprintf(f, "captures incomplete: they end at virtual %.3f ms (%s%s%s)\n", (double)t.capture_stopped_ns / 1e6,
+			t.capture_failed ? t.capture_error : t.capture_room_limited ? "the disk's room for pcaps, " : "--capture-max ",
+			t.capture_failed ? "" : sz, t.capture_failed ? "; each file cut back to its last whole record" : "");
+	}
 	summary_fabric(f, r);
 	summary_hosts(f, r);
 	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(rp_lab_acct(r->lab)));
@@ -450,7 +487,8 @@ static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, s
 	char err[RP_PROFILE_ERR_LEN];
 	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
 				 .capture_max = o->capture_max, .capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
-				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop};
+				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop,
+				 .capture_failed = on_capture_failed};
 	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
 		return rp_cli_error("lab", "%s", err);
 	return 0;
@@ -476,13 +514,19 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 		r.wall = wall_s() - pg.t0;
 		struct rp_lab_totals t;
 		rp_lab_totals(r.lab, &t);
-		if (rc == 0 && t.capture_stopped) {
+		if (rc == 0 && t.capture_stopped && !t.capture_failed) { /* a failed write was said when it happened */
 			char sz[32];
-			rp_format_size(o->capture_max, sz, sizeof(sz));
-			fprintf(stderr,
-				"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
-				"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
-				(double)t.capture_stopped_ns / 1e6, sz);
+			rp_format_size(t.capture_max, sz, sizeof(sz));
+			if (t.capture_room_limited)
+				fprintf(stderr,
+					"roceprobe lab: capture stopped at virtual %.3f ms: %s has room for %s of pcaps (the rest "
+					"is kept for result.json); the run went on uncaptured (free space, or lower --snaplen)\n",
+					(double)t.capture_stopped_ns / 1e6, dir, sz);
+			else
+				fprintf(stderr,
+					"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
+					"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
+					(double)t.capture_stopped_ns / 1e6, sz);
 		}
 	}
 	if (rc == 0) {

@@ -19,9 +19,14 @@
 
 struct rp_lab_cap_budget {
 	uint64_t max_bytes;  /* every file of every host together; 0: no limit */
-	uint64_t used;       /* bytes written so far, headers included */
-	bool stopped;        /* the budget ran out */
+	uint64_t used;       /* bytes written so far, headers included (after the close: kept) */
+	bool stopped;        /* the budget ran out, or a write failed */
 	uint64_t stopped_ns; /* at this virtual time (valid when stopped) */
+	/* A write failed (a full disk, an I/O error): every capture stopped
+	 * there, and each file is cut back to its last whole record when it
+	 * closes (dp/capture_keep.h), so what is left are valid pcaps. */
+	bool failed;
+	char error[4400];    /* "cannot write DIR/capture-h0.pcap: No space left on device" */
 };
 
 struct rp_lab_cap;
@@ -30,13 +35,24 @@ struct rp_lab_cap;
  * The budget is borrowed and shared. NULL with a reason. */
 struct rp_lab_cap *rp_lab_cap_open(const char *dir, const char *name, unsigned snaplen, uint64_t rotate_bytes,
 				   struct rp_lab_cap_budget *budget, char *err, size_t errlen);
-/* 0, or -1 with a reason (a file that cannot be opened on rotation). */
+/* 0, or -1 with a reason (out of memory). A file that cannot be written
+ * (or opened on rotation) is no error: it stops every capture (the budget's
+ * failed and error say why). */
 int rp_lab_cap_write(struct rp_lab_cap *c, uint64_t ts_ns, const uint8_t *buf, size_t len, char *err, size_t errlen);
 uint64_t rp_lab_cap_frames(const struct rp_lab_cap *c);
 unsigned rp_lab_cap_nfiles(const struct rp_lab_cap *c);
 /* The name (without dir) of host NAME's file k, 1-based, with or without rotation. */
 void rp_lab_cap_name(const char *name, bool rotating, unsigned k, char *out, size_t len);
-/* Flushes and closes; 0, or -1 with a reason (the file is incomplete). */
-int rp_lab_cap_close(struct rp_lab_cap *c, char *err, size_t errlen);
+/* Flushes and closes the open file; a flush that fails is a failed write at
+ * end_ns (the budget says so). After a failed write the file is cut back to
+ * its last whole record (removed when not even its header is whole), and
+ * the frames and bytes counted are what it holds. */
+void rp_lab_cap_close(struct rp_lab_cap *c, uint64_t end_ns);
+/* Frees it (closing a file still open without a word). */
+void rp_lab_cap_free(struct rp_lab_cap *c);
+/* Bytes the captures in dir may take: what its file system has free, less
+ * reserve (the run's own result files) and a page per capture file; UINT64_MAX
+ * when it cannot tell. */
+uint64_t rp_lab_cap_room(const char *dir, uint64_t reserve, unsigned files);
 
 #endif

@@ -255,3 +255,14 @@ bool rp_evq_pop(struct rp_evq *q, struct rp_event *out)
 				 .slot = h.slot, .tie = (uint32_t)(h.ord >> 32)};
 	return true;
 }
+
+void rp_evq_each(const struct rp_evq *q, void (*fn)(const struct rp_evq_node *n, void *arg), void *arg)
+{
+	for (size_t i = 0; i < q->near.n; i++)
+		fn(&q->near.e[i], arg);
+	for (size_t i = 0; i < q->far.n; i++)
+		fn(&q->far.e[i], arg);
+	for (uint32_t b = 0; q->head && b < RP_EVQ_BUCKETS; b++)
+		for (uint32_t k = q->head[b]; k != NIL; k = q->nodes[k].next)
+			fn(&q->nodes[k], arg);
+}

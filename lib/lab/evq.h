@@ -75,6 +75,9 @@ static inline int rp_evq_push(struct rp_evq *q, uint64_t t, uint16_t kind, uint3
 {
 	return rp_evq_push_tie(q, t, 0, kind, node, port, slot);
 }
+/* Calls fn for every queued event, in no particular order (the lab's count
+ * of frames still on its wires when a run stops). */
+void rp_evq_each(const struct rp_evq *q, void (*fn)(const struct rp_evq_node *n, void *arg), void *arg);
 /* Removes the earliest event into *out; false when empty, or when memory ran
  * out (oom set). */
 bool rp_evq_pop(struct rp_evq *q, struct rp_event *out);

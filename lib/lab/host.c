@@ -119,10 +119,7 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 			free(h->grp[g].v);
 		free(h->flows);
 		free(h->rq);
-		if (h->cap) {
-			char e[256];
-			rp_lab_cap_close(h->cap, e, sizeof(e));
-		}
+		rp_lab_cap_free(h->cap);
 	}
 	free(lab->hosts);
 	lab->hosts = NULL;
@@ -133,6 +130,11 @@ void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b
 	struct rp_lab_cap *c = lab->hosts[h].cap;
 	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
 		lab->failed = true;
+	if (lab->capb.failed && !lab->cap_told) { /* said when it happens: the run goes on */
+		lab->cap_told = true;
+		if (lab->opts.capture_failed)
+			lab->opts.capture_failed(lab->capb.error, t, lab->opts.progress_arg);
+	}
 }
 
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t)
@@ -356,6 +358,7 @@ static bool send_data(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused,
 		return false;
 	}
 	lab->pool.len[slot] = len[0];
+	lab->pool.flow[slot] = f->acct >= 0 ? (uint32_t)f->acct : RP_POOL_NONE; /* a data frame, in flight until it lands */
 	if (f->dcqcn_on)
 		dcqcn_pace(f, now, len[0]);
 	put_on_wire(lab, h, slot, now);

@@ -144,6 +144,27 @@ int rp_lab_host_by_mac(const struct rp_lab *lab, const uint8_t mac[6])
 	return -1;
 }
 
+/* The captures may take what the disk has free, less room for the run's
+ * own files (result.json, summary.txt, qdepth.csv: measured about 4 KiB a
+ * flow, host port and switch port, and 32 B a time-series bin of each flow
+ * and port): a capture that fills the disk would leave no room for the
+ * result. Less than --capture-max: that room is the limit. */
+static void capture_room(struct rp_lab *lab)
+{
+	if (!lab->opts.capture_dir)
+		return;
+	uint64_t ports = 0, bins = lab->acfg.run_ns / (lab->acfg.bin_ns ? lab->acfg.bin_ns : 100000) + 1;
+	for (unsigned s = 0; s < lab->nsw; s++)
+		ports += lab->sw[s].nports;
+	uint64_t things = lab->plan->nflows + lab->nhosts;
+	uint64_t reserve = 65536 + 4096 * (things + ports) + 32 * bins * things;
+	uint64_t room = rp_lab_cap_room(lab->opts.capture_dir, reserve, (unsigned)lab->nhosts);
+	if (room != UINT64_MAX && (!lab->capb.max_bytes || room < lab->capb.max_bytes)) {
+		lab->capb.max_bytes = room ? room : 1;
+		lab->cap_room_limited = true;
+	}
+}
+
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen)
 {
@@ -173,7 +194,12 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		rp_lab_destroy(lab);
 		return NULL;
 	}
-	if (acct_init(lab, err, errlen) || rp_lab_topo_build(lab, err, errlen) || rp_lab_hosts_init(lab, err, errlen)) {
+	if (acct_init(lab, err, errlen) || rp_lab_topo_build(lab, err, errlen)) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	capture_room(lab);
+	if (rp_lab_hosts_init(lab, err, errlen)) {
 		rp_lab_destroy(lab);
 		return NULL;
 	}
@@ -199,19 +225,30 @@ void rp_lab_destroy(struct rp_lab *lab)
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
 {
 	int rc = 0;
+	(void)err;
+	(void)errlen;
 	for (size_t h = 0; h < lab->nhosts; h++) {
 		struct rp_lab_host *H = &lab->hosts[h];
 		if (!H->cap)
 			continue;
+		rp_lab_cap_close(H->cap, lab->tot.end_ns);
 		H->cap_files = rp_lab_cap_nfiles(H->cap);
 		H->cap_frames = rp_lab_cap_frames(H->cap);
-		if (rp_lab_cap_close(H->cap, err, errlen))
-			rc = -1;
+		rp_lab_cap_free(H->cap);
 		H->cap = NULL;
+	}
+	if (lab->capb.failed && !lab->cap_told) { /* the last flush failed */
+		lab->cap_told = true;
+		if (lab->opts.capture_failed)
+			lab->opts.capture_failed(lab->capb.error, lab->capb.stopped_ns, lab->opts.progress_arg);
 	}
 	lab->tot.capture_bytes = lab->capb.used;
 	lab->tot.capture_stopped = lab->capb.stopped;
 	lab->tot.capture_stopped_ns = lab->capb.stopped_ns;
+	lab->tot.capture_max = lab->capb.max_bytes;
+	lab->tot.capture_room_limited = lab->cap_room_limited;
+	lab->tot.capture_failed = lab->capb.failed;
+	snprintf(lab->tot.capture_error, sizeof(lab->tot.capture_error), "%s", lab->capb.error);
 	return rc;
 }
 

@@ -33,6 +33,10 @@ struct rp_lab_opts {
 	 * becomes non-zero (the caller's SIGINT/SIGTERM flag); the results so far
 	 * and the captures stay whole. */
 	volatile sig_atomic_t *stop;
+	/* Called (with progress_arg) when a capture write fails (a full disk,
+	 * once): msg names the file and the error; every capture stops there, the
+	 * run goes on, and the files are cut back to whole records as they close. */
+	void (*capture_failed)(const char *msg, uint64_t now_ns, void *arg);
 };
 
 /* Whether the profile's hosts fit the lab's switches (without a `fabric:`
@@ -44,9 +48,10 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
 /* At most this many flows in one lab run, each about RP_LAB_FLOW_BYTES
  * (measured: docs/lab.md; plan, packet source, accountant, host NIC and the
  * result's pair row), so a 1024-host all-to-all (1,047,552 flows) runs in
- * under 8 GB (7.2 GB measured) and the limit in about 15. */
+ * 7.36 GiB (peak resident, measured 2026-12-07: 7543 B a flow) and the limit
+ * in about 15 GiB. */
 #define RP_LAB_MAX_FLOWS (1u << 21)
-#define RP_LAB_FLOW_BYTES 7000u
+#define RP_LAB_FLOW_BYTES 7500u
 /* 0, or -1 with one line when the plan has more flows than that. */
 int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen);
 
@@ -69,9 +74,18 @@ struct rp_lab_totals {
 	bool truncated;        /* stopped at fabric.max_time */
 	bool stopped;          /* stopped by opts.stop (a signal) */
 	size_t peak_in_flight;
+	/* Data frames sent and neither received nor dropped when the run
+	 * stopped (fabric.max_time, a signal): in switch buffers or on links.
+	 * Counted per flow as in_flight, never as lost. */
+	uint64_t in_flight;
+	uint64_t in_flight_on_links; /* of them: on a wire (or a receiver's impair: delay) */
 	uint64_t capture_bytes;  /* written to the pcaps, headers included */
-	bool capture_stopped;    /* the captures reached opts.capture_max ... */
+	bool capture_stopped;    /* the captures reached opts.capture_max (or the disk's room), or failed ... */
 	uint64_t capture_stopped_ns; /* ... at this virtual time */
+	bool capture_room_limited; /* the limit was the disk's room, not opts.capture_max */
+	uint64_t capture_max;      /* the limit in force (0: none) */
+	bool capture_failed;       /* a write failed: capture_error says why */
+	char capture_error[4400];
 };
 /* Flushes and closes the captures (rp_lab_run leaves them open). */
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen);

@@ -121,9 +121,13 @@ struct rp_lab {
 	uint64_t now;
 	struct rp_lab_totals tot;
 	struct rp_lab_cap_budget capb;
+	bool cap_told;           /* opts.capture_failed was called */
+	bool cap_room_limited;   /* capb.max_bytes is the disk's room, not opts.capture_max */
 	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
 	int congested_sw, congested_port;
 	uint64_t tie_rng;        /* splitmix64 state for switch arrival ties, from fabric.seed */
+	struct rp_event pending; /* the event popped when the run stopped (it never ran) */
+	bool has_pending;
 	bool failed;
 	char err[256];       /* why failed, when not out of memory */
 };

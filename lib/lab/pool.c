@@ -18,6 +18,7 @@ void rp_pool_free(struct rp_pool *p)
 	free(p->free);
 	free(p->len);
 	free(p->zero);
+	free(p->flow);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -36,6 +37,10 @@ int rp_pool_grow(struct rp_pool *p)
 	if (!zero)
 		return -1;
 	p->zero = zero;
+	uint32_t *flow = realloc(p->flow, slots * sizeof(*flow));
+	if (!flow)
+		return -1;
+	p->flow = flow;
 	uint32_t *fr = realloc(p->free, slots * sizeof(*fr));
 	if (!fr)
 		return -1;

@@ -22,6 +22,7 @@ struct rp_pool {
 	size_t nfree, free_cap;
 	uint16_t *len;    /* [slot] frame length */
 	uint16_t (*zero)[2]; /* [slot] bytes [zero[0], zero[1]) are zero */
+	uint32_t *flow;   /* [slot] the accountant flow whose data frame it holds, or RP_POOL_NONE */
 	size_t in_use, peak;
 };
 
@@ -37,7 +38,9 @@ static inline uint32_t rp_pool_get(struct rp_pool *p)
 	p->in_use++;
 	if (p->in_use > p->peak)
 		p->peak = p->in_use;
-	return p->free[--p->nfree];
+	uint32_t slot = p->free[--p->nfree];
+	p->flow[slot] = RP_POOL_NONE;
+	return slot;
 }
 static inline void rp_pool_put(struct rp_pool *p, uint32_t slot)
 {

@@ -1,7 +1,9 @@
 /* Pause propagation: from the first standing queue, which hops received an
  * XOFF and when, how many hops deep it went, and the victims: flows to
  * receivers that were not oversubscribed that were paused anyway (their
- * sender was) or slowed (finished late: head-of-line blocking). */
+ * sender was) or slowed (finished late: head-of-line blocking). A flow late
+ * only by as much as its own sender's oversubscribed NIC explains (3 x 50G
+ * from one 100G host) is no victim: it is sender_limited. */
 #include <stdlib.h>
 
 #include "lab_internal.h"
@@ -100,39 +102,65 @@ static bool oversubscribed(const struct rp_lab *lab, unsigned host)
 	return lab->plan->load[host].rx_bps > (double)lab->prof->hosts[host].speed_bps * 1.0001;
 }
 
-static json_t *victim_json(const struct rp_lab *lab, size_t i)
+/* How late flow pf would finish because its own sender's NIC is offered more
+ * than its link takes: its planned span stretched by offered / speed (0 when
+ * the NIC is not oversubscribed). */
+static uint64_t sender_late_ns(const struct rp_lab *lab, const struct rp_flow *pf, uint64_t span)
+{
+	double offered = lab->plan->load[pf->src].tx_bps, speed = (double)lab->prof->hosts[pf->src].speed_bps;
+	if (offered <= speed * 1.0001)
+		return 0;
+	return (uint64_t)((double)span * (offered / speed - 1.0));
+}
+
+/* 5% of the flow's planned span and 10 us: late enough to matter. */
+static bool late_enough(uint64_t late, uint64_t span)
+{
+	return late > 10000 && late * 20 > span;
+}
+
+/* Flow i into victims (paused on its priority, or late beyond what its own
+ * sender explains) or sender_limited (late, all of it its own sender's NIC
+ * being oversubscribed: no PFC involved), or neither. */
+static void victim_sort(const struct rp_lab *lab, size_t i, json_t *victims, json_t *sender_limited)
 {
 	struct rp_acct_flow_result r;
 	struct rp_acct_port_result sp;
 	rp_acct_flow(lab->acct, i, &r);
 	const struct rp_flow *pf = &lab->plan->flows[lab->flow_of[i]];
 	if (oversubscribed(lab, pf->dst))
-		return NULL;
+		return;
 	rp_acct_port(lab->acct, pf->src, &sp);
 	uint64_t paused = sp.prio[pf->prio].paused_ns;
 	uint64_t late = r.last_rx_ns > pf->end_ns ? r.last_rx_ns - pf->end_ns : 0;
 	uint64_t span = pf->end_ns > pf->p.start_ns ? pf->end_ns - pf->p.start_ns : 1;
-	bool slowed = late > 10000 && late * 20 > span; /* 5% and 10 us past its unimpeded end */
-	if (!paused && !slowed)
-		return NULL;
-	return json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:b, s:b}", "flow", (int)r.id, "src", r.src, "dst", r.dst, "prio",
-			 (int)pf->prio, "sender_paused_ns", (json_int_t)paused, "late_ns", (json_int_t)late, "paused",
-			 paused > 0, "slowed", slowed);
+	uint64_t own = sender_late_ns(lab, pf, span);
+	bool slowed = late_enough(late > own ? late - own : 0, span); /* beyond its own sender's share */
+	if (paused || slowed) {
+		json_array_append_new(victims, json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:b, s:b}", "flow", (int)r.id, "src",
+							 r.src, "dst", r.dst, "prio", (int)pf->prio, "sender_paused_ns",
+							 (json_int_t)paused, "late_ns", (json_int_t)late, "paused", paused > 0,
+							 "slowed", slowed));
+	} else if (own && late_enough(late, span)) {
+		json_array_append_new(sender_limited,
+				      json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:f, s:f}", "flow", (int)r.id, "src", r.src,
+						"dst", r.dst, "prio", (int)pf->prio, "late_ns", (json_int_t)late,
+						"sender_late_ns", (json_int_t)own, "sender_offered_gbps",
+						lab->plan->load[pf->src].tx_bps / 1e9, "sender_speed_gbps",
+						(double)lab->prof->hosts[pf->src].speed_bps / 1e9));
+	}
 }
 
 json_t *rp_lab_propagation_json(const struct rp_lab *lab)
 {
 	unsigned depth;
-	json_t *hops = hops_json(lab, &depth), *victims = json_array();
-	for (size_t i = 0; i < rp_acct_nflows(lab->acct); i++) {
-		json_t *v = victim_json(lab, i);
-		if (v)
-			json_array_append_new(victims, v);
-	}
+	json_t *hops = hops_json(lab, &depth), *victims = json_array(), *limited = json_array();
+	for (size_t i = 0; i < rp_acct_nflows(lab->acct); i++)
+		victim_sort(lab, i, victims, limited);
 	json_t *start = lab->congestion_ns == RP_LAB_NEVER ? json_null() : json_integer((json_int_t)lab->congestion_ns);
 	json_t *where = lab->congested_sw < 0 ? json_null()
 					       : json_pack("{s:s, s:i}", "switch", lab->sw[lab->congested_sw].name, "port",
 							   lab->congested_port);
-	return json_pack("{s:o, s:o, s:i, s:o, s:o}", "congestion_start_ns", start, "congested", where, "depth",
-			 (int)depth, "hops", hops, "victims", victims);
+	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o}", "congestion_start_ns", start, "congested", where, "depth",
+			 (int)depth, "hops", hops, "victims", victims, "sender_limited", limited);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lab_internal.h"
+#include "report/result.h"
 #include "report/switch_json.h"
 
 static json_t *jint(uint64_t v)
@@ -173,8 +174,14 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 			 jint(t->rx_bytes), "switch_drops", jint(t->sw_drops), "switch_drop_bytes", jint(t->sw_drop_bytes),
 			 "truncated", t->truncated, "impair_dropped", jint(t->impair_dropped), "dcqcn", dcqcn_json(lab));
 	json_object_set_new(o, "stopped", json_boolean(t->stopped));
+	json_object_set_new(o, "in_flight", jint(t->in_flight));
+	json_object_set_new(o, "in_flight_on_links", jint(t->in_flight_on_links));
 	json_object_set_new(o, "capture_bytes", jint(t->capture_bytes));
 	json_object_set_new(o, "capture_stopped_ns", t->capture_stopped ? jint(t->capture_stopped_ns) : json_null());
+	json_object_set_new(o, "capture_complete", lab->opts.capture_dir ? json_boolean(!t->capture_stopped) : json_null());
+	json_object_set_new(o, "capture_error", t->capture_failed ? json_string(t->capture_error) : json_null());
+	json_object_set_new(o, "capture_room_limited", json_boolean(t->capture_room_limited && t->capture_stopped &&
+								   !t->capture_failed));
 	return o;
 }
 
@@ -222,8 +229,11 @@ void rp_lab_headline(const struct rp_lab *lab, struct rp_lab_headline *o)
 		rp_acct_flow(lab->acct, i, &f);
 		sent += f.tx_packets;
 		o->lost += f.lost;
+		o->in_flight += rp_acct_flow_in_flight(lab->acct, i);
 		o->goodput_gbps += f.goodput_gbps;
 	}
+	/* Of the frames whose fate is known: the ones still in flight are neither. */
+	sent = sent > o->in_flight ? sent - o->in_flight : 0;
 	o->loss_pct = sent ? 100.0 * (double)o->lost / (double)sent : 0;
 	for (size_t i = 0; i < rp_acct_nports(lab->acct); i++) {
 		struct rp_acct_port_result p;
@@ -263,9 +273,18 @@ void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *o)
 
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h)
 {
-	return json_pack("{s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:o, s:o}", "loss_pct", h->loss_pct, "lost", jint(h->lost),
+	json_t *o = json_pack("{s:f, s:o, s:o, s:f, s:o, s:o, s:f, s:o, s:o}", "loss_pct", h->loss_pct, "lost", jint(h->lost),
 			 "drops", jint(h->drops), "paused_pct", h->paused_pct, "p99_ns",
 			 h->latency_samples ? jint(h->p99_ns) : json_null(), "p999_ns",
 			 h->latency_samples ? jint(h->p999_ns) : json_null(), "goodput_gbps", h->goodput_gbps, "max_queue_bytes", jint(h->max_queue_bytes),
 			 "virtual_ns", jint(h->end_ns));
+	json_object_set_new(o, "in_flight", jint(h->in_flight));
+	return o;
+}
+
+json_t *rp_lab_flow_item(void *acct, size_t i)
+{
+	json_t *o = rp_report_flow_item(acct, i);
+	json_object_set_new(o, "in_flight", jint(rp_acct_flow_in_flight(acct, i)));
+	return o;
 }

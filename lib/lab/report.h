@@ -32,8 +32,9 @@ json_t *rp_lab_capture_json(const struct rp_lab *lab);
 json_t *rp_lab_totals_json(const struct rp_lab *lab);
 
 struct rp_lab_headline {
-	double loss_pct;       /* lost / sent packets, every flow */
+	double loss_pct;       /* lost / (sent - in_flight) packets, every flow */
 	uint64_t lost;
+	uint64_t in_flight;    /* sent, still in the fabric when the run stopped: not lost */
 	uint64_t drops;        /* switch drops, every reason */
 	double paused_pct;     /* the most paused host priority: paused time / run */
 	uint64_t p99_ns, p999_ns;
@@ -52,5 +53,7 @@ struct rp_lab_fabric_sum {
 };
 void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *out);
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h);
+/* result.json's flows[i] for a lab run: report/result.h's, plus in_flight. */
+json_t *rp_lab_flow_item(void *acct, size_t i);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "lab_internal.h"
+#include "wire/frame.h"
 
 void rp_lab_push(struct rp_lab *lab, uint64_t t, enum rp_lab_ev kind, uint32_t node, uint16_t port, uint32_t slot)
 {
@@ -74,10 +75,57 @@ static void dispatch(struct rp_lab *lab, const struct rp_event *e)
 	}
 }
 
+/* A frame on a wire: an arrival still to come, or a receiver's delay line. */
+static bool on_link(const struct rp_lab *lab, uint16_t kind, uint32_t slot)
+{
+	return (kind == RP_EV_ARRIVE || kind == RP_EV_HOST_RX) && lab->pool.flow[slot] != RP_POOL_NONE;
+}
+
+static void count_on_link(const struct rp_evq_node *n, void *arg)
+{
+	struct rp_lab *lab = arg;
+	lab->tot.in_flight_on_links += on_link(lab, n->kind, n->slot);
+}
+
+/* Every data frame the pool still holds when the run stops is in flight
+ * (a switch buffer holds it, or a wire): frames[f] of flow f, and probes[f]
+ * of those that carry a probe (the unit its sent count is in when it has
+ * probes). The events still queued say which are on wires. */
+static int count_in_flight(struct rp_lab *lab, uint64_t *frames, uint64_t *probes)
+{
+	struct rp_pool *p = &lab->pool;
+	size_t slots = p->nchunks * RP_POOL_CHUNK;
+	uint8_t *is_free = calloc(slots ? slots : 1, 1);
+	if (!is_free)
+		return -1;
+	for (size_t i = 0; i < p->nfree; i++)
+		is_free[p->free[i]] = 1;
+	for (size_t s = 0; s < slots; s++) {
+		uint32_t f = p->flow[s];
+		if (is_free[s] || f == RP_POOL_NONE)
+			continue;
+		struct rp_frame fr;
+		const uint8_t *b = rp_pool_buf(p, (uint32_t)s);
+		frames[f]++;
+		lab->tot.in_flight++;
+		if (rp_frame_parse(b, p->len[s], p->len[s], &fr) == RP_KIND_ROCE && fr.has_probe)
+			probes[f]++;
+	}
+	free(is_free);
+	rp_evq_each(&lab->q, count_on_link, lab);
+	if (lab->has_pending)
+		lab->tot.in_flight_on_links += on_link(lab, lab->pending.kind, lab->pending.slot);
+	return 0;
+}
+
 static void finish(struct rp_lab *lab)
 {
 	size_t n = rp_acct_nflows(lab->acct);
 	uint64_t *sent = calloc(n ? n : 1, sizeof(*sent));
+	/* A run that drained holds no frame: nothing to count (and no 16 B a flow). */
+	uint64_t *fly = lab->pool.in_use ? calloc(2 * (n ? n : 1), sizeof(*fly)) : NULL;
+	if (lab->pool.in_use && (!fly || count_in_flight(lab, fly, fly + n)))
+		lab->failed = true;
 	for (size_t h = 0; h < lab->nhosts; h++)
 		for (size_t i = 0; i < lab->hosts[h].nflows; i++) {
 			const struct rp_lab_flow *f = &lab->hosts[h].flows[i];
@@ -87,6 +135,8 @@ static void finish(struct rp_lab *lab)
 			rp_source_flow_stats(lab->hosts[h].src, f->si, &st);
 			uint64_t pk = st.probes ? st.probes : st.tx_packets;
 			rp_acct_set_tx(lab->acct, (size_t)f->acct, pk, st.tx_bytes);
+			if (fly)
+				rp_acct_set_in_flight(lab->acct, (size_t)f->acct, fly[(st.probes ? n : 0) + (size_t)f->acct]);
 			if (sent)
 				sent[f->acct] = pk;
 		}
@@ -94,6 +144,7 @@ static void finish(struct rp_lab *lab)
 		rp_pause_settle(&lab->hosts[h].pause, lab->tot.end_ns);
 	rp_acct_finish(lab->acct, lab->tot.end_ns, sent);
 	free(sent);
+	free(fly);
 }
 
 int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
@@ -105,12 +156,16 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
 		if (lab->opts.stop && *lab->opts.stop) {
 			lab->tot.stopped = true;
+			lab->pending = e;
+			lab->has_pending = true;
 			break;
 		}
 		if (stale(lab, &e))
 			continue;
 		if (e.t > cap) {
 			lab->tot.truncated = true;
+			lab->pending = e;
+			lab->has_pending = true;
 			break;
 		}
 		lab->now = e.t;
@@ -133,5 +188,9 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	}
 	lab->tot.peak_in_flight = lab->pool.peak;
 	finish(lab);
+	if (lab->failed) {
+		snprintf(err, errlen, "out of memory counting the frames in flight");
+		return -1;
+	}
 	return 0;
 }

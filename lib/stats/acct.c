@@ -619,6 +619,17 @@ uint64_t rp_acct_fast_frames(const struct rp_acct *a)
 	return a->fast_frames;
 }
 
+void rp_acct_set_in_flight(struct rp_acct *a, size_t flow, uint64_t packets)
+{
+	if (flow < a->nflows && !a->rows)
+		a->flows[flow].in_flight = packets;
+}
+
+uint64_t rp_acct_flow_in_flight(const struct rp_acct *a, size_t flow)
+{
+	return flow < a->nflows && !a->rows ? a->flows[flow].in_flight : 0;
+}
+
 void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes)
 {
 	if (flow >= a->nflows || a->rows)

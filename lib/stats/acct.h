@@ -192,6 +192,11 @@ void rp_acct_pfc_tx(struct rp_acct *a, unsigned port, const uint8_t *buf, size_t
 void rp_acct_add_drops(struct rp_acct *a, unsigned port, unsigned prio, uint64_t n);
 /* The sender's totals of a flow (by index), before rp_acct_finish. */
 void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes);
+/* Of the sender's packets of a flow (in the units of its rp_acct_set_tx
+ * count), those still in the fabric when the run stopped (the lab knows:
+ * switch buffers and wires): in_flight, never lost. Before rp_acct_finish. */
+void rp_acct_set_in_flight(struct rp_acct *a, size_t flow, uint64_t packets);
+uint64_t rp_acct_flow_in_flight(const struct rp_acct *a, size_t flow);
 /* Closes the run: pauses settle at end_ns; with the sender's packet counts
  * (indexed like the flows; may be NULL) lost = sent - received exactly. */
 void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow);

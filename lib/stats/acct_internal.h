@@ -57,6 +57,7 @@ struct acct_flow {
 	bool tx_known;
 	bool check_mac;   /* dst_port_check compares the frame's MAC (cfg.dst_mac is not all zero) */
 	uint64_t probeless_unique;
+	uint64_t in_flight; /* rp_acct_set_in_flight: sent, still in the fabric, not lost */
 	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
 	struct rp_shist msg;        /* track_psn only */
 	struct rp_shist nak_resend; /* track_psn only */

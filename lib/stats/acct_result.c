@@ -37,8 +37,8 @@ static void finish_loss(const struct rp_acct *a, struct acct_flow *fl)
 	uint64_t unique = fl->seq.unique + fl->probeless_unique;
 	bool by_seq = fl->probes && !(fl->probeless_unique && a->cfg.track_psn);
 	rp_seq_finish(&fl->seq, false, 0);
-	if (fl->tx_known)
-		r->lost = r->tx_packets > unique ? r->tx_packets - unique : 0;
+	if (fl->tx_known) /* what is still in the fabric is not lost (yet) */
+		r->lost = r->tx_packets > unique + fl->in_flight ? r->tx_packets - unique - fl->in_flight : 0;
 	else if (by_seq) {
 		r->lost = fl->seq.lost;
 		/* No seq below the lowest arrival ever came (seq.low: the first

@@ -10,10 +10,14 @@
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
   manyhosts    257, 300, 1000 hosts, no fabric: section: more than one switch's 256 ports
   capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
+  capturefull  incast-8to1 --capture with -o on a 256 KiB tmpfs: capture stops, says so, pcaps valid
   signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
   summary      headroom-too-small and victim-flow: drops by reason and priority, propagation, victims
   comments     every lab profile's comment: the numbers it promises are what the run gives
   bursty       b --100G, 20 us on / 80 us off for 5 ms--> [sw0] --25G--> c: PFC pauses b every burst
+  inflight     a, b --100G, 100 ns--> [sw0] --100G, 100 ns--> r, stopped at fabric.max_time 1000 ns:
+               what is still in the switch or on a wire is in_flight, never lost
+  senderlimited  s --100G--> [sw0] --> r1, r2, r3 at 50G each: s's own NIC makes them late; no PFC victim
 
 usage: lab_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -255,6 +259,102 @@ def case_bursty(tmp):
     expect(j["interrupted"] is False, "not interrupted")
 
 
+INFLIGHT = """name: inflight
+defaults: {speed: 100G, opcode: write, message_size: 1024, mtu: 1024}
+hosts:
+  - {name: a, mac: "02:00:00:00:0b:01", ipv4: 10.11.0.1}
+  - {name: b, mac: "02:00:00:00:0b:02", ipv4: 10.11.0.2}
+  - {name: r, mac: "02:00:00:00:0b:03", ipv4: 10.11.0.3}
+traffic:
+  - {pattern: flow, src: a, dst: r, rate: 100%, messages: 1000}
+  - {pattern: flow, src: b, dst: r, rate: 100%, messages: 1000}
+fabric: {link: {delay: 100ns}, max_time: 1000ns}
+"""
+
+
+def case_inflight(tmp):
+    # A 1 KiB WRITE is 1098 B, 1122 B = 8976 bits on the wire: 89.76 ns at 100G, the sub-ns
+    # rest carried, so frame k starts at floor(k x 89.76) and its last bit is 100 ns later
+    # than floor((k + 1) x 89.76). Events up to 1000 ns run.
+    #   each sender starts k = 0..11 (floor(11 x 89.76) = 987; k = 12 at 1077): tx 12 each;
+    #   its frames reach sw0 at floor((k + 1) x 89.76) + 100 <= 1000 for k = 0..9 (k = 9 at
+    #   997, k = 10 at 1087): 20 in, and 2 + 2 still on the senders' wires.
+    #   sw0 sends to r back to back from 189 (89 + 100): frame j starts at 189 + floor(j x 89.76)
+    #   and lands at 189 + floor((j + 1) x 89.76) + 100: j = 0..6 by 1000 (j = 6 at 917, j = 7
+    #   at 1007): r received 7; j = 7, 8, 9 started (817, 907, 996) and are on r's wire (3).
+    #   sw0 holds 20 - 10 = 10 (10 x 1098 = 10980 bytes, its deepest queue).
+    # So in flight 17 = 10 held + 4 + 3 on wires, lost 0: 24 sent = 7 + 0 + 17.
+    # (Before: lost 17, loss 70.8333%.)
+    path = os.path.join(tmp, "inflight.yaml")
+    with open(path, "w") as f:
+        f.write(INFLIGHT)
+    j = lab(path, os.path.join(tmp, "out"))
+    fl, h, sw = j["flows"], j["headline"], j["switches"][0]
+    expect(j["lab"]["truncated"] and j["interrupted"], "stopped at fabric.max_time")
+    expect([f["tx_packets"] for f in fl] == [12, 12], f"tx 12 and 12 ({[f['tx_packets'] for f in fl]})")
+    expect(sum(f["rx_packets"] for f in fl) == 7, f"r received 7 ({[f['rx_packets'] for f in fl]})")
+    expect(all(f["lost"] == 0 for f in fl) and h["lost"] == 0 and h["loss_pct"] == 0,
+           f"nothing lost, loss 0% (lost {[f['lost'] for f in fl]}, {h['loss_pct']}%)")
+    expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in fl),
+           f"per flow tx == rx + lost + in_flight ({[(f['tx_packets'], f['rx_packets'], f['lost'], f['in_flight']) for f in fl]})")
+    expect(sw["buffer"]["held_pkts"] == 10 and h["max_queue_bytes"] == 10980,
+           f"sw0 holds 10 frames, 10980 bytes deep ({sw['buffer']['held_pkts']}, {h['max_queue_bytes']})")
+    expect(h.get("in_flight") == 17 == sw["buffer"]["held_pkts"] + 7 and j["lab"].get("in_flight_on_links") == 7,
+           f"in flight 17 = held 10 + 7 on wires (headline {h.get('in_flight')}, on links {j['lab'].get('in_flight_on_links')})")
+    text = open(os.path.join(tmp, "out", "summary.txt")).read()
+    expect("loss 0.0000% (0 lost," in text and "in flight 17 (not lost, not in the loss %): 10 in switch buffers, 7 on links"
+           in text, "summary.txt: 0 lost, 17 in flight (10 held, 7 on links)")
+    # incast-8to1 stopped at 100 us: the issue's 261 'lost' were 259 held by sw0 and 2 on wires.
+    j = lab(f"{PROFILES}/incast-8to1.yaml", os.path.join(tmp, "i8"), "--set", "fabric.max_time=100us")
+    h = j["headline"]
+    held = j["switches"][0]["buffer"]["held_pkts"]
+    expect(h["lost"] == 0 and h.get("in_flight") == held + j["lab"].get("in_flight_on_links", 0) and held > 0,
+           f"incast-8to1 at 100 us: lost {h['lost']}, in flight {h.get('in_flight')} = held {held} + on links")
+    expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in j["flows"]),
+           "incast-8to1 at 100 us: per flow tx == rx + lost + in_flight")
+
+
+SENDER_LIMITED = """name: sender-limited
+defaults: {speed: 100G, opcode: write, message_size: 1024, mtu: 1024}
+hosts:
+  - {name: s, mac: "02:00:00:00:0c:01", ipv4: 10.12.0.1}
+  - {name: r1, mac: "02:00:00:00:0c:02", ipv4: 10.12.0.2}
+  - {name: r2, mac: "02:00:00:00:0c:03", ipv4: 10.12.0.3}
+  - {name: r3, mac: "02:00:00:00:0c:04", ipv4: 10.12.0.4}
+traffic:
+  - {pattern: flow, src: s, dst: r1, rate: 50G, messages: 2000}
+  - {pattern: flow, src: s, dst: r2, rate: 50G, messages: 2000}
+  - {pattern: flow, src: s, dst: r3, rate: 50G, messages: 2000}
+"""
+
+
+def case_senderlimited(tmp):
+    # s (100G) is offered 3 x 50G; each receiver gets 50G of its 100G: nobody oversubscribes a
+    # receiver, no queue stands, no PFC. A flow is 2000 frames of 1122 B on the wire (8976 bits):
+    # planned at 50G, 2000 x 8976 / 50 = 359040 ns; s's NIC sends all 6000 in 6000 x 89.76 =
+    # 538560 ns, so each ends 538560 - 359040 = 179520 ns (= 359040 x (150/100 - 1)) late, plus
+    # its last frame's way (under 10 us). (Before: three 'victims ... to a receiver nobody
+    # oversubscribes: slowed'.)
+    path = os.path.join(tmp, "sl.yaml")
+    with open(path, "w") as f:
+        f.write(SENDER_LIMITED)
+    out = os.path.join(tmp, "out")
+    j = lab(path, out)
+    pp = j["pause_propagation"]
+    expect(pp["victims"] == [], f"no PFC victims ({pp['victims']})")
+    expect(all(p["prio"][3]["pfc_rx"] == 0 for p in j["ports"]), "nobody was paused")
+    sl = pp.get("sender_limited", [])
+    expect([(x["src"], x["dst"]) for x in sl] == [("s", "r1"), ("s", "r2"), ("s", "r3")],
+           f"all three flows are sender-limited ({sl})")
+    expect(all(x["sender_late_ns"] == 179520 and 179520 <= x["late_ns"] <= 179520 + 10000 for x in sl),
+           f"each 179520 ns late from its sender's NIC ({[(x['late_ns'], x['sender_late_ns']) for x in sl]})")
+    expect(all(x["sender_offered_gbps"] == 150 and x["sender_speed_gbps"] == 100 for x in sl), "150G offered on 100G")
+    text = open(os.path.join(out, "summary.txt")).read()
+    expect("victims: none" in text and "sender-limited (not a PFC victim): flow 0 s -> r1 prio 3" in text
+           and "s's NIC is offered 150.000 Gbit/s on 100.000 Gbit/s, which makes it 179520 ns late" in text,
+           "summary.txt: no victims; s -> r1 sender-limited, 179520 ns of it from s's NIC")
+
+
 def many_hosts(n):
     hosts = "\n".join(f'  - {{name: h{i}, mac: "02:00:00:00:{i // 256:02x}:{i % 256:02x}", ipv4: 10.1.{i // 256}.{i % 256}}}'
                       for i in range(n))
@@ -380,6 +480,50 @@ def case_capture(tmp):
     j = lab(prof, os.path.join(tmp, "s64"), "--capture", "--snaplen", "64")
     ok, rows, _ = tshark(os.path.join(tmp, "s64", "capture-h0.pcap"), "frame.cap_len")
     expect(ok and all(r == ["64"] for r in rows), "lab --snaplen 64: frame.cap_len 64")
+
+
+def case_capturefull(tmp):
+    # -o on a 256 KiB tmpfs: incast-8to1's pcaps (1.8 MB for h0 alone) cannot fit. Before: the
+    # pcaps filled the disk silently and result.json could not be written (exit 2). Now the
+    # captures stop where the disk's room (less what result.json needs) ends, one line says so,
+    # result.json says they are incomplete, and every pcap left is whole (capinfos; tshark h0).
+    # A write that fails anyway (the disk filled by others) is test_lab's
+    # capture_write_failure_stops_all: the same stop, its file and error named.
+    mnt = os.path.join(tmp, "mnt")
+    os.mkdir(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt], capture_output=True).returncode != 0:
+        print("capturefull: cannot mount a tmpfs (not root?): skipped")
+        sys.exit(77)
+    try:
+        out = os.path.join(mnt, "out")
+        p = subprocess.run([ROCEPROBE, "lab", f"{PROFILES}/incast-8to1.yaml", "-o", out, "-q", "--capture"],
+                           capture_output=True, text=True, timeout=120)
+        lines = p.stderr.strip().splitlines()
+        res = os.path.join(out, "result.json")
+        expect(p.returncode == 0 and os.path.exists(res), f"exit 0 and result.json ({p.returncode}: {lines[-1:]})")
+        if not os.path.exists(res):
+            return
+        j = json.load(open(res))
+        expect(len(lines) == 1 and "capture stopped at virtual" in lines[0] and out in lines[0],
+               f"one line on stderr naming the directory: {lines}")
+        lb = j["lab"]
+        expect(lb.get("capture_complete") is False and lb["capture_stopped_ns"] is not None,
+               f"result.json: captures incomplete from {lb['capture_stopped_ns']} ns (capture_complete {lb.get('capture_complete')})")
+        expect(sum(f["rx_packets"] for f in j["flows"]) == 12800, "the run itself went on: 12800 packets received")
+        text = open(os.path.join(out, "summary.txt")).read()
+        expect("captures incomplete: they end at virtual" in text, "summary.txt says the captures are incomplete")
+        files = pcaps(out)
+        expect(len(files) == 9, f"nine pcaps ({len(files)})")
+        for f in files:
+            c = subprocess.run(["capinfos", "-c", "-M", f], capture_output=True, text=True)
+            n = next((int(l.split(":")[1]) for l in c.stdout.splitlines() if "Number of packets" in l), None)
+            want = next(x["frames"] for x in j["capture"] if os.path.basename(f) in x["files"])
+            expect(c.returncode == 0 and not c.stderr.strip() and n == want,
+                   f"{os.path.basename(f)}: capinfos reads {n} whole frames == capture[].frames {want} {c.stderr.strip()}")
+        ok, rows, err = tshark(files[0], "frame.number")
+        expect(ok and len(rows) == j["capture"][0]["frames"], f"tshark reads capture-h0.pcap to its end ({len(rows)} frames) {err}")
+    finally:
+        subprocess.run(["umount", mnt])
 
 
 def caught(pid):

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lab/capture.h"
 #include "lab/dcqcn.h"
 #include "lab/evq.h"
 #include "lab/lab_internal.h"
@@ -307,6 +308,63 @@ static void qdepth_csv_known_answer(void **state)
 	rp_profile_free(prof);
 }
 
+/* A capture whose writes fail (its file is /dev/full: the stream's buffer
+ * cannot go out, ENOSPC): the first failure stops every capture sharing the
+ * budget, names the file and the error, and what is counted is what the file
+ * holds (/dev/full keeps nothing). Rotation onto a file that cannot be
+ * opened is the same, never an error that ends the run. */
+static void capture_write_failure_stops_all(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rp-test-lab-capXXXXXX", link[64], err[256], want[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/capture-x.pcap", dir);
+	assert_int_equal(symlink("/dev/full", link), 0);
+	struct rp_lab_cap_budget b = {0};
+	struct rp_lab_cap *x = rp_lab_cap_open(dir, "x", 128, 0, &b, err, sizeof(err));
+	struct rp_lab_cap *y = rp_lab_cap_open(dir, "y", 128, 0, &b, err, sizeof(err));
+	assert_non_null(x);
+	assert_non_null(y);
+	uint8_t frame[1000] = {0};
+	/* 144 B a record: the stream's buffer (4 KiB or more) fills within 200 of them. */
+	int n = 0;
+	for (; n < 200 && !b.failed; n++)
+		assert_int_equal(rp_lab_cap_write(x, 1000u * (unsigned)n, frame, sizeof(frame), err, sizeof(err)), 0);
+	assert_true(b.failed && b.stopped);
+	assert_true(n > 1 && n < 200);
+	assert_int_equal(b.stopped_ns, 1000u * (unsigned)(n - 1));
+	snprintf(want, sizeof(want), "cannot write %s: No space left on device", link);
+	assert_string_equal(b.error, want);
+	uint64_t y_before = rp_lab_cap_frames(y);
+	assert_int_equal(rp_lab_cap_write(y, 1000u * (unsigned)n, frame, sizeof(frame), err, sizeof(err)), 0);
+	assert_int_equal(rp_lab_cap_frames(y), y_before); /* y stopped too: one instant for all */
+	rp_lab_cap_close(x, 999999);
+	assert_int_equal(rp_lab_cap_frames(x), 0); /* none of it reached a file */
+	assert_string_equal(b.error, want);   /* the first reason stays */
+	rp_lab_cap_close(y, 999999);
+	rp_lab_cap_free(x);
+	rp_lab_cap_free(y);
+	char ypath[64];
+	snprintf(ypath, sizeof(ypath), "%s/capture-y.pcap", dir);
+	unlink(ypath);
+	unlink(link);
+	/* Rotation into a directory that has gone: stops, says which file, returns 0. */
+	struct rp_lab_cap_budget r = {0};
+	struct rp_lab_cap *z = rp_lab_cap_open(dir, "z", 128, 4096, &r, err, sizeof(err));
+	assert_non_null(z);
+	char zpath[64];
+	snprintf(zpath, sizeof(zpath), "%s/capture-z-0001.pcap", dir);
+	unlink(zpath);
+	rmdir(dir);
+	for (n = 0; n < 100 && !r.failed; n++)
+		assert_int_equal(rp_lab_cap_write(z, (unsigned)n, frame, sizeof(frame), err, sizeof(err)), 0);
+	assert_true(r.failed);
+	snprintf(want, sizeof(want), "cannot write %s/capture-z-0002.pcap: No such file or directory", dir);
+	assert_string_equal(r.error, want);
+	rp_lab_cap_close(z, 100);
+	rp_lab_cap_free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +377,7 @@ int main(void)
 		cmocka_unit_test(dcqcn_recovers),
 		cmocka_unit_test(dcqcn_min_rate_floor),
 		cmocka_unit_test(qdepth_csv_known_answer),
+		cmocka_unit_test(capture_write_failure_stops_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
