@@ -11,6 +11,8 @@ packages=(
 	libsystemd-dev libdbus-1-dev
 	# tests and cross-checks
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# roceprobe counters' cross-check: ethtool -S (tests/interop/counters_check.py)
+	ethtool
 	# many machines: the MPI control plane (mpirun)
 	openmpi-bin libopenmpi-dev
 	# srun on a single-node Slurm (tests/cluster/slurm_check.py)
