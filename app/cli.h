@@ -67,5 +67,6 @@ int rp_cmd_run(int argc, char **argv);
 int rp_cmd_ep(int argc, char **argv);
 int rp_cmd_capture(int argc, char **argv);
 int rp_cmd_switch(int argc, char **argv);
+int rp_cmd_doctor(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@
 #include "lab/report.h"
 #include "profile/units.h"
 #include "report/pairs.h"
+#include "traffic/expect.h"
 #include "report/result.h"
 #include "traffic/plan.h"
 
@@ -214,7 +215,10 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	json_object_set(root, "pause_propagation", r->propagation);
 	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
 	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
-	struct rp_pairs *pairs = rp_pairs_build(a);
+	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
+	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
+	struct rp_pairs *pairs = rp_pairs_build(a, &pp);
+	free(expect);
 	json_t *rows = json_array(), *outliers = json_array();
 	json_object_set_new(root, "pairs", json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers));
 	char path[4096], err[512];
@@ -395,7 +399,10 @@ static void summary(FILE *f, const struct one *r)
 		h->loss_pct, h->lost, h->drops, h->paused_pct, lat, h->goodput_gbps, h->max_queue_bytes);
 	summary_fabric(f, r);
 	summary_hosts(f, r);
-	rp_report_print_pairs(f, rp_lab_acct(r->lab), 10);
+	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(rp_lab_acct(r->lab)));
+	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
+	rp_report_print_pairs(f, rp_lab_acct(r->lab), &pp, 10);
+	free(expect);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)

@@ -21,6 +21,7 @@
 #include "dp/rx.h"
 #include "report/outdir.h"
 #include "report/pairs.h"
+#include "traffic/expect.h"
 #include "report/pause_order.h"
 #include "report/result.h"
 #include "report/windows.h"
@@ -1007,7 +1008,10 @@ static int write_result(const struct run *r, const struct run_opts *o)
 {
 	size_t nf = rp_acct_nflows(r->acct);
 	bool apart = nf > RUN_FLOWS_INLINE;
-	struct rp_pairs *pairs = rp_pairs_build(r->acct);
+	double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, nf);
+	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->s.prof)};
+	struct rp_pairs *pairs = rp_pairs_build(r->acct, &pp);
+	free(expect);
 	size_t nrows = pairs ? rp_pairs_nrows(pairs) : 0, nout = pairs ? rp_pairs_noutliers(pairs) : 0;
 	const struct rp_report_stream fl = {NULL, nf, flow_item, (void *)r}, pr = {NULL, nrows, rp_pairs_row_item, pairs};
 	if (!pairs && nf)
@@ -1250,7 +1254,10 @@ static void summary(FILE *f, const struct run *r)
 	}
 	if (rp_acct_nflows(r->acct) > 1) {
 		fputc('\n', f);
-		rp_report_print_pairs(f, r->acct, 10);
+		double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, rp_acct_nflows(r->acct));
+		const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->s.prof)};
+		rp_report_print_pairs(f, r->acct, &pp, 10);
+		free(expect);
 	}
 	rp_report_print_pause_order(f, r->acct, 16);
 	summary_aggression(f, r);

@@ -1,5 +1,5 @@
 /* What left a port, by every count there is: the frames the PMD took from
- * the sources (the TX loop's), the ones it counted as errors (rte_eth_stats
+ * the sources (the TX loop's), the ones it counted as errors (the PMD's
  * oerrors), what the kernel netdev under it sent and dropped (af_packet,
  * af_xdp, tap: /sys/class/net/IF/statistics), and the routers' word that the
  * frames were too big for the path (ICMP fragmentation needed, ICMPv6

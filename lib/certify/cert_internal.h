@@ -24,6 +24,8 @@ struct rp_cert_ctx {
 	struct rp_cert_fabric fab;
 	struct rp_cert_intent want;
 	uint64_t line_bps;    /* the hosts' speed */
+	const char *seed_set; /* a seeded test's run: "KEY=SEED", after the user's sets; NULL: none */
+	uint64_t seed;        /* its seed */
 	char err[512];
 };
 
@@ -31,8 +33,8 @@ struct rp_cert_ctx {
 struct rp_cert_t {
 	unsigned id;
 	json_t *criteria, *measured, *runs, *plots;
-	bool failed, skipped, stopped;
-	char skip[RP_CERT_LINE];
+	bool failed, skipped, stopped, marginal;
+	char skip[RP_CERT_LINE]; /* a SKIP's reason, or why a MARGINAL is */
 	char cause_code[32];
 	char cause[RP_CERT_LINE];
 };
@@ -46,6 +48,9 @@ struct rp_cert_test {
 	 * the hosts: on an engine that does not know them (a real fabric) the
 	 * test is a SKIP saying so. NULL: the hosts' evidence is enough. */
 	const char *needs_switch;
+	/* Its workload meets what a seed draws (ECMP paths, RED marks): run with
+	 * RP_CERT_SEEDS seeds on an engine with a seed_key, MARGINAL when they disagree. */
+	bool seeded;
 };
 extern const struct rp_cert_test rp_cert_t_pfc_incast, rp_cert_t_lossy, rp_cert_t_ecn, rp_cert_t_dscp,
 	rp_cert_t_headroom, rp_cert_t_storm, rp_cert_t_a2a, rp_cert_t_latency, rp_cert_t_ecmp;

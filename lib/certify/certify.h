@@ -26,8 +26,13 @@
 
 #define RP_CERT_NTESTS 9
 
-enum rp_cert_verdict { RP_CERT_PASS, RP_CERT_FAIL, RP_CERT_SKIP };
-const char *rp_cert_verdict_name(enum rp_cert_verdict v); /* "PASS", "FAIL", "SKIP" */
+/* MARGINAL: a test whose workload depends on a seed (the lab's ECMP hash and
+ * RED draws) passed with some of RP_CERT_SEEDS seeds and failed with others:
+ * not a pass. */
+enum rp_cert_verdict { RP_CERT_PASS, RP_CERT_FAIL, RP_CERT_SKIP, RP_CERT_MARGINAL };
+const char *rp_cert_verdict_name(enum rp_cert_verdict v); /* "PASS", "FAIL", "SKIP", "MARGINAL" */
+
+#define RP_CERT_SEEDS 5
 
 /* What the engine knows about the switches under test. On a real fabric
  * most of it is unknown (known = false): the tests then judge only what
@@ -72,6 +77,11 @@ struct rp_cert_engine {
 	/* Optional (may be NULL): the run that follows is test `id`'s, described
 	 * by label ("priority 3, 2:1 incast"), for an engine that names its runs. */
 	void (*begin)(void *ctx, unsigned id, const char *label);
+	/* The profile key whose value draws what a seeded test's workload meets
+	 * (the lab: "fabric.seed", its switches' ECMP hash and RED); such a test
+	 * runs with RP_CERT_SEEDS values of it from the profile's. NULL: the
+	 * engine has none to vary, each test runs once. */
+	const char *seed_key;
 };
 
 struct rp_cert_opts {
@@ -99,7 +109,12 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		   char *err, size_t errlen);
 
 /* Counts of each verdict in a tests array. */
-void rp_cert_count(const json_t *tests, unsigned *pass, unsigned *fail, unsigned *skip);
+void rp_cert_count(const json_t *tests, unsigned *pass, unsigned *fail, unsigned *skip, unsigned *marginal);
+
+/* Certified: not interrupted, every verdict PASS (no FAIL, no MARGINAL), and
+ * test 1 judged, or with only (rp_cert_opts.only) every test it names. The
+ * tests judged (any verdict but SKIP) in *judged, of *asked run. */
+bool rp_cert_certified(const json_t *tests, unsigned only, bool interrupted, unsigned *judged, unsigned *asked);
 
 /* --suggest: for each failing test, the knobs behind its cause swept (one
  * --set per point, nearest first) until one setting passes every test.

@@ -127,5 +127,6 @@ static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, jso
 
 void rp_cert_lab_engine(struct rp_cert_lab *lab, struct rp_cert_engine *eng)
 {
-	*eng = (struct rp_cert_engine){.name = "lab", .ctx = lab, .describe = describe, .run = run};
+	*eng = (struct rp_cert_engine){.name = "lab", .ctx = lab, .describe = describe, .run = run,
+				       .seed_key = "fabric.seed"};
 }

@@ -230,8 +230,16 @@ static void test_html(FILE *f, const json_t *e)
 	esc(f, str(e, "title"));
 	fputs("</h2>\n", f);
 	if (json_is_string(json_object_get(e, "reason"))) {
-		fputs("<p class='why'>Skipped: ", f);
+		fputs(strcmp(v, "MARGINAL") == 0 ? "<p class='why'>Marginal: " : "<p class='why'>Skipped: ", f);
 		esc(f, str(e, "reason"));
+		fputs("</p>\n", f);
+	}
+	json_t *sd;
+	if (json_array_size(json_object_get(e, "seeds"))) {
+		fputs("<p>Seeds:", f);
+		json_array_foreach(json_object_get(e, "seeds"), i, sd)
+			fprintf(f, "%s %lld <span class='v %s'>%s</span>", i ? "," : "",
+				(long long)json_integer_value(json_object_get(sd, "seed")), str(sd, "verdict"), str(sd, "verdict"));
 		fputs("</p>\n", f);
 	}
 	json_t *cause = json_object_get(e, "cause");
@@ -314,7 +322,7 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
 	".v{display:inline-block;padding:1px 8px;border-radius:4px;color:#fff;font-size:13px}"
 	".v.PASS,td.PASS{background:#2e7d32;color:#fff}.v.FAIL,td.FAIL{background:#c62828;color:#fff}"
-	".v.SKIP{background:#757575}.cause{background:#fff3e0;padding:6px}.why{color:#555}"
+	".v.SKIP{background:#757575}.v.MARGINAL{background:#ef6c00;color:#fff}.cause{background:#fff3e0;padding:6px}.why{color:#555}"
 	"figure{margin:.5em 0}figcaption{font-size:13px;color:#444}.ax{stroke:#333}.tk{font-size:10px}"
 	".lb{font-size:11px}.legend span{margin-right:1em;font-size:12px}.legend i{display:inline-block;width:10px;"
 	"height:10px;margin-right:4px}code{font-size:11px;word-break:break-all}section{border-top:1px solid #ddd}";
@@ -331,10 +339,17 @@ static void write_html(FILE *f, const json_t *res)
 	esc(f, str(prof, "name"));
 	fputs("</h1>\n<p>Profile <code>", f);
 	esc(f, str(prof, "path"));
-	fprintf(f, "</code>, engine %s: %d passed, %d failed, %d skipped%s.</p>\n<table><tr><th>#</th><th>test</th><th>verdict</th><th>why</th></tr>\n",
-		str(res, "engine"), (int)json_integer_value(json_object_get(counts, "pass")),
-		(int)json_integer_value(json_object_get(counts, "fail")), (int)json_integer_value(json_object_get(counts, "skip")),
+	fprintf(f, "</code>, engine %s: %d passed, %d failed, %d marginal, %d skipped%s.</p>\n", str(res, "engine"),
+		(int)json_integer_value(json_object_get(counts, "pass")), (int)json_integer_value(json_object_get(counts, "fail")),
+		(int)json_integer_value(json_object_get(counts, "marginal")),
+		(int)json_integer_value(json_object_get(counts, "skip")),
 		json_is_true(json_object_get(res, "interrupted")) ? " (interrupted)" : "");
+	if (!json_is_true(json_object_get(res, "certified")))
+		fprintf(f, "<p class='cause'><b>Not certified</b>: %d of %d tests judged; certified needs test 1 (or every "
+			   "test --only asked for) judged and every verdict PASS (a SKIP or a MARGINAL is not).</p>\n",
+			(int)json_integer_value(json_object_get(res, "judged")),
+			(int)json_integer_value(json_object_get(res, "asked")));
+	fputs("<table><tr><th>#</th><th>test</th><th>verdict</th><th>why</th></tr>\n", f);
 	json_array_foreach(json_object_get(res, "tests"), i, e) {
 		json_t *cause = json_object_get(e, "cause");
 		int id = (int)json_integer_value(json_object_get(e, "id"));

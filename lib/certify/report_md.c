@@ -22,6 +22,8 @@ void rp_cert_value_text(const json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v))
 		snprintf(buf, len, "%.4g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "no");
 	else if (json_is_null(v) || !v)
 		snprintf(buf, len, "-");
 	else {
@@ -102,8 +104,18 @@ static void test_md(FILE *f, const json_t *e)
 	char got[512];
 	fprintf(f, "\n## %d. %s: %s\n\n", (int)json_integer_value(json_object_get(e, "id")), str(e, "name"), str(e, "verdict"));
 	fprintf(f, "%s.\n\n", str(e, "title"));
+	bool marginal = strcmp(str(e, "verdict"), "MARGINAL") == 0;
 	if (json_is_string(json_object_get(e, "reason")))
-		fprintf(f, "**Skipped:** %s\n\n", str(e, "reason"));
+		fprintf(f, "**%s:** %s\n\n", marginal ? "Marginal" : "Skipped", str(e, "reason"));
+	size_t k;
+	json_t *sd;
+	if (json_array_size(json_object_get(e, "seeds"))) {
+		fputs("Seeds:", f);
+		json_array_foreach(json_object_get(e, "seeds"), k, sd)
+			fprintf(f, "%s %lld %s", k ? "," : "", (long long)json_integer_value(json_object_get(sd, "seed")),
+				str(sd, "verdict"));
+		fputs("\n\n", f);
+	}
 	json_t *cause = json_object_get(e, "cause");
 	if (json_is_object(cause))
 		fprintf(f, "**Likely cause** (`%s`): %s.\n\n", str(cause, "code"), str(cause, "text"));
@@ -120,9 +132,13 @@ static void test_md(FILE *f, const json_t *e)
 	json_t *runs = json_object_get(json_object_get(e, "evidence"), "runs");
 	if (json_array_size(runs)) {
 		fputs("Runs:\n", f);
-		json_array_foreach(runs, i, r)
-			fprintf(f, "- %s (%.3f ms virtual)\n", str(r, "label"),
+		json_array_foreach(runs, i, r) {
+			char sd[48] = "";
+			if (json_is_integer(json_object_get(r, "seed")))
+				snprintf(sd, sizeof(sd), ", seed %lld", (long long)json_integer_value(json_object_get(r, "seed")));
+			fprintf(f, "- %s%s (%.3f ms virtual)\n", str(r, "label"), sd,
 				(double)json_integer_value(json_object_get(r, "elapsed_ns")) / 1e6);
+		}
 	}
 }
 
@@ -162,10 +178,17 @@ static void write_md(FILE *f, const json_t *res)
 	json_t *e, *counts = json_object_get(res, "counts");
 	const json_t *prof = json_object_get(res, "profile");
 	fprintf(f, "# roceprobe certify: %s: %s\n\n", str(prof, "name"), str(res, "verdict"));
-	fprintf(f, "Profile `%s`, engine %s. %d passed, %d failed, %d skipped%s.\n\n", str(prof, "path"), str(res, "engine"),
-		(int)json_integer_value(json_object_get(counts, "pass")), (int)json_integer_value(json_object_get(counts, "fail")),
+	fprintf(f, "Profile `%s`, engine %s. %d passed, %d failed, %d marginal, %d skipped%s.\n\n", str(prof, "path"),
+		str(res, "engine"), (int)json_integer_value(json_object_get(counts, "pass")),
+		(int)json_integer_value(json_object_get(counts, "fail")),
+		(int)json_integer_value(json_object_get(counts, "marginal")),
 		(int)json_integer_value(json_object_get(counts, "skip")),
 		json_is_true(json_object_get(res, "interrupted")) ? " (interrupted: the tests after the last are not run)" : "");
+	if (!json_is_true(json_object_get(res, "certified")))
+		fprintf(f, "**Not certified**: %d of %d tests judged; certified needs test 1 (or every test --only asked "
+			   "for) judged and every verdict PASS (a SKIP or a MARGINAL is not).\n\n",
+			(int)json_integer_value(json_object_get(res, "judged")),
+			(int)json_integer_value(json_object_get(res, "asked")));
 	fputs("| # | test | verdict | why |\n| --- | --- | --- | --- |\n", f);
 	json_array_foreach(json_object_get(res, "tests"), i, e) {
 		json_t *cause = json_object_get(e, "cause");

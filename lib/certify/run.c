@@ -58,23 +58,130 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static json_t *entry_json(const struct rp_cert_test *d, struct rp_cert_t *t, double wall)
+static enum rp_cert_verdict verdict_of(const struct rp_cert_t *t)
 {
-	enum rp_cert_verdict v = t->skipped ? RP_CERT_SKIP : t->failed ? RP_CERT_FAIL : RP_CERT_PASS;
+	return t->skipped ? RP_CERT_SKIP : t->marginal ? RP_CERT_MARGINAL : t->failed ? RP_CERT_FAIL : RP_CERT_PASS;
+}
+
+static json_t *entry_json(const struct rp_cert_test *d, struct rp_cert_t *t, double wall, json_t *seeds)
+{
+	enum rp_cert_verdict v = verdict_of(t);
 	json_t *cause = json_null();
-	if (v == RP_CERT_FAIL) {
+	if (v == RP_CERT_FAIL || v == RP_CERT_MARGINAL) {
 		if (!t->cause_code[0])
 			snprintf(t->cause_code, sizeof(t->cause_code), "other");
 		if (!t->cause[0])
 			snprintf(t->cause, sizeof(t->cause), "the criteria above were not met; the evidence has the runs");
 		cause = json_pack("{s:s, s:s}", "code", t->cause_code, "text", t->cause);
 	}
-	json_t *e = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:n, s:f}", "id", (int)d->id,
-			      "name", d->name, "title", d->title, "verdict", rp_cert_verdict_name(v), "reason",
-			      v == RP_CERT_SKIP ? json_string(t->skip) : json_null(), "criteria", t->criteria, "measured",
-			      t->measured, "evidence", "runs", t->runs, "plots", t->plots, "cause", cause, "blocked_by",
-			      "wall_s", wall);
+	json_t *e = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o}, s:o, s:n, s:f, s:o}", "id",
+			      (int)d->id, "name", d->name, "title", d->title, "verdict", rp_cert_verdict_name(v), "reason",
+			      v == RP_CERT_SKIP || v == RP_CERT_MARGINAL ? json_string(t->skip) : json_null(), "criteria",
+			      t->criteria, "measured", t->measured, "evidence", "runs", t->runs, "plots", t->plots, "cause",
+			      cause, "blocked_by", "wall_s", wall, "seeds", seeds ? seeds : json_null());
 	return e;
+}
+
+static void t_free(struct rp_cert_t *t)
+{
+	json_decref(t->criteria);
+	json_decref(t->measured);
+	json_decref(t->runs);
+	json_decref(t->plots);
+}
+
+static void t_init(struct rp_cert_t *t, unsigned id)
+{
+	*t = (struct rp_cert_t){.id = id, .criteria = json_array(), .measured = json_object(), .runs = json_array(),
+				.plots = json_array()};
+}
+
+/* "6, 9" into buf: the seeds whose verdict is v. */
+static void seeds_with(const uint64_t *seed, const enum rp_cert_verdict *v, size_t n, enum rp_cert_verdict want,
+		       char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k < len; i++)
+		if (v[i] == want)
+			k += (size_t)snprintf(buf + k, len - k, "%s%llu", k ? ", " : "", (unsigned long long)seed[i]);
+}
+
+/* A seeded test: run with RP_CERT_SEEDS seeds of the engine's seed_key, from
+ * the profile's; *t the one to report (the profile's seed's, or when the
+ * seeds disagree the first failing one's, MARGINAL), every seed's runs in
+ * its evidence, *seeds each seed's verdict. A first seed that ran nothing
+ * (a SKIP on the fabric's shape) is not repeated. 0, 1 stopped, -1 error. */
+static int run_seeded(struct rp_cert_ctx *c, const struct rp_cert_test *d, struct rp_cert_t *t, json_t **seeds)
+{
+	struct rp_cert_t ts[RP_CERT_SEEDS];
+	enum rp_cert_verdict v[RP_CERT_SEEDS];
+	uint64_t seed[RP_CERT_SEEDS];
+	char set[128];
+	size_t n = 0;
+	int rc = 0;
+	*seeds = json_array();
+	for (; n < RP_CERT_SEEDS && rc == 0; n++) {
+		seed[n] = c->prof->fabric.seed + n;
+		snprintf(set, sizeof(set), "%s=%llu", c->o->eng->seed_key, (unsigned long long)seed[n]);
+		c->seed_set = set;
+		c->seed = seed[n];
+		t_init(&ts[n], d->id);
+		rc = d->run(c, &ts[n]);
+		c->seed_set = NULL;
+		if (rc || ts[n].stopped) {
+			n++;
+			break;
+		}
+		v[n] = verdict_of(&ts[n]);
+		json_t *cause = ts[n].failed && ts[n].cause_code[0] ? json_string(ts[n].cause_code) : json_null();
+		json_array_append_new(*seeds, json_pack("{s:I, s:s, s:o}", "seed", (json_int_t)seed[n], "verdict",
+							rp_cert_verdict_name(v[n]), "cause", cause));
+		if (ts[n].skipped && !json_array_size(ts[n].runs)) {
+			n++;
+			break;
+		}
+	}
+	size_t pick = 0, npass = 0, nfail = 0;
+	bool stopped = rc != 0 || ts[n - 1].stopped;
+	for (size_t i = 0; !stopped && i < n; i++) {
+		npass += v[i] == RP_CERT_PASS;
+		nfail += v[i] == RP_CERT_FAIL;
+	}
+	for (size_t i = 0; !stopped && i < n; i++) /* the profile's seed's, unless it was not judged */
+		if (v[i] != RP_CERT_SKIP) {
+			pick = i;
+			break;
+		}
+	for (size_t i = 0; !stopped && npass && nfail && i < n; i++) /* the seeds disagree: a failing one's */
+		if (v[i] == RP_CERT_FAIL) {
+			pick = i;
+			break;
+		}
+	if (stopped)
+		pick = n - 1;
+	*t = ts[pick];
+	for (size_t i = 0; i < n; i++) {
+		if (i == pick)
+			continue;
+		size_t k;
+		json_t *r;
+		json_array_foreach(ts[i].runs, k, r)
+			json_array_append(t->runs, r);
+		t_free(&ts[i]);
+	}
+	if (!stopped && npass && nfail) {
+		char ok[128], bad[128];
+		seeds_with(seed, v, n, RP_CERT_PASS, ok, sizeof(ok));
+		seeds_with(seed, v, n, RP_CERT_FAIL, bad, sizeof(bad));
+		t->marginal = true;
+		snprintf(t->skip, sizeof(t->skip),
+			 "the verdict depends on the seed (%s: the switches' ECMP hash and RED draws): PASS with %s, FAIL "
+			 "with %s (%s); the criteria below are seed %llu's",
+			 c->o->eng->seed_key, ok, bad, t->cause_code[0] ? t->cause_code : "other",
+			 (unsigned long long)seed[pick]);
+	}
+	return rc;
 }
 
 /* A FAIL whose cause belongs to another test that failed for that cause:
@@ -137,39 +244,40 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 			*interrupted = true;
 			break;
 		}
-		struct rp_cert_t t = {.id = d->id, .criteria = json_array(), .measured = json_object(), .runs = json_array(),
-				      .plots = json_array()};
+		struct rp_cert_t t;
+		json_t *seeds = NULL;
 		double w0 = wall_s();
-		if (!c->fab.known && !c->fab.switch_counters && d->needs_switch)
+		if (!c->fab.known && !c->fab.switch_counters && d->needs_switch) {
+			t_init(&t, d->id);
 			rp_cert_skip(&t, "not judged on this fabric (engine %s): it needs %s, which the hosts cannot see and the engine does not read",
 				     o->eng->name, d->needs_switch);
-		else
+		} else if (d->seeded && o->eng->seed_key) {
+			rc = run_seeded(c, d, &t, &seeds);
+		} else {
+			t_init(&t, d->id);
 			rc = d->run(c, &t);
+		}
 		if (rc < 0) {
 			snprintf(err, errlen, "%s", c->err);
-			json_decref(t.criteria);
-			json_decref(t.measured);
-			json_decref(t.runs);
-			json_decref(t.plots);
+			t_free(&t);
+			json_decref(seeds);
 			break;
 		}
 		if (rc == 1 || t.stopped) { /* the test that was running is not judged */
 			*interrupted = true;
-			json_decref(t.criteria);
-			json_decref(t.measured);
-			json_decref(t.runs);
-			json_decref(t.plots);
+			t_free(&t);
+			json_decref(seeds);
 			rc = 0;
 			break;
 		}
-		json_t *e = entry_json(d, &t, wall_s() - w0);
+		json_t *e = entry_json(d, &t, wall_s() - w0, seeds);
 		json_array_append_new(arr, e);
 		if (o->progress) {
 			json_t *cause = json_object_get(e, "cause");
 			snprintf(line, sizeof(line), "test %u %s: %s%s%s (%.2f s)", d->id, d->name,
 				 json_string_value(json_object_get(e, "verdict")),
-				 json_is_object(cause) ? ": " : t.skipped ? ": " : "",
-				 json_is_object(cause) ? json_string_value(json_object_get(cause, "text")) : t.skipped ? t.skip : "",
+				 json_is_object(cause) || t.skipped ? ": " : "",
+				 t.marginal || t.skipped ? t.skip : json_is_object(cause) ? json_string_value(json_object_get(cause, "text")) : "",
 				 wall_s() - w0);
 			o->progress(line, o->progress_arg);
 		}
@@ -184,18 +292,40 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 	return 0;
 }
 
-void rp_cert_count(const json_t *arr, unsigned *pass, unsigned *fail, unsigned *skip)
+void rp_cert_count(const json_t *arr, unsigned *pass, unsigned *fail, unsigned *skip, unsigned *marginal)
 {
 	size_t i;
 	json_t *e;
-	*pass = *fail = *skip = 0;
+	*pass = *fail = *skip = *marginal = 0;
 	json_array_foreach(arr, i, e) {
 		const char *v = json_string_value(json_object_get(e, "verdict"));
 		if (strcmp(v, "PASS") == 0)
 			(*pass)++;
 		else if (strcmp(v, "FAIL") == 0)
 			(*fail)++;
+		else if (strcmp(v, "MARGINAL") == 0)
+			(*marginal)++;
 		else
 			(*skip)++;
 	}
+}
+
+bool rp_cert_certified(const json_t *arr, unsigned only, bool interrupted, unsigned *judged, unsigned *asked)
+{
+	size_t i;
+	json_t *e;
+	unsigned need = only ? only : 1u << 1, got = 0;
+	bool all_pass = true;
+	*judged = 0;
+	*asked = (unsigned)json_array_size(arr);
+	json_array_foreach(arr, i, e) {
+		const char *v = json_string_value(json_object_get(e, "verdict"));
+		unsigned id = (unsigned)json_integer_value(json_object_get(e, "id"));
+		if (strcmp(v, "SKIP") == 0)
+			continue;
+		(*judged)++;
+		got |= 1u << id;
+		all_pass = all_pass && strcmp(v, "PASS") == 0;
+	}
+	return !interrupted && all_pass && (got & need) == need;
 }

@@ -161,13 +161,16 @@ static const json_t *entry(const json_t *tests, unsigned id)
 	return NULL;
 }
 
+/* The first test that failed, with every seed (FAIL) or some (MARGINAL). */
 static const json_t *first_fail(const json_t *tests)
 {
 	size_t i;
 	json_t *e;
-	json_array_foreach(tests, i, e)
-		if (strcmp(json_string_value(json_object_get(e, "verdict")), "FAIL") == 0)
+	json_array_foreach(tests, i, e) {
+		const char *v = json_string_value(json_object_get(e, "verdict"));
+		if (strcmp(v, "FAIL") == 0 || strcmp(v, "MARGINAL") == 0)
 			return e;
+	}
 	return NULL;
 }
 
@@ -317,10 +320,11 @@ int rp_certify_suggest(const struct rp_profile *prof, const struct rp_cert_opts 
 	json_t *sets = json_array();
 	for (size_t i = 0; i < s->nacc; i++)
 		json_array_append_new(sets, json_string(s->acc[i]));
-	unsigned pass, fail, skip;
-	rp_cert_count(now, &pass, &fail, &skip);
-	*out = json_pack("{s:b, s:o, s:o, s:{s:i, s:i, s:i}}", "found", found && s->nacc > 0, "sets", sets, "steps", steps,
-			 "with_sets", "pass", (int)pass, "fail", (int)fail, "skip", (int)skip);
+	unsigned pass, fail, skip, marginal;
+	rp_cert_count(now, &pass, &fail, &skip, &marginal);
+	*out = json_pack("{s:b, s:o, s:o, s:{s:i, s:i, s:i, s:i}}", "found", found && s->nacc > 0, "sets", sets, "steps",
+			 steps, "with_sets", "pass", (int)pass, "fail", (int)fail, "skip", (int)skip, "marginal",
+			 (int)marginal);
 	if (!found)
 		json_object_set_new(*out, "note", json_string(first_fail(now) ? "a failing test has no knob the lab can turn, or none of its points passed" : ""));
 	json_decref(now);

@@ -129,4 +129,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	return 0;
 }
 
-const struct rp_cert_test rp_cert_t_a2a = {7, "all-to-all", "All-to-all: goodput >= 90% of line, fair", run, NULL};
+const struct rp_cert_test rp_cert_t_a2a = {7, "all-to-all", "All-to-all: goodput >= 90% of line, fair", run, NULL,
+					   .seeded = true};

@@ -105,4 +105,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_dscp = {4, "dscp-priority", "DSCP to priority: paused on the priority it maps to",
-					    run, NULL};
+					    run, NULL, .seeded = false};

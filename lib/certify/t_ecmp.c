@@ -131,4 +131,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_ecmp = {9, "ecmp", "ECMP balance: uplink shares within a bound of 1/k", run,
-					    "the leaves' byte counters per uplink"};
+					    "the leaves' byte counters per uplink", .seeded = true};

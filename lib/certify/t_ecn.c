@@ -139,4 +139,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_ecn = {3, "ecn-before-pfc", "ECN before PFC: CE and CNPs come first", run,
-					   "the switch's XOFF timeline and queue depth at the first CE mark"};
+					   "the switch's XOFF timeline and queue depth at the first CE mark", .seeded = false};

@@ -73,4 +73,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_latency = {8, "latency", "Latency under load: p99 within a factor of idle", run,
-					       NULL};
+					       NULL, .seeded = false};

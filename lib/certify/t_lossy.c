@@ -89,4 +89,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_lossy = {2, "lossy-isolation", "Lossy isolation: lossy drops, lossless does not",
-					     run, NULL};
+					     run, NULL, .seeded = false};

@@ -122,4 +122,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_pfc_incast = {1, "pfc-incast", "PFC incast: N:1 at line rate is lossless", run,
-						  NULL};
+						  NULL, .seeded = false};

@@ -115,4 +115,4 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_storm = {6, "pause-storm", "Pause storm: contained, healthy paths unharmed", run,
-					     "the switch's PFC watchdog (when it found the storm, what it dropped)"};
+					     "the switch's PFC watchdog (when it found the storm, what it dropped)", .seeded = false};

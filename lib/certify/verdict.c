@@ -6,7 +6,7 @@
 
 const char *rp_cert_verdict_name(enum rp_cert_verdict v)
 {
-	return v == RP_CERT_PASS ? "PASS" : v == RP_CERT_FAIL ? "FAIL" : "SKIP";
+	return v == RP_CERT_PASS ? "PASS" : v == RP_CERT_FAIL ? "FAIL" : v == RP_CERT_MARGINAL ? "MARGINAL" : "SKIP";
 }
 
 void rp_cert_crit(struct rp_cert_t *t, const char *name, const char *want, json_t *got, bool pass)

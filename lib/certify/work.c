@@ -78,7 +78,7 @@ int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, 
 		 const char *const *extra, size_t nextra, json_t **res)
 {
 	const struct rp_cert_opts *o = c->o;
-	size_t n = o->nsets + nextra + 1;
+	size_t n = o->nsets + nextra + 2;
 	const char **sets = calloc(n, sizeof(*sets));
 	char *tset = malloc(traffic->n + 16);
 	*res = NULL;
@@ -92,6 +92,8 @@ int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, 
 	size_t k = 0;
 	for (size_t i = 0; i < o->nsets; i++)
 		sets[k++] = o->sets[i];
+	if (c->seed_set)
+		sets[k++] = c->seed_set;
 	for (size_t i = 0; i < nextra; i++)
 		sets[k++] = extra[i];
 	sets[k++] = tset;
@@ -104,6 +106,8 @@ int rp_cert_exec(struct rp_cert_ctx *c, struct rp_cert_t *t, const char *label, 
 	json_t *run = json_pack("{s:s, s:s, s:o}", "label", label, "traffic", traffic->s, "sets", ex);
 	if (*res)
 		json_object_set_new(run, "elapsed_ns", json_integer((json_int_t)rp_cert_elapsed_ns(*res)));
+	if (c->seed_set)
+		json_object_set_new(run, "seed", json_integer((json_int_t)c->seed));
 	if (*res && json_is_string(json_object_get(*res, "dir"))) /* an engine that keeps each run's files */
 		json_object_set(run, "dir", json_object_get(*res, "dir"));
 	json_array_append_new(t->runs, run);

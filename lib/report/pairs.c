@@ -35,8 +35,9 @@ static int cmp_key(const void *x, const void *y)
 struct pair_set {
 	struct rp_pair_result *rows; /* in order of first appearance among the flows */
 	unsigned *flags;             /* rp_pair_flag bits, by row */
+	double *peer_loss, *slow_bar; /* rp_pairs_flag's, by row */
 	size_t n;
-	double good, late, loss;     /* the median pair's goodput, p99 and loss % */
+	struct rp_pairs_medians med;
 };
 
 static int cmp_first(const void *x, const void *y)
@@ -47,8 +48,8 @@ static int cmp_first(const void *x, const void *y)
 
 /* One sort groups the flows by pair (no scan of every pair per flow), one
  * scratch histogram merges each pair's latencies in turn. */
-static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow_key *k, size_t nf,
-		       struct rp_pair_result *tmp, size_t *first)
+static void rows_build(const struct rp_acct *a, const struct rp_pairs_plan *plan, struct pair_set *ps,
+		       struct flow_key *k, size_t nf, struct rp_pair_result *tmp, size_t *first)
 {
 	struct rp_shist sh, *h = &sh; /* the pair's latencies: its flows' buckets, no more */
 	rp_shist_init(h);
@@ -77,6 +78,14 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 			q->rx_packets += r.rx_packets;
 			q->lost += r.lost;
 			q->goodput_gbps += r.goodput_active_gbps;
+			if (plan && plan->expect_gbps)
+				q->expected_gbps += plan->expect_gbps[k[i].flow];
+			if (plan && ((plan->lossless >> (r.prio & 7)) & 1u)) {
+				q->lost_lossless += r.lost;
+			} else {
+				q->tx_lossy += r.tx_packets;
+				q->lost_lossy += r.lost;
+			}
 			rp_shist_merge(h, rp_acct_flow_latency_sparse(a, k[i].flow));
 		}
 		struct rp_hist_summary s;
@@ -93,46 +102,111 @@ static void rows_build(const struct rp_acct *a, struct pair_set *ps, struct flow
 		ps->rows[r] = tmp[first[2 * r + 1]];
 }
 
-/* The medians once, then each pair against them (nothing stands out among
- * fewer than two pairs). */
-static void flag_outliers(struct pair_set *ps)
+/* Goodput over what its plan lets it reach (expected_gbps > 0). */
+static double reached(const struct rp_pair_result *p)
 {
-	double *v = malloc((ps->n ? ps->n : 1) * sizeof(*v));
-	for (size_t i = 0; v && i < ps->n; i++)
-		v[i] = ps->rows[i].goodput_gbps;
-	ps->good = v ? median(v, ps->n) : 0;
-	for (size_t i = 0; v && i < ps->n; i++)
-		v[i] = (double)ps->rows[i].p99_ns;
-	ps->late = v ? median(v, ps->n) : 0;
-	for (size_t i = 0; v && i < ps->n; i++)
-		v[i] = ps->rows[i].loss_pct;
-	ps->loss = v ? median(v, ps->n) : 0;
-	free(v);
-	for (size_t i = 0; i < ps->n && ps->n > 1; i++) {
-		const struct rp_pair_result *p = &ps->rows[i];
-		ps->flags[i] = (p->goodput_gbps < 0.9 * ps->good ? RP_PAIR_SLOW : 0) |
-			       ((double)p->p99_ns > 2 * ps->late && ps->late > 0 ? RP_PAIR_LATE : 0) |
-			       (p->lost && p->loss_pct > 2 * ps->loss ? RP_PAIR_LOSSY : 0);
+	return p->goodput_gbps / p->expected_gbps;
+}
+
+static double lossy_pct(const struct rp_pair_result *p)
+{
+	return p->tx_lossy ? 100.0 * (double)p->lost_lossy / (double)p->tx_lossy : 0;
+}
+
+/* The median of sorted v[0..m) with one element equal to x taken out
+ * (x is among them); -1 when none is left. */
+static double median_without(const double *v, size_t m, double x)
+{
+	if (m < 2)
+		return -1;
+	size_t lo = 0, hi = m; /* the first index whose value is >= x: v[j] == x */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	size_t j = lo, r = m - 1; /* v without v[j], r elements: w(k) = v[k < j ? k : k + 1] */
+#define W(k) v[(k) < j ? (k) : (k) + 1]
+	double med = r % 2 ? W(r / 2) : (W(r / 2 - 1) + W(r / 2)) / 2;
+#undef W
+	return med;
+}
+
+int rp_pairs_flag(const struct rp_pair_result *rows, size_t n, unsigned *flags, double *peer_loss, double *slow_bar,
+		  struct rp_pairs_medians *med)
+{
+	double *v = malloc((n ? n : 1) * sizeof(*v));
+	*med = (struct rp_pairs_medians){0};
+	for (size_t i = 0; i < n; i++) {
+		flags[i] = 0;
+		peer_loss[i] = slow_bar[i] = -1;
+	}
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		v[i] = rows[i].goodput_gbps;
+	med->good = median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)rows[i].p99_ns;
+	med->late = median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = rows[i].loss_pct;
+	med->loss = median(v, n);
+	double *w = malloc((n ? n : 1) * sizeof(*w));
+	if (!w) {
+		free(v);
+		return -1;
+	}
+	size_t m = 0, mr = 0; /* the pairs that send on a lossy priority, by their loss % there; */
+	for (size_t i = 0; i < n; i++) {   /* the pairs with a plan, by how much of it they reached */
+		if (rows[i].tx_lossy)
+			v[m++] = lossy_pct(&rows[i]);
+		if (rows[i].expected_gbps > 0)
+			w[mr++] = reached(&rows[i]);
+	}
+	qsort(v, m, sizeof(*v), cmp_double);
+	qsort(w, mr, sizeof(*w), cmp_double);
+	med->reached = median(w, mr);
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_pair_result *p = &rows[i];
+		double peers = p->tx_lossy ? median_without(v, m, lossy_pct(p)) : -1;
+		double others = p->expected_gbps > 0 ? median_without(w, mr, reached(p)) : -1;
+		double bar = others >= 0 && others < 1 ? others : 1; /* the others fell short of their plans: so may it */
+		bool slow = p->expected_gbps > 0 && reached(p) < RP_PAIR_SLOW_SHARE * bar;
+		bool late = n > 1 && med->late > 0 && (double)p->p99_ns > RP_PAIR_LATE_FACTOR * med->late;
+		bool lossy = p->lost_lossless > 0 ||
+			     (p->lost_lossy > 0 && peers >= 0 && lossy_pct(p) > RP_PAIR_LOSSY_FACTOR * peers);
+		peer_loss[i] = peers;
+		slow_bar[i] = p->expected_gbps > 0 ? RP_PAIR_SLOW_SHARE * bar * p->expected_gbps : -1;
+		flags[i] = (slow ? RP_PAIR_SLOW : 0) | (late ? RP_PAIR_LATE : 0) | (lossy ? RP_PAIR_LOSSY : 0);
+	}
+	free(w);
+	free(v);
+	return 0;
 }
 
 static void pair_set_free(struct pair_set *ps)
 {
 	free(ps->rows);
 	free(ps->flags);
+	free(ps->peer_loss);
+	free(ps->slow_bar);
 }
 
 /* Every pair of a's flows, flagged; an empty set when out of memory. */
-static void pair_set_build(const struct rp_acct *a, struct pair_set *ps)
+static void pair_set_build(const struct rp_acct *a, const struct rp_pairs_plan *plan, struct pair_set *ps)
 {
 	size_t nf = rp_acct_nflows(a), m = nf ? nf : 1;
 	struct flow_key *k = malloc(m * sizeof(*k));
 	struct rp_pair_result *tmp = malloc(m * sizeof(*tmp));
 	size_t *first = malloc(2 * m * sizeof(*first));
-	*ps = (struct pair_set){.rows = calloc(m, sizeof(*ps->rows)), .flags = calloc(m, sizeof(*ps->flags))};
-	if (k && tmp && first && ps->rows && ps->flags) {
-		rows_build(a, ps, k, nf, tmp, first);
-		flag_outliers(ps);
+	*ps = (struct pair_set){.rows = calloc(m, sizeof(*ps->rows)), .flags = calloc(m, sizeof(*ps->flags)),
+				.peer_loss = calloc(m, sizeof(*ps->peer_loss)), .slow_bar = calloc(m, sizeof(*ps->slow_bar))};
+	if (k && tmp && first && ps->rows && ps->flags && ps->peer_loss && ps->slow_bar) {
+		rows_build(a, plan, ps, k, nf, tmp, first);
+		rp_pairs_flag(ps->rows, ps->n, ps->flags, ps->peer_loss, ps->slow_bar, &ps->med);
 	}
 	free(k);
 	free(tmp);
@@ -150,12 +224,12 @@ struct rp_pairs {
 	size_t nout;
 };
 
-struct rp_pairs *rp_pairs_build(const struct rp_acct *a)
+struct rp_pairs *rp_pairs_build(const struct rp_acct *a, const struct rp_pairs_plan *plan)
 {
 	struct rp_pairs *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	pair_set_build(a, &p->ps);
+	pair_set_build(a, plan, &p->ps);
 	p->out = malloc((p->ps.n ? p->ps.n : 1) * sizeof(*p->out));
 	if (!p->out) {
 		rp_pairs_free(p);
@@ -186,16 +260,21 @@ size_t rp_pairs_noutliers(const struct rp_pairs *p)
 	return p->nout;
 }
 
+/* A known number, or null. */
+static json_t *known(double v, bool ok)
+{
+	return ok ? json_real(v) : json_null();
+}
+
 json_t *rp_pairs_row_item(void *pairs, size_t i)
 {
 	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}", "src",
-						      p[i].src, "dst", p[i].dst, "flows", (json_int_t)p[i].flows,
-						      "tx_packets", (json_int_t)p[i].tx_packets, "rx_packets",
-						      (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "loss_pct",
-						      p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps, "p50_ns",
-						      (json_int_t)p[i].p50_ns, "p99_ns", (json_int_t)p[i].p99_ns, "max_ns",
-						      (json_int_t)p[i].max_ns);
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:I}", "src", p[i].src, "dst",
+			 p[i].dst, "flows", (json_int_t)p[i].flows, "tx_packets", (json_int_t)p[i].tx_packets,
+			 "rx_packets", (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "loss_pct",
+			 p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps, "p50_ns", (json_int_t)p[i].p50_ns, "p99_ns",
+			 (json_int_t)p[i].p99_ns, "max_ns", (json_int_t)p[i].max_ns, "expected_gbps",
+			 known(p[i].expected_gbps, p[i].expected_gbps > 0), "lost_lossless", (json_int_t)p[i].lost_lossless);
 }
 
 json_t *rp_pairs_outlier_item(void *pairs, size_t k)
@@ -203,22 +282,26 @@ json_t *rp_pairs_outlier_item(void *pairs, size_t k)
 	const struct rp_pairs *ps = pairs;
 	const struct rp_pair_result *p = ps->ps.rows;
 	const unsigned *fl = ps->ps.flags;
-	double good = ps->ps.good, late = ps->ps.late;
+	double good = ps->ps.med.good, late = ps->ps.med.late;
 	size_t i = ps->out[k];
 	json_t *why = json_array();
-		if (fl[i] & RP_PAIR_SLOW)
-			json_array_append_new(why, json_string("slow"));
-		if (fl[i] & RP_PAIR_LATE)
-			json_array_append_new(why, json_string("late"));
-		if (fl[i] & RP_PAIR_LOSSY)
-			json_array_append_new(why, json_string("lossy"));
-	return json_pack("{s:s, s:s, s:o, s:f, s:f}", "src", p[i].src, "dst", p[i].dst, "why", why, "goodput_vs_median",
-			 ratio(p[i].goodput_gbps, good), "p99_vs_median", ratio((double)p[i].p99_ns, late));
+	if (fl[i] & RP_PAIR_SLOW)
+		json_array_append_new(why, json_string("slow"));
+	if (fl[i] & RP_PAIR_LATE)
+		json_array_append_new(why, json_string("late"));
+	if (fl[i] & RP_PAIR_LOSSY)
+		json_array_append_new(why, json_string("lossy"));
+	double ex = p[i].expected_gbps, peers = ps->ps.peer_loss[i], bar = ps->ps.slow_bar[i];
+	return json_pack("{s:s, s:s, s:o, s:f, s:f, s:o, s:o, s:o, s:I, s:o}", "src", p[i].src, "dst", p[i].dst, "why",
+			 why, "goodput_vs_median", ratio(p[i].goodput_gbps, good), "p99_vs_median",
+			 ratio((double)p[i].p99_ns, late), "expected_gbps", known(ex, ex > 0), "goodput_vs_expected",
+			 known(ratio(p[i].goodput_gbps, ex), ex > 0), "slow_below_gbps", known(bar, bar >= 0),
+			 "lost_lossless", (json_int_t)p[i].lost_lossless, "peers_loss_pct", known(peers, peers >= 0));
 }
 
-json_t *rp_report_pairs(const struct rp_acct *a)
+json_t *rp_report_pairs(const struct rp_acct *a, const struct rp_pairs_plan *plan)
 {
-	struct rp_pairs *p = rp_pairs_build(a);
+	struct rp_pairs *p = rp_pairs_build(a, plan);
 	json_t *rows = json_array(), *out = json_array();
 	for (size_t i = 0; p && i < p->ps.n; i++)
 		json_array_append_new(rows, rp_pairs_row_item(p, i));
@@ -228,31 +311,52 @@ json_t *rp_report_pairs(const struct rp_acct *a)
 	return json_pack("{s:o, s:o}", "rows", rows, "outliers", out);
 }
 
-void rp_report_print_pairs(FILE *f, const struct rp_acct *a, size_t max_rows)
+/* Why a flagged pair's loss stands out, in words. */
+static void loss_words(const struct rp_pair_result *p, double peers, unsigned fl, char *buf, size_t len)
+{
+	if (!(fl & RP_PAIR_LOSSY))
+		buf[0] = '\0';
+	else if (p->lost_lossless)
+		snprintf(buf, len, ", %llu on a lossless priority", (unsigned long long)p->lost_lossless);
+	else
+		snprintf(buf, len, ", lossy priority: %.3f%% against the other pairs' median %.3f%%",
+			 100.0 * (double)p->lost_lossy / (double)p->tx_lossy, peers);
+}
+
+void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows)
 {
 	struct pair_set ps;
-	pair_set_build(a, &ps);
+	pair_set_build(a, plan, &ps);
 	const struct rp_pair_result *p = ps.rows;
 	const unsigned *fl = ps.flags;
 	size_t n = ps.n, shown = 0, flagged = 0;
-	double good = ps.good, late = ps.late;
+	double good = ps.med.good, late = ps.med.late;
 	for (size_t i = 0; i < n; i++)
 		flagged += fl[i] != 0;
+	char plan_words[96] = "each against its plan";
+	if (ps.med.reached > 0)
+		snprintf(plan_words, sizeof(plan_words), "each against its plan; the median pair reached %.2f of its plan",
+			 ps.med.reached);
 	if (n > 1 && !flagged)
-		fprintf(f, "pairs: %zu host pairs; none stands out (median goodput %.3f Gbit/s, p99 %.0f ns)\n", n, good,
-			late);
-	else if (n > 1)
-		fprintf(f, "pairs: %zu host pairs, %zu stand out (median goodput %.3f Gbit/s, p99 %.0f ns):\n", n, flagged,
-			good, late);
+		fprintf(f, "pairs: %zu host pairs; none stands out (%s; median goodput %.3f Gbit/s, p99 %.0f ns)\n", n,
+			plan_words, good, late);
+	else if (flagged)
+		fprintf(f, "pairs: %zu host pair%s, %zu stand%s out (%s; median goodput %.3f Gbit/s, p99 %.0f ns):\n", n,
+			n > 1 ? "s" : "", flagged, flagged > 1 ? "" : "s", plan_words, good, late);
 	for (size_t i = 0; i < n && shown < max_rows; i++) {
 		if (!fl[i])
 			continue;
-		fprintf(f, "  %s -> %s:%s%s%s goodput %.3f Gbit/s (%.2f x median), p99 %llu ns (%.2f x median), lost %llu "
-			   "(%.3f%%)\n",
+		char ex[64], lw[128];
+		if (p[i].expected_gbps > 0)
+			snprintf(ex, sizeof(ex), "%.2f x the %.3f its plan lets it reach",
+				 ratio(p[i].goodput_gbps, p[i].expected_gbps), p[i].expected_gbps);
+		else
+			snprintf(ex, sizeof(ex), "no plan to compare with");
+		loss_words(&p[i], ps.peer_loss[i], fl[i], lw, sizeof(lw));
+		fprintf(f, "  %s -> %s:%s%s%s goodput %.3f Gbit/s (%s), p99 %llu ns (%.2f x median), lost %llu (%.3f%%%s)\n",
 			p[i].src, p[i].dst, fl[i] & RP_PAIR_SLOW ? " SLOW" : "", fl[i] & RP_PAIR_LATE ? " LATE" : "",
-			fl[i] & RP_PAIR_LOSSY ? " LOSSY" : "", p[i].goodput_gbps, ratio(p[i].goodput_gbps, good),
-			(unsigned long long)p[i].p99_ns, ratio((double)p[i].p99_ns, late), (unsigned long long)p[i].lost,
-			p[i].loss_pct);
+			fl[i] & RP_PAIR_LOSSY ? " LOSSY" : "", p[i].goodput_gbps, ex, (unsigned long long)p[i].p99_ns,
+			ratio((double)p[i].p99_ns, late), (unsigned long long)p[i].lost, p[i].loss_pct, lw);
 		shown++;
 	}
 	if (flagged > shown)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "certify/certify.h"
@@ -55,12 +56,20 @@ static const char doc_paused_lost[] =
 	", " A2A_FLOW("h2", "h3", tx) ", " A2A_FLOW("h3", "h0", tx) "], \"ports\": []}"
 static const char doc_a2a_slow[] = A2A_DOC("125000");
 static const char doc_a2a_busy[] = A2A_DOC("12500000");
+/* The same with each host receiving 95 Gbit/s: 0.95 of line >= 0.9, Jain 1. */
+#define A2A_FLOW_OK(s, d) "{\"src\": \"" s "\", \"dst\": \"" d "\", \"prio\": 3, \"tx_packets\": 30, " \
+	"\"tx_bytes\": 12500000, \"rx_packets\": 30, \"lost\": 0, \"goodput_gbps\": 95.0}"
+static const char doc_a2a_ok[] = "{\"elapsed_ns\": 1000000, \"flows\": [" A2A_FLOW_OK("h0", "h1") ", "
+	A2A_FLOW_OK("h1", "h2") ", " A2A_FLOW_OK("h2", "h3") ", " A2A_FLOW_OK("h3", "h0") "], \"ports\": []}";
 
 struct fake {
 	const char *doc;
 	bool counters; /* the documents may carry `switches` */
 	unsigned runs;
 	char last_traffic[4096];
+	const char *seed_key;    /* the engine varies it for seeded tests ... */
+	const char *odd_doc;     /* ... and hands back this one for an odd seed */
+	char seeds[64];          /* the seeds the runs had, "1,2,..." */
 };
 
 static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_cert_fabric *out, char *err,
@@ -78,7 +87,18 @@ static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, jso
 	(void)storm, (void)err, (void)errlen;
 	f->runs++;
 	snprintf(f->last_traffic, sizeof(f->last_traffic), "%s", nsets ? sets[nsets - 1] : "");
-	*out = json_loads(f->doc, 0, NULL);
+	const char *doc = f->doc;
+	for (size_t i = 0; f->seed_key && i < nsets; i++) {
+		size_t l = strlen(f->seed_key);
+		if (strncmp(sets[i], f->seed_key, l) == 0 && sets[i][l] == '=') {
+			unsigned long s = strtoul(sets[i] + l + 1, NULL, 10);
+			size_t n = strlen(f->seeds);
+			snprintf(f->seeds + n, sizeof(f->seeds) - n, "%s%lu", n ? "," : "", s);
+			if (s % 2 && f->odd_doc)
+				doc = f->odd_doc;
+		}
+	}
+	*out = json_loads(doc, 0, NULL);
 	return *out ? 0 : -1;
 }
 
@@ -87,7 +107,7 @@ static json_t *certify(struct fake *f, unsigned only)
 	char err[512] = "";
 	struct rp_profile *p = rp_profile_load_string("p.yaml", profile, NULL, err, sizeof(err));
 	assert_non_null(p);
-	struct rp_cert_engine eng = {.name = "fake", .ctx = f, .describe = describe, .run = run};
+	struct rp_cert_engine eng = {.name = "fake", .ctx = f, .describe = describe, .run = run, .seed_key = f->seed_key};
 	struct rp_cert_opts o = {.eng = &eng, .only = only};
 	json_t *tests = NULL;
 	bool stopped = true;
@@ -224,8 +244,8 @@ static void a_fail_another_test_explains_is_blocked(void **state)
 	assert_int_equal(json_integer_value(json_object_get(entry(t, 1), "blocked_by")), 5);
 	assert_string_equal(cause(entry(t, 1)), "headroom");
 	assert_string_equal(verdict(entry(t, 9)), "SKIP");
-	unsigned pass, fail, skip;
-	rp_cert_count(t, &pass, &fail, &skip);
+	unsigned pass, fail, skip, marginal;
+	rp_cert_count(t, &pass, &fail, &skip, &marginal);
 	assert_int_equal(pass, 0);
 	assert_int_equal(fail, 1);
 	assert_int_equal(skip, 2);
@@ -234,6 +254,64 @@ static void a_fail_another_test_explains_is_blocked(void **state)
 	t = certify(&f, 1u << 1);
 	assert_string_equal(verdict(entry(t, 1)), "FAIL");
 	json_decref(t);
+}
+
+/* Test 7's workload meets what a seed draws: with an engine that has a seed
+ * key it runs with seeds 1..5 (the profile's fabric.seed, 1, and the next
+ * four); odd seeds pass (95 Gbit/s a host), even ones fail (1 Gbit/s):
+ * MARGINAL, not a pass. All passing: PASS. No seed key: one run. */
+static void seeds_that_disagree_are_marginal(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_a2a_busy, .odd_doc = doc_a2a_ok, .seed_key = "fabric.seed"};
+	json_t *t = certify(&f, 1u << 7);
+	assert_int_equal(f.runs, 5);
+	assert_string_equal(f.seeds, "1,2,3,4,5");
+	const json_t *e = entry(t, 7);
+	assert_string_equal(verdict(e), "MARGINAL");
+	assert_string_equal(cause(e), "unfair"); /* the failing seeds' cause */
+	const char *why = json_string_value(json_object_get(e, "reason"));
+	assert_non_null(strstr(why, "PASS with 1, 3, 5, FAIL with 2, 4"));
+	assert_int_equal(json_array_size(json_object_get(e, "seeds")), 5);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(e, "evidence"), "runs")), 5);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(e, "seeds"), 1), "verdict")),
+			    "FAIL");
+	unsigned pass, fail, skip, marginal, judged, asked;
+	rp_cert_count(t, &pass, &fail, &skip, &marginal);
+	assert_int_equal(marginal, 1);
+	assert_false(rp_cert_certified(t, 1u << 7, false, &judged, &asked));
+	json_decref(t);
+	f = (struct fake){.doc = doc_a2a_ok, .seed_key = "fabric.seed"};
+	t = certify(&f, 1u << 7);
+	assert_int_equal(f.runs, 5);
+	assert_string_equal(verdict(entry(t, 7)), "PASS");
+	assert_true(rp_cert_certified(t, 1u << 7, false, &judged, &asked));
+	json_decref(t);
+	f = (struct fake){.doc = doc_a2a_ok};
+	t = certify(&f, 1u << 7);
+	assert_int_equal(f.runs, 1);
+	assert_true(json_is_null(json_object_get(entry(t, 7), "seeds")));
+	json_decref(t);
+}
+
+/* Certified only when test 1 (or each test --only names) got a verdict and
+ * every verdict is a PASS: a 2-host profile's 8 SKIPs and one PASS are not. */
+static void skips_are_not_certified(void **state)
+{
+	(void)state;
+	json_t *two = json_loads("[{\"id\": 1, \"verdict\": \"SKIP\"}, {\"id\": 6, \"verdict\": \"SKIP\"}, "
+				 "{\"id\": 7, \"verdict\": \"PASS\"}]", 0, NULL);
+	unsigned judged, asked;
+	assert_false(rp_cert_certified(two, 0, false, &judged, &asked));
+	assert_int_equal(judged, 1);
+	assert_int_equal(asked, 3);
+	assert_true(rp_cert_certified(two, 1u << 7, false, &judged, &asked));          /* --only 7 */
+	assert_false(rp_cert_certified(two, (1u << 6) | (1u << 7), false, &judged, &asked)); /* --only 6,7 */
+	json_t *good = json_loads("[{\"id\": 1, \"verdict\": \"PASS\"}, {\"id\": 9, \"verdict\": \"SKIP\"}]", 0, NULL);
+	assert_true(rp_cert_certified(good, 0, false, &judged, &asked)); /* 9 on one switch: SKIP */
+	assert_false(rp_cert_certified(good, 0, true, &judged, &asked));  /* interrupted */
+	json_decref(two);
+	json_decref(good);
 }
 
 int main(void)
@@ -246,6 +324,8 @@ int main(void)
 		cmocka_unit_test(loss_despite_pfc_is_headroom),
 		cmocka_unit_test(switch_blind_tests_skip),
 		cmocka_unit_test(a2a_slow_hosts_are_not_the_fabric),
+		cmocka_unit_test(seeds_that_disagree_are_marginal),
+		cmocka_unit_test(skips_are_not_certified),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

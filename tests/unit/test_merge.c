@@ -541,7 +541,7 @@ static void results_only_equals_full(void **state)
 		assert_same_text(rp_report_timeseries(rows), rp_report_timeseries(full), "timeseries");
 		assert_same_text(rp_report_latency(rp_acct_latency(rows)), rp_report_latency(rp_acct_latency(full)),
 				 "latency");
-		assert_same_text(rp_report_pairs(rows), rp_report_pairs(full), "pairs");
+		assert_same_text(rp_report_pairs(rows, NULL), rp_report_pairs(full, NULL), "pairs");
 		assert_same_text(rp_report_pause_order(rows), rp_report_pause_order(full), "pause order");
 		size_t n = rp_acct_pack(full, NULL, NULL, NULL, 0);
 		assert_true(n > 0);
@@ -587,10 +587,10 @@ static void streamed_files_equal_whole(void **state)
 	snprintf(streamed, sizeof(streamed), "%s/streamed.json", dir);
 	snprintf(lines, sizeof(lines), "%s/flows.jsonl", dir);
 	json_t *root = json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", "roceprobe.result/1", "flows", rp_report_flows(m),
-				 "ports", rp_report_ports(m), "timeseries", rp_report_timeseries(m), "pairs", rp_report_pairs(m));
+				 "ports", rp_report_ports(m), "timeseries", rp_report_timeseries(m), "pairs", rp_report_pairs(m, NULL));
 	assert_int_equal(rp_report_write_atomic(whole, root, err, sizeof(err)), 0);
 	json_decref(root);
-	struct rp_pairs *pairs = rp_pairs_build(m);
+	struct rp_pairs *pairs = rp_pairs_build(m, NULL);
 	json_t *flows = json_array(), *rows = json_array(), *out = json_array(), *tports = NULL;
 	root = json_pack("{s:s, s:O, s:o, s:o, s:{s:O, s:O}}", "schema", "roceprobe.result/1", "flows", flows, "ports",
 			 rp_report_ports(m), "timeseries", rp_report_timeseries_apart(m, &tports), "pairs", "rows", rows,

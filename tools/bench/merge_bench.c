@@ -386,7 +386,7 @@ static int bench_rank0(const struct block *b, unsigned samples, double ref)
 		die("mkdtemp", strerror(errno));
 	snprintf(fpath, sizeof(fpath), "%s/flows.jsonl", dir);
 	snprintf(ppath, sizeof(ppath), "%s/pairs.jsonl", dir);
-	struct rp_pairs *pairs = rp_pairs_build(m);
+	struct rp_pairs *pairs = rp_pairs_build(m, NULL);
 	if (!pairs)
 		die("rp_pairs_build", "out of memory");
 	const struct rp_report_stream fl = {NULL, rp_acct_nflows(m), rp_report_flow_item, m},
