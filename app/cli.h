@@ -57,6 +57,7 @@ int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);
+int rp_cmd_counters(int argc, char **argv);
 int rp_cmd_decode(int argc, char **argv);
 int rp_cmd_headroom(int argc, char **argv);
 int rp_cmd_lab(int argc, char **argv);

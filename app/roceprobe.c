@@ -26,6 +26,7 @@ static const struct subcommand subcommands[] = {
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
 	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
 	{"headroom", rp_cmd_headroom, "PFC headroom a link needs, term by term"},
+	{"counters", rp_cmd_counters, "a NIC's counters (ethtool, sysfs, RDMA, saved dumps) in one vocabulary; --watch"},
 	{"doctor", rp_cmd_doctor, "before a run: driver, link speed, MTU, hugepages, DCB/PFC, RoCE, GID, PTP; PASS/WARN/FAIL + fix"},
 	{"cluster", rp_cmd_cluster, "under mpirun/srun: every rank, its node and clock offset; hosts -> ranks"},
 #ifdef RP_HAVE_VERBS

@@ -11,7 +11,8 @@ packages=(
 	libsystemd-dev libdbus-1-dev
 	# tests and cross-checks
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
-	# roceprobe doctor's facts checked against the kernel's own tools (tests/lab/doctor_check.py)
+	# roceprobe doctor's facts and roceprobe counters' ioctl reader checked against the kernel's
+	# own tools (tests/lab/doctor_check.py, tests/interop/counters_check.py)
 	ethtool
 	# many machines: the MPI control plane (mpirun)
 	openmpi-bin libopenmpi-dev

@@ -1,6 +1,8 @@
 #include "verbs/counters.h"
 
-#include <dirent.h>
+#include "counters/ethtool.h"
+#include "counters/sources.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,32 +17,41 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Reads every readable file of dir holding one unsigned number. */
+/* Every counter file of dir (lib/counters reads them); lifespan is a setting. */
 static void read_dir(const char *dir, enum rp_ctr_src src, struct rp_ctr_snap *out)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) && out->n < RP_CTR_MAX) {
-		if (e->d_name[0] == '.' || strcmp(e->d_name, "lifespan") == 0)
-			continue;
-		char path[512];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		uint64_t v;
-		/* Some counters fail to read (EINVAL on unsupported ones): skip. */
-		if (fscanf(f, "%" SCNu64, &v) == 1) {
-			struct rp_ctr *c = &out->c[out->n++];
-			snprintf(c->name, sizeof(c->name), "%.63s", e->d_name);
-			c->src = (uint8_t)src;
-			c->value = v;
-		}
-		fclose(f);
-	}
-	closedir(d);
+	size_t base = out->n, n = rp_ctr_read_dir(dir, src, out->c + base, RP_CTR_MAX - base);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(out->c[base + i].name, "lifespan") != 0)
+			out->c[out->n++] = out->c[base + i];
+}
+
+/* Pause/PFC and drop counters are the point; a driver like mlx5 has
+ * thousands of per-queue statistics we do not want in every snapshot. */
+static bool keep(const char *name)
+{
+	char norm[64];
+	if (rp_ctr_normalise(RP_CTR_ETH, name, norm, sizeof(norm), NULL))
+		return true;
+	static const char *const words[] = {"pause", "pfc", "xoff", "discard", "prio"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(name, words[i]))
+			return !strstr(name, "queue"); /* per-queue duplicates */
+	return false;
+}
+
+int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *err, size_t errlen)
+{
+	struct rp_ctr *all;
+	int n = rp_ethtool_read(ifname, &all, NULL, 0, err, errlen);
+	if (n < 0)
+		return -1;
+	size_t k = 0;
+	for (int i = 0; i < n && k < max; i++)
+		if (keep(all[i].name))
+			out[k++] = all[i];
+	free(all);
+	return (int)k;
 }
 
 size_t rp_ctr_snapshot(const struct rp_ctr_source *s, struct rp_ctr_snap *out)

@@ -9,7 +9,7 @@
  *
  * Each driver names the same event differently (mlx5 "np_cnp_sent", bnxt_re
  * "cnp_tx_pkts", irdma "cnpSent"); rp_ctr_normalise maps the known ones to
- * one name (docs/verbs.md has the table). Unknown counters are kept under
+ * one name (lib/counters/ctr_names.c, the one table; docs/verbs.md). Unknown counters are kept under
  * their raw "src/name" so nothing a driver reports is lost. */
 #ifndef RP_VERBS_COUNTERS_H
 #define RP_VERBS_COUNTERS_H
@@ -18,13 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rp_ctr_src { RP_CTR_PORT, RP_CTR_HW, RP_CTR_ETH };
-
-struct rp_ctr {
-	char name[64];
-	uint8_t src; /* enum rp_ctr_src; unused for normalised counters */
-	uint64_t value;
-};
+#include "counters/ctr_names.h" /* struct rp_ctr, the name table */
 
 #define RP_CTR_MAX 1024
 
@@ -40,13 +34,6 @@ struct rp_ctr_source {
 	unsigned port;
 	char netdev[32]; /* "" skips the ethtool part */
 };
-
-const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth" */
-
-/* The normalised name of a raw counter, and the factor that turns its unit
- * into the normalised one (port_xmit_data counts 4-byte words). Returns false
- * for counters without a common meaning. */
-bool rp_ctr_normalise(enum rp_ctr_src src, const char *raw, char *out, size_t len, uint64_t *scale);
 
 /* Reads every source; missing directories or an ethtool-less netdev are not
  * errors (rxe has no PortCounters; virtio-net no pause counters). Returns the
@@ -64,8 +51,8 @@ size_t rp_ctr_delta(const struct rp_ctr_snap *before, const struct rp_ctr_snap *
  * same events, so the largest is kept rather than the sum. */
 size_t rp_ctr_fold(const struct rp_ctr *delta, size_t n, struct rp_ctr *out, size_t max);
 
-/* ethtool statistics of ifname (kept: the ones that normalise, and any with
- * pause/pfc/prio/xoff/discard in their name). Returns how many were added to
+/* ethtool statistics of ifname (lib/counters/ethtool.c) kept for ep: the
+ * ones that normalise, and any with pause/pfc/prio/xoff/discard in their name. Returns how many were added to
  * out, or -1 with err set (no such device, driver without statistics). */
 int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *err, size_t errlen);
 

@@ -38,7 +38,7 @@ MPI = len(sys.argv) > 5 and sys.argv[5] == "mpi"  # roceprobe was built with the
 
 
 
-DYNAMIC = {"pause_xstats", "at"}  # keyed by names from elsewhere: not descended into
+DYNAMIC = {"pause_xstats", "at", "raw", "gauges"}  # keyed by names from elsewhere: not descended into
 
 
 def keys(o, path, out):
@@ -136,6 +136,20 @@ with tempfile.TemporaryDirectory() as tmp:
                 sys.exit(f"mpirun -np 2 roceprobe run failed ({p.returncode}): {p.stderr.strip()[-500:]}")
             keys(json.load(open(os.path.join(out, "result.json"))), "run-ranks", seen)
 
+# roceprobe counters (roceprobe.counters/1) on the saved dumps of tests/data/counters, and a
+# delta line (--watch on sysfs:lo, stopped after its second line).
+data = os.path.join(os.path.dirname(os.path.abspath(DOC)), "..", "tests", "data", "counters")
+for src in ("ethtool-file:mlx5_core.txt", "ethtool-file:ice.txt", "ethtool-file:bnxt_en.txt",
+            "rdma-dir:rxe0-hw_counters"):
+    kind, name = src.split(":")
+    for line in rp("counters", f"{kind}:{os.path.join(data, name)}", "--json").splitlines():
+        keys(json.loads(line), "counters", seen)
+w = subprocess.Popen([ROCEPROBE, "counters", "sysfs:lo", "--json", "--watch", "20ms"], stdout=subprocess.PIPE, text=True)
+for _ in range(2):
+    keys(json.loads(w.stdout.readline()), "counters-watch", seen)
+w.terminate()
+w.communicate(timeout=10)
+
 doc = open(DOC).read()
 KEY = r"`([A-Za-z_][A-Za-z0-9_-]*)`"  # drop reasons have hyphens: no-route
 documented = set(re.findall(KEY, doc))
@@ -159,7 +173,8 @@ expect(len(reasons) >= 6 and reasons <= rows,
 # engine: verbs needs an RDMA device (the VM lab's tests/vm/run_verbs.sh checks those results,
 # and tests/vm/run_mixed.sh the "aggression" of a mixed run).
 only_verbs = set()
-for section in ('"verbs"', '"aggression"'):
+# roceprobe.counters/1: most of its vocabulary comes only from real NICs and RDMA devices.
+for section in ('"verbs"', '"aggression"', 'roceprobe.counters/1'):
     m = re.search(r'^## ' + section + r'.*?(?=^## )', doc, re.S | re.M)
     for line in (m.group(0) if m else "").splitlines():
         c = re.match(r"\|\s*(`[^|]*`)\s*\|", line)

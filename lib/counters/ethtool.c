@@ -3,7 +3,7 @@
  * names (ETHTOOL_GSTRINGS, ETH_SS_STATS) and the values (ETHTOOL_GSTATS), in
  * the driver's own order. Names come from the driver, never from parsing a
  * command's output, so a new driver's counters show up by themselves. */
-#include "verbs/counters.h"
+#include "counters/ethtool.h"
 
 #include <errno.h>
 #include <linux/ethtool.h>
@@ -25,20 +25,6 @@ static int ethtool_ioctl(int fd, const char *ifname, void *cmd)
 	return ioctl(fd, SIOCETHTOOL, &ifr);
 }
 
-/* Pause/PFC and drop counters are the point; a driver like mlx5 has
- * thousands of per-queue statistics we do not want in every snapshot. */
-static bool keep(const char *name)
-{
-	char norm[64];
-	if (rp_ctr_normalise(RP_CTR_ETH, name, norm, sizeof(norm), NULL))
-		return true;
-	static const char *const words[] = {"pause", "pfc", "xoff", "discard", "prio"};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(name, words[i]))
-			return !strstr(name, "queue"); /* per-queue duplicates */
-	return false;
-}
-
 static uint32_t stats_count(int fd, const char *ifname)
 {
 	struct {
@@ -52,8 +38,11 @@ static uint32_t stats_count(int fd, const char *ifname)
 	return ethtool_ioctl(fd, ifname, &di) == 0 ? di.n_stats : 0;
 }
 
-int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *err, size_t errlen)
+int rp_ethtool_read(const char *ifname, struct rp_ctr **out, char *driver, size_t drvlen, char *err, size_t errlen)
 {
+	*out = NULL;
+	if (driver && drvlen)
+		driver[0] = '\0';
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
@@ -62,6 +51,14 @@ int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *e
 	int ret = -1;
 	struct ethtool_gstrings *strs = NULL;
 	struct ethtool_stats *vals = NULL;
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
+	errno = 0;
+	if (ethtool_ioctl(fd, ifname, &di) == 0 && driver && drvlen)
+		snprintf(driver, drvlen, "%.*s", (int)sizeof(di.driver), di.driver);
+	else if (errno == ENODEV) {
+		snprintf(err, errlen, "%s: no such network interface ('ip link' lists them)", ifname);
+		goto out;
+	}
 	uint32_t n = stats_count(fd, ifname);
 	if (n == 0) {
 		snprintf(err, errlen, "%s: no ethtool statistics (%s)", ifname,
@@ -70,7 +67,8 @@ int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *e
 	}
 	strs = calloc(1, sizeof(*strs) + (size_t)n * ETH_GSTRING_LEN);
 	vals = calloc(1, sizeof(*vals) + (size_t)n * sizeof(uint64_t));
-	if (!strs || !vals) {
+	*out = calloc(n, sizeof(**out));
+	if (!strs || !vals || !*out) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -88,20 +86,18 @@ int rp_ethtool_stats(const char *ifname, struct rp_ctr *out, size_t max, char *e
 		n = vals->n_stats;
 	if (strs->len < n)
 		n = strs->len;
-	size_t k = 0;
-	for (uint32_t i = 0; i < n && k < max; i++) {
-		char name[ETH_GSTRING_LEN + 1];
-		memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
-		name[ETH_GSTRING_LEN] = '\0';
-		if (!keep(name))
-			continue;
-		snprintf(out[k].name, sizeof(out[k].name), "%s", name);
-		out[k].src = RP_CTR_ETH;
-		out[k].value = vals->data[i];
-		k++;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rp_ctr *c = &(*out)[i];
+		snprintf(c->name, sizeof(c->name), "%.*s", ETH_GSTRING_LEN, (const char *)strs->data + (size_t)i * ETH_GSTRING_LEN);
+		c->src = RP_CTR_ETH;
+		c->value = vals->data[i];
 	}
-	ret = (int)k;
+	ret = (int)n;
 out:
+	if (ret < 0) {
+		free(*out);
+		*out = NULL;
+	}
 	free(strs);
 	free(vals);
 	close(fd);

@@ -1,0 +1,71 @@
+/* A normalised counter snapshot of one source: per port the vocabulary keys
+ * (port-level and per priority), raw counters the table does not know under
+ * their raw names, and gauges; the delta of two snapshots; roceprobe.counters/1
+ * (docs/results.md) as JSON and as text. */
+#ifndef RP_COUNTERS_SNAP_H
+#define RP_COUNTERS_SNAP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "counters/ctr_names.h"
+
+enum rp_cnt_class {
+	RP_CNT_KEY,   /* a vocabulary key: a count (ports[] and ports[].prio[]) */
+	RP_CNT_RAW,   /* a count the table does not know (ports[].raw) */
+	RP_CNT_GAUGE, /* a level (ports[].gauges): a value, never a delta */
+};
+
+struct rp_cnt_val {
+	char name[64];
+	int8_t prio; /* 0..7, or -1: the port's */
+	uint8_t cls; /* enum rp_cnt_class */
+	bool reset;  /* delta: the counter went backwards (reset or wrap); value 0 */
+	uint64_t value;
+};
+
+struct rp_cnt_port {
+	char name[96];
+	char driver[32]; /* "" when unknown */
+	size_t n, cap;
+	struct rp_cnt_val *v;
+};
+
+#define RP_CNT_PORTS_MAX 16
+struct rp_cnt_snap {
+	char source[320];
+	uint64_t t_ns;    /* CLOCK_REALTIME: ns since the Unix epoch */
+	uint64_t mono_ns; /* CLOCK_MONOTONIC, for intervals */
+	size_t nports;
+	struct rp_cnt_port port[RP_CNT_PORTS_MAX];
+};
+
+/* Adds raw counters to p under the vocabulary (ctr_names.h): known names
+ * as their keys (scaled; parts added, duplicates of one event the largest),
+ * known gauges as gauges, the rest under their raw names (a raw name seen
+ * twice, as in counters/ and hw_counters/, gets "src/" in front). */
+void rp_cnt_port_fold(struct rp_cnt_port *p, const struct rp_ctr *raw, size_t n);
+/* The value of name (cls, and prio for keys), or NULL. */
+const struct rp_cnt_val *rp_cnt_find(const struct rp_cnt_port *p, const char *name, int prio, enum rp_cnt_class cls);
+/* A new port in s (NULL when RP_CNT_PORTS_MAX are there). */
+struct rp_cnt_port *rp_cnt_add_port(struct rp_cnt_snap *s, const char *name);
+void rp_cnt_snap_free(struct rp_cnt_snap *s);
+
+/* cur - prev per port (matched by name) and counter: counts as differences
+ * (0 and reset when one went backwards), gauges as cur's values; a counter
+ * or port prev did not have is left out (its first value is the baseline). */
+void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur, struct rp_cnt_snap *out);
+
+/* One roceprobe.counters/1 line: kind "snapshot" (absolute values) or, with
+ * delta, "delta" over interval_ns. */
+json_t *rp_cnt_json(const struct rp_cnt_snap *s, bool delta, uint64_t interval_ns);
+/* The snapshot as text: per port the keys, a per-priority table, raw and gauges. */
+void rp_cnt_print(FILE *f, const struct rp_cnt_snap *s);
+/* One line of a --watch: t_s, the source, and every nonzero delta per port
+ * (prio3.pfc_rx+5, rx_packets+100, name=reset); gauges are left out. */
+void rp_cnt_print_delta(FILE *f, const struct rp_cnt_snap *d, double t_s);
+
+#endif

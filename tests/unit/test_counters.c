@@ -1,0 +1,274 @@
+/* lib/counters: `ethtool -S` dumps of mlx5_core, ice and bnxt_en (names as
+ * the kernel prints them, values chosen by hand, tests/data/counters/DRIVER.txt)
+ * normalised to known per-priority numbers; an unknown driver's names pass
+ * through; a copied rxe hw_counters directory; deltas; the JSON line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "counters/sources.h"
+
+static struct rp_cnt_snap snap;
+
+static void read_src(const char *spec)
+{
+	struct rp_cnt_source s;
+	char err[512] = "";
+	assert_int_equal(rp_cnt_source_parse(spec, &s, err, sizeof(err)), 0);
+	if (rp_cnt_read(&s, &snap, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(snap.nports, 1);
+}
+
+static void file(const char *name)
+{
+	char spec[400];
+	snprintf(spec, sizeof(spec), "ethtool-file:%s/counters/%s", RP_TEST_DATA, name);
+	read_src(spec);
+}
+
+/* The value of a key (prio -1: the port's), or ~0 when it is absent. */
+static uint64_t key(const char *name, int prio)
+{
+	const struct rp_cnt_val *v = rp_cnt_find(&snap.port[0], name, prio, RP_CNT_KEY);
+	return v ? v->value : ~0ull;
+}
+
+static uint64_t raw(const char *name)
+{
+	const struct rp_cnt_val *v = rp_cnt_find(&snap.port[0], name, -1, RP_CNT_RAW);
+	return v ? v->value : ~0ull;
+}
+
+static void mlx5_core_dump(void **state)
+{
+	(void)state;
+	file("mlx5_core.txt");
+	/* rx/tx_prioN_pause count every pause frame of the priority (XON and XOFF):
+	 * PFC is on for 3 and 4 only, so only they have PFC counters. */
+	assert_int_equal(key("pfc_rx", 3), 120);
+	assert_int_equal(key("pfc_tx", 3), 30);
+	assert_int_equal(key("pause_us_rx", 3), 4500); /* rx_prio3_pause_duration */
+	assert_int_equal(key("pause_us_tx", 3), 900);
+	assert_int_equal(key("xoff_to_xon", 3), 60); /* rx_prio3_pause_transition */
+	assert_int_equal(key("pfc_rx", 4), 8);
+	assert_int_equal(key("pfc_rx", 5), ~0ull);
+	/* per-priority traffic: all eight priorities */
+	assert_int_equal(key("rx_bytes", 3), 4096000);
+	assert_int_equal(key("rx_packets", 3), 1000);
+	assert_int_equal(key("rx_discards", 3), 2);
+	assert_int_equal(key("tx_packets", 3), 500);
+	assert_int_equal(key("rx_packets", 0), 100);
+	assert_int_equal(key("rx_packets", 7), 0);
+	/* port level */
+	assert_int_equal(key("pause_storm_warnings", -1), 2);
+	assert_int_equal(key("pause_storm_events", -1), 1);
+	assert_int_equal(key("rx_out_of_buffer", -1), 7);
+	assert_int_equal(key("rx_discards_phy", -1), 11);
+	assert_int_equal(key("pause_rx", -1), 0); /* rx_pause_ctrl_phy: 802.3x */
+	assert_int_equal(key("rx_packets", -1), 6100); /* rx_packets_phy, not the software count */
+	assert_int_equal(key("rx_crc_errors", -1), 1);
+	/* unknown names pass through raw: the software counts, vport, channels */
+	assert_int_equal(raw("rx_packets"), 1000);
+	assert_int_equal(raw("rx_vport_rdma_unicast_packets"), 5000);
+	assert_int_equal(raw("ch0_events"), 12345);
+	assert_int_equal(raw("link_down_events_phy"), 2);
+}
+
+static void ice_dump(void **state)
+{
+	(void)state;
+	file("ice.txt");
+	/* ice counts XON and XOFF apart; pfc_rx is every PFC frame naming the
+	 * priority: prio 3 xon 40 + xoff 100 = 140; prio 4 XON alone 5 + 0 = 5
+	 * (an XOFF-only count said 0); prio 6 XOFF alone 0 + 17 = 17. */
+	assert_int_equal(key("pfc_rx", 3), 140);
+	assert_int_equal(key("pfc_rx", 4), 5);
+	assert_int_equal(key("pfc_rx", 6), 17);
+	assert_int_equal(key("pfc_rx", 0), 0);
+	assert_int_equal(key("pfc_tx", 3), 42); /* 12 + 30 */
+	/* 802.3x: link_xon_rx 2 + link_xoff_rx 3 = 5; tx 0 + 1 = 1 */
+	assert_int_equal(key("pause_rx", -1), 5);
+	assert_int_equal(key("pause_tx", -1), 1);
+	assert_int_equal(key("rx_out_of_buffer", -1), 9); /* rx_dropped.nic */
+	assert_int_equal(key("pause_us_rx", 3), ~0ull);   /* ice counts no pause time */
+	assert_int_equal(raw("illegal_bytes.nic"), 0);
+	assert_int_equal(raw("rx_unicast"), 800);
+	/* ep keeps its old name for the XOFF count alone (docs/verbs.md) */
+	char out[64];
+	assert_true(rp_ctr_normalise(RP_CTR_ETH, "rx_priority_3_xoff.nic", out, sizeof(out), NULL));
+	assert_string_equal(out, "pause_rx_prio3");
+	assert_false(rp_ctr_normalise(RP_CTR_ETH, "rx_priority_3_xon.nic", out, sizeof(out), NULL));
+}
+
+static void bnxt_en_dump(void **state)
+{
+	(void)state;
+	file("bnxt_en.txt");
+	assert_int_equal(key("pfc_rx", 3), 50); /* rx_pfc_ena_frames_pri3: XON and XOFF */
+	assert_int_equal(key("pfc_rx", 5), 7);
+	assert_int_equal(key("pfc_tx", 3), 20);
+	assert_int_equal(key("pause_us_rx", 3), 3000); /* pfc_pri3_rx_duration_us */
+	assert_int_equal(key("pause_us_tx", 3), 800);
+	assert_int_equal(key("xoff_to_xon", 3), 25);
+	assert_int_equal(key("xoff_to_xon_tx", 3), 10);
+	assert_int_equal(key("rx_bytes", 3), 1024000);
+	assert_int_equal(key("rx_packets", 3), 1000);
+	assert_int_equal(key("pfc_rx", -1), 57); /* rx_pfc_frames, every priority */
+	assert_int_equal(key("pfc_tx", -1), 20);
+	assert_int_equal(key("pause_storm_events", -1), 1); /* continuous_pause_events */
+	assert_int_equal(key("rx_out_of_buffer", -1), 3);   /* rx_total_discard_pkts */
+	assert_int_equal(key("rx_discards_phy", -1), 4);    /* rx_stat_discard */
+	/* a ring's "[0]: name" is one name; a CoS queue's discards are no priority's */
+	assert_int_equal(raw("[0]: rx_ucast_packets"), 10);
+	assert_int_equal(raw("rx_discard_packets_cos1"), 6);
+	assert_int_equal(raw("resume_pause_events"), 1);
+}
+
+static void unknown_driver_passes_through(void **state)
+{
+	(void)state;
+	file("virtio_net.txt");
+	const struct rp_cnt_port *p = &snap.port[0];
+	assert_string_equal(p->name, "virtio_net.txt");
+	assert_int_equal(p->n, 9); /* every line of the dump, none dropped */
+	for (size_t i = 0; i < p->n; i++)
+		assert_int_equal(p->v[i].cls, RP_CNT_RAW);
+	assert_int_equal(raw("rx_queue_0_packets"), 21);
+	assert_int_equal(raw("tx_queue_0_kicks"), 17);
+}
+
+static void rxe_hw_counters_dir(void **state)
+{
+	(void)state;
+	char spec[400];
+	snprintf(spec, sizeof(spec), "rdma-dir:%s/counters/rxe0-hw_counters", RP_TEST_DATA);
+	read_src(spec);
+	/* every file of the copy, as rxe_hw_counters.c names them, under its key */
+	static const struct {
+		const char *file, *key;
+		uint64_t v;
+	} want[] = {
+		{"sent_pkts", "tx_packets", 1000},           {"rcvd_pkts", "rx_packets", 990},
+		{"duplicate_request", "duplicate_requests", 3}, {"out_of_seq_request", "out_of_sequence", 4},
+		{"rcvd_rnr_err", "rnr_naks_received", 0},    {"send_rnr_err", "rnr_naks_sent", 0},
+		{"rcvd_seq_err", "seq_err_naks_received", 5}, {"ack_deferred", "ack_deferred", 6},
+		{"retry_exceeded_err", "retry_exceeded", 0}, {"retry_rnr_exceeded_err", "rnr_retry_exceeded", 0},
+		{"completer_retry_err", "retransmissions", 7}, {"send_err", "send_errors", 0},
+		{"link_downed", "link_downed", 0},           {"rdma_sends", "rdma_sends", 500},
+		{"rdma_recvs", "rdma_recvs", 495},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (key(want[i].key, -1) != want[i].v)
+			fail_msg("%s -> %s: %llu, want %llu", want[i].file, want[i].key, (unsigned long long)key(want[i].key, -1),
+				 (unsigned long long)want[i].v);
+	const struct rp_cnt_val *g = rp_cnt_find(&snap.port[0], "lifespan", -1, RP_CNT_GAUGE);
+	assert_non_null(g);
+	assert_int_equal(g->value, 10);
+	assert_int_equal(snap.port[0].n, 16); /* 15 counters + lifespan: nothing else, nothing lost */
+}
+
+static void ethtool_text_parser(void **state)
+{
+	(void)state;
+	struct rp_ctr *c;
+	char err[256];
+	const char ok[] = "NIC statistics:\n     [1]: tx_bytes: 5\r\n     rx_pfc_frames: 18446744073709551615\n\n";
+	assert_int_equal(rp_ctr_parse_ethtool_text(ok, strlen(ok), &c, err, sizeof(err)), 2);
+	assert_string_equal(c[0].name, "[1]: tx_bytes");
+	assert_int_equal(c[0].value, 5);
+	assert_true(c[1].value == UINT64_MAX);
+	free(c);
+	const char bad[] = "NIC statistics:\n     rx_packets: 12\n     rx_bytes: lots\n";
+	assert_int_equal(rp_ctr_parse_ethtool_text(bad, strlen(bad), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 3"));
+	assert_null(c);
+	const char none[] = "no stats available\n";
+	assert_int_equal(rp_ctr_parse_ethtool_text(none, strlen(none), &c, err, sizeof(err)), -1);
+	assert_int_equal(rp_ctr_parse_ethtool_text("", 0, &c, err, sizeof(err)), -1);
+}
+
+static void deltas_and_json(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap a, b, d;
+	struct rp_ctr ra[] = {
+		{"rx_priority_3_xon.nic", RP_CTR_ETH, 10}, {"rx_priority_3_xoff.nic", RP_CTR_ETH, 20},
+		{"peer_ifindex", RP_CTR_ETH, 7},           {"odd_counter", RP_CTR_ETH, 100},
+		{"rx_dropped.nic", RP_CTR_ETH, 50},
+	};
+	struct rp_ctr rb[] = {
+		{"rx_priority_3_xon.nic", RP_CTR_ETH, 15}, {"rx_priority_3_xoff.nic", RP_CTR_ETH, 40},
+		{"peer_ifindex", RP_CTR_ETH, 9},           {"odd_counter", RP_CTR_ETH, 90}, /* went back */
+		{"rx_dropped.nic", RP_CTR_ETH, 50},        {"new_counter", RP_CTR_ETH, 3},
+	};
+	strcpy(a.source, "ethtool:x");
+	strcpy(b.source, "ethtool:x");
+	rp_cnt_port_fold(rp_cnt_add_port(&a, "x"), ra, 5);
+	rp_cnt_port_fold(rp_cnt_add_port(&b, "x"), rb, 6);
+	rp_cnt_delta(&a, &b, &d);
+	const struct rp_cnt_port *p = &d.port[0];
+	/* pfc_rx prio 3: (15 + 40) - (10 + 20) = 25 */
+	assert_int_equal(rp_cnt_find(p, "pfc_rx", 3, RP_CNT_KEY)->value, 25);
+	assert_int_equal(rp_cnt_find(p, "peer_ifindex", -1, RP_CNT_GAUGE)->value, 9); /* a gauge: its value */
+	const struct rp_cnt_val *o = rp_cnt_find(p, "odd_counter", -1, RP_CNT_RAW);
+	assert_true(o->reset);
+	assert_int_equal(o->value, 0);
+	assert_int_equal(rp_cnt_find(p, "rx_out_of_buffer", -1, RP_CNT_KEY)->value, 0);
+	assert_null(rp_cnt_find(p, "new_counter", -1, RP_CNT_RAW)); /* its first value is the baseline */
+
+	json_t *j = rp_cnt_json(&d, true, 100000000);
+	char *s = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(s, "{\"schema\":\"roceprobe.counters/1\",\"kind\":\"delta\",\"t_ns\":0,\"interval_ns\":100000000,"
+			       "\"source\":\"ethtool:x\",\"ports\":[{\"name\":\"x\",\"rx_out_of_buffer\":0,"
+			       "\"prio\":[{\"prio\":3,\"pfc_rx\":25}],\"raw\":{\"odd_counter\":0},"
+			       "\"gauges\":{\"peer_ifindex\":9},\"resets\":[\"odd_counter\"]}]}");
+	free(s);
+	json_decref(j);
+	rp_cnt_snap_free(&a);
+	rp_cnt_snap_free(&b);
+	rp_cnt_snap_free(&d);
+}
+
+static void bad_sources(void **state)
+{
+	(void)state;
+	struct rp_cnt_source s;
+	char err[512];
+	assert_int_equal(rp_cnt_source_parse("ethtool", &s, err, sizeof(err)), -1);
+	assert_int_equal(rp_cnt_source_parse("ethtool:", &s, err, sizeof(err)), -1);
+	assert_int_equal(rp_cnt_source_parse("snmp:x", &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ethtool-file:PATH"));
+	assert_int_equal(rp_cnt_source_parse("ethtool-file:/nonexistent/x.txt", &s, err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_read(&s, &snap, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/x.txt"));
+	assert_int_equal(rp_cnt_source_parse("rdma-dir:/nonexistent", &s, err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_read(&s, &snap, err, sizeof(err)), -1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rp_cnt_snap_free(&snap);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(mlx5_core_dump, teardown),
+		cmocka_unit_test_teardown(ice_dump, teardown),
+		cmocka_unit_test_teardown(bnxt_en_dump, teardown),
+		cmocka_unit_test_teardown(unknown_driver_passes_through, teardown),
+		cmocka_unit_test_teardown(rxe_hw_counters_dir, teardown),
+		cmocka_unit_test(ethtool_text_parser),
+		cmocka_unit_test(deltas_and_json),
+		cmocka_unit_test_teardown(bad_sources, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
