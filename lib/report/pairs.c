@@ -1,5 +1,6 @@
 /* The pair matrix and its outliers (pairs.h). */
 #include "pairs.h"
+#include "result.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,13 +78,15 @@ static void rows_build(const struct rp_acct *a, const struct rp_pairs_plan *plan
 			q->tx_packets += r.tx_packets;
 			q->rx_packets += r.rx_packets;
 			q->lost += r.lost;
+			uint64_t flying = rp_acct_flow_in_flight(a, k[i].flow);
+			q->in_flight += flying;
 			q->goodput_gbps += r.goodput_active_gbps;
 			if (plan && plan->expect_gbps)
 				q->expected_gbps += plan->expect_gbps[k[i].flow];
 			if (plan && ((plan->lossless >> (r.prio & 7)) & 1u)) {
 				q->lost_lossless += r.lost;
 			} else {
-				q->tx_lossy += r.tx_packets;
+				q->tx_lossy += r.tx_packets - flying;
 				q->lost_lossy += r.lost;
 			}
 			rp_shist_merge(h, rp_acct_flow_latency_sparse(a, k[i].flow));
@@ -93,7 +96,9 @@ static void rows_build(const struct rp_acct *a, const struct rp_pairs_plan *plan
 		q->p50_ns = s.pct[RP_P50];
 		q->p99_ns = s.pct[RP_P99];
 		q->max_ns = s.max;
-		q->loss_pct = q->tx_packets ? 100.0 * (double)q->lost / (double)q->tx_packets : 0;
+		q->latency_samples = s.count;
+		uint64_t settled = q->tx_packets - q->in_flight;
+		q->loss_pct = settled ? 100.0 * (double)q->lost / (double)settled : 0;
 		ps->n++;
 	}
 	rp_shist_free(h);
@@ -269,11 +274,14 @@ static json_t *known(double v, bool ok)
 json_t *rp_pairs_row_item(void *pairs, size_t i)
 {
 	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:I}", "src", p[i].src, "dst",
+	bool lat = p[i].latency_samples > 0;
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I}", "src", p[i].src, "dst",
 			 p[i].dst, "flows", (json_int_t)p[i].flows, "tx_packets", (json_int_t)p[i].tx_packets,
-			 "rx_packets", (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "loss_pct",
-			 p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps, "p50_ns", (json_int_t)p[i].p50_ns, "p99_ns",
-			 (json_int_t)p[i].p99_ns, "max_ns", (json_int_t)p[i].max_ns, "expected_gbps",
+			 "rx_packets", (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "in_flight",
+			 (json_int_t)p[i].in_flight, "loss_pct", p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps,
+			 "p50_ns", lat ? json_integer((json_int_t)p[i].p50_ns) : json_null(), "p99_ns",
+			 lat ? json_integer((json_int_t)p[i].p99_ns) : json_null(), "max_ns",
+			 lat ? json_integer((json_int_t)p[i].max_ns) : json_null(), "expected_gbps",
 			 known(p[i].expected_gbps, p[i].expected_gbps > 0), "lost_lossless", (json_int_t)p[i].lost_lossless);
 }
 
@@ -353,10 +361,12 @@ void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pai
 		else
 			snprintf(ex, sizeof(ex), "no plan to compare with");
 		loss_words(&p[i], ps.peer_loss[i], fl[i], lw, sizeof(lw));
-		fprintf(f, "  %s -> %s:%s%s%s goodput %.3f Gbit/s (%s), p99 %llu ns (%.2f x median), lost %llu (%.3f%%%s)\n",
+		char p99[RP_REPORT_CELL];
+		fprintf(f, "  %s -> %s:%s%s%s goodput %.3f Gbit/s (%s), p99 %s ns (%.2f x median), lost %llu (%.3f%%%s)\n",
 			p[i].src, p[i].dst, fl[i] & RP_PAIR_SLOW ? " SLOW" : "", fl[i] & RP_PAIR_LATE ? " LATE" : "",
-			fl[i] & RP_PAIR_LOSSY ? " LOSSY" : "", p[i].goodput_gbps, ex, (unsigned long long)p[i].p99_ns,
-			ratio((double)p[i].p99_ns, late), (unsigned long long)p[i].lost, p[i].loss_pct, lw);
+			fl[i] & RP_PAIR_LOSSY ? " LOSSY" : "", p[i].goodput_gbps, ex,
+			rp_report_ns_cell(p99, p[i].latency_samples, p[i].p99_ns), ratio((double)p[i].p99_ns, late),
+			(unsigned long long)p[i].lost, p[i].loss_pct, lw);
 		shown++;
 	}
 	if (flagged > shown)

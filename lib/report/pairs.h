@@ -16,12 +16,14 @@ struct rp_pair_result {
 	char src[RP_ACCT_NAME_MAX], dst[RP_ACCT_NAME_MAX];
 	size_t flows;
 	uint64_t tx_packets, rx_packets, lost;
-	double loss_pct;      /* lost / tx_packets */
+	uint64_t in_flight;   /* of tx_packets, still in the fabric when a lab run stopped: not lost */
+	double loss_pct;      /* lost / (tx_packets - in_flight) */
+	uint64_t latency_samples; /* probes whose latency the histograms hold; 0: p50/p99/max unknown */
 	double goodput_gbps;  /* sum of the pair's flows' goodput over their active time */
 	uint64_t p50_ns, p99_ns, max_ns; /* the pair's flows' latency histograms merged */
 	double expected_gbps; /* sum of its flows' expected goodput (rp_pairs_plan); 0: unknown */
 	uint64_t lost_lossless;          /* of lost, on a lossless priority */
-	uint64_t tx_lossy, lost_lossy;   /* its flows on the other priorities */
+	uint64_t tx_lossy, lost_lossy;   /* its flows on the other priorities (tx less in flight) */
 };
 
 /* Why a pair stands out (rp_pairs_flag). */

@@ -297,6 +297,9 @@ def case_inflight(tmp):
            f"nothing lost, loss 0% (lost {[f['lost'] for f in fl]}, {h['loss_pct']}%)")
     expect(all(f["tx_packets"] == f["rx_packets"] + f["lost"] + f.get("in_flight", 0) for f in fl),
            f"per flow tx == rx + lost + in_flight ({[(f['tx_packets'], f['rx_packets'], f['lost'], f['in_flight']) for f in fl]})")
+    pr = j["pairs"]["rows"]
+    expect(sum(r.get("in_flight", 0) for r in pr) == 17 and all(r["loss_pct"] == 0 for r in pr),
+           f"pairs: in flight 17 summed, loss 0% each ({[(r.get('in_flight'), r['loss_pct']) for r in pr]})")
     expect(sw["buffer"]["held_pkts"] == 10 and h["max_queue_bytes"] == 10980,
            f"sw0 holds 10 frames, 10980 bytes deep ({sw['buffer']['held_pkts']}, {h['max_queue_bytes']})")
     expect(h.get("in_flight") == 17 == sw["buffer"]["held_pkts"] + 7 and j["lab"].get("in_flight_on_links") == 7,
@@ -580,6 +583,9 @@ def case_zero(tmp):
            f"8 flows of 100 zero-byte messages, all received: {[(f['tx_packets'], f['rx_packets'], f['lost']) for f in fl]}")
     expect(all(f["latency_ns"]["count"] == 0 and f["latency_ns"]["p50"] is None and f["latency_ns"]["p99"] is None
                and f["latency_ns"]["max"] is None for f in fl), "every flow: latency count 0, p50/p99/max null")
+    pr = j["pairs"]["rows"]
+    expect(len(pr) == 8 and all(r["p50_ns"] is None and r["p99_ns"] is None and r["max_ns"] is None for r in pr),
+           f"pairs: p50/p99/max null for 8 pairs ({[(r['p50_ns'], r['p99_ns'], r['max_ns']) for r in pr]})")
     h = j["headline"]
     expect(h["p99_ns"] is None and h["p999_ns"] is None, f"headline p99_ns/p999_ns null ({h['p99_ns']}, {h['p999_ns']})")
     text = open(os.path.join(out, "summary.txt")).read()
