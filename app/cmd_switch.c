@@ -378,7 +378,7 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 static int build_cfg(struct rp_switch_cfg *c, const struct switch_opts *o)
 {
 	static struct rp_fabric_switch fs;
-	char err[256];
+	char err[512];
 	rp_fabric_switch_uniform(&o->fab, o->nports, o->speed_bps, &fs);
 	fs.fdb_size = 4096; /* --fdb entries (at most 1024) and what --mac-learn finds */
 	rp_fabric_switch_cfg(&o->fab, &fs, c);
