@@ -98,6 +98,15 @@ def case_lab(tmp):
         one_line_exit2(rp(cmd, good, "-o", out, "--set", "fabric.pfc.quanta=1"), f"{cmd} pfc.quanta 1",
                        "key 'fabric.pfc.quanta': 1 quanta (1 x 512 bit times) cannot hold a sender between refreshes")
         expect(not os.path.exists(out), f"{cmd} pfc.quanta 1: nothing made")
+    # Below the shared buffer but more than half of it: two PGs fill the pool, the next frame
+    # spills into headroom (XOFF). XON came at its first frame out, into a full pool, and the
+    # next XOFF found the headroom still full: test 2 lost 699 frames on the lossless priority.
+    out = os.path.join(tmp, "xoff-2m")
+    p = rp("certify", good, "-o", out, "-q", "--only", "2", "--set", "fabric.pfc.xoff=2MiB")
+    t2 = json.load(open(os.path.join(out, "result.json")))["tests"][0] if p.returncode in (0, 1) else {}
+    expect(p.returncode == 0 and t2.get("verdict") == "PASS",
+           f"certify --only 2 at xoff 2MiB: lossless priority loses nothing (rc {p.returncode}, "
+           f"{t2.get('verdict')} {(t2.get('cause') or {}).get('text', '')!r})")
     p = rp("lab", good, "-o", os.path.join(tmp, "quanta-lab"), "--set", "fabric.pfc.quanta=291")
     expect(p.returncode == 2 and "the smallest that works is 292" in p.stderr, f"lab pfc.quanta 291: 292 named ({p.stderr.strip()!r})")
     p = rp("certify", good, "-o", os.path.join(tmp, "quanta-292"), "-q", "--only", "1,2,5", "--set", "fabric.pfc.quanta=292")
