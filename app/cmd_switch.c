@@ -116,7 +116,8 @@ static void usage(FILE *out)
 	      "                      --cable, pfc.response 0 quanta; software endpoints react\n"
 	      "                      in tens of microseconds, give them more)\n"
 	      "  --quanta N          fabric.pfc.quanta in each XOFF, 1..65535 (default 65535;\n"
-	      "                      refreshed at half time while XOFF holds)\n"
+	      "                      refreshed at half time while XOFF holds; at least what\n"
+	      "                      holds a sender between refreshes: 292 for 9216 B frames)\n"
 	      "  --cable M           fabric.link.cable: metres to each peer, for the headroom\n"
 	      "                      formula (default 100, the lab's 500 ns)\n"
 	      "  --ecn KMIN,KMAX,PMAX  RED marking of ECT frames at dequeue, e.g. 5KB,200KB,1%\n"
@@ -378,7 +379,7 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 static int build_cfg(struct rp_switch_cfg *c, const struct switch_opts *o)
 {
 	static struct rp_fabric_switch fs;
-	char err[256];
+	char err[512];
 	rp_fabric_switch_uniform(&o->fab, o->nports, o->speed_bps, &fs);
 	fs.fdb_size = 4096; /* --fdb entries (at most 1024) and what --mac-learn finds */
 	rp_fabric_switch_cfg(&o->fab, &fs, c);

@@ -77,6 +77,31 @@ static int check_thresh(const struct rp_thresh *t, const char *what, unsigned i,
 	return 0;
 }
 
+uint32_t rp_switch_min_quanta(uint32_t max_frame, uint32_t refresh_pct)
+{
+	uint64_t wire = (uint64_t)RP_SWITCH_MIN_FRAME + RP_SWITCH_L1_OVERHEAD + max_frame + RP_SWITCH_L1_OVERHEAD;
+	uint64_t left = 100 - (refresh_pct < 100 ? refresh_pct : 99); /* percent of the pause */
+	uint64_t q = (wire * 8 * 100 + 512 * left - 1) / (512 * left);
+	return q > UINT16_MAX ? UINT16_MAX : (uint32_t)q;
+}
+
+/* A static XOFF the PG can reach: below the shared pool. */
+static int check_xoff(const struct rp_switch_cfg *cfg, uint64_t headroom, char *err, size_t errlen)
+{
+	uint64_t shared = cfg->buffer_bytes - headroom;
+	for (unsigned t = 0; t < RP_SWITCH_TCS; t++) {
+		const struct rp_thresh *x = &cfg->pg[t].xoff;
+		if (!((cfg->lossless_mask >> t) & 1u) || x->dynamic || x->bytes < shared)
+			continue;
+		return FAIL("xoff %llu B (priority %u) is not below the shared buffer it fills, %llu B: the buffer's %llu B "
+			    "less %llu B of PFC headroom reserved for %u ports' lossless priorities (a PG spills into "
+			    "headroom before XOFF): lower xoff below %llu B or raise the buffer",
+			    (unsigned long long)x->bytes, t, (unsigned long long)shared, (unsigned long long)cfg->buffer_bytes,
+			    (unsigned long long)headroom, cfg->nports, (unsigned long long)shared);
+	}
+	return 0;
+}
+
 static int check_ports(const struct rp_switch_cfg *cfg, char *err, size_t errlen)
 {
 	uint64_t headroom = 0;
@@ -93,7 +118,7 @@ static int check_ports(const struct rp_switch_cfg *cfg, char *err, size_t errlen
 	if (headroom >= cfg->buffer_bytes)
 		return FAIL("headroom (%llu bytes over all ports) leaves no shared buffer of %llu",
 			    (unsigned long long)headroom, (unsigned long long)cfg->buffer_bytes);
-	return 0;
+	return check_xoff(cfg, headroom, err, errlen);
 }
 
 static int check_queue(const struct rp_switch_cfg *cfg, unsigned t, char *err, size_t errlen)
@@ -123,6 +148,11 @@ static int check_misc(const struct rp_switch_cfg *cfg, char *err, size_t errlen)
 		return FAIL("PFC watchdog: a restore time above 0 is needed with a detection time");
 	if (cfg->pfc_quanta == 0 || cfg->pfc_refresh_pct == 0 || cfg->pfc_refresh_pct >= 100)
 		return FAIL("PFC quanta must be > 0 and refresh 1..99%% of the pause");
+	uint32_t least = rp_switch_min_quanta(cfg->max_frame, cfg->pfc_refresh_pct);
+	if (cfg->lossless_mask && cfg->pfc_quanta < least)
+		return FAIL("PFC quanta %u cannot hold a sender between refreshes: the %u%% of the pause left when the "
+			    "refresh is due must cover a PFC frame (84 B) and a max frame (%u + 24 B) on the wire; the "
+			    "smallest that works is %u", cfg->pfc_quanta, 100 - cfg->pfc_refresh_pct, cfg->max_frame, least);
 	if (cfg->dwrr_quantum == 0)
 		return FAIL("DWRR quantum must be > 0 bytes");
 	if (cfg->qdepth_bins && cfg->qdepth_bin_ns == 0)

@@ -117,8 +117,20 @@ struct rp_switch_cfg {
  * unit tests); roceprobe's commands build switches from a `fabric:`
  * description instead (profile/switch_cfg.h), which starts here. */
 void rp_switch_cfg_default(struct rp_switch_cfg *cfg, unsigned nports, uint64_t rate_bps);
-/* 0, or -1 with a one-line reason in err. */
+/* 0, or -1 with a one-line reason in err. Besides each field's range: a
+ * static XOFF of a lossless priority below the shared pool (buffer_bytes
+ * less every port's reserved headroom: a PG past the pool spills into its
+ * headroom before it ever reaches XOFF), and pfc_quanta of at least
+ * rp_switch_min_quanta. */
 int rp_switch_cfg_check(const struct rp_switch_cfg *cfg, char *err, size_t errlen);
+/* The fewest quanta that hold a sender between refreshes. A refresh falls
+ * due once refresh_pct of the pause has run, may wait behind a frame of
+ * max_frame the port is sending (the headroom formula's MTU[switch]) and
+ * then takes a PFC frame's time on the wire, so what is left of the pause,
+ * (100 - refresh_pct)% of quanta x 512 bit times, must cover a PFC frame
+ * (60 + 24 B) and a max_frame frame (max_frame + 24 B). Bit times on both
+ * sides: the same at every port speed. refresh_pct 1..99. */
+uint32_t rp_switch_min_quanta(uint32_t max_frame, uint32_t refresh_pct);
 
 struct rp_switch;
 /* NULL when the config does not pass rp_switch_cfg_check or memory is short. */

@@ -58,8 +58,8 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen)
 	size_t n = prof->nhosts;
 	if (too_many_flows(prof, rp_plan_count_flows(prof), err, errlen))
 		return -1; /* before a plan of them is built */
-	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS)
-		return 0; /* the other shapes are checked with the fabric: section (lib/profile) */
+	if (f->topology != RP_TOPO_SINGLE || n <= RP_SWITCH_MAX_PORTS) /* the other shapes: lib/profile checks */
+		return rp_lab_topo_check(prof, err, errlen);            /* the switches their ports make */
 	/* leaves of 48 hosts, up to 16 uplinks each (lib/profile/fabric.c checks the shape) */
 	size_t leaves = (n + 47) / 48;
 	snprintf(err, errlen,

@@ -40,9 +40,11 @@ struct rp_lab_opts {
 };
 
 /* Whether the profile's hosts fit the lab's switches (without a `fabric:`
- * section the lab is one switch of RP_SWITCH_MAX_PORTS (256) ports) and its
- * flows the flow limit. 0, or -1 with one line saying what to change. Cheap:
- * call it before building a plan. */
+ * section the lab is one switch of RP_SWITCH_MAX_PORTS (256) ports), its
+ * flows the flow limit, and each switch's settings, with the ports the
+ * topology gives it, the model's rules (rp_switch_cfg_check: an XOFF below
+ * the shared buffer left after the ports' headroom, ...). 0, or -1 with one
+ * line saying what to change. Cheap: call it before building a plan. */
 int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
 
 /* At most this many flows in one lab run, each about RP_LAB_FLOW_BYTES

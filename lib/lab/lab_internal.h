@@ -134,6 +134,9 @@ struct rp_lab {
 
 /* topo.c: switches, ports and where each host plugs in. */
 int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen);
+/* The topology laid out and every switch's config checked (rp_switch_cfg_check),
+ * no switch built: rp_lab_check_fit's last check. */
+int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen);
 void rp_lab_topo_free(struct rp_lab *lab);
 /* route.c: the egress port for a frame entering switch s, or -1 to let the
  * switch look it up (and consume MAC control frames). */

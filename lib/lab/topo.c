@@ -184,7 +184,8 @@ static int fill_fdb(struct rp_lab *lab, unsigned si)
 	return 0;
 }
 
-int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)
+/* The switches, their ports and where each host plugs in; no models yet. */
+static int topo_layout(struct rp_lab *lab, char *err, size_t errlen)
 {
 	const struct rp_fabric *f = lab->fab;
 	lab->nsw = switch_count(f);
@@ -199,15 +200,45 @@ int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)
 		build_fat_tree(lab);
 	else
 		build_leaf_spine(lab);
+	return 0;
+}
+
+/* Switch i's config as `fabric:` gives it, checked by the model's rules. */
+static int checked_cfg(const struct rp_lab *lab, unsigned i, struct rp_switch_cfg *c, char *err, size_t errlen)
+{
+	char why[400];
+	switch_cfg(lab, &lab->sw[i], c);
+	if (rp_switch_cfg_check(c, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errlen, "fabric: switch %s: %s", lab->sw[i].name, why);
+	return -1;
+}
+
+int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen)
+{
+	struct rp_lab lab = {.prof = prof, .fab = &prof->fabric, .nhosts = prof->nhosts};
+	static struct rp_switch_cfg c;
+	int rc = -1;
+	lab.hosts = calloc(lab.nhosts ? lab.nhosts : 1, sizeof(*lab.hosts));
+	if (!lab.hosts)
+		snprintf(err, errlen, "out of memory");
+	else if (topo_layout(&lab, err, errlen) == 0)
+		for (unsigned i = 0, bad = 0; i < lab.nsw && !bad; i++)
+			rc = (bad = checked_cfg(&lab, i, &c, err, errlen) != 0) ? -1 : 0;
+	free(lab.sw);
+	free(lab.hosts);
+	return rc;
+}
+
+int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)
+{
+	if (topo_layout(lab, err, errlen))
+		return -1;
 	for (unsigned i = 0; i < lab->nsw; i++) {
 		struct rp_lab_switch *s = &lab->sw[i];
 		static struct rp_switch_cfg c;
-		char why[200];
-		switch_cfg(lab, s, &c);
-		if (rp_switch_cfg_check(&c, why, sizeof(why))) {
-			snprintf(err, errlen, "fabric: switch %s: %s", s->name, why);
+		if (checked_cfg(lab, i, &c, err, errlen))
 			return -1;
-		}
 		if (!(s->sw = rp_switch_create(&c)) || fill_fdb(lab, i)) {
 			snprintf(err, errlen, "fabric: switch %s: out of memory", s->name);
 			return -1;

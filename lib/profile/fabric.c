@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fabric/switch.h"
 
 static const char *const fabric_keys[] = {"topology", "leaves", "spines", "hosts_per_leaf", "k", "pods", "aggs",
 					  "cores", "rails", "oversubscription", "link", "uplink",
@@ -241,6 +242,24 @@ static int parse_pfc(struct rp_vctx *c, const struct rp_node *map, const char *p
 		return rp_verr(c, &n->pos, sub, "xon_delta (%llu B) must be below xoff (%llu B)",
 			       (unsigned long long)f->xon_delta, (unsigned long long)f->xoff.bytes);
 	return 0;
+}
+
+/* pfc.quanta that hold a sender between refreshes (rp_switch_min_quanta:
+ * the pause left after the refresh is due covers a PFC frame and a
+ * max_frame frame; in bit times, so at every port's speed alike). Only a
+ * quanta given can be too few (65535 covers 16384 B frames at refresh 99%). */
+static int check_quanta(struct rp_vctx *c, const struct rp_node *map, const char *path, const struct rp_fabric *f)
+{
+	char sub[RP_PATH_MAX], key[RP_PATH_MAX];
+	const struct rp_node *pfc = opt(map, path, "pfc", sub), *n = pfc ? opt(pfc, sub, "quanta", key) : NULL;
+	uint32_t least = rp_switch_min_quanta(f->max_frame, f->pfc_refresh_pct);
+	if (!n || f->pfc_off || !f->lossless_mask || f->pfc_quanta >= least)
+		return 0;
+	return rp_verr(c, &n->pos, key,
+		       "%u quanta (%u x 512 bit times) cannot hold a sender between refreshes: the %u%% of the pause "
+		       "left when the refresh is due (pfc.refresh) must cover a PFC frame (84 B) and a max_frame frame "
+		       "(%u + 24 B) on the wire; the smallest that works is %u",
+		       f->pfc_quanta, f->pfc_quanta, 100 - f->pfc_refresh_pct, f->max_frame, least);
 }
 
 static int parse_ecn(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_fabric *f)
@@ -550,6 +569,8 @@ int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *map, const char *pa
 	    parse_ecn(c, map, path, f) || parse_lossy(c, map, path, f) || parse_dcqcn(c, map, path, &f->dcqcn))
 		return -1;
 	f->max_frame = max_frame;
+	if (check_quanta(c, map, path, f))
+		return -1;
 	char key[RP_PATH_MAX];
 	const struct rp_node *n = opt(map, path, "seed", key);
 	if (n && rp_vuint(c, n, key, 0, UINT64_MAX, &f->seed))

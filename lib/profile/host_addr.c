@@ -56,14 +56,47 @@ bool rp_host_on_link6(const struct rp_host *h, const uint8_t dst[16])
 	return h->ipv6_plen == RP_PLEN_NONE || rp_ipv6_same_subnet(h->ipv6, dst, h->ipv6_plen);
 }
 
+/* Whether gw can be the IPv4 next hop of a host at self/plen: a router's
+ * address inside the subnet, not the host's own, and not the subnet's network
+ * or broadcast address (no router answers ARP for those), except on /31
+ * (RFC 3021: both addresses are hosts'). 0 when it can; else 1, and for
+ * those two what it is (in *what) and an address a router may have (*like). */
+static int gw4_bad(uint32_t gw, uint32_t self, unsigned plen, const char **what, uint32_t *like)
+{
+	uint32_t host = plen >= 32 ? 0 : UINT32_MAX >> plen;
+	*what = NULL;
+	if (!rp_ipv4_same_subnet(gw, self, plen) || gw == self)
+		return 1;
+	if (plen < 31 && (gw & host) == 0)
+		*what = "network", *like = gw + 1;
+	else if (plen < 31 && (gw & host) == host)
+		*what = "broadcast", *like = gw - 1;
+	return *what ? 1 : 0;
+}
+
+static bool ipv6_link_local(const uint8_t a[16])
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80; /* fe80::/10 */
+}
+
+/* As gw4_bad for IPv6. A link-local gateway (fe80::/10, the next hop routers
+ * advertise) is on the link of every port whatever the host's own prefix:
+ * ND resolves it there. The subnet-router anycast address (host bits zero)
+ * is accepted: RFC 4291 2.6.1 has every router on the subnet answer it, so
+ * it names a router (and IPv6 has no broadcast address). */
+static bool gw6_bad(const uint8_t gw[16], const uint8_t self[16], unsigned plen)
+{
+	return !memcmp(gw, self, 16) || (!ipv6_link_local(gw) && !rp_ipv6_same_subnet(gw, self, plen));
+}
+
 /* One gateway address: the family's host address needs a prefix, and the
- * gateway must lie inside that subnet and not be the host itself. */
+ * gateway must be a router's address on the host's link (gw4_bad, gw6_bad). */
 static int one_gateway(struct rp_vctx *c, const struct rp_node *n, const char *key, struct rp_host *h)
 {
-	const char *s;
-	uint32_t a4;
+	const char *s, *what;
+	uint32_t a4, like;
 	uint8_t a6[16];
-	char subnet[64];
+	char subnet[64], alt[16];
 	if (rp_vscalar(c, n, key, "a gateway address like 10.1.0.1", &s))
 		return -1;
 	if (rp_ipv4_addr_parse(s, &a4) == 0 && h->ipv4_netdev && !h->has_gw4) {
@@ -80,7 +113,12 @@ static int one_gateway(struct rp_vctx *c, const struct rp_node *n, const char *k
 		if (!h->has_ipv4 || h->ipv4_plen == RP_PLEN_NONE)
 			return rp_verr(c, &n->pos, key, "an IPv4 gateway needs the host's ipv4 with its prefix, like 10.1.0.2/24");
 		rp_ipv4_addr_format(h->ipv4, subnet);
-		if (!rp_ipv4_same_subnet(a4, h->ipv4, h->ipv4_plen) || a4 == h->ipv4 || h->has_gw4)
+		bool bad = gw4_bad(a4, h->ipv4, h->ipv4_plen, &what, &like);
+		if (bad && what && !h->has_gw4)
+			return rp_verr(c, &n->pos, key, "%s is the %s address of the host's subnet %s/%u, no router's: give "
+				       "the router's own, like %s", s, what, subnet, h->ipv4_plen,
+				       (rp_ipv4_addr_format(like, alt), alt));
+		if (bad || h->has_gw4)
 			return rp_verr(c, &n->pos, key, "%s: expected one IPv4 next hop inside the host's subnet %s/%u, other than the host",
 				       s, subnet, h->ipv4_plen);
 		h->has_gw4 = true;
@@ -91,9 +129,9 @@ static int one_gateway(struct rp_vctx *c, const struct rp_node *n, const char *k
 		if (!h->has_ipv6 || h->ipv6_plen == RP_PLEN_NONE)
 			return rp_verr(c, &n->pos, key, "an IPv6 gateway needs the host's ipv6 with its prefix, like fd00:1::2/64");
 		rp_ipv6_addr_format(h->ipv6, subnet);
-		if (!rp_ipv6_same_subnet(a6, h->ipv6, h->ipv6_plen) || !memcmp(a6, h->ipv6, 16) || h->has_gw6)
-			return rp_verr(c, &n->pos, key, "%s: expected one IPv6 next hop inside the host's subnet %s/%u, other than the host",
-				       s, subnet, h->ipv6_plen);
+		if (gw6_bad(a6, h->ipv6, h->ipv6_plen) || h->has_gw6)
+			return rp_verr(c, &n->pos, key, "%s: expected one IPv6 next hop inside the host's subnet %s/%u, or a "
+				       "link-local one (fe80::/10), other than the host", s, subnet, h->ipv6_plen);
 		h->has_gw6 = true;
 		memcpy(h->gw6, a6, 16);
 		return 0;
@@ -289,22 +327,28 @@ void rp_host_rec_import(struct rp_host *h, const struct rp_host_rec *r)
 
 static int gw_check(const struct rp_host *h, char *err, size_t errlen)
 {
-	char a[46], g[46];
+	char a[46], g[46], alt[16];
+	const char *what = NULL;
+	uint32_t like = 0;
 	if (h->ipv4_netdev && h->has_gw4 &&
-	    (h->ipv4_plen == RP_PLEN_NONE || !rp_ipv4_same_subnet(h->gw4, h->ipv4, h->ipv4_plen) || h->gw4 == h->ipv4)) {
+	    (h->ipv4_plen == RP_PLEN_NONE || gw4_bad(h->gw4, h->ipv4, h->ipv4_plen, &what, &like))) {
 		rp_ipv4_addr_format(h->ipv4, a);
 		rp_ipv4_addr_format(h->gw4, g);
-		snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u", h->name, g,
-			 a, h->ipv4_plen == RP_PLEN_NONE ? 32 : h->ipv4_plen);
+		if (what)
+			snprintf(err, errlen, "host '%s': gateway %s is the %s address of its netdev's subnet %s/%u, no "
+				 "router's: give the router's own, like %s", h->name, g, what, a, h->ipv4_plen,
+				 (rp_ipv4_addr_format(like, alt), alt));
+		else
+			snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u", h->name,
+				 g, a, h->ipv4_plen == RP_PLEN_NONE ? 32 : h->ipv4_plen);
 		return -1;
 	}
 	if (h->ipv6_netdev && h->has_gw6 &&
-	    (h->ipv6_plen == RP_PLEN_NONE || !rp_ipv6_same_subnet(h->gw6, h->ipv6, h->ipv6_plen) ||
-	     !memcmp(h->gw6, h->ipv6, 16))) {
+	    (h->ipv6_plen == RP_PLEN_NONE || gw6_bad(h->gw6, h->ipv6, h->ipv6_plen))) {
 		rp_ipv6_addr_format(h->ipv6, a);
 		rp_ipv6_addr_format(h->gw6, g);
-		snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u", h->name, g,
-			 a, h->ipv6_plen == RP_PLEN_NONE ? 128 : h->ipv6_plen);
+		snprintf(err, errlen, "host '%s': gateway %s is not a next hop inside its netdev's subnet %s/%u (nor link-local)",
+			 h->name, g, a, h->ipv6_plen == RP_PLEN_NONE ? 128 : h->ipv6_plen);
 		return -1;
 	}
 	return 0;

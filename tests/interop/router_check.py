@@ -15,6 +15,9 @@
     [h1] rp11-a0 ~~ rp11-a1 -- rp11-r1 -- rp11-c0 ~~ rp11-c1 -- rp11-r2 -- rp11-b1 ~~ rp11-b0 [h2]
                     10.1.0.1            10.9.0.1/30  10.9.0.2/30          10.2.0.1
 
+    v6ll: the same with both hosts' gateway the router's link-local fe80::1 (added on rp11-a1
+    and rp11-b1 beside the kernel's own), found by ND from the hosts' global addresses.
+
     next hop moves (one router, IPv4): mid-run `ip link set dev rp11-a1 address 02:aa:...`;
     the router says nothing about it (arp_notify 0), so h1 learns the new MAC only by
     asking again (an ARP request every 1 s, the default --neigh-refresh).
@@ -37,7 +40,7 @@ ARP/ND (roceprobe answers). Known answers:
 - bad input: one line, exit 2, nothing sent.
 
 usage: router_check.py ROCEPROBE [CASE...]   (exit 77 = skipped: no netns/veth here; cases
-v4 v6 two tbf jumbo xdp limits macmove macmove6 bad bad6 pmtu by default, mpi on request)
+v4 v6 v6ll two tbf jumbo xdp limits macmove macmove6 bad bad6 pmtu by default, mpi on request)
 """
 import fcntl
 import json
@@ -162,11 +165,12 @@ def snmp(ns, v6):
 
 
 def profile(v6=False, mtu=1024, rate="50M", extra_h1="", h1_addr=None, h1_gw=None, packets=PACKETS, h2_mac="02:00:00:00:00:02",
-            h1_port="net_af_packet0,iface=rp11-a0"):
+            h1_port="net_af_packet0,iface=rp11-a0", h2_gw=None):
     a1 = h1_addr or ("fd00:1::2/64" if v6 else "10.1.0.2/24")
     g1 = h1_gw or ("fd00:1::1" if v6 else "10.1.0.1")
     fam = "ipv6" if v6 else "ipv4"
     a2, g2 = ("fd00:2::2/64", "fd00:2::1") if v6 else ("10.2.0.2/24", "10.2.0.1")
+    g2 = h2_gw or g2
     return f"""name: routed
 defaults: {{speed: 1G, opcode: write, message_size: {mtu}, mtu: {mtu}, dscp: 26, ecn: ect0}}
 hosts:
@@ -198,8 +202,11 @@ def port(j, node):
 
 
 def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, h1_port="net_af_packet0,iface=rp11-a0",
-                 ranks=0):
+                 ranks=0, gw=None):
     setup(routers, v6, vethmtu, far_indexes=ranks > 0)
+    if gw:  # the routers' next hop address: link-local fe80::1 on both links, as routers advertise
+        nsx(NS[0], f"ip -6 addr add {gw}/64 dev rp11-a1 nodad")
+        nsx(NS[routers - 1], f"ip -6 addr add {gw}/64 dev rp11-b1 nodad")
     fam = "IPv6" if v6 else "IPv4"
     last = NS[routers - 1]
     if v6:
@@ -208,7 +215,7 @@ def check_routed(tmp, name, routers, v6, mtu=1024, vethmtu=1500, h2_auto=False, 
     lb = {i: link_stats(ns, i) for ns, i in ((NS[0], "rp11-a1"), (last, "rp11-b1"))}
     d0 = path_drops(last)
     p, out = run(tmp, profile(v6, mtu, h2_mac="auto" if h2_auto else "02:00:00:00:00:02",
-                              h1_port=h1_port),
+                              h1_port=h1_port, h1_gw=gw, h2_gw=gw),
                  name, snaplen=mtu + 200, ranks=ranks)
     err = "" if p.returncode == 0 else f": {p.stderr.strip()[-300:]}"
     if not expect(p.returncode == 0, f"{name}: run exits 0 ({p.returncode}{err})"):
@@ -588,12 +595,14 @@ except (subprocess.CalledProcessError, FileNotFoundError) as e:
 try:
     with tempfile.TemporaryDirectory() as tmp:
         # mpi runs in the cluster suite (tests/cluster/meson.build: cluster-routed)
-        which = sys.argv[2:] or ["v4", "v6", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "macmove6", "bad",
-                                 "bad6", "pmtu"]
+        which = sys.argv[2:] or ["v4", "v6", "v6ll", "two", "tbf", "jumbo", "xdp", "limits", "macmove", "macmove6",
+                                 "bad", "bad6", "pmtu"]
         if "v4" in which:
             check_routed(tmp, "v4", 1, False)
         if "v6" in which:
             check_routed(tmp, "v6", 1, True)
+        if "v6ll" in which:  # issue 30: a link-local gateway was refused by the profile
+            check_routed(tmp, "v6-link-local-gw", 1, True, gw="fe80::1")
         if "two" in which:
             check_routed(tmp, "two-routers", 2, False, h2_auto=True)
         if "tbf" in which:

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""What a new user meets first: output paths, reused directories, sweeps, durations.
+"""What a new user meets first: output paths, reused directories, sweeps, durations, settings
+the fabric cannot honour (XOFF above the shared buffer, too few PFC quanta).
 
     roceprobe lab|run|capture|gen  -o / -w / tx_pcap= under parents that do not exist yet
                                     -> made like mkdir -p; the run's files are there
@@ -81,6 +82,35 @@ def case_lab(tmp):
     one_line_exit2(rp("lab", incast, "-o", xon, "--set", "fabric.pfc.xon_delta=200KiB"), "lab xon_delta above xoff",
                    "xon_delta (204800 B) must be below xoff (131072 B)")
     expect(not os.path.exists(xon), "lab xon_delta above xoff: nothing made")
+
+    # issue 30.4: XOFF not below the shared buffer it fills is refused in lab and certify (certify
+    # ran it: test 1 FAIL pfc-off, test 2 FAIL blamed on headroom). certify-good: 4 MiB less 8
+    # ports x 40304 B of headroom `auto` (test_fabric_cfg works it) = 3871872 B.
+    good = os.path.join(PROFILES, "certify-good.yaml")
+    for cmd in ("lab", "certify"):
+        out = os.path.join(tmp, f"xoff-{cmd}")
+        one_line_exit2(rp(cmd, good, "-o", out, "--set", "fabric.pfc.xoff=8MiB"), f"{cmd} xoff 8MiB above a 4 MiB buffer",
+                       "fabric: switch sw0: xoff 8388608 B (priority 3) is not below the shared buffer it fills, 3871872 B")
+        expect(not os.path.exists(out), f"{cmd} xoff 8MiB: nothing made")
+        # issue 30.5: one quantum (5.12 ns at 100G) is shorter than a PFC frame (6.72 ns): certify
+        # blamed headroom. The smallest, worked in test_fabric_cfg: 292 for 9216 B frames.
+        out = os.path.join(tmp, f"quanta-{cmd}")
+        one_line_exit2(rp(cmd, good, "-o", out, "--set", "fabric.pfc.quanta=1"), f"{cmd} pfc.quanta 1",
+                       "key 'fabric.pfc.quanta': 1 quanta (1 x 512 bit times) cannot hold a sender between refreshes")
+        expect(not os.path.exists(out), f"{cmd} pfc.quanta 1: nothing made")
+    # Below the shared buffer but more than half of it: two PGs fill the pool, the next frame
+    # spills into headroom (XOFF). XON came at its first frame out, into a full pool, and the
+    # next XOFF found the headroom still full: test 2 lost 699 frames on the lossless priority.
+    out = os.path.join(tmp, "xoff-2m")
+    p = rp("certify", good, "-o", out, "-q", "--only", "2", "--set", "fabric.pfc.xoff=2MiB")
+    t2 = json.load(open(os.path.join(out, "result.json")))["tests"][0] if p.returncode in (0, 1) else {}
+    expect(p.returncode == 0 and t2.get("verdict") == "PASS",
+           f"certify --only 2 at xoff 2MiB: lossless priority loses nothing (rc {p.returncode}, "
+           f"{t2.get('verdict')} {(t2.get('cause') or {}).get('text', '')!r})")
+    p = rp("lab", good, "-o", os.path.join(tmp, "quanta-lab"), "--set", "fabric.pfc.quanta=291")
+    expect(p.returncode == 2 and "the smallest that works is 292" in p.stderr, f"lab pfc.quanta 291: 292 named ({p.stderr.strip()!r})")
+    p = rp("certify", good, "-o", os.path.join(tmp, "quanta-292"), "-q", "--only", "1,2,5", "--set", "fabric.pfc.quanta=292")
+    expect(p.returncode == 0, f"certify --only 1,2,5 with pfc.quanta 292: certified (rc {p.returncode} {p.stderr.strip()[-200:]!r})")
 
     # A bad option is one line naming it (getopt's own message was a second line before ours).
     cmds = ["analyze", "decode", "run", "gen", "capture", "plan", "lab", "switch", "certify", "cluster", "headroom", "ep"]
@@ -191,6 +221,16 @@ def case_dpdk(tmp):
     one_line_exit2(rp("run", path, "-o", os.path.join(tmp, "y"), "--neigh-refresh", "often"),
                    "run --neigh-refresh often", "--neigh-refresh")
     expect(not os.path.exists(os.path.join(tmp, "y", "result.json")), "run --neigh-refresh often: no result")
+    # issue 30.4/30.5: switch refuses an XOFF its shared buffer cannot reach and quanta that cannot
+    # hold a sender, one line each. 2 ports at 10G (switch's default), 500 ns, max_frame 9216
+    # (net_null sets no lower limit): headroom 9240 + 84 + 1250 + 9240 + 9240 = 29054 B a port; 4 MiB - 2 x 29054
+    # = 4136196 B. Quanta: (84 + 9240) x 8 / 50% / 512 = 291.4 -> 292.
+    nulls = ["--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1", "--lossless", "3", "--duration", "1"]
+    one_line_exit2(rp("switch", *nulls, "--buffer", "4MiB", "--xoff", "8MiB"), "switch --xoff 8MiB --buffer 4MiB",
+                   "switch settings: xoff 8388608 B (priority 3) is not below the shared buffer it fills, 4136196 B")
+    one_line_exit2(rp("switch", *nulls, "--quanta", "1"), "switch --quanta 1",
+                   "switch settings: PFC quanta 1 cannot hold a sender between refreshes")
+
     # pair: ports with profile MACs resolve nothing: nothing to keep fresh, said as 0
     p = rp("run", path, "-o", os.path.join(tmp, "z"), "--neigh-refresh", "250ms", "--duration", "500ms")
     n = json.load(open(os.path.join(tmp, "z", "result.json")))["environment"]["ports"][0]["neigh"] \

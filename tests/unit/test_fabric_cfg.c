@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -144,11 +145,118 @@ static void switch_defaults(void **state)
 	assert_int_equal(rp_switch_cfg_check(&c, err, sizeof(err)), 0);
 }
 
+/* Eight 100G hosts on one switch, 500 ns cables (100 m at 5 ns/m), a 4 MiB buffer, priority 3
+ * lossless: certify-good.yaml's fabric with XOFF at %s. */
+static struct rp_profile *eight(const char *xoff, const char *quanta, char *err, size_t errlen)
+{
+	char text[2048];
+	size_t n = (size_t)snprintf(text, sizeof(text), "defaults: {speed: 100G, mtu: 4096, dscp: 26}\nhosts:\n");
+	for (unsigned h = 0; h < 8; h++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "  - {name: h%u, mac: \"02:00:00:00:0c:0%u\", ipv4: 10.12.0.%u}\n", h, h, h + 1);
+	snprintf(text + n, sizeof(text) - n,
+		 "traffic:\n  - {pattern: incast, senders: [h1, h2], receiver: h0, messages: 1}\n"
+		 "fabric:\n  topology: single\n  link: {delay: 500ns}\n  buffer: 4MiB\n"
+		 "  pfc: {priorities: [3], xoff: %s, xon_delta: 18KiB%s%s}\n",
+		 xoff, quanta ? ", quanta: " : "", quanta ? quanta : "");
+	return rp_profile_load_string("eight.yaml", text, NULL, err, errlen);
+}
+
+/* issue 30.4: XOFF per ingress PG must lie below the shared pool it fills, the buffer less
+ * the headroom every port reserves per lossless priority, or the PG spills into headroom
+ * first. Headroom `auto` at 100G, 500 ns, max_frame 9216 + 4: frame in flight 9220 + 20 =
+ * 9240, PFC frame 84, cable 2 x 500 ns at 100 Gbit/s = 12500, peer's frame 9240, frame
+ * being received 9240: 9240 + 84 + 12500 + 9240 + 9240 = 40304 B a port (certify test 5's
+ * formula). 8 ports x 40304 = 322432; 4 MiB = 4194304; shared 4194304 - 322432 = 3871872.
+ * XOFF 3871872 B is refused by the lab (and certify: rp_lab_check_fit) with one line, one
+ * byte less runs; 8 MiB (the issue's) is refused. */
+static void xoff_below_shared(void **state)
+{
+	(void)state;
+	char err[512];
+	static const char *const bad[] = {"8MiB", "3871872B"};
+	for (size_t i = 0; i < 2; i++) {
+		struct rp_profile *p = eight(bad[i], NULL, err, sizeof(err));
+		if (!p)
+			fail_msg("%s", err);
+		assert_int_equal(rp_lab_check_fit(p, err, sizeof(err)), -1);
+		char want[512];
+		snprintf(want, sizeof(want),
+			 "fabric: switch sw0: xoff %s B (priority 3) is not below the shared buffer it fills, 3871872 B: the "
+			 "buffer's 4194304 B less 322432 B of PFC headroom reserved for 8 ports' lossless priorities (a PG "
+			 "spills into headroom before XOFF): lower xoff below 3871872 B or raise the buffer",
+			 i == 0 ? "8388608" : "3871872");
+		assert_string_equal(err, want);
+		rp_profile_free(p);
+	}
+	struct rp_profile *p = eight("3871871B", NULL, err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(rp_lab_check_fit(p, err, sizeof(err)), 0);
+	rp_profile_free(p);
+}
+
+/* issue 30.5: quanta that hold a sender between refreshes. A quantum is 512 bit times = 64
+ * byte times at any speed (5.12 ns at 100G); a PFC frame is 60 B + FCS 4 + preamble/SFD 8 +
+ * IFG 12 = 84 B on the wire (6.72 ns at 100G): one quantum cannot even cover it. The refresh
+ * falls due at refresh (50%) of the pause, may wait behind one max_frame frame on the
+ * switch's transmitter and then takes the PFC frame's time; the other 50% must cover both:
+ *   max_frame 9216: 84 + 9216 + 24 = 9324 B = 74592 bits; / 50% = 149184; / 512 = 291.4 -> 292
+ *   max_frame 4170 (a 4096 B MTU WRITE's first frame: 14 + 20 + 8 + 12 + 16 + 4096 + 4):
+ *     84 + 4194 = 4278 B = 34224 bits; / 50% = 68448; / 512 = 133.7 -> 134
+ *   max_frame 1514 at refresh 25%: 84 + 1538 = 1622 B = 12976 bits; / 75% = 17301.3; / 512
+ *     = 33.8 -> 34
+ * Speed cancels (both sides are bit times of the same port), so one check covers every port.
+ * Measured in the lab (3 senders into h0 at 100G while h0 and h2 send to h1, 4170 B frames):
+ * quanta 67 (the pause = one PFC frame + one frame, no refresh term) still lost 1 frame in
+ * headroom, 85 lost 1, 90 and up none; 134 none. */
+static void quanta_hold_sender(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_switch_min_quanta(9216, 50), 292);
+	assert_int_equal(rp_switch_min_quanta(4170, 50), 134);
+	assert_int_equal(rp_switch_min_quanta(1514, 25), 34);
+	char err[512];
+	assert_null(eight("128KiB", "1", err, sizeof(err)));
+	assert_string_equal(err, "eight.yaml:17:66: key 'fabric.pfc.quanta': 1 quanta (1 x 512 bit times) cannot hold a "
+				 "sender between refreshes: the 50% of the pause left when the refresh is due (pfc.refresh) "
+				 "must cover a PFC frame (84 B) and a max_frame frame (9216 + 24 B) on the wire; the smallest "
+				 "that works is 292");
+	assert_null(eight("128KiB", "291", err, sizeof(err)));
+	struct rp_profile *p = eight("128KiB", "292", err, sizeof(err));
+	assert_non_null(p);
+	rp_profile_free(p);
+
+	/* `roceprobe switch --lossless 3 --quanta Q` on 1514 B ports (its flags, no profile) */
+	static struct rp_fabric f;
+	static struct rp_fabric_switch fs;
+	static struct rp_switch_cfg c;
+	rp_fabric_init_switch(&f);
+	f.lossless_mask = 1u << 3;
+	f.max_frame = 1514;
+	f.pfc_refresh_pct = 25;
+	f.pfc_quanta = 33;
+	rp_fabric_switch_uniform(&f, 2, 10000000000ull, &fs);
+	rp_fabric_switch_cfg(&f, &fs, &c);
+	assert_int_equal(rp_switch_cfg_check(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "PFC quanta 33 cannot hold a sender between refreshes: the 75% of the pause left when "
+				 "the refresh is due must cover a PFC frame (84 B) and a max frame (1514 + 24 B) on the wire; "
+				 "the smallest that works is 34");
+	f.pfc_quanta = 34;
+	rp_fabric_switch_cfg(&f, &fs, &c);
+	assert_int_equal(rp_switch_cfg_check(&c, err, sizeof(err)), 0);
+	f.lossless_mask = 0; /* nothing lossless: no XOFF is ever sent, any quanta */
+	f.pfc_quanta = 1;
+	rp_fabric_switch_cfg(&f, &fs, &c);
+	assert_int_equal(rp_switch_cfg_check(&c, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lab_and_switch_agree),
 		cmocka_unit_test(switch_defaults),
+		cmocka_unit_test(xoff_below_shared),
+		cmocka_unit_test(quanta_hold_sender),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include "profile/profile.h"
 #include "wire/ipv4.h"
+#include "wire/ipv6.h"
 #include "wire/sport.h"
 
 #define ERRLEN RP_PROFILE_ERR_LEN
@@ -204,7 +205,22 @@ static const struct bad_case {
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv6: fd00:1::2/64, gateway: [fd00:1::1, fd00:1::3]}\n"
 	 "traffic: []\n",
 	 "bad.yaml:2:83: key 'hosts[0].gateway[1]': fd00:1::3: expected one IPv6 next hop inside the host's subnet "
-	 "fd00:1::2/64, other than the host"},
+	 "fd00:1::2/64, or a link-local one (fe80::/10), other than the host"},
+	/* The subnet's network and broadcast addresses are no router's (issue 30): 10.1.0.0/24
+	 * and 10.1.0.255/24; on a /30 (10.1.0.0-3) the broadcast is .3. */
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.1.0.0}\ntraffic: []\n",
+	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.1.0.0 is the network address of the host's subnet 10.1.0.2/24, no "
+	 "router's: give the router's own, like 10.1.0.1"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway: 10.1.0.255}\ntraffic: []\n",
+	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.1.0.255 is the broadcast address of the host's subnet 10.1.0.2/24, "
+	 "no router's: give the router's own, like 10.1.0.254"},
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.1/30, gateway: 10.1.0.3}\ntraffic: []\n",
+	 "bad.yaml:2:70: key 'hosts[0].gateway': 10.1.0.3 is the broadcast address of the host's subnet 10.1.0.1/30, "
+	 "no router's: give the router's own, like 10.1.0.2"},
+	/* A link-local gateway is accepted (test_gateways); a global one outside the subnet is not. */
+	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv6: fd00:1::2/64, gateway: fd00:2::1}\ntraffic: []\n",
+	 "bad.yaml:2:71: key 'hosts[0].gateway': fd00:2::1: expected one IPv6 next hop inside the host's subnet "
+	 "fd00:1::2/64, or a link-local one (fe80::/10), other than the host"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.1.0.2/24, gateway_mac: \"02:00:00:00:00:fe\"}\n"
 	 "traffic: []\n",
 	 "bad.yaml:2:74: key 'hosts[0].gateway_mac': gateway_mac is the gateway's MAC; give gateway too"},
@@ -522,6 +538,43 @@ static void test_nics(void **state)
 	rp_profile_free(p);
 }
 
+/* Gateways a router really has (issue 30): IPv6 link-local (fe80::1, what routers advertise;
+ * the host's own address global), the IPv6 subnet-router anycast fd00:1:: (RFC 4291 2.6.1:
+ * every router on the subnet answers it), both ends of an IPv4 /31 (RFC 3021). */
+static void test_gateways(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *addr, *gw;
+	} ok[] = {{"ipv6: fd00:1::2/64", "fe80::1"},   {"ipv6: fd00:1::2/64", "fd00:1::"},
+		  {"ipv6: \"2001:db8::2/127\"", "fe80::a:1"}, {"ipv4: 10.1.0.0/31", "10.1.0.1"},
+		  {"ipv4: 10.1.0.1/31", "10.1.0.0"},   {"ipv4: 10.1.0.2/24", "10.1.0.254"}};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char yaml[400], err[ERRLEN], got[46], want[46];
+		snprintf(yaml, sizeof(yaml),
+			 "hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", %s, gateway: \"%s\"}\n"
+			 "  - {name: h1, mac: \"02:00:00:00:00:02\", %s}\n"
+			 "traffic:\n  - {pattern: flow, src: h0, dst: h1, messages: 1}\n",
+			 ok[i].addr, ok[i].gw, ok[i].addr[3] == '6' ? "ipv6: fd00:9::9" : "ipv4: 10.9.0.9");
+		struct rp_profile *p = rp_profile_load_string("gw.yaml", yaml, NULL, err, sizeof(err));
+		if (!p)
+			fail_msg("case %zu: %s", i, err);
+		const struct rp_host *h = &p->hosts[0];
+		if (h->has_gw6) {
+			uint8_t a6[16];
+			assert_int_equal(rp_ipv6_addr_parse(ok[i].gw, a6), 0);
+			rp_ipv6_addr_format(a6, want);
+			rp_ipv6_addr_format(h->gw6, got);
+		} else {
+			assert_true(h->has_gw4);
+			snprintf(want, sizeof(want), "%s", ok[i].gw);
+			rp_ipv4_addr_format(h->gw4, got);
+		}
+		assert_string_equal(got, want);
+		rp_profile_free(p);
+	}
+}
+
 static void test_shipped_profiles(void **state)
 {
 	(void)state;
@@ -555,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_set_overrides),
 		cmocka_unit_test(test_defaults_and_resolution),
 		cmocka_unit_test(test_nics),
+		cmocka_unit_test(test_gateways),
 		cmocka_unit_test(test_shipped_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
