@@ -317,18 +317,8 @@ def case_inflight(tmp):
            "incast-8to1 at 100 us: per flow tx == rx + lost + in_flight")
 
 
-SENDER_LIMITED = """name: sender-limited
-defaults: {speed: 100G, opcode: write, message_size: 1024, mtu: 1024}
-hosts:
-  - {name: s, mac: "02:00:00:00:0c:01", ipv4: 10.12.0.1}
-  - {name: r1, mac: "02:00:00:00:0c:02", ipv4: 10.12.0.2}
-  - {name: r2, mac: "02:00:00:00:0c:03", ipv4: 10.12.0.3}
-  - {name: r3, mac: "02:00:00:00:0c:04", ipv4: 10.12.0.4}
-traffic:
-  - {pattern: flow, src: s, dst: r1, rate: 50G, messages: 2000}
-  - {pattern: flow, src: s, dst: r2, rate: 50G, messages: 2000}
-  - {pattern: flow, src: s, dst: r3, rate: 50G, messages: 2000}
-"""
+SENDER_LIMITED = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "profiles",
+                                   "sender-limited.yaml")).read()
 
 
 def case_senderlimited(tmp):

@@ -95,6 +95,11 @@ with tempfile.TemporaryDirectory() as tmp:
         keys(r, "lab", seen)
         if name == "incast-8to1":
             flow_series(r, "lab incast-8to1", [1600] * 8)
+    # pause_propagation.sender_limited's keys: flows late from their own sender's NIC
+    out = os.path.join(tmp, "sender-limited")
+    rp("lab", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "profiles", "sender-limited.yaml"),
+       "-o", out, "-q")
+    keys(json.load(open(os.path.join(out, "result.json"))), "lab", seen)
     out = os.path.join(tmp, "sweep")
     rp("lab", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", out, "-q", "--sweep", "fabric.pfc.xoff=100KiB,200KiB")
     keys(json.load(open(os.path.join(out, "sweep.json"))), "sweep", seen)
