@@ -264,6 +264,7 @@ struct run {
 	int64_t pclock_gap[2];
 	int64_t *rank_pclock_err; /* rank 0: [size], each rank's larger gap (rank_env) */
 	bool failed;         /* a rank's set-up failed: every rank stops */
+	bool stopped;        /* a rank was stopped during set-up: every rank stops, no result */
 	bool lost;           /* a rank died mid-run: the result is incomplete */
 	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
@@ -1369,7 +1370,9 @@ static int place_hosts(struct run *r, const struct run_opts *o, char **text)
 }
 
 /* Every rank past a step of the set-up, or all stop: the user reads one line,
- * the first failing rank's, from rank 0. */
+ * the first failing rank's, from rank 0. A rank stopped meanwhile (Ctrl-C or
+ * SIGTERM to the launcher: lib/cluster/guard.c) stops them all as well, before
+ * any traffic: nothing was measured, rank 0 says no result was written. */
 static bool all_ready(struct run *r, int rc, const char *held)
 {
 	if (!r->cl.launched)
@@ -1377,10 +1380,15 @@ static bool all_ready(struct run *r, int rc, const char *held)
 	if (r->failed) /* every rank learnt it in the same step and stops asking */
 		return false;
 	char first[600];
-	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first)))
-		return true;
-	if (r->cl.rank == 0)
+	bool stop = false, all = false;
+	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first))) {
+		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, true, &stop, &all) == 0 && !stop)
+			return true;
+		rp_cluster_say_stopped(&r->cl, "before the traffic started");
+		r->stopped = true;
+	} else if (r->cl.rank == 0) {
 		fprintf(stderr, "roceprobe run: %s\n", first);
+	}
 	r->failed = true;
 	return false;
 }
@@ -1673,7 +1681,7 @@ int rp_cmd_run(int argc, char **argv)
 	char err[RP_CLUSTER_ERR_LEN], held[512] = "", *text = NULL;
 	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
 	rp_cli_catch_stop();
-	if (rp_cluster_init(&r.cl, &argc, &argv, err, sizeof(err)) != 0)
+	if (rp_cluster_init(&r.cl, &rp_cli_stop, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("run", "%s", err);
 	/* A rank that dies from here on is seen by rank 0 (lib/cluster/watch.c). */
 	if (rp_cluster_watch_start(&r.cl, &rp_cli_stop, err, sizeof(err)) != 0) {
@@ -1689,7 +1697,8 @@ int rp_cmd_run(int argc, char **argv)
 				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
-				     .neigh_refresh_ns = o.neigh_refresh_ns};
+				     .neigh_refresh_ns = o.neigh_refresh_ns,
+				     .stop = r.cl.launched ? &rp_cli_stop : NULL};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
@@ -1729,7 +1738,9 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && !r.failed && r.ve)
 		rc = account_verbs(&r);
 #endif
-	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
+	/* ARP/ND before traffic, into the captures too (a rank stopped meanwhile
+	 * stops with the others at the next step instead). */
+	if (rc == 0 && !r.failed && !r.verbs_here && !(r.cl.launched && rp_cli_stop)) {
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++)
 			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
@@ -1748,7 +1759,7 @@ int rp_cmd_run(int argc, char **argv)
 		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
 			rp_outdir_abandon(o.out, out_made);
 		free(text);
-		return rc ? rc : RP_EXIT_USAGE;
+		return rc ? rc : r.stopped ? RP_CLUSTER_EXIT_INCOMPLETE : RP_EXIT_USAGE;
 	}
 	r.started = time(NULL);
 	snapshot_xstats(&r);

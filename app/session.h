@@ -3,6 +3,7 @@
 #ifndef RP_APP_SESSION_H
 #define RP_APP_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,9 @@ struct rp_session_opts {
 	/* How often resolved next hops are asked again during traffic: 0 is
 	 * RP_DP_NEIGH_REFRESH_NS (1 s), RP_SESSION_NO_REFRESH never. */
 	uint64_t neigh_refresh_ns;
+	/* Under a launcher: once set, the EAL is not started (the ranks are
+	 * stopping, cmd_run.c's all_ready); rp_session_open returns 0. */
+	const volatile sig_atomic_t *stop;
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 

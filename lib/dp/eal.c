@@ -313,6 +313,12 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	eal_running = true;
+	/* --no-shconf keeps nothing there after the start (no config, no MP
+	 * socket, nothing a secondary could attach to): removed now, so a process
+	 * killed with SIGKILL (a launcher's last word to a rank) leaves no
+	 * directory either. */
+	if (!huge)
+		remove_runtime_dir();
 	rp_dp_clock_calibrate();
 	return 0;
 }
