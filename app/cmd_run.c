@@ -1179,7 +1179,7 @@ static void summary(FILE *f, const struct run *r)
 				fputc(')', f);
 			}
 		fputs("; the others stopped and counted what they had: the flows of those hosts have the\n"
-		      "other side's counts only and no loss (result.json: incomplete, flows[].incomplete)\n\n", f);
+		      "other side's counts only, their loss unknown (result.json: incomplete, flows[].incomplete)\n\n", f);
 	}
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
@@ -1188,9 +1188,23 @@ static void summary(FILE *f, const struct run *r)
 	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
-		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+		/* A dead rank's side was not counted: its counts and the loss are
+		 * unknown, as result.json's null says (never 0). */
+		const char *side = r->lost ? lost_side(r, r->flow_of[i]) : NULL;
+		char tx[24], rx[24], lost[24];
+		snprintf(tx, sizeof(tx), "%" PRIu64, x.tx_packets);
+		snprintf(rx, sizeof(rx), "%" PRIu64, x.rx_packets);
+		snprintf(lost, sizeof(lost), "%" PRIu64, x.lost);
+		if (side) {
+			snprintf(lost, sizeof(lost), "unknown");
+			if (strcmp(side, "receiver") != 0)
+				snprintf(tx, sizeof(tx), "unknown");
+			if (strcmp(side, "sender") != 0)
+				snprintf(rx, sizeof(rx), "unknown");
+		}
+		fprintf(f, "%-4u %-8s %-8s %4u %10s %10s %8s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 			   " %6" PRIu64 " %9.3f %10.3f %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
-			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
+			x.id, x.src, x.dst, x.prio, tx, rx, lost, x.reordered, x.duplicates, x.ce,
 			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6, x.latency_ns.pct[0],
 			x.latency_ns.pct[2], x.latency_ns.max);
 	}

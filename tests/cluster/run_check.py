@@ -505,6 +505,17 @@ def kill_mid_run(tmp, rank):
     summ = open(os.path.join(out, "summary.txt")).read()
     expect("INCOMPLETE" in summ and f"rank {rank}" in summ and dead in summ,
            f"summary.txt says rank {rank} ({dead}) was lost")
+    # Each flow's row (flow src dst prio tx rx lost ...): a dead side's count and the loss say
+    # "unknown", as result.json's lost: null does (the row of s2 said tx 0, lost 0); the others
+    # carry result.json's numbers.
+    rows = {ln.split()[1]: ln.split() for ln in summ.splitlines()
+            if ln.split() and ln.split()[0].isdigit() and len(ln.split()) >= 7}
+    for f in j["flows"]:
+        row, side = rows.get(f["src"], []), f.get("incomplete")
+        want = [str(f["tx_packets"]), str(f["rx_packets"]), str(f["lost"])] if not side else \
+            ["unknown" if side != "receiver" else str(f["tx_packets"]),
+             "unknown" if side != "sender" else str(f["rx_packets"]), "unknown"]
+        expect(row[4:7] == want, f"summary.txt's row of {f['src']} -> {f['dst']}: tx rx lost {row[4:7]} == {want}")
     drops = sum(v - drops_before.get(k, 0) for k, v in kernel_drops().items())
     return j, sent, drops
 
