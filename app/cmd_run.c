@@ -1710,6 +1710,7 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
+				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
 				     .neigh_refresh_ns = o.neigh_refresh_ns,
 				     .stop = r.cl.launched ? &rp_cli_stop : NULL};

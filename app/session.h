@@ -52,6 +52,7 @@ struct rp_session_opts {
 	 * the file), and the hosts this rank runs (NULL: every host). */
 	const char *profile_text;
 	const bool *hosts;
+	const int *host_rank; /* under a launcher: each host's rank (two hosts on one machine's port are refused) */
 	size_t nranks; /* the launch a host_template expands for (rp_profile_opts) */
 	const struct rp_launch_rank *ranks;
 	unsigned first_core; /* where this process's lcores start (a rank's local rank) */

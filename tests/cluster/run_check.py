@@ -50,6 +50,8 @@ Cases:
              is alive 1 s after mpirun returned; no new directory in /var/run/dpdk; and either
              result.json says "interrupted": true or rank 0's one line says no result was
              written (none when mpirun was killed: nobody is left to print it).
+  sameport   s3 (rank 2) given s2's interface (rank 1, the same node): exit 2, one line naming both
+             hosts, their ranks and the node; no frame sent, no result directory.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
   template   the hosts come from a host_template (count: ranks, port iface=rpt-t{rank}, mac:
@@ -758,6 +760,25 @@ def case_missing(tmp):
            and socket.gethostname() in ours[0], f"exit 2, one line naming s3, rank 2 and its node ({ours})")
     sent = kernel_tx_packets() - before
     expect(sent == 0, f"no rank sent a frame ({sent})")
+
+
+def case_sameport(tmp):
+    # s3 (rank 2) given s2's interface (rank 1, the same machine): both ranks would open
+    # rpc-s2, s3's frames leaving by s2's veth (the run said lost 0; the kernel saw rpc-s2 send
+    # both hosts' frames and rpc-s3 none). Refused before any port opens: exit 2, one line
+    # naming both hosts, their ranks and the node; no frame on any veth; no result directory.
+    setup(tbf=False)
+    before = kernel_tx_packets()
+    p, out = mpirun(tmp, profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                                 "rate: 60M, duration: 1s}",
+                                 lambda k, h: f"net_af_packet{k},iface=rpc-s2" if h == "s3" else
+                                 f"net_af_packet{k},iface=rpc-{h}"))
+    ours = said(p)
+    want = f"hosts 's2' (rank 1) and 's3' (rank 2) are on one port of node {socket.gethostname()} (interface rpc-s2)"
+    expect(p.returncode == 2 and len(ours) == 1 and want in ours[0], f"exit 2, one line: {want} ({p.returncode}: {ours})")
+    sent = kernel_tx_packets() - before
+    expect(sent == 0, f"no rank sent a frame ({sent})")
+    expect(not os.path.exists(out), "no result directory")
 
 
 def case_template(tmp):
