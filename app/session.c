@@ -465,9 +465,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 				    profile, cmd);
 	if (s->nports == 0 && s->verbs_hosts)
 		return 0; /* only verbs hosts here: no DPDK at all */
-	/* run: --lcores, else the profile's `lcores:` */
 	if (o->stop && *o->stop) /* a rank stopping during set-up: no EAL to start and clean up */
 		return 0;
+	/* run: --lcores, else the profile's `lcores:` */
 	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
 	s->nq = q > 1 ? q : 1;
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,

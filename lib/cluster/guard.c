@@ -15,10 +15,12 @@
  *     is left to read its lines, and its user has the prompt back;
  *   - a stop seen during set-up (before the traffic) that the ranks have not
  *     acted on together within SETUP_STOP_NS (a rank held up in MPI or a
- *     port's set-up) ends the rank, before the launcher's SIGKILL would.
+ *     port's set-up) ends the rank, before the launcher's SIGKILL would;
+ *   - a job the launcher ends while the rank is inside MPI_Finalize (after
+ *     a failed set-up, when another rank exited first) ends it FINAL_NS later.
  * A rank its launcher is ending leaves MPI_Finalize alone: mpirun no longer
  * serves its PMIx fence (measured: every rank waited in it until the
- * SIGKILL, 2 s after the Ctrl-C; 20 s with odls_base_sigkill_timeout 10).
+ * SIGKILL, 2 s after the Ctrl-C).
  * SIGPIPE is ignored: a write to a launcher that is gone fails, it does not
  * kill the rank before it cleaned up. Exits go through exit(), so the EAL's
  * runtime directory is removed (lib/dp/eal.c). No MPI here. */
@@ -35,6 +37,7 @@
 #define GUARD_POLL_NS 10000000ll    /* 10 ms */
 #define ORPHAN_NS 300000000ll       /* the parent gone: exit this long after */
 #define SETUP_STOP_NS 1500000000ll  /* a stop in set-up not acted on: exit (mpirun's SIGKILL comes at 2 s) */
+#define FINAL_NS 200000000ll        /* ended while in MPI_Finalize: leave this long after */
 
 struct rp_guard {
 	const struct rp_cluster *c;
@@ -45,6 +48,7 @@ struct rp_guard {
 	volatile bool quit;
 	volatile bool setup;    /* before the traffic */
 	volatile bool orphaned; /* the launcher is gone */
+	volatile bool finalizing; /* rp_cluster_finalize runs: the rank is on its way out */
 };
 
 /* The handler's view: one guard per process. */
@@ -80,7 +84,7 @@ void rp_cluster_say_stopped(const struct rp_cluster *c, const char *when)
 static void *guard_thread(void *arg)
 {
 	struct rp_guard *g = arg;
-	int64_t stop_at = 0, orphan_at = 0;
+	int64_t stop_at = 0, orphan_at = 0, ended_at = 0;
 	while (!g->quit) {
 		struct timespec ts = {.tv_nsec = GUARD_POLL_NS};
 		nanosleep(&ts, NULL);
@@ -92,6 +96,18 @@ static void *guard_thread(void *arg)
 		}
 		if (*g->stop && !stop_at)
 			stop_at = now;
+		/* The launcher ended the job while this rank was already in
+		 * MPI_Finalize (a rank that failed its set-up, as every rank
+		 * did, and exited first: mpirun then ends the others), whose
+		 * fence it no longer serves. Its files are written, its EAL
+		 * gone: leave quietly (not exit(): MPI's own handlers would
+		 * wait as well). */
+		if (g->finalizing && (g->orphaned || launcher_ending) && !ended_at)
+			ended_at = now;
+		if (ended_at && now - ended_at >= FINAL_NS) {
+			fflush(NULL);
+			_exit(RP_CLUSTER_EXIT_INCOMPLETE);
+		}
 		if (g->orphaned && now - orphan_at >= ORPHAN_NS) {
 			/* Nobody reads this (the launcher held our stderr), but a log might. */
 			fprintf(stderr, "roceprobe run: rank %d: its launcher (pid %ld) is gone: stopped, no result written\n",
@@ -137,6 +153,14 @@ void rp_cluster_guard_run(struct rp_cluster *c)
 {
 	if (c->guard)
 		c->guard->setup = false;
+}
+
+void rp_cluster_guard_finalizing(struct rp_cluster *c)
+{
+	if (c->guard) {
+		c->guard->setup = false;
+		c->guard->finalizing = true;
+	}
 }
 
 bool rp_cluster_guard_stopped(const struct rp_cluster *c)

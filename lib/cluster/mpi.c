@@ -62,6 +62,7 @@ void rp_cluster_finalize(struct rp_cluster *c)
 {
 	/* After a degraded end MPI is left alone: its finalize waits for the dead. */
 	bool degraded = rp_cluster_degraded(c);
+	rp_cluster_guard_finalizing(c);
 	rp_cluster_watch_stop(c);
 	if (c->launched && !degraded && !rp_cluster_launcher_ending(c))
 		MPI_Finalize();
