@@ -153,7 +153,7 @@ int rp_cmd_cluster(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
-	if (rp_cluster_init(&c, &argc, &argv, err, sizeof(err)) != 0)
+	if (rp_cluster_init(&c, NULL, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("cluster", "%s", err);
 	struct rp_profile *p = NULL;
 	int *host_rank = NULL;

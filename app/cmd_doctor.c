@@ -130,7 +130,7 @@ int rp_cmd_doctor(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
-	if (rp_cluster_init(&c, &argc, &argv, err, sizeof(err)) != 0)
+	if (rp_cluster_init(&c, NULL, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("doctor", "%s", err);
 	struct rp_profile *p = NULL;
 	bool *want = NULL;

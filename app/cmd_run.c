@@ -268,6 +268,7 @@ struct run {
 	int64_t pclock_gap[2];
 	int64_t *rank_pclock_err; /* rank 0: [size], each rank's larger gap (rank_env) */
 	bool failed;         /* a rank's set-up failed: every rank stops */
+	bool stopped;        /* a rank was stopped during set-up: every rank stops, no result */
 	bool lost;           /* a rank died mid-run: the result is incomplete */
 	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
@@ -1209,7 +1210,7 @@ static void summary(FILE *f, const struct run *r)
 				fputc(')', f);
 			}
 		fputs("; the others stopped and counted what they had: the flows of those hosts have the\n"
-		      "other side's counts only and no loss (result.json: incomplete, flows[].incomplete)\n\n", f);
+		      "other side's counts only, their loss unknown (result.json: incomplete, flows[].incomplete)\n\n", f);
 	}
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
@@ -1218,11 +1219,25 @@ static void summary(FILE *f, const struct run *r)
 	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
+		/* A dead rank's side was not counted: its counts and the loss are
+		 * unknown, as result.json's null says (never 0). */
+		const char *side = r->lost ? lost_side(r, r->flow_of[i]) : NULL;
+		char tx[24], rx[24], lost[24];
+		snprintf(tx, sizeof(tx), "%" PRIu64, x.tx_packets);
+		snprintf(rx, sizeof(rx), "%" PRIu64, x.rx_packets);
+		snprintf(lost, sizeof(lost), "%" PRIu64, x.lost);
+		if (side) {
+			snprintf(lost, sizeof(lost), "unknown");
+			if (strcmp(side, "receiver") != 0)
+				snprintf(tx, sizeof(tx), "unknown");
+			if (strcmp(side, "sender") != 0)
+				snprintf(rx, sizeof(rx), "unknown");
+		}
 		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
 		uint64_t k = x.latency_ns.count;
-		fprintf(f, "%-4u %-8s %-8s %4u %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+		fprintf(f, "%-4u %-8s %-8s %4u %10s %10s %8s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
 			   " %6" PRIu64 " %9.3f %10.3f %10s %10s %10s\n",
-			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, x.reordered, x.duplicates, x.ce,
+			x.id, x.src, x.dst, x.prio, tx, rx, lost, x.reordered, x.duplicates, x.ce,
 			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6,
 			rp_report_ns_cell(c50, k, x.latency_ns.pct[0]), rp_report_ns_cell(c99, k, x.latency_ns.pct[2]),
 			rp_report_ns_cell(cmax, k, x.latency_ns.max));
@@ -1409,7 +1424,9 @@ static int place_hosts(struct run *r, const struct run_opts *o, char **text)
 }
 
 /* Every rank past a step of the set-up, or all stop: the user reads one line,
- * the first failing rank's, from rank 0. */
+ * the first failing rank's, from rank 0. A rank stopped meanwhile (Ctrl-C or
+ * SIGTERM to the launcher: lib/cluster/guard.c) stops them all as well, before
+ * any traffic: nothing was measured, rank 0 says no result was written. */
 static bool all_ready(struct run *r, int rc, const char *held)
 {
 	if (!r->cl.launched)
@@ -1417,10 +1434,15 @@ static bool all_ready(struct run *r, int rc, const char *held)
 	if (r->failed) /* every rank learnt it in the same step and stops asking */
 		return false;
 	char first[600];
-	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first)))
-		return true;
-	if (r->cl.rank == 0)
+	bool stop = false, all = false;
+	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first))) {
+		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, true, &stop, &all) == 0 && !stop)
+			return true;
+		rp_cluster_say_stopped(&r->cl, "before the traffic started");
+		r->stopped = true;
+	} else if (r->cl.rank == 0) {
 		fprintf(stderr, "roceprobe run: %s\n", first);
+	}
 	r->failed = true;
 	return false;
 }
@@ -1713,7 +1735,7 @@ int rp_cmd_run(int argc, char **argv)
 	char err[RP_CLUSTER_ERR_LEN], held[512] = "", *text = NULL;
 	/* Caught from here on: a Ctrl-C during set-up also ends through cleanup(). */
 	rp_cli_catch_stop();
-	if (rp_cluster_init(&r.cl, &argc, &argv, err, sizeof(err)) != 0)
+	if (rp_cluster_init(&r.cl, &rp_cli_stop, &argc, &argv, err, sizeof(err)) != 0)
 		return rp_cli_error("run", "%s", err);
 	/* A rank that dies from here on is seen by rank 0 (lib/cluster/watch.c). */
 	if (rp_cluster_watch_start(&r.cl, &rp_cli_stop, err, sizeof(err)) != 0) {
@@ -1728,8 +1750,10 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
+				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
-				     .neigh_refresh_ns = o.neigh_refresh_ns};
+				     .neigh_refresh_ns = o.neigh_refresh_ns,
+				     .stop = r.cl.launched ? &rp_cli_stop : NULL};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
@@ -1769,7 +1793,9 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && !r.failed && r.ve)
 		rc = account_verbs(&r);
 #endif
-	if (rc == 0 && !r.failed && !r.verbs_here) { /* ARP/ND before traffic, into the captures too */
+	/* ARP/ND before traffic, into the captures too (a rank stopped meanwhile
+	 * stops with the others at the next step instead). */
+	if (rc == 0 && !r.failed && !r.verbs_here && !(r.cl.launched && rp_cli_stop)) {
 		struct rp_capture *caps[RP_DP_MAX_PORTS];
 		for (unsigned i = 0; i < r.s.nports; i++) {
 			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
@@ -1790,7 +1816,7 @@ int rp_cmd_run(int argc, char **argv)
 		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
 			rp_outdir_abandon(o.out, out_made);
 		free(text);
-		return rc ? rc : RP_EXIT_USAGE;
+		return rc ? rc : r.stopped ? RP_CLUSTER_EXIT_INCOMPLETE : RP_EXIT_USAGE;
 	}
 	r.started = time(NULL);
 	snapshot_xstats(&r);

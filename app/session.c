@@ -1,8 +1,10 @@
 #include "session.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -92,6 +94,76 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 	if (s->nports == 0 && !o->hosts && !s->verbs_hosts)
 		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
 	return 0;
+}
+
+/* What host h's port is, to tell two hosts on one port apart: a kernel
+ * netdev (iface= of net_af_packet/net_af_xdp) or a PCI device is the
+ * machine's (returns true: no two processes on it may share one); a
+ * virtual device (net_ring0, net_null1, pair:L:0) is this process's. */
+static bool port_key(const struct rp_host *h, char *key, size_t n)
+{
+	char name[64], err[256];
+	size_t len = strcspn(h->port, ",");
+	if (h->port_is_pci) {
+		size_t colons = 0;
+		for (size_t i = 0; i < len; i++)
+			colons += h->port[i] == ':';
+		snprintf(key, n, "PCI %s%.*s", colons < 2 ? "0000:" : "", (int)len, h->port);
+		for (char *c = key; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		return true;
+	}
+	if (rp_dp_port_netdev(h->port, false, name, sizeof(name), err, sizeof(err)) == 0) {
+		snprintf(key, n, "interface %s", name);
+		return true;
+	}
+	snprintf(key, n, "%.*s", (int)len, h->port);
+	return false;
+}
+
+/* Two hosts that take part on one port: its frames would all be counted for
+ * one of them (h3 given h2's iface=: lost 0, while the kernel saw h2's veth
+ * send both hosts' frames and h3's none). In one process: the same port;
+ * across ranks (o->host_rank): the same netdev or PCI device on one machine
+ * (node). One line naming both, before any port is opened. */
+static int check_shared_ports(struct rp_session *s, const struct rp_session_opts *o)
+{
+	size_t nh = s->prof->nhosts;
+	bool *part = calloc(nh ? nh : 1, sizeof(*part)), *machine = calloc(nh ? nh : 1, sizeof(*machine));
+	char(*key)[RP_PORT_MAX + 16] = calloc(nh ? nh : 1, sizeof(*key));
+	int rc = part && machine && key ? 0 : rp_cli_error(s->cmd, "out of memory for %zu hosts", nh);
+	for (size_t i = 0; rc == 0 && i < s->plan.nflows; i++) {
+		const struct rp_flow *f = &s->plan.flows[i];
+		part[f->src] = true;
+		if (f->kind == RP_TRAFFIC_RDMA && (o->receivers || rp_dp_is_pair(s->prof->hosts[f->dst].port)))
+			part[f->dst] = true;
+	}
+	for (size_t h = 0; rc == 0 && h < nh; h++) {
+		const struct rp_host *host = &s->prof->hosts[h];
+		part[h] &= host->port[0] && host->engine.engine != RP_ENGINE_VERBS;
+		if (part[h])
+			machine[h] = port_key(host, key[h], sizeof(key[h]));
+	}
+	for (size_t h = 0; rc == 0 && h < nh; h++)
+		for (size_t g = h + 1; rc == 0 && part[h] && g < nh; g++) {
+			/* under a launcher the ranks of those hosts say it (rank 0 prints the first's) */
+			if (!part[g] || strcmp(key[h], key[g]) != 0 || (o->hosts && !o->hosts[h] && !o->hosts[g]))
+				continue;
+			const struct rp_host *a = &s->prof->hosts[h], *b = &s->prof->hosts[g];
+			int ra = o->host_rank ? o->host_rank[h] : 0, rb = o->host_rank ? o->host_rank[g] : 0;
+			if (ra == rb)
+				rc = rp_cli_error(s->cmd, "hosts '%s' and '%s' are on one port (%s): its frames would all count "
+						    "for one of them; give each host a port of its own", a->name, b->name, key[h]);
+			else if (machine[h] && o->ranks && ra >= 0 && rb >= 0 && (size_t)ra < o->nranks &&
+				 (size_t)rb < o->nranks && !strcmp(o->ranks[ra].node, o->ranks[rb].node))
+				rc = rp_cli_error(s->cmd, "hosts '%s' (rank %d) and '%s' (rank %d) are on one port of node %s (%s): "
+						    "its frames would all count for one of them; give each host a port of its own",
+						    a->name, ra, b->name, rb, o->ranks[ra].node, key[h]);
+		}
+	free(part);
+	free(machine);
+	free(key);
+	return rc;
 }
 
 /* The longest frame (without FCS) host h sends or, in a run, receives, and
@@ -379,6 +451,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	char err[RP_DP_ERRLEN];
 	int rc = load(s, profile, o);
 	if (rc == 0)
+		rc = check_shared_ports(s, o);
+	if (rc == 0)
 		rc = pick_ports(s, o, devargs);
 	if (rc != 0)
 		return rc;
@@ -393,6 +467,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 				    profile, cmd);
 	if (s->nports == 0 && s->verbs_hosts)
 		return 0; /* only verbs hosts here: no DPDK at all */
+	if (o->stop && *o->stop) /* a rank stopping during set-up: no EAL to start and clean up */
+		return 0;
 	/* run: --lcores, else the profile's `lcores:` */
 	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
 	s->nq = q > 1 ? q : 1;

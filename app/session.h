@@ -3,6 +3,7 @@
 #ifndef RP_APP_SESSION_H
 #define RP_APP_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,7 @@ struct rp_session_opts {
 	 * the file), and the hosts this rank runs (NULL: every host). */
 	const char *profile_text;
 	const bool *hosts;
+	const int *host_rank; /* under a launcher: each host's rank (two hosts on one machine's port are refused) */
 	size_t nranks; /* the launch a host_template expands for (rp_profile_opts) */
 	const struct rp_launch_rank *ranks;
 	unsigned first_core; /* where this process's lcores start (a rank's local rank) */
@@ -58,6 +60,9 @@ struct rp_session_opts {
 	/* How often resolved next hops are asked again during traffic: 0 is
 	 * RP_DP_NEIGH_REFRESH_NS (1 s), RP_SESSION_NO_REFRESH never. */
 	uint64_t neigh_refresh_ns;
+	/* Under a launcher: once set, the EAL is not started (the ranks are
+	 * stopping, cmd_run.c's all_ready); rp_session_open returns 0. */
+	const volatile sig_atomic_t *stop;
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 

@@ -38,6 +38,7 @@ struct rp_cluster {
 	int rank, size;
 	struct rp_rank_info *ranks; /* every rank's info, by rank (size entries) */
 	struct rp_watch *watch;     /* watch.c, once rp_cluster_watch_start ran */
+	struct rp_guard *guard;     /* guard.c: the launcher's stop, and its death */
 };
 
 /* A run that lost a rank: rank 0 wrote what the others measured, with
@@ -49,12 +50,32 @@ struct rp_cluster {
  * PMIx, PMI or Slurm variables). */
 bool rp_cluster_detect(const char **launcher);
 
-/* Without a launcher: rank 0 of 1, no MPI at all. With one: MPI_Init and the
- * exchange of every rank's node name. 0, or -1 with one line in err (a build
- * without MPI started by mpirun, MPI_Init failing). */
-int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen);
-/* MPI_Finalize when launched; frees. */
+/* Without a launcher: rank 0 of 1, no MPI at all. With one: the guard
+ * (below; when stop is not NULL), MPI_Init and the exchange of every rank's
+ * node name. 0, or -1 with one line in err (a build without MPI started by
+ * mpirun, MPI_Init failing). */
+int rp_cluster_init(struct rp_cluster *c, volatile sig_atomic_t *stop, int *argc, char ***argv, char *err,
+		    size_t errlen);
+/* MPI_Finalize when launched (not after a degraded end, nor once the
+ * launcher is gone or ending the job: its PMIx fence would be waited for
+ * until the launcher's SIGKILL); frees. */
 void rp_cluster_finalize(struct rp_cluster *c);
+
+/* ---- the launcher's guard (guard.c) ----
+ * Under a launcher, from before MPI_Init: SIGCONT from this rank's parent
+ * (Open MPI's mpirun/orted send it at once when they end a job, SIGTERM only
+ * a second later) and the parent's death (a launcher that exited without
+ * signalling the ranks it had not registered yet) set *stop; an orphaned
+ * rank exits shortly after, and so does one stopped during set-up that the
+ * ranks did not act on together in time (docs/cluster.md, "Stopping"). */
+/* The traffic starts: a stop now ends in an interrupted result. */
+void rp_cluster_guard_run(struct rp_cluster *c);
+/* The launcher that started this rank is gone. */
+bool rp_cluster_orphaned(const struct rp_cluster *c);
+/* ... or is ending the job (its SIGCONT came): no MPI_Finalize then. */
+bool rp_cluster_launcher_ending(const struct rp_cluster *c);
+/* Rank 0, once per process: "roceprobe run: interrupted WHEN: no result written". */
+void rp_cluster_say_stopped(const struct rp_cluster *c, const char *when);
 
 int rp_cluster_barrier(const struct rp_cluster *c);
 /* One round on every rank: *any = some rank's any_in, *all = every rank's
@@ -106,7 +127,8 @@ int rp_cluster_host_addrs(const struct rp_cluster *c, struct rp_profile *p, cons
 /* Collective, after rp_cluster_init (a no-op without a launcher). 0, or -1
  * with one line "rank R (node N): ..." in err on every rank. */
 int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, char *err, size_t errlen);
-/* From here a death stops the run instead of the job. */
+/* From here a death stops the run instead of the job, and a stop (guard.c)
+ * ends in an interrupted result. */
 void rp_cluster_watch_run(struct rp_cluster *c);
 /* Every living rank's senders are done (the barrier while ports are polled:
  * a dead rank is not waited for). */
@@ -181,7 +203,8 @@ int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clo
 /* The common start (start.c): rank 0 fixes T0 = its clock + margin_ns and
  * tells every rank; each waits until its clock, corrected by its offset to
  * rank 0, reaches T0 (sleeping, then spinning for the last 200 us) and
- * returns how late it woke (its start skew, ns). */
+ * returns how late it woke (its start skew, ns); a stop (the guard) ends the
+ * wait early, skew 0. */
 int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t margin_ns,
 			int64_t *t0, int64_t *skew_ns);
 

@@ -10,17 +10,28 @@
 
 #define TAG_CLOCK 7001
 
-int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen)
+int rp_cluster_init(struct rp_cluster *c, volatile sig_atomic_t *stop, int *argc, char ***argv, char *err,
+		    size_t errlen)
 {
 	*c = (struct rp_cluster){0};
 	c->launched = rp_cluster_detect(&c->launcher);
 	if (!c->launched)
 		return rp_cluster_init_single(c, err, errlen);
+	/* Before MPI_Init: a Ctrl-C to mpirun while it runs is seen (guard.c). */
+	if (stop && rp_cluster_guard_start(c, stop) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	/* Serialized: a run's helper thread waits in a barrier while the main
 	 * thread polls ports, and only one of them ever calls MPI at a time. */
 	int provided = 0;
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-		snprintf(err, errlen, "MPI_Init failed under %s: is this rank reachable from the launcher?", c->launcher);
+		if (stop && *stop)
+			snprintf(err, errlen, "interrupted while MPI started (MPI_Init failed): no result written");
+		else
+			snprintf(err, errlen, "MPI_Init failed under %s: is this rank reachable from the launcher?",
+				 c->launcher);
+		rp_cluster_guard_stop(c);
 		return -1;
 	}
 	if (provided < MPI_THREAD_SERIALIZED) {
@@ -51,9 +62,11 @@ void rp_cluster_finalize(struct rp_cluster *c)
 {
 	/* After a degraded end MPI is left alone: its finalize waits for the dead. */
 	bool degraded = rp_cluster_degraded(c);
+	rp_cluster_guard_finalizing(c);
 	rp_cluster_watch_stop(c);
-	if (c->launched && !degraded)
+	if (c->launched && !degraded && !rp_cluster_launcher_ending(c))
 		MPI_Finalize();
+	rp_cluster_guard_stop(c);
 	free(c->ranks);
 	c->ranks = NULL;
 }

@@ -5,8 +5,10 @@
 
 #include "cluster_internal.h"
 
-int rp_cluster_init(struct rp_cluster *c, int *argc, char ***argv, char *err, size_t errlen)
+int rp_cluster_init(struct rp_cluster *c, volatile sig_atomic_t *stop, int *argc, char ***argv, char *err,
+		    size_t errlen)
 {
+	(void)stop;
 	(void)argc;
 	(void)argv;
 	*c = (struct rp_cluster){0};

@@ -43,10 +43,17 @@ int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset
 	if (rp_cluster_bcast(c, &when, sizeof(when), 0) != 0)
 		return -1;
 	int64_t off = offsets ? offsets[c->rank].offset_ns : 0, now;
-	/* Sleep to 200 us before, then spin: the wake-up is then a few us late at most. */
+	/* Sleep to 200 us before, then spin: the wake-up is then a few us late at
+	 * most. A stop (guard.c) ends the wait: the run it starts ends at once. */
 	while ((now = rp_cluster_now_ns() - off) < when - 200000) {
+		if (rp_cluster_guard_stopped(c)) {
+			*t0 = when;
+			*skew_ns = 0;
+			return 0;
+		}
 		int64_t left = when - 200000 - now;
-		struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+		left = left > 10000000 ? 10000000 : left;
+		struct timespec ts = {.tv_nsec = left};
 		nanosleep(&ts, NULL);
 	}
 	while ((now = rp_cluster_now_ns() - off) < when)

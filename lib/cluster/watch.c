@@ -435,6 +435,7 @@ int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, ch
 
 void rp_cluster_watch_run(struct rp_cluster *c)
 {
+	rp_cluster_guard_run(c);
 	struct rp_watch *w = W(c);
 	if (!w)
 		return;

@@ -6,6 +6,7 @@
 #include <rte_log.h>
 #include <rte_thread.h>
 #include <rte_version.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,24 +181,53 @@ static const char *vdev_args(const char *devargs, char *out, size_t n, bool *rx_
 static char runtime_dir[4096];
 static bool eal_running;
 
-static void remove_runtime_dir(void)
+static void remove_dir(const char *dir)
 {
-	if (!runtime_dir[0])
-		return;
-	DIR *d = opendir(runtime_dir);
+	DIR *d = opendir(dir);
 	if (d) {
 		struct dirent *e;
 		char path[4400];
 		while ((e = readdir(d)) != NULL) {
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", runtime_dir, e->d_name);
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			unlink(path);
 		}
 		closedir(d);
 	}
-	rmdir(runtime_dir);
+	rmdir(dir);
+}
+
+static void remove_runtime_dir(void)
+{
+	if (!runtime_dir[0])
+		return;
+	remove_dir(runtime_dir);
 	runtime_dir[0] = '\0';
+}
+
+/* Ours (rpPID) of processes that are gone: killed by SIGKILL inside
+ * rte_eal_init, before theirs could be removed (srun answers a SIGTERM with
+ * SIGKILL to every task). Where the EAL puts them: /var/run/dpdk for root. */
+static void remove_dead_runtime_dirs(void)
+{
+	const char *base = getuid() == 0 ? "/var/run" : getenv("XDG_RUNTIME_DIR") ? getenv("XDG_RUNTIME_DIR") : "/tmp";
+	char top[4096], dir[4400];
+	snprintf(top, sizeof(top), "%s/dpdk", base);
+	DIR *d = opendir(top);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		char *end;
+		if (strncmp(e->d_name, "rp", 2) != 0 || !e->d_name[2])
+			continue;
+		long pid = strtol(e->d_name + 2, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", top, e->d_name);
+		remove_dir(dir);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* Takes the directory only if it is the one our --file-prefix named. */
@@ -305,6 +335,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		strcat(given, " ");
 		strcat(given, argv[i]);
 	}
+	remove_dead_runtime_dirs();
 	int rc = rte_eal_init(argc, argv);
 	note_runtime_dir(prefix);
 	if (rc < 0) {
@@ -313,6 +344,12 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	eal_running = true;
+	/* --no-shconf keeps nothing there after the start (no config, no MP
+	 * socket, nothing a secondary could attach to): removed now, so a process
+	 * killed with SIGKILL (a launcher's last word to a rank) leaves no
+	 * directory either. */
+	if (!huge)
+		remove_runtime_dir();
 	rp_dp_clock_calibrate();
 	return 0;
 }

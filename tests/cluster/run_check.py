@@ -41,6 +41,17 @@ Cases:
              A and B 80 Mbit/s each into C: no flow loses a frame; every sender was paused and
              received exactly the PFC frames the switch sent on its port; both are in
              pause_order; nothing dropped in the switch.
+  sigstart   Ctrl-C (SIGINT) or SIGTERM to mpirun (Open MPI's default kill timing) during start-up:
+             0.05 s after the launch, and 0, 0.25, 0.5 and 0.9 s after its four ranks exist (in
+             MPI_Init, the ports' set-up, the clocks and the common start), then SIGKILL to
+             mpirun 0.3 s in (the ranks orphaned, as a launcher that exits without signalling
+             them leaves them). Each time, from the kernel: no veth's tx counter moves from
+             100 ms after the signal on (sampled then and 1 s after mpirun returned); no rank
+             is alive 1 s after mpirun returned; no new directory in /var/run/dpdk; and either
+             result.json says "interrupted": true or rank 0's one line says no result was
+             written (none when mpirun was killed: nobody is left to print it).
+  sameport   s3 (rank 2) given s2's interface (rank 1, the same node): exit 2, one line naming both
+             hosts, their ranks and the node; no frame sent, no result directory.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
   template   the hosts come from a host_template (count: ranks, port iface=rpt-t{rank}, mac:
@@ -230,11 +241,14 @@ def case_all2all(tmp):
 
 
 def case_sigint(tmp):
-    # Ctrl-C to mpirun 3 s into a 30 s incast: Open MPI sends every rank SIGTERM, and SIGKILL
-    # odls_base_sigkill_timeout (default 1 s) later: given 10 s here, as docs/cluster.md says
-    # to for runs whose result takes longer to write on a loaded machine. Each rank stops
-    # sending, drains what is in flight once all have stopped, and rank 0 writes the merged
-    # result, interrupted, with lost == the kernel's drops exactly.
+    # Ctrl-C to mpirun once the traffic runs (rank 0's first progress line, about 1 s into a
+    # 30 s incast; a fixed 3 s was still set-up on a loaded machine, where a stop now ends
+    # the run before any traffic, case sigstart): Open MPI sends every rank SIGCONT at once
+    # (a stop: lib/cluster/guard.c), SIGTERM odls_base_sigkill_timeout (default 1 s) later and
+    # SIGKILL as long again: given 10 s here, as docs/cluster.md says to for runs whose result
+    # takes longer to write on a loaded machine. Each rank stops sending, drains what is in
+    # flight once all have stopped, and rank 0 writes the merged result, interrupted, with
+    # lost == the kernel's drops exactly.
     setup(tbf=True)
     before = kernel_drops()
     path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
@@ -244,13 +258,15 @@ def case_sigint(tmp):
     p = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "--mca", "odls_base_sigkill_timeout",
                           "10", "-np", "4", ROCEPROBE, "run", path, "-o", out],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    head, line = check.until_progress(p, "run")
+    expect(line != "", "the traffic runs (rank 0's progress line)")
     p.send_signal(signal.SIGINT)
     try:
         _, err = p.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
+    err = head + err
     print("\n".join(ln for ln in err.splitlines() if "hugepages" not in ln)[-1500:])
     ok = os.path.exists(os.path.join(out, "result.json"))
     expect(ok, "rank 0 wrote result.json after Ctrl-C to mpirun")
@@ -263,6 +279,110 @@ def case_sigint(tmp):
     expect(all(f["tx_packets"] > 0 for f in j["flows"]), "every sender's count is in it")
     expect(lost == sum(drops.values()), f"merged lost {lost} == kernel drops {sum(drops.values())} (drained)")
     expect(not [n for n in os.listdir(out) if ".tmp" in n], "no temporary file left")
+
+
+def veth_tx_now():
+    """Every veth's kernel tx counter (sysfs: what ip -s link shows), read at once."""
+    return {h: int(open(f"/sys/class/net/rpc-{h}/statistics/tx_packets").read()) for h in HOSTS}
+
+
+def dpdk_dirs():
+    return set(os.listdir("/var/run/dpdk")) if os.path.isdir("/var/run/dpdk") else set()
+
+
+def alive(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def case_sigstart(tmp):
+    # 3 x 20 Mbit/s for 10 s: a rank that is not stopped sends ~2280 frames a second each.
+    setup(tbf=False)
+    text = profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                   "rate: 20M, duration: 10s}")
+    # (from, delay s, signal): from "launch" (mpirun started) or "ranks" (its four ranks exist)
+    trials = [("launch", 0.05, signal.SIGINT), ("ranks", 0.0, signal.SIGINT), ("ranks", 0.25, signal.SIGTERM),
+              ("ranks", 0.5, signal.SIGINT), ("ranks", 0.9, signal.SIGINT), ("ranks", 0.3, signal.SIGKILL)]
+    srun = os.environ.get("RP_LAUNCHER") == "srun"
+    if srun:
+        # srun answers SIGTERM with "forcing job termination": SIGKILL to every task (Slurm's
+        # design; nothing can be written). One Ctrl-C only prints the tasks' state, and srun's
+        # death leaves them to slurmstepd, their parent. A task killed inside rte_eal_init
+        # leaves its (empty) runtime directory: the next roceprobe start removes it (checked).
+        trials = [("ranks", 0.1, signal.SIGTERM), ("ranks", 0.4, signal.SIGTERM), ("ranks", 0.9, signal.SIGTERM)]
+    who = "srun" if srun else "mpirun"
+    first_dirs, killed_dirs = dpdk_dirs(), set()
+    for k, (since, delay, sig) in enumerate(trials):
+        d = os.path.join(tmp, f"t{k}")
+        os.makedirs(d)
+        path, out = os.path.join(d, "p.yaml"), os.path.join(d, "out")
+        with open(path, "w") as f:
+            f.write(text)
+        what = f"{sig.name} to {who} {delay} s after {'its launch' if since == 'launch' else 'its ranks started'}"
+        dirs = dpdk_dirs()
+        p = subprocess.Popen([*launcher(), ROCEPROBE, "run", path, "-o", out], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        seen, start = {}, time.time()
+        while since == "ranks" and len(seen) < 4 and time.time() < start + 20 and p.poll() is None:
+            seen.update(rank_pids(path))
+            time.sleep(0.005)
+        time.sleep(delay)
+        seen.update(rank_pids(path))
+        at = time.time()
+        p.send_signal(sig)
+        time.sleep(max(0.0, at + 0.1 - time.time()))
+        tx_100 = veth_tx_now()
+        seen.update(rank_pids(path))
+        try:
+            _, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+        back = time.time()
+        time.sleep(1.0)
+        tx_end = veth_tx_now()
+        living = sorted(pid for pid in set(seen.values()) | set(rank_pids(path).values()) if alive(pid))
+        late = {h: tx_end[h] - tx_100[h] for h in HOSTS if tx_end[h] != tx_100[h]}
+        left = sorted(dpdk_dirs() - dirs)
+        ours = [ln for ln in err.splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
+        print(f"{what}: {who} exit {p.returncode} {back - at:.3f} s after the signal; ranks seen {sorted(seen)}; "
+              f"roceprobe said {ours}; {who} said {[ln for ln in err.splitlines() if ln.startswith(who)]}")
+        expect(not late, f"{what}: no frame sent from 100 ms after the signal on (kernel tx since then: {late})")
+        expect(not living, f"{what}: no rank alive 1 s after {who} returned ({living})")
+        if srun:
+            killed_dirs |= set(left)
+        else:
+            expect(not left, f"{what}: nothing new in /var/run/dpdk ({left})")
+        res = os.path.join(out, "result.json")
+        if srun:
+            expect(not os.path.exists(res) and (not seen or "srun: forcing job termination" in err),
+                   f"{what}: srun SIGKILLed the tasks (it says so) or started none, no result ({ours})")
+        elif os.path.exists(res):
+            j = json.load(open(res))
+            expect(j.get("interrupted") is True and not [n for n in os.listdir(out) if ".tmp" in n],
+                   f"{what}: rank 0 wrote an interrupted result ({j.get('interrupted')})")
+        elif sig == signal.SIGKILL or not seen:
+            expect(not ours or all("no result written" in ln for ln in ours),
+                   f"{what}: no result, and nothing said but that ({ours})")
+        else:
+            expect(len(ours) == 1 and "no result written" in ours[0] and not os.path.exists(out),
+                   f"{what}: no result nor DIR, and one line says so ({ours})")
+        for pid in living:  # a failed check must not leave pollers behind
+            os.kill(pid, signal.SIGKILL)
+        remove_dead_eal_dirs(living)
+    if srun:  # the next start (a 0.2 s single-process run on net_null) removes what SIGKILL left
+        prof = os.path.join(tmp, "one.yaml")
+        with open(prof, "w") as f:
+            f.write("name: one\ndefaults: {speed: 1G, mtu: 1024, message_size: 1024}\nhosts:\n"
+                    "  - {name: a, mac: \"02:00:00:00:00:01\", ipv4: 10.97.0.1, port: \"net_null0,no-rx=1\"}\n"
+                    "  - {name: b, mac: \"02:00:00:00:00:02\", ipv4: 10.97.0.2, port: \"net_null1,no-rx=1\"}\n"
+                    "traffic:\n  - {pattern: incast, senders: [a], receiver: b, rate: 1M, duration: 100ms}\n")
+        subprocess.run([ROCEPROBE, "gen", prof, "--duration", "0.2"], capture_output=True, timeout=60)
+        still = sorted(dpdk_dirs() - first_dirs)
+        print(f"runtime directories left by tasks srun killed: {sorted(killed_dirs)}")
+        expect(not still, f"the next roceprobe start removed them ({still})")
 
 
 def remove_dead_eal_dirs(pids):
@@ -387,6 +507,17 @@ def kill_mid_run(tmp, rank):
     summ = open(os.path.join(out, "summary.txt")).read()
     expect("INCOMPLETE" in summ and f"rank {rank}" in summ and dead in summ,
            f"summary.txt says rank {rank} ({dead}) was lost")
+    # Each flow's row (flow src dst prio tx rx lost ...): a dead side's count and the loss say
+    # "unknown", as result.json's lost: null does (the row of s2 said tx 0, lost 0); the others
+    # carry result.json's numbers.
+    rows = {ln.split()[1]: ln.split() for ln in summ.splitlines()
+            if ln.split() and ln.split()[0].isdigit() and len(ln.split()) >= 7}
+    for f in j["flows"]:
+        row, side = rows.get(f["src"], []), f.get("incomplete")
+        want = [str(f["tx_packets"]), str(f["rx_packets"]), str(f["lost"])] if not side else \
+            ["unknown" if side != "receiver" else str(f["tx_packets"]),
+             "unknown" if side != "sender" else str(f["rx_packets"]), "unknown"]
+        expect(row[4:7] == want, f"summary.txt's row of {f['src']} -> {f['dst']}: tx rx lost {row[4:7]} == {want}")
     drops = sum(v - drops_before.get(k, 0) for k, v in kernel_drops().items())
     return j, sent, drops
 
@@ -629,6 +760,25 @@ def case_missing(tmp):
            and socket.gethostname() in ours[0], f"exit 2, one line naming s3, rank 2 and its node ({ours})")
     sent = kernel_tx_packets() - before
     expect(sent == 0, f"no rank sent a frame ({sent})")
+
+
+def case_sameport(tmp):
+    # s3 (rank 2) given s2's interface (rank 1, the same machine): both ranks would open
+    # rpc-s2, s3's frames leaving by s2's veth (the run said lost 0; the kernel saw rpc-s2 send
+    # both hosts' frames and rpc-s3 none). Refused before any port opens: exit 2, one line
+    # naming both hosts, their ranks and the node; no frame on any veth; no result directory.
+    setup(tbf=False)
+    before = kernel_tx_packets()
+    p, out = mpirun(tmp, profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                                 "rate: 60M, duration: 1s}",
+                                 lambda k, h: f"net_af_packet{k},iface=rpc-s2" if h == "s3" else
+                                 f"net_af_packet{k},iface=rpc-{h}"))
+    ours = said(p)
+    want = f"hosts 's2' (rank 1) and 's3' (rank 2) are on one port of node {socket.gethostname()} (interface rpc-s2)"
+    expect(p.returncode == 2 and len(ours) == 1 and want in ours[0], f"exit 2, one line: {want} ({p.returncode}: {ours})")
+    sent = kernel_tx_packets() - before
+    expect(sent == 0, f"no rank sent a frame ({sent})")
+    expect(not os.path.exists(out), "no result directory")
 
 
 def case_template(tmp):

@@ -175,6 +175,34 @@ def case_dpdk(tmp):
                    "host 'h1' sends on pair:c:0, whose other end (pair:c:1) no host has")
     expect(not os.path.exists(os.path.join(tmp, "half")), "run with half a pair link: no result directory")
 
+    # Two hosts on one port: its frames would all count for one of them (h3 given h2's iface=
+    # ran, lost 0, while the kernel saw one veth send both hosts' frames). Refused, one line
+    # naming both, before any port opens: the same interface under two devices, the same device.
+    three = """
+hosts:
+  - {name: h1, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "P1"}
+  - {name: h2, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "P2"}
+  - {name: h3, mac: "02:00:00:00:00:03", ipv4: 192.0.2.3, port: "P3"}
+traffic:
+  - {name: a, pattern: flow, src: h1, dst: h2, rate: 1G, messages: 20, message_size: 1KiB, mtu: 1024}
+  - {name: b, pattern: flow, src: h3, dst: h1, rate: 1G, messages: 20, message_size: 1KiB, mtu: 1024}
+"""
+    for ports, says in ((("net_af_packet0,iface=lo", "net_null0,no-rx=1", "net_af_packet1,iface=lo"),
+                         "hosts 'h1' and 'h3' are on one port (interface lo)"),
+                        (("net_null1", "net_null0", "net_null0"), "hosts 'h2' and 'h3' are on one port (net_null0)")):
+        shared = os.path.join(tmp, f"shared-{ports[2].split(',')[0]}.yaml")
+        text = three
+        for k, port in enumerate(ports):
+            text = text.replace(f'"P{k + 1}"', f'"{port}"')
+        with open(shared, "w") as f:
+            f.write(text)
+        sout = shared[:-len(".yaml")]
+        one_line_exit2(rp("run", shared, "-o", sout), f"run with {ports[2]} twice", says)
+        expect(not os.path.exists(sout), f"run with {ports[2]} twice: no result directory")
+    # gen opens senders' ports only: h1 and h3 both send on lo
+    one_line_exit2(rp("gen", os.path.join(tmp, "shared-net_af_packet1.yaml"), "--duration", "1"),
+                   "gen with iface=lo twice", "hosts 'h1' and 'h3' are on one port (interface lo)")
+
     # Set-up that fails after DIR was made (a gateway nobody answers ARP for): DIR and the
     # captures it had opened are gone again (an empty DIR was left behind).
     gw = os.path.join(tmp, "gw.yaml")

@@ -8,8 +8,14 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_internal.h"
 
 #define ERRLEN 512
 
@@ -213,6 +219,87 @@ static void test_clock_estimate(void **state)
 	assert_int_equal(rp_clock_estimate(s, 0, &o), -1);
 }
 
+/* The guard (guard.c), in a child whose parent (this test) plays the launcher:
+ * its own SIGCONT is no stop, its parent's is (Open MPI's first word when it
+ * ends a job). The child exits 0 when both held. */
+static volatile sig_atomic_t guard_flag;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static void test_guard_cont(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rp_cluster c = {0};
+		rp_cluster_guard_start(&c, &guard_flag);
+		kill(getpid(), SIGCONT); /* not from the launcher */
+		sleep_ms(50);
+		int own = guard_flag;
+		if (write(fds[1], "r", 1) != 1)
+			_exit(9);
+		for (int i = 0; i < 100 && !guard_flag; i++)
+			sleep_ms(10);
+		_exit(own ? 1 : guard_flag ? 0 : 2);
+	}
+	char b;
+	assert_int_equal(read(fds[0], &b, 1), 1);
+	kill(pid, SIGCONT);
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0); /* 1: its own SIGCONT stopped it; 2: the parent's did not */
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* A rank whose launcher dies (here: its parent exits; this test, a subreaper,
+ * inherits it) stops and exits RP_CLUSTER_EXIT_INCOMPLETE by itself, about
+ * 0.3 s later (a rank that would run on has exit 0 after 3 s). */
+static void test_guard_orphan(void **state)
+{
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		pid_t rank = fork();
+		if (rank == 0) {
+			struct rp_cluster c = {0};
+			rp_cluster_guard_start(&c, &guard_flag);
+			if (write(fds[1], "r", 1) != 1)
+				_exit(9);
+			sleep_ms(3000);
+			_exit(0);
+		}
+		char b;
+		_exit(read(fds[0], &b, 1) == 1 ? 0 : 9); /* the launcher goes once the rank's guard is up */
+	}
+	int st = 0;
+	assert_int_equal(waitpid(mid, &st, 0), mid);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid_t got = wait(&st); /* the orphan, reparented to this subreaper */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_true(got > 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), RP_CLUSTER_EXIT_INCOMPLETE);
+	assert_true(s < 2.0); /* 0.3 s and a poll of 10 ms, on a loaded machine well under 2 s */
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +309,8 @@ int main(void)
 		cmocka_unit_test(test_single_process),
 		cmocka_unit_test(test_bind_template),
 		cmocka_unit_test(test_clock_estimate),
+		cmocka_unit_test(test_guard_cont),
+		cmocka_unit_test(test_guard_orphan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
