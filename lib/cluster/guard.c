@@ -8,7 +8,11 @@
  * 1.000 s after it, whether the ranks were still in MPI_Init or sending).
  * Waiting for the SIGTERM let the ranks send for a second after the Ctrl-C;
  * a rank the launcher did not know yet got no signal at all, and ran on with
- * parent pid 1 after mpirun had returned. So, under a launcher:
+ * parent pid 1 after mpirun had returned. A Ctrl-C while mpirun forks the
+ * ranks reaches only those forked already (measured: rank 0 got SIGCONT,
+ * ranks 1-3, forked after it, nothing until SIGTERM 0.7 s later); they stop
+ * at the next step of the set-up all ranks agree on (cmd_run.c). So, under a
+ * launcher:
  *   - SIGCONT sent by this rank's parent (mpirun, orted, slurmstepd) is a stop;
  *   - the parent gone (getppid() changed; polled every GUARD_POLL_NS) is a
  *     stop, and the rank exits ORPHAN_NS later whatever it was doing: nobody
@@ -60,10 +64,31 @@ static void on_cont(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	if (guard_stop && si && si->si_code == SI_USER && si->si_pid == guard_launcher) {
+	if (si && si->si_code == SI_USER && si->si_pid == guard_launcher) {
 		launcher_ending = 1;
-		*guard_stop = 1;
+		if (guard_stop)
+			*guard_stop = 1;
 	}
+}
+
+static void catch_cont(void)
+{
+	struct sigaction sa = {.sa_sigaction = on_cont, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCONT, &sa, NULL);
+}
+
+/* A SIGCONT that comes before its handler is lost (its default action is
+ * none): mpirun sends it to every rank it has forked, some of which may be
+ * still starting. So the handler goes in before main, as soon as the binary's
+ * constructors run (a ms after exec), and rp_cluster_guard_start takes over
+ * what it saw. Only under a launcher (rp_cluster_detect's variables). */
+__attribute__((constructor)) static void guard_early(void)
+{
+	if (!rp_cluster_detect(NULL))
+		return;
+	guard_launcher = getppid();
+	catch_cont();
 }
 
 static int64_t mono_ns(void)
@@ -127,19 +152,20 @@ int rp_cluster_guard_start(struct rp_cluster *c, volatile sig_atomic_t *stop)
 	struct rp_guard *g = calloc(1, sizeof(*g));
 	if (!g)
 		return -1;
-	*g = (struct rp_guard){.c = c, .stop = stop, .launcher = getppid(), .setup = true};
+	/* The parent the constructor saw: the launcher (it may be gone since). */
+	*g = (struct rp_guard){.c = c, .stop = stop, .launcher = guard_launcher ? guard_launcher : getppid(), .setup = true};
 	/* Which rank this is, before MPI_Init says (only rank 0 prints the stop). */
 	const char *r = getenv("OMPI_COMM_WORLD_RANK");
 	r = r ? r : getenv("PMIX_RANK");
 	r = r ? r : getenv("PMI_RANK");
 	c->rank = r ? atoi(r) : -1;
-	guard_stop = stop;
 	guard_launcher = g->launcher;
-	struct sigaction sa = {.sa_sigaction = on_cont, .sa_flags = SA_SIGINFO | SA_RESTART};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCONT, &sa, NULL);
+	guard_stop = stop;
+	catch_cont();
+	if (launcher_ending) /* its SIGCONT came before this */
+		*stop = 1;
 	signal(SIGPIPE, SIG_IGN);
-	if (g->launcher == 1) { /* orphaned before we looked */
+	if (g->launcher == 1 || getppid() != g->launcher) { /* orphaned before we looked */
 		g->orphaned = true;
 		*stop = 1;
 	}
