@@ -57,6 +57,7 @@ SlurmctldPort=16817
 SlurmdPort=16818
 StateSaveLocation={d}/state
 SlurmdSpoolDir={d}/spool
+TmpFS={d}/tmp
 SlurmctldPidFile={d}/slurmctld.pid
 SlurmdPidFile={d}/slurmd.pid
 SlurmctldLogFile={d}/slurmctld.log
@@ -80,6 +81,8 @@ def start(d):
     """munged, slurmctld, slurmd of our own; the environment for srun. Skips when Slurm cannot start."""
     os.makedirs(f"{d}/state")
     os.makedirs(f"{d}/spool")
+    os.makedirs(f"{d}/tmp")  # TmpFS: the pmix plugin's spmix_appdir_* (a step killed leaves one in /tmp, and the next
+    #                         Slurm's step 1.0 then fails "File exists")
     with open(f"{d}/munge.key", "wb") as f:
         f.write(os.urandom(1024))
     os.chmod(f"{d}/munge.key", 0o600)
