@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	# build
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
-	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev
+	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev libsodium-dev
 	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
 	libsystemd-dev libdbus-1-dev
 	# tests and cross-checks
