@@ -27,12 +27,21 @@ static int ethtool_ioctl(int fd, const char *ifname, void *cmd)
 
 static uint32_t stats_count(int fd, const char *ifname)
 {
-	struct {
+	/* struct ethtool_sset_info ends in a flexible array: one u32 after it,
+	 * in a buffer aligned for the header (a struct holding both is a GNU
+	 * extension clang refuses). */
+	union {
 		struct ethtool_sset_info hdr;
-		uint32_t buf[1];
-	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_STATS}};
-	if (ethtool_ioctl(fd, ifname, &sset) == 0)
-		return sset.hdr.sset_mask ? sset.hdr.data[0] : 0;
+		uint8_t raw[sizeof(struct ethtool_sset_info) + sizeof(uint32_t)];
+	} sset;
+	memset(&sset, 0, sizeof(sset));
+	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
+	sset.hdr.sset_mask = 1ull << ETH_SS_STATS;
+	if (ethtool_ioctl(fd, ifname, &sset) == 0) {
+		uint32_t n;
+		memcpy(&n, sset.raw + sizeof(struct ethtool_sset_info), sizeof(n));
+		return sset.hdr.sset_mask ? n : 0;
+	}
 	/* Old kernels: n_stats of the driver info. */
 	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
 	return ethtool_ioctl(fd, ifname, &di) == 0 ? di.n_stats : 0;

@@ -55,9 +55,12 @@ static int real_drvinfo(const char *ifname, struct rp_doctor_drvinfo *out)
  * settings. The speed is Mb/s, SPEED_UNKNOWN (-1) when the link is down. */
 static int real_link_mbps(const char *ifname, uint32_t *mbps)
 {
-	struct {
+	/* The settings, then their flexible array of link-mode words: a union
+	 * with a byte buffer (a struct holding both is a GNU extension clang
+	 * refuses). */
+	union {
 		struct ethtool_link_settings s;
-		uint32_t masks[3 * 127];
+		uint8_t raw[sizeof(struct ethtool_link_settings) + 3 * 127 * sizeof(uint32_t)];
 	} req;
 	memset(&req, 0, sizeof(req));
 	req.s.cmd = ETHTOOL_GLINKSETTINGS;
