@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth.h"
 #include "cli.h"
 #include "report/outdir.h"
 #include "report/result.h"
@@ -30,11 +31,25 @@ static void usage(FILE *out)
 	      "parameters, so the server needs none. Start the server first; the client\n"
 	      "retries its TCP connection for --connect-timeout seconds.\n"
 	      "\n"
+	      "What listens: the server, on TCP --port at --bind (127.0.0.1 unless told),\n"
+	      "until its --clients clients are in; with --cm also an rdma_cm listener per\n"
+	      "client on its RoCE GID's IPv4 address (else --bind), until that client's QPs\n"
+	      "are connected. The client listens on nothing. Anyone who reaches the port\n"
+	      "may be a client unless both sides have a key (docs/security.md).\n"
+	      "\n"
 	      "roles\n"
 	      "  -s, --server            wait for --clients clients, serve them, exit\n"
 	      "  -c, --client HOST       run the test against HOST (a name or an address)\n"
 	      "      --port N            TCP port of the exchange (default 18520)\n"
-	      "      --bind ADDR         server: listen on ADDR only\n"
+	      "      --bind ADDR         server: listen on ADDR (default 127.0.0.1, this host\n"
+	      "                          only; give the address clients reach, or 0.0.0.0\n"
+	      "                          for every IPv4 address)\n"
+	      "      --key-file F        both: a shared key, the text of F (chmod 600; a file\n"
+	      "                          others may read is a warning); else ROCEPROBE_KEY.\n"
+	      "                          When either side has a key, both prove it (a\n"
+	      "                          challenge-response, never the key on the wire)\n"
+	      "                          before anything else: a key on one side only, or two\n"
+	      "                          different keys, and the server refuses the client\n"
 	      "      --clients N         server: incast of N clients; they start each size\n"
 	      "                          together; reports per-client goodput and Jain's index\n"
 	      "\n"
@@ -121,7 +136,7 @@ static void usage(FILE *out)
 
 enum {
 	O_PORT = 256, O_BIND, O_CLIENTS, O_OP, O_MODE, O_SIZE, O_DSCP, O_ECN, O_SL, O_HOP, O_MTU, O_ACKTO,
-	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO,
+	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO, O_KEYFILE,
 };
 
 struct ep_args {
@@ -129,6 +144,7 @@ struct ep_args {
 	struct rp_ep_given given;
 	bool json;
 	const char *outdir;
+	const char *key_file;
 	double duration_s;
 };
 
@@ -178,7 +194,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		{"counters-interval", required_argument, NULL, O_CINT}, {"no-counters", no_argument, NULL, O_NOCTR},
 		{"json", no_argument, NULL, O_JSON},     {"output", required_argument, NULL, 'o'},
 		{"cm", no_argument, NULL, O_CM},         {"ud", no_argument, NULL, O_UD},
-		{"ud-timeout", required_argument, NULL, O_UDTO},
+		{"ud-timeout", required_argument, NULL, O_UDTO}, {"key-file", required_argument, NULL, O_KEYFILE},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct rp_ep_cfg *c = &a->cfg;
@@ -201,6 +217,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case 'c': c->host = arg; break;
 		case O_PORT: UINT_OPT("port", 65535, c->tcp_port); break;
 		case O_BIND: c->bind = arg; break;
+		case O_KEYFILE: a->key_file = arg; break;
 		case O_CLIENTS: UINT_OPT("clients", RP_EP_MAX_CLIENTS, c->clients); break;
 		case O_OP:
 			if (rp_op_parse(arg, &c->op))
@@ -390,6 +407,35 @@ static int write_outputs(const struct ep_args *a, const struct rp_ep_report *rep
 	return rc;
 }
 
+/* --key-file F, else ROCEPROBE_KEY, else none (NULL). 0, or the exit code
+ * of one line on stderr. A key file others may read is a warning line. */
+static int load_key(const char *file, const struct rp_auth_key **out)
+{
+	static struct rp_auth_key key;
+	const char *env = getenv("ROCEPROBE_KEY");
+	char err[RP_ERR_LEN], warn[RP_ERR_LEN];
+	*out = NULL;
+	if (!file && !env)
+		return 0;
+	if (rp_auth_init(err, sizeof(err)))
+		return rp_cli_error("ep", "%s", err);
+	if (file) {
+		if (rp_auth_key_load(file, &key, warn, sizeof(warn), err, sizeof(err)))
+			return rp_cli_error("ep", "--key-file: %s", err);
+		if (warn[0])
+			fprintf(stderr, "roceprobe ep: warning: %s\n", warn);
+	} else if (rp_auth_key_from_text(env, strlen(env), &key, err, sizeof(err))) {
+		return rp_cli_error("ep", "ROCEPROBE_KEY: %s (unset it for no key)", err);
+	}
+	*out = &key;
+	return 0;
+}
+
+static void print_refused(const char *peer, const char *why)
+{
+	fprintf(stderr, "roceprobe ep: refused %s: %s\n", peer, why);
+}
+
 int rp_cmd_ep(int argc, char **argv)
 {
 	static struct ep_args a;
@@ -404,6 +450,9 @@ int rp_cmd_ep(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc == 1 ? (usage(stdout), RP_EXIT_OK) : rc;
+	if ((rc = load_key(a.key_file, &a.cfg.key)))
+		return rc;
+	a.cfg.on_refused = print_refused;
 	char err[RP_ERR_LEN] = "";
 	rc = a.given.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
 	int exit_code = rc == RP_V_OK ? RP_EXIT_OK : rc == RP_V_ENV ? RP_EXIT_USAGE : RP_EXIT_FAIL;

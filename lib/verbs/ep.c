@@ -2,16 +2,19 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "verbs/cm.h"
 #include "verbs/gid.h"
+#include "verbs/oob_auth.h"
 #include "verbs/qp.h"
 
 #define LINE_MAX_LEN 512
@@ -369,6 +372,12 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		rc = RP_V_ENV;
 		goto out;
 	}
+	/* The key proof before anything about us goes out (HELLO, QP records). */
+	if (rp_oob_auth_connect(fd, cfg->key, (int)cfg->connect_timeout_ms, err, errlen)) {
+		close(fd);
+		rc = RP_V_ENV;
+		goto out;
+	}
 	size_t max_size = max_size_of(cfg);
 	rc = open_conn(&c, cfg, &L, max_size, fd, err, errlen);
 	if (rc)
@@ -493,14 +502,39 @@ static void gate_break(struct gate *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
+struct server;
+
+/* One accepted connection: proving the key, then (admitted) a client. */
 struct serve_arg {
+	struct server *S;
 	struct local *L;
 	const struct rp_ep_cfg *cfg; /* the server's own options */
 	struct rp_ep_report *rep;
-	struct rp_ep_peer *peer;
+	struct rp_ep_peer *peer;     /* NULL until admitted */
 	struct gate *gate;
 	pthread_mutex_t *rep_lock;
 	int fd;
+	char name[64];               /* host:port */
+	char first[LINE_MAX_LEN];    /* the HELLO the admission read (no key) */
+	pthread_t th;
+	bool used, done;
+};
+
+/* Clients, and connections still proving the key: a stranger who keeps one
+ * open holds an entry for --connect-timeout at most, never a client slot. */
+#define MAX_CONNS (RP_EP_MAX_CLIENTS + 16)
+
+struct server {
+	const struct rp_ep_cfg *cfg;
+	struct rp_ep_report *rep;
+	struct local L;        /* opened for the first client admitted */
+	pthread_mutex_t lock;  /* the fields below, the report's shared ones, conns' fd and done */
+	bool opened, stop;
+	int open_rc;
+	char open_err[RP_ERR_LEN];
+	unsigned n, taken;
+	struct gate gate;
+	struct serve_arg conns[MAX_CONNS];
 };
 
 static void refuse(int fd, const char *why)
@@ -542,6 +576,26 @@ static int negotiate(const struct serve_arg *a, const char *hello, struct rp_ep_
 			return RP_V_ENV;
 	}
 	return RP_V_OK;
+}
+
+/* The device, opened once, for the first client admitted; its failure ends
+ * the server (every later client is told the same). */
+static int server_open(struct server *S, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&S->lock);
+	if (!S->opened) {
+		S->opened = true;
+		S->open_rc = open_local(S->cfg, S->rep, &S->L, S->open_err, sizeof(S->open_err));
+		if (S->open_rc)
+			S->stop = true;
+		else
+			counters_begin(S->cfg, S->rep);
+	}
+	int rc = S->open_rc;
+	if (rc)
+		snprintf(err, errlen, "%s", S->open_err);
+	pthread_mutex_unlock(&S->lock);
+	return rc;
 }
 
 /* The first client's test is the report's. */
@@ -600,12 +654,16 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 	size_t max_size;
 	int mtu;
 	unsigned rd;
-	if (rp_oob_recv_line(fd, line, sizeof(line), (int)cfg.connect_timeout_ms, err, errlen) < 0) {
+	if (a->first[0])
+		snprintf(line, sizeof(line), "%s", a->first);
+	else if (rp_oob_recv_line(fd, line, sizeof(line), (int)cfg.connect_timeout_ms, err, errlen) < 0) {
 		rp_conn_destroy(&c);
 		return RP_V_FAIL;
 	}
 	/* Until the OK line, every failure is told to the client (ERR why). */
-	int rc = negotiate(a, line, &cfg, &max_size, &mtu, &rd, err, errlen);
+	int rc = server_open(a->S, err, errlen);
+	if (!rc)
+		rc = negotiate(a, line, &cfg, &max_size, &mtu, &rd, err, errlen);
 	if (!rc)
 		rc = open_conn(&c, &cfg, a->L, max_size, fd, err, errlen);
 	if (!rc && cfg.cm) {
@@ -671,16 +729,108 @@ out:
 	return rc;
 }
 
-static void *serve_main(void *arg)
+/* A connection's thread: the key proof (or, without a key, its HELLO), a
+ * client slot, the session. A refused connection ends here, told why, and
+ * leaves no trace but the server's count and its line. */
+static void *conn_main(void *arg)
 {
 	struct serve_arg *a = arg;
-	a->peer->status = serve(a, a->peer->err, sizeof(a->peer->err));
+	struct server *S = a->S;
+	char why[RP_ERR_LEN];
+	int rc = rp_oob_auth_accept(a->fd, S->cfg->key, (int)S->cfg->connect_timeout_ms, a->first, sizeof(a->first),
+				    why, sizeof(why));
+	pthread_mutex_lock(&S->lock);
+	if (rc == 0 && (S->taken == S->n || S->stop)) {
+		refuse(a->fd, "this server has all its clients");
+		snprintf(why, sizeof(why), "the server has all its clients");
+		rc = -1;
+	}
+	if (rc == 0) {
+		a->peer = &S->rep->peers[S->taken++];
+		S->rep->npeers = S->taken;
+		snprintf(a->peer->name, sizeof(a->peer->name), "%s", a->name);
+	} else {
+		S->rep->refused++;
+		close(a->fd);
+		a->fd = -1;
+	}
+	pthread_mutex_unlock(&S->lock);
+	if (rc) {
+		if (S->cfg->on_refused)
+			S->cfg->on_refused(a->name, why);
+	} else {
+		a->peer->status = serve(a, a->peer->err, sizeof(a->peer->err));
+	}
+	pthread_mutex_lock(&S->lock);
+	a->done = true;
+	pthread_mutex_unlock(&S->lock);
 	return NULL;
+}
+
+/* The connections whose threads ended give their entries back. */
+static void reap(struct server *S)
+{
+	for (unsigned i = 0; i < MAX_CONNS; i++) {
+		struct serve_arg *a = &S->conns[i];
+		pthread_mutex_lock(&S->lock);
+		bool done = a->used && a->done;
+		pthread_mutex_unlock(&S->lock);
+		if (done) {
+			pthread_join(a->th, NULL);
+			a->used = false;
+		}
+	}
+}
+
+static struct serve_arg *free_entry(struct server *S)
+{
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (!S->conns[i].used)
+			return &S->conns[i];
+	return NULL;
+}
+
+static bool server_full(struct server *S)
+{
+	pthread_mutex_lock(&S->lock);
+	bool full = S->taken == S->n || S->stop;
+	pthread_mutex_unlock(&S->lock);
+	return full;
+}
+
+/* Accepts until n connections became clients (or the device failed), each
+ * in its own thread from its first byte: one that never proves the key
+ * holds nobody up. */
+static int accept_clients(struct server *S, int lfd, char *err, size_t errlen)
+{
+	while (!server_full(S)) {
+		reap(S);
+		struct serve_arg *a = free_entry(S);
+		struct pollfd p = {.fd = lfd, .events = POLLIN};
+		if (!a || poll(&p, 1, 100) <= 0) {
+			if (!a)
+				usleep(100 * 1000);
+			continue;
+		}
+		char name[64] = "?";
+		int fd = rp_oob_accept(lfd, -1, name, sizeof(name), err, errlen);
+		if (fd < 0)
+			return RP_V_FAIL;
+		*a = (struct serve_arg){.S = S, .L = &S->L, .cfg = S->cfg, .rep = S->rep, .gate = &S->gate,
+					.rep_lock = &S->lock, .fd = fd, .used = true};
+		snprintf(a->name, sizeof(a->name), "%s", name);
+		if (pthread_create(&a->th, NULL, conn_main, a)) {
+			close(fd);
+			a->used = false;
+			snprintf(err, errlen, "cannot start a thread for a connection");
+			return RP_V_FAIL;
+		}
+	}
+	return RP_V_OK;
 }
 
 int rp_ep_server(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *err, size_t errlen)
 {
-	struct local L;
 	rep->server = true;
 	rep->cfg = *cfg;
 	unsigned n = cfg->clients ? cfg->clients : 1;
@@ -688,56 +838,54 @@ int rp_ep_server(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		snprintf(err, errlen, "at most %d clients", RP_EP_MAX_CLIENTS);
 		return RP_V_ENV;
 	}
-	int rc = open_local(cfg, rep, &L, err, errlen);
-	if (rc) {
-		close_local(&L);
-		return rc;
-	}
+	/* The listener first, the device at the first client admitted: a bad
+	 * address or a busy port is told at once; a stranger costs nothing. */
 	int lfd = rp_oob_listen(cfg->bind, cfg->tcp_port, err, errlen);
-	if (lfd < 0) {
-		close_local(&L);
+	if (lfd < 0)
 		return RP_V_ENV;
+	struct server *S = calloc(1, sizeof(*S));
+	if (!S) {
+		close(lfd);
+		snprintf(err, errlen, "out of memory");
+		return RP_V_FAIL;
 	}
-	struct gate gate = {.n = n};
-	pthread_mutex_init(&gate.lock, NULL);
-	pthread_cond_init(&gate.cond, NULL);
-	pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
-	struct serve_arg args[RP_EP_MAX_CLIENTS];
-	pthread_t th[RP_EP_MAX_CLIENTS];
-	unsigned started = 0;
-	counters_begin(cfg, rep);
-	rc = RP_V_OK;
-	for (unsigned i = 0; i < n; i++) {
-		struct rp_ep_peer *peer = &rep->peers[i];
-		int fd = rp_oob_accept(lfd, -1, peer->name, sizeof(peer->name), err, errlen);
-		if (fd < 0) {
-			rc = RP_V_FAIL;
-			gate_break(&gate);
-			break;
-		}
-		args[i] = (struct serve_arg){.L = &L, .cfg = cfg, .rep = rep, .peer = peer, .gate = &gate,
-					     .rep_lock = &rep_lock, .fd = fd};
-		if (pthread_create(&th[i], NULL, serve_main, &args[i])) {
-			close(fd);
-			snprintf(err, errlen, "cannot start a thread for client %u", i);
-			rc = RP_V_FAIL;
-			gate_break(&gate);
-			break;
-		}
-		started++;
-		rep->npeers = started;
-	}
+	S->cfg = cfg;
+	S->rep = rep;
+	S->n = n;
+	S->gate.n = n;
+	pthread_mutex_init(&S->lock, NULL);
+	pthread_mutex_init(&S->gate.lock, NULL);
+	pthread_cond_init(&S->gate.cond, NULL);
+	int rc = accept_clients(S, lfd, err, errlen);
 	close(lfd);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	counters_end(rep);
-	for (unsigned i = 0; i < started && rc == RP_V_OK; i++)
+	if (rc)
+		gate_break(&S->gate);
+	/* Connections still proving the key when the clients are all in (or the
+	 * run broke) are ended now, not at their timeout. */
+	pthread_mutex_lock(&S->lock);
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (S->conns[i].used && !S->conns[i].peer && S->conns[i].fd >= 0)
+			shutdown(S->conns[i].fd, SHUT_RDWR);
+	pthread_mutex_unlock(&S->lock);
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (S->conns[i].used)
+			pthread_join(S->conns[i].th, NULL);
+	if (S->opened && !S->open_rc)
+		counters_end(rep);
+	if (S->open_rc) {
+		rc = S->open_rc;
+		snprintf(err, errlen, "%s", S->open_err);
+	}
+	for (unsigned i = 0; i < S->taken && rc == RP_V_OK; i++)
 		if (rep->peers[i].status) {
 			rc = rep->peers[i].status;
 			snprintf(err, errlen, "client %s: %s", rep->peers[i].name, rep->peers[i].err);
 		}
-	pthread_mutex_destroy(&gate.lock);
-	pthread_cond_destroy(&gate.cond);
-	close_local(&L);
+	pthread_mutex_destroy(&S->gate.lock);
+	pthread_cond_destroy(&S->gate.cond);
+	pthread_mutex_destroy(&S->lock);
+	if (S->opened)
+		close_local(&S->L);
+	free(S);
 	return rc;
 }

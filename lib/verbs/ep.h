@@ -15,6 +15,11 @@
  *             <-- ACK msgs bytes ns --------  (what the server counted)
  *             --- BYE -------------------->
  *
+ * With a key on either side, the key proof (verbs/oob_auth.h) comes first,
+ * before HELLO: the server admits a connection as a client only once it
+ * proved the key, and opens its device for the first client admitted, so a
+ * refused connection costs it no device, QP or client slot.
+ *
  * Counters are snapshot on both sides before the first run and after the
  * last, and every counter_interval_ms in between when asked. */
 #ifndef RP_VERBS_EP_H
@@ -24,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth/auth.h"
 #include "stats/hist.h"
 #include "verbs/conn.h"
 #include "verbs/counters.h"
@@ -45,8 +51,14 @@ struct rp_ep_cfg {
 	uint8_t retry_cnt;
 	/* control channel */
 	const char *host;       /* client: the server */
-	const char *bind;       /* server: NULL = any */
+	const char *bind;       /* server: where it listens; default 127.0.0.1, NULL = any */
 	uint16_t tcp_port;
+	/* both: the shared key (verbs/oob_auth.h), NULL: none. When either side
+	 * has one, both prove it before any other line. */
+	const struct rp_auth_key *key;
+	/* server: told of each connection refused before it became a client
+	 * (peer "host:port", why); NULL: not told */
+	void (*on_refused)(const char *peer, const char *why);
 	unsigned connect_timeout_ms;
 	unsigned stall_ms;
 	/* the test (client decides, the server follows its HELLO) */
@@ -70,7 +82,7 @@ struct rp_ep_cfg {
 	bool no_counters;
 };
 
-/* The defaults of every session (port 18520, 30 s timeouts, one QP, rx
+/* The defaults of every session (port 18520 on 127.0.0.1, 30 s timeouts, one QP, rx
  * depth 512, one client, RC write latency, the GID picked). */
 void rp_ep_cfg_init(struct rp_ep_cfg *c);
 
@@ -139,6 +151,9 @@ struct rp_ep_report {
 	unsigned max_inline; /* granted */
 	unsigned npeers;
 	struct rp_ep_peer peers[RP_EP_MAX_CLIENTS];
+	/* server: connections refused before they became clients (no key, a
+	 * wrong key, a key this server does not have, silence) */
+	unsigned refused;
 	/* counters */
 	bool have_counters;
 	struct rp_ctr_source ctr_src;

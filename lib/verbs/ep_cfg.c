@@ -10,6 +10,7 @@ void rp_ep_cfg_init(struct rp_ep_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->gid_index = -1;
+	c->bind = "127.0.0.1"; /* a listener is local unless told otherwise */
 	c->tcp_port = RP_EP_DEFAULT_PORT;
 	c->connect_timeout_ms = 30000;
 	c->stall_ms = 30000;
