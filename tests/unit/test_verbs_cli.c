@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -16,6 +18,8 @@
 #include <infiniband/verbs.h>
 
 #include "check.h"
+#include "verbs/oob.h"
+#include "verbs/oob_auth.h"
 
 static const char *roceprobe;
 
@@ -41,15 +45,270 @@ static void assert_one_line(const char *err, const char *want)
 	rp_test_one_line(err, "roceprobe ep:", want);
 }
 
+/* ---- a server in the background, and raw clients of its control port ---- */
+
+struct bg {
+	pid_t pid;
+	char errpath[64];
+	unsigned port;
+};
+
+/* A port of this process's own (engineers run this test side by side). */
+static unsigned test_port(unsigned k)
+{
+	return 20000u + (unsigned)getpid() % 20000u + k * 7u % 5000u;
+}
+
+/* roceprobe ARGS... in the background, stderr to a file. */
+static void bg_start(struct bg *b, const char *const *args)
+{
+	snprintf(b->errpath, sizeof(b->errpath), "/tmp/test_verbs_cli.%d.err", (int)getpid());
+	b->pid = fork();
+	assert_true(b->pid >= 0);
+	if (b->pid == 0) {
+		FILE *f = freopen(b->errpath, "w", stderr);
+		if (!f || !freopen("/dev/null", "w", stdout))
+			_exit(127);
+		const char *argv[32] = {roceprobe};
+		for (int i = 0; args[i] && i < 30; i++)
+			argv[i + 1] = args[i];
+		execv(roceprobe, (char *const *)argv);
+		_exit(127);
+	}
+}
+
+/* Its exit code within 10 s (killed and -1 after), its stderr in err. */
+static int bg_finish(struct bg *b, char *err, size_t len)
+{
+	int st = 0, rc = -1;
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(b->pid, &st, WNOHANG) == b->pid) {
+			rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+			break;
+		}
+		usleep(50 * 1000);
+	}
+	if (rc == -1 && waitpid(b->pid, &st, WNOHANG) == 0) {
+		kill(b->pid, SIGKILL);
+		waitpid(b->pid, &st, 0);
+	}
+	FILE *f = fopen(b->errpath, "r");
+	size_t n = f ? fread(err, 1, len - 1, f) : 0;
+	err[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(b->errpath);
+	return rc;
+}
+
+/* A TCP connection to the server, retried while it starts (5 s). */
+static int dial(unsigned port)
+{
+	char err[256];
+	int fd = rp_oob_connect("127.0.0.1", (uint16_t)port, 5000, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("%s", err);
+	return fd;
+}
+
+/* The server's one answer to a first line (its ERR ..., or what came). */
+static void answer(int fd, const char *first, char *out, size_t len)
+{
+	char err[256];
+	assert_int_equal(rp_oob_send(fd, first), 0);
+	if (rp_oob_recv_line(fd, out, len, 5000, err, sizeof(err)) < 0)
+		snprintf(out, len, "(%s)", err);
+}
+
+/* What a keyless `ep --client` sends first (lib/verbs/ep.c's HELLO). */
+#define HELLO "HELLO 1 write lat 1 2 64 512 1 220 1000 0 2 3 16\n"
+#define NO_DEVICE_ERR "ERR no RDMA device found (ibv_get_device_list); load rdma_rxe or install an HCA"
+
+static void write_key(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The listener binds first and opens its device for its first client
+ * (issue 33: a refused connection costs nothing), so without a device the
+ * server fails when a client comes: the client is told, the server exits 2. */
 static void server_without_device(void **state)
 {
 	(void)state;
 	if (has_device())
 		skip();
-	char err[2048];
-	const char *args[] = {"ep", "--server", "--port", "18599", NULL};
-	assert_int_equal(run(args, err, sizeof(err)), 2);
+	char err[2048], line[512];
+	struct bg b = {.port = test_port(1)};
+	char port[8];
+	snprintf(port, sizeof(port), "%u", b.port);
+	const char *args[] = {"ep", "--server", "--port", port, "--connect-timeout", "5", NULL};
+	bg_start(&b, args);
+	int fd = dial(b.port);
+	answer(fd, HELLO, line, sizeof(line));
+	close(fd);
+	assert_string_equal(line, NO_DEVICE_ERR);
+	assert_int_equal(bg_finish(&b, err, sizeof(err)), 2);
 	assert_one_line(err, NO_DEVICE);
+}
+
+/* Every listener binds to 127.0.0.1 unless told: /proc/net/tcp's listening
+ * socket on the port is 0100007F (127.0.0.1, little-endian hex) while the
+ * server waits, and 00000000 with --bind 0.0.0.0. */
+static void server_listens_on_loopback(void **state)
+{
+	(void)state;
+	const char *bind[] = {NULL, "0.0.0.0"};
+	const char *want[] = {"0100007F", "00000000"};
+	for (int k = 0; k < 2; k++) {
+		struct bg b = {.port = test_port(2 + (unsigned)k)};
+		char port[8], local[32], err[2048], line[512];
+		snprintf(port, sizeof(port), "%u", b.port);
+		const char *args[] = {"ep", "--server", "--port", port, "--connect-timeout", "5", bind[k] ? "--bind" : NULL,
+				      bind[k], NULL};
+		bg_start(&b, args);
+		close(dial(b.port)); /* it listens: a connection that says nothing */
+		snprintf(local, sizeof(local), "%s:%04X", want[k], b.port);
+		FILE *f = fopen("/proc/net/tcp", "r");
+		assert_non_null(f);
+		bool found = false;
+		while (fgets(line, sizeof(line), f)) {
+			char l[64], r[64], st[8];
+			if (sscanf(line, " %*s %63s %63s %7s", l, r, st) == 3 && strcmp(st, "0A") == 0 &&
+			    strcmp(l, local) == 0)
+				found = true;
+		}
+		fclose(f);
+		if (!found)
+			fail_msg("no listening socket %s in /proc/net/tcp", local);
+		int fd = dial(b.port); /* let it end: a HELLO, then no device */
+		answer(fd, HELLO, line, sizeof(line));
+		close(fd);
+		bg_finish(&b, err, sizeof(err));
+	}
+}
+
+/* issue 33: a server with a key refuses a keyless client before any
+ * exchange (its HELLO is answered by ERR, one line on each side), does not
+ * count it as its client, and still admits the one with the key: that one
+ * gets the server's proof, then the server opens its device (none here). A
+ * wrong key and a key the server does not have are refused the same way. */
+static void server_with_key_refuses_others(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char kpath[64], err[4096], line[512], want[256];
+	snprintf(kpath, sizeof(kpath), "/tmp/test_verbs_cli.%d.key", (int)getpid());
+	write_key(kpath, "a shared secret\n", 0600);
+	struct bg b = {.port = test_port(4)};
+	char port[8];
+	snprintf(port, sizeof(port), "%u", b.port);
+	const char *args[] = {"ep", "--server", "--port", port, "--key-file", kpath, "--connect-timeout", "5", NULL};
+	bg_start(&b, args);
+
+	int fd = dial(b.port); /* a keyless client: refused at its first line */
+	answer(fd, HELLO, line, sizeof(line));
+	assert_string_equal(line, "ERR this server requires a key: give the client the server's key (--key-file F or "
+				  "ROCEPROBE_KEY)");
+	assert_true(rp_oob_recv_line(fd, line, sizeof(line), 5000, err, sizeof(err)) < 0); /* and closed */
+	close(fd);
+
+	struct rp_auth_key wrong, right;
+	assert_int_equal(rp_auth_init(err, sizeof(err)), 0);
+	assert_int_equal(rp_auth_key_from_text("another secret", 14, &wrong, err, sizeof(err)), 0);
+	assert_int_equal(rp_auth_key_from_text("a shared secret", 15, &right, err, sizeof(err)), 0);
+	fd = dial(b.port); /* a wrong key */
+	assert_int_equal(rp_oob_auth_connect(fd, &wrong, 5000, err, sizeof(err)), -1);
+	assert_string_equal(err, "server refused: wrong key: the client's key is not the server's");
+	close(fd);
+
+	fd = dial(b.port); /* the key: the server proves it too, then wants the device */
+	if (rp_oob_auth_connect(fd, &right, 5000, err, sizeof(err)))
+		fail_msg("%s", err);
+	answer(fd, HELLO, line, sizeof(line));
+	close(fd);
+	assert_string_equal(line, NO_DEVICE_ERR);
+
+	assert_int_equal(bg_finish(&b, err, sizeof(err)), 2);
+	unlink(kpath);
+	/* stderr: the two refusals in order, then the device */
+	char *p = err;
+	const char *lines[3] = {"roceprobe ep: refused 127.0.0.1:", "roceprobe ep: refused 127.0.0.1:", NO_DEVICE};
+	const char *tails[3] = {": no key (it sent 'HELLO 1 write lat 1 2 64 512 1 220 1000 ')", ": wrong key", ""};
+	for (int i = 0; i < 3; i++) {
+		p = strstr(p, "roceprobe ep:");
+		assert_non_null(p);
+		size_t l = strcspn(p, "\n");
+		snprintf(want, sizeof(want), "%.*s", (int)l, p);
+		if (strncmp(want, lines[i], strlen(lines[i])) != 0 ||
+		    strcmp(want + strlen(want) - strlen(tails[i]), tails[i]) != 0)
+			fail_msg("stderr line %d '%s', want '%s...%s'", i, want, lines[i], tails[i]);
+		p += l;
+	}
+	assert_null(strstr(p, "roceprobe ep:"));
+}
+
+/* A server without a key refuses a client that has one (both must prove
+ * it); the keyless HELLO after it is served as always. */
+static void server_without_key_refuses_a_key(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char err[2048], line[512];
+	struct bg b = {.port = test_port(5)};
+	char port[8];
+	snprintf(port, sizeof(port), "%u", b.port);
+	const char *args[] = {"ep", "--server", "--port", port, "--connect-timeout", "5", NULL};
+	bg_start(&b, args);
+	struct rp_auth_key key;
+	assert_int_equal(rp_auth_init(err, sizeof(err)), 0);
+	assert_int_equal(rp_auth_key_from_text("k", 1, &key, err, sizeof(err)), 0);
+	int fd = dial(b.port);
+	assert_int_equal(rp_oob_auth_connect(fd, &key, 5000, err, sizeof(err)), -1);
+	assert_string_equal(err, "server refused: this server has no key and the client has one: give both the same "
+				 "key, or neither");
+	close(fd);
+	fd = dial(b.port);
+	answer(fd, HELLO, line, sizeof(line));
+	close(fd);
+	assert_string_equal(line, NO_DEVICE_ERR);
+	assert_int_equal(bg_finish(&b, err, sizeof(err)), 2);
+	const char *p = strstr(err, "roceprobe ep: refused 127.0.0.1:");
+	assert_non_null(p);
+	assert_non_null(strstr(p, ": it has a key and this server has none\nroceprobe ep: no RDMA device"));
+}
+
+/* The key's sources: a key file others may read is a warning line (the run
+ * goes on to the device), a missing one and an empty ROCEPROBE_KEY are
+ * one line and exit 2. */
+static void key_sources(void **state)
+{
+	(void)state;
+	if (has_device())
+		skip();
+	char kpath[64], err[2048], want[512];
+	snprintf(kpath, sizeof(kpath), "/tmp/test_verbs_cli.%d.key", (int)getpid());
+	write_key(kpath, "k\n", 0644);
+	const char *open_key[] = {"ep", "--client", "127.0.0.1", "--key-file", kpath, NULL};
+	assert_int_equal(run(open_key, err, sizeof(err)), 2);
+	snprintf(want, sizeof(want), "roceprobe ep: warning: key file %s may be read by others (mode 644): chmod 600 %s\n%s\n",
+		 kpath, kpath, NO_DEVICE);
+	assert_string_equal(err, want);
+	unlink(kpath);
+	const char *missing[] = {"ep", "--server", "--key-file", kpath, NULL};
+	assert_int_equal(run(missing, err, sizeof(err)), 2);
+	snprintf(want, sizeof(want), "roceprobe ep: --key-file: key file %s: No such file or directory", kpath);
+	assert_one_line(err, want);
+	setenv("ROCEPROBE_KEY", "", 1);
+	const char *env[] = {"ep", "--server", NULL};
+	assert_int_equal(run(env, err, sizeof(err)), 2);
+	unsetenv("ROCEPROBE_KEY");
+	assert_one_line(err, "roceprobe ep: ROCEPROBE_KEY: the key is empty (unset it for no key)");
 }
 
 static void client_without_device(void **state)
@@ -117,6 +376,10 @@ int main(int argc, char **argv)
 	roceprobe = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(server_without_device),
+		cmocka_unit_test(server_listens_on_loopback),
+		cmocka_unit_test(server_with_key_refuses_others),
+		cmocka_unit_test(server_without_key_refuses_a_key),
+		cmocka_unit_test(key_sources),
 		cmocka_unit_test(client_without_device),
 		cmocka_unit_test(ud_client_without_device),
 		cmocka_unit_test(usage_errors_are_one_line_exit_2),

@@ -8,11 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 #include <cmocka.h>
+
+#include "check.h"
 
 #include "verbs/ep.h"
 #include "verbs/fair.h"
 #include "verbs/oob.h"
+#include "verbs/oob_auth.h"
 #include "verbs/qp.h"
 
 static void record_round_trip(void **state)
@@ -325,10 +330,157 @@ static void op_and_mode_names(void **state)
 	assert_int_equal(rp_lat_divisor(RP_OP_WRITE), 2);
 }
 
+/* ---- the key proof's lines (verbs/oob_auth.h) ---- */
+
+static void auth_lines_round_trip(void **state)
+{
+	(void)state;
+	struct rp_oob_auth_msg m, d;
+	char line[RP_OOB_AUTH_LINE_MAX + 1];
+	memset(&m, 0, sizeof(m));
+	for (int i = 0; i < 32; i++) {
+		m.nonce[i] = (uint8_t)i;         /* 00 01 .. 1f */
+		m.proof[i] = (uint8_t)(0xe0 + i); /* e0 e1 .. ff */
+	}
+	m.type = RP_OOB_AUTH_OFFER;
+	assert_int_equal(rp_oob_auth_format(&m, line), 7);
+	assert_string_equal(line, "AUTH 1\n");
+	m.type = RP_OOB_AUTH_CHALLENGE;
+	assert_int_equal(rp_oob_auth_format(&m, line), 10 + 64 + 1);
+	assert_string_equal(line, "CHALLENGE 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n");
+	m.type = RP_OOB_AUTH_PROVEN;
+	rp_oob_auth_format(&m, line);
+	assert_string_equal(line, "PROVEN e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n");
+	m.type = RP_OOB_AUTH_PROOF;
+	/* "PROOF " 6 + 64 + " " 1 + 64 + "\n" 1 = 136, the longest line */
+	assert_int_equal(rp_oob_auth_format(&m, line), RP_OOB_AUTH_LINE_MAX);
+	assert_string_equal(line, "PROOF 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f "
+				  "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n");
+	for (int len = 0; len < 2; len++) { /* with and without the newline */
+		memset(&d, 0x55, sizeof(d));
+		assert_int_equal(rp_oob_auth_parse(line, strlen(line) - (size_t)len, &d), 0);
+		assert_int_equal(d.type, RP_OOB_AUTH_PROOF);
+		assert_memory_equal(d.nonce, m.nonce, 32);
+		assert_memory_equal(d.proof, m.proof, 32);
+	}
+}
+
+static void malformed_auth_lines_are_refused(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"",
+		"AUTH",
+		"AUTH 2",
+		"AUTH 1 ",
+		"auth 1",
+		"CHALLENGE",
+		"CHALLENGE 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1",   /* 63 digits */
+		"CHALLENGE 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0", /* 65 */
+		"CHALLENGE 000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F",  /* upper case */
+		"CHALLENGE  00102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+		"CHALLENGE 0001020304050607080g0a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+		"PROOF 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+		"PROOF 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f-"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
+		"PROVEN e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n\n",
+		"HELLO 1 write lat 1 2 64 512 1 220 1000 0 2 3 16",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rp_oob_auth_msg d;
+		uint8_t *buf = rp_test_dup_exact((const uint8_t *)bad[i], strlen(bad[i]));
+		if (rp_oob_auth_parse((const char *)buf, strlen(bad[i]), &d) == 0)
+			fail_msg("accepted '%s'", bad[i]);
+		free(buf);
+	}
+}
+
+/* The client's side against a listener that answers the challenge but not
+ * with the key's proof (a stranger posing as the server): refused. */
+struct fake_server {
+	int fd;
+};
+
+static void *fake_server(void *arg)
+{
+	struct fake_server *f = arg;
+	char line[256], err[128];
+	rp_oob_recv_line(f->fd, line, sizeof(line), 5000, err, sizeof(err)); /* AUTH 1 */
+	rp_oob_send(f->fd, "CHALLENGE 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n");
+	rp_oob_recv_line(f->fd, line, sizeof(line), 5000, err, sizeof(err)); /* PROOF ... */
+	rp_oob_send(f->fd, "PROVEN e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\n");
+	return NULL;
+}
+
+static void client_refuses_a_server_without_the_key(void **state)
+{
+	(void)state;
+	int sv[2];
+	char err[256];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(rp_auth_init(err, sizeof(err)), 0);
+	struct rp_auth_key key;
+	assert_int_equal(rp_auth_key_from_text("k", 1, &key, err, sizeof(err)), 0);
+	struct fake_server f = {.fd = sv[1]};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, fake_server, &f), 0);
+	assert_int_equal(rp_oob_auth_connect(sv[0], &key, 5000, err, sizeof(err)), -1);
+	assert_string_equal(err, "the server did not prove the key: it holds another one");
+	pthread_join(th, NULL);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Both sides over a socket pair with one key: admitted, nothing left over;
+ * without a key the listener hands the first line on (the HELLO). */
+struct listener {
+	int fd;
+	const struct rp_auth_key *key;
+	int rc;
+	char first[256], why[256];
+};
+
+static void *listener_main(void *arg)
+{
+	struct listener *l = arg;
+	l->rc = rp_oob_auth_accept(l->fd, l->key, 5000, l->first, sizeof(l->first), l->why, sizeof(l->why));
+	return NULL;
+}
+
+static void auth_over_a_socket_pair(void **state)
+{
+	(void)state;
+	char err[256];
+	assert_int_equal(rp_auth_init(err, sizeof(err)), 0);
+	struct rp_auth_key key;
+	assert_int_equal(rp_auth_key_from_text("k", 1, &key, err, sizeof(err)), 0);
+	for (int keyed = 0; keyed < 2; keyed++) {
+		int sv[2];
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		struct listener l = {.fd = sv[1], .key = keyed ? &key : NULL};
+		pthread_t th;
+		assert_int_equal(pthread_create(&th, NULL, listener_main, &l), 0);
+		if (rp_oob_auth_connect(sv[0], keyed ? &key : NULL, 5000, err, sizeof(err)))
+			fail_msg("%s", err);
+		if (!keyed)
+			rp_oob_send(sv[0], "HELLO 1 x\n");
+		pthread_join(th, NULL);
+		assert_int_equal(l.rc, 0);
+		assert_string_equal(l.first, keyed ? "" : "HELLO 1 x");
+		assert_false(rp_oob_readable(sv[0])); /* nothing more for the client */
+		close(sv[0]);
+		close(sv[1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(record_round_trip),
+		cmocka_unit_test(auth_lines_round_trip),
+		cmocka_unit_test(malformed_auth_lines_are_refused),
+		cmocka_unit_test(client_refuses_a_server_without_the_key),
+		cmocka_unit_test(auth_over_a_socket_pair),
 		cmocka_unit_test(record_extremes_round_trip),
 		cmocka_unit_test(malformed_records_are_refused),
 		cmocka_unit_test(hello_round_trip),
