@@ -4,11 +4,14 @@
 #   vm0 10.9.0.1 rxe0 ---- qemu socket netdev (virtual Ethernet) ---- vm1 10.9.0.2 rxe0
 #   ib_write_lat server                                           ib_write_lat client
 #   roceprobe ep --server (x3)                                    roceprobe ep --client:
-#                                                                   write latency, 200 iterations
+#     the first with --key-file                                     without the key: refused;
+#                                                                   with it: write latency, 200 iterations
 #                                                                   write bandwidth, 2 QPs
 #                                                 netem loss 2% on vm1's eth0, write bandwidth
 #
 # Asserts:
+#   - a client without the latency server's key exits 2 with the server's refusal, and the
+#     server logs one 'refused' line for it and then serves the client with the key;
 #   - ep latency completes with 200 samples; its median (p50) is within 20% of perftest's
 #     ib_write_lat t_typical (the median) measured in the same VMs just before;
 #   - ep bandwidth completes every message with a goodput > 0;
@@ -36,15 +39,20 @@ tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 
 cat >"$work/server.sh" <<EOF
 ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters >pt-lat.txt 2>&1 || { cat pt-lat.txt; exit 1; }
-roceprobe ep --server --dev "\$RP_DEV" -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
-roceprobe ep --server --dev "\$RP_DEV" -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
-roceprobe ep --server --dev "\$RP_DEV" -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+printf 'vm-ep key\n' >ep.key && chmod 600 ep.key
+roceprobe ep --server --bind 10.9.0.1 --key-file ep.key --dev "\$RP_DEV" -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 echo server done
 EOF
 cat >"$work/client.sh" <<EOF
 rp-retry 60 sh -c 'ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters 10.9.0.1 >pt-lat.txt 2>&1' || { cat pt-lat.txt; exit 1; }
 # ep clients retry their TCP connection by themselves (--connect-timeout).
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+# The latency server has a key: a client without it is refused (exit 2), the one with it
+# (the same text in ROCEPROBE_KEY) is served.
+rc=0; roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n 2 >ep-nokey.txt 2>&1 || rc=\$?
+[ \$rc = 2 ] || { echo "a keyless client of a keyed server exited \$rc"; cat ep-nokey.txt; exit 1; }
+ROCEPROBE_KEY='vm-ep key' roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
 roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64KiB -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
 # busybox has its own (smaller) tc applet earlier in PATH: use the host iproute2 one.
 insmod /usr/local/bin/sch_netem.ko || exit 1
@@ -82,6 +90,15 @@ print(f"vm-ep: write latency 2 B median: roceprobe ep {ep_us:.1f} usec, ib_write
 print(f"vm-ep: ep p90 {r['p90']/1e3:.1f} p99 {r['p99']/1e3:.1f} max {r['max']/1e3:.1f} stdev {r['stdev']/1e3:.1f} usec")
 if not 0.8 <= ratio <= 1.2:
     bad.append(f"ep median {ep_us:.1f} usec is not within 20% of perftest's {pt_us:.1f} usec")
+# issue 33: the keyless client refused with one line on each side; the keyed run above.
+nokey = open(f"{out}/vm1/ep-nokey.txt").read()
+want = "roceprobe ep: server refused: this server requires a key: give the client the server's key (--key-file F or ROCEPROBE_KEY)"
+if want not in nokey.splitlines():
+    bad.append(f"the keyless client said {nokey!r}")
+srv = [l for l in open(f"{out}/vm0/ep-lat.txt").read().splitlines() if l.startswith("roceprobe ep: refused ")]
+if len(srv) != 1 or not re.fullmatch(r"roceprobe ep: refused 10\.9\.0\.2:\d+: no key \(it sent 'HELLO 1 .*'\)", srv[0]):
+    bad.append(f"the keyed server's refusal lines: {srv}")
+print(f"vm-ep: keyed server: {srv[0] if srv else 'no refusal line'}")
 bw = load("vm1", "ep-bw")["results"][0]
 print(f"vm-ep: write bandwidth 64 KiB x 2 QPs: {bw['bw_gbps']*1e3:.1f} Mbit/s, {bw['messages']} messages")
 if bw["messages"] != 200 or bw["bw_gbps"] <= 0:

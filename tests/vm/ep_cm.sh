@@ -31,7 +31,7 @@ fail() {
 
 cat >"$work/server.sh" <<'JOB'
 for r in lat-tcp lat-cm bw-cm; do
-	roceprobe ep --server --dev "$RP_DEV" -o $r >$r.txt 2>&1 || { cat $r.txt; exit 1; }
+	roceprobe ep --server --bind 10.9.0.1 --dev "$RP_DEV" -o $r >$r.txt 2>&1 || { cat $r.txt; exit 1; }
 done
 echo server done
 JOB

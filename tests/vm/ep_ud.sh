@@ -47,7 +47,7 @@ tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 cat >"$work/server.sh" <<JOB
 ib_send_lat -c UD -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters >pt-ud.txt 2>&1 || { cat pt-ud.txt; exit 1; }
 for r in lat-rc lat-ud lat-ud-loss; do
-	roceprobe ep --server --dev "\$RP_DEV" -o \$r >\$r.txt 2>&1 || { cat \$r.txt; exit 1; }
+	roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o \$r >\$r.txt 2>&1 || { cat \$r.txt; exit 1; }
 done
 echo server done
 JOB
