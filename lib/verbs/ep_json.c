@@ -148,6 +148,9 @@ json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
 		}
 		json_object_set_new(root, "clients", clients);
 		json_object_set_new(root, "fairness", json_pack("{s:s, s:f}", "metric", "jain", "index", rp_ep_fairness(rep)));
+		/* issue 33: connections refused before they became clients (no key, a wrong one, ...) */
+		json_object_set_new(root, "refused_connections", jint(rep->refused));
+		json_object_set_new(root, "key", json_boolean(rep->cfg.key != NULL));
 	}
 	json_object_set_new(root, "elapsed_ns", jint(rep->t_end_ns - rep->t_start_ns));
 	if (rep->have_counters)

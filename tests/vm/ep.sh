@@ -99,6 +99,10 @@ srv = [l for l in open(f"{out}/vm0/ep-lat.txt").read().splitlines() if l.startsw
 if len(srv) != 1 or not re.fullmatch(r"roceprobe ep: refused 10\.9\.0\.2:\d+: no key \(it sent 'HELLO 1 .*'\)", srv[0]):
     bad.append(f"the keyed server's refusal lines: {srv}")
 print(f"vm-ep: keyed server: {srv[0] if srv else 'no refusal line'}")
+slat = load("vm0", "ep-lat")
+if slat.get("refused_connections") != 1 or slat.get("key") is not True or len(slat["clients"]) != 1:
+    bad.append(f"the keyed server's result.json: refused_connections {slat.get('refused_connections')}, "
+               f"key {slat.get('key')}, {len(slat['clients'])} client(s)")
 bw = load("vm1", "ep-bw")["results"][0]
 print(f"vm-ep: write bandwidth 64 KiB x 2 QPs: {bw['bw_gbps']*1e3:.1f} Mbit/s, {bw['messages']} messages")
 if bw["messages"] != 200 or bw["bw_gbps"] <= 0:
