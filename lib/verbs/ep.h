@@ -1,8 +1,10 @@
 /* One ep session, read top to bottom like rc_pingpong:
  *
- *   client                                  server (one thread per client)
- *   open device, port, pick GID             open device, port, pick GID
- *   connect TCP ------ HELLO op mode ... -->  create CQs, MR, QPs
+ *   client                                  server (one thread per connection)
+ *   open device, port, pick GID             listen (--bind, default 127.0.0.1)
+ *   connect TCP  [the key proof, oob_auth.h] a client slot; the device, port and
+ *                                            GID opened for the first client
+ *             ------ HELLO op mode ... -->  create CQs, MR, QPs
  *             <-- OK mtu rd_atomic + QP recs
  *             --- QP records ------------->
  *   QPs INIT->RTR->RTS                      QPs INIT->RTR->RTS
