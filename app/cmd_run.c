@@ -713,6 +713,8 @@ static json_t *cluster_json(const struct run *r)
 	 * woke): a one-way latency between two ranks is off by at most both ranks' errors. */
 	json_t *c = json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
 			      (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	/* Connections to rank 0's watch closed during set-up without being a rank. */
+	json_object_set_new(c, "watch_refused", json_integer(rp_cluster_watch_refused(&r->cl)));
 	if (r->lost) /* when rank 0 saw the first death, after T0 on its clock */
 		json_object_set_new(c, "lost_at_ns", json_integer(rp_cluster_fault_ns(&r->cl) - r->t0_ns));
 	return c;

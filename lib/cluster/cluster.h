@@ -141,6 +141,10 @@ bool rp_cluster_degraded(const struct rp_cluster *c);
 bool rp_cluster_rank_lost(const struct rp_cluster *c, int rank);
 /* Rank 0's clock (rp_cluster_now_ns) when it saw the first death; 0 elsewhere. */
 int64_t rp_cluster_fault_ns(const struct rp_cluster *c);
+/* Rank 0: the connections its watch closed during set-up without taking them
+ * as a rank (no proof of the job's secret, a wrong one, too slow, a rank that
+ * had joined already: watch_join.h); 0 elsewhere. */
+unsigned rp_cluster_watch_refused(const struct rp_cluster *c);
 /* Part of rp_cluster_finalize: goodbye to rank 0; after a degraded end a
  * rank waits for rank 0's (it writes the result first). */
 void rp_cluster_watch_stop(struct rp_cluster *c);
