@@ -4,7 +4,11 @@
  *
  * Rank 0 proves up to JOINING_MAX connections at once, each within JOIN_MS
  * (non-blocking, one poll over the listening sockets and them): a stranger
- * that connects and says nothing, or too little, holds no rank back. */
+ * that connects and says nothing, or too little, holds no rank back. When
+ * all are taken, the next connection waits in the kernel's backlog (a
+ * thousand ranks joining at once) unless the oldest has been proving itself
+ * for EVICT_MS (a rank answers its challenge in well under that): then that
+ * one goes, so that strangers holding every place cannot keep the ranks out. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +29,8 @@
 
 #define CONNECT_MS 500
 #define JOIN_MS 2000	/* a connection proves itself this fast, or is closed */
-#define JOINING_MAX 64	/* connections proving themselves at once; the oldest goes first */
+#define JOINING_MAX 64	/* connections proving themselves at once, the rest wait in the backlog */
+#define EVICT_MS 250	/* when all are taken, the oldest goes if it has been proving this long */
 #define REFUSED_SAID 8	/* rank 0's lines about refused connections; the rest are counted */
 #define LISTEN_TRIES 16 /* ports tried until one is free on every address */
 
@@ -249,11 +254,16 @@ int rp_watch_accept(const struct rp_cluster *c, const int *lfds, int nl, const s
 	int64_t end = mono_ms() + timeout_ms;
 	while (want > 0 && mono_ms() < end) {
 		int64_t now = mono_ms();
+		int live = 0; /* the ones still proving, oldest first */
 		for (int k = 0; k < nj; k++)
 			if (j[k].until <= now)
 				refuse(&j[k], "it did not prove the job's secret within 2 s", refused);
-		for (int k = 0; k < nl; k++)
-			pf[k] = (struct pollfd){.fd = lfds[k], .events = POLLIN};
+			else
+				j[live++] = j[k];
+		nj = live;
+		bool room = nj < JOINING_MAX || j[0].until - JOIN_MS + EVICT_MS <= now;
+		for (int k = 0; k < nl; k++) /* no room: the listening sockets wait (no spinning) */
+			pf[k] = (struct pollfd){.fd = room ? lfds[k] : -1, .events = POLLIN};
 		for (int k = 0; k < nj; k++)
 			pf[nl + k] = (struct pollfd){.fd = j[k].fd, .events = POLLIN};
 		if (poll(pf, (nfds_t)(nl + nj), 100) > 0) {
@@ -267,15 +277,16 @@ int rp_watch_accept(const struct rp_cluster *c, const int *lfds, int nl, const s
 					want -= prove(c, &j[k], key, fd, refused);
 			}
 		}
-		int live = 0; /* the ones still proving, oldest first */
+		live = 0;
 		for (int k = 0; k < nj; k++)
 			if (j[k].fd >= 0)
 				j[live++] = j[k];
 		nj = live;
 		for (int k = 0; k < nl && want > 0; k++) {
-			if (!pf[k].revents)
-				continue;
-			for (int more = 0; more < JOINING_MAX; more++) { /* every connection waiting */
+			for (int more = 0; pf[k].revents && more < JOINING_MAX; more++) { /* those waiting */
+				now = mono_ms();
+				if (nj == JOINING_MAX && j[0].until - JOIN_MS + EVICT_MS > now)
+					break; /* the rest wait in the backlog */
 				struct joining nw;
 				if (greet(lfds[k], &nw, refused) != 0) {
 					if (errno == EAGAIN || errno == EWOULDBLOCK)
