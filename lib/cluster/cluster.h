@@ -122,7 +122,10 @@ int rp_cluster_host_addrs(const struct rp_cluster *c, struct rp_profile *p, cons
  * Before the traffic (or while MPI carries the results) a death ends every
  * rank with one line from rank 0 and RP_CLUSTER_EXIT_INCOMPLETE; while the
  * traffic runs it sets *stop on every living rank, and the end goes over the
- * watch without the dead (rp_cluster_degraded), never through MPI again. */
+ * watch without the dead (rp_cluster_degraded), never through MPI again.
+ * Only ranks join it: rank 0 listens on the addresses it announces and each
+ * connection proves the job's secret, drawn by rank 0 and broadcast over MPI
+ * (watch_join.h, watch_msg.h). */
 
 /* Collective, after rp_cluster_init (a no-op without a launcher). 0, or -1
  * with one line "rank R (node N): ..." in err on every rank. */

@@ -70,7 +70,6 @@ struct rp_watch {
 	unsigned refused;	/* rank 0: connections closed without joining */
 };
 
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
