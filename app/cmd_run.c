@@ -159,6 +159,11 @@ static void usage(FILE *out)
 	      "A rank that dies mid-run stops the others; rank 0 writes result.json with\n"
 	      "\"incomplete\": [hosts] and exits 3 (under mpirun add --mca odls_base_sigkill_timeout 10;\n"
 	      "srun --mpi=pmix kills every rank at once: no result).\n"
+	      "What listens: under a launcher, rank 0's watch (one TCP port, ephemeral or\n"
+	      "ROCEPROBE_WATCH_PORT) on 127.0.0.1 when a rank shares its node and on its other\n"
+	      "IPv4 addresses only when a rank is elsewhere, until every rank joined (at most 20 s);\n"
+	      "a rank joins by proving the job's secret, drawn by rank 0 and shared over MPI, never\n"
+	      "sent on the socket; others are refused and counted (cluster.watch_refused).\n"
 	      "Example: roceprobe run profiles/back-to-back.yaml -o results/back-to-back --capture\n",
 	      out);
 }
@@ -713,6 +718,8 @@ static json_t *cluster_json(const struct run *r)
 	 * woke): a one-way latency between two ranks is off by at most both ranks' errors. */
 	json_t *c = json_pack("{s:s, s:i, s:I, s:I, s:o}", "launcher", r->cl.launcher, "size", r->cl.size, "start_ns",
 			      (json_int_t)r->t0_ns, "latency_bound_ns", (json_int_t)(2 * worst), "ranks", ranks);
+	/* Connections to rank 0's watch closed during set-up without being a rank. */
+	json_object_set_new(c, "watch_refused", json_integer(rp_cluster_watch_refused(&r->cl)));
 	if (r->lost) /* when rank 0 saw the first death, after T0 on its clock */
 		json_object_set_new(c, "lost_at_ns", json_integer(rp_cluster_fault_ns(&r->cl) - r->t0_ns));
 	return c;

@@ -122,7 +122,10 @@ int rp_cluster_host_addrs(const struct rp_cluster *c, struct rp_profile *p, cons
  * Before the traffic (or while MPI carries the results) a death ends every
  * rank with one line from rank 0 and RP_CLUSTER_EXIT_INCOMPLETE; while the
  * traffic runs it sets *stop on every living rank, and the end goes over the
- * watch without the dead (rp_cluster_degraded), never through MPI again. */
+ * watch without the dead (rp_cluster_degraded), never through MPI again.
+ * Only ranks join it: rank 0 listens on the addresses it announces and each
+ * connection proves the job's secret, drawn by rank 0 and broadcast over MPI
+ * (watch_join.h, watch_msg.h). */
 
 /* Collective, after rp_cluster_init (a no-op without a launcher). 0, or -1
  * with one line "rank R (node N): ..." in err on every rank. */
@@ -141,6 +144,10 @@ bool rp_cluster_degraded(const struct rp_cluster *c);
 bool rp_cluster_rank_lost(const struct rp_cluster *c, int rank);
 /* Rank 0's clock (rp_cluster_now_ns) when it saw the first death; 0 elsewhere. */
 int64_t rp_cluster_fault_ns(const struct rp_cluster *c);
+/* Rank 0: the connections its watch closed during set-up without taking them
+ * as a rank (no proof of the job's secret, a wrong one, too slow, a rank that
+ * had joined already: watch_join.h); 0 elsewhere. */
+unsigned rp_cluster_watch_refused(const struct rp_cluster *c);
 /* Part of rp_cluster_finalize: goodbye to rank 0; after a degraded end a
  * rank waits for rank 0's (it writes the result first). */
 void rp_cluster_watch_stop(struct rp_cluster *c);

@@ -7,6 +7,7 @@
  * MPI here but the collectives of mpi.c / nompi.c to exchange the address.
  *
  *   rank r --- TCP --- rank 0        messages: u8 type, u32 length, bytes
+ *                                    (watch_msg.h: the format, each type's cap)
  *   'E' r->0 its run is over         'S' 0->r stop: a rank died (dead list)
  *   'V' 0->r the verdict after the run: u8 degraded, u8 dead[size]
  *   'D' both ways: one step of a collective when degraded (watch_gather)
@@ -15,15 +16,18 @@
  *
  * One thread per rank reads every message (blocking reads: a peer either
  * writes a message whole or dies, and then the read ends); the main thread
- * waits on a condition for what it needs. */
-#include <arpa/inet.h>
+ * waits on a condition for what it needs.
+ *
+ * Who may join: rank 0 draws a secret for the job (lib/auth, the kernel's
+ * CSPRNG) and broadcasts it over MPI before it opens any socket; it listens
+ * only on the addresses it announces (loopback when a rank shares its node,
+ * its other IPv4 addresses when a rank is elsewhere), and a connection joins
+ * as rank r only once it proved the secret for r (watch_msg.h). Anything else
+ * (no proof, a wrong one, too slow, a rank that already joined) is closed,
+ * counted (result.json's cluster.watch_refused) and cannot take a rank's
+ * place; once every rank joined rank 0 listens no more. */
 #include <errno.h>
 #include <stddef.h>
-#include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -34,26 +38,18 @@
 #include <unistd.h>
 
 #include "cluster_internal.h"
+#include "watch_join.h"
+#include "watch_msg.h"
 
-#define WATCH_ADDRS 16
-#define CONNECT_MS 500
-#define ACCEPT_MS 20000
-#define MSG_MAX (1ull << 31)
+#define ACCEPT_MS 20000 /* every rank joins within this, or the run stops */
 
 enum { PHASE_SETUP, PHASE_RUN, PHASE_END_MPI, PHASE_END_WATCH };
-
-struct msg {
-	struct msg *next;
-	uint8_t type;
-	uint32_t len;
-	uint8_t data[];
-};
 
 struct peer {
 	int fd;
 	bool gone;
 	bool tx_done, ended, bye; /* got 'T', 'E', 'B' */
-	struct msg *head, *tail; /* 'D' messages not taken yet */
+	struct rp_watch_msg *head, *tail; /* 'D' messages not taken yet */
 };
 
 struct rp_watch {
@@ -70,12 +66,8 @@ struct rp_watch {
 	bool *dead; /* [size] */
 	int64_t fault_ns; /* when rank 0 saw the first death (rp_cluster_now_ns) */
 	volatile bool quit;
-};
-
-struct watch_addr {
-	uint16_t port;
-	uint32_t naddr;
-	uint32_t addr[WATCH_ADDRS]; /* network order */
+	struct rp_auth_key key; /* the job's secret: zeroed once every rank joined */
+	unsigned refused;	/* rank 0: connections closed without joining */
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -110,29 +102,32 @@ static int read_all(int fd, void *buf, size_t len)
 
 static int send_msg(struct rp_watch *w, struct peer *p, uint8_t type, const void *data, size_t len)
 {
-	uint8_t hdr[5] = {type, (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
-	if (p->fd < 0 || len >= MSG_MAX)
+	uint8_t hdr[RP_WATCH_HDR_LEN];
+	if (p->fd < 0 || len > RP_WATCH_DATA_MAX)
 		return -1;
+	rp_watch_hdr_build(hdr, type, (uint32_t)len);
 	pthread_mutex_lock(&w->send_mu);
 	int rc = write_all(p->fd, hdr, sizeof(hdr)) || (len && write_all(p->fd, data, len)) ? -1 : 0;
 	pthread_mutex_unlock(&w->send_mu);
 	return rc;
 }
 
-static struct msg *read_msg(int fd)
+static int read_fd(void *arg, void *buf, size_t len)
 {
-	uint8_t hdr[5];
-	if (read_all(fd, hdr, sizeof(hdr)) != 0)
-		return NULL;
-	uint32_t len = hdr[1] | (uint32_t)hdr[2] << 8 | (uint32_t)hdr[3] << 16 | (uint32_t)hdr[4] << 24;
-	struct msg *m = len < MSG_MAX ? malloc(sizeof(*m) + len) : NULL;
-	if (!m)
-		return NULL;
-	*m = (struct msg){.type = hdr[0], .len = len};
-	if (len && read_all(fd, m->data, len) != 0) {
-		free(m);
-		return NULL;
-	}
+	return read_all(*(int *)arg, buf, len);
+}
+
+/* A message from peer r (rank 0's peer when this is another rank), or NULL
+ * when it is gone or broke the rules (said on stderr: a bug, not a death). */
+static struct rp_watch_msg *read_msg(struct rp_watch *w, int fd, int r)
+{
+	const struct rp_cluster *c = w->c;
+	struct rp_watch_rules rules = {.from_rank0 = c->rank != 0, .size = c->size, .degraded = w->degraded};
+	struct rp_watch_msg *m;
+	char err[160];
+	if (rp_watch_msg_read(read_fd, &fd, &rules, &m, err, sizeof(err)) != 0 && err[0])
+		fprintf(stderr, "roceprobe run: the watch's connection %s rank %d broke: %s\n",
+			c->rank == 0 ? "from" : "to", r, err);
 	return m;
 }
 
@@ -173,7 +168,7 @@ static void lost_rank(struct rp_watch *w, int r)
 	}
 }
 
-static void take(struct rp_watch *w, struct peer *p, int r, struct msg *m)
+static void take(struct rp_watch *w, struct peer *p, int r, struct rp_watch_msg *m)
 {
 	const struct rp_cluster *c = w->c;
 	switch (m->type) {
@@ -183,9 +178,7 @@ static void take(struct rp_watch *w, struct peer *p, int r, struct msg *m)
 	case 'B': p->bye = true; break;
 	case 'S': /* from rank 0: a rank died, stop */
 	case 'V':
-		for (int k = 0; k < c->size && k < (int)m->len - (m->type == 'V'); k++)
-			w->dead[k] |= m->data[k + (m->type == 'V')] != 0;
-		if (m->type == 'S' || m->data[0])
+		if (rp_watch_dead_apply(m, w->dead, c->size))
 			w->degraded = true, *w->stop = 1;
 		w->verdict |= m->type == 'V';
 		break;
@@ -221,8 +214,8 @@ static void *watch_thread(void *arg)
 			if (fds[k].fd < 0 || !fds[k].revents)
 				continue;
 			struct peer *p = &w->peers[k];
-			struct msg *m = read_msg(p->fd);
 			int r = c->rank == 0 ? k : 0;
+			struct rp_watch_msg *m = read_msg(w, p->fd, r);
 			pthread_mutex_lock(&w->mu);
 			if (m) {
 				take(w, p, r, m);
@@ -245,93 +238,6 @@ static void *watch_thread(void *arg)
 
 /* ---- set-up ---- */
 
-static int listen_any(uint16_t *port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
-	socklen_t len = sizeof(a);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1024) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-		close(fd);
-		return -1;
-	}
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-/* Rank 0's IPv4 addresses, loopback first (ranks on its node use it). */
-static void my_addrs(struct watch_addr *wa)
-{
-	struct ifaddrs *ifs = NULL;
-	wa->addr[wa->naddr++] = htonl(INADDR_LOOPBACK);
-	if (getifaddrs(&ifs) != 0)
-		return;
-	for (struct ifaddrs *i = ifs; i && wa->naddr < WATCH_ADDRS; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-		    !(i->ifa_flags & IFF_LOOPBACK))
-			wa->addr[wa->naddr++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-	freeifaddrs(ifs);
-}
-
-/* The socket back to blocking, no Nagle: messages are small and waited for.
- * Keepalive probes after 2 s of silence, 1 s apart, 3 of them: a machine that
- * vanishes (power, cable) closes nothing, and is seen gone in about 5 s. */
-static int set_blocking(int fd)
-{
-	int one = 1, idle = 2, intvl = 1, cnt = 3, fl = fcntl(fd, F_GETFL);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
-static int connect_one(uint32_t addr, uint16_t port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), soerr = 0;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = addr};
-	socklen_t len = sizeof(soerr);
-	struct pollfd pf = {.fd = fd, .events = POLLOUT};
-	if (fd < 0)
-		return -1;
-	if ((connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 && errno != EINPROGRESS) ||
-	    poll(&pf, 1, CONNECT_MS) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr ||
-	    set_blocking(fd) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Rank 0 takes size - 1 connections, each opened by a u32 rank. */
-static int accept_all(struct rp_watch *w, int lfd)
-{
-	const struct rp_cluster *c = w->c;
-	int want = c->size - 1;
-	int64_t until = rp_cluster_now_ns() + (int64_t)ACCEPT_MS * 1000000;
-	while (want > 0 && rp_cluster_now_ns() < until) {
-		struct pollfd pf = {.fd = lfd, .events = POLLIN};
-		if (poll(&pf, 1, 100) != 1)
-			continue;
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		uint32_t r = 0;
-		if (fd < 0)
-			continue;
-		set_blocking(fd);
-		if (read_all(fd, &r, sizeof(r)) != 0 || r == 0 || r >= (uint32_t)c->size || w->peers[r].fd >= 0) {
-			close(fd);
-			continue;
-		}
-		w->peers[r].fd = fd;
-		want--;
-	}
-	return want == 0 ? 0 : -1;
-}
-
 static void watch_free(struct rp_watch *w)
 {
 	if (!w)
@@ -339,7 +245,7 @@ static void watch_free(struct rp_watch *w)
 	for (int k = 0; w->peers && k < w->npeers; k++) {
 		if (w->peers[k].fd >= 0)
 			close(w->peers[k].fd);
-		for (struct msg *m = w->peers[k].head, *n; m; m = n) {
+		for (struct rp_watch_msg *m = w->peers[k].head, *n; m; m = n) {
 			n = m->next;
 			free(m);
 		}
@@ -373,24 +279,20 @@ static struct rp_watch *watch_new(const struct rp_cluster *c, volatile sig_atomi
 	return w;
 }
 
-static const char *connect_rank0(struct rp_watch *w, const struct watch_addr *wa)
+/* The job's secret: drawn by rank 0 and broadcast over MPI before any
+ * socket opens; every rank takes part whatever its state (a collective). */
+static const char *share_key(struct rp_watch *w, const struct rp_cluster *c, char *err, size_t errlen)
 {
-	const struct rp_cluster *c = w->c;
-	if (!wa->port)
-		return "rank 0 cannot listen on a TCP port for the watch";
-	/* Loopback only for a rank on rank 0's node. */
-	bool same = !strcmp(c->ranks[0].node, c->ranks[c->rank].node);
-	int fd = -1;
-	for (uint32_t i = same ? 0 : 1; i < wa->naddr && i < WATCH_ADDRS && fd < 0; i++)
-		fd = connect_one(wa->addr[i], wa->port);
-	uint32_t me = (uint32_t)c->rank;
-	if (fd < 0 || write_all(fd, &me, sizeof(me)) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return "cannot reach rank 0's watch port (TCP, any of its IPv4 addresses): a firewall between the nodes?";
-	}
-	w->peers[0].fd = fd;
-	return "";
+	struct rp_auth_key key = {{0}};
+	bool ok = rp_auth_init(err, errlen) == 0;
+	if (ok && c->rank == 0)
+		rp_auth_key_draw(&key);
+	if (rp_cluster_bcast(c, &key, sizeof(key), 0) != 0)
+		return "cannot share the watch's secret over MPI";
+	if (w)
+		w->key = key;
+	explicit_bzero(&key, sizeof(key));
+	return ok ? "" : err;
 }
 
 int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, char *err, size_t errlen)
@@ -398,23 +300,34 @@ int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, ch
 	if (!c->launched)
 		return 0;
 	struct rp_watch *w = watch_new(c, stop);
-	struct watch_addr wa = {0};
-	const char *why = w ? "" : "out of memory";
-	int lfd = -1;
-	if (c->rank == 0 && w) {
-		if ((lfd = listen_any(&wa.port)) >= 0)
-			my_addrs(&wa);
-		else
-			why = "cannot listen on a TCP port for the watch";
-	}
+	struct rp_watch_addr wa = {0};
+	char why0[RP_CLUSTER_ERR_LEN] = "";
+	const char *why = share_key(w, c, why0, sizeof(why0));
+	int lfds[RP_WATCH_ADDRS], nl = 0;
+	if (!w)
+		why = "out of memory";
+	if (c->rank == 0 && !why[0] && (nl = rp_watch_listen(c, &wa, lfds, why0, sizeof(why0))) < 0)
+		why = why0;
 	if (rp_cluster_bcast(c, &wa, sizeof(wa), 0) != 0)
 		why = "cannot exchange the watch's address";
-	if (c->rank != 0 && w && !why[0])
-		why = connect_rank0(w, &wa);
-	if (c->rank == 0 && w && lfd >= 0 && accept_all(w, lfd) != 0)
-		why = "not every rank connected to the watch in 20 s";
-	if (lfd >= 0)
-		close(lfd);
+	if (c->rank != 0 && !why[0])
+		w->peers[0].fd = rp_watch_connect(c, &wa, &w->key, ACCEPT_MS, &why);
+	if (c->rank == 0 && nl > 0) {
+		int *fd = calloc((size_t)c->size, sizeof(*fd));
+		for (int r = 0; fd && r < c->size; r++)
+			fd[r] = -1;
+		if (!fd)
+			why = "out of memory";
+		else if (rp_watch_accept(c, lfds, nl, &w->key, fd, &w->refused, ACCEPT_MS) != 0)
+			why = "not every rank joined the watch in 20 s";
+		for (int r = 1; fd && r < c->size; r++)
+			w->peers[r].fd = fd[r];
+		free(fd);
+		for (int k = 0; k < nl; k++) /* nobody joins from here on */
+			close(lfds[k]);
+	}
+	if (w)
+		explicit_bzero(&w->key, sizeof(w->key)); /* needed no more */
 	if (w && !why[0] && pthread_create(&w->thread, NULL, watch_thread, w) == 0)
 		w->thread_on = true;
 	else if (!why[0])
@@ -431,6 +344,12 @@ int rp_cluster_watch_start(struct rp_cluster *c, volatile sig_atomic_t *stop, ch
 	}
 	c->watch = w;
 	return 0;
+}
+
+unsigned rp_cluster_watch_refused(const struct rp_cluster *c)
+{
+	struct rp_watch *w = W(c);
+	return w ? w->refused : 0;
 }
 
 void rp_cluster_watch_run(struct rp_cluster *c)
@@ -544,12 +463,12 @@ bool rp_cluster_run_over(struct rp_cluster *c)
 
 /* ---- the collectives of a degraded end: a star through rank 0 ---- */
 
-static struct msg *next_data(struct rp_watch *w, struct peer *p)
+static struct rp_watch_msg *next_data(struct rp_watch *w, struct peer *p)
 {
 	pthread_mutex_lock(&w->mu);
 	while (!p->head && !p->gone)
 		wait_locked(w);
-	struct msg *m = p->head;
+	struct rp_watch_msg *m = p->head;
 	if (m && !(p->head = m->next))
 		p->tail = NULL;
 	pthread_mutex_unlock(&w->mu);
@@ -563,7 +482,7 @@ int rp_watch_gather(const struct rp_cluster *c, const void *mine, size_t len, ui
 	*lens = NULL;
 	if (c->rank != 0)
 		return send_msg(w, &w->peers[0], 'D', mine, len);
-	struct msg **got = calloc((size_t)c->size, sizeof(*got));
+	struct rp_watch_msg **got = calloc((size_t)c->size, sizeof(*got));
 	size_t total = len;
 	for (int k = 1; got && k < c->size; k++)
 		if (!w->dead[k] && (got[k] = next_data(w, &w->peers[k])) != NULL)
@@ -596,7 +515,7 @@ int rp_watch_reduce_u64(const struct rp_cluster *c, uint64_t *v, size_t n, bool 
 	if (rp_watch_gather(c, v, n * sizeof(*v), &all, &lens) != 0)
 		return -1;
 	if (c->rank != 0) {
-		struct msg *m = next_data(w, &w->peers[0]);
+		struct rp_watch_msg *m = next_data(w, &w->peers[0]);
 		int rc = m && m->len == n * sizeof(*v) ? 0 : -1;
 		if (rc == 0)
 			memcpy(v, m->data, m->len);

@@ -54,6 +54,14 @@ Cases:
              hosts, their ranks and the node; no frame sent, no result directory.
   missing    rank 2's port names an interface that does not exist: exit 2, one line naming the
              host, the rank and its node; no rank sends a frame (the kernel counters stay at 0).
+  stranger   strangers knock on rank 0's watch while the ranks set up (ROCEPROBE_WATCH_PORT fixes
+             its port, ROCEPROBE_WATCH_DELAY_MS=4000 holds the real ranks back that long): one claims
+             rank 1 with a proof made from a wrong secret, one sends rank 2's number alone (the whole
+             greeting before issue 33) and stays, one sends rank 3's number and leaves. Rank 0 closes
+             each (the wrong proof at once, the silent one within its 2 s), says so once each, and the
+             run completes with the real ranks: 3 flows, rx == tx, nothing lost, no rank lost,
+             cluster.watch_refused == 3. From /proc: rank 0 listened on 127.0.0.1 (every rank shares
+             its node) and on no other address of that port.
   template   the hosts come from a host_template (count: ranks, port iface=rpt-t{rank}, mac:
              auto, ipv4: netdev) on four veths rpt-t0..3 through a bridge rpt-br, each with a
              kernel address 10.98.0.(k+1)/24: an all-to-all, every pair accounted, nothing
@@ -64,6 +72,8 @@ Cases:
 usage: run_check.py ROCEPROBE CASE   (exit 77 = skipped: no mpirun, veth or bridge)
 RP_LAUNCHER=srun: the cases that use mpirun() start the ranks with `srun --mpi=pmix -n 4`.
 """
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -71,6 +81,7 @@ import socket
 import subprocess
 import sys
 import signal
+import struct
 import threading
 import time
 
@@ -782,6 +793,123 @@ def case_sameport(tmp):
     sent = kernel_tx_packets() - before
     expect(sent == 0, f"no rank sent a frame ({sent})")
     expect(not os.path.exists(out), "no result directory")
+
+
+def listening(pid, port):
+    """The addresses pid listens on at TCP port (IPv4), from the kernel's table and pid's fds."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    addrs = []
+    for ln in open(f"/proc/{pid}/net/tcp").read().splitlines()[1:]:
+        f = ln.split()
+        ip, p = f[1].split(":")
+        if f[3] == "0A" and int(p, 16) == port and f[9] in inodes:  # 0A: LISTEN
+            addrs.append(socket.inet_ntoa(struct.pack("<I", int(ip, 16))))
+    return addrs
+
+
+def knock(port, hello, stay, said):
+    """One stranger: connect to rank 0's watch, read its 32-byte challenge, send hello; with stay,
+    wait for rank 0 to close. said[] gets (what happened, seconds until rank 0 closed)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    challenge = b""
+    while len(challenge) < 32:
+        b = s.recv(32 - len(challenge))
+        if not b:
+            break
+        challenge += b
+    s.sendall(hello(challenge))
+    t = time.time()
+    if stay:
+        closed = s.recv(64) == b""  # rank 0 closes: the end of the stream, nothing from it
+        said.append(("closed" if closed else "answered", time.time() - t, len(challenge)))
+    else:
+        said.append(("left", 0.0, len(challenge)))
+    s.close()
+
+
+def case_stranger(tmp):
+    setup(tbf=False)
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                        "rate: 20M, duration: 500ms}"))
+    env = dict(os.environ, ROCEPROBE_WATCH_PORT=str(port), ROCEPROBE_WATCH_DELAY_MS="4000")
+    said, seen = [], {}
+
+    def wrong_proof(challenge):  # rank 1, a fresh nonce, a proof under a secret of its own
+        nonce = os.urandom(32)
+        proof = hmac.new(os.urandom(32), b"watch rank 1 connector\0" + challenge + nonce, hashlib.sha256)
+        return struct.pack("<I", 1) + nonce + proof.digest()
+
+    def strangers():
+        while not over.is_set():  # until rank 0 listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.01)
+        else:
+            return
+        # That knock itself is a fourth stranger: it said nothing and left.
+        pids = rank_pids(path)
+        seen["listen"] = listening(pids[0], port) if 0 in pids else None
+        ts = [threading.Thread(target=knock, args=(port, wrong_proof, True, said)),
+              threading.Thread(target=knock, args=(port, lambda c: struct.pack("<I", 2), True, said)),
+              threading.Thread(target=knock, args=(port, lambda c: struct.pack("<I", 3), False, said))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+    over = threading.Event()
+    th = threading.Thread(target=strangers)
+    th.start()
+    out = os.path.join(tmp, "out")
+    try:
+        p = run_ranks([*launcher(), ROCEPROBE, "run", path, "-o", out], 180, env=env)
+    finally:
+        over.set()
+        th.join()
+    print(f"strangers: {said}; rank 0 listened on {seen.get('listen')}:{port}")
+    for ln in said_lines(p):
+        print(ln)
+    expect(seen.get("listen") == ["127.0.0.1"],
+           f"rank 0 listened on 127.0.0.1:{port} only, every rank being on its node ({seen.get('listen')})")
+    expect(sorted(s[0] for s in said) == ["closed", "closed", "left"] and all(s[2] == 32 for s in said),
+           f"each stranger got a 32-byte challenge; rank 0 closed the two that stayed ({said})")
+    expect(p.returncode == 0, f"mpirun -np 4 roceprobe run with strangers at the watch: exit 0 "
+           f"({p.returncode}: {said_lines(p)})")
+    if p.returncode != 0:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    c = j.get("cluster", {})
+    expect(len(j["flows"]) == 3 and all(f["tx_packets"] > 0 and f["rx_packets"] == f["tx_packets"]
+                                        and f["lost"] == 0 for f in j["flows"]),
+           f"three flows, each sent by its real rank and received whole "
+           f"({[(f['src'], f['tx_packets'], f['rx_packets']) for f in j['flows']]})")
+    expect("incomplete" not in j and not any(r.get("lost") for r in c.get("ranks", [])), "no rank lost")
+    expect(c.get("size") == 4 and [r["hosts"] for r in c.get("ranks", [])] == [["s1"], ["s2"], ["s3"], ["r"]],
+           f"cluster: the 4 real ranks, host i on rank i ({[r.get('hosts') for r in c.get('ranks', [])]})")
+    # 4 = the knock that found the port + the wrong proof + rank 2's number alone + rank 3's and gone.
+    expect(c.get("watch_refused") == 4, f"cluster.watch_refused == 4 ({c.get('watch_refused')})")
+    refused = [ln for ln in said_lines(p) if "the watch refused a connection from 127.0.0.1:" in ln]
+    expect(len(refused) == 4 and sum("rank 1's proof of the job's secret is wrong" in ln for ln in refused) == 1,
+           f"rank 0 said so once per stranger, rank 1's proof wrong ({refused})")
+
+
+def said_lines(p):
+    return [ln for ln in p.stderr.splitlines() if ln.startswith("roceprobe")]
 
 
 def case_template(tmp):
