@@ -582,7 +582,7 @@ void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
 	s->kept -= wsampled;
 	s->sampled_out += wsampled;
 	s->written = load(&c->w.written);
-	s->write_errors = load(&c->write_errors);
+	s->write_errors = load(&c->write_errors) + load(&c->w.lost); /* kept = written + write_errors */
 	s->bytes = load(&c->w.bytes);
 	s->files = load(&c->w.files);
 	s->first_file = load(&c->w.first_file);

@@ -47,6 +47,7 @@ static void keep_whole(struct rp_pcap_writer *w)
 	uint64_t gone = w->rot.file_records > recs ? w->rot.file_records - recs : 0;
 	uint64_t gone_bytes = w->rot.file_bytes > bytes ? w->rot.file_bytes - bytes : 0;
 	set(&w->written, w->written - gone);
+	set(&w->lost, w->lost + gone);
 	set(&w->bytes, w->bytes - gone_bytes);
 	w->rot.file_records -= gone;
 	w->rot.file_bytes -= gone_bytes;

@@ -52,6 +52,7 @@ struct rp_pcap_writer {
 	char error_file[PATH_MAX + 32];
 	/* Counters. */
 	uint64_t written;    /* records in the files (after a failed write: what they hold) */
+	uint64_t lost;       /* records handed to a file a failed write cut off: not in written */
 	uint64_t bytes;      /* file bytes, pcap headers included */
 	uint64_t files;      /* files opened: the last one is number `files` (a file a failed
 			      * write left nothing in is not counted) */

@@ -131,6 +131,7 @@ static void a_failed_write(void **state)
 	assert_string_equal(w.error_file, link);
 	rp_pcap_writer_close(&w, false);
 	assert_int_equal(w.written, 0);
+	assert_int_equal(w.lost, n); /* every record handed to it */
 	assert_int_equal(w.bytes, 0);
 	assert_int_equal(w.files, 0);
 	unlink(link);
