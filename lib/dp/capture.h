@@ -8,9 +8,9 @@
  *   rte_ring (multi-producer, single-consumer) of slots
  *        |
  *        v
- *   writer thread: pcap_dump (libpcap, nanosecond pcap) into a stdio stream
- *        |          whose bytes fill 4 MiB aligned chunks; a new file when
- *        |          the next record would pass rotate_bytes
+ *   writer thread: lib/pcap's writer (pcap/writer.h: nanosecond pcap, a
+ *        |          new file when the next record would pass rotate_bytes)
+ *        |          into a stdio stream whose bytes fill 4 MiB aligned chunks
  *        v
  *   flusher thread: pwrite of each full chunk with O_DIRECT (no page-cache
  *                   copy on these cores; plain writes where O_DIRECT is
