@@ -15,6 +15,7 @@
 #include "dp/capture.h"
 #include "dp/capture_rx.h"
 #include "dp/dp.h"
+#include "pcap/names.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "p:w:s:f:S:R:F:d:n:r:e:jh";
@@ -251,8 +252,9 @@ static void port_drops(struct capture_run *r)
 
 static void file_names(struct capture_run *r, const struct capture_opts *o)
 {
-	rp_capture_file_name(&o->cfg, r->final.first_file, r->first_file, sizeof(r->first_file));
-	rp_capture_file_name(&o->cfg, r->final.files, r->last_file, sizeof(r->last_file));
+	bool rot = o->cfg.rotate_bytes != 0;
+	rp_pcap_file_name(o->cfg.path, rot, r->final.first_file, r->first_file, sizeof(r->first_file));
+	rp_pcap_file_name(o->cfg.path, rot, r->final.files, r->last_file, sizeof(r->last_file));
 }
 
 static void report_json(const struct capture_run *r, const struct capture_opts *o)

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "dp/capture.h"
-#include "dp/capture_files.h"
+#include "pcap/names.h"
 #include "dp/dp.h"
 #include "dp/switch_rt.h"
 #include "fabric/headroom.h"
@@ -395,7 +395,7 @@ static int open_captures(struct switch_run *r, const struct switch_opts *o)
 	for (unsigned p = 0; o->capture && p < o->nports; p++) {
 		char tag[16];
 		snprintf(tag, sizeof(tag), "-p%u", p); /* out.pcap -> out-p0.pcap: capture's own naming */
-		rp_capture_name_tag(o->capture, tag, r->cap_path[p], sizeof(r->cap_path[p]));
+		rp_pcap_name_tag(o->capture, tag, r->cap_path[p], sizeof(r->cap_path[p]));
 		r->cap_cfg[p] = (struct rp_capture_cfg){.path = r->cap_path[p]};
 		r->rt.port[p].cap = rp_capture_open(&r->cap_cfg[p], err, sizeof(err));
 		if (!r->rt.port[p].cap)

@@ -4,9 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pcap/pcap.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -20,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture_classify.h"
 #include "capture_dio.h"
-#include "capture_files.h"
-#include "capture_keep.h"
 #include "dp.h"
+#include "pcap/writer.h"
 #include "report/outdir.h"
 
 #define WRITER_BURST 64
@@ -94,36 +90,18 @@ struct rp_capture {
 	unsigned wsample_every;
 	uint64_t wsampled; /* data frames the writer sampled out, read by rp_capture_stats */
 
-	/* The writer's. */
+	/* The writer thread's. */
 	bool stop;
 	pthread_t writer;
 	bool writer_up;
 	bool epoch_fixed; /* given in the cfg */
-	struct rp_capture_cfg cfg; /* cfg.path points at path */
-	char path[PATH_MAX];
-	pcap_t *dead;
-	FILE *fp;
-	pcap_dumper_t *dump;
+	struct rp_pcap_writer w; /* the files; its counters read by rp_capture_stats */
 	char *stdio_buf;
 	struct rp_dio dio;
-	struct rp_capture_rotation rot;
 	bool dirty;
 	uint64_t last_flush_ns;
-	bool failed;
-	char werr[RP_DP_ERRLEN];
-	/* Writer-owned counters, read by rp_capture_stats. */
-	uint64_t written, write_errors, bytes, files, first_file;
+	uint64_t write_errors; /* read by rp_capture_stats */
 };
-
-static const char *const kind_names[RP_CAPK_COUNT] = {
-	[RP_CAPK_ROCE] = "roce", [RP_CAPK_CNP] = "cnp",     [RP_CAPK_NAK] = "nak",
-	[RP_CAPK_PFC] = "pfc",   [RP_CAPK_PAUSE] = "pause", [RP_CAPK_OTHER] = "other",
-};
-
-const char *rp_capture_kind_name(enum rp_capture_kind k)
-{
-	return (unsigned)k < RP_CAPK_COUNT ? kind_names[k] : "?";
-}
 
 /* ---- counters: single-writer stripes need no locked instruction ---- */
 
@@ -143,24 +121,6 @@ static inline void bump(uint64_t *p, bool shared)
 static inline void set(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
-
-static inline bool is_control(struct cls k)
-{
-	return k.ce || k.neigh || k.kind == RP_CAPK_CNP || k.kind == RP_CAPK_NAK || k.kind == RP_CAPK_PFC ||
-	       k.kind == RP_CAPK_PAUSE;
-}
-
-static inline bool wanted(enum rp_capture_filter f, struct cls k, bool control)
-{
-	switch (f) {
-	case RP_CAPTURE_CONTROL:
-		return control;
-	case RP_CAPTURE_ROCE:
-		return control || k.kind == RP_CAPK_ROCE;
-	default:
-		return true;
-	}
 }
 
 /* ---- the per-packet path ---- */
@@ -212,12 +172,12 @@ bool rp_capture_offer_cut(struct rp_capture *c, uint64_t ts_ns, uint16_t port, b
 	if (avail > wire_len)
 		wire_len = avail;
 	bump(&st->offered, shared);
-	struct cls k = classify(frame, avail);
+	struct rp_pcap_cls k = rp_pcap_classify(frame, avail);
 	bump(&st->kind[k.kind], shared);
 	if (k.ce)
 		bump(&st->ce, shared);
-	bool control = is_control(k);
-	if (!wanted(c->filter, k, control)) {
+	bool control = rp_pcap_is_control(k);
+	if (!rp_pcap_wanted(c->filter, k, control)) {
 		bump(&st->filtered_out, shared);
 		return false;
 	}
@@ -240,12 +200,7 @@ bool rp_capture_offer(struct rp_capture *c, uint64_t ts_ns, uint16_t port, bool 
 	return rp_capture_offer_cut(c, ts_ns, port, is_tx, frame, wire_len, wire_len);
 }
 
-/* ---- files ---- */
-
-static void file_name(const struct rp_capture *c, uint64_t k, char *buf, size_t n)
-{
-	rp_capture_file_name(&c->cfg, k, buf, n);
-}
+/* ---- files: lib/pcap's writer over the O_DIRECT stream ---- */
 
 static uint64_t mono_ns(void)
 {
@@ -254,99 +209,17 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-__attribute__((format(printf, 2, 3))) static void writer_fail(struct rp_capture *c, const char *fmt, ...)
+/* The writer's stream under each file: O_DIRECT chunks, a big stdio buffer,
+ * no lock per fwrite (only the writer thread touches it). */
+static FILE *dio_open(void *arg, const char *name)
 {
-	if (c->failed)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->werr, sizeof(c->werr), fmt, ap);
-	va_end(ap);
-	c->failed = true;
-}
-
-/* ---- pcap files ---- */
-
-static void file_failed(struct rp_capture *c, int e)
-{
-	char name[PATH_MAX + 32];
-	file_name(c, c->rot.file_no, name, sizeof(name));
-	writer_fail(c, "writing %s failed: %s", name, strerror(e ? e : EIO));
-}
-
-/* After a failed write the file holds a prefix of what the writer handed
- * it: it is cut back to its last whole record (or removed, headerless), and
- * the records that never reached it move from written to write_errors (a
- * full disk reported 20000 written where 3963 were in the file). */
-static void keep_whole(struct rp_capture *c)
-{
-	char name[PATH_MAX + 32];
-	file_name(c, c->rot.file_no, name, sizeof(name));
-	uint64_t recs, bytes;
-	rp_capture_keep_whole(name, &recs, &bytes); /* not a regular file: none of it counts */
-	uint64_t gone = c->rot.file_records > recs ? c->rot.file_records - recs : 0;
-	uint64_t gone_bytes = c->rot.file_bytes > bytes ? c->rot.file_bytes - bytes : 0;
-	set(&c->written, c->written - gone);
-	set(&c->write_errors, c->write_errors + gone);
-	set(&c->bytes, c->bytes - gone_bytes);
-	if (bytes == 0 && load(&c->files) == c->rot.file_no) /* removed: the last file is the one before */
-		set(&c->files, c->rot.file_no - 1);
-}
-
-/* Flushes and closes the current file; a failed write is remembered. */
-static void close_file(struct rp_capture *c)
-{
-	if (!c->dump)
-		return;
-	pcap_dump_close(c->dump); /* fclose: stdio's rest, then dio_cookie_close */
-	if (rp_dio_error(&c->dio)) {
-		file_failed(c, rp_dio_error(&c->dio));
-		keep_whole(c);
+	struct rp_capture *c = arg;
+	FILE *f = rp_dio_fopen(&c->dio, name);
+	if (f) {
+		setvbuf(f, c->stdio_buf, _IOFBF, STDIO_BYTES);
+		__fsetlocking(f, FSETLOCKING_BYCALLER);
 	}
-	c->dump = NULL;
-	c->fp = NULL;
-	c->dirty = false;
-}
-
-/* Opens file number k, writes its pcap header, and deletes the file that
- * falls out of the rotate_files window. */
-static int open_file(struct rp_capture *c, uint64_t k, char *err, size_t errlen)
-{
-	char name[PATH_MAX + 32];
-	file_name(c, k, name, sizeof(name));
-	c->fp = rp_dio_fopen(&c->dio, name);
-	if (!c->fp) {
-		snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
-		return -1;
-	}
-	setvbuf(c->fp, c->stdio_buf, _IOFBF, STDIO_BYTES);
-	/* Only the writer thread touches the stream: no lock per fwrite. */
-	__fsetlocking(c->fp, FSETLOCKING_BYCALLER);
-	c->dump = pcap_dump_fopen(c->dead, c->fp);
-	if (!c->dump) {
-		snprintf(err, errlen, "cannot write %s: %s", name, pcap_geterr(c->dead));
-		fclose(c->fp);
-		c->fp = NULL;
-		return -1;
-	}
-	uint64_t expired = rp_capture_rotation_opened(&c->rot, k);
-	c->dirty = true;
-	set(&c->bytes, c->bytes + RP_PCAP_FILE_HDR);
-	set(&c->files, k);
-	if (expired) {
-		file_name(c, expired, name, sizeof(name));
-		unlink(name);
-		set(&c->first_file, expired + 1);
-	}
-	return 0;
-}
-
-static void rotate(struct rp_capture *c)
-{
-	char err[RP_DP_ERRLEN];
-	close_file(c);
-	if (open_file(c, c->rot.file_no + 1, err, sizeof(err)) != 0)
-		writer_fail(c, "%s", err);
+	return f;
 }
 
 static void write_slot(struct rp_capture *c, const struct slot *s)
@@ -358,29 +231,11 @@ static void write_slot(struct rp_capture *c, const struct slot *s)
 		set(&c->wsampled, c->wsampled + 1);
 		return;
 	}
-	uint64_t rec = RP_PCAP_REC_HDR + s->caplen;
-	if (rp_capture_rotation_due(&c->rot, rec) && !c->failed)
-		rotate(c);
-	if (c->failed || !c->dump) {
+	if (rp_pcap_writer_write(&c->w, s->ts_ns, s->data, s->caplen, s->wire_len) != 0) {
 		set(&c->write_errors, c->write_errors + 1);
 		return;
 	}
-	uint64_t t = s->ts_ns;
-	struct pcap_pkthdr h = {.caplen = s->caplen, .len = s->wire_len};
-	h.ts.tv_sec = (time_t)(t / 1000000000ull);
-	h.ts.tv_usec = (suseconds_t)(t % 1000000000ull); /* nanoseconds: the dumper is nano precision */
-	pcap_dump((u_char *)c->dump, &h, s->data);
-	rp_capture_rotation_wrote(&c->rot, rec);
 	c->dirty = true;
-	set(&c->written, c->written + 1);
-	set(&c->bytes, c->bytes + rec);
-}
-
-/* A failed write shows in the stream's error flag; checked once per burst. */
-static void check_stream(struct rp_capture *c)
-{
-	if (c->fp && ferror(c->fp))
-		file_failed(c, rp_dio_error(&c->dio));
 }
 
 /* A quiet writer flushes now and then, so a live file can be read up to
@@ -388,9 +243,9 @@ static void check_stream(struct rp_capture *c)
 static void idle(struct rp_capture *c)
 {
 	uint64_t now = mono_ns();
-	if (c->dirty && c->dump && now - c->last_flush_ns >= IDLE_FLUSH_NS) {
-		if (pcap_dump_flush(c->dump) != 0 || rp_dio_sync(&c->dio) != 0)
-			file_failed(c, rp_dio_error(&c->dio));
+	if (c->dirty && c->w.dump && now - c->last_flush_ns >= IDLE_FLUSH_NS) {
+		if (rp_pcap_writer_flush(&c->w) == 0 && rp_dio_sync(&c->dio) != 0)
+			rp_pcap_writer_fail(&c->w, rp_dio_error(&c->dio));
 		c->dirty = false;
 		c->last_flush_ns = now;
 	}
@@ -431,9 +286,8 @@ static void *writer_main(void *arg)
 			write_slot(c, burst[i]);
 		}
 		rte_mempool_put_bulk(c->pool, burst, n);
-		check_stream(c);
 	}
-	close_file(c);
+	rp_pcap_writer_close(&c->w, false);
 	return NULL;
 }
 
@@ -493,8 +347,7 @@ static unsigned merge_pass(struct rp_capture *c, bool stopping)
 		m->last_ts = best->ts_ns;
 		write_slot(c, best);
 		m->i++;
-		if (++written % WRITER_BURST == 0)
-			check_stream(c);
+		written++;
 	}
 }
 
@@ -506,7 +359,6 @@ static void *merge_main(void *arg)
 		/* As writer_main: stop is read before the rings. */
 		bool stopping = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
 		unsigned n = merge_pass(c, stopping);
-		check_stream(c);
 		if (n == 0) {
 			if (stopping)
 				break;
@@ -516,7 +368,7 @@ static void *merge_main(void *arg)
 	for (unsigned k = 0; k < c->nlanes; k++) /* every lane is empty: give back the last buffers */
 		if (c->merge[k].n)
 			rte_mempool_put_bulk(c->lanes[k]->pool, c->merge[k].buf, c->merge[k].n);
-	close_file(c);
+	rp_pcap_writer_close(&c->w, false);
 	return NULL;
 }
 
@@ -589,10 +441,7 @@ static int make_queues(struct rp_capture *c, unsigned n_slots, char *err, size_t
 
 static void destroy(struct rp_capture *c)
 {
-	if (c->dump)
-		pcap_dump_close(c->dump);
-	if (c->dead)
-		pcap_close(c->dead);
+	rp_pcap_writer_close(&c->w, false); /* closed already when the writer thread ran */
 	for (unsigned k = 1; k < c->nlanes; k++) {
 		rte_ring_free(c->lanes[k]->ring);
 		rte_mempool_free(c->lanes[k]->pool);
@@ -677,26 +526,21 @@ struct rp_capture *rp_capture_open(const struct rp_capture_cfg *cfg, char *err, 
 		snprintf(err, errlen, "capture: out of memory; give the EAL more memory (-m)");
 		return NULL;
 	}
-	c->cfg = *cfg;
-	snprintf(c->path, sizeof(c->path), "%s", cfg->path);
-	c->cfg.path = c->path;
 	c->snaplen = cfg->snaplen ? cfg->snaplen : RP_CAPTURE_SNAPLEN_DEFAULT;
 	c->sample_every = cfg->sample_every ? cfg->sample_every : 1;
 	c->filter = cfg->filter;
-	c->rot.rotate_bytes = cfg->rotate_bytes;
-	c->rot.rotate_files = cfg->rotate_bytes ? cfg->rotate_files : 0;
 	c->epoch_ns = cfg->epoch_ns ? cfg->epoch_ns : default_epoch();
 	c->epoch_fixed = cfg->epoch_ns != 0;
-	c->first_file = 1;
 	c->stdio_buf = malloc(STDIO_BYTES);
-	c->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)c->snaplen, PCAP_TSTAMP_PRECISION_NANO);
-	int rc = c->stdio_buf && c->dead ? rp_dio_start(&c->dio) : ENOMEM;
+	int rc = c->stdio_buf ? rp_dio_start(&c->dio) : ENOMEM;
 	if (rc != 0) {
 		snprintf(err, errlen, "capture: cannot set up the file writer: %s", strerror(rc));
 		destroy(c);
 		return NULL;
 	}
-	if (open_lanes(c, cfg, err, errlen) != 0 || open_file(c, 1, err, errlen) != 0) {
+	struct rp_pcap_writer_cfg wcfg = {.path = cfg->path, .snaplen = c->snaplen, .rotate_bytes = cfg->rotate_bytes,
+					  .rotate_files = cfg->rotate_files, .fopen = dio_open, .fopen_arg = c};
+	if (open_lanes(c, cfg, err, errlen) != 0 || rp_pcap_writer_open(&c->w, &wcfg, err, errlen) != 0) {
 		destroy(c);
 		return NULL;
 	}
@@ -737,11 +581,11 @@ void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s)
 		add_lane(c->lanes[k], s);
 	s->kept -= wsampled;
 	s->sampled_out += wsampled;
-	s->written = load(&c->written);
-	s->write_errors = load(&c->write_errors);
-	s->bytes = load(&c->bytes);
-	s->files = load(&c->files);
-	s->first_file = load(&c->first_file);
+	s->written = load(&c->w.written);
+	s->write_errors = load(&c->write_errors) + load(&c->w.lost); /* kept = written + write_errors */
+	s->bytes = load(&c->w.bytes);
+	s->files = load(&c->w.files);
+	s->first_file = load(&c->w.first_file);
 }
 
 
@@ -758,8 +602,9 @@ int rp_capture_close(struct rp_capture *c, struct rp_capture_stats *final, char 
 	if (final)
 		rp_capture_stats(c, final);
 	int rc = 0;
-	if (c->failed) {
-		snprintf(err, errlen, "%s", c->werr);
+	if (c->w.failed) {
+		snprintf(err, errlen, c->w.failed_open ? "cannot write %s: %s" : "writing %s failed: %s", c->w.error_file,
+			 strerror(c->w.error));
 		rc = -1;
 	}
 	destroy(c);

@@ -8,19 +8,21 @@
  *   rte_ring (multi-producer, single-consumer) of slots
  *        |
  *        v
- *   writer thread: pcap_dump (libpcap, nanosecond pcap) into a stdio stream
- *        |          whose bytes fill 4 MiB aligned chunks; a new file when
- *        |          the next record would pass rotate_bytes
+ *   writer thread: lib/pcap's writer (pcap/writer.h: nanosecond pcap, a
+ *        |          new file when the next record would pass rotate_bytes)
+ *        |          into a stdio stream whose bytes fill 4 MiB aligned chunks
  *        v
  *   flusher thread: pwrite of each full chunk with O_DIRECT (no page-cache
  *                   copy on these cores; plain writes where O_DIRECT is
  *                   refused); the tail goes out on idle flushes and at close
  *
- * One file per stage: capture.c the offer, the ring and the writer;
- * capture_classify.h the classifier; capture_files.{c,h} file names and
- * rotation (pure C; `switch --capture` names its per-port files with it);
- * capture_dio.{c,h} the O_DIRECT stream and its flusher; capture_rx.{c,h}
- * `roceprobe capture`'s RX loop, the one producer that polls a port itself.
+ * One file per stage: capture.c the offer, the ring and the writer thread;
+ * lib/pcap the rest, DPDK-free (pcap/classify.h the classifier,
+ * pcap/writer.h the one pcap writer with pcap/names.h and pcap/rotation.h
+ * its file names and rotation, `switch --capture` and the lab name their
+ * files with them too); capture_dio.{c,h} the O_DIRECT stream under the
+ * writer and its flusher; capture_rx.{c,h} `roceprobe capture`'s RX loop,
+ * the one producer that polls a port itself.
  *
  * Both threads are pthreads made with rte_ctrl_thread_create, so they run on
  * the CPUs the EAL did not give to lcores (with `-l 0` on 2 cores: core 1).
@@ -43,24 +45,17 @@
  * behind) is counted as dropped, and every offered frame lands in exactly one
  * of kept / filtered_out / sampled_out / dropped.
  *
- * Classification is wire/classify.h's fixed offsets (the kinds rp_frame_parse
- * and `roceprobe decode` give), cheap enough for the per-packet path:
- *   pfc    EtherType 0x8808, opcode 0x0101
- *   pause  EtherType 0x8808, opcode 0x0001
- *   cnp    RoCEv2 (IPv4/IPv6, UDP 4791, complete BTH) opcode 0x81
- *   nak    RoCEv2 opcode 0x11 (RC ACKNOWLEDGE) with AETH syndrome bits 7..5 = 011
- *   roce   any other RoCEv2 frame ("RoCE data": requests, responses, ACKs)
- *   other  anything else (ARP, TCP, non-RoCE UDP, frames too short to tell)
- *   ce     orthogonal flag: any IPv4/IPv6 frame with ECN = 3 (CE)
- * One 802.1Q tag is skipped; a QinQ frame (802.1ad or two tags) is "other",
- * as everywhere (wire/classify.h). "Control" frames are pfc, pause, cnp,
- * nak and any CE-marked frame; every other frame is "data".
+ * Classification is pcap/classify.h's (the kinds rp_frame_parse and
+ * `roceprobe decode` give, NAKs apart), cheap enough for the per-packet
+ * path: pfc, pause, cnp, nak, roce, other, and the ce flag. "Control"
+ * frames are pfc, pause, cnp, nak, ARP/ND and any CE-marked frame; every
+ * other frame is "data".
  *
- * File names: without rotation, exactly cfg.path. With rotate_bytes, files
- * are numbered from 1 in the order written, the number going before the
- * extension: "out.pcap" -> out-0001.pcap, out-0002.pcap, ... ("out" ->
- * out-0001, ...). With rotate_files N only the newest N stay; opening file
- * k deletes file k-N. */
+ * File names (pcap/names.h): without rotation, exactly cfg.path. With
+ * rotate_bytes, files are numbered from 1 in the order written, the number
+ * going before the extension: "out.pcap" -> out-0001.pcap, out-0002.pcap,
+ * ... ("out" -> out-0001, ...). With rotate_files N only the newest N stay;
+ * opening file k deletes file k-N. */
 #ifndef RP_DP_CAPTURE_H
 #define RP_DP_CAPTURE_H
 
@@ -68,29 +63,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_CAPTURE_SNAPLEN_DEFAULT 128
-#define RP_CAPTURE_SNAPLEN_MAX 65535
+#include "pcap/classify.h"
+#include "pcap/format.h"
+
+#define RP_CAPTURE_SNAPLEN_DEFAULT RP_PCAP_SNAPLEN_DEFAULT
+#define RP_CAPTURE_SNAPLEN_MAX RP_PCAP_SNAPLEN_MAX
 #define RP_CAPTURE_RING_DEFAULT 65536
 #define RP_CAPTURE_MAX_LANES 16
-
-enum rp_capture_filter {
-	RP_CAPTURE_ALL,     /* every frame */
-	RP_CAPTURE_ROCE,    /* RoCEv2 frames and control frames */
-	RP_CAPTURE_CONTROL, /* control frames only: PFC, PAUSE, CNP, NAK, ARP, NS/NA, CE-marked */
-};
-
-/* The kinds counted per frame offered (before filter and sampling). */
-enum rp_capture_kind {
-	RP_CAPK_ROCE,
-	RP_CAPK_CNP,
-	RP_CAPK_NAK,
-	RP_CAPK_PFC,
-	RP_CAPK_PAUSE,
-	RP_CAPK_OTHER,
-	RP_CAPK_COUNT,
-};
-
-const char *rp_capture_kind_name(enum rp_capture_kind k); /* "roce", "cnp", ... */
 
 struct rp_capture_cfg {
 	const char *path;      /* the file, or the name numbered files derive from */
@@ -160,10 +139,6 @@ void rp_capture_stats(const struct rp_capture *c, struct rp_capture_stats *s);
 /* The clock was (re)started by rp_dp_clock_start after the open and before any
  * frame was offered: ts_ns 0 is now (a default epoch_ns is taken again). */
 void rp_capture_clock_restarted(struct rp_capture *c);
-
-/* The name of file number k (1-based; without rotation only k = 1) that a
- * capture opened with cfg writes. */
-void rp_capture_file_name(const struct rp_capture_cfg *cfg, uint64_t k, char *buf, size_t n);
 
 /* Stops accepting, lets the writer drain the ring, flushes and closes the
  * file, and stops the writer. Call it after the producers have made their

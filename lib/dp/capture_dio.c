@@ -120,7 +120,10 @@ static int dio_cookie_close(void *cookie)
 	if (close(d->fd) != 0 && !d->err)
 		d->err = errno;
 	d->fd = d->fd_direct = -1;
-	return rc == 0 && !d->err ? 0 : -1;
+	if (rc == 0 && !d->err)
+		return 0;
+	errno = d->err; /* the first failed write's: what fclose's caller reports */
+	return -1;
 }
 
 /* A stdio stream over a new file; errno set when it cannot be created. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "pcap/format.h"
 #include "report/outdir.h"
 
 #define MAX_ARGS 256
@@ -152,8 +153,8 @@ static int check_pcap_inputs(const char *devargs, char *err, size_t errlen)
 		fclose(f);
 		uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
 		uint32_t be = __builtin_bswap32(le);
-		bool pcap = le == 0xa1b2c3d4u || be == 0xa1b2c3d4u || le == 0xa1b23c4du || be == 0xa1b23c4du;
-		if (got < sizeof(m) || !(pcap || le == 0x0a0d0d0au)) {
+		bool pcap = le == RP_PCAP_MAGIC_US || be == RP_PCAP_MAGIC_US || le == RP_PCAP_MAGIC_NS || be == RP_PCAP_MAGIC_NS;
+		if (got < sizeof(m) || !(pcap || le == RP_PCAPNG_SHB)) {
 			snprintf(err, errlen, "%.*s: rx_pcap=%s is not a pcap or pcapng file%s", (int)strcspn(devargs, ","),
 				 devargs, file, got < sizeof(m) ? " (shorter than its magic number)" : "");
 			return -1;

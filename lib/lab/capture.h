@@ -1,8 +1,10 @@
 /* A host's wire as a nanosecond pcap, stamped with virtual time (epoch 0):
- * the same run writes the same bytes.
+ * the same run writes the same bytes. lib/pcap's writer (pcap/writer.h)
+ * writes and rotates; this adds the lab's names and its shared budget.
  *
  * Files: DIR/capture-HOST.pcap; with rotate_bytes, DIR/capture-HOST-0001.pcap,
- * -0002, ... each started before the one before would pass rotate_bytes.
+ * -0002, ... each started before the one before would pass rotate_bytes
+ * (pcap/names.h, pcap/rotation.h).
  * Every host's files share one budget (struct rp_lab_cap_budget): the record
  * that would take them past max_bytes is not written, and from then on no
  * host's capture writes anything (every file stays whole, so all captures
@@ -14,9 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_LAB_CAP_FILE_HDR 24u /* pcap file header */
-#define RP_LAB_CAP_REC_HDR 16u  /* pcap record header */
-
 struct rp_lab_cap_budget {
 	uint64_t max_bytes;  /* every file of every host together; 0: no limit */
 	uint64_t used;       /* bytes written so far, headers included (after the close: kept) */
@@ -24,7 +23,7 @@ struct rp_lab_cap_budget {
 	uint64_t stopped_ns; /* at this virtual time (valid when stopped) */
 	/* A write failed (a full disk, an I/O error): every capture stopped
 	 * there, and each file is cut back to its last whole record when it
-	 * closes (dp/capture_keep.h), so what is left are valid pcaps. */
+	 * closes (pcap/keep.h), so what is left are valid pcaps. */
 	bool failed;
 	char error[4400];    /* "cannot write DIR/capture-h0.pcap: No space left on device" */
 };

@@ -148,7 +148,7 @@ LABELS = {}  # frame bytes -> (kind, ce, neigh)
 def learn(path):
     """Asks `roceprobe decode --json` what every frame of the pcap at path is
     (the caplen bytes net_pcap replays, with the file's wire lengths). The capture's kinds
-    are decode's, with the two rules lib/dp/capture.h states on top:
+    are decode's, with the two rules lib/pcap/classify.h states on top:
       nak    a roce frame with opcode 0x11 (RC ACKNOWLEDGE) and AETH syndrome bits 7..5 = 011
       other  for a malformed frame: only "truncated BTH" ones are in these inputs, and
              without a complete BTH a frame is not RoCE to the capture

@@ -1,5 +1,5 @@
 /* One frame classifier (issue 13): the fast accessors of wire/classify.h,
- * the capture tap's classifier built on them (lib/dp/capture_classify.h) and
+ * the capture tap's classifier built on them (lib/pcap/classify.h) and
  * the full parse (rp_frame_parse) give every frame the same kind and CE flag.
  *
  * Known answers: every frame of tests/data/vectors.txt carries the kind and
@@ -23,7 +23,7 @@
 
 #include "check.h"
 
-#include "dp/capture_classify.h"
+#include "pcap/classify.h"
 #include "wire/classify.h"
 #include "wire/frame.h"
 
@@ -54,7 +54,7 @@ static enum rp_frame_kind agree(const char *name, const uint8_t *frame, size_t n
 	uint8_t *b = rp_test_dup_exact(frame, n);
 	enum rp_frame_kind full = rp_frame_parse(b, n, n, &f);
 	enum rp_frame_kind fast = rp_cls_kind(b, n);
-	struct cls c = classify(b, (uint32_t)n);
+	struct rp_pcap_cls c = rp_pcap_classify(b, (uint32_t)n);
 	bool ce = rp_cls_ce(b, n);
 	bool ok = (!definite(full) || fast == full) && (!definite(fast) || full == fast || full == RP_KIND_MALFORMED) &&
 		  capk_to_kind(c.kind) == fast && c.ce == ce;
@@ -123,7 +123,7 @@ static void test_vectors(void **state)
 		bool want_ce = e && atoi(e + 5) == 3;
 		assert_int_equal(rp_cls_ce(frame, len), want_ce);
 		nce += want_ce;
-		struct cls c = classify(frame, (uint32_t)len);
+		struct rp_pcap_cls c = rp_pcap_classify(frame, (uint32_t)len);
 		/* A NAK to the capture: opcode 0x11 with AETH syndrome bits 7..5 = 011
 		 * (0x60 sequence error, 0x62 remote access; 0x2e is an RNR NAK, 001). */
 		const char *syn = strstr(bar2, "aeth_syndrome=");
@@ -184,7 +184,7 @@ static void test_tags(void **state)
 	n = roce_v4(b, 2, qinq);
 	assert_int_equal(agree("QinQ", b, n), RP_KIND_OTHER);
 	assert_int_equal(rp_frame_parse(b, n, n, &f), RP_KIND_OTHER);
-	assert_int_equal(classify(b, (uint32_t)n).kind, RP_CAPK_OTHER);
+	assert_int_equal(rp_pcap_classify(b, (uint32_t)n).kind, RP_CAPK_OTHER);
 	assert_false(rp_cls_ce(b, n));
 	agree_every_cut("QinQ", b, n);
 	n = roce_v4(b, 2, dot1q2);
@@ -235,7 +235,7 @@ static void test_neigh(void **state)
 	(void)state;
 	uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, 1};
 	assert_true(rp_cls_is_arp(arp, sizeof(arp)));
-	assert_true(classify(arp, sizeof(arp)).neigh);
+	assert_true(rp_pcap_classify(arp, sizeof(arp)).neigh);
 	assert_int_equal(agree("ARP", arp, sizeof(arp)), RP_KIND_OTHER);
 	assert_false(rp_cls_is_arp(arp, 13));
 	agree_every_cut("ARP", arp, sizeof(arp));
@@ -243,18 +243,18 @@ static void test_neigh(void **state)
 	uint8_t nd[78] = {0x33, 0x33, 0xff, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 24, 58, 255};
 	nd[14 + 40] = 135;
 	assert_true(rp_cls_is_nd(nd, sizeof(nd)));
-	assert_true(classify(nd, sizeof(nd)).neigh);
+	assert_true(rp_pcap_classify(nd, sizeof(nd)).neigh);
 	assert_false(rp_cls_is_nd(nd, 14 + 40)); /* the type byte cut */
 	agree_every_cut("NS", nd, sizeof(nd));
 	nd[14 + 40] = 136;
 	assert_true(rp_cls_is_nd(nd, sizeof(nd)));
 	nd[14 + 40] = 128;
 	assert_false(rp_cls_is_nd(nd, sizeof(nd)));
-	assert_false(classify(nd, sizeof(nd)).neigh);
+	assert_false(rp_pcap_classify(nd, sizeof(nd)).neigh);
 	/* An IPv6 frame with traffic class ECN = 3: CE (byte 1 bits 5..4). */
 	nd[15] = 0x30;
 	assert_true(rp_cls_ce(nd, sizeof(nd)));
-	assert_true(classify(nd, sizeof(nd)).ce);
+	assert_true(rp_pcap_classify(nd, sizeof(nd)).ce);
 	agree_every_cut("IPv6 CE", nd, sizeof(nd));
 }
 

@@ -1,5 +1,5 @@
-/* What a capture file holds after a failed write. See capture_keep.h. */
-#include "capture_keep.h"
+/* What a capture file holds after a failed write. See keep.h. */
+#include "keep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,11 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture_files.h"
+#include "format.h"
 
-#define CAPLEN_OFF 8 /* in a record header: seconds, fraction, caplen, wire length */
-
-int rp_capture_keep_whole(const char *name, uint64_t *records, uint64_t *bytes)
+int rp_pcap_keep_whole(const char *name, uint64_t *records, uint64_t *bytes)
 {
 	*records = *bytes = 0;
 	int fd = open(name, O_RDWR | O_CLOEXEC);
@@ -31,7 +29,7 @@ int rp_capture_keep_whole(const char *name, uint64_t *records, uint64_t *bytes)
 	for (;;) {
 		uint32_t caplen;
 		if (size - off < RP_PCAP_REC_HDR ||
-		    pread(fd, &caplen, sizeof(caplen), (off_t)(off + CAPLEN_OFF)) != (ssize_t)sizeof(caplen) ||
+		    pread(fd, &caplen, sizeof(caplen), (off_t)(off + RP_PCAP_CAPLEN_OFF)) != (ssize_t)sizeof(caplen) ||
 		    size - off - RP_PCAP_REC_HDR < caplen)
 			break;
 		off += RP_PCAP_REC_HDR + caplen;

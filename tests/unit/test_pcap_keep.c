@@ -1,4 +1,4 @@
-/* What a capture file keeps after a failed write (lib/dp/capture_keep.h):
+/* What a capture file keeps after a failed write (lib/pcap/keep.h):
  * cut back to its last whole record, or removed when its file header is not
  * whole; worked by hand on files written here. Pure C: no EAL. */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dp/capture_keep.h"
+#include "pcap/keep.h"
 
 /* A pcap file header, then records of caplen 10, 20, 30 (16-byte headers):
  * 24 + 26 + 36 + 46 = 132 bytes; cut to len. */
@@ -57,7 +57,7 @@ static void keeps_whole_records(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_file(path, cases[i][0]);
 		uint64_t recs, bytes;
-		assert_int_equal(rp_capture_keep_whole(path, &recs, &bytes), 0);
+		assert_int_equal(rp_pcap_keep_whole(path, &recs, &bytes), 0);
 		assert_int_equal(recs, cases[i][1]);
 		assert_int_equal(bytes, cases[i][2]);
 		assert_int_equal(size_of(path), (off_t)cases[i][2]);
@@ -74,7 +74,7 @@ static void removes_a_headerless_file(void **state)
 	close(fd);
 	write_file(path, 23);
 	uint64_t recs = 9, bytes = 9;
-	assert_int_equal(rp_capture_keep_whole(path, &recs, &bytes), 0);
+	assert_int_equal(rp_pcap_keep_whole(path, &recs, &bytes), 0);
 	assert_int_equal(recs, 0);
 	assert_int_equal(bytes, 0);
 	assert_int_equal(size_of(path), -1);
@@ -84,7 +84,7 @@ static void leaves_devices_alone(void **state)
 {
 	(void)state;
 	uint64_t recs = 9, bytes = 9;
-	assert_int_equal(rp_capture_keep_whole("/dev/null", &recs, &bytes), -1);
+	assert_int_equal(rp_pcap_keep_whole("/dev/null", &recs, &bytes), -1);
 	assert_int_equal(recs, 0);
 	assert_int_equal(bytes, 0);
 	assert_int_equal(size_of("/dev/null"), 0);
