@@ -624,7 +624,7 @@ static int rank_facts(const struct run *r, const struct run_opts *o, struct rp_r
 {
 	*e = (struct rp_rank_env){.present = true, .rank = r->cl.rank};
 	if (!(e->node = rp_env_strdup(r->cl.ranks[r->cl.rank].node)) ||
-	    !(e->clock_source = rp_env_strdup(rp_cluster_clock_source())))
+	    !(e->clock_source = rp_env_strdup(r->cl.launched ? rp_cluster_clock_source() : ""))) /* cluster.ranks' */
 		return -1;
 	for (size_t h = 0; h < r->s.prof->nhosts; h++)
 		e->nhosts += r->mine[h];
@@ -639,7 +639,7 @@ static int rank_facts(const struct run *r, const struct run_opts *o, struct rp_r
 	size_t held = r->acct ? rp_acct_nflows(r->acct) : 0, received = 0;
 	for (size_t i = 0; i < held; i++)
 		received += r->mine[r->s.plan.flows[r->flow_of[i]].dst];
-	const struct rp_clock_offset *off = &r->offsets[r->cl.rank];
+	const struct rp_clock_offset none = {0}, *off = r->offsets ? &r->offsets[r->cl.rank] : &none;
 	e->clock_offset_ns = off->offset_ns;
 	e->clock_bound_ns = off->bound_ns;
 	e->start_skew_ns = r->skew_ns;
