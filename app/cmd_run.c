@@ -20,7 +20,9 @@
 #include "dp/capture.h"
 #include "dp/rx.h"
 #include "report/outdir.h"
+#include "report/env_json.h"
 #include "report/pairs.h"
+#include "report/rank_env.h"
 #include "traffic/expect.h"
 #include "report/pause_order.h"
 #include "report/result.h"
@@ -271,13 +273,18 @@ struct run {
 	/* The packet clock minus the corrected clock (corrected_ns - T0) right
 	 * after its start and after the run (DPDK ranks; 0 for verbs). */
 	int64_t pclock_gap[2];
-	int64_t *rank_pclock_err; /* rank 0: [size], each rank's larger gap (rank_env) */
+	int64_t *rank_pclock_err; /* rank 0: [size], each rank's larger gap (its facts') */
 	bool failed;         /* a rank's set-up failed: every rank stops */
 	bool stopped;        /* a rank was stopped during set-up: every rank stops, no result */
 	bool lost;           /* a rank died mid-run: the result is incomplete */
 	bool interrupted;    /* SIGINT/SIGTERM (not the stop a dead rank causes) */
 	volatile bool tx_done, others_done, gen_over;
-	char **rank_env;     /* rank 0: each rank's environment JSON text */
+	/* This rank's facts (lib/report/rank_env.h), and on rank 0 every rank's
+	 * (envs, nenvs of them: &own alone in one process; NULL on other ranks):
+	 * result.json's environment, capture, cluster.ranks, verbs, findings. */
+	struct rp_rank_env own;
+	struct rp_rank_env *envs;
+	size_t nenvs;
 	/* engine: verbs hosts: the plan's verbs flows (nrecs QP records) and this
 	 * rank's ends of them (NULL without rdma-core). */
 	size_t nrecs;
@@ -522,80 +529,136 @@ static void snapshot_xstats(struct run *r)
 }
 
 /* The PMD's own pause counters, as changes over the run. */
-static json_t *xstats_json(const struct run *r, unsigned i)
+static int xstats_facts(const struct run *r, unsigned i, struct rp_env_port *p)
 {
 	struct rp_dp_xstat now[RUN_XSTATS];
 	unsigned n = rp_dp_port_pause_xstats(r->s.tx[i].port, now, RUN_XSTATS);
-	json_t *o = json_object();
+	if (n && !(p->xstats = calloc(n, sizeof(*p->xstats))))
+		return -1;
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t before = 0;
 		for (unsigned b = 0; b < r->nxstats[i]; b++)
 			if (!strcmp(r->xstats[i][b].name, now[k].name))
 				before = r->xstats[i][b].value;
-		json_object_set_new(o, now[k].name, json_integer((json_int_t)(now[k].value - before)));
+		p->xstats[k] = (struct rp_env_count){rp_env_strdup(now[k].name), now[k].value - before};
+		p->nxstats = k + 1;
+		if (!p->xstats[k].name)
+			return -1;
 	}
-	return o;
+	return 0;
 }
 
-static json_t *ports_env_json(const struct run *r)
+/* This process's ports: environment.ports[]. */
+static int ports_facts(const struct run *r, struct rp_rank_env *e)
 {
-	json_t *ports = json_array();
+	if (r->s.nports && !(e->ports = calloc(r->s.nports, sizeof(*e->ports))))
+		return -1;
 	for (unsigned i = 0; i < r->s.nports; i++) {
 		const struct rp_dp_txport *tp = &r->s.tx[i];
 		const struct rp_dp_rxport *rp = &r->rx[0].ports[tp->index];
+		struct rp_env_port *p = &e->ports[e->nports++];
 		struct rp_session_port_totals t;
 		rp_session_port_totals(&r->s, i, &t);
 		uint64_t replies = 0;
 		for (unsigned k = 0; k < r->s.nq; k++)
 			replies += r->rx[k].ports[tp->index].replies_sent;
-		json_t *po = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "node",
-					 rp_session_host(&r->s, tp), "devargs", tp->port->name, "driver", tp->port->driver,
-					 "link_bps", (json_int_t)r->s.prof->hosts[tp->index].speed_bps, "pmd_link_bps",
-					 (json_int_t)tp->port->link_bps, "tx_packets", (json_int_t)t.tx_packets,
-					 "tx_bytes", (json_int_t)t.tx_bytes, "tx_unsent", (json_int_t)t.tx_unsent,
-					 "impair_dropped", (json_int_t)rp->impair.dropped, "impair_marked",
-					 (json_int_t)rp->impair.marked, "replies_sent", (json_int_t)replies,
-					 "pause_xstats", xstats_json(r, i), "neigh", rp_session_neigh_json(tp));
-		rp_txpath_port_json(&r->txpath[i], &r->s, i, replies, po);
-		json_array_append_new(ports, po);
+		p->node = rp_env_strdup(rp_session_host(&r->s, tp));
+		p->devargs = rp_env_strdup(tp->port->name);
+		p->driver = rp_env_strdup(tp->port->driver);
+		p->link_bps = r->s.prof->hosts[tp->index].speed_bps;
+		p->pmd_link_bps = tp->port->link_bps;
+		p->tx_bytes = t.tx_bytes;
+		p->impair_dropped = rp->impair.dropped;
+		p->impair_marked = rp->impair.marked;
+		p->replies_sent = replies;
+		rp_txpath_port_facts(&r->txpath[i], &r->s, i, replies, p); /* tx_packets, tx_unsent and the path's */
+		if (!p->node || !p->devargs || !p->driver || xstats_facts(r, i, p) ||
+		    rp_session_neigh_facts(tp, &p->neigh))
+			return -1;
 	}
-	return ports;
+	return 0;
 }
 
-static json_t *capture_json(const struct run *r, const struct run_opts *o);
-static json_t *lcores_json(const struct run *r);
-
-/* This rank's part of result.json's environment and capture, and where it
- * ran: shipped to rank 0 as text. */
-static char *rank_env_text(const struct run *r, const struct run_opts *o)
+/* This process's capture files (capture[]). */
+static int capture_facts(const struct run *r, const struct run_opts *o, struct rp_rank_env *e)
 {
-	json_t *hosts = json_array();
+	if (!o->capture || !r->s.nports)
+		return 0;
+	if (!(e->captures = calloc(r->s.nports, sizeof(*e->captures))))
+		return -1;
+	for (unsigned i = 0; i < r->s.nports; i++) {
+		const struct rp_capture_stats *c = &r->cap_stats[i];
+		struct rp_env_capture *f = &e->captures[e->ncaptures++];
+		char name[128];
+		snprintf(name, sizeof(name), "capture-%s.pcap", rp_session_host(&r->s, &r->s.tx[i]));
+		*f = (struct rp_env_capture){rp_env_strdup(rp_session_host(&r->s, &r->s.tx[i])), rp_env_strdup(name),
+					     c->offered, c->written, c->dropped, c->sampled_out, c->files};
+		if (!f->node || !f->path)
+			return -1;
+	}
+	return 0;
+}
+
+/* This process's polling lcores: each one's packets (received + sent over
+ * its queues) and its passes over them, and those that found work (their
+ * share near 1: that core is the bottleneck). */
+static int lcores_facts(const struct run *r, struct rp_rank_env *e)
+{
+	const struct rp_dp_gen *g = &r->s.g;
+	unsigned n = r->verbs_here ? 0 : g->n_lcores < RP_DP_MAX_LCORES ? g->n_lcores : RP_DP_MAX_LCORES;
+	if (n && !(e->lcores = calloc(n, sizeof(*e->lcores))))
+		return -1;
+	for (unsigned k = 0; k < n; k++) {
+		const struct rp_dp_lcore_stats *ls = &g->lcore[k];
+		struct rp_env_lcore *l = &e->lcores[e->nlcores++];
+		*l = (struct rp_env_lcore){.lcore = k, .lcore_id = ls->lcore_id, .socket = ls->socket,
+					   .polls = ls->passes, .busy_polls = ls->busy};
+		for (unsigned i = 0; i < rp_session_nqueues(&r->s); i++)
+			if (r->s.tx[i].lcore == k) {
+				l->rx_packets += r->s.tx[i].rx_frames;
+				l->tx_packets += r->s.tx[i].tx_packets;
+			}
+	}
+	return 0;
+}
+
+/* This rank's facts: its part of result.json's environment, capture and
+ * verbs, and where it ran (rank 0 builds them into result.json; under a
+ * launcher every rank ships its own, packed). 0, or -1 out of memory. */
+static int rank_facts(const struct run *r, const struct run_opts *o, struct rp_rank_env *e)
+{
+	*e = (struct rp_rank_env){.present = true, .rank = r->cl.rank};
+	if (!(e->node = rp_env_strdup(r->cl.ranks[r->cl.rank].node)) ||
+	    !(e->clock_source = rp_env_strdup(r->cl.launched ? rp_cluster_clock_source() : ""))) /* cluster.ranks' */
+		return -1;
 	for (size_t h = 0; h < r->s.prof->nhosts; h++)
-		if (r->mine[h])
-			json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
+		e->nhosts += r->mine[h];
+	if (e->nhosts && !(e->hosts = calloc(e->nhosts, sizeof(*e->hosts))))
+		return -1;
+	e->nhosts = 0;
+	for (size_t h = 0; h < r->s.prof->nhosts; h++)
+		if (r->mine[h] && !(e->hosts[e->nhosts++] = rp_env_strdup(r->s.prof->hosts[h].name)))
+			return -1;
 	/* What this rank's accountant held: the flows its hosts receive (accounted
 	 * here) and all it held (those and the ones its hosts only send). */
 	size_t held = r->acct ? rp_acct_nflows(r->acct) : 0, received = 0;
 	for (size_t i = 0; i < held; i++)
 		received += r->mine[r->s.plan.flows[r->flow_of[i]].dst];
-	const struct rp_clock_offset *off = &r->offsets[r->cl.rank];
-	json_t *o_ = json_pack("{s:i, s:s, s:o, s:I, s:I, s:I, s:s, s:o, s:o}", "rank", r->cl.rank, "node",
-			       r->cl.ranks[r->cl.rank].node, "hosts", hosts, "clock_offset_ns", (json_int_t)off->offset_ns,
-			       "clock_bound_ns", (json_int_t)off->bound_ns, "start_skew_ns", (json_int_t)r->skew_ns,
-			       "clock_source", rp_cluster_clock_source(), "ports", ports_env_json(r), "capture",
-			       capture_json(r, o));
-	json_object_set_new(o_, "lcores", lcores_json(r));
-	json_object_set_new(o_, "packet_clock_gap_ns", json_pack("[I, I]", (json_int_t)r->pclock_gap[0],
-								 (json_int_t)r->pclock_gap[1]));
-	json_object_set_new(o_, "flows_accounted", json_integer((json_int_t)received));
-	json_object_set_new(o_, "flows_held", json_integer((json_int_t)held));
+	const struct rp_clock_offset none = {0}, *off = r->offsets ? &r->offsets[r->cl.rank] : &none;
+	e->clock_offset_ns = off->offset_ns;
+	e->clock_bound_ns = off->bound_ns;
+	e->start_skew_ns = r->skew_ns;
+	e->pclock_gap[0] = r->pclock_gap[0];
+	e->pclock_gap[1] = r->pclock_gap[1];
+	e->flows_accounted = received;
+	e->flows_held = held;
+	if (ports_facts(r, e) || capture_facts(r, o, e) || lcores_facts(r, e))
+		return -1;
 #ifdef RP_HAVE_VERBS
-	if (r->ve)
-		json_object_set_new(o_, "verbs", rp_vengine_json(r->ve));
+	if (r->ve && !(e->verbs = rp_vengine_facts(r->ve)))
+		return -1;
 #endif
-	char *text = json_dumps(o_, JSON_COMPACT);
-	json_decref(o_);
-	return text;
+	return 0;
 }
 
 /* result.json's "verbs" (docs/results.md): every verbs host with its rank,
@@ -603,60 +666,13 @@ static char *rank_env_text(const struct run *r, const struct run_opts *o)
  * sender's half and its receiver's half (from two ranks) joined. */
 static json_t *verbs_json(const struct run *r)
 {
-	json_t *hosts = json_array(), *qps = json_array();
-	int n = r->rank_env ? r->cl.size : 0;
-#ifdef RP_HAVE_VERBS
-	json_t *mine = NULL;
-	if (!r->rank_env && r->ve) { /* one process: its own */
-		mine = rp_vengine_json(r->ve);
-		n = 1;
-	}
-#endif
-	for (int k = 0; k < n; k++) {
-		json_t *e = r->rank_env ? json_loads(r->rank_env[k], 0, NULL) : NULL, *v;
-#ifdef RP_HAVE_VERBS
-		v = e ? json_object_get(e, "verbs") : mine;
-#else
-		v = json_object_get(e, "verbs");
-#endif
-		size_t i;
-		json_t *x;
-		json_array_foreach(json_object_get(v, "hosts"), i, x) {
-			json_object_set_new(x, "rank", json_integer(r->rank_env ? k : 0));
-			json_array_append(hosts, x);
-		}
-		json_array_foreach(json_object_get(v, "qps"), i, x) {
-			size_t j;
-			json_t *y, *same = NULL;
-			json_array_foreach(qps, j, y)
-				if (json_equal(json_object_get(y, "flow"), json_object_get(x, "flow")) &&
-				    json_equal(json_object_get(y, "qp"), json_object_get(x, "qp")))
-					same = y;
-			if (same)
-				json_object_update(same, x);
-			else
-				json_array_append(qps, x);
-		}
-		json_decref(e);
-	}
-#ifdef RP_HAVE_VERBS
-	json_decref(mine);
-#endif
-	return json_pack("{s:o, s:o}", "hosts", hosts, "qps", qps);
+	return rp_env_verbs_json(r->envs, r->nenvs);
 }
 
-/* Every rank's ports (rank 0: the gathered texts; else this process's). */
+/* Every rank's ports. */
 static json_t *all_ports_env(const struct run *r)
 {
-	if (!r->rank_env)
-		return ports_env_json(r);
-	json_t *all = json_array();
-	for (int k = 0; k < r->cl.size; k++) {
-		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
-		json_array_extend(all, json_object_get(e, "ports"));
-		json_decref(e);
-	}
-	return all;
+	return rp_env_ports_json(r->envs, r->nenvs);
 }
 
 /* How far rank k's packet clock can be from rank 0's time during the run:
@@ -689,20 +705,18 @@ static json_t *cluster_json(const struct run *r)
 {
 	json_t *ranks = json_array();
 	int64_t worst = 0;
-	for (int k = 0; r->rank_env && k < r->cl.size; k++) {
-		json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
-		if (!e || rp_cluster_rank_lost(&r->cl, k)) { /* died mid-run: what rank 0 knows of it */
+	for (int k = 0; r->envs && k < r->cl.size && (size_t)k < r->nenvs; k++) {
+		json_t *e;
+		if (!r->envs[k].present || rp_cluster_rank_lost(&r->cl, k)) { /* died mid-run: what rank 0 knows of it */
 			json_t *hosts = json_array();
 			for (size_t h = 0; h < r->s.prof->nhosts; h++)
 				if (r->host_rank[h] == k)
 					json_array_append_new(hosts, json_string(r->s.prof->hosts[h].name));
-			json_decref(e);
 			e = json_pack("{s:i, s:s, s:o, s:b}", "rank", k, "node", r->cl.ranks[k].node, "hosts", hosts, "lost",
 				      1);
+		} else {
+			e = rp_env_rank_json(&r->envs[k]);
 		}
-		json_object_del(e, "ports");
-		json_object_del(e, "capture");
-		json_object_del(e, "verbs"); /* result.json's "verbs" has it */
 		if (r->clocks_after) {
 			const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
 			json_object_set_new(e, "clock_offset_after_ns", json_integer(a->offset_ns));
@@ -725,30 +739,6 @@ static json_t *cluster_json(const struct run *r)
 	return c;
 }
 
-/* This process's polling lcores: each one's packets (received + sent over
- * its queues) and the share of its passes over them that found work (near
- * 1: that core is the bottleneck). */
-static json_t *lcores_json(const struct run *r)
-{
-	json_t *a = json_array();
-	const struct rp_dp_gen *g = &r->s.g;
-	for (unsigned k = 0; !r->verbs_here && k < g->n_lcores && k < RP_DP_MAX_LCORES; k++) {
-		const struct rp_dp_lcore_stats *ls = &g->lcore[k];
-		uint64_t rx = 0, tx = 0;
-		for (unsigned i = 0; i < rp_session_nqueues(&r->s); i++)
-			if (r->s.tx[i].lcore == k) {
-				rx += r->s.tx[i].rx_frames;
-				tx += r->s.tx[i].tx_packets;
-			}
-		json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f}", "lcore", (int)k, "lcore_id",
-						   (int)ls->lcore_id, "socket", ls->socket, "rx_packets", (json_int_t)rx,
-						   "tx_packets", (json_int_t)tx, "polls", (json_int_t)ls->passes,
-						   "busy_polls", (json_int_t)ls->busy,
-						   "busy_share", ls->passes ? (double)ls->busy / (double)ls->passes : 0.0));
-	}
-	return a;
-}
-
 static json_t *environment_json(const struct run *r)
 {
 	json_t *ports = all_ports_env(r);
@@ -757,34 +747,13 @@ static json_t *environment_json(const struct run *r)
 	char started[32];
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname",
-			 host, "started", started, "ports", ports, "lcores", lcores_json(r));
+			 host, "started", started, "ports", ports, "lcores", rp_env_lcores_json(&r->own));
 }
 
+/* Every rank's captures, each on its own machine; null without --capture. */
 static json_t *capture_json(const struct run *r, const struct run_opts *o)
 {
-	if (!o->capture)
-		return json_null();
-	if (r->rank_env) { /* every rank's captures, each on its own machine */
-		json_t *all = json_array();
-		for (int k = 0; k < r->cl.size; k++) {
-			json_t *e = r->rank_env[k] ? json_loads(r->rank_env[k], 0, NULL) : NULL;
-			json_array_extend(all, json_object_get(e, "capture"));
-			json_decref(e);
-		}
-		return all;
-	}
-	json_t *files = json_array();
-	for (unsigned i = 0; i < r->s.nports; i++) {
-		const struct rp_capture_stats *c = &r->cap_stats[i];
-		char name[128];
-		snprintf(name, sizeof(name), "capture-%s.pcap", rp_session_host(&r->s, &r->s.tx[i]));
-		json_array_append_new(files, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "node",
-						       rp_session_host(&r->s, &r->s.tx[i]), "path", name, "offered",
-						       (json_int_t)c->offered, "written", (json_int_t)c->written,
-						       "dropped", (json_int_t)c->dropped, "sampled_out",
-						       (json_int_t)c->sampled_out, "files", (json_int_t)c->files));
-	}
-	return files;
+	return o->capture ? rp_env_captures_json(r->envs, r->nenvs) : json_null();
 }
 
 /* result.json's "hosts": every host's addresses as the run used them, the
@@ -1048,9 +1017,7 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	json_object_set_new(root, "pairs", pj);
 	json_object_set_new(root, "hosts", hosts_json(r));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
-	json_t *pe = all_ports_env(r);
-	json_object_set_new(root, "findings", rp_txpath_findings(pe));
-	json_decref(pe);
+	json_object_set_new(root, "findings", rp_env_findings_json(r->envs, r->nenvs));
 	if (r->nrecs) {
 		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
 		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
@@ -1194,12 +1161,13 @@ static void summary_aggression(FILE *f, const struct run *r)
 /* What left the ports, where the counts disagree (txpath.h): every rank's. */
 static void summary_findings(FILE *f, const struct run *r)
 {
-	json_t *pe = all_ports_env(r), *all = rp_txpath_findings(pe), *x;
-	size_t i;
-	json_array_foreach(all, i, x)
-		fprintf(f, "%sFINDING: %s\n", i ? "" : "\n", json_string_value(x));
-	json_decref(all);
-	json_decref(pe);
+	bool first = true;
+	for (size_t k = 0; k < r->nenvs; k++)
+		for (uint32_t i = 0; r->envs[k].present && i < r->envs[k].nports; i++)
+			for (uint32_t j = 0; j < r->envs[k].ports[i].nfindings; j++) {
+				fprintf(f, "%sFINDING: %s\n", first ? "\n" : "", r->envs[k].ports[i].findings[j]);
+				first = false;
+			}
 }
 
 static void summary(FILE *f, const struct run *r)
@@ -1348,7 +1316,10 @@ static void cleanup(struct run *r)
 	rp_vengine_destroy(r->ve);
 	r->ve = NULL;
 #endif
-	rp_cluster_texts_free(&r->cl, r->rank_env);
+	if (r->envs != &r->own)
+		rp_cluster_rank_envs_free(&r->cl, r->envs);
+	r->envs = NULL;
+	rp_rank_env_free(&r->own);
 	free(r->unsent_by_flow);
 	r->unsent_by_flow = NULL;
 	free(r->rank_pclock_err);
@@ -1488,18 +1459,15 @@ static void *wait_for_senders(void *arg)
 	return NULL;
 }
 
-/* A rank's packet_clock_gap_ns (rank_env_text), the larger in size; 0 when
- * it has none (verbs ranks, a lost rank). */
-static int64_t packet_clock_err(const char *env)
+/* A rank's packet_clock_gap_ns, the larger in size; 0 when it has none
+ * (verbs ranks, a lost rank). */
+static int64_t packet_clock_err(const struct rp_rank_env *e)
 {
-	json_t *e = env ? json_loads(env, 0, NULL) : NULL, *g = json_object_get(e, "packet_clock_gap_ns");
 	int64_t worst = 0;
-	for (size_t i = 0; i < json_array_size(g); i++) {
-		int64_t v = json_integer_value(json_array_get(g, i));
-		v = v < 0 ? -v : v;
+	for (unsigned i = 0; e->present && i < 2; i++) {
+		int64_t v = e->pclock_gap[i] < 0 ? -e->pclock_gap[i] : e->pclock_gap[i];
 		worst = v > worst ? v : worst;
 	}
-	json_decref(e);
 	return worst;
 }
 
@@ -1507,12 +1475,13 @@ static int64_t packet_clock_err(const char *env)
  * results only (docs/cluster.md, "Scale": ~0.95 KB a flow at 1024 hosts). */
 static int merge_ranks(struct run *r, const struct run_opts *o)
 {
-	char err[512], *env = rank_env_text(r, o);
-	int rc = rp_cluster_gather_texts(&r->cl, env ? env : "{}", &r->rank_env);
-	free(env);
-	if (r->rank_env && (r->rank_pclock_err = calloc((size_t)r->cl.size, sizeof(int64_t))))
+	char err[512], eerr[512] = "";
+	(void)o; /* the facts are this rank's (rank_facts) */
+	int rc = rp_cluster_rank_envs(&r->cl, &r->own, &r->envs, eerr, sizeof(eerr));
+	r->nenvs = r->envs ? (size_t)r->cl.size : 0;
+	if (r->envs && (r->rank_pclock_err = calloc((size_t)r->cl.size, sizeof(int64_t))))
 		for (int k = 0; k < r->cl.size; k++)
-			r->rank_pclock_err[k] = packet_clock_err(r->rank_env[k]);
+			r->rank_pclock_err[k] = packet_clock_err(&r->envs[k]);
 	size_t n = rp_acct_nflows(r->acct);
 	bool *own_flow = calloc(n ? n : 1, sizeof(*own_flow));
 	/* A flow whose receiver's rank died is its sender's rank's to ship: its
@@ -1537,8 +1506,10 @@ static int merge_ranks(struct run *r, const struct run_opts *o)
 	mc.results_only = true; /* rows and sparse histograms, the ports' non-zero cells: bounded (acct.h) */
 	struct rp_acct *merged = r->cl.rank == 0 ? rp_acct_create(&mc, err, sizeof(err)) : NULL;
 	const bool *own_port = r->all_ports ? NULL : r->mine; /* a share's ports are all its own */
-	if (rp_cluster_acct_merge(&r->cl, r->acct, own_flow, own_port, merged, err, sizeof(err)) != 0 || rc != 0)
+	if (rp_cluster_acct_merge(&r->cl, r->acct, own_flow, own_port, merged, err, sizeof(err)) != 0)
 		rc = r->cl.rank == 0 ? rp_cli_error("run", "%s", err) : RP_EXIT_USAGE;
+	else if (rc != 0) /* a rank's facts missing or bad */
+		rc = r->cl.rank == 0 ? rp_cli_error("run", "%s", eerr) : RP_EXIT_USAGE;
 	free(own_flow);
 	if (r->cl.rank == 0) {
 		rp_acct_destroy(r->acct);
@@ -1883,15 +1854,24 @@ int rp_cmd_run(int argc, char **argv)
 	int lrc = merge_lcores(&r) != 0 ? RP_EXIT_USAGE : 0; /* kept: the ranks' merge is collective */
 	finish_accounting(&r);
 	close_captures(&r);
-	if (r.cl.launched)
+	/* This rank's facts, while its ports are still open (their PMD counters);
+	 * out of memory, a rank ships none and rank 0 says which. */
+	bool facts = rank_facts(&r, &o, &r.own) == 0;
+	if (!facts)
+		rp_rank_env_free(&r.own);
+	if (r.cl.launched) {
 		rc = merge_ranks(&r, &o);
+	} else {
+		r.envs = &r.own;
+		r.nenvs = 1;
+		if (!facts)
+			rc = rp_cli_error("run", "out of memory for the run's environment");
+	}
 	if (lrc)
 		rc = lrc;
 	r.interrupted = rp_cli_stop && !r.lost; /* a dead rank's stop is no interruption */
 	if (rc == 0 && r.cl.rank == 0) {
-		json_t *pe = all_ports_env(&r);
-		r.unsent_by_flow = rp_txpath_unsent_by_flow(pe, r.s.plan.nflows);
-		json_decref(pe);
+		r.unsent_by_flow = rp_rank_env_unsent_by_flow(r.envs, r.nenvs, r.s.plan.nflows);
 	}
 	if (rc == 0 && r.cl.rank == 0)
 		rc = write_result(&r, &o);

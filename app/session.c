@@ -11,6 +11,7 @@
 #include "dp/capture.h"
 #include "dp/neigh.h"
 #include "dp/netdev.h"
+#include "report/env_json.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -690,34 +691,42 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 	s->last_ns = now_ns;
 }
 
-static json_t *next_hops_json(const struct rp_dp_txport *tp)
+int rp_session_neigh_facts(const struct rp_dp_txport *tp, struct rp_env_neigh *o)
 {
-	json_t *a = json_array();
+	const struct rp_dp_neigh_stats *n = &tp->neigh;
+	const uint64_t c[RP_ENV_NEIGH_U64] = {n->arp_requests_rx, n->arp_replies_tx, n->arp_replies_rx,
+					      n->arp_requests_tx, n->nd_solicits_rx, n->nd_adverts_tx,
+					      n->nd_adverts_rx,   n->nd_solicits_tx, n->unsent,
+					      n->refresh_tx,      n->mac_changes,    tp->refresh.interval_ns};
+	*o = (struct rp_env_neigh){0};
+	memcpy(o->c, c, sizeof(c));
+	if (tp->refresh.n && !(o->hops = calloc(tp->refresh.n, sizeof(*o->hops))))
+		return -1;
 	for (unsigned k = 0; k < tp->refresh.n; k++) {
 		const struct rp_dp_neigh_hop *h = &tp->refresh.hop[k];
+		struct rp_env_hop *e = &o->hops[o->nhops++];
 		char ip[46], mac[18], first[18];
 		addr_text(h->l3, h->ip4, h->ip6, ip);
 		rp_mac_format(h->mac, mac);
 		rp_mac_format(h->first_mac, first);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "address", ip, "mac", mac,
-						   "resolved_mac", first, "mac_changes", (json_int_t)h->changes,
-						   "last_change_ns", (json_int_t)h->changed_ns, "answers",
-						   (json_int_t)h->answers));
+		e->address = strdup(ip);
+		e->mac = strdup(mac);
+		e->resolved_mac = strdup(first);
+		e->mac_changes = h->changes;
+		e->last_change_ns = h->changed_ns;
+		e->answers = h->answers;
+		if (!e->address || !e->mac || !e->resolved_mac)
+			return -1;
 	}
-	return a;
+	return 0;
 }
 
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp)
 {
-	const struct rp_dp_neigh_stats *n = &tp->neigh;
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "arp_requests_rx",
-			 (json_int_t)n->arp_requests_rx, "arp_replies_tx", (json_int_t)n->arp_replies_tx, "arp_replies_rx",
-			 (json_int_t)n->arp_replies_rx, "arp_requests_tx", (json_int_t)n->arp_requests_tx, "nd_solicits_rx",
-			 (json_int_t)n->nd_solicits_rx, "nd_adverts_tx", (json_int_t)n->nd_adverts_tx, "nd_adverts_rx",
-			 (json_int_t)n->nd_adverts_rx, "nd_solicits_tx", (json_int_t)n->nd_solicits_tx, "unsent",
-			 (json_int_t)n->unsent, "refresh_tx", (json_int_t)n->refresh_tx, "mac_changes",
-			 (json_int_t)n->mac_changes, "refresh_ns", (json_int_t)tp->refresh.interval_ns, "next_hops",
-			 next_hops_json(tp));
+	struct rp_env_neigh n;
+	json_t *o = rp_session_neigh_facts(tp, &n) == 0 ? rp_env_neigh_json(&n) : NULL;
+	rp_env_neigh_free(&n);
+	return o;
 }
 
 void rp_session_print_next_hops(const struct rp_session *s, FILE *f)

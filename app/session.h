@@ -11,6 +11,7 @@
 
 #include "dp/gen.h"
 #include "profile/profile.h"
+#include "report/rank_env.h"
 #include "traffic/plan.h"
 
 struct rp_session {
@@ -121,8 +122,11 @@ double rp_flow_planned_gbps(const struct rp_flow *f, const struct rp_source_flow
 unsigned rp_session_warn_rates(const struct rp_session *s, FILE *f, const char *before);
 const char *rp_session_host(const struct rp_session *s, const struct rp_dp_txport *tp);
 
-/* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md). */
+/* A port's ARP/ND counts (result.json ports[].neigh, docs/results.md), as
+ * facts (0, or -1 out of memory: free n with rp_env_neigh_free either way)
+ * and as their JSON. */
 typedef struct json_t json_t;
+int rp_session_neigh_facts(const struct rp_dp_txport *tp, struct rp_env_neigh *n);
 json_t *rp_session_neigh_json(const struct rp_dp_txport *tp);
 /* One line per next hop resolved on the ports (ARP/ND) and kept fresh: its
  * MAC, and whether it moved during the run (the summary's). */

@@ -73,22 +73,43 @@ uint64_t rp_txpath_flow_unsent(const struct rp_txpath *t, const struct rp_sessio
 	return n;
 }
 
-static void add_finding(json_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_finding(json_t *a, const char *fmt, ...)
+/* One more line in the port's findings; an out-of-memory one is left out. */
+static void add_finding(struct rp_env_port *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_finding(struct rp_env_port *p, const char *fmt, ...)
 {
 	char buf[FINDING_LEN];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	json_array_append_new(a, json_string(buf));
+	char **more = realloc(p->findings, (p->nfindings + 1) * sizeof(*more));
+	if (!more)
+		return;
+	p->findings = more;
+	if ((more[p->nfindings] = strdup(buf)) != NULL)
+		p->nfindings++;
+}
+
+/* flows_unsent: a flow seen again (another queue) has its count replaced. */
+static void add_unsent(struct rp_env_port *p, uint32_t flow, uint64_t frames)
+{
+	for (uint32_t k = 0; k < p->nunsent; k++)
+		if (p->unsent[k].flow == flow) {
+			p->unsent[k].frames = frames;
+			return;
+		}
+	struct rp_env_unsent *more = realloc(p->unsent, (p->nunsent + 1) * sizeof(*more));
+	if (!more)
+		return;
+	p->unsent = more;
+	more[p->nunsent++] = (struct rp_env_unsent){flow, frames};
 }
 
 /* The path-MTU finding: the port's flows whose packets a path of pmtu IP
  * bytes does not take, their largest frame, and the largest RoCE MTU that
  * fits all of them. */
 static void too_big_finding(const struct rp_session *s, unsigned i, const char *node, uint64_t frames, uint32_t pmtu,
-			    json_t *findings)
+			    struct rp_env_port *findings)
 {
 	unsigned host = s->tx[i].index, fit = 4096;
 	uint32_t biggest = 0;
@@ -129,12 +150,12 @@ static uint32_t port_max_frame(const struct rp_session *s, unsigned i)
 	return most;
 }
 
-void rp_txpath_port_json(const struct rp_txpath *t, const struct rp_session *s, unsigned i, uint64_t replies,
-			 json_t *o)
+void rp_txpath_port_facts(const struct rp_txpath *t, const struct rp_session *s, unsigned i, uint64_t replies,
+			  struct rp_env_port *p)
 {
 	const char *node = s->prof->hosts[s->tx[i].index].name;
 	const char *driver = s->tx[i].port->driver;
-	json_t *findings = json_array(), *unsent = json_object();
+	struct rp_env_port *findings = p;
 	uint64_t oerr = rp_txpath_oerrors(t), data = 0, neigh = 0, refused = 0, too_big = 0;
 	uint32_t pmtu = 0;
 	for (unsigned q = 0; q < nqueues(s); q++) {
@@ -150,30 +171,30 @@ void rp_txpath_port_json(const struct rp_txpath *t, const struct rp_session *s, 
 			uint64_t u = rp_txpath_flow_unsent(t, s, q * s->nports + i, k);
 			struct rp_source_flow_stats st;
 			rp_source_flow_stats(tp->src, k, &st);
-			char id[16];
-			snprintf(id, sizeof(id), "%" PRIu32, st.flow_id);
 			if (u)
-				json_object_set_new(unsent, id, json_integer((json_int_t)u));
+				add_unsent(p, st.flow_id, u);
 		}
 	}
 	/* The PMD took them and counted them as errors: not sent. */
 	data = data > oerr ? data - oerr : 0;
-	json_object_set_new(o, "tx_packets", json_integer((json_int_t)data));
-	json_object_set_new(o, "tx_unsent", json_integer((json_int_t)(refused + oerr)));
-	json_object_set_new(o, "pmd_oerrors", json_integer((json_int_t)oerr));
+	p->tx_packets = data;
+	p->tx_unsent = refused + oerr;
+	p->pmd_oerrors = oerr;
 	if (oerr)
 		add_finding(findings, "port %s: %s counted %" PRIu64 " of the frames it took as errors (oerrors): never "
 			    "sent, in tx_unsent; %s", node, driver, oerr,
 			    port_flows(s, i) == 1 ? "its one flow's tx_packets leaves them out"
 						  : "the PMD does not say whose: its flows count them sent (and lost)");
+	p->has_netdev = t->netdev_read;
 	if (t->netdev_read) {
 		uint64_t sent = t->after.tx_packets - t->before.tx_packets;
 		uint64_t dropped = t->after.tx_dropped - t->before.tx_dropped;
 		uint64_t errors = t->after.tx_errors - t->before.tx_errors;
 		uint64_t ours = data + replies + neigh;
-		json_object_set_new(o, "netdev", json_pack("{s:s, s:I, s:I, s:I}", "name", t->netdev, "tx_packets",
-							   (json_int_t)sent, "tx_dropped", (json_int_t)dropped,
-							   "tx_errors", (json_int_t)errors));
+		p->netdev = strdup(t->netdev);
+		p->netdev_tx_packets = sent;
+		p->netdev_tx_dropped = dropped;
+		p->netdev_tx_errors = errors;
 		/* The kernel may send frames of its own there (IPv6 MLD, ...): more is no
 		 * finding; fewer, or any it dropped or failed, is. */
 		if (sent < ours || dropped || errors) {
@@ -187,37 +208,9 @@ void rp_txpath_port_json(const struct rp_txpath *t, const struct rp_session *s, 
 				    " and failed %" PRIu64 ": %" PRIu64 " never left%s", node, ours, driver, data, replies,
 				    neigh, t->netdev, sent, dropped, errors, sent < ours ? ours - sent : 0, hint);
 		}
-	} else {
-		json_object_set_new(o, "netdev", json_null());
 	}
-	json_object_set_new(o, "icmp_too_big", json_pack("{s:I, s:I}", "frames", (json_int_t)too_big, "mtu",
-							 (json_int_t)pmtu));
+	p->too_big_frames = too_big;
+	p->too_big_mtu = pmtu;
 	if (too_big)
 		too_big_finding(s, i, node, too_big, pmtu, findings);
-	json_object_set_new(o, "flows_unsent", unsent);
-	json_object_set_new(o, "findings", findings);
-}
-
-json_t *rp_txpath_findings(const json_t *ports_env)
-{
-	json_t *all = json_array(), *p;
-	size_t i;
-	json_array_foreach(ports_env, i, p)
-		json_array_extend(all, json_object_get(p, "findings"));
-	return all;
-}
-
-uint64_t *rp_txpath_unsent_by_flow(const json_t *ports_env, size_t nflows)
-{
-	uint64_t *by = calloc(nflows ? nflows : 1, sizeof(*by));
-	json_t *p, *v;
-	size_t i;
-	const char *k;
-	json_array_foreach(ports_env, i, p)
-		json_object_foreach(json_object_get(p, "flows_unsent"), k, v) {
-			unsigned long id = strtoul(k, NULL, 10);
-			if (by && id < nflows)
-				by[id] += (uint64_t)json_integer_value(v);
-		}
-	return by;
 }

@@ -8,12 +8,12 @@
 #ifndef RP_APP_TXPATH_H
 #define RP_APP_TXPATH_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "dp/netdev.h"
+#include "report/rank_env.h"
 #include "session.h"
 
 struct rp_txpath {
@@ -38,20 +38,13 @@ uint64_t rp_txpath_oerrors(const struct rp_txpath *t);
  * counted sent; a finding says so). t is the port's (t[q % nports]). */
 uint64_t rp_txpath_flow_unsent(const struct rp_txpath *t, const struct rp_session *s, unsigned q, size_t k);
 
-/* Adds to environment.ports[] entry o of port i: pmd_oerrors, netdev (name,
- * tx_packets, tx_dropped, tx_errors over the run; null without a netdev),
- * icmp_too_big ({frames, mtu}), flows_unsent ({"flow id": frames}, only
- * flows with some) and findings (one line each); and corrects its
- * tx_packets/tx_unsent for the PMD's errors. replies: the responder's frames
- * the port sent. */
-void rp_txpath_port_json(const struct rp_txpath *t, const struct rp_session *s, unsigned i, uint64_t replies,
-			 json_t *o);
-
-/* Every port's findings (environment.ports[].findings, of every rank) in one
- * array. */
-json_t *rp_txpath_findings(const json_t *ports_env);
-/* flows[].tx_unsent by plan flow id from every port's flows_unsent; NULL when
- * out of memory. The caller frees it. */
-uint64_t *rp_txpath_unsent_by_flow(const json_t *ports_env, size_t nflows);
+/* Fills what environment.ports[] entry p of port i says of the path
+ * (lib/report/rank_env.h): pmd_oerrors, netdev (name, tx_packets,
+ * tx_dropped, tx_errors over the run; has_netdev false without a netdev),
+ * icmp_too_big (frames, mtu), flows_unsent (only flows with some) and
+ * findings (one line each); and tx_packets/tx_unsent corrected for the
+ * PMD's errors. replies: the responder's frames the port sent. */
+void rp_txpath_port_facts(const struct rp_txpath *t, const struct rp_session *s, unsigned i, uint64_t replies,
+			  struct rp_env_port *p);
 
 #endif

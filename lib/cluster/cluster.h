@@ -239,10 +239,15 @@ int rp_cluster_acct_finish(const struct rp_cluster *c, struct rp_acct *a, size_t
  * rp_acct_merge_done. 0, or -1 with one line in err (on rank 0). */
 int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, const bool *own_flow,
 			  const bool *own_port, struct rp_acct *merged, char *err, size_t errlen);
-/* A text of each rank (its environment, as JSON) to rank 0: texts[r], size
- * entries, each malloc'd (free with rp_cluster_texts_free); NULL elsewhere. */
-int rp_cluster_gather_texts(const struct rp_cluster *c, const char *mine, char ***texts);
-void rp_cluster_texts_free(const struct rp_cluster *c, char **texts);
+/* Each rank's facts (lib/report/rank_env.h), packed, to rank 0: *all (size
+ * entries, calloc'd; free with rp_cluster_rank_envs_free) on rank 0, NULL
+ * elsewhere. A rank that died sends nothing: its entry is not present. 0, or
+ * -1 with one line in err (on rank 0: a rank's record that is missing or
+ * bad, naming the rank; *all still holds the others). */
+struct rp_rank_env;
+int rp_cluster_rank_envs(const struct rp_cluster *c, const struct rp_rank_env *mine, struct rp_rank_env **all,
+			 char *err, size_t errlen);
+void rp_cluster_rank_envs_free(const struct rp_cluster *c, struct rp_rank_env *all);
 
 /* What disciplines this host's clock: "ptp" (ptp4l or phc2sys running),
  * "ntp" (the kernel says synchronised), or "none". */

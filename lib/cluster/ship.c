@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "report/rank_env.h"
 #include "stats/acct_pack.h"
 
 #define TX_REC (4 + 8 * RP_ACCT_TX_FIELDS) /* u32 flow id, its sender-side values */
@@ -159,33 +160,51 @@ int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, c
 	return rc ? rc : c->rank == 0 ? rc0 : 0;
 }
 
-int rp_cluster_gather_texts(const struct rp_cluster *c, const char *mine, char ***texts)
+int rp_cluster_rank_envs(const struct rp_cluster *c, const struct rp_rank_env *mine, struct rp_rank_env **all,
+			 char *err, size_t errlen)
 {
-	uint8_t *all = NULL;
+	size_t len = mine->present ? rp_rank_env_pack(mine, NULL, 0) : 0;
+	uint8_t *buf = len ? malloc(len) : NULL, *got = NULL;
 	size_t *lens = NULL;
-	*texts = NULL;
-	if (rp_cluster_gather(c, mine, strlen(mine), &all, &lens) != 0)
+	if (!buf || rp_rank_env_pack(mine, buf, len) != len)
+		len = 0; /* ships nothing: rank 0 says which rank */
+	*all = NULL;
+	int rc = rp_cluster_gather(c, buf ? buf : (const uint8_t *)"", len, &got, &lens);
+	free(buf);
+	if (rc != 0) {
+		snprintf(err, errlen, "the ranks' environments could not be gathered on rank 0");
 		return -1;
+	}
 	if (c->rank != 0)
 		return 0;
-	char **t = calloc((size_t)c->size, sizeof(*t));
+	struct rp_rank_env *e = calloc((size_t)c->size, sizeof(*e));
 	size_t off = 0;
-	for (int r = 0; t && r < c->size; r++) {
-		if ((t[r] = malloc(lens[r] + 1)) != NULL) {
-			memcpy(t[r], all + off, lens[r]);
-			t[r][lens[r]] = '\0';
-		}
-		off += lens[r];
+	if (!e) {
+		snprintf(err, errlen, "rank 0 is out of memory for %d ranks' environments", c->size);
+		rc = -1;
 	}
-	free(all);
+	for (int k = 0; e && k < c->size; k++) {
+		char why[400];
+		bool lost = rp_cluster_rank_lost(c, k);
+		if (!lens[k] && !lost && rc == 0) {
+			snprintf(err, errlen, "rank %d (node %s) sent no environment record (out of memory?)", k,
+				 c->ranks[k].node);
+			rc = -1;
+		} else if (lens[k] && rp_rank_env_unpack(&e[k], got + off, lens[k], why, sizeof(why)) != 0 && rc == 0) {
+			snprintf(err, errlen, "rank %d (node %s): %s", k, c->ranks[k].node, why);
+			rc = -1;
+		}
+		off += lens[k];
+	}
+	free(got);
 	free(lens);
-	*texts = t;
-	return t ? 0 : -1;
+	*all = e;
+	return rc;
 }
 
-void rp_cluster_texts_free(const struct rp_cluster *c, char **texts)
+void rp_cluster_rank_envs_free(const struct rp_cluster *c, struct rp_rank_env *all)
 {
-	for (int r = 0; texts && r < c->size; r++)
-		free(texts[r]);
-	free(texts);
+	for (int r = 0; all && r < c->size; r++)
+		rp_rank_env_free(&all[r]);
+	free(all);
 }

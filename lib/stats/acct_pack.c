@@ -861,3 +861,30 @@ void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 		if (rp_acct_id(a, i) < nflows)
 			rp_acct_tx_set_row(a, i, &tx[RP_ACCT_TX_FIELDS * rp_acct_id(a, i)]);
 }
+
+/* ---- one histogram, for other records (lib/report/rank_env.c) ---- */
+
+size_t rp_acct_hist_pack(const struct rp_hist *h, uint8_t *buf, size_t cap)
+{
+	struct wr w = {buf, cap, 0};
+	put_hist(&w, h);
+	return w.len;
+}
+
+int rp_acct_hist_unpack(const uint8_t *buf, size_t len, struct rp_hist *h, size_t *used, char *err, size_t errlen)
+{
+	uint16_t *idx = malloc(RP_HIST_BUCKETS * sizeof(*idx));
+	struct rd r = {buf, len, 0, err, errlen, false};
+	uint32_t n = 0;
+	if (!idx) {
+		snprintf(err, errlen, "out of memory for a histogram");
+		return -1;
+	}
+	rp_hist_init(h);
+	bool ok = get_hist(&r, h, idx, &n);
+	if (!ok)
+		hist_clear(h, idx, n);
+	free(idx);
+	*used = r.off;
+	return ok ? 0 : -1;
+}

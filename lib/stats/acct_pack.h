@@ -170,6 +170,14 @@ typedef int (*rp_acct_row_fn)(void *ctx, const struct rp_acct_flow_result *row, 
 int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
 			size_t errlen);
 
+/* One histogram in the record's form (count, min, max, exact sums, its
+ * non-empty buckets), for other records that carry one (lib/report's
+ * rank_env.c): the bytes needed, written only when they fit in cap. unpack
+ * reads one from the front of buf into h (initialised here), *used the
+ * bytes it took; 0, or -1 with a reason in err and h left empty. */
+size_t rp_acct_hist_pack(const struct rp_hist *h, uint8_t *buf, size_t cap);
+int rp_acct_hist_unpack(const uint8_t *buf, size_t len, struct rp_hist *h, size_t *used, char *err, size_t errlen);
+
 /* One process, several RX lcores (run --lcores): each lcore's accountant
  * was created from the same cfg (same flows, ports, start, bins) and saw a
  * share of the frames. dst += src, before either is finished: counters

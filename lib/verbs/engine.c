@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/result.h"
+#include "report/rank_env.h"
 #include "stats/acct.h"
 #include "stats/hist.h"
 #include "verbs/conn.h"
@@ -586,56 +586,75 @@ void rp_vengine_finish(struct rp_vengine *e, struct rp_acct *a)
 		rp_ctr_snapshot(&e->hosts[i].src, e->hosts[i].after);
 }
 
-static json_t *ctr_object(const struct rp_ctr *c, size_t n)
+static struct rp_env_count *ctr_counts(const struct rp_ctr *c, size_t n, uint32_t *nout)
 {
-	json_t *o = json_object();
-	for (size_t i = 0; i < n; i++)
-		json_object_set_new(o, c[i].name, json_integer((json_int_t)c[i].value));
+	struct rp_env_count *o = calloc(n ? n : 1, sizeof(*o));
+	*nout = 0;
+	for (size_t i = 0; o && i < n; i++) {
+		o[i].name = rp_env_strdup(c[i].name);
+		o[i].value = c[i].value;
+		*nout = (uint32_t)(i + 1);
+	}
 	return o;
 }
 
-static json_t *host_json(const struct rp_vengine *e, const struct vhost *v)
+static void host_facts(const struct rp_vengine *e, const struct vhost *v, struct rp_env_vhost *o)
 {
 	static struct rp_ctr delta[RP_CTR_MAX], norm[RP_CTR_MAX];
 	size_t nd = rp_ctr_delta(v->before, v->after, delta, RP_CTR_MAX);
 	size_t nn = rp_ctr_fold(delta, nd, norm, RP_CTR_MAX);
 	char gid[46];
 	rp_gid_format(v->gid.gid, gid, sizeof(gid));
-	json_t *ctr = json_pack("{s:I, s:o, s:o}", "elapsed_ns", (json_int_t)(v->after->t_ns - v->before->t_ns), "delta",
-				ctr_object(norm, nn), "raw_delta", ctr_object(delta, nd));
-	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:o}", "host", e->cfg.plan->prof->hosts[v->host].name,
-			 "device", v->dev.port.dev_name, "driver", v->dev.driver, "port", (int)v->dev.port.port_num,
-			 "gid_index", v->gid.index, "gid", gid, "netdev", v->gid.netdev, "counters", ctr);
+	o->host = rp_env_strdup(e->cfg.plan->prof->hosts[v->host].name);
+	o->device = rp_env_strdup(v->dev.port.dev_name);
+	o->driver = rp_env_strdup(v->dev.driver);
+	o->port = (int32_t)v->dev.port.port_num;
+	o->gid_index = v->gid.index;
+	o->gid = rp_env_strdup(gid);
+	o->netdev = rp_env_strdup(v->gid.netdev);
+	o->elapsed_ns = v->after->t_ns - v->before->t_ns;
+	o->delta = ctr_counts(norm, nn, &o->ndelta);
+	o->raw = ctr_counts(delta, nd, &o->nraw);
 }
 
-static json_t *qp_json(const struct rp_vengine *e, const struct vend *d, unsigned q)
+static void qp_facts(const struct rp_vengine *e, const struct vend *d, unsigned q, struct rp_env_vqp *o)
 {
 	const struct rp_profile *p = e->cfg.plan->prof;
 	uint32_t mine = d->conn.qp[q]->qp_num, peer = d->conn.remote[q].qpn;
-	json_t *o = json_pack("{s:I, s:i, s:s, s:s, s:I, s:I}", "flow", (json_int_t)d->f->id, "qp", (int)q, "src",
-			      p->hosts[d->f->src].name, "dst", p->hosts[d->f->dst].name, "src_qpn",
-			      (json_int_t)(d->send ? mine : peer), "dst_qpn", (json_int_t)(d->send ? peer : mine));
+	o->flow = d->f->id;
+	o->qp = (int32_t)q;
+	o->src = rp_env_strdup(p->hosts[d->f->src].name);
+	o->dst = rp_env_strdup(p->hosts[d->f->dst].name);
+	o->src_qpn = d->send ? mine : peer;
+	o->dst_qpn = d->send ? peer : mine;
+	o->send = d->send;
 	if (d->send) {
-		json_object_set_new(o, "tx_messages", json_integer((json_int_t)d->posted[q]));
-		json_object_set_new(o, "tx_completed", json_integer((json_int_t)d->qmsgs[q]));
-		json_object_set_new(o, "tx_bytes", json_integer((json_int_t)d->qbytes[q]));
-		json_object_set_new(o, "completion_ns", rp_report_latency(&d->lat[q]));
+		o->v[0] = d->posted[q];
+		o->v[1] = d->qmsgs[q];
+		o->v[2] = d->qbytes[q];
 	} else {
-		json_object_set_new(o, "rx_messages", json_integer((json_int_t)d->qmsgs[q]));
-		json_object_set_new(o, "rx_bytes", json_integer((json_int_t)d->qbytes[q]));
-		json_object_set_new(o, "bad_probes", json_integer((json_int_t)d->bad[q]));
-		json_object_set_new(o, "latency_ns", rp_report_latency(&d->lat[q]));
+		o->v[0] = d->qmsgs[q];
+		o->v[1] = d->qbytes[q];
+		o->v[2] = d->bad[q];
 	}
-	return o;
+	if ((o->lat = malloc(sizeof(*o->lat))) != NULL)
+		*o->lat = d->lat[q];
 }
 
-json_t *rp_vengine_json(const struct rp_vengine *e)
+struct rp_env_verbs *rp_vengine_facts(const struct rp_vengine *e)
 {
-	json_t *hosts = json_array(), *qps = json_array();
-	for (size_t i = 0; e && i < e->nhosts; i++)
-		json_array_append_new(hosts, host_json(e, &e->hosts[i]));
+	struct rp_env_verbs *v = calloc(1, sizeof(*v));
+	size_t nqps = 0;
 	for (size_t i = 0; e && i < e->nends; i++)
-		for (unsigned q = 0; q < e->ends[i].nqp; q++)
-			json_array_append_new(qps, qp_json(e, &e->ends[i], q));
-	return json_pack("{s:o, s:o}", "hosts", hosts, "qps", qps);
+		nqps += e->ends[i].nqp;
+	if (!v)
+		return NULL;
+	if (e && e->nhosts && (v->hosts = calloc(e->nhosts, sizeof(*v->hosts))))
+		for (size_t i = 0; i < e->nhosts; i++)
+			host_facts(e, &e->hosts[i], &v->hosts[v->nhosts++]);
+	if (e && nqps && (v->qps = calloc(nqps, sizeof(*v->qps))))
+		for (size_t i = 0; i < e->nends; i++)
+			for (unsigned q = 0; q < e->ends[i].nqp; q++)
+				qp_facts(e, &e->ends[i], q, &v->qps[v->nqps++]);
+	return v;
 }

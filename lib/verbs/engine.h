@@ -32,7 +32,7 @@
 #ifndef RP_VERBS_ENGINE_H
 #define RP_VERBS_ENGINE_H
 
-#include <jansson.h>
+#include "report/rank_env.h"
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -108,11 +108,12 @@ int rp_vengine_run(struct rp_vengine *e, const struct rp_vengine_run *r, uint64_
 /* What each local sender end sent, as rp_acct_set_tx wants it (messages,
  * message bytes), and the counters' "after" snapshot. */
 void rp_vengine_finish(struct rp_vengine *e, struct rp_acct *a);
-/* This process's part of result.json's "verbs": {"hosts":[{host, device,
- * driver, port, gid_index, gid, netdev, counters:{elapsed_ns, delta,
- * raw_delta}}], "qps":[{flow, qp, src, dst, src_qpn, dst_qpn, sender:
- * tx_messages, tx_bytes, completion_ns; receiver: rx_messages, rx_bytes,
- * bad_probes, latency_ns}]}. */
-json_t *rp_vengine_json(const struct rp_vengine *e);
+/* This process's part of result.json's "verbs" as facts
+ * (lib/report/rank_env.h; lib/report/env_json.h writes it): every verbs
+ * host (device, driver, port, GID, NIC counters' deltas over the run) and
+ * each QP of every local end of a verbs flow (the sender's or the
+ * receiver's half, with its latency histogram). Malloc'd (NULL: out of
+ * memory); the caller frees it through its rp_rank_env. */
+struct rp_env_verbs *rp_vengine_facts(const struct rp_vengine *e);
 
 #endif

@@ -39,7 +39,7 @@ def run_case(case, prefix, teardown, name):
         sys.exit(77)
     finally:
         teardown()
-    if check.failures:
+    if check.failures or os.environ.get("ROCEPROBE_KEEP_TMP"):  # kept: to compare two builds' results
         print(f"kept for a look: {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)
