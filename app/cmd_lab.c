@@ -18,6 +18,8 @@
 #include "lab/lab.h"
 #include "lab/report.h"
 #include "profile/units.h"
+#include "report/doc.h"
+#include "report/flowset.h"
 #include "report/pairs.h"
 #include "traffic/expect.h"
 #include "report/result.h"
@@ -209,41 +211,48 @@ static json_t *environment_json(const struct one *r)
 			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
 }
 
+/* result.json a piece at a time (report/doc.h): a million flows are GBs as
+ * JSON. Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go
+ * to DIR/flows.jsonl and DIR/pairs.jsonl first, as run's do
+ * (report/flowset.h). */
 static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
-	json_t *flows = json_array(); /* written a flow at a time (a million flows are GBs as JSON) */
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
-				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
-				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
-	json_object_set_new(root, "hosts", rp_lab_hosts_json(r->lab));
-	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
-	json_object_set(root, "pause_propagation", r->propagation);
-	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
-	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
 	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
 	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	struct rp_pairs *pairs = rp_pairs_build(a, &pp);
+	const struct rp_report_flowset fs = {a, rp_lab_flow_item, (void *)a, rp_pairs_build(a, &pp), NULL};
 	free(expect);
-	json_t *rows = json_array(), *outliers = json_array();
-	json_object_set_new(root, "pairs", json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers));
-	char path[4096], err[512];
+	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
-	const struct rp_report_stream st[] = {
-		{flows, rp_acct_nflows(a), rp_lab_flow_item, (void *)a},
-		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
-		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
-	};
-	int rc = rp_report_write_atomic_streams(path, root, st, 3, err, sizeof(err));
-	rp_pairs_free(pairs);
-	json_decref(flows);
-	json_decref(rows);
-	json_decref(outliers);
-	json_decref(root);
+	struct rp_doc *d = NULL;
+	int rc = !fs.pairs && rp_acct_nflows(a) ? -1 : 0;
+	if (rc)
+		snprintf(err, sizeof(err), "out of memory for the pairs of %zu flows", rp_acct_nflows(a));
+	rc = rc ? rc : rp_report_flowset_files(&fs, dir, err, sizeof(err));
+	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
+		rc = -1;
+	if (rc == 0) {
+		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
+		rp_doc_put(d, "kind", json_string("lab"));
+		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile));
+		rp_doc_put(d, "environment", environment_json(r));
+		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)t.end_ns));
+		rp_doc_put(d, "interrupted", json_boolean(t.truncated || t.stopped));
+		rp_report_doc_flows(d, &fs);
+		rp_doc_put(d, "ports", rp_report_ports(a));
+		rp_doc_put(d, "timeseries", rp_report_timeseries(a));
+		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
+		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
+		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
+		rp_doc_put(d, "pause_propagation", json_incref(r->propagation));
+		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
+		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
+		rp_report_doc_pairs(d, &fs);
+		rc = rp_doc_close(d, false, err, sizeof(err));
+	}
+	rp_pairs_free(fs.pairs);
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
 
@@ -274,7 +283,8 @@ static void summary_flows(FILE *f, const struct rp_acct *a)
 			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (n > 40)
-		fprintf(f, "... %zu more flows in result.json\n", n - 40);
+		fprintf(f, "... %zu more flows in %s\n", n - 40,
+			n > RP_REPORT_FLOWS_INLINE ? RP_REPORT_FLOWS_FILE : "result.json");
 }
 
 /* Drops by reason and priority, PFC, where pause went and whom it held up:

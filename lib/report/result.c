@@ -316,157 +316,19 @@ static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart)
 	return o;
 }
 
-static int fail(char *err, size_t errlen, const char *what, const char *path)
-{
-	snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
-	return -1;
-}
-
-#define STREAM_SENTINEL "@@roceprobe-stream-%zu@@"
-
-/* Writes one streamed array's items at the sentinel's indentation. */
-static int write_items(FILE *f, const struct rp_report_stream *st, size_t indent)
-{
-	for (size_t i = 0; i < st->n; i++) {
-		json_t *v = st->item(st->ctx, i);
-		char *d = v ? json_dumps(v, JSON_INDENT(2)) : NULL;
-		json_decref(v);
-		if (!d)
-			return -1;
-		fprintf(f, "%*s", (int)indent, "");
-		for (const char *c = d; *c; c++) {
-			fputc(*c, f);
-			if (*c == '\n')
-				fprintf(f, "%*s", (int)indent, "");
-		}
-		free(d);
-		fputs(i + 1 < st->n ? ",\n" : "\n", f);
-	}
-	return 0;
-}
-
-/* Writes text with each sentinel's line replaced by its stream's items. */
-static int write_spliced(FILE *f, const char *text, const struct rp_report_stream *s, size_t ns)
-{
-	const char *at = text, *q;
-	while ((q = strstr(at, "\"@@roceprobe-stream-"))) {
-		size_t k;
-		int used = 0;
-		if (sscanf(q, "\"@@roceprobe-stream-%zu@@\"%n", &k, &used) != 1 || !used || k >= ns)
-			return -1;
-		const char *line = q;
-		while (line > at && line[-1] != '\n')
-			line--;
-		if (fwrite(at, 1, (size_t)(line - at), f) != (size_t)(line - at) || write_items(f, &s[k], (size_t)(q - line)))
-			return -1;
-		at = q + used;
-		while (*at == '\n')
-			at++; /* the sentinel's own line end: each item wrote one */
-	}
-	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
-}
-
-/* What goes into the file: a document (root, its streams spliced in), or
- * one line per item of a stream (jsonl). */
-struct body {
-	json_t *root;
-	const struct rp_report_stream *s;
-	size_t ns;
-	bool lines;
-};
-
-static int write_file(const char *path, const struct body *b, char *err, size_t errlen);
-
+/* The writers are lib/report/doc.c's; these names stay for their callers. */
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
 {
-	return write_file(path, &(struct body){.root = root}, err, errlen);
+	return rp_doc_write(path, root, NULL, 0, err, errlen);
 }
 
 int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
 {
-	return write_file(path, &(struct body){.s = s, .ns = 1, .lines = true}, err, errlen);
+	return rp_doc_write_lines(path, s, err, errlen);
 }
 
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen)
 {
-	char tag[64];
-	for (size_t k = 0; k < ns; k++)
-		if (s[k].n) {
-			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
-			json_array_append_new(s[k].marker, json_string(tag));
-		}
-	int rc = write_file(path, &(struct body){.root = root, .s = s, .ns = ns}, err, errlen);
-	for (size_t k = 0; k < ns; k++)
-		json_array_clear(s[k].marker);
-	return rc;
-}
-
-static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, size_t ns)
-{
-	char *text = json_dumps(root, JSON_INDENT(2));
-	if (!text)
-		return -1;
-	int rc = write_spliced(f, text, s, ns);
-	free(text);
-	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
-}
-
-static int dump_lines(FILE *f, const struct rp_report_stream *st)
-{
-	for (size_t i = 0; i < st->n; i++) {
-		json_t *v = st->item(st->ctx, i);
-		int rc = v ? json_dumpf(v, f, JSON_COMPACT) : -1;
-		json_decref(v);
-		if (rc != 0 || fputc('\n', f) == EOF)
-			return -1;
-	}
-	return fflush(f) != 0 ? -1 : 0;
-}
-
-static int write_file(const char *path, const struct body *b, char *err, size_t errlen)
-{
-	json_t *root = b->root;
-	const struct rp_report_stream *s = b->s;
-	size_t ns = b->ns;
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = fail(err, errlen, "cannot create a temporary file next to", path);
-		free(tmp);
-		return rc;
-	}
-	int rc = 0;
-	/* Buffered: json_dumpfd makes one write(2) per token, seconds for a long time series. */
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
-		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (b->lines && dump_lines(f, s)) {
-		errno = errno ? errno : ENOMEM;
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (!b->lines && !ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (!b->lines && ns && stream_dump(f, root, s, ns)) {
-		errno = errno ? errno : ENOMEM;
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (fsync(fd) != 0) {
-		rc = fail(err, errlen, "cannot fsync", tmp);
-	}
-	if (f && fclose(f) != 0 && rc == 0)
-		rc = fail(err, errlen, "cannot close", tmp);
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = fail(err, errlen, "cannot rename over", path);
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return rp_doc_write(path, root, s, ns, err, errlen);
 }
