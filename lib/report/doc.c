@@ -346,7 +346,7 @@ int rp_doc_write_lines(const char *path, const struct rp_report_stream *s, char 
 	d->used = 0; /* no "{": lines only */
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
 		json_t *v = s->item(s->ctx, i);
-		if (!v || json_dump_callback(v, plain_cb, d, JSON_COMPACT) != 0)
+		if (!v || json_dump_callback(v, plain_cb, d, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
 			fail(d, "cannot write", d->failed ? d->err_no : 0);
 		out(d, "\n", 1);
 		json_decref(v);
