@@ -194,7 +194,7 @@ struct one {
 	bool planned;
 	struct rp_lab *lab;
 	struct rp_lab_headline head;
-	json_t *propagation; /* built once after the run: result.json and summary.txt share it */
+	struct rp_lab_propagation *prop; /* built once after the run: result.json and summary.txt share it */
 	double wall;
 	time_t started;
 };
@@ -246,7 +246,9 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
 		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
 		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
-		rp_doc_put(d, "pause_propagation", json_incref(r->propagation));
+		struct rp_report_stream ps[2];
+		rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
+		rp_doc_put_streams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
 		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
 		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
 		rp_report_doc_pairs(d, &fs);
@@ -323,7 +325,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
 		   "), hosts received %" PRIu64 "\n",
 		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
-	json_t *pp = r->propagation, *x;
+	json_t *pp = r->prop->head, *x;
 	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
 	size_t i;
 	if (json_is_object(where))
@@ -348,15 +350,15 @@ static void summary_fabric(FILE *f, const struct one *r)
 			fprintf(f, "at %" PRId64 " ns)", (int64_t)json_integer_value(json_object_get(x, "first_xoff_ns")));
 	}
 	fputc('\n', f);
-	json_t *victims = json_object_get(pp, "victims");
-	if (!json_array_size(victims))
+	const struct rp_lab_propagation *P = r->prop;
+	if (!P->nvictims)
 		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
-	json_array_foreach(victims, i, x) {
+	for (i = 0; i < P->nvictims; i++) {
 		if (i == 20) { /* a million-flow run can have a million: the rest are in result.json */
-			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n",
-				json_array_size(victims) - 20);
+			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n", P->nvictims - 20);
 			break;
 		}
+		x = rp_lab_victim_item((void *)P, i);
 		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
 			   " ns, %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
@@ -365,14 +367,15 @@ static void summary_fabric(FILE *f, const struct one *r)
 			json_is_true(json_object_get(x, "slowed")) ? " slowed," : "",
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
+		json_decref(x);
 	}
-	json_t *limited = json_object_get(pp, "sender_limited");
-	json_array_foreach(limited, i, x) {
+	for (i = 0; i < P->nlimited; i++) {
 		if (i == 20) {
 			fprintf(f, "... %zu more sender-limited flows in result.json (pause_propagation.sender_limited)\n",
-				json_array_size(limited) - 20);
+				P->nlimited - 20);
 			break;
 		}
+		x = rp_lab_limited_item((void *)P, i);
 		fprintf(f, "sender-limited (not a PFC victim): flow %d %s -> %s prio %d, %" PRId64 " ns late: %s's NIC is "
 			   "offered %.3f Gbit/s on %.3f Gbit/s, which makes it %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
@@ -381,6 +384,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 			json_real_value(json_object_get(x, "sender_offered_gbps")),
 			json_real_value(json_object_get(x, "sender_speed_gbps")),
 			(int64_t)json_integer_value(json_object_get(x, "sender_late_ns")));
+		json_decref(x);
 	}
 }
 
@@ -471,7 +475,7 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 
 static void one_free(struct one *r)
 {
-	json_decref(r->propagation);
+	rp_lab_propagation_free(r->prop);
 	rp_lab_destroy(r->lab);
 	if (r->planned)
 		rp_plan_free(&r->plan);
@@ -541,8 +545,11 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	}
 	if (rc == 0) {
 		rp_lab_headline(r.lab, &r.head);
-		r.propagation = rp_lab_propagation_json(r.lab);
-		rc = write_result(&r, o, dir);
+		if (!(r.prop = rp_lab_propagation(r.lab)))
+			rc = rp_cli_error("lab", "out of memory for the pause propagation of %zu flows",
+					  rp_acct_nflows(rp_lab_acct(r.lab)));
+		if (rc == 0)
+			rc = write_result(&r, o, dir);
 		if (rc == 0)
 			rc = write_qdepth(&r, dir);
 		if (rc == 0)
