@@ -1,6 +1,5 @@
-/* The streamed document: containers and member separators placed here in
- * jansson's JSON_INDENT(2) layout, every value serialised by jansson
- * (json_dump_callback) and indented to its depth on the way out. */
+/* The streamed document: containers, members and values written here in
+ * jansson's JSON_INDENT(2) (or, for JSON Lines, JSON_COMPACT) text. */
 #include "doc.h"
 
 #include <errno.h>
@@ -50,7 +49,7 @@ static void flush(struct rp_doc *d)
 	d->used = 0;
 }
 
-static void out(struct rp_doc *d, const char *p, size_t n)
+static void out_slow(struct rp_doc *d, const char *p, size_t n)
 {
 	while (n && !d->failed) {
 		if (d->used == DOC_BUF)
@@ -63,6 +62,17 @@ static void out(struct rp_doc *d, const char *p, size_t n)
 	}
 }
 
+/* Per token of jansson's output: a copy into the buffer, mostly. */
+static inline void out(struct rp_doc *d, const char *p, size_t n)
+{
+	if (n <= DOC_BUF - d->used) {
+		memcpy(d->buf + d->used, p, n);
+		d->used += n;
+	} else {
+		out_slow(d, p, n);
+	}
+}
+
 static void spaces(struct rp_doc *d, unsigned depth)
 {
 	static const char sp[] = "                                                                ";
@@ -72,32 +82,150 @@ static void spaces(struct rp_doc *d, unsigned depth)
 	out(d, sp, n);
 }
 
-/* jansson's output of a value at depth: each line after its first indented. */
-struct reindent {
-	struct rp_doc *d;
-	unsigned depth;
-};
+/* ---- values, in jansson's text (dump.c of jansson 2.14: JSON_INDENT(2) or
+ * JSON_COMPACT, no other flag): "\n" and two spaces a level between the
+ * members of a non-empty container, ": " after a key ("," and ":" compact),
+ * "{}" and "[]" when empty, keys in insertion order, integers "%lld", reals
+ * "%.17g" with ".0" added when there is no '.' or 'e' and the exponent's "+"
+ * and leading zeros dropped, strings with \" \\ \b \f \n \r \t and
+ * \u00XX escaped and everything else (valid UTF-8, jansson's own) as it is.
+ * test_doc checks the bytes against jansson's. Written here for speed: a
+ * million flows through json_dump_callback was most of the lab's output
+ * time (a callback per token, snprintf per number). ---- */
 
-static int reindent_cb(const char *p, size_t n, void *arg)
+static void newline(struct rp_doc *d, unsigned depth, bool compact)
 {
-	struct reindent *r = arg;
-	const char *nl;
-	while (n && (nl = memchr(p, '\n', n))) {
-		size_t k = (size_t)(nl - p) + 1;
-		out(r->d, p, k);
-		spaces(r->d, r->depth);
-		p += k;
-		n -= k;
+	if (!compact) {
+		out(d, "\n", 1);
+		spaces(d, depth);
 	}
-	out(r->d, p, n);
-	return r->d->failed ? -1 : 0;
+}
+
+static void dump_string(struct rp_doc *d, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const char *run = s, *end = s + len;
+	out(d, "\"", 1);
+	for (const char *p = s; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		out(d, run, (size_t)(p - run));
+		run = p + 1;
+		char e[6] = {'\\', 0};
+		switch (c) {
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		case '\b': e[1] = 'b'; break;
+		case '\f': e[1] = 'f'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		default:
+			memcpy(e + 1, "u00", 3);
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			out(d, e, 6);
+			continue;
+		}
+		out(d, e, 2);
+	}
+	out(d, run, (size_t)(end - run));
+	out(d, "\"", 1);
+}
+
+static void dump_integer(struct rp_doc *d, json_int_t v)
+{
+	char b[24], *p = b + sizeof(b);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	out(d, p, (size_t)(b + sizeof(b) - p));
+}
+
+static void dump_real(struct rp_doc *d, double v)
+{
+	char b[40];
+	int n = snprintf(b, sizeof(b), "%.17g", v);
+	if (n < 0 || (size_t)n >= sizeof(b) - 3) {
+		fail(d, "cannot write", 0);
+		return;
+	}
+	size_t len = (size_t)n;
+	if (!strchr(b, '.') && !strchr(b, 'e')) {
+		memcpy(b + len, ".0", 3);
+		len += 2;
+	}
+	char *start = strchr(b, 'e');
+	if (start) {
+		start++;
+		char *end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, len - (size_t)(end - b) + 1);
+			len -= (size_t)(end - start);
+		}
+	}
+	out(d, b, len);
+}
+
+static void dump_value(struct rp_doc *d, const json_t *v, unsigned depth, bool compact)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		void *it = json_object_iter((json_t *)v);
+		if (!it) {
+			out(d, "{}", 2);
+			return;
+		}
+		out(d, "{", 1);
+		for (bool first = true; it; it = json_object_iter_next((json_t *)v, it), first = false) {
+			if (!first)
+				out(d, ",", 1);
+			newline(d, depth + 1, compact);
+			dump_string(d, json_object_iter_key(it), json_object_iter_key_len(it));
+			out(d, ": ", compact ? 1 : 2);
+			dump_value(d, json_object_iter_value(it), depth + 1, compact);
+		}
+		newline(d, depth, compact);
+		out(d, "}", 1);
+		return;
+	}
+	case JSON_ARRAY: {
+		size_t n = json_array_size(v);
+		if (!n) {
+			out(d, "[]", 2);
+			return;
+		}
+		out(d, "[", 1);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				out(d, ",", 1);
+			newline(d, depth + 1, compact);
+			dump_value(d, json_array_get(v, i), depth + 1, compact);
+		}
+		newline(d, depth, compact);
+		out(d, "]", 1);
+		return;
+	}
+	case JSON_STRING: dump_string(d, json_string_value(v), json_string_length(v)); return;
+	case JSON_INTEGER: dump_integer(d, json_integer_value(v)); return;
+	case JSON_REAL: dump_real(d, json_real_value(v)); return;
+	case JSON_TRUE: out(d, "true", 4); return;
+	case JSON_FALSE: out(d, "false", 5); return;
+	case JSON_NULL: out(d, "null", 4); return;
+	}
 }
 
 static void dump_at(struct rp_doc *d, const json_t *v, unsigned depth)
 {
-	struct reindent r = {d, depth};
-	if (json_dump_callback(v, reindent_cb, &r, JSON_INDENT(INDENT) | JSON_ENCODE_ANY) != 0)
-		fail(d, "cannot write", d->failed ? d->err_no : 0);
+	dump_value(d, v, depth, false);
 }
 
 /* The next member of the container open at depth d->depth: its separator,
@@ -111,12 +239,7 @@ static void member(struct rp_doc *d, const char *key)
 	out(d, "\n", 1);
 	spaces(d, k);
 	if (key) {
-		json_t *s = json_string(key);
-		if (!s)
-			fail(d, "cannot write", 0);
-		else
-			dump_at(d, s, k);
-		json_decref(s);
+		dump_string(d, key, strlen(key));
 		out(d, ": ", 2);
 	}
 }
@@ -331,13 +454,6 @@ int rp_doc_write(const char *path, json_t *root, const struct rp_report_stream *
 	return rp_doc_close(d, false, err, errlen);
 }
 
-static int plain_cb(const char *p, size_t n, void *arg)
-{
-	struct rp_doc *d = arg;
-	out(d, p, n);
-	return d->failed ? -1 : 0;
-}
-
 int rp_doc_write_lines(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
 {
 	struct rp_doc *d = rp_doc_open(path, err, errlen);
@@ -346,8 +462,10 @@ int rp_doc_write_lines(const char *path, const struct rp_report_stream *s, char 
 	d->used = 0; /* no "{": lines only */
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
 		json_t *v = s->item(s->ctx, i);
-		if (!v || json_dump_callback(v, plain_cb, d, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
-			fail(d, "cannot write", d->failed ? d->err_no : 0);
+		if (!v)
+			fail(d, "cannot write", 0);
+		else
+			dump_value(d, v, 0, true);
 		out(d, "\n", 1);
 		json_decref(v);
 	}

@@ -74,9 +74,19 @@ static size_t files_in_dir(void)
  * escapes, UTF-8, big integers, empty containers, nesting. */
 static json_t *awkward(void)
 {
-	return json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:n, s:b, s:[], s:{}, s:[[], {}, [i, [i, {s:[]}]]]}",
+	json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:n, s:b, s:[], s:{}, s:[[], {}, [i, [i, {s:[]}]]]}",
 			 "tenth", 0.1, "big", 1e300, "three", 3.0, "neg", -0.5, "i", (json_int_t)INT64_MAX, "esc",
 			 "q\"b\\s/\n\t\x01", "utf8", "gr\xc3\xbc\xc3\x9f", "nul", "t", 1, "ea", "eo", "deep", 1, 2, "k");
+	/* reals in every form %.17g takes, and what jansson does to it */
+	const double reals[] = {1e-5, 1e21, 5e-324, 1.7976931348623157e308, -0.0, 1e16, 123456789.125, 100.0, -2.5e-7, 0.3};
+	json_t *r = json_array();
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
+		json_array_append_new(r, json_real(reals[i]));
+	json_object_set_new(o, "reals", r);
+	json_object_set_new(o, "ints", json_pack("[I, I, i, i]", (json_int_t)INT64_MIN, (json_int_t)-1, 0, 10));
+	json_object_set_new(o, "ctl", json_string("\x1f\x7f\b\f\r a\xf0\x9f\x98\x80/"));
+	json_object_set_new(o, "k\"e\ny", json_true());
+	return o;
 }
 
 static void whole_root_is_janssons_text(void **state)
