@@ -195,6 +195,7 @@ struct one {
 	struct rp_lab *lab;
 	struct rp_lab_headline head;
 	struct rp_lab_propagation *prop; /* built once after the run: result.json and summary.txt share it */
+	struct rp_pairs *pairs;          /* the same */
 	double wall;
 	time_t started;
 };
@@ -220,17 +221,11 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
-	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	const struct rp_report_flowset fs = {a, rp_lab_flow_item, (void *)a, rp_pairs_build(a, &pp), NULL};
-	free(expect);
+	const struct rp_report_flowset fs = {a, rp_lab_flow_item, (void *)a, r->pairs, NULL};
 	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	struct rp_doc *d = NULL;
-	int rc = !fs.pairs && rp_acct_nflows(a) ? -1 : 0;
-	if (rc)
-		snprintf(err, sizeof(err), "out of memory for the pairs of %zu flows", rp_acct_nflows(a));
-	rc = rc ? rc : rp_report_flowset_files(&fs, dir, err, sizeof(err));
+	int rc = rp_report_flowset_files(&fs, dir, err, sizeof(err));
 	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
 		rc = -1;
 	if (rc == 0) {
@@ -254,7 +249,6 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 		rp_report_doc_pairs(d, &fs);
 		rc = rp_doc_close(d, false, err, sizeof(err));
 	}
-	rp_pairs_free(fs.pairs);
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
 
@@ -450,10 +444,7 @@ static void summary(FILE *f, const struct one *r)
 	}
 	summary_fabric(f, r);
 	summary_hosts(f, r);
-	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(rp_lab_acct(r->lab)));
-	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	rp_report_print_pairs(f, rp_lab_acct(r->lab), &pp, 10);
-	free(expect);
+	rp_pairs_print(f, r->pairs, 10);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)
@@ -476,6 +467,7 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 static void one_free(struct one *r)
 {
 	rp_lab_propagation_free(r->prop);
+	rp_pairs_free(r->pairs);
 	rp_lab_destroy(r->lab);
 	if (r->planned)
 		rp_plan_free(&r->plan);
@@ -545,9 +537,14 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	}
 	if (rc == 0) {
 		rp_lab_headline(r.lab, &r.head);
-		if (!(r.prop = rp_lab_propagation(r.lab)))
-			rc = rp_cli_error("lab", "out of memory for the pause propagation of %zu flows",
-					  rp_acct_nflows(rp_lab_acct(r.lab)));
+		const struct rp_acct *a = rp_lab_acct(r.lab);
+		double *expect = rp_plan_expect_goodput(&r.plan, NULL, rp_acct_nflows(a));
+		const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r.prof)};
+		r.pairs = rp_pairs_build(a, &pp);
+		free(expect);
+		if (!(r.prop = rp_lab_propagation(r.lab)) || !r.pairs)
+			rc = rp_cli_error("lab", "out of memory for the pause propagation and pairs of %zu flows",
+					  rp_acct_nflows(a));
 		if (rc == 0)
 			rc = write_result(&r, o, dir);
 		if (rc == 0)

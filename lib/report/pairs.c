@@ -331,10 +331,9 @@ static void loss_words(const struct rp_pair_result *p, double peers, unsigned fl
 			 100.0 * (double)p->lost_lossy / (double)p->tx_lossy, peers);
 }
 
-void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows)
+static void print_set(FILE *f, const struct pair_set *set, size_t max_rows)
 {
-	struct pair_set ps;
-	pair_set_build(a, plan, &ps);
+	const struct pair_set ps = *set;
 	const struct rp_pair_result *p = ps.rows;
 	const unsigned *fl = ps.flags;
 	size_t n = ps.n, shown = 0, flagged = 0;
@@ -371,5 +370,17 @@ void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pai
 	}
 	if (flagged > shown)
 		fprintf(f, "  ... %zu more in result.json (\"pairs\".\"outliers\")\n", flagged - shown);
+}
+
+void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows)
+{
+	struct pair_set ps;
+	pair_set_build(a, plan, &ps);
+	print_set(f, &ps, max_rows);
 	pair_set_free(&ps);
+}
+
+void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows)
+{
+	print_set(f, &p->ps, max_rows);
 }

@@ -85,5 +85,8 @@ json_t *rp_pairs_row_item(void *pairs, size_t i);
 json_t *rp_pairs_outlier_item(void *pairs, size_t i);
 /* The text: the outliers (at most max_rows), or that no pair stands out. */
 void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows);
+/* The same from pairs built once (rp_pairs_build): a million flows' pairs
+ * are seconds to build. */
+void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows);
 
 #endif
