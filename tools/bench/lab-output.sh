@@ -63,14 +63,14 @@ rss = tv["Maximum resident set size (kbytes)"]
 cpu = float(tv["User time (seconds)"]) + float(tv["System time (seconds)"])
 k = bisect.bisect_left([w for w, _ in samples], loop_end)
 cpu_end = samples[min(k, len(samples) - 1)][1] if samples else 0.0
-size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+size = ",".join(f"{f}={os.path.getsize(os.path.join(d, f))}" for f in sorted(os.listdir(d)))
 print(f"{name} {t1 - loop_end:.2f} {cpu - cpu_end:.2f} {t1 - t0:.2f} {wall:.2f} {rss} {size}")
 PY
 	rm -rf "${out:?}/$2"
 }
 
 line() { # name output_wall output_cpu total loop rss bytes
-	printf '%-5s outputs %7.2f s wall, %7.2f s CPU   whole run %7.2f s (event loop %.2f s)   peak RSS %s KiB   files %s B\n' "$@"
+	printf '%-5s outputs %7.2f s wall, %7.2f s CPU   whole run %7.2f s (event loop %.2f s)   peak RSS %s KiB   bytes: %s\n' "$@"
 }
 
 if [ -n "${REF:-}" ]; then
