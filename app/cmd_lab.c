@@ -223,7 +223,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	const struct rp_report_flowset fs = {a, rp_lab_flow_item, (void *)a, r->pairs, NULL};
+	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a, .pairs = r->pairs};
 	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	struct rp_doc *d = NULL;
@@ -243,9 +243,9 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
 		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
 		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
-		struct rp_report_stream ps[2];
+		struct rp_report_wstream ps[2];
 		rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
-		rp_doc_put_streams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
+		rp_doc_put_wstreams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
 		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
 		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
 		rp_report_doc_pairs(d, &fs);

@@ -986,7 +986,8 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	size_t nf = rp_acct_nflows(r->acct);
 	double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, nf);
 	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->s.prof)};
-	const struct rp_report_flowset fs = {r->acct, flow_item, (void *)r, rp_pairs_build(r->acct, &pp), flow_incomplete};
+	const struct rp_report_flowset fs = {.acct = r->acct, .item = flow_item, .ctx = (void *)r,
+					     .pairs = rp_pairs_build(r->acct, &pp), .incomplete = flow_incomplete};
 	free(expect);
 	if (!fs.pairs && nf)
 		return rp_cli_error("run", "out of memory for the pairs of %zu flows", nf);

@@ -183,7 +183,7 @@ void rp_lab_propagation_free(struct rp_lab_propagation *pp)
 	free(pp);
 }
 
-json_t *rp_lab_victim_item(void *ctx, size_t k)
+void rp_lab_victim_write(struct rp_jw *w, void *ctx, size_t k)
 {
 	const struct rp_lab_propagation *pp = ctx;
 	const struct rp_lab *lab = pp->lab;
@@ -191,16 +191,21 @@ json_t *rp_lab_victim_item(void *ctx, size_t k)
 	struct rp_acct_flow_result r;
 	rp_acct_flow(lab->acct, v->flow, &r);
 	const struct rp_flow *pf = &lab->plan->flows[lab->flow_of[v->flow]];
-	json_t *o = json_object(); /* set one by one: a million of them through json_pack's parser were slower */
-	json_object_set_new_nocheck(o, "flow", json_integer((json_int_t)(int)r.id));
-	json_object_set_new_nocheck(o, "src", json_string(r.src));
-	json_object_set_new_nocheck(o, "dst", json_string(r.dst));
-	json_object_set_new_nocheck(o, "prio", json_integer((json_int_t)pf->prio));
-	json_object_set_new_nocheck(o, "sender_paused_ns", json_integer((json_int_t)v->paused_ns));
-	json_object_set_new_nocheck(o, "late_ns", json_integer((json_int_t)v->late_ns));
-	json_object_set_new_nocheck(o, "paused", json_boolean(v->paused));
-	json_object_set_new_nocheck(o, "slowed", json_boolean(v->slowed));
-	return o;
+	rp_jw_obj(w, NULL);
+	rp_jw_int(w, "flow", (int)r.id);
+	rp_jw_str(w, "src", r.src);
+	rp_jw_str(w, "dst", r.dst);
+	rp_jw_int(w, "prio", (int)pf->prio);
+	rp_jw_int(w, "sender_paused_ns", (int64_t)v->paused_ns);
+	rp_jw_int(w, "late_ns", (int64_t)v->late_ns);
+	rp_jw_bool(w, "paused", v->paused);
+	rp_jw_bool(w, "slowed", v->slowed);
+	rp_jw_end(w);
+}
+
+json_t *rp_lab_victim_item(void *ctx, size_t k)
+{
+	return rp_jw_tree(rp_lab_victim_write, ctx, k);
 }
 
 json_t *rp_lab_limited_item(void *ctx, size_t k)
@@ -217,10 +222,17 @@ json_t *rp_lab_limited_item(void *ctx, size_t k)
 			 (double)lab->prof->hosts[pf->src].speed_bps / 1e9);
 }
 
-void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_stream s[2])
+static void limited_write(struct rp_jw *w, void *ctx, size_t k)
 {
-	s[0] = (struct rp_report_stream){pp->victims_marker, pp->nvictims, rp_lab_victim_item, pp};
-	s[1] = (struct rp_report_stream){pp->limited_marker, pp->nlimited, rp_lab_limited_item, pp};
+	json_t *o = rp_lab_limited_item(ctx, k); /* a few at most: each its own sender's overload */
+	rp_jw_json(w, NULL, o);
+	json_decref(o);
+}
+
+void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_wstream s[2])
+{
+	s[0] = (struct rp_report_wstream){pp->victims_marker, pp->nvictims, rp_lab_victim_write, pp};
+	s[1] = (struct rp_report_wstream){pp->limited_marker, pp->nlimited, limited_write, pp};
 }
 
 json_t *rp_lab_propagation_json(const struct rp_lab *lab)

@@ -47,9 +47,10 @@ struct rp_lab_propagation *rp_lab_propagation(const struct rp_lab *lab);
 void rp_lab_propagation_free(struct rp_lab_propagation *pp);
 /* victims[k], sender_limited[k] as result.json's objects (ctx: the propagation) */
 json_t *rp_lab_victim_item(void *pp, size_t k);
+void rp_lab_victim_write(struct rp_jw *w, void *pp, size_t k); /* the same, typed (report/doc.h) */
 json_t *rp_lab_limited_item(void *pp, size_t k);
 /* The two streams of head's markers, for rp_doc_put_streams. */
-void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_stream s[2]);
+void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_wstream s[2]);
 /* "capture": null, or per host {"node", "path" (its first file), "files",
  * "frames"}; valid after rp_lab_close_captures. */
 json_t *rp_lab_capture_json(const struct rp_lab *lab);
@@ -80,5 +81,6 @@ void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *out);
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h);
 /* result.json's flows[i] for a lab run: report/result.h's, plus in_flight. */
 json_t *rp_lab_flow_item(void *acct, size_t i);
+void rp_lab_flow_write(struct rp_jw *w, void *acct, size_t i); /* the same, typed (report/doc.h) */
 
 #endif

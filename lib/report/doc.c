@@ -3,6 +3,7 @@
 #include "doc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +269,26 @@ static void close_container(struct rp_doc *d, char c)
 	out(d, &c, 1);
 }
 
-static const struct rp_report_stream *stream_of(const json_t *v, const struct rp_report_stream *s, size_t ns)
+/* A stream of either kind. */
+struct src {
+	json_t *marker;
+	size_t n;
+	json_t *(*item)(void *ctx, size_t i);
+	void (*write)(struct rp_jw *w, void *ctx, size_t i);
+	void *ctx;
+};
+
+static struct src from_item(const struct rp_report_stream *s)
+{
+	return (struct src){s->marker, s->n, s->item, NULL, s->ctx};
+}
+
+static struct src from_write(const struct rp_report_wstream *s)
+{
+	return (struct src){s->marker, s->n, NULL, s->write, s->ctx};
+}
+
+static const struct src *stream_of(const json_t *v, const struct src *s, size_t ns)
 {
 	for (size_t k = 0; json_is_array(v) && k < ns; k++)
 		if (s[k].marker == v)
@@ -276,7 +296,7 @@ static const struct rp_report_stream *stream_of(const json_t *v, const struct rp
 	return NULL;
 }
 
-static bool holds_stream(const json_t *v, const struct rp_report_stream *s, size_t ns)
+static bool holds_stream(const json_t *v, const struct src *s, size_t ns)
 {
 	if (!ns || !(json_is_object(v) || json_is_array(v)))
 		return false;
@@ -297,23 +317,20 @@ static bool holds_stream(const json_t *v, const struct rp_report_stream *s, size
 	return false;
 }
 
-static void items(struct rp_doc *d, const struct rp_report_stream *s)
+static void write_item(struct rp_doc *d, const struct src *s, size_t i, unsigned depth, bool compact);
+
+static void items(struct rp_doc *d, const struct src *s)
 {
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
-		json_t *v = s->item(s->ctx, i);
 		member(d, NULL);
-		if (!v)
-			fail(d, "cannot write", 0);
-		else
-			dump_at(d, v, d->depth);
-		json_decref(v);
+		write_item(d, s, i, d->depth, false);
 	}
 }
 
 /* key (NULL in an array): v at the current depth, streams in place of their markers. */
-static void value(struct rp_doc *d, const char *key, json_t *v, const struct rp_report_stream *s, size_t ns)
+static void value(struct rp_doc *d, const char *key, json_t *v, const struct src *s, size_t ns)
 {
-	const struct rp_report_stream *st = stream_of(v, s, ns);
+	const struct src *st = stream_of(v, s, ns);
 	if (!holds_stream(v, s, ns)) {
 		member(d, key);
 		dump_at(d, v, d->depth);
@@ -364,7 +381,7 @@ struct rp_doc *rp_doc_open(const char *path, char *err, size_t errlen)
 	return NULL;
 }
 
-int rp_doc_put_streams(struct rp_doc *d, const char *key, json_t *v, const struct rp_report_stream *s, size_t ns)
+static int put(struct rp_doc *d, const char *key, json_t *v, const struct src *s, size_t ns)
 {
 	if (!v)
 		fail(d, "cannot write", 0);
@@ -374,12 +391,34 @@ int rp_doc_put_streams(struct rp_doc *d, const char *key, json_t *v, const struc
 	return d->failed ? -1 : 0;
 }
 
-int rp_doc_put(struct rp_doc *d, const char *key, json_t *v)
+#define MAX_STREAMS 16
+
+int rp_doc_put_streams(struct rp_doc *d, const char *key, json_t *v, const struct rp_report_stream *s, size_t ns)
 {
-	return rp_doc_put_streams(d, key, v, NULL, 0);
+	struct src x[MAX_STREAMS];
+	if (ns > MAX_STREAMS)
+		fail(d, "cannot write (too many streams)", 0);
+	for (size_t k = 0; k < ns && k < MAX_STREAMS; k++)
+		x[k] = from_item(&s[k]);
+	return put(d, key, v, x, ns < MAX_STREAMS ? ns : MAX_STREAMS);
 }
 
-int rp_doc_stream(struct rp_doc *d, const char *key, const struct rp_report_stream *s)
+int rp_doc_put_wstreams(struct rp_doc *d, const char *key, json_t *v, const struct rp_report_wstream *s, size_t ns)
+{
+	struct src x[MAX_STREAMS];
+	if (ns > MAX_STREAMS)
+		fail(d, "cannot write (too many streams)", 0);
+	for (size_t k = 0; k < ns && k < MAX_STREAMS; k++)
+		x[k] = from_write(&s[k]);
+	return put(d, key, v, x, ns < MAX_STREAMS ? ns : MAX_STREAMS);
+}
+
+int rp_doc_put(struct rp_doc *d, const char *key, json_t *v)
+{
+	return put(d, key, v, NULL, 0);
+}
+
+static int stream(struct rp_doc *d, const char *key, const struct src *s)
 {
 	if (!s->n) {
 		json_t *empty = json_array();
@@ -390,6 +429,18 @@ int rp_doc_stream(struct rp_doc *d, const char *key, const struct rp_report_stre
 		close_container(d, ']');
 	}
 	return d->failed ? -1 : 0;
+}
+
+int rp_doc_stream(struct rp_doc *d, const char *key, const struct rp_report_stream *s)
+{
+	const struct src x = from_item(s);
+	return stream(d, key, &x);
+}
+
+int rp_doc_wstream(struct rp_doc *d, const char *key, const struct rp_report_wstream *s)
+{
+	const struct src x = from_write(s);
+	return stream(d, key, &x);
 }
 
 int rp_doc_begin(struct rp_doc *d, const char *key)
@@ -454,20 +505,202 @@ int rp_doc_write(const char *path, json_t *root, const struct rp_report_stream *
 	return rp_doc_close(d, false, err, errlen);
 }
 
-int rp_doc_write_lines(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
+static int write_lines(const char *path, const struct src *s, char *err, size_t errlen)
 {
 	struct rp_doc *d = rp_doc_open(path, err, errlen);
 	if (!d)
 		return -1;
 	d->used = 0; /* no "{": lines only */
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
-		json_t *v = s->item(s->ctx, i);
-		if (!v)
-			fail(d, "cannot write", 0);
-		else
-			dump_value(d, v, 0, true);
+		write_item(d, s, i, 0, true);
 		out(d, "\n", 1);
-		json_decref(v);
 	}
 	return finish(d, false, err, errlen);
+}
+
+int rp_doc_write_lines(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
+{
+	const struct src x = from_item(s);
+	return write_lines(path, &x, err, errlen);
+}
+
+int rp_doc_write_wlines(const char *path, const struct rp_report_wstream *s, char *err, size_t errlen)
+{
+	const struct src x = from_write(s);
+	return write_lines(path, &x, err, errlen);
+}
+
+/* ---- rp_jw: the typed writer, into a document or into a tree ---- */
+
+struct rp_jw {
+	struct rp_doc *d;     /* text: the document */
+	unsigned depth;       /* text: the depth of the item's first line */
+	bool compact;
+	unsigned n;           /* open containers */
+	bool members[DOC_DEPTH], is_obj[DOC_DEPTH];
+	json_t *stack[DOC_DEPTH]; /* tree: the open containers; stack[0] is the root once made */
+	json_t *root;
+	bool oom;
+};
+
+/* Text: the separator, line and key before a value of the open container. */
+static void jw_member(struct rp_jw *w, const char *key)
+{
+	if (!w->n)
+		return;
+	if (w->members[w->n - 1])
+		out(w->d, ",", 1);
+	w->members[w->n - 1] = true;
+	newline(w->d, w->depth + w->n, w->compact);
+	if (key) {
+		dump_string(w->d, key, strlen(key));
+		out(w->d, ": ", w->compact ? 1 : 2);
+	}
+}
+
+/* Tree: v into the open container (or as the root). */
+static void jw_add(struct rp_jw *w, const char *key, json_t *v)
+{
+	if (!v) {
+		w->oom = true;
+		return;
+	}
+	if (!w->n) {
+		json_decref(w->root);
+		w->root = v;
+	} else if (json_is_object(w->stack[w->n - 1])) {
+		json_object_set_new_nocheck(w->stack[w->n - 1], key, v);
+	} else {
+		json_array_append_new(w->stack[w->n - 1], v);
+	}
+}
+
+static void jw_open(struct rp_jw *w, const char *key, bool obj)
+{
+	if (w->n == DOC_DEPTH) {
+		w->oom = true;
+		return;
+	}
+	if (w->d) {
+		jw_member(w, key);
+		out(w->d, obj ? "{" : "[", 1);
+		w->is_obj[w->n] = obj;
+		w->members[w->n++] = false;
+		return;
+	}
+	json_t *c = obj ? json_object() : json_array();
+	if (!c) {
+		w->oom = true;
+		return;
+	}
+	jw_add(w, key, json_incref(c));
+	w->is_obj[w->n] = obj;
+	w->stack[w->n++] = c;
+	json_decref(c);
+}
+
+void rp_jw_obj(struct rp_jw *w, const char *key)
+{
+	jw_open(w, key, true);
+}
+
+void rp_jw_arr(struct rp_jw *w, const char *key)
+{
+	jw_open(w, key, false);
+}
+
+void rp_jw_end(struct rp_jw *w)
+{
+	if (!w->n)
+		return;
+	w->n--;
+	if (w->d) {
+		if (w->members[w->n])
+			newline(w->d, w->depth + w->n, w->compact);
+		out(w->d, w->is_obj[w->n] ? "}" : "]", 1);
+	}
+}
+
+void rp_jw_int(struct rp_jw *w, const char *key, int64_t v)
+{
+	if (!w->d)
+		return jw_add(w, key, json_integer((json_int_t)v));
+	jw_member(w, key);
+	dump_integer(w->d, (json_int_t)v);
+}
+
+void rp_jw_real(struct rp_jw *w, const char *key, double v)
+{
+	if (!isfinite(v)) /* json_real refuses it: no member */
+		return;
+	if (!w->d)
+		return jw_add(w, key, json_real(v));
+	jw_member(w, key);
+	dump_real(w->d, v);
+}
+
+void rp_jw_str(struct rp_jw *w, const char *key, const char *s)
+{
+	if (!s)
+		return;
+	if (!w->d)
+		return jw_add(w, key, json_string(s));
+	jw_member(w, key);
+	dump_string(w->d, s, strlen(s));
+}
+
+void rp_jw_bool(struct rp_jw *w, const char *key, bool v)
+{
+	if (!w->d)
+		return jw_add(w, key, json_boolean(v));
+	jw_member(w, key);
+	out(w->d, v ? "true" : "false", v ? 4 : 5);
+}
+
+void rp_jw_null(struct rp_jw *w, const char *key)
+{
+	if (!w->d)
+		return jw_add(w, key, json_null());
+	jw_member(w, key);
+	out(w->d, "null", 4);
+}
+
+void rp_jw_json(struct rp_jw *w, const char *key, const json_t *v)
+{
+	if (!v) {
+		w->oom = true;
+		return;
+	}
+	if (!w->d)
+		return jw_add(w, key, json_deep_copy(v));
+	jw_member(w, key);
+	dump_value(w->d, v, w->depth + w->n, w->compact);
+}
+
+json_t *rp_jw_tree(void (*write)(struct rp_jw *w, void *ctx, size_t i), void *ctx, size_t i)
+{
+	struct rp_jw w = {0};
+	write(&w, ctx, i);
+	if (w.oom || w.n) {
+		json_decref(w.root);
+		return NULL;
+	}
+	return w.root;
+}
+
+static void write_item(struct rp_doc *d, const struct src *s, size_t i, unsigned depth, bool compact)
+{
+	if (s->write) {
+		struct rp_jw w = {.d = d, .depth = depth, .compact = compact};
+		s->write(&w, s->ctx, i);
+		if (w.oom || w.n)
+			fail(d, "cannot write", 0);
+		return;
+	}
+	json_t *v = s->item(s->ctx, i);
+	if (!v)
+		fail(d, "cannot write", 0);
+	else
+		dump_value(d, v, depth, compact);
+	json_decref(v);
 }

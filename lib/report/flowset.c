@@ -11,29 +11,27 @@ bool rp_report_flowset_apart(const struct rp_report_flowset *fs)
 	return rp_acct_nflows(fs->acct) > RP_REPORT_FLOWS_INLINE;
 }
 
-static int lines(const char *dir, const char *name, const struct rp_report_stream *s, char *err, size_t errlen)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return rp_doc_write_lines(path, s, err, errlen);
-}
-
 int rp_report_flowset_files(const struct rp_report_flowset *fs, const char *dir, char *err, size_t errlen)
 {
 	if (!rp_report_flowset_apart(fs))
 		return 0;
 	const struct rp_report_stream fl = {NULL, rp_acct_nflows(fs->acct), fs->item, fs->ctx};
-	const struct rp_report_stream pr = {NULL, fs->pairs ? rp_pairs_nrows(fs->pairs) : 0, rp_pairs_row_item, fs->pairs};
-	return lines(dir, RP_REPORT_FLOWS_FILE, &fl, err, errlen) || lines(dir, RP_REPORT_PAIRS_FILE, &pr, err, errlen)
-		       ? -1
-		       : 0;
+	const struct rp_report_wstream fw = {NULL, rp_acct_nflows(fs->acct), fs->write, fs->ctx};
+	const struct rp_report_wstream pr = {NULL, fs->pairs ? rp_pairs_nrows(fs->pairs) : 0, rp_pairs_row_write, fs->pairs};
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, RP_REPORT_FLOWS_FILE);
+	if (fs->write ? rp_doc_write_wlines(path, &fw, err, errlen) : rp_doc_write_lines(path, &fl, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, RP_REPORT_PAIRS_FILE);
+	return rp_doc_write_wlines(path, &pr, err, errlen);
 }
 
 int rp_report_doc_flows(struct rp_doc *d, const struct rp_report_flowset *fs)
 {
-	const struct rp_report_stream fl = {NULL, rp_report_flowset_apart(fs) ? 0 : rp_acct_nflows(fs->acct), fs->item,
-					    fs->ctx};
-	return rp_doc_stream(d, "flows", &fl);
+	size_t n = rp_report_flowset_apart(fs) ? 0 : rp_acct_nflows(fs->acct);
+	const struct rp_report_stream fl = {NULL, n, fs->item, fs->ctx};
+	const struct rp_report_wstream fw = {NULL, n, fs->write, fs->ctx};
+	return fs->write ? rp_doc_wstream(d, "flows", &fw) : rp_doc_stream(d, "flows", &fl);
 }
 
 json_t *rp_report_flows_summary(const struct rp_report_flowset *fs)
@@ -64,10 +62,10 @@ int rp_report_doc_pairs(struct rp_doc *d, const struct rp_report_flowset *fs)
 		rp_doc_put(d, "flows_file", json_string(RP_REPORT_FLOWS_FILE));
 		rp_doc_put(d, "flows_summary", rp_report_flows_summary(fs));
 	}
-	const struct rp_report_stream rows = {NULL, apart ? 0 : nrows, rp_pairs_row_item, fs->pairs};
+	const struct rp_report_wstream rows = {NULL, apart ? 0 : nrows, rp_pairs_row_write, fs->pairs};
 	const struct rp_report_stream outliers = {NULL, nout, rp_pairs_outlier_item, fs->pairs};
 	rp_doc_begin(d, "pairs");
-	rp_doc_stream(d, "rows", &rows);
+	rp_doc_wstream(d, "rows", &rows);
 	rp_doc_stream(d, "outliers", &outliers);
 	if (apart) {
 		rp_doc_put(d, "rows_file", json_string(RP_REPORT_PAIRS_FILE));

@@ -23,6 +23,8 @@ struct rp_report_flowset {
 	/* result.json's flows[i] (report/result.h's rp_report_flow_item and what
 	 * the command adds); ctx is theirs */
 	json_t *(*item)(void *ctx, size_t i);
+	/* or, when set, flows[i] written typed (report/doc.h), no tree */
+	void (*write)(struct rp_jw *w, void *ctx, size_t i);
 	void *ctx;
 	struct rp_pairs *pairs; /* rp_pairs_build's (NULL: no flows) */
 	/* flow i's loss is unknown (a rank died): counted in flows_summary's

@@ -271,27 +271,31 @@ static json_t *known(double v, bool ok)
 	return ok ? json_real(v) : json_null();
 }
 
-json_t *rp_pairs_row_item(void *pairs, size_t i)
+void rp_pairs_row_write(struct rp_jw *w, void *pairs, size_t i)
 {
 	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
 	bool lat = p[i].latency_samples > 0;
-	/* set one by one (keys are literals): a million rows through json_pack's format parser were slower */
-	json_t *o = json_object();
-	json_object_set_new_nocheck(o, "src", json_string(p[i].src));
-	json_object_set_new_nocheck(o, "dst", json_string(p[i].dst));
-	json_object_set_new_nocheck(o, "flows", json_integer((json_int_t)p[i].flows));
-	json_object_set_new_nocheck(o, "tx_packets", json_integer((json_int_t)p[i].tx_packets));
-	json_object_set_new_nocheck(o, "rx_packets", json_integer((json_int_t)p[i].rx_packets));
-	json_object_set_new_nocheck(o, "lost", json_integer((json_int_t)p[i].lost));
-	json_object_set_new_nocheck(o, "in_flight", json_integer((json_int_t)p[i].in_flight));
-	json_object_set_new_nocheck(o, "loss_pct", json_real(p[i].loss_pct));
-	json_object_set_new_nocheck(o, "goodput_gbps", json_real(p[i].goodput_gbps));
-	json_object_set_new_nocheck(o, "p50_ns", lat ? json_integer((json_int_t)p[i].p50_ns) : json_null());
-	json_object_set_new_nocheck(o, "p99_ns", lat ? json_integer((json_int_t)p[i].p99_ns) : json_null());
-	json_object_set_new_nocheck(o, "max_ns", lat ? json_integer((json_int_t)p[i].max_ns) : json_null());
-	json_object_set_new_nocheck(o, "expected_gbps", known(p[i].expected_gbps, p[i].expected_gbps > 0));
-	json_object_set_new_nocheck(o, "lost_lossless", json_integer((json_int_t)p[i].lost_lossless));
-	return o;
+	rp_jw_obj(w, NULL);
+	rp_jw_str(w, "src", p[i].src);
+	rp_jw_str(w, "dst", p[i].dst);
+	rp_jw_int(w, "flows", (int64_t)p[i].flows);
+	rp_jw_int(w, "tx_packets", (int64_t)p[i].tx_packets);
+	rp_jw_int(w, "rx_packets", (int64_t)p[i].rx_packets);
+	rp_jw_int(w, "lost", (int64_t)p[i].lost);
+	rp_jw_int(w, "in_flight", (int64_t)p[i].in_flight);
+	rp_jw_real(w, "loss_pct", p[i].loss_pct);
+	rp_jw_real(w, "goodput_gbps", p[i].goodput_gbps);
+	lat ? rp_jw_int(w, "p50_ns", (int64_t)p[i].p50_ns) : rp_jw_null(w, "p50_ns");
+	lat ? rp_jw_int(w, "p99_ns", (int64_t)p[i].p99_ns) : rp_jw_null(w, "p99_ns");
+	lat ? rp_jw_int(w, "max_ns", (int64_t)p[i].max_ns) : rp_jw_null(w, "max_ns");
+	p[i].expected_gbps > 0 ? rp_jw_real(w, "expected_gbps", p[i].expected_gbps) : rp_jw_null(w, "expected_gbps");
+	rp_jw_int(w, "lost_lossless", (int64_t)p[i].lost_lossless);
+	rp_jw_end(w);
+}
+
+json_t *rp_pairs_row_item(void *pairs, size_t i)
+{
+	return rp_jw_tree(rp_pairs_row_write, pairs, i);
 }
 
 json_t *rp_pairs_outlier_item(void *pairs, size_t k)

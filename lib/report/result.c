@@ -14,43 +14,33 @@ static const char *const pct_names[RP_PCT_COUNT] = {"p50", "p90", "p99", "p999",
 
 static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
 
-/* A histogram bucket [upper_ns, count] (json_pack's format parsing, per
- * bucket of a million flows, was a measurable part of writing them). */
-static json_t *bucket(uint64_t up, uint64_t cnt)
-{
-	json_t *b = json_array();
-	json_array_append_new(b, jint(up));
-	json_array_append_new(b, jint(cnt));
-	return b;
-}
-
-static json_t *hist_array(const struct rp_hist *h)
-{
-	json_t *arr = json_array();
-	size_t pos = 0;
-	uint64_t up, cnt;
-	while (rp_hist_next(h, &pos, &up, &cnt))
-		json_array_append_new(arr, bucket(up, cnt));
-	return arr;
-}
-
 /* Without a sample (no probe carried a timestamp: message_size 0, every
  * probe lost, analyze without --latency) there is no latency: every figure
- * but count is null, never a measured-looking 0. */
-static json_t *latency_json(const struct rp_hist_summary *sum, json_t *histogram)
+ * but count is null, never a measured-looking 0. The histogram's buckets
+ * from h, or from its sparse form sh. */
+static void latency_write(struct rp_jw *w, const char *key, const struct rp_hist_summary *s, const struct rp_hist *h,
+			  const struct rp_shist *sh)
 {
-	const struct rp_hist_summary s = *sum;
-	bool have = s.count > 0;
-	json_t *o = json_object();
-	json_object_set_new_nocheck(o, "count", jint(s.count));
-	json_object_set_new_nocheck(o, "min", have ? jint(s.min) : json_null());
-	json_object_set_new_nocheck(o, "mean", have ? json_real(s.mean) : json_null());
-	json_object_set_new_nocheck(o, "stdev", have ? json_real(s.stdev) : json_null());
+	bool have = s->count > 0;
+	rp_jw_obj(w, key);
+	rp_jw_int(w, "count", (int64_t)s->count);
+	have ? rp_jw_int(w, "min", (int64_t)s->min) : rp_jw_null(w, "min");
+	have ? rp_jw_real(w, "mean", s->mean) : rp_jw_null(w, "mean");
+	have ? rp_jw_real(w, "stdev", s->stdev) : rp_jw_null(w, "stdev");
 	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		json_object_set_new_nocheck(o, pct_names[i], have ? jint(s.pct[i]) : json_null());
-	json_object_set_new_nocheck(o, "max", have ? jint(s.max) : json_null());
-	json_object_set_new_nocheck(o, "histogram", histogram);
-	return o;
+		have ? rp_jw_int(w, pct_names[i], (int64_t)s->pct[i]) : rp_jw_null(w, pct_names[i]);
+	have ? rp_jw_int(w, "max", (int64_t)s->max) : rp_jw_null(w, "max");
+	rp_jw_arr(w, "histogram");
+	size_t pos = 0;
+	uint64_t up, cnt;
+	while (h ? rp_hist_next(h, &pos, &up, &cnt) : rp_shist_next(sh, &pos, &up, &cnt)) {
+		rp_jw_arr(w, NULL);
+		rp_jw_int(w, NULL, (int64_t)up);
+		rp_jw_int(w, NULL, (int64_t)cnt);
+		rp_jw_end(w);
+	}
+	rp_jw_end(w);
+	rp_jw_end(w);
 }
 
 const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t ns)
@@ -61,40 +51,34 @@ const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t
 	return buf;
 }
 
+static void latency_tree(struct rp_jw *w, void *h, size_t i)
+{
+	(void)i;
+	struct rp_hist_summary s;
+	rp_hist_summarize(h, &s);
+	latency_write(w, NULL, &s, h, NULL);
+}
+
 json_t *rp_report_latency(const struct rp_hist *h)
 {
-	struct rp_hist_summary s;
 	struct rp_hist empty;
 	if (!h) {
 		rp_hist_init(&empty);
 		h = &empty;
 	}
-	rp_hist_summarize(h, &s);
-	return latency_json(&s, hist_array(h));
+	return rp_jw_tree(latency_tree, (void *)h, 0);
 }
 
-/* The same from the sparse form, in steps of its buckets. */
-static json_t *latency_sparse(const struct rp_shist *sh)
+/* A flow's members up to its latency (h, or sparse sh). */
+static void flow_members(struct rp_jw *w, const struct rp_acct_flow_result *r, const struct rp_hist *h,
+			 const struct rp_shist *sh)
 {
-	struct rp_hist_summary s;
-	rp_shist_summarize(sh, &s);
-	json_t *arr = json_array();
-	size_t pos = 0;
-	uint64_t up, cnt;
-	while (rp_shist_next(sh, &pos, &up, &cnt))
-		json_array_append_new(arr, bucket(up, cnt));
-	return latency_json(&s, arr);
-}
-
-static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
-{
-	json_t *o = json_object();
-	json_object_set_new_nocheck(o, "id", jint(r->id));
-	json_object_set_new_nocheck(o, "src", json_string(r->src));
-	json_object_set_new_nocheck(o, "dst", json_string(r->dst));
-	json_object_set_new_nocheck(o, "qpn", jint(r->qpn));
-	json_object_set_new_nocheck(o, "dscp", jint(r->dscp));
-	json_object_set_new_nocheck(o, "prio", jint(r->prio));
+	rp_jw_int(w, "id", r->id);
+	rp_jw_str(w, "src", r->src);
+	rp_jw_str(w, "dst", r->dst);
+	rp_jw_int(w, "qpn", r->qpn);
+	rp_jw_int(w, "dscp", r->dscp);
+	rp_jw_int(w, "prio", r->prio);
 	const struct {
 		const char *name;
 		uint64_t v;
@@ -107,34 +91,67 @@ static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 		{"icrc_bad", r->icrc_bad},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		json_object_set_new_nocheck(o, counters[i].name, jint(counters[i].v));
-	json_object_set_new_nocheck(o, "goodput_gbps", json_real(r->goodput_gbps));
-	json_object_set_new_nocheck(o, "active_ns", jint(r->active_ns));
-	json_object_set_new_nocheck(o, "goodput_active_gbps", json_real(r->goodput_active_gbps));
-	json_object_set_new_nocheck(o, "latency_ns", latency);
-	return o;
+		rp_jw_int(w, counters[i].name, (int64_t)counters[i].v);
+	rp_jw_real(w, "goodput_gbps", r->goodput_gbps);
+	rp_jw_int(w, "active_ns", (int64_t)r->active_ns);
+	rp_jw_real(w, "goodput_active_gbps", r->goodput_active_gbps);
+	latency_write(w, "latency_ns", &r->latency_ns, h, sh);
+}
+
+struct flow_full {
+	const struct rp_acct_flow_result *r;
+	const struct rp_hist *lat;
+};
+
+static void flow_full_write(struct rp_jw *w, void *ctx, size_t i)
+{
+	(void)i;
+	const struct flow_full *f = ctx;
+	struct rp_hist empty;
+	const struct rp_hist *h = f->lat;
+	if (!h) {
+		rp_hist_init(&empty);
+		h = &empty;
+	}
+	struct rp_acct_flow_result r = *f->r;
+	rp_hist_summarize(h, &r.latency_ns); /* the figures of the histogram given, as rp_report_latency */
+	rp_jw_obj(w, NULL);
+	flow_members(w, &r, h, NULL);
+	rp_jw_end(w);
 }
 
 json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat)
 {
-	return flow_json(r, rp_report_latency(lat));
+	struct flow_full f = {r, lat};
+	return rp_jw_tree(flow_full_write, &f, 0);
+}
+
+void rp_report_flow_members(struct rp_jw *w, const struct rp_acct *a, size_t i)
+{
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, i, &r);
+	const struct rp_shist *sh = rp_acct_flow_latency_sparse(a, i);
+	rp_shist_summarize(sh, &r.latency_ns);
+	flow_members(w, &r, NULL, sh);
+	/* Round trips (probes echoed back to the sender, docs/results.md): only
+	 * where the receiver echoed or the sender got echoes. */
+	if (r.echo_tx || r.echo_rx) {
+		rp_jw_int(w, "echo_tx", (int64_t)r.echo_tx);
+		rp_jw_int(w, "echo_rx", (int64_t)r.echo_rx);
+		latency_write(w, "rtt_ns", &r.rtt_ns, rp_acct_flow_rtt(a, i), NULL);
+	}
+}
+
+static void flow_item_write(struct rp_jw *w, void *acct, size_t i)
+{
+	rp_jw_obj(w, NULL);
+	rp_report_flow_members(w, acct, i);
+	rp_jw_end(w);
 }
 
 json_t *rp_report_flow_item(void *acct, size_t i)
 {
-	const struct rp_acct *a = acct;
-	struct rp_acct_flow_result r;
-	rp_acct_flow(a, i, &r);
-	json_t *o = flow_json(&r, latency_sparse(rp_acct_flow_latency_sparse(a, i)));
-	/* Round trips (probes echoed back to the sender, docs/results.md): only
-	 * where the receiver echoed or the sender got echoes. */
-	if (r.echo_tx || r.echo_rx) {
-		json_object_set_new(o, "echo_tx", jint(r.echo_tx));
-		json_object_set_new(o, "echo_rx", jint(r.echo_rx));
-		const struct rp_hist *h = rp_acct_flow_rtt(a, i);
-		json_object_set_new(o, "rtt_ns", latency_json(&r.rtt_ns, hist_array(h)));
-	}
-	return o;
+	return rp_jw_tree(flow_item_write, acct, i);
 }
 
 const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len)

@@ -62,5 +62,8 @@ int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, ch
 const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len);
 /* rp_report_flows' item i (for rp_report_write_atomic_stream; ctx: the accountant). */
 json_t *rp_report_flow_item(void *acct, size_t i);
+/* The same object's members (not its braces), typed (report/doc.h), for a
+ * command that adds its own (lab: in_flight) and writes a million of them. */
+void rp_report_flow_members(struct rp_jw *w, const struct rp_acct *a, size_t i);
 
 #endif

@@ -211,6 +211,74 @@ static void lines_are_compact_items(void **state)
 	json_decref(items);
 }
 
+/* A typed object: nesting, every kind of value, and what jansson leaves out
+ * (a real that is not finite, a NULL string). */
+static void typed(struct rp_jw *w, void *ctx, size_t i)
+{
+	(void)ctx;
+	rp_jw_obj(w, NULL);
+	rp_jw_int(w, "id", (int64_t)i - 1);
+	rp_jw_str(w, "src", "h\"1");
+	rp_jw_str(w, "gone", NULL);
+	rp_jw_real(w, "g", 0.1 * (double)i);
+	rp_jw_real(w, "nan", 0.0 / 0.0);
+	rp_jw_bool(w, "t", i & 1);
+	rp_jw_null(w, "n");
+	rp_jw_arr(w, "h");
+	for (size_t k = 0; k < i; k++) {
+		rp_jw_arr(w, NULL);
+		rp_jw_int(w, NULL, (int64_t)k);
+		rp_jw_real(w, NULL, 1e21);
+		rp_jw_end(w);
+	}
+	rp_jw_end(w);
+	rp_jw_obj(w, "empty");
+	rp_jw_end(w);
+	json_t *j = json_pack("{s:[i, f]}", "x", 1, 2.5);
+	rp_jw_json(w, "tree", j);
+	json_decref(j);
+	rp_jw_end(w);
+}
+
+static json_t *typed_tree(void *ctx, size_t i)
+{
+	return rp_jw_tree(typed, ctx, i);
+}
+
+/* The typed writer straight into a document and into a tree: the same
+ * bytes, and those of jansson's text of the trees. */
+static void typed_is_the_tree(void **state)
+{
+	(void)state;
+	char a[256], b[256], err[256];
+	snprintf(a, sizeof(a), "%s/typed.json", dir);
+	snprintf(b, sizeof(b), "%s/tree.json", dir);
+	const struct rp_report_wstream ws = {NULL, 3, typed, NULL};
+	const struct rp_report_stream ts = {NULL, 3, typed_tree, NULL};
+	struct rp_doc *d = rp_doc_open(a, err, sizeof(err));
+	assert_int_equal(rp_doc_wstream(d, "flows", &ws), 0);
+	assert_int_equal(rp_doc_close(d, false, err, sizeof(err)), 0);
+	json_t *root = json_object(), *arr = json_array();
+	for (size_t i = 0; i < 3; i++)
+		json_array_append_new(arr, typed_tree(NULL, i));
+	json_object_set_new(root, "flows", arr);
+	assert_null(json_object_get(json_array_get(arr, 1), "nan"));
+	assert_null(json_object_get(json_array_get(arr, 1), "gone"));
+	char *got = slurp(a), *want = truth(root);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	/* lines: typed and tree the same */
+	assert_int_equal(rp_doc_write_wlines(a, &ws, err, sizeof(err)), 0);
+	assert_int_equal(rp_doc_write_lines(b, &ts, err, sizeof(err)), 0);
+	got = slurp(a);
+	want = slurp(b);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +286,7 @@ int main(void)
 		cmocka_unit_test(pieces_are_the_whole),
 		cmocka_unit_test(a_failure_leaves_the_old_file),
 		cmocka_unit_test(lines_are_compact_items),
+		cmocka_unit_test(typed_is_the_tree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
