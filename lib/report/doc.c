@@ -149,6 +149,13 @@ static void dump_integer(struct rp_doc *d, json_int_t v)
 
 static void dump_real(struct rp_doc *d, double v)
 {
+	/* A whole number below 1e15 (a mean of one sample, a zero goodput): %.17g
+	 * prints its digits and no exponent, jansson adds ".0"; -0 is not one. */
+	if (fabs(v) < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+		dump_integer(d, (json_int_t)v);
+		out(d, ".0", 2);
+		return;
+	}
 	char b[40];
 	int n = snprintf(b, sizeof(b), "%.17g", v);
 	if (n < 0 || (size_t)n >= sizeof(b) - 3) {

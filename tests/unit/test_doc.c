@@ -78,7 +78,7 @@ static json_t *awkward(void)
 			 "tenth", 0.1, "big", 1e300, "three", 3.0, "neg", -0.5, "i", (json_int_t)INT64_MAX, "esc",
 			 "q\"b\\s/\n\t\x01", "utf8", "gr\xc3\xbc\xc3\x9f", "nul", "t", 1, "ea", "eo", "deep", 1, 2, "k");
 	/* reals in every form %.17g takes, and what jansson does to it */
-	const double reals[] = {1e-5, 1e21, 5e-324, 1.7976931348623157e308, -0.0, 1e16, 123456789.125, 100.0, -2.5e-7, 0.3};
+	const double reals[] = {1e-5, 1e21, 5e-324, 1.7976931348623157e308, -0.0, 1e16, 123456789.125, 100.0, -2.5e-7, 0.3, 999999999999999.0, -42.0, 1e15, 0.0};
 	json_t *r = json_array();
 	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
 		json_array_append_new(r, json_real(reals[i]));
