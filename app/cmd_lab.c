@@ -18,6 +18,8 @@
 #include "lab/lab.h"
 #include "lab/report.h"
 #include "profile/units.h"
+#include "report/doc.h"
+#include "report/flowset.h"
 #include "report/pairs.h"
 #include "traffic/expect.h"
 #include "report/result.h"
@@ -60,7 +62,9 @@ static void usage(FILE *out)
 	      "result.json (bar the environment's wall-clock fields) and the same pcaps.\n"
 	      "Writes DIR/result.json (\"schema\":\"roceprobe.result/1\", \"kind\":\"lab\"),\n"
 	      "DIR/summary.txt, DIR/qdepth.csv and with --capture DIR/capture-HOST.pcap (one\n"
-	      "per NIC: HOST.NIC for a host of several).\n"
+	      "per NIC: HOST.NIC for a host of several). Beyond 4096 flows the flows and the\n"
+	      "pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl (a line each) and\n"
+	      "result.json keeps their totals (flows_summary, docs/results.md), as run's do.\n"
 	      "\n"
 	      "  -o, --out DIR          result directory (created with its parents; refused\n"
 	      "                         when not empty, unless --force)\n"
@@ -192,7 +196,8 @@ struct one {
 	bool planned;
 	struct rp_lab *lab;
 	struct rp_lab_headline head;
-	json_t *propagation; /* built once after the run: result.json and summary.txt share it */
+	struct rp_lab_propagation *prop; /* built once after the run: result.json and summary.txt share it */
+	struct rp_pairs *pairs;          /* the same */
 	double wall;
 	time_t started;
 };
@@ -209,41 +214,43 @@ static json_t *environment_json(const struct one *r)
 			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
 }
 
+/* result.json a piece at a time (report/doc.h): a million flows are GBs as
+ * JSON. Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go
+ * to DIR/flows.jsonl and DIR/pairs.jsonl first, as run's do
+ * (report/flowset.h). */
 static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	json_t *prof = json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile);
-	json_t *flows = json_array(); /* written a flow at a time (a million flows are GBs as JSON) */
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
-				 "kind", "lab", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)t.end_ns, "interrupted", t.truncated || t.stopped, "flows", flows, "ports",
-				 rp_report_ports(a), "timeseries", rp_report_timeseries(a), "capture", rp_lab_capture_json(r->lab));
-	json_object_set_new(root, "hosts", rp_lab_hosts_json(r->lab));
-	json_object_set_new(root, "switches", rp_lab_switches_json(r->lab));
-	json_object_set(root, "pause_propagation", r->propagation);
-	json_object_set_new(root, "lab", rp_lab_totals_json(r->lab));
-	json_object_set_new(root, "headline", rp_lab_headline_json(&r->head));
-	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
-	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	struct rp_pairs *pairs = rp_pairs_build(a, &pp);
-	free(expect);
-	json_t *rows = json_array(), *outliers = json_array();
-	json_object_set_new(root, "pairs", json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers));
-	char path[4096], err[512];
+	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a, .pairs = r->pairs};
+	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/result.json", dir);
-	const struct rp_report_stream st[] = {
-		{flows, rp_acct_nflows(a), rp_lab_flow_item, (void *)a},
-		{rows, pairs ? rp_pairs_nrows(pairs) : 0, rp_pairs_row_item, pairs},
-		{outliers, pairs ? rp_pairs_noutliers(pairs) : 0, rp_pairs_outlier_item, pairs},
-	};
-	int rc = rp_report_write_atomic_streams(path, root, st, 3, err, sizeof(err));
-	rp_pairs_free(pairs);
-	json_decref(flows);
-	json_decref(rows);
-	json_decref(outliers);
-	json_decref(root);
+	struct rp_doc *d = NULL;
+	int rc = rp_report_flowset_files(&fs, dir, err, sizeof(err));
+	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
+		rc = -1;
+	if (rc == 0) {
+		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
+		rp_doc_put(d, "kind", json_string("lab"));
+		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile));
+		rp_doc_put(d, "environment", environment_json(r));
+		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)t.end_ns));
+		rp_doc_put(d, "interrupted", json_boolean(t.truncated || t.stopped));
+		rp_report_doc_flows(d, &fs);
+		rp_doc_put(d, "ports", rp_report_ports(a));
+		rp_doc_put(d, "timeseries", rp_report_timeseries(a));
+		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
+		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
+		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
+		struct rp_report_wstream ps[2];
+		rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
+		rp_doc_put_wstreams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
+		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
+		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
+		rp_report_doc_pairs(d, &fs);
+		rc = rp_doc_close(d, false, err, sizeof(err));
+	}
 	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
 
@@ -274,7 +281,8 @@ static void summary_flows(FILE *f, const struct rp_acct *a)
 			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
 	if (n > 40)
-		fprintf(f, "... %zu more flows in result.json\n", n - 40);
+		fprintf(f, "... %zu more flows in %s\n", n - 40,
+			n > RP_REPORT_FLOWS_INLINE ? RP_REPORT_FLOWS_FILE : "result.json");
 }
 
 /* Drops by reason and priority, PFC, where pause went and whom it held up:
@@ -313,7 +321,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
 		   "), hosts received %" PRIu64 "\n",
 		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
-	json_t *pp = r->propagation, *x;
+	json_t *pp = r->prop->head, *x;
 	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
 	size_t i;
 	if (json_is_object(where))
@@ -338,15 +346,15 @@ static void summary_fabric(FILE *f, const struct one *r)
 			fprintf(f, "at %" PRId64 " ns)", (int64_t)json_integer_value(json_object_get(x, "first_xoff_ns")));
 	}
 	fputc('\n', f);
-	json_t *victims = json_object_get(pp, "victims");
-	if (!json_array_size(victims))
+	const struct rp_lab_propagation *P = r->prop;
+	if (!P->nvictims)
 		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
-	json_array_foreach(victims, i, x) {
+	for (i = 0; i < P->nvictims; i++) {
 		if (i == 20) { /* a million-flow run can have a million: the rest are in result.json */
-			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n",
-				json_array_size(victims) - 20);
+			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n", P->nvictims - 20);
 			break;
 		}
+		x = rp_lab_victim_item((void *)P, i);
 		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
 			   " ns, %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
@@ -355,14 +363,15 @@ static void summary_fabric(FILE *f, const struct one *r)
 			json_is_true(json_object_get(x, "slowed")) ? " slowed," : "",
 			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
 			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
+		json_decref(x);
 	}
-	json_t *limited = json_object_get(pp, "sender_limited");
-	json_array_foreach(limited, i, x) {
+	for (i = 0; i < P->nlimited; i++) {
 		if (i == 20) {
 			fprintf(f, "... %zu more sender-limited flows in result.json (pause_propagation.sender_limited)\n",
-				json_array_size(limited) - 20);
+				P->nlimited - 20);
 			break;
 		}
+		x = rp_lab_limited_item((void *)P, i);
 		fprintf(f, "sender-limited (not a PFC victim): flow %d %s -> %s prio %d, %" PRId64 " ns late: %s's NIC is "
 			   "offered %.3f Gbit/s on %.3f Gbit/s, which makes it %" PRId64 " ns late\n",
 			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
@@ -371,6 +380,7 @@ static void summary_fabric(FILE *f, const struct one *r)
 			json_real_value(json_object_get(x, "sender_offered_gbps")),
 			json_real_value(json_object_get(x, "sender_speed_gbps")),
 			(int64_t)json_integer_value(json_object_get(x, "sender_late_ns")));
+		json_decref(x);
 	}
 }
 
@@ -436,10 +446,7 @@ static void summary(FILE *f, const struct one *r)
 	}
 	summary_fabric(f, r);
 	summary_hosts(f, r);
-	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(rp_lab_acct(r->lab)));
-	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	rp_report_print_pairs(f, rp_lab_acct(r->lab), &pp, 10);
-	free(expect);
+	rp_pairs_print(f, r->pairs, 10);
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)
@@ -461,7 +468,8 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 
 static void one_free(struct one *r)
 {
-	json_decref(r->propagation);
+	rp_lab_propagation_free(r->prop);
+	rp_pairs_free(r->pairs);
 	rp_lab_destroy(r->lab);
 	if (r->planned)
 		rp_plan_free(&r->plan);
@@ -531,8 +539,16 @@ static int run_one(const struct lab_opts *o, const char *dir, bool print, struct
 	}
 	if (rc == 0) {
 		rp_lab_headline(r.lab, &r.head);
-		r.propagation = rp_lab_propagation_json(r.lab);
-		rc = write_result(&r, o, dir);
+		const struct rp_acct *a = rp_lab_acct(r.lab);
+		double *expect = rp_plan_expect_goodput(&r.plan, NULL, rp_acct_nflows(a));
+		const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r.prof)};
+		r.pairs = rp_pairs_build(a, &pp);
+		free(expect);
+		if (!(r.prop = rp_lab_propagation(r.lab)) || !r.pairs)
+			rc = rp_cli_error("lab", "out of memory for the pause propagation and pairs of %zu flows",
+					  rp_acct_nflows(a));
+		if (rc == 0)
+			rc = write_result(&r, o, dir);
 		if (rc == 0)
 			rc = write_qdepth(&r, dir);
 		if (rc == 0)

@@ -19,6 +19,8 @@
 #include "cluster/cluster.h"
 #include "dp/capture.h"
 #include "dp/rx.h"
+#include "report/doc.h"
+#include "report/flowset.h"
 #include "report/outdir.h"
 #include "report/env_json.h"
 #include "report/pairs.h"
@@ -48,14 +50,11 @@ static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
 #define LINGER_NS 20000000ull
 #define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
 #define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
-/* Beyond this many flows (64 hosts all-to-all is 4032) result.json keeps
- * totals and outliers, and the per-flow detail goes to files of its own,
- * a line each (docs/results.md, "Large runs"); the summary lists the first
- * RUN_SUMMARY_FLOWS flows. */
-#define RUN_FLOWS_INLINE 4096
+/* Beyond RP_REPORT_FLOWS_INLINE flows (64 hosts all-to-all is 4032)
+ * result.json keeps totals and outliers, and the per-flow detail goes to
+ * files of its own, a line each (report/flowset.h, docs/results.md "Large
+ * runs"); the summary lists the first RUN_SUMMARY_FLOWS flows. */
 #define RUN_SUMMARY_FLOWS 40
-#define RUN_FLOWS_FILE "flows.jsonl"
-#define RUN_PAIRS_FILE "pairs.jsonl"
 
 struct run_opts {
 	const char *profile;
@@ -826,28 +825,12 @@ static json_t *flow_item(void *ctx, size_t i)
 	return f;
 }
 
-/* result.json's "flows_summary" when the flows are in DIR/flows.jsonl: their
- * totals, and the latency of every flow's samples (the flows' histograms
- * merged bucket by bucket: rp_acct_latency). Loss counts the flows whose
- * both sides reported (not those of a rank that died). */
-static json_t *flows_summary_json(const struct run *r)
+/* Flow i's loss is unknown: a side of it ran on a rank that died
+ * (report/flowset.h's flows_summary counts it as incomplete). */
+static bool flow_incomplete(void *ctx, size_t i)
 {
-	uint64_t tx = 0, rx = 0, lost = 0, ce = 0, incomplete = 0;
-	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
-		struct rp_acct_flow_result x;
-		rp_acct_flow(r->acct, i, &x);
-		tx += x.tx_packets;
-		rx += x.rx_packets;
-		ce += x.ce;
-		if (r->lost && lost_side(r, r->flow_of[i]))
-			incomplete++;
-		else
-			lost += x.lost;
-	}
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "file", RUN_FLOWS_FILE, "flows",
-			 (json_int_t)rp_acct_nflows(r->acct), "tx_packets", (json_int_t)tx, "rx_packets", (json_int_t)rx,
-			 "lost", (json_int_t)lost, "ce", (json_int_t)ce, "incomplete", (json_int_t)incomplete,
-			 "latency_ns", rp_report_latency(rp_acct_latency(r->acct)));
+	const struct run *r = ctx;
+	return r->lost && lost_side(r, r->flow_of[i]);
 }
 
 /* The ports; after a rank died, its hosts' ports (nothing measured: zeros)
@@ -968,81 +951,59 @@ static json_t *aggression_json(const struct run *r, json_t *verbs)
 	return o;
 }
 
-/* DIR/NAME, one line per item of st (a large run's per-flow detail). */
-static int write_lines(const struct run_opts *o, const char *name, const struct rp_report_stream *st)
-{
-	char path[4096], err[4200];
-	snprintf(path, sizeof(path), "%s/%s", o->out, name);
-	return rp_report_write_jsonl(path, st, err, sizeof(err)) ? rp_cli_error("run", "%s", err) : 0;
-}
-
-/* result.json, written a flow, a pair and a port's series at a time (a
- * million flows are GBs as JSON). Beyond RUN_FLOWS_INLINE flows the flows
- * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl (written
- * first), and result.json keeps their totals, the outlying pairs, hosts,
- * ports (docs/results.md). */
+/* result.json a piece at a time (report/doc.h): a flow, a pair and a
+ * port's series at a time (a million flows are GBs as JSON). Beyond
+ * RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go to
+ * DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json keeps
+ * their totals, the outlying pairs, hosts, ports (report/flowset.h,
+ * docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
 {
 	size_t nf = rp_acct_nflows(r->acct);
-	bool apart = nf > RUN_FLOWS_INLINE;
 	double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, nf);
 	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->s.prof)};
-	struct rp_pairs *pairs = rp_pairs_build(r->acct, &pp);
+	const struct rp_report_flowset fs = {.acct = r->acct, .item = flow_item, .ctx = (void *)r,
+					     .pairs = rp_pairs_build(r->acct, &pp), .incomplete = flow_incomplete};
 	free(expect);
-	size_t nrows = pairs ? rp_pairs_nrows(pairs) : 0, nout = pairs ? rp_pairs_noutliers(pairs) : 0;
-	const struct rp_report_stream fl = {NULL, nf, flow_item, (void *)r}, pr = {NULL, nrows, rp_pairs_row_item, pairs};
-	if (!pairs && nf)
+	if (!fs.pairs && nf)
 		return rp_cli_error("run", "out of memory for the pairs of %zu flows", nf);
-	int rc = apart ? write_lines(o, RUN_FLOWS_FILE, &fl) : 0;
-	if (rc == 0 && apart)
-		rc = write_lines(o, RUN_PAIRS_FILE, &pr);
-	if (rc) {
-		rp_pairs_free(pairs);
-		return rc;
-	}
-	json_t *flows = json_array(), *rows = json_array(), *outliers = json_array(), *tports = NULL;
-	json_t *prof = json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile);
-	json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:O, s:o, s:o, s:o}", "schema", "roceprobe.result/1",
-				 "kind", "dpdk", "profile", prof, "environment", environment_json(r), "elapsed_ns",
-				 (json_int_t)r->s.g.end_ns, "interrupted", r->interrupted, "flows",
-				 flows, "ports", ports_json(r), "timeseries",
-				 rp_report_timeseries_apart(r->acct, &tports), "capture", capture_json(r, o));
-	json_t *pj = json_pack("{s:O, s:O}", "rows", rows, "outliers", outliers);
-	if (apart) {
-		json_object_set_new(pj, "rows_file", json_string(RUN_PAIRS_FILE));
-		json_object_set_new(pj, "pairs", json_integer((json_int_t)nrows));
-		json_object_set_new(root, "flows_file", json_string(RUN_FLOWS_FILE));
-		json_object_set_new(root, "flows_summary", flows_summary_json(r));
-	}
-	json_object_set_new(root, "pairs", pj);
-	json_object_set_new(root, "hosts", hosts_json(r));
-	json_object_set_new(root, "pause_order", rp_report_pause_order(r->acct));
-	json_object_set_new(root, "findings", rp_env_findings_json(r->envs, r->nenvs));
-	if (r->nrecs) {
-		json_object_set_new(root, "kind", json_string(all_verbs(&r->s) ? "verbs" : "mixed"));
-		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
-		json_object_set_new(root, "verbs", v);
-		if (ag)
-			json_object_set_new(root, "aggression", ag);
-	}
-	if (r->cl.launched)
-		json_object_set_new(root, "cluster", cluster_json(r));
-	if (r->lost)
-		json_object_set_new(root, "incomplete", lost_hosts_json(r));
-	char path[4096], err[512];
+	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/result.json", o->out);
-	const struct rp_report_stream st[] = {
-		{flows, apart ? 0 : nf, flow_item, (void *)r},
-		{rows, apart ? 0 : nrows, rp_pairs_row_item, pairs},
-		{outliers, nout, rp_pairs_outlier_item, pairs},
-		{tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct}, /* a port at a time */
-	};
-	rc = rp_report_write_atomic_streams(path, root, st, 4, err, sizeof(err));
-	rp_pairs_free(pairs);
-	json_decref(flows);
-	json_decref(rows);
-	json_decref(outliers);
-	json_decref(root);
+	struct rp_doc *d = NULL;
+	int rc = rp_report_flowset_files(&fs, o->out, err, sizeof(err));
+	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
+		rc = -1;
+	if (rc == 0) {
+		json_t *tports = NULL;
+		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
+		rp_doc_put(d, "kind", json_string(!r->nrecs ? "dpdk" : all_verbs(&r->s) ? "verbs" : "mixed"));
+		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile));
+		rp_doc_put(d, "environment", environment_json(r));
+		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)r->s.g.end_ns));
+		rp_doc_put(d, "interrupted", json_boolean(r->interrupted));
+		rp_report_doc_flows(d, &fs);
+		rp_doc_put(d, "ports", ports_json(r));
+		json_t *ts = rp_report_timeseries_apart(r->acct, &tports);
+		const struct rp_report_stream tp = {tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct};
+		rp_doc_put_streams(d, "timeseries", ts, &tp, 1); /* a port at a time */
+		rp_doc_put(d, "capture", capture_json(r, o));
+		rp_report_doc_pairs(d, &fs);
+		rp_doc_put(d, "hosts", hosts_json(r));
+		rp_doc_put(d, "pause_order", rp_report_pause_order(r->acct));
+		rp_doc_put(d, "findings", rp_env_findings_json(r->envs, r->nenvs));
+		if (r->nrecs) {
+			json_t *v = verbs_json(r), *ag = aggression_json(r, v);
+			rp_doc_put(d, "verbs", v);
+			if (ag)
+				rp_doc_put(d, "aggression", ag);
+		}
+		if (r->cl.launched)
+			rp_doc_put(d, "cluster", cluster_json(r));
+		if (r->lost)
+			rp_doc_put(d, "incomplete", lost_hosts_json(r));
+		rc = rp_doc_close(d, false, err, sizeof(err));
+	}
+	rp_pairs_free(fs.pairs);
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 }
 
@@ -1190,7 +1151,7 @@ static void summary(FILE *f, const struct run *r)
 	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
 		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
 		"max ns");
-	size_t nflows = rp_acct_nflows(r->acct), listed = nflows > RUN_FLOWS_INLINE ? RUN_SUMMARY_FLOWS : nflows;
+	size_t nflows = rp_acct_nflows(r->acct), listed = nflows > RP_REPORT_FLOWS_INLINE ? RUN_SUMMARY_FLOWS : nflows;
 	for (size_t i = 0; i < listed; i++) {
 		struct rp_acct_flow_result x;
 		rp_acct_flow(r->acct, i, &x);
@@ -1219,7 +1180,7 @@ static void summary(FILE *f, const struct run *r)
 	}
 	if (listed < nflows)
 		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", nflows - listed,
-			RUN_FLOWS_FILE);
+			RP_REPORT_FLOWS_FILE);
 	fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
 	fprintf(f, "\n%-8s %10s %10s %8s %8s %12s %s\n", "port", "rx", "misdeliv", "PFC rx", "PFC tx", "paused ns",
 		"(by priority: paused ns)");

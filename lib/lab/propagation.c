@@ -122,7 +122,7 @@ static bool late_enough(uint64_t late, uint64_t span)
 /* Flow i into victims (paused on its priority, or late beyond what its own
  * sender explains) or sender_limited (late, all of it its own sender's NIC
  * being oversubscribed: no PFC involved), or neither. */
-static void victim_sort(const struct rp_lab *lab, size_t i, json_t *victims, json_t *sender_limited)
+static void victim_sort(const struct rp_lab *lab, size_t i, struct rp_lab_propagation *pp)
 {
 	struct rp_acct_flow_result r;
 	struct rp_acct_port_result sp;
@@ -136,31 +136,116 @@ static void victim_sort(const struct rp_lab *lab, size_t i, json_t *victims, jso
 	uint64_t span = pf->end_ns > pf->p.start_ns ? pf->end_ns - pf->p.start_ns : 1;
 	uint64_t own = sender_late_ns(lab, pf, span);
 	bool slowed = late_enough(late > own ? late - own : 0, span); /* beyond its own sender's share */
-	if (paused || slowed) {
-		json_array_append_new(victims, json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:b, s:b}", "flow", (int)r.id, "src",
-							 r.src, "dst", r.dst, "prio", (int)pf->prio, "sender_paused_ns",
-							 (json_int_t)paused, "late_ns", (json_int_t)late, "paused", paused > 0,
-							 "slowed", slowed));
-	} else if (own && late_enough(late, span)) {
-		json_array_append_new(sender_limited,
-				      json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:f, s:f}", "flow", (int)r.id, "src", r.src,
-						"dst", r.dst, "prio", (int)pf->prio, "late_ns", (json_int_t)late,
-						"sender_late_ns", (json_int_t)own, "sender_offered_gbps",
-						lab->plan->load[pf->src].tx_bps / 1e9, "sender_speed_gbps",
-						(double)lab->prof->hosts[pf->src].speed_bps / 1e9));
-	}
+	if (paused || slowed)
+		pp->victims[pp->nvictims++] = (struct rp_lab_victim){i, paused, late, own, paused > 0, slowed};
+	else if (own && late_enough(late, span))
+		pp->limited[pp->nlimited++] = (struct rp_lab_victim){i, paused, late, own, false, false};
 }
 
-json_t *rp_lab_propagation_json(const struct rp_lab *lab)
+struct rp_lab_propagation *rp_lab_propagation(const struct rp_lab *lab)
 {
+	size_t n = rp_acct_nflows(lab->acct);
+	struct rp_lab_propagation *pp = calloc(1, sizeof(*pp));
+	if (!pp || !(pp->victims = malloc((n ? n : 1) * sizeof(*pp->victims))) ||
+	    !(pp->limited = malloc((n ? n : 1) * sizeof(*pp->limited)))) {
+		rp_lab_propagation_free(pp);
+		return NULL;
+	}
+	pp->lab = lab;
+	for (size_t i = 0; i < n; i++)
+		victim_sort(lab, i, pp);
 	unsigned depth;
-	json_t *hops = hops_json(lab, &depth), *victims = json_array(), *limited = json_array();
-	for (size_t i = 0; i < rp_acct_nflows(lab->acct); i++)
-		victim_sort(lab, i, victims, limited);
+	json_t *hops = hops_json(lab, &depth);
 	json_t *start = lab->congestion_ns == RP_LAB_NEVER ? json_null() : json_integer((json_int_t)lab->congestion_ns);
 	json_t *where = lab->congested_sw < 0 ? json_null()
 					       : json_pack("{s:s, s:i}", "switch", lab->sw[lab->congested_sw].name, "port",
 							   lab->congested_port);
-	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o}", "congestion_start_ns", start, "congested", where, "depth",
-			 (int)depth, "hops", hops, "victims", victims, "sender_limited", limited);
+	pp->victims_marker = json_array();
+	pp->limited_marker = json_array();
+	pp->head = json_pack("{s:o, s:o, s:i, s:o, s:O, s:O}", "congestion_start_ns", start, "congested", where, "depth",
+			     (int)depth, "hops", hops, "victims", pp->victims_marker, "sender_limited", pp->limited_marker);
+	if (!pp->head) {
+		rp_lab_propagation_free(pp);
+		return NULL;
+	}
+	return pp;
+}
+
+void rp_lab_propagation_free(struct rp_lab_propagation *pp)
+{
+	if (!pp)
+		return;
+	json_decref(pp->head);
+	json_decref(pp->victims_marker);
+	json_decref(pp->limited_marker);
+	free(pp->victims);
+	free(pp->limited);
+	free(pp);
+}
+
+void rp_lab_victim_write(struct rp_jw *w, void *ctx, size_t k)
+{
+	const struct rp_lab_propagation *pp = ctx;
+	const struct rp_lab *lab = pp->lab;
+	const struct rp_lab_victim *v = &pp->victims[k];
+	struct rp_acct_flow_result r;
+	rp_acct_flow(lab->acct, v->flow, &r);
+	const struct rp_flow *pf = &lab->plan->flows[lab->flow_of[v->flow]];
+	rp_jw_obj(w, NULL);
+	rp_jw_int(w, "flow", (int)r.id);
+	rp_jw_str(w, "src", r.src);
+	rp_jw_str(w, "dst", r.dst);
+	rp_jw_int(w, "prio", (int)pf->prio);
+	rp_jw_int(w, "sender_paused_ns", (int64_t)v->paused_ns);
+	rp_jw_int(w, "late_ns", (int64_t)v->late_ns);
+	rp_jw_bool(w, "paused", v->paused);
+	rp_jw_bool(w, "slowed", v->slowed);
+	rp_jw_end(w);
+}
+
+json_t *rp_lab_victim_item(void *ctx, size_t k)
+{
+	return rp_jw_tree(rp_lab_victim_write, ctx, k);
+}
+
+json_t *rp_lab_limited_item(void *ctx, size_t k)
+{
+	const struct rp_lab_propagation *pp = ctx;
+	const struct rp_lab *lab = pp->lab;
+	const struct rp_lab_victim *v = &pp->limited[k];
+	struct rp_acct_flow_result r;
+	rp_acct_flow(lab->acct, v->flow, &r);
+	const struct rp_flow *pf = &lab->plan->flows[lab->flow_of[v->flow]];
+	return json_pack("{s:i, s:s, s:s, s:i, s:I, s:I, s:f, s:f}", "flow", (int)r.id, "src", r.src, "dst", r.dst, "prio",
+			 (int)pf->prio, "late_ns", (json_int_t)v->late_ns, "sender_late_ns", (json_int_t)v->own_ns,
+			 "sender_offered_gbps", lab->plan->load[pf->src].tx_bps / 1e9, "sender_speed_gbps",
+			 (double)lab->prof->hosts[pf->src].speed_bps / 1e9);
+}
+
+static void limited_write(struct rp_jw *w, void *ctx, size_t k)
+{
+	json_t *o = rp_lab_limited_item(ctx, k); /* a few at most: each its own sender's overload */
+	rp_jw_json(w, NULL, o);
+	json_decref(o);
+}
+
+void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_wstream s[2])
+{
+	s[0] = (struct rp_report_wstream){pp->victims_marker, pp->nvictims, rp_lab_victim_write, pp};
+	s[1] = (struct rp_report_wstream){pp->limited_marker, pp->nlimited, limited_write, pp};
+}
+
+json_t *rp_lab_propagation_json(const struct rp_lab *lab)
+{
+	struct rp_lab_propagation *pp = rp_lab_propagation(lab);
+	if (!pp)
+		return NULL;
+	json_t *o = json_deep_copy(pp->head);
+	json_t *v = json_object_get(o, "victims"), *l = json_object_get(o, "sender_limited");
+	for (size_t k = 0; k < pp->nvictims; k++)
+		json_array_append_new(v, rp_lab_victim_item(pp, k));
+	for (size_t k = 0; k < pp->nlimited; k++)
+		json_array_append_new(l, rp_lab_limited_item(pp, k));
+	rp_lab_propagation_free(pp);
+	return o;
 }

@@ -282,9 +282,15 @@ json_t *rp_lab_headline_json(const struct rp_lab_headline *h)
 	return o;
 }
 
+void rp_lab_flow_write(struct rp_jw *w, void *acct, size_t i)
+{
+	rp_jw_obj(w, NULL);
+	rp_report_flow_members(w, acct, i);
+	rp_jw_int(w, "in_flight", (int64_t)rp_acct_flow_in_flight(acct, i));
+	rp_jw_end(w);
+}
+
 json_t *rp_lab_flow_item(void *acct, size_t i)
 {
-	json_t *o = rp_report_flow_item(acct, i);
-	json_object_set_new(o, "in_flight", jint(rp_acct_flow_in_flight(acct, i)));
-	return o;
+	return rp_jw_tree(rp_lab_flow_write, acct, i);
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "fabric/switch.h"
+#include "report/doc.h"
 #include "lab.h"
 
 /* "switches": [{"name","role","buffer":{...},"ports":[{"port","peer",...,
@@ -25,6 +26,31 @@ json_t *rp_lab_hosts_json(const struct rp_lab *lab);
 int rp_lab_write_qdepth_csv(struct rp_lab *lab, const char *path, char *err, size_t errlen);
 /* "pause_propagation": congestion start, each hop's first XOFF, depth, victims. */
 json_t *rp_lab_propagation_json(const struct rp_lab *lab);
+/* The same, typed: a million-flow run can have a million victims, written
+ * an item at a time (report/doc.h), never a tree of them. head is the
+ * object with "victims" and "sender_limited" empty (their markers). */
+struct rp_lab_victim {
+	size_t flow;        /* the accountant's flow index */
+	uint64_t paused_ns; /* its sender's priority paused */
+	uint64_t late_ns;   /* last arrival after its planned end */
+	uint64_t own_ns;    /* how late its own sender's oversubscribed NIC explains */
+	bool paused, slowed;
+};
+struct rp_lab_propagation {
+	const struct rp_lab *lab;
+	json_t *head, *victims_marker, *limited_marker;
+	struct rp_lab_victim *victims, *limited; /* victims, sender_limited: in flow order */
+	size_t nvictims, nlimited;
+};
+/* NULL when out of memory. Valid while lab is. */
+struct rp_lab_propagation *rp_lab_propagation(const struct rp_lab *lab);
+void rp_lab_propagation_free(struct rp_lab_propagation *pp);
+/* victims[k], sender_limited[k] as result.json's objects (ctx: the propagation) */
+json_t *rp_lab_victim_item(void *pp, size_t k);
+void rp_lab_victim_write(struct rp_jw *w, void *pp, size_t k); /* the same, typed (report/doc.h) */
+json_t *rp_lab_limited_item(void *pp, size_t k);
+/* The two streams of head's markers, for rp_doc_put_streams. */
+void rp_lab_propagation_streams(struct rp_lab_propagation *pp, struct rp_report_wstream s[2]);
 /* "capture": null, or per host {"node", "path" (its first file), "files",
  * "frames"}; valid after rp_lab_close_captures. */
 json_t *rp_lab_capture_json(const struct rp_lab *lab);
@@ -55,5 +81,6 @@ void rp_lab_fabric_sum(const struct rp_lab *lab, struct rp_lab_fabric_sum *out);
 json_t *rp_lab_headline_json(const struct rp_lab_headline *h);
 /* result.json's flows[i] for a lab run: report/result.h's, plus in_flight. */
 json_t *rp_lab_flow_item(void *acct, size_t i);
+void rp_lab_flow_write(struct rp_jw *w, void *acct, size_t i); /* the same, typed (report/doc.h) */
 
 #endif

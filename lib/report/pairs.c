@@ -271,18 +271,31 @@ static json_t *known(double v, bool ok)
 	return ok ? json_real(v) : json_null();
 }
 
-json_t *rp_pairs_row_item(void *pairs, size_t i)
+void rp_pairs_row_write(struct rp_jw *w, void *pairs, size_t i)
 {
 	const struct rp_pair_result *p = ((const struct rp_pairs *)pairs)->ps.rows;
 	bool lat = p[i].latency_samples > 0;
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:o, s:o, s:o, s:I}", "src", p[i].src, "dst",
-			 p[i].dst, "flows", (json_int_t)p[i].flows, "tx_packets", (json_int_t)p[i].tx_packets,
-			 "rx_packets", (json_int_t)p[i].rx_packets, "lost", (json_int_t)p[i].lost, "in_flight",
-			 (json_int_t)p[i].in_flight, "loss_pct", p[i].loss_pct, "goodput_gbps", p[i].goodput_gbps,
-			 "p50_ns", lat ? json_integer((json_int_t)p[i].p50_ns) : json_null(), "p99_ns",
-			 lat ? json_integer((json_int_t)p[i].p99_ns) : json_null(), "max_ns",
-			 lat ? json_integer((json_int_t)p[i].max_ns) : json_null(), "expected_gbps",
-			 known(p[i].expected_gbps, p[i].expected_gbps > 0), "lost_lossless", (json_int_t)p[i].lost_lossless);
+	rp_jw_obj(w, NULL);
+	rp_jw_str(w, "src", p[i].src);
+	rp_jw_str(w, "dst", p[i].dst);
+	rp_jw_int(w, "flows", (int64_t)p[i].flows);
+	rp_jw_int(w, "tx_packets", (int64_t)p[i].tx_packets);
+	rp_jw_int(w, "rx_packets", (int64_t)p[i].rx_packets);
+	rp_jw_int(w, "lost", (int64_t)p[i].lost);
+	rp_jw_int(w, "in_flight", (int64_t)p[i].in_flight);
+	rp_jw_real(w, "loss_pct", p[i].loss_pct);
+	rp_jw_real(w, "goodput_gbps", p[i].goodput_gbps);
+	lat ? rp_jw_int(w, "p50_ns", (int64_t)p[i].p50_ns) : rp_jw_null(w, "p50_ns");
+	lat ? rp_jw_int(w, "p99_ns", (int64_t)p[i].p99_ns) : rp_jw_null(w, "p99_ns");
+	lat ? rp_jw_int(w, "max_ns", (int64_t)p[i].max_ns) : rp_jw_null(w, "max_ns");
+	p[i].expected_gbps > 0 ? rp_jw_real(w, "expected_gbps", p[i].expected_gbps) : rp_jw_null(w, "expected_gbps");
+	rp_jw_int(w, "lost_lossless", (int64_t)p[i].lost_lossless);
+	rp_jw_end(w);
+}
+
+json_t *rp_pairs_row_item(void *pairs, size_t i)
+{
+	return rp_jw_tree(rp_pairs_row_write, pairs, i);
 }
 
 json_t *rp_pairs_outlier_item(void *pairs, size_t k)
@@ -331,10 +344,9 @@ static void loss_words(const struct rp_pair_result *p, double peers, unsigned fl
 			 100.0 * (double)p->lost_lossy / (double)p->tx_lossy, peers);
 }
 
-void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows)
+static void print_set(FILE *f, const struct pair_set *set, size_t max_rows)
 {
-	struct pair_set ps;
-	pair_set_build(a, plan, &ps);
+	const struct pair_set ps = *set;
 	const struct rp_pair_result *p = ps.rows;
 	const unsigned *fl = ps.flags;
 	size_t n = ps.n, shown = 0, flagged = 0;
@@ -371,5 +383,17 @@ void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pai
 	}
 	if (flagged > shown)
 		fprintf(f, "  ... %zu more in result.json (\"pairs\".\"outliers\")\n", flagged - shown);
+}
+
+void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows)
+{
+	struct pair_set ps;
+	pair_set_build(a, plan, &ps);
+	print_set(f, &ps, max_rows);
 	pair_set_free(&ps);
+}
+
+void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows)
+{
+	print_set(f, &p->ps, max_rows);
 }

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "report/doc.h"
 #include "stats/acct.h"
 
 struct rp_pair_result {
@@ -82,8 +83,12 @@ void rp_pairs_free(struct rp_pairs *p);
 size_t rp_pairs_nrows(const struct rp_pairs *p);
 size_t rp_pairs_noutliers(const struct rp_pairs *p);
 json_t *rp_pairs_row_item(void *pairs, size_t i);
+void rp_pairs_row_write(struct rp_jw *w, void *pairs, size_t i); /* the same, typed (report/doc.h) */
 json_t *rp_pairs_outlier_item(void *pairs, size_t i);
 /* The text: the outliers (at most max_rows), or that no pair stands out. */
 void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pairs_plan *plan, size_t max_rows);
+/* The same from pairs built once (rp_pairs_build): a million flows' pairs
+ * are seconds to build. */
+void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows);
 
 #endif

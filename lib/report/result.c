@@ -14,33 +14,33 @@ static const char *const pct_names[RP_PCT_COUNT] = {"p50", "p90", "p99", "p999",
 
 static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
 
-static json_t *hist_array(const struct rp_hist *h)
-{
-	json_t *arr = json_array();
-	size_t pos = 0;
-	uint64_t up, cnt;
-	while (rp_hist_next(h, &pos, &up, &cnt))
-		json_array_append_new(arr, json_pack("[I, I]", (json_int_t)up, (json_int_t)cnt));
-	return arr;
-}
-
 /* Without a sample (no probe carried a timestamp: message_size 0, every
  * probe lost, analyze without --latency) there is no latency: every figure
- * but count is null, never a measured-looking 0. */
-static json_t *latency_json(const struct rp_hist_summary *sum, json_t *histogram)
+ * but count is null, never a measured-looking 0. The histogram's buckets
+ * from h, or from its sparse form sh. */
+static void latency_write(struct rp_jw *w, const char *key, const struct rp_hist_summary *s, const struct rp_hist *h,
+			  const struct rp_shist *sh)
 {
-	const struct rp_hist_summary s = *sum;
-	bool have = s.count > 0;
-	json_t *o = json_object();
-	json_object_set_new(o, "count", jint(s.count));
-	json_object_set_new(o, "min", have ? jint(s.min) : json_null());
-	json_object_set_new(o, "mean", have ? json_real(s.mean) : json_null());
-	json_object_set_new(o, "stdev", have ? json_real(s.stdev) : json_null());
+	bool have = s->count > 0;
+	rp_jw_obj(w, key);
+	rp_jw_int(w, "count", (int64_t)s->count);
+	have ? rp_jw_int(w, "min", (int64_t)s->min) : rp_jw_null(w, "min");
+	have ? rp_jw_real(w, "mean", s->mean) : rp_jw_null(w, "mean");
+	have ? rp_jw_real(w, "stdev", s->stdev) : rp_jw_null(w, "stdev");
 	for (unsigned i = 0; i < RP_PCT_COUNT; i++)
-		json_object_set_new(o, pct_names[i], have ? jint(s.pct[i]) : json_null());
-	json_object_set_new(o, "max", have ? jint(s.max) : json_null());
-	json_object_set_new(o, "histogram", histogram);
-	return o;
+		have ? rp_jw_int(w, pct_names[i], (int64_t)s->pct[i]) : rp_jw_null(w, pct_names[i]);
+	have ? rp_jw_int(w, "max", (int64_t)s->max) : rp_jw_null(w, "max");
+	rp_jw_arr(w, "histogram");
+	size_t pos = 0;
+	uint64_t up, cnt;
+	while (h ? rp_hist_next(h, &pos, &up, &cnt) : rp_shist_next(sh, &pos, &up, &cnt)) {
+		rp_jw_arr(w, NULL);
+		rp_jw_int(w, NULL, (int64_t)up);
+		rp_jw_int(w, NULL, (int64_t)cnt);
+		rp_jw_end(w);
+	}
+	rp_jw_end(w);
+	rp_jw_end(w);
 }
 
 const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t ns)
@@ -51,40 +51,34 @@ const char *rp_report_ns_cell(char buf[RP_REPORT_CELL], uint64_t count, uint64_t
 	return buf;
 }
 
+static void latency_tree(struct rp_jw *w, void *h, size_t i)
+{
+	(void)i;
+	struct rp_hist_summary s;
+	rp_hist_summarize(h, &s);
+	latency_write(w, NULL, &s, h, NULL);
+}
+
 json_t *rp_report_latency(const struct rp_hist *h)
 {
-	struct rp_hist_summary s;
 	struct rp_hist empty;
 	if (!h) {
 		rp_hist_init(&empty);
 		h = &empty;
 	}
-	rp_hist_summarize(h, &s);
-	return latency_json(&s, hist_array(h));
+	return rp_jw_tree(latency_tree, (void *)h, 0);
 }
 
-/* The same from the sparse form, in steps of its buckets. */
-static json_t *latency_sparse(const struct rp_shist *sh)
+/* A flow's members up to its latency (h, or sparse sh). */
+static void flow_members(struct rp_jw *w, const struct rp_acct_flow_result *r, const struct rp_hist *h,
+			 const struct rp_shist *sh)
 {
-	struct rp_hist_summary s;
-	rp_shist_summarize(sh, &s);
-	json_t *arr = json_array();
-	size_t pos = 0;
-	uint64_t up, cnt;
-	while (rp_shist_next(sh, &pos, &up, &cnt))
-		json_array_append_new(arr, json_pack("[I, I]", (json_int_t)up, (json_int_t)cnt));
-	return latency_json(&s, arr);
-}
-
-static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "id", jint(r->id));
-	json_object_set_new(o, "src", json_string(r->src));
-	json_object_set_new(o, "dst", json_string(r->dst));
-	json_object_set_new(o, "qpn", jint(r->qpn));
-	json_object_set_new(o, "dscp", jint(r->dscp));
-	json_object_set_new(o, "prio", jint(r->prio));
+	rp_jw_int(w, "id", r->id);
+	rp_jw_str(w, "src", r->src);
+	rp_jw_str(w, "dst", r->dst);
+	rp_jw_int(w, "qpn", r->qpn);
+	rp_jw_int(w, "dscp", r->dscp);
+	rp_jw_int(w, "prio", r->prio);
 	const struct {
 		const char *name;
 		uint64_t v;
@@ -97,34 +91,67 @@ static json_t *flow_json(const struct rp_acct_flow_result *r, json_t *latency)
 		{"icrc_bad", r->icrc_bad},
 	};
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		json_object_set_new(o, counters[i].name, jint(counters[i].v));
-	json_object_set_new(o, "goodput_gbps", json_real(r->goodput_gbps));
-	json_object_set_new(o, "active_ns", jint(r->active_ns));
-	json_object_set_new(o, "goodput_active_gbps", json_real(r->goodput_active_gbps));
-	json_object_set_new(o, "latency_ns", latency);
-	return o;
+		rp_jw_int(w, counters[i].name, (int64_t)counters[i].v);
+	rp_jw_real(w, "goodput_gbps", r->goodput_gbps);
+	rp_jw_int(w, "active_ns", (int64_t)r->active_ns);
+	rp_jw_real(w, "goodput_active_gbps", r->goodput_active_gbps);
+	latency_write(w, "latency_ns", &r->latency_ns, h, sh);
+}
+
+struct flow_full {
+	const struct rp_acct_flow_result *r;
+	const struct rp_hist *lat;
+};
+
+static void flow_full_write(struct rp_jw *w, void *ctx, size_t i)
+{
+	(void)i;
+	const struct flow_full *f = ctx;
+	struct rp_hist empty;
+	const struct rp_hist *h = f->lat;
+	if (!h) {
+		rp_hist_init(&empty);
+		h = &empty;
+	}
+	struct rp_acct_flow_result r = *f->r;
+	rp_hist_summarize(h, &r.latency_ns); /* the figures of the histogram given, as rp_report_latency */
+	rp_jw_obj(w, NULL);
+	flow_members(w, &r, h, NULL);
+	rp_jw_end(w);
 }
 
 json_t *rp_report_flow(const struct rp_acct_flow_result *r, const struct rp_hist *lat)
 {
-	return flow_json(r, rp_report_latency(lat));
+	struct flow_full f = {r, lat};
+	return rp_jw_tree(flow_full_write, &f, 0);
+}
+
+void rp_report_flow_members(struct rp_jw *w, const struct rp_acct *a, size_t i)
+{
+	struct rp_acct_flow_result r;
+	rp_acct_flow(a, i, &r);
+	const struct rp_shist *sh = rp_acct_flow_latency_sparse(a, i);
+	rp_shist_summarize(sh, &r.latency_ns);
+	flow_members(w, &r, NULL, sh);
+	/* Round trips (probes echoed back to the sender, docs/results.md): only
+	 * where the receiver echoed or the sender got echoes. */
+	if (r.echo_tx || r.echo_rx) {
+		rp_jw_int(w, "echo_tx", (int64_t)r.echo_tx);
+		rp_jw_int(w, "echo_rx", (int64_t)r.echo_rx);
+		latency_write(w, "rtt_ns", &r.rtt_ns, rp_acct_flow_rtt(a, i), NULL);
+	}
+}
+
+static void flow_item_write(struct rp_jw *w, void *acct, size_t i)
+{
+	rp_jw_obj(w, NULL);
+	rp_report_flow_members(w, acct, i);
+	rp_jw_end(w);
 }
 
 json_t *rp_report_flow_item(void *acct, size_t i)
 {
-	const struct rp_acct *a = acct;
-	struct rp_acct_flow_result r;
-	rp_acct_flow(a, i, &r);
-	json_t *o = flow_json(&r, latency_sparse(rp_acct_flow_latency_sparse(a, i)));
-	/* Round trips (probes echoed back to the sender, docs/results.md): only
-	 * where the receiver echoed or the sender got echoes. */
-	if (r.echo_tx || r.echo_rx) {
-		json_object_set_new(o, "echo_tx", jint(r.echo_tx));
-		json_object_set_new(o, "echo_rx", jint(r.echo_rx));
-		const struct rp_hist *h = rp_acct_flow_rtt(a, i);
-		json_object_set_new(o, "rtt_ns", latency_json(&r.rtt_ns, hist_array(h)));
-	}
-	return o;
+	return rp_jw_tree(flow_item_write, acct, i);
 }
 
 const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len)
@@ -316,157 +343,19 @@ static json_t *timeseries(const struct rp_acct *a, json_t **ports_apart)
 	return o;
 }
 
-static int fail(char *err, size_t errlen, const char *what, const char *path)
-{
-	snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
-	return -1;
-}
-
-#define STREAM_SENTINEL "@@roceprobe-stream-%zu@@"
-
-/* Writes one streamed array's items at the sentinel's indentation. */
-static int write_items(FILE *f, const struct rp_report_stream *st, size_t indent)
-{
-	for (size_t i = 0; i < st->n; i++) {
-		json_t *v = st->item(st->ctx, i);
-		char *d = v ? json_dumps(v, JSON_INDENT(2)) : NULL;
-		json_decref(v);
-		if (!d)
-			return -1;
-		fprintf(f, "%*s", (int)indent, "");
-		for (const char *c = d; *c; c++) {
-			fputc(*c, f);
-			if (*c == '\n')
-				fprintf(f, "%*s", (int)indent, "");
-		}
-		free(d);
-		fputs(i + 1 < st->n ? ",\n" : "\n", f);
-	}
-	return 0;
-}
-
-/* Writes text with each sentinel's line replaced by its stream's items. */
-static int write_spliced(FILE *f, const char *text, const struct rp_report_stream *s, size_t ns)
-{
-	const char *at = text, *q;
-	while ((q = strstr(at, "\"@@roceprobe-stream-"))) {
-		size_t k;
-		int used = 0;
-		if (sscanf(q, "\"@@roceprobe-stream-%zu@@\"%n", &k, &used) != 1 || !used || k >= ns)
-			return -1;
-		const char *line = q;
-		while (line > at && line[-1] != '\n')
-			line--;
-		if (fwrite(at, 1, (size_t)(line - at), f) != (size_t)(line - at) || write_items(f, &s[k], (size_t)(q - line)))
-			return -1;
-		at = q + used;
-		while (*at == '\n')
-			at++; /* the sentinel's own line end: each item wrote one */
-	}
-	return fputs(at, f) == EOF || ferror(f) ? -1 : 0;
-}
-
-/* What goes into the file: a document (root, its streams spliced in), or
- * one line per item of a stream (jsonl). */
-struct body {
-	json_t *root;
-	const struct rp_report_stream *s;
-	size_t ns;
-	bool lines;
-};
-
-static int write_file(const char *path, const struct body *b, char *err, size_t errlen);
-
+/* The writers are lib/report/doc.c's; these names stay for their callers. */
 int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t errlen)
 {
-	return write_file(path, &(struct body){.root = root}, err, errlen);
+	return rp_doc_write(path, root, NULL, 0, err, errlen);
 }
 
 int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, char *err, size_t errlen)
 {
-	return write_file(path, &(struct body){.s = s, .ns = 1, .lines = true}, err, errlen);
+	return rp_doc_write_lines(path, s, err, errlen);
 }
 
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen)
 {
-	char tag[64];
-	for (size_t k = 0; k < ns; k++)
-		if (s[k].n) {
-			snprintf(tag, sizeof(tag), STREAM_SENTINEL, k);
-			json_array_append_new(s[k].marker, json_string(tag));
-		}
-	int rc = write_file(path, &(struct body){.root = root, .s = s, .ns = ns}, err, errlen);
-	for (size_t k = 0; k < ns; k++)
-		json_array_clear(s[k].marker);
-	return rc;
-}
-
-static int stream_dump(FILE *f, json_t *root, const struct rp_report_stream *s, size_t ns)
-{
-	char *text = json_dumps(root, JSON_INDENT(2));
-	if (!text)
-		return -1;
-	int rc = write_spliced(f, text, s, ns);
-	free(text);
-	return rc || fputc('\n', f) == EOF || fflush(f) != 0 ? -1 : 0;
-}
-
-static int dump_lines(FILE *f, const struct rp_report_stream *st)
-{
-	for (size_t i = 0; i < st->n; i++) {
-		json_t *v = st->item(st->ctx, i);
-		int rc = v ? json_dumpf(v, f, JSON_COMPACT) : -1;
-		json_decref(v);
-		if (rc != 0 || fputc('\n', f) == EOF)
-			return -1;
-	}
-	return fflush(f) != 0 ? -1 : 0;
-}
-
-static int write_file(const char *path, const struct body *b, char *err, size_t errlen)
-{
-	json_t *root = b->root;
-	const struct rp_report_stream *s = b->s;
-	size_t ns = b->ns;
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = fail(err, errlen, "cannot create a temporary file next to", path);
-		free(tmp);
-		return rc;
-	}
-	int rc = 0;
-	/* Buffered: json_dumpfd makes one write(2) per token, seconds for a long time series. */
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (fchmod(fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
-		rc = fail(err, errlen, "cannot chmod", tmp);
-	} else if (b->lines && dump_lines(f, s)) {
-		errno = errno ? errno : ENOMEM;
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (!b->lines && !ns && (json_dumpf(root, f, JSON_INDENT(2)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)) {
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (!b->lines && ns && stream_dump(f, root, s, ns)) {
-		errno = errno ? errno : ENOMEM;
-		rc = fail(err, errlen, "cannot write", tmp);
-	} else if (fsync(fd) != 0) {
-		rc = fail(err, errlen, "cannot fsync", tmp);
-	}
-	if (f && fclose(f) != 0 && rc == 0)
-		rc = fail(err, errlen, "cannot close", tmp);
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = fail(err, errlen, "cannot rename over", path);
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return rp_doc_write(path, root, s, ns, err, errlen);
 }

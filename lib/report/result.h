@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report/doc.h"
 #include "stats/acct.h"
 
 /* {"count","min","mean","stdev","p50","p90","p99","p999","p9999","p99999","max",
@@ -43,14 +44,9 @@ int rp_report_write_atomic(const char *path, json_t *root, char *err, size_t err
 /* The same with some arrays of root written an item at a time: each
  * stream's marker is an empty array somewhere in root; item(ctx, i) for
  * i < n gives its items, each freed once written, so a million flows never
- * sit in memory as JSON at once. The file is what rp_report_write_atomic
- * would write had the items been in the arrays. */
-struct rp_report_stream {
-	json_t *marker;
-	size_t n;
-	json_t *(*item)(void *ctx, size_t i);
-	void *ctx;
-};
+ * sit in memory as JSON at once (struct rp_report_stream: report/doc.h).
+ * The file is what rp_report_write_atomic would write had the items been in
+ * the arrays. */
 int rp_report_write_atomic_streams(const char *path, json_t *root, const struct rp_report_stream *s, size_t ns,
 				   char *err, size_t errlen);
 /* JSON Lines: each of the stream's items on a line of its own (compact), in
@@ -66,5 +62,8 @@ int rp_report_write_jsonl(const char *path, const struct rp_report_stream *s, ch
 const char *rp_report_latency_shown(const struct rp_acct_flow_result *r, int64_t bound_ns, char *why, size_t len);
 /* rp_report_flows' item i (for rp_report_write_atomic_stream; ctx: the accountant). */
 json_t *rp_report_flow_item(void *acct, size_t i);
+/* The same object's members (not its braces), typed (report/doc.h), for a
+ * command that adds its own (lab: in_flight) and writes a million of them. */
+void rp_report_flow_members(struct rp_jw *w, const struct rp_acct *a, size_t i);
 
 #endif

@@ -8,7 +8,8 @@
   victim       leaf0 {h0 h1 h2 h3}, leaf1 {h4..h7}, 2 spines at 400G; h2..h6 --> h0, h7 --> h1
   determinism  incast-8to1 twice with --capture: same result.json and pcaps, byte for byte
   sweep        incast-8to1 --sweep fabric.pfc.xoff=64KiB,256KiB
-  manyhosts    257, 300, 1000 hosts, no fabric: section: more than one switch's 256 ports
+  manyhosts    257, 300, 1000 hosts, no fabric: section: more than one switch's 256 ports; 256 hosts all-to-all
+               (65280 flows): flows.jsonl and pairs.jsonl, result.json their totals
   capture      incast-8to1 --capture: snaplen 128 by default, --capture-max stops, --capture-rotate splits
   capturefull  incast-8to1 --capture with -o on a 256 KiB tmpfs: capture stops, says so, pcaps valid
   signal       incast-8to1 (5000 messages) --capture, SIGINT/SIGTERM 0 ms .. 1 s after the handler is in
@@ -398,9 +399,29 @@ def case_manyhosts(tmp):
     p = subprocess.run([ROCEPROBE, "lab", path, "-o", out, "-q"], capture_output=True, text=True, timeout=300)
     expect(p.returncode == 0, f"256 hosts on 6 leaves, 65280 flows: runs ({p.returncode}: {p.stderr.strip()!r})")
     if p.returncode == 0:
+        # More than 4096 flows: as run's, the flows and the pair matrix are in flows.jsonl and
+        # pairs.jsonl (a line each), result.json keeps their totals (docs/results.md "Large runs").
         j = json.load(open(os.path.join(out, "result.json")))
-        expect(len(j["flows"]) == 65280 and sum(x["rx_packets"] for x in j["flows"]) == 65280,
-               "65280 flows of one packet each, every packet received")
+        with open(os.path.join(out, "flows.jsonl")) as f:
+            flows = [json.loads(l) for l in f]
+        with open(os.path.join(out, "pairs.jsonl")) as f:
+            rows = [json.loads(l) for l in f]
+        expect(len(flows) == 65280 and [x["id"] for x in flows] == list(range(65280))
+               and sum(x["rx_packets"] for x in flows) == 65280 and all("in_flight" in x for x in flows),
+               "flows.jsonl: 65280 flows (256 x 255) in plan order, one packet each, every packet received")
+        expect(j["flows"] == [] and j.get("flows_file") == "flows.jsonl", "result.json: flows [] and flows_file")
+        s = j.get("flows_summary", {})
+        # 65280 flows x 1 message of 1024 B at mtu 1024: one packet each, each carrying a probe
+        expect(s.get("file") == "flows.jsonl" and s.get("flows") == 65280 and s.get("tx_packets") == 65280
+               and s.get("rx_packets") == 65280 and s.get("lost") == 0 and s.get("incomplete") == 0
+               and s.get("latency_ns", {}).get("count") == 65280,
+               f"flows_summary: 65280 flows, 65280 sent and received, 0 lost, 65280 latency samples ({s})")
+        pr = j["pairs"]
+        expect(pr["rows"] == [] and pr.get("rows_file") == "pairs.jsonl" and pr.get("pairs") == 65280 == len(rows)
+               and {(r["src"], r["dst"]) for r in rows} == {(f"h{a}", f"h{b}") for a in range(256) for b in range(256) if a != b},
+               "pairs.jsonl: every ordered host pair once; pairs.rows [], rows_file, pairs 65280")
+        summary = open(os.path.join(out, "summary.txt")).read()
+        expect("... 65240 more flows in flows.jsonl" in summary, "summary.txt: 40 flows, then where the other 65240 are")
 
 
 def tshark(path, *fields):
