@@ -31,7 +31,7 @@ static inline uint64_t rp_analyze_rel(uint64_t t, uint64_t t0)
 /* The findings, a JSON array of strings ("nothing wrong: ..." when none). */
 json_t *rp_analyze_findings(const struct rp_acct *a, const struct rp_capture_facts *ci);
 /* The document: capture, findings, flows (with qps), ports, latency_ns
- * (null without latency), timeseries. path names the capture. */
+ * (count 0 without latency), timeseries. path names the capture. */
 json_t *rp_analyze_json(const char *path, bool latency, const struct rp_acct *a, const struct rp_capture_facts *ci);
 /* The text: the capture's line, findings, flows with their QPs, priorities. */
 void rp_analyze_print_text(FILE *out, const char *path, bool latency, const struct rp_acct *a,
