@@ -14,7 +14,7 @@
 #  - switch --help and its errors for bad flags; with --dpdk (take
 #    /tmp/rp-net.lock first: flock /tmp/rp-net.lock tools/compare_outputs.sh
 #    ...) also the errors found after the EAL starts, and short runs on
-#    net_null ports (elapsed time masked).
+#    net_null ports (elapsed time and the EAL's per-process prefix masked).
 # Prints one line per differing case and a count; exit 0 when all are the
 # same, 1 otherwise.
 set -uo pipefail
@@ -152,6 +152,7 @@ if [ "$DPDK" = --dpdk ]; then
 	run_case "switch --xoff 8MiB --buffer 4MiB" switch "${lossless[@]}" --buffer 4MiB --xoff 8MiB
 	run_case "switch --quanta 1" switch "${lossless[@]}" --quanta 1
 	run_case "switch --cpu 4000" switch "${nul[@]}" --cpu 1000 --duration 1
+	MASK='s/file-prefix=rp[0-9]+/file-prefix=rpPID/'
 	run_case "switch bad port" switch --port net_bogus0 --port net_null1 --duration 1
 	MASK='s/[0-9]+\.[0-9]{3} s/T s/; s/"elapsed_s":[0-9.e+-]+/"elapsed_s":T/; s/^switch +[0-9.]+s/switch Ts/'
 	run_case "switch run text" switch "${nul[@]}" --lossless 3 --ecn 5KB,200KB,1% --duration 300ms \
