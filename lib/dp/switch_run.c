@@ -10,6 +10,8 @@
 
 #define NS 1000000000ull
 #define DRAIN_NS 50000000ull
+/* lib/dp's own messages as the command always printed them: at most RP_DP_ERRLEN. */
+#define RP_DP_ERR_MAX(len) ((len) < RP_DP_ERRLEN ? (len) : RP_DP_ERRLEN)
 
 static int open_captures(struct rp_dp_switch_run *r, const struct rp_dp_switch_spec *o, char *err, size_t errlen)
 {
@@ -18,7 +20,7 @@ static int open_captures(struct rp_dp_switch_run *r, const struct rp_dp_switch_s
 		snprintf(tag, sizeof(tag), "-p%u", p); /* out.pcap -> out-p0.pcap: capture's own naming */
 		rp_capture_name_tag(o->capture, tag, r->cap_path[p], sizeof(r->cap_path[p]));
 		r->cap_cfg[p] = (struct rp_capture_cfg){.path = r->cap_path[p]};
-		r->rt.port[p].cap = rp_capture_open(&r->cap_cfg[p], err, errlen);
+		r->rt.port[p].cap = rp_capture_open(&r->cap_cfg[p], err, RP_DP_ERR_MAX(errlen));
 		if (!r->rt.port[p].cap)
 			return -1;
 	}
@@ -60,7 +62,7 @@ int rp_dp_switch_start(struct rp_dp_switch_run *r, struct rp_dp_switch_spec *o, 
 	struct rp_dp_port *ports[RP_DP_SWITCH_PORTS];
 	struct rp_dp_eal_opts eo = {.devargs = o->ports, .n_devargs = o->nports, .user_eal = o->eal, .lcores = 1,
 				    .who = "switch"};
-	if (rp_dp_eal_init(&eo, err, errlen) != 0)
+	if (rp_dp_eal_init(&eo, err, RP_DP_ERR_MAX(errlen)) != 0)
 		return -1;
 	r->eal_up = true;
 	if (rp_dp_pin_poller(o->cpu) != 0) {
@@ -71,19 +73,17 @@ int rp_dp_switch_start(struct rp_dp_switch_run *r, struct rp_dp_switch_spec *o, 
 	    rp_switch_flags_cfg(o->fab, o->nports, o->speed_bps, o->trust_pcp, &r->cfg, err, errlen) != 0)
 		return -1;
 	for (unsigned p = 0; p < o->nports; p++) {
-		if (rp_dp_port_open(o->ports[p], 1, 1, o->fab->max_frame, &r->ports[p], err, errlen) != 0)
+		if (rp_dp_port_open(o->ports[p], 1, 1, o->fab->max_frame, &r->ports[p], err, RP_DP_ERR_MAX(errlen)) != 0)
 			return -1;
 		ports[p] = &r->ports[p];
 	}
 	r->sw = rp_switch_create(&r->cfg);
-	if (!r->sw)
-	{
+	if (!r->sw) {
 		snprintf(err, errlen, "cannot allocate the switch's buffer (%" PRIu64 " bytes)", o->fab->buffer_bytes);
 		return -1;
 	}
 	for (unsigned i = 0; i < o->nfdb; i++)
-		if (rp_switch_fdb_add(r->sw, o->fdb[i].mac, o->fdb[i].port) != 0)
-		{
+		if (rp_switch_fdb_add(r->sw, o->fdb[i].mac, o->fdb[i].port) != 0) {
 			snprintf(err, errlen, "--fdb: the MAC table is full");
 			return -1;
 		}
