@@ -20,11 +20,11 @@
 
 static const uint8_t mac_h[6] = {2, 0, 0, 0, 0, 1}, mac_rx[6] = {2, 0, 0, 0, 0, 9};
 
-/* analyze's accountant over [0, run_ns] (app/cmd_analyze.c's settings). */
+/* analyze's accountant over [0, run_ns] (app/cmd_analyze.c's settings, 100 bins). */
 static struct rp_acct *make(uint64_t run_ns, bool latency)
 {
 	static const struct rp_acct_port_cfg port = {.node = "capture", .port = 0, .speed_bps = 100000000000ull};
-	struct rp_acct_cfg c = {.ports = &port, .nports = 1, .start_ns = 0, .run_ns = run_ns, .bin_ns = 100000,
+	struct rp_acct_cfg c = {.ports = &port, .nports = 1, .start_ns = 0, .run_ns = run_ns, .bin_ns = run_ns / 100,
 				.latency = latency, .discover = true, .track_psn = true, .seq_from_first = true,
 				.pause_to_expiry = true};
 	char err[128];
