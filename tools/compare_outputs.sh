@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare_outputs.sh REF NEW [--dpdk]: the outputs of `plan`, `analyze`,
+# compare_outputs.sh REF NEW [--dpdk|--dpdk-only]: the outputs of `plan`, `analyze`,
 # `decode` and `switch` of two roceprobe binaries, byte for byte (stdout,
 # stderr and exit status of each case). For a refactor that must not change
 # what a command prints (issue 27: app/ keeps usage, options and a short
@@ -14,11 +14,12 @@
 #  - switch --help and its errors for bad flags; with --dpdk (take
 #    /tmp/rp-net.lock first: flock /tmp/rp-net.lock tools/compare_outputs.sh
 #    ...) also the errors found after the EAL starts, and short runs on
-#    net_null ports (elapsed time and the EAL's per-process prefix masked).
+#    net_null ports (elapsed time and the EAL's per-process prefix masked);
+#    --dpdk-only: those alone, to hold the lock briefly.
 # Prints one line per differing case and a count; exit 0 when all are the
 # same, 1 otherwise.
 set -uo pipefail
-[ $# -ge 2 ] || { echo "usage: $0 REF NEW [--dpdk]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 REF NEW [--dpdk|--dpdk-only]" >&2; exit 2; }
 REF=$(realpath "$1")
 NEW=$(realpath "$2")
 DPDK=${3:-}
@@ -55,6 +56,7 @@ run_case() {
 	fi
 }
 
+if [ "$DPDK" != --dpdk-only ]; then
 # ---- plan ----
 for p in "$ROOT"/profiles/*.yaml "$ROOT"/tests/data/profiles/*.yaml; do
 	run_case "plan $(basename "$p")" plan "$p"
@@ -117,6 +119,8 @@ run_case "analyze --bin-us 0" analyze --bin-us 0 x.pcap
 run_case "analyze --speed x" analyze --speed fast x.pcap
 run_case "decode --json=1" decode --json=1 x.pcap
 
+fi
+
 # ---- switch ----
 nul=(--port net_null0,no-rx=1 --port net_null1,no-rx=1)
 run_case "switch --help" switch --help
@@ -144,10 +148,12 @@ run_case "switch --duration x" switch "${nul[@]}" --duration soon
 run_case "switch --cpu x" switch "${nul[@]}" --cpu 99999
 run_case "switch --profile missing" switch "${nul[@]}" --profile /nonexistent.yaml
 run_case "switch --profile bad" switch "${nul[@]}" --profile "$ROOT/tests/data/profiles/bad-rate.yaml"
+if [ "$DPDK" != --dpdk-only ]; then
 ports=()
 for i in $(seq 0 64); do ports+=(--port "net_null$i"); done
 run_case "switch 65 ports" switch "${ports[@]}"
-if [ "$DPDK" = --dpdk ]; then
+fi
+if [ "$DPDK" = --dpdk ] || [ "$DPDK" = --dpdk-only ]; then
 	lossless=("${nul[@]}" --lossless 3 --duration 1)
 	run_case "switch --xoff 8MiB --buffer 4MiB" switch "${lossless[@]}" --buffer 4MiB --xoff 8MiB
 	run_case "switch --quanta 1" switch "${lossless[@]}" --quanta 1
