@@ -48,7 +48,6 @@ struct switch_opts {
 	bool json;
 };
 
-
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe switch --port DEVARGS --port DEVARGS [...] [--profile P.yaml] [options]\n"
@@ -266,7 +265,6 @@ static int check_opts(const struct switch_opts *o)
 	return 0;
 }
 
-
 /* The description the flags start from: --profile's `fabric:` section (the
  * lab's defaults for what it leaves out), else rp_fabric_init_switch. */
 static int load_fabric(struct switch_opts *o)
@@ -330,29 +328,6 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 	rp_switch_flags_ecn(&o->fab, &o->fl);
 	return check_opts(o);
 }
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 int rp_cmd_switch(int argc, char **argv)
 {
