@@ -234,7 +234,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		o->fab.max_frame = (uint32_t)v;
 		o->fl.max_frame_given = true;
 		return 0;
-	case 'F': return 0; /* --profile: read first (load_fabric) */
+	case 'F': return 0; /* --profile: read first (rp_switch_flags_fabric) */
 	case 'd': return rp_cli_duration(CMD, "--duration", arg, 1e9, &o->duration_s);
 	case 'w': o->capture = arg; return 0;
 	case 'c':
@@ -259,26 +259,9 @@ static int check_opts(const struct switch_opts *o)
 		if (o->fdb[i].port >= o->nports)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
-	if (!o->fab.xoff.dynamic && o->fab.xon_delta >= o->fab.xoff.bytes) /* given here or by --profile */
-		return rp_cli_error(CMD, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)",
-				    o->fab.xon_delta, o->fab.xoff.bytes);
-	return 0;
-}
-
-/* The description the flags start from: --profile's `fabric:` section (the
- * lab's defaults for what it leaves out), else rp_fabric_init_switch. */
-static int load_fabric(struct switch_opts *o)
-{
-	char err[RP_PROFILE_ERR_LEN];
-	if (!o->profile) {
-		rp_fabric_init_switch(&o->fab);
-		return 0;
-	}
-	struct rp_profile *p = rp_profile_load(o->profile, NULL, err, sizeof(err));
-	if (!p)
+	char err[128];
+	if (rp_switch_flags_check(&o->fab, err, sizeof(err)) != 0)
 		return rp_cli_error(CMD, "%s", err);
-	o->fab = p->fabric;
-	rp_profile_free(p);
 	return 0;
 }
 
@@ -316,8 +299,9 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		if (c == 'F')
 			o->profile = optarg;
 	}
-	if ((rc = load_fabric(o)) != 0)
-		return rc;
+	char err[RP_PROFILE_ERR_LEN];
+	if (rp_switch_flags_fabric(o->profile, &o->fab, err, sizeof(err)) != 0)
+		return rp_cli_error(CMD, "%s", err);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1)
 		if ((rc = parse_one(c, optarg, o)) != 0)

@@ -41,6 +41,13 @@ struct rp_switch_flags {
 	bool max_frame_given; /* --max-frame given: every port must take it */
 };
 
+/* The description the flags start from: profile's `fabric:` section (the
+ * lab's defaults for what it leaves out; profile NULL: rp_fabric_init_switch).
+ * -1 with the profile's error (FILE:LINE:COL: ...) in err. */
+int rp_switch_flags_fabric(const char *profile, struct rp_fabric *f, char *err, size_t errlen);
+/* After every flag: a static XOFF must be above the XON delta (given by a
+ * flag or by the profile); -1 and err when not. */
+int rp_switch_flags_check(const struct rp_fabric *f, char *err, size_t errlen);
 /* ECN after every flag: --ecn-prio names the priorities; --ecn alone marks
  * the description's (a profile's ecn.priorities), else the lossless ones,
  * else 3. Without --profile nothing is marked unless --ecn is given. */

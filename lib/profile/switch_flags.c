@@ -1,8 +1,33 @@
 /* `roceprobe switch`'s flags over a `fabric:` description (switch_cfg.h):
  * ECN marking, the largest frame, the checked switch configuration. */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "switch_cfg.h"
+
+int rp_switch_flags_fabric(const char *profile, struct rp_fabric *f, char *err, size_t errlen)
+{
+	if (!profile) {
+		rp_fabric_init_switch(f);
+		return 0;
+	}
+	struct rp_profile *p = rp_profile_load(profile, NULL, err, errlen);
+	if (!p)
+		return -1;
+	*f = p->fabric;
+	rp_profile_free(p);
+	return 0;
+}
+
+int rp_switch_flags_check(const struct rp_fabric *f, char *err, size_t errlen)
+{
+	if (!f->xoff.dynamic && f->xon_delta >= f->xoff.bytes) {
+		snprintf(err, errlen, "--xon-delta (%" PRIu64 " B) must be below --xoff (%" PRIu64 " B)", f->xon_delta,
+			 f->xoff.bytes);
+		return -1;
+	}
+	return 0;
+}
 
 void rp_switch_flags_ecn(struct rp_fabric *f, const struct rp_switch_flags *fl)
 {

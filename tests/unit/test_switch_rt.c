@@ -47,6 +47,32 @@ static void ecn_marking(void **state)
 	assert_int_equal(f.ecn_mask, 0x10);
 }
 
+/* The description: the switch's defaults, or a profile's (none here: its
+ * error); a static XOFF at or below the XON delta refused. */
+static void description(void **state)
+{
+	(void)state;
+	struct rp_fabric f;
+	char err[512];
+	assert_int_equal(rp_switch_flags_fabric(NULL, &f, err, sizeof(err)), 0);
+	assert_int_equal(f.lossless_mask, 0);
+	assert_int_equal(f.ecn_mask, 0);
+	assert_int_equal(f.max_frame, 9216);
+	err[0] = '\0';
+	assert_int_equal(rp_switch_flags_fabric("/nonexistent/p.yaml", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/p.yaml"));
+	rp_fabric_init_switch(&f);
+	f.xoff = (struct rp_fabric_thresh){.bytes = 10240};
+	f.xon_delta = 10240;
+	assert_int_equal(rp_switch_flags_check(&f, err, sizeof(err)), -1);
+	assert_string_equal(err, "--xon-delta (10240 B) must be below --xoff (10240 B)");
+	f.xon_delta = 10239;
+	assert_int_equal(rp_switch_flags_check(&f, err, sizeof(err)), 0);
+	f.xoff.dynamic = true; /* a dynamic XOFF is checked by the model's settings */
+	f.xon_delta = 1 << 30;
+	assert_int_equal(rp_switch_flags_check(&f, err, sizeof(err)), 0);
+}
+
 static void largest_frame(void **state)
 {
 	(void)state;
@@ -169,6 +195,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ecn_marking),
+		cmocka_unit_test(description),
 		cmocka_unit_test(largest_frame),
 		cmocka_unit_test(checked_cfg),
 		cmocka_unit_test(summary),
