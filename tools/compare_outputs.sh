@@ -81,7 +81,8 @@ fi
 for prof in incast-8to1 lossy-lossless-mix victim-flow pfc-storm; do
 	if "$REF" lab "$ROOT/profiles/$prof.yaml" -o "$tmp/lab-$prof" -q --capture \
 		--set "traffic.0.messages=200" >/dev/null 2>&1 ||
-		"$REF" lab "$ROOT/profiles/$prof.yaml" -o "$tmp/lab-$prof" -q --capture --force >/dev/null 2>&1; then
+		"$REF" lab "$ROOT/profiles/$prof.yaml" -o "$tmp/lab-$prof" -q --capture --force \
+			--allow-pause-storm >/dev/null 2>&1; then
 		# the first and last host's: a sender's and a receiver's wire
 		c=("$tmp/lab-$prof"/capture-*.pcap)
 		[ -f "${c[0]}" ] && caps+=("${c[0]}" "${c[-1]}")
@@ -92,7 +93,7 @@ if [ -f "$tmp/sample.pcap" ]; then
 	head -c $((sz - 7)) "$tmp/sample.pcap" >"$tmp/cut.pcap"
 	caps+=("$tmp/cut.pcap")
 fi
-echo "captures: ${#caps[@]}"
+echo "captures: ${#caps[@]}" # 10: mksample's, a cut one, 2 of each lab run
 for c in "${caps[@]}"; do
 	b=${c#"$tmp"/}
 	run_case "decode $b" decode "$c"
