@@ -30,28 +30,15 @@
 
 #include "dp.h"
 #include "fabric/switch.h"
+#include "report/switch_summary.h"
 
 #define RP_DP_SW_BURST 32
 
 struct rte_mbuf;
 struct rp_capture;
 
-/* What happened at the edge, outside the model (its own counters say the rest). */
-struct rp_dp_sw_counters {
-	uint64_t rx_frames, rx_bytes; /* polled from the port */
-	uint64_t tx_frames, tx_bytes; /* taken by the port's TX queue (data and PFC) */
-	uint64_t tx_pfc;              /* PFC frames among them */
-	uint64_t flooded;             /* frames received here that were flooded */
-	uint64_t flood_copies;        /* copies handed to the model for them */
-	uint64_t learned;             /* source MACs learned (or moved) here */
-	uint64_t fdb_full;            /* MACs not learned: the table was full */
-	uint64_t link_local;          /* 01:80:C2:00:00:0x frames not forwarded */
-	uint64_t hairpin;             /* frames for a MAC on their own port, not forwarded */
-	uint64_t tx_stalls;           /* passes in which the TX queue refused frames */
-	uint64_t tx_unsent;           /* released by the model, never taken by the port */
-	uint64_t nombuf;              /* no mbuf to take a frame the model had ready */
-};
-
+/* c: what happened at the edge, outside the model (struct rp_switch_edge,
+ * report/switch_summary.h, which writes it). */
 struct rp_dp_sw_port {
 	struct rp_dp_port *port;
 	struct rp_capture *cap; /* this port's RX and TX; may be NULL */
@@ -60,7 +47,7 @@ struct rp_dp_sw_port {
 	uint16_t out_len[RP_DP_SW_BURST];
 	unsigned nout;
 	uint64_t qmax_window; /* deepest egress queue since the caller last reset it */
-	struct rp_dp_sw_counters c;
+	struct rp_switch_edge c;
 };
 
 struct rp_dp_switch {
