@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/acct_pack.h"
+#include "stats/rec.h"
 
 #define U(x) ((unsigned long long)(x))
 static const uint8_t MAGIC[4] = {'R', 'P', 'E', 'V'};
@@ -14,40 +15,24 @@ static const uint8_t MAGIC[4] = {'R', 'P', 'E', 'V'};
 
 /* ---- writing: counts every byte, stores those that fit ---- */
 
-struct wr {
-	uint8_t *buf;
-	size_t cap, len;
-};
-
-static void put(struct wr *w, uint64_t v, unsigned n)
-{
-	if (w->buf && w->len + n <= w->cap)
-		for (unsigned i = 0; i < n; i++)
-			w->buf[w->len + i] = (uint8_t)(v >> (8 * i));
-	w->len += n;
-}
-static void put8(struct wr *w, uint64_t v) { put(w, v, 1); }
-static void put32(struct wr *w, uint64_t v) { put(w, v, 4); }
-static void put64(struct wr *w, uint64_t v) { put(w, v, 8); }
-static void puti(struct wr *w, int64_t v) { put(w, (uint64_t)v, 8); }
-static void put_str(struct wr *w, const char *s)
+static void put_str(struct rp_rec_wr *w, const char *s)
 {
 	size_t n = s ? strnlen(s, RP_ENV_STR_MAX) : 0;
-	put32(w, n);
+	rp_rec_put32(w, n);
 	if (w->buf && w->len + n <= w->cap)
 		memcpy(w->buf + w->len, s, n);
 	w->len += n;
 }
-static void put_counts(struct wr *w, const struct rp_env_count *c, uint32_t n)
+static void put_counts(struct rp_rec_wr *w, const struct rp_env_count *c, uint32_t n)
 {
-	put32(w, n);
+	rp_rec_put32(w, n);
 	for (uint32_t i = 0; i < n; i++) {
 		put_str(w, c[i].name);
-		put64(w, c[i].value);
+		rp_rec_put64(w, c[i].value);
 	}
 }
 
-static void put_port(struct wr *w, const struct rp_env_port *p)
+static void put_port(struct rp_rec_wr *w, const struct rp_env_port *p)
 {
 	put_str(w, p->node);
 	put_str(w, p->devargs);
@@ -56,38 +41,38 @@ static void put_port(struct wr *w, const struct rp_env_port *p)
 					     p->tx_bytes,       p->tx_unsent,     p->impair_dropped,
 					     p->impair_marked,  p->replies_sent,  p->pmd_oerrors};
 	for (unsigned i = 0; i < RP_ENV_PORT_U64; i++)
-		put64(w, v[i]);
+		rp_rec_put64(w, v[i]);
 	put_counts(w, p->xstats, p->nxstats);
 	for (unsigned i = 0; i < RP_ENV_NEIGH_U64; i++)
-		put64(w, p->neigh.c[i]);
-	put32(w, p->neigh.nhops);
+		rp_rec_put64(w, p->neigh.c[i]);
+	rp_rec_put32(w, p->neigh.nhops);
 	for (uint32_t i = 0; i < p->neigh.nhops; i++) {
 		const struct rp_env_hop *h = &p->neigh.hops[i];
 		put_str(w, h->address);
 		put_str(w, h->mac);
 		put_str(w, h->resolved_mac);
-		put64(w, h->mac_changes);
-		put64(w, h->last_change_ns);
-		put64(w, h->answers);
+		rp_rec_put64(w, h->mac_changes);
+		rp_rec_put64(w, h->last_change_ns);
+		rp_rec_put64(w, h->answers);
 	}
-	put8(w, p->has_netdev);
+	rp_rec_put8(w, p->has_netdev);
 	put_str(w, p->netdev);
-	put64(w, p->netdev_tx_packets);
-	put64(w, p->netdev_tx_dropped);
-	put64(w, p->netdev_tx_errors);
-	put64(w, p->too_big_frames);
-	put64(w, p->too_big_mtu);
-	put32(w, p->nunsent);
+	rp_rec_put64(w, p->netdev_tx_packets);
+	rp_rec_put64(w, p->netdev_tx_dropped);
+	rp_rec_put64(w, p->netdev_tx_errors);
+	rp_rec_put64(w, p->too_big_frames);
+	rp_rec_put64(w, p->too_big_mtu);
+	rp_rec_put32(w, p->nunsent);
 	for (uint32_t i = 0; i < p->nunsent; i++) {
-		put32(w, p->unsent[i].flow);
-		put64(w, p->unsent[i].frames);
+		rp_rec_put32(w, p->unsent[i].flow);
+		rp_rec_put64(w, p->unsent[i].frames);
 	}
-	put32(w, p->nfindings);
+	rp_rec_put32(w, p->nfindings);
 	for (uint32_t i = 0; i < p->nfindings; i++)
 		put_str(w, p->findings[i]);
 }
 
-static void put_hist(struct wr *w, const struct rp_hist *h)
+static void put_hist(struct rp_rec_wr *w, const struct rp_hist *h)
 {
 	struct rp_hist empty;
 	if (!h) {
@@ -98,162 +83,123 @@ static void put_hist(struct wr *w, const struct rp_hist *h)
 	w->len += rp_acct_hist_pack(h, fits ? w->buf + w->len : NULL, fits ? w->cap - w->len : 0);
 }
 
-static void put_verbs(struct wr *w, const struct rp_env_verbs *v)
+static void put_verbs(struct rp_rec_wr *w, const struct rp_env_verbs *v)
 {
-	put8(w, v != NULL);
+	rp_rec_put8(w, v != NULL);
 	if (!v)
 		return;
-	put32(w, v->nhosts);
+	rp_rec_put32(w, v->nhosts);
 	for (uint32_t i = 0; i < v->nhosts; i++) {
 		const struct rp_env_vhost *h = &v->hosts[i];
 		put_str(w, h->host);
 		put_str(w, h->device);
 		put_str(w, h->driver);
-		put32(w, (uint32_t)h->port);
-		put32(w, (uint32_t)h->gid_index);
+		rp_rec_put32(w, (uint32_t)h->port);
+		rp_rec_put32(w, (uint32_t)h->gid_index);
 		put_str(w, h->gid);
 		put_str(w, h->netdev);
-		put64(w, h->elapsed_ns);
+		rp_rec_put64(w, h->elapsed_ns);
 		put_counts(w, h->delta, h->ndelta);
 		put_counts(w, h->raw, h->nraw);
 	}
-	put32(w, v->nqps);
+	rp_rec_put32(w, v->nqps);
 	for (uint32_t i = 0; i < v->nqps; i++) {
 		const struct rp_env_vqp *q = &v->qps[i];
-		put64(w, q->flow);
-		put32(w, (uint32_t)q->qp);
+		rp_rec_put64(w, q->flow);
+		rp_rec_put32(w, (uint32_t)q->qp);
 		put_str(w, q->src);
 		put_str(w, q->dst);
-		put64(w, q->src_qpn);
-		put64(w, q->dst_qpn);
-		put8(w, q->send);
+		rp_rec_put64(w, q->src_qpn);
+		rp_rec_put64(w, q->dst_qpn);
+		rp_rec_put8(w, q->send);
 		for (unsigned k = 0; k < 3; k++)
-			put64(w, q->v[k]);
+			rp_rec_put64(w, q->v[k]);
 		put_hist(w, q->lat);
 	}
 }
 
 size_t rp_rank_env_pack(const struct rp_rank_env *e, uint8_t *buf, size_t cap)
 {
-	struct wr w = {buf, cap, 0};
+	struct rp_rec_wr w = {buf, cap, 0};
 	for (unsigned i = 0; i < 4; i++)
-		put8(&w, MAGIC[i]);
-	put(&w, RP_RANK_ENV_VERSION, 2);
+		rp_rec_put8(&w, MAGIC[i]);
+	rp_rec_put(&w, RP_RANK_ENV_VERSION, 2);
 	size_t total_at = w.len;
-	put64(&w, 0); /* total_len, fixed below */
-	put32(&w, (uint32_t)e->rank);
+	rp_rec_put64(&w, 0); /* total_len, fixed below */
+	rp_rec_put32(&w, (uint32_t)e->rank);
 	put_str(&w, e->node);
-	put32(&w, e->nhosts);
+	rp_rec_put32(&w, e->nhosts);
 	for (uint32_t i = 0; i < e->nhosts; i++)
 		put_str(&w, e->hosts[i]);
-	puti(&w, e->clock_offset_ns);
-	puti(&w, e->clock_bound_ns);
-	puti(&w, e->start_skew_ns);
+	rp_rec_puti(&w, e->clock_offset_ns);
+	rp_rec_puti(&w, e->clock_bound_ns);
+	rp_rec_puti(&w, e->start_skew_ns);
 	put_str(&w, e->clock_source);
-	puti(&w, e->pclock_gap[0]);
-	puti(&w, e->pclock_gap[1]);
-	put64(&w, e->flows_accounted);
-	put64(&w, e->flows_held);
-	put32(&w, e->nports);
+	rp_rec_puti(&w, e->pclock_gap[0]);
+	rp_rec_puti(&w, e->pclock_gap[1]);
+	rp_rec_put64(&w, e->flows_accounted);
+	rp_rec_put64(&w, e->flows_held);
+	rp_rec_put32(&w, e->nports);
 	for (uint32_t i = 0; i < e->nports; i++)
 		put_port(&w, &e->ports[i]);
-	put32(&w, e->ncaptures);
+	rp_rec_put32(&w, e->ncaptures);
 	for (uint32_t i = 0; i < e->ncaptures; i++) {
 		const struct rp_env_capture *c = &e->captures[i];
 		put_str(&w, c->node);
 		put_str(&w, c->path);
-		put64(&w, c->offered);
-		put64(&w, c->written);
-		put64(&w, c->dropped);
-		put64(&w, c->sampled_out);
-		put64(&w, c->files);
+		rp_rec_put64(&w, c->offered);
+		rp_rec_put64(&w, c->written);
+		rp_rec_put64(&w, c->dropped);
+		rp_rec_put64(&w, c->sampled_out);
+		rp_rec_put64(&w, c->files);
 	}
-	put32(&w, e->nlcores);
+	rp_rec_put32(&w, e->nlcores);
 	for (uint32_t i = 0; i < e->nlcores; i++) {
 		const struct rp_env_lcore *l = &e->lcores[i];
-		put32(&w, l->lcore);
-		put32(&w, l->lcore_id);
-		put32(&w, (uint32_t)l->socket);
-		put64(&w, l->rx_packets);
-		put64(&w, l->tx_packets);
-		put64(&w, l->polls);
-		put64(&w, l->busy_polls);
+		rp_rec_put32(&w, l->lcore);
+		rp_rec_put32(&w, l->lcore_id);
+		rp_rec_put32(&w, (uint32_t)l->socket);
+		rp_rec_put64(&w, l->rx_packets);
+		rp_rec_put64(&w, l->tx_packets);
+		rp_rec_put64(&w, l->polls);
+		rp_rec_put64(&w, l->busy_polls);
 	}
 	put_verbs(&w, e->verbs);
 	if (buf && total_at + 8 <= cap) {
-		struct wr fix = {buf, cap, total_at};
-		put64(&fix, w.len);
+		struct rp_rec_wr fix = {buf, cap, total_at};
+		rp_rec_put64(&fix, w.len);
 	}
 	return w.len;
 }
 
 /* ---- reading: every read checked against len ---- */
 
-struct rd {
-	const uint8_t *p;
-	size_t len, off;
-	char *err;
-	size_t errlen;
-	bool bad;
-};
-
-__attribute__((format(printf, 2, 3))) static bool fail(struct rd *r, const char *fmt, ...)
+static bool getb(struct rp_rec_rd *r)
 {
-	if (!r->bad) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(r->err, r->errlen, fmt, ap);
-		va_end(ap);
-	}
-	r->bad = true;
-	return false;
-}
-
-static uint64_t get(struct rd *r, unsigned n)
-{
-	if (r->bad)
-		return 0;
-	if (r->len - r->off < n) {
-		fail(r, "rank record truncated at byte %llu of %llu", U(r->off), U(r->len));
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->off + i] << (8 * i);
-	r->off += n;
-	return v;
-}
-static uint8_t get8(struct rd *r) { return (uint8_t)get(r, 1); }
-static uint32_t get32(struct rd *r) { return (uint32_t)get(r, 4); }
-static int32_t geti32(struct rd *r) { return (int32_t)get(r, 4); }
-static uint64_t get64(struct rd *r) { return get(r, 8); }
-static int64_t geti(struct rd *r) { return (int64_t)get(r, 8); }
-static bool getb(struct rd *r)
-{
-	uint8_t v = get8(r);
+	uint8_t v = rp_rec_get8(r);
 	if (v > 1)
-		fail(r, "rank record: a flag of %u at byte %llu", v, U(r->off - 1));
+		rp_rec_fail(r, "rank record: a flag of %u at byte %llu", v, U(r->off - 1));
 	return v == 1;
 }
 
 /* A string, malloc'd; NULL (and r bad) on error. */
-static char *get_str(struct rd *r)
+static char *get_str(struct rp_rec_rd *r)
 {
-	uint32_t n = get32(r);
+	uint32_t n = rp_rec_get32(r);
 	if (r->bad)
 		return NULL;
 	if (n > RP_ENV_STR_MAX || n > r->len - r->off) {
-		fail(r, "rank record: a string of %llu bytes at byte %llu, %llu left", U(n), U(r->off - 4),
+		rp_rec_fail(r, "rank record: a string of %llu bytes at byte %llu, %llu left", U(n), U(r->off - 4),
 		     U(r->len - r->off));
 		return NULL;
 	}
 	if (memchr(r->p + r->off, '\0', n)) {
-		fail(r, "rank record: a string with a NUL byte at byte %llu", U(r->off));
+		rp_rec_fail(r, "rank record: a string with a NUL byte at byte %llu", U(r->off));
 		return NULL;
 	}
 	char *s = malloc((size_t)n + 1);
 	if (!s) {
-		fail(r, "out of memory for a rank record's string of %llu bytes", U(n));
+		rp_rec_fail(r, "out of memory for a rank record's string of %llu bytes", U(n));
 		return NULL;
 	}
 	memcpy(s, r->p + r->off, n);
@@ -264,33 +210,31 @@ static char *get_str(struct rd *r)
 
 /* A list of count records of at least min bytes each, zeroed: NULL (r bad)
  * when they cannot fit in what is left, or for count 0. */
-static void *get_list(struct rd *r, uint32_t count, size_t min, size_t size)
+static void *get_list(struct rp_rec_rd *r, uint32_t count, size_t min, size_t size)
 {
 	if (r->bad || !count)
 		return NULL;
-	if (count > (r->len - r->off) / min) {
-		fail(r, "rank record: %llu records cannot fit in %llu bytes", U(count), U(r->len - r->off));
+	if (!rp_rec_fits(r, count, min))
 		return NULL;
-	}
 	void *p = calloc(count, size);
 	if (!p)
-		fail(r, "out of memory for %llu records of a rank record", U(count));
+		rp_rec_fail(r, "out of memory for %llu records of a rank record", U(count));
 	return p;
 }
 
-static struct rp_env_count *get_counts(struct rd *r, uint32_t *n)
+static struct rp_env_count *get_counts(struct rp_rec_rd *r, uint32_t *n)
 {
-	uint32_t c = get32(r);
+	uint32_t c = rp_rec_get32(r);
 	struct rp_env_count *v = get_list(r, c, 12, sizeof(*v));
 	*n = v ? c : 0;
 	for (uint32_t i = 0; v && i < c && !r->bad; i++) {
 		v[i].name = get_str(r);
-		v[i].value = get64(r);
+		v[i].value = rp_rec_get64(r);
 	}
 	return v;
 }
 
-static void get_port(struct rd *r, struct rp_env_port *p)
+static void get_port(struct rp_rec_rd *r, struct rp_env_port *p)
 {
 	p->node = get_str(r);
 	p->devargs = get_str(r);
@@ -299,11 +243,11 @@ static void get_port(struct rd *r, struct rp_env_port *p)
 					&p->tx_bytes,      &p->tx_unsent,    &p->impair_dropped,
 					&p->impair_marked, &p->replies_sent, &p->pmd_oerrors};
 	for (unsigned i = 0; i < RP_ENV_PORT_U64; i++)
-		*v[i] = get64(r);
+		*v[i] = rp_rec_get64(r);
 	p->xstats = get_counts(r, &p->nxstats);
 	for (unsigned i = 0; i < RP_ENV_NEIGH_U64; i++)
-		p->neigh.c[i] = get64(r);
-	uint32_t n = get32(r);
+		p->neigh.c[i] = rp_rec_get64(r);
+	uint32_t n = rp_rec_get32(r);
 	if ((p->neigh.hops = get_list(r, n, 36, sizeof(*p->neigh.hops))))
 		p->neigh.nhops = n;
 	for (uint32_t i = 0; i < p->neigh.nhops && !r->bad; i++) {
@@ -311,39 +255,39 @@ static void get_port(struct rd *r, struct rp_env_port *p)
 		h->address = get_str(r);
 		h->mac = get_str(r);
 		h->resolved_mac = get_str(r);
-		h->mac_changes = get64(r);
-		h->last_change_ns = get64(r);
-		h->answers = get64(r);
+		h->mac_changes = rp_rec_get64(r);
+		h->last_change_ns = rp_rec_get64(r);
+		h->answers = rp_rec_get64(r);
 	}
 	p->has_netdev = getb(r);
 	p->netdev = get_str(r);
-	p->netdev_tx_packets = get64(r);
-	p->netdev_tx_dropped = get64(r);
-	p->netdev_tx_errors = get64(r);
-	p->too_big_frames = get64(r);
-	p->too_big_mtu = get64(r);
-	n = get32(r);
+	p->netdev_tx_packets = rp_rec_get64(r);
+	p->netdev_tx_dropped = rp_rec_get64(r);
+	p->netdev_tx_errors = rp_rec_get64(r);
+	p->too_big_frames = rp_rec_get64(r);
+	p->too_big_mtu = rp_rec_get64(r);
+	n = rp_rec_get32(r);
 	if ((p->unsent = get_list(r, n, 12, sizeof(*p->unsent))))
 		p->nunsent = n;
 	for (uint32_t i = 0; i < p->nunsent && !r->bad; i++) {
-		p->unsent[i].flow = get32(r);
-		p->unsent[i].frames = get64(r);
+		p->unsent[i].flow = rp_rec_get32(r);
+		p->unsent[i].frames = rp_rec_get64(r);
 	}
-	n = get32(r);
+	n = rp_rec_get32(r);
 	if ((p->findings = get_list(r, n, 4, sizeof(*p->findings))))
 		p->nfindings = n;
 	for (uint32_t i = 0; i < p->nfindings && !r->bad; i++)
 		p->findings[i] = get_str(r);
 }
 
-static struct rp_hist *get_hist(struct rd *r)
+static struct rp_hist *get_hist(struct rp_rec_rd *r)
 {
 	if (r->bad)
 		return NULL;
 	struct rp_hist *h = malloc(sizeof(*h));
 	size_t used = 0;
 	if (!h) {
-		fail(r, "out of memory for a QP's histogram");
+		rp_rec_fail(r, "out of memory for a QP's histogram");
 		return NULL;
 	}
 	if (rp_acct_hist_unpack(r->p + r->off, r->len - r->off, h, &used, r->err, r->errlen) != 0) {
@@ -355,16 +299,16 @@ static struct rp_hist *get_hist(struct rd *r)
 	return h;
 }
 
-static struct rp_env_verbs *get_verbs(struct rd *r)
+static struct rp_env_verbs *get_verbs(struct rp_rec_rd *r)
 {
 	if (!getb(r) || r->bad)
 		return NULL;
 	struct rp_env_verbs *v = calloc(1, sizeof(*v));
 	if (!v) {
-		fail(r, "out of memory for a rank record's verbs");
+		rp_rec_fail(r, "out of memory for a rank record's verbs");
 		return NULL;
 	}
-	uint32_t n = get32(r);
+	uint32_t n = rp_rec_get32(r);
 	if ((v->hosts = get_list(r, n, 44, sizeof(*v->hosts))))
 		v->nhosts = n;
 	for (uint32_t i = 0; i < v->nhosts && !r->bad; i++) {
@@ -372,28 +316,28 @@ static struct rp_env_verbs *get_verbs(struct rd *r)
 		h->host = get_str(r);
 		h->device = get_str(r);
 		h->driver = get_str(r);
-		h->port = geti32(r);
-		h->gid_index = geti32(r);
+		h->port = rp_rec_geti32(r);
+		h->gid_index = rp_rec_geti32(r);
 		h->gid = get_str(r);
 		h->netdev = get_str(r);
-		h->elapsed_ns = get64(r);
+		h->elapsed_ns = rp_rec_get64(r);
 		h->delta = get_counts(r, &h->ndelta);
 		h->raw = get_counts(r, &h->nraw);
 	}
-	n = get32(r);
+	n = rp_rec_get32(r);
 	if ((v->qps = get_list(r, n, 129, sizeof(*v->qps))))
 		v->nqps = n;
 	for (uint32_t i = 0; i < v->nqps && !r->bad; i++) {
 		struct rp_env_vqp *q = &v->qps[i];
-		q->flow = get64(r);
-		q->qp = geti32(r);
+		q->flow = rp_rec_get64(r);
+		q->qp = rp_rec_geti32(r);
 		q->src = get_str(r);
 		q->dst = get_str(r);
-		q->src_qpn = get64(r);
-		q->dst_qpn = get64(r);
+		q->src_qpn = rp_rec_get64(r);
+		q->dst_qpn = rp_rec_get64(r);
 		q->send = getb(r);
 		for (unsigned k = 0; k < 3; k++)
-			q->v[k] = get64(r);
+			q->v[k] = rp_rec_get64(r);
 		q->lat = get_hist(r);
 	}
 	return v;
@@ -401,68 +345,68 @@ static struct rp_env_verbs *get_verbs(struct rd *r)
 
 int rp_rank_env_unpack(struct rp_rank_env *e, const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
-	struct rd r = {buf, len, 0, err, errlen, false};
+	struct rp_rec_rd r = {buf, len, 0, err, errlen, false, "rank record"};
 	*e = (struct rp_rank_env){0};
 	if (len < HEADER_LEN)
-		fail(&r, "rank record of %llu bytes, shorter than its %u-byte header", U(len), HEADER_LEN);
+		rp_rec_fail(&r, "rank record of %llu bytes, shorter than its %u-byte header", U(len), HEADER_LEN);
 	else if (memcmp(buf, MAGIC, 4) != 0)
-		fail(&r, "not a rank record (no RPEV magic)");
+		rp_rec_fail(&r, "not a rank record (no RPEV magic)");
 	r.off = 4;
-	unsigned version = (unsigned)get(&r, 2);
+	unsigned version = (unsigned)rp_rec_get(&r, 2);
 	if (!r.bad && version != RP_RANK_ENV_VERSION)
-		fail(&r, "rank record version %u, this build reads %u", version, RP_RANK_ENV_VERSION);
-	uint64_t total = get64(&r);
+		rp_rec_fail(&r, "rank record version %u, this build reads %u", version, RP_RANK_ENV_VERSION);
+	uint64_t total = rp_rec_get64(&r);
 	if (!r.bad && total != len)
-		fail(&r, "rank record says %llu bytes, got %llu", U(total), U(len));
-	e->rank = geti32(&r);
+		rp_rec_fail(&r, "rank record says %llu bytes, got %llu", U(total), U(len));
+	e->rank = rp_rec_geti32(&r);
 	e->node = get_str(&r);
-	uint32_t n = get32(&r);
+	uint32_t n = rp_rec_get32(&r);
 	if ((e->hosts = get_list(&r, n, 4, sizeof(*e->hosts))))
 		e->nhosts = n;
 	for (uint32_t i = 0; i < e->nhosts && !r.bad; i++)
 		e->hosts[i] = get_str(&r);
-	e->clock_offset_ns = geti(&r);
-	e->clock_bound_ns = geti(&r);
-	e->start_skew_ns = geti(&r);
+	e->clock_offset_ns = rp_rec_geti(&r);
+	e->clock_bound_ns = rp_rec_geti(&r);
+	e->start_skew_ns = rp_rec_geti(&r);
 	e->clock_source = get_str(&r);
-	e->pclock_gap[0] = geti(&r);
-	e->pclock_gap[1] = geti(&r);
-	e->flows_accounted = get64(&r);
-	e->flows_held = get64(&r);
-	n = get32(&r);
+	e->pclock_gap[0] = rp_rec_geti(&r);
+	e->pclock_gap[1] = rp_rec_geti(&r);
+	e->flows_accounted = rp_rec_get64(&r);
+	e->flows_held = rp_rec_get64(&r);
+	n = rp_rec_get32(&r);
 	if ((e->ports = get_list(&r, n, 241, sizeof(*e->ports))))
 		e->nports = n;
 	for (uint32_t i = 0; i < e->nports && !r.bad; i++)
 		get_port(&r, &e->ports[i]);
-	n = get32(&r);
+	n = rp_rec_get32(&r);
 	if ((e->captures = get_list(&r, n, 48, sizeof(*e->captures))))
 		e->ncaptures = n;
 	for (uint32_t i = 0; i < e->ncaptures && !r.bad; i++) {
 		struct rp_env_capture *c = &e->captures[i];
 		c->node = get_str(&r);
 		c->path = get_str(&r);
-		c->offered = get64(&r);
-		c->written = get64(&r);
-		c->dropped = get64(&r);
-		c->sampled_out = get64(&r);
-		c->files = get64(&r);
+		c->offered = rp_rec_get64(&r);
+		c->written = rp_rec_get64(&r);
+		c->dropped = rp_rec_get64(&r);
+		c->sampled_out = rp_rec_get64(&r);
+		c->files = rp_rec_get64(&r);
 	}
-	n = get32(&r);
+	n = rp_rec_get32(&r);
 	if ((e->lcores = get_list(&r, n, 44, sizeof(*e->lcores))))
 		e->nlcores = n;
 	for (uint32_t i = 0; i < e->nlcores && !r.bad; i++) {
 		struct rp_env_lcore *l = &e->lcores[i];
-		l->lcore = get32(&r);
-		l->lcore_id = get32(&r);
-		l->socket = geti32(&r);
-		l->rx_packets = get64(&r);
-		l->tx_packets = get64(&r);
-		l->polls = get64(&r);
-		l->busy_polls = get64(&r);
+		l->lcore = rp_rec_get32(&r);
+		l->lcore_id = rp_rec_get32(&r);
+		l->socket = rp_rec_geti32(&r);
+		l->rx_packets = rp_rec_get64(&r);
+		l->tx_packets = rp_rec_get64(&r);
+		l->polls = rp_rec_get64(&r);
+		l->busy_polls = rp_rec_get64(&r);
 	}
 	e->verbs = get_verbs(&r);
 	if (!r.bad && r.off != len)
-		fail(&r, "rank record: %llu bytes after its end", U(len - r.off));
+		rp_rec_fail(&r, "rank record: %llu bytes after its end", U(len - r.off));
 	if (r.bad) {
 		rp_rank_env_free(e);
 		return -1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "acct_internal.h"
+#include "rec.h"
 
 #define F(field) offsetof(struct rp_acct_flow_result, field)
 static const size_t FLOW_U64[] = {
@@ -54,102 +55,80 @@ static uint64_t u64_of(const void *base, size_t off) { return *(const uint64_t *
 
 /* ---- writing: counts every byte, stores those that fit ---- */
 
-struct wr {
-	uint8_t *buf;
-	size_t cap, len;
-};
-
-static void put(struct wr *w, uint64_t v, unsigned n)
-{
-	if (w->buf && w->len + n <= w->cap)
-		for (unsigned i = 0; i < n; i++)
-			w->buf[w->len + i] = (uint8_t)(v >> (8 * i));
-	w->len += n;
-}
-static void put8(struct wr *w, uint64_t v) { put(w, v, 1); }
-static void put16(struct wr *w, uint64_t v) { put(w, v, 2); }
-static void put32(struct wr *w, uint64_t v) { put(w, v, 4); }
-static void put64(struct wr *w, uint64_t v) { put(w, v, 8); }
-static void putf(struct wr *w, double d)
-{
-	uint64_t v;
-	memcpy(&v, &d, 8);
-	put64(w, v);
-}
-static void put_sums(struct wr *w, const struct rp_sums *m)
+static void put_sums(struct rp_rec_wr *w, const struct rp_sums *m)
 {
 	for (unsigned i = 0; i < 2; i++)
-		put64(w, m->s[i]);
+		rp_rec_put64(w, m->s[i]);
 	for (unsigned i = 0; i < 3; i++)
-		put64(w, m->q[i]);
+		rp_rec_put64(w, m->q[i]);
 }
 
-static void put_hist(struct wr *w, const struct rp_hist *h)
+static void put_hist(struct rp_rec_wr *w, const struct rp_hist *h)
 {
-	put64(w, h->count);
-	put64(w, h->min);
-	put64(w, h->max);
+	rp_rec_put64(w, h->count);
+	rp_rec_put64(w, h->min);
+	rp_rec_put64(w, h->max);
 	put_sums(w, &h->sums);
 	size_t at = w->len, nb = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t i = 0; h->count && i < RP_HIST_BUCKETS; i++)
 		if (h->b[i]) {
-			put16(w, i);
-			put64(w, h->b[i]);
+			rp_rec_put16(w, i);
+			rp_rec_put64(w, h->b[i]);
 			nb++;
 		}
 	if (w->buf && at + 4 <= w->cap) {
-		struct wr fix = {w->buf, w->cap, at};
-		put32(&fix, nb);
+		struct rp_rec_wr fix = {w->buf, w->cap, at};
+		rp_rec_put32(&fix, nb);
 	}
 }
 
 /* The same bytes put_hist writes for the expansion of s. */
-static void put_shist(struct wr *w, const struct rp_shist *s)
+static void put_shist(struct rp_rec_wr *w, const struct rp_shist *s)
 {
-	put64(w, s->count);
-	put64(w, s->min);
-	put64(w, s->max);
+	rp_rec_put64(w, s->count);
+	rp_rec_put64(w, s->min);
+	rp_rec_put64(w, s->max);
 	put_sums(w, &s->sums);
-	put32(w, s->count ? s->n : 0);
+	rp_rec_put32(w, s->count ? s->n : 0);
 	for (uint32_t i = 0; s->count && i < s->n; i++) {
-		put16(w, (uint16_t)(s->e[i] >> RP_SHIST_COUNT_BITS));
-		put64(w, s->e[i] & ((1ull << RP_SHIST_COUNT_BITS) - 1));
+		rp_rec_put16(w, (uint16_t)(s->e[i] >> RP_SHIST_COUNT_BITS));
+		rp_rec_put64(w, s->e[i] & ((1ull << RP_SHIST_COUNT_BITS) - 1));
 	}
 }
 
-static void put_flow(struct wr *w, const struct rp_acct *a, size_t i)
+static void put_flow(struct rp_rec_wr *w, const struct rp_acct *a, size_t i)
 {
 	const struct rp_acct_flow_result *r = rp_acct_res(a, i);
-	put32(w, r->id);
-	put32(w, r->qpn);
-	put16(w, r->qps);
-	put8(w, r->dscp);
-	put8(w, r->prio);
+	rp_rec_put32(w, r->id);
+	rp_rec_put32(w, r->qpn);
+	rp_rec_put16(w, r->qps);
+	rp_rec_put8(w, r->dscp);
+	rp_rec_put8(w, r->prio);
 	for (size_t k = 0; k < NELEM(FLOW_U64); k++)
-		put64(w, u64_of(r, FLOW_U64[k]));
-	putf(w, r->goodput_gbps);
-	putf(w, r->goodput_active_gbps);
-	putf(w, r->latency_ns.mean);
-	putf(w, r->latency_ns.stdev);
+		rp_rec_put64(w, u64_of(r, FLOW_U64[k]));
+	rp_rec_putf(w, r->goodput_gbps);
+	rp_rec_putf(w, r->goodput_active_gbps);
+	rp_rec_putf(w, r->latency_ns.mean);
+	rp_rec_putf(w, r->latency_ns.stdev);
 	put_hist(w, rp_acct_flow_latency(a, i));
 }
 
-static void put_port(struct wr *w, const struct rp_acct *a, size_t i)
+static void put_port(struct rp_rec_wr *w, const struct rp_acct *a, size_t i)
 {
 	struct rp_acct_port_result p;
 	rp_acct_port(a, i, &p);
 	size_t n = strnlen(p.node, RP_ACCT_NAME_MAX - 1);
-	put8(w, n);
+	rp_rec_put8(w, n);
 	for (size_t k = 0; k < n; k++)
-		put8(w, (uint8_t)p.node[k]);
-	put32(w, p.port);
+		rp_rec_put8(w, (uint8_t)p.node[k]);
+	rp_rec_put32(w, p.port);
 	for (size_t k = 0; k < NELEM(PORT_U64); k++)
-		put64(w, u64_of(&p, PORT_U64[k]));
+		rp_rec_put64(w, u64_of(&p, PORT_U64[k]));
 	for (unsigned q = 0; q < 8; q++) {
-		put8(w, p.prio[q].paused_ever);
+		rp_rec_put8(w, p.prio[q].paused_ever);
 		for (size_t k = 0; k < NELEM(PRIO_U64); k++)
-			put64(w, u64_of(&p.prio[q], PRIO_U64[k]));
+			rp_rec_put64(w, u64_of(&p.prio[q], PRIO_U64[k]));
 	}
 }
 
@@ -164,36 +143,36 @@ static bool bin_has(const struct rp_ts_bin *b)
 /* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something.
  * A PFC cell names its port by record (the shipped ports, own_port's, in order),
  * as the reader maps it. */
-static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, const bool *own_port)
+static void put_series(struct rp_rec_wr *w, const struct rp_acct *a, const bool *own, const bool *own_port)
 {
 	const struct rp_ts *t = a->ts;
-	put8(w, t != NULL);
+	rp_rec_put8(w, t != NULL);
 	if (!t)
 		return;
 	size_t nb = rp_ts_used_bins(t), at, n;
-	put64(w, t->outside);
+	rp_rec_put64(w, t->outside);
 	at = w->len, n = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t b = 0; b < nb; b++) {
 		const struct rp_ts_bin *x = &t->bins[b];
 		if (!bin_has(x))
 			continue;
 		n++;
-		put32(w, b);
+		rp_rec_put32(w, b);
 		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
-			put64(w, x->c[c]);
-		put64(w, x->lat_count);
-		put64(w, x->lat_min);
-		put64(w, x->lat_max);
+			rp_rec_put64(w, x->c[c]);
+		rp_rec_put64(w, x->lat_count);
+		rp_rec_put64(w, x->lat_min);
+		rp_rec_put64(w, x->lat_max);
 		for (unsigned k = 0; k < RP_TS_PCTS; k++)
-			put64(w, x->lat_pct[k]);
+			rp_rec_put64(w, x->lat_pct[k]);
 		put_sums(w, &x->lat_sums);
 	}
-	struct wr fix = {w->buf, w->cap, at};
+	struct rp_rec_wr fix = {w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
-		put32(&fix, n);
+		rp_rec_put32(&fix, n);
 	at = w->len, n = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t b = 0; b < nb; b++)
 		for (size_t p = 0, rec = 0; p < t->cfg.nports; rec += !own_port || own_port[p], p++)
 			for (unsigned q = 0; q < 8 && (!own_port || own_port[p]); q++) {
@@ -201,62 +180,62 @@ static void put_series(struct wr *w, const struct rp_acct *a, const bool *own, c
 				if (!f && !ns)
 					continue;
 				n++;
-				put32(w, b);
-				put16(w, rec);
-				put8(w, q);
-				put64(w, f);
-				put64(w, ns);
+				rp_rec_put32(w, b);
+				rp_rec_put16(w, rec);
+				rp_rec_put8(w, q);
+				rp_rec_put64(w, f);
+				rp_rec_put64(w, ns);
 			}
-	fix = (struct wr){w->buf, w->cap, at};
+	fix = (struct rp_rec_wr){w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
-		put32(&fix, n);
+		rp_rec_put32(&fix, n);
 	at = w->len, n = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t b = 0; t->flow_pkts && b < nb; b++)
 		for (size_t f = 0; f < t->cfg.nflows && f < a->nflows; f++) {
 			uint64_t pk = t->flow_pkts[b * t->cfg.nflows + f], by = t->flow_bytes[b * t->cfg.nflows + f];
 			if ((own && !own[f]) || (!pk && !by))
 				continue;
 			n++;
-			put32(w, b);
-			put32(w, rp_acct_id(a, f));
-			put64(w, pk);
-			put64(w, by);
+			rp_rec_put32(w, b);
+			rp_rec_put32(w, rp_acct_id(a, f));
+			rp_rec_put64(w, pk);
+			rp_rec_put64(w, by);
 		}
-	fix = (struct wr){w->buf, w->cap, at};
+	fix = (struct rp_rec_wr){w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
-		put32(&fix, n);
+		rp_rec_put32(&fix, n);
 	/* The per-bin latency histograms (cfg.bin_hist): the bins that hold samples. */
 	at = w->len, n = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t b = 0; t->hists && b < nb; b++) {
 		if (!t->hists[b].count)
 			continue;
 		n++;
-		put32(w, b);
+		rp_rec_put32(w, b);
 		put_shist(w, &t->hists[b]);
 	}
-	fix = (struct wr){w->buf, w->cap, at};
+	fix = (struct rp_rec_wr){w->buf, w->cap, at};
 	if (w->buf && at + 4 <= w->cap)
-		put32(&fix, n);
+		rp_rec_put32(&fix, n);
 }
 
 /* The round trips this rank's senders timed: every flow with an echo back,
  * owned or not (the echo arrives at the sender, the row is the receiver's). */
-static void put_rtt(struct wr *w, const struct rp_acct *a)
+static void put_rtt(struct rp_rec_wr *w, const struct rp_acct *a)
 {
 	size_t at = w->len, n = 0;
-	put32(w, 0);
+	rp_rec_put32(w, 0);
 	for (size_t i = 0; i < a->nflows; i++) {
 		if (!rp_acct_rtt(a, i)->count)
 			continue;
 		n++;
-		put32(w, rp_acct_id(a, i));
+		rp_rec_put32(w, rp_acct_id(a, i));
 		put_hist(w, rp_acct_flow_rtt(a, i));
 	}
 	if (w->buf && at + 4 <= w->cap) {
-		struct wr fix = {w->buf, w->cap, at};
-		put32(&fix, n);
+		struct rp_rec_wr fix = {w->buf, w->cap, at};
+		rp_rec_put32(&fix, n);
 	}
 }
 
@@ -269,21 +248,21 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 		nown += !own_flow || own_flow[i];
 	for (size_t i = 0; i < a->cfg.nports; i++)
 		nports += !own_port || own_port[i];
-	struct wr w = {buf, cap, 0};
+	struct rp_rec_wr w = {buf, cap, 0};
 	for (int k = 0; k < 4; k++)
-		put8(&w, MAGIC[k]);
-	put16(&w, RP_ACCT_PACK_VERSION);
-	put16(&w, NELEM(FLOW_U64));
-	put16(&w, NELEM(PORT_U64));
-	put16(&w, NELEM(PRIO_U64));
+		rp_rec_put8(&w, MAGIC[k]);
+	rp_rec_put16(&w, RP_ACCT_PACK_VERSION);
+	rp_rec_put16(&w, NELEM(FLOW_U64));
+	rp_rec_put16(&w, NELEM(PORT_U64));
+	rp_rec_put16(&w, NELEM(PRIO_U64));
 	size_t total_at = w.len;
-	put64(&w, 0);
-	put64(&w, a->cfg.start_ns);
-	put64(&w, a->cfg.bin_ns);
-	put64(&w, a->end_ns);
-	put64(&w, a->unmatched);
-	put32(&w, nown);
-	put32(&w, nports);
+	rp_rec_put64(&w, 0);
+	rp_rec_put64(&w, a->cfg.start_ns);
+	rp_rec_put64(&w, a->cfg.bin_ns);
+	rp_rec_put64(&w, a->end_ns);
+	rp_rec_put64(&w, a->unmatched);
+	rp_rec_put32(&w, nown);
+	rp_rec_put32(&w, nports);
 	for (size_t i = 0; i < a->nflows; i++)
 		if (!own_flow || own_flow[i])
 			put_flow(&w, a, i);
@@ -293,75 +272,20 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 	put_series(&w, a, own_flow, own_port);
 	put_rtt(&w, a);
 	if (buf && w.len <= cap) {
-		struct wr fix = {buf, cap, total_at};
-		put64(&fix, w.len);
+		struct rp_rec_wr fix = {buf, cap, total_at};
+		rp_rec_put64(&fix, w.len);
 	}
 	return w.len;
 }
 
 /* ---- reading: every read checked against len ---- */
 
-struct rd {
-	const uint8_t *p;
-	size_t len, off;
-	char *err;
-	size_t errlen;
-	bool bad;
-};
-
-__attribute__((format(printf, 2, 3))) static bool fail(struct rd *r, const char *fmt, ...)
-{
-	if (!r->bad) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(r->err, r->errlen, fmt, ap);
-		va_end(ap);
-	}
-	r->bad = true;
-	return false;
-}
-
-static uint64_t get(struct rd *r, unsigned n)
-{
-	if (r->bad)
-		return 0;
-	if (r->len - r->off < n) {
-		fail(r, "merge buffer truncated at byte %llu of %llu", U(r->off), U(r->len));
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->off + i] << (8 * i);
-	r->off += n;
-	return v;
-}
-static uint8_t get8(struct rd *r) { return (uint8_t)get(r, 1); }
-static uint16_t get16(struct rd *r) { return (uint16_t)get(r, 2); }
-static uint32_t get32(struct rd *r) { return (uint32_t)get(r, 4); }
-static uint64_t get64(struct rd *r) { return get(r, 8); }
-static double getf(struct rd *r)
-{
-	uint64_t v = get64(r);
-	double d;
-	memcpy(&d, &v, 8);
-	if (!isfinite(d))
-		fail(r, "merge buffer: a non-finite number at byte %llu", U(r->off - 8));
-	return d;
-}
-static void get_sums(struct rd *r, struct rp_sums *m)
+static void get_sums(struct rp_rec_rd *r, struct rp_sums *m)
 {
 	for (unsigned i = 0; i < 2; i++)
-		m->s[i] = get64(r);
+		m->s[i] = rp_rec_get64(r);
 	for (unsigned i = 0; i < 3; i++)
-		m->q[i] = get64(r);
-}
-
-/* A list of count records of at least min bytes each must fit in what is left. */
-static bool fits(struct rd *r, uint64_t count, size_t min)
-{
-	if (!r->bad && count > (r->len - r->off) / min)
-		return fail(r, "merge buffer: %llu records cannot fit in %llu bytes", U(count), U((r->len - r->off)));
-	return !r->bad;
+		m->q[i] = rp_rec_get64(r);
 }
 
 struct hdr {
@@ -369,63 +293,63 @@ struct hdr {
 	uint32_t nflows, nports;
 };
 
-static bool get_header(struct rd *r, struct hdr *h)
+static bool get_header(struct rp_rec_rd *r, struct hdr *h)
 {
 	if (r->len < HEADER_LEN)
-		return fail(r, "merge buffer of %llu bytes, shorter than its %llu-byte header", U(r->len), U(HEADER_LEN));
+		return rp_rec_fail(r, "merge buffer of %llu bytes, shorter than its %llu-byte header", U(r->len), U(HEADER_LEN));
 	if (memcmp(r->p, MAGIC, 4) != 0)
-		return fail(r, "not a merge buffer (no RPAK magic)");
+		return rp_rec_fail(r, "not a merge buffer (no RPAK magic)");
 	r->off = 4;
-	unsigned v = get16(r), nf = get16(r), np = get16(r), nq = get16(r);
+	unsigned v = rp_rec_get16(r), nf = rp_rec_get16(r), np = rp_rec_get16(r), nq = rp_rec_get16(r);
 	if (v != RP_ACCT_PACK_VERSION)
-		return fail(r, "merge buffer version %llu, this build reads %llu", U(v), U(RP_ACCT_PACK_VERSION));
+		return rp_rec_fail(r, "merge buffer version %llu, this build reads %llu", U(v), U(RP_ACCT_PACK_VERSION));
 	if (nf != NELEM(FLOW_U64) || np != NELEM(PORT_U64) || nq != NELEM(PRIO_U64))
-		return fail(r, "merge buffer from another build (%llu flow fields, this build has %llu)", U(nf), U(NELEM(FLOW_U64)));
-	uint64_t total = get64(r);
+		return rp_rec_fail(r, "merge buffer from another build (%llu flow fields, this build has %llu)", U(nf), U(NELEM(FLOW_U64)));
+	uint64_t total = rp_rec_get64(r);
 	if (total != r->len)
-		return fail(r, "merge buffer says %llu bytes, got %llu", U(total), U(r->len));
-	h->start_ns = get64(r);
-	h->bin_ns = get64(r);
-	h->end_ns = get64(r);
-	h->unmatched = get64(r);
-	h->nflows = get32(r);
-	h->nports = get32(r);
+		return rp_rec_fail(r, "merge buffer says %llu bytes, got %llu", U(total), U(r->len));
+	h->start_ns = rp_rec_get64(r);
+	h->bin_ns = rp_rec_get64(r);
+	h->end_ns = rp_rec_get64(r);
+	h->unmatched = rp_rec_get64(r);
+	h->nflows = rp_rec_get32(r);
+	h->nports = rp_rec_get32(r);
 	return !r->bad;
 }
 
 /* A histogram into h (which is empty on entry); the touched buckets go to
  * idx so the caller can empty it again without clearing 59 KB. */
-static bool get_hist(struct rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *nidx)
+static bool get_hist(struct rp_rec_rd *r, struct rp_hist *h, uint16_t *idx, uint32_t *nidx)
 {
-	uint64_t count = get64(r), min = get64(r), max = get64(r);
+	uint64_t count = rp_rec_get64(r), min = rp_rec_get64(r), max = rp_rec_get64(r);
 	struct rp_sums sums;
 	get_sums(r, &sums);
-	uint32_t nb = get32(r);
+	uint32_t nb = rp_rec_get32(r);
 	*nidx = 0;
-	if (!fits(r, nb, 10))
+	if (!rp_rec_fits(r, nb, 10))
 		return false;
 	if (nb > RP_HIST_BUCKETS)
-		return fail(r, "histogram with %llu buckets, at most %llu", U(nb), U(RP_HIST_BUCKETS));
+		return rp_rec_fail(r, "histogram with %llu buckets, at most %llu", U(nb), U(RP_HIST_BUCKETS));
 	uint64_t sum = 0;
 	long prev = -1;
 	for (uint32_t i = 0; i < nb; i++) {
-		uint16_t b = get16(r);
-		uint64_t n = get64(r);
+		uint16_t b = rp_rec_get16(r);
+		uint64_t n = rp_rec_get64(r);
 		if (r->bad)
 			return false;
 		if ((long)b <= prev || b >= RP_HIST_BUCKETS || n == 0)
-			return fail(r, "histogram bucket %llu out of order, out of range or empty (count %llu)", U(b), U(n));
+			return rp_rec_fail(r, "histogram bucket %llu out of order, out of range or empty (count %llu)", U(b), U(n));
 		if (sum + n < sum)
-			return fail(r, "histogram counts overflow at bucket %llu", U(b));
+			return rp_rec_fail(r, "histogram counts overflow at bucket %llu", U(b));
 		sum += n;
 		prev = b;
 		h->b[b] = n;
 		idx[(*nidx)++] = b;
 	}
 	if (sum != count)
-		return fail(r, "histogram count %llu, its buckets hold %llu", U(count), U(sum));
+		return rp_rec_fail(r, "histogram count %llu, its buckets hold %llu", U(count), U(sum));
 	if (count && (min > max || min < rp_hist_bucket_lo(idx[0]) || max > rp_hist_bucket_hi(idx[nb - 1])))
-		return fail(r, "histogram min %llu / max %llu outside its buckets", U(min), U(max));
+		return rp_rec_fail(r, "histogram min %llu / max %llu outside its buckets", U(min), U(max));
 	h->count = count;
 	h->min = count ? min : UINT64_MAX;
 	h->max = count ? max : 0;
@@ -478,32 +402,32 @@ static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_re
 	return rp_shist_from_buckets(rp_acct_lat(m, (size_t)i), h, idx, nidx) == 0;
 }
 
-static bool walk_flows(struct rd *r, const struct hdr *hd, struct walk *w)
+static bool walk_flows(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
 {
-	if (!fits(r, hd->nflows, 4 + 4 + 4 + 8 * NELEM(FLOW_U64) + 4 * 8 + 3 * 8 + 4 * 8 + 4))
+	if (!rp_rec_fits(r, hd->nflows, 4 + 4 + 4 + 8 * NELEM(FLOW_U64) + 4 * 8 + 3 * 8 + 4 * 8 + 4))
 		return false;
 	for (uint32_t n = 0; n < hd->nflows && !r->bad; n++) {
 		struct rp_acct_flow_result row;
 		memset(&row, 0, sizeof(row));
-		row.id = get32(r);
-		row.qpn = get32(r);
-		row.qps = get16(r);
-		row.dscp = get8(r);
-		row.prio = get8(r);
+		row.id = rp_rec_get32(r);
+		row.qpn = rp_rec_get32(r);
+		row.qps = rp_rec_get16(r);
+		row.dscp = rp_rec_get8(r);
+		row.prio = rp_rec_get8(r);
 		for (size_t k = 0; k < NELEM(FLOW_U64); k++)
-			*u64_at(&row, FLOW_U64[k]) = get64(r);
-		row.goodput_gbps = getf(r);
-		row.goodput_active_gbps = getf(r);
-		row.latency_ns.mean = getf(r);
-		row.latency_ns.stdev = getf(r);
+			*u64_at(&row, FLOW_U64[k]) = rp_rec_get64(r);
+		row.goodput_gbps = rp_rec_getf(r);
+		row.goodput_active_gbps = rp_rec_getf(r);
+		row.latency_ns.mean = rp_rec_getf(r);
+		row.latency_ns.stdev = rp_rec_getf(r);
 		uint32_t nidx = 0;
 		get_hist(r, w->h, w->idx, &nidx);
 		long i = -1;
 		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
-			fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
+			rp_rec_fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
 		if (!r->bad && w->apply) {
 			if (w->merged && !install_flow(w->merged, i, &row, w->h, w->idx, nidx))
-				fail(r, "merge buffer: out of memory for flow %llu's latency histogram", U(row.id));
+				rp_rec_fail(r, "merge buffer: out of memory for flow %llu's latency histogram", U(row.id));
 			if (w->agg)
 				rp_hist_merge_sparse(w->agg, w->h, w->idx, nidx);
 			if (w->fn && w->fn_rc == 0)
@@ -536,29 +460,29 @@ static void install_port(struct acct_port *p, const struct rp_acct_port_result *
 	}
 }
 
-static bool walk_ports(struct rd *r, const struct hdr *hd, struct walk *w)
+static bool walk_ports(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
 {
-	if (!fits(r, hd->nports, 1 + 4 + 8 * NELEM(PORT_U64) + 8 * (1 + 8 * NELEM(PRIO_U64))))
+	if (!rp_rec_fits(r, hd->nports, 1 + 4 + 8 * NELEM(PORT_U64) + 8 * (1 + 8 * NELEM(PRIO_U64))))
 		return false;
 	for (uint32_t n = 0; n < hd->nports && !r->bad; n++) {
 		struct rp_acct_port_result p;
 		memset(&p, 0, sizeof(p));
-		unsigned len = get8(r);
+		unsigned len = rp_rec_get8(r);
 		if (len >= RP_ACCT_NAME_MAX)
-			return fail(r, "port name of %llu bytes, at most %llu", U(len), U(RP_ACCT_NAME_MAX - 1));
+			return rp_rec_fail(r, "port name of %llu bytes, at most %llu", U(len), U(RP_ACCT_NAME_MAX - 1));
 		for (unsigned k = 0; k < len; k++)
-			p.node[k] = (char)get8(r);
-		p.port = get32(r);
+			p.node[k] = (char)rp_rec_get8(r);
+		p.port = rp_rec_get32(r);
 		for (size_t k = 0; k < NELEM(PORT_U64); k++)
-			*u64_at(&p, PORT_U64[k]) = get64(r);
+			*u64_at(&p, PORT_U64[k]) = rp_rec_get64(r);
 		for (unsigned q = 0; q < 8; q++) {
 			p.prio[q].prio = q;
-			uint8_t ever = get8(r);
+			uint8_t ever = rp_rec_get8(r);
 			if (ever > 1)
-				return fail(r, "port %llu prio %llu: paused_ever is not 0 or 1", U(n), U(q));
+				return rp_rec_fail(r, "port %llu prio %llu: paused_ever is not 0 or 1", U(n), U(q));
 			p.prio[q].paused_ever = ever;
 			for (size_t k = 0; k < NELEM(PRIO_U64); k++)
-				*u64_at(&p.prio[q], PRIO_U64[k]) = get64(r);
+				*u64_at(&p.prio[q], PRIO_U64[k]) = rp_rec_get64(r);
 		}
 		if (r->bad || !w->merged)
 			continue;
@@ -568,7 +492,7 @@ static bool walk_ports(struct rd *r, const struct hdr *hd, struct walk *w)
 			    strncmp(w->merged->ports[i].cfg.node, p.node, RP_ACCT_NAME_MAX) == 0)
 				found = (long)i;
 		if (found < 0)
-			return fail(r, "merge buffer: port %s:%u is not in the merged cfg", p.node, p.port);
+			return rp_rec_fail(r, "merge buffer: port %s:%u is not in the merged cfg", p.node, p.port);
 		w->port_map[n] = found;
 		if (w->apply)
 			install_port(&w->merged->ports[found], &p, w->merged->cfg.start_ns);
@@ -576,85 +500,85 @@ static bool walk_ports(struct rd *r, const struct hdr *hd, struct walk *w)
 	return !r->bad;
 }
 
-static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
+static bool walk_series(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
 {
-	uint8_t present = get8(r);
+	uint8_t present = rp_rec_get8(r);
 	if (present > 1)
-		return fail(r, "merge buffer: series flag %llu", U(present));
+		return rp_rec_fail(r, "merge buffer: series flag %llu", U(present));
 	struct rp_ts *t = w->merged ? w->merged->ts : NULL;
 	if (!present || r->bad)
 		return !r->bad;
-	uint64_t outside = get64(r);
-	uint32_t nb = get32(r);
-	if (!fits(r, nb, 4 + 8 * (RP_TS_COUNTERS + 3 + RP_TS_PCTS + 4)))
+	uint64_t outside = rp_rec_get64(r);
+	uint32_t nb = rp_rec_get32(r);
+	if (!rp_rec_fits(r, nb, 4 + 8 * (RP_TS_COUNTERS + 3 + RP_TS_PCTS + 4)))
 		return false;
 	if (t && w->apply)
 		t->outside += outside;
 	long prev = -1;
 	for (uint32_t n = 0; n < nb && !r->bad; n++) {
 		struct rp_ts_bin x;
-		uint32_t b = get32(r);
+		uint32_t b = rp_rec_get32(r);
 		for (unsigned c = 0; c < RP_TS_COUNTERS; c++)
-			x.c[c] = get64(r);
-		x.lat_count = get64(r);
-		x.lat_min = get64(r);
-		x.lat_max = get64(r);
+			x.c[c] = rp_rec_get64(r);
+		x.lat_count = rp_rec_get64(r);
+		x.lat_min = rp_rec_get64(r);
+		x.lat_max = rp_rec_get64(r);
 		for (unsigned k = 0; k < RP_TS_PCTS; k++)
-			x.lat_pct[k] = get64(r);
+			x.lat_pct[k] = rp_rec_get64(r);
 		get_sums(r, &x.lat_sums);
 		if (r->bad)
 			break;
 		if ((long)b <= prev)
-			return fail(r, "merge buffer: series bin %llu after bin %llu", U(b), U(prev));
+			return rp_rec_fail(r, "merge buffer: series bin %llu after bin %llu", U(b), U(prev));
 		prev = b;
 		if (t && b >= t->cfg.nbins)
-			return fail(r, "merge buffer: series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
+			return rp_rec_fail(r, "merge buffer: series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
 		if (!t || !w->apply)
 			continue;
 		rp_ts_bin_merge(&t->bins[b], &x); /* percentiles: an upper bound (acct_pack.h) */
 	}
-	uint32_t np = get32(r);
-	if (!fits(r, np, 4 + 2 + 1 + 16))
+	uint32_t np = rp_rec_get32(r);
+	if (!rp_rec_fits(r, np, 4 + 2 + 1 + 16))
 		return false;
 	for (uint32_t n = 0; n < np && !r->bad; n++) {
-		uint32_t b = get32(r);
-		uint16_t port = get16(r);
-		uint8_t q = get8(r);
-		uint64_t f = get64(r), ns = get64(r);
+		uint32_t b = rp_rec_get32(r);
+		uint16_t port = rp_rec_get16(r);
+		uint8_t q = rp_rec_get8(r);
+		uint64_t f = rp_rec_get64(r), ns = rp_rec_get64(r);
 		if (r->bad)
 			break;
 		if (port >= hd->nports || q >= 8)
-			return fail(r, "merge buffer: PFC series of port record %llu prio %llu", U(port), U(q));
+			return rp_rec_fail(r, "merge buffer: PFC series of port record %llu prio %llu", U(port), U(q));
 		if (t && b >= t->cfg.nbins)
-			return fail(r, "merge buffer: PFC series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
+			return rp_rec_fail(r, "merge buffer: PFC series bin %llu, the merged series has %llu", U(b), U(t->cfg.nbins));
 		if (t && w->apply && rp_ts_port_add(t, b, (size_t)w->port_map[port], q, f, ns) != 0)
-			return fail(r, "out of memory for the PFC series of bin %llu", U(b));
+			return rp_rec_fail(r, "out of memory for the PFC series of bin %llu", U(b));
 	}
-	uint32_t nf = get32(r);
-	if (!fits(r, nf, 4 + 4 + 16))
+	uint32_t nf = rp_rec_get32(r);
+	if (!rp_rec_fits(r, nf, 4 + 4 + 16))
 		return false;
 	for (uint32_t n = 0; n < nf && !r->bad; n++) {
-		uint32_t b = get32(r), id = get32(r);
-		uint64_t pk = get64(r), by = get64(r);
+		uint32_t b = rp_rec_get32(r), id = rp_rec_get32(r);
+		uint64_t pk = rp_rec_get64(r), by = rp_rec_get64(r);
 		if (r->bad)
 			break;
 		if (!t)
 			continue;
 		if (!t->flow_pkts)
-			return fail(r, "merge buffer has per-flow series, the merged accountant keeps none");
+			return rp_rec_fail(r, "merge buffer has per-flow series, the merged accountant keeps none");
 		long i = flow_index(w->merged, id);
 		if (i < 0 || (size_t)i >= t->cfg.nflows || b >= t->cfg.nbins)
-			return fail(r, "merge buffer: flow series of flow id %llu bin %llu not in the merged plan", U(id), U(b));
+			return rp_rec_fail(r, "merge buffer: flow series of flow id %llu bin %llu not in the merged plan", U(id), U(b));
 		if (w->apply) {
 			t->flow_pkts[(size_t)b * t->cfg.nflows + (size_t)i] += pk;
 			t->flow_bytes[(size_t)b * t->cfg.nflows + (size_t)i] += by;
 		}
 	}
-	uint32_t nh = get32(r);
-	if (!fits(r, nh, 4 + 5 * 8 + 4))
+	uint32_t nh = rp_rec_get32(r);
+	if (!rp_rec_fits(r, nh, 4 + 5 * 8 + 4))
 		return false;
 	for (uint32_t n = 0; n < nh && !r->bad; n++) {
-		uint32_t b = get32(r), nidx = 0;
+		uint32_t b = rp_rec_get32(r), nidx = 0;
 		if (r->bad || !get_hist(r, w->h, w->idx, &nidx))
 			return false;
 		bool ok = !t || b < t->cfg.nbins;
@@ -665,12 +589,12 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 			rp_shist_free(&one);
 			if (!ok) {
 				hist_clear(w->h, w->idx, nidx);
-				return fail(r, "out of memory for the histogram of series bin %llu", U(b));
+				return rp_rec_fail(r, "out of memory for the histogram of series bin %llu", U(b));
 			}
 		}
 		hist_clear(w->h, w->idx, nidx);
 		if (!ok)
-			return fail(r, "merge buffer: histogram of series bin %llu, the merged series has %llu", U(b),
+			return rp_rec_fail(r, "merge buffer: histogram of series bin %llu, the merged series has %llu", U(b),
 				    U(t->cfg.nbins));
 	}
 	return !r->bad;
@@ -678,22 +602,22 @@ static bool walk_series(struct rd *r, const struct hdr *hd, struct walk *w)
 
 /* Each flow's round trips, merged into what other ranks gave (one sender per
  * flow: in practice one record, from the sender's rank). */
-static bool walk_rtt(struct rd *r, struct walk *w)
+static bool walk_rtt(struct rp_rec_rd *r, struct walk *w)
 {
-	uint32_t n = get32(r);
-	if (!fits(r, n, 4 + 3 * 8 + 4 * 8 + 4))
+	uint32_t n = rp_rec_get32(r);
+	if (!rp_rec_fits(r, n, 4 + 3 * 8 + 4 * 8 + 4))
 		return false;
 	for (uint32_t k = 0; k < n && !r->bad; k++) {
-		uint32_t id = get32(r), nidx = 0;
+		uint32_t id = rp_rec_get32(r), nidx = 0;
 		get_hist(r, w->h, w->idx, &nidx);
 		long i = -1;
 		if (!r->bad && w->merged && (i = flow_index(w->merged, id)) < 0)
-			fail(r, "merge buffer: round trips of flow id %llu, not in the merged plan", U(id));
+			rp_rec_fail(r, "merge buffer: round trips of flow id %llu, not in the merged plan", U(id));
 		if (!r->bad && w->apply && w->merged) {
 			struct rp_shist one;
 			rp_shist_init(&one);
 			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(rp_acct_rtt(w->merged, (size_t)i), &one) != 0)
-				fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
+				rp_rec_fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
 			rp_shist_free(&one);
 		}
 		hist_clear(w->h, w->idx, nidx);
@@ -701,25 +625,25 @@ static bool walk_rtt(struct rd *r, struct walk *w)
 	return !r->bad;
 }
 
-static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
+static bool walk(struct rp_rec_rd *r, struct walk *w, struct hdr *hd)
 {
 	r->off = 0;
 	r->bad = false;
 	if (!get_header(r, hd))
 		return false;
 	if (w->merged && (hd->start_ns != w->merged->cfg.start_ns || hd->bin_ns != w->merged->cfg.bin_ns))
-		return fail(r, "merge buffer: start_ns %llu / bin_ns %llu differ from the merged accountant's", U(hd->start_ns), U(hd->bin_ns));
-	if (!walk_flows(r, hd, w) || !fits(r, 0, 1))
+		return rp_rec_fail(r, "merge buffer: start_ns %llu / bin_ns %llu differ from the merged accountant's", U(hd->start_ns), U(hd->bin_ns));
+	if (!walk_flows(r, hd, w) || !rp_rec_fits(r, 0, 1))
 		return false;
 	if (w->merged) {
 		free(w->port_map);
-		if (!fits(r, hd->nports, 1) || !(w->port_map = calloc(hd->nports ? hd->nports : 1, sizeof(long))))
-			return fail(r, "out of memory for %llu port records", U(hd->nports));
+		if (!rp_rec_fits(r, hd->nports, 1) || !(w->port_map = calloc(hd->nports ? hd->nports : 1, sizeof(long))))
+			return rp_rec_fail(r, "out of memory for %llu port records", U(hd->nports));
 	}
 	if (!walk_ports(r, hd, w) || !walk_series(r, hd, w) || !walk_rtt(r, w))
 		return false;
 	if (r->off != r->len)
-		return fail(r, "merge buffer: %llu bytes left over after byte %llu", U((r->len - r->off)), U(r->off));
+		return rp_rec_fail(r, "merge buffer: %llu bytes left over after byte %llu", U((r->len - r->off)), U(r->off));
 	return true;
 }
 
@@ -727,7 +651,7 @@ static bool walk(struct rd *r, struct walk *w, struct hdr *hd)
 static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx,
 	       struct rp_hist *agg, char *err, size_t errlen)
 {
-	struct rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen};
+	struct rp_rec_rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen, .what = "merge buffer"};
 	struct walk w = {.merged = merged, .fn = fn, .ctx = ctx, .agg = agg};
 	w.h = malloc(sizeof(*w.h));
 	w.idx = malloc(RP_HIST_BUCKETS * sizeof(*w.idx));
@@ -866,7 +790,7 @@ void rp_acct_tx_import(struct rp_acct *a, const uint64_t *tx, size_t nflows)
 
 size_t rp_acct_hist_pack(const struct rp_hist *h, uint8_t *buf, size_t cap)
 {
-	struct wr w = {buf, cap, 0};
+	struct rp_rec_wr w = {buf, cap, 0};
 	put_hist(&w, h);
 	return w.len;
 }
@@ -874,7 +798,7 @@ size_t rp_acct_hist_pack(const struct rp_hist *h, uint8_t *buf, size_t cap)
 int rp_acct_hist_unpack(const uint8_t *buf, size_t len, struct rp_hist *h, size_t *used, char *err, size_t errlen)
 {
 	uint16_t *idx = malloc(RP_HIST_BUCKETS * sizeof(*idx));
-	struct rd r = {buf, len, 0, err, errlen, false};
+	struct rp_rec_rd r = {buf, len, 0, err, errlen, false, "merge buffer"};
 	uint32_t n = 0;
 	if (!idx) {
 		snprintf(err, errlen, "out of memory for a histogram");
