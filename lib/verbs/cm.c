@@ -212,10 +212,14 @@ int rp_cm_listen(struct rp_cm *cm, const char *bind_addr, char *err, size_t errl
 	}
 	cm->listen_id = id;
 	struct sockaddr_in sa = {.sin_family = AF_INET};
-	if (bind_addr && resolve(bind_addr, 0, &sa, err, errlen))
+	if (!bind_addr || !*bind_addr) { /* never every address by default (docs/security.md) */
+		snprintf(err, errlen, "rdma_cm: no address to listen on (ep --bind ADDR)");
+		return RP_V_ENV;
+	}
+	if (resolve(bind_addr, 0, &sa, err, errlen))
 		return RP_V_ENV;
 	if (rdma_bind_addr(id, (struct sockaddr *)&sa) || rdma_listen(id, RP_MAX_QP)) {
-		snprintf(err, errlen, "rdma_cm cannot listen on %s: %s", bind_addr ? bind_addr : "any address",
+		snprintf(err, errlen, "rdma_cm cannot listen on %s: %s", bind_addr,
 			 strerror(errno));
 		return RP_V_ENV;
 	}

@@ -122,13 +122,19 @@ int rp_oob_ud_decode(const char *line, size_t len, struct rp_oob_rec *r)
 
 int rp_oob_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen)
 {
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	/* An address always: a listener on every address (getaddrinfo's
+	 * AI_PASSIVE wildcard) is one nobody asked for (docs/security.md). */
+	if (!bind_addr || !*bind_addr) {
+		snprintf(err, errlen, "no address to listen on for TCP port %u (ep --bind ADDR)", port);
+		return -1;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res;
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
 	int rc = getaddrinfo(bind_addr, service, &hints, &res);
 	if (rc) {
-		snprintf(err, errlen, "cannot resolve %s: %s", bind_addr ? bind_addr : "*", gai_strerror(rc));
+		snprintf(err, errlen, "cannot resolve %s: %s", bind_addr, gai_strerror(rc));
 		return -1;
 	}
 	int fd = -1;

@@ -49,6 +49,8 @@ void rp_oob_rec_encode(const struct rp_oob_rec *r, char out[RP_OOB_REC_LEN + 1])
 int rp_oob_rec_decode(const char *line, size_t len, struct rp_oob_rec *r);
 
 /* TCP. Each returns a socket or -1 with a one-line reason in err. */
+/* bind_addr is required (an address, or "0.0.0.0" when asked for): never a
+ * wildcard by default. */
 int rp_oob_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen);
 /* timeout_ms < 0: wait forever. */
 int rp_oob_accept(int lfd, int timeout_ms, char *peer, size_t peerlen, char *err, size_t errlen);
