@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "profile/profile.h"
-#include "session.h"
+#include "run/session.h"
 #include "traffic/plan.h"
 #include "traffic/source.h"
 
@@ -235,6 +235,8 @@ int rp_cmd_gen(int argc, char **argv)
 	rp_cli_catch_stop();
 	rc = rp_session_open(&r, "gen", o.profile, &so);
 	if (rc != 0) {
+		if (r.err[0])
+			rp_cli_error("gen", "%s", r.err);
 		rp_session_close(&r);
 		return rc;
 	}

@@ -29,8 +29,8 @@
 #include "report/pause_order.h"
 #include "report/result.h"
 #include "report/windows.h"
-#include "session.h"
-#include "txpath.h"
+#include "run/session.h"
+#include "run/txpath.h"
 #include "stats/acct.h"
 #include "stats/acct_pack.h"
 #include "traffic/acct_cfg.h"
@@ -74,6 +74,15 @@ struct run_opts {
 	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
 	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 };
+
+/* The session's set-up error (lib/run: one line in s->err) said as every
+ * error of this command is: printed, or held for the ranks to agree on. */
+static int session_said(const struct rp_session *s, int rc)
+{
+	if (rc && s->err[0])
+		rp_cli_error("run", "%s", s->err);
+	return rc;
+}
 
 static void usage(FILE *out)
 {
@@ -1701,14 +1710,14 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0 && r.cl.rank == 0)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
-		rc = rp_session_open(&r.s, "run", o.profile, &so);
+		rc = session_said(&r.s, rp_session_open(&r.s, "run", o.profile, &so));
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {
 		if (r.cl.launched && rp_cluster_host_addrs(&r.cl, r.s.prof, r.host_rank, err, sizeof(err)) != 0)
 			rc = rp_cli_error("run", "%s", err);
 		if (rc == 0)
-			rc = rp_session_addresses(&r.s);
+			rc = session_said(&r.s, rp_session_addresses(&r.s));
 	}
 	if (rc == 0)
 		rc = setup_verbs(&r);
@@ -1740,7 +1749,7 @@ int rp_cmd_run(int argc, char **argv)
 			caps[i] = r.rx[0].ports[r.s.tx[i].index].cap;
 			rp_txpath_begin(&r.txpath[i], &r.s, i); /* before its first frame, ARP/ND included */
 		}
-		rc = rp_session_traffic(&r.s, caps);
+		rc = session_said(&r.s, rp_session_traffic(&r.s, caps));
 	}
 	bool ready = all_ready(&r, rc, held);
 #ifdef RP_HAVE_VERBS

@@ -1,7 +1,7 @@
 /* A rank's facts (issue 27): what result.json's environment, capture,
  * cluster.ranks[], verbs and findings say of one rank of a run, as a plain
  * struct, and its versioned binary record. Each rank fills one
- * (app/cmd_run.c, app/txpath.c, app/session.c, lib/verbs/engine.c), ships
+ * (app/cmd_run.c, lib/run/txpath.c, lib/run/session.c, lib/verbs/engine.c), ships
  * it packed to rank 0 (lib/cluster/ship.c, as the accountant's record goes),
  * and rank 0 builds result.json from the unpacked structs (env_json.h): no
  * rank's facts travel as JSON text, and nothing inside a run parses JSON.

@@ -3,11 +3,11 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "dp/capture.h"
 #include "dp/neigh.h"
 #include "dp/netdev.h"
@@ -15,6 +15,18 @@
 #include "traffic/source.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
+
+/* The first error of a set-up: one line in s->err, RP_SESSION_USAGE. */
+__attribute__((format(printf, 2, 3))) static int session_fail(struct rp_session *s, const char *fmt, ...)
+{
+	if (!s->err[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->err, sizeof(s->err), fmt, ap);
+		va_end(ap);
+	}
+	return RP_SESSION_USAGE;
+}
 
 static bool host_sends(const struct rp_plan *plan, unsigned h)
 {
@@ -40,9 +52,9 @@ static int load(struct rp_session *s, const char *profile, const struct rp_sessi
 	s->prof = o->profile_text ? rp_profile_load_string(profile, o->profile_text, &po, err, sizeof(err))
 				  : rp_profile_load(profile, &po, err, sizeof(err));
 	if (!s->prof)
-		return rp_cli_error(s->cmd, "%s", err);
+		return session_fail(s, "%s", err);
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
-		return rp_cli_error(s->cmd, "%s", err);
+		return session_fail(s, "%s", err);
 	s->plan_built = true;
 	return 0;
 }
@@ -79,13 +91,13 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		}
 		const struct rp_host *host = &s->prof->hosts[h];
 		if (host->port[0] == '\0')
-			return rp_cli_error(s->cmd, "host '%s' %s but has no port (set hosts.%u.port)", host->name,
+			return session_fail(s, "host '%s' %s but has no port (set hosts.%u.port)", host->name,
 					    sends ? "sends" : "receives", h);
 		if (s->nports == RP_DP_MAX_PORTS)
-			return rp_cli_error(s->cmd, "at most %d ports", RP_DP_MAX_PORTS);
+			return session_fail(s, "at most %d ports", RP_DP_MAX_PORTS);
 		char peer[64];
 		if (sends && pair_end_alone(s, o, h, peer))
-			return rp_cli_error(s->cmd, "host '%s' sends on %s, whose other end (%s) no host%s has: nobody would "
+			return session_fail(s, "host '%s' sends on %s, whose other end (%s) no host%s has: nobody would "
 					    "read its frames; give a host port %s", host->name, host->port, peer,
 					    o->hosts ? " of this rank" : "", peer);
 		s->tx[s->nports].index = h;
@@ -93,7 +105,7 @@ static int pick_ports(struct rp_session *s, const struct rp_session_opts *o, con
 		devargs[s->nports++] = host->port;
 	}
 	if (s->nports == 0 && !o->hosts && !s->verbs_hosts)
-		return rp_cli_error(s->cmd, "%s: no host sends anything", s->profile_path);
+		return session_fail(s, "%s: no host sends anything", s->profile_path);
 	return 0;
 }
 
@@ -132,7 +144,7 @@ static int check_shared_ports(struct rp_session *s, const struct rp_session_opts
 	size_t nh = s->prof->nhosts;
 	bool *part = calloc(nh ? nh : 1, sizeof(*part)), *machine = calloc(nh ? nh : 1, sizeof(*machine));
 	char(*key)[RP_PORT_MAX + 16] = calloc(nh ? nh : 1, sizeof(*key));
-	int rc = part && machine && key ? 0 : rp_cli_error(s->cmd, "out of memory for %zu hosts", nh);
+	int rc = part && machine && key ? 0 : session_fail(s, "out of memory for %zu hosts", nh);
 	for (size_t i = 0; rc == 0 && i < s->plan.nflows; i++) {
 		const struct rp_flow *f = &s->plan.flows[i];
 		part[f->src] = true;
@@ -153,11 +165,11 @@ static int check_shared_ports(struct rp_session *s, const struct rp_session_opts
 			const struct rp_host *a = &s->prof->hosts[h], *b = &s->prof->hosts[g];
 			int ra = o->host_rank ? o->host_rank[h] : 0, rb = o->host_rank ? o->host_rank[g] : 0;
 			if (ra == rb)
-				rc = rp_cli_error(s->cmd, "hosts '%s' and '%s' are on one port (%s): its frames would all count "
+				rc = session_fail(s, "hosts '%s' and '%s' are on one port (%s): its frames would all count "
 						    "for one of them; give each host a port of its own", a->name, b->name, key[h]);
 			else if (machine[h] && o->ranks && ra >= 0 && rb >= 0 && (size_t)ra < o->nranks &&
 				 (size_t)rb < o->nranks && !strcmp(o->ranks[ra].node, o->ranks[rb].node))
-				rc = rp_cli_error(s->cmd, "hosts '%s' (rank %d) and '%s' (rank %d) are on one port of node %s (%s): "
+				rc = session_fail(s, "hosts '%s' (rank %d) and '%s' (rank %d) are on one port of node %s (%s): "
 						    "its frames would all count for one of them; give each host a port of its own",
 						    a->name, ra, b->name, rb, o->ranks[ra].node, key[h]);
 		}
@@ -186,7 +198,7 @@ static size_t host_frame(const struct rp_session *s, unsigned h, bool receives, 
 
 /* One line when the port cannot take the profile's frames (DPDK's own
  * message would only say "Invalid argument"), with what to change. */
-static int check_frame(const struct rp_session *s, unsigned h, const char *devargs, bool receives)
+static int check_frame(struct rp_session *s, unsigned h, const char *devargs, bool receives)
 {
 	unsigned mtu = 0;
 	char why[200], fix[160];
@@ -204,11 +216,10 @@ static int check_frame(const struct rp_session *s, unsigned h, const char *devar
 		if (m < mtu && need - mtu + m <= port)
 			fit = m;
 	if (fit)
-		return rp_cli_error(s->cmd, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
+		return session_fail(s, "host '%s': port %s takes frames up to %zu B%s%s; the profile's mtu %u makes "
 				    "frames of %zu B: set mtu: %u (frames of %zu B), %s",
 				    host->name, name, port, why[0] ? ": " : "", why, mtu, need, fit, need - mtu + fit, fix);
-	return rp_cli_error(s->cmd,
-			    "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
+	return session_fail(s, "host '%s': port %s takes frames up to %zu B%s%s; the profile's frames are up to %zu B: %s",
 			    host->name, name, port, why[0] ? ": " : "", why, need, fix);
 }
 
@@ -232,7 +243,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	size_t max_frame = host_frame(s, tp->index, true, &mtu) + 64; /* the source writes in 32 B blocks */
 	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err,
 			    sizeof(err)) != 0)
-		return rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+		return session_fail(s, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
 	tp->lcore = s->nq > 1 ? rp_session_lane(s, i, 0) : i % lcores;
 	if (s->nq > 1 && tp->port->nq < s->nq)
@@ -250,7 +261,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 		if (!memcmp(host->mac, zero, 6) || (host->mac[0] & 1)) {
 			char m[18];
 			rp_mac_format(host->mac, m);
-			return rp_cli_error(s->cmd, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
+			return session_fail(s, "host '%s' has mac: auto, but port %s (%s) has no unicast MAC of its own "
 					    "(%s): give the host a mac:", host->name, tp->port->name, tp->port->driver, m);
 		}
 		host->mac_known = true;
@@ -303,7 +314,7 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 		if (j < nw)
 			continue;
 		if (nw == sizeof(want) / sizeof(want[0]))
-			return rp_cli_error(s->cmd, "more than %u next hops to resolve", nw);
+			return session_fail(s, "more than %u next hops to resolve", nw);
 		want[nw] = (struct rp_dp_neigh_want){.port = p, .l3 = f->nh.l3, .ip4 = f->nh.ip4};
 		memcpy(want[nw++].ip6, f->nh.ip6, 16);
 	}
@@ -319,7 +330,7 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 	if (rc == 2) {
 		addr_text(conflict.l3, conflict.ip4, conflict.ip6, a);
 		rp_mac_format(conflict.mac, m);
-		return rp_cli_error(s->cmd, "host '%s': its address %s is also held by %s, which answered %s on port %s: "
+		return session_fail(s, "host '%s': its address %s is also held by %s, which answered %s on port %s: "
 				    "give every station its own address", rp_session_host(s, &s->tx[cport]), a, m,
 				    conflict.l3 == 4 ? "ARP" : "Neighbour Discovery", s->tx[cport].port->name);
 	}
@@ -331,7 +342,7 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 		bool gw = want[j].l3 == 4 ? h->has_gw4 && h->gw4 == want[j].ip4
 					  : h->has_gw6 && !memcmp(h->gw6, want[j].ip6, 16);
 		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
-		return rp_cli_error(s->cmd, "host '%s': no answer to %s for %s (%s) on port %s within %.0f ms (%u tries): "
+		return session_fail(s, "host '%s': no answer to %s for %s (%s) on port %s within %.0f ms (%u tries): "
 				    "check that %s is up on that link with that address%s", h->name,
 				    want[j].l3 == 4 ? "ARP" : "Neighbour Solicitation", a, gw ? "its gateway" : "on its link",
 				    tp->port->name, RESOLVE_NS / 1e6, RESOLVE_TRIES, gw ? "the router" : "it",
@@ -349,7 +360,7 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 	}
 	for (unsigned i = 0; i < s->nports; i++)
 		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->neigh_refresh_ns) != 0)
-			return rp_cli_error(s->cmd, "out of memory");
+			return session_fail(s, "out of memory");
 	return 0;
 }
 
@@ -372,7 +383,7 @@ static int make_sources(struct rp_session *s)
 	char err[RP_DP_ERRLEN];
 	uint32_t *ids = calloc(s->plan.nflows + 1, sizeof(*ids));
 	if (!ids)
-		return rp_cli_error(s->cmd, "out of memory");
+		return session_fail(s, "out of memory");
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && i < s->nports; i++) {
 		for (unsigned q = 1; q < s->nq; q++)
@@ -386,9 +397,9 @@ static int make_sources(struct rp_session *s)
 				if (s->plan.flows[f].src == tp->index && j++ % nq == q)
 					ids[n++] = (uint32_t)f;
 			if (n && !(tp->src = rp_source_create_flows(&s->plan, ids, n, NULL, err, sizeof(err))))
-				rc = rp_cli_error(s->cmd, "host '%s': %s", host->name, err);
+				rc = session_fail(s, "host '%s': %s", host->name, err);
 			else if (n && !(tp->flow_unsent = calloc(n, sizeof(*tp->flow_unsent))))
-				rc = rp_cli_error(s->cmd, "out of memory");
+				rc = session_fail(s, "out of memory");
 			else if (n && !rp_dp_gen_kept_pools(tp, err, sizeof(err)))
 				fprintf(stderr, "roceprobe %s: host '%s': %s\n", s->cmd, host->name, err);
 		}
@@ -410,7 +421,7 @@ static int read_netdevs(struct rp_session *s, const struct rp_session_opts *o)
 		if (rp_dp_port_netdev(host->port, host->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
 		    (host->ipv4_netdev && rp_dp_netdev_addr(name, 4, &ip4, NULL, &plen4, err, sizeof(err)) != 0) ||
 		    (host->ipv6_netdev && rp_dp_netdev_addr(name, 6, NULL, ip6, &plen6, err, sizeof(err)) != 0))
-			return rp_cli_error(s->cmd, "host '%s' takes its %s from its port's netdev: %s", host->name,
+			return session_fail(s, "host '%s' takes its %s from its port's netdev: %s", host->name,
 					    host->ipv4_netdev ? "ipv4" : "ipv6", err);
 		rp_host_addr_set_netdev(host, host->ipv4_netdev ? &ip4 : NULL, plen4, host->ipv6_netdev ? ip6 : NULL, plen6);
 	}
@@ -421,7 +432,7 @@ int rp_session_addresses(struct rp_session *s)
 {
 	char err[RP_PROFILE_ERR_LEN];
 	if (rp_profile_addrs_check(s->prof, err, sizeof(err)) != 0)
-		return rp_cli_error(s->cmd, "%s", err);
+		return session_fail(s, "%s", err);
 	bool learnt = rp_profile_has_netdev(s->prof);
 	for (size_t h = 0; h < s->prof->nhosts; h++)
 		learnt |= s->prof->hosts[h].mac_auto && s->prof->hosts[h].mac_known;
@@ -434,13 +445,14 @@ int rp_session_addresses(struct rp_session *s)
 	rp_plan_free(&s->plan);
 	s->plan_built = false;
 	if (rp_plan_build(s->prof, &s->plan, err, sizeof(err)) != 0)
-		return rp_cli_error(s->cmd, "%s", err);
+		return session_fail(s, "%s", err);
 	s->plan_built = true;
 	return 0;
 }
 
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
 {
+	s->err[0] = '\0';
 	s->cmd = cmd;
 	s->profile_path = profile;
 	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
@@ -464,7 +476,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 					       sizeof(s->devargs[i]));
 	}
 	if (s->verbs_hosts && !o->receivers)
-		return rp_cli_error(cmd, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
+		return session_fail(s, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
 				    profile, cmd);
 	if (s->nports == 0 && s->verbs_hosts)
 		return 0; /* only verbs hosts here: no DPDK at all */
@@ -477,12 +489,12 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
 				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
-		return rp_cli_error(cmd, "%s", err);
+		return session_fail(s, "%s", err);
 	s->eal_up = true;
 	/* A user's --eal "-l ..." may give fewer: said before anything is made. */
 	unsigned need = s->nq > 1 ? s->nq + 1 : eo.lcores;
 	if (rp_dp_lcore_count() < need)
-		return rp_cli_error(cmd, "%u lcores asked%s, the EAL runs %u (--eal \"%s\"): give it %u cores, or no -l/-c/--lcores "
+		return session_fail(s, "%u lcores asked%s, the EAL runs %u (--eal \"%s\"): give it %u cores, or no -l/-c/--lcores "
 				    "in --eal (roceprobe picks them)", s->nq > 1 ? s->nq : eo.lcores,
 				    s->nq > 1 ? " plus a main lcore that only sleeps" : "", rp_dp_lcore_count(),
 				    o->eal ? o->eal : "", need);

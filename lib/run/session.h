@@ -1,7 +1,7 @@
 /* What gen and run share: a profile and its plan, the DPDK ports of the hosts
  * that take part, their packet sources, and progress lines. */
-#ifndef RP_APP_SESSION_H
-#define RP_APP_SESSION_H
+#ifndef RP_RUN_SESSION_H
+#define RP_RUN_SESSION_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -15,6 +15,7 @@
 #include "traffic/plan.h"
 
 struct rp_session {
+	char err[1024]; /* the set-up's first error, one line (rp_session_open/addresses/traffic) */
 	const char *cmd; /* "gen", "run": prefixes error lines */
 	const char *profile_path;
 	struct rp_profile *prof;
@@ -67,7 +68,9 @@ struct rp_session_opts {
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 
-/* Each returns 0, or RP_EXIT_USAGE after printing one error line. */
+/* Each returns 0, or RP_SESSION_USAGE with one line in s->err (the caller
+ * prints it: under a launcher the ranks agree on one first). */
+#define RP_SESSION_USAGE 2 /* the exit code of bad input (app/cli.h RP_EXIT_USAGE) */
 /* Loads, plans, opens the ports (a `mac: auto` host's MAC is its port's) and
  * reads the `ipv4/ipv6: netdev` addresses of the hosts this process runs. */
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o);
@@ -76,7 +79,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
  * rebuilt with the netdev addresses. rp_session_open does it unless defer_traffic. */
 int rp_session_addresses(struct rp_session *s);
 /* The ARP/ND phase on the open ports (lib/dp/neigh.h: probes, announcements,
- * next hops resolved; one line and RP_EXIT_USAGE when one stays unanswered
+ * next hops resolved; one line and RP_SESSION_USAGE when one stays unanswered
  * or an address is someone else's), then the packet sources. caps: by port
  * index (s->tx[i]), may be NULL. rp_session_open does it unless defer_traffic. */
 struct rp_capture;

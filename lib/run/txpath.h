@@ -5,8 +5,8 @@
  * frames were too big for the path (ICMP fragmentation needed, ICMPv6
  * Packet Too Big: gen.c counts them). Disagreements are findings, in
  * result.json and summary.txt (docs/results.md). */
-#ifndef RP_APP_TXPATH_H
-#define RP_APP_TXPATH_H
+#ifndef RP_RUN_TXPATH_H
+#define RP_RUN_TXPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>
