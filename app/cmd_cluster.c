@@ -120,25 +120,7 @@ static void print_json(const struct rp_cluster *c, const struct rp_clock_offset 
 static int bind_profile(const struct rp_cluster *c, const char *path, struct rp_profile **p, int **host_rank)
 {
 	char err[RP_PROFILE_ERR_LEN > RP_CLUSTER_ERR_LEN ? RP_PROFILE_ERR_LEN : RP_CLUSTER_ERR_LEN];
-	int rc = 0;
-	struct rp_launch_rank *launch = calloc((size_t)c->size, sizeof(*launch));
-	if (launch)
-		rp_cluster_launch_ranks(c->ranks, (size_t)c->size, launch);
-	struct rp_profile_opts po = {.nranks = launch ? (size_t)c->size : 0, .ranks = launch};
-	*p = rp_profile_load(path, &po, err, sizeof(err));
-	free(launch);
-	if (!*p) {
-		rc = -1;
-	} else if (!(*host_rank = calloc((*p)->nhosts, sizeof(int)))) {
-		snprintf(err, sizeof(err), "out of memory");
-		rc = -1;
-	} else if (!c->launched) {
-		rc = rp_cluster_check_single(*p, c->ranks[0].node, err, sizeof(err));
-	}
-	if (rc == 0 && c->launched)
-		rc = rp_cluster_bind(*p, c->ranks, (size_t)c->size, *host_rank, err, sizeof(err));
-	else if (rc == 0) /* one process runs every host */
-		memset(*host_rank, 0, (*p)->nhosts * sizeof(int));
+	int rc = rp_cluster_profile_bind(c, path, (struct rp_profile_opts){0}, p, host_rank, err, sizeof(err));
 	/* Each rank found the same answer from the same inputs; rank 0 says it. */
 	if (!rp_cluster_all_ok(c, rc == 0))
 		return c->rank == 0 ? rp_cli_error("cluster", "%s", err) : RP_EXIT_USAGE;

@@ -97,23 +97,13 @@ static int parse_args(int argc, char **argv, struct doctor_opts *o)
 static int load(const struct rp_cluster *c, const struct doctor_opts *o, struct rp_profile **p, bool **want)
 {
 	char err[RP_PROFILE_ERR_LEN > RP_CLUSTER_ERR_LEN ? RP_PROFILE_ERR_LEN : RP_CLUSTER_ERR_LEN];
-	int rc = 0, *host_rank = NULL;
-	struct rp_launch_rank *launch = calloc((size_t)c->size, sizeof(*launch));
-	if (launch)
-		rp_cluster_launch_ranks(c->ranks, (size_t)c->size, launch);
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .nranks = launch ? (size_t)c->size : 0,
-				     .ranks = launch};
-	*p = rp_profile_load(o->profile, &po, err, sizeof(err));
-	free(launch);
-	if (!*p)
-		rc = -1;
-	else if (!(host_rank = calloc((*p)->nhosts, sizeof(int))) || !(*want = calloc((*p)->nhosts, sizeof(bool)))) {
+	int *host_rank = NULL;
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets};
+	int rc = rp_cluster_profile_bind(c, o->profile, po, p, &host_rank, err, sizeof(err));
+	if (rc == 0 && !(*want = calloc((*p)->nhosts, sizeof(bool)))) {
 		snprintf(err, sizeof(err), "out of memory");
 		rc = -1;
-	} else if (!c->launched)
-		rc = rp_cluster_check_single(*p, c->ranks[0].node, err, sizeof(err));
-	else
-		rc = rp_cluster_bind(*p, c->ranks, (size_t)c->size, host_rank, err, sizeof(err));
+	}
 	for (size_t h = 0; rc == 0 && h < (*p)->nhosts; h++)
 		(*want)[h] = host_rank[h] == c->rank;
 	free(host_rank);

@@ -1,5 +1,6 @@
 /* Profile hosts -> ranks (see cluster.h): pure, no MPI. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster.h"
@@ -111,4 +112,26 @@ void rp_cluster_launch_ranks(const struct rp_rank_info *ranks, size_t n, struct 
 {
 	for (size_t r = 0; r < n; r++)
 		out[r] = (struct rp_launch_rank){.node = ranks[r].node, .local_rank = ranks[r].local_rank};
+}
+
+int rp_cluster_profile_bind(const struct rp_cluster *c, const char *path, struct rp_profile_opts po,
+			    struct rp_profile **p, int **host_rank, char *err, size_t errlen)
+{
+	struct rp_launch_rank *launch = calloc((size_t)c->size, sizeof(*launch));
+	if (launch)
+		rp_cluster_launch_ranks(c->ranks, (size_t)c->size, launch);
+	po.nranks = launch ? (size_t)c->size : 0;
+	po.ranks = launch;
+	*p = rp_profile_load(path, &po, err, errlen);
+	free(launch);
+	*host_rank = NULL;
+	if (!*p)
+		return -1;
+	if (!(*host_rank = calloc((*p)->nhosts, sizeof(int)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!c->launched) /* one process runs every host */
+		return rp_cluster_check_single(*p, c->ranks[0].node, err, errlen);
+	return rp_cluster_bind(*p, c->ranks, (size_t)c->size, *host_rank, err, errlen);
 }

@@ -170,6 +170,13 @@ int rp_cluster_bind(const struct rp_profile *p, const struct rp_rank_info *ranks
  * elsewhere (a rank above 0, a node other than this one): then -1 and one
  * line that says to start it with mpirun or srun. */
 int rp_cluster_check_single(const struct rp_profile *p, const char *this_node, char *err, size_t errlen);
+/* The profile as this launch runs it: loaded with its host_template expanded
+ * for c's ranks (po's sets and the rest kept), then its hosts bound to ranks
+ * (rp_cluster_bind; without a launcher every host is rank 0's, after
+ * rp_cluster_check_single). *host_rank: malloc'd, one rank per host. 0, or -1
+ * with one line in err (*p may be set: the caller frees it). */
+int rp_cluster_profile_bind(const struct rp_cluster *c, const char *path, struct rp_profile_opts po,
+			    struct rp_profile **p, int **host_rank, char *err, size_t errlen);
 
 /* ---- clocks (estimation pure, exchange over MPI) ---- */
 
