@@ -16,13 +16,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int ethtool_ioctl(int fd, const char *ifname, void *cmd)
+int rp_ethtool_cmd(int fd, const char *ifname, void *cmd)
 {
+	if (strlen(ifname) >= IFNAMSIZ)
+		return -ENODEV;
+	int own = fd < 0 ? socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) : fd;
+	if (own < 0)
+		return -errno;
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = cmd;
-	return ioctl(fd, SIOCETHTOOL, &ifr);
+	int rc = ioctl(own, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+	if (own != fd)
+		close(own);
+	return rc;
 }
 
 static uint32_t stats_count(int fd, const char *ifname)
@@ -37,14 +45,14 @@ static uint32_t stats_count(int fd, const char *ifname)
 	memset(&sset, 0, sizeof(sset));
 	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
 	sset.hdr.sset_mask = 1ull << ETH_SS_STATS;
-	if (ethtool_ioctl(fd, ifname, &sset) == 0) {
+	if (rp_ethtool_cmd(fd, ifname, &sset) == 0) {
 		uint32_t n;
 		memcpy(&n, sset.raw + sizeof(struct ethtool_sset_info), sizeof(n));
 		return sset.hdr.sset_mask ? n : 0;
 	}
 	/* Old kernels: n_stats of the driver info. */
 	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
-	return ethtool_ioctl(fd, ifname, &di) == 0 ? di.n_stats : 0;
+	return rp_ethtool_cmd(fd, ifname, &di) == 0 ? di.n_stats : 0;
 }
 
 int rp_ethtool_read(const char *ifname, struct rp_ctr **out, char *driver, size_t drvlen, char *err, size_t errlen)
@@ -62,7 +70,7 @@ int rp_ethtool_read(const char *ifname, struct rp_ctr **out, char *driver, size_
 	struct ethtool_stats *vals = NULL;
 	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
 	errno = 0;
-	if (ethtool_ioctl(fd, ifname, &di) == 0 && driver && drvlen)
+	if (rp_ethtool_cmd(fd, ifname, &di) == 0 && driver && drvlen)
 		snprintf(driver, drvlen, "%.*s", (int)sizeof(di.driver), di.driver);
 	else if (errno == ENODEV) {
 		snprintf(err, errlen, "%s: no such network interface ('ip link' lists them)", ifname);
@@ -86,7 +94,7 @@ int rp_ethtool_read(const char *ifname, struct rp_ctr **out, char *driver, size_
 	strs->len = n;
 	vals->cmd = ETHTOOL_GSTATS;
 	vals->n_stats = n;
-	if (ethtool_ioctl(fd, ifname, strs) < 0 || ethtool_ioctl(fd, ifname, vals) < 0) {
+	if (rp_ethtool_cmd(fd, ifname, strs) < 0 || rp_ethtool_cmd(fd, ifname, vals) < 0) {
 		snprintf(err, errlen, "%s: SIOCETHTOOL: %s", ifname, strerror(errno));
 		goto out;
 	}

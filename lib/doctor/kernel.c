@@ -19,28 +19,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "counters/ethtool.h"
 #include "doctor.h"
-
-static int ethtool_ioctl(const char *ifname, void *data)
-{
-	struct ifreq ifr;
-	if (strlen(ifname) >= IFNAMSIZ)
-		return -ENODEV;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = data;
-	int rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-	close(fd);
-	return rc;
-}
 
 static int real_drvinfo(const char *ifname, struct rp_doctor_drvinfo *out)
 {
 	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
-	int rc = ethtool_ioctl(ifname, &di);
+	int rc = rp_ethtool_cmd(-1, ifname, &di);
 	if (rc)
 		return rc;
 	snprintf(out->driver, sizeof(out->driver), "%.*s", (int)sizeof(di.driver), di.driver);
@@ -64,7 +49,7 @@ static int real_link_mbps(const char *ifname, uint32_t *mbps)
 	} req;
 	memset(&req, 0, sizeof(req));
 	req.s.cmd = ETHTOOL_GLINKSETTINGS;
-	int rc = ethtool_ioctl(ifname, &req);
+	int rc = rp_ethtool_cmd(-1, ifname, &req);
 	if (rc)
 		return rc;
 	int8_t words = req.s.link_mode_masks_nwords;
@@ -73,7 +58,7 @@ static int real_link_mbps(const char *ifname, uint32_t *mbps)
 	memset(&req, 0, sizeof(req));
 	req.s.cmd = ETHTOOL_GLINKSETTINGS;
 	req.s.link_mode_masks_nwords = (int8_t)-words;
-	if ((rc = ethtool_ioctl(ifname, &req)) != 0)
+	if ((rc = rp_ethtool_cmd(-1, ifname, &req)) != 0)
 		return rc;
 	*mbps = req.s.speed == (uint32_t)SPEED_UNKNOWN ? 0 : req.s.speed;
 	return 0;
@@ -82,7 +67,7 @@ static int real_link_mbps(const char *ifname, uint32_t *mbps)
 static int real_phc_index(const char *ifname, int *index)
 {
 	struct ethtool_ts_info ti = {.cmd = ETHTOOL_GET_TS_INFO};
-	int rc = ethtool_ioctl(ifname, &ti);
+	int rc = rp_ethtool_cmd(-1, ifname, &ti);
 	if (rc)
 		return rc;
 	*index = ti.phc_index;
