@@ -8,15 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "lab/lab.h"
+#include "lab/one.h"
 #include "lab/report.h"
+#include "lab/sweep_run.h"
 #include "profile/units.h"
 #include "report/doc.h"
 #include "report/flowset.h"
@@ -29,13 +28,12 @@
 static const char SHORTS[] = "o:s:qh";
 
 #define MAX_SETS 64
-#define MAX_SWEEP 8
-#define MAX_POINTS 4096
+#define MAX_SWEEP RP_SWEEP_MAX_AXES
 
 struct lab_opts {
 	const char *profile;
 	const char *out;
-	const char *sets[MAX_SETS + MAX_SWEEP];
+	const char *sets[MAX_SETS];
 	size_t nsets;
 	const char *sweep[MAX_SWEEP];
 	size_t nsweep;
@@ -147,60 +145,10 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	return 0;
 }
 
-/* A sweep's point-N directories are made inside an -o that was prepared. */
-static int make_dir(const char *dir, bool force)
-{
-	return rp_cli_outdir("lab", dir, force);
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct progress {
-	double t0, last;
-	uint64_t last_events;
-	bool quiet;
-};
-
-/* A capture write failed (a full disk): said at once, the run goes on. */
-static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
-{
-	(void)arg;
-	fprintf(stderr,
-		"roceprobe lab: capture stopped at virtual %.3f ms: %s; every pcap keeps its whole records up to there, "
-		"the run goes on uncaptured (result.json: lab.capture_complete false)\n",
-		(double)now_ns / 1e6, msg);
-}
-
-static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
-{
-	struct progress *p = arg;
-	double t = wall_s();
-	if (p->quiet || t - p->last < 0.5)
-		return;
-	fprintf(stderr, "lab: virtual %.3f ms, %.2f M events/s\n", (double)now_ns / 1e6,
-		(double)(events - p->last_events) / (t - p->last) / 1e6);
-	p->last = t;
-	p->last_events = events;
-}
-
-/* ---- one run ---- */
-
-struct one {
-	struct rp_profile *prof;
-	struct rp_plan plan;
-	bool planned;
-	struct rp_lab *lab;
-	struct rp_lab_headline head;
-	struct rp_lab_propagation *prop; /* built once after the run: result.json and summary.txt share it */
-	struct rp_pairs *pairs;          /* the same */
-	double wall;
-	time_t started;
-};
+/* The run is lib/lab/one.h's; the writers below (result.json, qdepth.csv,
+ * summary.txt: moving to lib/report in issue 27's result-builder branch)
+ * still name it struct one (until the #undef after them). */
+#define one rp_lab_one
 
 static json_t *environment_json(const struct one *r)
 {
@@ -465,399 +413,68 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 	}
 	return 0;
 }
+#undef one
 
-static void one_free(struct one *r)
+/* What lib/lab runs for the options given. */
+static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
 {
-	rp_lab_propagation_free(r->prop);
-	rp_pairs_free(r->pairs);
-	rp_lab_destroy(r->lab);
-	if (r->planned)
-		rp_plan_free(&r->plan);
-	rp_profile_free(r->prof);
+	return (struct rp_lab_one_opts){.profile = o->profile, .sets = o->sets, .nsets = o->nsets,
+					.allow_pause_storm = o->allow_pause_storm, .force = o->force,
+					.capture = o->capture, .snaplen = o->snaplen, .capture_max = o->capture_max,
+					.capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
+					.progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop};
 }
 
-static int one_load(struct one *r, const struct lab_opts *o)
+/* One lab run into dir and its files; the headline numbers in *head. */
+static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, const char *dir, bool print,
+		   struct rp_lab_headline *head)
 {
-	char err[RP_PROFILE_ERR_LEN];
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
-	if (!(r->prof = rp_profile_load(o->profile, &po, err, sizeof(err))))
-		return rp_cli_error("lab", "%s", err);
-	if (rp_lab_check_fit(r->prof, err, sizeof(err)) || rp_plan_build(r->prof, &r->plan, err, sizeof(err)))
-		return rp_cli_error("lab", "%s", err);
-	r->planned = true;
-	if (rp_lab_check_plan(&r->plan, err, sizeof(err)))
-		return rp_cli_error("lab", "%s", err);
-	return 0;
-}
-
-static int one_setup(struct one *r, const struct lab_opts *o, const char *dir, struct progress *pg)
-{
-	char err[RP_PROFILE_ERR_LEN];
-	struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
-				 .capture_max = o->capture_max, .capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
-				 .progress = on_progress, .progress_arg = pg, .stop = &rp_cli_stop,
-				 .capture_failed = on_capture_failed};
-	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, sizeof(err))))
-		return rp_cli_error("lab", "%s", err);
-	return 0;
-}
-
-/* One lab run into dir; the headline numbers in *head. */
-static int run_one(const struct lab_opts *o, const char *dir, bool print, struct rp_lab_headline *head)
-{
-	struct one r = {0};
-	struct progress pg = {.quiet = o->quiet};
-	char err[512];
-	/* The profile is checked before dir is made: bad input leaves nothing behind. */
-	int rc = one_load(&r, o);
+	struct rp_lab_one r = {0};
+	char err[RP_LAB_ONE_ERR];
+	int rc = rp_lab_one_run(&r, lo, dir, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
 	if (rc == 0)
-		rc = make_dir(dir, o->force);
+		rc = write_result(&r, o, dir);
 	if (rc == 0)
-		rc = one_setup(&r, o, dir, &pg);
-	if (rc == 0) {
-		r.started = time(NULL);
-		pg.t0 = pg.last = wall_s();
-		if (rp_lab_run(r.lab, err, sizeof(err)) || rp_lab_close_captures(r.lab, err, sizeof(err)))
-			rc = rp_cli_error("lab", "%s", err);
-		r.wall = wall_s() - pg.t0;
-		struct rp_lab_totals t;
-		rp_lab_totals(r.lab, &t);
-		if (rc == 0 && t.capture_stopped && !t.capture_failed) { /* a failed write was said when it happened */
-			char sz[32];
-			rp_format_size(t.capture_max, sz, sizeof(sz));
-			if (t.capture_room_limited)
-				fprintf(stderr,
-					"roceprobe lab: capture stopped at virtual %.3f ms: %s has room for %s of pcaps (the rest "
-					"is kept for result.json); the run went on uncaptured (free space, or lower --snaplen)\n",
-					(double)t.capture_stopped_ns / 1e6, dir, sz);
-			else
-				fprintf(stderr,
-					"roceprobe lab: capture stopped at virtual %.3f ms: the pcaps reached --capture-max %s; the "
-					"run went on uncaptured (raise --capture-max or lower --snaplen)\n",
-					(double)t.capture_stopped_ns / 1e6, sz);
-		}
-	}
-	if (rc == 0) {
-		rp_lab_headline(r.lab, &r.head);
-		const struct rp_acct *a = rp_lab_acct(r.lab);
-		double *expect = rp_plan_expect_goodput(&r.plan, NULL, rp_acct_nflows(a));
-		const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r.prof)};
-		r.pairs = rp_pairs_build(a, &pp);
-		free(expect);
-		if (!(r.prop = rp_lab_propagation(r.lab)) || !r.pairs)
-			rc = rp_cli_error("lab", "out of memory for the pause propagation and pairs of %zu flows",
-					  rp_acct_nflows(a));
-		if (rc == 0)
-			rc = write_result(&r, o, dir);
-		if (rc == 0)
-			rc = write_qdepth(&r, dir);
-		if (rc == 0)
-			rc = write_summary(&r, dir, print);
-		if (head)
-			*head = r.head;
-	}
-	one_free(&r);
+		rc = write_qdepth(&r, dir);
+	if (rc == 0)
+		rc = write_summary(&r, dir, print);
+	if (rc == 0 && head)
+		*head = r.head;
+	rp_lab_one_free(&r);
 	return rc;
 }
 
-/* ---- sweep ---- */
-
-struct axis {
-	char key[128];
-	char *vals[64];
-	size_t n;
-	char buf[1024];
-};
-
-static int parse_axis(const char *spec, struct axis *a)
+/* A sweep's point (lib/lab/sweep_run.h): run_one, its error line kept in
+ * err for the sweep to say. */
+static int sweep_point(void *arg, const struct rp_lab_one_opts *lo, const char *dir, struct rp_lab_headline *h,
+		       char *err, size_t errlen)
 {
-	const char *eq = strchr(spec, '=');
-	size_t kl = (size_t)(eq - spec);
-	if (kl == 0 || kl >= sizeof(a->key) || strlen(eq + 1) >= sizeof(a->buf))
-		return rp_cli_error("lab", "--sweep '%s': key or values too long", spec);
-	memcpy(a->key, spec, kl);
-	a->key[kl] = '\0';
-	strcpy(a->buf, eq + 1);
-	a->n = 0;
-	for (char *s = a->buf, *tok; (tok = strsep(&s, ",")) != NULL;) {
-		if (!*tok || a->n == 64)
-			return rp_cli_error("lab", "--sweep '%s': 1 to 64 non-empty values", spec);
-		a->vals[a->n++] = tok;
-	}
+	rp_cli_hold_errors(err, errlen);
+	int rc = run_one(arg, lo, dir, false, h);
+	rp_cli_hold_errors(NULL, 0);
+	return rc ? -1 : 0;
+}
+
+static int run_sweep(const struct lab_opts *o)
+{
+	static struct rp_sweep s;
+	char err[RP_LAB_ONE_ERR], path[4096];
+	size_t points = 0;
+	const struct rp_lab_one_opts lo = one_opts(o);
+	const struct rp_sweep_run_opts so = {.out = o->out, .one = &lo, .jobs = o->jobs,
+					     .progress = o->quiet ? NULL : stderr, .stop = &rp_cli_stop,
+					     .run = sweep_point, .arg = (void *)o};
+	if (rp_sweep_parse(&s, o->sweep, o->nsweep, err, sizeof(err)) || rp_sweep_run(&so, &s, &points, err, sizeof(err)))
+		return rp_cli_error("lab", "%s", err);
+	snprintf(path, sizeof(path), "%s/sweep.csv", o->out); /* the table on stdout too */
+	FILE *in = fopen(path, "r");
+	int ch;
+	while (in && (ch = fgetc(in)) != EOF)
+		putchar(ch);
+	if (in)
+		fclose(in);
+	printf("\nsweep: %s/sweep.csv and %s/sweep.json (%zu points)\n", o->out, o->out, points);
 	return 0;
-}
-
-static void csv_row(FILE *f, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		    const struct rp_lab_headline *h)
-{
-	fprintf(f, "%zu", point);
-	for (size_t k = 0; k < nax; k++)
-		fprintf(f, ",%s", ax[k].vals[idx[k]]);
-	char c99[RP_REPORT_CELL] = "", c999[RP_REPORT_CELL] = ""; /* no sample: empty cells */
-	if (h->latency_samples) {
-		rp_report_ns_cell(c99, h->latency_samples, h->p99_ns);
-		rp_report_ns_cell(c999, h->latency_samples, h->p999_ns);
-	}
-	fprintf(f, ",%.6f,%" PRIu64 ",%" PRIu64 ",%.4f,%s,%s,%.4f,%" PRIu64 ",%" PRIu64 "\n", h->loss_pct, h->lost,
-		h->drops, h->paused_pct, c99, c999, h->goodput_gbps, h->max_queue_bytes, h->end_ns);
-}
-
-/* The point's --set KEY=VALUE strings appended to o->sets (o->nsets restored by the caller). */
-static void point_sets(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx,
-		       char sets[MAX_SWEEP][1200], json_t *at)
-{
-	for (size_t k = 0; k < nax; k++) {
-		int n = snprintf(sets[k], sizeof(sets[k]), "%.127s=", ax[k].key);
-		snprintf(sets[k] + n, sizeof(sets[k]) - (size_t)n, "%.1000s", ax[k].vals[idx[k]]);
-		o->sets[o->nsets++] = sets[k];
-		if (at)
-			json_object_set_new(at, ax[k].key, json_string(ax[k].vals[idx[k]]));
-	}
-}
-
-/* The profile with this point's values loads and plans: checked for every
- * point before the first one runs, so a bad value leaves nothing behind. */
-static int sweep_check(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx)
-{
-	char sets[MAX_SWEEP][1200];
-	size_t base = o->nsets;
-	struct one r = {0};
-	point_sets(o, ax, nax, idx, sets, NULL);
-	int rc = one_load(&r, o);
-	if (rc == 0) { /* the fabric is built too (its limits are checked there), no files */
-		char err[RP_PROFILE_ERR_LEN];
-		struct rp_lab_opts lo = {.bin_ns = o->bin_ns};
-		if (!(r.lab = rp_lab_create(r.prof, &r.plan, &lo, err, sizeof(err))))
-			rc = rp_cli_error("lab", "%s", err);
-	}
-	one_free(&r);
-	o->nsets = base;
-	return rc;
-}
-
-/* Runs one point into DIR/point-N; its headline in *h. */
-static int point_run(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		     struct rp_lab_headline *h)
-{
-	char sets[MAX_SWEEP][1200], dir[4096];
-	size_t base = o->nsets;
-	point_sets(o, ax, nax, idx, sets, NULL);
-	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
-	if (!o->quiet)
-		fprintf(stderr, "lab: sweep point %zu: %s\n", point, dir);
-	int rc = run_one(o, dir, false, h);
-	o->nsets = base;
-	return rc;
-}
-
-/* sweep.json's row of a point that ran. */
-static void point_row(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		      const struct rp_lab_headline *h, json_t *rows)
-{
-	char sets[MAX_SWEEP][1200], dir[4096];
-	size_t base = o->nsets;
-	json_t *at = json_object();
-	point_sets(o, ax, nax, idx, sets, at);
-	o->nsets = base;
-	snprintf(dir, sizeof(dir), "%s/point-%zu", o->out, point);
-	json_array_append_new(rows, json_pack("{s:I, s:s, s:o, s:o}", "point", (json_int_t)point, "dir", dir, "at", at,
-					      "headline", rp_lab_headline_json(h)));
-}
-
-static int sweep_point(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		       struct rp_lab_headline *h, json_t *rows)
-{
-	int rc = point_run(o, ax, nax, idx, point, h);
-	if (rc == 0)
-		point_row(o, ax, nax, idx, point, h, rows);
-	return rc;
-}
-
-/* ---- --jobs N: points in child processes ----
- * A child runs one point exactly as the serial sweep would (its own
- * process: nothing shared) and sends its exit code and headline back over a
- * pipe; the parent writes the rows in point order, so sweep.csv, sweep.json
- * and every point-N/ are the serial sweep's. A signal reaches the children
- * too (the same process group): each ends its point as interrupted, and no
- * further point starts. */
-struct job_result {
-	int rc;
-	struct rp_lab_headline h;
-};
-
-struct job {
-	pid_t pid;
-	int fd;
-	size_t point;
-};
-
-static int job_start(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t *idx, size_t point,
-		     struct job *j)
-{
-	int p[2];
-	if (pipe(p) != 0)
-		return rp_cli_error("lab", "--jobs: cannot make a pipe: %s", strerror(errno));
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return rp_cli_error("lab", "--jobs: cannot fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		close(p[0]);
-		struct job_result r = {0};
-		r.rc = point_run(o, ax, nax, idx, point, &r.h);
-		ssize_t w = write(p[1], &r, sizeof(r));
-		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
-	}
-	close(p[1]);
-	*j = (struct job){.pid = pid, .fd = p[0], .point = point};
-	return 0;
-}
-
-/* Waits for one child; its result into res[point]. A SIGINT/SIGTERM that
- * reached only this process is passed on to the running points once. */
-static void job_reap(struct job *jobs, size_t *running, struct job_result *res, bool *forwarded)
-{
-	int st;
-	pid_t pid;
-	while ((pid = waitpid(-1, &st, WNOHANG)) <= 0) {
-		if (pid < 0 && errno != EINTR)
-			return;
-		if (rp_cli_stop && !*forwarded) {
-			for (size_t i = 0; i < *running; i++)
-				kill(jobs[i].pid, SIGTERM);
-			*forwarded = true;
-		}
-		nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
-	}
-	for (size_t i = 0; i < *running; i++) {
-		if (jobs[i].pid != pid)
-			continue;
-		struct job_result r = {.rc = RP_EXIT_USAGE};
-		if (read(jobs[i].fd, &r, sizeof(r)) != (ssize_t)sizeof(r) || !WIFEXITED(st) || WEXITSTATUS(st))
-			r.rc = r.rc ? r.rc : RP_EXIT_USAGE;
-		close(jobs[i].fd);
-		res[jobs[i].point] = r;
-		jobs[i] = jobs[--*running];
-		return;
-	}
-}
-
-/* Every point (their indices in idxs), at most o->jobs at once. res[p].rc is
- * -1 for points that never started. */
-static void run_parallel(struct lab_opts *o, const struct axis *ax, size_t nax, const size_t (*idxs)[MAX_SWEEP],
-			 size_t npoints, struct job_result *res)
-{
-	struct job jobs[64];
-	size_t running = 0, next = 0;
-	bool failed = false, forwarded = false;
-	for (size_t p = 0; p < npoints; p++)
-		res[p].rc = -1;
-	while (next < npoints || running) {
-		while (running < o->jobs && next < npoints && !failed && !rp_cli_stop) {
-			if (job_start(o, ax, nax, idxs[next], next, &jobs[running])) {
-				failed = true;
-				break;
-			}
-			running++;
-			next++;
-		}
-		if (!running)
-			break;
-		job_reap(jobs, &running, res, &forwarded);
-		for (size_t p = 0; p < npoints; p++)
-			failed |= res[p].rc > 0;
-	}
-}
-
-static bool next_index(size_t *idx, const struct axis *ax, size_t nax)
-{
-	for (size_t k = nax; k-- > 0;) {
-		if (++idx[k] < ax[k].n)
-			return true;
-		idx[k] = 0;
-	}
-	return false;
-}
-
-static int write_sweep_json(const struct lab_opts *o, json_t *rows)
-{
-	char path[4096], err[512];
-	json_t *root = json_pack("{s:s, s:s, s:O}", "schema", "roceprobe.sweep/1", "profile", o->profile, "points", rows);
-	snprintf(path, sizeof(path), "%s/sweep.json", o->out);
-	int rc = rp_report_write_atomic(path, root, err, sizeof(err));
-	json_decref(root);
-	return rc ? rp_cli_error("lab", "%s", err) : 0;
-}
-
-static int run_sweep(struct lab_opts *o)
-{
-	static struct axis ax[MAX_SWEEP];
-	size_t idx[MAX_SWEEP] = {0}, points = 1, point = 0;
-	char path[4096];
-	int rc = 0;
-	for (size_t k = 0; rc == 0 && k < o->nsweep; k++) {
-		rc = parse_axis(o->sweep[k], &ax[k]);
-		points *= ax[k].n;
-	}
-	if (rc == 0 && points > MAX_POINTS)
-		rc = rp_cli_error("lab", "--sweep: %zu points; at most %d", points, MAX_POINTS);
-	do
-		rc = rc ? rc : sweep_check(o, ax, o->nsweep, idx);
-	while (rc == 0 && next_index(idx, ax, o->nsweep));
-	if (rc == 0)
-		rc = make_dir(o->out, o->force);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/sweep.csv", o->out);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
-	fputs("point", f);
-	for (size_t k = 0; k < o->nsweep; k++)
-		fprintf(f, ",%s", ax[k].key);
-	fputs(",loss_pct,lost,drops,paused_pct,p99_ns,p999_ns,goodput_gbps,max_queue_bytes,virtual_ns\n", f);
-	json_t *rows = json_array();
-	if (o->jobs > 1) {
-		static size_t idxs[MAX_POINTS][MAX_SWEEP];
-		static struct job_result res[MAX_POINTS];
-		size_t n = 0;
-		do
-			memcpy(idxs[n++], idx, sizeof(idx));
-		while (next_index(idx, ax, o->nsweep));
-		run_parallel(o, ax, o->nsweep, (const size_t(*)[MAX_SWEEP])idxs, n, res);
-		for (; point < n && res[point].rc == 0; point++) { /* in order, up to the first that failed or never ran */
-			csv_row(f, ax, o->nsweep, idxs[point], point, &res[point].h);
-			point_row(o, ax, o->nsweep, idxs[point], point, &res[point].h, rows);
-		}
-		if (point < n && res[point].rc > 0)
-			rc = res[point].rc;
-	} else {
-		do {
-			struct rp_lab_headline h;
-			rc = sweep_point(o, ax, o->nsweep, idx, point, &h, rows);
-			if (rc == 0)
-				csv_row(f, ax, o->nsweep, idx, point, &h);
-			point++;
-		} while (rc == 0 && !rp_cli_stop && next_index(idx, ax, o->nsweep)); /* a signal: the points so far */
-	}
-	fclose(f);
-	rc = rc ? rc : write_sweep_json(o, rows);
-	if (rc == 0) {
-		snprintf(path, sizeof(path), "%s/sweep.csv", o->out);
-		FILE *in = fopen(path, "r");
-		int ch;
-		while (in && (ch = fgetc(in)) != EOF)
-			putchar(ch);
-		if (in)
-			fclose(in);
-		printf("\nsweep: %s/sweep.csv and %s/sweep.json (%zu points)\n", o->out, o->out, point);
-	}
-	json_decref(rows);
-	return rc;
 }
 
 int rp_cmd_lab(int argc, char **argv)
@@ -871,5 +488,6 @@ int rp_cmd_lab(int argc, char **argv)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	if (o.nsweep)
 		return run_sweep(&o);
-	return run_one(&o, o.out, true, NULL);
+	const struct rp_lab_one_opts lo = one_opts(&o);
+	return run_one(&o, &lo, o.out, true, NULL);
 }

@@ -1,0 +1,66 @@
+/* One lab run, as `roceprobe lab` makes it: the profile (with its --set
+ * overrides) loaded and planned, the -o directory made, the world built and
+ * run, then the pieces its files are written from (headline, pairs, pause
+ * propagation). The world is clock-free and silent (lab.h); a run is not:
+ * it times itself on the wall clock, and its progress lines and notes (a
+ * capture that stopped early) go to the FILEs the caller gives. Errors are
+ * one line in err (the err/errlen convention); nothing is printed for them. */
+#ifndef RP_LAB_ONE_H
+#define RP_LAB_ONE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lab.h"
+#include "report.h"
+#include "report/pairs.h"
+
+struct rp_lab_one_opts {
+	const char *profile;            /* its path */
+	const char *const *sets;        /* --set KEY=VALUE overrides */
+	size_t nsets;
+	bool allow_pause_storm;
+	bool force;                     /* reuse a non-empty directory (report/outdir.h) */
+	bool capture;                   /* the pcaps into the run's directory */
+	unsigned snaplen;
+	uint64_t capture_max, capture_rotate, bin_ns; /* lab.h's rp_lab_opts */
+	FILE *progress;                 /* "lab: virtual ..." every 0.5 s of wall time; NULL: none */
+	FILE *notes;                    /* a capture that stopped early, said when it did; NULL: none */
+	volatile sig_atomic_t *stop;    /* lab.h's: the run ends at its next event */
+};
+
+struct rp_lab_one {
+	struct rp_profile *prof;
+	struct rp_plan plan;
+	bool planned;
+	struct rp_lab *lab;
+	struct rp_lab_headline head;
+	struct rp_lab_propagation *prop; /* built once after the run: result.json and summary.txt share it */
+	struct rp_pairs *pairs;          /* the same */
+	double wall;                     /* the event loop's wall seconds */
+	time_t started;
+};
+
+/* Longest err line of these functions (a profile's file:line:col message). */
+#define RP_LAB_ONE_ERR 4600
+
+/* The profile loaded with o's sets, checked against the lab's limits and
+ * planned. r zeroed first by the caller. 0, or -1 with err. */
+int rp_lab_one_load(struct rp_lab_one *r, const struct rp_lab_one_opts *o, char *err, size_t errlen);
+/* What rp_lab_one_run would refuse before running: the profile loads and
+ * plans, and its fabric builds (the fabric's limits are checked there).
+ * Nothing is written. 0, or -1 with err. */
+int rp_lab_one_check(const struct rp_lab_one_opts *o, char *err, size_t errlen);
+/* Loads (rp_lab_one_load: bad input leaves nothing behind), makes dir
+ * (report/outdir.h, o->force), builds the world with its captures in dir,
+ * runs it and closes the captures; then the headline, pairs and pause
+ * propagation the files are written from. 0, or -1 with err. r is freed by
+ * rp_lab_one_free either way. */
+int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const char *dir, char *err, size_t errlen);
+void rp_lab_one_free(struct rp_lab_one *r);
+
+#endif
