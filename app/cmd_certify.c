@@ -12,9 +12,9 @@
 
 #include "certify/certify.h"
 #include "certify/engine_lab.h"
+#include "certify/engine_pick.h"
 #include "certify/engine_run.h"
 #include "cli.h"
-#include "lab/lab.h"
 #include "report/result.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
@@ -234,71 +234,6 @@ static int write_all(const struct certify_opts *o, json_t *doc, bool prepared)
 	return 0;
 }
 
-/* Why a run without a FAIL is not certified, for the summary's line. */
-static const char *not_certified_why(const json_t *doc)
-{
-	const char *v = json_string_value(json_object_get(doc, "verdict"));
-	if (json_is_true(json_object_get(doc, "interrupted")))
-		return " (interrupted)";
-	if (strcmp(v, "FAIL") == 0)
-		return " (a test failed)";
-	if (strcmp(v, "MARGINAL") == 0)
-		return " (a test passed with some seeds only: MARGINAL is not a pass)";
-	return " (test 1 pfc-incast, or a test --only asked for, got no verdict: SKIP is not a pass)";
-}
-
-static void print_summary(const json_t *doc, const char *dir)
-{
-	size_t i;
-	json_t *e, *x;
-	json_array_foreach(json_object_get(doc, "tests"), i, e) {
-		json_t *cause = json_object_get(e, "cause");
-		printf("%-4s %d %-16s %s\n", json_string_value(json_object_get(e, "verdict")),
-		       (int)json_integer_value(json_object_get(e, "id")), json_string_value(json_object_get(e, "name")),
-		       json_is_string(json_object_get(e, "reason")) ? json_string_value(json_object_get(e, "reason"))
-		       : json_is_object(cause)			    ? json_string_value(json_object_get(cause, "text"))
-									    : "");
-	}
-	json_t *s = json_object_get(doc, "suggest");
-	if (json_is_object(s)) {
-		if (json_is_true(json_object_get(s, "found"))) {
-			fputs("\nsuggest: every test passes with", stdout);
-			json_array_foreach(json_object_get(s, "sets"), i, x)
-				printf(" --set %s", json_string_value(x));
-			fputc('\n', stdout);
-		} else {
-			puts("\nsuggest: no setting tried passes every test (report.md lists what was tried)");
-		}
-	}
-	printf("\ncertify: %s\n", json_string_value(json_object_get(doc, "verdict")));
-	if (!json_is_true(json_object_get(doc, "certified")))
-		printf("not certified: %d of %d tests judged%s\n", (int)json_integer_value(json_object_get(doc, "judged")),
-		       (int)json_integer_value(json_object_get(doc, "asked")), not_certified_why(doc));
-	printf("result: %s/result.json\nreport: %s/report.md, %s/report.html\n", dir, dir, dir);
-}
-
-/* The engine: --engine, else run when a host names a port (a real fabric),
- * else the lab. Options that belong to the other engine are refused. */
-static int pick_engine(struct certify_opts *o, const struct rp_profile *prof)
-{
-	if (!o->engine)
-		o->engine = rp_cert_profile_has_ports(prof) ? "run" : "lab";
-	bool run = strcmp(o->engine, "run") == 0;
-	if (!run && o->launcher)
-		return rp_cli_error("certify", "--launcher runs `roceprobe run` children: it needs --engine run (the lab "
-					       "is one process)");
-	if (run && o->suggest)
-		return rp_cli_error("certify", "--suggest sweeps the lab's switch settings (fabric.*): it needs --engine "
-					       "lab; a real fabric's switches are not set by roceprobe");
-	if (run && !rp_cert_profile_has_ports(prof))
-		return rp_cli_error("certify", "--engine run: no host in %s has a `port:` (the lab needs none: --engine "
-					       "lab)", o->profile);
-	char err[RP_PROFILE_ERR_LEN];
-	if (!run && rp_lab_check_fit(prof, err, sizeof(err)))
-		return rp_cli_error("certify", "%s", err);
-	return 0;
-}
-
 static void dir_existed(const char *dir, bool *existed)
 {
 	struct stat st;
@@ -314,14 +249,14 @@ int rp_cmd_certify(int argc, char **argv)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	if (rp_cli_outdir_check("certify", o.out, o.force))
 		return RP_EXIT_USAGE;
-	char err[RP_PROFILE_ERR_LEN];
+	char err[4600]; /* a profile's line, or one naming its path */
 	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
 	struct rp_profile *prof = rp_profile_load(o.profile, &po, err, sizeof(err));
 	if (!prof)
 		return rp_cli_error("certify", "%s", err);
-	if ((rc = pick_engine(&o, prof)) != 0) {
+	if (rp_cert_pick_engine(o.engine, o.launcher, o.suggest, prof, o.profile, &o.engine, err, sizeof(err))) {
 		rp_profile_free(prof);
-		return rc;
+		return rp_cli_error("certify", "%s", err);
 	}
 	struct rp_cert_lab lab = {.profile_path = o.profile, .stop = &rp_cli_stop};
 	static struct rp_cert_run run;
@@ -381,7 +316,7 @@ int rp_cmd_certify(int argc, char **argv)
 			       engine_env(&eng, &lab, &run));
 	rc = write_all(&o, doc, is_run);
 	if (rc == 0)
-		print_summary(doc, o.out);
+		rp_cert_print_summary(stdout, doc, o.out);
 	/* Exit 0 only when certified: every verdict a PASS, and test 1 (or each
 	 * test --only asked for) judged; a SKIP or a MARGINAL is not a pass. */
 	bool certified = rp_cert_certified(json_object_get(doc, "tests"), o.only, interrupted, &judged, &asked);

@@ -16,6 +16,7 @@
 #define RP_CERTIFY_CERTIFY_H
 
 #include <jansson.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,5 +128,9 @@ int rp_certify_suggest(const struct rp_profile *prof, const struct rp_cert_opts 
  * from the certify result document. 0, or -1 with err. */
 int rp_cert_write_md(const json_t *result, const char *path, char *err, size_t errlen);
 int rp_cert_write_html(const json_t *result, const char *path, char *err, size_t errlen);
+/* The text summary (what `certify` prints): "VERDICT ID NAME reason or
+ * cause" per test, the --suggest outcome, "certify: VERDICT", why it is not
+ * certified when it is not, and where DIR's files are. */
+void rp_cert_print_summary(FILE *f, const json_t *result, const char *dir);
 
 #endif

@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "certify/certify.h"
+#include "certify/engine_pick.h"
 
 static const char profile[] =
 	"hosts:\n"
@@ -314,6 +316,94 @@ static void skips_are_not_certified(void **state)
 	json_decref(good);
 }
 
+/* certify's text summary from a hand-written document: a test with a
+ * reason, one with a cause, one with neither; --suggest found; verdict. */
+static void summary_text(void **state)
+{
+	(void)state;
+	char buf[1024] = "";
+	json_t *doc = json_loads(
+		"{\"verdict\": \"FAIL\", \"interrupted\": false, \"certified\": false, \"judged\": 2, \"asked\": 9,"
+		" \"tests\": [{\"id\": 1, \"name\": \"pfc-incast\", \"verdict\": \"FAIL\", \"cause\": {\"text\": \"headroom\"}},"
+		" {\"id\": 9, \"name\": \"ecmp\", \"verdict\": \"SKIP\", \"reason\": \"one switch\"},"
+		" {\"id\": 7, \"name\": \"all-to-all\", \"verdict\": \"PASS\"}],"
+		" \"suggest\": {\"found\": true, \"sets\": [\"fabric.pfc.headroom=64KiB\", \"fabric.seed=2\"]}}",
+		0, NULL);
+	assert_non_null(doc);
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	rp_cert_print_summary(f, doc, "out");
+	fclose(f);
+	assert_string_equal(buf, "FAIL 1 pfc-incast       headroom\n"
+				 "SKIP 9 ecmp             one switch\n"
+				 "PASS 7 all-to-all       \n"
+				 "\nsuggest: every test passes with --set fabric.pfc.headroom=64KiB --set fabric.seed=2\n"
+				 "\ncertify: FAIL\n"
+				 "not certified: 2 of 9 tests judged (a test failed)\n"
+				 "result: out/result.json\nreport: out/report.md, out/report.html\n");
+	/* certified: no "not certified" line; a suggest that found nothing */
+	json_object_set_new(doc, "verdict", json_string("PASS"));
+	json_object_set_new(doc, "certified", json_true());
+	json_object_set_new(doc, "tests", json_array());
+	json_object_set_new(doc, "suggest", json_pack("{s:b}", "found", 0));
+	f = fmemopen(buf, sizeof(buf), "w");
+	rp_cert_print_summary(f, doc, "d");
+	fclose(f);
+	assert_string_equal(buf, "\nsuggest: no setting tried passes every test (report.md lists what was tried)\n"
+				 "\ncertify: PASS\nresult: d/result.json\nreport: d/report.md, d/report.html\n");
+	/* not certified without a FAIL: why, by the document's own fields */
+	static const char *const why[][3] = {
+		{"INCOMPLETE", "true", "not certified: 2 of 9 tests judged (interrupted)\n"},
+		{"MARGINAL", "false", "not certified: 2 of 9 tests judged (a test passed with some seeds only: MARGINAL "
+				      "is not a pass)\n"},
+		{"INCOMPLETE", "false", "not certified: 2 of 9 tests judged (test 1 pfc-incast, or a test --only asked "
+					"for, got no verdict: SKIP is not a pass)\n"},
+	};
+	json_object_set_new(doc, "certified", json_false());
+	json_object_set_new(doc, "suggest", json_null());
+	for (int i = 0; i < 3; i++) {
+		json_object_set_new(doc, "verdict", json_string(why[i][0]));
+		json_object_set_new(doc, "interrupted", json_boolean(strcmp(why[i][1], "true") == 0));
+		f = fmemopen(buf, sizeof(buf), "w");
+		rp_cert_print_summary(f, doc, "d");
+		fclose(f);
+		assert_non_null(strstr(buf, why[i][2]));
+	}
+	json_decref(doc);
+}
+
+/* The engine: by the profile (a host with a port: run), or as asked, and
+ * the other engine's options refused with one line. */
+static void engine_pick(void **state)
+{
+	(void)state;
+	char err[512];
+	const char *eng = NULL;
+	struct rp_profile *lab = rp_profile_load_string("p.yaml", profile, NULL, err, sizeof(err));
+	struct rp_profile *run = rp_profile_load_string(
+		"q.yaml",
+		"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\", ipv4: 10.0.0.1, port: \"pair:l0:0\"}\n"
+		"  - {name: h1, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2, port: \"pair:l0:1\"}\ntraffic: [{pattern: flow, src: h0, dst: h1}]\n",
+		NULL, err, sizeof(err));
+	if (!run)
+		fail_msg("%s", err);
+	assert_non_null(lab);
+	assert_int_equal(rp_cert_pick_engine(NULL, false, true, lab, "p.yaml", &eng, err, sizeof(err)), 0);
+	assert_string_equal(eng, "lab");
+	assert_int_equal(rp_cert_pick_engine(NULL, true, false, run, "q.yaml", &eng, err, sizeof(err)), 0);
+	assert_string_equal(eng, "run");
+	assert_int_equal(rp_cert_pick_engine("lab", false, true, run, "q.yaml", &eng, err, sizeof(err)), 0);
+	assert_string_equal(eng, "lab");
+	assert_int_equal(rp_cert_pick_engine(NULL, true, false, lab, "p.yaml", &eng, err, sizeof(err)), -1);
+	assert_string_equal(err, "--launcher runs `roceprobe run` children: it needs --engine run (the lab is one process)");
+	assert_int_equal(rp_cert_pick_engine(NULL, false, true, run, "q.yaml", &eng, err, sizeof(err)), -1);
+	assert_string_equal(err, "--suggest sweeps the lab's switch settings (fabric.*): it needs --engine lab; a real "
+				 "fabric's switches are not set by roceprobe");
+	assert_int_equal(rp_cert_pick_engine("run", false, false, lab, "p.yaml", &eng, err, sizeof(err)), -1);
+	assert_string_equal(err, "--engine run: no host in p.yaml has a `port:` (the lab needs none: --engine lab)");
+	rp_profile_free(lab);
+	rp_profile_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +416,8 @@ int main(void)
 		cmocka_unit_test(a2a_slow_hosts_are_not_the_fabric),
 		cmocka_unit_test(seeds_that_disagree_are_marginal),
 		cmocka_unit_test(skips_are_not_certified),
+		cmocka_unit_test(summary_text),
+		cmocka_unit_test(engine_pick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
