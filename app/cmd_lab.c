@@ -20,7 +20,6 @@
 #include "report/doc.h"
 #include "report/flowset.h"
 #include "report/pairs.h"
-#include "traffic/expect.h"
 #include "report/result.h"
 #include "traffic/plan.h"
 
