@@ -412,7 +412,8 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 	}
 	return 0;
 }
-#undef one
+
+#undef one /* the writers' name for the run, above */
 
 /* What lib/lab runs for the options given. */
 static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
