@@ -424,7 +424,7 @@ static void client_refuses_a_server_without_the_key(void **state)
 	struct fake_server f = {.fd = sv[1]};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, fake_server, &f), 0);
-	assert_int_equal(rp_oob_auth_connect(sv[0], &key, 5000, err, sizeof(err)), -1);
+	assert_int_equal(rp_oob_auth_connect(sv[0], &key, NULL, 5000, err, sizeof(err)), -1);
 	assert_string_equal(err, "the server did not prove the key: it holds another one");
 	pthread_join(th, NULL);
 	close(sv[0]);
@@ -443,7 +443,7 @@ struct listener {
 static void *listener_main(void *arg)
 {
 	struct listener *l = arg;
-	l->rc = rp_oob_auth_accept(l->fd, l->key, 5000, l->first, sizeof(l->first), l->why, sizeof(l->why));
+	l->rc = rp_oob_auth_accept(l->fd, l->key, NULL, 5000, l->first, sizeof(l->first), l->why, sizeof(l->why));
 	return NULL;
 }
 
@@ -460,7 +460,7 @@ static void auth_over_a_socket_pair(void **state)
 		struct listener l = {.fd = sv[1], .key = keyed ? &key : NULL};
 		pthread_t th;
 		assert_int_equal(pthread_create(&th, NULL, listener_main, &l), 0);
-		if (rp_oob_auth_connect(sv[0], keyed ? &key : NULL, 5000, err, sizeof(err)))
+		if (rp_oob_auth_connect(sv[0], keyed ? &key : NULL, NULL, 5000, err, sizeof(err)))
 			fail_msg("%s", err);
 		if (!keyed)
 			rp_oob_send(sv[0], "HELLO 1 x\n");
