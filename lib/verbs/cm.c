@@ -377,6 +377,12 @@ int rp_cm_connect(struct rp_cm *cm, struct rp_conn *c, const char *src, const ch
 			snprintf(err, errlen, "server refused over rdma_cm: %s", why);
 			return RP_V_ENV;
 		}
+		if (ev.event == RDMA_CM_EVENT_REJECTED && cm->sess.key) {
+			/* rejected without our reason: an ep from before the proof refuses version 2 */
+			snprintf(err, errlen, "rdma_cm: the server rejected our proven request without a reason (status %d): is "
+					      "it a roceprobe ep server of this version?", ev.status);
+			return RP_V_ENV;
+		}
 		if (ev.event != RDMA_CM_EVENT_CONNECT_RESPONSE) {
 			snprintf(err, errlen, "rdma_cm: %s (status %d) while waiting for %s", rdma_event_str(ev.event),
 				 ev.status, rdma_event_str(RDMA_CM_EVENT_CONNECT_RESPONSE));

@@ -29,10 +29,11 @@
  *     session only: a REQ replayed into another session (another nonce_l) fails, a REQ of
  *     this session replayed for a QP already connected is refused as a second request for
  *     it (cm.c), and one re-sent with another QPN or another record fails its proof.
- *   - The 56 bytes hold the record (24) and one whole HMAC-SHA-256 (32) and nothing more,
- *     so the nonces cannot ride in the REQ; the channel's suit that, and no proof is cut
- *     short. A proof exchange as the first messages on the new QPs instead would connect
- *     the QPs (RTR/RTS, rkey and address sent) before anything is proven.
+ *   - The 56 bytes hold the record (24) and one whole HMAC-SHA-256 (32) and nothing more:
+ *     no room for a 32-byte nonce as well, and no need to cut the proof short, since the
+ *     nonces are the channel's. A proof exchange as the first messages on the new QPs
+ *     instead would connect the QPs (RTR/RTS, rkey and address sent) before anything is
+ *     proven.
  *   - The REP's proof has the other role and the nonces the other way round, so a REQ's
  *     proof reflected back is no REP proof; the client checks it before its QP leaves INIT
  *     (and rejects the REP otherwise).
