@@ -90,8 +90,9 @@ void rp_auth_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, 
 	sodium_memzero(&st, sizeof(st));
 }
 
-void rp_auth_proof(const struct rp_auth_key *key, const char *role, const uint8_t first[RP_AUTH_NONCE_LEN],
-		   const uint8_t second[RP_AUTH_NONCE_LEN], uint8_t out[RP_AUTH_PROOF_LEN])
+void rp_auth_proof_ctx(const struct rp_auth_key *key, const char *role, const uint8_t first[RP_AUTH_NONCE_LEN],
+		       const uint8_t second[RP_AUTH_NONCE_LEN], const uint8_t *ctx, size_t ctxlen,
+		       uint8_t out[RP_AUTH_PROOF_LEN])
 {
 	static const uint8_t zero;
 	crypto_auth_hmacsha256_state st;
@@ -100,8 +101,16 @@ void rp_auth_proof(const struct rp_auth_key *key, const char *role, const uint8_
 	crypto_auth_hmacsha256_update(&st, &zero, 1);
 	crypto_auth_hmacsha256_update(&st, first, RP_AUTH_NONCE_LEN);
 	crypto_auth_hmacsha256_update(&st, second, RP_AUTH_NONCE_LEN);
+	if (ctxlen)
+		crypto_auth_hmacsha256_update(&st, ctx, ctxlen);
 	crypto_auth_hmacsha256_final(&st, out);
 	sodium_memzero(&st, sizeof(st));
+}
+
+void rp_auth_proof(const struct rp_auth_key *key, const char *role, const uint8_t first[RP_AUTH_NONCE_LEN],
+		   const uint8_t second[RP_AUTH_NONCE_LEN], uint8_t out[RP_AUTH_PROOF_LEN])
+{
+	rp_auth_proof_ctx(key, role, first, second, NULL, 0, out);
 }
 
 bool rp_auth_proof_ok(const uint8_t expected[RP_AUTH_PROOF_LEN], const uint8_t got[RP_AUTH_PROOF_LEN])

@@ -51,6 +51,14 @@ int rp_auth_key_load(const char *path, struct rp_auth_key *key, char *warn, size
 void rp_auth_proof(const struct rp_auth_key *key, const char *role, const uint8_t first[RP_AUTH_NONCE_LEN],
 		   const uint8_t second[RP_AUTH_NONCE_LEN], uint8_t out[RP_AUTH_PROOF_LEN]);
 
+/* rp_auth_proof over what the proof is about besides the nonces:
+ * HMAC-SHA-256(key, role || 0x00 || first || second || ctx). ep's rdma_cm
+ * proof binds the QP's record and number this way (verbs/cm_priv.h). With
+ * ctxlen 0 it is rp_auth_proof. */
+void rp_auth_proof_ctx(const struct rp_auth_key *key, const char *role, const uint8_t first[RP_AUTH_NONCE_LEN],
+		       const uint8_t second[RP_AUTH_NONCE_LEN], const uint8_t *ctx, size_t ctxlen,
+		       uint8_t out[RP_AUTH_PROOF_LEN]);
+
 /* A received proof against the one expected, in constant time. */
 bool rp_auth_proof_ok(const uint8_t expected[RP_AUTH_PROOF_LEN], const uint8_t got[RP_AUTH_PROOF_LEN]);
 

@@ -12,42 +12,6 @@
 
 #include "verbs/device.h"
 
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static uint64_t get_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-void rp_cm_priv_encode(const struct rp_cm_priv *p, uint8_t out[RP_CM_PRIV_LEN])
-{
-	memset(out, 0, RP_CM_PRIV_LEN);
-	out[0] = p->version;
-	out[1] = p->qp_index;
-	put_be(out + 4, p->rkey, 4);
-	put_be(out + 8, p->addr, 8);
-	put_be(out + 16, p->len, 8);
-}
-
-int rp_cm_priv_decode(const uint8_t *buf, size_t len, struct rp_cm_priv *p)
-{
-	if (!buf || len < RP_CM_PRIV_LEN || buf[0] != 1)
-		return -1;
-	p->version = buf[0];
-	p->qp_index = buf[1];
-	p->rkey = (uint32_t)get_be(buf + 4, 4);
-	p->addr = get_be(buf + 8, 8);
-	p->len = get_be(buf + 16, 8);
-	return 0;
-}
-
 static uint64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -55,8 +19,12 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The next CM event within timeout_ms (copied; the original is acked). 0, or -1 with err. */
-static int next_event(struct rp_cm *cm, int timeout_ms, struct rdma_cm_event *ev, uint8_t priv[RP_CM_PRIV_LEN],
+/* A CM event's private data, as much as we read of it: a REQ's 56 bytes, a REJ's reason. */
+#define PRIV_BUF RP_CM_REJ_MAX
+
+/* The next CM event within timeout_ms (copied, with up to PRIV_BUF bytes of its private data;
+ * the original is acked). 0, or -1 with err. */
+static int next_event(struct rp_cm *cm, int timeout_ms, struct rdma_cm_event *ev, uint8_t priv[PRIV_BUF],
 		      size_t *priv_len, char *err, size_t errlen)
 {
 	struct rdma_event_channel *ch = cm->ch;
@@ -73,18 +41,19 @@ static int next_event(struct rp_cm *cm, int timeout_ms, struct rdma_cm_event *ev
 	}
 	*ev = *e;
 	*priv_len = 0;
-	if (priv && e->param.conn.private_data && e->param.conn.private_data_len >= RP_CM_PRIV_LEN &&
+	if (priv && e->param.conn.private_data &&
 	    (e->event == RDMA_CM_EVENT_CONNECT_REQUEST || e->event == RDMA_CM_EVENT_CONNECT_RESPONSE ||
-	     e->event == RDMA_CM_EVENT_ESTABLISHED)) {
-		memcpy(priv, e->param.conn.private_data, RP_CM_PRIV_LEN);
-		*priv_len = RP_CM_PRIV_LEN;
+	     e->event == RDMA_CM_EVENT_ESTABLISHED || e->event == RDMA_CM_EVENT_REJECTED)) {
+		*priv_len = e->param.conn.private_data_len < PRIV_BUF ? e->param.conn.private_data_len : PRIV_BUF;
+		memcpy(priv, e->param.conn.private_data, *priv_len);
 	}
+	ev->param.conn.private_data = NULL; /* acked below: only our copy stays */
 	rdma_ack_cm_event(e);
 	return 0;
 }
 
 static int want_event(struct rp_cm *cm, enum rdma_cm_event_type want, int timeout_ms, struct rdma_cm_event *ev,
-		      uint8_t priv[RP_CM_PRIV_LEN], size_t *priv_len, char *err, size_t errlen)
+		      uint8_t priv[PRIV_BUF], size_t *priv_len, char *err, size_t errlen)
 {
 	if (next_event(cm, timeout_ms, ev, priv, priv_len, err, errlen))
 		return -1;
@@ -155,14 +124,46 @@ static int cm_rtr_rts(struct rdma_cm_id *id, struct ibv_qp *qp, const struct rp_
 	return 0;
 }
 
-static void local_priv(const struct rp_conn *c, unsigned q, uint8_t out[RP_CM_PRIV_LEN])
+/* Our record for QP q, sealed for the session (with its proof when there is a key). */
+static size_t local_priv(const struct rp_cm *cm, enum rp_cm_from from, const struct rp_conn *c, unsigned q,
+			 uint8_t out[RP_CM_PRIV_MAX])
 {
-	struct rp_cm_priv pv = {.version = 1,
-				.qp_index = (uint8_t)q,
+	struct rp_cm_priv pv = {.qp_index = (uint8_t)q,
 				.rkey = c->mr->rkey,
 				.addr = (uint64_t)(uintptr_t)rp_conn_recv_slot(c, q),
 				.len = c->region};
-	rp_cm_priv_encode(&pv, out);
+	return rp_cm_priv_seal(&cm->sess, from, &pv, c->qp[q]->qp_num, out);
+}
+
+/* The requester as "addr:port (rdma_cm)", from the rdma_cm header of its REQ. */
+static void peer_name(struct rdma_cm_id *id, char *out, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, host, sizeof(host));
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, host, sizeof(host));
+	snprintf(out, len, "%s:%u (rdma_cm)", host, (unsigned)ntohs(rdma_get_dst_port(id)));
+}
+
+/* Rejects a request with "ERR why" in the REJ, and forgets it. */
+static void reject(struct rdma_cm_id *id, const char *why)
+{
+	uint8_t rej[RP_CM_REJ_MAX];
+	size_t n = rp_cm_rej_encode(why, rej);
+	rdma_reject(id, rej, (uint8_t)n);
+}
+
+/* A REJ's reason, ours ("ERR why") or the CM's status. */
+static void rejected(const struct rdma_cm_event *ev, const uint8_t *priv, size_t plen, const char *who, char *err,
+		     size_t errlen)
+{
+	char why[RP_CM_REJ_MAX];
+	if (rp_cm_rej_decode(priv, plen, why, sizeof(why)) == 0)
+		snprintf(err, errlen, "%s refused over rdma_cm: %s", who, why);
+	else
+		snprintf(err, errlen, "rdma_cm: %s (status %d) while accepting", rdma_event_str(ev->event), ev->status);
 }
 
 static void set_remote(struct rp_conn *c, unsigned q, uint32_t qpn, const struct rp_cm_priv *pv)
@@ -190,7 +191,6 @@ static int resolve(const char *host, uint16_t port, struct sockaddr_in *sa, char
 
 static int open_channel(struct rp_cm *cm, char *err, size_t errlen)
 {
-	memset(cm, 0, sizeof(*cm));
 	cm->ch = rdma_create_event_channel();
 	if (!cm->ch) {
 		snprintf(err, errlen, "rdma_create_event_channel: %s (is rdma_ucm loaded? /dev/infiniband/rdma_cm)",
@@ -228,15 +228,32 @@ int rp_cm_listen(struct rp_cm *cm, const char *bind_addr, char *err, size_t errl
 	return RP_V_OK;
 }
 
+/* A request for one of our QPs: 0 with pv, or -1 with why (for the log and the REJ). */
+static int check_request(const struct rp_cm *cm, const struct rp_conn *c, const uint8_t *priv, size_t plen,
+			 uint32_t qpn, struct rp_cm_priv *pv, char *why, size_t whylen)
+{
+	if (rp_cm_priv_open(&cm->sess, RP_CM_FROM_CLIENT, priv, plen, qpn, pv, why, whylen))
+		return -1;
+	if (pv->qp_index >= c->nqp) {
+		snprintf(why, whylen, "QP index %u, the session has %u QPs", pv->qp_index, c->nqp);
+		return -1;
+	}
+	if (cm->id[pv->qp_index]) {
+		snprintf(why, whylen, "a second request for QP %u (replayed?)", pv->qp_index);
+		return -1;
+	}
+	return 0;
+}
+
 int rp_cm_accept(struct rp_cm *cm, struct rp_conn *c, const struct rp_conn_path *p, int timeout_ms, char *err,
 		 size_t errlen)
 {
 	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
-	unsigned established = 0, accepted = 0;
+	unsigned established = 0;
 	while (established < c->nqp) {
 		int left = (int)(end - mono_ms());
 		struct rdma_cm_event ev;
-		uint8_t priv[RP_CM_PRIV_LEN];
+		uint8_t priv[PRIV_BUF];
 		size_t plen;
 		if (left <= 0 || next_event(cm, left, &ev, priv, &plen, err, errlen)) {
 			if (left <= 0)
@@ -248,6 +265,10 @@ int rp_cm_accept(struct rp_cm *cm, struct rp_conn *c, const struct rp_conn_path 
 			established++;
 			continue;
 		}
+		if (ev.event == RDMA_CM_EVENT_REJECTED) { /* the client did not take our REP */
+			rejected(&ev, priv, plen, "the client", err, errlen);
+			return RP_V_FAIL;
+		}
 		if (ev.event != RDMA_CM_EVENT_CONNECT_REQUEST) {
 			snprintf(err, errlen, "rdma_cm: %s (status %d) while accepting", rdma_event_str(ev.event),
 				 ev.status);
@@ -255,26 +276,37 @@ int rp_cm_accept(struct rp_cm *cm, struct rp_conn *c, const struct rp_conn_path 
 		}
 		struct rdma_cm_id *id = ev.id;
 		struct rp_cm_priv pv;
-		if (rp_cm_priv_decode(priv, plen, &pv) || pv.qp_index >= c->nqp || cm->id[pv.qp_index] ||
-		    accepted == c->nqp) {
-			rdma_reject(id, NULL, 0);
+		char why[RP_ERR_LEN];
+		if (check_request(cm, c, priv, plen, ev.param.conn.qp_num, &pv, why, sizeof(why))) {
+			if (!cm->sess.key) { /* no key: as before the proof, the session ends */
+				rdma_reject(id, NULL, 0);
+				rdma_destroy_id(id);
+				snprintf(err, errlen, "rdma_cm: a connection request without a valid QP index (not a roceprobe ep client with rdma_cm?)");
+				return RP_V_FAIL;
+			}
+			/* With a key: refused before any QP moves or any record goes out; the
+			 * session goes on waiting for its own requests until the timeout. */
+			char peer[96];
+			peer_name(id, peer, sizeof(peer));
+			reject(id, why);
 			rdma_destroy_id(id);
-			snprintf(err, errlen, "rdma_cm: a connection request without a valid QP index (not a roceprobe ep client with rdma_cm?)");
-			return RP_V_FAIL;
+			cm->refused++;
+			if (cm->on_refused)
+				cm->on_refused(peer, why);
+			continue;
 		}
 		unsigned q = pv.qp_index;
 		cm->id[q] = id;
 		cm->nid++;
-		accepted++;
 		if (same_device(id, c, err, errlen))
 			return RP_V_ENV;
 		set_remote(c, q, ev.param.conn.qp_num, &pv);
 		if (cm_rtr_rts(id, c->qp[q], p, err, errlen))
 			return RP_V_FAIL;
-		uint8_t mine[RP_CM_PRIV_LEN];
-		local_priv(c, q, mine);
+		uint8_t mine[RP_CM_PRIV_MAX];
+		size_t mlen = local_priv(cm, RP_CM_FROM_SERVER, c, q, mine);
 		struct rdma_conn_param cp = {.private_data = mine,
-					     .private_data_len = RP_CM_PRIV_LEN,
+					     .private_data_len = (uint8_t)mlen,
 					     .responder_resources = p->rd_atomic ? p->rd_atomic : 1,
 					     .initiator_depth = p->rd_atomic ? p->rd_atomic : 1,
 					     .rnr_retry_count = 7,
@@ -301,8 +333,9 @@ int rp_cm_connect(struct rp_cm *cm, struct rp_conn *c, const char *src, const ch
 	for (unsigned q = 0; q < c->nqp; q++) {
 		struct rdma_cm_id *id;
 		struct rdma_cm_event ev;
-		uint8_t priv[RP_CM_PRIV_LEN];
+		uint8_t priv[PRIV_BUF];
 		size_t plen;
+		char why[RP_ERR_LEN];
 		if (rdma_create_id(cm->ch, &id, NULL, RDMA_PS_TCP)) {
 			snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
 			return RP_V_FAIL;
@@ -324,10 +357,10 @@ int rp_cm_connect(struct rp_cm *cm, struct rp_conn *c, const char *src, const ch
 				snprintf(err, errlen, "rdma_resolve_route %s: %s", host, strerror(errno));
 			return RP_V_ENV;
 		}
-		uint8_t mine[RP_CM_PRIV_LEN];
-		local_priv(c, q, mine);
+		uint8_t mine[RP_CM_PRIV_MAX];
+		size_t mlen = local_priv(cm, RP_CM_FROM_CLIENT, c, q, mine);
 		struct rdma_conn_param cp = {.private_data = mine,
-					     .private_data_len = RP_CM_PRIV_LEN,
+					     .private_data_len = (uint8_t)mlen,
 					     .responder_resources = p->rd_atomic ? p->rd_atomic : 1,
 					     .initiator_depth = p->rd_atomic ? p->rd_atomic : 1,
 					     .retry_count = p->retry_cnt > 7 ? 7 : p->retry_cnt,
@@ -338,12 +371,40 @@ int rp_cm_connect(struct rp_cm *cm, struct rp_conn *c, const char *src, const ch
 			return RP_V_FAIL;
 		}
 		/* No QP attached to the ID: the CM reports the REP and waits for rdma_establish. */
-		if (want_event(cm, RDMA_CM_EVENT_CONNECT_RESPONSE, timeout_ms, &ev, priv, &plen, err, errlen))
+		if (next_event(cm, timeout_ms, &ev, priv, &plen, err, errlen))
 			return RP_V_FAIL;
+		if (ev.event == RDMA_CM_EVENT_REJECTED && rp_cm_rej_decode(priv, plen, why, sizeof(why)) == 0) {
+			snprintf(err, errlen, "server refused over rdma_cm: %s", why);
+			return RP_V_ENV;
+		}
+		if (ev.event == RDMA_CM_EVENT_REJECTED && cm->sess.key) {
+			/* rejected without our reason: an ep from before the proof refuses version 2 */
+			snprintf(err, errlen, "rdma_cm: the server rejected our proven request without a reason (status %d): is "
+					      "it a roceprobe ep server of this version?", ev.status);
+			return RP_V_ENV;
+		}
+		if (ev.event != RDMA_CM_EVENT_CONNECT_RESPONSE) {
+			snprintf(err, errlen, "rdma_cm: %s (status %d) while waiting for %s", rdma_event_str(ev.event),
+				 ev.status, rdma_event_str(RDMA_CM_EVENT_CONNECT_RESPONSE));
+			return RP_V_FAIL;
+		}
 		struct rp_cm_priv pv;
-		if (rp_cm_priv_decode(priv, plen, &pv) || pv.qp_index != q) {
-			snprintf(err, errlen, "rdma_cm: the server's reply has no valid buffer record (not ep?)");
-			return RP_V_FAIL;
+		int bad = rp_cm_priv_open(&cm->sess, RP_CM_FROM_SERVER, priv, plen, ev.param.conn.qp_num, &pv, why,
+					  sizeof(why));
+		if (!bad && pv.qp_index != q) {
+			bad = -1;
+			snprintf(why, sizeof(why), "a reply for QP %u, not %u", pv.qp_index, q);
+		}
+		if (bad) {
+			if (!cm->sess.key) {
+				snprintf(err, errlen, "rdma_cm: the server's reply has no valid buffer record (not ep?)");
+				return RP_V_FAIL;
+			}
+			/* Our QP is still in INIT: nothing of the reply is used; the REJ tells the
+			 * server, whose accept ends with it. */
+			reject(id, "the server's reply did not prove the key");
+			snprintf(err, errlen, "rdma_cm: the server's reply does not prove the key: %s", why);
+			return RP_V_ENV;
 		}
 		set_remote(c, q, ev.param.conn.qp_num, &pv);
 		if (cm_rtr_rts(id, c->qp[q], p, err, errlen))

@@ -7,14 +7,24 @@
  * RTS with the attributes rdma_init_qp_attr() gives. The QPs stay ours (created by rp_conn on
  * our own context, "user-managed" QPs in librdmacm's terms): conn_param.qp_num names them, and
  * rdma_establish() sends the RTU once the client's QP is RTS. Our buffer (rkey, address,
- * length) and the QP's index ride in the CM private data (24 bytes, big-endian).
+ * length) and the QP's index ride in the CM private data (verbs/cm_priv.h): 24 bytes without
+ * a key; with one, 56, the record and a proof over the control session's nonces, checked by
+ * the server before its QP leaves INIT and by the client before its own does.
  *
  *   client (per QP q)                          server (its own listener, port in OK line)
  *   rdma_resolve_addr/route --> ADDR/ROUTE_RESOLVED
- *   QP q INIT; rdma_connect  --- REQ {q, rkey, addr, len} --->  CONNECT_REQUEST: QP q INIT,
- *                                                               RTR, RTS; rdma_accept
- *   CONNECT_RESPONSE         <-- REP {q, rkey, addr, len} ----
+ *   QP q INIT; rdma_connect  --- REQ {q, rkey, addr, len [, proof]} -->  CONNECT_REQUEST:
+ *                                                     [proof checked, else REJ "ERR why"]
+ *                                                     QP q INIT, RTR, RTS; rdma_accept
+ *   CONNECT_RESPONSE         <-- REP {q, rkey, addr, len [, proof]} ---
+ *   [proof checked, else REJ]
  *   QP q RTR, RTS; rdma_establish --- RTU ------------------->  ESTABLISHED
+ *
+ * With a key, a request the server refuses (wrong key, a request of another session, a
+ * second one for a QP, no proof) is rejected, counted in refused and told to on_refused, and
+ * the server goes on waiting for the session's own requests: a stranger who found the port
+ * can neither connect a QP nor end the session. Without a key, a bad request ends the
+ * session as it always has.
  *
  * Our path options still apply: traffic class (DSCP/ECN, also given to the CM as the ID's
  * TOS), hop limit, path MTU, ACK timeout and retry count override what the CM proposes. */
@@ -24,11 +34,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "verbs/cm_priv.h"
 #include "verbs/conn.h"
 
-#define RP_CM_PRIV_LEN 24
-
+/* Zeroed by the caller, who sets sess (and on_refused) before listening or connecting. */
 struct rp_cm {
+	struct rp_cm_session sess; /* the key and the control session's nonces */
+	/* server: told of each request refused (peer "addr:port (rdma_cm)", why); may be NULL */
+	void (*on_refused)(const char *peer, const char *why);
+	unsigned refused;         /* server: requests refused (with a key) */
 	void *ch;                 /* struct rdma_event_channel * */
 	void *listen_id;          /* server */
 	void *id[RP_MAX_QP];      /* one connection per QP */
@@ -37,19 +51,7 @@ struct rp_cm {
 	char addr[64];            /* server: the address it listens on */
 };
 
-/* The private data of REQ and REP: pure, unit-testable. */
-struct rp_cm_priv {
-	uint8_t version; /* 1 */
-	uint8_t qp_index;
-	uint32_t rkey;
-	uint64_t addr;
-	uint64_t len;
-};
-void rp_cm_priv_encode(const struct rp_cm_priv *p, uint8_t out[RP_CM_PRIV_LEN]);
-/* 0, or -1 when len is short or the version is unknown. */
-int rp_cm_priv_decode(const uint8_t *buf, size_t len, struct rp_cm_priv *p);
-
-/* Server: a listener on bind_addr (NULL: any) and an ephemeral port (cm->port). */
+/* Server: a listener on bind_addr (never a wildcard) and an ephemeral port (cm->port). */
 int rp_cm_listen(struct rp_cm *cm, const char *bind_addr, char *err, size_t errlen);
 /* Server: accepts c->nqp connections; returns RP_V_OK / RP_V_FAIL / RP_V_ENV. */
 int rp_cm_accept(struct rp_cm *cm, struct rp_conn *c, const struct rp_conn_path *p, int timeout_ms, char *err,

@@ -372,8 +372,10 @@ int rp_ep_client(const struct rp_ep_cfg *cfg, struct rp_ep_report *rep, char *er
 		rc = RP_V_ENV;
 		goto out;
 	}
-	/* The key proof before anything about us goes out (HELLO, QP records). */
-	if (rp_oob_auth_connect(fd, cfg->key, (int)cfg->connect_timeout_ms, err, errlen)) {
+	/* The key proof before anything about us goes out (HELLO, QP records); its nonces
+	 * are what rdma_cm's proof binds (verbs/cm_priv.h). */
+	cm.sess.key = cfg->key;
+	if (rp_oob_auth_connect(fd, cfg->key, &cm.sess.nonces, (int)cfg->connect_timeout_ms, err, errlen)) {
 		close(fd);
 		rc = RP_V_ENV;
 		goto out;
@@ -516,6 +518,7 @@ struct serve_arg {
 	int fd;
 	char name[64];               /* host:port */
 	char first[LINE_MAX_LEN];    /* the HELLO the admission read (no key) */
+	struct rp_oob_auth_nonces nonces; /* the key proof's (with a key), for rdma_cm's */
 	pthread_t th;
 	bool used, done;
 };
@@ -650,6 +653,11 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 	struct rp_cm cm;
 	memset(&c, 0, sizeof(c));
 	memset(&cm, 0, sizeof(cm));
+	/* rdma_cm's requests prove the key over this session's nonces (verbs/cm_priv.h); one
+	 * that does not is refused like a connection without the key, and counted. */
+	cm.sess.key = a->cfg->key;
+	cm.sess.nonces = a->nonces;
+	cm.on_refused = a->cfg->on_refused;
 	c.fd = fd;
 	size_t max_size;
 	int mtu;
@@ -724,6 +732,11 @@ static int serve(struct serve_arg *a, char *err, size_t errlen)
 out:
 	if (rc)
 		gate_break(a->gate);
+	if (cm.refused) {
+		pthread_mutex_lock(a->rep_lock);
+		a->rep->refused += cm.refused;
+		pthread_mutex_unlock(a->rep_lock);
+	}
 	rp_cm_destroy(&cm);
 	rp_conn_destroy(&c);
 	return rc;
@@ -737,8 +750,8 @@ static void *conn_main(void *arg)
 	struct serve_arg *a = arg;
 	struct server *S = a->S;
 	char why[RP_ERR_LEN];
-	int rc = rp_oob_auth_accept(a->fd, S->cfg->key, (int)S->cfg->connect_timeout_ms, a->first, sizeof(a->first),
-				    why, sizeof(why));
+	int rc = rp_oob_auth_accept(a->fd, S->cfg->key, &a->nonces, (int)S->cfg->connect_timeout_ms, a->first,
+				    sizeof(a->first), why, sizeof(why));
 	pthread_mutex_lock(&S->lock);
 	if (rc == 0 && (S->taken == S->n || S->stop)) {
 		refuse(a->fd, "this server has all its clients");

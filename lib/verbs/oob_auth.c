@@ -133,7 +133,8 @@ static int recv_msg(int fd, enum rp_oob_auth_type want, struct rp_oob_auth_msg *
 	return 0;
 }
 
-int rp_oob_auth_connect(int fd, const struct rp_auth_key *key, int timeout_ms, char *err, size_t errlen)
+int rp_oob_auth_connect(int fd, const struct rp_auth_key *key, struct rp_oob_auth_nonces *nonces, int timeout_ms,
+			char *err, size_t errlen)
 {
 	if (!key)
 		return 0;
@@ -159,6 +160,10 @@ int rp_oob_auth_connect(int fd, const struct rp_auth_key *key, int timeout_ms, c
 		snprintf(err, errlen, "the server did not prove the key: it holds another one");
 		return -1;
 	}
+	if (nonces) {
+		memcpy(nonces->l, nonce_l, sizeof(nonces->l));
+		memcpy(nonces->c, nonce_c, sizeof(nonces->c));
+	}
 	return 0;
 }
 
@@ -172,8 +177,8 @@ static int refuse(int fd, const char *to_client, char *why, size_t whylen, const
 	return -1;
 }
 
-int rp_oob_auth_accept(int fd, const struct rp_auth_key *key, int timeout_ms, char *first, size_t firstlen,
-		       char *why, size_t whylen)
+int rp_oob_auth_accept(int fd, const struct rp_auth_key *key, struct rp_oob_auth_nonces *nonces, int timeout_ms,
+		       char *first, size_t firstlen, char *why, size_t whylen)
 {
 	char line[512], err[160] = "";
 	struct rp_oob_auth_msg m;
@@ -220,6 +225,10 @@ int rp_oob_auth_accept(int fd, const struct rp_auth_key *key, int timeout_ms, ch
 	if (send_msg(fd, &m)) {
 		snprintf(why, whylen, "closed after its proof");
 		return -1;
+	}
+	if (nonces) {
+		memcpy(nonces->l, nonce_l, sizeof(nonces->l));
+		memcpy(nonces->c, nonce_c, sizeof(nonces->c));
 	}
 	return 0;
 }

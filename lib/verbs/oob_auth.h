@@ -49,18 +49,29 @@ int rp_oob_auth_parse(const char *line, size_t len, struct rp_oob_auth_msg *m);
 /* The line with its '\n' and a NUL; its length. */
 size_t rp_oob_auth_format(const struct rp_oob_auth_msg *m, char out[RP_OOB_AUTH_LINE_MAX + 1]);
 
+/* A proven session's two nonces, as its key proof used them: what ep's
+ * rdma_cm proof binds (verbs/cm_priv.h), so that a CM request proves it
+ * belongs to this session, and no other. */
+struct rp_oob_auth_nonces {
+	uint8_t l[RP_AUTH_NONCE_LEN]; /* the listener's (the server drew it) */
+	uint8_t c[RP_AUTH_NONCE_LEN]; /* the connector's (the client drew it) */
+};
+
 /* The client's side, right after connecting. key NULL: nothing is sent, 0.
- * Else 0 once both proofs are checked, or -1 with one line in err: the
- * server refused (its reason), did not prove the key, or went away. */
-int rp_oob_auth_connect(int fd, const struct rp_auth_key *key, int timeout_ms, char *err, size_t errlen);
+ * Else 0 once both proofs are checked (the session's nonces in *nonces when
+ * not NULL), or -1 with one line in err: the server refused (its reason),
+ * did not prove the key, or went away. */
+int rp_oob_auth_connect(int fd, const struct rp_auth_key *key, struct rp_oob_auth_nonces *nonces, int timeout_ms,
+			char *err, size_t errlen);
 
 /* The server's side, on an accepted connection: reads the first line.
  * 0: admitted; first holds the line that follows the proof when there was
  * none (without a key, the client's HELLO), else first[0] = 0.
+ * With a key, the session's nonces in *nonces when not NULL.
  * -1: refused: "ERR reason" was sent to the client, why says it for the
  * server's log ("no key (it sent 'HELLO 1 ...')", "wrong key", ...). The
  * caller closes fd. */
-int rp_oob_auth_accept(int fd, const struct rp_auth_key *key, int timeout_ms, char *first, size_t firstlen,
-		       char *why, size_t whylen);
+int rp_oob_auth_accept(int fd, const struct rp_auth_key *key, struct rp_oob_auth_nonces *nonces, int timeout_ms,
+		       char *first, size_t firstlen, char *why, size_t whylen);
 
 #endif

@@ -70,7 +70,7 @@ static void admission(const uint8_t *data, size_t size)
 		abort();
 	shutdown(sv[0], SHUT_WR); /* then EOF: no wait on a timeout */
 	char first[512], why[256];
-	int rc = rp_oob_auth_accept(sv[1], keyed ? &key : NULL, 1000, first, sizeof(first), why, sizeof(why));
+	int rc = rp_oob_auth_accept(sv[1], keyed ? &key : NULL, NULL, 1000, first, sizeof(first), why, sizeof(why));
 	if (rc == 0 && keyed)
 		abort(); /* admitted without the key's proof over a nonce it never saw */
 	if (rc == 0 && !keyed && memchr(data, '\n', size) == NULL)

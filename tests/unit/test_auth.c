@@ -69,6 +69,31 @@ static void proof_known_answer(void **state)
 	assert_string_equal(err, "the key is empty");
 }
 
+/* What a proof is about besides the nonces (ep's rdma_cm proof binds its QP's record): key as
+ * above; hmac.new(key, b'cm listener\0' + bytes(range(32)) + bytes(range(32, 64)) +
+ * bytes(range(64, 92)), sha256) in Python 3.11. With no context it is rp_auth_proof. */
+static void proof_ctx_known_answer(void **state)
+{
+	(void)state;
+	struct rp_auth_key k;
+	char err[128], h[65];
+	uint8_t a[RP_AUTH_NONCE_LEN], b[RP_AUTH_NONCE_LEN], ctx[28], p[RP_AUTH_PROOF_LEN], q[RP_AUTH_PROOF_LEN];
+	assert_int_equal(rp_auth_key_from_text("secret", 6, &k, err, sizeof(err)), 0);
+	for (int i = 0; i < 32; i++)
+		a[i] = (uint8_t)i, b[i] = (uint8_t)(32 + i);
+	for (int i = 0; i < 28; i++)
+		ctx[i] = (uint8_t)(64 + i);
+	rp_auth_proof_ctx(&k, "cm listener", a, b, ctx, sizeof(ctx), p);
+	hex(p, 32, h);
+	assert_string_equal(h, "f0228e60d32ff9a77f16dad9209602758a4ee30237f41caab5246f3bd0e6d210");
+	ctx[27] ^= 1; /* one bit of the context: another proof */
+	rp_auth_proof_ctx(&k, "cm listener", a, b, ctx, sizeof(ctx), q);
+	assert_false(rp_auth_proof_ok(p, q));
+	rp_auth_proof_ctx(&k, "listener", a, b, NULL, 0, q);
+	hex(q, 32, h);
+	assert_string_equal(h, "646bed246ce19ede1e20ea7f862d10d3a78eef4c49909cfbfea77f8bf218b066");
+}
+
 /* blake2b(b'a long passphrase', digest_size=32) in Python: the file's trailing newline dropped. */
 static void key_file(void **state)
 {
@@ -102,6 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hmac_rfc4231),
 		cmocka_unit_test(proof_known_answer),
+		cmocka_unit_test(proof_ctx_known_answer),
 		cmocka_unit_test(key_file),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

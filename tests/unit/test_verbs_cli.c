@@ -222,12 +222,12 @@ static void server_with_key_refuses_others(void **state)
 	assert_int_equal(rp_auth_key_from_text("another secret", 14, &wrong, err, sizeof(err)), 0);
 	assert_int_equal(rp_auth_key_from_text("a shared secret", 15, &right, err, sizeof(err)), 0);
 	fd = dial(b.port); /* a wrong key */
-	assert_int_equal(rp_oob_auth_connect(fd, &wrong, 5000, err, sizeof(err)), -1);
+	assert_int_equal(rp_oob_auth_connect(fd, &wrong, NULL, 5000, err, sizeof(err)), -1);
 	assert_string_equal(err, "server refused: wrong key: the client's key is not the server's");
 	close(fd);
 
 	fd = dial(b.port); /* the key: the server proves it too, then wants the device */
-	if (rp_oob_auth_connect(fd, &right, 5000, err, sizeof(err)))
+	if (rp_oob_auth_connect(fd, &right, NULL, 5000, err, sizeof(err)))
 		fail_msg("%s", err);
 	answer(fd, HELLO, line, sizeof(line));
 	close(fd);
@@ -269,7 +269,7 @@ static void server_without_key_refuses_a_key(void **state)
 	assert_int_equal(rp_auth_init(err, sizeof(err)), 0);
 	assert_int_equal(rp_auth_key_from_text("k", 1, &key, err, sizeof(err)), 0);
 	int fd = dial(b.port);
-	assert_int_equal(rp_oob_auth_connect(fd, &key, 5000, err, sizeof(err)), -1);
+	assert_int_equal(rp_oob_auth_connect(fd, &key, NULL, 5000, err, sizeof(err)), -1);
 	assert_string_equal(err, "server refused: this server has no key and the client has one: give both the same "
 				 "key, or neither");
 	close(fd);

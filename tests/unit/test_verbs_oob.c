@@ -424,26 +424,28 @@ static void client_refuses_a_server_without_the_key(void **state)
 	struct fake_server f = {.fd = sv[1]};
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, fake_server, &f), 0);
-	assert_int_equal(rp_oob_auth_connect(sv[0], &key, 5000, err, sizeof(err)), -1);
+	assert_int_equal(rp_oob_auth_connect(sv[0], &key, NULL, 5000, err, sizeof(err)), -1);
 	assert_string_equal(err, "the server did not prove the key: it holds another one");
 	pthread_join(th, NULL);
 	close(sv[0]);
 	close(sv[1]);
 }
 
-/* Both sides over a socket pair with one key: admitted, nothing left over;
+/* Both sides over a socket pair with one key: admitted, nothing left over, and
+ * both hold the same two nonces (what rdma_cm's proof binds, verbs/cm_priv.h);
  * without a key the listener hands the first line on (the HELLO). */
 struct listener {
 	int fd;
 	const struct rp_auth_key *key;
 	int rc;
 	char first[256], why[256];
+	struct rp_oob_auth_nonces nonces;
 };
 
 static void *listener_main(void *arg)
 {
 	struct listener *l = arg;
-	l->rc = rp_oob_auth_accept(l->fd, l->key, 5000, l->first, sizeof(l->first), l->why, sizeof(l->why));
+	l->rc = rp_oob_auth_accept(l->fd, l->key, &l->nonces, 5000, l->first, sizeof(l->first), l->why, sizeof(l->why));
 	return NULL;
 }
 
@@ -460,13 +462,22 @@ static void auth_over_a_socket_pair(void **state)
 		struct listener l = {.fd = sv[1], .key = keyed ? &key : NULL};
 		pthread_t th;
 		assert_int_equal(pthread_create(&th, NULL, listener_main, &l), 0);
-		if (rp_oob_auth_connect(sv[0], keyed ? &key : NULL, 5000, err, sizeof(err)))
+		struct rp_oob_auth_nonces mine;
+		memset(&mine, 0, sizeof(mine));
+		if (rp_oob_auth_connect(sv[0], keyed ? &key : NULL, &mine, 5000, err, sizeof(err)))
 			fail_msg("%s", err);
 		if (!keyed)
 			rp_oob_send(sv[0], "HELLO 1 x\n");
 		pthread_join(th, NULL);
 		assert_int_equal(l.rc, 0);
 		assert_string_equal(l.first, keyed ? "" : "HELLO 1 x");
+		if (keyed) {
+			static const struct rp_oob_auth_nonces zero;
+			assert_memory_equal(&mine, &l.nonces, sizeof(mine));
+			assert_memory_not_equal(mine.l, zero.l, sizeof(zero.l));
+			assert_memory_not_equal(mine.c, zero.c, sizeof(zero.c));
+			assert_memory_not_equal(mine.l, mine.c, sizeof(mine.l));
+		}
 		assert_false(rp_oob_readable(sv[0])); /* nothing more for the client */
 		close(sv[0]);
 		close(sv[1]);
