@@ -23,6 +23,7 @@
 #include "report/pairs.h"
 #include "traffic/expect.h"
 #include "report/result.h"
+#include "report/result_doc.h"
 #include "traffic/plan.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
@@ -202,56 +203,43 @@ struct one {
 	time_t started;
 };
 
-static json_t *environment_json(const struct one *r)
+/* result.json's keys after the measured ones: the lab's hosts, switches,
+ * where pause went, its totals and headline, the pair matrix. */
+static int lab_keys(struct rp_result_out *o, void *ctx)
 {
-	char host[256] = "", started[32];
-	struct rp_lab_totals t;
-	rp_lab_totals(r->lab, &t);
-	gethostname(host, sizeof(host) - 1);
-	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}", "roceprobe", RP_VERSION, "hostname", host, "started", started,
-			 "wall_s", r->wall, "events_per_s", r->wall > 0 ? (double)t.events / r->wall : 0.0,
-			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
+	const struct one *r = ctx;
+	rp_result_put(o, "hosts", rp_lab_hosts_json(r->lab));
+	rp_result_put(o, "switches", rp_lab_switches_json(r->lab));
+	struct rp_report_wstream ps[2];
+	rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
+	rp_doc_put_wstreams(rp_result_doc(o), "pause_propagation", json_incref(r->prop->head), ps, 2);
+	rp_result_put(o, "lab", rp_lab_totals_json(r->lab));
+	rp_result_put(o, "headline", rp_lab_headline_json(&r->head));
+	return rp_report_doc_pairs(rp_result_doc(o), rp_result_flowset(o));
 }
 
-/* result.json a piece at a time (report/doc.h): a million flows are GBs as
- * JSON. Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go
- * to DIR/flows.jsonl and DIR/pairs.jsonl first, as run's do
- * (report/flowset.h). */
+/* result.json through the one builder (report/result_doc.h): a million
+ * flows are GBs as JSON, so beyond RP_REPORT_FLOWS_INLINE flows the flows
+ * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl first, as
+ * run's do (report/flowset.h). */
 static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
 	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a, .pairs = r->pairs};
-	char path[4096], err[4200];
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	struct rp_doc *d = NULL;
-	int rc = rp_report_flowset_files(&fs, dir, err, sizeof(err));
-	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
-		rc = -1;
-	if (rc == 0) {
-		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
-		rp_doc_put(d, "kind", json_string("lab"));
-		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile));
-		rp_doc_put(d, "environment", environment_json(r));
-		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)t.end_ns));
-		rp_doc_put(d, "interrupted", json_boolean(t.truncated || t.stopped));
-		rp_report_doc_flows(d, &fs);
-		rp_doc_put(d, "ports", rp_report_ports(a));
-		rp_doc_put(d, "timeseries", rp_report_timeseries(a));
-		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
-		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
-		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
-		struct rp_report_wstream ps[2];
-		rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
-		rp_doc_put_wstreams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
-		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
-		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
-		rp_report_doc_pairs(d, &fs);
-		rc = rp_doc_close(d, false, err, sizeof(err));
-	}
-	return rc ? rp_cli_error("lab", "%s", err) : 0;
+	struct rp_result_env env = {
+		.version = RP_VERSION, .started = r->started,
+		.more = json_pack("{s:f, s:f, s:f}", "wall_s", r->wall, "events_per_s",
+				  r->wall > 0 ? (double)t.events / r->wall : 0.0, "virtual_per_wall",
+				  r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0)};
+	struct rp_result_measured m = {.elapsed_ns = t.end_ns, .interrupted = t.truncated || t.stopped, .fs = &fs,
+				       .ports = rp_report_ports(a), .timeseries = rp_report_timeseries(a),
+				       .capture = rp_lab_capture_json(r->lab)};
+	struct rp_result_pieces p = {.kind = "lab", .profile_name = r->prof->name, .profile_path = o->profile,
+				     .env = &env, .measured = &m, .ext = lab_keys, .ctx = r};
+	char err[4200];
+	return rp_result_write(dir, &p, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
 }
 
 /* DIR/qdepth.csv from the lab's switches (lib/lab/report.h). */

@@ -28,6 +28,7 @@
 #include "traffic/expect.h"
 #include "report/pause_order.h"
 #include "report/result.h"
+#include "report/result_doc.h"
 #include "report/windows.h"
 #include "run/session.h"
 #include "run/txpath.h"
@@ -747,17 +748,6 @@ static json_t *cluster_json(const struct run *r)
 	return c;
 }
 
-static json_t *environment_json(const struct run *r)
-{
-	json_t *ports = all_ports_env(r);
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	char started[32];
-	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname",
-			 host, "started", started, "ports", ports, "lcores", rp_env_lcores_json(&r->own));
-}
-
 /* Every rank's captures, each on its own machine; null without --capture. */
 static json_t *capture_json(const struct run *r, const struct run_opts *o)
 {
@@ -960,11 +950,33 @@ static json_t *aggression_json(const struct run *r, json_t *verbs)
 	return o;
 }
 
-/* result.json a piece at a time (report/doc.h): a flow, a pair and a
- * port's series at a time (a million flows are GBs as JSON). Beyond
- * RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go to
- * DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json keeps
- * their totals, the outlying pairs, hosts, ports (report/flowset.h,
+/* result.json's keys after the measured ones: the pair matrix, hosts,
+ * pause order, findings, verbs, a mixed run's aggression, the cluster. */
+static int run_keys(struct rp_result_out *o, void *ctx)
+{
+	const struct run *r = ctx;
+	rp_report_doc_pairs(rp_result_doc(o), rp_result_flowset(o));
+	rp_result_put(o, "hosts", hosts_json(r));
+	rp_result_put(o, "pause_order", rp_report_pause_order(r->acct));
+	rp_result_put(o, "findings", rp_env_findings_json(r->envs, r->nenvs));
+	if (r->nrecs) {
+		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
+		rp_result_put(o, "verbs", v);
+		if (ag)
+			rp_result_put(o, "aggression", ag);
+	}
+	if (r->cl.launched)
+		rp_result_put(o, "cluster", cluster_json(r));
+	if (r->lost)
+		rp_result_put(o, "incomplete", lost_hosts_json(r));
+	return 0;
+}
+
+/* result.json through the one builder (report/result_doc.h), a flow, a
+ * pair and a port's series at a time (a million flows are GBs as JSON).
+ * Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go to
+ * DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json
+ * keeps their totals, the outlying pairs, hosts, ports (report/flowset.h,
  * docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
 {
@@ -976,42 +988,21 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	free(expect);
 	if (!fs.pairs && nf)
 		return rp_cli_error("run", "out of memory for the pairs of %zu flows", nf);
-	char path[4096], err[4200];
-	snprintf(path, sizeof(path), "%s/result.json", o->out);
-	struct rp_doc *d = NULL;
-	int rc = rp_report_flowset_files(&fs, o->out, err, sizeof(err));
-	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
-		rc = -1;
-	if (rc == 0) {
-		json_t *tports = NULL;
-		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
-		rp_doc_put(d, "kind", json_string(!r->nrecs ? "dpdk" : all_verbs(&r->s) ? "verbs" : "mixed"));
-		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile));
-		rp_doc_put(d, "environment", environment_json(r));
-		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)r->s.g.end_ns));
-		rp_doc_put(d, "interrupted", json_boolean(r->interrupted));
-		rp_report_doc_flows(d, &fs);
-		rp_doc_put(d, "ports", ports_json(r));
-		json_t *ts = rp_report_timeseries_apart(r->acct, &tports);
-		const struct rp_report_stream tp = {tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct};
-		rp_doc_put_streams(d, "timeseries", ts, &tp, 1); /* a port at a time */
-		rp_doc_put(d, "capture", capture_json(r, o));
-		rp_report_doc_pairs(d, &fs);
-		rp_doc_put(d, "hosts", hosts_json(r));
-		rp_doc_put(d, "pause_order", rp_report_pause_order(r->acct));
-		rp_doc_put(d, "findings", rp_env_findings_json(r->envs, r->nenvs));
-		if (r->nrecs) {
-			json_t *v = verbs_json(r), *ag = aggression_json(r, v);
-			rp_doc_put(d, "verbs", v);
-			if (ag)
-				rp_doc_put(d, "aggression", ag);
-		}
-		if (r->cl.launched)
-			rp_doc_put(d, "cluster", cluster_json(r));
-		if (r->lost)
-			rp_doc_put(d, "incomplete", lost_hosts_json(r));
-		rc = rp_doc_close(d, false, err, sizeof(err));
-	}
+	json_t *tports = NULL;
+	struct rp_result_env env = {.version = RP_VERSION, .dpdk = rp_dp_version(), .started = r->started,
+				    .more = json_pack("{s:o, s:o}", "ports", all_ports_env(r), "lcores",
+						      rp_env_lcores_json(&r->own))};
+	struct rp_result_measured m = {.elapsed_ns = r->s.g.end_ns, .interrupted = r->interrupted, .fs = &fs,
+				       .ports = ports_json(r), .timeseries = rp_report_timeseries_apart(r->acct, &tports),
+				       .capture = capture_json(r, o)};
+	const struct rp_report_stream tp = {tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct};
+	m.ts_streams = &tp; /* a port at a time */
+	m.nts = 1;
+	struct rp_result_pieces p = {.kind = !r->nrecs ? "dpdk" : all_verbs(&r->s) ? "verbs" : "mixed",
+				     .profile_name = r->s.prof->name, .profile_path = o->profile, .env = &env,
+				     .measured = &m, .ext = run_keys, .ctx = (void *)r};
+	char err[4200];
+	int rc = rp_result_write(o->out, &p, err, sizeof(err));
 	rp_pairs_free(fs.pairs);
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 }
