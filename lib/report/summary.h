@@ -10,9 +10,8 @@
  *   pairs                 the host pairs that stand out (report/pairs.h)
  *   pause order, aggression, round trips, clocks, misdelivered, findings,
  *   rate warnings, next hops, captures      run
- * A number run and lab both show is shown one way (docs/results.md,
- * "summary.txt"). No allocation beyond what the sections' helpers make;
- * nothing printed but to the FILE given. */
+ * A number run and lab both show is shown one way (docs/results.md's
+ * introduction says how). Nothing printed but to the FILE given. */
 #ifndef RP_REPORT_SUMMARY_H
 #define RP_REPORT_SUMMARY_H
 
