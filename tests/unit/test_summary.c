@@ -250,6 +250,35 @@ static void run_lost_rank(void **state)
 	rp_acct_destroy(a);
 }
 
+/* A mixed run's aggression: after the windows' table (report/windows.h,
+ * test_windows), one pause line per host of result.json's aggression.pause,
+ * each of its three kinds: a DPDK host's frames, a verbs host's NIC
+ * counters, a NIC without them. */
+static void run_aggression(void **state)
+{
+	(void)state;
+	struct rp_acct *a = make();
+	const struct rp_report_window w = {.name = "burst", .start_ns = 2 * US, .end_ns = 5 * US};
+	json_t *pause = json_pack("[{s:s, s:s, s:i, s:i}, {s:s, s:s, s:{s:i, s:i}}, {s:s, s:s, s:s, s:s}]", "host", "d0",
+				  "engine", "dpdk", "pfc_frames", 12, "paused_ns", 3400, "host", "v0", "engine", "verbs",
+				  "counters", "pause_rx", 5, "pause_tx", 0, "host", "v1", "engine", "verbs", "pause",
+				  "not available", "why", "rxe0 (driver rxe, netdev eth0) has no pause counters");
+	struct rp_summary_run run = {.windows = &w, .nwindows = 1, .pause = pause};
+	struct rp_summary s = {.command = "run", .name = "mixed", .acct = a, .cols = RP_SUMMARY_REORDER | RP_SUMMARY_ACTIVE,
+			       .max_flows = 0, .run = &run};
+	struct text t;
+	write_text(&s, &t);
+	assert_true(t.n > 4);
+	assert_string_equal(t.lines[t.n - 4], "pause during the aggression:");
+	assert_string_equal(t.lines[t.n - 3], "  d0       dpdk  12 PFC/PAUSE frames received, paused 3400 ns");
+	assert_string_equal(t.lines[t.n - 2], "  v0       verbs pause_rx 5 pause_tx 0 (NIC counters, whole run)");
+	assert_string_equal(t.lines[t.n - 1],
+			    "  v1       verbs not available: rxe0 (driver rxe, netdev eth0) has no pause counters");
+	free(t.buf);
+	json_decref(pause);
+	rp_acct_destroy(a);
+}
+
 /* run and lab say a flow's counts the same way: header and rows agree up to
  * the lost column (90ddd54's lab wrote tx, rx and lost a column narrower). */
 static void run_and_lab_rows_agree(void **state)
@@ -281,6 +310,7 @@ int main(void)
 		cmocka_unit_test(run_view),
 		cmocka_unit_test(lab_view),
 		cmocka_unit_test(run_lost_rank),
+		cmocka_unit_test(run_aggression),
 		cmocka_unit_test(run_and_lab_rows_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
