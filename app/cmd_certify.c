@@ -16,6 +16,7 @@
 #include "certify/engine_run.h"
 #include "cli.h"
 #include "report/result.h"
+#include "report/result_doc.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "o:s:qh";
@@ -189,31 +190,65 @@ static json_t *engine_env(const struct rp_cert_engine *eng, const struct rp_cert
 			 run->log ? run->log : json_array());
 }
 
+/* What the certify document says beyond the builder's common pieces. */
+struct cert_doc {
+	const struct certify_opts *o;
+	const struct rp_profile *p;
+	const struct rp_cert_engine *eng;
+	json_t *tests, *suggest; /* stolen by cert_keys */
+	bool interrupted;
+};
+
+/* result.json's keys before the environment: the engine, the --set's. */
+static int cert_pre(struct rp_result_out *out, void *ctx)
+{
+	const struct cert_doc *c = ctx;
+	json_t *sets = json_array();
+	for (size_t i = 0; sets && i < c->o->nsets; i++)
+		json_array_append_new(sets, json_string(c->o->sets[i]));
+	rp_result_put(out, "engine", json_string(c->eng->name));
+	return rp_result_put(out, "sets", sets);
+}
+
+/* After it: the verdict, its counts, the thresholds, the tests, --suggest's. */
+static int cert_keys(struct rp_result_out *out, void *ctx)
+{
+	struct cert_doc *c = ctx;
+	unsigned pass, fail, skip, marginal, judged, asked;
+	rp_cert_count(c->tests, &pass, &fail, &skip, &marginal);
+	bool certified = rp_cert_certified(c->tests, c->o->only, c->interrupted, &judged, &asked);
+	const char *verdict = fail ? "FAIL" : c->interrupted ? "INCOMPLETE" : marginal ? "MARGINAL" : certified ? "PASS"
+												       : "INCOMPLETE";
+	rp_result_put(out, "interrupted", json_boolean(c->interrupted));
+	rp_result_put(out, "verdict", json_string(verdict));
+	rp_result_put(out, "counts", json_pack("{s:i, s:i, s:i, s:i}", "pass", (int)pass, "fail", (int)fail, "skip",
+					       (int)skip, "marginal", (int)marginal));
+	rp_result_put(out, "thresholds", intent_json(c->p));
+	rp_result_put(out, "tests", c->tests);
+	rp_result_put(out, "suggest", c->suggest ? c->suggest : json_null());
+	c->tests = c->suggest = NULL;
+	rp_result_put(out, "certified", json_boolean(certified));
+	rp_result_put(out, "judged", json_integer((int)judged));
+	return rp_result_put(out, "asked", json_integer((int)asked));
+}
+
+/* The document as a tree through the one builder (report/result_doc.h):
+ * report.md and report.html are rendered from it. */
 static json_t *document(const struct certify_opts *o, const struct rp_profile *p, json_t *tests, json_t *suggest,
 			bool interrupted, double wall, time_t started, const struct rp_cert_engine *eng, json_t *env)
 {
-	unsigned pass, fail, skip, marginal, judged, asked;
-	char host[256] = "", when[32];
-	rp_cert_count(tests, &pass, &fail, &skip, &marginal);
-	bool certified = rp_cert_certified(tests, o->only, interrupted, &judged, &asked);
-	gethostname(host, sizeof(host) - 1);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&started));
-	json_t *sets = json_array();
-	for (size_t i = 0; i < o->nsets; i++)
-		json_array_append_new(sets, json_string(o->sets[i]));
-	json_t *environment = json_pack("{s:s, s:s, s:s, s:f}", "roceprobe", RP_VERSION, "hostname", host, "started",
-					when, "wall_s", wall);
-	json_object_update(environment, env);
+	json_t *more = json_pack("{s:f}", "wall_s", wall);
+	if (more)
+		json_object_update(more, env);
 	json_decref(env);
-	const char *verdict = fail ? "FAIL" : interrupted ? "INCOMPLETE" : marginal ? "MARGINAL" : certified ? "PASS"
-												    : "INCOMPLETE";
-	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:o, s:o, s:b, s:s, s:{s:i, s:i, "
-			 "s:i, s:i}, s:o, s:o, s:o, s:b, s:i, s:i}",
-			 "schema", "roceprobe.result/1", "kind", "certify", "profile", "name", p->name, "path", o->profile,
-			 "engine", eng->name, "sets", sets, "environment", environment, "interrupted", interrupted, "verdict",
-			 verdict, "counts", "pass", (int)pass, "fail", (int)fail, "skip", (int)skip, "marginal", (int)marginal,
-			 "thresholds", intent_json(p), "tests", tests, "suggest", suggest ? suggest : json_null(), "certified",
-			 certified, "judged", (int)judged, "asked", (int)asked);
+	struct cert_doc c = {o, p, eng, tests, suggest, interrupted};
+	struct rp_result_env e = {.version = RP_VERSION, .started = started, .more = more};
+	struct rp_result_pieces pc = {.kind = "certify", .profile_name = p->name, .profile_path = o->profile,
+				      .pre = cert_pre, .env = &e, .ext = cert_keys, .ctx = &c};
+	json_t *doc = rp_result_tree(&pc);
+	json_decref(c.tests); /* when the builder gave up before taking them */
+	json_decref(c.suggest);
+	return doc;
 }
 
 /* prepared: DIR was made before the tests (the run engine's children write into it). */
@@ -314,7 +349,7 @@ int rp_cmd_certify(int argc, char **argv)
 	}
 	json_t *doc = document(&o, prof, tests, suggest, interrupted, wall_s() - w0, started, &eng,
 			       engine_env(&eng, &lab, &run));
-	rc = write_all(&o, doc, is_run);
+	rc = doc ? write_all(&o, doc, is_run) : rp_cli_error("certify", "out of memory for result.json");
 	if (rc == 0)
 		rp_cert_print_summary(stdout, doc, o.out);
 	/* Exit 0 only when certified: every verdict a PASS, and test 1 (or each

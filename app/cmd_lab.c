@@ -21,6 +21,8 @@
 #include "report/flowset.h"
 #include "report/pairs.h"
 #include "report/result.h"
+#include "report/result_doc.h"
+#include "report/summary.h"
 #include "traffic/plan.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
@@ -149,56 +151,43 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
  * still name it struct one (until the #undef after them). */
 #define one rp_lab_one
 
-static json_t *environment_json(const struct one *r)
+/* result.json's keys after the measured ones: the lab's hosts, switches,
+ * where pause went, its totals and headline, the pair matrix. */
+static int lab_keys(struct rp_result_out *o, void *ctx)
 {
-	char host[256] = "", started[32];
-	struct rp_lab_totals t;
-	rp_lab_totals(r->lab, &t);
-	gethostname(host, sizeof(host) - 1);
-	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f}", "roceprobe", RP_VERSION, "hostname", host, "started", started,
-			 "wall_s", r->wall, "events_per_s", r->wall > 0 ? (double)t.events / r->wall : 0.0,
-			 "virtual_per_wall", r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0);
+	const struct one *r = ctx;
+	rp_result_put(o, "hosts", rp_lab_hosts_json(r->lab));
+	rp_result_put(o, "switches", rp_lab_switches_json(r->lab));
+	struct rp_report_wstream ps[2];
+	rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
+	rp_doc_put_wstreams(rp_result_doc(o), "pause_propagation", json_incref(r->prop->head), ps, 2);
+	rp_result_put(o, "lab", rp_lab_totals_json(r->lab));
+	rp_result_put(o, "headline", rp_lab_headline_json(&r->head));
+	return rp_report_doc_pairs(rp_result_doc(o), rp_result_flowset(o));
 }
 
-/* result.json a piece at a time (report/doc.h): a million flows are GBs as
- * JSON. Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go
- * to DIR/flows.jsonl and DIR/pairs.jsonl first, as run's do
- * (report/flowset.h). */
+/* result.json through the one builder (report/result_doc.h): a million
+ * flows are GBs as JSON, so beyond RP_REPORT_FLOWS_INLINE flows the flows
+ * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl first, as
+ * run's do (report/flowset.h). */
 static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
 	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a, .pairs = r->pairs};
-	char path[4096], err[4200];
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	struct rp_doc *d = NULL;
-	int rc = rp_report_flowset_files(&fs, dir, err, sizeof(err));
-	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
-		rc = -1;
-	if (rc == 0) {
-		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
-		rp_doc_put(d, "kind", json_string("lab"));
-		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->prof->name, "path", o->profile));
-		rp_doc_put(d, "environment", environment_json(r));
-		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)t.end_ns));
-		rp_doc_put(d, "interrupted", json_boolean(t.truncated || t.stopped));
-		rp_report_doc_flows(d, &fs);
-		rp_doc_put(d, "ports", rp_report_ports(a));
-		rp_doc_put(d, "timeseries", rp_report_timeseries(a));
-		rp_doc_put(d, "capture", rp_lab_capture_json(r->lab));
-		rp_doc_put(d, "hosts", rp_lab_hosts_json(r->lab));
-		rp_doc_put(d, "switches", rp_lab_switches_json(r->lab));
-		struct rp_report_wstream ps[2];
-		rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
-		rp_doc_put_wstreams(d, "pause_propagation", json_incref(r->prop->head), ps, 2);
-		rp_doc_put(d, "lab", rp_lab_totals_json(r->lab));
-		rp_doc_put(d, "headline", rp_lab_headline_json(&r->head));
-		rp_report_doc_pairs(d, &fs);
-		rc = rp_doc_close(d, false, err, sizeof(err));
-	}
-	return rc ? rp_cli_error("lab", "%s", err) : 0;
+	struct rp_result_env env = {
+		.version = RP_VERSION, .started = r->started,
+		.more = json_pack("{s:f, s:f, s:f}", "wall_s", r->wall, "events_per_s",
+				  r->wall > 0 ? (double)t.events / r->wall : 0.0, "virtual_per_wall",
+				  r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0)};
+	struct rp_result_measured m = {.elapsed_ns = t.end_ns, .interrupted = t.truncated || t.stopped, .fs = &fs,
+				       .ports = rp_report_ports(a), .timeseries = rp_report_timeseries(a),
+				       .capture = rp_lab_capture_json(r->lab)};
+	struct rp_result_pieces p = {.kind = "lab", .profile_name = r->prof->name, .profile_path = o->profile,
+				     .env = &env, .measured = &m, .ext = lab_keys, .ctx = r};
+	char err[4200];
+	return rp_result_write(dir, &p, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
 }
 
 /* DIR/qdepth.csv from the lab's switches (lib/lab/report.h). */
@@ -211,206 +200,56 @@ static int write_qdepth(struct one *r, const char *dir)
 	return 0;
 }
 
-static void summary_flows(FILE *f, const struct rp_acct *a)
-{
-	size_t n = rp_acct_nflows(a);
-	fprintf(f, "%-4s %-8s %-8s %4s %9s %9s %7s %7s %6s %6s %8s %9s %9s %9s\n", "flow", "src", "dst", "prio", "tx", "rx",
-		"lost", "flying", "ce", "cnp", "Gbit/s", "p50 ns", "p99 ns", "max ns");
-	for (size_t i = 0; i < n && i < 40; i++) {
-		struct rp_acct_flow_result x;
-		rp_acct_flow(a, i, &x);
-		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
-		uint64_t k = x.latency_ns.count;
-		fprintf(f, "%-4u %-8s %-8s %4u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %8.3f %9s %9s %9s\n",
-			x.id, x.src, x.dst, x.prio, x.tx_packets, x.rx_packets, x.lost, rp_acct_flow_in_flight(a, i), x.ce,
-			x.cnp_tx, x.goodput_gbps, rp_report_ns_cell(c50, k, x.latency_ns.pct[0]),
-			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
-	}
-	if (n > 40)
-		fprintf(f, "... %zu more flows in %s\n", n - 40,
-			n > RP_REPORT_FLOWS_INLINE ? RP_REPORT_FLOWS_FILE : "result.json");
-}
-
-/* Drops by reason and priority, PFC, where pause went and whom it held up:
- * what the lab profiles exist to show. */
-static void summary_fabric(FILE *f, const struct one *r)
+/* summary.txt's view of this lab run (report/summary.h): the accountant,
+ * the totals and headline, the fabric's sums, where pause went and whom it
+ * held up, the multi-NIC hosts. hosts (result.json's) is the caller's to
+ * free. */
+static void summary_view(const struct one *r, struct rp_summary *s, struct rp_summary_lab *l,
+			 struct rp_lab_totals *t, char capmax[32])
 {
 	struct rp_lab_fabric_sum fs;
-	struct rp_lab_totals t;
-	const struct rp_acct *a = rp_lab_acct(r->lab);
-	rp_lab_fabric_sum(r->lab, &fs);
-	rp_lab_totals(r->lab, &t);
-	if (t.sw_drops) {
-		fprintf(f, "switch drops: %" PRIu64 " by reason:", t.sw_drops);
-		for (int d = 1; d < RP_DROP_REASONS; d++)
-			if (fs.drops[d])
-				fprintf(f, " %s %" PRIu64, rp_switch_drop_name((enum rp_switch_drop)d), fs.drops[d]);
-		fputs(", by priority:", f);
-		for (unsigned q = 0; q < 8; q++) {
-			uint64_t n = 0;
-			for (size_t i = 0; i < rp_acct_nports(a); i++) {
-				struct rp_acct_port_result p;
-				rp_acct_port(a, i, &p);
-				n += p.prio[q].drops;
-			}
-			if (n)
-				fprintf(f, " %u: %" PRIu64, q, n);
-		}
-		fputc('\n', f);
-	}
-	uint64_t host_pfc = 0;
-	for (size_t i = 0; i < rp_acct_nports(a); i++) {
-		struct rp_acct_port_result p;
-		rp_acct_port(a, i, &p);
-		host_pfc += p.pfc_frames + p.pause_frames;
-	}
-	fprintf(f, "PFC: switches sent %" PRIu64 " frames (XOFF %" PRIu64 ", refresh %" PRIu64 ", XON %" PRIu64
-		   "), hosts received %" PRIu64 "\n",
-		fs.pfc_tx, fs.xoff_sent, fs.refresh_sent, fs.xon_sent, host_pfc);
-	json_t *pp = r->prop->head, *x;
-	json_t *where = json_object_get(pp, "congested"), *hops = json_object_get(pp, "hops");
-	size_t i;
-	if (json_is_object(where))
-		fprintf(f, "pause propagation: congestion began at %s port %d at %" PRId64 " ns; %zu ports sent XOFF, depth %d%s",
-			json_string_value(json_object_get(where, "switch")), (int)json_integer_value(json_object_get(where, "port")),
-			(int64_t)json_integer_value(json_object_get(pp, "congestion_start_ns")), json_array_size(hops),
-			(int)json_integer_value(json_object_get(pp, "depth")), json_array_size(hops) ? ":" : "");
-	else
-		fprintf(f, "pause propagation: no standing queue anywhere%s", json_array_size(hops) ? "; XOFF:" : "");
-	json_array_foreach(hops, i, x) {
-		if (i == 8) {
-			fprintf(f, " ... %zu more", json_array_size(hops) - 8);
-			break;
-		}
-		json_t *after = json_object_get(x, "after_congestion_ns");
-		fprintf(f, "%s %s:%d -> %s (hop %d, ", i ? "," : "", json_string_value(json_object_get(x, "switch")),
-			(int)json_integer_value(json_object_get(x, "port")), json_string_value(json_object_get(x, "paused")),
-			(int)json_integer_value(json_object_get(x, "hop")));
-		if (json_is_integer(after))
-			fprintf(f, "+%" PRId64 " ns)", (int64_t)json_integer_value(after));
-		else
-			fprintf(f, "at %" PRId64 " ns)", (int64_t)json_integer_value(json_object_get(x, "first_xoff_ns")));
-	}
-	fputc('\n', f);
-	const struct rp_lab_propagation *P = r->prop;
-	if (!P->nvictims)
-		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
-	for (i = 0; i < P->nvictims; i++) {
-		if (i == 20) { /* a million-flow run can have a million: the rest are in result.json */
-			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n", P->nvictims - 20);
-			break;
-		}
-		x = rp_lab_victim_item((void *)P, i);
-		fprintf(f, "victim: flow %d %s -> %s prio %d, to a receiver nobody oversubscribes:%s%s sender paused %" PRId64
-			   " ns, %" PRId64 " ns late\n",
-			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
-			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
-			json_is_true(json_object_get(x, "paused")) ? " paused," : "",
-			json_is_true(json_object_get(x, "slowed")) ? " slowed," : "",
-			(int64_t)json_integer_value(json_object_get(x, "sender_paused_ns")),
-			(int64_t)json_integer_value(json_object_get(x, "late_ns")));
-		json_decref(x);
-	}
-	for (i = 0; i < P->nlimited; i++) {
-		if (i == 20) {
-			fprintf(f, "... %zu more sender-limited flows in result.json (pause_propagation.sender_limited)\n",
-				P->nlimited - 20);
-			break;
-		}
-		x = rp_lab_limited_item((void *)P, i);
-		fprintf(f, "sender-limited (not a PFC victim): flow %d %s -> %s prio %d, %" PRId64 " ns late: %s's NIC is "
-			   "offered %.3f Gbit/s on %.3f Gbit/s, which makes it %" PRId64 " ns late\n",
-			(int)json_integer_value(json_object_get(x, "flow")), json_string_value(json_object_get(x, "src")),
-			json_string_value(json_object_get(x, "dst")), (int)json_integer_value(json_object_get(x, "prio")),
-			(int64_t)json_integer_value(json_object_get(x, "late_ns")), json_string_value(json_object_get(x, "src")),
-			json_real_value(json_object_get(x, "sender_offered_gbps")),
-			json_real_value(json_object_get(x, "sender_speed_gbps")),
-			(int64_t)json_integer_value(json_object_get(x, "sender_late_ns")));
-		json_decref(x);
-	}
-}
-
-/* Hosts of several NICs: each host's sum, then its NICs and where they plug in. */
-static void summary_hosts(FILE *f, const struct one *r)
-{
-	if (!rp_profile_multi_nic(r->prof))
-		return;
-	json_t *hosts = rp_lab_hosts_json(r->lab), *h, *n;
-	size_t i, k, shown = 0;
-	fprintf(f, "\n%-12s %-10s %-6s %12s %14s %12s %14s\n", "host", "nic", "switch", "tx frames", "tx bytes",
-		"rx frames", "rx bytes");
-#define ROW(name, nic, sw, x)                                                                                         \
-	fprintf(f, "%-12s %-10s %-6s %12" PRId64 " %14" PRId64 " %12" PRId64 " %14" PRId64 "\n", name, nic, sw,          \
-		(int64_t)json_integer_value(json_object_get(x, "tx_frames")),                                          \
-		(int64_t)json_integer_value(json_object_get(x, "tx_bytes")),                                           \
-		(int64_t)json_integer_value(json_object_get(x, "rx_frames")),                                          \
-		(int64_t)json_integer_value(json_object_get(x, "rx_bytes")))
-	json_array_foreach(hosts, i, h) {
-		if (shown++ == 8) {
-			fprintf(f, "... %zu more hosts in result.json\n", json_array_size(hosts) - 8);
-			break;
-		}
-		ROW(json_string_value(json_object_get(h, "name")), "(all)", "", h);
-		json_array_foreach(json_object_get(h, "nics"), k, n) {
-			const char *nm = json_string_value(json_object_get(n, "name")), *dot = strchr(nm, '.');
-			char sw[32];
-			snprintf(sw, sizeof(sw), "%s:%d", json_string_value(json_object_get(n, "switch")),
-				 (int)json_integer_value(json_object_get(n, "port")));
-			ROW("", dot ? dot + 1 : nm, sw, n);
-		}
-	}
-#undef ROW
-	json_decref(hosts);
-}
-
-static void summary(FILE *f, const struct one *r)
-{
-	struct rp_lab_totals t;
-	rp_lab_totals(r->lab, &t);
 	const struct rp_lab_headline *h = &r->head;
-	fprintf(f, "roceprobe lab: %s, %.3f ms virtual%s, %" PRIu64 " events, %" PRIu64 " hops, %.2f s wall\n\n",
-		r->prof->name, (double)t.end_ns / 1e6,
-		t.stopped ? " (interrupted by a signal)" : t.truncated ? " (stopped at fabric.max_time)" : "", t.events, t.hops,
-		r->wall);
-	summary_flows(f, rp_lab_acct(r->lab));
-	char lat[96] = "latency n/a (no probe carried a timestamp)";
-	if (h->latency_samples)
-		snprintf(lat, sizeof(lat), "latency p99 %" PRIu64 " ns p99.9 %" PRIu64 " ns", h->p99_ns, h->p999_ns);
-	fprintf(f, "\nloss %.4f%% (%" PRIu64 " lost, %" PRIu64 " switch drops), most paused host priority %.2f%%,\n"
-		   "%s, goodput %.3f Gbit/s, deepest queue %" PRIu64 " bytes\n",
-		h->loss_pct, h->lost, h->drops, h->paused_pct, lat, h->goodput_gbps, h->max_queue_bytes);
-	if (h->in_flight) /* a run stopped early: neither received nor lost */
-		fprintf(f, "in flight %" PRIu64 " (not lost, not in the loss %%): %" PRIu64 " in switch buffers, %" PRIu64
-			   " on links, when the run stopped\n",
-			h->in_flight, t.in_flight - t.in_flight_on_links, t.in_flight_on_links);
-	if (t.capture_stopped) {
-		char sz[32];
-		rp_format_size(t.capture_max, sz, sizeof(sz));
-		fprintf(f, "captures incomplete: they end at virtual %.3f ms (%s%s%s)\n", (double)t.capture_stopped_ns / 1e6,
-			t.capture_failed ? t.capture_error : t.capture_room_limited ? "the disk's room for pcaps, " : "--capture-max ",
-			t.capture_failed ? "" : sz, t.capture_failed ? "; each file cut back to its last whole record" : "");
-	}
-	summary_fabric(f, r);
-	summary_hosts(f, r);
-	rp_pairs_print(f, r->pairs, 10);
+	rp_lab_totals(r->lab, t);
+	rp_lab_fabric_sum(r->lab, &fs);
+	rp_format_size(t->capture_max, capmax, 32);
+	*l = (struct rp_summary_lab){
+		.events = t->events, .hops = t->hops, .wall_s = r->wall, .truncated = t->truncated,
+		.loss_pct = h->loss_pct, .paused_pct = h->paused_pct, .goodput_gbps = h->goodput_gbps, .lost = h->lost,
+		.drops = h->drops, .in_flight = h->in_flight, .latency_samples = h->latency_samples, .p99_ns = h->p99_ns,
+		.p999_ns = h->p999_ns, .max_queue_bytes = h->max_queue_bytes, .in_flight_on_links = t->in_flight_on_links,
+		.in_flight_total = t->in_flight, .capture_stopped = t->capture_stopped,
+		.capture_failed = t->capture_failed, .capture_room_limited = t->capture_room_limited,
+		.capture_stopped_ns = t->capture_stopped_ns, .capture_error = t->capture_error, .capture_max = capmax,
+		.sw_drops = t->sw_drops, .pfc_tx = fs.pfc_tx, .xoff_sent = fs.xoff_sent, .refresh_sent = fs.refresh_sent,
+		.xon_sent = fs.xon_sent, .propagation = r->prop->head,
+		.victims = {NULL, r->prop->nvictims, rp_lab_victim_item, r->prop},
+		.limited = {NULL, r->prop->nlimited, rp_lab_limited_item, r->prop},
+		.hosts = rp_profile_multi_nic(r->prof) ? rp_lab_hosts_json(r->lab) : NULL};
+	memcpy(l->drop_reasons, fs.drops, sizeof(l->drop_reasons));
+	*s = (struct rp_summary){.command = "lab", .name = r->prof->name, .elapsed_ns = t->end_ns,
+				 .interrupted = t->stopped, .acct = rp_lab_acct(r->lab), .cols = RP_SUMMARY_IN_FLIGHT,
+				 .max_flows = 40, .pairs = r->pairs, .lab = l};
 }
 
 static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 {
-	char path[4096];
+	char path[4096], capmax[32];
+	struct rp_summary s;
+	struct rp_summary_lab l;
+	struct rp_lab_totals t;
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
-	summary(f, r);
-	if (fclose(f) != 0)
-		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
-	if (to_stdout) {
-		summary(stdout, r);
+	summary_view(r, &s, &l, &t, capmax);
+	rp_summary_write(f, &s);
+	int rc = fclose(f), e = errno;
+	if (rc == 0 && to_stdout) {
+		rp_summary_write(stdout, &s);
 		printf("\nresult: %s/result.json\nsummary: %s/summary.txt\nqueue depths: %s/qdepth.csv\n", dir, dir, dir);
 	}
-	return 0;
+	json_decref((json_t *)l.hosts);
+	return rc ? rp_cli_error("lab", "cannot write %s: %s", path, strerror(e)) : 0;
 }
 
 #undef one /* the writers' name for the run, above */

@@ -28,6 +28,8 @@
 #include "traffic/expect.h"
 #include "report/pause_order.h"
 #include "report/result.h"
+#include "report/result_doc.h"
+#include "report/summary.h"
 #include "report/windows.h"
 #include "run/session.h"
 #include "run/txpath.h"
@@ -747,17 +749,6 @@ static json_t *cluster_json(const struct run *r)
 	return c;
 }
 
-static json_t *environment_json(const struct run *r)
-{
-	json_t *ports = all_ports_env(r);
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	char started[32];
-	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&r->started));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "roceprobe", RP_VERSION, "dpdk", rp_dp_version(), "hostname",
-			 host, "started", started, "ports", ports, "lcores", rp_env_lcores_json(&r->own));
-}
-
 /* Every rank's captures, each on its own machine; null without --capture. */
 static json_t *capture_json(const struct run *r, const struct run_opts *o)
 {
@@ -960,11 +951,33 @@ static json_t *aggression_json(const struct run *r, json_t *verbs)
 	return o;
 }
 
-/* result.json a piece at a time (report/doc.h): a flow, a pair and a
- * port's series at a time (a million flows are GBs as JSON). Beyond
- * RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go to
- * DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json keeps
- * their totals, the outlying pairs, hosts, ports (report/flowset.h,
+/* result.json's keys after the measured ones: the pair matrix, hosts,
+ * pause order, findings, verbs, a mixed run's aggression, the cluster. */
+static int run_keys(struct rp_result_out *o, void *ctx)
+{
+	const struct run *r = ctx;
+	rp_report_doc_pairs(rp_result_doc(o), rp_result_flowset(o));
+	rp_result_put(o, "hosts", hosts_json(r));
+	rp_result_put(o, "pause_order", rp_report_pause_order(r->acct));
+	rp_result_put(o, "findings", rp_env_findings_json(r->envs, r->nenvs));
+	if (r->nrecs) {
+		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
+		rp_result_put(o, "verbs", v);
+		if (ag)
+			rp_result_put(o, "aggression", ag);
+	}
+	if (r->cl.launched)
+		rp_result_put(o, "cluster", cluster_json(r));
+	if (r->lost)
+		rp_result_put(o, "incomplete", lost_hosts_json(r));
+	return 0;
+}
+
+/* result.json through the one builder (report/result_doc.h), a flow, a
+ * pair and a port's series at a time (a million flows are GBs as JSON).
+ * Beyond RP_REPORT_FLOWS_INLINE flows the flows and the pair matrix go to
+ * DIR/flows.jsonl and DIR/pairs.jsonl (written first), and result.json
+ * keeps their totals, the outlying pairs, hosts, ports (report/flowset.h,
  * docs/results.md). */
 static int write_result(const struct run *r, const struct run_opts *o)
 {
@@ -976,293 +989,209 @@ static int write_result(const struct run *r, const struct run_opts *o)
 	free(expect);
 	if (!fs.pairs && nf)
 		return rp_cli_error("run", "out of memory for the pairs of %zu flows", nf);
-	char path[4096], err[4200];
-	snprintf(path, sizeof(path), "%s/result.json", o->out);
-	struct rp_doc *d = NULL;
-	int rc = rp_report_flowset_files(&fs, o->out, err, sizeof(err));
-	if (rc == 0 && !(d = rp_doc_open(path, err, sizeof(err))))
-		rc = -1;
-	if (rc == 0) {
-		json_t *tports = NULL;
-		rp_doc_put(d, "schema", json_string("roceprobe.result/1"));
-		rp_doc_put(d, "kind", json_string(!r->nrecs ? "dpdk" : all_verbs(&r->s) ? "verbs" : "mixed"));
-		rp_doc_put(d, "profile", json_pack("{s:s, s:s}", "name", r->s.prof->name, "path", o->profile));
-		rp_doc_put(d, "environment", environment_json(r));
-		rp_doc_put(d, "elapsed_ns", json_integer((json_int_t)r->s.g.end_ns));
-		rp_doc_put(d, "interrupted", json_boolean(r->interrupted));
-		rp_report_doc_flows(d, &fs);
-		rp_doc_put(d, "ports", ports_json(r));
-		json_t *ts = rp_report_timeseries_apart(r->acct, &tports);
-		const struct rp_report_stream tp = {tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct};
-		rp_doc_put_streams(d, "timeseries", ts, &tp, 1); /* a port at a time */
-		rp_doc_put(d, "capture", capture_json(r, o));
-		rp_report_doc_pairs(d, &fs);
-		rp_doc_put(d, "hosts", hosts_json(r));
-		rp_doc_put(d, "pause_order", rp_report_pause_order(r->acct));
-		rp_doc_put(d, "findings", rp_env_findings_json(r->envs, r->nenvs));
-		if (r->nrecs) {
-			json_t *v = verbs_json(r), *ag = aggression_json(r, v);
-			rp_doc_put(d, "verbs", v);
-			if (ag)
-				rp_doc_put(d, "aggression", ag);
-		}
-		if (r->cl.launched)
-			rp_doc_put(d, "cluster", cluster_json(r));
-		if (r->lost)
-			rp_doc_put(d, "incomplete", lost_hosts_json(r));
-		rc = rp_doc_close(d, false, err, sizeof(err));
-	}
+	json_t *tports = NULL;
+	struct rp_result_env env = {.version = RP_VERSION, .dpdk = rp_dp_version(), .started = r->started,
+				    .more = json_pack("{s:o, s:o}", "ports", all_ports_env(r), "lcores",
+						      rp_env_lcores_json(&r->own))};
+	struct rp_result_measured m = {.elapsed_ns = r->s.g.end_ns, .interrupted = r->interrupted, .fs = &fs,
+				       .ports = ports_json(r), .timeseries = rp_report_timeseries_apart(r->acct, &tports),
+				       .capture = capture_json(r, o)};
+	const struct rp_report_stream tp = {tports, rp_acct_nports(r->acct), rp_report_port_series_item, r->acct};
+	m.ts_streams = &tp; /* a port at a time */
+	m.nts = 1;
+	struct rp_result_pieces p = {.kind = !r->nrecs ? "dpdk" : all_verbs(&r->s) ? "verbs" : "mixed",
+				     .profile_name = r->s.prof->name, .profile_path = o->profile, .env = &env,
+				     .measured = &m, .ext = run_keys, .ctx = (void *)r};
+	char err[4200];
+	int rc = rp_result_write(o->out, &p, err, sizeof(err));
 	rp_pairs_free(fs.pairs);
 	return rc ? rp_cli_error("run", "%s", err) : 0;
 }
 
-/* Each rank's clock against rank 0's, before and after the run, and what that
- * means for the cross-rank one-way latencies. */
-static void summary_clocks(FILE *f, const struct run *r)
+/* summary.txt's view of the run (report/summary.h): flow i (the
+ * accountant's) as the summary needs it. */
+static const char *sum_lost_side(void *ctx, size_t i)
 {
-	fputs("\nclocks: offset to rank 0 before / after the run (+- bound), drift; the packet clock's\n"
-	      "largest gap to the rank's corrected clock\n", f);
-	int64_t worst = 0;
-	for (int k = 0; k < r->cl.size; k++) {
-		const struct rp_clock_offset *b = &r->offsets[k], *a = &r->offsets_after[k];
-		int64_t e = rank_clock_bound(r, k);
-		worst = e > worst ? e : worst;
-		if (rp_cluster_rank_lost(&r->cl, k))
-			continue;
-		fprintf(f, "rank %-3d %-12s ", k, r->cl.ranks[k].node);
-		if (k == 0)
-			fputs("(the reference)", f);
-		else
-			fprintf(f, "%+" PRId64 " +- %" PRId64 " ns", b->offset_ns, b->bound_ns);
-		if (k && r->clocks_after)
-			fprintf(f, " / %+" PRId64 " +- %" PRId64 " ns, drift %+.1f +- %.1f ns/s", a->offset_ns, a->bound_ns,
-				rp_clock_drift_ppb(b, a), rp_clock_drift_bound_ppb(b, a));
-		fprintf(f, "; packet clock %" PRId64 " ns\n", r->rank_pclock_err ? r->rank_pclock_err[k] : 0);
-	}
-	size_t cross = 0, below = 0, rtt = 0;
-	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
-		const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
-		struct rp_acct_flow_result x;
-		if (r->host_rank[pf->src] == r->host_rank[pf->dst])
-			continue;
-		rp_acct_flow(r->acct, i, &x);
-		cross++;
-		below += x.latency_ns.count && x.latency_ns.pct[0] < (uint64_t)flow_clock_bound(r, i);
-		rtt += !strcmp(rp_report_latency_shown(&x, flow_clock_bound(r, i), NULL, 0), "rtt");
-	}
-	if (cross)
-		fprintf(f, "one-way latency across ranks is right within +- %" PRId64 " ns%s", 2 * worst,
-			below ? "" : "\n");
-	if (below)
-		fprintf(f, "; %zu of %zu cross-rank flows have a p50 below their bound: their one-way latency is\n"
-			   "not a measurement (flows[].latency_below_bound); %zu of them show the round trip instead%s\n",
-			below, cross, rtt, rtt < below ? " (the others: set rtt: auto or on for an echo)" : "");
+	const struct run *r = ctx;
+	return lost_side(r, r->flow_of[i]);
 }
 
-/* The flows with round trips (echoes): RTT on the sender's clock, and which
- * figure the result shows for the flow and why. */
-#define SUMMARY_RTT_LINES 16 /* flows with round trips listed; the rest counted */
-
-static void summary_rtt(FILE *f, const struct run *r)
+static bool sum_cross_rank(void *ctx, size_t i)
 {
-	bool head = false;
-	size_t listed = 0, more = 0;
-	for (size_t i = 0; i < rp_acct_nflows(r->acct); i++) {
-		struct rp_acct_flow_result x;
-		char why[160];
-		rp_acct_flow(r->acct, i, &x);
-		if (!x.echo_tx && !x.echo_rx)
-			continue;
-		if (listed == SUMMARY_RTT_LINES) {
-			more++;
-			continue;
+	const struct run *r = ctx;
+	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+	return r->cl.launched && r->host_rank[pf->src] != r->host_rank[pf->dst];
+}
+
+static int64_t sum_flow_bound(void *ctx, size_t i)
+{
+	return flow_clock_bound(ctx, i);
+}
+
+/* What the session printed (lib/run: rate warnings, next hops), as text the
+ * summary holds; NULL when it printed nothing. */
+static char *session_text(const struct run *r, bool hops)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	if (!hops) {
+		rp_session_warn_rates(&r->s, m, "\n");
+	} else {
+		bool kept = false;
+		for (unsigned i = 0; i < r->s.nports; i++)
+			kept |= r->s.tx[i].refresh.n != 0;
+		if (kept) {
+			fputc('\n', m);
+			rp_session_print_next_hops(&r->s, m);
 		}
-		listed++;
-		if (!head)
-			fprintf(f, "\nround trips (probes echoed back to the sender, on its own clock):\n%-4s %-8s %-8s %8s %8s "
-				   "%10s %10s %10s  %s\n", "flow", "src", "dst", "echoed", "back", "rtt p50", "rtt p99",
-				   "rtt max", "shown");
-		head = true;
-		const char *shown = rp_report_latency_shown(&x, flow_clock_bound(r, i), why, sizeof(why));
-		fprintf(f, "%-4u %-8s %-8s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s: %s\n",
-			x.id, x.src, x.dst, x.echo_tx, x.echo_rx, x.rtt_ns.pct[0], x.rtt_ns.pct[2], x.rtt_ns.max, shown, why);
 	}
-	if (more)
-		fprintf(f, "(%zu more flows with round trips: result.json flows[].rtt_ns, latency_shown)\n", more);
+	if (fclose(m) != 0 || !len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
-/* A mixed run: the workload's latency during / outside the aggression, and
- * the pause each host saw (or that it cannot be known). */
-static void summary_aggression(FILE *f, const struct run *r)
+/* What the view points to that the run does not hold. */
+struct sum_parts {
+	struct rp_summary_run run;
+	struct rp_summary_rank *ranks;
+	const char **host_names;
+	struct rp_summary_capture captures[RP_DP_MAX_PORTS];
+	struct rp_report_window *windows;
+	json_t *pause, *verbs;
+	char *warnings, *hops;
+	struct rp_pairs *pairs;
+};
+
+static void sum_parts_free(struct sum_parts *p)
 {
-	struct rp_report_window *w;
-	size_t n = aggression_windows(r, &w);
-	if (!n) {
-		free(w);
-		return;
-	}
-	rp_report_print_windows(f, r->acct, w, n);
-	json_t *v = r->nrecs ? verbs_json(r) : NULL;
-	fputs("pause during the aggression:", f);
-	for (unsigned h = 0; h < r->s.prof->nhosts; h++) {
-		if (!host_in_plan(r, h))
-			continue;
-		json_t *p = pause_json(r, h, json_object_get(v, "hosts"), w, n);
-		fprintf(f, "\n  %-8s %-5s ", r->s.prof->hosts[h].name, rp_engine_name(r->s.prof->hosts[h].engine.engine));
-		if (json_object_get(p, "pause"))
-			fprintf(f, "not available: %s", json_string_value(json_object_get(p, "why")));
-		else if (json_object_get(p, "counters")) {
-			const char *k;
-			json_t *x;
-			json_object_foreach(json_object_get(p, "counters"), k, x)
-				fprintf(f, "%s %" JSON_INTEGER_FORMAT " ", k, json_integer_value(x));
-			fputs("(NIC counters, whole run)", f);
-		} else
-			fprintf(f, "%" JSON_INTEGER_FORMAT " PFC/PAUSE frames received, paused %" JSON_INTEGER_FORMAT " ns",
-				json_integer_value(json_object_get(p, "pfc_frames")),
-				json_integer_value(json_object_get(p, "paused_ns")));
-		json_decref(p);
-	}
-	fputc('\n', f);
-	json_decref(v);
-	free(w);
+	free(p->ranks);
+	free(p->host_names);
+	free(p->windows);
+	json_decref(p->pause);
+	json_decref(p->verbs);
+	free(p->warnings);
+	free(p->hops);
+	rp_pairs_free(p->pairs);
 }
 
-/* What left the ports, where the counts disagree (txpath.h): every rank's. */
-static void summary_findings(FILE *f, const struct run *r)
+/* Each rank's clock against rank 0's, before and after the run. */
+static int sum_ranks(const struct run *r, struct sum_parts *p)
 {
-	bool first = true;
-	for (size_t k = 0; k < r->nenvs; k++)
-		for (uint32_t i = 0; r->envs[k].present && i < r->envs[k].nports; i++)
-			for (uint32_t j = 0; j < r->envs[k].ports[i].nfindings; j++) {
-				fprintf(f, "%sFINDING: %s\n", first ? "\n" : "", r->envs[k].ports[i].findings[j]);
-				first = false;
-			}
-}
-
-static void summary(FILE *f, const struct run *r)
-{
-	fprintf(f, "roceprobe run: %s, %.3f s%s\n\n", r->s.prof->name, (double)r->s.g.end_ns / 1e9,
-		r->interrupted ? " (interrupted)" : "");
-	if (r->lost) {
-		fprintf(f, "INCOMPLETE: lost %.3f s after the start:", (double)(rp_cluster_fault_ns(&r->cl) - r->t0_ns) / 1e9);
-		for (int k = 0; k < r->cl.size; k++)
-			if (rp_cluster_rank_lost(&r->cl, k)) {
-				fprintf(f, " rank %d (node %s; hosts", k, r->cl.ranks[k].node);
-				for (size_t h = 0; h < r->s.prof->nhosts; h++)
-					if (r->host_rank[h] == k)
-						fprintf(f, " %s", r->s.prof->hosts[h].name);
-				fputc(')', f);
-			}
-		fputs("; the others stopped and counted what they had: the flows of those hosts have the\n"
-		      "other side's counts only, their loss unknown (result.json: incomplete, flows[].incomplete)\n\n", f);
-	}
-	fprintf(f, "%-4s %-8s %-8s %4s %10s %10s %8s %6s %6s %6s %6s %9s %10s %10s %10s %10s\n", "flow", "src", "dst",
-		"prio", "tx", "rx", "lost", "reord", "dup", "ce", "cnp", "Gbit/s", "active ms", "p50 ns", "p99 ns",
-		"max ns");
-	size_t nflows = rp_acct_nflows(r->acct), listed = nflows > RP_REPORT_FLOWS_INLINE ? RUN_SUMMARY_FLOWS : nflows;
-	for (size_t i = 0; i < listed; i++) {
-		struct rp_acct_flow_result x;
-		rp_acct_flow(r->acct, i, &x);
-		/* A dead rank's side was not counted: its counts and the loss are
-		 * unknown, as result.json's null says (never 0). */
-		const char *side = r->lost ? lost_side(r, r->flow_of[i]) : NULL;
-		char tx[24], rx[24], lost[24];
-		snprintf(tx, sizeof(tx), "%" PRIu64, x.tx_packets);
-		snprintf(rx, sizeof(rx), "%" PRIu64, x.rx_packets);
-		snprintf(lost, sizeof(lost), "%" PRIu64, x.lost);
-		if (side) {
-			snprintf(lost, sizeof(lost), "unknown");
-			if (strcmp(side, "receiver") != 0)
-				snprintf(tx, sizeof(tx), "unknown");
-			if (strcmp(side, "sender") != 0)
-				snprintf(rx, sizeof(rx), "unknown");
+	int n = r->cl.launched ? r->cl.size : 0;
+	if (n && !(p->ranks = calloc((size_t)n, sizeof(*p->ranks))))
+		return -1;
+	for (int k = 0; k < n; k++) {
+		const struct rp_clock_offset none = {0}, *b = r->offsets ? &r->offsets[k] : &none,
+						 *a = r->offsets_after ? &r->offsets_after[k] : &none;
+		p->ranks[k] = (struct rp_summary_rank){
+			.node = r->cl.ranks[k].node, .lost = rp_cluster_rank_lost(&r->cl, k), .offset_ns = b->offset_ns,
+			.bound_ns = b->bound_ns, .offset_after_ns = a->offset_ns, .bound_after_ns = a->bound_ns,
+			.pclock_err_ns = r->rank_pclock_err ? r->rank_pclock_err[k] : 0,
+			.clock_bound_ns = rank_clock_bound(r, k)};
+		if (r->clocks_after) {
+			p->ranks[k].drift_ppb = rp_clock_drift_ppb(b, a);
+			p->ranks[k].drift_bound_ppb = rp_clock_drift_bound_ppb(b, a);
 		}
-		char c50[RP_REPORT_CELL], c99[RP_REPORT_CELL], cmax[RP_REPORT_CELL];
-		uint64_t k = x.latency_ns.count;
-		fprintf(f, "%-4u %-8s %-8s %4u %10s %10s %8s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			   " %6" PRIu64 " %9.3f %10.3f %10s %10s %10s\n",
-			x.id, x.src, x.dst, x.prio, tx, rx, lost, x.reordered, x.duplicates, x.ce,
-			x.cnp_tx, x.goodput_active_gbps, (double)x.active_ns / 1e6,
-			rp_report_ns_cell(c50, k, x.latency_ns.pct[0]), rp_report_ns_cell(c99, k, x.latency_ns.pct[2]),
-			rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
-	if (listed < nflows)
-		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", nflows - listed,
-			RP_REPORT_FLOWS_FILE);
-	fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
-	fprintf(f, "\n%-8s %10s %10s %8s %8s %12s %s\n", "port", "rx", "misdeliv", "PFC rx", "PFC tx", "paused ns",
-		"(by priority: paused ns)");
-	uint64_t misdelivered = 0;
-	for (size_t i = 0; i < rp_acct_nports(r->acct); i++) {
-		struct rp_acct_port_result p;
-		rp_acct_port(r->acct, i, &p);
-		misdelivered += p.misdelivered;
-		if (!p.rx_frames && !p.pfc_frames)
-			continue;
-		uint64_t paused = 0, pfc_tx = 0, pfc_rx = 0;
-		for (int q = 0; q < 8; q++) {
-			paused = p.prio[q].paused_ns > paused ? p.prio[q].paused_ns : paused;
-			pfc_tx += p.prio[q].pfc_tx;
-			pfc_rx += p.prio[q].pfc_rx;
-		}
-		fprintf(f, "%-8s %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " ", p.node, p.rx_frames,
-			p.misdelivered, pfc_rx, pfc_tx, paused);
-		for (int q = 0; q < 8; q++)
-			fprintf(f, "%s%" PRIu64, q ? "/" : "", p.prio[q].paused_ns);
-		fputc('\n', f);
-	}
-	if (rp_acct_nflows(r->acct) > 1) {
-		fputc('\n', f);
-		double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, rp_acct_nflows(r->acct));
-		const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->s.prof)};
-		rp_report_print_pairs(f, r->acct, &pp, 10);
-		free(expect);
-	}
-	rp_report_print_pause_order(f, r->acct, 16);
-	summary_aggression(f, r);
-	summary_rtt(f, r);
-	if (r->cl.launched)
-		summary_clocks(f, r);
-	if (misdelivered)
-		fprintf(f, "\nMISDELIVERED: %" PRIu64 " data frames arrived at a port that is not their destination "
-			   "host's and count as lost (misdeliv above): a loopback port (net_ring) or a fabric that "
-			   "misroutes\n", misdelivered);
-	summary_findings(f, r);
-	rp_session_warn_rates(&r->s, f, "\n");
-	bool kept = false;
+	p->run.nranks = n;
+	p->run.ranks = p->ranks;
+	return 0;
+}
+
+/* A mixed run's windows and each host's pause (result.json's aggression.pause). */
+static int sum_aggression(const struct run *r, struct sum_parts *p)
+{
+	size_t n = aggression_windows(r, &p->windows);
+	if (!p->windows)
+		return -1;
+	if (!n)
+		return 0;
+	p->verbs = r->nrecs ? verbs_json(r) : NULL;
+	if (!(p->pause = json_array()))
+		return -1;
+	for (unsigned h = 0; h < r->s.prof->nhosts; h++)
+		if (host_in_plan(r, h))
+			json_array_append_new(p->pause, pause_json(r, h, json_object_get(p->verbs, "hosts"), p->windows, n));
+	p->run.windows = p->windows;
+	p->run.nwindows = n;
+	p->run.pause = p->pause;
+	return 0;
+}
+
+static int summary_view(const struct run *r, struct rp_summary *s, struct sum_parts *p)
+{
+	const struct rp_profile *prof = r->s.prof;
+	size_t nflows = rp_acct_nflows(r->acct);
+	*p = (struct sum_parts){.run = {.launched = r->cl.launched, .clocks_after = r->clocks_after,
+					.nhosts = prof->nhosts, .host_rank = r->host_rank, .lost = r->lost,
+					.lost_side = sum_lost_side, .cross_rank = sum_cross_rank,
+					.flow_bound = sum_flow_bound, .ctx = (void *)r, .envs = r->envs,
+					.nenvs = r->nenvs, .ncaptures = r->s.nports}};
+	if (r->lost)
+		p->run.lost_after_ns = (uint64_t)(rp_cluster_fault_ns(&r->cl) - r->t0_ns);
+	if (!(p->host_names = calloc(prof->nhosts ? prof->nhosts : 1, sizeof(*p->host_names))))
+		return -1;
+	for (size_t h = 0; h < prof->nhosts; h++)
+		p->host_names[h] = prof->hosts[h].name;
+	p->run.host_names = p->host_names;
 	for (unsigned i = 0; i < r->s.nports; i++)
-		kept |= r->s.tx[i].refresh.n != 0;
-	if (kept) {
-		fputc('\n', f);
-		rp_session_print_next_hops(&r->s, f);
-	}
-	for (unsigned i = 0; i < r->s.nports; i++)
-		if (r->cap_stats[i].offered)
-			fprintf(f, "%scapture-%s.pcap: %" PRIu64 " frames written, %" PRIu64 " dropped by the writer\n",
-				i ? "" : "\n", rp_session_host(&r->s, &r->s.tx[i]), r->cap_stats[i].written,
-				r->cap_stats[i].dropped);
+		p->captures[i] = (struct rp_summary_capture){rp_session_host(&r->s, &r->s.tx[i]), r->cap_stats[i].offered,
+							     r->cap_stats[i].written, r->cap_stats[i].dropped};
+	p->run.captures = p->captures;
+	if (sum_ranks(r, p) || sum_aggression(r, p))
+		return -1;
+	p->run.rate_warnings = p->warnings = session_text(r, false);
+	p->run.next_hops = p->hops = session_text(r, true);
+	double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, nflows);
+	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(prof)};
+	p->pairs = nflows ? rp_pairs_build(r->acct, &pp) : NULL;
+	free(expect);
+	if (nflows && !p->pairs)
+		return -1;
+	/* Beyond RP_REPORT_FLOWS_INLINE flows the first RUN_SUMMARY_FLOWS */
+	*s = (struct rp_summary){.command = "run", .name = prof->name, .elapsed_ns = r->s.g.end_ns,
+				 .interrupted = r->interrupted, .acct = r->acct,
+				 .cols = RP_SUMMARY_REORDER | RP_SUMMARY_ACTIVE,
+				 .max_flows = nflows > RP_REPORT_FLOWS_INLINE ? RUN_SUMMARY_FLOWS : nflows,
+				 .pairs = p->pairs, .run = &p->run};
+	return 0;
 }
 
 static int write_summary(const struct run *r, const struct run_opts *o)
 {
 	char path[4096], tmp[4200];
+	struct rp_summary s;
+	struct sum_parts parts;
+	if (summary_view(r, &s, &parts)) {
+		sum_parts_free(&parts);
+		return rp_cli_error("run", "out of memory for the summary of %zu flows", rp_acct_nflows(r->acct));
+	}
 	snprintf(path, sizeof(path), "%s/summary.txt", o->out);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
+	int rc = 0;
 	if (!f)
-		return rp_cli_error("run", "cannot write %s: %s", tmp, strerror(errno));
-	summary(f, r);
-	if (fclose(f) != 0 || rename(tmp, path) != 0)
-		return rp_cli_error("run", "cannot write %s: %s", path, strerror(errno));
-	summary(stdout, r);
-	printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
-	fflush(stdout);
-	/* The summary above holds the warnings: again on stderr only where stdout
-	 * is not the terminal stderr is (a file, a pipe, a script's capture). */
-	if (!isatty(STDOUT_FILENO) || !isatty(STDERR_FILENO))
-		rp_session_warn_rates(&r->s, stderr, NULL);
-	return 0;
+		rc = rp_cli_error("run", "cannot write %s: %s", tmp, strerror(errno));
+	if (f)
+		rp_summary_write(f, &s);
+	if (f && (fclose(f) != 0 || rename(tmp, path) != 0))
+		rc = rp_cli_error("run", "cannot write %s: %s", path, strerror(errno));
+	if (rc == 0) {
+		rp_summary_write(stdout, &s);
+		printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
+		fflush(stdout);
+		/* The summary above holds the warnings: again on stderr only where stdout
+		 * is not the terminal stderr is (a file, a pipe, a script's capture). */
+		if (!isatty(STDOUT_FILENO) || !isatty(STDERR_FILENO))
+			rp_session_warn_rates(&r->s, stderr, NULL);
+	}
+	sum_parts_free(&parts);
+	return rc;
 }
 
 /* Flushed and closed before result.json is written, so its counts are final. */

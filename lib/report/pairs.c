@@ -397,3 +397,8 @@ void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows)
 {
 	print_set(f, &p->ps, max_rows);
 }
+
+bool rp_pairs_says(const struct rp_pairs *p)
+{
+	return p && (p->ps.n > 1 || p->nout);
+}

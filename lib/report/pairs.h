@@ -8,6 +8,7 @@
 #define RP_REPORT_PAIRS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "report/doc.h"
@@ -90,5 +91,8 @@ void rp_report_print_pairs(FILE *f, const struct rp_acct *a, const struct rp_pai
 /* The same from pairs built once (rp_pairs_build): a million flows' pairs
  * are seconds to build. */
 void rp_pairs_print(FILE *f, const struct rp_pairs *p, size_t max_rows);
+/* Whether rp_pairs_print writes a line: more than one pair, or one that
+ * stands out (p NULL: no). */
+bool rp_pairs_says(const struct rp_pairs *p);
 
 #endif

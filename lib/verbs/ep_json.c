@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/result.h"
+#include "report/result_doc.h"
 #include "verbs/fair.h"
 
 static json_t *jint(uint64_t v)
@@ -116,18 +117,28 @@ static json_t *counters_json(const struct rp_ep_report *rep)
 	return o;
 }
 
-json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
+struct ep_doc {
+	const struct rp_ep_report *rep;
+	const char *version;
+};
+
+/* result.json's keys after the builder's head (no profile, no environment:
+ * ep is one endpoint's run, its tool and version said here). */
+static int ep_keys(struct rp_result_out *o, void *ctx)
 {
-	json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s}", "schema", "roceprobe.result/1", "kind", "verbs", "tool",
-				 "roceprobe ep", "version", version, "role", rep->server ? "server" : "client");
-	json_object_set_new(root, "config", config_json(rep));
-	json_object_set_new(root, "device", device_json(rep));
+	const struct ep_doc *e = ctx;
+	const struct rp_ep_report *rep = e->rep;
+	rp_result_put(o, "tool", json_string("roceprobe ep"));
+	rp_result_put(o, "version", json_string(e->version));
+	rp_result_put(o, "role", json_string(rep->server ? "server" : "client"));
+	rp_result_put(o, "config", config_json(rep));
+	rp_result_put(o, "device", device_json(rep));
 	if (!rep->server) {
 		json_t *runs = json_array();
 		for (unsigned s = 0; s < rep->peers[0].nsizes; s++)
 			json_array_append_new(runs, run_json(rep, &rep->peers[0].res[s]));
-		json_object_set_new(root, "peer", json_string(rep->peers[0].name));
-		json_object_set_new(root, "results", runs);
+		rp_result_put(o, "peer", json_string(rep->peers[0].name));
+		rp_result_put(o, "results", runs);
 	} else {
 		json_t *clients = json_array();
 		for (unsigned i = 0; i < rep->npeers; i++) {
@@ -146,14 +157,19 @@ json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
 				json_object_set_new(c, "error", json_string(p->err));
 			json_array_append_new(clients, c);
 		}
-		json_object_set_new(root, "clients", clients);
-		json_object_set_new(root, "fairness", json_pack("{s:s, s:f}", "metric", "jain", "index", rp_ep_fairness(rep)));
+		rp_result_put(o, "clients", clients);
+		rp_result_put(o, "fairness", json_pack("{s:s, s:f}", "metric", "jain", "index", rp_ep_fairness(rep)));
 		/* issue 33: connections refused before they became clients (no key, a wrong one, ...) */
-		json_object_set_new(root, "refused_connections", jint(rep->refused));
-		json_object_set_new(root, "key", json_boolean(rep->cfg.key != NULL));
+		rp_result_put(o, "refused_connections", jint(rep->refused));
+		rp_result_put(o, "key", json_boolean(rep->cfg.key != NULL));
 	}
-	json_object_set_new(root, "elapsed_ns", jint(rep->t_end_ns - rep->t_start_ns));
-	if (rep->have_counters)
-		json_object_set_new(root, "counters", counters_json(rep));
-	return root;
+	rp_result_put(o, "elapsed_ns", jint(rep->t_end_ns - rep->t_start_ns));
+	return rep->have_counters ? rp_result_put(o, "counters", counters_json(rep)) : 0;
+}
+
+json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
+{
+	struct ep_doc e = {rep, version};
+	struct rp_result_pieces p = {.kind = "verbs", .ext = ep_keys, .ctx = &e};
+	return rp_result_tree(&p);
 }
