@@ -146,16 +146,11 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 	return 0;
 }
 
-/* The run is lib/lab/one.h's; the writers below (result.json, qdepth.csv,
- * summary.txt: moving to lib/report in issue 27's result-builder branch)
- * still name it struct one (until the #undef after them). */
-#define one rp_lab_one
-
 /* result.json's keys after the measured ones: the lab's hosts, switches,
  * where pause went, its totals and headline, the pair matrix. */
 static int lab_keys(struct rp_result_out *o, void *ctx)
 {
-	const struct one *r = ctx;
+	const struct rp_lab_one *r = ctx;
 	rp_result_put(o, "hosts", rp_lab_hosts_json(r->lab));
 	rp_result_put(o, "switches", rp_lab_switches_json(r->lab));
 	struct rp_report_wstream ps[2];
@@ -170,7 +165,7 @@ static int lab_keys(struct rp_result_out *o, void *ctx)
  * flows are GBs as JSON, so beyond RP_REPORT_FLOWS_INLINE flows the flows
  * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl first, as
  * run's do (report/flowset.h). */
-static int write_result(struct one *r, const struct lab_opts *o, const char *dir)
+static int write_result(struct rp_lab_one *r, const struct lab_opts *o, const char *dir)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
@@ -191,7 +186,7 @@ static int write_result(struct one *r, const struct lab_opts *o, const char *dir
 }
 
 /* DIR/qdepth.csv from the lab's switches (lib/lab/report.h). */
-static int write_qdepth(struct one *r, const char *dir)
+static int write_qdepth(struct rp_lab_one *r, const char *dir)
 {
 	char path[4096], err[4200];
 	snprintf(path, sizeof(path), "%s/qdepth.csv", dir);
@@ -204,7 +199,7 @@ static int write_qdepth(struct one *r, const char *dir)
  * the totals and headline, the fabric's sums, where pause went and whom it
  * held up, the multi-NIC hosts. hosts (result.json's) is the caller's to
  * free. */
-static void summary_view(const struct one *r, struct rp_summary *s, struct rp_summary_lab *l,
+static void summary_view(const struct rp_lab_one *r, struct rp_summary *s, struct rp_summary_lab *l,
 			 struct rp_lab_totals *t, char capmax[32])
 {
 	struct rp_lab_fabric_sum fs;
@@ -231,7 +226,7 @@ static void summary_view(const struct one *r, struct rp_summary *s, struct rp_su
 				 .max_flows = 40, .pairs = r->pairs, .lab = l};
 }
 
-static int write_summary(const struct one *r, const char *dir, bool to_stdout)
+static int write_summary(const struct rp_lab_one *r, const char *dir, bool to_stdout)
 {
 	char path[4096], capmax[32];
 	struct rp_summary s;
@@ -251,8 +246,6 @@ static int write_summary(const struct one *r, const char *dir, bool to_stdout)
 	json_decref((json_t *)l.hosts);
 	return rc ? rp_cli_error("lab", "cannot write %s: %s", path, strerror(e)) : 0;
 }
-
-#undef one /* the writers' name for the run, above */
 
 /* What lib/lab runs for the options given. */
 static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
