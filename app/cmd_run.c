@@ -73,6 +73,7 @@ struct run_opts {
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
 	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
+	bool no_preflight;
 };
 
 /* The session's set-up error (lib/run: one line in s->err) said as every
@@ -125,6 +126,8 @@ static void usage(FILE *out)
 	      "  --bin-us N             time series bin (default 100; 10000 when a flow's\n"
 	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
+	      "  --no-preflight         skip doctor's checks at start (a FAIL stops the run with\n"
+	      "                         one line, a WARN is a line; docs/doctor.md)\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
 	      "  --lcores N             N polling lcores (1..16; default the profile's lcores:, else 1):\n"
@@ -203,6 +206,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
 		{"neigh-refresh", required_argument, NULL, 'R'},
 		{"idle-us", required_argument, NULL, 'I'},
+		{"no-preflight", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
@@ -235,6 +239,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
 		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
+		case 'P': o->no_preflight = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("run", SHORTS);
 		}
@@ -1700,7 +1705,7 @@ int rp_cmd_run(int argc, char **argv)
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
-				     .neigh_refresh_ns = o.neigh_refresh_ns,
+				     .neigh_refresh_ns = o.neigh_refresh_ns, .no_preflight = o.no_preflight,
 				     .stop = r.cl.launched ? &rp_cli_stop : NULL};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -27,6 +27,7 @@ struct rp_dp_eal_opts {
 			       * processes on one machine, e.g. ranks, spread over its CPUs) */
 	bool main_idle;       /* lcores workers besides a main lcore that only sleeps (run --lcores):
 			       * main on first_core, worker k on CPU first_core + k - 1 (mod the CPUs) */
+	bool huge_said;       /* the preflight warned of no hugepages: no second line about them */
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
