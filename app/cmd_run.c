@@ -48,7 +48,7 @@ static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
-#define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
+#define RUN_XSTATS 64 /* in-flight frames arrive after the last send */
 #define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
 /* Beyond RP_REPORT_FLOWS_INLINE flows (64 hosts all-to-all is 4032)
  * result.json keeps totals and outliers, and the per-flow detail goes to

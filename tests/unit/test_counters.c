@@ -235,6 +235,65 @@ static void deltas_and_json(void **state)
 	rp_cnt_snap_free(&d);
 }
 
+/* DPDK xstats as Debian's 22.11 PMDs name them (strings of librte_ethdev,
+ * librte_net_mlx5, librte_net_ice, librte_net_bnxt .so.23), values chosen by
+ * hand: one port each, folded like every other source. */
+static void dpdk_xstats(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap s;
+	struct rp_ctr mlx5[] = {
+		{"rx_good_packets", RP_CTR_DPDK, 1000},      {"rx_good_bytes", RP_CTR_DPDK, 64000},
+		{"rx_missed_errors", RP_CTR_DPDK, 5},        {"rx_out_of_buffer", RP_CTR_DPDK, 5},
+		{"rx_phy_discard_packets", RP_CTR_DPDK, 7},  {"rx_prio3_buf_discard_packets", RP_CTR_DPDK, 2},
+		{"rx_prio3_cong_discard_packets", RP_CTR_DPDK, 1}, {"rx_phy_packets", RP_CTR_DPDK, 1012},
+		{"rx_q0_packets", RP_CTR_DPDK, 1000},
+	};
+	struct rp_ctr ice[] = {
+		{"rx_xon_packets", RP_CTR_DPDK, 3}, {"rx_xoff_packets", RP_CTR_DPDK, 4},
+		{"tx_xoff_packets", RP_CTR_DPDK, 9}, {"rx_crc_errors", RP_CTR_DPDK, 1},
+	};
+	struct rp_ctr bnxt[] = {
+		{"rx_pfc_ena_frames_pri3", RP_CTR_DPDK, 11}, {"tx_pfc_ena_frames_pri3", RP_CTR_DPDK, 6},
+		{"rx_pfc_xon2xoff_frames_pri3", RP_CTR_DPDK, 5}, {"rx_pfc_frames", RP_CTR_DPDK, 11},
+		{"rx_stat_discard", RP_CTR_DPDK, 2},
+	};
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "mlx5"), mlx5, 9);
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "ice"), ice, 4);
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "bnxt"), bnxt, 5);
+	const struct rp_cnt_port *m = &s.port[0], *i = &s.port[1], *b = &s.port[2];
+	/* mlx5: rx_packets is the port's (rx_phy_packets 1012) and the ethdev's
+	 * good ones (1000): one event, the largest kept */
+	assert_int_equal(rp_cnt_find(m, "rx_packets", -1, RP_CNT_KEY)->value, 1012);
+	assert_int_equal(rp_cnt_find(m, "rx_bytes", -1, RP_CNT_KEY)->value, 64000);
+	assert_int_equal(rp_cnt_find(m, "rx_out_of_buffer", -1, RP_CNT_KEY)->value, 5); /* imissed is out_of_buffer */
+	assert_int_equal(rp_cnt_find(m, "rx_discards_phy", -1, RP_CNT_KEY)->value, 7);
+	assert_int_equal(rp_cnt_find(m, "rx_buf_discards", 3, RP_CNT_KEY)->value, 2);
+	assert_int_equal(rp_cnt_find(m, "rx_cong_discards", 3, RP_CNT_KEY)->value, 1);
+	assert_int_equal(rp_cnt_find(m, "rx_q0_packets", -1, RP_CNT_RAW)->value, 1000); /* per queue: raw */
+	/* ice: 802.3x pause, XON + XOFF: 3 + 4 = 7 received, 0 + 9 sent */
+	assert_int_equal(rp_cnt_find(i, "pause_rx", -1, RP_CNT_KEY)->value, 7);
+	assert_int_equal(rp_cnt_find(i, "pause_tx", -1, RP_CNT_KEY)->value, 9);
+	assert_int_equal(rp_cnt_find(i, "rx_crc_errors", -1, RP_CNT_KEY)->value, 1);
+	/* bnxt: PFC per priority; xon2xoff (intervals begun) passes through */
+	assert_int_equal(rp_cnt_find(b, "pfc_rx", 3, RP_CNT_KEY)->value, 11);
+	assert_int_equal(rp_cnt_find(b, "pfc_tx", 3, RP_CNT_KEY)->value, 6);
+	assert_int_equal(rp_cnt_find(b, "pfc_rx", -1, RP_CNT_KEY)->value, 11);
+	assert_int_equal(rp_cnt_find(b, "rx_pfc_xon2xoff_frames_pri3", -1, RP_CNT_RAW)->value, 5);
+	json_t *j = rp_cnt_port_json(b, false);
+	char *t = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(t, "{\"name\":\"bnxt\",\"pfc_rx\":11,\"rx_discards_phy\":2,"
+			       "\"prio\":[{\"prio\":3,\"pfc_rx\":11,\"pfc_tx\":6}],"
+			       "\"raw\":{\"rx_pfc_xon2xoff_frames_pri3\":5},\"gauges\":{}}");
+	free(t);
+	json_decref(j);
+	/* the pause filter result.json's pause_xstats has always used */
+	assert_true(rp_ctr_is_pause("rx_pfc_ena_frames_pri3") && rp_ctr_is_pause("tx_xoff_pause") &&
+		    rp_ctr_is_pause("RX_PAUSE") && !rp_ctr_is_pause("rx_xon_packets"));
+	assert_string_equal(rp_ctr_src_name(RP_CTR_DPDK), "dpdk");
+	rp_cnt_snap_free(&s);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -268,6 +327,7 @@ int main(void)
 		cmocka_unit_test_teardown(rxe_hw_counters_dir, teardown),
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
+		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test_teardown(bad_sources, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

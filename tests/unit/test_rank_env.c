@@ -202,7 +202,8 @@ static void port_json(void **state)
 		   "\"02:00:00:00:00:fd\",\"mac_changes\":1,\"last_change_ns\":123456789,\"answers\":4}]},"
 		   "\"pmd_oerrors\":0,\"netdev\":{\"name\":\"v0\",\"tx_packets\":1002,\"tx_dropped\":0,\"tx_errors\":0},"
 		   "\"icmp_too_big\":{\"frames\":2,\"mtu\":1400},\"flows_unsent\":{\"3\":5,\"9\":1},\"findings\":"
-		   "[\"port s1: a finding\"]}");
+		   "[\"port s1: a finding\"],\"xstats\":{\"name\":\"net_af_packet0,iface=v0\",\"driver\":"
+		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}}}");
 	free(s);
 	p.has_netdev = false;
 	s = dump(rp_env_port_json(&p));
