@@ -198,7 +198,7 @@ static const struct map maps[] = {
 
 	/* DPDK xstats (DPDK 22.11, the names Debian's PMDs hold). First the
 	 * ethdev's own, every port has them (net_af_packet, net_ring, net_null
-	 * have no others), lib/ethdev/rte_ethdev.c eth_dev_stats_strings[]; the
+	 * have no others), lib/ethdev eth_dev_stats_strings[]; the
 	 * per-queue rx_qN_* / tx_qN_* pass through raw. imissed (rx_missed_errors)
 	 * is the NIC's drops for want of a receive descriptor: mlx5 fills it
 	 * from out_of_buffer, the same event as its rx_out_of_buffer. */

@@ -24,7 +24,7 @@ enum rp_ctr_src {
 	RP_CTR_HW,     /* RDMA ports/P/hw_counters (driver specific) */
 	RP_CTR_ETH,    /* the netdev's ethtool statistics (ioctl or an `ethtool -S` dump) */
 	RP_CTR_NETDEV, /* /sys/class/net/IF/statistics */
-	RP_CTR_DPDK,   /* a DPDK port's extended statistics (rte_eth_xstats_get_names), read in lib/dp */
+	RP_CTR_DPDK,   /* a DPDK port's extended statistics (the ethdev xstats names), read in lib/dp */
 };
 
 struct rp_ctr {
