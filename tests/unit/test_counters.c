@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "counters/sampler.h"
 #include "counters/sources.h"
 
 static struct rp_cnt_snap snap;
@@ -294,6 +297,107 @@ static void dpdk_xstats(void **state)
 	rp_cnt_snap_free(&s);
 }
 
+/* The sampler by hand (interval 0: no thread), on an `ethtool -S` dump
+ * rewritten between readings and a clock that moves when told. */
+static int64_t fake_ns;
+static int64_t fake_clock(const void *arg)
+{
+	(void)arg;
+	return fake_ns;
+}
+
+static void dump_to(const char *path, unsigned xoff, unsigned xon, unsigned odd)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "NIC statistics:\n     rx_priority_3_xoff.nic: %u\n     rx_priority_3_xon.nic: %u\n"
+		   "     peer_ifindex: 7\n     odd: %u\n", xoff, xon, odd);
+	fclose(f);
+}
+
+static void sampler_by_hand(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rp-test-sampler-XXXXXX", spec[64], err[256] = "";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(spec, sizeof(spec), "ethtool-file:%s", path);
+	struct rp_cnt_sampler sm = {0};
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h1", spec, NULL, err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h2", NULL, "no netdev", err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h3", "nope:x", NULL, err, sizeof(err)), -1);
+	dump_to(path, 10, 5, 100);
+	fake_ns = 1500;
+	assert_int_equal(rp_cnt_sampler_start(&sm, 0, fake_clock, NULL, 500, err, sizeof(err)), 0); /* t 1000 */
+	dump_to(path, 14, 5, 100);
+	fake_ns = 100500;
+	rp_cnt_sampler_tick(&sm); /* t 100000 */
+	dump_to(path, 14, 8, 90);
+	fake_ns = 150500;
+	rp_cnt_sampler_stop(&sm); /* t 150000: the end */
+	rp_cnt_sampler_stop(&sm); /* once only */
+	size_t n;
+	struct rp_cnt_series *s = rp_cnt_sampler_take(&sm, &n);
+	rp_cnt_sampler_free(&sm);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].n, 3);
+	assert_int_equal(s[0].s[0].t_ns, 1000);
+	assert_int_equal(s[0].s[1].t_ns, 100000);
+	assert_int_equal(s[0].s[2].t_ns, 150000);
+	/* the start: every count 0 (pfc_rx prio 3, odd), the gauge's value */
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "pfc_rx", 3, RP_CNT_KEY)->value, 0);
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "odd", -1, RP_CNT_RAW)->value, 0);
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "peer_ifindex", -1, RP_CNT_GAUGE)->value, 7);
+	/* then (14 + 5) - (10 + 5) = 4; odd did not move: left out */
+	assert_int_equal(rp_cnt_find(&s[0].s[1].port, "pfc_rx", 3, RP_CNT_KEY)->value, 4);
+	assert_null(rp_cnt_find(&s[0].s[1].port, "odd", -1, RP_CNT_RAW));
+	/* then (14 + 8) - (14 + 5) = 3; odd went back from 100 to 90: 0 and a reset */
+	assert_int_equal(rp_cnt_find(&s[0].s[2].port, "pfc_rx", 3, RP_CNT_KEY)->value, 3);
+	assert_true(rp_cnt_find(&s[0].s[2].port, "odd", -1, RP_CNT_RAW)->reset);
+	assert_string_equal(s[1].host, "h2");
+	assert_int_equal(s[1].n, 0);
+	assert_string_equal(s[1].reason, "no netdev");
+	assert_string_equal(s[1].source, "");
+	rp_cnt_series_free(s, n);
+	free(s);
+	unlink(path);
+}
+
+/* The thread: interval 20 ms on CLOCK_MONOTONIC for about 110 ms: the start,
+ * 5 ticks (20, 40, ..., 100 ms), the end: 7 samples (+-1 for a loaded machine). */
+static int64_t mono_clock(const void *arg)
+{
+	(void)arg;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void sampler_thread(void **state)
+{
+	(void)state;
+	char spec[400], err[256] = "";
+	snprintf(spec, sizeof(spec), "ethtool-file:%s/counters/ice.txt", RP_TEST_DATA);
+	struct rp_cnt_sampler sm = {0};
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h1", spec, NULL, err, sizeof(err)), 0);
+	int64_t t0 = mono_clock(NULL);
+	assert_int_equal(rp_cnt_sampler_start(&sm, 20000000, mono_clock, NULL, t0, err, sizeof(err)), 0);
+	struct timespec nap = {0, 110000000};
+	nanosleep(&nap, NULL);
+	rp_cnt_sampler_stop(&sm);
+	size_t n;
+	struct rp_cnt_series *s = rp_cnt_sampler_take(&sm, &n);
+	rp_cnt_sampler_free(&sm);
+	assert_int_equal(n, 1);
+	assert_in_range(s[0].n, 6, 8);
+	assert_int_equal(s[0].interval_ns, 20000000);
+	for (size_t k = 1; k < s[0].n; k++)
+		assert_true(s[0].s[k].t_ns > s[0].s[k - 1].t_ns);
+	rp_cnt_series_free(s, n);
+	free(s);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -328,6 +432,8 @@ int main(void)
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
 		cmocka_unit_test(dpdk_xstats),
+		cmocka_unit_test(sampler_by_hand),
+		cmocka_unit_test(sampler_thread),
 		cmocka_unit_test_teardown(bad_sources, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
