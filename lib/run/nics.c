@@ -75,6 +75,8 @@ int rp_run_nics_start(struct rp_run_nics *n, const struct rp_session *s, const b
 	}
 	if (rc == 0)
 		rc = rp_cnt_sampler_start(&n->sm, interval_ns, now, arg, zero_ns, err, errlen);
+	if (rc != 0) /* no series at all rather than some */
+		rp_cnt_sampler_free(&n->sm);
 	return rc;
 }
 
