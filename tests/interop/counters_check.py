@@ -18,6 +18,7 @@
               ethtool: summed deltas == `ethtool -S`'s change, every counter
               samples: start + elapsed/200ms + end, worked by hand (+-1), t_ns increasing
               net_null: a series with no source and the reason
+            --counter-interval below 1ms or not a duration: one line, exit 2, no DIR
 
 usage: counters_check.py ROCEPROBE DATA_DIR CASE
 """
@@ -313,6 +314,11 @@ def case_run():
                    == eth_after[iface]["peer_ifindex"],
                    f"{h} ethtool:{iface}: summed deltas == ethtool -S's change ({len(change)} counters), "
                    f"peer_ifindex a gauge")
+        for bad in ("10us", "x", "-1"):
+            b = subprocess.run([RP, "run", f"{tmp}/p.yaml", "-o", f"{tmp}/bad", "--counter-interval", bad],
+                               capture_output=True, text=True, timeout=60)
+            expect(b.returncode == 2 and b.stderr.count("\n") == 1 and "--counter-interval" in b.stderr
+                   and not os.path.exists(f"{tmp}/bad"), f"--counter-interval {bad}: one line, exit 2 ({b.stderr!r})")
         for h in ("h3", "h4"):
             n = series.get((h, None))
             expect(n and n["samples"] == [] and "no Linux netdev" in n.get("reason", ""),
