@@ -15,6 +15,8 @@
 #include "certify/engine_pick.h"
 #include "certify/engine_run.h"
 #include "cli.h"
+#include "doctor/doctor.h"
+#include "lab/lab.h"
 #include "report/result.h"
 #include "report/result_doc.h"
 
@@ -31,6 +33,7 @@ struct certify_opts {
 	bool suggest, allow_pause_storm, force, quiet;
 	const char *engine;   /* "lab", "run", NULL: by the profile */
 	const char *launcher; /* run: the command the children start under */
+	bool no_preflight;    /* run: no doctor checks at start (here and in the children) */
 	double run_timeout_s;
 };
 
@@ -93,6 +96,9 @@ static void usage(FILE *out)
 	      "                        --allow-run-as-root -np 4 --host a,b,c,d\" or \"srun\n"
 	      "                        --mpi=pmix -n 4\" (rank 0 must write DIR: run it here, or\n"
 	      "                        give DIR on a shared file system)\n"
+	      "  --no-preflight        run: skip doctor's checks at start (without --launcher\n"
+	      "                        certify checks every host before DIR is made: a FAIL is\n"
+	      "                        one line and exit 2; the children check too)\n"
 	      "  --run-timeout S       run: stop a child still running after S s (default 600)\n"
 	      "  -q, --quiet           no progress lines\n"
 	      "\n"
@@ -111,7 +117,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		{"allow-pause-storm", no_argument, NULL, 'A'}, {"force", no_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
 		{"engine", required_argument, NULL, 'E'},      {"launcher", required_argument, NULL, 'L'},
-		{"run-timeout", required_argument, NULL, 'T'},
+		{"run-timeout", required_argument, NULL, 'T'}, {"no-preflight", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	char err[512];
@@ -144,6 +150,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 			if (rp_cli_duration("certify", "--run-timeout", optarg, 1e6, &o->run_timeout_s))
 				return RP_EXIT_USAGE;
 			break;
+		case 'P': o->no_preflight = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("certify", SHORTS);
 		}
@@ -297,9 +304,16 @@ int rp_cmd_certify(int argc, char **argv)
 	static struct rp_cert_run run;
 	run = (struct rp_cert_run){.profile_path = o.profile, .prof = prof, .dir = o.out, .force = o.force,
 				   .timeout_s = o.run_timeout_s, .stop = &rp_cli_stop, .progress = progress,
-				   .progress_arg = &o.quiet};
+				   .progress_arg = &o.quiet, .no_preflight = o.no_preflight};
 	struct rp_cert_engine eng;
 	bool is_run = strcmp(o.engine, "run") == 0, existed = true;
+	/* Without a launcher every host runs here: doctor's checks before DIR (with
+	 * one, each child's ranks check their own). */
+	if (is_run && !o.launcher && !o.no_preflight &&
+	    (rc = rp_doctor_preflight_profile(prof, "certify", stderr, err, sizeof(err))) != 0) {
+		rp_profile_free(prof);
+		return rp_cli_error("certify", "%s", err);
+	}
 	if (is_run) {
 		if (o.launcher && rp_cert_run_launcher(&run, o.launcher, err, sizeof(err))) {
 			rp_cert_run_free(&run);

@@ -27,6 +27,7 @@ struct gen_opts {
 	unsigned lcores;
 	bool json;
 	bool allow_pause_storm;
+	bool no_preflight;
 };
 
 static void usage(FILE *out)
@@ -49,6 +50,8 @@ static void usage(FILE *out)
 	      "                        \"-l N\" picks the cores, default 0..lcores-1)\n"
 	      "  --lcores N            TX lcores; ports are shared round-robin (default 1)\n"
 	      "  --allow-pause-storm   accept PFC sources that could hold a port paused\n"
+	      "  --no-preflight        skip doctor's checks at start (a FAIL stops gen with one\n"
+	      "                        line, a WARN is a line; docs/doctor.md)\n"
 	      "  --json                per-port and per-flow counters as JSON on stdout\n"
 	      "\n"
 	      "Per flow, Gbit/s L1 is over its active time (first to last packet, active ms);\n"
@@ -69,7 +72,8 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"duration", required_argument, NULL, 'd'}, {"set", required_argument, NULL, 's'},
 		{"eal", required_argument, NULL, 'e'},      {"lcores", required_argument, NULL, 'l'},
 		{"json", no_argument, NULL, 'j'},           {"allow-pause-storm", no_argument, NULL, 'A'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},           {"no-preflight", no_argument, NULL, 'P'},
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct gen_opts){.lcores = 1};
 	int c;
@@ -99,6 +103,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case 'A':
 			o->allow_pause_storm = true;
+			break;
+		case 'P':
+			o->no_preflight = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -230,7 +237,7 @@ int rp_cmd_gen(int argc, char **argv)
 
 	static struct rp_session r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .eal = o.eal, .lcores = o.lcores};
+				     .eal = o.eal, .lcores = o.lcores, .no_preflight = o.no_preflight};
 	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
 	rp_cli_catch_stop();
 	rc = rp_session_open(&r, "gen", o.profile, &so);

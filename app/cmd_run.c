@@ -25,12 +25,14 @@
 #include "report/env_json.h"
 #include "report/pairs.h"
 #include "report/rank_env.h"
+#include "report/rank_nics.h"
 #include "traffic/expect.h"
 #include "report/pause_order.h"
 #include "report/result.h"
 #include "report/result_doc.h"
 #include "report/summary.h"
 #include "report/windows.h"
+#include "run/nics.h"
 #include "run/session.h"
 #include "run/txpath.h"
 #include "stats/acct.h"
@@ -50,7 +52,7 @@ static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
 
 #define MAX_SETS 64
 #define LINGER_NS 20000000ull
-#define RUN_XSTATS 32 /* in-flight frames arrive after the last send */
+#define RUN_XSTATS 64 /* in-flight frames arrive after the last send */
 #define VERBS_BIN_NS 10000000ull /* verbs messages are ms apart on a soft NIC: 100 us bins would be mostly empty */
 /* Beyond RP_REPORT_FLOWS_INLINE flows (64 hosts all-to-all is 4032)
  * result.json keeps totals and outliers, and the per-flow detail goes to
@@ -75,6 +77,8 @@ struct run_opts {
 	uint64_t neigh_refresh_ns; /* 0: the default; RP_SESSION_NO_REFRESH: off */
 	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
 	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
+	bool no_preflight;
+	uint64_t counter_interval_ns; /* --counter-interval: NIC counters sampled this often (0: off) */
 };
 
 /* The session's set-up error (lib/run: one line in s->err) said as every
@@ -127,6 +131,12 @@ static void usage(FILE *out)
 	      "  --bin-us N             time series bin (default 100; 10000 when a flow's\n"
 	      "                         sender has engine: verbs: messages, not frames)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
+	      "  --counter-interval D   sample each host's NIC counters (its netdev's ethtool and\n"
+	      "                         sysfs statistics, a verbs host's RDMA device) every D\n"
+	      "                         (default 100ms, at least 1ms; 0: off) into result.json\n"
+	      "                         counters.nics[]\n"
+	      "  --no-preflight         skip doctor's checks at start (a FAIL stops the run with\n"
+	      "                         one line, a WARN is a line; docs/doctor.md)\n"
 	      "  --neigh-refresh S      ask resolved next hops again every S (default 1s; off:\n"
 	      "                         never; at least 1ms)\n"
 	      "  --lcores N             N polling lcores (1..16; default the profile's lcores:, else 1):\n"
@@ -205,9 +215,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
 		{"neigh-refresh", required_argument, NULL, 'R'},
 		{"idle-us", required_argument, NULL, 'I'},
+		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
 		{NULL, 0, NULL, 0},
 	};
-	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1};
+	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .counter_interval_ns = 100000000};
 	int c, rc = 0;
 	uint64_t v = 0;
 	double sec = 0;
@@ -237,6 +248,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
 		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
+		case 'P': o->no_preflight = true; break;
+		case 'C':
+			if (rp_run_nics_interval(optarg, &o->counter_interval_ns) != 0)
+				rc = rp_cli_error("run", "--counter-interval: expected a duration of at least 1ms (100ms, 1s), or 0 "
+						  "(off), got '%s'", optarg);
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("run", SHORTS);
 		}
@@ -300,6 +317,7 @@ struct run {
 	size_t nrecs;
 	struct rp_vengine *ve;
 	bool verbs_here;     /* this rank runs verbs hosts: the verbs loop, not DPDK's */
+	struct rp_run_nics nics; /* its hosts' NIC counters as a time series (lib/run/nics.h) */
 };
 
 /* This rank's clock corrected by its offset to rank 0 before the run: rank
@@ -960,6 +978,7 @@ static int run_keys(struct rp_result_out *o, void *ctx)
 	rp_result_put(o, "hosts", hosts_json(r));
 	rp_result_put(o, "pause_order", rp_report_pause_order(r->acct));
 	rp_result_put(o, "findings", rp_env_findings_json(r->envs, r->nenvs));
+	rp_result_put(o, "counters", rp_env_counters_json(r->envs, r->nenvs));
 	if (r->nrecs) {
 		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
 		rp_result_put(o, "verbs", v);
@@ -1629,7 +1648,7 @@ int rp_cmd_run(int argc, char **argv)
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
-				     .neigh_refresh_ns = o.neigh_refresh_ns,
+				     .neigh_refresh_ns = o.neigh_refresh_ns, .no_preflight = o.no_preflight,
 				     .stop = r.cl.launched ? &rp_cli_stop : NULL};
 	/* Ranks on one machine poll on different CPUs (as many as there are). */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1712,6 +1731,9 @@ int rp_cmd_run(int argc, char **argv)
 	 * one-way latencies between ranks need no correction but the offsets'. */
 	if (!r.verbs_here)
 		start_packet_clock(&r);
+	if (rp_run_nics_start(&r.nics, &r.s, r.cl.launched ? r.mine : NULL, o.counter_interval_ns, corrected_ns, &r, r.t0_ns,
+			      err, sizeof(err)) != 0)
+		fprintf(stderr, "roceprobe run: %s (the run goes on without NIC counters)\n", err);
 	rp_cluster_watch_run(&r.cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r.s.nports; i++)
 		if (r.rx[0].ports[r.s.tx[i].index].cap)
@@ -1756,6 +1778,7 @@ int rp_cmd_run(int argc, char **argv)
 	/* This rank's facts, while its ports are still open (their PMD counters);
 	 * out of memory, a rank ships none and rank 0 says which. */
 	bool facts = rank_facts(&r, &o, &r.own) == 0;
+	rp_run_nics_facts(&r.nics, facts ? &r.own : NULL); /* the end sample, after the last frame */
 	if (!facts)
 		rp_rank_env_free(&r.own);
 	if (r.cl.launched) {

@@ -139,11 +139,12 @@ static void say(const struct rp_cert_run *r, const char *fmt, ...)
 	r->progress(line, r->progress_arg);
 }
 
-/* The child's command: [launcher...] EXE run PROFILE --set S... -o DIR [--force] [--allow-pause-storm]. */
+/* The child's command: [launcher...] EXE run PROFILE --set S... -o DIR [--force] [--allow-pause-storm]
+ * [--no-preflight]. */
 static char **command(const struct rp_cert_run *r, const char *exe, const char *const *sets, size_t nsets,
 		      const char *out, bool storm)
 {
-	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 3, k = 0;
+	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 4, k = 0;
 	char **argv = calloc(n, sizeof(*argv));
 	if (!argv)
 		return NULL;
@@ -162,6 +163,8 @@ static char **command(const struct rp_cert_run *r, const char *exe, const char *
 		argv[k++] = "--force";
 	if (storm)
 		argv[k++] = "--allow-pause-storm";
+	if (r->no_preflight)
+		argv[k++] = "--no-preflight";
 	argv[k] = NULL;
 	return argv;
 }

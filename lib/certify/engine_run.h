@@ -22,6 +22,7 @@ struct rp_cert_run {
 	size_t nlauncher;
 	const char *launcher_text;      /* as given */
 	bool force;                     /* passed on to the child (--force) */
+	bool no_preflight;              /* passed on to the child (--no-preflight) */
 	double timeout_s;               /* per child; 0: none */
 	volatile sig_atomic_t *stop;
 	void (*progress)(const char *line, void *arg);

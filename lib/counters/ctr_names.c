@@ -195,6 +195,53 @@ static const struct map maps[] = {
 	{RP_CTR_NETDEV, "tx_errors", NULL, "tx_errors", 0, 1},
 	{RP_CTR_NETDEV, "rx_dropped", NULL, "rx_dropped", 0, 1},
 	{RP_CTR_NETDEV, "tx_dropped", NULL, "tx_dropped", 0, 1},
+
+	/* DPDK xstats (DPDK 22.11, the names Debian's PMDs hold). First the
+	 * ethdev's own, every port has them (net_af_packet, net_ring, net_null
+	 * have no others), lib/ethdev eth_dev_stats_strings[]; the
+	 * per-queue rx_qN_* / tx_qN_* pass through raw. imissed (rx_missed_errors)
+	 * is the NIC's drops for want of a receive descriptor: mlx5 fills it
+	 * from out_of_buffer, the same event as its rx_out_of_buffer. */
+	{RP_CTR_DPDK, "rx_good_packets", NULL, "rx_packets", 0, 1},
+	{RP_CTR_DPDK, "tx_good_packets", NULL, "tx_packets", 0, 1},
+	{RP_CTR_DPDK, "rx_good_bytes", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_DPDK, "tx_good_bytes", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_DPDK, "rx_missed_errors", NULL, "rx_out_of_buffer", 0, 1},
+	{RP_CTR_DPDK, "rx_errors", NULL, "rx_errors", 0, 1},
+	{RP_CTR_DPDK, "tx_errors", NULL, "tx_errors", 0, 1},
+	{RP_CTR_DPDK, "rx_mbuf_allocation_errors", NULL, "rx_mbuf_allocation_errors", 0, 1},
+	/* mlx5, drivers/net/mlx5/linux/mlx5_ethdev_os.c mlx5_counters_init[]: the
+	 * kernel's ethtool counters under DPDK names (no per-priority pause: the
+	 * netdev's ethtool source has those, issue 24), the *_phy ones the port's */
+	{RP_CTR_DPDK, "rx_phy_discard_packets", NULL, "rx_discards_phy", 0, 1},
+	{RP_CTR_DPDK, "tx_phy_discard_packets", NULL, "tx_discards_phy", 0, 1},
+	{RP_CTR_DPDK, "rx_out_of_buffer", NULL, "rx_out_of_buffer", 0, 1},
+	{RP_CTR_DPDK, "rx_phy_crc_errors", NULL, "rx_crc_errors", 0, 1},
+	{RP_CTR_DPDK, "rx_phy_packets", NULL, "rx_packets", 0, 1},
+	{RP_CTR_DPDK, "tx_phy_packets", NULL, "tx_packets", 0, 1},
+	{RP_CTR_DPDK, "rx_phy_bytes", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_DPDK, "tx_phy_bytes", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_DPDK, "rx_prio%u_buf_discard_packets", NULL, "rx_buf_discards", 0, 1},
+	{RP_CTR_DPDK, "rx_prio%u_cong_discard_packets", NULL, "rx_cong_discards", 0, 1},
+	/* ice, drivers/net/ice/ice_ethdev.c ice_hw_port_strings[]: 802.3x pause
+	 * only, XON and XOFF apart (no per-priority PFC in 22.11's PMD) */
+	{RP_CTR_DPDK, "rx_xon_packets", NULL, "pause_rx", RP_CTR_SUM, 1},
+	{RP_CTR_DPDK, "rx_xoff_packets", NULL, "pause_rx", RP_CTR_SUM, 1},
+	{RP_CTR_DPDK, "tx_xon_packets", NULL, "pause_tx", RP_CTR_SUM, 1},
+	{RP_CTR_DPDK, "tx_xoff_packets", NULL, "pause_tx", RP_CTR_SUM, 1},
+	{RP_CTR_DPDK, "rx_crc_errors", NULL, "rx_crc_errors", 0, 1},
+	/* bnxt, drivers/net/bnxt/bnxt_stats.c bnxt_rx_stats_strings[] and
+	 * bnxt_tx_stats_strings[]: the firmware's port statistics, the kernel's
+	 * names (bnxt_en above). rx_pfc_xon2xoff_frames_priN (pause intervals
+	 * that began) and the per-CoS discards pass through raw. */
+	{RP_CTR_DPDK, "rx_pfc_ena_frames_pri%u", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_DPDK, "tx_pfc_ena_frames_pri%u", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_DPDK, "rx_pause_frames", NULL, "pause_rx", 0, 1},
+	{RP_CTR_DPDK, "tx_pause_frames", NULL, "pause_tx", 0, 1},
+	{RP_CTR_DPDK, "rx_pfc_frames", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_DPDK, "tx_pfc_frames", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_DPDK, "rx_stat_discard", NULL, "rx_discards_phy", 0, 1},
+	{RP_CTR_DPDK, "tx_stat_discard", NULL, "tx_discards_phy", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -206,9 +253,16 @@ const char *rp_ctr_src_name(enum rp_ctr_src s)
 		return "hw";
 	case RP_CTR_ETH:
 		return "eth";
+	case RP_CTR_DPDK:
+		return "dpdk";
 	default:
 		return "netdev";
 	}
+}
+
+bool rp_ctr_is_pause(const char *raw)
+{
+	return strcasestr(raw, "pause") || strcasestr(raw, "pfc");
 }
 
 /* Matches raw against pat, where pat may contain one "%u" standing for one

@@ -24,6 +24,7 @@ enum rp_ctr_src {
 	RP_CTR_HW,     /* RDMA ports/P/hw_counters (driver specific) */
 	RP_CTR_ETH,    /* the netdev's ethtool statistics (ioctl or an `ethtool -S` dump) */
 	RP_CTR_NETDEV, /* /sys/class/net/IF/statistics */
+	RP_CTR_DPDK,   /* a DPDK port's extended statistics (the ethdev xstats names), read in lib/dp */
 };
 
 struct rp_ctr {
@@ -32,7 +33,11 @@ struct rp_ctr {
 	uint64_t value;
 };
 
-const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev" */
+const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev", "dpdk" */
+
+/* A pause counter by its name: it holds "pause" or "pfc" (any case), as
+ * result.json's environment.ports[].pause_xstats has always kept them. */
+bool rp_ctr_is_pause(const char *raw);
 
 /* `ep`'s flat name of a raw counter (pause_rx_prio3, cnp_sent), and the factor
  * that turns its unit into the normalised one (port_xmit_data counts 4-byte

@@ -127,6 +127,51 @@ static void set_u64(json_t *o, const char *k, uint64_t v)
 	json_object_set_new(o, k, json_integer((json_int_t)v));
 }
 
+json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta)
+{
+	json_t *po = json_object(), *raw = json_object(), *gauges = json_object(), *resets = json_array();
+	json_t *prio[8] = {0};
+	json_object_set_new(po, "name", json_string(p->name));
+	if (p->driver[0])
+		json_object_set_new(po, "driver", json_string(p->driver));
+	for (size_t k = 0; k < p->n; k++) {
+		const struct rp_cnt_val *v = &p->v[k];
+		if (v->cls == RP_CNT_KEY && v->prio < 0)
+			set_u64(po, v->name, v->value);
+		if (v->cls == RP_CNT_KEY && v->prio >= 0 && v->prio < 8) {
+			if (!prio[v->prio]) {
+				prio[v->prio] = json_object();
+				set_u64(prio[v->prio], "prio", (uint64_t)v->prio);
+			}
+			set_u64(prio[v->prio], v->name, v->value);
+		}
+		if (v->cls == RP_CNT_RAW)
+			set_u64(raw, v->name, v->value);
+		if (v->cls == RP_CNT_GAUGE)
+			set_u64(gauges, v->name, v->value);
+		if (v->reset) {
+			char name[80];
+			if (v->prio >= 0)
+				snprintf(name, sizeof(name), "prio%d.%s", v->prio, v->name);
+			else
+				snprintf(name, sizeof(name), "%s", v->name);
+			json_array_append_new(resets, json_string(name));
+		}
+	}
+	json_t *pa = json_array();
+	for (int q = 0; q < 8; q++)
+		if (prio[q])
+			json_array_append_new(pa, prio[q]);
+	json_object_set_new(po, "prio", pa);
+	json_object_set_new(po, "raw", raw);
+	json_object_set_new(po, "gauges", gauges);
+	if (delta)
+		json_object_set_new(po, "resets", resets);
+	else
+		json_decref(resets);
+	return po;
+}
+
 json_t *rp_cnt_json(const struct rp_cnt_snap *s, bool delta, uint64_t interval_ns)
 {
 	json_t *root = json_object();
@@ -137,50 +182,8 @@ json_t *rp_cnt_json(const struct rp_cnt_snap *s, bool delta, uint64_t interval_n
 		set_u64(root, "interval_ns", interval_ns);
 	json_object_set_new(root, "source", json_string(s->source));
 	json_t *ports = json_array();
-	for (size_t i = 0; i < s->nports; i++) {
-		const struct rp_cnt_port *p = &s->port[i];
-		json_t *po = json_object(), *raw = json_object(), *gauges = json_object(), *resets = json_array();
-		json_t *prio[8] = {0};
-		json_object_set_new(po, "name", json_string(p->name));
-		if (p->driver[0])
-			json_object_set_new(po, "driver", json_string(p->driver));
-		for (size_t k = 0; k < p->n; k++) {
-			const struct rp_cnt_val *v = &p->v[k];
-			if (v->cls == RP_CNT_KEY && v->prio < 0)
-				set_u64(po, v->name, v->value);
-			if (v->cls == RP_CNT_KEY && v->prio >= 0 && v->prio < 8) {
-				if (!prio[v->prio]) {
-					prio[v->prio] = json_object();
-					set_u64(prio[v->prio], "prio", (uint64_t)v->prio);
-				}
-				set_u64(prio[v->prio], v->name, v->value);
-			}
-			if (v->cls == RP_CNT_RAW)
-				set_u64(raw, v->name, v->value);
-			if (v->cls == RP_CNT_GAUGE)
-				set_u64(gauges, v->name, v->value);
-			if (v->reset) {
-				char name[80];
-				if (v->prio >= 0)
-					snprintf(name, sizeof(name), "prio%d.%s", v->prio, v->name);
-				else
-					snprintf(name, sizeof(name), "%s", v->name);
-				json_array_append_new(resets, json_string(name));
-			}
-		}
-		json_t *pa = json_array();
-		for (int q = 0; q < 8; q++)
-			if (prio[q])
-				json_array_append_new(pa, prio[q]);
-		json_object_set_new(po, "prio", pa);
-		json_object_set_new(po, "raw", raw);
-		json_object_set_new(po, "gauges", gauges);
-		if (delta)
-			json_object_set_new(po, "resets", resets);
-		else
-			json_decref(resets);
-		json_array_append_new(ports, po);
-	}
+	for (size_t i = 0; i < s->nports; i++)
+		json_array_append_new(ports, rp_cnt_port_json(&s->port[i], delta));
 	json_object_set_new(root, "ports", ports);
 	return root;
 }

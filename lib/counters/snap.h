@@ -62,6 +62,10 @@ void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur,
 /* One roceprobe.counters/1 line: kind "snapshot" (absolute values) or, with
  * delta, "delta" over interval_ns. */
 json_t *rp_cnt_json(const struct rp_cnt_snap *s, bool delta, uint64_t interval_ns);
+/* One port of it, as in roceprobe.counters/1's ports[]: name, driver, the
+ * port-level keys, prio[], raw, gauges (and with delta, resets). result.json's
+ * environment.ports[].xstats and counters.nics[] samples are this too. */
+json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta);
 /* The snapshot as text: per port the keys, a per-priority table, raw and gauges. */
 void rp_cnt_print(FILE *f, const struct rp_cnt_snap *s);
 /* One line of a --watch: t_s, the source, and every nonzero delta per port

@@ -148,12 +148,17 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct rp_ctr *)a)->name, ((const struct rp_ctr *)b)->name);
 }
 
+/* Its own buffer each call: a run's sampler thread reads while the verbs
+ * engine reads its device's counters. */
 static size_t fold_dir(struct rp_cnt_port *p, const char *dir, enum rp_ctr_src src)
 {
-	static struct rp_ctr buf[DIR_MAX];
+	struct rp_ctr *buf = malloc(DIR_MAX * sizeof(*buf));
+	if (!buf)
+		return 0;
 	size_t n = rp_ctr_read_dir(dir, src, buf, DIR_MAX);
 	qsort(buf, n, sizeof(buf[0]), by_name); /* readdir's order is no order */
 	rp_cnt_port_fold(p, buf, n);
+	free(buf);
 	return n;
 }
 

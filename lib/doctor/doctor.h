@@ -136,4 +136,24 @@ int rp_doctor_print_json(const struct rp_doctor *d, const char *profile, void *o
 enum rp_doctor_status rp_doctor_speed_check(const char *host, uint64_t profile_bps, bool is_virtual,
 					    uint64_t link_bps, uint64_t *speed_bps, char *what, char *fix);
 
+/* ---- preflight (preflight.c) ----
+ * run, gen and certify at start, before any port opens: rp_doctor_run over
+ * the hosts with want[h] (NULL: every host). Nothing FAILs: 0, each WARN one
+ * line "roceprobe WHO: preflight: host 'H': CHECK: what; fix: ..." on warn
+ * (a FILE *; NULL: none printed). A FAIL: 1, and err holds the first one's
+ * line (without "roceprobe WHO: ", which the caller's error line adds). -1
+ * out of memory. A missing port or RDMA device is left to the run itself
+ * (its line names the NIC and the rank). */
+struct rp_preflight {
+	unsigned warns, fails;
+	bool huge_warned; /* a hugepages WARN was said: the EAL need not say it again */
+};
+int rp_doctor_preflight(const struct rp_doctor_sys *sys, const struct rp_profile *prof, const struct rp_plan *plan,
+			const bool *want, const char *who, void *warn /* FILE * */, struct rp_preflight *out, char *err,
+			size_t errlen);
+/* The same for every host of prof on this machine (certify --engine run
+ * without a launcher), its plan built here: 0, 1 a FAIL (err), -1 the plan
+ * failed or out of memory (err). */
+int rp_doctor_preflight_profile(const struct rp_profile *prof, const char *who, void *warn, char *err, size_t errlen);
+
 #endif

@@ -27,6 +27,7 @@ struct rp_dp_eal_opts {
 			       * processes on one machine, e.g. ranks, spread over its CPUs) */
 	bool main_idle;       /* lcores workers besides a main lcore that only sleeps (run --lcores):
 			       * main on first_core, worker k on CPU first_core + k - 1 (mod the CPUs) */
+	bool huge_said;       /* the preflight warned of no hugepages: no second line about them */
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
@@ -113,10 +114,11 @@ struct rp_dp_port_drops {
 };
 void rp_dp_port_read_drops(const struct rp_dp_port *p, struct rp_dp_port_drops *out);
 
-/* Pause counters the PMD keeps in its xstats (mlx5 rx_prio3_pause,
- * rx_prio3_pause_duration, tx_prio3_pause, ...): real NICs consume PFC in
- * hardware and their counters are all there is. Names holding "pause" or
- * "pfc"; returns how many were written (at most max). */
+/* Pause counters the PMD keeps in its xstats (bnxt rx_pfc_ena_frames_pri3,
+ * ice rx_xoff_packets, ...): real NICs consume PFC in hardware and their
+ * counters are all there is. Names holding "pause" or "pfc", and the names
+ * lib/counters' vocabulary knows (RP_CTR_DPDK: rx_good_packets,
+ * rx_phy_discard_packets, ...); returns how many were written (at most max). */
 #define RP_DP_XSTAT_NAME 64
 struct rp_dp_xstat {
 	char name[RP_DP_XSTAT_NAME];

@@ -286,7 +286,8 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	push(argv, &argc, "--log-level=5");
 	push(argv, &argc, "--no-telemetry");
 	if (!huge) {
-		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
+		if (!o->huge_said)
+			fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
 				"(fine for virtual ports; mount hugepages for NICs)\n", o->who);
 		push(argv, &argc, "--no-huge");
 		push(argv, &argc, "-m");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters/ctr_names.h"
 #include "dp.h"
 #include "netdev.h"
 
@@ -486,9 +487,12 @@ void rp_dp_port_close(struct rp_dp_port *p)
 	}
 }
 
-static bool pause_counter(const char *name)
+/* What run keeps of a port's xstats: the pause counters (pause_xstats) and
+ * the names lib/counters' vocabulary knows (xstats). */
+static bool kept_counter(const char *name)
 {
-	return strcasestr(name, "pause") || strcasestr(name, "pfc");
+	struct rp_ctr_key k;
+	return rp_ctr_is_pause(name) || rp_ctr_key(RP_CTR_DPDK, name, &k);
 }
 
 unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat *out, unsigned max)
@@ -502,7 +506,7 @@ unsigned rp_dp_port_pause_xstats(const struct rp_dp_port *p, struct rp_dp_xstat 
 	if (names && vals && rte_eth_xstats_get_names(p->id, names, (unsigned)n) == n &&
 	    rte_eth_xstats_get(p->id, vals, (unsigned)n) == n) {
 		for (int i = 0; i < n && k < max; i++) {
-			if (!pause_counter(names[vals[i].id].name))
+			if (!kept_counter(names[vals[i].id].name))
 				continue;
 			snprintf(out[k].name, sizeof(out[k].name), "%s", names[vals[i].id].name);
 			out[k++].value = vals[i].value;

@@ -3,7 +3,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "counters/snap.h"
 #include "report/result.h"
 
 static json_t *jint(uint64_t v)
@@ -38,6 +41,41 @@ static json_t *counts_json(const struct rp_env_count *c, uint32_t n)
 	return o;
 }
 
+/* pause_xstats: the PMD's own names holding "pause" or "pfc" (the facts
+ * carry the vocabulary's names too, for xstats). */
+static json_t *pause_json(const struct rp_env_count *c, uint32_t n)
+{
+	json_t *o = json_object();
+	for (uint32_t i = 0; i < n; i++)
+		if (rp_ctr_is_pause(c[i].name))
+			json_object_set_new(o, c[i].name, jint(c[i].value));
+	return o;
+}
+
+/* xstats: the same changes through lib/counters' vocabulary (RP_CTR_DPDK:
+ * vocabulary keys, per priority in prio[], the rest under raw names). */
+static json_t *xstats_json(const struct rp_env_port *p)
+{
+	struct rp_cnt_snap s;
+	memset(&s, 0, sizeof(s));
+	struct rp_ctr *raw = p->nxstats ? calloc(p->nxstats, sizeof(*raw)) : NULL;
+	struct rp_cnt_port *port = rp_cnt_add_port(&s, p->devargs);
+	if ((p->nxstats && !raw) || !port) {
+		free(raw);
+		return json_null();
+	}
+	for (uint32_t i = 0; i < p->nxstats; i++)
+		raw[i] = (struct rp_ctr){.src = RP_CTR_DPDK, .value = p->xstats[i].value};
+	for (uint32_t i = 0; i < p->nxstats; i++)
+		snprintf(raw[i].name, sizeof(raw[i].name), "%s", p->xstats[i].name);
+	snprintf(port->driver, sizeof(port->driver), "%s", p->driver);
+	rp_cnt_port_fold(port, raw, p->nxstats);
+	json_t *o = rp_cnt_port_json(port, false);
+	free(raw);
+	rp_cnt_snap_free(&s);
+	return o;
+}
+
 json_t *rp_env_port_json(const struct rp_env_port *p)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I}", "node", p->node,
@@ -45,7 +83,7 @@ json_t *rp_env_port_json(const struct rp_env_port *p)
 			      "pmd_link_bps", (json_int_t)p->pmd_link_bps, "tx_packets", (json_int_t)p->tx_packets,
 			      "tx_bytes", (json_int_t)p->tx_bytes, "tx_unsent", (json_int_t)p->tx_unsent, "impair_dropped",
 			      (json_int_t)p->impair_dropped, "impair_marked", (json_int_t)p->impair_marked, "replies_sent",
-			      (json_int_t)p->replies_sent, "pause_xstats", counts_json(p->xstats, p->nxstats), "neigh",
+			      (json_int_t)p->replies_sent, "pause_xstats", pause_json(p->xstats, p->nxstats), "neigh",
 			      rp_env_neigh_json(&p->neigh), "pmd_oerrors", (json_int_t)p->pmd_oerrors);
 	if (!o)
 		return json_object();
@@ -67,6 +105,7 @@ json_t *rp_env_port_json(const struct rp_env_port *p)
 		json_array_append_new(findings, json_string(p->findings[i]));
 	json_object_set_new(o, "flows_unsent", unsent);
 	json_object_set_new(o, "findings", findings);
+	json_object_set_new(o, "xstats", xstats_json(p));
 	return o;
 }
 

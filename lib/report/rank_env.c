@@ -8,6 +8,7 @@
 
 #include "stats/acct_pack.h"
 #include "stats/rec.h"
+#include "rank_nics.h"
 
 #define U(x) ((unsigned long long)(x))
 static const uint8_t MAGIC[4] = {'R', 'P', 'E', 'V'};
@@ -165,6 +166,7 @@ size_t rp_rank_env_pack(const struct rp_rank_env *e, uint8_t *buf, size_t cap)
 		rp_rec_put64(&w, l->busy_polls);
 	}
 	put_verbs(&w, e->verbs);
+	rp_env_put_nics(&w, e->nics, e->nnics);
 	if (buf && total_at + 8 <= cap) {
 		struct rp_rec_wr fix = {buf, cap, total_at};
 		rp_rec_put64(&fix, w.len);
@@ -405,6 +407,7 @@ int rp_rank_env_unpack(struct rp_rank_env *e, const uint8_t *buf, size_t len, ch
 		l->busy_polls = rp_rec_get64(&r);
 	}
 	e->verbs = get_verbs(&r);
+	rp_env_get_nics(&r, &e->nics, &e->nnics);
 	if (!r.bad && r.off != len)
 		rp_rec_fail(&r, "rank record: %llu bytes after its end", U(len - r.off));
 	if (r.bad) {
@@ -483,6 +486,7 @@ void rp_rank_env_free(struct rp_rank_env *e)
 	free(e->captures);
 	free(e->lcores);
 	free_verbs(e->verbs);
+	rp_env_free_nics(e->nics, e->nnics);
 	*e = (struct rp_rank_env){0};
 }
 

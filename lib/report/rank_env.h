@@ -7,7 +7,7 @@
  * rank's facts travel as JSON text, and nothing inside a run parses JSON.
  * A run in one process fills one and builds from it the same way.
  *
- * Record, version 1 (little-endian, explicit counts; ranks of one build):
+ * Record, version 2 (little-endian, explicit counts; ranks of one build):
  *   header: "RPEV" u16 version u64 total_len
  *   rank:   i32 rank, str node, u32 n x str hosts, i64 clock_offset_ns
  *           clock_bound_ns start_skew_ns, str clock_source, i64 pclock_gap[2],
@@ -28,6 +28,7 @@
  *           i32 qp, str src dst, u64 src_qpn dst_qpn, u8 send, u64 x 3
  *           (sender: messages posted, completed, bytes; receiver: messages,
  *           bytes, bad probes), histogram (lib/stats/acct_pack.h's form))
+ *   nics:   (version 2) this rank's hosts' NIC counter series, rank_nics.h
  *   nothing after: total_len == the record's length.
  *   str: u32 length, that many bytes (no NUL among them), at most
  *   RP_ENV_STR_MAX.
@@ -41,9 +42,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters/sampler.h"
 #include "stats/hist.h"
 
-#define RP_RANK_ENV_VERSION 1u
+#define RP_RANK_ENV_VERSION 2u /* 2: nics (issue 24) */
 #define RP_ENV_STR_MAX 65536u
 
 struct rp_env_count {
@@ -145,6 +147,8 @@ struct rp_rank_env {
 	struct rp_env_capture *captures;
 	struct rp_env_lcore *lcores;
 	struct rp_env_verbs *verbs; /* NULL: the rank has no verbs engine */
+	uint32_t nnics;
+	struct rp_cnt_series *nics; /* counters.nics[]: its hosts' NIC counter series (rank_nics.h) */
 };
 
 /* The bytes needed; written only when they fit in cap (buf NULL, cap 0:

@@ -11,6 +11,7 @@
 #include "dp/capture.h"
 #include "dp/neigh.h"
 #include "dp/netdev.h"
+#include "preflight.h"
 #include "report/env_json.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
@@ -478,6 +479,9 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	if (s->verbs_hosts && !o->receivers)
 		return session_fail(s, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
 				    profile, cmd);
+	bool huge_said;
+	if ((rc = rp_session_preflight(s, o, &huge_said)) != 0)
+		return rc;
 	if (s->nports == 0 && s->verbs_hosts)
 		return 0; /* only verbs hosts here: no DPDK at all */
 	if (o->stop && *o->stop) /* a rank stopping during set-up: no EAL to start and clean up */
@@ -487,7 +491,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	s->nq = q > 1 ? q : 1;
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
-				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1};
+				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1, .huge_said = huge_said};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return session_fail(s, "%s", err);
 	s->eal_up = true;

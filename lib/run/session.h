@@ -65,6 +65,8 @@ struct rp_session_opts {
 	/* Under a launcher: once set, the EAL is not started (the ranks are
 	 * stopping, cmd_run.c's all_ready); rp_session_open returns 0. */
 	const volatile sig_atomic_t *stop;
+	/* --no-preflight: doctor's checks (preflight.h) are not run before the EAL */
+	bool no_preflight;
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 

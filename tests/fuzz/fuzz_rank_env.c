@@ -4,7 +4,7 @@
  * packed once from a struct with every kind of field (first 4 bytes: the
  * cut length; then pairs of a 16-bit offset and a byte to xor there). A
  * record it accepts packs again to the same bytes, and rank 0's writers
- * (lib/report/env_json.h) take what it unpacked. */
+ * (lib/report/env_json.h, rank_nics.h) take what it unpacked. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +13,7 @@
 
 #include "report/env_json.h"
 #include "report/rank_env.h"
+#include "report/rank_nics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,9 +40,12 @@ static void init(void)
 	static struct rp_env_vqp qp = {.flow = 1, .src_qpn = 17, .dst_qpn = 18, .src = "a", .dst = "b", .send = true,
 				       .v = {2, 2, 2048}, .lat = &h};
 	static struct rp_env_verbs v = {1, 1, &vh, &qp};
+	static struct rp_cnt_val cv[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 5}, {"pfc_rx", 3, RP_CNT_KEY, true, 0}};
+	static struct rp_cnt_sample smp[1] = {{100, {"v0", "veth", 2, 2, cv}}};
+	static struct rp_cnt_series nics[2] = {{"a", "sysfs:v0", "", 100, 1, 1, smp}, {"b", "", "no netdev", 100, 0, 0, NULL}};
 	struct rp_rank_env e = {.present = true, .rank = 1, .node = "n1", .nhosts = 1, .hosts = hosts,
 				.clock_source = "none", .nports = 1, .ports = &port, .ncaptures = 1, .captures = &cap,
-				.nlcores = 1, .lcores = &lc, .verbs = &v};
+				.nlcores = 1, .lcores = &lc, .verbs = &v, .nnics = 2, .nics = nics};
 	valid_len = rp_rank_env_pack(&e, NULL, 0);
 	valid = malloc(valid_len);
 	work = malloc(valid_len);
@@ -64,7 +68,7 @@ static void one(const uint8_t *buf, size_t len)
 		__builtin_trap();
 	free(again);
 	json_t *j[] = {rp_env_ports_json(&e, 1), rp_env_captures_json(&e, 1), rp_env_rank_json(&e),
-		       rp_env_verbs_json(&e, 1), rp_env_findings_json(&e, 1)};
+		       rp_env_verbs_json(&e, 1), rp_env_findings_json(&e, 1), rp_env_counters_json(&e, 1)};
 	for (size_t i = 0; i < sizeof(j) / sizeof(j[0]); i++)
 		json_decref(j[i]);
 	rp_rank_env_free(&e);

@@ -10,6 +10,15 @@
               ethtool:rp24c0's names and values == `ethtool -S rp24c0`
               sysfs:rp24c0's --watch deltas over 5 datagrams, summed == `ip -s link`'s change
             (exit 77 = skipped: not root, no veth/netns, no ethtool)
+    run     `roceprobe run` on a veth pair of its own (rp24r0 -> rp24r1, net_af_packet, both in
+            the root namespace, IPv6 off) for --duration 1 at --counter-interval 200ms, plus
+            two net_null hosts; result.json counters.nics[]:
+              sysfs: summed deltas + the ARP frames the run sent/received before its first
+              sample (environment.ports[].neigh) == `ip -s link`'s change, every key
+              ethtool: summed deltas == `ethtool -S`'s change, every counter
+              samples: start + elapsed/200ms + end, worked by hand (+-1), t_ns increasing
+              net_null: a series with no source and the reason
+            --counter-interval below 1ms or not a duration: one line, exit 2, no DIR
 
 usage: counters_check.py ROCEPROBE DATA_DIR CASE
 """
@@ -212,5 +221,112 @@ def case_veth():
         teardown()
 
 
-{"files": case_files, "watch": case_watch, "veth": case_veth}[CASE]()
+RUN_PROFILE = """name: ctr
+defaults: {speed: 1G, opcode: write, message_size: 4096, mtu: 1024, dscp: 26, ecn: ect0}
+hosts:
+  - {name: h1, mac: "02:00:00:00:00:01", ipv4: 10.24.98.1, port: "net_af_packet0,iface=rp24r0"}
+  - {name: h2, mac: "02:00:00:00:00:02", ipv4: 10.24.98.2, port: "net_af_packet1,iface=rp24r1"}
+  - {name: h3, mac: "02:00:00:00:00:03", ipv4: 10.24.98.3, port: "net_null0"}
+  - {name: h4, mac: "02:00:00:00:00:04", ipv4: 10.24.98.4, port: "net_null1"}
+traffic:
+  - {name: f, pattern: flow, src: h1, dst: h2, rate: 50M, messages: 1000000}
+  - {name: n, pattern: flow, src: h3, dst: h4, rate: 1M, messages: 10}
+"""
+
+
+def case_run():
+    if os.geteuid() != 0 or not shutil.which("ethtool"):
+        print("skipped: needs root and ethtool")
+        sys.exit(77)
+    ra, rb = "rp24r0", "rp24r1"
+    lock = open("/tmp/roceprobe-rp24r.lock", "w")  # every worktree has these names
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    sh(f"ip link del {ra} 2>/dev/null", check=False)
+    if sh(f"ip link add {ra} type veth peer name {rb}", check=False).returncode != 0:
+        print("skipped: no veth here")
+        sys.exit(77)
+    tmp = f"/tmp/rp24r-{os.getpid()}"
+    try:
+        for i in (ra, rb):
+            sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1")
+            sh(f"ip link set {i} up")
+        time.sleep(0.3)
+        os.makedirs(tmp)
+        with open(f"{tmp}/p.yaml", "w") as f:
+            f.write(RUN_PROFILE)
+        before = {i: ip_stats(i) for i in (ra, rb)}
+        eth_before = {i: ethtool_s(i) for i in (ra, rb)}
+        p = subprocess.run([RP, "run", f"{tmp}/p.yaml", "-o", f"{tmp}/out", "--duration", "1", "--counter-interval",
+                            "200ms", "--neigh-refresh", "off"], capture_output=True, text=True, timeout=60)
+        after = {i: ip_stats(i) for i in (ra, rb)}
+        eth_after = {i: ethtool_s(i) for i in (ra, rb)}
+        if not expect(p.returncode == 0, f"run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})"):
+            return
+        res = json.load(open(f"{tmp}/out/result.json"))
+        nics = res["counters"]["nics"]
+        neigh = {q["node"]: q["neigh"] for q in res["environment"]["ports"]}
+        series = {(n["host"], n["source"]): n for n in nics}
+        expect(sorted(series) == sorted([("h1", f"ethtool:{ra}"), ("h1", f"sysfs:{ra}"), ("h2", f"ethtool:{rb}"),
+                                         ("h2", f"sysfs:{rb}"), ("h3", None), ("h4", None)]),
+               f"a series per source: ethtool and sysfs of each veth, none for net_null ({sorted(series, key=str)})")
+        for h, iface in (("h1", ra), ("h2", rb)):
+            n = series.get((h, f"sysfs:{iface}"))
+            if not n:
+                continue
+            sums = dict.fromkeys(before[iface], 0)
+            for smp in n["samples"]:
+                for k in sums:
+                    sums[k] += smp.get(k, 0)
+            # before the first sample (at T0) the run's ARP probes and announcements, which
+            # environment.ports[].neigh counts, 60 B each on the wire (padded)
+            q = neigh[h]
+            tx0 = q["arp_requests_tx"] + q["arp_replies_tx"] + q["nd_solicits_tx"] + q["nd_adverts_tx"]
+            rx0 = q["arp_requests_rx"] + q["arp_replies_rx"] + q["nd_solicits_rx"] + q["nd_adverts_rx"]
+            setup = dict.fromkeys(sums, 0)
+            setup.update(tx_packets=tx0, tx_bytes=60 * tx0, rx_packets=rx0, rx_bytes=60 * rx0)
+            change = {k: after[iface][k] - before[iface][k] for k in sums}
+            mine = {k: sums[k] + setup[k] for k in sums}
+            expect(mine == change, f"{h} sysfs:{iface}: summed deltas + set-up ARP {setup} == ip -s link's "
+                                   f"change {change} ({mine})")
+            # 8 frames of 1078 B per 4 KiB message at mtu 1024 (the FIRST 1098 B): frames moved
+            moved = sums["tx_packets"] if h == "h1" else sums["rx_packets"]
+            expect(moved > 1000, f"{h}: the run's frames are in the series ({moved})")
+            # start + one per 200 ms of the run + the end (after its last frame)
+            want = 2 + res["elapsed_ns"] // 200_000_000
+            ts = [smp["t_ns"] for smp in n["samples"]]
+            expect(abs(len(ts) - want) <= 1 and n["interval_ns"] == 200_000_000,
+                   f"{h}: {len(ts)} samples, start + {res['elapsed_ns'] / 1e9:.3f} s / 200 ms + end = {want} (+-1)")
+            expect(ts == sorted(ts) and ts[0] < 200_000_000 and ts[-1] >= res["elapsed_ns"] - 1_000_000,
+                   f"{h}: t_ns increasing from the start to the end of the run ({ts[0]} .. {ts[-1]})")
+        for h, iface in (("h1", ra), ("h2", rb)):
+            n = series.get((h, f"ethtool:{iface}"))
+            if not n:
+                continue
+            sums = {}
+            for smp in n["samples"]:
+                flat = dict(smp["raw"])
+                flat.update({k: v for k, v in smp.items() if isinstance(v, int) and k != "t_ns"})
+                for k, v in flat.items():
+                    sums[k] = sums.get(k, 0) + v
+            change = {k: eth_after[iface][k] - eth_before[iface][k] for k in eth_after[iface] if k != "peer_ifindex"}
+            mine = {k: sums.get(k, 0) for k in change}
+            expect(len(change) > 1 and mine == change and n["samples"][0]["gauges"].get("peer_ifindex")
+                   == eth_after[iface]["peer_ifindex"],
+                   f"{h} ethtool:{iface}: summed deltas == ethtool -S's change ({len(change)} counters), "
+                   f"peer_ifindex a gauge")
+        for bad in ("10us", "x", "-1"):
+            b = subprocess.run([RP, "run", f"{tmp}/p.yaml", "-o", f"{tmp}/bad", "--counter-interval", bad],
+                               capture_output=True, text=True, timeout=60)
+            expect(b.returncode == 2 and b.stderr.count("\n") == 1 and "--counter-interval" in b.stderr
+                   and not os.path.exists(f"{tmp}/bad"), f"--counter-interval {bad}: one line, exit 2 ({b.stderr!r})")
+        for h in ("h3", "h4"):
+            n = series.get((h, None))
+            expect(n and n["samples"] == [] and "no Linux netdev" in n.get("reason", ""),
+                   f"{h} (net_null): no source, the reason said ({n and n.get('reason')})")
+    finally:
+        sh(f"ip link del {ra} 2>/dev/null", check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+{"files": case_files, "watch": case_watch, "veth": case_veth, "run": case_run}[CASE]()
 finish(f"counters-{CASE}")

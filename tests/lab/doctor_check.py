@@ -17,6 +17,16 @@ Known answers:
   - hugepages: none on this machine -> WARN with the mount command (skipped if some are set)
   - exit 1 with the FAIL; 0 once the profile's mtu is 1024; 2 for a missing profile, a
     bad option, a bad profile (one line each)
+
+Preflight (run/gen/certify do doctor's checks at start, before any port opens):
+  - gen of h1 alone (mtu 4096 on the veth's MTU 1500): exit 2, one line, the preflight's
+    mtu FAIL with its fix (mtu 4156, mtu: 1024), and nothing from DPDK: no EAL started
+    (the reference binary started it and said "takes frames" from its own port check)
+  - certify --engine run of it (no launcher: every host here): the same FAIL line, exit 2,
+    DIR never made
+  - the same with --no-preflight: gen's own port check after the EAL ("takes frames")
+  - run of two net_null hosts: exit 0, result.json written, one preflight WARN line for
+    the hugepages (when none are set) and not the EAL's second "no hugepages mounted"
 usage: doctor_check.py ROCEPROBE      (exit 77: skipped without root or veth)
 """
 import json
@@ -140,6 +150,53 @@ def main(tmp):
     one_line_exit2(rp("doctor", prof), "a bad profile", "p.yaml")
     p = rp("doctor", "--help")
     expect(p.returncode == 0 and "not offered" in p.stdout and "Exit status" in p.stdout, "--help teaches")
+    preflight(tmp)
+
+
+NULLS = """
+defaults: {speed: 10G}
+hosts:
+  - {name: n1, mac: "02:00:00:00:00:11", ipv4: 192.0.2.11, port: "net_null0"}
+  - {name: n2, mac: "02:00:00:00:00:12", ipv4: 192.0.2.12, port: "net_null1"}
+traffic:
+  - {name: a, pattern: flow, src: n1, dst: n2, rate: 1G, messages: 100, message_size: 4KiB, mtu: 1024}
+"""
+
+
+def preflight(tmp):
+    prof = os.path.join(tmp, "pf.yaml")
+    with open(prof, "w") as f:  # h1 alone sends: gen opens only the veth
+        f.write(PROFILE.replace("MTU", "4096").replace("  - {name: b,", "  # "))
+    p = rp("gen", prof, "--duration", "1")
+    lines = p.stderr.strip().splitlines()
+    # 4170 B frames, IP 4156 B > 1500; mtu: 1024 makes 1098 B (IP 1084 <= 1500)
+    expect(p.returncode == 2 and p.stdout == "" and len(lines) == 1
+           and lines[0].startswith("roceprobe gen: preflight FAIL: host 'h1': mtu: rp24d0: MTU 1500 is below")
+           and f"fix: ip link set dev {VETH} mtu 4156" in lines[0] and "set mtu: 1024 in the profile" in lines[0]
+           and "--no-preflight" in lines[0],
+           f"gen, mtu 4096 on MTU 1500: exit 2, one preflight FAIL line, no EAL (rc {p.returncode}, {lines})")
+    cdir = os.path.join(tmp, "cert")
+    p = rp("certify", prof, "--engine", "run", "-o", cdir)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("roceprobe certify: preflight FAIL: host 'h1': mtu:")
+           and not os.path.exists(cdir), f"certify --engine run: the same FAIL, exit 2, no DIR (rc {p.returncode}, {lines})")
+    p = rp("gen", prof, "--duration", "1", "--no-preflight")
+    lines = [ln for ln in p.stderr.strip().splitlines() if "preflight" in ln or "takes frames" in ln]
+    expect(p.returncode == 2 and len(lines) == 1 and "takes frames up to 1514 B" in lines[0],
+           f"--no-preflight: gen's own port check says it after the EAL ({lines})")
+    with open(prof, "w") as f:
+        f.write(NULLS)
+    out = os.path.join(tmp, "null-run")
+    p = rp("run", prof, "-o", out)
+    warns = [ln for ln in p.stderr.splitlines() if "preflight" in ln]
+    huge = [ln for ln in p.stderr.splitlines() if "hugepages" in ln]
+    expect(p.returncode == 0 and os.path.isfile(os.path.join(out, "result.json")),
+           f"run on net_null: proceeds past its WARNs (rc {p.returncode}, {p.stderr.strip()[-300:]!r})")
+    if sum(sys_int(f"/sys/kernel/mm/hugepages/{d}/nr_hugepages") or 0
+           for d in os.listdir("/sys/kernel/mm/hugepages")) == 0:
+        expect(len(warns) == 1 and warns[0].startswith("roceprobe run: preflight WARN: hugepages: no hugepages")
+               and "mount -t hugetlbfs" in warns[0] and huge == warns,
+               f"run on net_null: one preflight WARN (hugepages, with the fix), no second hugepages line ({huge})")
 
 
 if __name__ == "__main__":

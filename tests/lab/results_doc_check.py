@@ -38,7 +38,7 @@ MPI = len(sys.argv) > 5 and sys.argv[5] == "mpi"  # roceprobe was built with the
 
 
 
-DYNAMIC = {"pause_xstats", "at", "raw", "gauges"}  # keyed by names from elsewhere: not descended into
+DYNAMIC = {"pause_xstats", "at", "raw", "gauges", "xstats", "samples"}  # keyed by names from elsewhere: not descended into
 
 
 def keys(o, path, out):

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "counters/sampler.h"
 #include "counters/sources.h"
 
 static struct rp_cnt_snap snap;
@@ -235,6 +238,166 @@ static void deltas_and_json(void **state)
 	rp_cnt_snap_free(&d);
 }
 
+/* DPDK xstats as Debian's 22.11 PMDs name them (strings of librte_ethdev,
+ * librte_net_mlx5, librte_net_ice, librte_net_bnxt .so.23), values chosen by
+ * hand: one port each, folded like every other source. */
+static void dpdk_xstats(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap s;
+	struct rp_ctr mlx5[] = {
+		{"rx_good_packets", RP_CTR_DPDK, 1000},      {"rx_good_bytes", RP_CTR_DPDK, 64000},
+		{"rx_missed_errors", RP_CTR_DPDK, 5},        {"rx_out_of_buffer", RP_CTR_DPDK, 5},
+		{"rx_phy_discard_packets", RP_CTR_DPDK, 7},  {"rx_prio3_buf_discard_packets", RP_CTR_DPDK, 2},
+		{"rx_prio3_cong_discard_packets", RP_CTR_DPDK, 1}, {"rx_phy_packets", RP_CTR_DPDK, 1012},
+		{"rx_q0_packets", RP_CTR_DPDK, 1000},
+	};
+	struct rp_ctr ice[] = {
+		{"rx_xon_packets", RP_CTR_DPDK, 3}, {"rx_xoff_packets", RP_CTR_DPDK, 4},
+		{"tx_xoff_packets", RP_CTR_DPDK, 9}, {"rx_crc_errors", RP_CTR_DPDK, 1},
+	};
+	struct rp_ctr bnxt[] = {
+		{"rx_pfc_ena_frames_pri3", RP_CTR_DPDK, 11}, {"tx_pfc_ena_frames_pri3", RP_CTR_DPDK, 6},
+		{"rx_pfc_xon2xoff_frames_pri3", RP_CTR_DPDK, 5}, {"rx_pfc_frames", RP_CTR_DPDK, 11},
+		{"rx_stat_discard", RP_CTR_DPDK, 2},
+	};
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "mlx5"), mlx5, 9);
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "ice"), ice, 4);
+	rp_cnt_port_fold(rp_cnt_add_port(&s, "bnxt"), bnxt, 5);
+	const struct rp_cnt_port *m = &s.port[0], *i = &s.port[1], *b = &s.port[2];
+	/* mlx5: rx_packets is the port's (rx_phy_packets 1012) and the ethdev's
+	 * good ones (1000): one event, the largest kept */
+	assert_int_equal(rp_cnt_find(m, "rx_packets", -1, RP_CNT_KEY)->value, 1012);
+	assert_int_equal(rp_cnt_find(m, "rx_bytes", -1, RP_CNT_KEY)->value, 64000);
+	assert_int_equal(rp_cnt_find(m, "rx_out_of_buffer", -1, RP_CNT_KEY)->value, 5); /* imissed is out_of_buffer */
+	assert_int_equal(rp_cnt_find(m, "rx_discards_phy", -1, RP_CNT_KEY)->value, 7);
+	assert_int_equal(rp_cnt_find(m, "rx_buf_discards", 3, RP_CNT_KEY)->value, 2);
+	assert_int_equal(rp_cnt_find(m, "rx_cong_discards", 3, RP_CNT_KEY)->value, 1);
+	assert_int_equal(rp_cnt_find(m, "rx_q0_packets", -1, RP_CNT_RAW)->value, 1000); /* per queue: raw */
+	/* ice: 802.3x pause, XON + XOFF: 3 + 4 = 7 received, 0 + 9 sent */
+	assert_int_equal(rp_cnt_find(i, "pause_rx", -1, RP_CNT_KEY)->value, 7);
+	assert_int_equal(rp_cnt_find(i, "pause_tx", -1, RP_CNT_KEY)->value, 9);
+	assert_int_equal(rp_cnt_find(i, "rx_crc_errors", -1, RP_CNT_KEY)->value, 1);
+	/* bnxt: PFC per priority; xon2xoff (intervals begun) passes through */
+	assert_int_equal(rp_cnt_find(b, "pfc_rx", 3, RP_CNT_KEY)->value, 11);
+	assert_int_equal(rp_cnt_find(b, "pfc_tx", 3, RP_CNT_KEY)->value, 6);
+	assert_int_equal(rp_cnt_find(b, "pfc_rx", -1, RP_CNT_KEY)->value, 11);
+	assert_int_equal(rp_cnt_find(b, "rx_pfc_xon2xoff_frames_pri3", -1, RP_CNT_RAW)->value, 5);
+	json_t *j = rp_cnt_port_json(b, false);
+	char *t = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(t, "{\"name\":\"bnxt\",\"pfc_rx\":11,\"rx_discards_phy\":2,"
+			       "\"prio\":[{\"prio\":3,\"pfc_rx\":11,\"pfc_tx\":6}],"
+			       "\"raw\":{\"rx_pfc_xon2xoff_frames_pri3\":5},\"gauges\":{}}");
+	free(t);
+	json_decref(j);
+	/* the pause filter result.json's pause_xstats has always used */
+	assert_true(rp_ctr_is_pause("rx_pfc_ena_frames_pri3") && rp_ctr_is_pause("tx_xoff_pause") &&
+		    rp_ctr_is_pause("RX_PAUSE") && !rp_ctr_is_pause("rx_xon_packets"));
+	assert_string_equal(rp_ctr_src_name(RP_CTR_DPDK), "dpdk");
+	rp_cnt_snap_free(&s);
+}
+
+/* The sampler by hand (interval 0: no thread), on an `ethtool -S` dump
+ * rewritten between readings and a clock that moves when told. */
+static int64_t fake_ns;
+static int64_t fake_clock(const void *arg)
+{
+	(void)arg;
+	return fake_ns;
+}
+
+static void dump_to(const char *path, unsigned xoff, unsigned xon, unsigned odd)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "NIC statistics:\n     rx_priority_3_xoff.nic: %u\n     rx_priority_3_xon.nic: %u\n"
+		   "     peer_ifindex: 7\n     odd: %u\n", xoff, xon, odd);
+	fclose(f);
+}
+
+static void sampler_by_hand(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rp-test-sampler-XXXXXX", spec[64], err[256] = "";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(spec, sizeof(spec), "ethtool-file:%s", path);
+	struct rp_cnt_sampler sm = {0};
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h1", spec, NULL, err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h2", NULL, "no netdev", err, sizeof(err)), 0);
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h3", "nope:x", NULL, err, sizeof(err)), -1);
+	dump_to(path, 10, 5, 100);
+	fake_ns = 1500;
+	assert_int_equal(rp_cnt_sampler_start(&sm, 0, fake_clock, NULL, 500, err, sizeof(err)), 0); /* t 1000 */
+	dump_to(path, 14, 5, 100);
+	fake_ns = 100500;
+	rp_cnt_sampler_tick(&sm); /* t 100000 */
+	dump_to(path, 14, 8, 90);
+	fake_ns = 150500;
+	rp_cnt_sampler_stop(&sm); /* t 150000: the end */
+	rp_cnt_sampler_stop(&sm); /* once only */
+	size_t n;
+	struct rp_cnt_series *s = rp_cnt_sampler_take(&sm, &n);
+	rp_cnt_sampler_free(&sm);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].n, 3);
+	assert_int_equal(s[0].s[0].t_ns, 1000);
+	assert_int_equal(s[0].s[1].t_ns, 100000);
+	assert_int_equal(s[0].s[2].t_ns, 150000);
+	/* the start: every count 0 (pfc_rx prio 3, odd), the gauge's value */
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "pfc_rx", 3, RP_CNT_KEY)->value, 0);
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "odd", -1, RP_CNT_RAW)->value, 0);
+	assert_int_equal(rp_cnt_find(&s[0].s[0].port, "peer_ifindex", -1, RP_CNT_GAUGE)->value, 7);
+	/* then (14 + 5) - (10 + 5) = 4; odd did not move: left out */
+	assert_int_equal(rp_cnt_find(&s[0].s[1].port, "pfc_rx", 3, RP_CNT_KEY)->value, 4);
+	assert_null(rp_cnt_find(&s[0].s[1].port, "odd", -1, RP_CNT_RAW));
+	/* then (14 + 8) - (14 + 5) = 3; odd went back from 100 to 90: 0 and a reset */
+	assert_int_equal(rp_cnt_find(&s[0].s[2].port, "pfc_rx", 3, RP_CNT_KEY)->value, 3);
+	assert_true(rp_cnt_find(&s[0].s[2].port, "odd", -1, RP_CNT_RAW)->reset);
+	assert_string_equal(s[1].host, "h2");
+	assert_int_equal(s[1].n, 0);
+	assert_string_equal(s[1].reason, "no netdev");
+	assert_string_equal(s[1].source, "");
+	rp_cnt_series_free(s, n);
+	free(s);
+	unlink(path);
+}
+
+/* The thread: interval 20 ms on CLOCK_MONOTONIC for about 110 ms: the start,
+ * 5 ticks (20, 40, ..., 100 ms), the end: 7 samples (+-1 for a loaded machine). */
+static int64_t mono_clock(const void *arg)
+{
+	(void)arg;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void sampler_thread(void **state)
+{
+	(void)state;
+	char spec[400], err[256] = "";
+	snprintf(spec, sizeof(spec), "ethtool-file:%s/counters/ice.txt", RP_TEST_DATA);
+	struct rp_cnt_sampler sm = {0};
+	assert_int_equal(rp_cnt_sampler_add(&sm, "h1", spec, NULL, err, sizeof(err)), 0);
+	int64_t t0 = mono_clock(NULL);
+	assert_int_equal(rp_cnt_sampler_start(&sm, 20000000, mono_clock, NULL, t0, err, sizeof(err)), 0);
+	struct timespec nap = {0, 110000000};
+	nanosleep(&nap, NULL);
+	rp_cnt_sampler_stop(&sm);
+	size_t n;
+	struct rp_cnt_series *s = rp_cnt_sampler_take(&sm, &n);
+	rp_cnt_sampler_free(&sm);
+	assert_int_equal(n, 1);
+	assert_in_range(s[0].n, 6, 8);
+	assert_int_equal(s[0].interval_ns, 20000000);
+	for (size_t k = 1; k < s[0].n; k++)
+		assert_true(s[0].s[k].t_ns > s[0].s[k - 1].t_ns);
+	rp_cnt_series_free(s, n);
+	free(s);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -268,6 +431,9 @@ int main(void)
 		cmocka_unit_test_teardown(rxe_hw_counters_dir, teardown),
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
+		cmocka_unit_test(dpdk_xstats),
+		cmocka_unit_test(sampler_by_hand),
+		cmocka_unit_test(sampler_thread),
 		cmocka_unit_test_teardown(bad_sources, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "report/env_json.h"
 #include "report/rank_env.h"
+#include "report/rank_nics.h"
 #include "stats/hist.h"
 
 static struct rp_env_count xstats[2] = {{"rx_pause", 7}, {"tx_pause", 0}};
@@ -26,6 +27,17 @@ static char *hostnames[2] = {"s1", "s2"};
 static struct rp_env_count delta[1] = {{"rdma_tx_pkts", 42}};
 static struct rp_env_count raw[2] = {{"hw:a", 1}, {"hw:b", 2}};
 static struct rp_hist lat;
+/* counters.nics[]: s1's veth over two samples (the start: every count 0;
+ * then what moved), s2 with no netdev */
+static struct rp_cnt_val v0[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 0}, {"pfc_rx", 3, RP_CNT_KEY, false, 0}};
+static struct rp_cnt_val v1[3] = {{"rx_packets", -1, RP_CNT_KEY, false, 400},
+				  {"odd", -1, RP_CNT_RAW, true, 0},
+				  {"peer_ifindex", -1, RP_CNT_GAUGE, false, 9}};
+static struct rp_cnt_sample samples[2] = {{1000, {"v0", "veth", 2, 2, v0}}, {101000, {"v0", "veth", 3, 3, v1}}};
+static struct rp_cnt_series nics[2] = {
+	{"s1", "sysfs:v0", "", 100000, 2, 2, samples},
+	{"s2", "", "port net_null0 has no Linux netdev", 100000, 0, 0, NULL},
+};
 
 static struct rp_env_port port(void)
 {
@@ -61,7 +73,7 @@ static struct rp_rank_env sample(void)
 				    .clock_offset_ns = -5000123, .clock_bound_ns = 40000, .start_skew_ns = 77,
 				    .clock_source = "ntp", .pclock_gap = {-300, 250}, .flows_accounted = 2,
 				    .flows_held = 5, .nports = 1, .ports = ports, .ncaptures = 1, .captures = captures,
-				    .nlcores = 2, .lcores = lcores, .verbs = &verbs};
+				    .nlcores = 2, .lcores = lcores, .verbs = &verbs, .nnics = 2, .nics = nics};
 }
 
 static uint8_t *packed(const struct rp_rank_env *e, size_t *len)
@@ -110,6 +122,13 @@ static void round_trip(void **state)
 	assert_int_equal(out.verbs->qps[0].lat->max, 5000);
 	assert_int_equal(out.verbs->qps[1].lat->count, 0); /* NULL went as an empty histogram */
 	assert_string_equal(out.verbs->hosts[0].raw[1].name, "hw:b");
+	assert_int_equal(out.nnics, 2);
+	assert_int_equal(out.nics[0].n, 2);
+	assert_int_equal(out.nics[0].s[1].t_ns, 101000);
+	assert_int_equal(out.nics[0].s[1].port.v[2].cls, RP_CNT_GAUGE);
+	assert_true(out.nics[0].s[1].port.v[1].reset);
+	assert_int_equal(out.nics[0].s[0].port.v[1].prio, 3);
+	assert_string_equal(out.nics[1].reason, "port net_null0 has no Linux netdev");
 	/* The same bytes again: nothing lost or added on the way. */
 	uint8_t *b2 = packed(&out, &len2);
 	assert_int_equal(len2, len);
@@ -153,7 +172,7 @@ static void version_and_garbage(void **state)
 	char err[256];
 	b[4] = RP_RANK_ENV_VERSION + 1; /* u16 version after "RPEV" */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
-	assert_string_equal(err, "rank record version 2, this build reads 1");
+	assert_string_equal(err, "rank record version 3, this build reads 2");
 	b[4] = RP_RANK_ENV_VERSION;
 	b[0] = '{'; /* JSON text is no record */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
@@ -202,7 +221,8 @@ static void port_json(void **state)
 		   "\"02:00:00:00:00:fd\",\"mac_changes\":1,\"last_change_ns\":123456789,\"answers\":4}]},"
 		   "\"pmd_oerrors\":0,\"netdev\":{\"name\":\"v0\",\"tx_packets\":1002,\"tx_dropped\":0,\"tx_errors\":0},"
 		   "\"icmp_too_big\":{\"frames\":2,\"mtu\":1400},\"flows_unsent\":{\"3\":5,\"9\":1},\"findings\":"
-		   "[\"port s1: a finding\"]}");
+		   "[\"port s1: a finding\"],\"xstats\":{\"name\":\"net_af_packet0,iface=v0\",\"driver\":"
+		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}}}");
 	free(s);
 	p.has_netdev = false;
 	s = dump(rp_env_port_json(&p));
@@ -250,11 +270,27 @@ static void ranks_json(void **state)
 	free(by);
 }
 
+/* counters: {"nics": [...]}, the keys docs/results.md names, in order */
+static void nics_json(void **state)
+{
+	(void)state;
+	struct rp_rank_env e[2] = {sample(), {0}}; /* rank 1 died: left out */
+	char *s = dump(rp_env_counters_json(e, 2));
+	assert_string_equal(
+		s, "{\"nics\":[{\"host\":\"s1\",\"source\":\"sysfs:v0\",\"interval_ns\":100000,\"port\":\"v0\","
+		   "\"driver\":\"veth\",\"samples\":[{\"t_ns\":1000,\"rx_packets\":0,\"prio\":[{\"prio\":3,\"pfc_rx\":0}],"
+		   "\"raw\":{},\"gauges\":{},\"resets\":[]},{\"t_ns\":101000,\"rx_packets\":400,\"prio\":[],"
+		   "\"raw\":{\"odd\":0},\"gauges\":{\"peer_ifindex\":9},\"resets\":[\"odd\"]}]},{\"host\":\"s2\","
+		   "\"source\":null,\"reason\":\"port net_null0 has no Linux netdev\",\"interval_ns\":100000,"
+		   "\"port\":null,\"driver\":null,\"samples\":[]}]}");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip), cmocka_unit_test(truncated), cmocka_unit_test(version_and_garbage),
-		cmocka_unit_test(port_json),  cmocka_unit_test(ranks_json),
+		cmocka_unit_test(port_json),  cmocka_unit_test(ranks_json), cmocka_unit_test(nics_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

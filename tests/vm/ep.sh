@@ -17,7 +17,10 @@
 #   - ep bandwidth completes every message with a goodput > 0;
 #   - loss injected on the path (sch_netem from the VM kernel's own package, tc from this
 #     host's iproute2) shows up in rxe's counters as retransmissions / sequence errors, in
-#     ep's result.json deltas and in its printed report.
+#     ep's result.json deltas and in its printed report;
+#   - after that traffic, `roceprobe counters rdma:rxe0 --json` on vm1 equals the files of
+#     /sys/class/infiniband/rxe0/ports/1/hw_counters read by the shell just before and after
+#     it (issue 24: each file under its vocabulary key, from rxe_hw_counters.c's names).
 # Under TCG a median is tens of milliseconds: only the ratio between the tools means anything.
 set -euo pipefail
 
@@ -59,6 +62,11 @@ insmod /usr/local/bin/sch_netem.ko || exit 1
 /usr/local/bin/tc qdisc add dev eth0 root netem loss 2% || exit 1
 roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4KiB -n 100 --ack-timeout 14 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 /usr/local/bin/tc qdisc del dev eth0 root
+hw=/sys/class/infiniband/\$RP_DEV/ports/1/hw_counters
+for f in \$hw/*; do echo "\${f##*/} \$(cat \$f)"; done >hw-before.txt
+roceprobe counters "rdma:\$RP_DEV" --json >ctr.json 2>ctr.err || { cat ctr.err; exit 1; }
+for f in \$hw/*; do echo "\${f##*/} \$(cat \$f)"; done >hw-after.txt
+ls /sys/class/infiniband/\$RP_DEV/ports/1/ >port-dir.txt
 echo client done
 EOF
 
@@ -122,6 +130,38 @@ if not re.search(r"(retransmissions|seq_err_naks_received) [1-9]", text):
     bad.append("ep's printed report does not show the retransmissions")
 if loss_c["results"][0]["messages"] != 100:
     bad.append("ep under loss did not complete every message")
+# issue 24: the rdma: source against the files it reads (the truth: rxe's own sysfs).
+# rxe's names (drivers/infiniband/sw/rxe/rxe_hw_counters.c) -> the vocabulary's keys;
+# lifespan (the core's cache time, ms) is a gauge.
+RXE = {"sent_pkts": "tx_packets", "rcvd_pkts": "rx_packets", "duplicate_request": "duplicate_requests",
+       "out_of_seq_request": "out_of_sequence", "rcvd_rnr_err": "rnr_naks_received", "send_rnr_err": "rnr_naks_sent",
+       "rcvd_seq_err": "seq_err_naks_received", "ack_deferred": "ack_deferred", "retry_exceeded_err": "retry_exceeded",
+       "retry_rnr_exceeded_err": "rnr_retry_exceeded", "completer_retry_err": "retransmissions",
+       "send_err": "send_errors", "link_downed": "link_downed", "rdma_sends": "rdma_sends", "rdma_recvs": "rdma_recvs"}
+def files(name):
+    return {l.split()[0]: int(l.split()[1]) for l in open(f"{out}/vm1/{name}").read().splitlines() if l.strip()}
+hw0, hw1 = files("hw-before.txt"), files("hw-after.txt")
+ctr = json.loads(open(f"{out}/vm1/ctr.json").read().splitlines()[0])
+port = ctr["ports"][0]
+both = "counters" in open(f"{out}/vm1/port-dir.txt").read().split()  # IBTA counters/ feed rx/tx_packets too
+print(f"vm-ep: rdma:rxe0 ({port['name']}): {len(hw1)} hw_counters files, counters/ {'too' if both else 'none'}")
+if hw0 != hw1:
+    bad.append(f"rxe's hw_counters moved while they were read (no traffic was running): {hw0} / {hw1}")
+if len(hw1) < 10 or hw1.get("sent_pkts", 0) == 0:
+    bad.append(f"rxe0's hw_counters: {len(hw1)} files, sent_pkts {hw1.get('sent_pkts')}")
+for name, value in hw1.items():
+    if name == "lifespan":
+        got = port["gauges"].get("lifespan")
+    elif name in RXE:
+        got = port.get(RXE[name])
+        if both and RXE[name] in ("tx_packets", "rx_packets", "link_downed"):
+            got = value if got is not None and got >= value else got  # the larger of two sources
+    else:
+        got = port["raw"].get(name)
+    if got != value:
+        bad.append(f"rdma:rxe0 {name}: roceprobe counters says {got}, the file {value}")
+if ctr["source"] != "rdma:rxe0" or port["name"] != "rxe0/1":
+    bad.append(f"rdma:rxe0's line: source {ctr['source']}, port {port['name']}")
 for b in bad:
     print("vm-ep: FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)

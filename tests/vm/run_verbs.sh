@@ -26,6 +26,8 @@
 #   - Ctrl-C to mpirun 10 s after rank 0 made DIR, a 90 s incast running: the ranks stop at
 #     Open MPI's SIGTERM (+15 s: odls_base_sigkill_timeout 15), the merged result says interrupted, each flow sent > 0 messages and
 #     received every one of them;
+#     counters.nics[] has each host's rdma:rxe0 series (its rank's, shipped to rank 0), whose
+#     summed tx/rx_packets lie between those data packets and sysfs's change;
 #   - a device missing on one rank (--set hosts.2.device=mlx5_9): mpirun exits 2, rank 0
 #     prints one line naming rank 2, node vm2, host h2 and the device; no result directory;
 #   - with 5% netem loss on vm1: netem dropped packets [tc -s qdisc: dropped > 0], rxe's
@@ -225,6 +227,18 @@ def check_run(tag, r):
             # rxe's counters move with RoCE only (MPI is TCP): the run's delta is all of it.
             expect(mine is not None and least[k] <= mine == truth,
                    f"{tag}: {name} hw/{k}: result.json {mine} >= {least[k]}, == sysfs's {truth} around the mpirun")
+        # issue 24: the rank's NIC counter series (rdma:rxe0 sampled from T0 to its end, shipped
+        # to rank 0 in its record): at least the data packets, at most sysfs's change around
+        # the mpirun (which also holds anything before T0)
+        nics = [n for n in r["counters"]["nics"] if n["host"] == name]
+        ts = [m["t_ns"] for m in nics[0]["samples"]] if len(nics) == 1 else []
+        for k, key in (("sent_pkts", "tx_packets"), ("rcvd_pkts", "rx_packets")):
+            got = sum(m.get(key, 0) for m in nics[0]["samples"]) if len(nics) == 1 else None
+            truth = after[k] - before[k]
+            expect(len(nics) == 1 and nics[0]["source"] == "rdma:rxe0" and len(ts) >= 2 and ts == sorted(ts)
+                   and got is not None and least[k] <= got <= truth,
+                   f"{tag}: {name} counters.nics rdma:rxe0 {key}: {got} summed over {len(ts)} samples, "
+                   f">= {least[k]}, <= sysfs's {truth}")
     return comp
 clean = check_run("clean", load("clean"))
 loss = check_run("loss", load("loss"))
