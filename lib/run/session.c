@@ -11,6 +11,7 @@
 #include "dp/capture.h"
 #include "dp/neigh.h"
 #include "dp/netdev.h"
+#include "doctor/doctor.h"
 #include "preflight.h"
 #include "report/env_json.h"
 #include "traffic/source.h"
@@ -232,6 +233,28 @@ static void neigh_self(struct rp_dp_txport *tp, const struct rp_host *host)
 	memcpy(tp->self.ip6, host->ipv6, 16);
 }
 
+/* Honest speed (doctor.h) on a PCI NIC, with the link speed the PMD
+ * reports now that the port is open (the preflight saw only the kernel's,
+ * and a vfio-bound NIC has no netdev): a profile speed above the link is
+ * refused, one below it is one line and the link's is taken, before any
+ * source is paced from it. Virtual ports report made-up speeds: never
+ * asked. Untested on a real NIC here (no PCI NIC on this machine). */
+static int honest_speed(struct rp_session *s, struct rp_host *host, const struct rp_dp_port *port)
+{
+	char what[RP_DOCTOR_TEXT], fix[RP_DOCTOR_TEXT];
+	uint64_t bps;
+	enum rp_doctor_status st = rp_doctor_speed_check(host->name, host->speed_bps, false, port->link_bps, &bps,
+							 what, fix);
+	if (st == RP_DOCTOR_FAIL)
+		return session_fail(s, "host '%s': speed: port %s (%s): %s; fix: %s", host->name, port->name,
+				    port->driver, what, fix);
+	if (st == RP_DOCTOR_WARN)
+		fprintf(stderr, "roceprobe %s: host '%s': speed: port %s (%s): %s%s%s\n", s->cmd, host->name, port->name,
+			port->driver, what, *fix ? "; fix: " : "", fix);
+	host->speed_bps = bps;
+	return 0;
+}
+
 /* Opened before any source exists: a `mac: auto` host learns its MAC here
  * and the next hops are resolved on the open ports (resolve) before the
  * templates are built (make_sources). */
@@ -267,6 +290,8 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 		}
 		host->mac_known = true;
 	}
+	if (host->port_is_pci && honest_speed(s, host, tp->port) != 0)
+		return -1;
 	neigh_self(tp, host);
 	rp_pause_init(&tp->pause, host->speed_bps);
 	return 0;
