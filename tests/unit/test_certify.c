@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify/cert_internal.h"
 #include "certify/certify.h"
 #include "certify/engine_pick.h"
 
@@ -404,6 +405,73 @@ static void engine_pick(void **state)
 	rp_profile_free(run);
 }
 
+/* The reports' values as a person reads them (human.c). */
+static void human_values(void **state)
+{
+	(void)state;
+	char a[64], b[64], buf[512];
+	/* one byte short: KiB would print 39.36 twice (40303 / 1024 = 39.358, 40304 / 1024 = 39.359) */
+	rp_cert_fmt_bytes_pair(40303, 40304, a, b, sizeof(a));
+	assert_string_equal(a, "40303 B");
+	assert_string_equal(b, "40304 B");
+	/* far apart: one unit, KiB (8192 / 1024 = 8.00, 40304 / 1024 = 39.36) */
+	rp_cert_fmt_bytes_pair(8192, 40304, a, b, sizeof(a));
+	assert_string_equal(a, "8.00 KiB");
+	assert_string_equal(b, "39.36 KiB");
+	rp_cert_fmt_bytes_pair(4096, 9000, a, b, sizeof(a)); /* both below 10 KiB: bytes */
+	assert_string_equal(b, "9000 B");
+	rp_cert_label("queue_at_first_ce_bytes", buf, sizeof(buf));
+	assert_string_equal(buf, "queue at first CE");
+	rp_cert_label("terms.pfc_frame", buf, sizeof(buf));
+	assert_string_equal(buf, "terms PFC frame");
+	json_t *v = json_integer(3000);
+	rp_cert_kv_text("first_ce_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "3000 ns");
+	json_decref(v);
+	v = json_integer(2530704); /* 2530704 ns = 2530.70 us */
+	rp_cert_kv_text("elapsed_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "2530.70 us");
+	json_decref(v);
+	v = json_integer(100000000000LL); /* 1e11 bit/s = 100 Gbit/s */
+	rp_cert_kv_text("speed_bps", v, buf, sizeof(buf));
+	assert_string_equal(buf, "100 Gbit/s");
+	json_decref(v);
+	v = json_real(40300.0); /* a real that is a whole number: no exponent */
+	rp_cert_kv_text("x", v, buf, sizeof(buf));
+	assert_string_equal(buf, "40300");
+	json_decref(v);
+	rp_cert_kv_text("watchdog", json_true(), buf, sizeof(buf));
+	assert_string_equal(buf, "yes");
+	rp_cert_kv_text("first_xoff_ns", json_null(), buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	v = json_pack("{s:i, s:i, s:i, s:i}", "prio", 0, "tx_packets", 4096, "lost", 3521, "switch_xoff", 0);
+	rp_cert_value_text(v, buf, sizeof(buf)); /* a record as words, never JSON */
+	assert_string_equal(buf, "prio 0, tx packets 4096, lost 3521, switch XOFF 0");
+	json_decref(v);
+	v = json_pack("[i, n]", 3000, NULL);
+	rp_cert_kv_text("first_ce_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "3000 ns, none");
+	json_decref(v);
+	/* axis steps: 40304 / 4 = 10076 = 1.0076 x 10^4 -> 2 x 10^4, the first of 1, 2, 2.5, 5, 10 not below */
+	assert_true(rp_cert_nice_step(40304, 4) == 20000);
+	assert_true(rp_cert_nice_step(237, 4) == 100); /* 59.25 -> 100 */
+	assert_true(rp_cert_nice_step(0.9756, 4) == 0.25); /* 0.2439 -> 0.25 */
+	rp_cert_tick_text(40000, buf, sizeof(buf));
+	assert_string_equal(buf, "40k");
+	rp_cert_tick_text(2500000, buf, sizeof(buf));
+	assert_string_equal(buf, "2.5M");
+	rp_cert_tick_text(0.25, buf, sizeof(buf));
+	assert_string_equal(buf, "0.25");
+	rp_cert_tick_text(2526, buf, sizeof(buf)); /* 2526 is not a round thousand: as is */
+	assert_string_equal(buf, "2526");
+	/* a suggestion's headroom replaces the user's, another key does not */
+	v = json_pack("[s]", "fabric.pfc.headroom=40KiB");
+	assert_true(rp_cert_set_replaced("fabric.pfc.headroom=8KiB", v));
+	assert_false(rp_cert_set_replaced("fabric.pfc.headroom_x=8KiB", v));
+	assert_false(rp_cert_set_replaced("certify.messages=8", v));
+	json_decref(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +486,7 @@ int main(void)
 		cmocka_unit_test(skips_are_not_certified),
 		cmocka_unit_test(summary_text),
 		cmocka_unit_test(engine_pick),
+		cmocka_unit_test(human_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
