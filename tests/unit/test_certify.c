@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "certify/cert_internal.h"
 #include "certify/certify.h"
@@ -472,6 +473,42 @@ static void human_values(void **state)
 	json_decref(v);
 }
 
+/* Test 1's plot when nothing was lost and nothing paused: every value 0. It
+ * says so, and its bars stand as 2-px stubs (measured 0, not missing); the
+ * y axis 0..1 in round steps of 0.25 (1 / 4), no exponent. */
+static void report_zero_plot(void **state)
+{
+	(void)state;
+	json_t *res = json_pack(
+		"{s:s, s:{s:s, s:s}, s:s, s:[], s:{s:s, s:s, s:s, s:f}, s:{s:i, s:i, s:i, s:i}, s:b, s:i, s:i, "
+		"s:[{s:i, s:s, s:s, s:s, s:n, s:{s:[{s:s, s:s, s:s, s:s, s:[{s:s, s:[[i, i], [i, i]]}, "
+		"{s:s, s:[[i, i], [i, i]]}]}]}, s:{}}]}",
+		"verdict", "PASS", "profile", "name", "p", "path", "p.yaml", "engine", "lab", "sets", "environment",
+		"roceprobe", "0.1.0", "started", "2026-12-07T00:00:00Z", "hostname", "vm", "wall_s", 0.5, "counts", "pass", 1,
+		"fail", 0, "marginal", 0, "skip", 0, "certified", 1, "judged", 1, "asked", 1, "tests", "id", 1, "name",
+		"pfc-incast", "title", "PFC incast", "verdict", "PASS", "cause", "evidence", "plots", "title", "t", "x", "N",
+		"y", "frames", "kind", "bar", "series", "name", "PFC frames", "points", 2, 0, 4, 0, "name", "lost",
+		"points", 2, 0, 4, 0, "measured");
+	assert_non_null(res);
+	char path[] = "/tmp/test_certify_html_XXXXXX", err[256];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rp_cert_write_html(res, path, err, sizeof(err)), 0);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char html[1 << 16];
+	size_t n = fread(html, 1, sizeof(html) - 1, f);
+	html[n] = '\0';
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(html, "every value is 0"));
+	assert_non_null(strstr(html, "height='2.0'"));
+	assert_non_null(strstr(html, ">0.25</text>"));
+	assert_null(strstr(html, "e+"));
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +524,7 @@ int main(void)
 		cmocka_unit_test(summary_text),
 		cmocka_unit_test(engine_pick),
 		cmocka_unit_test(human_values),
+		cmocka_unit_test(report_zero_plot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
