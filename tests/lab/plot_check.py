@@ -117,6 +117,10 @@ def case_small(tmp):
     expect(p.returncode == 0, f"tools/plot -o: exit {p.returncode} {p.stderr.strip()[-200:]}")
     g = described(os.path.join(out, "goodput.png")) or {}
     expect(g.get("flows") == 8 and g.get("as") == "bars", f"goodput.png: 8 flows, one bar each ({g})")
+    # one number, one definition: the bars are result.json's goodput_active_gbps (named on the plot)
+    active = sorted(f["goodput_active_gbps"] for f in json.load(open(os.path.join(d, "result.json")))["flows"])
+    expect(g.get("key") == "goodput_active_gbps" and (g.get("min"), g.get("max")) == (active[0], active[-1]),
+           f"goodput.png draws goodput_active_gbps: {g.get('min')}..{g.get('max')} == {active[0]}..{active[-1]}")
     h = described(os.path.join(out, "heatmaps.png")) or {}
     expect(h.get("hosts") == 9 and h.get("pairs") == 8 and h["goodput_gbps"]["cells"] == 8,
            f"heatmaps.png: 9 hosts (8 senders and h0), 8 pairs: one column filled ({h})")
