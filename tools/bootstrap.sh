@@ -11,6 +11,8 @@ packages=(
 	libsystemd-dev libdbus-1-dev
 	# tests and cross-checks
 	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# the certify report laid out at 1280 px in a browser (tests/interop/report_check.py)
+	chromium
 	# roceprobe doctor's facts and roceprobe counters' ioctl reader checked against the kernel's
 	# own tools (tests/lab/doctor_check.py, tests/interop/counters_check.py)
 	ethtool

@@ -27,7 +27,8 @@ run=results/back-to-back
 rm -rf "$run"
 echo
 quiet build/app/roceprobe run profiles/back-to-back.yaml -o "$run" --capture > /dev/null
-head -n 4 "$run/summary.txt"
+# the table, what its Gbit/s is, and every warning whole (a warning's Gbit/s is what was sent)
+sed -n '1,5p;/: warning: /p' "$run/summary.txt"
 quiet tools/plot "$run" > /dev/null
 echo
 quiet build/app/roceprobe analyze "$run/capture-h2.pcap" > "$log.analyze"
@@ -41,7 +42,7 @@ quiet build/tests/interop/mksample "$sample/sample.pcap"
 
 echo
 echo "lab:   $lab/summary.txt $lab/result.json $lab/qdepth.csv"
-echo "       plots: $lab/latency_cdf.png $lab/pfc_timeline.png $lab/goodput.png"
+echo "       plots: $lab/latency_cdf.png $lab/pfc_timeline.png $lab/goodput.png $lab/heatmaps.png"
 echo "run:   $run/summary.txt $run/result.json $run/capture-h1.pcap $run/capture-h2.pcap"
-echo "       plots: $run/latency_cdf.png $run/pfc_timeline.png $run/goodput.png"
+echo "       plots: $run/latency_cdf.png $run/pfc_timeline.png $run/goodput.png $run/heatmaps.png"
 echo "decode: build/app/roceprobe decode $sample/sample.pcap (every packet kind, ICRC checked)"

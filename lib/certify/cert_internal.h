@@ -124,8 +124,28 @@ void rp_cert_drops_line(const json_t *res, char *buf, size_t len);
 bool rp_cert_diagnose_drops(const struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned prio);
 
 void rp_cert_fmt_bytes(uint64_t b, char *buf, size_t len);
-/* A JSON value as short text (report_md.c). */
-void rp_cert_value_text(const json_t *v, char *buf, size_t len);
+
+/* A user's --set KEY=VALUE that one of a suggestion's sets (a JSON list of
+ * "KEY=VALUE") replaces: the same KEY (suggest.c). */
+bool rp_cert_set_replaced(const char *set, const json_t *fix_sets);
+
+/* Values as a person reads them (human.c). */
+/* A key as words: "_" and "." as spaces, its unit suffix (_ns, _bytes, _bps,
+ * _gbps, _pct) dropped, CE/PFC/XOFF/... in capitals: first_ce_ns -> "first CE". */
+void rp_cert_label(const char *key, char *buf, size_t len);
+/* v as text in the unit its key names (NULL: none): ns as ns/us/ms/s, bytes
+ * as B/KiB/MiB, bit/s as Gbit/s, booleans as yes/no, null as "none", a record
+ * as "label value, ..." and a list as "a, b": never JSON. */
+void rp_cert_kv_text(const char *key, const json_t *v, char *buf, size_t len);
+void rp_cert_value_text(const json_t *v, char *buf, size_t len); /* no key: no unit */
+void rp_cert_fmt_ns(double ns, char *buf, size_t len);
+/* a and b in one unit that shows whether they differ: KiB when that does
+ * (8192 vs 40304: "8.00 KiB", "39.36 KiB"), else bytes ("40303 B", "40304 B"). */
+void rp_cert_fmt_bytes_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len);
+/* An axis step of 1, 2, 2.5 or 5 x 10^k, about top / ticks; and a tick's
+ * text: 40000 -> "40k", 2.5e6 -> "2.5M", 0.25 -> "0.25", never an exponent. */
+double rp_cert_nice_step(double top, int ticks);
+void rp_cert_tick_text(double v, char *buf, size_t len);
 /* path written whole or not at all (report_file.c): body writes into a
  * temporary file beside it, renamed over path once closed. 0, or -1 with err. */
 int rp_cert_write_file(const char *path, void (*body)(FILE *f, const json_t *res), const json_t *res, char *err,

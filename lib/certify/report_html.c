@@ -34,14 +34,16 @@ static void esc(FILE *f, const char *s)
 }
 
 struct range {
-	double x0, x1, y1;
+	double x0, x1, y1, step;
+	bool zero; /* every value is 0 */
 };
 
+/* The y range rounded up to 4 or 5 round steps; all values 0: 0..1 (the plot says so). */
 static void plot_range(const json_t *plot, struct range *r)
 {
 	size_t i, j;
 	json_t *s, *p;
-	*r = (struct range){INFINITY, -INFINITY, 0};
+	*r = (struct range){INFINITY, -INFINITY, 0, 1, false};
 	json_array_foreach(json_object_get(plot, "series"), i, s)
 		json_array_foreach(json_object_get(s, "points"), j, p) {
 		double x = json_number_value(json_array_get(p, 0)), y = json_number_value(json_array_get(p, 1));
@@ -52,7 +54,9 @@ static void plot_range(const json_t *plot, struct range *r)
 	if (!(r->x1 > r->x0))
 		r->x1 = r->x0 + 1;
 	if (r->y1 <= 0)
-		r->y1 = 1;
+		r->y1 = 1, r->zero = true;
+	r->step = rp_cert_nice_step(r->y1, 4);
+	r->y1 = ceil(r->y1 / r->step - 1e-9) * r->step;
 }
 
 #define W 560.0
@@ -64,10 +68,17 @@ static void axes(FILE *f, const json_t *plot, const struct range *r)
 {
 	fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' class='ax'/><line x1='%g' y1='10' x2='%g' y2='%g' class='ax'/>",
 		L, H - B, W - 10, H - B, L, L, H - B);
-	for (int k = 0; k <= 4; k++) {
-		double y = H - B - (H - B - 10) * k / 4.0;
-		fprintf(f, "<text x='%g' y='%g' class='tk' text-anchor='end'>%.3g</text>", L - 4, y + 4, r->y1 * k / 4.0);
+	char t[32];
+	int n = (int)lround(r->y1 / r->step);
+	for (int k = 0; k <= n; k++) {
+		double y = H - B - (H - B - 10) * k / (double)n;
+		rp_cert_tick_text(r->step * k, t, sizeof(t));
+		fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' class='gr'/><text x='%g' y='%g' class='tk' "
+			   "text-anchor='end'>%s</text>", L, y, W - 10, y, L - 4, y + 4, t);
 	}
+	if (r->zero)
+		fprintf(f, "<text x='%g' y='%g' class='zero' text-anchor='middle'>every value is 0</text>", (L + W) / 2,
+			(H - B) / 2);
 	fprintf(f, "<text x='%g' y='%g' class='lb' text-anchor='middle'>", (L + W) / 2, H - 2);
 	esc(f, str(plot, "x"));
 	fputs("</text>", f);
@@ -105,13 +116,19 @@ static void bars(FILE *f, const json_t *plot, const struct range *r)
 		size_t k = 0;
 		while (k < nx && xs[k] != x)
 			k++;
-		double h = y > 0 ? (H - B - 10) * y / r->y1 : 0;
-		fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>%g: %g</title></rect>",
-			L + slot * (double)k + slot * 0.1 + bw * (double)i, H - B - h, bw, h, colours[i % NCOL], x, y);
+		double h = y > 0 ? (H - B - 10) * y / r->y1 : 2; /* a 0 drawn as a 2-px stub: measured, not missing */
+		char xt[32], yt[32];
+		rp_cert_tick_text(x, xt, sizeof(xt));
+		rp_cert_tick_text(y, yt, sizeof(yt));
+		fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>%s: %s</title></rect>",
+			L + slot * (double)k + slot * 0.1 + bw * (double)i, H - B - h, bw, h, colours[i % NCOL], xt, yt);
 	}
-	for (size_t k = 0; k < nx; k++)
-		fprintf(f, "<text x='%.1f' y='%g' class='tk' text-anchor='middle'>%g</text>", L + slot * ((double)k + 0.5),
-			H - B + 12, xs[k]);
+	for (size_t k = 0; k < nx; k++) {
+		char xt[32];
+		rp_cert_tick_text(xs[k], xt, sizeof(xt));
+		fprintf(f, "<text x='%.1f' y='%g' class='tk' text-anchor='middle'>%s</text>", L + slot * ((double)k + 0.5),
+			H - B + 12, xt);
+	}
 }
 
 static void lines(FILE *f, const json_t *plot, const struct range *r)
@@ -126,8 +143,11 @@ static void lines(FILE *f, const json_t *plot, const struct range *r)
 		}
 		fputs("'/>", f);
 	}
-	fprintf(f, "<text x='%g' y='%g' class='tk'>%.4g</text><text x='%g' y='%g' class='tk' text-anchor='end'>%.4g</text>", L,
-		H - B + 12, r->x0, W - 10, H - B + 12, r->x1);
+	char x0[32], x1[32];
+	rp_cert_tick_text(r->x0, x0, sizeof(x0));
+	rp_cert_tick_text(r->x1, x1, sizeof(x1));
+	fprintf(f, "<text x='%g' y='%g' class='tk'>%s</text><text x='%g' y='%g' class='tk' text-anchor='end'>%s</text>", L,
+		H - B + 12, x0, W - 10, H - B + 12, x1);
 }
 
 static void svg(FILE *f, const json_t *plot)
@@ -153,48 +173,108 @@ static void svg(FILE *f, const json_t *plot)
 	fputs("</div></figure>\n", f);
 }
 
-static void cells_html(FILE *f, const json_t *row, bool header)
+struct cell {
+	char label[160], text[256];
+};
+#define MAX_CELLS 48
+
+/* A record's cells, labelled and in their units: its scalars, and one level
+ * into objects (terms.cable -> "terms cable"). */
+static size_t record_cells(const json_t *row, struct cell *out, size_t max)
 {
 	const char *k, *k2;
 	json_t *v, *v2;
-	char buf[256];
+	size_t n = 0;
 	json_object_foreach((json_t *)row, k, v) {
 		if (json_is_object(v)) {
 			json_object_foreach(v, k2, v2) {
-				rp_cert_value_text(v2, buf, sizeof(buf));
-				fputs(header ? "<th>" : "<td>", f);
-				if (header) {
-					esc(f, k);
-					fputc('.', f);
-					esc(f, k2);
-				} else {
-					esc(f, buf);
-				}
-				fputs(header ? "</th>" : "</td>", f);
+				char key[160];
+				if (n == max)
+					return n;
+				snprintf(key, sizeof(key), "%s.%s", k, k2);
+				rp_cert_label(key, out[n].label, sizeof(out[n].label));
+				rp_cert_kv_text(k2, v2, out[n].text, sizeof(out[n].text));
+				n++;
 			}
 			continue;
 		}
-		rp_cert_value_text(v, buf, sizeof(buf));
-		fputs(header ? "<th>" : "<td>", f);
-		esc(f, header ? k : buf);
-		fputs(header ? "</th>" : "</td>", f);
+		if (n == max)
+			return n;
+		rp_cert_label(k, out[n].label, sizeof(out[n].label));
+		rp_cert_kv_text(k, v, out[n].text, sizeof(out[n].text));
+		n++;
 	}
+	return n;
+}
+
+/* Records as a table: a row each; a few records of many fields (a link's
+ * headroom terms) turned on their side, a row per field, so the page stays
+ * within 1280 px. */
+static void records_html(FILE *f, const json_t *v)
+{
+	size_t nrec = json_array_size(v), n = 0, i;
+	json_t *r;
+	struct cell(*c)[MAX_CELLS] = nrec <= 8 ? calloc(8, sizeof(*c)) : NULL;
+	if (c) {
+		json_array_foreach(v, i, r) {
+			size_t k = record_cells(r, c[i], MAX_CELLS);
+			n = k > n ? k : n;
+		}
+	}
+	if (c && n > 8) {
+		fputs("<table class='side'>", f);
+		for (size_t k = 0; k < n; k++) {
+			fputs("<tr><th>", f);
+			esc(f, c[0][k].label);
+			fputs("</th>", f);
+			for (size_t j = 0; j < nrec; j++) {
+				fputs("<td>", f);
+				esc(f, c[j][k].text);
+				fputs("</td>", f);
+			}
+			fputs("</tr>", f);
+		}
+		fputs("</table>\n", f);
+		free(c);
+		return;
+	}
+	free(c);
+	struct cell row[MAX_CELLS];
+	fputs("<table><tr>", f);
+	n = record_cells(json_array_get(v, 0), row, MAX_CELLS);
+	for (size_t k = 0; k < n; k++) {
+		fputs("<th>", f);
+		esc(f, row[k].label);
+		fputs("</th>", f);
+	}
+	fputs("</tr>", f);
+	json_array_foreach(v, i, r) {
+		n = record_cells(r, row, MAX_CELLS);
+		fputs("<tr>", f);
+		for (size_t k = 0; k < n; k++) {
+			fputs("<td>", f);
+			esc(f, row[k].text);
+			fputs("</td>", f);
+		}
+		fputs("</tr>", f);
+	}
+	fputs("</table>\n", f);
 }
 
 /* The measured values: scalars as a list, lists of records as tables. */
 static void measured_html(FILE *f, const json_t *m)
 {
 	const char *k;
-	json_t *v, *r;
-	size_t i;
-	char buf[512];
+	json_t *v;
+	char buf[512], label[128];
 	bool any = false;
 	json_object_foreach((json_t *)m, k, v) {
 		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
 			continue;
-		rp_cert_value_text(v, buf, sizeof(buf));
+		rp_cert_label(k, label, sizeof(label));
+		rp_cert_kv_text(k, v, buf, sizeof(buf));
 		fputs(any ? "<li>" : "<p>Measured:</p><ul class='m'><li>", f);
-		esc(f, k);
+		esc(f, label);
 		fputs(": ", f);
 		esc(f, buf);
 		fputs("</li>", f);
@@ -205,17 +285,11 @@ static void measured_html(FILE *f, const json_t *m)
 	json_object_foreach((json_t *)m, k, v) {
 		if (!json_is_array(v) || !json_is_object(json_array_get(v, 0)))
 			continue;
-		fputs("<p>Measured <code>", f);
-		esc(f, k);
-		fputs("</code>:</p><table><tr>", f);
-		cells_html(f, json_array_get(v, 0), true);
-		fputs("</tr>", f);
-		json_array_foreach(v, i, r) {
-			fputs("<tr>", f);
-			cells_html(f, r, false);
-			fputs("</tr>", f);
-		}
-		fputs("</table>\n", f);
+		rp_cert_label(k, label, sizeof(label));
+		fputs("<p>Measured, ", f);
+		esc(f, label);
+		fputs(":</p>", f);
+		records_html(f, v);
 	}
 }
 
@@ -283,23 +357,39 @@ static void test_html(FILE *f, const json_t *e)
 	fputs("</section>\n", f);
 }
 
-static void suggest_html(FILE *f, const json_t *s)
+/* The fix, near the top: the --set lines that make every test pass and the
+ * whole command with them. */
+static void fix_html(FILE *f, const json_t *res, const json_t *s)
 {
 	size_t i;
-	json_t *st, *x;
-	fputs("<section><h2>Suggestion</h2>", f);
-	if (json_is_true(json_object_get(s, "found"))) {
-		fputs("<p>With these settings every test passes:</p><pre>", f);
-		json_array_foreach(json_object_get(s, "sets"), i, x) {
-			fputs("--set ", f);
-			esc(f, json_string_value(x));
-			fputc('\n', f);
-		}
-		fputs("</pre>", f);
-	} else {
-		fputs("<p>No setting of the knobs tried passes every test.</p>", f);
+	json_t *x;
+	if (!json_is_true(json_object_get(s, "found"))) {
+		fputs("<div class='fix'><b>Fix</b>: no setting of the knobs tried passes every test. ", f);
+		esc(f, str(s, "note"));
+		fputs(" (<a href='#suggest'>what was tried</a>)</div>\n", f);
+		return;
 	}
-	fputs("<ul>", f);
+	fputs("<div class='fix'><b>Fix</b>: with these settings every test passes (<a href='#suggest'>how they were "
+	      "found</a>):<pre>roceprobe certify ", f);
+	esc(f, str(json_object_get(res, "profile"), "path"));
+	json_array_foreach(json_object_get(res, "sets"), i, x) {
+		if (!json_string_value(x) || rp_cert_set_replaced(json_string_value(x), json_object_get(s, "sets")))
+			continue;
+		fputs(" --set ", f);
+		esc(f, json_string_value(x));
+	}
+	json_array_foreach(json_object_get(s, "sets"), i, x) {
+		fputs(" \\\n    --set ", f);
+		esc(f, json_string_value(x) ? json_string_value(x) : "");
+	}
+	fputs("</pre></div>\n", f);
+}
+
+static void suggest_html(FILE *f, const json_t *s)
+{
+	size_t i, j;
+	json_t *st, *x;
+	fputs("<section id='suggest'><h2>How the suggestion was found</h2><ul>", f);
 	json_array_foreach(json_object_get(s, "steps"), i, st) {
 		char b[512], a[512];
 		rp_cert_value_text(json_object_get(st, "before"), b, sizeof(b));
@@ -308,18 +398,62 @@ static void suggest_html(FILE *f, const json_t *s)
 		esc(f, str(st, "name"));
 		fputs("): ", f);
 		esc(f, json_is_string(json_object_get(st, "chosen")) ? str(st, "chosen") : "nothing found");
-		fputs("<br>before: <code>", f);
+		fputs("; tried:", f);
+		json_array_foreach(json_object_get(st, "tried"), j, x) {
+			fputs(j ? ", " : " ", f);
+			esc(f, str(x, "set"));
+			fputc(' ', f);
+			esc(f, str(x, "verdict"));
+		}
+		fputs("<br>before: ", f);
 		esc(f, b);
-		fputs("</code><br>after: <code>", f);
+		fputs("<br>after: ", f);
 		esc(f, a);
-		fputs("</code></li>", f);
+		fputs("</li>", f);
 	}
 	fputs("</ul></section>\n", f);
 }
 
+/* What ran, so a reader can run it again: profile, every --set, version, date, engine. */
+static void ran_html(FILE *f, const json_t *res)
+{
+	size_t i;
+	json_t *x, *env = json_object_get(res, "environment");
+	const json_t *prof = json_object_get(res, "profile");
+	char wall[48];
+	rp_cert_fmt_ns(json_number_value(json_object_get(env, "wall_s")) * 1e9, wall, sizeof(wall));
+	fputs("<table class='ran'><tr><th>profile</th><td>", f);
+	esc(f, str(prof, "name"));
+	fputs(" (<code>", f);
+	esc(f, str(prof, "path"));
+	fputs("</code>)</td></tr>\n<tr><th>settings</th><td>", f);
+	if (!json_array_size(json_object_get(res, "sets")))
+		fputs("none: the profile as written", f);
+	json_array_foreach(json_object_get(res, "sets"), i, x) {
+		fputs(i ? "<br><code>--set " : "<code>--set ", f);
+		esc(f, json_string_value(x) ? json_string_value(x) : "");
+		fputs("</code>", f);
+	}
+	fputs("</td></tr>\n<tr><th>engine</th><td>", f);
+	esc(f, strcmp(str(res, "engine"), "lab") == 0 ? "lab (the embedded virtual-time fabric)" : str(res, "engine"));
+	fputs("</td></tr>\n<tr><th>roceprobe</th><td>", f);
+	esc(f, str(env, "roceprobe"));
+	fputs("</td></tr>\n<tr><th>date</th><td>", f);
+	esc(f, str(env, "started"));
+	fputs(" on ", f);
+	esc(f, str(env, "hostname"));
+	fprintf(f, ", %s of wall time%s</td></tr></table>\n", wall,
+		json_is_true(json_object_get(res, "interrupted")) ? ", interrupted: the tests after the last were not run" : "");
+}
+
 static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;max-width:980px;margin:2em auto;color:#222}"
-	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+	"body{font:14px/1.4 system-ui,sans-serif;max-width:1180px;margin:2em auto;padding:0 16px;color:#222}"
+	"table{border-collapse:collapse;margin:.5em 0;max-width:100%}td,th{border:1px solid #ccc;padding:3px 8px;"
+	"text-align:left;vertical-align:top;overflow-wrap:break-word}table.verdicts td:nth-child(-n+3){white-space:nowrap}"
+	"table.side th{background:#f5f5f5}table.ran th{background:#f5f5f5;width:7em}"
+	".fix{background:#e8f5e9;border-left:4px solid #2e7d32;padding:6px 10px;margin:.5em 0}"
+	"pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.3em 0}svg{max-width:100%;height:auto}"
+	".gr{stroke:#eee}.zero{font-size:13px;fill:#555}"
 	".v{display:inline-block;padding:1px 8px;border-radius:4px;color:#fff;font-size:13px}"
 	".v.PASS,td.PASS{background:#2e7d32;color:#fff}.v.FAIL,td.FAIL{background:#c62828;color:#fff}"
 	".v.SKIP{background:#757575}.v.MARGINAL{background:#ef6c00;color:#fff}.cause{background:#fff3e0;padding:6px}.why{color:#555}"
@@ -337,19 +471,19 @@ static void write_html(FILE *f, const json_t *res)
 	esc(f, str(prof, "name"));
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1><span class='v %s'>%s</span> roceprobe certify: ", css, v, v);
 	esc(f, str(prof, "name"));
-	fputs("</h1>\n<p>Profile <code>", f);
-	esc(f, str(prof, "path"));
-	fprintf(f, "</code>, engine %s: %d passed, %d failed, %d marginal, %d skipped%s.</p>\n", str(res, "engine"),
+	fprintf(f, "</h1>\n<p class='counts'>%d passed, %d failed, %d marginal, %d skipped.</p>\n",
 		(int)json_integer_value(json_object_get(counts, "pass")), (int)json_integer_value(json_object_get(counts, "fail")),
 		(int)json_integer_value(json_object_get(counts, "marginal")),
-		(int)json_integer_value(json_object_get(counts, "skip")),
-		json_is_true(json_object_get(res, "interrupted")) ? " (interrupted)" : "");
+		(int)json_integer_value(json_object_get(counts, "skip")));
+	ran_html(f, res);
+	if (json_is_object(json_object_get(res, "suggest")))
+		fix_html(f, res, json_object_get(res, "suggest"));
 	if (!json_is_true(json_object_get(res, "certified")))
 		fprintf(f, "<p class='cause'><b>Not certified</b>: %d of %d tests judged; certified needs test 1 (or every "
 			   "test --only asked for) judged and every verdict PASS (a SKIP or a MARGINAL is not).</p>\n",
 			(int)json_integer_value(json_object_get(res, "judged")),
 			(int)json_integer_value(json_object_get(res, "asked")));
-	fputs("<table><tr><th>#</th><th>test</th><th>verdict</th><th>why</th></tr>\n", f);
+	fputs("<table class='verdicts'><tr><th>#</th><th>test</th><th>verdict</th><th>why, and the likely cause</th></tr>\n", f);
 	json_array_foreach(json_object_get(res, "tests"), i, e) {
 		json_t *cause = json_object_get(e, "cause");
 		int id = (int)json_integer_value(json_object_get(e, "id"));

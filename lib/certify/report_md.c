@@ -13,41 +13,24 @@ static const char *str(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* A JSON value as short text (numbers without noise). */
-void rp_cert_value_text(const json_t *v, char *buf, size_t len)
-{
-	if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, len, "%.4g", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, len, "%s", json_is_true(v) ? "yes" : "no");
-	else if (json_is_null(v) || !v)
-		snprintf(buf, len, "-");
-	else {
-		char *s = json_dumps(v, JSON_COMPACT);
-		snprintf(buf, len, "%s", s ? s : "?");
-		free(s);
-	}
-}
-
 /* A row's cells: its scalars, and one level into objects (terms.cable). */
 static void row_cells(const json_t *row, bool header, FILE *f)
 {
 	const char *k, *k2;
 	json_t *v, *v2;
-	char buf[256];
+	char buf[256], label[160], key[160];
 	json_object_foreach((json_t *)row, k, v) {
 		if (json_is_object(v)) {
 			json_object_foreach(v, k2, v2) {
-				rp_cert_value_text(v2, buf, sizeof(buf));
-				fprintf(f, " %s%s%s |", header ? k : "", header ? "." : "", header ? k2 : buf);
+				snprintf(key, sizeof(key), "%s.%s", k, k2);
+				rp_cert_label(key, label, sizeof(label));
+				rp_cert_kv_text(k2, v2, buf, sizeof(buf));
+				fprintf(f, " %s |", header ? label : buf);
 			}
 		} else {
-			rp_cert_value_text(v, buf, sizeof(buf));
-			fprintf(f, " %s |", header ? k : buf);
+			rp_cert_label(k, label, sizeof(label));
+			rp_cert_kv_text(k, v, buf, sizeof(buf));
+			fprintf(f, " %s |", header ? label : buf);
 		}
 	}
 	fputc('\n', f);
@@ -69,13 +52,14 @@ static void measured_md(FILE *f, const json_t *m)
 	const char *k;
 	json_t *v, *r;
 	size_t i;
-	char buf[512];
+	char buf[512], label[128];
 	bool any = false;
 	json_object_foreach((json_t *)m, k, v) {
 		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
 			continue;
-		rp_cert_value_text(v, buf, sizeof(buf));
-		fprintf(f, "%s- %s: %s\n", any ? "" : "Measured:\n", k, buf);
+		rp_cert_label(k, label, sizeof(label));
+		rp_cert_kv_text(k, v, buf, sizeof(buf));
+		fprintf(f, "%s- %s: %s\n", any ? "" : "Measured:\n", label, buf);
 		any = true;
 	}
 	if (any)
@@ -83,7 +67,8 @@ static void measured_md(FILE *f, const json_t *m)
 	json_object_foreach((json_t *)m, k, v) {
 		if (!json_is_array(v) || !json_is_object(json_array_get(v, 0)))
 			continue;
-		fprintf(f, "Measured `%s`:\n\n|", k);
+		rp_cert_label(k, label, sizeof(label));
+		fprintf(f, "Measured, %s:\n\n|", label);
 		row_cells(json_array_get(v, 0), true, f);
 		fputc('|', f);
 		for (size_t c = cells(json_array_get(v, 0)); c > 0; c--)
@@ -146,15 +131,7 @@ static void suggest_md(FILE *f, const json_t *s)
 {
 	size_t i, j;
 	json_t *st, *x;
-	fputs("\n## Suggestion\n\n", f);
-	if (!json_is_true(json_object_get(s, "found"))) {
-		fprintf(f, "No setting of the knobs tried passes every test. %s\n", str(s, "note"));
-	} else {
-		fputs("With these settings every test passes:\n\n```\n", f);
-		json_array_foreach(json_object_get(s, "sets"), i, x)
-			fprintf(f, "--set %s\n", json_string_value(x));
-		fputs("```\n", f);
-	}
+	fputs("\n## How the suggestion was found\n", f);
 	json_array_foreach(json_object_get(s, "steps"), i, st) {
 		fprintf(f, "\n- test %d (%s), cause `%s`: ", (int)json_integer_value(json_object_get(st, "test")),
 			str(st, "name"), str(st, "cause"));
@@ -177,19 +154,39 @@ static void write_md(FILE *f, const json_t *res)
 	size_t i;
 	json_t *e, *counts = json_object_get(res, "counts");
 	const json_t *prof = json_object_get(res, "profile");
+	json_t *env = json_object_get(res, "environment"), *x;
 	fprintf(f, "# roceprobe certify: %s: %s\n\n", str(prof, "name"), str(res, "verdict"));
-	fprintf(f, "Profile `%s`, engine %s. %d passed, %d failed, %d marginal, %d skipped%s.\n\n", str(prof, "path"),
-		str(res, "engine"), (int)json_integer_value(json_object_get(counts, "pass")),
+	fprintf(f, "%d passed, %d failed, %d marginal, %d skipped%s.\n\n",
+		(int)json_integer_value(json_object_get(counts, "pass")),
 		(int)json_integer_value(json_object_get(counts, "fail")),
 		(int)json_integer_value(json_object_get(counts, "marginal")),
 		(int)json_integer_value(json_object_get(counts, "skip")),
 		json_is_true(json_object_get(res, "interrupted")) ? " (interrupted: the tests after the last are not run)" : "");
+	fprintf(f, "| what ran | |\n| --- | --- |\n| profile | %s (`%s`) |\n| settings |", str(prof, "name"), str(prof, "path"));
+	if (!json_array_size(json_object_get(res, "sets")))
+		fputs(" none: the profile as written", f);
+	json_array_foreach(json_object_get(res, "sets"), i, x)
+		fprintf(f, "%s `--set %s`", i ? "," : "", json_string_value(x) ? json_string_value(x) : "");
+	fprintf(f, " |\n| engine | %s |\n| roceprobe | %s |\n| date | %s on %s |\n\n", str(res, "engine"),
+		str(env, "roceprobe"), str(env, "started"), str(env, "hostname"));
+	json_t *s = json_object_get(res, "suggest");
+	if (json_is_object(s) && json_is_true(json_object_get(s, "found"))) {
+		fprintf(f, "**Fix**: with these settings every test passes:\n\n```\nroceprobe certify %s", str(prof, "path"));
+		json_array_foreach(json_object_get(res, "sets"), i, x)
+			if (json_string_value(x) && !rp_cert_set_replaced(json_string_value(x), json_object_get(s, "sets")))
+				fprintf(f, " --set %s", json_string_value(x));
+		json_array_foreach(json_object_get(s, "sets"), i, x)
+			fprintf(f, " \\\n    --set %s", json_string_value(x) ? json_string_value(x) : "");
+		fputs("\n```\n\n", f);
+	} else if (json_is_object(s)) {
+		fprintf(f, "**Fix**: no setting of the knobs tried passes every test. %s\n\n", str(s, "note"));
+	}
 	if (!json_is_true(json_object_get(res, "certified")))
 		fprintf(f, "**Not certified**: %d of %d tests judged; certified needs test 1 (or every test --only asked "
 			   "for) judged and every verdict PASS (a SKIP or a MARGINAL is not).\n\n",
 			(int)json_integer_value(json_object_get(res, "judged")),
 			(int)json_integer_value(json_object_get(res, "asked")));
-	fputs("| # | test | verdict | why |\n| --- | --- | --- | --- |\n", f);
+	fputs("| # | test | verdict | why, and the likely cause |\n| --- | --- | --- | --- |\n", f);
 	json_array_foreach(json_object_get(res, "tests"), i, e) {
 		json_t *cause = json_object_get(e, "cause");
 		fprintf(f, "| %d | %s | %s | %s |\n", (int)json_integer_value(json_object_get(e, "id")), str(e, "name"),

@@ -332,3 +332,15 @@ int rp_certify_suggest(const struct rp_profile *prof, const struct rp_cert_opts 
 	(void)cand_json;
 	return 0;
 }
+
+bool rp_cert_set_replaced(const char *set, const json_t *fix_sets)
+{
+	size_t i, k = strcspn(set, "=");
+	json_t *x;
+	json_array_foreach(fix_sets, i, x) {
+		const char *f = json_string_value(x);
+		if (f && strcspn(f, "=") == k && strncmp(f, set, k) == 0)
+			return true;
+	}
+	return false;
+}

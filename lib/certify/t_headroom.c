@@ -135,8 +135,7 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 		rp_cert_crit(t, label, want, json_integer((json_int_t)k->configured), k->configured >= h.total_bytes);
 		if (k->configured < h.total_bytes && !short_of[0]) {
 			char cb[32], rb[32];
-			rp_cert_fmt_bytes(k->configured, cb, sizeof(cb));
-			rp_cert_fmt_bytes(h.total_bytes, rb, sizeof(rb));
+			rp_cert_fmt_bytes_pair(k->configured, h.total_bytes, cb, rb, sizeof(cb));
 			snprintf(short_of, sizeof(short_of),
 				 "the %s headroom is %s, below the %s the formula asks for at %.0f Gbit/s over %.0f m of cable "
 				 "with a %u-quanta response, %g ns of MAC/PHY delay and %u-byte frames (cable %llu B + "

@@ -182,6 +182,7 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 	json_object_set_new(o, "capture_error", t->capture_failed ? json_string(t->capture_error) : json_null());
 	json_object_set_new(o, "capture_room_limited", json_boolean(t->capture_room_limited && t->capture_stopped &&
 								   !t->capture_failed));
+	json_object_set_new(o, "qdepth_bin_ns", jint(lab->fab->qdepth_bin_ns));
 	return o;
 }
 

@@ -644,7 +644,8 @@ unsigned rp_session_warn_rates(const struct rp_session *s, FILE *out, const char
 				fputs(before, out);
 			if (out)
 				fprintf(out,
-					"roceprobe %s: warning: flow %u (%s -> %s) reached %.3f of %.3f Gbit/s (%.1f%% "
+					"roceprobe %s: warning: flow %u (%s -> %s) sent %.3f of its planned %.3f Gbit/s "
+					"on the wire (layer 1: frames with preamble and gap, as rate: counts; %.1f%% "
 					"short) over its %.3f ms; likely cause: %s\n",
 					s->cmd, f->id, s->prof->hosts[f->src].name, s->prof->hosts[f->dst].name, got,
 					want, 100.0 * (1.0 - got / want), (double)rp_flow_active_ns(&st) / 1e6, cause);

@@ -114,7 +114,7 @@ def case_loss(tmp):
     expect(af["ce"] == f["ce"], f"analyze of the receiver's capture: ce {af['ce']} == the live run's")
     plot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "plot")
     pngs = subprocess.run([plot, out], capture_output=True, text=True).stdout.split()
-    expect(len(pngs) == 3 and all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs), f"tools/plot drew {pngs}")
+    expect(len(pngs) == 4 and all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in pngs), f"tools/plot drew {pngs}")
     summary = open(os.path.join(out, "summary.txt")).read()
     expect(" 1000 " in summary.splitlines()[3], "summary.txt shows the loss")
     # cnp_interval: 0 is no limit: a CNP for every CE packet (it was taken as unset: 50 us)

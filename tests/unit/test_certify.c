@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "certify/cert_internal.h"
 #include "certify/certify.h"
 #include "certify/engine_pick.h"
 
@@ -404,6 +406,109 @@ static void engine_pick(void **state)
 	rp_profile_free(run);
 }
 
+/* The reports' values as a person reads them (human.c). */
+static void human_values(void **state)
+{
+	(void)state;
+	char a[64], b[64], buf[512];
+	/* one byte short: KiB would print 39.36 twice (40303 / 1024 = 39.358, 40304 / 1024 = 39.359) */
+	rp_cert_fmt_bytes_pair(40303, 40304, a, b, sizeof(a));
+	assert_string_equal(a, "40303 B");
+	assert_string_equal(b, "40304 B");
+	/* far apart: one unit, KiB (8192 / 1024 = 8.00, 40304 / 1024 = 39.36) */
+	rp_cert_fmt_bytes_pair(8192, 40304, a, b, sizeof(a));
+	assert_string_equal(a, "8.00 KiB");
+	assert_string_equal(b, "39.36 KiB");
+	rp_cert_fmt_bytes_pair(4096, 9000, a, b, sizeof(a)); /* both below 10 KiB: bytes */
+	assert_string_equal(b, "9000 B");
+	rp_cert_label("queue_at_first_ce_bytes", buf, sizeof(buf));
+	assert_string_equal(buf, "queue at first CE");
+	rp_cert_label("terms.pfc_frame", buf, sizeof(buf));
+	assert_string_equal(buf, "terms PFC frame");
+	json_t *v = json_integer(3000);
+	rp_cert_kv_text("first_ce_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "3000 ns");
+	json_decref(v);
+	v = json_integer(2530704); /* 2530704 ns = 2530.70 us */
+	rp_cert_kv_text("elapsed_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "2530.70 us");
+	json_decref(v);
+	v = json_integer(100000000000LL); /* 1e11 bit/s = 100 Gbit/s */
+	rp_cert_kv_text("speed_bps", v, buf, sizeof(buf));
+	assert_string_equal(buf, "100 Gbit/s");
+	json_decref(v);
+	v = json_real(40300.0); /* a real that is a whole number: no exponent */
+	rp_cert_kv_text("x", v, buf, sizeof(buf));
+	assert_string_equal(buf, "40300");
+	json_decref(v);
+	rp_cert_kv_text("watchdog", json_true(), buf, sizeof(buf));
+	assert_string_equal(buf, "yes");
+	rp_cert_kv_text("first_xoff_ns", json_null(), buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	v = json_pack("{s:i, s:i, s:i, s:i}", "prio", 0, "tx_packets", 4096, "lost", 3521, "switch_xoff", 0);
+	rp_cert_value_text(v, buf, sizeof(buf)); /* a record as words, never JSON */
+	assert_string_equal(buf, "prio 0, tx packets 4096, lost 3521, switch XOFF 0");
+	json_decref(v);
+	v = json_pack("[i, n]", 3000, NULL);
+	rp_cert_kv_text("first_ce_ns", v, buf, sizeof(buf));
+	assert_string_equal(buf, "3000 ns, none");
+	json_decref(v);
+	/* axis steps: 40304 / 4 = 10076 = 1.0076 x 10^4 -> 2 x 10^4, the first of 1, 2, 2.5, 5, 10 not below */
+	assert_true(rp_cert_nice_step(40304, 4) == 20000);
+	assert_true(rp_cert_nice_step(237, 4) == 100); /* 59.25 -> 100 */
+	assert_true(rp_cert_nice_step(0.9756, 4) == 0.25); /* 0.2439 -> 0.25 */
+	rp_cert_tick_text(40000, buf, sizeof(buf));
+	assert_string_equal(buf, "40k");
+	rp_cert_tick_text(2500000, buf, sizeof(buf));
+	assert_string_equal(buf, "2.5M");
+	rp_cert_tick_text(0.25, buf, sizeof(buf));
+	assert_string_equal(buf, "0.25");
+	rp_cert_tick_text(2526, buf, sizeof(buf)); /* 2526 is not a round thousand: as is */
+	assert_string_equal(buf, "2526");
+	/* a suggestion's headroom replaces the user's, another key does not */
+	v = json_pack("[s]", "fabric.pfc.headroom=40KiB");
+	assert_true(rp_cert_set_replaced("fabric.pfc.headroom=8KiB", v));
+	assert_false(rp_cert_set_replaced("fabric.pfc.headroom_x=8KiB", v));
+	assert_false(rp_cert_set_replaced("certify.messages=8", v));
+	json_decref(v);
+}
+
+/* Test 1's plot when nothing was lost and nothing paused: every value 0. It
+ * says so, and its bars stand as 2-px stubs (measured 0, not missing); the
+ * y axis 0..1 in round steps of 0.25 (1 / 4), no exponent. */
+static void report_zero_plot(void **state)
+{
+	(void)state;
+	json_t *res = json_pack(
+		"{s:s, s:{s:s, s:s}, s:s, s:[], s:{s:s, s:s, s:s, s:f}, s:{s:i, s:i, s:i, s:i}, s:b, s:i, s:i, "
+		"s:[{s:i, s:s, s:s, s:s, s:n, s:{s:[{s:s, s:s, s:s, s:s, s:[{s:s, s:[[i, i], [i, i]]}, "
+		"{s:s, s:[[i, i], [i, i]]}]}]}, s:{}}]}",
+		"verdict", "PASS", "profile", "name", "p", "path", "p.yaml", "engine", "lab", "sets", "environment",
+		"roceprobe", "0.1.0", "started", "2026-12-07T00:00:00Z", "hostname", "vm", "wall_s", 0.5, "counts", "pass", 1,
+		"fail", 0, "marginal", 0, "skip", 0, "certified", 1, "judged", 1, "asked", 1, "tests", "id", 1, "name",
+		"pfc-incast", "title", "PFC incast", "verdict", "PASS", "cause", "evidence", "plots", "title", "t", "x", "N",
+		"y", "frames", "kind", "bar", "series", "name", "PFC frames", "points", 2, 0, 4, 0, "name", "lost",
+		"points", 2, 0, 4, 0, "measured");
+	assert_non_null(res);
+	char path[] = "/tmp/test_certify_html_XXXXXX", err[256];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rp_cert_write_html(res, path, err, sizeof(err)), 0);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char html[1 << 16];
+	size_t n = fread(html, 1, sizeof(html) - 1, f);
+	html[n] = '\0';
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(html, "every value is 0"));
+	assert_non_null(strstr(html, "height='2.0'"));
+	assert_non_null(strstr(html, ">0.25</text>"));
+	assert_null(strstr(html, "e+"));
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +523,8 @@ int main(void)
 		cmocka_unit_test(skips_are_not_certified),
 		cmocka_unit_test(summary_text),
 		cmocka_unit_test(engine_pick),
+		cmocka_unit_test(human_values),
+		cmocka_unit_test(report_zero_plot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
