@@ -63,4 +63,7 @@ void rp_summary_flows(FILE *f, const struct rp_summary *s)
 			n > RP_REPORT_FLOWS_INLINE ? RP_REPORT_FLOWS_FILE : "result.json");
 	if (c & RP_SUMMARY_ACTIVE)
 		fputs("(Gbit/s: unique payload over the flow's active time, its first to last frame received)\n", f);
+	else /* the lab's column is goodput_gbps; its pairs sum goodput_active_gbps (docs/results.md) */
+		fputs("(Gbit/s: unique payload over the whole run, idle time included; pairs: over each flow's "
+		      "active time)\n", f);
 }

@@ -164,6 +164,7 @@ static void lab_view(void **state)
 		"flow src      dst      prio         tx         rx     lost  flying     ce    cnp    Gbit/s     p50 ns     p99 ns     max ns",
 		"0    h0       h1          3          4          3        1       0      0      0     2.400        200        250        250",
 		"... 1 more flows in result.json (the pairs that stand out are below)", /* 2 flows, 1 listed */
+		"(Gbit/s: unique payload over the whole run, idle time included; pairs: over each flow's active time)",
 		"",
 		"loss 50.0000% (3 lost, 7 switch drops), most paused host priority 12.50%,",
 		"latency p99 250 ns p99.9 250 ns, goodput 2.400 Gbit/s, deepest queue 4096 bytes",
