@@ -122,5 +122,5 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 echo "pkg-deb: in the chroot: $(head -n 1 "$root/tmp/lab.txt")"
-rm -rf "$root"
+rm -rf "$root" "$work/src"
 echo "pkg-deb: PASS"
