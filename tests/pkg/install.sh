@@ -65,6 +65,12 @@ done
 grep -q -- "--duration S" "$work/roceprobe-run.txt" || fail "roceprobe-run(1) has no --duration"
 grep -q -- "-s, --size" "$work/roceprobe-ep.txt" || fail "roceprobe-ep(1) has no -s, --size"
 echo "pkg-install: $((${#cmds[@]} + 1)) man pages, groff clean"
+# A command without its page (meson's list behind the binary's) stops the build: one line, exit 2.
+mkdir "$work/hd"
+rc=0
+python3 "$src/tools/helpdoc/helpdoc.py" "$bin" 0 /p /d "$work/hd" lab plan >/dev/null 2>"$work/hd.err" || rc=$?
+want="helpdoc: 'roceprobe --help' lists ${cmds[*]}; meson installs pages for lab plan"
+[ $rc = 2 ] && [ "$(cat "$work/hd.err")" = "$want" ] || fail "helpdoc with two commands: exit $rc, '$(cat "$work/hd.err")'"
 
 # Completion, as bash-completion loads it. COMPREPLY for a command line, cursor at its end.
 comp=$share/bash-completion/completions/roceprobe
