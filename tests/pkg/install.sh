@@ -95,6 +95,10 @@ expect "-s " roceprobe ep -s
 expect "--capture --capture-max --capture-rotate " roceprobe lab --capt
 expect "outdir " roceprobe lab p.yaml -o ""
 expect "" roceprobe ep -d ""
+expect "mine.yaml notes.txt outdir " roceprobe ep --key-file ""
+if [[ " ${cmds[*]} " == *" run "* ]]; then
+	expect "" roceprobe run p.yaml --capture-filter ""
+fi
 expect "$share/roceprobe/profiles/incast-32to1-ecn.yaml $share/roceprobe/profiles/incast-8to1.yaml " \
 	roceprobe lab "$share/roceprobe/profiles/incast"
 expect "$share/roceprobe/profiles/incast-32to1-ecn.yaml $share/roceprobe/profiles/incast-8to1.yaml " \

@@ -129,9 +129,9 @@ def man_page(name, section_title, summary, usage, blocks, version, extra):
 
 
 def options_of(text):
-    """Every option a help text's option lines name, and those that take a value
-    (with the value's word: DIR, FILE, N, ...)."""
-    opts, values = [], {}
+    """Every option a help text's option lines name, those that take a value (with
+    the value's word: DIR, FILE, N, ...), and each one's long name (-o: --out)."""
+    opts, values, twin = [], {}, {}
     for line in text.splitlines():
         m = OPT_LINE.match(line)
         if not m:
@@ -143,20 +143,25 @@ def options_of(text):
                 opts.append(o)
             if t.group(2):
                 values[o] = t.group(2)
-        # "-s, --size N": the short one takes the long one's value
+        # "-s, --size N": the short one takes the long one's value, and is named by it
         names = re.findall(r"(--?[A-Za-z][\w-]*)", head)
+        longs = [o for o in names if o.startswith("--")]
         for o in names:
             for other in names:
                 if other in values and o not in values:
                     values[o] = values[other]
-    return opts, values
+            if longs:
+                twin[o] = longs[0]
+    return opts, values, twin
 
 
-def value_kind(word):
+def value_kind(opt, word):
+    """dir, file or value: what an option's value word (DIR, FILE, N, ...) asks for.
+    A bare F is a file only for an option named so (--key-file F, not --capture-filter F)."""
     w = word.rstrip(".,")
-    if w in ("DIR",):
+    if w == "DIR":
         return "dir"
-    if w in ("FILE", "F", "PATH", "PCAP", "PROFILE") or w.endswith("FILE"):
+    if w in ("FILE", "PATH", "PCAP", "PROFILE") or w.endswith("FILE") or (w == "F" and opt.endswith("-file")):
         return "file"
     return "value"
 
@@ -269,8 +274,11 @@ def main(argv):
         see = [".SH SEE ALSO", "\\fBroceprobe\\fR(1); " + esc(doc_dir)]
         with open(f"{outdir}/roceprobe-{c}.1", "w") as f:
             f.write(man_page(f"roceprobe-{c}", "DESCRIPTION", summary, usage, blocks, version, see))
-        opts, values = options_of(text)
-        kinds = {o: ("val" if value_kind(v) == "value" else value_kind(v)) for o, v in values.items()}
+        opts, values, twin = options_of(text)
+        kinds = {}
+        for o, v in values.items():
+            k = value_kind(twin.get(o, o), v)
+            kinds[o] = "val" if k == "value" else k
         arg = "profile" if any("PROFILE" in u for u in usage) else (
             "file" if any(re.search(r"\b(PCAP|FILE)\b", u) for u in usage) else "")
         tables[c] = {"opts": opts, "kinds": kinds, "arg": arg}
