@@ -1,6 +1,7 @@
-/* roceprobe ep: a verbs endpoint. One side runs --server, the other
- * --client HOST; the client says what to measure and the server follows, so
- * a server needs no test options. lib/verbs/ep.h draws the session. */
+/* roceprobe ep: a verbs endpoint, with perftest's habits: the side given no
+ * peer is the server, the client names it (`ep HOST`); the client says what
+ * to measure and the server follows, so a server needs no test options.
+ * lib/verbs/ep.h draws the session. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,12 +24,15 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe ep --server [--port N] [--clients N] [DEVICE/PATH OPTIONS]\n"
-	      "       roceprobe ep --client HOST [--op OP] [--mode MODE] [--size N[,N...]] ...\n"
+	fputs("usage: roceprobe ep [OPTIONS]         start a server and wait for clients\n"
+	      "       roceprobe ep [OPTIONS] HOST    run the test against the server at HOST\n"
 	      "\n"
 	      "Measures an RDMA path with real verbs over RC QPs, between two hosts (or one\n"
-	      "server and several clients for an incast). QP numbers, PSNs, GIDs/LIDs and\n"
-	      "buffer keys are exchanged over TCP (--port); the client sends the test\n"
+	      "server and several clients for an incast). As with perftest (ib_write_lat,\n"
+	      "ib_write_bw, ...), the side given no peer is the server and the client names\n"
+	      "it; perftest's short options mean the same here (-d -i -x -s -n -q -D -a -c\n"
+	      "-p -m -S -L -R -u -t -r -Q -I, --report_gbits). QP numbers, PSNs, GIDs/LIDs\n"
+	      "and buffer keys are exchanged over TCP (--port); the client sends the test\n"
 	      "parameters, so the server needs none. Start the server first; the client\n"
 	      "retries its TCP connection for --connect-timeout seconds.\n"
 	      "\n"
@@ -39,9 +44,11 @@ static void usage(FILE *out)
 	      "rdma_cm's requests prove it too, and the server refuses any that does not.\n"
 	      "\n"
 	      "roles\n"
-	      "  -s, --server            wait for --clients clients, serve them, exit\n"
-	      "  -c, --client HOST       run the test against HOST (a name or an address)\n"
-	      "      --port N            TCP port of the exchange (default 18520)\n"
+	      "      --server            be the server (the default without HOST): wait for\n"
+	      "                          --clients clients, serve them, exit\n"
+	      "      --client HOST       the same as HOST: run the test against HOST (a name\n"
+	      "                          or an address)\n"
+	      "  -p, --port N            TCP port of the exchange (default 18520)\n"
 	      "      --bind ADDR         server: listen on ADDR (default 127.0.0.1, this host\n"
 	      "                          only; give the address clients reach, or 0.0.0.0\n"
 	      "                          for every IPv4 address)\n"
@@ -64,14 +71,14 @@ static void usage(FILE *out)
 	      "                          bw:  windowed: --tx-depth requests in flight on each\n"
 	      "                               of --qps QPs; goodput in Gbit/s\n"
 	      "                          rate: bw with small messages; message rate in Mmsg/s\n"
-	      "      --size N[,N...]     message size(s): 64, 4KiB, 1MiB (1048576), 1MB\n"
+	      "  -s, --size N[,N...]     message size(s): 65536, 64, 4KiB, 1MiB (1048576), 1MB\n"
 	      "                          (1000000); bare K/M/G refused. default 2 (lat,\n"
 	      "                          rate) or 64KiB (bw)\n"
 	      "  -a, --sweep             every power of two from 2 B to 8 MiB (perftest -a)\n"
 	      "  -n, --iters N           iterations per size (per QP for bw); default 1000\n"
 	      "                          for lat, 5000 for bw and rate\n"
 	      "  -D, --duration SEC      run each size for SEC seconds instead\n"
-	      "  -q, --qps N             QPs per client (bw, rate; default 1)\n"
+	      "  -q, --qps N             QPs per client (bw, rate; default 1; perftest --qp)\n"
 	      "  -t, --tx-depth N        send queue depth (default 64 lat, 128 bw)\n"
 	      "  -r, --rx-depth N        receives kept posted (send, write_imm; default 512)\n"
 	      "  -Q, --cq-mod N          one signalled completion per N sends (default 1 lat,\n"
@@ -79,20 +86,22 @@ static void usage(FILE *out)
 	      "  -I, --inline N          inline payloads up to N bytes (default 220 lat, 0 bw)\n"
 	      "\n"
 	      "device and path (both sides)\n"
-	      "  -d, --dev NAME          RDMA device (default: the first, see ibv_devices)\n"
+	      "  -d, --dev NAME          RDMA device (default: the first, see ibv_devices;\n"
+	      "                          perftest --ib-dev)\n"
 	      "  -i, --ib-port N         its port (default 1)\n"
 	      "  -x, --gid-index N       RoCE source GID index. Default: scan the table for\n"
 	      "                          the RoCE v2 GID of an IPv4 address (sysfs gid_attrs)\n"
 	      "      --dscp N            RoCE: DSCP 0..63 of our packets (GRH traffic class)\n"
 	      "      --ecn N             RoCE: ECN bits 0..3 (traffic class = DSCP << 2 | ECN)\n"
-	      "      --sl N              InfiniBand: service level 0..15 (addressed by LID,\n"
+	      "  -S, --sl N              InfiniBand: service level 0..15 (addressed by LID,\n"
 	      "                          no GRH)\n"
-	      "      --hop-limit N       RoCE: GRH hop limit / IP TTL (default 64)\n"
-	      "      --mtu N             path MTU 256..4096 (default: the port's active MTU,\n"
+	      "  -L, --hop-limit N       RoCE: GRH hop limit / IP TTL (default 64)\n"
+	      "  -m, --mtu N             path MTU 256..4096 (default: the port's active MTU,\n"
 	      "                          lowered to the peer's)\n"
-	      "      --ack-timeout N     local ACK timeout 4.096 us * 2^N (default 14: 67 ms)\n"
+	      "  -u, --ack-timeout N     local ACK timeout 4.096 us * 2^N (default 14: 67 ms;\n"
+	      "                          perftest --qp-timeout)\n"
 	      "      --retry N           transport retries 0..7 (default 7)\n"
-	      "      --cm                client: connect the QPs with rdma_cm (the kernel\n"
+	      "  -R, --cm                client: connect the QPs with rdma_cm (the kernel\n"
 	      "                          resolves address and route; REQ/REP/RTU on QP1)\n"
 	      "                          instead of QP records over TCP; the control lines\n"
 	      "                          stay on TCP and the server follows the client\n"
@@ -100,6 +109,8 @@ static void usage(FILE *out)
 	      "                          probes: --mode lat with --op send only (the default\n"
 	      "                          op under --ud), sizes up to the path MTU; a probe\n"
 	      "                          not answered within --ud-timeout is counted lost\n"
+	      "  -c, --connection T      client: RC (the default) or UD (= --ud), as\n"
+	      "                          perftest's -c\n"
 	      "      --ud-timeout S      --ud: give a probe up after S seconds or a duration\n"
 	      "                          (0.2, 200ms; default 1 s)\n"
 	      "\n"
@@ -113,6 +124,10 @@ static void usage(FILE *out)
 	      "      --no-counters       skip the counter snapshots\n"
 	      "      --json              print result.json to stdout instead of the tables\n"
 	      "  -o, --output DIR        also write DIR/result.json\n"
+	      "      --report_gbits      accepted for perftest's command lines: the tables\n"
+	      "                          always give bandwidth in Gbit/s (10^9 bit/s), which\n"
+	      "                          is what it asks perftest for (its default is MiB/s:\n"
+	      "                          1 Gbit/s = 119.2 MiB/s)\n"
 	      "\n"
 	      "Counters: /sys/class/infiniband/DEV/ports/P/{counters,hw_counters} and the\n"
 	      "netdev's ethtool statistics (SIOCETHTOOL) are read before and after the run;\n"
@@ -122,12 +137,18 @@ static void usage(FILE *out)
 	      "pause_rx_prio3, pause_time_us_tx_prio3, ... (docs/verbs.md).\n"
 	      "\n"
 	      "examples\n"
-	      "  roceprobe ep --server\n"
-	      "  roceprobe ep --client 10.9.0.1                       # 2-byte write latency\n"
-	      "  roceprobe ep --client 10.9.0.1 --op send --size 64,4KiB,64KiB -D 10\n"
-	      "  roceprobe ep --client 10.9.0.1 --mode bw --qps 4 --dscp 26 --ecn 2\n"
-	      "  roceprobe ep --server --clients 8 -o results/incast   # then 8 clients:\n"
-	      "  roceprobe ep --client server1 --mode bw -D 10\n"
+	      "  roceprobe ep -d rxe0                                  # a server\n"
+	      "  roceprobe ep -d rxe0 10.9.0.1                         # 2-byte write latency\n"
+	      "  roceprobe ep 10.9.0.1 --op send -s 64,4KiB,65536 -D 10\n"
+	      "  roceprobe ep 10.9.0.1 --mode bw -s 65536 -q 4 --dscp 26 --ecn 2 --report_gbits\n"
+	      "  roceprobe ep --clients 8 -o results/incast             # then 8 clients:\n"
+	      "  roceprobe ep server1 --mode bw -D 10\n"
+	      "\n"
+	      "From perftest: 'ib_write_lat -d mlx5_0 -x 3 -s 64 -n 10000 HOST' is\n"
+	      "'roceprobe ep -d mlx5_0 -x 3 -s 64 -n 10000 HOST'; 'ib_write_bw -q 4 -D 10\n"
+	      "--report_gbits HOST' is 'roceprobe ep --mode bw -q 4 -D 10 HOST'; ib_send_*\n"
+	      "and ib_read_* are --op send and --op read. A perftest server needs the same\n"
+	      "test options as its client; a roceprobe server needs none.\n"
 	      "\n"
 	      "Exit status: 0 done; 1 the run failed (a QP error, the peer vanished);\n"
 	      "2 with one line when the setup cannot work: no RDMA device, port down, no\n"
@@ -136,8 +157,8 @@ static void usage(FILE *out)
 }
 
 enum {
-	O_PORT = 256, O_BIND, O_CLIENTS, O_OP, O_MODE, O_SIZE, O_DSCP, O_ECN, O_SL, O_HOP, O_MTU, O_ACKTO,
-	O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR, O_JSON, O_CM, O_UD, O_UDTO, O_KEYFILE,
+	O_BIND = 256, O_CLIENTS, O_OP, O_MODE, O_DSCP, O_ECN, O_RETRY, O_CTO, O_STALL, O_CINT, O_NOCTR,
+	O_JSON, O_UD, O_UDTO, O_KEYFILE, O_SERVER, O_CLIENT, O_GBITS,
 };
 
 struct ep_args {
@@ -177,25 +198,34 @@ static int settle_error(enum rp_ep_cfg_err e, size_t bad_size)
 
 static int parse_args(int argc, char **argv, struct ep_args *a)
 {
+	/* The short options are perftest's (perftest_parameters.c's usage()),
+	 * and so are the long ones after "perftest's names": -s is the size,
+	 * -c the connection type, and the side given no peer is the server. */
 	static const struct option opts[] = {
-		{"server", no_argument, NULL, 's'},      {"client", required_argument, NULL, 'c'},
-		{"port", required_argument, NULL, O_PORT}, {"bind", required_argument, NULL, O_BIND},
+		{"server", no_argument, NULL, O_SERVER}, {"client", required_argument, NULL, O_CLIENT},
+		{"port", required_argument, NULL, 'p'},  {"bind", required_argument, NULL, O_BIND},
 		{"clients", required_argument, NULL, O_CLIENTS}, {"op", required_argument, NULL, O_OP},
-		{"mode", required_argument, NULL, O_MODE}, {"size", required_argument, NULL, O_SIZE},
+		{"mode", required_argument, NULL, O_MODE}, {"size", required_argument, NULL, 's'},
 		{"sweep", no_argument, NULL, 'a'},       {"iters", required_argument, NULL, 'n'},
 		{"duration", required_argument, NULL, 'D'}, {"qps", required_argument, NULL, 'q'},
 		{"tx-depth", required_argument, NULL, 't'}, {"rx-depth", required_argument, NULL, 'r'},
 		{"cq-mod", required_argument, NULL, 'Q'}, {"inline", required_argument, NULL, 'I'},
 		{"dev", required_argument, NULL, 'd'},   {"ib-port", required_argument, NULL, 'i'},
 		{"gid-index", required_argument, NULL, 'x'}, {"dscp", required_argument, NULL, O_DSCP},
-		{"ecn", required_argument, NULL, O_ECN}, {"sl", required_argument, NULL, O_SL},
-		{"hop-limit", required_argument, NULL, O_HOP}, {"mtu", required_argument, NULL, O_MTU},
-		{"ack-timeout", required_argument, NULL, O_ACKTO}, {"retry", required_argument, NULL, O_RETRY},
+		{"ecn", required_argument, NULL, O_ECN}, {"sl", required_argument, NULL, 'S'},
+		{"hop-limit", required_argument, NULL, 'L'}, {"mtu", required_argument, NULL, 'm'},
+		{"ack-timeout", required_argument, NULL, 'u'}, {"retry", required_argument, NULL, O_RETRY},
 		{"connect-timeout", required_argument, NULL, O_CTO}, {"stall-timeout", required_argument, NULL, O_STALL},
 		{"counters-interval", required_argument, NULL, O_CINT}, {"no-counters", no_argument, NULL, O_NOCTR},
 		{"json", no_argument, NULL, O_JSON},     {"output", required_argument, NULL, 'o'},
-		{"cm", no_argument, NULL, O_CM},         {"ud", no_argument, NULL, O_UD},
+		{"cm", no_argument, NULL, 'R'},          {"ud", no_argument, NULL, O_UD},
 		{"ud-timeout", required_argument, NULL, O_UDTO}, {"key-file", required_argument, NULL, O_KEYFILE},
+		{"connection", required_argument, NULL, 'c'}, {"report_gbits", no_argument, NULL, O_GBITS},
+		/* perftest's names */
+		{"ib-dev", required_argument, NULL, 'd'}, {"qp", required_argument, NULL, 'q'},
+		{"all", no_argument, NULL, 'a'},         {"inline_size", required_argument, NULL, 'I'},
+		{"hop_limit", required_argument, NULL, 'L'}, {"rdma_cm", no_argument, NULL, 'R'},
+		{"qp-timeout", required_argument, NULL, 'u'},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	struct rp_ep_cfg *c = &a->cfg;
@@ -205,7 +235,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 	uint64_t v;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":sc:an:D:q:t:r:Q:I:d:i:x:o:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":s:c:p:an:D:q:t:r:Q:I:d:i:x:o:S:L:m:u:Rh", opts, NULL)) != -1) {
 		const char *arg = optarg;
 #define UINT_OPT(name, max, dst)                                                   \
 	do {                                                                       \
@@ -214,9 +244,16 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		dst = v;                                                           \
 	} while (0)
 		switch (ch) {
-		case 's': g->server = true; break;
-		case 'c': c->host = arg; break;
-		case O_PORT: UINT_OPT("port", 65535, c->tcp_port); break;
+		case O_SERVER: g->server = true; break;
+		case O_CLIENT: c->host = arg; break;
+		case 'c':
+			if (strcasecmp(arg, "UD") == 0)
+				c->ud = true;
+			else if (strcasecmp(arg, "RC") != 0)
+				return rp_cli_error("ep", "--connection %s: use RC or UD", arg);
+			break;
+		case O_GBITS: break; /* the tables' bandwidth is in Gbit/s already */
+		case 'p': UINT_OPT("port", 65535, c->tcp_port); break;
 		case O_BIND: c->bind = arg; break;
 		case O_KEYFILE: a->key_file = arg; break;
 		case O_CLIENTS: UINT_OPT("clients", RP_EP_MAX_CLIENTS, c->clients); break;
@@ -229,7 +266,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 			if (rp_mode_parse(arg, &c->mode))
 				return rp_cli_error("ep", "--mode %s: use lat, bw or rate", arg);
 			break;
-		case O_SIZE: {
+		case 's': {
 			char buf[256];
 			snprintf(buf, sizeof(buf), "%s", arg);
 			c->nsizes = 0;
@@ -260,14 +297,14 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case 'x': UINT_OPT("gid-index", 255, c->gid_index); break;
 		case O_DSCP: UINT_OPT("dscp", 63, c->dscp); break;
 		case O_ECN: UINT_OPT("ecn", 3, c->ecn); break;
-		case O_SL: UINT_OPT("sl", 15, c->sl); break;
-		case O_HOP: UINT_OPT("hop-limit", 255, c->hop_limit); break;
-		case O_MTU:
+		case 'S': UINT_OPT("sl", 15, c->sl); break;
+		case 'L': UINT_OPT("hop-limit", 255, c->hop_limit); break;
+		case 'm':
 			UINT_OPT("mtu", 4096, c->mtu);
 			if (!rp_mtu_to_enum(c->mtu))
 				return rp_cli_error("ep", "--mtu %s: use 256, 512, 1024, 2048 or 4096", arg);
 			break;
-		case O_ACKTO: UINT_OPT("ack-timeout", 31, c->ack_timeout); break;
+		case 'u': UINT_OPT("ack-timeout", 31, c->ack_timeout); break;
 		case O_RETRY: UINT_OPT("retry", 7, c->retry_cnt); break;
 		case O_CTO: UINT_OPT("connect-timeout", 86400, c->connect_timeout_ms); c->connect_timeout_ms *= 1000; break;
 		case O_STALL: UINT_OPT("stall-timeout", 86400, c->stall_ms); c->stall_ms *= 1000; break;
@@ -275,7 +312,7 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		case O_NOCTR: c->no_counters = true; break;
 		case O_JSON: a->json = true; break;
 		case 'o': a->outdir = arg; break;
-		case O_CM: c->cm = true; break;
+		case 'R': c->cm = true; break;
 		case O_UD: c->ud = true; break;
 		case O_UDTO: {
 			double t;
@@ -292,12 +329,15 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 		}
 #undef UINT_OPT
 	}
-	if (optind < argc && !c->host && !g->server)
+	/* perftest's roles: the server is the side given no peer. */
+	if (optind < argc && !c->host)
 		c->host = argv[optind++];
 	if (optind < argc)
 		return rp_cli_error("ep", "unexpected argument '%s'", argv[optind]);
-	if (g->server == (c->host != NULL))
-		return rp_cli_error("ep", "say --server or --client HOST (try 'roceprobe ep --help')");
+	if (g->server && c->host)
+		return rp_cli_error("ep", "--server takes no peer, and '%s' is one: the client names the server",
+				    c->host);
+	g->server = c->host == NULL;
 	g->duration = a->duration_s > 0;
 	if (g->duration)
 		c->duration_ns = (uint64_t)(a->duration_s * 1e9);

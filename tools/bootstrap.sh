@@ -1,30 +1,48 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of roceprobe from Debian 12's archive.
+# Installs roceprobe's dependencies from Debian 12's archive.
+#   tools/bootstrap.sh          what building and the quickstart need (tools/quickstart.sh)
+#   tools/bootstrap.sh --tests  that, and what the test suites need (tools/test.sh)
 # Idempotent: does nothing (and needs no network) when everything is there.
 set -euo pipefail
 
 packages=(
-	# build
-	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+	# build (tools/build.sh: meson, with the tests' programs, so cmocka too)
+	meson ninja-build pkg-config gcc
 	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev libsodium-dev
+	libcmocka-dev
 	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
 	libsystemd-dev libdbus-1-dev
-	# tests and cross-checks
-	libcmocka-dev tshark python3 python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# plots (tools/plot)
+	python3 python3-matplotlib
+)
+test_packages=(
+	# libFuzzer harnesses (build-fuzz/)
+	clang libclang-rt-14-dev
+	# cross-checks and the lab's plumbing
+	tshark python3-scapy dpdk dpdk-dev iproute2 procps valgrind
 	# the certify report laid out at 1280 px in a browser (tests/interop/report_check.py)
 	chromium
 	# roceprobe doctor's facts and roceprobe counters' ioctl reader checked against the kernel's
 	# own tools (tests/lab/doctor_check.py, tests/interop/counters_check.py)
 	ethtool
-	# many machines: the MPI control plane (mpirun)
+	# many machines: the MPI control plane (mpirun); tools/test.sh builds with -Dmpi=enabled
 	openmpi-bin libopenmpi-dev
 	# srun on a single-node Slurm (tests/cluster/slurm_check.py)
 	slurm-wlm munge
 	# the Soft-RoCE VM lab (tools/rxe-vm)
 	qemu-system-x86 busybox-static cpio kmod
-	# plots
-	python3-matplotlib
+	# installed like a tool (tests/pkg): the .deb, a Debian 12 chroot, man pages, completion
+	dpkg-dev debhelper debootstrap man-db groff-base bash-completion
 )
+
+case "${1:-}" in
+--tests) packages+=("${test_packages[@]}") ;;
+'') ;;
+*)
+	echo "bootstrap: unknown argument '$1' (tools/bootstrap.sh [--tests])" >&2
+	exit 2
+	;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -33,7 +51,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "bootstrap: missing packages: ${missing[*]}; run tools/bootstrap.sh as root" >&2
+	echo "bootstrap: missing packages: ${missing[*]}; run tools/bootstrap.sh ${1:-}${1:+ }as root" >&2
 	exit 2
 fi
 echo "bootstrap: installing ${missing[*]}" >&2

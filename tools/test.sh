@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Bootstrap, build, and run every meson test suite (unit, interop, lab, fuzz, vm).
+# Bootstrap (with the test-only packages: tools/bootstrap.sh --tests), build, and run every
+# meson test suite (unit, interop, lab, cluster, vm, pkg, fuzz).
 # The last line is "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tools/bootstrap.sh || exit 2
-tools/build.sh || exit 2
+tools/bootstrap.sh --tests || exit 2
+tools/build.sh --tests || exit 2
 
 # libFuzzer needs clang; the harnesses live in their own build directory.
 if [ ! -f build-fuzz/build.ninja ]; then

@@ -145,7 +145,8 @@ static void server_without_device(void **state)
 	struct bg b = {.port = test_port(1)};
 	char port[8];
 	snprintf(port, sizeof(port), "%u", b.port);
-	const char *args[] = {"ep", "--server", "--port", port, "--connect-timeout", "5", NULL};
+	/* No peer given: the server, as in perftest (no --server). */
+	const char *args[] = {"ep", "-p", port, "--connect-timeout", "5", NULL};
 	bg_start(&b, args);
 	int fd = dial(b.port);
 	answer(fd, HELLO, line, sizeof(line));
@@ -334,13 +335,65 @@ static void ud_client_without_device(void **state)
 	assert_one_line(err, NO_DEVICE);
 }
 
+/* perftest's short options mean what they mean in perftest
+ * (perftest_parameters.c's usage()): each shown by the check it reaches.
+ * -s is the size: 8 KiB is too big for one UD message; and -s 65536 with a
+ * peer gets as far as the device (before, -s was --server and 65536 an
+ * unexpected argument). */
+static void perftest_options(void **state)
+{
+	(void)state;
+	char err[2048];
+	struct {
+		const char *args[12];
+		const char *want;
+	} cases[] = {
+		{{"ep", "-s", "8KiB", "-c", "UD", "h", NULL},
+		 "roceprobe ep: --ud: message size 8192 B is above the largest MTU (4096 B); a UD message is one packet"},
+		{{"ep", "-c", "UD", "--op", "write", "h", NULL},
+		 "roceprobe ep: --ud supports --op send only (UD has no RDMA write)"},
+		{{"ep", "-c", "XRC", "h", NULL}, "roceprobe ep: --connection XRC: use RC or UD"},
+		{{"ep", "-R", "--ud", "h", NULL}, "roceprobe ep: --ud and --cm do not go together (UD QPs are not connected)"},
+		{{"ep", "--rdma_cm", "-c", "ud", "h", NULL},
+		 "roceprobe ep: --ud and --cm do not go together (UD QPs are not connected)"},
+		{{"ep", "-q", "2", "h", NULL}, "roceprobe ep: --qps applies to bw and rate; latency uses one QP"},
+		{{"ep", "--qp", "2", "h", NULL}, "roceprobe ep: --qps applies to bw and rate; latency uses one QP"},
+		{{"ep", "-n", "10", "-D", "1", "h", NULL}, "roceprobe ep: give --iters or --duration, not both"},
+		{{"ep", "-x", "256", "h", NULL}, "roceprobe ep: --gid-index: expected a whole number from 0 to 255, got '256'"},
+		{{"ep", "-i", "256", "h", NULL}, "roceprobe ep: --ib-port: expected a whole number from 0 to 255, got '256'"},
+		{{"ep", "-p", "65536", "h", NULL}, "roceprobe ep: --port: expected a whole number from 0 to 65535, got '65536'"},
+		{{"ep", "-m", "1000", "h", NULL}, "roceprobe ep: --mtu 1000: use 256, 512, 1024, 2048 or 4096"},
+		{{"ep", "-S", "16", "h", NULL}, "roceprobe ep: --sl: expected a whole number from 0 to 15, got '16'"},
+		{{"ep", "-L", "256", "h", NULL}, "roceprobe ep: --hop-limit: expected a whole number from 0 to 255, got '256'"},
+		{{"ep", "-u", "32", "h", NULL}, "roceprobe ep: --ack-timeout: expected a whole number from 0 to 31, got '32'"},
+		{{"ep", "--qp-timeout", "32", "h", NULL},
+		 "roceprobe ep: --ack-timeout: expected a whole number from 0 to 31, got '32'"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(run(cases[i].args, err, sizeof(err)), 2);
+		assert_one_line(err, cases[i].want);
+	}
+	if (has_device())
+		return;
+	const char *size[] = {"ep", "-s", "65536", "-n", "5", "127.0.0.1", NULL};
+	assert_int_equal(run(size, err, sizeof(err)), 2);
+	assert_one_line(err, NO_DEVICE);
+	const char *bw[] = {"ep", "-d", "rxe0", "-i", "1", "-x", "3", "--mode", "bw", "-s", "65536", "-q", "2",
+			    "-D", "1", "--report_gbits", "127.0.0.1", NULL};
+	assert_int_equal(run(bw, err, sizeof(err)), 2);
+	assert_one_line(err, NO_DEVICE);
+}
+
 static void usage_errors_are_one_line_exit_2(void **state)
 {
 	(void)state;
 	char err[2048];
-	const char *none[] = {"ep", NULL};
-	assert_int_equal(run(none, err, sizeof(err)), 2);
-	assert_one_line(err, "roceprobe ep: say --server or --client HOST (try 'roceprobe ep --help')");
+	const char *peer[] = {"ep", "--server", "10.0.0.1", NULL};
+	assert_int_equal(run(peer, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: --server takes no peer, and '10.0.0.1' is one: the client names the server");
+	const char *extra[] = {"ep", "--client", "h", "extra", NULL};
+	assert_int_equal(run(extra, err, sizeof(err)), 2);
+	assert_one_line(err, "roceprobe ep: unexpected argument 'extra'");
 	const char *dscp[] = {"ep", "--client", "h", "--dscp", "64", NULL};
 	assert_int_equal(run(dscp, err, sizeof(err)), 2);
 	assert_one_line(err, "roceprobe ep: --dscp: expected a whole number from 0 to 63, got '64'");
@@ -383,6 +436,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(client_without_device),
 		cmocka_unit_test(ud_client_without_device),
 		cmocka_unit_test(usage_errors_are_one_line_exit_2),
+		cmocka_unit_test(perftest_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

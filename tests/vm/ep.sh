@@ -3,10 +3,10 @@
 #
 #   vm0 10.9.0.1 rxe0 ---- qemu socket netdev (virtual Ethernet) ---- vm1 10.9.0.2 rxe0
 #   ib_write_lat server                                           ib_write_lat client
-#   roceprobe ep --server (x3)                                    roceprobe ep --client:
+#   roceprobe ep (x3, no peer: servers)                           roceprobe ep ... 10.9.0.1:
 #     the first with --key-file                                     without the key: refused;
 #                                                                   with it: write latency, 200 iterations
-#                                                                   write bandwidth, 2 QPs
+#                                                                   write bandwidth, -s 65536 -q 2 (perftest flags)
 #                                                 netem loss 2% on vm1's eth0, write bandwidth
 #
 # Asserts:
@@ -43,9 +43,9 @@ tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 cat >"$work/server.sh" <<EOF
 ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters >pt-lat.txt 2>&1 || { cat pt-lat.txt; exit 1; }
 printf 'vm-ep key\n' >ep.key && chmod 600 ep.key
-roceprobe ep --server --bind 10.9.0.1 --key-file ep.key --dev "\$RP_DEV" -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
-roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
-roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+roceprobe ep --bind 10.9.0.1 --key-file ep.key -d "\$RP_DEV" -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+roceprobe ep --bind 10.9.0.1 -d "\$RP_DEV" -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+roceprobe ep --bind 10.9.0.1 -d "\$RP_DEV" -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 echo server done
 EOF
 cat >"$work/client.sh" <<EOF
@@ -53,14 +53,14 @@ rp-retry 60 sh -c 'ib_write_lat -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters 10.9
 # ep clients retry their TCP connection by themselves (--connect-timeout).
 # The latency server has a key: a client without it is refused (exit 2), the one with it
 # (the same text in ROCEPROBE_KEY) is served.
-rc=0; roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n 2 >ep-nokey.txt 2>&1 || rc=\$?
+rc=0; roceprobe ep -d "\$RP_DEV" -n 2 10.9.0.1 >ep-nokey.txt 2>&1 || rc=\$?
 [ \$rc = 2 ] || { echo "a keyless client of a keyed server exited \$rc"; cat ep-nokey.txt; exit 1; }
-ROCEPROBE_KEY='vm-ep key' roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o ep-lat >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 64KiB -n 100 --qps 2 -o ep-bw >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
+ROCEPROBE_KEY='vm-ep key' roceprobe ep -d "\$RP_DEV" -n $iters -o ep-lat 10.9.0.1 >ep-lat.txt 2>&1 || { cat ep-lat.txt; exit 1; }
+roceprobe ep -d "\$RP_DEV" --mode bw -s 65536 -n 100 -q 2 --report_gbits -o ep-bw 10.9.0.1 >ep-bw.txt 2>&1 || { cat ep-bw.txt; exit 1; }
 # busybox has its own (smaller) tc applet earlier in PATH: use the host iproute2 one.
 insmod /usr/local/bin/sch_netem.ko || exit 1
 /usr/local/bin/tc qdisc add dev eth0 root netem loss 2% || exit 1
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --mode bw --size 4KiB -n 100 --ack-timeout 14 -o ep-loss >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
+roceprobe ep -d "\$RP_DEV" --mode bw -s 4KiB -n 100 -u 14 -o ep-loss 10.9.0.1 >ep-loss.txt 2>&1 || { cat ep-loss.txt; exit 1; }
 /usr/local/bin/tc qdisc del dev eth0 root
 hw=/sys/class/infiniband/\$RP_DEV/ports/1/hw_counters
 for f in \$hw/*; do echo "\${f##*/} \$(cat \$f)"; done >hw-before.txt

@@ -2,11 +2,11 @@
 # vm-ep-cm: `roceprobe ep --cm` (QPs connected by rdma_cm) between two Soft-RoCE VMs.
 #
 #   vm0 10.9.0.1 rxe0 ---- qemu socket netdev (virtual Ethernet) ---- vm1 10.9.0.2 rxe0
-#   roceprobe ep --server (x3)                                    roceprobe ep --client:
+#   roceprobe ep (x3, no peer: servers)                           roceprobe ep ... 10.9.0.1:
 #                                                                   write latency, TCP exchange
 #                                                                   write latency, --cm
 #                                                                   write bandwidth, --cm, 2 QPs
-#   roceprobe ep --server --key-file (issue 33)                   --cm, a wrong key: refused
+#   roceprobe ep --key-file (issue 33)                            -R (--cm), a wrong key: refused
 #                                                                   --cm, the key, through
 #                                                                   cm_stranger (tests/vm/cm_stranger.c)
 #
@@ -44,25 +44,25 @@ fail() {
 
 cat >"$work/server.sh" <<'JOB'
 for r in lat-tcp lat-cm bw-cm; do
-	roceprobe ep --server --bind 10.9.0.1 --dev "$RP_DEV" -o $r >$r.txt 2>&1 || { cat $r.txt; exit 1; }
+	roceprobe ep --bind 10.9.0.1 -d "$RP_DEV" -o $r >$r.txt 2>&1 || { cat $r.txt; exit 1; }
 done
 printf 'vm-ep-cm key\n' >ep.key && chmod 600 ep.key
-roceprobe ep --server --bind 10.9.0.1 --key-file ep.key --dev "$RP_DEV" -o lat-cm-key >lat-cm-key.txt 2>&1 ||
+roceprobe ep --bind 10.9.0.1 --key-file ep.key -d "$RP_DEV" -o lat-cm-key >lat-cm-key.txt 2>&1 ||
 	{ cat lat-cm-key.txt; exit 1; }
 echo server done
 JOB
 cat >"$work/client.sh" <<JOB
 # ep clients retry their TCP connection by themselves (--connect-timeout).
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" -n $iters -o lat-tcp >lat-tcp.txt 2>&1 || { cat lat-tcp.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" -n $iters -o lat-cm >lat-cm.txt 2>&1 || { cat lat-cm.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --cm --dev "\$RP_DEV" --mode bw --size 16KiB -n 50 --qps 2 -o bw-cm >bw-cm.txt 2>&1 ||
+roceprobe ep -d "\$RP_DEV" -n $iters -o lat-tcp 10.9.0.1 >lat-tcp.txt 2>&1 || { cat lat-tcp.txt; exit 1; }
+roceprobe ep -R -d "\$RP_DEV" -n $iters -o lat-cm 10.9.0.1 >lat-cm.txt 2>&1 || { cat lat-cm.txt; exit 1; }
+roceprobe ep -R -d "\$RP_DEV" --mode bw -s 16KiB -n 50 -q 2 -o bw-cm 10.9.0.1 >bw-cm.txt 2>&1 ||
 	{ cat bw-cm.txt; exit 1; }
 printf 'vm-ep-cm key\n' >ep.key && printf 'not the key\n' >wrong.key && chmod 600 ep.key wrong.key
-rc=0; roceprobe ep --client 10.9.0.1 --cm --key-file wrong.key --dev "\$RP_DEV" -n 2 >cm-wrong-key.txt 2>&1 || rc=\$?
+rc=0; roceprobe ep -R --key-file wrong.key -d "\$RP_DEV" -n 2 10.9.0.1 >cm-wrong-key.txt 2>&1 || rc=\$?
 [ \$rc = 2 ] || { echo "a wrong-key --cm client of a keyed server exited \$rc"; cat cm-wrong-key.txt; exit 1; }
 cm_stranger --listen 18600 --server 10.9.0.1:18520 --key-file ep.key >stranger.txt 2>&1 &
 sp=\$!
-roceprobe ep --client 127.0.0.1 --port 18600 --cm --key-file ep.key --dev "\$RP_DEV" -n $iters -o lat-cm-key \
+roceprobe ep -p 18600 -R --key-file ep.key -d "\$RP_DEV" -n $iters -o lat-cm-key 127.0.0.1 \
 	>lat-cm-key.txt 2>&1 || { cat lat-cm-key.txt stranger.txt; exit 1; }
 wait \$sp || { cat stranger.txt; exit 1; }
 echo client done

@@ -3,7 +3,7 @@
 #
 #   vm0 10.9.0.1 rxe0 ---- qemu socket netdev (virtual Ethernet) ---- vm1 10.9.0.2 rxe0
 #   ib_send_lat -c UD server                                      ib_send_lat -c UD client
-#   roceprobe ep --server (x2)                                    roceprobe ep --client:
+#   roceprobe ep (x2, no peer: servers)                           roceprobe ep ... 10.9.0.1:
 #                                                                   RC send latency, 200 iterations
 #                                                                   UD send latency, 200 iterations
 #                                                                   UD with a size above the path
@@ -47,7 +47,7 @@ tc_bin=$(command -v tc) || fail "tc (iproute2) is not installed on the host"
 cat >"$work/server.sh" <<JOB
 ib_send_lat -c UD -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters >pt-ud.txt 2>&1 || { cat pt-ud.txt; exit 1; }
 for r in lat-rc lat-ud lat-ud-loss; do
-	roceprobe ep --server --bind 10.9.0.1 --dev "\$RP_DEV" -o \$r >\$r.txt 2>&1 || { cat \$r.txt; exit 1; }
+	roceprobe ep --bind 10.9.0.1 -d "\$RP_DEV" -o \$r >\$r.txt 2>&1 || { cat \$r.txt; exit 1; }
 done
 echo server done
 JOB
@@ -55,16 +55,16 @@ cat >"$work/client.sh" <<JOB
 rp-retry 60 sh -c 'ib_send_lat -c UD -d "\$RP_DEV" -x "\$RP_GID_INDEX" -n $iters 10.9.0.1 >pt-ud.txt 2>&1' ||
 	{ cat pt-ud.txt; exit 1; }
 # ep clients retry their TCP connection by themselves (--connect-timeout).
-roceprobe ep --client 10.9.0.1 --dev "\$RP_DEV" --op send -n $iters -o lat-rc >lat-rc.txt 2>&1 || { cat lat-rc.txt; exit 1; }
-roceprobe ep --client 10.9.0.1 --ud --dev "\$RP_DEV" -n $iters -o lat-ud >lat-ud.txt 2>&1 || { cat lat-ud.txt; exit 1; }
+roceprobe ep -d "\$RP_DEV" --op send -n $iters -o lat-rc 10.9.0.1 >lat-rc.txt 2>&1 || { cat lat-rc.txt; exit 1; }
+roceprobe ep -c UD -d "\$RP_DEV" -n $iters -o lat-ud 10.9.0.1 >lat-ud.txt 2>&1 || { cat lat-ud.txt; exit 1; }
 # above the path MTU: refused before any connection
 rc=0
-roceprobe ep --client 10.9.0.1 --ud --dev "\$RP_DEV" --size 2048 -n 1 --connect-timeout 2 >ud-big.txt 2>&1 || rc=\$?
+roceprobe ep -c UD -d "\$RP_DEV" -s 2048 -n 1 10.9.0.1 --connect-timeout 2 >ud-big.txt 2>&1 || rc=\$?
 echo \$rc >ud-big.rc
 # 10% loss on vm1's egress (the probes): lost probes are counted after --ud-timeout, no hang.
 insmod /usr/local/bin/sch_netem.ko || exit 1
 /usr/local/bin/tc qdisc add dev eth0 root netem loss 10% || exit 1
-roceprobe ep --client 10.9.0.1 --ud --dev "\$RP_DEV" -n 100 --ud-timeout 0.2 -o lat-ud-loss >lat-ud-loss.txt 2>&1 ||
+roceprobe ep -c UD -d "\$RP_DEV" -n 100 --ud-timeout 0.2 -o lat-ud-loss 10.9.0.1 >lat-ud-loss.txt 2>&1 ||
 	{ cat lat-ud-loss.txt; exit 1; }
 /usr/local/bin/tc qdisc del dev eth0 root
 echo client done
