@@ -10,6 +10,7 @@
 
 #include "fabric/impair.h"
 #include "names.h"
+#include "stats/receiver.h"
 #include "units.h"
 
 #define RP_NAME_MAX 32
@@ -31,7 +32,9 @@ struct rp_responder {
 	bool ack;              /* ACK with MSN for AckReq packets */
 	bool nak;              /* NAK (PSN sequence error) on a PSN gap */
 	uint8_t cnp_dscp;      /* default 48 */
-	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 50 us */
+	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 4 us (stats/receiver.h) */
+	enum rp_cnp_mode cnp_mode; /* a mark inside the interval: paper (a CNP at its end, the
+				    * default) or first (forgotten); stats/receiver.h */
 };
 
 /* What carries a host's traffic (`engine:`, docs/profiles.md). */
