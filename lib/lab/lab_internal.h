@@ -14,6 +14,7 @@
 #include "traffic/source.h"
 
 #define RP_LAB_NEVER UINT64_MAX
+#define RP_LAB_DCQCN_SERIES_X 4 /* a DCQCN lab's time series: for 4x the plan's (or drain's) length */
 
 enum rp_lab_ev {
 	RP_EV_ARRIVE,    /* slot's last bit reaches (node, port): node < nhosts is a host */
