@@ -25,6 +25,8 @@ static void send_replies(struct rp_dp_rx *rx, struct rp_dp_txport *tp, const str
 {
 	struct rp_dp_rxport *rp = &rx->ports[tp->index];
 	for (unsigned i = 0; i < r->n; i++) {
+		if (r->msg[i].at_ns > now_ns && rp_later_put(&rp->later, r, i, r->msg[i].at_ns))
+			continue; /* a paper-mode CNP: rp_dp_rx_release sends it at its window's end */
 		struct one_reply o = {.r = r, .i = i};
 		if (rp_dp_ctl_send(tp, build_reply, &o, rp->cap, now_ns))
 			rp->replies_sent++;
@@ -196,12 +198,15 @@ void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now
 		h->head = (h->head + 1) % RP_DP_HOLD;
 		h->n--;
 	}
+	struct rp_reply later;
+	while (rp_later_take(&rx->ports[tp->index].later, now_ns, &later))
+		send_replies(rx, tp, &later, now_ns);
 }
 
 bool rp_dp_rx_holding(const struct rp_dp_rx *rx, const struct rp_dp_txport *tp)
 {
 	const struct rp_dp_hold *h = rx->ports[tp->index].hold;
-	return h && h->n;
+	return (h && h->n) || rx->ports[tp->index].later.n;
 }
 
 void rp_dp_rx_sent(struct rp_dp_rx *rx, const struct rp_dp_txport *tp, uint8_t *const bufs[], const uint16_t *lens,

@@ -8,6 +8,7 @@
 
 #include "dp.h"
 #include "fabric/impair.h"
+#include "stats/later.h"
 
 struct rp_acct;
 struct rp_capture;
@@ -33,6 +34,7 @@ struct rp_dp_rxport {
 	uint64_t hold_full;      /* frames accounted undelayed: the hold was full */
 	uint64_t replies_sent;
 	uint64_t replies_unsent; /* the TX queue refused them */
+	struct rp_later later;   /* paper-mode CNPs due at their window's end (stats/later.h) */
 	struct rp_capture *cap;  /* this port's TX and RX, as a tap on its wire; may be NULL */
 };
 
@@ -45,11 +47,13 @@ struct rp_dp_rx {
 
 /* Takes ownership of the n received mbufs of port tp. */
 void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mbuf **m, uint16_t n, uint64_t now_ns);
-/* Accounts the delayed frames whose time has come; called once a pass of the
- * lcore, after the port's frames of the pass, it also marks the lcore's lane
- * of the port's capture (capture.h rp_capture_mark). */
+/* Accounts the delayed frames whose time has come and sends the CNPs held
+ * for their window's end (the RX loop's own clock check: no timer thread);
+ * called once a pass of the lcore, after the port's frames of the pass, it
+ * also marks the lcore's lane of the port's capture (capture.h
+ * rp_capture_mark). */
 void rp_dp_rx_release(struct rp_dp_rx *rx, struct rp_dp_txport *tp, uint64_t now_ns);
-/* True while frames are held. */
+/* True while frames or CNPs are held. */
 bool rp_dp_rx_holding(const struct rp_dp_rx *rx, const struct rp_dp_txport *tp);
 /* What the port sent: to its capture, and PFC frames to the accountant.
  * Received frames are captured as they arrive, after the impairments (which

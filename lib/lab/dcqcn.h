@@ -1,19 +1,23 @@
 /* DCQCN reaction point (Zhu et al., SIGCOMM 2015) as an mlx5 NIC runs it
- * per QP, with mlx5's parameter names (struct rp_dcqcn). Clock-free: the
- * caller passes now and says what was sent and received.
+ * per QP, with mlx5's parameter names, meanings and defaults (struct
+ * rp_dcqcn; NVIDIA DOCA "DCQCN CC Parameters"). Clock-free: the caller
+ * passes now and says what was sent and received.
  *
- * - CNP: alpha marks the period as congested; at most one cut per
- *   rate_reduce_monitor_period: target = current, current *= (1 - alpha/2)
- *   (never below rpg_min_rate, never by more than rpg_min_dec_fac %), and
- *   the increase counters restart.
- * - alpha: every dce_tcp_rtt, alpha = (1 - 1/g) alpha + (1/g) F, g =
- *   dce_tcp_g, F = 1 when a CNP came in the period, else 0.
+ * - CNP: at most one cut per rate_reduce_monitor_period: target = current,
+ *   current *= (1 - alpha/2) (never below rpg_min_rate, never below
+ *   rpg_min_dec_fac % of the rate), and the increase counters restart.
+ * - alpha, g = (1024 - dce_tcp_g)/1024 (dce_tcp_g 1019: g = 5/1024):
+ *   periodic (mlx5, the default): every dce_tcp_rtt, alpha = (1 - g) alpha
+ *   + g F, F = 1 when a CNP came in the period, else 0;
+ *   per-cnp (the paper's eq. 1-2): each CNP, alpha = (1 - g) alpha + g
+ *   (after its cut); each dce_tcp_rtt (the paper's K) without one, alpha =
+ *   (1 - g) alpha.
  * - Increase: each rpg_time_reset of time and each rpg_byte_reset of bytes
- *   sent is one step. While both counts are below rpg_threshold: fast
- *   recovery, current = (target + current) / 2; once one reaches it,
- *   additive increase (target += rpg_ai_rate); once both do, hyper
- *   increase (target += rpg_hai_rate); then current = (target + current)/2.
- *   At line rate the flow is unlimited again. */
+ *   sent is one step. The first rpg_threshold (F) steps of both counts are
+ *   fast recovery, current = (target + current) / 2; once one count is past
+ *   F, additive increase (target += rpg_ai_rate); once both are, hyper
+ *   increase (target += rpg_hai_rate x (min(T, BC) - F)); then current =
+ *   (target + current) / 2. At line rate the flow is unlimited again. */
 #ifndef RP_LAB_DCQCN_H
 #define RP_LAB_DCQCN_H
 
@@ -27,6 +31,7 @@ struct rp_dcqcn_state {
 	double line_bps;
 	double rc, rt;   /* current and target rate, bit/s */
 	double alpha;
+	double g;        /* the paper's g: (1024 - dce_tcp_g) / 1024 */
 	bool limited;    /* rc below line rate */
 	bool cut_ever;
 	bool cnp_in_period;

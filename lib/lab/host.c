@@ -215,15 +215,27 @@ static uint64_t flow_ready(const struct rp_lab_host *h, const struct rp_lab_flow
 	return f->dcqcn_on && f->allowed_ns > t ? f->allowed_ns : t;
 }
 
-static void dcqcn_pace(struct rp_lab_flow *f, uint64_t now, size_t len)
+/* The next start DCQCN allows: the last frame's start plus its time at the
+ * flow's rate now. Called when a frame goes and whenever the rate changes
+ * (a cut, an increase step), so a cut re-times the departure already
+ * waiting instead of landing one old gap late (issue 31, item 4). */
+static void dcqcn_retime(struct rp_lab_flow *f)
 {
-	rp_dcqcn_sent(&f->dcqcn, now, len);
-	if (!f->dcqcn.limited) {
+	f->paced_bps = rp_dcqcn_rate(&f->dcqcn);
+	if (!f->dcqcn.limited || !f->last_len) {
 		f->allowed_ns = 0;
 		return;
 	}
-	double ns = ((double)len + RP_SWITCH_L1_OVERHEAD) * 8e9 / rp_dcqcn_rate(&f->dcqcn);
-	f->allowed_ns = now + (uint64_t)(ns + 0.5);
+	double ns = ((double)f->last_len + RP_SWITCH_L1_OVERHEAD) * 8e9 / f->paced_bps;
+	f->allowed_ns = f->last_tx_ns + (uint64_t)(ns + 0.5);
+}
+
+static void dcqcn_pace(struct rp_lab_flow *f, uint64_t now, size_t len)
+{
+	rp_dcqcn_sent(&f->dcqcn, now, len);
+	f->last_tx_ns = now;
+	f->last_len = (uint32_t)len;
+	dcqcn_retime(f);
 }
 
 /* ---- the next flow: a heap per priority ----
@@ -316,8 +328,11 @@ static size_t pick_scan(struct rp_lab_host *h, uint8_t paused, uint64_t now, uin
 	*best_t = RP_LAB_NEVER;
 	for (size_t i = 0; i < h->nflows; i++) {
 		struct rp_lab_flow *f = &h->flows[i];
-		if (f->dcqcn_on)
+		if (f->dcqcn_on) {
 			rp_dcqcn_advance(&f->dcqcn, now);
+			if (rp_dcqcn_rate(&f->dcqcn) != f->paced_bps)
+				dcqcn_retime(f);
+		}
 		uint64_t t = flow_ready(h, f, paused);
 		if (f->dcqcn_on && t != RP_LAB_NEVER && rp_dcqcn_next_change(&f->dcqcn) < *next)
 			*next = rp_dcqcn_next_change(&f->dcqcn);
@@ -417,6 +432,10 @@ static void send_replies(struct rp_lab *lab, struct rp_lab_host *h, const struct
 		size_t len = rp_reply_build(r, i, rp_pool_buf(&lab->pool, slot), lab->pool.slot_size);
 		rp_pool_wrote(&lab->pool, slot, 0, len ? len : lab->pool.slot_size);
 		lab->pool.len[slot] = (uint16_t)len;
+		if (len && r->msg[i].at_ns > lab->now) { /* paper NP: a CNP at its window's end */
+			rp_lab_push(lab, r->msg[i].at_ns, RP_EV_HOST_REPLY, h->idx, 0, slot);
+			continue;
+		}
 		if (!len || queue_reply(lab, h, slot)) {
 			rp_pool_put(&lab->pool, slot);
 			continue;
@@ -424,6 +443,19 @@ static void send_replies(struct rp_lab *lab, struct rp_lab_host *h, const struct
 		h->replies++;
 	}
 	rp_lab_host_wake(lab, h->idx, lab->now);
+}
+
+/* A deferred reply's time came: it joins the replies, which go first. */
+void rp_lab_host_reply_due(struct rp_lab *lab, unsigned hi, uint32_t slot)
+{
+	struct rp_lab_host *h = &lab->hosts[hi];
+	if (queue_reply(lab, h, slot)) {
+		rp_pool_put(&lab->pool, slot);
+		lab->failed = true;
+		return;
+	}
+	h->replies++;
+	rp_lab_host_wake(lab, hi, lab->now);
 }
 
 /* The flow a CNP is for: its BTH DestQP is the sender's QP (lqpn + q). */
@@ -437,6 +469,7 @@ static void dcqcn_on_cnp(struct rp_lab *lab, struct rp_lab_host *h, const uint8_
 		struct rp_lab_flow *f = &h->flows[i];
 		if (f->dcqcn_on && fr.bth.dqpn >= f->lqpn && fr.bth.dqpn < f->lqpn + f->qps) {
 			rp_dcqcn_cnp(&f->dcqcn, lab->now);
+			dcqcn_retime(f);
 			rp_lab_host_wake(lab, h->idx, lab->now);
 			return;
 		}

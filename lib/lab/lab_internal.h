@@ -14,6 +14,7 @@
 #include "traffic/source.h"
 
 #define RP_LAB_NEVER UINT64_MAX
+#define RP_LAB_DCQCN_SERIES_X 4 /* a DCQCN lab's time series: for 4x the plan's (or drain's) length */
 
 enum rp_lab_ev {
 	RP_EV_ARRIVE,    /* slot's last bit reaches (node, port): node < nhosts is a host */
@@ -21,6 +22,7 @@ enum rp_lab_ev {
 	RP_EV_SW_TX,     /* switch (node - nhosts) port's transmitter may send */
 	RP_EV_PFC_APPLY, /* a PFC frame (slot) takes effect on host node */
 	RP_EV_HOST_RX,   /* a delayed frame (slot) reaches host node's receiver */
+	RP_EV_HOST_REPLY, /* a deferred reply (slot: a CNP at its window's end) joins host node's replies */
 };
 
 enum rp_lab_peer { RP_PEER_NONE, RP_PEER_HOST, RP_PEER_SWITCH };
@@ -67,6 +69,9 @@ struct rp_lab_flow {
 	bool dcqcn_on;
 	struct rp_dcqcn_state dcqcn;
 	uint64_t allowed_ns; /* DCQCN pacing: the next start it allows */
+	uint64_t last_tx_ns; /* DCQCN pacing: when the last frame started ... */
+	uint32_t last_len;   /* ... and its length (0: none yet) */
+	double paced_bps;    /* the rate allowed_ns was timed at: a change re-times it */
 	uint64_t drem;       /* sub-ns remainder of that pacing, in bit-ns units */
 };
 
@@ -148,6 +153,7 @@ void rp_lab_host_tx(struct rp_lab *lab, unsigned h);
 void rp_lab_host_rx(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_arrive(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_pfc_apply(struct rp_lab *lab, unsigned h, uint32_t slot);
+void rp_lab_host_reply_due(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t);
 /* Host h's capture (if any) records a frame seen at t. */
 void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len);

@@ -68,6 +68,22 @@ static void capture_note(const struct rp_lab_one *r, const struct rp_lab_one_opt
 			(double)t.capture_stopped_ns / 1e6, sz);
 }
 
+/* The time series' bins end before the run did (a DCQCN run slowed past
+ * the length they were sized for): its last events are in the totals only. */
+static void series_note(const struct rp_lab_one *r, const struct rp_lab_one_opts *o)
+{
+	const struct rp_ts *ts = rp_acct_timeseries(rp_lab_acct(r->lab));
+	struct rp_lab_totals t;
+	rp_lab_totals(r->lab, &t);
+	if (!o->notes || !ts || !ts->outside)
+		return;
+	fprintf(o->notes,
+		"roceprobe lab: the time series stops at virtual %.3f ms (%zu bins); the run went on to %.3f ms: "
+		"%llu events after it are in the totals, not in timeseries (result.json timeseries.outside)\n",
+		(double)(ts->end_ns - ts->cfg.start_ns) / 1e6, ts->cfg.nbins, (double)t.end_ns / 1e6,
+		(unsigned long long)ts->outside);
+}
+
 int rp_lab_one_load(struct rp_lab_one *r, const struct rp_lab_one_opts *o, char *err, size_t errlen)
 {
 	const struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
@@ -124,8 +140,10 @@ int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const 
 	pg.t0 = pg.last = wall_s();
 	int rc = rp_lab_run(r->lab, err, errlen) || rp_lab_close_captures(r->lab, err, errlen) ? -1 : 0;
 	r->wall = wall_s() - pg.t0;
-	if (rc == 0)
+	if (rc == 0) {
 		capture_note(r, o, dir);
+		series_note(r, o);
+	}
 	return rc ? rc : finish(r, err, errlen);
 }
 

@@ -72,6 +72,9 @@ static void dispatch(struct rp_lab *lab, const struct rp_event *e)
 	case RP_EV_HOST_RX:
 		rp_lab_host_rx(lab, e->node, e->slot);
 		break;
+	case RP_EV_HOST_REPLY:
+		rp_lab_host_reply_due(lab, e->node, e->slot);
+		break;
 	}
 }
 

@@ -20,7 +20,7 @@ static const char *const ecn_keys[] = {"priorities", "kmin", "kmax", "pmax", NUL
 static const char *const lossy_keys[] = {"limit", "alpha", NULL};
 static const char *const dcqcn_keys[] = {"enabled", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
 					 "rpg_ai_rate", "rpg_hai_rate", "rpg_min_rate", "rpg_min_dec_fac",
-					 "dce_tcp_g", "dce_tcp_rtt", "rate_reduce_monitor_period",
+					 "dce_tcp_g", "dce_tcp_rtt", "rate_reduce_monitor_period", "alpha_update",
 					 "initial_alpha_value", NULL};
 
 void rp_fabric_init(struct rp_fabric *f)
@@ -46,8 +46,8 @@ void rp_fabric_init(struct rp_fabric *f)
 	f->dcqcn = (struct rp_dcqcn){.rpg_time_reset_ns = 300000, .rpg_byte_reset = 32767, .rpg_threshold = 1,
 				     .rpg_ai_rate_bps = 5000000, .rpg_hai_rate_bps = 50000000,
 				     .rpg_min_rate_bps = 1000000, .rpg_min_dec_fac = 50, .dce_tcp_g = 1019,
-				     .dce_tcp_rtt_ns = 55000, .rate_reduce_monitor_period_ns = 4000,
-				     .initial_alpha_value = 1023};
+				     .dce_tcp_rtt_ns = 1000, .rate_reduce_monitor_period_ns = 4000,
+				     .initial_alpha_value = 1023, .alpha_update = RP_ALPHA_PERIODIC};
 	f->seed = 1;
 	for (unsigned d = 0; d < 64; d++)
 		f->dscp_to_tc[d] = (uint8_t)(d >> 3);
@@ -296,6 +296,47 @@ static int parse_lossy(struct rp_vctx *c, const struct rp_node *map, const char 
 	return 0;
 }
 
+/* A DCQCN value outside mlx5's range: issue 31 gave these keys mlx5's
+ * meanings, so an old profile's value is refused with what changed. */
+static int mlx5_range(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t v,
+		      uint64_t min, uint64_t max, const char *unit, const char *changed)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, k, key);
+	if (!n || (v >= min && v <= max))
+		return 0;
+	return rp_verr(c, &n->pos, key, "%llu%s is outside mlx5's %llu..%llu%s: its meaning changed (%s)",
+		       (unsigned long long)v, unit, (unsigned long long)min, (unsigned long long)max, unit, changed);
+}
+
+static int whole_us(struct rp_vctx *c, const struct rp_node *map, const char *path, const char *k, uint64_t ns)
+{
+	char key[RP_PATH_MAX];
+	const struct rp_node *n = opt(map, path, k, key);
+	if (!n || ns % 1000 == 0)
+		return 0;
+	return rp_verr(c, &n->pos, key, "%llu ns is not whole microseconds (mlx5's unit: 1..131071 us)",
+		       (unsigned long long)ns);
+}
+
+static int opt_alpha_update(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_dcqcn *d)
+{
+	char key[RP_PATH_MAX];
+	const char *s;
+	const struct rp_node *n = opt(map, path, "alpha_update", key);
+	if (!n)
+		return 0;
+	if (rp_vscalar(c, n, key, "periodic or per-cnp", &s))
+		return -1;
+	if (!strcmp(s, "periodic"))
+		d->alpha_update = RP_ALPHA_PERIODIC;
+	else if (!strcmp(s, "per-cnp"))
+		d->alpha_update = RP_ALPHA_PER_CNP;
+	else
+		return rp_verr(c, &n->pos, key, "expected periodic (mlx5: every dce_tcp_rtt) or per-cnp (the DCQCN paper), got '%s'", s);
+	return 0;
+}
+
 static int parse_dcqcn(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_dcqcn *d)
 {
 	char sub[RP_PATH_MAX];
@@ -303,17 +344,25 @@ static int parse_dcqcn(struct rp_vctx *c, const struct rp_node *map, const char 
 	if (section(c, map, path, "dcqcn", dcqcn_keys, "a mapping of DCQCN (mlx5 roce_rp) settings", &n, sub) || !n)
 		return n ? -1 : 0;
 	d->enabled = true;
-	return opt_bool(c, n, sub, "enabled", &d->enabled) || opt_ns(c, n, sub, "rpg_time_reset", &d->rpg_time_reset_ns) ||
-			       opt_size(c, n, sub, "rpg_byte_reset", &d->rpg_byte_reset) ||
-			       opt_u32(c, n, sub, "rpg_threshold", 1, 31, &d->rpg_threshold) ||
-			       opt_bps(c, n, sub, "rpg_ai_rate", &d->rpg_ai_rate_bps) ||
-			       opt_bps(c, n, sub, "rpg_hai_rate", &d->rpg_hai_rate_bps) ||
-			       opt_bps(c, n, sub, "rpg_min_rate", &d->rpg_min_rate_bps) ||
-			       opt_u32(c, n, sub, "rpg_min_dec_fac", 1, 100, &d->rpg_min_dec_fac) ||
-			       opt_u32(c, n, sub, "dce_tcp_g", 1, 1u << 20, &d->dce_tcp_g) ||
-			       opt_ns(c, n, sub, "dce_tcp_rtt", &d->dce_tcp_rtt_ns) ||
-			       opt_ns(c, n, sub, "rate_reduce_monitor_period", &d->rate_reduce_monitor_period_ns) ||
-			       opt_u32(c, n, sub, "initial_alpha_value", 0, 1023, &d->initial_alpha_value)
+	if (opt_bool(c, n, sub, "enabled", &d->enabled) || opt_ns(c, n, sub, "rpg_time_reset", &d->rpg_time_reset_ns) ||
+	    opt_size(c, n, sub, "rpg_byte_reset", &d->rpg_byte_reset) ||
+	    opt_u32(c, n, sub, "rpg_threshold", 1, 31, &d->rpg_threshold) ||
+	    opt_bps(c, n, sub, "rpg_ai_rate", &d->rpg_ai_rate_bps) || opt_bps(c, n, sub, "rpg_hai_rate", &d->rpg_hai_rate_bps) ||
+	    opt_bps(c, n, sub, "rpg_min_rate", &d->rpg_min_rate_bps) ||
+	    opt_u32(c, n, sub, "rpg_min_dec_fac", 0, 100, &d->rpg_min_dec_fac) ||
+	    opt_u32(c, n, sub, "dce_tcp_g", 0, UINT32_MAX, &d->dce_tcp_g) ||
+	    opt_ns(c, n, sub, "dce_tcp_rtt", &d->dce_tcp_rtt_ns) ||
+	    opt_ns(c, n, sub, "rate_reduce_monitor_period", &d->rate_reduce_monitor_period_ns) ||
+	    opt_u32(c, n, sub, "initial_alpha_value", 0, UINT32_MAX, &d->initial_alpha_value) ||
+	    opt_alpha_update(c, n, sub, d))
+		return -1;
+	return mlx5_range(c, n, sub, "dce_tcp_g", d->dce_tcp_g, 0, 1023, "",
+			  "mlx5's 1024ths: g = (1024 - dce_tcp_g)/1024, 1019 is g = 5/1024; it was g = 1/dce_tcp_g") ||
+			       mlx5_range(c, n, sub, "dce_tcp_rtt", d->dce_tcp_rtt_ns / 1000, 1, 131071, " us",
+					  "mlx5's alpha period in whole microseconds, default 1 us; it was 55 us") ||
+			       whole_us(c, n, sub, "dce_tcp_rtt", d->dce_tcp_rtt_ns) ||
+			       mlx5_range(c, n, sub, "initial_alpha_value", d->initial_alpha_value, 1, 1023, "",
+					  "mlx5's 1024ths, alpha = initial_alpha_value/1024; it was /1023, 0..1023")
 		       ? -1
 		       : 0;
 }

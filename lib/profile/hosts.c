@@ -8,7 +8,7 @@
 static const char *const host_keys[] = {"name",    "mac",    "ipv4",   "ipv6",    "gateway", "gateway_mac", "port",
 					"pci",     "speed",  "impair", "respond", "rank",    "node",        "engine", "device", "gid_index", "nics", NULL};
 static const char *const impair_keys[] = {"drop_every", "drop_from", "drop_count", "ce_every", "delay", NULL};
-static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", NULL};
+static const char *const respond_keys[] = {"cnp", "ack", "nak", "cnp_dscp", "cnp_interval", "cnp_mode", NULL};
 
 static bool pci_like(const char *s)
 {
@@ -136,7 +136,7 @@ static int opt_bool(struct rp_vctx *c, const struct rp_node *map, const char *pa
 
 static int host_respond(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_responder *r)
 {
-	if (rp_vtype(c, map, path, RP_NODE_MAP, "a mapping of cnp, ack, nak, cnp_dscp, cnp_interval") ||
+	if (rp_vtype(c, map, path, RP_NODE_MAP, "a mapping of cnp, ack, nak, cnp_dscp, cnp_interval, cnp_mode") ||
 	    rp_vkeys(c, map, path, respond_keys))
 		return -1;
 	uint64_t dscp = r->cnp_dscp;
@@ -147,14 +147,25 @@ static int host_respond(struct rp_vctx *c, const struct rp_node *map, const char
 	const struct rp_node *n = rp_node_get(map, "cnp_interval");
 	char key[RP_PATH_MAX];
 	rp_path_key(key, path, "cnp_interval");
-	return n ? rp_vduration(c, n, key, &r->cnp_interval_ns) : 0;
+	if (n && rp_vduration(c, n, key, &r->cnp_interval_ns))
+		return -1;
+	if (!(n = rp_node_get(map, "cnp_mode")))
+		return 0;
+	const char *s;
+	rp_path_key(key, path, "cnp_mode");
+	if (rp_vscalar(c, n, key, "paper or first", &s))
+		return -1;
+	if (strcmp(s, "paper") && strcmp(s, "first"))
+		return rp_verr(c, &n->pos, key, "expected paper (a mark inside the CNP interval earns a CNP at its end) or first (it is forgotten), got '%s'", s);
+	r->cnp_mode = strcmp(s, "paper") ? RP_CNP_FIRST : RP_CNP_PAPER;
+	return 0;
 }
 
 static int host_behaviour(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_host *h)
 {
 	char key[RP_PATH_MAX];
 	const struct rp_node *n;
-	h->responder = (struct rp_responder){.cnp_dscp = 48, .cnp_interval_ns = 50000};
+	h->responder = (struct rp_responder){.cnp_dscp = 48, .cnp_interval_ns = RP_CNP_INTERVAL_NS, .cnp_mode = RP_CNP_PAPER};
 	if ((n = rp_node_get(map, "impair"))) {
 		rp_path_key(key, path, "impair");
 		if (host_impair(c, n, key, &h->impair))

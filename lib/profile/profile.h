@@ -10,6 +10,7 @@
 
 #include "fabric/impair.h"
 #include "names.h"
+#include "stats/receiver.h"
 #include "units.h"
 
 #define RP_NAME_MAX 32
@@ -31,7 +32,9 @@ struct rp_responder {
 	bool ack;              /* ACK with MSN for AckReq packets */
 	bool nak;              /* NAK (PSN sequence error) on a PSN gap */
 	uint8_t cnp_dscp;      /* default 48 */
-	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 50 us */
+	uint64_t cnp_interval_ns; /* at most one CNP per QP per interval; default 4 us (stats/receiver.h) */
+	enum rp_cnp_mode cnp_mode; /* a mark inside the interval: paper (a CNP at its end, the
+				    * default) or first (forgotten); stats/receiver.h */
 };
 
 /* What carries a host's traffic (`engine:`, docs/profiles.md). */
@@ -195,20 +198,31 @@ struct rp_fabric_thresh {
 	double alpha;   /* dynamic: alpha x free shared buffer */
 };
 
-/* DCQCN reaction point as mlx5 names its knobs (sysfs ecn/roce_rp). */
+/* DCQCN reaction point as mlx5 names its knobs (sysfs ecn/roce_rp), with
+ * mlx5's meanings, ranges and defaults (NVIDIA DOCA "DCQCN CC Parameters",
+ * ConnectX-4 and later); the paper's symbols (Zhu et al., SIGCOMM 2015) in
+ * docs/lab.md. */
+enum rp_alpha_update {
+	RP_ALPHA_PERIODIC, /* mlx5: every dce_tcp_rtt, alpha = (G/1024) alpha + ((1024 - G)/1024) F */
+	RP_ALPHA_PER_CNP,  /* the paper: at each CNP alpha = (1 - g) alpha + g; after dce_tcp_rtt
+			    * without one, alpha = (1 - g) alpha (and again each dce_tcp_rtt) */
+};
+
 struct rp_dcqcn {
 	bool enabled;
-	uint64_t rpg_time_reset_ns;  /* rate increase timer; default 300 us */
-	uint64_t rpg_byte_reset;     /* rate increase byte counter; default 32767 */
-	uint32_t rpg_threshold;      /* fast-recovery steps before additive increase; default 1 */
-	uint64_t rpg_ai_rate_bps;    /* additive increase; default 5 Mbit/s */
-	uint64_t rpg_hai_rate_bps;   /* hyper increase; default 50 Mbit/s */
+	uint64_t rpg_time_reset_ns;  /* rate increase timer (the paper's T); default 300 us */
+	uint64_t rpg_byte_reset;     /* rate increase byte counter (B); default 32767 */
+	uint32_t rpg_threshold;      /* fast-recovery steps (F), 1..31; default 1 */
+	uint64_t rpg_ai_rate_bps;    /* additive increase (R_AI); default 5 Mbit/s */
+	uint64_t rpg_hai_rate_bps;   /* hyper increase (R_HAI); default 50 Mbit/s */
 	uint64_t rpg_min_rate_bps;   /* floor; default 1 Mbit/s */
-	uint32_t rpg_min_dec_fac;    /* a cut keeps at least this % of the rate; default 50 */
-	uint32_t dce_tcp_g;          /* alpha gain g = dce_tcp_g / 2^20 ... default 1019 (about 1/1024) */
-	uint64_t dce_tcp_rtt_ns;     /* alpha update period; default 55 us */
+	uint32_t rpg_min_dec_fac;    /* a cut keeps at least this % of the rate (0..100: 100 never
+				      * cuts); default 50 */
+	uint32_t dce_tcp_g;          /* G, 1024ths, 0..1023: g = (1024 - G)/1024; default 1019 (g ~ 1/205) */
+	uint64_t dce_tcp_rtt_ns;     /* alpha period (the paper's K), 1..131071 us; default 1 us */
 	uint64_t rate_reduce_monitor_period_ns; /* at most one cut per period; default 4 us */
-	uint32_t initial_alpha_value; /* of 1023; default 1023 */
+	uint32_t initial_alpha_value; /* alpha before the first CNP, 1024ths, 1..1023; default 1023 */
+	enum rp_alpha_update alpha_update; /* default periodic (the NIC's) */
 };
 
 struct rp_fabric {

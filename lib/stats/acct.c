@@ -283,7 +283,7 @@ void rp_acct_respond(struct rp_acct *a, uint32_t fi, uint16_t qi, uint64_t now, 
 	struct rp_rcv_pkt pkt = {.opcode = f->bth.opcode, .psn = f->bth.psn, .ack_req = f->bth.ack_req,
 				 .ce = ce && (fl->cfg.reply & RP_ACCT_REPLY_CNP)};
 	uint64_t interval = fl->cfg.cnp_interval_set ? fl->cfg.cnp_interval_ns : a->cfg.cnp_interval_ns;
-	r->n = rp_rcv_data(&q->rcv, interval, a->cfg.reply_strict, now, &pkt, r->msg);
+	r->n = rp_rcv_data(&q->rcv, interval, (enum rp_cnp_mode)fl->cfg.cnp_mode, a->cfg.reply_strict, now, &pkt, r->msg);
 	if (keep_wanted(r, fl->cfg.reply) == 0)
 		return;
 	r->flow = fi;

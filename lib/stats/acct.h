@@ -59,6 +59,7 @@ struct rp_acct_flow_cfg {
 	uint64_t cnp_interval_ns;        /* with cnp_interval_set, as is (0: a CNP for every CE
 					  * packet); else the accountant's cnp_interval_ns */
 	bool cnp_interval_set;           /* a profile's responder.cnp_interval */
+	uint8_t cnp_mode;                /* enum rp_cnp_mode (receiver.h): 0 is the paper's */
 	uint32_t echo_every;             /* the receiver echoes every Nth probe (seq % N == 0) back
 					  * to the sender for a round trip; 0: none (RP_REPLY_ECHO) */
 	unsigned dst_port;               /* with cfg.dst_port_check: the receiver's port ... */

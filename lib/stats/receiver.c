@@ -26,12 +26,20 @@ static bool ends_message(uint8_t op)
 	}
 }
 
-static bool cnp_due(struct rp_rcv_qp *q, uint64_t interval, uint64_t now)
+/* A CE mark at now: true for a CNP, to go at *at (now, or in paper mode
+ * the end of the window the mark fell in). */
+static bool cnp_due(struct rp_rcv_qp *q, uint64_t interval, enum rp_cnp_mode mode, uint64_t now, uint64_t *at)
 {
-	if (q->cnp_ever && now - q->last_cnp_ns < interval)
+	*at = now;
+	if (q->cnp_ever && q->last_cnp_ns > now) /* paper: the CNP due at this window's end covers it */
 		return false;
+	if (q->cnp_ever && now - q->last_cnp_ns < interval) {
+		if (mode == RP_CNP_FIRST)
+			return false;
+		*at = q->last_cnp_ns + interval;
+	}
 	q->cnp_ever = true;
-	q->last_cnp_ns = now;
+	q->last_cnp_ns = *at;
 	q->cnps++;
 	return true;
 }
@@ -67,12 +75,13 @@ static unsigned gap(struct rp_rcv_qp *q, bool strict, const struct rp_rcv_pkt *p
 	return 1;
 }
 
-unsigned rp_rcv_data(struct rp_rcv_qp *q, uint64_t cnp_interval_ns, bool strict, uint64_t now_ns,
-		     const struct rp_rcv_pkt *pkt, struct rp_reply_msg out[RP_REPLY_MAX])
+unsigned rp_rcv_data(struct rp_rcv_qp *q, uint64_t cnp_interval_ns, enum rp_cnp_mode mode, bool strict,
+		     uint64_t now_ns, const struct rp_rcv_pkt *pkt, struct rp_reply_msg out[RP_REPLY_MAX])
 {
 	unsigned n = 0;
-	if (pkt->ce && cnp_due(q, cnp_interval_ns, now_ns))
-		out[n++] = (struct rp_reply_msg){.kind = RP_REPLY_CNP};
+	uint64_t at;
+	if (pkt->ce && cnp_due(q, cnp_interval_ns, mode, now_ns, &at))
+		out[n++] = (struct rp_reply_msg){.kind = RP_REPLY_CNP, .at_ns = at > now_ns ? at : 0};
 	if (!q->started) {
 		q->started = true;
 		q->epsn = pkt->psn & RP_PSN_MASK;

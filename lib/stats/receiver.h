@@ -2,9 +2,26 @@
  * NAK for a data packet of one QP, and the reply frames themselves (built
  * with lib/wire). The caller passes now in ns and transmits the frames.
  *
- * - CNP: on a CE-marked data packet, when no CNP went to this QP in the last
- *   interval (t - last_cnp >= interval; the first CE always gets one), as
- *   mlx5's np_min_time_between_cnps (default 50 us).
+ * - CNP (the notification point), per QP, interval N (mlx5's
+ *   np_min_time_between_cnps), two modes:
+ *   paper (RP_CNP_PAPER, the default): the DCQCN paper's NP (Zhu et al.,
+ *     SIGCOMM 2015, 3.1): the first CE mark gets a CNP at once; then "at
+ *     most one CNP packet every N microseconds for the flow, if any packet
+ *     that arrives within that time window was marked". A mark inside the
+ *     window earns one CNP at the window's end (at_ns = last CNP + N), which
+ *     opens the next window; more marks before then ride on it. The decision
+ *     is made when the mark arrives: the caller sends that CNP at at_ns (the
+ *     lab from an event, `run` from its RX loop's clock check).
+ *   first (RP_CNP_FIRST, roceprobe before issue 31): a mark inside the
+ *     window is forgotten; a CNP only when t - last_cnp >= N.
+ *   Either way N = 0 is a CNP for every CE packet. N's default is 4 us: a
+ *   ConnectX-4 Lx mlxconfig dump shows CNP interval 4 us (per port);
+ *   mstflint's register layout and mlx5's debugfs np_min_time_between_cnps
+ *   (kernel patch "IB/mlx5: Add np_min_time_between_cnps and rp_max_rate
+ *   debug params", 2020: microseconds, default 0) leave it 0. NVIDIA's
+ *   documentation (DOCA "DCQCN CC Algorithm") says only that a CNP is
+ *   generated when a marked packet arrives, nothing of marks inside the
+ *   window: so the paper's NP is the default.
  * - ACK: for a packet with AckReq at the expected PSN, with the MSN (number
  *   of messages completed, LAST/ONLY packets at the expected PSN).
  * - NAK (PSN sequence error, carrying the expected PSN): once per gap.
@@ -22,7 +39,7 @@
 
 #include "wire/eth.h"
 
-#define RP_CNP_INTERVAL_NS 50000ull /* mlx5 np_min_time_between_cnps */
+#define RP_CNP_INTERVAL_NS 4000ull /* mlx5 np_min_time_between_cnps: a ConnectX-4 Lx shows 4 us */
 #define RP_CNP_DSCP 48
 #define RP_REPLY_MAX 3              /* a CE-marked AckReq packet: CNP + ACK, and its echo */
 #define RP_AETH_CREDITS_INVALID 0x1F
@@ -32,12 +49,16 @@
  * payload, so a fabric sees valid RoCE going the way ACKs go). */
 enum rp_reply_kind { RP_REPLY_CNP, RP_REPLY_ACK, RP_REPLY_NAK, RP_REPLY_ECHO };
 
+/* How the notification point treats a mark inside the CNP window (above). */
+enum rp_cnp_mode { RP_CNP_PAPER, RP_CNP_FIRST };
+
 struct rp_reply_msg {
 	enum rp_reply_kind kind;
 	uint32_t psn; /* ACK: the acknowledged PSN; NAK: the expected PSN; CNP: 0; ECHO: the data's */
 	uint32_t msn;
 	uint32_t flow_id; /* ECHO: the probe, as it arrived */
 	uint64_t seq, tx_ns;
+	uint64_t at_ns; /* CNP, paper mode: when to send it (> now: the window's end); else 0: now */
 };
 
 struct rp_rcv_qp {
@@ -46,7 +67,7 @@ struct rp_rcv_qp {
 	bool nak_sent; /* strict mode: the current gap is NAKed */
 	uint32_t epsn;
 	uint32_t msn;
-	uint64_t last_cnp_ns;
+	uint64_t last_cnp_ns; /* paper mode: may be ahead of now (a CNP due at the window's end) */
 	uint64_t cnps, acks, naks;
 };
 
@@ -59,9 +80,10 @@ struct rp_rcv_pkt {
 
 /* psn_known: the first expected PSN is psn_start; otherwise the first packet sets it. */
 void rp_rcv_qp_init(struct rp_rcv_qp *q, bool psn_known, uint32_t psn_start);
-/* Returns how many replies went to out (0..RP_REPLY_MAX), CNP first. */
-unsigned rp_rcv_data(struct rp_rcv_qp *q, uint64_t cnp_interval_ns, bool strict, uint64_t now_ns,
-		     const struct rp_rcv_pkt *pkt, struct rp_reply_msg out[RP_REPLY_MAX]);
+/* Returns how many replies went to out (0..RP_REPLY_MAX), CNP first (its
+ * at_ns says when it is to go). */
+unsigned rp_rcv_data(struct rp_rcv_qp *q, uint64_t cnp_interval_ns, enum rp_cnp_mode mode, bool strict,
+		     uint64_t now_ns, const struct rp_rcv_pkt *pkt, struct rp_reply_msg out[RP_REPLY_MAX]);
 
 /* Replies for one data packet, with everything needed to build them: they go
  * back to the data packet's sender (MACs and IPs swapped, same VLAN). */

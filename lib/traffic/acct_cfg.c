@@ -32,6 +32,7 @@ static void flow_cfg(const struct rp_plan *plan, const struct rp_flow *f, struct
 	c->cnp_dscp = dst->responder.cnp_dscp;
 	c->cnp_interval_ns = dst->responder.cnp_interval_ns; /* 0 included: no limit */
 	c->cnp_interval_set = true;
+	c->cnp_mode = (uint8_t)dst->responder.cnp_mode;
 	/* rtt: on echoes every probe; auto is the caller's (it knows the ranks). A
 	 * verbs end has no DPDK responder (its completions time the round trip). */
 	if (f->p.rtt == RP_RTT_ON && src->engine.engine == RP_ENGINE_DPDK && dst->engine.engine == RP_ENGINE_DPDK)

@@ -662,13 +662,15 @@ def case_comments(tmp):
 
     j = run("incast-32to1-ecn")
     d = j["lab"]["dcqcn"]
-    check("incast-32to1-ecn", "every one of the 32 senders cuts its rate (at least 14 cuts",
-          len(d) == 32 and min(x["cuts"] for x in d) >= 14, [x["cuts"] for x in d])
+    check("incast-32to1-ecn", "every one of the 32 senders cuts its rate (at least 120 cuts",
+          len(d) == 32 and min(x["cuts"] for x in d) >= 120, [x["cuts"] for x in d])
+    check("incast-32to1-ecn", "goodput about 43 Gbit/s of 100", near(j["headline"]["goodput_gbps"], 43, 0.05),
+          j["headline"]["goodput_gbps"])
     check("incast-32to1-ecn", "zero loss of 10240 packets",
           sum(f["rx_packets"] for f in j["flows"]) == 10240 and j["headline"]["lost"] == 0, j["headline"])
     p32 = j["headline"]["paused_pct"]
     p8 = lab(f"{PROFILES}/incast-8to1.yaml", os.path.join(tmp, "i8b"))["headline"]["paused_pct"]
-    check("incast-32to1-ecn", "paused only about 10% of the run", 5 <= p32 <= 15, p32)
+    check("incast-32to1-ecn", "paused only about 1% of the run", 0.5 <= p32 <= 2, p32)
     check("incast-32to1-ecn", "without DCQCN: about 87%)", 82 <= p8 <= 92, p8)
 
     j = run("all-to-all-16")
@@ -679,8 +681,8 @@ def case_comments(tmp):
           len(j["flows"]) == 240 and sum(f["rx_packets"] for f in j["flows"]) == 30720, len(j["flows"]))
     spine_q = [max([q["queue"]["max_depth_bytes"] for q in p["prio"]] or [0]) for sw in j["switches"]
                if sw["role"] == "spine" for p in sw["ports"]]
-    check("all-to-all-16", "peak between about 199 KB and 341 KB",
-          near(min(spine_q), 199000, 0.1) and near(max(spine_q), 341000, 0.1), spine_q)
+    check("all-to-all-16", "peak between about 258 KB and 349 KB",
+          near(min(spine_q), 258000, 0.1) and near(max(spine_q), 349000, 0.1), spine_q)
     check("all-to-all-16", "zero loss, 30720 of 30720 packets", j["headline"]["lost"] == 0, j["headline"]["lost"])
     check("all-to-all-16", "PFC reaching 3 hops deep", j["pause_propagation"]["depth"] == 3, j["pause_propagation"]["depth"])
 

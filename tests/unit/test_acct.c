@@ -269,9 +269,12 @@ static void receiver_replies(void **state)
 	rp_acct_finish(a, 1000000, NULL);
 	struct rp_acct_flow_result r;
 	rp_acct_flow(a, 1, &r);
-	assert_int_equal(cnp, 40);
-	assert_int_equal(r.cnp_tx, 40);
-	assert_int_equal(r.cnp_rx, 40);
+	/* every packet CE, one each 10 us per QP: 10 us >= the 4 us default
+	 * interval (receiver.h), so each of the 2 x 100 gets its CNP at once (it
+	 * was 2 x 20 with 50 us) */
+	assert_int_equal(cnp, 200);
+	assert_int_equal(r.cnp_tx, 200);
+	assert_int_equal(r.cnp_rx, 200);
 	assert_int_equal(nak, 1);
 	assert_int_equal(r.naks, 1);
 	assert_int_equal(r.acks, ack);

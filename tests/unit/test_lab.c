@@ -154,17 +154,28 @@ static void pool_reuses_slots(void **state)
 	rp_pool_free(&p);
 }
 
+/* mlx5's defaults (NVIDIA DOCA "DCQCN CC Parameters"): G 1019 (g = 5/1024),
+ * alpha period 1 us, initial alpha 1023/1024. */
 static struct rp_dcqcn params(void)
 {
 	return (struct rp_dcqcn){.enabled = true, .rpg_time_reset_ns = 300000, .rpg_byte_reset = 32767,
 				 .rpg_threshold = 1, .rpg_ai_rate_bps = 5000000, .rpg_hai_rate_bps = 50000000,
 				 .rpg_min_rate_bps = 1000000, .rpg_min_dec_fac = 50, .dce_tcp_g = 1019,
-				 .dce_tcp_rtt_ns = 55000, .rate_reduce_monitor_period_ns = 4000,
+				 .dce_tcp_rtt_ns = 1000, .rate_reduce_monitor_period_ns = 4000,
 				 .initial_alpha_value = 1023};
 }
 
-/* alpha starts at 1: the first CNP halves the rate; a second one within the
- * monitor period does nothing; after it, alpha has grown by g(1 - alpha) = 0. */
+/* Periodic alpha (mlx5), by hand, g = (1024 - 1019)/1024 = 5/1024:
+ *   t=1000 CNP: cut with alpha0 = 1023/1024: rc = 100e9 (1 - 1023/2048)
+ *               = 50048828125; the period [1000, 2000) has a CNP
+ *   t=2000 CNP: the expiry at 2000 first: alpha1 = (1019/1024)(1023/1024) +
+ *               5/1024 = 1047557/1048576 = 0.999028205871582; no cut (1 us <
+ *               the 4 us monitor period)
+ *   t=6000 CNP: expiry 3000 with F = 1: alpha2 = (1019/1024) alpha1 + 5/1024;
+ *               4000, 5000, 6000 quiet: alpha3 = alpha2 (1019/1024)^3 =
+ *               0.98447001931977; cut: rc = 50048828125 (1 - alpha3/2) =
+ *               25413042729.42. (dce_tcp_g read as g = 1/1019, before issue
+ *               31, alpha1 would be 0.99999907.) */
 static void dcqcn_cuts_by_alpha(void **state)
 {
 	(void)state;
@@ -174,21 +185,88 @@ static void dcqcn_cuts_by_alpha(void **state)
 	assert_false(s.limited);
 	rp_dcqcn_cnp(&s, 1000);
 	assert_true(s.limited);
-	assert_true(fabs(rp_dcqcn_rate(&s) - 50e9) < 1);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 50048828125.0) < 1);
 	assert_true(fabs(s.rt - 100e9) < 1);
 	rp_dcqcn_cnp(&s, 2000); /* within 4 us */
-	assert_true(fabs(rp_dcqcn_rate(&s) - 50e9) < 1);
+	assert_true(fabs(s.alpha - 1047557.0 / 1048576.0) < 1e-12);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 50048828125.0) < 1);
 	assert_int_equal(s.cuts, 1);
 	rp_dcqcn_cnp(&s, 6000);
-	assert_true(fabs(rp_dcqcn_rate(&s) - 25e9) < 1);
-	assert_true(fabs(s.rt - 50e9) < 1);
-	/* alpha decays by (1 - 1/g) per 55 us period without a CNP */
-	rp_dcqcn_advance(&s, 1000 + 55000 * 3);
-	assert_true(s.alpha < 1.0 && s.alpha > 0.99);
+	assert_true(fabs(s.alpha - 0.98447001931977) < 1e-12);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 25413042729.42) < 1);
+	assert_true(fabs(s.rt - 50048828125.0) < 1);
 }
 
-/* Timer steps: the first is additive (threshold 1 reached by T alone):
- * target += 5 Mbit/s, current halfway to it; recovery ends at line rate. */
+/* Per-CNP alpha (the paper's eq. 1-2), the same CNPs:
+ *   t=1000: cut with alpha0 (rc 50048828125), then alpha1 = 1047557/1048576
+ *           as above; the quiet timer restarts: next expiry 2000
+ *   t=2000: that expiry first (no CNP in [1000, 2000)): alpha1 (1019/1024);
+ *           then the CNP: alpha = (1019/1024)^2 alpha1 + 5/1024 =
+ *           0.99417870223715 (periodic: 0.99902820587158, F was 1). */
+static void dcqcn_alpha_per_cnp(void **state)
+{
+	(void)state;
+	struct rp_dcqcn p = params();
+	p.alpha_update = RP_ALPHA_PER_CNP;
+	struct rp_dcqcn_state s;
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 1000);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 50048828125.0) < 1);
+	assert_true(fabs(s.alpha - 1047557.0 / 1048576.0) < 1e-12);
+	assert_int_equal(s.next_alpha_ns, 2000);
+	rp_dcqcn_cnp(&s, 2000);
+	assert_true(fabs(s.alpha - 0.99417870223715) < 1e-12);
+	assert_int_equal(s.next_alpha_ns, 3000);
+}
+
+/* rpg_threshold F = 5 means five fast-recovery steps (issue 31, item 3; it
+ * gave F - 1): after cuts at 0 and 5 us, target = 50048828125 (the first
+ * cut's rate); timer steps each 300 us (no byte steps: 1 GB counter):
+ * steps 1..5 keep the target (current halves its gap to it), step 6 adds
+ * R_AI: 50048828125 + 5000000 = 50053828125. */
+static void dcqcn_fast_recovery_steps(void **state)
+{
+	(void)state;
+	struct rp_dcqcn p = params();
+	p.rpg_threshold = 5;
+	p.rpg_byte_reset = 1000000000ull;
+	struct rp_dcqcn_state s;
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	rp_dcqcn_cnp(&s, 5000);
+	assert_true(fabs(s.rt - 50048828125.0) < 1);
+	double rc = rp_dcqcn_rate(&s);
+	for (unsigned k = 1; k <= 5; k++) {
+		rp_dcqcn_advance(&s, 5000 + 300000ull * k);
+		rc = (50048828125.0 + rc) / 2;
+		assert_true(fabs(s.rt - 50048828125.0) < 1);
+		assert_true(fabs(rp_dcqcn_rate(&s) - rc) < 1);
+	}
+	rp_dcqcn_advance(&s, 5000 + 300000ull * 6);
+	assert_true(fabs(s.rt - 50053828125.0) < 1);
+}
+
+/* rpg_min_dec_fac as mlx5 means it: the new rate keeps at least that % of
+ * the old (100: no cut). alpha0 1023/1024 would keep 50.05 %: with 75 the
+ * floor keeps 75 %, 100e9 -> 75e9; with 100 the rate stays. */
+static void dcqcn_min_dec_fac(void **state)
+{
+	(void)state;
+	struct rp_dcqcn p = params();
+	struct rp_dcqcn_state s;
+	p.rpg_min_dec_fac = 75;
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 75e9) < 1);
+	p.rpg_min_dec_fac = 100;
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 100e9) < 1);
+}
+
+/* Timer steps with F = 1: the first is fast recovery (current halfway to
+ * the target 100e9: (100e9 + 50048828125)/2 = 75024414062.5), the second
+ * additive (target capped at line rate); recovery ends at line rate. */
 static void dcqcn_recovers(void **state)
 {
 	(void)state;
@@ -197,8 +275,8 @@ static void dcqcn_recovers(void **state)
 	rp_dcqcn_init(&s, &p, 100000000000ull);
 	rp_dcqcn_cnp(&s, 0);
 	rp_dcqcn_advance(&s, 300000);
-	assert_true(fabs(s.rt - (100e9 + 5e6 > 100e9 ? 100e9 : 100e9 + 5e6)) < 1);
-	assert_true(fabs(rp_dcqcn_rate(&s) - 75e9) < 1);
+	assert_true(fabs(s.rt - 100e9) < 1);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 75024414062.5) < 1);
 	assert_int_equal(rp_dcqcn_next_change(&s), 600000);
 	rp_dcqcn_advance(&s, 300000 * 40);
 	assert_false(s.limited);
@@ -375,6 +453,9 @@ int main(void)
 		cmocka_unit_test(pool_reuses_slots),
 		cmocka_unit_test(dcqcn_cuts_by_alpha),
 		cmocka_unit_test(dcqcn_recovers),
+		cmocka_unit_test(dcqcn_alpha_per_cnp),
+		cmocka_unit_test(dcqcn_fast_recovery_steps),
+		cmocka_unit_test(dcqcn_min_dec_fac),
 		cmocka_unit_test(dcqcn_min_rate_floor),
 		cmocka_unit_test(qdepth_csv_known_answer),
 		cmocka_unit_test(capture_write_failure_stops_all),

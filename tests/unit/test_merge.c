@@ -362,8 +362,8 @@ static void flows_exact(void **state)
 	assert_int_equal(r[2].rx_packets, 4);
 	assert_int_equal(r[2].lost, 1); /* the tail: only the sender's count shows it */
 	assert_int_equal(r[3].ce, 2);
-	assert_int_equal(r[3].cnp_tx, 1); /* CE at 403 and 413 us: one CNP per 50 us */
-	assert_int_equal(r[3].cnp_rx, 1); /* counted at h0, on rank 0 */
+	assert_int_equal(r[3].cnp_tx, 2); /* CE at 403 and 413 us: 10 us apart, past the 4 us interval */
+	assert_int_equal(r[3].cnp_rx, 2); /* counted at h0, on rank 0 */
 	assert_int_equal(r[3].acks, 4);   /* four in-order packets asking for an ACK */
 	assert_int_equal(r[3].naks, 0);
 	assert_string_equal(r[2].src, "h2");
@@ -427,7 +427,7 @@ static void ports_exact(void **state)
 	}
 	assert_int_equal(p.prio[3].ecn_marked, 4); /* f1's two and f3's two */
 	rp_acct_port(fx->merged, 0, &p);
-	assert_int_equal(p.rx_frames, 4 + 4 + 1 + 4); /* f2's data, f3's ACKs and CNP, f3's echoes */
+	assert_int_equal(p.rx_frames, 4 + 4 + 2 + 4); /* f2's data, f3's ACKs and CNPs, f3's echoes */
 	assert_int_equal(p.class_frames[RP_RX_ECHO], 4);
 	assert_int_equal(p.class_frames[RP_RX_DATA], 4); /* f2's only: an echo is never data */
 }
