@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,15 +68,6 @@ struct run_opts {
 	unsigned lcores; /* 0: the profile's `lcores:`, else 1 */
 	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 };
-
-/* The session's set-up error (lib/run: one line in s->err) said as every
- * error of this command is: printed, or held for the ranks to agree on. */
-static int session_said(const struct rp_session *s, int rc)
-{
-	if (rc && s->err[0])
-		rp_cli_error("run", "%s", s->err);
-	return rc;
-}
 
 static void usage(FILE *out)
 {
@@ -244,16 +234,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-
 /* The run is lib/run's (run/run.h); the result document below still reads
  * it as `struct run` until it moves to lib/report (issue 27). */
 #define run rp_run
 
-/* A step's error (lib/run: one line in s->err) said as every error of this
- * command is: printed, or held for the ranks to agree on. */
+/* A step's error (lib/run: one line in r->s.err) said as every error of
+ * this command is: printed, or held for the ranks to agree on. */
 static int said(const struct run *r, int rc)
 {
-	return session_said(&r->s, rc);
+	if (rc && r->s.err[0])
+		rp_cli_error("run", "%s", r->s.err);
+	return rc;
 }
 
 /* Every flow's sender has engine: verbs. */
