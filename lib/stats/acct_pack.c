@@ -97,9 +97,9 @@ static void put_shist(struct rp_rec_wr *w, const struct rp_shist *s)
 	}
 }
 
-static void put_flow(struct rp_rec_wr *w, const struct rp_acct *a, size_t i)
+static void put_flow(struct rp_rec_wr *w, const struct rp_acct_row *row, struct rp_hist *h, const struct rp_shist **prev)
 {
-	const struct rp_acct_flow_result *r = rp_acct_res(a, i);
+	const struct rp_acct_flow_result *r = &row->r;
 	rp_rec_put32(w, r->id);
 	rp_rec_put32(w, r->qpn);
 	rp_rec_put16(w, r->qps);
@@ -111,13 +111,14 @@ static void put_flow(struct rp_rec_wr *w, const struct rp_acct *a, size_t i)
 	rp_rec_putf(w, r->goodput_active_gbps);
 	rp_rec_putf(w, r->latency_ns.mean);
 	rp_rec_putf(w, r->latency_ns.stdev);
-	put_hist(w, rp_acct_flow_latency(a, i));
+	rp_shist_expand(&row->lat, h, *prev);
+	*prev = &row->lat;
+	put_hist(w, h);
 }
 
-static void put_port(struct rp_rec_wr *w, const struct rp_acct *a, size_t i)
+static void put_port(struct rp_rec_wr *w, const struct rp_acct_port_result *pp)
 {
-	struct rp_acct_port_result p;
-	rp_acct_port(a, i, &p);
+	const struct rp_acct_port_result p = *pp;
 	size_t n = strnlen(p.node, RP_ACCT_NAME_MAX - 1);
 	rp_rec_put8(w, n);
 	for (size_t k = 0; k < n; k++)
@@ -143,7 +144,7 @@ static bool bin_has(const struct rp_ts_bin *b)
 /* Sparse: only bins and (bin, port, prio) / (bin, flow) cells that hold something.
  * A PFC cell names its port by record (the shipped ports, own_port's, in order),
  * as the reader maps it. */
-static void put_series(struct rp_rec_wr *w, const struct rp_acct *a, const bool *own, const bool *own_port)
+static void put_series(struct rp_rec_wr *w, const struct rp_acct_result *a, const bool *own, const bool *own_port)
 {
 	const struct rp_ts *t = a->ts;
 	rp_rec_put8(w, t != NULL);
@@ -198,7 +199,7 @@ static void put_series(struct rp_rec_wr *w, const struct rp_acct *a, const bool 
 				continue;
 			n++;
 			rp_rec_put32(w, b);
-			rp_rec_put32(w, rp_acct_id(a, f));
+			rp_rec_put32(w, a->flows[f].id);
 			rp_rec_put64(w, pk);
 			rp_rec_put64(w, by);
 		}
@@ -222,16 +223,19 @@ static void put_series(struct rp_rec_wr *w, const struct rp_acct *a, const bool 
 
 /* The round trips this rank's senders timed: every flow with an echo back,
  * owned or not (the echo arrives at the sender, the row is the receiver's). */
-static void put_rtt(struct rp_rec_wr *w, const struct rp_acct *a)
+static void put_rtt(struct rp_rec_wr *w, const struct rp_acct_result *a, struct rp_hist *h,
+		    const struct rp_shist **prev)
 {
 	size_t at = w->len, n = 0;
 	rp_rec_put32(w, 0);
 	for (size_t i = 0; i < a->nflows; i++) {
-		if (!rp_acct_rtt(a, i)->count)
+		if (!a->flows[i].rtt.count)
 			continue;
 		n++;
-		rp_rec_put32(w, rp_acct_id(a, i));
-		put_hist(w, rp_acct_flow_rtt(a, i));
+		rp_rec_put32(w, a->flows[i].id);
+		rp_shist_expand(&a->flows[i].rtt, h, *prev);
+		*prev = &a->flows[i].rtt;
+		put_hist(w, h);
 	}
 	if (w->buf && at + 4 <= w->cap) {
 		struct rp_rec_wr fix = {w->buf, w->cap, at};
@@ -239,14 +243,20 @@ static void put_rtt(struct rp_rec_wr *w, const struct rp_acct *a)
 	}
 }
 
-size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap)
+size_t rp_acct_pack(const struct rp_acct *acct, const bool *own_flow, const bool *own_port, uint8_t *buf, size_t cap)
 {
-	if (!a->finished || a->cfg.discover)
+	const struct rp_acct_result *a = rp_acct_result(acct);
+	if (!a || a->discovered)
 		return 0;
+	struct rp_hist *h = malloc(sizeof(*h)); /* a histogram expanded: flow after flow, only its buckets cleared */
+	if (!h)
+		return 0;
+	rp_hist_init(h);
+	const struct rp_shist *prev = NULL;
 	size_t nown = 0, nports = 0;
 	for (size_t i = 0; i < a->nflows; i++)
 		nown += !own_flow || own_flow[i];
-	for (size_t i = 0; i < a->cfg.nports; i++)
+	for (size_t i = 0; i < a->nports; i++)
 		nports += !own_port || own_port[i];
 	struct rp_rec_wr w = {buf, cap, 0};
 	for (int k = 0; k < 4; k++)
@@ -257,24 +267,25 @@ size_t rp_acct_pack(const struct rp_acct *a, const bool *own_flow, const bool *o
 	rp_rec_put16(&w, NELEM(PRIO_U64));
 	size_t total_at = w.len;
 	rp_rec_put64(&w, 0);
-	rp_rec_put64(&w, a->cfg.start_ns);
-	rp_rec_put64(&w, a->cfg.bin_ns);
+	rp_rec_put64(&w, a->start_ns);
+	rp_rec_put64(&w, a->bin_ns);
 	rp_rec_put64(&w, a->end_ns);
 	rp_rec_put64(&w, a->unmatched);
 	rp_rec_put32(&w, nown);
 	rp_rec_put32(&w, nports);
 	for (size_t i = 0; i < a->nflows; i++)
 		if (!own_flow || own_flow[i])
-			put_flow(&w, a, i);
-	for (size_t i = 0; i < a->cfg.nports; i++)
+			put_flow(&w, &a->flows[i], h, &prev);
+	for (size_t i = 0; i < a->nports; i++)
 		if (!own_port || own_port[i])
-			put_port(&w, a, i);
+			put_port(&w, &a->ports[i]);
 	put_series(&w, a, own_flow, own_port);
-	put_rtt(&w, a);
+	put_rtt(&w, a, h, &prev);
 	if (buf && w.len <= cap) {
 		struct rp_rec_wr fix = {buf, cap, total_at};
 		rp_rec_put64(&fix, w.len);
 	}
+	free(h);
 	return w.len;
 }
 
@@ -369,15 +380,9 @@ static void hist_clear(struct rp_hist *h, const uint16_t *idx, uint32_t n)
 	memset(&h->sums, 0, sizeof(h->sums));
 }
 
-/* merged's flow index of id, or -1. */
-static long flow_index(const struct rp_acct *m, uint32_t id)
-{
-	uint32_t i = rp_acct_flow_of_id(m, id);
-	return i == RP_ACCT_NO_FLOW ? -1 : (long)i;
-}
 
 struct walk {
-	struct rp_acct *merged; /* install into it (apply), or only check the ids */
+	struct rp_acct_result *merged; /* install into it (apply), or only check the ids */
 	bool apply;
 	rp_acct_row_fn fn;
 	void *ctx;
@@ -389,17 +394,15 @@ struct walk {
 };
 
 /* false when memory for the flow's histogram runs out */
-static bool install_flow(struct rp_acct *m, long i, const struct rp_acct_flow_result *row, const struct rp_hist *h,
-			 const uint16_t *idx, uint32_t nidx)
+static bool install_flow(struct rp_acct_result *m, long i, const struct rp_acct_flow_result *row,
+			 const struct rp_hist *h, const uint16_t *idx, uint32_t nidx)
 {
-	struct rp_acct_flow_result r = *row;
-	memcpy(r.src, m->rows ? m->rows[i].src : m->flows[i].cfg.src, sizeof(r.src));
-	memcpy(r.dst, m->rows ? m->rows[i].dst : m->flows[i].cfg.dst, sizeof(r.dst));
-	*rp_acct_res(m, (size_t)i) = r;
-	if (!m->rows)
-		m->flows[i].tx_known = true;
+	struct rp_acct_row *w = &m->flows[i];
+	w->r = *row;
+	memcpy(w->r.src, w->src, sizeof(w->r.src));
+	memcpy(w->r.dst, w->dst, sizeof(w->r.dst));
 	/* buckets and the exact count/min/max and sums */
-	return rp_shist_from_buckets(rp_acct_lat(m, (size_t)i), h, idx, nidx) == 0;
+	return rp_shist_from_buckets(&w->lat, h, idx, nidx) == 0;
 }
 
 static bool walk_flows(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
@@ -423,7 +426,7 @@ static bool walk_flows(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w
 		uint32_t nidx = 0;
 		get_hist(r, w->h, w->idx, &nidx);
 		long i = -1;
-		if (!r->bad && w->merged && (i = flow_index(w->merged, row.id)) < 0)
+		if (!r->bad && w->merged && (i = rp_acct_result_index(w->merged, row.id)) < 0)
 			rp_rec_fail(r, "merge buffer: flow id %llu is not in the merged plan", U(row.id));
 		if (!r->bad && w->apply) {
 			if (w->merged && !install_flow(w->merged, i, &row, w->h, w->idx, nidx))
@@ -438,26 +441,23 @@ static bool walk_flows(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w
 	return !r->bad;
 }
 
-static void install_port(struct acct_port *p, const struct rp_acct_port_result *in, uint64_t start_ns)
+/* A rank's port as the merged result keeps it: the rank's values at its end
+ * (closed pauses), named and sped by the merged cfg, no time past the end
+ * (pause_to_expiry is analyze's, in one process). */
+static void install_port(struct rp_acct_port_result *p, const struct rp_acct_port_result *in)
 {
-	/* the inverse of rp_acct_port: its getter gives back exactly in */
 	struct rp_acct_port_result keep = *in;
-	memcpy(keep.node, p->cfg.node, sizeof(keep.node));
-	p->r = keep;
-	p->pause.pfc_frames = in->pfc_frames;
-	p->pause.pause_frames = in->pause_frames;
-	p->pause.open_mask = 0;
+	memcpy(keep.node, p->node, sizeof(keep.node));
+	keep.port = p->port;
+	keep.speed_bps = p->speed_bps;
 	for (unsigned q = 0; q < RP_PFC_PRIOS; q++) {
-		struct rp_pause_prio *pp = &p->pause.prio[q];
-		const struct rp_acct_prio_result *o = &in->prio[q];
-		pp->frames = o->pfc_rx;
-		pp->quanta = o->quanta;
-		pp->paused_ns = o->paused_ns;
-		pp->xoff_to_xon = o->xoff_to_xon;
-		pp->first_pause_ns = o->paused_ever ? start_ns + o->first_pause_ns : RP_PAUSE_NEVER;
-		pp->open = false;
-		pp->start_ns = pp->until_ns = 0;
+		struct rp_acct_prio_result *o = &keep.prio[q];
+		o->prio = q;
+		o->paused_past_end_ns = 0;
+		if (!o->paused_ever)
+			o->first_pause_ns = 0;
 	}
+	*p = keep;
 }
 
 static bool walk_ports(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
@@ -487,15 +487,15 @@ static bool walk_ports(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w
 		if (r->bad || !w->merged)
 			continue;
 		long found = -1;
-		for (size_t i = 0; i < w->merged->cfg.nports && found < 0; i++)
-			if (w->merged->ports[i].cfg.port == p.port &&
-			    strncmp(w->merged->ports[i].cfg.node, p.node, RP_ACCT_NAME_MAX) == 0)
+		for (size_t i = 0; i < w->merged->nports && found < 0; i++)
+			if (w->merged->ports[i].port == p.port &&
+			    strncmp(w->merged->ports[i].node, p.node, RP_ACCT_NAME_MAX) == 0)
 				found = (long)i;
 		if (found < 0)
 			return rp_rec_fail(r, "merge buffer: port %s:%u is not in the merged cfg", p.node, p.port);
 		w->port_map[n] = found;
 		if (w->apply)
-			install_port(&w->merged->ports[found], &p, w->merged->cfg.start_ns);
+			install_port(&w->merged->ports[found], &p);
 	}
 	return !r->bad;
 }
@@ -566,7 +566,7 @@ static bool walk_series(struct rp_rec_rd *r, const struct hdr *hd, struct walk *
 			continue;
 		if (!t->flow_pkts)
 			return rp_rec_fail(r, "merge buffer has per-flow series, the merged accountant keeps none");
-		long i = flow_index(w->merged, id);
+		long i = rp_acct_result_index(w->merged, id);
 		if (i < 0 || (size_t)i >= t->cfg.nflows || b >= t->cfg.nbins)
 			return rp_rec_fail(r, "merge buffer: flow series of flow id %llu bin %llu not in the merged plan", U(id), U(b));
 		if (w->apply) {
@@ -611,12 +611,12 @@ static bool walk_rtt(struct rp_rec_rd *r, struct walk *w)
 		uint32_t id = rp_rec_get32(r), nidx = 0;
 		get_hist(r, w->h, w->idx, &nidx);
 		long i = -1;
-		if (!r->bad && w->merged && (i = flow_index(w->merged, id)) < 0)
+		if (!r->bad && w->merged && (i = rp_acct_result_index(w->merged, id)) < 0)
 			rp_rec_fail(r, "merge buffer: round trips of flow id %llu, not in the merged plan", U(id));
 		if (!r->bad && w->apply && w->merged) {
 			struct rp_shist one;
 			rp_shist_init(&one);
-			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(rp_acct_rtt(w->merged, (size_t)i), &one) != 0)
+			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(&w->merged->flows[i].rtt, &one) != 0)
 				rp_rec_fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
 			rp_shist_free(&one);
 		}
@@ -631,7 +631,7 @@ static bool walk(struct rp_rec_rd *r, struct walk *w, struct hdr *hd)
 	r->bad = false;
 	if (!get_header(r, hd))
 		return false;
-	if (w->merged && (hd->start_ns != w->merged->cfg.start_ns || hd->bin_ns != w->merged->cfg.bin_ns))
+	if (w->merged && (hd->start_ns != w->merged->start_ns || hd->bin_ns != w->merged->bin_ns))
 		return rp_rec_fail(r, "merge buffer: start_ns %llu / bin_ns %llu differ from the merged accountant's", U(hd->start_ns), U(hd->bin_ns));
 	if (!walk_flows(r, hd, w) || !rp_rec_fits(r, 0, 1))
 		return false;
@@ -648,7 +648,7 @@ static bool walk(struct rp_rec_rd *r, struct walk *w, struct hdr *hd)
 }
 
 /* Checks the whole buffer, then (only when it is sound) applies it. */
-static int run(struct rp_acct *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx,
+static int run(struct rp_acct_result *merged, const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx,
 	       struct rp_hist *agg, char *err, size_t errlen)
 {
 	struct rp_rec_rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen, .what = "merge buffer"};
@@ -681,11 +681,12 @@ out:
 
 int rp_acct_unpack_into(struct rp_acct *merged, const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
-	if (merged->cfg.discover) {
-		snprintf(err, errlen, "a merged accountant is created with the plan's flows, not in discovery mode");
+	struct rp_acct_result *m = rp_acct_merged(merged);
+	if (!m) {
+		snprintf(err, errlen, "a merged accountant is created results_only, with the plan's flows");
 		return -1;
 	}
-	return run(merged, buf, len, NULL, NULL, NULL, err, errlen);
+	return run(m, buf, len, NULL, NULL, NULL, err, errlen);
 }
 
 int rp_acct_unpack_rows(const uint8_t *buf, size_t len, rp_acct_row_fn fn, void *ctx, struct rp_hist *agg, char *err,
@@ -712,12 +713,15 @@ int rp_acct_merge_block(struct rp_acct *merged, const uint8_t *all, const size_t
 	return 0;
 }
 
-void rp_acct_merge_done(struct rp_acct *m)
+void rp_acct_merge_done(struct rp_acct *merged)
 {
+	struct rp_acct_result *m = rp_acct_merged(merged);
+	if (!m)
+		return;
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++) {
-		rp_shist_merge_into(&m->agg, rp_acct_lat(m, i));
-		rp_shist_summarize(rp_acct_rtt(m, i), &rp_acct_res(m, i)->rtt_ns);
+		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
+		rp_shist_summarize(&m->flows[i].rtt, &m->flows[i].r.rtt_ns);
 	}
 	m->finished = true;
 }
@@ -740,10 +744,6 @@ void rp_acct_tx_row(const struct rp_acct *a, size_t i, uint64_t o[RP_ACCT_TX_FIE
 void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t v[RP_ACCT_TX_FIELDS])
 {
 	struct rp_acct_flow_result *r = rp_acct_res(a, i);
-	if (a->rows) {
-		r->tx_packets = v[0];
-		r->tx_bytes = v[1];
-	}
 	rp_acct_set_tx(a, i, v[0], v[1]);
 	r->cnp_rx = v[2];
 	r->acks = v[3];
@@ -754,7 +754,12 @@ void rp_acct_tx_set_row(struct rp_acct *a, size_t i, const uint64_t v[RP_ACCT_TX
 
 long rp_acct_flow_index(const struct rp_acct *a, uint32_t id)
 {
-	return a->cfg.discover ? -1 : flow_index(a, id);
+	if (a->cfg.discover)
+		return -1;
+	if (a->res.flows)
+		return rp_acct_result_index(&a->res, id);
+	uint32_t i = rp_acct_flow_of_id(a, id);
+	return i == RP_ACCT_NO_FLOW ? -1 : (long)i;
 }
 
 uint32_t rp_acct_flow_id(const struct rp_acct *a, size_t i)

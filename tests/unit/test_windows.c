@@ -35,7 +35,7 @@ static struct rp_acct_flow_cfg flows[NF];
 static struct rp_acct_port_cfg ports[2];
 static const struct rp_report_window win = {.name = "burst", .start_ns = 2 * MS + MS / 2, .end_ns = 5 * MS};
 
-static struct rp_acct *make(void)
+static struct rp_acct *make_as(bool results_only)
 {
 	static const char *const src[NF] = {"h0", "h1", "d0"}, *const dst[NF] = {"h1", "h0", "h0"};
 	for (unsigned f = 0; f < NF; f++) {
@@ -47,12 +47,16 @@ static struct rp_acct *make(void)
 	strcpy(ports[1].node, "h1");
 	ports[0].speed_bps = ports[1].speed_bps = 1000000000ull;
 	struct rp_acct_cfg c = {.flows = flows, .nflows = NF, .ports = ports, .nports = 2, .run_ns = 10 * MS,
-				.bin_ns = MS, .latency = true, .bin_hist = true};
+				.bin_ns = MS, .latency = true, .bin_hist = true, .results_only = results_only};
 	char err[128];
 	struct rp_acct *a = rp_acct_create(&c, err, sizeof(err));
 	assert_non_null(a);
 	return a;
 }
+
+static struct rp_acct *make(void) { return make_as(false); }
+/* rank 0's merge target (acct_result.h) */
+static struct rp_acct *make_merged(void) { return make_as(true); }
 
 static void msg(struct rp_acct *a, unsigned flow, unsigned port, uint64_t seq, uint64_t at, uint64_t lat)
 {
@@ -151,7 +155,7 @@ static uint8_t *pack(struct rp_acct *a, const bool *own, size_t *len)
 static void two_ranks(void **state)
 {
 	(void)state;
-	struct rp_acct *ra = make(), *rb = make(), *m = make(), *ref = make();
+	struct rp_acct *ra = make(), *rb = make(), *m = make_merged(), *ref = make();
 	feed_a(ra);
 	feed_b(rb);
 	feed_a(ref);
@@ -178,7 +182,7 @@ static void two_ranks(void **state)
 		assert_memory_equal(hm->b, hr->b, sizeof(hm->b));
 	}
 	/* a cut buffer is refused, and nothing is left half-merged */
-	struct rp_acct *cut = make();
+	struct rp_acct *cut = make_merged();
 	assert_int_not_equal(rp_acct_unpack_into(cut, ba, la - 3, err, sizeof(err)), 0);
 	assert_int_equal(rp_ts_hist(rp_acct_timeseries(cut), 0)->count, 0);
 	free(hm);

@@ -248,7 +248,7 @@ static void bench_stream(const struct block *b, unsigned samples, double t_tpl)
 	size_t heap0 = mallinfo2().uordblks;
 	t0 = now_s();
 	struct rp_acct_cfg mc = {.flows = mf, .nflows = mflows, .ports = mp, .nports = mranks, .start_ns = 0,
-				 .run_ns = RUN_NS, .latency = true};
+				 .run_ns = RUN_NS, .latency = true, .results_only = true};
 	struct rp_acct *m = rp_acct_create(&mc, err, sizeof(err));
 	if (!m)
 		die("rp_acct_create (merged)", err);
