@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/acct_pack.h"
+#include "acct_merge.h"
 #include "stats/rec.h"
 
 #define U(x) ((unsigned long long)(x))

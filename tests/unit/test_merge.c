@@ -29,6 +29,7 @@
 #include "report/result.h"
 #include "report/windows.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "stats/timeseries.h"
 #include "wire/frame.h"
@@ -281,10 +282,10 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool by_row
 		for (unsigned f = 0; f < NF; f++)
 			if (dst_of[f] == h)
 				own[loc[h][f]] = true;
-		len[h] = rp_acct_pack(w.rank[h], own, NULL, NULL, 0);
+		len[h] = rp_acct_pack(rp_acct_result(w.rank[h]), own, NULL, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
-		assert_int_equal(rp_acct_pack(w.rank[h], own, NULL, buf[h], len[h]), len[h]);
+		assert_int_equal(rp_acct_pack(rp_acct_result(w.rank[h]), own, NULL, buf[h], len[h]), len[h]);
 		rp_acct_destroy(w.rank[h]);
 	}
 }
@@ -300,12 +301,12 @@ static struct rp_acct *merged_as(uint8_t *buf[NH], const size_t len[NH], bool re
 	for (unsigned h = 0; h < NH; h++) {
 		if ((int)h == skip)
 			continue;
-		int rc = rp_acct_unpack_into(m, buf[h], len[h], err, sizeof(err));
+		int rc = rp_acct_unpack_into(rp_acct_merged(m), buf[h], len[h], err, sizeof(err));
 		if (rc)
 			print_error("rank %u: %s\n", h, err);
 		assert_int_equal(rc, 0);
 	}
-	rp_acct_merge_done(m);
+	rp_acct_merge_done(rp_acct_merged(m));
 	return m;
 }
 
@@ -545,16 +546,16 @@ static void merged_result_round_trips(void **state)
 			rp_acct_destroy(rows);
 			continue;
 		}
-		size_t n = rp_acct_pack(rows, NULL, NULL, NULL, 0);
+		size_t n = rp_acct_pack(rp_acct_result(rows), NULL, NULL, NULL, 0);
 		assert_true(n > 0);
 		uint8_t *a = malloc(n), *b = malloc(n);
-		assert_int_equal(rp_acct_pack(rows, NULL, NULL, a, n), n);
+		assert_int_equal(rp_acct_pack(rp_acct_result(rows), NULL, NULL, a, n), n);
 		struct rp_acct_cfg c = cfg_with(all_ports, NH);
 		c.results_only = true;
 		struct rp_acct *again = make(&c);
 		char err[160];
-		assert_int_equal(rp_acct_unpack_into(again, a, n, err, sizeof(err)), 0);
-		rp_acct_merge_done(again);
+		assert_int_equal(rp_acct_unpack_into(rp_acct_merged(again), a, n, err, sizeof(err)), 0);
+		rp_acct_merge_done(rp_acct_merged(again));
 		assert_same_text(rp_report_flows(again), rp_report_flows(rows), "flows");
 		assert_same_text(rp_report_ports(again), rp_report_ports(rows), "ports");
 		assert_same_text(rp_report_timeseries(again), rp_report_timeseries(rows), "timeseries");
@@ -562,7 +563,7 @@ static void merged_result_round_trips(void **state)
 				 "latency");
 		assert_same_text(rp_report_pairs(again, NULL), rp_report_pairs(rows, NULL), "pairs");
 		assert_same_text(rp_report_pause_order(again), rp_report_pause_order(rows), "pause order");
-		assert_int_equal(rp_acct_pack(again, NULL, NULL, b, n), n);
+		assert_int_equal(rp_acct_pack(rp_acct_result(again), NULL, NULL, b, n), n);
 		assert_memory_equal(a, b, n);
 		free(a);
 		free(b);
@@ -820,14 +821,14 @@ static void truncated_and_corrupt(void **state)
 	struct rp_acct_cfg c = cfg_with(all_ports, NH);
 	c.results_only = true;
 	struct rp_acct *m = make(&c);
-	assert_int_equal(rp_acct_pack(m, NULL, NULL, NULL, 0), 0); /* not finished: nothing to ship */
+	assert_int_equal(rp_acct_pack(rp_acct_result(m), NULL, NULL, NULL, 0), 0); /* not finished: nothing to ship */
 	json_t *before = rp_report_flows(m);
 	char err[160];
 	unsigned errors = 0;
 	for (unsigned h = 0; h < NH; h++) {
 		for (size_t cut = 0; cut < fx->len[h]; cut++) {
 			err[0] = 0;
-			assert_int_equal(rp_acct_unpack_into(m, fx->buf[h], cut, err, sizeof(err)), -1);
+			assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), fx->buf[h], cut, err, sizeof(err)), -1);
 			assert_true(err[0] != 0);
 			assert_int_equal(rp_acct_unpack_rows(fx->buf[h], cut, count_row, &(struct rows){0}, NULL, err, sizeof(err)), -1);
 		}
@@ -842,12 +843,12 @@ static void truncated_and_corrupt(void **state)
 	json_t *after = rp_report_flows(m);
 	assert_json_equal(after, before, "flows after failed unpacks");
 	assert_true(errors > 0);
-	assert_int_equal(rp_acct_unpack_into(m, NULL, 0, err, sizeof(err)), -1);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), NULL, 0, err, sizeof(err)), -1);
 	/* another plan: rank 0's buffer names port h0, unknown to a cfg with h1 only */
 	struct rp_acct_cfg c1 = cfg_with(&all_ports[1], 1);
 	c1.results_only = true;
 	struct rp_acct *m1 = make(&c1);
-	assert_int_equal(rp_acct_unpack_into(m1, fx->buf[0], fx->len[0], err, sizeof(err)), -1);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m1), fx->buf[0], fx->len[0], err, sizeof(err)), -1);
 	assert_string_equal(err, "merge buffer: port h0:0 is not in the merged cfg");
 	rp_acct_destroy(m1);
 	json_decref(before);
@@ -886,10 +887,10 @@ static void ranks_with_every_port(void **state)
 		for (unsigned f = 0; f < NF; f++)
 			own[f] = dst_of[f] == h;
 		own_port[h] = true;
-		len[h] = rp_acct_pack(w.rank[h], own, own_port, NULL, 0);
+		len[h] = rp_acct_pack(rp_acct_result(w.rank[h]), own, own_port, NULL, 0);
 		buf[h] = malloc(len[h]);
 		assert_non_null(buf[h]);
-		assert_int_equal(rp_acct_pack(w.rank[h], own, own_port, buf[h], len[h]), len[h]);
+		assert_int_equal(rp_acct_pack(rp_acct_result(w.rank[h]), own, own_port, buf[h], len[h]), len[h]);
 		rp_acct_destroy(w.rank[h]);
 	}
 	struct rp_acct *m = merged_of(buf, len), *ref = reference();

@@ -24,6 +24,7 @@
 
 #include "report/windows.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "wire/pfc.h"
 #include "wire/probe.h"
@@ -143,10 +144,10 @@ static void one_process(void **state)
 
 static uint8_t *pack(struct rp_acct *a, const bool *own, size_t *len)
 {
-	*len = rp_acct_pack(a, own, NULL, NULL, 0);
+	*len = rp_acct_pack(rp_acct_result(a), own, NULL, NULL, 0);
 	uint8_t *buf = malloc(*len);
 	assert_non_null(buf);
-	assert_int_equal(rp_acct_pack(a, own, NULL, buf, *len), *len);
+	assert_int_equal(rp_acct_pack(rp_acct_result(a), own, NULL, buf, *len), *len);
 	return buf;
 }
 
@@ -167,9 +168,9 @@ static void two_ranks(void **state)
 	size_t la, lb;
 	uint8_t *ba = pack(ra, own_a, &la), *bb = pack(rb, own_b, &lb);
 	char err[256];
-	assert_int_equal(rp_acct_unpack_into(m, ba, la, err, sizeof(err)), 0);
-	assert_int_equal(rp_acct_unpack_into(m, bb, lb, err, sizeof(err)), 0);
-	rp_acct_merge_done(m);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), ba, la, err, sizeof(err)), 0);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), bb, lb, err, sizeof(err)), 0);
+	rp_acct_merge_done(rp_acct_merged(m));
 	check(m);
 	const struct rp_ts *tm = rp_acct_timeseries(m), *tr = rp_acct_timeseries(ref);
 	struct rp_hist *hm = malloc(sizeof(*hm)), *hr = malloc(sizeof(*hr));
@@ -183,7 +184,7 @@ static void two_ranks(void **state)
 	}
 	/* a cut buffer is refused, and nothing is left half-merged */
 	struct rp_acct *cut = make_merged();
-	assert_int_not_equal(rp_acct_unpack_into(cut, ba, la - 3, err, sizeof(err)), 0);
+	assert_int_not_equal(rp_acct_unpack_into(rp_acct_merged(cut), ba, la - 3, err, sizeof(err)), 0);
 	assert_int_equal(rp_ts_hist(rp_acct_timeseries(cut), 0)->count, 0);
 	free(hm);
 	free(hr);
