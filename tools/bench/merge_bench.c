@@ -29,9 +29,10 @@
  *              RSS (the kernel's VmHWM, reset before the merge by
  *              /proc/self/clear_refs; the block and the plan's flow configs,
  *              which rank 0 holds anyway, included).
- * RESULTS_ONLY=0: the same with the full accountant rank 0 had before (the
- * reference for the peak RSS); with MUST_NOT_FIT=1 it exits 0 only when that
- * accountant is refused memory within the bound below. With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
+ * RESULTS_ONLY=0: the full accountant rank 0 had before (the reference for
+ * the peak RSS; since issue 27 only a results_only one is a merge target, so
+ * with MUST_NOT_FIT=1 only): it exits 0 only when that accountant is refused
+ * memory within the bound below. With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
  * is above RSS_FIXED_KB + flows x RSS_PER_FLOW_B / 1024, or when its rows,
  * latency samples or loss are not what the generator made (lost = the
  * frames it dropped, exactly). Prints key=value lines; merge.sh checks them. */
