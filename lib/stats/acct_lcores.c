@@ -1,8 +1,8 @@
 /* Per-lcore accountants -> one (acct_pack.h: rp_acct_absorb). The ranks'
- * merge installs finished, disjoint rows; here every lcore's accountant has
- * the same flows and ports and saw part of each, so the raw state is added
- * before the one rp_acct_finish, which then derives loss, goodput and
- * percentiles exactly as for one lcore. */
+ * merge (report/acct_merge.h) installs finished, disjoint results; here
+ * every lcore's accountant has the same flows and ports and saw part of
+ * each, so the raw state is added before the one rp_acct_finish, which then
+ * derives loss, goodput and percentiles exactly as for one lcore. */
 #include <string.h>
 
 #include "acct_pack.h"

@@ -1,4 +1,4 @@
-/* Per-rank partial results -> one result (lib/stats/acct_pack.h), with three
+/* Per-rank partial results -> one result (lib/report/acct_merge.h), with three
  * synthetic ranks and no MPI. The same frames go once into ONE accountant
  * that sees every port (the one-process run: the reference, computed by the
  * existing code path) and once into three rank accountants, each with all
@@ -290,12 +290,12 @@ static void ranks_run(uint8_t *buf[NH], size_t len[NH], bool subset, bool by_row
 	}
 }
 
-/* skip: a rank that sent nothing (died); results_only: rank 0's merge target
- * (false: a live accountant, which the merge refuses). */
-static struct rp_acct *merged_as(uint8_t *buf[NH], const size_t len[NH], bool results_only, int skip)
+/* Rank 0's merge target (a results_only accountant) of the ranks' buffers;
+ * skip: a rank that sent nothing (died). */
+static struct rp_acct *merged_as(uint8_t *buf[NH], const size_t len[NH], int skip)
 {
 	struct rp_acct_cfg c = cfg_with(all_ports, NH);
-	c.results_only = results_only;
+	c.results_only = true;
 	struct rp_acct *m = make(&c);
 	char err[160];
 	for (unsigned h = 0; h < NH; h++) {
@@ -312,7 +312,7 @@ static struct rp_acct *merged_as(uint8_t *buf[NH], const size_t len[NH], bool re
 
 static struct rp_acct *merged_of(uint8_t *buf[NH], const size_t len[NH])
 {
-	return merged_as(buf, len, true, -1);
+	return merged_as(buf, len, -1);
 }
 
 struct fixture {
@@ -536,7 +536,7 @@ static void merged_result_round_trips(void **state)
 {
 	struct fixture *fx = *state;
 	for (int skip = -1; skip < NH; skip += 2) {
-		struct rp_acct *rows = merged_as(fx->buf, fx->len, true, skip);
+		struct rp_acct *rows = merged_as(fx->buf, fx->len, skip);
 		/* h1's PFC (prio 3, 2000 quanta at 40G = 25600 ns, at 500 us: bin 4) in a sparse cell */
 		const struct rp_ts *t = rp_acct_timeseries(rows);
 		assert_int_equal(rp_ts_pfc_frames(t, 4, 1, 3), skip == 1 ? 0 : 1);
@@ -590,7 +590,7 @@ static char *slurp(const char *path)
 static void streamed_files_equal_whole(void **state)
 {
 	struct fixture *fx = *state;
-	struct rp_acct *m = merged_as(fx->buf, fx->len, true, -1);
+	struct rp_acct *m = merged_as(fx->buf, fx->len, -1);
 	char dir[] = "/tmp/rp_merge_XXXXXX", whole[64], streamed[64], lines[64], err[256];
 	assert_non_null(mkdtemp(dir));
 	snprintf(whole, sizeof(whole), "%s/whole.json", dir);
