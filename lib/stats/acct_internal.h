@@ -93,6 +93,11 @@ struct rp_acct {
 	struct acct_port *ports;
 	struct acct_map map;
 	struct rp_ts *ts;     /* res.ts: the result owns it */
+	/* rp_acct_finish fills it (results_only: the merge). Here, where the
+	 * aggregate histogram was, so the parse scratch (f) keeps its place: at
+	 * the struct's start it cost the general path 6% (acct_bench 82 B:
+	 * 122.5 against 115.6 ns a frame, 3 runs each). */
+	struct rp_acct_result res;
 	struct acct_scratch *scratch;
 	struct rp_frame f; /* parse scratch: one accountant per lcore */
 	bool fast;          /* data frames try the fast path (acct_fast.c) first */
@@ -102,7 +107,6 @@ struct rp_acct {
 	uint64_t unmatched_data; /* of those, data frames (the rest: ACK/NAK/CNP, echoes) */
 	uint64_t flows_dropped;
 	bool finished;
-	struct rp_acct_result res; /* rp_acct_finish fills it (results_only: the merge) */
 };
 
 #define RP_ACCT_NO_FLOW UINT32_MAX
