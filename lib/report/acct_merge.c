@@ -435,6 +435,8 @@ int rp_acct_merge_block(struct rp_acct_result *merged, const uint8_t *all, const
 
 void rp_acct_merge_done(struct rp_acct_result *m)
 {
+	if (!m)
+		return;
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++) {
 		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
