@@ -118,12 +118,12 @@ struct walk {
 static bool install_flow(struct rp_acct_result *m, long i, const struct rp_acct_flow_result *row,
 			 const struct rp_hist *h, const uint16_t *idx, uint32_t nidx)
 {
-	struct rp_acct_row *w = &m->flows[i];
-	w->r = *row;
-	memcpy(w->r.src, w->src, sizeof(w->r.src));
-	memcpy(w->r.dst, w->dst, sizeof(w->r.dst));
+	struct rp_acct_flow_result *r = rp_acct_result_flow(m, (size_t)i);
+	*r = *row;
+	memcpy(r->src, rp_acct_result_src(m, (size_t)i), sizeof(r->src));
+	memcpy(r->dst, rp_acct_result_dst(m, (size_t)i), sizeof(r->dst));
 	/* buckets and the exact count/min/max and sums */
-	return rp_shist_from_buckets(&w->lat, h, idx, nidx) == 0;
+	return rp_shist_from_buckets(rp_acct_result_lat(m, (size_t)i), h, idx, nidx) == 0;
 }
 
 static bool walk_flows(struct rp_rec_rd *r, const struct hdr *hd, struct walk *w)
@@ -337,7 +337,7 @@ static bool walk_rtt(struct rp_rec_rd *r, struct walk *w)
 		if (!r->bad && w->apply && w->merged) {
 			struct rp_shist one;
 			rp_shist_init(&one);
-			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(&w->merged->flows[i].rtt, &one) != 0)
+			if (rp_shist_from(&one, w->h) != 0 || rp_shist_merge(rp_acct_result_rtt(w->merged, (size_t)i), &one) != 0)
 				rp_rec_fail(r, "merge buffer: out of memory for flow %llu's round trips", U(id));
 			rp_shist_free(&one);
 		}
@@ -439,8 +439,8 @@ void rp_acct_merge_done(struct rp_acct_result *m)
 		return;
 	rp_hist_init(&m->agg);
 	for (size_t i = 0; i < m->nflows; i++) {
-		rp_shist_merge_into(&m->agg, &m->flows[i].lat);
-		rp_shist_summarize(&m->flows[i].rtt, &m->flows[i].r.rtt_ns);
+		rp_shist_merge_into(&m->agg, rp_acct_result_lat(m, i));
+		rp_shist_summarize(rp_acct_result_rtt(m, i), &rp_acct_result_flow(m, i)->rtt_ns);
 	}
 	m->finished = true;
 }

@@ -88,9 +88,9 @@ static void put_shist(struct rp_rec_wr *w, const struct rp_shist *s)
 	}
 }
 
-static void put_flow(struct rp_rec_wr *w, const struct rp_acct_row *row, struct rp_hist *h, const struct rp_shist **prev)
+static void put_flow(struct rp_rec_wr *w, const struct rp_acct_flow_result *r, const struct rp_shist *lat,
+		     struct rp_hist *h, const struct rp_shist **prev)
 {
-	const struct rp_acct_flow_result *r = &row->r;
 	rp_rec_put32(w, r->id);
 	rp_rec_put32(w, r->qpn);
 	rp_rec_put16(w, r->qps);
@@ -102,8 +102,8 @@ static void put_flow(struct rp_rec_wr *w, const struct rp_acct_row *row, struct 
 	rp_rec_putf(w, r->goodput_active_gbps);
 	rp_rec_putf(w, r->latency_ns.mean);
 	rp_rec_putf(w, r->latency_ns.stdev);
-	rp_shist_expand(&row->lat, h, *prev);
-	*prev = &row->lat;
+	rp_shist_expand(lat, h, *prev);
+	*prev = lat;
 	put_hist(w, h);
 }
 
@@ -190,7 +190,7 @@ static void put_series(struct rp_rec_wr *w, const struct rp_acct_result *a, cons
 				continue;
 			n++;
 			rp_rec_put32(w, b);
-			rp_rec_put32(w, a->flows[f].id);
+			rp_rec_put32(w, rp_acct_result_id(a, f));
 			rp_rec_put64(w, pk);
 			rp_rec_put64(w, by);
 		}
@@ -220,12 +220,13 @@ static void put_rtt(struct rp_rec_wr *w, const struct rp_acct_result *a, struct 
 	size_t at = w->len, n = 0;
 	rp_rec_put32(w, 0);
 	for (size_t i = 0; i < a->nflows; i++) {
-		if (!a->flows[i].rtt.count)
+		const struct rp_shist *rtt = rp_acct_result_rtt(a, i);
+		if (!rtt->count)
 			continue;
 		n++;
-		rp_rec_put32(w, a->flows[i].id);
-		rp_shist_expand(&a->flows[i].rtt, h, *prev);
-		*prev = &a->flows[i].rtt;
+		rp_rec_put32(w, rp_acct_result_id(a, i));
+		rp_shist_expand(rtt, h, *prev);
+		*prev = rtt;
 		put_hist(w, h);
 	}
 	if (w->buf && at + 4 <= w->cap) {
@@ -265,7 +266,7 @@ size_t rp_acct_pack(const struct rp_acct_result *a, const bool *own_flow, const 
 	rp_rec_put32(&w, nports);
 	for (size_t i = 0; i < a->nflows; i++)
 		if (!own_flow || own_flow[i])
-			put_flow(&w, &a->flows[i], h, &prev);
+			put_flow(&w, rp_acct_result_flow(a, i), rp_acct_result_lat(a, i), h, &prev);
 	for (size_t i = 0; i < a->nports; i++)
 		if (!own_port || own_port[i])
 			put_port(&w, &a->ports[i]);

@@ -94,11 +94,12 @@ struct rp_acct {
 	struct acct_map map;
 	struct rp_ts *ts;     /* res.ts: the result owns it */
 	/* rp_acct_finish fills it (results_only: the merge). Here, where the
-	 * aggregate histogram was, so the parse scratch (f) keeps its place: at
-	 * the struct's start it cost the general path 6% (acct_bench 82 B:
-	 * 122.5 against 115.6 ns a frame, 3 runs each). */
+	 * aggregate histogram was: the fields the per-packet path reads keep
+	 * 90ddd54's order and, from f on, the offsets measured before the
+	 * result was a view. (acct_bench's general path moved between 116 and
+	 * 126 ns a frame (82 B) with such offsets and with code placement: with
+	 * -falign-functions=64 90ddd54 takes 127.6 and this tree 122.2.) */
 	struct rp_acct_result res;
-	struct acct_scratch *scratch;
 	struct rp_frame f; /* parse scratch: one accountant per lcore */
 	bool fast;          /* data frames try the fast path (acct_fast.c) first */
 	uint64_t fast_frames;
@@ -107,28 +108,29 @@ struct rp_acct {
 	uint64_t unmatched_data; /* of those, data frames (the rest: ACK/NAK/CNP, echoes) */
 	uint64_t flows_dropped;
 	bool finished;
+	struct acct_scratch *scratch;
 };
 
 #define RP_ACCT_NO_FLOW UINT32_MAX
 
-/* Flow i's row, latency and round-trip histograms and id: the result's
- * once there is one (after rp_acct_finish; a results_only accountant's
- * always), else the live flow's. */
+/* Flow i's row, latency and round-trip histograms and id: a live
+ * accountant's flows keep them (its result views them in place), a
+ * results_only one's result owns them. */
 static inline struct rp_acct_flow_result *rp_acct_res(const struct rp_acct *a, size_t i)
 {
-	return a->res.flows ? &a->res.flows[i].r : &a->flows[i].r;
+	return a->cfg.results_only ? rp_acct_result_flow(&a->res, i) : &a->flows[i].r;
 }
 static inline struct rp_shist *rp_acct_lat(const struct rp_acct *a, size_t i)
 {
-	return a->res.flows ? &a->res.flows[i].lat : &a->flows[i].lat;
+	return a->cfg.results_only ? rp_acct_result_lat(&a->res, i) : &a->flows[i].lat;
 }
 static inline struct rp_shist *rp_acct_rtt(const struct rp_acct *a, size_t i)
 {
-	return a->res.flows ? &a->res.flows[i].rtt : &a->flows[i].rtt;
+	return a->cfg.results_only ? rp_acct_result_rtt(&a->res, i) : &a->flows[i].rtt;
 }
 static inline uint32_t rp_acct_id(const struct rp_acct *a, size_t i)
 {
-	return a->res.flows ? a->res.flows[i].id : a->flows[i].cfg.id;
+	return a->cfg.results_only ? rp_acct_result_id(&a->res, i) : a->flows[i].cfg.id;
 }
 /* The scalars (end, unmatched, ...) are the result's once it is closed. */
 static inline bool rp_acct_closed(const struct rp_acct *a) { return a->finished || a->cfg.results_only; }

@@ -130,10 +130,9 @@ static void port_live(const struct rp_acct *a, size_t i, struct rp_acct_port_res
 	}
 }
 
-/* The run's result out of the closed state: rows take the flows' counters
- * and histograms (moved: the flows keep none), ports their values at end_ns.
- * Without memory for them the result stays unbuilt and the getters read the
- * flows and ports as before. */
+/* The run's result out of the closed state: a view of the rows the flows
+ * keep, the ports' values at end_ns. Without memory for those the result
+ * stays unbuilt and the getters read the live ports as before. */
 static void take_result(struct rp_acct *a)
 {
 	struct rp_acct_result *res = &a->res;
@@ -144,29 +143,19 @@ static void take_result(struct rp_acct *a)
 	res->nflows = a->nflows;
 	res->nports = a->cfg.nports;
 	res->finished = true;
+	static const struct rp_acct_row_at in_flows = {
+		.stride = sizeof(struct acct_flow), .r = offsetof(struct acct_flow, r),
+		.lat = offsetof(struct acct_flow, lat), .rtt = offsetof(struct acct_flow, rtt),
+		.id = offsetof(struct acct_flow, cfg.id), .src = offsetof(struct acct_flow, cfg.src),
+		.dst = offsetof(struct acct_flow, cfg.dst)};
+	res->flows = a->flows; /* never NULL in a live accountant */
+	res->at = &in_flows;
 	struct rp_acct_port_result *ports = calloc(res->nports ? res->nports : 1, sizeof(*ports));
-	struct rp_acct_row *rows = calloc(res->nflows ? res->nflows : 1, sizeof(*rows));
-	if (!ports || !rows) {
-		free(ports);
-		free(rows);
+	if (!ports)
 		return;
-	}
 	for (size_t i = 0; i < res->nports; i++)
 		port_live(a, i, &ports[i]);
-	for (size_t i = 0; i < res->nflows; i++) {
-		struct acct_flow *fl = &a->flows[i];
-		struct rp_acct_row *w = &rows[i];
-		w->r = fl->r;
-		w->lat = fl->lat;
-		w->rtt = fl->rtt;
-		rp_shist_init(&fl->lat);
-		rp_shist_init(&fl->rtt);
-		w->id = fl->cfg.id;
-		memcpy(w->src, fl->cfg.src, sizeof(w->src));
-		memcpy(w->dst, fl->cfg.dst, sizeof(w->dst));
-	}
 	res->ports = ports;
-	res->flows = rows;
 	res->flow_of_id = a->flow_of_id; /* no more frames: the look-up is the result's */
 	res->nids = a->nids;
 	a->flow_of_id = NULL;
@@ -303,14 +292,21 @@ int rp_acct_result_init(struct rp_acct_result *res, const struct rp_acct_cfg *cf
 	}
 	res->start_ns = cfg->start_ns;
 	res->bin_ns = cfg->bin_ns ? cfg->bin_ns : RP_TS_BIN_NS;
-	res->flows = calloc(cfg->nflows ? cfg->nflows : 1, sizeof(*res->flows));
-	if (!res->flows) {
+	struct rp_acct_row *rows = calloc(cfg->nflows ? cfg->nflows : 1, sizeof(*rows));
+	if (!rows) {
 		snprintf(err, errlen, "out of memory for %zu flows", cfg->nflows);
 		return -1;
 	}
+	static const struct rp_acct_row_at own = {
+		.stride = sizeof(struct rp_acct_row), .r = offsetof(struct rp_acct_row, r),
+		.lat = offsetof(struct rp_acct_row, lat), .rtt = offsetof(struct rp_acct_row, rtt),
+		.id = offsetof(struct rp_acct_row, id), .src = offsetof(struct rp_acct_row, src),
+		.dst = offsetof(struct rp_acct_row, dst), .owned = true};
+	res->flows = rows;
+	res->at = &own;
 	res->nflows = cfg->nflows;
 	for (size_t i = 0; i < cfg->nflows; i++) {
-		struct rp_acct_row *w = &res->flows[i];
+		struct rp_acct_row *w = &rows[i];
 		const struct rp_acct_flow_cfg *c = &cfg->flows[i];
 		w->id = c->id;
 		memcpy(w->src, c->src, sizeof(w->src));
@@ -348,11 +344,12 @@ int rp_acct_result_init(struct rp_acct_result *res, const struct rp_acct_cfg *cf
 
 void rp_acct_result_free(struct rp_acct_result *res)
 {
-	for (size_t i = 0; res->flows && i < res->nflows; i++) {
-		rp_shist_free(&res->flows[i].lat);
-		rp_shist_free(&res->flows[i].rtt);
+	struct rp_acct_row *rows = res->at && res->at->owned ? res->flows : NULL; /* else the accountant's flows */
+	for (size_t i = 0; rows && i < res->nflows; i++) {
+		rp_shist_free(&rows[i].lat);
+		rp_shist_free(&rows[i].rtt);
 	}
-	free(res->flows);
+	free(rows);
 	free(res->flow_of_id);
 	free(res->ports);
 	rp_ts_destroy(res->ts);
