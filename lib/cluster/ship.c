@@ -1,10 +1,12 @@
 /* Shipping each rank's partial result to rank 0 (cluster.h), over the
- * collectives; the packing and the merge rules are lib/stats/acct_pack.h's. */
+ * collectives; the sender's side is lib/stats/acct_pack.h's, the packing and
+ * the merge rules lib/report/acct_merge.h's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "report/acct_merge.h"
 #include "report/rank_env.h"
 #include "stats/acct_pack.h"
 
@@ -118,7 +120,7 @@ static int merge_round(const struct rp_cluster *c, const uint8_t *buf, size_t le
 	char why[400];
 	size_t bad = 0;
 	if (c->rank == 0 && *rc0 == 0 &&
-	    rp_acct_merge_block(merged, all, lens, (size_t)c->size, empty_ok, &bad, why, sizeof(why))) {
+	    rp_acct_merge_block(rp_acct_merged(merged), all, lens, (size_t)c->size, empty_ok, &bad, why, sizeof(why))) {
 		snprintf(err, errlen, "rank %zu (node %s): %s", bad, c->ranks[bad].node, why);
 		*rc0 = -1;
 	}
@@ -130,9 +132,10 @@ static int merge_round(const struct rp_cluster *c, const uint8_t *buf, size_t le
 int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, const bool *own_flow,
 			  const bool *own_port, struct rp_acct *merged, char *err, size_t errlen)
 {
-	size_t len = rp_acct_pack(a, own_flow, own_port, NULL, 0);
+	const struct rp_acct_result *res = rp_acct_result(a);
+	size_t len = rp_acct_pack(res, own_flow, own_port, NULL, 0);
 	uint8_t *buf = malloc(len ? len : 1);
-	if (!buf || rp_acct_pack(a, own_flow, own_port, buf, len) != len)
+	if (!buf || rp_acct_pack(res, own_flow, own_port, buf, len) != len)
 		len = 0; /* ships nothing: rank 0 says which rank */
 	bool *empty_ok = c->rank == 0 ? calloc((size_t)c->size, sizeof(*empty_ok)) : NULL;
 	int rc = 0, rc0 = 0;
@@ -154,7 +157,7 @@ int rp_cluster_acct_merge(const struct rp_cluster *c, const struct rp_acct *a, c
 		}
 	}
 	if (c->rank == 0 && rc == 0 && rc0 == 0)
-		rp_acct_merge_done(merged);
+		rp_acct_merge_done(rp_acct_merged(merged));
 	free(buf);
 	free(empty_ok);
 	return rc ? rc : c->rank == 0 ? rc0 : 0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/acct_pack.h"
+#include "acct_merge.h"
 #include "stats/rec.h"
 #include "rank_nics.h"
 

@@ -27,7 +27,7 @@
  *           delta, u32 n x (str name, u64) raw_delta), u32 n x qp (u64 flow,
  *           i32 qp, str src dst, u64 src_qpn dst_qpn, u8 send, u64 x 3
  *           (sender: messages posted, completed, bytes; receiver: messages,
- *           bytes, bad probes), histogram (lib/stats/acct_pack.h's form))
+ *           bytes, bad probes), histogram (acct_merge.h's form))
  *   nics:   (version 2) this rank's hosts' NIC counter series, rank_nics.h
  *   nothing after: total_len == the record's length.
  *   str: u32 length, that many bytes (no NUL among them), at most

@@ -30,21 +30,25 @@ static void flow_keys(struct acct_key *data, struct acct_key *rev, const struct 
  * frames are found by the map. */
 #define ID_TABLE_MIN 65536u
 
-static int setup_ids(struct rp_acct *a)
+int rp_acct_ids_build(uint32_t **tab, size_t *nids, const struct rp_acct_flow_cfg *flows, size_t n)
 {
 	uint32_t max = 0;
-	for (size_t i = 0; i < a->nflows; i++)
-		if (rp_acct_id(a, i) > max)
-			max = rp_acct_id(a, i);
-	if (a->nflows == 0 || max >= ID_TABLE_MIN + 4 * (uint64_t)a->nflows)
+	*tab = NULL;
+	*nids = 0;
+	for (size_t i = 0; i < n; i++)
+		if (flows[i].id > max)
+			max = flows[i].id;
+	if (n == 0 || max >= ID_TABLE_MIN + 4 * (uint64_t)n)
 		return 0;
-	if (!(a->flow_of_id = malloc(((size_t)max + 1) * sizeof(*a->flow_of_id))))
+	uint32_t *t = malloc(((size_t)max + 1) * sizeof(*t));
+	if (!t)
 		return -1;
-	a->nids = (size_t)max + 1;
-	for (size_t i = 0; i < a->nids; i++)
-		a->flow_of_id[i] = RP_ACCT_NO_FLOW;
-	for (size_t i = a->nflows; i-- > 0;) /* a repeated id: the first flow that has it */
-		a->flow_of_id[rp_acct_id(a, i)] = (uint32_t)i;
+	for (size_t i = 0; i <= max; i++)
+		t[i] = RP_ACCT_NO_FLOW;
+	for (size_t i = n; i-- > 0;) /* a repeated id: the first flow that has it */
+		t[flows[i].id] = (uint32_t)i;
+	*tab = t;
+	*nids = (size_t)max + 1;
 	return 0;
 }
 
@@ -77,32 +81,7 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 			rp_acct_map_put(&a->map, &r, (uint32_t)i, q, false);
 		}
 	}
-	if (setup_ids(a)) {
-		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
-		return -1;
-	}
-	return 0;
-}
-
-/* results_only: rows, found by id (the merge's only look-up), no keys. */
-static int setup_rows(struct rp_acct *a, char *err, size_t errlen)
-{
-	a->rows = calloc(a->cfg.nflows ? a->cfg.nflows : 1, sizeof(*a->rows));
-	if (!a->rows) {
-		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
-		return -1;
-	}
-	for (size_t i = 0; i < a->cfg.nflows; i++) {
-		struct acct_row *w = &a->rows[i];
-		const struct rp_acct_flow_cfg *c = &a->cfg.flows[i];
-		w->id = c->id;
-		memcpy(w->src, c->src, sizeof(w->src));
-		memcpy(w->dst, c->dst, sizeof(w->dst));
-		rp_shist_init(&w->lat);
-		rp_shist_init(&w->rtt);
-	}
-	a->nflows = a->cfg.nflows;
-	if (setup_ids(a)) {
+	if (rp_acct_ids_build(&a->flow_of_id, &a->nids, a->cfg.flows, a->cfg.nflows)) {
 		snprintf(err, errlen, "out of memory for %zu flows", a->cfg.nflows);
 		return -1;
 	}
@@ -153,33 +132,35 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		a->cfg.cnp_dscp = RP_CNP_DSCP;
 	if (!a->cfg.bin_ns)
 		a->cfg.bin_ns = RP_TS_BIN_NS;
-	rp_hist_init(&a->agg);
 	if (!(a->scratch = calloc(1, sizeof(*a->scratch)))) {
 		snprintf(err, errlen, "out of memory");
 		free(a);
 		return NULL;
 	}
-	if (cfg->results_only && cfg->discover) {
-		snprintf(err, errlen, "a merged (results_only) accountant has the plan's flows, not discovery");
-		free(a->scratch);
-		free(a);
+	if (cfg->results_only) { /* a merge target: its result, no receive state */
+		if (rp_acct_result_init(&a->res, &a->cfg, err, errlen)) {
+			free(a->scratch);
+			free(a);
+			return NULL;
+		}
+		a->nflows = a->res.nflows;
+		a->ts = a->res.ts;
+		if (setup_ports(a, err, errlen) == 0)
+			return a;
+		rp_acct_destroy(a);
 		return NULL;
 	}
-	int rc = cfg->discover ? setup_discovery(a, err, errlen)
-		 : cfg->results_only ? setup_rows(a, err, errlen) : setup_flows(a, err, errlen);
-	a->fast = !cfg->discover && !cfg->results_only && !cfg->general_only && a->nflows > 0;
+	rp_hist_init(&a->res.agg);
+	a->res.start_ns = cfg->start_ns;
+	a->res.bin_ns = a->cfg.bin_ns;
+	a->res.discovered = cfg->discover;
+	int rc = cfg->discover ? setup_discovery(a, err, errlen) : setup_flows(a, err, errlen);
+	a->fast = !cfg->discover && !cfg->general_only && a->nflows > 0;
 	if (rc == 0)
 		rc = setup_ports(a, err, errlen);
-	if (rc == 0) {
-		struct rp_ts_cfg tc = {.start_ns = cfg->start_ns, .bin_ns = a->cfg.bin_ns,
-				       .nbins = rp_ts_bins_for(cfg->run_ns, a->cfg.bin_ns),
-				       .nflows = cfg->flow_series && !cfg->discover ? a->nflows : 0,
-				       .nports = cfg->nports, .bin_hist = cfg->bin_hist,
-				       .sparse_ports = cfg->results_only};
-		if (!(a->ts = rp_ts_create(&tc))) {
-			snprintf(err, errlen, "out of memory for %zu time series bins", tc.nbins);
-			rc = -1;
-		}
+	if (rc == 0 && !(a->ts = a->res.ts = rp_acct_series_create(&a->cfg, a->nflows, false))) {
+		snprintf(err, errlen, "out of memory for %zu time series bins", rp_ts_bins_for(cfg->run_ns, a->cfg.bin_ns));
+		rc = -1;
 	}
 	if (rc) {
 		rp_acct_destroy(a);
@@ -194,16 +175,11 @@ void rp_acct_destroy(struct rp_acct *a)
 		return;
 	for (size_t i = 0; a->flows && i < a->nflows; i++)
 		rp_acct_flow_free(&a->flows[i]);
-	for (size_t i = 0; a->rows && i < a->nflows; i++) {
-		rp_shist_free(&a->rows[i].lat);
-		rp_shist_free(&a->rows[i].rtt);
-	}
 	free(a->flows);
-	free(a->rows);
 	free(a->flow_of_id);
 	free(a->ports);
 	rp_acct_map_free(&a->map);
-	rp_ts_destroy(a->ts);
+	rp_acct_result_free(&a->res); /* and the series */
 	free(a->scratch);
 	free(a);
 }
@@ -556,7 +532,7 @@ enum rp_rx_class rp_acct_rx_pre(struct rp_acct *a, unsigned port, uint64_t now_n
 {
 	if (reply_out)
 		reply_out->n = 0;
-	if (a->rows) { /* a merged result takes no frames */
+	if (a->cfg.results_only) { /* a merged result takes no frames */
 		a->unmatched++;
 		return RP_RX_OTHER;
 	}
@@ -576,7 +552,7 @@ int rp_acct_message(struct rp_acct *a, size_t flow, unsigned port, uint64_t now_
 		    size_t bytes)
 {
 	struct acct_port *p = port < a->cfg.nports ? &a->ports[port] : NULL;
-	if (flow >= a->nflows || a->rows || a->flows[flow].cfg.id != probe->flow_id) {
+	if (flow >= a->nflows || a->cfg.results_only || a->flows[flow].cfg.id != probe->flow_id) {
 		a->unmatched++;
 		if (p)
 			p->r.class_frames[RP_RX_OTHER]++;
@@ -621,18 +597,18 @@ uint64_t rp_acct_fast_frames(const struct rp_acct *a)
 
 void rp_acct_set_in_flight(struct rp_acct *a, size_t flow, uint64_t packets)
 {
-	if (flow < a->nflows && !a->rows)
+	if (flow < a->nflows && !a->cfg.results_only)
 		a->flows[flow].in_flight = packets;
 }
 
 uint64_t rp_acct_flow_in_flight(const struct rp_acct *a, size_t flow)
 {
-	return flow < a->nflows && !a->rows ? a->flows[flow].in_flight : 0;
+	return flow < a->nflows && !a->cfg.results_only ? a->flows[flow].in_flight : 0;
 }
 
 void rp_acct_set_tx(struct rp_acct *a, size_t flow, uint64_t packets, uint64_t bytes)
 {
-	if (flow >= a->nflows || a->rows)
+	if (flow >= a->nflows || a->cfg.results_only)
 		return;
 	a->flows[flow].r.tx_packets = packets;
 	a->flows[flow].r.tx_bytes = bytes;

@@ -109,12 +109,13 @@ struct rp_acct_cfg {
 					  * dst_port with its dst_mac; anywhere else it is
 					  * misdelivered (classified RP_RX_OTHER), never received */
 	bool general_only;               /* every frame through rp_frame_parse, no fast path: the
-					  * reference the fast path is tested and measured against */	bool results_only;               /* a merged result (acct_pack.h, rank 0): a flow keeps only
-					  * its row and its latency and round-trip histograms (no
-					  * sequence window, QPs or keys: ~0.95 KB a flow with 32
-					  * latency samples, not ~2.6 KB),
-					  * the ports' time series only its non-zero cells; it is
-					  * filled by rp_acct_unpack_into and takes no frames */
+					  * reference the fast path is tested and measured against */
+	bool results_only;               /* a merge target (rank 0): the accountant holds only a
+					  * result (acct_result.h: per flow its row and latency and
+					  * round-trip histograms, no sequence window, QPs or keys:
+					  * ~0.95 KB a flow with 32 latency samples, not ~2.6 KB;
+					  * the ports' time series only its non-zero cells), which
+					  * report/acct_merge.h fills; it takes no frames */
 };
 
 enum rp_rx_class {

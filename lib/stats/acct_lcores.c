@@ -1,8 +1,8 @@
 /* Per-lcore accountants -> one (acct_pack.h: rp_acct_absorb). The ranks'
- * merge installs finished, disjoint rows; here every lcore's accountant has
- * the same flows and ports and saw part of each, so the raw state is added
- * before the one rp_acct_finish, which then derives loss, goodput and
- * percentiles exactly as for one lcore. */
+ * merge (report/acct_merge.h) installs finished, disjoint results; here
+ * every lcore's accountant has the same flows and ports and saw part of
+ * each, so the raw state is added before the one rp_acct_finish, which then
+ * derives loss, goodput and percentiles exactly as for one lcore. */
 #include <string.h>
 
 #include "acct_pack.h"
@@ -190,7 +190,7 @@ static bool same_shape(const struct rp_acct *d, const struct rp_acct *s)
 
 int rp_acct_absorb(struct rp_acct *dst, struct rp_acct *src)
 {
-	if (dst->finished || src->finished || dst->rows || src->rows || !same_shape(dst, src))
+	if (dst->finished || src->finished || dst->cfg.results_only || src->cfg.results_only || !same_shape(dst, src))
 		return -1;
 	for (size_t i = 0; i < dst->nflows; i++)
 		if (add_flow(&dst->flows[i], &src->flows[i]) != 0)

@@ -1,4 +1,7 @@
-/* The accountant's results: closing the run, and the getters. */
+/* The accountant's result (acct_result.h): a merge target's set-up, the
+ * finish that closes a run into one, and the getters that read it. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acct_internal.h"
@@ -85,7 +88,7 @@ static void finish_flow(struct rp_acct *a, struct acct_flow *fl, uint64_t end)
 					 : 0.0;
 	rp_shist_summarize(&fl->lat, &r->latency_ns);
 	rp_shist_summarize(&fl->rtt, &r->rtt_ns);
-	rp_shist_merge_into(&a->agg, &fl->lat);
+	rp_shist_merge_into(&a->res.agg, &fl->lat);
 }
 
 /* Discovered flows without a probe id are numbered after the largest probe id. */
@@ -100,85 +103,9 @@ static void number_discovered(struct rp_acct *a)
 			a->flows[i].cfg.id = next++;
 }
 
-void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow)
-{
-	if (a->finished || a->rows) /* a merged result is finished by rp_acct_merge_done */
-		return;
-	a->finished = true;
-	a->end_ns = end_ns;
-	if (a->ts)
-		rp_ts_flush(a->ts);
-	finish_ports(a, end_ns);
-	if (a->cfg.discover)
-		number_discovered(a);
-	rp_hist_init(&a->agg);
-	for (size_t i = 0; i < a->nflows; i++) {
-		if (tx_packets_per_flow) {
-			a->flows[i].r.tx_packets = tx_packets_per_flow[i];
-			a->flows[i].tx_known = true;
-		}
-		finish_flow(a, &a->flows[i], end_ns);
-	}
-}
-
-size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
-
-void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = *rp_acct_res(a, i); }
-
-static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const struct rp_shist *s)
-{
-	struct acct_scratch *sc = a->scratch;
-	rp_shist_expand(s, &sc->h[k], sc->of[k]);
-	sc->of[k] = s;
-	return &sc->h[k];
-}
-
-const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i)
-{
-	return expand(a, 0, rp_acct_lat(a, i));
-}
-
-const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
-{
-	return a->cfg.track_psn && !a->rows ? expand(a, 1, &a->flows[i].msg) : NULL;
-}
-
-const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
-{
-	return a->cfg.track_psn && !a->rows ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
-}
-
-const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i)
-{
-	return expand(a, 3, rp_acct_rtt(a, i));
-}
-
-const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)
-{
-	return rp_acct_lat(a, i);
-}
-
-void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst)
-{
-	rp_shist_merge_into(dst, rp_acct_lat(a, i));
-}
-size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->rows ? 0 : a->flows[i].nqp; }
-
-void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out)
-{
-	const struct acct_qp *q = &a->flows[flow].qp[qp];
-	*out = (struct rp_acct_qp_result){
-		.dqpn = q->dqpn, .lqpn_known = q->lqpn_known, .lqpn = q->lqpn, .psn = q->psn,
-		.acks = q->acks, .naks = q->naks, .cnps = q->cnps,
-		.ack_first_ns = q->ack_first, .ack_last_ns = q->ack_last,
-		.nak_first_ns = q->nak_first, .nak_last_ns = q->nak_last,
-		.cnp_first_ns = q->cnp_first, .cnp_last_ns = q->cnp_last, .ce = q->ce,
-	};
-}
-
-size_t rp_acct_nports(const struct rp_acct *a) { return a->cfg.nports; }
-
-void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result *out)
+/* Port i from the live state: its pause intervals settle at end_ns once
+ * finished. */
+static void port_live(const struct rp_acct *a, size_t i, struct rp_acct_port_result *out)
 {
 	const struct acct_port *p = &a->ports[i];
 	*out = p->r;
@@ -203,10 +130,237 @@ void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result 
 	}
 }
 
-const struct rp_hist *rp_acct_latency(const struct rp_acct *a) { return &a->agg; }
+/* The run's result out of the closed state: a view of the rows the flows
+ * keep, the ports' values at end_ns. Without memory for those the result
+ * stays unbuilt and the getters read the live ports as before. */
+static void take_result(struct rp_acct *a)
+{
+	struct rp_acct_result *res = &a->res;
+	res->end_ns = a->end_ns;
+	res->unmatched = a->unmatched;
+	res->unmatched_data = a->unmatched_data;
+	res->flows_dropped = a->flows_dropped;
+	res->nflows = a->nflows;
+	res->nports = a->cfg.nports;
+	res->finished = true;
+	static const struct rp_acct_row_at in_flows = {
+		.stride = sizeof(struct acct_flow), .r = offsetof(struct acct_flow, r),
+		.lat = offsetof(struct acct_flow, lat), .rtt = offsetof(struct acct_flow, rtt),
+		.id = offsetof(struct acct_flow, cfg.id), .src = offsetof(struct acct_flow, cfg.src),
+		.dst = offsetof(struct acct_flow, cfg.dst)};
+	res->flows = a->flows; /* never NULL in a live accountant */
+	res->at = &in_flows;
+	struct rp_acct_port_result *ports = calloc(res->nports ? res->nports : 1, sizeof(*ports));
+	if (!ports)
+		return;
+	for (size_t i = 0; i < res->nports; i++)
+		port_live(a, i, &ports[i]);
+	res->ports = ports;
+	res->flow_of_id = a->flow_of_id; /* no more frames: the look-up is the result's */
+	res->nids = a->nids;
+	a->flow_of_id = NULL;
+	a->nids = 0;
+}
+
+void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packets_per_flow)
+{
+	if (a->finished || a->cfg.results_only) /* a merged result is finished by rp_acct_merge_done */
+		return;
+	a->finished = true;
+	a->end_ns = end_ns;
+	if (a->ts)
+		rp_ts_flush(a->ts);
+	finish_ports(a, end_ns);
+	if (a->cfg.discover)
+		number_discovered(a);
+	rp_hist_init(&a->res.agg);
+	for (size_t i = 0; i < a->nflows; i++) {
+		if (tx_packets_per_flow) {
+			a->flows[i].r.tx_packets = tx_packets_per_flow[i];
+			a->flows[i].tx_known = true;
+		}
+		finish_flow(a, &a->flows[i], end_ns);
+	}
+	take_result(a);
+}
+
+size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
+
+void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = *rp_acct_res(a, i); }
+
+static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const struct rp_shist *s)
+{
+	struct acct_scratch *sc = a->scratch;
+	rp_shist_expand(s, &sc->h[k], sc->of[k]);
+	sc->of[k] = s;
+	return &sc->h[k];
+}
+
+const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i)
+{
+	return expand(a, 0, rp_acct_lat(a, i));
+}
+
+const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
+{
+	return a->cfg.track_psn && !a->cfg.results_only ? expand(a, 1, &a->flows[i].msg) : NULL;
+}
+
+const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
+{
+	return a->cfg.track_psn && !a->cfg.results_only ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
+}
+
+const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i)
+{
+	return expand(a, 3, rp_acct_rtt(a, i));
+}
+
+const struct rp_shist *rp_acct_flow_latency_sparse(const struct rp_acct *a, size_t i)
+{
+	return rp_acct_lat(a, i);
+}
+
+void rp_acct_flow_latency_merge(const struct rp_acct *a, size_t i, struct rp_hist *dst)
+{
+	rp_shist_merge_into(dst, rp_acct_lat(a, i));
+}
+size_t rp_acct_flow_nqps(const struct rp_acct *a, size_t i) { return a->cfg.results_only ? 0 : a->flows[i].nqp; }
+
+void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_qp_result *out)
+{
+	const struct acct_qp *q = &a->flows[flow].qp[qp];
+	*out = (struct rp_acct_qp_result){
+		.dqpn = q->dqpn, .lqpn_known = q->lqpn_known, .lqpn = q->lqpn, .psn = q->psn,
+		.acks = q->acks, .naks = q->naks, .cnps = q->cnps,
+		.ack_first_ns = q->ack_first, .ack_last_ns = q->ack_last,
+		.nak_first_ns = q->nak_first, .nak_last_ns = q->nak_last,
+		.cnp_first_ns = q->cnp_first, .cnp_last_ns = q->cnp_last, .ce = q->ce,
+	};
+}
+
+size_t rp_acct_nports(const struct rp_acct *a) { return a->cfg.nports; }
+
+void rp_acct_port(const struct rp_acct *a, size_t i, struct rp_acct_port_result *out)
+{
+	if (a->res.ports)
+		*out = a->res.ports[i];
+	else
+		port_live(a, i, out);
+}
+
+const struct rp_hist *rp_acct_latency(const struct rp_acct *a) { return &a->res.agg; }
 const struct rp_ts *rp_acct_timeseries(const struct rp_acct *a) { return a->ts; }
 uint64_t rp_acct_start_ns(const struct rp_acct *a) { return a->cfg.start_ns; }
-uint64_t rp_acct_end_ns(const struct rp_acct *a) { return a->end_ns; }
-uint64_t rp_acct_unmatched(const struct rp_acct *a) { return a->unmatched; }
-uint64_t rp_acct_unmatched_data(const struct rp_acct *a) { return a->unmatched_data; }
-uint64_t rp_acct_flows_dropped(const struct rp_acct *a) { return a->flows_dropped; }
+uint64_t rp_acct_end_ns(const struct rp_acct *a) { return rp_acct_closed(a) ? a->res.end_ns : a->end_ns; }
+uint64_t rp_acct_unmatched(const struct rp_acct *a) { return rp_acct_closed(a) ? a->res.unmatched : a->unmatched; }
+uint64_t rp_acct_unmatched_data(const struct rp_acct *a)
+{
+	return rp_acct_closed(a) ? a->res.unmatched_data : a->unmatched_data;
+}
+uint64_t rp_acct_flows_dropped(const struct rp_acct *a)
+{
+	return rp_acct_closed(a) ? a->res.flows_dropped : a->flows_dropped;
+}
+
+const struct rp_acct_result *rp_acct_result(const struct rp_acct *a)
+{
+	const struct rp_acct_result *r = &a->res;
+	return r->finished && r->flows && r->ports ? r : NULL;
+}
+
+struct rp_acct_result *rp_acct_merged(struct rp_acct *a) { return a->cfg.results_only ? &a->res : NULL; }
+
+/* ---- a merge target ---- */
+
+struct rp_ts *rp_acct_series_create(const struct rp_acct_cfg *cfg, size_t nflows, bool sparse)
+{
+	uint64_t bin = cfg->bin_ns ? cfg->bin_ns : RP_TS_BIN_NS;
+	struct rp_ts_cfg tc = {.start_ns = cfg->start_ns, .bin_ns = bin, .nbins = rp_ts_bins_for(cfg->run_ns, bin),
+			       .nflows = cfg->flow_series && !cfg->discover ? nflows : 0,
+			       .nports = cfg->nports, .bin_hist = cfg->bin_hist, .sparse_ports = sparse};
+	return rp_ts_create(&tc);
+}
+
+int rp_acct_result_init(struct rp_acct_result *res, const struct rp_acct_cfg *cfg, char *err, size_t errlen)
+{
+	memset(res, 0, sizeof(*res));
+	rp_hist_init(&res->agg);
+	if (cfg->discover) {
+		snprintf(err, errlen, "a merged (results_only) accountant has the plan's flows, not discovery");
+		return -1;
+	}
+	res->start_ns = cfg->start_ns;
+	res->bin_ns = cfg->bin_ns ? cfg->bin_ns : RP_TS_BIN_NS;
+	struct rp_acct_row *rows = calloc(cfg->nflows ? cfg->nflows : 1, sizeof(*rows));
+	if (!rows) {
+		snprintf(err, errlen, "out of memory for %zu flows", cfg->nflows);
+		return -1;
+	}
+	static const struct rp_acct_row_at own = {
+		.stride = sizeof(struct rp_acct_row), .r = offsetof(struct rp_acct_row, r),
+		.lat = offsetof(struct rp_acct_row, lat), .rtt = offsetof(struct rp_acct_row, rtt),
+		.id = offsetof(struct rp_acct_row, id), .src = offsetof(struct rp_acct_row, src),
+		.dst = offsetof(struct rp_acct_row, dst), .owned = true};
+	res->flows = rows;
+	res->at = &own;
+	res->nflows = cfg->nflows;
+	for (size_t i = 0; i < cfg->nflows; i++) {
+		struct rp_acct_row *w = &rows[i];
+		const struct rp_acct_flow_cfg *c = &cfg->flows[i];
+		w->id = c->id;
+		memcpy(w->src, c->src, sizeof(w->src));
+		memcpy(w->dst, c->dst, sizeof(w->dst));
+		rp_shist_init(&w->lat);
+		rp_shist_init(&w->rtt);
+	}
+	if (rp_acct_ids_build(&res->flow_of_id, &res->nids, cfg->flows, cfg->nflows)) {
+		snprintf(err, errlen, "out of memory for %zu flows", cfg->nflows);
+		rp_acct_result_free(res);
+		return -1;
+	}
+	res->ports = calloc(cfg->nports ? cfg->nports : 1, sizeof(*res->ports));
+	if (!res->ports) {
+		snprintf(err, errlen, "out of memory for %zu ports", cfg->nports);
+		rp_acct_result_free(res);
+		return -1;
+	}
+	res->nports = cfg->nports;
+	for (size_t i = 0; i < cfg->nports; i++) {
+		struct rp_acct_port_result *p = &res->ports[i];
+		memcpy(p->node, cfg->ports[i].node, sizeof(p->node));
+		p->port = cfg->ports[i].port;
+		p->speed_bps = cfg->ports[i].speed_bps;
+		for (unsigned q = 0; q < 8; q++)
+			p->prio[q].prio = q;
+	}
+	if (!(res->ts = rp_acct_series_create(cfg, cfg->nflows, true))) {
+		snprintf(err, errlen, "out of memory for %zu time series bins", rp_ts_bins_for(cfg->run_ns, res->bin_ns));
+		rp_acct_result_free(res);
+		return -1;
+	}
+	return 0;
+}
+
+void rp_acct_result_free(struct rp_acct_result *res)
+{
+	struct rp_acct_row *rows = res->at && res->at->owned ? res->flows : NULL; /* else the accountant's flows */
+	for (size_t i = 0; rows && i < res->nflows; i++) {
+		rp_shist_free(&rows[i].lat);
+		rp_shist_free(&rows[i].rtt);
+	}
+	free(rows);
+	free(res->flow_of_id);
+	free(res->ports);
+	rp_ts_destroy(res->ts);
+	res->flows = NULL;
+	res->flow_of_id = NULL;
+	res->ports = NULL;
+	res->ts = NULL;
+	res->nflows = res->nports = res->nids = 0;
+}
+
+long rp_acct_result_index(const struct rp_acct_result *res, uint32_t id)
+{
+	return id < res->nids && res->flow_of_id[id] != RP_ACCT_NO_FLOW ? (long)res->flow_of_id[id] : -1;
+}

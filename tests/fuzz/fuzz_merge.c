@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "wire/frame.h"
 
@@ -38,6 +39,7 @@ static void init(void)
 	char err[128];
 	struct rp_acct_cfg c = cfg();
 	struct rp_acct *a = rp_acct_create(&c, err, sizeof(err));
+	c.results_only = true; /* rank 0's merge target */
 	merged = rp_acct_create(&c, err, sizeof(err));
 	if (!a || !merged)
 		abort();
@@ -59,10 +61,10 @@ static void init(void)
 	size_t n = rp_pfc_frame_build(buf, sizeof(buf), (const uint8_t[6]){2, 0, 0, 0, 0, 9}, 0x08, q);
 	rp_acct_rx(a, 0, 300000, buf, n, n, NULL);
 	rp_acct_finish(a, 1000000, NULL);
-	valid_len = rp_acct_pack(a, NULL, NULL, NULL, 0);
+	valid_len = rp_acct_pack(rp_acct_result(a), NULL, NULL, NULL, 0);
 	valid = malloc(valid_len);
 	work = malloc(valid_len);
-	if (!valid || !work || rp_acct_pack(a, NULL, NULL, valid, valid_len) != valid_len)
+	if (!valid || !work || rp_acct_pack(rp_acct_result(a), NULL, NULL, valid, valid_len) != valid_len)
 		abort();
 	rp_acct_destroy(a);
 }
@@ -72,7 +74,7 @@ static void both(const uint8_t *buf, size_t len)
 	char err[160];
 	rp_hist_init(&agg);
 	int r1 = rp_acct_unpack_rows(buf, len, NULL, NULL, &agg, err, sizeof(err));
-	int r2 = rp_acct_unpack_into(merged, buf, len, err, sizeof(err));
+	int r2 = rp_acct_unpack_into(rp_acct_merged(merged), buf, len, err, sizeof(err));
 	if (r1 != 0 && (strlen(err) == 0 || r2 == 0)) /* a reason, and the same verdict */
 		__builtin_trap();
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "stats/acct.h"
+#include "stats/acct_result.h"
 #include "wire/frame.h"
 
 #define IP_H1 0xC0000201u
@@ -539,6 +540,84 @@ static void goodput_over_the_active_span(void **state)
 	rp_acct_destroy(a);
 }
 
+/* The finish closes the accountant into a plain result (acct_result.h):
+ * flow 0 sends seq 0..9, seq 3 dropped on purpose, each 2000 ns late; the
+ * getters read the live flows before and the result after. A results_only
+ * accountant is a merge target: the plan's names, zero counters. */
+static void the_result_of_a_finish(void **state)
+{
+	(void)state;
+	struct rp_acct_cfg c;
+	cfg_init(&c);
+	struct rp_acct *a = make(&c);
+	for (uint64_t i = 0; i < 10; i++) {
+		if (i == 3)
+			continue;
+		struct pkt p = {.flow = 0, .psn = (uint32_t)i, .seq = i, .tx_ns = 100000 + i * 1000, .probe = true};
+		assert_int_equal(feed(a, p.tx_ns + 2000, &p, NULL), RP_RX_DATA);
+	}
+	struct rp_acct_flow_result r;
+	assert_null(rp_acct_result(a));
+	assert_null(rp_acct_merged(a)); /* a live accountant is no merge target */
+	rp_acct_flow(a, 0, &r);
+	assert_int_equal(r.rx_packets, 9);
+	uint64_t tx[2] = {10, 0};
+	rp_acct_finish(a, 1000000, tx);
+	const struct rp_acct_result *res = rp_acct_result(a);
+	assert_non_null(res);
+	assert_int_equal(res->nflows, 2);
+	assert_int_equal(res->nports, 1);
+	assert_int_equal(res->start_ns, 0);
+	assert_int_equal(res->end_ns, 1000000);
+	assert_int_equal(res->bin_ns, 100000); /* RP_TS_BIN_NS */
+	assert_true(res->finished && !res->discovered);
+	assert_int_equal(rp_acct_result_id(res, 0), 0);
+	assert_string_equal(rp_acct_result_src(res, 0), "h1");
+	const struct rp_acct_flow_result *w = rp_acct_result_flow(res, 0);
+	assert_string_equal(w->dst, "rx");
+	assert_int_equal(w->rx_packets, 9);
+	assert_int_equal(w->lost, 1); /* 10 sent - 9 received */
+	const struct rp_shist *lat = rp_acct_result_lat(res, 0);
+	assert_int_equal(lat->count, 9);
+	assert_int_equal(lat->min, 2000);
+	assert_int_equal(lat->max, 2000);
+	assert_int_equal(res->agg.count, 9);
+	assert_int_equal(rp_acct_result_flow(res, 1)->rx_packets, 0);
+	assert_string_equal(res->ports[0].node, "rx");
+	assert_int_equal(res->ports[0].rx_frames, 9);
+	assert_int_equal(res->ports[0].class_frames[RP_RX_DATA], 9);
+	assert_int_equal(res->ports[0].prio[5].prio, 5);
+	/* the result views the flows' own rows: the getters read the same, no copy */
+	assert_ptr_equal(rp_acct_flow_latency_sparse(a, 0), lat);
+	assert_int_equal(rp_acct_flow_latency(a, 0)->count, 9);
+	rp_acct_flow(a, 0, &r);
+	assert_int_equal(r.lost, 1);
+	assert_int_equal(rp_acct_result_index(res, 1), 1);
+	assert_int_equal(rp_acct_result_index(res, 7), -1);
+	rp_acct_destroy(a);
+
+	c.results_only = true;
+	struct rp_acct *m = make(&c);
+	assert_null(rp_acct_result(m)); /* until rp_acct_merge_done */
+	struct rp_acct_result *t = rp_acct_merged(m);
+	assert_non_null(t);
+	assert_int_equal(t->nflows, 2);
+	assert_int_equal(rp_acct_result_id(t, 1), 1);
+	assert_string_equal(rp_acct_result_src(t, 1), "h2");
+	assert_int_equal(rp_acct_result_flow(t, 1)->rx_packets, 0);
+	assert_int_equal(t->ports[0].speed_bps, G100);
+	assert_int_equal(t->ports[0].prio[7].prio, 7);
+	assert_ptr_equal(rp_acct_timeseries(m), t->ts);
+	rp_acct_destroy(m);
+
+	char err[128];
+	struct rp_acct_result none;
+	c.results_only = false;
+	c.discover = true;
+	assert_int_equal(rp_acct_result_init(&none, &c, err, sizeof(err)), -1);
+	assert_string_equal(err, "a merged (results_only) accountant has the plan's flows, not discovery");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +633,7 @@ int main(void)
 		cmocka_unit_test(bad_icrc_not_received),
 		cmocka_unit_test(goodput_over_the_active_span),
 		cmocka_unit_test(verbs_messages),
+		cmocka_unit_test(the_result_of_a_finish),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@
 
 #include "profile/profile.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "traffic/acct_cfg.h"
 #include "traffic/plan.h"
@@ -204,14 +205,15 @@ static void pair_compare(struct pair *p, uint64_t end_ns, const uint64_t *tx)
 {
 	rp_acct_finish(p->fast, end_ns, tx);
 	rp_acct_finish(p->gen, end_ns, tx);
-	size_t nf = rp_acct_pack(p->fast, NULL, NULL, NULL, 0), ng = rp_acct_pack(p->gen, NULL, NULL, NULL, 0);
+	const struct rp_acct_result *rf = rp_acct_result(p->fast), *rg = rp_acct_result(p->gen);
+	size_t nf = rp_acct_pack(rf, NULL, NULL, NULL, 0), ng = rp_acct_pack(rg, NULL, NULL, NULL, 0);
 	assert_true(nf > 0);
 	assert_int_equal(nf, ng);
 	uint8_t *bf = malloc(nf), *bg = malloc(ng);
 	assert_non_null(bf);
 	assert_non_null(bg);
-	rp_acct_pack(p->fast, NULL, NULL, bf, nf);
-	rp_acct_pack(p->gen, NULL, NULL, bg, ng);
+	rp_acct_pack(rf, NULL, NULL, bf, nf);
+	rp_acct_pack(rg, NULL, NULL, bg, ng);
 	for (size_t i = 0; i < nf; i++)
 		if (bf[i] != bg[i])
 			fail_msg("packed results differ from byte %zu of %zu", i, nf);

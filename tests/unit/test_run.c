@@ -19,7 +19,9 @@
 #include "run/qp_route.h"
 #include "run/run.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
+#include "stats/acct_result.h"
 
 #define NRANKS 3
 static struct rp_run runs[NRANKS]; /* one per rank (big: static) */
@@ -299,10 +301,10 @@ static void test_merge_ranks(void **state)
 			assert_true(own[0]);
 			assert_false(own[1]);
 		}
-		lens[k] = rp_acct_pack(r->acct, own, NULL, NULL, 0);
+		lens[k] = rp_acct_pack(rp_acct_result(r->acct), own, NULL, NULL, 0);
 		assert_true(lens[k] > 0);
 		buf[k] = malloc(lens[k]);
-		assert_int_equal(rp_acct_pack(r->acct, own, NULL, buf[k], lens[k]), lens[k]);
+		assert_int_equal(rp_acct_pack(rp_acct_result(r->acct), own, NULL, buf[k], lens[k]), lens[k]);
 	}
 	/* Rank 0's merged accountant: every flow and port of the plan, its series
 	 * over what happened: end 1 s + linger 20 ms + no delay + 10 ms = 1.03 s. */
@@ -320,8 +322,8 @@ static void test_merge_ranks(void **state)
 	memcpy(all, buf[0], lens[0]);
 	memcpy(all + lens[0], buf[1], lens[1]);
 	size_t bad = 99;
-	assert_int_equal(rp_acct_merge_block(merged, all, lens, 2, NULL, &bad, err, sizeof(err)), 0);
-	rp_acct_merge_done(merged);
+	assert_int_equal(rp_acct_merge_block(rp_acct_merged(merged), all, lens, 2, NULL, &bad, err, sizeof(err)), 0);
+	rp_acct_merge_done(rp_acct_merged(merged));
 	for (size_t f = 0; f < 3; f++) { /* nothing was received: every sent frame lost */
 		struct rp_acct_flow_result x;
 		rp_acct_flow(merged, f, &x);

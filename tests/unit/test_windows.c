@@ -24,6 +24,7 @@
 
 #include "report/windows.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "wire/pfc.h"
 #include "wire/probe.h"
@@ -35,7 +36,7 @@ static struct rp_acct_flow_cfg flows[NF];
 static struct rp_acct_port_cfg ports[2];
 static const struct rp_report_window win = {.name = "burst", .start_ns = 2 * MS + MS / 2, .end_ns = 5 * MS};
 
-static struct rp_acct *make(void)
+static struct rp_acct *make_as(bool results_only)
 {
 	static const char *const src[NF] = {"h0", "h1", "d0"}, *const dst[NF] = {"h1", "h0", "h0"};
 	for (unsigned f = 0; f < NF; f++) {
@@ -47,12 +48,16 @@ static struct rp_acct *make(void)
 	strcpy(ports[1].node, "h1");
 	ports[0].speed_bps = ports[1].speed_bps = 1000000000ull;
 	struct rp_acct_cfg c = {.flows = flows, .nflows = NF, .ports = ports, .nports = 2, .run_ns = 10 * MS,
-				.bin_ns = MS, .latency = true, .bin_hist = true};
+				.bin_ns = MS, .latency = true, .bin_hist = true, .results_only = results_only};
 	char err[128];
 	struct rp_acct *a = rp_acct_create(&c, err, sizeof(err));
 	assert_non_null(a);
 	return a;
 }
+
+static struct rp_acct *make(void) { return make_as(false); }
+/* rank 0's merge target (acct_result.h) */
+static struct rp_acct *make_merged(void) { return make_as(true); }
 
 static void msg(struct rp_acct *a, unsigned flow, unsigned port, uint64_t seq, uint64_t at, uint64_t lat)
 {
@@ -139,10 +144,10 @@ static void one_process(void **state)
 
 static uint8_t *pack(struct rp_acct *a, const bool *own, size_t *len)
 {
-	*len = rp_acct_pack(a, own, NULL, NULL, 0);
+	*len = rp_acct_pack(rp_acct_result(a), own, NULL, NULL, 0);
 	uint8_t *buf = malloc(*len);
 	assert_non_null(buf);
-	assert_int_equal(rp_acct_pack(a, own, NULL, buf, *len), *len);
+	assert_int_equal(rp_acct_pack(rp_acct_result(a), own, NULL, buf, *len), *len);
 	return buf;
 }
 
@@ -151,7 +156,7 @@ static uint8_t *pack(struct rp_acct *a, const bool *own, size_t *len)
 static void two_ranks(void **state)
 {
 	(void)state;
-	struct rp_acct *ra = make(), *rb = make(), *m = make(), *ref = make();
+	struct rp_acct *ra = make(), *rb = make(), *m = make_merged(), *ref = make();
 	feed_a(ra);
 	feed_b(rb);
 	feed_a(ref);
@@ -163,9 +168,9 @@ static void two_ranks(void **state)
 	size_t la, lb;
 	uint8_t *ba = pack(ra, own_a, &la), *bb = pack(rb, own_b, &lb);
 	char err[256];
-	assert_int_equal(rp_acct_unpack_into(m, ba, la, err, sizeof(err)), 0);
-	assert_int_equal(rp_acct_unpack_into(m, bb, lb, err, sizeof(err)), 0);
-	rp_acct_merge_done(m);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), ba, la, err, sizeof(err)), 0);
+	assert_int_equal(rp_acct_unpack_into(rp_acct_merged(m), bb, lb, err, sizeof(err)), 0);
+	rp_acct_merge_done(rp_acct_merged(m));
 	check(m);
 	const struct rp_ts *tm = rp_acct_timeseries(m), *tr = rp_acct_timeseries(ref);
 	struct rp_hist *hm = malloc(sizeof(*hm)), *hr = malloc(sizeof(*hr));
@@ -178,8 +183,8 @@ static void two_ranks(void **state)
 		assert_memory_equal(hm->b, hr->b, sizeof(hm->b));
 	}
 	/* a cut buffer is refused, and nothing is left half-merged */
-	struct rp_acct *cut = make();
-	assert_int_not_equal(rp_acct_unpack_into(cut, ba, la - 3, err, sizeof(err)), 0);
+	struct rp_acct *cut = make_merged();
+	assert_int_not_equal(rp_acct_unpack_into(rp_acct_merged(cut), ba, la - 3, err, sizeof(err)), 0);
 	assert_int_equal(rp_ts_hist(rp_acct_timeseries(cut), 0)->count, 0);
 	free(hm);
 	free(hr);

@@ -29,9 +29,10 @@
  *              RSS (the kernel's VmHWM, reset before the merge by
  *              /proc/self/clear_refs; the block and the plan's flow configs,
  *              which rank 0 holds anyway, included).
- * RESULTS_ONLY=0: the same with the full accountant rank 0 had before (the
- * reference for the peak RSS); with MUST_NOT_FIT=1 it exits 0 only when that
- * accountant is refused memory within the bound below. With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
+ * RESULTS_ONLY=0: the full accountant rank 0 had before (the reference for
+ * the peak RSS; since issue 27 only a results_only one is a merge target, so
+ * with MUST_NOT_FIT=1 only): it exits 0 only when that accountant is refused
+ * memory within the bound below. With RSS_FIXED_KB and RSS_PER_FLOW_B set, exits 1 when rank0's peak RSS
  * is above RSS_FIXED_KB + flows x RSS_PER_FLOW_B / 1024, or when its rows,
  * latency samples or loss are not what the generator made (lost = the
  * frames it dropped, exactly). Prints key=value lines; merge.sh checks them. */
@@ -48,6 +49,7 @@
 #include "report/pairs.h"
 #include "report/result.h"
 #include "stats/acct.h"
+#include "report/acct_merge.h"
 #include "stats/acct_pack.h"
 #include "wire/frame.h"
 #include "wire/pfc.h"
@@ -162,9 +164,9 @@ static uint8_t *make_template(unsigned t, unsigned flows, unsigned samples, size
 	for (unsigned j = 0; j < flows; j++)
 		rp_acct_set_tx(a, j, samples, samples * 130ull);
 	rp_acct_finish(a, RUN_NS, NULL);
-	*len = rp_acct_pack(a, NULL, NULL, NULL, 0);
+	*len = rp_acct_pack(rp_acct_result(a), NULL, NULL, NULL, 0);
 	uint8_t *out = malloc(*len);
-	if (!out || rp_acct_pack(a, NULL, NULL, out, *len) != *len)
+	if (!out || rp_acct_pack(rp_acct_result(a), NULL, NULL, out, *len) != *len)
 		die("rp_acct_pack", "size changed");
 	rp_acct_destroy(a);
 	free(fc);
@@ -248,7 +250,7 @@ static void bench_stream(const struct block *b, unsigned samples, double t_tpl)
 	size_t heap0 = mallinfo2().uordblks;
 	t0 = now_s();
 	struct rp_acct_cfg mc = {.flows = mf, .nflows = mflows, .ports = mp, .nports = mranks, .start_ns = 0,
-				 .run_ns = RUN_NS, .latency = true};
+				 .run_ns = RUN_NS, .latency = true, .results_only = true};
 	struct rp_acct *m = rp_acct_create(&mc, err, sizeof(err));
 	if (!m)
 		die("rp_acct_create (merged)", err);
@@ -256,9 +258,9 @@ static void bench_stream(const struct block *b, unsigned samples, double t_tpl)
 	size_t heap_m = mallinfo2().uordblks - heap0;
 	t0 = now_s();
 	for (unsigned t = 0; t < mranks; t++)
-		if (rp_acct_unpack_into(m, block + disp[t], tlen[t], err, sizeof(err))) /* rank t's is template t */
+		if (rp_acct_unpack_into(rp_acct_merged(m), block + disp[t], tlen[t], err, sizeof(err))) /* rank t's is template t */
 			die("rp_acct_unpack_into", err);
-	rp_acct_merge_done(m);
+	rp_acct_merge_done(rp_acct_merged(m));
 	double t_merged = now_s() - t0;
 	uint64_t mcount = rp_acct_latency(m)->count;
 	rp_acct_destroy(m);
@@ -374,9 +376,9 @@ static int bench_rank0(const struct block *b, unsigned samples, double ref)
 	if (!m)
 		die(c.results_only ? "rp_acct_create (results_only)" : "rp_acct_create (full)", err);
 	size_t bad = 0;
-	if (rp_acct_merge_block(m, b->all, b->lens, b->ranks, NULL, &bad, err, sizeof(err)))
+	if (rp_acct_merge_block(rp_acct_merged(m), b->all, b->lens, b->ranks, NULL, &bad, err, sizeof(err)))
 		die("rp_acct_merge_block", err);
-	rp_acct_merge_done(m);
+	rp_acct_merge_done(rp_acct_merged(m));
 	double t_merge = now_s() - t0;
 	mi = mallinfo2();
 	size_t heap = mi.uordblks + mi.hblkhd - heap0;
