@@ -47,10 +47,11 @@ buys"): 8:1 incast of 200 64 KiB writes each at 100G, PFC xoff 128 KiB, a step E
 (clamp_tgt_rate on: the old lab's rule), each cnp_mode:
     - the step threshold holds the median queue of h0's port at or below K x 4096 B (24576, 102400,
       409600), and with first at K=100 it stands above K=25's threshold (102400 B);
-    - the line-rate time: 8 x 200 x 16 frames x 4194 B x 8 / 100 Gbit/s = 8589312 ns, + 1670 ns for
-      the last frame to reach h0: 8590982 ns. first, K=100: the standing queue keeps the link busy,
-      the run ends within 2% of it (measured 1.4%); K=6: the queue drains after the cuts and the last
-      flows straggle, 10% or more after it (14%): the growth with K the issue saw (85.6 -> 96.3
+    - the line-rate time: a WRITE is 16 frames, 4194 B on the wire with its RETH and 15 x 4178 B
+      without: 66864 B; 8 x 200 x 66864 B x 8 / 100 Gbit/s = 8558592 ns, + 1670 ns for a frame to
+      reach h0: 8560262 ns. first, K=100: the standing queue keeps the link busy, the run ends
+      within 3% of it (measured 1.7%); K=6: the queue drains after the cuts and the last flows
+      straggle, 10% or more after it (14.4%): the growth with K the issue saw (85.6 -> 96.3
       Gbit/s). paper, K=100: its window-end CNPs cut more, the run ends 5% or more after first's
       (8.4%); paper grows with K too here (82.0 -> 88.9 Gbit/s), so "flat within 5%" is not asserted.
 
@@ -207,9 +208,10 @@ def median_queue(out, virtual_ns):
     return statistics.median(q[:max(1, virtual_ns // 10000)])
 
 
-# The line-rate time of the whole incast: 8 senders x 200 WRITEs x 16 frames x 4194 B on the wire
-# x 8 / 100 Gbit/s = 8589312 ns (+ 1670 ns for the last frame to reach h0: 8590982 ns).
-IDEAL_NS = 8 * 200 * 16 * 4194 * 8 // 100 + 1670
+# The line-rate time of the whole incast: a 64 KiB WRITE is 16 frames on the wire, the first with
+# its RETH (4194 B) and 15 without (4178 B): 66864 B; 8 senders x 200 WRITEs x 66864 B x 8 /
+# 100 Gbit/s = 8558592 ns, + 1670 ns for a frame to reach h0: 8560262 ns.
+IDEAL_NS = 8 * 200 * (4194 + 15 * 4178) * 8 // 100 + 1670
 
 
 def case_ksweep(tmp):
@@ -227,8 +229,8 @@ def case_ksweep(tmp):
     expect(med[("first", 100)] >= 25 * 4096,
            f"first K=100: the queue stands above K=25's threshold (102400 B): {med[('first', 100)]}")
     f6, f100, p100 = end[("first", 6)], end[("first", 100)], end[("paper", 100)]
-    expect(f100 <= IDEAL_NS * 1.02,
-           f"first K=100: the standing queue keeps h0's link busy, the run ends within 2% of {IDEAL_NS} ns: {f100}")
+    expect(f100 <= IDEAL_NS * 1.03,
+           f"first K=100: the standing queue keeps h0's link busy, the run ends within 3% of {IDEAL_NS} ns: {f100}")
     expect(f6 >= IDEAL_NS * 1.10,
            f"first K=6: the queue drains after the cuts, the run ends 10% or more after {IDEAL_NS} ns: {f6}")
     expect(p100 >= f100 * 1.05,
