@@ -96,7 +96,13 @@ void rp_dcqcn_cnp(struct rp_dcqcn_state *s, uint64_t now_ns)
 		return;
 	/* mlx5: new rate >= rpg_min_dec_fac % of the old (100: no cut at all) */
 	double keep = 1.0 - alpha / 2.0, floor_fac = s->p.rpg_min_dec_fac / 100.0;
-	s->rt = s->rc;
+	/* The target: the paper (and mlx5's clamp_tgt_rate) sets it to the
+	 * current rate at every cut; mlx5's default (clamp_tgt_rate 0,
+	 * clamp_tgt_rate_after_time_inc 1) only when the timer raised the rate
+	 * since the last cut, so back-to-back cuts keep the target from before
+	 * them and recovery heads back there. */
+	if (s->p.clamp_tgt_rate || (s->p.clamp_tgt_rate_after_time_inc && s->t_steps > 0))
+		s->rt = s->rc;
 	s->rc *= keep > floor_fac ? keep : floor_fac;
 	if (s->rc < (double)s->p.rpg_min_rate_bps)
 		s->rc = (double)s->p.rpg_min_rate_bps;

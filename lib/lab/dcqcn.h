@@ -3,7 +3,9 @@
  * rp_dcqcn; NVIDIA DOCA "DCQCN CC Parameters"). Clock-free: the caller
  * passes now and says what was sent and received.
  *
- * - CNP: at most one cut per rate_reduce_monitor_period: target = current,
+ * - CNP: at most one cut per rate_reduce_monitor_period: target = current
+ *   (always with clamp_tgt_rate, as the paper; by mlx5's default only when a
+ *   timer step came since the last cut: clamp_tgt_rate_after_time_inc),
  *   current *= (1 - alpha/2) (never below rpg_min_rate, never below
  *   rpg_min_dec_fac % of the rate), and the increase counters restart.
  * - alpha, g = (1024 - dce_tcp_g)/1024 (dce_tcp_g 1019: g = 5/1024):

@@ -21,7 +21,7 @@ static const char *const lossy_keys[] = {"limit", "alpha", NULL};
 static const char *const dcqcn_keys[] = {"enabled", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
 					 "rpg_ai_rate", "rpg_hai_rate", "rpg_min_rate", "rpg_min_dec_fac",
 					 "dce_tcp_g", "dce_tcp_rtt", "rate_reduce_monitor_period", "alpha_update",
-					 "initial_alpha_value", NULL};
+					 "initial_alpha_value", "clamp_tgt_rate", "clamp_tgt_rate_after_time_inc", NULL};
 
 void rp_fabric_init(struct rp_fabric *f)
 {
@@ -47,7 +47,8 @@ void rp_fabric_init(struct rp_fabric *f)
 				     .rpg_ai_rate_bps = 5000000, .rpg_hai_rate_bps = 50000000,
 				     .rpg_min_rate_bps = 1000000, .rpg_min_dec_fac = 50, .dce_tcp_g = 1019,
 				     .dce_tcp_rtt_ns = 1000, .rate_reduce_monitor_period_ns = 4000,
-				     .initial_alpha_value = 1023, .alpha_update = RP_ALPHA_PERIODIC};
+				     .initial_alpha_value = 1023, .alpha_update = RP_ALPHA_PERIODIC,
+				     .clamp_tgt_rate_after_time_inc = true};
 	f->seed = 1;
 	for (unsigned d = 0; d < 64; d++)
 		f->dscp_to_tc[d] = (uint8_t)(d >> 3);
@@ -354,7 +355,8 @@ static int parse_dcqcn(struct rp_vctx *c, const struct rp_node *map, const char 
 	    opt_ns(c, n, sub, "dce_tcp_rtt", &d->dce_tcp_rtt_ns) ||
 	    opt_ns(c, n, sub, "rate_reduce_monitor_period", &d->rate_reduce_monitor_period_ns) ||
 	    opt_u32(c, n, sub, "initial_alpha_value", 0, UINT32_MAX, &d->initial_alpha_value) ||
-	    opt_alpha_update(c, n, sub, d))
+	    opt_alpha_update(c, n, sub, d) || opt_bool(c, n, sub, "clamp_tgt_rate", &d->clamp_tgt_rate) ||
+	    opt_bool(c, n, sub, "clamp_tgt_rate_after_time_inc", &d->clamp_tgt_rate_after_time_inc))
 		return -1;
 	return mlx5_range(c, n, sub, "dce_tcp_g", d->dce_tcp_g, 0, 1023, "",
 			  "mlx5's 1024ths: g = (1024 - dce_tcp_g)/1024, 1019 is g = 5/1024; it was g = 1/dce_tcp_g") ||

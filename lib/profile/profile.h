@@ -223,6 +223,11 @@ struct rp_dcqcn {
 	uint64_t rate_reduce_monitor_period_ns; /* at most one cut per period; default 4 us */
 	uint32_t initial_alpha_value; /* alpha before the first CNP, 1024ths, 1..1023; default 1023 */
 	enum rp_alpha_update alpha_update; /* default periodic (the NIC's) */
+	bool clamp_tgt_rate;         /* every cut sets target = current (the paper's R_T = R_C);
+				      * default off (mlx5) */
+	bool clamp_tgt_rate_after_time_inc; /* with clamp_tgt_rate off: a cut sets target =
+					     * current only when a timer step came since the
+					     * last cut; default on (mlx5) */
 };
 
 struct rp_fabric {

@@ -162,7 +162,7 @@ static struct rp_dcqcn params(void)
 				 .rpg_threshold = 1, .rpg_ai_rate_bps = 5000000, .rpg_hai_rate_bps = 50000000,
 				 .rpg_min_rate_bps = 1000000, .rpg_min_dec_fac = 50, .dce_tcp_g = 1019,
 				 .dce_tcp_rtt_ns = 1000, .rate_reduce_monitor_period_ns = 4000,
-				 .initial_alpha_value = 1023};
+				 .initial_alpha_value = 1023, .clamp_tgt_rate_after_time_inc = true};
 }
 
 /* Periodic alpha (mlx5), by hand, g = (1024 - 1019)/1024 = 5/1024:
@@ -175,7 +175,10 @@ static struct rp_dcqcn params(void)
  *               4000, 5000, 6000 quiet: alpha3 = alpha2 (1019/1024)^3 =
  *               0.98447001931977; cut: rc = 50048828125 (1 - alpha3/2) =
  *               25413042729.42. (dce_tcp_g read as g = 1/1019, before issue
- *               31, alpha1 would be 0.99999907.) */
+ *               31, alpha1 would be 0.99999907.) The target stays 100e9:
+ *               no timer step (300 us) since the cut at 1000, and mlx5's
+ *               default clamps it only after one (with clamp_tgt_rate on,
+ *               the paper's rule, it would be 50048828125). */
 static void dcqcn_cuts_by_alpha(void **state)
 {
 	(void)state;
@@ -194,7 +197,55 @@ static void dcqcn_cuts_by_alpha(void **state)
 	rp_dcqcn_cnp(&s, 6000);
 	assert_true(fabs(s.alpha - 0.98447001931977) < 1e-12);
 	assert_true(fabs(rp_dcqcn_rate(&s) - 25413042729.42) < 1);
+	assert_true(fabs(s.rt - 100e9) < 1);
+}
+
+/* The target at a cut, mlx5's clamp_tgt_rate and
+ * clamp_tgt_rate_after_time_inc (NVIDIA DOCA "DCQCN CC Parameters":
+ * defaults 0 and 1), by hand:
+ *   t=0 cut: rc = 50048828125 (as above), target 100e9 (no timer step yet);
+ *   t=1000: 32767 bytes sent, a byte-counter step: fast recovery, rc =
+ *           (100e9 + 50048828125)/2 = 75024414062.5;
+ *   t=5000 CNP: only a byte step since the cut: the target stays 100e9;
+ *   t=305000 CNP: the timer step at 5000 + 300000 came first (rc halfway
+ *           to 100e9): the target takes the current rate before the cut.
+ * With clamp_tgt_rate on (the paper's R_T = R_C) every cut sets it; with
+ * both off none does. */
+static void dcqcn_target_clamp(void **state)
+{
+	(void)state;
+	struct rp_dcqcn p = params();
+	p.clamp_tgt_rate_after_time_inc = true;
+	struct rp_dcqcn_state s;
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	assert_true(fabs(s.rt - 100e9) < 1);
+	rp_dcqcn_sent(&s, 1000, 32767);
+	assert_true(fabs(rp_dcqcn_rate(&s) - 75024414062.5) < 1);
+	rp_dcqcn_cnp(&s, 5000);
+	assert_int_equal(s.cuts, 2);
+	assert_true(fabs(s.rt - 100e9) < 1);
+	double before = rp_dcqcn_rate(&s);
+	rp_dcqcn_advance(&s, 305000);
+	assert_int_equal(s.t_steps, 1);
+	double stepped = (100e9 + before) / 2;
+	assert_true(fabs(rp_dcqcn_rate(&s) - stepped) < 1);
+	rp_dcqcn_cnp(&s, 305000);
+	assert_true(fabs(s.rt - stepped) < 1);
+
+	p.clamp_tgt_rate = true; /* the paper: every cut */
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	assert_true(fabs(s.rt - 100e9) < 1);
+	rp_dcqcn_cnp(&s, 5000);
 	assert_true(fabs(s.rt - 50048828125.0) < 1);
+
+	p.clamp_tgt_rate = p.clamp_tgt_rate_after_time_inc = false; /* never */
+	rp_dcqcn_init(&s, &p, 100000000000ull);
+	rp_dcqcn_cnp(&s, 0);
+	rp_dcqcn_advance(&s, 300000);
+	rp_dcqcn_cnp(&s, 300000);
+	assert_true(fabs(s.rt - 100e9) < 1);
 }
 
 /* Per-CNP alpha (the paper's eq. 1-2), the same CNPs:
@@ -221,7 +272,7 @@ static void dcqcn_alpha_per_cnp(void **state)
 
 /* rpg_threshold F = 5 means five fast-recovery steps (issue 31, item 3; it
  * gave F - 1): after cuts at 0 and 5 us, target = 50048828125 (the first
- * cut's rate); timer steps each 300 us (no byte steps: 1 GB counter):
+ * cut's rate: clamp_tgt_rate on, the paper's rule); timer steps each 300 us (no byte steps: 1 GB counter):
  * steps 1..5 keep the target (current halves its gap to it), step 6 adds
  * R_AI: 50048828125 + 5000000 = 50053828125. */
 static void dcqcn_fast_recovery_steps(void **state)
@@ -230,6 +281,7 @@ static void dcqcn_fast_recovery_steps(void **state)
 	struct rp_dcqcn p = params();
 	p.rpg_threshold = 5;
 	p.rpg_byte_reset = 1000000000ull;
+	p.clamp_tgt_rate = true;
 	struct rp_dcqcn_state s;
 	rp_dcqcn_init(&s, &p, 100000000000ull);
 	rp_dcqcn_cnp(&s, 0);
@@ -452,6 +504,7 @@ int main(void)
 		cmocka_unit_test(evq_calendar_exact_order),
 		cmocka_unit_test(pool_reuses_slots),
 		cmocka_unit_test(dcqcn_cuts_by_alpha),
+		cmocka_unit_test(dcqcn_target_clamp),
 		cmocka_unit_test(dcqcn_recovers),
 		cmocka_unit_test(dcqcn_alpha_per_cnp),
 		cmocka_unit_test(dcqcn_fast_recovery_steps),
