@@ -16,10 +16,12 @@
          Then bad input: that flows.jsonl cut in the middle of line 101, a result.json of
          another schema: exit 2, one line on stderr, no PNG written.
   small  incast-8to1 (8 flows): one bar a flow; 9 hosts and 8 pairs (one column) in the heatmap.
-  counters  counters.png (issue 24) from a hand-made result.json and roceprobe.counters/1 files
-         with literal samples: every rate drawn is the interval's change / its length, worked by
-         hand below; 20 hosts: the median and the top 5; a real `roceprobe counters sysfs:lo
-         --watch 50ms --json` series; bad input: exit 2, one line, no PNG.
+  counters  counters.png (issue 24) from a hand-made result.json with literal samples: every
+         rate drawn is the interval's change / its length, worked by hand below; 20 hosts: the
+         median and the top 5.
+  counters-series  the same from roceprobe.counters/1 lines (tools/plot --counters): literal
+         ones, a real `roceprobe counters sysfs:lo --watch 50ms --json`; bad input: exit 2,
+         one line, no PNG.
 """
 import json
 import os
@@ -238,8 +240,20 @@ def case_counters(tmp):
     g = [(s["name"], s["t_ms"], s["value"]) for s in c.get("gauges", {}).get("drawn", [])]
     expect(g == [("h1 ethtool:eth2 module_temp", [0.04, 100.04, 200.04, 250.04], [51, 51, 52, 53])],
            f"gauges: the values read at each sample, 51 51 52 53 ({g})")
-    case_counters_jsonl(tmp)
-    case_counters_bad(tmp)
+    # 20 sources in one file: source k's prio 3 received 10k PFC frames in 100 ms = 100k frames/s;
+    # the median of 100..2000 is (1000 + 1100) / 2 = 1050, over the one 100 ms bin (centre 50 ms);
+    # the top 5 named, ethtool:p20 first at 200 / 0.1 s = 2000
+    many = [ctr("snapshot", R, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 0}]}])
+            for k in range(1, 21)]
+    many += [ctr("delta", R + 100_000_000, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 10 * k}]}],
+                 100_000_000) for k in range(1, 21)]
+    p = subprocess.run([PLOT, "--counters", jsonl(os.path.join(tmp, "many.jsonl"), many), os.path.join(tmp, "many")],
+                       capture_output=True, text=True, timeout=60)
+    rx = panels(os.path.join(tmp, "many", "counters.png")).get("pfc_rx", {})
+    expect(p.returncode == 0 and rx.get("hosts") == 20 and rx.get("median") == {"t_ms": [50.0], "rate": [1050.0]}
+           and [s["host"] for s in rx.get("drawn", [])] == [f"ethtool:p{k}" for k in (20, 19, 18, 17, 16)]
+           and rx["drawn"][0]["rate"] == [2000.0],
+           f"20 hosts: median 1050 frames/s, p20..p16 named, p20 at 200 / 0.1 s = 2000 ({rx})")
 
 
 def jsonl(path, lines):
@@ -275,7 +289,7 @@ SERIES = [
 ]
 
 
-def case_counters_jsonl(tmp):
+def case_counters_series(tmp):
     out = os.path.join(tmp, "series")
     f = jsonl(os.path.join(tmp, "series.jsonl"), SERIES)
     p = subprocess.run([PLOT, "--counters", f, out], capture_output=True, text=True, timeout=60)
@@ -292,20 +306,6 @@ def case_counters_jsonl(tmp):
     ce = c.get("cnp_ecn", {})
     expect(series(ce) == {"rdma:mlx5_0 mlx5_0/1 cnp_handled": ([102.0], [250.0], 25)} and ce.get("series") == 2,
            f"jsonl cnp_handled: mlx5_0/1 at 250/s, mlx5_0/2 at 0 ({ce})")
-    # 20 sources in one file: source k's prio 3 received 10k PFC frames in 100 ms = 100k frames/s;
-    # the median of 100..2000 is (1000 + 1100) / 2 = 1050, over the one 100 ms bin (centre 50 ms);
-    # the top 5 named, ethtool:p20 first at 200 / 0.1 s = 2000
-    many = [ctr("snapshot", R, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 0}]}])
-            for k in range(1, 21)]
-    many += [ctr("delta", R + 100_000_000, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 10 * k}]}],
-                 100_000_000) for k in range(1, 21)]
-    p = subprocess.run([PLOT, "--counters", jsonl(os.path.join(tmp, "many.jsonl"), many), os.path.join(tmp, "many")],
-                       capture_output=True, text=True, timeout=60)
-    rx = panels(os.path.join(tmp, "many", "counters.png")).get("pfc_rx", {})
-    expect(p.returncode == 0 and rx.get("hosts") == 20 and rx.get("median") == {"t_ms": [50.0], "rate": [1050.0]}
-           and [s["host"] for s in rx.get("drawn", [])] == [f"ethtool:p{k}" for k in (20, 19, 18, 17, 16)]
-           and rx["drawn"][0]["rate"] == [2000.0],
-           f"20 hosts: median 1050 frames/s, p20..p16 named, p20 at 200 / 0.1 s = 2000 ({rx})")
     # a real series: roceprobe counters on lo for about 0.4 s; each rate the line's change / interval_ns
     real = os.path.join(tmp, "lo.jsonl")
     with open(real, "w") as fo:
@@ -322,6 +322,7 @@ def case_counters_jsonl(tmp):
     expect(p.returncode == 0 and len(deltas) >= 3 and got.get("series") == 2
            and dr.get("sysfs:lo rx_dropped", ([], want, 0))[1] == want,
            f"a real sysfs:lo series ({len(deltas)} deltas): rx_dropped and tx_dropped, rates = change / interval_ns ({got})")
+    case_counters_bad(tmp)
 
 
 def case_counters_bad(tmp):
@@ -346,5 +347,6 @@ def case_counters_bad(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    {"large": case_large, "small": case_small, "counters": case_counters}[CASE](tmp)
+    {"large": case_large, "small": case_small, "counters": case_counters,
+     "counters-series": case_counters_series}[CASE](tmp)
 sys.exit(1 if failed else 0)
