@@ -291,16 +291,25 @@ SERIES = [
 
 def case_counters_series(tmp):
     out = os.path.join(tmp, "series")
-    f = jsonl(os.path.join(tmp, "series.jsonl"), SERIES)
+    # the series appended to: eth2 read again from a snapshot at 300 ms, then 10 PFC frames in 100 ms
+    again = [ctr("snapshot", R + 300_000_000, "ethtool:eth2", [{"name": "eth2", "rx_out_of_buffer": 1002,
+                                                                 "prio": [{"prio": 3, "pfc_rx": 77350}]}]),
+             ctr("delta", R + 400_000_000, "ethtool:eth2", [{"name": "eth2", "prio": [{"prio": 3, "pfc_rx": 10}]}],
+                 100_000_000)]
+    f = jsonl(os.path.join(tmp, "series.jsonl"), SERIES + again)
     p = subprocess.run([PLOT, "--counters", f, out], capture_output=True, text=True, timeout=60)
     expect(p.returncode == 0 and p.stdout.split() == [os.path.join(out, "counters.png")],
            f"--counters FILE.jsonl OUTDIR: counters.png alone ({p.returncode}, {p.stderr.strip()[-200:]})")
     c = panels(os.path.join(out, "counters.png"))
     # ms since the first line: 100,000,700 ns -> 100.0007 ms; 300 / 0.1 s = 3000/s; then 40 over an
-    # interval_ns of 80 ms = 500/s; the snapshot's absolute 77000 is no rate
-    expect(series(c.get("pfc_rx", {})) == {"ethtool:eth2 prio 3 pfc_rx": ([100.0007, 200.0007], [3000.0, 500.0], 340)},
-           f"jsonl pfc_rx: 300 / 0.1 s = 3000, 40 / 0.08 s = 500 frames/s ({c.get('pfc_rx')})")
-    expect(series(c.get("drops", {})) == {"ethtool:eth2 rx_out_of_buffer": ([100.0007, 200.0007], [0.0, 25.0], 2)},
+    # interval_ns of 80 ms = 500/s; the snapshots' absolute 77000 and 77350 are no rate; after the
+    # second snapshot 10 / 0.1 s = 100/s to 400 ms, one line with a gap from 200.0007 to 300 ms
+    rx = c.get("pfc_rx", {}).get("drawn", [{}])
+    expect(series(c.get("pfc_rx", {})) == {"ethtool:eth2 prio 3 pfc_rx": ([100.0007, 200.0007, 400.0],
+                                                                           [3000.0, 500.0, 100.0], 350)},
+           f"jsonl pfc_rx: 300 / 0.1 s = 3000, 40 / 0.08 s = 500, 10 / 0.1 s = 100 frames/s ({rx})")
+    expect(series(c.get("drops", {})) == {"ethtool:eth2 rx_out_of_buffer": ([100.0007, 200.0007, 400.0],
+                                                                            [0.0, 25.0, 0.0], 2)},
            f"jsonl drops: rx_out_of_buffer 2 / 0.08 s = 25/s ({c.get('drops')})")
     # the RDMA device's two ports, each its own line: port 1 25 / 0.1 s = 250/s, port 2 at 0
     ce = c.get("cnp_ecn", {})
