@@ -16,13 +16,21 @@
          Then bad input: that flows.jsonl cut in the middle of line 101, a result.json of
          another schema: exit 2, one line on stderr, no PNG written.
   small  incast-8to1 (8 flows): one bar a flow; 9 hosts and 8 pairs (one column) in the heatmap.
+  counters  counters.png (issue 24) from a hand-made result.json with literal samples: every
+         rate drawn is the interval's change / its length, worked by hand below; 20 hosts: the
+         median and the top 5.
+  counters-series  the same from roceprobe.counters/1 lines (tools/plot --counters): literal
+         ones, a real `roceprobe counters sysfs:lo --watch 50ms --json`; bad input: exit 2,
+         one line, no PNG.
 """
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 PLOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "plot")
@@ -144,6 +152,210 @@ def case_bad(tmp, d):
     expect(not any(os.path.exists(os.path.join(other, n)) for n in PNGS), "no PNG written")
 
 
+def result_dir(tmp, name, nics):
+    """A run's result.json reduced to what tools/plot reads, with these counters.nics[]."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    json.dump({"schema": "roceprobe.result/1", "kind": "run", "profile": {"name": name}, "flows": [],
+               "pairs": {"rows": []}, "counters": {"nics": nics}}, open(os.path.join(d, "result.json"), "w"))
+    return d
+
+
+def panels(path):
+    return {p["family"]: p for p in (described(path) or {}).get("panels", [])}
+
+
+def series(panel):
+    return {s["name"]: (s["to_ms"], s["rate"], s["events"]) for s in panel.get("drawn", [])}
+
+
+def no_png(p, d, needle, what):
+    err = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(err) == 1 and needle in err[0] and p.stdout == ""
+           and not [n for n in os.listdir(d) if n.endswith(".png")],
+           f"{what}: exit 2, one line naming {needle!r}, no PNG ({p.returncode}, {err})")
+
+
+# Samples as run writes them: t_ns from T0; the first the baseline (every counter at 0), each
+# later one the change since the one before it, only what moved. Start at 40 us, then 100 ms,
+# 100 ms and an end 50 ms later.
+T = [40_000, 100_040_000, 200_040_000, 250_040_000]
+NICS = [
+    {"host": "h1", "source": "ethtool:eth2", "interval_ns": 100_000_000, "port": "eth2", "driver": "mlx5_core",
+     "samples": [
+         {"t_ns": T[0], "rx_out_of_buffer": 0, "prio": [{"prio": 3, "pfc_rx": 0, "pfc_tx": 0}, {"prio": 4, "pfc_rx": 0}],
+          "raw": {"ch0_events": 0}, "gauges": {"module_temp": 51}, "resets": []},
+         {"t_ns": T[1], "prio": [{"prio": 3, "pfc_rx": 250, "pfc_tx": 10}], "raw": {"ch0_events": 9},
+          "gauges": {"module_temp": 51}, "resets": []},
+         {"t_ns": T[2], "rx_out_of_buffer": 7, "prio": [{"prio": 3, "pfc_rx": 50}], "raw": {},
+          "gauges": {"module_temp": 52}, "resets": []},
+         {"t_ns": T[3], "prio": [{"prio": 3, "pfc_rx": 5}], "raw": {}, "gauges": {"module_temp": 53}, "resets": []}]},
+    {"host": "h2", "source": "sysfs:eth3", "interval_ns": 100_000_000, "port": "eth3", "driver": None,
+     "samples": [
+         {"t_ns": T[0], "rx_dropped": 0, "tx_dropped": 0, "rx_packets": 0, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+         {"t_ns": T[1], "rx_dropped": 3, "rx_packets": 9000, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+         {"t_ns": T[2], "rx_packets": 9000, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+         {"t_ns": T[3], "rx_dropped": 1, "prio": [], "raw": {}, "gauges": {}, "resets": []}]},
+    {"host": "h2", "source": "rdma:mlx5_1", "interval_ns": 100_000_000, "port": "mlx5_1", "driver": "mlx5",
+     "samples": [
+         {"t_ns": T[0], "cnp_sent": 0, "ecn_ce_received": 0, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+         {"t_ns": T[1], "cnp_sent": 40, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+         {"t_ns": T[2], "cnp_sent": 0, "ecn_ce_received": 12, "prio": [], "raw": {}, "gauges": {}, "resets": ["cnp_sent"]},
+         {"t_ns": T[3], "prio": [], "raw": {}, "gauges": {}, "resets": []}]},
+    {"host": "h3", "source": None, "reason": "port net_null0 has no Linux netdev", "interval_ns": 100_000_000,
+     "port": None, "driver": None, "samples": []},
+]
+TO_MS = [100.04, 200.04, 250.04]  # the intervals' ends: (t_ns - T0 = 0) / 1e6
+
+
+def case_counters(tmp):
+    d = result_dir(tmp, "ctr", NICS)
+    p = plot(d)
+    expect(p.returncode == 0 and p.stdout.split() == [os.path.join(d, n) for n in PNGS + ("counters.png",)],
+           f"a run with counter samples: the four PNGs and counters.png ({p.returncode}, {p.stderr.strip()[-200:]})")
+    c = panels(os.path.join(d, "counters.png"))
+    expect(list(c) == ["pfc_rx", "pfc_tx", "drops", "cnp_ecn", "gauges"], f"panels: PFC rx, PFC tx, drops, CNP/ECN, gauges ({list(c)})")
+    # h1 prio 3 pfc_rx: 250 in 100 ms = 2500/s, 50 in 100 ms = 500/s, 5 in the last 50 ms = 100/s;
+    # prio 4 offered but 0: counted, not drawn
+    rx = c.get("pfc_rx", {})
+    expect(series(rx) == {"h1 ethtool:eth2 prio 3 pfc_rx": (TO_MS, [2500.0, 500.0, 100.0], 305)}
+           and (rx.get("hosts"), rx.get("series"), rx.get("nonzero")) == (1, 2, 1),
+           f"pfc_rx: h1 prio 3 at 2500, 500, 100 frames/s (250/0.1, 50/0.1, 5/0.05); prio 4 at 0 ({rx})")
+    # 10 in the first 100 ms = 100/s, then nothing moved
+    expect(series(c.get("pfc_tx", {})) == {"h1 ethtool:eth2 prio 3 pfc_tx": (TO_MS, [100.0, 0.0, 0.0], 10)},
+           f"pfc_tx: 10 / 0.1 s = 100 frames/s, then 0 ({c.get('pfc_tx')})")
+    # rx_out_of_buffer 7 / 0.1 s = 70/s; sysfs rx_dropped 3 / 0.1 s = 30/s and 1 / 0.05 s = 20/s;
+    # tx_dropped at 0; rx_packets is no drop (not in the panel)
+    dr = c.get("drops", {})
+    expect(series(dr) == {"h1 ethtool:eth2 rx_out_of_buffer": (TO_MS, [0.0, 70.0, 0.0], 7),
+                          "h2 sysfs:eth3 rx_dropped": (TO_MS, [30.0, 0.0, 20.0], 4)}
+           and (dr.get("hosts"), dr.get("series"), dr.get("nonzero")) == (2, 3, 2),
+           f"drops: rx_out_of_buffer 70/s, rx_dropped 30/s and 20/s, tx_dropped 0 ({dr})")
+    # cnp_sent 40 / 0.1 s = 400/s, then reset (shown 0, marked at 200.04 ms); ECN CE 12 / 0.1 s
+    ce = c.get("cnp_ecn", {})
+    expect(series(ce) == {"h2 rdma:mlx5_1 cnp_sent": (TO_MS, [400.0, 0.0, 0.0], 40),
+                          "h2 rdma:mlx5_1 ecn_ce_received": (TO_MS, [0.0, 120.0, 0.0], 12)}
+           and [s["resets_ms"] for s in ce.get("drawn", [])] == [[200.04], []],
+           f"CNP/ECN: cnp_sent 400/s and its reset at 200.04 ms, ECN CE 120/s ({ce})")
+    g = [(s["name"], s["t_ms"], s["value"]) for s in c.get("gauges", {}).get("drawn", [])]
+    expect(g == [("h1 ethtool:eth2 module_temp", [0.04, 100.04, 200.04, 250.04], [51, 51, 52, 53])],
+           f"gauges: the values read at each sample, 51 51 52 53 ({g})")
+    # 20 sources in one file: source k's prio 3 received 10k PFC frames in 100 ms = 100k frames/s;
+    # the median of 100..2000 is (1000 + 1100) / 2 = 1050, over the one 100 ms bin (centre 50 ms);
+    # the top 5 named, ethtool:p20 first at 200 / 0.1 s = 2000
+    many = [ctr("snapshot", R, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 0}]}])
+            for k in range(1, 21)]
+    many += [ctr("delta", R + 100_000_000, f"ethtool:p{k}", [{"name": f"p{k}", "prio": [{"prio": 3, "pfc_rx": 10 * k}]}],
+                 100_000_000) for k in range(1, 21)]
+    p = subprocess.run([PLOT, "--counters", jsonl(os.path.join(tmp, "many.jsonl"), many), os.path.join(tmp, "many")],
+                       capture_output=True, text=True, timeout=60)
+    rx = panels(os.path.join(tmp, "many", "counters.png")).get("pfc_rx", {})
+    expect(p.returncode == 0 and rx.get("hosts") == 20 and rx.get("median") == {"t_ms": [50.0], "rate": [1050.0]}
+           and [s["host"] for s in rx.get("drawn", [])] == [f"ethtool:p{k}" for k in (20, 19, 18, 17, 16)]
+           and rx["drawn"][0]["rate"] == [2000.0],
+           f"20 hosts: median 1050 frames/s, p20..p16 named, p20 at 200 / 0.1 s = 2000 ({rx})")
+
+
+def jsonl(path, lines):
+    with open(path, "w") as f:
+        for line in lines:
+            f.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+    return path
+
+
+def ctr(kind, t, source, ports, interval=None):
+    line = {"schema": "roceprobe.counters/1", "kind": kind, "t_ns": t, "source": source, "ports": ports}
+    if interval:
+        line["interval_ns"] = interval
+    return line
+
+
+R = 1796612676_000_000_000  # CLOCK_REALTIME of the first line
+SERIES = [
+    ctr("snapshot", R, "ethtool:eth2", [{"name": "eth2", "driver": "mlx5_core", "rx_out_of_buffer": 1000,
+                                         "prio": [{"prio": 3, "pfc_rx": 77000, "pfc_tx": 5}], "raw": {}, "gauges": {}}]),
+    ctr("snapshot", R + 2_000_000, "rdma:mlx5_0", [{"name": "mlx5_0/1", "cnp_handled": 9, "prio": [], "raw": {}, "gauges": {}},
+                                                   {"name": "mlx5_0/2", "cnp_handled": 0, "prio": [], "raw": {}, "gauges": {}}]),
+    # read 100,000,700 ns later by the wall clock, 100 ms by the monotonic one: the rate is over interval_ns
+    ctr("delta", R + 100_000_700, "ethtool:eth2", [{"name": "eth2", "driver": "mlx5_core", "rx_out_of_buffer": 0,
+                                                    "prio": [{"prio": 3, "pfc_rx": 300, "pfc_tx": 0}], "raw": {},
+                                                    "gauges": {}, "resets": []}], 100_000_000),
+    ctr("delta", R + 102_000_000, "rdma:mlx5_0", [{"name": "mlx5_0/1", "cnp_handled": 25, "prio": [], "raw": {}, "gauges": {}, "resets": []},
+                                                  {"name": "mlx5_0/2", "cnp_handled": 0, "prio": [], "raw": {}, "gauges": {}, "resets": []}],
+        100_000_000),
+    ctr("delta", R + 200_000_700, "ethtool:eth2", [{"name": "eth2", "driver": "mlx5_core", "rx_out_of_buffer": 2,
+                                                    "prio": [{"prio": 3, "pfc_rx": 40, "pfc_tx": 0}], "raw": {},
+                                                    "gauges": {}, "resets": []}], 80_000_000),
+]
+
+
+def case_counters_series(tmp):
+    out = os.path.join(tmp, "series")
+    # the series appended to: eth2 read again from a snapshot at 300 ms, then 10 PFC frames in 100 ms
+    again = [ctr("snapshot", R + 300_000_000, "ethtool:eth2", [{"name": "eth2", "rx_out_of_buffer": 1002,
+                                                                 "prio": [{"prio": 3, "pfc_rx": 77350}]}]),
+             ctr("delta", R + 400_000_000, "ethtool:eth2", [{"name": "eth2", "prio": [{"prio": 3, "pfc_rx": 10}]}],
+                 100_000_000)]
+    f = jsonl(os.path.join(tmp, "series.jsonl"), SERIES + again)
+    p = subprocess.run([PLOT, "--counters", f, out], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0 and p.stdout.split() == [os.path.join(out, "counters.png")],
+           f"--counters FILE.jsonl OUTDIR: counters.png alone ({p.returncode}, {p.stderr.strip()[-200:]})")
+    c = panels(os.path.join(out, "counters.png"))
+    # ms since the first line: 100,000,700 ns -> 100.0007 ms; 300 / 0.1 s = 3000/s; then 40 over an
+    # interval_ns of 80 ms = 500/s; the snapshots' absolute 77000 and 77350 are no rate; after the
+    # second snapshot 10 / 0.1 s = 100/s to 400 ms, one line with a gap from 200.0007 to 300 ms
+    rx = c.get("pfc_rx", {}).get("drawn", [{}])
+    expect(series(c.get("pfc_rx", {})) == {"ethtool:eth2 prio 3 pfc_rx": ([100.0007, 200.0007, 400.0],
+                                                                           [3000.0, 500.0, 100.0], 350)},
+           f"jsonl pfc_rx: 300 / 0.1 s = 3000, 40 / 0.08 s = 500, 10 / 0.1 s = 100 frames/s ({rx})")
+    expect(series(c.get("drops", {})) == {"ethtool:eth2 rx_out_of_buffer": ([100.0007, 200.0007, 400.0],
+                                                                            [0.0, 25.0, 0.0], 2)},
+           f"jsonl drops: rx_out_of_buffer 2 / 0.08 s = 25/s ({c.get('drops')})")
+    # the RDMA device's two ports, each its own line: port 1 25 / 0.1 s = 250/s, port 2 at 0
+    ce = c.get("cnp_ecn", {})
+    expect(series(ce) == {"rdma:mlx5_0 mlx5_0/1 cnp_handled": ([102.0], [250.0], 25)} and ce.get("series") == 2,
+           f"jsonl cnp_handled: mlx5_0/1 at 250/s, mlx5_0/2 at 0 ({ce})")
+    # a real series: roceprobe counters on lo for about 0.4 s; each rate the line's change / interval_ns
+    real = os.path.join(tmp, "lo.jsonl")
+    with open(real, "w") as fo:
+        w = subprocess.Popen([ROCEPROBE, "counters", "sysfs:lo", "--watch", "50ms", "--json"], stdout=fo)
+        time.sleep(0.4)
+        w.send_signal(signal.SIGINT)
+        w.wait(timeout=10)
+    lines = [json.loads(x) for x in open(real)]
+    deltas = [x for x in lines if x["kind"] == "delta"]
+    p = subprocess.run([PLOT, "--counters", real, os.path.join(tmp, "lo")], capture_output=True, text=True, timeout=60)
+    dr = series(panels(os.path.join(tmp, "lo", "counters.png")).get("drops", {}))
+    want = [x["ports"][0].get("rx_dropped", 0) * 1e9 / x["interval_ns"] for x in deltas]
+    got = panels(os.path.join(tmp, "lo", "counters.png")).get("drops", {})
+    expect(p.returncode == 0 and len(deltas) >= 3 and got.get("series") == 2
+           and dr.get("sysfs:lo rx_dropped", ([], want, 0))[1] == want,
+           f"a real sysfs:lo series ({len(deltas)} deltas): rx_dropped and tx_dropped, rates = change / interval_ns ({got})")
+    case_counters_bad(tmp)
+
+
+def case_counters_bad(tmp):
+    def bad(name, lines, needle, what):
+        d = os.path.join(tmp, "bad-" + name)
+        f = jsonl(os.path.join(tmp, name + ".jsonl"), lines)
+        os.makedirs(d)
+        no_png(subprocess.run([PLOT, "--counters", f, d], capture_output=True, text=True, timeout=60), d, needle, what)
+    bad("cut", [json.dumps(SERIES[0]), json.dumps(SERIES[1]), json.dumps(SERIES[2])[:70]], "cut.jsonl:3",
+        "a series cut in line 3")
+    bad("schema", [dict(SERIES[0], schema="roceprobe.incident/1")], "not a roceprobe.counters/1 line", "another schema")
+    bad("orphan", [SERIES[2]], "before its snapshot", "a delta with no snapshot before it")
+    bad("snaponly", SERIES[:2], "no delta line", "snapshots only")
+    bad("nointerval", [SERIES[0], {k: v for k, v in SERIES[2].items() if k != "interval_ns"}], "interval_ns",
+        "a delta without interval_ns")
+    bad("empty", [], "no counter lines", "an empty file")
+    # a result.json whose samples go back in time: none of the five PNGs
+    back = json.loads(json.dumps(NICS))
+    back[1]["samples"][2]["t_ns"] = 50_000_000
+    d = result_dir(tmp, "back", back)
+    no_png(plot(d), d, "counters.nics[1].samples[2]", "a result.json sample before the one before it")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"large": case_large, "small": case_small}[CASE](tmp)
+    {"large": case_large, "small": case_small, "counters": case_counters,
+     "counters-series": case_counters_series}[CASE](tmp)
 sys.exit(1 if failed else 0)
