@@ -1,6 +1,8 @@
 /* roceprobe counters: a NIC's own counters, read from the kernel or from a
- * saved copy, in one vocabulary (lib/counters); --watch prints deltas. */
+ * saved copy, and a switch's from its database, in one vocabulary
+ * (lib/counters); --watch prints deltas. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,12 @@ static void usage(FILE *out)
 	      "  ethtool-file:PATH    a saved `ethtool -S IFACE > PATH`\n"
 	      "  rdma-dir:PATH        a copied hw_counters directory (cp -r .../ports/1/hw_counters PATH),\n"
 	      "                       or a copied port directory holding hw_counters/ and counters/\n"
+	      "  sonic://HOST[:PORT]  a SONiC switch's Redis (PORT 6379): COUNTERS_DB as pfcstat,\n"
+	      "                       queuestat and watermarkstat read it, per port and priority\n"
+	      "                       pfc_rx/pfc_tx/pause_us_rx/_tx, per queue packets, drops,\n"
+	      "                       ecn_marked, watchdog storms, per queue and PG watermarks\n"
+	      "                       (gauges), and CONFIG_DB's priority -> queue and PG maps.\n"
+	      "                       SONiC refreshes these about once a second (counterpoll)\n"
 	      "\n"
 	      "  --json               JSON (schema roceprobe.counters/1, docs/results.md): one\n"
 	      "                       object per source, one per line\n"
@@ -48,9 +56,12 @@ static void usage(FILE *out)
 	      "  roceprobe counters ethtool:eth2 --watch 1s      what changes, second by second\n"
 	      "  roceprobe counters sysfs:eth2 ethtool:eth2 --watch 100ms --json > series.jsonl\n"
 	      "  ethtool -S eth2 > eth2.txt; roceprobe counters ethtool-file:eth2.txt --json\n"
+	      "  roceprobe counters sonic://10.0.0.1 --watch 1s   the switch's PFC, drops, ECN marks\n"
 	      "\n"
 	      "Exit status: 0; 1 when a source could not be read any more during --watch;\n"
-	      "2 with one line on bad input (an unknown source, a missing interface or file).\n",
+	      "2 with one line on bad input (an unknown source, a missing interface or file,\n"
+	      "a switch that cannot be reached or whose database is not SONiC's, a switch\n"
+	      "counter that went backwards during --watch: the switch restarted).\n",
 	      out);
 }
 
@@ -86,6 +97,39 @@ static void sleep_until(uint64_t deadline)
 		struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)left};
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* A switch's counter that went backwards: SONiC's are 64-bit and only
+ * restart with the switch (syncd), so a delta over it means nothing. One
+ * line naming the first, true when there is one. */
+static bool backwards(const struct rp_cnt_snap *before, const struct rp_cnt_snap *now, const struct rp_cnt_snap *d)
+{
+	for (size_t i = 0; i < d->nports; i++)
+		for (size_t k = 0; k < d->port[i].n; k++) {
+			const struct rp_cnt_val *v = &d->port[i].v[k];
+			if (!v->reset)
+				continue;
+			const struct rp_cnt_val *b = NULL, *c = NULL;
+			for (size_t j = 0; j < before->nports && !b; j++)
+				if (strcmp(before->port[j].name, d->port[i].name) == 0)
+					b = rp_cnt_find_at(&before->port[j], (enum rp_cnt_scope)v->scope, v->prio, v->name,
+							   (enum rp_cnt_class)v->cls);
+			for (size_t j = 0; j < now->nports && !c; j++)
+				if (strcmp(now->port[j].name, d->port[i].name) == 0)
+					c = rp_cnt_find_at(&now->port[j], (enum rp_cnt_scope)v->scope, v->prio, v->name,
+							   (enum rp_cnt_class)v->cls);
+			char at[24] = "";
+			if (v->scope == RP_CNT_AT_QUEUE || v->scope == RP_CNT_AT_PG)
+				snprintf(at, sizeof(at), " %s %d", v->scope == RP_CNT_AT_QUEUE ? "queue" : "pg", v->prio);
+			else if (v->prio >= 0)
+				snprintf(at, sizeof(at), " prio %d", v->prio);
+			rp_cli_error("counters",
+				     "%s: %s%s %s went backwards from %" PRIu64 " to %" PRIu64 ": the switch restarted "
+				     "(syncd) or its database was rewritten; no delta over it",
+				     d->source, d->port[i].name, at, v->name, b ? b->value : 0, c ? c->value : 0);
+			return true;
+		}
+	return false;
 }
 
 static struct rp_cnt_source src[SOURCES_MAX];
@@ -126,8 +170,8 @@ int rp_cmd_counters(int argc, char **argv)
 	}
 	size_t n = (size_t)(argc - optind);
 	if (n == 0)
-		return rp_cli_error("counters", "no SOURCE: give ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH or "
-						"rdma-dir:PATH (roceprobe counters --help)");
+		return rp_cli_error("counters", "no SOURCE: give ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, "
+						"rdma-dir:PATH or sonic://HOST[:PORT] (roceprobe counters --help)");
 	if (n > SOURCES_MAX)
 		return rp_cli_error("counters", "%zu sources, at most %d", n, SOURCES_MAX);
 	char err[512];
@@ -175,6 +219,10 @@ int rp_cmd_counters(int argc, char **argv)
 				goto out;
 			}
 			rp_cnt_delta(&prev[i], &cur[i], &delta);
+			if (rp_cnt_source_is_switch(&src[i]) && backwards(&prev[i], &cur[i], &delta)) {
+				rc = RP_EXIT_USAGE;
+				goto out;
+			}
 			if (json)
 				put_json(rp_cnt_json(&delta, true, cur[i].mono_ns - prev[i].mono_ns));
 			else {

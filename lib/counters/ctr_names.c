@@ -242,6 +242,50 @@ static const struct map maps[] = {
 	{RP_CTR_DPDK, "tx_pfc_frames", NULL, "pfc_tx", 0, 1},
 	{RP_CTR_DPDK, "rx_stat_discard", NULL, "rx_discards_phy", 0, 1},
 	{RP_CTR_DPDK, "tx_stat_discard", NULL, "tx_discards_phy", 0, 1},
+
+	/* A SONiC switch's COUNTERS_DB (sonic.c): the SAI stat names of
+	 * opencomputeproject/SAI inc/saiport.h, saiqueue.h, saibuffer.h as
+	 * sonic-swss orchagent writes them into COUNTERS:oid:..., and
+	 * orchagent/pfcwdorch's PFC_WD_QUEUE_STATS_*. Per port and priority (the
+	 * fields sonic-utilities scripts/pfcstat prints): */
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PKTS", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PKTS", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PAUSE_DURATION_US", NULL, "pause_us_rx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PAUSE_DURATION_US", NULL, "pause_us_tx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_OCTETS", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_OCTETS", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_DISCARDS", NULL, "rx_discards", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_DISCARDS", NULL, "tx_discards", 0, 1},
+	/* per egress queue (scripts/queuestat's, and the ECN marks WRED made) */
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_PACKETS", NULL, "packets", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_BYTES", NULL, "bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_BYTES", NULL, "drop_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", NULL, "ecn_marked", 0, 1},
+	/* the PFC watchdog's, per queue (sonic-utilities pfcwd/main.py STATS_DESCRIPTION) */
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", NULL, "wd_storms_detected", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", NULL, "wd_storms_restored", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", NULL, "wd_tx_drops", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", NULL, "wd_rx_drops", 0, 1},
+	/* per ingress priority group: what it took in and dropped (headroom overrun) */
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", NULL, "packets", 0, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
+	/* watermarks, gauges (scripts/watermarkstat's tables: USER_WATERMARKS,
+	 * raw names "U/FIELD", is the high mark since the user last cleared it,
+	 * PERSISTENT_WATERMARKS, "P/FIELD", since the persistent clear; the
+	 * Lua plugins of sonic-swss orchagent/watermark_{queue,pg}.lua fill
+	 * them from COUNTERS:oid's last reading, which stays raw) */
+	{RP_CTR_SAI, "U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "persistent_shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL,
+	 "persistent_shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "headroom_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL,
+	 "persistent_headroom_wm_bytes", RP_CTR_GAUGE, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -255,6 +299,8 @@ const char *rp_ctr_src_name(enum rp_ctr_src s)
 		return "eth";
 	case RP_CTR_DPDK:
 		return "dpdk";
+	case RP_CTR_SAI:
+		return "sai";
 	default:
 		return "netdev";
 	}

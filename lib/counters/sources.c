@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "counters/ethtool.h"
+#include "counters/sonic.h"
 
 static const struct {
 	const char *name;
@@ -20,9 +21,62 @@ static const struct {
 	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},
 };
 
+#define KINDS "ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH or sonic://HOST[:PORT]"
+
+/* sonic://HOST[:PORT], HOST a name, an IPv4 address or [IPv6]. */
+static int parse_sonic(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
+{
+	const char *h = spec + strlen("sonic://"), *end;
+	size_t hl;
+	if (*h == '[') {
+		end = strchr(h, ']');
+		if (!end) {
+			snprintf(err, errlen, "source '%s': an IPv6 address goes in [ ]: sonic://[ADDR]:PORT", spec);
+			return -1;
+		}
+		h++;
+		hl = (size_t)(end - h);
+		end++;
+	} else {
+		end = strchr(h, ':');
+		end = end ? end : h + strlen(h);
+		hl = (size_t)(end - h);
+	}
+	s->tcp_port = RP_SONIC_PORT;
+	if (*end == ':') {
+		char *e;
+		errno = 0;
+		long p = strtol(end + 1, &e, 10);
+		if (!end[1] || *e || errno || p < 1 || p > 65535) {
+			snprintf(err, errlen, "source '%s': port '%s' is not 1..65535", spec, end + 1);
+			return -1;
+		}
+		s->tcp_port = (int)p;
+	} else if (*end) {
+		snprintf(err, errlen, "source '%s': expected sonic://HOST[:PORT]", spec);
+		return -1;
+	}
+	if (!hl || hl >= sizeof(s->host) || strlen(spec) >= sizeof(s->spec) || strchr(h, '/')) {
+		snprintf(err, errlen, "source '%s': expected sonic://HOST[:PORT] (the switch's management address)", spec);
+		return -1;
+	}
+	snprintf(s->host, sizeof(s->host), "%.*s", (int)hl, h);
+	s->kind = RP_CNT_SONIC;
+	snprintf(s->spec, sizeof(s->spec), "%s", spec);
+	snprintf(s->arg, sizeof(s->arg), "%.299s", spec + strlen("sonic://"));
+	return 0;
+}
+
+bool rp_cnt_source_is_switch(const struct rp_cnt_source *s)
+{
+	return s->kind == RP_CNT_SONIC;
+}
+
 int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	if (strncmp(spec, "sonic://", 8) == 0)
+		return parse_sonic(spec, s, err, errlen);
 	const char *colon = strchr(spec, ':');
 	if (colon && colon[1] && strlen(spec) < sizeof(s->spec) && strlen(colon + 1) < sizeof(s->arg))
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -32,8 +86,7 @@ int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, si
 				snprintf(s->arg, sizeof(s->arg), "%s", colon + 1);
 				return 0;
 			}
-	snprintf(err, errlen,
-		 "source '%s': expected ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH or rdma-dir:PATH", spec);
+	snprintf(err, errlen, "source '%s': expected " KINDS, spec);
 	return -1;
 }
 
@@ -296,6 +349,8 @@ int rp_cnt_read(const struct rp_cnt_source *s, struct rp_cnt_snap *out, char *er
 		return 0;
 	case RP_CNT_RDMA:
 		return read_rdma(s, out, err, errlen);
+	case RP_CNT_SONIC:
+		return rp_sonic_read(s->host, s->tcp_port, out, err, errlen);
 	case RP_CNT_ETHTOOL_FILE: {
 		char *text;
 		size_t len;

@@ -29,10 +29,10 @@ static struct rp_env_count raw[2] = {{"hw:a", 1}, {"hw:b", 2}};
 static struct rp_hist lat;
 /* counters.nics[]: s1's veth over two samples (the start: every count 0;
  * then what moved), s2 with no netdev */
-static struct rp_cnt_val v0[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 0}, {"pfc_rx", 3, RP_CNT_KEY, false, 0}};
-static struct rp_cnt_val v1[3] = {{"rx_packets", -1, RP_CNT_KEY, false, 400},
-				  {"odd", -1, RP_CNT_RAW, true, 0},
-				  {"peer_ifindex", -1, RP_CNT_GAUGE, false, 9}};
+static struct rp_cnt_val v0[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 0, 0}, {"pfc_rx", 3, RP_CNT_KEY, false, 0, 0}};
+static struct rp_cnt_val v1[3] = {{"rx_packets", -1, RP_CNT_KEY, false, 400, 0},
+				  {"odd", -1, RP_CNT_RAW, true, 0, 0},
+				  {"peer_ifindex", -1, RP_CNT_GAUGE, false, 9, 0}};
 static struct rp_cnt_sample samples[2] = {{1000, {"v0", "veth", 2, 2, v0}}, {101000, {"v0", "veth", 3, 3, v1}}};
 static struct rp_cnt_series nics[2] = {
 	{"s1", "sysfs:v0", "", 100000, 2, 2, samples},
