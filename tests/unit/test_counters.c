@@ -398,6 +398,93 @@ static void sampler_thread(void **state)
 	free(s);
 }
 
+/* A switch's queue and PG counters (sonic.c folds each object's
+ * COUNTERS:oid hash with its index): counts differenced per queue, a
+ * watermark a gauge (its value even when it fell), a port's priority key
+ * that turns up in a queue's hash kept raw as qN.NAME, and the JSON's
+ * queues[]/pgs[]. Values by hand. */
+static void queues_and_pgs(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap a, b, d;
+	struct rp_ctr q3a[] = {{"SAI_QUEUE_STAT_PACKETS", RP_CTR_SAI, 1000},
+			       {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", RP_CTR_SAI, 40},
+			       {"U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", RP_CTR_SAI, 9000},
+			       {"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 5}};
+	struct rp_ctr q3b[] = {{"SAI_QUEUE_STAT_PACKETS", RP_CTR_SAI, 1600},
+			       {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", RP_CTR_SAI, 43},
+			       {"U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", RP_CTR_SAI, 512}, /* cleared: fell */
+			       {"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 6}};
+	struct rp_ctr pg3a[] = {{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", RP_CTR_SAI, 2},
+				{"P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", RP_CTR_SAI, 8192}};
+	struct rp_ctr pg3b[] = {{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", RP_CTR_SAI, 9},
+				{"P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", RP_CTR_SAI, 8192}};
+	struct rp_ctr pa[] = {{"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 100}};
+	struct rp_ctr pb[] = {{"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 130}};
+	struct rp_cnt_port *p = rp_cnt_add_port(&a, "Ethernet0");
+	rp_cnt_port_fold(p, pa, 1);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_QUEUE, 3, q3a, 4);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_PG, 3, pg3a, 2);
+	p = rp_cnt_add_port(&b, "Ethernet0");
+	rp_cnt_port_fold(p, pb, 1);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_QUEUE, 3, q3b, 4);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_PG, 3, pg3b, 2);
+	/* the port's pfc_rx prio 3 and queue 3's packets do not meet */
+	assert_int_equal(rp_cnt_find(p, "pfc_rx", 3, RP_CNT_KEY)->value, 130);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "packets", RP_CNT_KEY)->value, 1600);
+	assert_null(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "pfc_rx", RP_CNT_KEY));
+	assert_int_equal(rp_cnt_find(p, "q3.SAI_PORT_STAT_PFC_3_RX_PKTS", -1, RP_CNT_RAW)->value, 6);
+
+	strcpy(d.source, "sonic://x");
+	rp_cnt_delta(&a, &b, &d);
+	json_t *j = rp_cnt_port_json(&d.port[0], true);
+	char *s = json_dumps(j, JSON_COMPACT);
+	/* pfc_rx 130 - 100 = 30; packets 1600 - 1000 = 600; ecn 43 - 40 = 3; the watermark
+	 * 512 as it is (no reset); raw 6 - 5 = 1; PG drops 9 - 2 = 7, headroom 8192 */
+	assert_string_equal(s, "{\"name\":\"Ethernet0\",\"prio\":[{\"prio\":3,\"pfc_rx\":30}],"
+			       "\"queues\":[{\"queue\":3,\"packets\":600,\"ecn_marked\":3,\"shared_wm_bytes\":512}],"
+			       "\"pgs\":[{\"pg\":3,\"drops\":7,\"persistent_headroom_wm_bytes\":8192}],"
+			       "\"raw\":{\"q3.SAI_PORT_STAT_PFC_3_RX_PKTS\":1},\"gauges\":{},\"resets\":[]}");
+	free(s);
+	json_decref(j);
+	/* a queue count going back is named qN.key */
+	q3b[0].value = 10;
+	rp_cnt_snap_free(&b);
+	rp_cnt_port_fold_at(rp_cnt_add_port(&b, "Ethernet0"), RP_CNT_AT_QUEUE, 3, q3b, 4);
+	rp_cnt_delta(&a, &b, &d);
+	j = rp_cnt_port_json(&d.port[0], true);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "resets"), 0)), "q3.packets");
+	json_decref(j);
+	rp_cnt_snap_free(&a);
+	rp_cnt_snap_free(&b);
+	rp_cnt_snap_free(&d);
+}
+
+/* sonic://HOST[:PORT]: the default port, IPv6 in brackets, and what is refused. */
+static void sonic_specs(void **state)
+{
+	(void)state;
+	struct rp_cnt_source s;
+	char err[512];
+	assert_int_equal(rp_cnt_source_parse("sonic://10.0.0.1", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.kind, RP_CNT_SONIC);
+	assert_string_equal(s.host, "10.0.0.1");
+	assert_int_equal(s.tcp_port, 6379);
+	assert_true(rp_cnt_source_is_switch(&s));
+	assert_int_equal(rp_cnt_source_parse("sonic://sw1.lab:16379", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.host, "sw1.lab");
+	assert_int_equal(s.tcp_port, 16379);
+	assert_int_equal(rp_cnt_source_parse("sonic://[fd00::1]:6380", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.host, "fd00::1");
+	assert_int_equal(s.tcp_port, 6380);
+	const char *bad[] = {"sonic://", "sonic://h:0", "sonic://h:65536", "sonic://h:", "sonic://h:6379x",
+			     "sonic://[fd00::1", "sonic://h/x", "sonic:h"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rp_cnt_source_parse(bad[i], &s, err, sizeof(err)), -1);
+	assert_int_equal(rp_cnt_source_parse("ethtool:eth0", &s, err, sizeof(err)), 0);
+	assert_false(rp_cnt_source_is_switch(&s));
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -431,6 +518,8 @@ int main(void)
 		cmocka_unit_test_teardown(rxe_hw_counters_dir, teardown),
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
+		cmocka_unit_test(queues_and_pgs),
+		cmocka_unit_test(sonic_specs),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
 		cmocka_unit_test(sampler_thread),
