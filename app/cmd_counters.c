@@ -99,15 +99,17 @@ static void sleep_until(uint64_t deadline)
 	}
 }
 
-/* A switch's counter that went backwards: SONiC's are 64-bit and only
- * restart with the switch (syncd), so a delta over it means nothing. One
- * line naming the first, true when there is one. */
+/* A switch's counter of the vocabulary that went backwards: SONiC's are
+ * 64-bit and only restart with the switch (syncd), so a delta over it means
+ * nothing. One line naming the first, true when there is one. (A raw field
+ * going back is marked in resets, as a NIC's: the vocabulary does not know
+ * what it counts.) */
 static bool backwards(const struct rp_cnt_snap *before, const struct rp_cnt_snap *now, const struct rp_cnt_snap *d)
 {
 	for (size_t i = 0; i < d->nports; i++)
 		for (size_t k = 0; k < d->port[i].n; k++) {
 			const struct rp_cnt_val *v = &d->port[i].v[k];
-			if (!v->reset)
+			if (!v->reset || v->cls != RP_CNT_KEY)
 				continue;
 			const struct rp_cnt_val *b = NULL, *c = NULL;
 			for (size_t j = 0; j < before->nports && !b; j++)

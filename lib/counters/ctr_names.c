@@ -267,6 +267,20 @@ static const struct map maps[] = {
 	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", NULL, "wd_storms_restored", 0, 1},
 	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", NULL, "wd_tx_drops", 0, 1},
 	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", NULL, "wd_rx_drops", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS", NULL, "wd_tx_packets", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS", NULL, "wd_rx_packets", 0, 1},
+	/* ... and its levels: the same counts over the latest storm alone (they
+	 * start again with each storm), its timers, and PFC_WD_STATUS
+	 * ("stormed" 1, "operational" 0; sonic.c turns the word into the number) */
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS_LAST", NULL, "wd_tx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS_LAST", NULL, "wd_rx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS_LAST", NULL, "wd_tx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS_LAST", NULL, "wd_rx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME", NULL, "wd_detection_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME_LEFT", NULL, "wd_detection_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME", NULL, "wd_restoration_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME_LEFT", NULL, "wd_restoration_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_STATUS", NULL, "wd_stormed", RP_CTR_GAUGE, 1},
 	/* per ingress priority group: what it took in and dropped (headroom overrun) */
 	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", NULL, "packets", 0, 1},
 	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
@@ -274,8 +288,15 @@ static const struct map maps[] = {
 	 * raw names "U/FIELD", is the high mark since the user last cleared it,
 	 * PERSISTENT_WATERMARKS, "P/FIELD", since the persistent clear; the
 	 * Lua plugins of sonic-swss orchagent/watermark_{queue,pg}.lua fill
-	 * them from COUNTERS:oid's last reading, which stays raw) */
+	 * them from COUNTERS:oid's last reading) */
 	{RP_CTR_SAI, "U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes", RP_CTR_GAUGE, 1},
+	/* COUNTERS:oid's own: the high mark of the last poll alone (read and
+	 * cleared each poll), what the plugins fold into the tables */
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "poll_headroom_wm_bytes",
+	 RP_CTR_GAUGE, 1},
 	{RP_CTR_SAI, "P/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "persistent_shared_wm_bytes",
 	 RP_CTR_GAUGE, 1},
 	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes",

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,37 +97,59 @@ static int by_name(const void *a, const void *b)
 }
 
 /* HGETALL's flat array (field, value, field, value ...) -> its fields as
- * counters (prefix "U/" or "P/" for the two watermark tables, ctr_names.c). A value that is not a
- * decimal number is garbage. Returns how many, or -1. */
+ * counters (prefix "U/" or "P/" for the two watermark tables, ctr_names.c).
+ * Words: PFC_WD_STATUS "stormed" is 1, anything else 0; other words
+ * (PFC_WD_ACTION "drop") are settings, not counters, and are left out. A
+ * field the vocabulary counts that holds no decimal number is garbage.
+ * Returns how many, or -1. */
 static int fields(struct ctx *x, const redisReply *r, const char *prefix, const char *key, struct rp_ctr **out)
 {
 	*out = NULL;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements % 2)
 		return fail(x, "%s%s: not a hash", key, "");
-	size_t n = r->elements / 2;
+	size_t n = r->elements / 2, k = 0;
 	struct rp_ctr *c = calloc(n ? n : 1, sizeof(*c));
 	if (!c)
 		return fail(x, "%s%s: out of memory", key, "");
 	for (size_t i = 0; i < n; i++) {
 		const redisReply *f = r->element[2 * i], *v = r->element[2 * i + 1];
-		char *end;
+		if (f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+			continue;
+		struct rp_ctr *o = &c[k];
+		snprintf(o->name, sizeof(o->name), "%s%.*s", prefix, (int)(sizeof(o->name) - 1 - strlen(prefix)), f->str);
+		o->src = RP_CTR_SAI;
+		char *end = NULL;
 		errno = 0;
-		unsigned long long val = v->type == REDIS_REPLY_STRING && v->str[0] >= '0' && v->str[0] <= '9'
-						 ? strtoull(v->str, &end, 10)
-						 : 0;
-		if (v->type != REDIS_REPLY_STRING || !(v->str[0] >= '0' && v->str[0] <= '9') || *end || errno) {
-			char what[160];
-			snprintf(what, sizeof(what), "%.60s field %.60s", key, f->type == REDIS_REPLY_STRING ? f->str : "?");
-			free(c);
-			return fail(x, "%s is '%.40s', not a count", what, v->type == REDIS_REPLY_STRING ? v->str : "?");
+		bool digits = v->str[0] >= '0' && v->str[0] <= '9';
+		unsigned long long val = digits ? strtoull(v->str, &end, 10) : 0;
+		if (strcmp(f->str, "PFC_WD_STATUS") == 0) {
+			o->value = strcmp(v->str, "stormed") == 0;
+			k++;
+			continue;
 		}
-		snprintf(c[i].name, sizeof(c[i].name), "%s%.*s", prefix, (int)(sizeof(c[i].name) - 1 - strlen(prefix)),
-			 f->str);
-		c[i].src = RP_CTR_SAI;
-		c[i].value = val;
+		struct rp_ctr_key kk;
+		if (!digits || *end || errno) {
+			if (!rp_ctr_key(RP_CTR_SAI, o->name, &kk))
+				continue;
+			char what[160];
+			snprintf(what, sizeof(what), "%.60s field %.60s", key, f->str);
+			free(c);
+			return fail(x, "%s is '%.40s', not a count", what, v->str);
+		}
+		o->value = val;
+		k++;
 	}
 	*out = c;
-	return (int)n;
+	return (int)k;
+}
+
+struct pair {
+	const char *oid, *val;
+};
+
+static int by_oid(const void *a, const void *b)
+{
+	return strcmp(((const struct pair *)a)->oid, ((const struct pair *)b)->oid);
 }
 
 /* A name map (COUNTERS_QUEUE_NAME_MAP: "Ethernet0:3" -> oid) with each
@@ -146,8 +169,14 @@ static int objects(struct ctx *x, const char *map, const char *idxmap, int scope
 		return -1;
 	}
 	size_t m = r->type == REDIS_REPLY_ARRAY ? r->elements / 2 : 0;
+	size_t ni = ix->type == REDIS_REPLY_ARRAY ? ix->elements / 2 : 0;
 	struct obj *o = calloc(m ? m : 1, sizeof(*o));
-	int rc = o ? 0 : fail(x, "%s%s: out of memory", map, "");
+	struct pair *idx = calloc(ni ? ni : 1, sizeof(*idx)); /* sorted by oid: a switch has thousands of queues */
+	for (size_t k = 0; idx && k < ni; k++)
+		idx[k] = (struct pair){ix->element[2 * k]->str, ix->element[2 * k + 1]->str};
+	if (idx)
+		qsort(idx, ni, sizeof(*idx), by_oid);
+	int rc = o && idx ? 0 : fail(x, "%s%s: out of memory", map, "");
 	for (size_t i = 0; i < m && !rc; i++) {
 		struct obj *q = &o[i];
 		snprintf(q->name, sizeof(q->name), "%s", r->element[2 * i]->str);
@@ -160,9 +189,9 @@ static int objects(struct ctx *x, const char *map, const char *idxmap, int scope
 		}
 		*colon = '\0';
 		q->index = atoi(colon + 1);
-		for (size_t k = 0; ix->type == REDIS_REPLY_ARRAY && k + 1 < ix->elements; k += 2)
-			if (strcmp(ix->element[k]->str, q->oid) == 0)
-				q->index = atoi(ix->element[k + 1]->str);
+		struct pair want = {q->oid, NULL}, *hit = bsearch(&want, idx, ni, sizeof(*idx), by_oid);
+		if (hit)
+			q->index = atoi(hit->val);
 		q->port = -1;
 		for (size_t p = 0; p < snap->nports; p++)
 			if (strcmp(snap->port[p].name, q->name) == 0)
@@ -175,6 +204,7 @@ static int objects(struct ctx *x, const char *map, const char *idxmap, int scope
 		if (q->index < 0 || q->index > 127)
 			rc = fail(x, "%s: index of %s is not 0..127", map, q->oid);
 	}
+	free(idx);
 	freeReplyObject(r);
 	freeReplyObject(ix);
 	if (rc) {

@@ -83,8 +83,13 @@ def load_commands():
               f"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS {v[9]} SAI_QUEUE_STAT_WRED_ECN_MARKED_BYTES {v[10]} "
               f"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED {v[11]} PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED {v[12]} "
               f"PFC_WD_QUEUE_STATS_TX_PACKETS {v[13]} PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS {v[14]} "
-              # the last poll's raw watermark, which the Lua plugin folds into the tables below
+              # the last poll's own watermark, which the Lua plugin folds into the tables below
               f"SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES 77"]
+        if v[11]:  # a watchdog on the queue: its settings, timers and state, words among them
+            c.append(f"HSET COUNTERS:{oid} PFC_WD_STATUS {'stormed' if v[11] > v[12] else 'operational'} "
+                     f"PFC_WD_ACTION drop PFC_WD_DETECTION_TIME 200000 PFC_WD_DETECTION_TIME_LEFT 200000 "
+                     f"PFC_WD_RESTORATION_TIME 400000 PFC_WD_RESTORATION_TIME_LEFT 150000 "
+                     f"PFC_WD_QUEUE_STATS_TX_PACKETS_LAST 0 PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS_LAST {v[14]}")
         if name in QUEUE_WM:
             c += [f"HSET USER_WATERMARKS:{oid} SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES {QUEUE_WM[name][0]}",
                   f"HSET PERSISTENT_WATERMARKS:{oid} SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES {QUEUE_WM[name][1]}"]
@@ -148,7 +153,7 @@ Ethernet4    UC3               3             3144                77             
 PFCWD_STATS = """\
       QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
 -----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------
-Ethernet0:3      stormed                        2/1       100/300           0/0                0/0                0/0
+Ethernet0:3      stormed                        2/1       100/300           0/0              0/300                0/0
 Ethernet4:3  operational                        1/1           0/0           0/0                0/0                0/0
 """
 # watermarkstat: `show priority-group watermark headroom|shared` (USER_WATERMARKS),
@@ -277,10 +282,17 @@ def check_read(snap):
         o = obj(port(snap, pn), "queues", int(qi)) or {}
         det, res = (int(x) for x in row["STORM DETECTED/RESTORED"].split("/"))
         txok, txdrop = (int(x) for x in row["TX OK/DROP"].split("/"))
-        if (o.get("wd_storms_detected"), o.get("wd_storms_restored"), o.get("wd_tx_drops")) != (det, res, txdrop):
+        lastok, lastdrop = (int(x) for x in row["TX LAST OK/DROP"].split("/"))
+        if ((o.get("wd_storms_detected"), o.get("wd_storms_restored"), o.get("wd_tx_packets"), o.get("wd_tx_drops"),
+             o.get("wd_tx_packets_last"), o.get("wd_tx_drops_last"), o.get("wd_stormed"))
+                != (det, res, txok, txdrop, lastok, lastdrop, int(row["STATUS"] == "stormed"))):
             bad.append(f"{row['QUEUE']}: {o}")
-    expect(not bad, f"pfcwd show stats' STORM DETECTED/RESTORED and TX DROP == wd_storms_detected/restored, "
-                    f"wd_tx_drops {bad}")
+    expect(not bad, f"pfcwd show stats' STATUS, STORM DETECTED/RESTORED, TX OK/DROP, TX LAST OK/DROP == wd_stormed, "
+                    f"wd_storms_detected/restored, wd_tx_packets/drops, wd_tx_packets/drops_last {bad}")
+    q = obj(p0, "queues", 3)
+    expect((q["wd_detection_time"], q["wd_restoration_time_left"]) == (200000, 150000)
+           and "PFC_WD_ACTION" not in json.dumps(snap),
+           "the watchdog's timers as gauges; PFC_WD_ACTION (a word, a setting) left out")
 
     bad, cells = [], 0
     for text, kind, key in ((WM_PG_HEADROOM_USER, "pgs", "headroom_wm_bytes"),
@@ -301,8 +313,8 @@ def check_read(snap):
                     bad.append(f"{row['Port']} {col} {key} {got} != {cell}")
     # 5 tables of 2 ports x 2 PGs, 2 of 2 ports x 1 queue: 5*4 + 2*2 = 24 cells
     expect(not bad and cells == 24, f"watermarkstat's 6 tables and pg-drop's == pgs[]/queues[] watermarks (gauges) and drops {bad[:3]}")
-    expect("shared_wm_bytes" not in p0["gauges"] and p0["raw"].get("q3.SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES") == 77,
-           "COUNTERS:oid's own last-poll watermark stays raw (q3.NAME), not the user table's gauge")
+    expect(obj(p0, "queues", 3)["poll_shared_wm_bytes"] == 77,
+           "COUNTERS:oid's own last-poll watermark is its own gauge, not the user table's")
 
     # CONFIG_DB: TC_TO_QUEUE_MAP|AZURE is the identity; TC_TO_PRIORITY_GROUP_MAP|AZURE sends 3->3,
     # 4->4, 7->7 and the rest to PG 0
