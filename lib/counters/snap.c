@@ -116,6 +116,23 @@ void rp_cnt_snap_free(struct rp_cnt_snap *s)
 	s->nports = 0;
 }
 
+/* A Counter32 gone backwards: wrapped, with *d what it counted, when that
+ * count fits interval_ns at speed_bps (snap.h). */
+static bool wrapped(const struct rp_cnt_val *cv, const struct rp_cnt_val *bv, uint64_t speed_bps, uint64_t interval_ns,
+		    uint64_t *d)
+{
+	if (cv->bits != 32 || !speed_bps || bv->value > UINT32_MAX || cv->value > UINT32_MAX)
+		return false;
+	uint64_t w = cv->value + (UINT64_C(1) << 32) - bv->value;
+	size_t l = strlen(cv->name);
+	bool octets = (l >= 5 && strcmp(cv->name + l - 5, "bytes") == 0) || strstr(cv->name, "Octets");
+	double per_s = octets ? (double)speed_bps / 8 : (double)speed_bps / 672; /* 84 B: 64 + preamble + IFG */
+	if ((double)w > per_s * (double)interval_ns / 1e9)
+		return false;
+	*d = w;
+	return true;
+}
+
 void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur, struct rp_cnt_snap *out)
 {
 	rp_cnt_snap_free(out);
@@ -133,6 +150,7 @@ void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur,
 		if (!o)
 			return;
 		snprintf(o->driver, sizeof(o->driver), "%s", c->driver);
+		o->speed_bps = c->speed_bps;
 		for (size_t k = 0; k < c->n; k++) {
 			const struct rp_cnt_val *cv = &c->v[k];
 			const struct rp_cnt_val *bv = find((struct rp_cnt_port *)b, cv->scope, cv->name, cv->prio, cv->cls);
@@ -143,8 +161,10 @@ void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur,
 				return;
 			*ov = *cv;
 			if (cv->cls != RP_CNT_GAUGE) {
-				ov->reset = cv->value < bv->value;
-				ov->value = ov->reset ? 0 : cv->value - bv->value;
+				uint64_t d = cv->value - bv->value;
+				ov->reset = cv->value < bv->value &&
+					    !wrapped(cv, bv, c->speed_bps, cur->mono_ns - prev->mono_ns, &d);
+				ov->value = ov->reset ? 0 : d;
 			}
 		}
 	}

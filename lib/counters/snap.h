@@ -35,6 +35,7 @@ struct rp_cnt_val {
 	bool reset;    /* delta: the counter went backwards (reset or wrap); value 0 */
 	uint64_t value;
 	uint8_t scope; /* enum rp_cnt_scope (last: older positional initialisers stay in order) */
+	uint8_t bits;  /* 32: a Counter32 (SNMP) that wraps at 2^32; 0: 64 bits */
 };
 
 struct rp_cnt_port {
@@ -42,6 +43,7 @@ struct rp_cnt_port {
 	char driver[32]; /* "" when unknown */
 	size_t n, cap;
 	struct rp_cnt_val *v;
+	uint64_t speed_bps; /* the link's speed where the source tells it (SNMP ifHighSpeed), else 0 */
 };
 
 #define RP_CNT_PORTS_MAX 128 /* a SONiC switch has 32 to 128 front-panel ports */
@@ -72,7 +74,12 @@ void rp_cnt_snap_free(struct rp_cnt_snap *s);
 
 /* cur - prev per port (matched by name) and counter: counts as differences
  * (0 and reset when one went backwards), gauges as cur's values; a counter
- * or port prev did not have is left out (its first value is the baseline). */
+ * or port prev did not have is left out (its first value is the baseline).
+ * A Counter32 (bits 32) that went backwards wrapped when the count the wrap
+ * implies (cur + 2^32 - prev) fits the interval at the port's line rate
+ * (speed_bps: octets speed/8 a second, anything else frames of 84 bytes on
+ * the wire, speed/672): then that is its delta; otherwise, or when the speed
+ * is unknown, it was reset. */
 void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur, struct rp_cnt_snap *out);
 
 /* One roceprobe.counters/1 line: kind "snapshot" (absolute values) or, with

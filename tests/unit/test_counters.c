@@ -485,6 +485,50 @@ static void sonic_specs(void **state)
 	assert_false(rp_cnt_source_is_switch(&s));
 }
 
+/* Counter32 wraps told from resets by the rate the wrap implies at line rate
+ * (snap.h): a 100 Gbit/s port, 1 s apart. Frames: at most 1e11 / 672 =
+ * 148,809,523 a second; octets 1e11 / 8 = 12,500,000,000. */
+static void counter32_wraps(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap a, b, d;
+	struct rp_ctr ra[] = {{"pfc_wrap", RP_CTR_SAI, 4294967000u}, {"pfc_reset", RP_CTR_SAI, 1000000},
+			      {"in_bytes", RP_CTR_SAI, 4000000000u}, {"drops64", RP_CTR_SAI, 50}};
+	struct rp_ctr rb[] = {{"pfc_wrap", RP_CTR_SAI, 100}, {"pfc_reset", RP_CTR_SAI, 5},
+			      {"in_bytes", RP_CTR_SAI, 1000000000u}, {"drops64", RP_CTR_SAI, 40}};
+	struct rp_cnt_port *pa = rp_cnt_add_port(&a, "Ethernet0"), *pb = rp_cnt_add_port(&b, "Ethernet0");
+	rp_cnt_port_fold(pa, ra, 4);
+	rp_cnt_port_fold(pb, rb, 4);
+	for (size_t i = 0; i < 3; i++)
+		pa->v[i].bits = pb->v[i].bits = 32; /* drops64 stays 64-bit */
+	pb->speed_bps = 100000000000u;
+	a.mono_ns = 5000000000u;
+	b.mono_ns = 6000000000u;
+	rp_cnt_delta(&a, &b, &d);
+	const struct rp_cnt_port *p = &d.port[0];
+	/* 100 + 2^32 - 4294967000 = 396 frames in 1 s: a wrap */
+	assert_false(rp_cnt_find(p, "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	assert_int_equal(rp_cnt_find(p, "pfc_wrap", -1, RP_CNT_RAW)->value, 396);
+	/* 5 + 2^32 - 1000000 = 4,293,967,301 frames in 1 s > 148,809,523: a reset */
+	assert_true(rp_cnt_find(p, "pfc_reset", -1, RP_CNT_RAW)->reset);
+	assert_int_equal(rp_cnt_find(p, "pfc_reset", -1, RP_CNT_RAW)->value, 0);
+	/* octets: 1e9 + 2^32 - 4e9 = 1,294,967,296 bytes <= 12.5e9: a wrap */
+	assert_int_equal(rp_cnt_find(p, "in_bytes", -1, RP_CNT_RAW)->value, 1294967296u);
+	assert_true(rp_cnt_find(p, "drops64", -1, RP_CNT_RAW)->reset); /* 64 bits never wrap */
+	/* the same 396 over 2 us: at most 297 frames (148,809,523 * 2e-6), a reset */
+	b.mono_ns = a.mono_ns + 2000;
+	rp_cnt_delta(&a, &b, &d);
+	assert_true(rp_cnt_find(&d.port[0], "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	/* no speed known: nothing to tell a wrap by, a reset */
+	b.mono_ns = 6000000000u;
+	pb->speed_bps = 0;
+	rp_cnt_delta(&a, &b, &d);
+	assert_true(rp_cnt_find(&d.port[0], "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	rp_cnt_snap_free(&a);
+	rp_cnt_snap_free(&b);
+	rp_cnt_snap_free(&d);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -520,6 +564,7 @@ int main(void)
 		cmocka_unit_test(deltas_and_json),
 		cmocka_unit_test(queues_and_pgs),
 		cmocka_unit_test(sonic_specs),
+		cmocka_unit_test(counter32_wraps),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
 		cmocka_unit_test(sampler_thread),
