@@ -41,6 +41,11 @@ static void usage(FILE *out)
 	      "                       ecn_marked, watchdog storms, per queue and PG watermarks\n"
 	      "                       (gauges), and CONFIG_DB's priority -> queue and PG maps.\n"
 	      "                       SONiC refreshes these about once a second (counterpoll)\n"
+	      "  snmp://HOST[:PORT]   a switch's SNMP agent (PORT 161): IF-MIB ifName, ifHighSpeed,\n"
+	      "                       octets and discards, CISCO-PFC-EXT-MIB pfc_rx/pfc_tx per\n"
+	      "                       priority; needs --credentials. A Counter32 that went back\n"
+	      "                       wrapped if the count that implies fits the interval at line\n"
+	      "                       rate (ifHighSpeed), else it was reset\n"
 	      "\n"
 	      "  --json               JSON (schema roceprobe.counters/1, docs/results.md): one\n"
 	      "                       object per source, one per line\n"
@@ -49,6 +54,9 @@ static void usage(FILE *out)
 	      "                       as values; the first line (--json) is the absolute snapshot.\n"
 	      "                       Ctrl-C or SIGTERM stops after a whole line\n"
 	      "  --port P             rdma: sources: only port P (default: every port)\n"
+	      "  --credentials FILE   snmp: sources: 'community NAME', or 'user NAME' with\n"
+	      "                       'auth SHA|SHA-256|MD5 PASS' and 'priv AES|DES PASS' lines;\n"
+	      "                       never on the command line (ps shows it); chmod 600 FILE\n"
 	      "\n"
 	      "examples:\n"
 	      "  roceprobe counters ethtool:eth2                 PFC per priority, drops, raw counters\n"
@@ -57,11 +65,13 @@ static void usage(FILE *out)
 	      "  roceprobe counters sysfs:eth2 ethtool:eth2 --watch 100ms --json > series.jsonl\n"
 	      "  ethtool -S eth2 > eth2.txt; roceprobe counters ethtool-file:eth2.txt --json\n"
 	      "  roceprobe counters sonic://10.0.0.1 --watch 1s   the switch's PFC, drops, ECN marks\n"
+	      "  roceprobe counters snmp://10.0.0.1 --credentials ~/.roceprobe/sw1.snmp --json\n"
 	      "\n"
 	      "Exit status: 0; 1 when a source could not be read any more during --watch;\n"
 	      "2 with one line on bad input (an unknown source, a missing interface or file,\n"
-	      "a switch that cannot be reached or whose database is not SONiC's, a switch\n"
-	      "counter that went backwards during --watch: the switch restarted).\n",
+	      "a switch that cannot be reached or whose database is not SONiC's, credentials\n"
+	      "the agent refuses, a switch counter that went backwards during --watch and\n"
+	      "did not wrap: the switch restarted or its counters were cleared).\n",
 	      out);
 }
 
@@ -100,8 +110,9 @@ static void sleep_until(uint64_t deadline)
 }
 
 /* A switch's counter of the vocabulary that went backwards: SONiC's are
- * 64-bit and only restart with the switch (syncd), so a delta over it means
- * nothing. One line naming the first, true when there is one. (A raw field
+ * 64-bit and only restart with the switch (syncd), an SNMP Counter32 that
+ * went back further than line rate could wrap it was reset (snap.h), so a
+ * delta over it means nothing. One line naming the first, true when there is one. (A raw field
  * going back is marked in resets, as a NIC's: the vocabulary does not know
  * what it counts.) */
 static bool backwards(const struct rp_cnt_snap *before, const struct rp_cnt_snap *now, const struct rp_cnt_snap *d)
@@ -126,15 +137,50 @@ static bool backwards(const struct rp_cnt_snap *before, const struct rp_cnt_snap
 			else if (v->prio >= 0)
 				snprintf(at, sizeof(at), " prio %d", v->prio);
 			rp_cli_error("counters",
-				     "%s: %s%s %s went backwards from %" PRIu64 " to %" PRIu64 ": the switch restarted "
-				     "(syncd) or its database was rewritten; no delta over it",
-				     d->source, d->port[i].name, at, v->name, b ? b->value : 0, c ? c->value : 0);
+				     "%s: %s%s %s went backwards from %" PRIu64 " to %" PRIu64 "%s: the switch restarted "
+				     "or its counters were cleared; no delta over it",
+				     d->source, d->port[i].name, at, v->name, b ? b->value : 0, c ? c->value : 0,
+				     v->bits == 32 ? " (a Counter32, and no wrap: that many at line rate would take longer)"
+						   : "");
 			return true;
 		}
 	return false;
 }
 
 static struct rp_cnt_source src[SOURCES_MAX];
+
+/* --credentials FILE into every snmp: source (one line and -1 when a
+ * source needs it and it is missing or bad; a warning line when others may
+ * read it). */
+static int load_credentials(size_t n, const char *file)
+{
+	size_t nsnmp = 0;
+	for (size_t i = 0; i < n; i++)
+		nsnmp += src[i].kind == RP_CNT_SNMP;
+	if (!nsnmp) {
+		if (file)
+			rp_cli_error("counters", "--credentials is for snmp:// sources, and none is given");
+		return file ? -1 : 0;
+	}
+	if (!file) {
+		rp_cli_error("counters", "snmp:// needs --credentials FILE ('community NAME' or an SNMPv3 user; never on "
+					 "the command line)");
+		return -1;
+	}
+	struct rp_snmp_cred c;
+	char warn[600], err[600];
+	if (rp_snmp_cred_load(file, &c, warn, sizeof(warn), err, sizeof(err))) {
+		rp_cli_error("counters", "%s", err);
+		return -1;
+	}
+	if (warn[0])
+		fprintf(stderr, "roceprobe counters: warning: %s\n", warn);
+	for (size_t i = 0; i < n; i++)
+		if (src[i].kind == RP_CNT_SNMP)
+			src[i].cred = c;
+	rp_snmp_cred_clear(&c);
+	return 0;
+}
 static struct rp_cnt_snap prev[SOURCES_MAX], cur[SOURCES_MAX], delta;
 
 int rp_cmd_counters(int argc, char **argv)
@@ -143,10 +189,12 @@ int rp_cmd_counters(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"watch", required_argument, NULL, 'w'},
 		{"port", required_argument, NULL, 'p'},
+		{"credentials", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
+	const char *cred_file = NULL;
 	double watch_s = 0;
 	uint64_t port = 0;
 	int c;
@@ -162,6 +210,9 @@ int rp_cmd_counters(int argc, char **argv)
 		case 'p':
 			if (rp_cli_uint("counters", "--port", optarg, 1, 255, &port))
 				return RP_EXIT_USAGE;
+			break;
+		case 'c':
+			cred_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -186,6 +237,8 @@ int rp_cmd_counters(int argc, char **argv)
 	}
 	if (port && !rdma)
 		return rp_cli_error("counters", "--port %u selects a port of an rdma: source, and none is given", (unsigned)port);
+	if (load_credentials(n, cred_file))
+		return RP_EXIT_USAGE;
 	/* Every source read once before anything is printed: a bad one is the
 	 * only output. */
 	for (size_t i = 0; i < n; i++)
@@ -235,6 +288,7 @@ int rp_cmd_counters(int argc, char **argv)
 	}
 out:
 	for (size_t i = 0; i < n; i++) {
+		rp_snmp_cred_clear(&src[i].cred);
 		rp_cnt_snap_free(&prev[i]);
 		rp_cnt_snap_free(&cur[i]);
 	}

@@ -307,6 +307,17 @@ static const struct map maps[] = {
 	 RP_CTR_GAUGE, 1},
 	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL,
 	 "persistent_headroom_wm_bytes", RP_CTR_GAUGE, 1},
+
+	/* A switch over SNMP (snmp.c): IF-MIB (RFC 2863) columns, and
+	 * CISCO-PFC-EXT-MIB's cpfcIfPriorityTable (column.priority), which
+	 * SONiC's agent fills from SAI_PORT_STAT_PFC_<p>_TX_PKTS (Requests) and
+	 * _RX_PKTS (Indications): sonic-snmpagent ciscoPfcExtMIB.py */
+	{RP_CTR_SNMP, "cpfcIfPriorityRequests.%u", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SNMP, "cpfcIfPriorityIndications.%u", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_SNMP, "ifHCInOctets", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_SNMP, "ifHCOutOctets", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_SNMP, "ifInDiscards", NULL, "rx_discards", 0, 1},
+	{RP_CTR_SNMP, "ifOutDiscards", NULL, "tx_discards", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -322,6 +333,8 @@ const char *rp_ctr_src_name(enum rp_ctr_src s)
 		return "dpdk";
 	case RP_CTR_SAI:
 		return "sai";
+	case RP_CTR_SNMP:
+		return "snmp";
 	default:
 		return "netdev";
 	}

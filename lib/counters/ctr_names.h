@@ -27,6 +27,7 @@ enum rp_ctr_src {
 	RP_CTR_DPDK,   /* a DPDK port's extended statistics (the ethdev xstats names), read in lib/dp */
 	RP_CTR_SAI,    /* a SONiC switch's COUNTERS_DB fields (SAI stat names), read by sonic.c; a
 			* watermark table's field as "U/FIELD" (USER_WATERMARKS) or "P/FIELD" (PERSISTENT_) */
+	RP_CTR_SNMP,   /* a switch's SNMP objects (snmp.c): the MIB's column name, ".PRIO" for a priority */
 };
 
 struct rp_ctr {
@@ -35,7 +36,7 @@ struct rp_ctr {
 	uint64_t value;
 };
 
-const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev", "dpdk", "sai" */
+const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev", "dpdk", "sai", "snmp" */
 
 /* A pause counter by its name: it holds "pause" or "pfc" (any case), as
  * result.json's environment.ports[].pause_xstats has always kept them. */

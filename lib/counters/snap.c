@@ -219,6 +219,8 @@ json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta)
 	json_object_set_new(po, "name", json_string(p->name));
 	if (p->driver[0])
 		json_object_set_new(po, "driver", json_string(p->driver));
+	if (p->speed_bps)
+		set_u64(po, "speed_bps", p->speed_bps);
 	for (size_t k = 0; k < p->n; k++) {
 		const struct rp_cnt_val *v = &p->v[k];
 		if (v->reset) {
@@ -330,7 +332,10 @@ void rp_cnt_print(FILE *f, const struct rp_cnt_snap *s)
 	for (size_t i = 0; i < s->nports; i++) {
 		const struct rp_cnt_port *p = &s->port[i];
 		size_t nraw = 0;
-		fprintf(f, "port %s%s%s%s\n", p->name, p->driver[0] ? " (" : "", p->driver, p->driver[0] ? ")" : "");
+		fprintf(f, "port %s%s%s%s", p->name, p->driver[0] ? " (" : "", p->driver, p->driver[0] ? ")" : "");
+		if (p->speed_bps)
+			fprintf(f, " %g Gbit/s", (double)p->speed_bps / 1e9);
+		fputc('\n', f);
 		for (size_t k = 0; k < p->n; k++) {
 			if (p->v[k].cls == RP_CNT_KEY && p->v[k].prio < 0 && p->v[k].scope == RP_CNT_AT_PORT)
 				fprintf(f, "  %-28s %20" PRIu64 "\n", p->v[k].name, p->v[k].value);

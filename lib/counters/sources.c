@@ -21,17 +21,19 @@ static const struct {
 	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},
 };
 
-#define KINDS "ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH or sonic://HOST[:PORT]"
+#define KINDS \
+	"ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH, sonic://HOST[:PORT] or snmp://HOST[:PORT]"
 
-/* sonic://HOST[:PORT], HOST a name, an IPv4 address or [IPv6]. */
-static int parse_sonic(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
+/* SCHEME://HOST[:PORT] (sonic, snmp), HOST a name, an IPv4 address or [IPv6]. */
+static int parse_url(const char *spec, const char *scheme, enum rp_cnt_kind kind, int defport, struct rp_cnt_source *s,
+		     char *err, size_t errlen)
 {
-	const char *h = spec + strlen("sonic://"), *end;
+	const char *h = spec + strlen(scheme) + 3, *end;
 	size_t hl;
 	if (*h == '[') {
 		end = strchr(h, ']');
 		if (!end) {
-			snprintf(err, errlen, "source '%s': an IPv6 address goes in [ ]: sonic://[ADDR]:PORT", spec);
+			snprintf(err, errlen, "source '%s': an IPv6 address goes in [ ]: %s://[ADDR]:PORT", spec, scheme);
 			return -1;
 		}
 		h++;
@@ -42,7 +44,7 @@ static int parse_sonic(const char *spec, struct rp_cnt_source *s, char *err, siz
 		end = end ? end : h + strlen(h);
 		hl = (size_t)(end - h);
 	}
-	s->tcp_port = RP_SONIC_PORT;
+	s->tcp_port = defport;
 	if (*end == ':') {
 		char *e;
 		errno = 0;
@@ -53,30 +55,33 @@ static int parse_sonic(const char *spec, struct rp_cnt_source *s, char *err, siz
 		}
 		s->tcp_port = (int)p;
 	} else if (*end) {
-		snprintf(err, errlen, "source '%s': expected sonic://HOST[:PORT]", spec);
+		snprintf(err, errlen, "source '%s': expected %s://HOST[:PORT]", spec, scheme);
 		return -1;
 	}
 	if (!hl || hl >= sizeof(s->host) || strlen(spec) >= sizeof(s->spec) || strchr(h, '/')) {
-		snprintf(err, errlen, "source '%s': expected sonic://HOST[:PORT] (the switch's management address)", spec);
+		snprintf(err, errlen, "source '%s': expected %s://HOST[:PORT] (the switch's management address)", spec,
+			 scheme);
 		return -1;
 	}
 	snprintf(s->host, sizeof(s->host), "%.*s", (int)hl, h);
-	s->kind = RP_CNT_SONIC;
+	s->kind = kind;
 	snprintf(s->spec, sizeof(s->spec), "%s", spec);
-	snprintf(s->arg, sizeof(s->arg), "%.299s", spec + strlen("sonic://"));
+	snprintf(s->arg, sizeof(s->arg), "%.299s", spec + strlen(scheme) + 3);
 	return 0;
 }
 
 bool rp_cnt_source_is_switch(const struct rp_cnt_source *s)
 {
-	return s->kind == RP_CNT_SONIC;
+	return s->kind == RP_CNT_SONIC || s->kind == RP_CNT_SNMP;
 }
 
 int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	if (strncmp(spec, "sonic://", 8) == 0)
-		return parse_sonic(spec, s, err, errlen);
+		return parse_url(spec, "sonic", RP_CNT_SONIC, RP_SONIC_PORT, s, err, errlen);
+	if (strncmp(spec, "snmp://", 7) == 0)
+		return parse_url(spec, "snmp", RP_CNT_SNMP, RP_SNMP_PORT, s, err, errlen);
 	const char *colon = strchr(spec, ':');
 	if (colon && colon[1] && strlen(spec) < sizeof(s->spec) && strlen(colon + 1) < sizeof(s->arg))
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -351,6 +356,8 @@ int rp_cnt_read(const struct rp_cnt_source *s, struct rp_cnt_snap *out, char *er
 		return read_rdma(s, out, err, errlen);
 	case RP_CNT_SONIC:
 		return rp_sonic_read(s->host, s->tcp_port, out, err, errlen);
+	case RP_CNT_SNMP:
+		return rp_snmp_read(s->host, s->tcp_port, &s->cred, out, err, errlen);
 	case RP_CNT_ETHTOOL_FILE: {
 		char *text;
 		size_t len;
