@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -529,6 +530,58 @@ static void counter32_wraps(void **state)
 	rp_cnt_snap_free(&d);
 }
 
+/* --credentials files (snmp.h): v2c, v3 with auth and priv, and what is
+ * refused; a file others may read is a warning, not a refusal. */
+static void snmp_credentials(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rp-cred-XXXXXX", warn[600], err[600];
+	struct rp_snmp_cred c;
+	static const struct {
+		const char *text;
+		int ok;
+	} cases[] = {
+		{"# v2c\ncommunity s3cret\n", 2},
+		{"user roce\nauth SHA-256 authpass123\npriv AES privpass123\n", 3},
+		{"user roce\n", 3}, /* noAuthNoPriv */
+		{"", 0},
+		{"community a\nuser b\n", 0},		    /* one or the other */
+		{"user roce\npriv AES privpass123\n", 0},	    /* priv without auth */
+		{"user roce\nauth SHA short\n", 0},	    /* passphrases of 8 or more */
+		{"community a\nauth SHA authpass123\n", 0}, /* auth is v3's */
+		{"community a b\n", 0},
+		{"password hunter2\n", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, cases[i].text, strlen(cases[i].text)), (ssize_t)strlen(cases[i].text));
+		close(fd);
+		int rc = rp_snmp_cred_load(path, &c, warn, sizeof(warn), err, sizeof(err));
+		assert_int_equal(rc, cases[i].ok ? 0 : -1);
+		if (cases[i].ok)
+			assert_int_equal(c.version, cases[i].ok);
+		if (i == 0) {
+			assert_string_equal(c.community, "s3cret");
+			assert_string_equal(warn, ""); /* mkstemp's 0600 */
+			chmod(path, 0644);
+			assert_int_equal(rp_snmp_cred_load(path, &c, warn, sizeof(warn), err, sizeof(err)), 0);
+			assert_non_null(strstr(warn, "may be read by others (mode 644): chmod 600"));
+		}
+		if (i == 1) {
+			assert_int_equal(c.auth, RP_SNMP_AUTH_SHA256);
+			assert_int_equal(c.priv, RP_SNMP_PRIV_AES);
+			assert_string_equal(c.priv_pass, "privpass123");
+			rp_snmp_cred_clear(&c);
+			assert_string_equal(c.priv_pass, "");
+		}
+		unlink(path);
+		strcpy(path, "/tmp/rp-cred-XXXXXX");
+	}
+	assert_int_equal(rp_snmp_cred_load("/nonexistent/cred", &c, warn, sizeof(warn), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/cred"));
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -565,6 +618,7 @@ int main(void)
 		cmocka_unit_test(queues_and_pgs),
 		cmocka_unit_test(sonic_specs),
 		cmocka_unit_test(counter32_wraps),
+		cmocka_unit_test(snmp_credentials),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
 		cmocka_unit_test(sampler_thread),
