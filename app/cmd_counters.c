@@ -46,6 +46,9 @@ static void usage(FILE *out)
 	      "                       priority; needs --credentials. A Counter32 that went back\n"
 	      "                       wrapped if the count that implies fits the interval at line\n"
 	      "                       rate (ifHighSpeed), else it was reset\n"
+	      "  exec:CMD             any command printing JSON (Arista '... | json', NVUE\n"
+	      "                       'nv show ... -o json', 'ip -j -s link'), read through\n"
+	      "                       --map; run by /bin/sh, at most 10 s\n"
 	      "\n"
 	      "  --json               JSON (schema roceprobe.counters/1, docs/results.md): one\n"
 	      "                       object per source, one per line\n"
@@ -57,6 +60,9 @@ static void usage(FILE *out)
 	      "  --credentials FILE   snmp: sources: 'community NAME', or 'user NAME' with\n"
 	      "                       'auth SHA|SHA-256|MD5 PASS' and 'priv AES|DES PASS' lines;\n"
 	      "                       never on the command line (ps shows it); chmod 600 FILE\n"
+	      "  --map FILE           exec: sources: {\"ports\": [NAME...], \"counters\": {KEY: PATH}},\n"
+	      "                       PATH like 'ifaces.{port}.pfc[{prio}].rx' or\n"
+	      "                       '[ifname={port}].stats64.rx.bytes' (docs/results.md)\n"
 	      "\n"
 	      "examples:\n"
 	      "  roceprobe counters ethtool:eth2                 PFC per priority, drops, raw counters\n"
@@ -66,6 +72,7 @@ static void usage(FILE *out)
 	      "  ethtool -S eth2 > eth2.txt; roceprobe counters ethtool-file:eth2.txt --json\n"
 	      "  roceprobe counters sonic://10.0.0.1 --watch 1s   the switch's PFC, drops, ECN marks\n"
 	      "  roceprobe counters snmp://10.0.0.1 --credentials ~/.roceprobe/sw1.snmp --json\n"
+	      "  roceprobe counters 'exec:ssh sw1 show interfaces counters | json' --map arista.json\n"
 	      "\n"
 	      "Exit status: 0; 1 when a source could not be read any more during --watch;\n"
 	      "2 with one line on bad input (an unknown source, a missing interface or file,\n"
@@ -148,6 +155,31 @@ static bool backwards(const struct rp_cnt_snap *before, const struct rp_cnt_snap
 }
 
 static struct rp_cnt_source src[SOURCES_MAX];
+static struct rp_exec_map map;
+
+/* --map FILE for every exec: source (one line and -1 when one needs it and
+ * it is missing or bad, or it is given for none). */
+static int load_map(size_t n, const char *file)
+{
+	size_t nexec = 0;
+	for (size_t i = 0; i < n; i++)
+		nexec += src[i].kind == RP_CNT_EXEC;
+	if (!nexec || !file) {
+		if (nexec)
+			rp_cli_error("counters", "exec: needs --map FILE (the ports, and a JSON path per counter)");
+		else if (file)
+			rp_cli_error("counters", "--map is for exec: sources, and none is given");
+		return nexec || file ? -1 : 0;
+	}
+	char err[600];
+	if (rp_exec_map_load(file, &map, err, sizeof(err))) {
+		rp_cli_error("counters", "%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		src[i].map = &map;
+	return 0;
+}
 
 /* --credentials FILE into every snmp: source (one line and -1 when a
  * source needs it and it is missing or bad; a warning line when others may
@@ -190,11 +222,12 @@ int rp_cmd_counters(int argc, char **argv)
 		{"watch", required_argument, NULL, 'w'},
 		{"port", required_argument, NULL, 'p'},
 		{"credentials", required_argument, NULL, 'c'},
+		{"map", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
-	const char *cred_file = NULL;
+	const char *cred_file = NULL, *map_file = NULL;
 	double watch_s = 0;
 	uint64_t port = 0;
 	int c;
@@ -213,6 +246,9 @@ int rp_cmd_counters(int argc, char **argv)
 			break;
 		case 'c':
 			cred_file = optarg;
+			break;
+		case 'm':
+			map_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -237,7 +273,7 @@ int rp_cmd_counters(int argc, char **argv)
 	}
 	if (port && !rdma)
 		return rp_cli_error("counters", "--port %u selects a port of an rdma: source, and none is given", (unsigned)port);
-	if (load_credentials(n, cred_file))
+	if (load_credentials(n, cred_file) || load_map(n, map_file))
 		return RP_EXIT_USAGE;
 	/* Every source read once before anything is printed: a bad one is the
 	 * only output. */

@@ -318,6 +318,25 @@ static const struct map maps[] = {
 	{RP_CTR_SNMP, "ifHCOutOctets", NULL, "tx_bytes", 0, 1},
 	{RP_CTR_SNMP, "ifInDiscards", NULL, "rx_discards", 0, 1},
 	{RP_CTR_SNMP, "ifOutDiscards", NULL, "tx_discards", 0, 1},
+
+	/* exec:CMD (exec.c): the map names counters by the vocabulary itself;
+	 * a path with {prio} gives NAME.PRIO */
+	{RP_CTR_EXEC, "pfc_rx.%u", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_EXEC, "pfc_tx.%u", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_EXEC, "pause_us_rx.%u", NULL, "pause_us_rx", 0, 1},
+	{RP_CTR_EXEC, "pause_us_tx.%u", NULL, "pause_us_tx", 0, 1},
+	{RP_CTR_EXEC, "rx_bytes", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_EXEC, "tx_bytes", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_EXEC, "rx_packets", NULL, "rx_packets", 0, 1},
+	{RP_CTR_EXEC, "tx_packets", NULL, "tx_packets", 0, 1},
+	{RP_CTR_EXEC, "rx_discards", NULL, "rx_discards", 0, 1},
+	{RP_CTR_EXEC, "tx_discards", NULL, "tx_discards", 0, 1},
+	{RP_CTR_EXEC, "pfc_rx", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_EXEC, "pfc_tx", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_EXEC, "rx_dropped", NULL, "rx_dropped", 0, 1},
+	{RP_CTR_EXEC, "tx_dropped", NULL, "tx_dropped", 0, 1},
+	{RP_CTR_EXEC, "rx_errors", NULL, "rx_errors", 0, 1},
+	{RP_CTR_EXEC, "tx_errors", NULL, "tx_errors", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -335,6 +354,8 @@ const char *rp_ctr_src_name(enum rp_ctr_src s)
 		return "sai";
 	case RP_CTR_SNMP:
 		return "snmp";
+	case RP_CTR_EXEC:
+		return "exec";
 	default:
 		return "netdev";
 	}

@@ -18,11 +18,12 @@ static const struct {
 	enum rp_cnt_kind kind;
 } kinds[] = {
 	{"ethtool", RP_CNT_ETHTOOL},           {"sysfs", RP_CNT_SYSFS},       {"rdma", RP_CNT_RDMA},
-	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},
+	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},    {"exec", RP_CNT_EXEC},
 };
 
 #define KINDS \
-	"ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH, sonic://HOST[:PORT] or snmp://HOST[:PORT]"
+	"ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH, sonic://HOST[:PORT], snmp://HOST[:PORT] " \
+	"or exec:CMD"
 
 /* SCHEME://HOST[:PORT] (sonic, snmp), HOST a name, an IPv4 address or [IPv6]. */
 static int parse_url(const char *spec, const char *scheme, enum rp_cnt_kind kind, int defport, struct rp_cnt_source *s,
@@ -72,7 +73,7 @@ static int parse_url(const char *spec, const char *scheme, enum rp_cnt_kind kind
 
 bool rp_cnt_source_is_switch(const struct rp_cnt_source *s)
 {
-	return s->kind == RP_CNT_SONIC || s->kind == RP_CNT_SNMP;
+	return s->kind == RP_CNT_SONIC || s->kind == RP_CNT_SNMP || s->kind == RP_CNT_EXEC;
 }
 
 int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
@@ -358,6 +359,8 @@ int rp_cnt_read(const struct rp_cnt_source *s, struct rp_cnt_snap *out, char *er
 		return rp_sonic_read(s->host, s->tcp_port, out, err, errlen);
 	case RP_CNT_SNMP:
 		return rp_snmp_read(s->host, s->tcp_port, &s->cred, out, err, errlen);
+	case RP_CNT_EXEC:
+		return rp_exec_read(s->arg, s->map, out, err, errlen);
 	case RP_CNT_ETHTOOL_FILE: {
 		char *text;
 		size_t len;

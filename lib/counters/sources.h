@@ -10,6 +10,7 @@
  *                       PORT default 6379)
  *   snmp://HOST[:PORT]  a switch's SNMP agent: IF-MIB and CISCO-PFC-EXT-MIB
  *                       (snmp.h; PORT default 161), with credentials from a file
+ *   exec:CMD            any command printing JSON, through a map (exec.h)
  * Each read gives one snapshot of every port of the source, normalised
  * (snap.h). Plain C over files, one ioctl and hiredis; no DPDK, no verbs. */
 #ifndef RP_COUNTERS_SOURCES_H
@@ -21,9 +22,10 @@
 
 #include "counters/ctr_names.h"
 #include "counters/snap.h"
+#include "counters/exec.h"
 #include "counters/snmp.h"
 
-enum rp_cnt_kind { RP_CNT_ETHTOOL, RP_CNT_SYSFS, RP_CNT_RDMA, RP_CNT_ETHTOOL_FILE, RP_CNT_RDMA_DIR, RP_CNT_SONIC, RP_CNT_SNMP };
+enum rp_cnt_kind { RP_CNT_ETHTOOL, RP_CNT_SYSFS, RP_CNT_RDMA, RP_CNT_ETHTOOL_FILE, RP_CNT_RDMA_DIR, RP_CNT_SONIC, RP_CNT_SNMP, RP_CNT_EXEC };
 
 struct rp_cnt_source {
 	enum rp_cnt_kind kind;
@@ -36,9 +38,10 @@ struct rp_cnt_source {
 	char host[256];
 	int tcp_port;
 	struct rp_snmp_cred cred; /* snmp://: from the credentials file (rp_snmp_cred_load) */
+	const struct rp_exec_map *map; /* exec:: the caller's (rp_exec_map_load) */
 };
 
-/* A switch's source (sonic://, snmp://): its counters never go back while
+/* A switch's source (sonic://, snmp://, exec:): its counters never go back while
  * the switch runs (a Counter32's wrap is told apart, snap.h), so one that
  * does is an error, not a reset. */
 bool rp_cnt_source_is_switch(const struct rp_cnt_source *s);

@@ -582,6 +582,27 @@ static void snmp_credentials(void **state)
 	assert_non_null(strstr(err, "/nonexistent/cred"));
 }
 
+/* exec:'s JSON paths (exec.h): members, [N], [FIELD=VALUE] on strings and
+ * numbers, member[N]; what finds nothing is NULL. */
+static void exec_paths(void **state)
+{
+	(void)state;
+	json_t *r = json_loads("{\"a\":{\"b\":[{\"n\":\"x\",\"v\":1},{\"n\":\"y\",\"i\":7,\"v\":2}]},"
+			       "\"l\":[10,20,30]}",
+			       0, NULL);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b[1].v")), 2);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b[n=x].v")), 1);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b.[i=7].v")), 2);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "l[2]")), 30);
+	assert_null(rp_exec_path(r, "a.b[n=z].v"));
+	assert_null(rp_exec_path(r, "a.b[5]"));
+	assert_null(rp_exec_path(r, "l.x"));
+	assert_null(rp_exec_path(r, "a.c"));
+	assert_null(rp_exec_path(r, "a.b[1"));
+	json_decref(r);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -619,6 +640,7 @@ int main(void)
 		cmocka_unit_test(sonic_specs),
 		cmocka_unit_test(counter32_wraps),
 		cmocka_unit_test(snmp_credentials),
+		cmocka_unit_test(exec_paths),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
 		cmocka_unit_test(sampler_thread),
