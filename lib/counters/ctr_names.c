@@ -318,6 +318,19 @@ static const struct map maps[] = {
 	{RP_CTR_SNMP, "ifHCOutOctets", NULL, "tx_bytes", 0, 1},
 	{RP_CTR_SNMP, "ifInDiscards", NULL, "rx_discards", 0, 1},
 	{RP_CTR_SNMP, "ifOutDiscards", NULL, "tx_discards", 0, 1},
+	/* CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue.TYPE of an egress queue, the
+	 * types sonic-snmpagent ciscoSwitchQosMIB.py CounterMap gives: 1..2 and
+	 * 5..6 the unicast queue's SAI_QUEUE_STAT_PACKETS, _BYTES,
+	 * _DROPPED_PACKETS, _DROPPED_BYTES; 3..4, 7..8 the same of the multicast
+	 * queue the agent files under the same queue number */
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.1", NULL, "packets", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.2", NULL, "bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.3", NULL, "mc_packets", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.4", NULL, "mc_bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.5", NULL, "drops", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.6", NULL, "drop_bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.7", NULL, "mc_drops", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.8", NULL, "mc_drop_bytes", 0, 1},
 
 	/* exec:CMD (exec.c): the map names counters by the vocabulary itself;
 	 * a path with {prio} gives NAME.PRIO */

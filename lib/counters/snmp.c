@@ -114,10 +114,14 @@ static const oid if_in_discards[] = {1, 3, 6, 1, 2, 1, 2, 2, 1, 13};
 static const oid if_out_discards[] = {1, 3, 6, 1, 2, 1, 2, 2, 1, 19};
 static const oid cpfc_prio_requests[] = {1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1, 2};
 static const oid cpfc_prio_indications[] = {1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1, 3};
+/* CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue, indexed ifIndex.direction
+ * (2 egress).queue (1-based).type (1..8), as sonic-snmpagent
+ * ciscoSwitchQosMIB.py serves SAI_QUEUE_STAT_* */
+static const oid csq_stats_value[] = {1, 3, 6, 1, 4, 1, 9, 9, 580, 1, 5, 5, 1, 4};
 
 /* One value of a walked column: its index (the OID after the column) */
 struct cell {
-	oid idx[2];
+	oid idx[4];
 	size_t nidx;
 	uint64_t value;
 	uint8_t bits; /* 32 or 64 for counters, 0 for other types */
@@ -202,7 +206,7 @@ static int walk(struct ctx *x, const oid *root, size_t rootlen, const char *what
 			}
 			struct cell *c = &w->c[w->n++];
 			memset(c, 0, sizeof(*c));
-			c->nidx = v->name_length - rootlen > 2 ? 2 : v->name_length - rootlen;
+			c->nidx = v->name_length - rootlen > 4 ? 4 : v->name_length - rootlen;
 			memcpy(c->idx, v->name + rootlen, c->nidx * sizeof(oid));
 			switch (v->type) {
 			case ASN_COUNTER:
@@ -303,21 +307,28 @@ static int port_of(const struct rp_cnt_snap *s, const oid *ifindex_of, oid idx)
 	return -1;
 }
 
-/* One value in: raw (vocabulary name in ctr_names.c), its width kept. */
-static void put(struct rp_cnt_port *p, const char *raw, const struct cell *c)
+/* One value in: raw (vocabulary name in ctr_names.c), its width kept; the
+ * port's (scope RP_CNT_AT_PORT) or queue idx's. */
+static void put_at(struct rp_cnt_port *p, enum rp_cnt_scope scope, int idx, const char *raw, const struct cell *c)
 {
 	struct rp_ctr r = {.src = RP_CTR_SNMP, .value = c->value};
 	snprintf(r.name, sizeof(r.name), "%s", raw);
 	size_t before = p->n;
-	rp_cnt_port_fold(p, &r, 1);
+	rp_cnt_port_fold_at(p, scope, idx, &r, 1);
 	struct rp_ctr_key k;
 	const struct rp_cnt_val *v = NULL;
 	if (p->n > before)
 		v = &p->v[p->n - 1];
 	else if (rp_ctr_key(RP_CTR_SNMP, raw, &k))
-		v = rp_cnt_find(p, k.name, k.prio, RP_CNT_KEY);
+		v = scope == RP_CNT_AT_PORT ? rp_cnt_find(p, k.name, k.prio, RP_CNT_KEY)
+					    : rp_cnt_find_at(p, scope, idx, k.name, RP_CNT_KEY);
 	if (v && c->bits == 32)
 		((struct rp_cnt_val *)v)->bits = 32;
+}
+
+static void put(struct rp_cnt_port *p, const char *raw, const struct cell *c)
+{
+	put_at(p, RP_CNT_AT_PORT, -1, raw, c);
 }
 
 int rp_snmp_read(const char *host, int port, const struct rp_snmp_cred *cr, struct rp_cnt_snap *out, char *err,
@@ -377,6 +388,20 @@ int rp_snmp_read(const char *host, int port, const struct rp_snmp_cred *cr, stru
 				 (unsigned long)w->c[k].idx[1]);
 			put(&out->port[p], raw, &w->c[k]);
 		}
+	}
+	/* egress queues (CISCO-SWITCH-QOS-MIB): queue q (1-based) is index q-1 */
+	if (walk(&x, csq_stats_value, sizeof(csq_stats_value) / sizeof(oid),
+		 "CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue (1.3.6.1.4.1.9.9.580.1.5.5.1.4)", &col))
+		goto out;
+	for (size_t k = 0; k < col.n; k++) {
+		const struct cell *c = &col.c[k];
+		int p = port_of(out, ifindex, c->idx[0]);
+		if (p < 0 || c->nidx != 4 || c->idx[1] != 2 || c->idx[2] < 1 || c->idx[2] > 128 || c->idx[3] < 1 ||
+		    c->idx[3] > 8)
+			continue; /* a port the PFC table does not name, ingress, or a type SONiC does not serve */
+		char raw[64];
+		snprintf(raw, sizeof(raw), "csqIfQosGroupStatsValue.%lu", (unsigned long)c->idx[3]);
+		put_at(&out->port[p], RP_CNT_AT_QUEUE, (int)c->idx[2] - 1, raw, c);
 	}
 	static const struct {
 		const oid *root;

@@ -12,6 +12,11 @@
  *                          SONiC's agent serves them (sonic-net/sonic-snmpagent
  *                          src/sonic_ax_impl/mibs/vendor/cisco/ciscoPfcExtMIB.py:
  *                          SAI_PORT_STAT_PFC_<p>_TX_PKTS and _RX_PKTS)
+ *   CISCO-SWITCH-QOS-MIB   csqIfQosGroupStatsValue 1.3.6.1.4.1.9.9.580.1.5.5.1.4, indexed
+ *                          ifIndex.direction.queue.type: egress (2) queue q (1-based)
+ *                          -> queues[q-1]; types 1/2/5/6 packets, bytes, drops,
+ *                          drop_bytes of the unicast queue, 3/4/7/8 mc_* of the
+ *                          multicast queue (sonic-snmpagent ciscoSwitchQosMIB.py)
  * The community or the v3 user comes from a credentials file, never argv
  * (docs/security.md). */
 #ifndef RP_COUNTERS_SNMP_H
@@ -49,7 +54,7 @@ void rp_snmp_cred_clear(struct rp_snmp_cred *c);
 /* One snapshot of the switch at host:port (out->source left to the caller):
  * a port per ifIndex the PFC table names (every named interface when the
  * agent has no CISCO-PFC-EXT-MIB), its speed, octets and discards, pfc_rx /
- * pfc_tx per priority. Values keep their SNMP widths (bits 32 for Counter32).
+ * pfc_tx per priority, its egress queues' packets, bytes and drops. Values keep their SNMP widths (bits 32 for Counter32).
  * 0, or -1 with err: no answer (unreachable, or a v2c community the agent
  * does not know: it stays silent), an authentication failure, an unknown
  * user, an agent without IF-MIB's ifName. */

@@ -34,6 +34,7 @@ RP = sys.argv[1]
 IFX = ".1.3.6.1.2.1.31.1.1.1"     # IF-MIB ifXEntry (RFC 2863)
 IFT = ".1.3.6.1.2.1.2.2.1"        # IF-MIB ifEntry
 PFC = ".1.3.6.1.4.1.9.9.813.1.2.1"  # CISCO-PFC-EXT-MIB cpfcIfPriorityEntry: .2 Requests, .3 Indications
+CSQ = ".1.3.6.1.4.1.9.9.580.1.5.5.1.4"  # CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue.ifIndex.dir.queue.type
 
 # ifIndex -> name, ifHighSpeed (Mbit/s)
 PORTS = {1: ("Ethernet0", 100000), 5: ("Ethernet4", 100000), 9: ("Ethernet8", 40000), 100: ("eth0", 1000)}
@@ -43,6 +44,11 @@ PFC_VALUES = {(1, 3): ("counter", 17, 4294967000), (1, 4): ("counter64", 5, 7000
               (9, 3): ("counter", 12, 1000000)}
 OCTETS = {1: (1051000000, 2000), 5: (314400000, 0), 9: (0, 0), 100: (9, 9)}   # (in, out), Counter64
 DISCARDS = {1: (4294967290, 3), 5: (0, 0), 9: (7, 0), 100: (0, 0)}            # (in, out), Counter32
+# (ifIndex, direction, queue 1-based, type) -> value, as sonic-snmpagent's CounterMap numbers the
+# types: 1 UC packets, 2 UC bytes, 3 MC packets, 5 UC drops, 6 UC drop bytes; direction 1
+# (ingress) is not served by SONiC and must be left out
+QOS = {(1, 2, 4, 1): 1000000, (1, 2, 4, 2): 1048000000, (1, 2, 4, 3): 7, (1, 2, 4, 5): 12, (1, 2, 4, 6): 12576,
+       (5, 2, 4, 1): 300000, (5, 2, 4, 5): 5, (1, 1, 4, 1): 999}
 
 PASS_PERSIST = r'''
 import json, sys
@@ -78,6 +84,8 @@ def values():
     for (i, q), (t, tx, rx) in PFC_VALUES.items():
         v[f"{PFC}.2.{i}.{q}"] = [t, str(tx)]
         v[f"{PFC}.3.{i}.{q}"] = [t, str(rx)]
+    for idx, val in QOS.items():
+        v[CSQ + "." + ".".join(map(str, idx))] = ["counter64", str(val)]
     return v
 
 
@@ -129,6 +137,13 @@ def check_read(snap, how):
         if any(p.get(k) != v for k, v in want.items()):
             bad.append(f"{PORTS[i][0]}: {p}")
     expect(not bad, f"{how}: speed (ifHighSpeed * 1e6), octets, discards == the script's {bad}")
+    # queue 4 (1-based) is queues[3]: UC packets/bytes/drops/drop_bytes, MC packets as mc_packets
+    q0 = next((q for q in port(snap, "Ethernet0").get("queues", []) if q["queue"] == 3), None)
+    q4 = next((q for q in port(snap, "Ethernet4").get("queues", []) if q["queue"] == 3), None)
+    expect(q0 == {"queue": 3, "packets": 1000000, "bytes": 1048000000, "mc_packets": 7, "drops": 12,
+                  "drop_bytes": 12576} and q4 == {"queue": 3, "packets": 300000, "drops": 5}
+           and len(port(snap, "Ethernet0")["queues"]) == 1,
+           f"{how}: CISCO-SWITCH-QOS-MIB egress queue 4 -> queues[3]; ingress left out ({q0}, {q4})")
 
 
 def snmpwalk(port_, oid):
@@ -151,7 +166,7 @@ def main():
     with open(conf, "w") as f:
         f.write("rocommunity s3cret-ro 127.0.0.1\n"
                 'createUser roce SHA "authpass123" AES "privpass123"\nrouser roce authpriv\n'
-                + "".join(f"pass_persist {o} /usr/bin/python3 {script} {vals}\n" for o in (IFX, IFT, ".1.3.6.1.4.1.9.9.813")))
+                + "".join(f"pass_persist {o} /usr/bin/python3 {script} {vals}\n" for o in (IFX, IFT, ".1.3.6.1.4.1.9.9.813", ".1.3.6.1.4.1.9.9.580")))
     creds = {}
     for name, text, mode in (("v2", "community s3cret-ro\n", 0o600),
                              ("v3", "# SNMPv3, authPriv\nuser roce\nauth SHA authpass123\npriv AES privpass123\n", 0o600),
