@@ -314,6 +314,10 @@ static const struct map maps[] = {
 	 * _RX_PKTS (Indications): sonic-snmpagent ciscoPfcExtMIB.py */
 	{RP_CTR_SNMP, "cpfcIfPriorityRequests.%u", NULL, "pfc_tx", 0, 1},
 	{RP_CTR_SNMP, "cpfcIfPriorityIndications.%u", NULL, "pfc_rx", 0, 1},
+	/* IEEE8021-PFC-MIB: PFC frames of every priority, sent (Requests) and
+	 * received (Indications), per interface: the port-level pfc_tx/pfc_rx */
+	{RP_CTR_SNMP, "ieee8021PfcRequests", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SNMP, "ieee8021PfcIndications", NULL, "pfc_rx", 0, 1},
 	{RP_CTR_SNMP, "ifHCInOctets", NULL, "rx_bytes", 0, 1},
 	{RP_CTR_SNMP, "ifHCOutOctets", NULL, "tx_bytes", 0, 1},
 	{RP_CTR_SNMP, "ifInDiscards", NULL, "rx_discards", 0, 1},

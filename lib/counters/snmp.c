@@ -118,6 +118,11 @@ static const oid cpfc_prio_indications[] = {1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1
  * (2 egress).queue (1-based).type (1..8), as sonic-snmpagent
  * ciscoSwitchQosMIB.py serves SAI_QUEUE_STAT_* */
 static const oid csq_stats_value[] = {1, 3, 6, 1, 4, 1, 9, 9, 580, 1, 5, 5, 1, 4};
+/* IEEE8021-PFC-MIB (802.1Qbb) ieee8021PfcIfEntry 1.3.111.2.802.1.1.21.1.1.1,
+ * augmenting ifEntry: Requests (.2) and Indications (.3), Counter32, per
+ * interface over every priority */
+static const oid ieee_pfc_requests[] = {1, 3, 111, 2, 802, 1, 1, 21, 1, 1, 1, 2};
+static const oid ieee_pfc_indications[] = {1, 3, 111, 2, 802, 1, 1, 21, 1, 1, 1, 3};
 
 /* One value of a walked column: its index (the OID after the column) */
 struct cell {
@@ -337,7 +342,7 @@ int rp_snmp_read(const char *host, int port, const struct rp_snmp_cred *cr, stru
 	char where[300];
 	snprintf(where, sizeof(where), "snmp://%s:%d", host, port);
 	struct ctx x = {.where = where, .err = err, .errlen = errlen};
-	struct walk names = {0}, pfc_tx = {0}, pfc_rx = {0}, col = {0};
+	struct walk names = {0}, pfc_tx = {0}, pfc_rx = {0}, ieee_tx = {0}, ieee_rx = {0}, col = {0};
 	oid ifindex[RP_CNT_PORTS_MAX];
 	int rc = -1;
 	if (!cr || !cr->version) {
@@ -355,15 +360,20 @@ int rp_snmp_read(const char *host, int port, const struct rp_snmp_cred *cr, stru
 	if (walk(&x, cpfc_prio_requests, sizeof(cpfc_prio_requests) / sizeof(oid),
 		 "CISCO-PFC-EXT-MIB cpfcIfPriorityRequests (1.3.6.1.4.1.9.9.813.1.2.1.2)", &pfc_tx) ||
 	    walk(&x, cpfc_prio_indications, sizeof(cpfc_prio_indications) / sizeof(oid),
-		 "CISCO-PFC-EXT-MIB cpfcIfPriorityIndications (1.3.6.1.4.1.9.9.813.1.2.1.3)", &pfc_rx))
+		 "CISCO-PFC-EXT-MIB cpfcIfPriorityIndications (1.3.6.1.4.1.9.9.813.1.2.1.3)", &pfc_rx) ||
+	    walk(&x, ieee_pfc_requests, sizeof(ieee_pfc_requests) / sizeof(oid),
+		 "IEEE8021-PFC-MIB ieee8021PfcRequests (1.3.111.2.802.1.1.21.1.1.1.2)", &ieee_tx) ||
+	    walk(&x, ieee_pfc_indications, sizeof(ieee_pfc_indications) / sizeof(oid),
+		 "IEEE8021-PFC-MIB ieee8021PfcIndications (1.3.111.2.802.1.1.21.1.1.1.3)", &ieee_rx))
 		goto out;
-	/* the ports: every ifIndex the PFC table names, else every named one */
+	/* the ports: every ifIndex a PFC table names, else every named one */
+	const struct walk *pfc_tables[] = {&pfc_tx, &pfc_rx, &ieee_tx, &ieee_rx};
+	bool any_pfc = pfc_tx.n || pfc_rx.n || ieee_tx.n || ieee_rx.n;
 	for (size_t i = 0; i < names.n; i++) {
-		bool in_pfc = !pfc_tx.n && !pfc_rx.n;
-		for (size_t k = 0; k < pfc_tx.n && !in_pfc; k++)
-			in_pfc = pfc_tx.c[k].idx[0] == names.c[i].idx[0];
-		for (size_t k = 0; k < pfc_rx.n && !in_pfc; k++)
-			in_pfc = pfc_rx.c[k].idx[0] == names.c[i].idx[0];
+		bool in_pfc = !any_pfc;
+		for (size_t t = 0; t < 4 && !in_pfc; t++)
+			for (size_t k = 0; k < pfc_tables[t]->n && !in_pfc; k++)
+				in_pfc = pfc_tables[t]->c[k].idx[0] == names.c[i].idx[0];
 		if (!in_pfc)
 			continue;
 		if (out->nports == RP_CNT_PORTS_MAX) {
@@ -387,6 +397,14 @@ int rp_snmp_read(const char *host, int port, const struct rp_snmp_cred *cr, stru
 			snprintf(raw, sizeof(raw), "%s.%lu", t ? "cpfcIfPriorityIndications" : "cpfcIfPriorityRequests",
 				 (unsigned long)w->c[k].idx[1]);
 			put(&out->port[p], raw, &w->c[k]);
+		}
+	}
+	for (int t = 0; t < 2; t++) {
+		const struct walk *w = t ? &ieee_rx : &ieee_tx;
+		for (size_t k = 0; k < w->n; k++) {
+			int p = port_of(out, ifindex, w->c[k].idx[0]);
+			if (p >= 0)
+				put(&out->port[p], t ? "ieee8021PfcIndications" : "ieee8021PfcRequests", &w->c[k]);
 		}
 	}
 	/* egress queues (CISCO-SWITCH-QOS-MIB): queue q (1-based) is index q-1 */
@@ -433,6 +451,8 @@ out:
 	walk_free(&names);
 	walk_free(&pfc_tx);
 	walk_free(&pfc_rx);
+	walk_free(&ieee_tx);
+	walk_free(&ieee_rx);
 	walk_free(&col);
 	snmp_sess_close(x.ss);
 	return rc;

@@ -12,6 +12,10 @@
  *                          SONiC's agent serves them (sonic-net/sonic-snmpagent
  *                          src/sonic_ax_impl/mibs/vendor/cisco/ciscoPfcExtMIB.py:
  *                          SAI_PORT_STAT_PFC_<p>_TX_PKTS and _RX_PKTS)
+ *   IEEE8021-PFC-MIB       ieee8021PfcIfEntry 1.3.111.2.802.1.1.21.1.1.1 (augments
+ *                          ifEntry): ieee8021PfcRequests (.2) and Indications (.3),
+ *                          Counter32 over every priority: the port's pfc_tx / pfc_rx
+ *                          (802.1Qbb; other NOSes serve this one)
  *   CISCO-SWITCH-QOS-MIB   csqIfQosGroupStatsValue 1.3.6.1.4.1.9.9.580.1.5.5.1.4, indexed
  *                          ifIndex.direction.queue.type: egress (2) queue q (1-based)
  *                          -> queues[q-1]; types 1/2/5/6 packets, bytes, drops,
@@ -52,8 +56,8 @@ int rp_snmp_cred_load(const char *path, struct rp_snmp_cred *c, char *warn, size
 void rp_snmp_cred_clear(struct rp_snmp_cred *c);
 
 /* One snapshot of the switch at host:port (out->source left to the caller):
- * a port per ifIndex the PFC table names (every named interface when the
- * agent has no CISCO-PFC-EXT-MIB), its speed, octets and discards, pfc_rx /
+ * a port per ifIndex a PFC table names (every named interface when the
+ * agent has neither PFC MIB), its speed, octets and discards, pfc_rx /
  * pfc_tx per priority, its egress queues' packets, bytes and drops. Values keep their SNMP widths (bits 32 for Counter32).
  * 0, or -1 with err: no answer (unreachable, or a v2c community the agent
  * does not know: it stays silent), an authentication failure, an unknown

@@ -35,15 +35,20 @@ IFX = ".1.3.6.1.2.1.31.1.1.1"     # IF-MIB ifXEntry (RFC 2863)
 IFT = ".1.3.6.1.2.1.2.2.1"        # IF-MIB ifEntry
 PFC = ".1.3.6.1.4.1.9.9.813.1.2.1"  # CISCO-PFC-EXT-MIB cpfcIfPriorityEntry: .2 Requests, .3 Indications
 CSQ = ".1.3.6.1.4.1.9.9.580.1.5.5.1.4"  # CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue.ifIndex.dir.queue.type
+IEEE = ".1.3.111.2.802.1.1.21.1.1.1"  # IEEE8021-PFC-MIB ieee8021PfcIfEntry: .2 Requests, .3 Indications
 
 # ifIndex -> name, ifHighSpeed (Mbit/s)
-PORTS = {1: ("Ethernet0", 100000), 5: ("Ethernet4", 100000), 9: ("Ethernet8", 40000), 100: ("eth0", 1000)}
+PORTS = {1: ("Ethernet0", 100000), 5: ("Ethernet4", 100000), 9: ("Ethernet8", 40000), 20: ("Ethernet16", 25000),
+         100: ("eth0", 1000)}
+# ifIndex -> (Requests = sent, Indications = received), Counter32, every priority: Ethernet16 has
+# only this table (another NOS's agent), Ethernet0 both
+IEEE_PFC = {1: (22, 4294967200), 20: (9, 31)}
 # (ifIndex, prio) -> (type, sent = Requests, received = Indications)
 PFC_VALUES = {(1, 3): ("counter", 17, 4294967000), (1, 4): ("counter64", 5, 7000000000),
               (5, 3): ("counter", 0, 2), (5, 4): ("counter", 880, 1000),
               (9, 3): ("counter", 12, 1000000)}
-OCTETS = {1: (1051000000, 2000), 5: (314400000, 0), 9: (0, 0), 100: (9, 9)}   # (in, out), Counter64
-DISCARDS = {1: (4294967290, 3), 5: (0, 0), 9: (7, 0), 100: (0, 0)}            # (in, out), Counter32
+OCTETS = {1: (1051000000, 2000), 5: (314400000, 0), 9: (0, 0), 20: (64, 0), 100: (9, 9)}  # (in, out), Counter64
+DISCARDS = {1: (4294967290, 3), 5: (0, 0), 9: (7, 0), 20: (0, 1), 100: (0, 0)}           # (in, out), Counter32
 # (ifIndex, direction, queue 1-based, type) -> value, as sonic-snmpagent's CounterMap numbers the
 # types: 1 UC packets, 2 UC bytes, 3 MC packets, 5 UC drops, 6 UC drop bytes; direction 1
 # (ingress) is not served by SONiC and must be left out
@@ -84,6 +89,9 @@ def values():
     for (i, q), (t, tx, rx) in PFC_VALUES.items():
         v[f"{PFC}.2.{i}.{q}"] = [t, str(tx)]
         v[f"{PFC}.3.{i}.{q}"] = [t, str(rx)]
+    for i, (tx, rx) in IEEE_PFC.items():
+        v[f"{IEEE}.2.{i}"] = ["counter", str(tx)]
+        v[f"{IEEE}.3.{i}"] = ["counter", str(rx)]
     for idx, val in QOS.items():
         v[CSQ + "." + ".".join(map(str, idx))] = ["counter64", str(val)]
     return v
@@ -121,8 +129,12 @@ def prio(p, q):
 
 
 def check_read(snap, how):
-    expect([p["name"] for p in snap["ports"]] == ["Ethernet0", "Ethernet4", "Ethernet8"],
-           f"{how}: the ports the PFC table names, in ifIndex order; eth0 left out ({[p['name'] for p in snap['ports']]})")
+    expect([p["name"] for p in snap["ports"]] == ["Ethernet0", "Ethernet4", "Ethernet8", "Ethernet16"],
+           f"{how}: the ports a PFC table names, in ifIndex order; eth0 left out ({[p['name'] for p in snap['ports']]})")
+    bad = [(i, port(snap, PORTS[i][0])) for i, (tx, rx) in IEEE_PFC.items()
+           if (port(snap, PORTS[i][0]).get("pfc_tx"), port(snap, PORTS[i][0]).get("pfc_rx")) != (tx, rx)]
+    expect(not bad and "pfc_tx" not in port(snap, "Ethernet4"),
+           f"{how}: IEEE8021-PFC-MIB Requests/Indications == the port's pfc_tx/pfc_rx {bad}")
     bad = []
     for (i, q), (t, tx, rx) in PFC_VALUES.items():
         e = prio(port(snap, PORTS[i][0]), q)
@@ -130,7 +142,7 @@ def check_read(snap, how):
             bad.append(f"{PORTS[i][0]} prio{q}: {e} != tx {tx} rx {rx}")
     expect(not bad, f"{how}: pfc_tx/pfc_rx of the 5 (port, priority) pairs == the script's {bad}")
     bad = []
-    for i in (1, 5, 9):
+    for i in (1, 5, 9, 20):
         p = port(snap, PORTS[i][0])
         want = {"speed_bps": PORTS[i][1] * 1000000, "rx_bytes": OCTETS[i][0], "tx_bytes": OCTETS[i][1],
                 "rx_discards": DISCARDS[i][0], "tx_discards": DISCARDS[i][1]}
@@ -166,7 +178,7 @@ def main():
     with open(conf, "w") as f:
         f.write("rocommunity s3cret-ro 127.0.0.1\n"
                 'createUser roce SHA "authpass123" AES "privpass123"\nrouser roce authpriv\n'
-                + "".join(f"pass_persist {o} /usr/bin/python3 {script} {vals}\n" for o in (IFX, IFT, ".1.3.6.1.4.1.9.9.813", ".1.3.6.1.4.1.9.9.580")))
+                + "".join(f"pass_persist {o} /usr/bin/python3 {script} {vals}\n" for o in (IFX, IFT, ".1.3.6.1.4.1.9.9.813", ".1.3.6.1.4.1.9.9.580", ".1.3.111.2.802.1.1.21")))
     creds = {}
     for name, text, mode in (("v2", "community s3cret-ro\n", 0o600),
                              ("v3", "# SNMPv3, authPriv\nuser roce\nauth SHA authpass123\npriv AES privpass123\n", 0o600),
@@ -219,6 +231,7 @@ def main():
         PFC_VALUES[(1, 3)] = ("counter", 17, 100)
         PFC_VALUES[(5, 4)] = ("counter", 1880, 1000)
         DISCARDS[1] = (10, 3)
+        IEEE_PFC[1] = (22, 50)  # 50 + 2^32 - 4294967200 = 146
         write_values(vals)
         deltas, t0 = [], time.monotonic()
         while time.monotonic() - t0 < 5:
@@ -228,8 +241,10 @@ def main():
         rx = sum(prio(port(x, "Ethernet0"), 3).get("pfc_rx", 0) for x in deltas)
         tx = sum(prio(port(x, "Ethernet4"), 4).get("pfc_tx", 0) for x in deltas)
         disc = sum(port(x, "Ethernet0").get("rx_discards", 0) for x in deltas)
-        expect((rx, tx, disc) == (396, 1000, 16), f"--watch: Counter32 wraps counted through (pfc_rx +396, rx_discards "
-                                                  f"+16), a plain move +1000 ({rx}, {disc}, {tx})")
+        ieee = sum(port(x, "Ethernet0").get("pfc_rx", 0) for x in deltas)
+        expect((rx, tx, disc, ieee) == (396, 1000, 16, 146),
+               f"--watch: Counter32 wraps counted through (prio3 pfc_rx +396, rx_discards +16, the port's IEEE pfc_rx "
+               f"+146), a plain move +1000 ({rx}, {tx}, {disc}, {ieee})")
         expect(all(p["resets"] == [] for x in deltas for p in x["ports"]), "no resets among them")
         # a reset: 1000000 -> 5 would be 4,293,967,301 frames, more than 40 Gbit/s can carry in
         # 0.3 s (40e9 / 672 * 0.3 = 17,857,142)
