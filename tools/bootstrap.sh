@@ -10,6 +10,8 @@ packages=(
 	meson ninja-build pkg-config gcc
 	libdpdk-dev libibverbs-dev librdmacm-dev libpcap-dev libyaml-dev libjansson-dev libsodium-dev
 	libcmocka-dev
+	# roceprobe counters sonic:// (a SONiC switch's Redis) and snmp:// (net-snmp's library)
+	libhiredis-dev libsnmp-dev
 	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
 	libsystemd-dev libdbus-1-dev
 	# plots (tools/plot)
@@ -25,6 +27,9 @@ test_packages=(
 	# roceprobe doctor's facts and roceprobe counters' ioctl reader checked against the kernel's
 	# own tools (tests/lab/doctor_check.py, tests/interop/counters_check.py)
 	ethtool
+	# roceprobe counters sonic:// against a real Redis in SONiC's layout, snmp:// against a real
+	# snmpd with a pass_persist script (tests/interop/sonic_check.py, snmp_check.py)
+	redis-server snmpd
 	# many machines: the MPI control plane (mpirun); tools/test.sh builds with -Dmpi=enabled
 	openmpi-bin libopenmpi-dev
 	# srun on a single-node Slurm (tests/cluster/slurm_check.py)

@@ -242,6 +242,118 @@ static const struct map maps[] = {
 	{RP_CTR_DPDK, "tx_pfc_frames", NULL, "pfc_tx", 0, 1},
 	{RP_CTR_DPDK, "rx_stat_discard", NULL, "rx_discards_phy", 0, 1},
 	{RP_CTR_DPDK, "tx_stat_discard", NULL, "tx_discards_phy", 0, 1},
+
+	/* A SONiC switch's COUNTERS_DB (sonic.c): the SAI stat names of
+	 * opencomputeproject/SAI inc/saiport.h, saiqueue.h, saibuffer.h as
+	 * sonic-swss orchagent writes them into COUNTERS:oid:..., and
+	 * orchagent/pfcwdorch's PFC_WD_QUEUE_STATS_*. Per port and priority (the
+	 * fields sonic-utilities scripts/pfcstat prints): */
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PKTS", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PKTS", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PAUSE_DURATION_US", NULL, "pause_us_rx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PAUSE_DURATION_US", NULL, "pause_us_tx", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_OCTETS", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_OCTETS", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_DISCARDS", NULL, "rx_discards", 0, 1},
+	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_DISCARDS", NULL, "tx_discards", 0, 1},
+	/* per egress queue (scripts/queuestat's, and the ECN marks WRED made) */
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_PACKETS", NULL, "packets", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_BYTES", NULL, "bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_BYTES", NULL, "drop_bytes", 0, 1},
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", NULL, "ecn_marked", 0, 1},
+	/* the PFC watchdog's, per queue (sonic-utilities pfcwd/main.py STATS_DESCRIPTION) */
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", NULL, "wd_storms_detected", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", NULL, "wd_storms_restored", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", NULL, "wd_tx_drops", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", NULL, "wd_rx_drops", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS", NULL, "wd_tx_packets", 0, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS", NULL, "wd_rx_packets", 0, 1},
+	/* ... and its levels: the same counts over the latest storm alone (they
+	 * start again with each storm), its timers, and PFC_WD_STATUS
+	 * ("stormed" 1, "operational" 0; sonic.c turns the word into the number) */
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS_LAST", NULL, "wd_tx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS_LAST", NULL, "wd_rx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS_LAST", NULL, "wd_tx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS_LAST", NULL, "wd_rx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME", NULL, "wd_detection_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME_LEFT", NULL, "wd_detection_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME", NULL, "wd_restoration_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME_LEFT", NULL, "wd_restoration_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "PFC_WD_STATUS", NULL, "wd_stormed", RP_CTR_GAUGE, 1},
+	/* per ingress priority group: what it took in and dropped (headroom overrun) */
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", NULL, "packets", 0, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
+	/* watermarks, gauges (scripts/watermarkstat's tables: USER_WATERMARKS,
+	 * raw names "U/FIELD", is the high mark since the user last cleared it,
+	 * PERSISTENT_WATERMARKS, "P/FIELD", since the persistent clear; the
+	 * Lua plugins of sonic-swss orchagent/watermark_{queue,pg}.lua fill
+	 * them from COUNTERS:oid's last reading) */
+	{RP_CTR_SAI, "U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes", RP_CTR_GAUGE, 1},
+	/* COUNTERS:oid's own: the high mark of the last poll alone (read and
+	 * cleared each poll), what the plugins fold into the tables */
+	{RP_CTR_SAI, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "poll_headroom_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "persistent_shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL,
+	 "persistent_shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "headroom_wm_bytes",
+	 RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL,
+	 "persistent_headroom_wm_bytes", RP_CTR_GAUGE, 1},
+
+	/* A switch over SNMP (snmp.c): IF-MIB (RFC 2863) columns, and
+	 * CISCO-PFC-EXT-MIB's cpfcIfPriorityTable (column.priority), which
+	 * SONiC's agent fills from SAI_PORT_STAT_PFC_<p>_TX_PKTS (Requests) and
+	 * _RX_PKTS (Indications): sonic-snmpagent ciscoPfcExtMIB.py */
+	{RP_CTR_SNMP, "cpfcIfPriorityRequests.%u", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SNMP, "cpfcIfPriorityIndications.%u", NULL, "pfc_rx", 0, 1},
+	/* IEEE8021-PFC-MIB: PFC frames of every priority, sent (Requests) and
+	 * received (Indications), per interface: the port-level pfc_tx/pfc_rx */
+	{RP_CTR_SNMP, "ieee8021PfcRequests", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SNMP, "ieee8021PfcIndications", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_SNMP, "ifHCInOctets", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_SNMP, "ifHCOutOctets", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_SNMP, "ifInDiscards", NULL, "rx_discards", 0, 1},
+	{RP_CTR_SNMP, "ifOutDiscards", NULL, "tx_discards", 0, 1},
+	/* CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue.TYPE of an egress queue, the
+	 * types sonic-snmpagent ciscoSwitchQosMIB.py CounterMap gives: 1..2 and
+	 * 5..6 the unicast queue's SAI_QUEUE_STAT_PACKETS, _BYTES,
+	 * _DROPPED_PACKETS, _DROPPED_BYTES; 3..4, 7..8 the same of the multicast
+	 * queue the agent files under the same queue number */
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.1", NULL, "packets", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.2", NULL, "bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.3", NULL, "mc_packets", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.4", NULL, "mc_bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.5", NULL, "drops", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.6", NULL, "drop_bytes", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.7", NULL, "mc_drops", 0, 1},
+	{RP_CTR_SNMP, "csqIfQosGroupStatsValue.8", NULL, "mc_drop_bytes", 0, 1},
+
+	/* exec:CMD (exec.c): the map names counters by the vocabulary itself;
+	 * a path with {prio} gives NAME.PRIO */
+	{RP_CTR_EXEC, "pfc_rx.%u", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_EXEC, "pfc_tx.%u", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_EXEC, "pause_us_rx.%u", NULL, "pause_us_rx", 0, 1},
+	{RP_CTR_EXEC, "pause_us_tx.%u", NULL, "pause_us_tx", 0, 1},
+	{RP_CTR_EXEC, "rx_bytes", NULL, "rx_bytes", 0, 1},
+	{RP_CTR_EXEC, "tx_bytes", NULL, "tx_bytes", 0, 1},
+	{RP_CTR_EXEC, "rx_packets", NULL, "rx_packets", 0, 1},
+	{RP_CTR_EXEC, "tx_packets", NULL, "tx_packets", 0, 1},
+	{RP_CTR_EXEC, "rx_discards", NULL, "rx_discards", 0, 1},
+	{RP_CTR_EXEC, "tx_discards", NULL, "tx_discards", 0, 1},
+	{RP_CTR_EXEC, "pfc_rx", NULL, "pfc_rx", 0, 1},
+	{RP_CTR_EXEC, "pfc_tx", NULL, "pfc_tx", 0, 1},
+	{RP_CTR_EXEC, "rx_dropped", NULL, "rx_dropped", 0, 1},
+	{RP_CTR_EXEC, "tx_dropped", NULL, "tx_dropped", 0, 1},
+	{RP_CTR_EXEC, "rx_errors", NULL, "rx_errors", 0, 1},
+	{RP_CTR_EXEC, "tx_errors", NULL, "tx_errors", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -255,6 +367,12 @@ const char *rp_ctr_src_name(enum rp_ctr_src s)
 		return "eth";
 	case RP_CTR_DPDK:
 		return "dpdk";
+	case RP_CTR_SAI:
+		return "sai";
+	case RP_CTR_SNMP:
+		return "snmp";
+	case RP_CTR_EXEC:
+		return "exec";
 	default:
 		return "netdev";
 	}

@@ -25,6 +25,10 @@ enum rp_ctr_src {
 	RP_CTR_ETH,    /* the netdev's ethtool statistics (ioctl or an `ethtool -S` dump) */
 	RP_CTR_NETDEV, /* /sys/class/net/IF/statistics */
 	RP_CTR_DPDK,   /* a DPDK port's extended statistics (the ethdev xstats names), read in lib/dp */
+	RP_CTR_SAI,    /* a SONiC switch's COUNTERS_DB fields (SAI stat names), read by sonic.c; a
+			* watermark table's field as "U/FIELD" (USER_WATERMARKS) or "P/FIELD" (PERSISTENT_) */
+	RP_CTR_SNMP,   /* a switch's SNMP objects (snmp.c): the MIB's column name, ".PRIO" for a priority */
+	RP_CTR_EXEC,   /* exec:CMD through a map (exec.c): the map's counter name, ".PRIO" for a priority */
 };
 
 struct rp_ctr {
@@ -33,7 +37,7 @@ struct rp_ctr {
 	uint64_t value;
 };
 
-const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev", "dpdk" */
+const char *rp_ctr_src_name(enum rp_ctr_src s); /* "port", "hw", "eth", "netdev", "dpdk", "sai", "snmp", "exec" */
 
 /* A pause counter by its name: it holds "pause" or "pfc" (any case), as
  * result.json's environment.ports[].pause_xstats has always kept them. */

@@ -11,18 +11,78 @@
 #include <time.h>
 
 #include "counters/ethtool.h"
+#include "counters/sonic.h"
 
 static const struct {
 	const char *name;
 	enum rp_cnt_kind kind;
 } kinds[] = {
 	{"ethtool", RP_CNT_ETHTOOL},           {"sysfs", RP_CNT_SYSFS},       {"rdma", RP_CNT_RDMA},
-	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},
+	{"ethtool-file", RP_CNT_ETHTOOL_FILE}, {"rdma-dir", RP_CNT_RDMA_DIR},    {"exec", RP_CNT_EXEC},
 };
+
+#define KINDS \
+	"ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH, rdma-dir:PATH, sonic://HOST[:PORT], snmp://HOST[:PORT] " \
+	"or exec:CMD"
+
+/* SCHEME://HOST[:PORT] (sonic, snmp), HOST a name, an IPv4 address or [IPv6]. */
+static int parse_url(const char *spec, const char *scheme, enum rp_cnt_kind kind, int defport, struct rp_cnt_source *s,
+		     char *err, size_t errlen)
+{
+	const char *h = spec + strlen(scheme) + 3, *end;
+	size_t hl;
+	if (*h == '[') {
+		end = strchr(h, ']');
+		if (!end) {
+			snprintf(err, errlen, "source '%s': an IPv6 address goes in [ ]: %s://[ADDR]:PORT", spec, scheme);
+			return -1;
+		}
+		h++;
+		hl = (size_t)(end - h);
+		end++;
+	} else {
+		end = strchr(h, ':');
+		end = end ? end : h + strlen(h);
+		hl = (size_t)(end - h);
+	}
+	s->tcp_port = defport;
+	if (*end == ':') {
+		char *e;
+		errno = 0;
+		long p = strtol(end + 1, &e, 10);
+		if (!end[1] || *e || errno || p < 1 || p > 65535) {
+			snprintf(err, errlen, "source '%s': port '%s' is not 1..65535", spec, end + 1);
+			return -1;
+		}
+		s->tcp_port = (int)p;
+	} else if (*end) {
+		snprintf(err, errlen, "source '%s': expected %s://HOST[:PORT]", spec, scheme);
+		return -1;
+	}
+	if (!hl || hl >= sizeof(s->host) || strlen(spec) >= sizeof(s->spec) || strchr(h, '/')) {
+		snprintf(err, errlen, "source '%s': expected %s://HOST[:PORT] (the switch's management address)", spec,
+			 scheme);
+		return -1;
+	}
+	snprintf(s->host, sizeof(s->host), "%.*s", (int)hl, h);
+	s->kind = kind;
+	snprintf(s->spec, sizeof(s->spec), "%s", spec);
+	snprintf(s->arg, sizeof(s->arg), "%.299s", spec + strlen(scheme) + 3);
+	return 0;
+}
+
+bool rp_cnt_source_is_switch(const struct rp_cnt_source *s)
+{
+	return s->kind == RP_CNT_SONIC || s->kind == RP_CNT_SNMP || s->kind == RP_CNT_EXEC;
+}
 
 int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	if (strncmp(spec, "sonic://", 8) == 0)
+		return parse_url(spec, "sonic", RP_CNT_SONIC, RP_SONIC_PORT, s, err, errlen);
+	if (strncmp(spec, "snmp://", 7) == 0)
+		return parse_url(spec, "snmp", RP_CNT_SNMP, RP_SNMP_PORT, s, err, errlen);
 	const char *colon = strchr(spec, ':');
 	if (colon && colon[1] && strlen(spec) < sizeof(s->spec) && strlen(colon + 1) < sizeof(s->arg))
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -32,8 +92,7 @@ int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, si
 				snprintf(s->arg, sizeof(s->arg), "%s", colon + 1);
 				return 0;
 			}
-	snprintf(err, errlen,
-		 "source '%s': expected ethtool:IFACE, sysfs:IFACE, rdma:DEV, ethtool-file:PATH or rdma-dir:PATH", spec);
+	snprintf(err, errlen, "source '%s': expected " KINDS, spec);
 	return -1;
 }
 
@@ -296,6 +355,12 @@ int rp_cnt_read(const struct rp_cnt_source *s, struct rp_cnt_snap *out, char *er
 		return 0;
 	case RP_CNT_RDMA:
 		return read_rdma(s, out, err, errlen);
+	case RP_CNT_SONIC:
+		return rp_sonic_read(s->host, s->tcp_port, out, err, errlen);
+	case RP_CNT_SNMP:
+		return rp_snmp_read(s->host, s->tcp_port, &s->cred, out, err, errlen);
+	case RP_CNT_EXEC:
+		return rp_exec_read(s->arg, s->map, out, err, errlen);
 	case RP_CNT_ETHTOOL_FILE: {
 		char *text;
 		size_t len;

@@ -5,8 +5,14 @@
  *   ethtool-file:PATH   a saved `ethtool -S IFACE` dump
  *   rdma-dir:PATH       a copied hw_counters directory (or a copied port
  *                       directory holding hw_counters/ and counters/)
+ * and a switch's:
+ *   sonic://HOST[:PORT] a SONiC switch's COUNTERS_DB and CONFIG_DB (sonic.h;
+ *                       PORT default 6379)
+ *   snmp://HOST[:PORT]  a switch's SNMP agent: IF-MIB and CISCO-PFC-EXT-MIB
+ *                       (snmp.h; PORT default 161), with credentials from a file
+ *   exec:CMD            any command printing JSON, through a map (exec.h)
  * Each read gives one snapshot of every port of the source, normalised
- * (snap.h). Plain C over files and one ioctl; no DPDK, no verbs. */
+ * (snap.h). Plain C over files, one ioctl and hiredis; no DPDK, no verbs. */
 #ifndef RP_COUNTERS_SOURCES_H
 #define RP_COUNTERS_SOURCES_H
 
@@ -16,8 +22,10 @@
 
 #include "counters/ctr_names.h"
 #include "counters/snap.h"
+#include "counters/exec.h"
+#include "counters/snmp.h"
 
-enum rp_cnt_kind { RP_CNT_ETHTOOL, RP_CNT_SYSFS, RP_CNT_RDMA, RP_CNT_ETHTOOL_FILE, RP_CNT_RDMA_DIR };
+enum rp_cnt_kind { RP_CNT_ETHTOOL, RP_CNT_SYSFS, RP_CNT_RDMA, RP_CNT_ETHTOOL_FILE, RP_CNT_RDMA_DIR, RP_CNT_SONIC, RP_CNT_SNMP, RP_CNT_EXEC };
 
 struct rp_cnt_source {
 	enum rp_cnt_kind kind;
@@ -26,7 +34,17 @@ struct rp_cnt_source {
 	unsigned port;  /* rdma: the port to read, 0 = every port */
 	/* "" = /sys/class/net and /sys/class/infiniband; tests point these at fake trees */
 	char net_root[128], ib_root[128];
+	/* sonic://, snmp://: the switch's address and port */
+	char host[256];
+	int tcp_port;
+	struct rp_snmp_cred cred; /* snmp://: from the credentials file (rp_snmp_cred_load) */
+	const struct rp_exec_map *map; /* exec:: the caller's (rp_exec_map_load) */
 };
+
+/* A switch's source (sonic://, snmp://, exec:): its counters never go back while
+ * the switch runs (a Counter32's wrap is told apart, snap.h), so one that
+ * does is an error, not a reset. */
+bool rp_cnt_source_is_switch(const struct rp_cnt_source *s);
 
 /* "KIND:ARG" -> s. 0, or -1 with err naming what is wrong and the kinds. */
 int rp_cnt_source_parse(const char *spec, struct rp_cnt_source *s, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -398,6 +399,210 @@ static void sampler_thread(void **state)
 	free(s);
 }
 
+/* A switch's queue and PG counters (sonic.c folds each object's
+ * COUNTERS:oid hash with its index): counts differenced per queue, a
+ * watermark a gauge (its value even when it fell), a port's priority key
+ * that turns up in a queue's hash kept raw as qN.NAME, and the JSON's
+ * queues[]/pgs[]. Values by hand. */
+static void queues_and_pgs(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap a, b, d;
+	struct rp_ctr q3a[] = {{"SAI_QUEUE_STAT_PACKETS", RP_CTR_SAI, 1000},
+			       {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", RP_CTR_SAI, 40},
+			       {"U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", RP_CTR_SAI, 9000},
+			       {"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 5}};
+	struct rp_ctr q3b[] = {{"SAI_QUEUE_STAT_PACKETS", RP_CTR_SAI, 1600},
+			       {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", RP_CTR_SAI, 43},
+			       {"U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", RP_CTR_SAI, 512}, /* cleared: fell */
+			       {"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 6}};
+	struct rp_ctr pg3a[] = {{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", RP_CTR_SAI, 2},
+				{"P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", RP_CTR_SAI, 8192}};
+	struct rp_ctr pg3b[] = {{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", RP_CTR_SAI, 9},
+				{"P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", RP_CTR_SAI, 8192}};
+	struct rp_ctr pa[] = {{"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 100}};
+	struct rp_ctr pb[] = {{"SAI_PORT_STAT_PFC_3_RX_PKTS", RP_CTR_SAI, 130}};
+	struct rp_cnt_port *p = rp_cnt_add_port(&a, "Ethernet0");
+	rp_cnt_port_fold(p, pa, 1);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_QUEUE, 3, q3a, 4);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_PG, 3, pg3a, 2);
+	p = rp_cnt_add_port(&b, "Ethernet0");
+	rp_cnt_port_fold(p, pb, 1);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_QUEUE, 3, q3b, 4);
+	rp_cnt_port_fold_at(p, RP_CNT_AT_PG, 3, pg3b, 2);
+	/* the port's pfc_rx prio 3 and queue 3's packets do not meet */
+	assert_int_equal(rp_cnt_find(p, "pfc_rx", 3, RP_CNT_KEY)->value, 130);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "packets", RP_CNT_KEY)->value, 1600);
+	assert_null(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "pfc_rx", RP_CNT_KEY));
+	assert_int_equal(rp_cnt_find(p, "q3.SAI_PORT_STAT_PFC_3_RX_PKTS", -1, RP_CNT_RAW)->value, 6);
+
+	strcpy(d.source, "sonic://x");
+	rp_cnt_delta(&a, &b, &d);
+	json_t *j = rp_cnt_port_json(&d.port[0], true);
+	char *s = json_dumps(j, JSON_COMPACT);
+	/* pfc_rx 130 - 100 = 30; packets 1600 - 1000 = 600; ecn 43 - 40 = 3; the watermark
+	 * 512 as it is (no reset); raw 6 - 5 = 1; PG drops 9 - 2 = 7, headroom 8192 */
+	assert_string_equal(s, "{\"name\":\"Ethernet0\",\"prio\":[{\"prio\":3,\"pfc_rx\":30}],"
+			       "\"queues\":[{\"queue\":3,\"packets\":600,\"ecn_marked\":3,\"shared_wm_bytes\":512}],"
+			       "\"pgs\":[{\"pg\":3,\"drops\":7,\"persistent_headroom_wm_bytes\":8192}],"
+			       "\"raw\":{\"q3.SAI_PORT_STAT_PFC_3_RX_PKTS\":1},\"gauges\":{},\"resets\":[]}");
+	free(s);
+	json_decref(j);
+	/* a queue count going back is named qN.key */
+	q3b[0].value = 10;
+	rp_cnt_snap_free(&b);
+	rp_cnt_port_fold_at(rp_cnt_add_port(&b, "Ethernet0"), RP_CNT_AT_QUEUE, 3, q3b, 4);
+	rp_cnt_delta(&a, &b, &d);
+	j = rp_cnt_port_json(&d.port[0], true);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "resets"), 0)), "q3.packets");
+	json_decref(j);
+	rp_cnt_snap_free(&a);
+	rp_cnt_snap_free(&b);
+	rp_cnt_snap_free(&d);
+}
+
+/* sonic://HOST[:PORT]: the default port, IPv6 in brackets, and what is refused. */
+static void sonic_specs(void **state)
+{
+	(void)state;
+	struct rp_cnt_source s;
+	char err[512];
+	assert_int_equal(rp_cnt_source_parse("sonic://10.0.0.1", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.kind, RP_CNT_SONIC);
+	assert_string_equal(s.host, "10.0.0.1");
+	assert_int_equal(s.tcp_port, 6379);
+	assert_true(rp_cnt_source_is_switch(&s));
+	assert_int_equal(rp_cnt_source_parse("sonic://sw1.lab:16379", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.host, "sw1.lab");
+	assert_int_equal(s.tcp_port, 16379);
+	assert_int_equal(rp_cnt_source_parse("sonic://[fd00::1]:6380", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.host, "fd00::1");
+	assert_int_equal(s.tcp_port, 6380);
+	const char *bad[] = {"sonic://", "sonic://h:0", "sonic://h:65536", "sonic://h:", "sonic://h:6379x",
+			     "sonic://[fd00::1", "sonic://h/x", "sonic:h"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rp_cnt_source_parse(bad[i], &s, err, sizeof(err)), -1);
+	assert_int_equal(rp_cnt_source_parse("ethtool:eth0", &s, err, sizeof(err)), 0);
+	assert_false(rp_cnt_source_is_switch(&s));
+}
+
+/* Counter32 wraps told from resets by the rate the wrap implies at line rate
+ * (snap.h): a 100 Gbit/s port, 1 s apart. Frames: at most 1e11 / 672 =
+ * 148,809,523 a second; octets 1e11 / 8 = 12,500,000,000. */
+static void counter32_wraps(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap a, b, d;
+	struct rp_ctr ra[] = {{"pfc_wrap", RP_CTR_SAI, 4294967000u}, {"pfc_reset", RP_CTR_SAI, 1000000},
+			      {"in_bytes", RP_CTR_SAI, 4000000000u}, {"drops64", RP_CTR_SAI, 50}};
+	struct rp_ctr rb[] = {{"pfc_wrap", RP_CTR_SAI, 100}, {"pfc_reset", RP_CTR_SAI, 5},
+			      {"in_bytes", RP_CTR_SAI, 1000000000u}, {"drops64", RP_CTR_SAI, 40}};
+	struct rp_cnt_port *pa = rp_cnt_add_port(&a, "Ethernet0"), *pb = rp_cnt_add_port(&b, "Ethernet0");
+	rp_cnt_port_fold(pa, ra, 4);
+	rp_cnt_port_fold(pb, rb, 4);
+	for (size_t i = 0; i < 3; i++)
+		pa->v[i].bits = pb->v[i].bits = 32; /* drops64 stays 64-bit */
+	pb->speed_bps = 100000000000u;
+	a.mono_ns = 5000000000u;
+	b.mono_ns = 6000000000u;
+	rp_cnt_delta(&a, &b, &d);
+	const struct rp_cnt_port *p = &d.port[0];
+	/* 100 + 2^32 - 4294967000 = 396 frames in 1 s: a wrap */
+	assert_false(rp_cnt_find(p, "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	assert_int_equal(rp_cnt_find(p, "pfc_wrap", -1, RP_CNT_RAW)->value, 396);
+	/* 5 + 2^32 - 1000000 = 4,293,967,301 frames in 1 s > 148,809,523: a reset */
+	assert_true(rp_cnt_find(p, "pfc_reset", -1, RP_CNT_RAW)->reset);
+	assert_int_equal(rp_cnt_find(p, "pfc_reset", -1, RP_CNT_RAW)->value, 0);
+	/* octets: 1e9 + 2^32 - 4e9 = 1,294,967,296 bytes <= 12.5e9: a wrap */
+	assert_int_equal(rp_cnt_find(p, "in_bytes", -1, RP_CNT_RAW)->value, 1294967296u);
+	assert_true(rp_cnt_find(p, "drops64", -1, RP_CNT_RAW)->reset); /* 64 bits never wrap */
+	/* the same 396 over 2 us: at most 297 frames (148,809,523 * 2e-6), a reset */
+	b.mono_ns = a.mono_ns + 2000;
+	rp_cnt_delta(&a, &b, &d);
+	assert_true(rp_cnt_find(&d.port[0], "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	/* no speed known: nothing to tell a wrap by, a reset */
+	b.mono_ns = 6000000000u;
+	pb->speed_bps = 0;
+	rp_cnt_delta(&a, &b, &d);
+	assert_true(rp_cnt_find(&d.port[0], "pfc_wrap", -1, RP_CNT_RAW)->reset);
+	rp_cnt_snap_free(&a);
+	rp_cnt_snap_free(&b);
+	rp_cnt_snap_free(&d);
+}
+
+/* --credentials files (snmp.h): v2c, v3 with auth and priv, and what is
+ * refused; a file others may read is a warning, not a refusal. */
+static void snmp_credentials(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rp-cred-XXXXXX", warn[600], err[600];
+	struct rp_snmp_cred c;
+	static const struct {
+		const char *text;
+		int ok;
+	} cases[] = {
+		{"# v2c\ncommunity s3cret\n", 2},
+		{"user roce\nauth SHA-256 authpass123\npriv AES privpass123\n", 3},
+		{"user roce\n", 3}, /* noAuthNoPriv */
+		{"", 0},
+		{"community a\nuser b\n", 0},		    /* one or the other */
+		{"user roce\npriv AES privpass123\n", 0},	    /* priv without auth */
+		{"user roce\nauth SHA short\n", 0},	    /* passphrases of 8 or more */
+		{"community a\nauth SHA authpass123\n", 0}, /* auth is v3's */
+		{"community a b\n", 0},
+		{"password hunter2\n", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, cases[i].text, strlen(cases[i].text)), (ssize_t)strlen(cases[i].text));
+		close(fd);
+		int rc = rp_snmp_cred_load(path, &c, warn, sizeof(warn), err, sizeof(err));
+		assert_int_equal(rc, cases[i].ok ? 0 : -1);
+		if (cases[i].ok)
+			assert_int_equal(c.version, cases[i].ok);
+		if (i == 0) {
+			assert_string_equal(c.community, "s3cret");
+			assert_string_equal(warn, ""); /* mkstemp's 0600 */
+			chmod(path, 0644);
+			assert_int_equal(rp_snmp_cred_load(path, &c, warn, sizeof(warn), err, sizeof(err)), 0);
+			assert_non_null(strstr(warn, "may be read by others (mode 644): chmod 600"));
+		}
+		if (i == 1) {
+			assert_int_equal(c.auth, RP_SNMP_AUTH_SHA256);
+			assert_int_equal(c.priv, RP_SNMP_PRIV_AES);
+			assert_string_equal(c.priv_pass, "privpass123");
+			rp_snmp_cred_clear(&c);
+			assert_string_equal(c.priv_pass, "");
+		}
+		unlink(path);
+		strcpy(path, "/tmp/rp-cred-XXXXXX");
+	}
+	assert_int_equal(rp_snmp_cred_load("/nonexistent/cred", &c, warn, sizeof(warn), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/cred"));
+}
+
+/* exec:'s JSON paths (exec.h): members, [N], [FIELD=VALUE] on strings and
+ * numbers, member[N]; what finds nothing is NULL. */
+static void exec_paths(void **state)
+{
+	(void)state;
+	json_t *r = json_loads("{\"a\":{\"b\":[{\"n\":\"x\",\"v\":1},{\"n\":\"y\",\"i\":7,\"v\":2}]},"
+			       "\"l\":[10,20,30]}",
+			       0, NULL);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b[1].v")), 2);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b[n=x].v")), 1);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "a.b.[i=7].v")), 2);
+	assert_int_equal(json_integer_value(rp_exec_path(r, "l[2]")), 30);
+	assert_null(rp_exec_path(r, "a.b[n=z].v"));
+	assert_null(rp_exec_path(r, "a.b[5]"));
+	assert_null(rp_exec_path(r, "l.x"));
+	assert_null(rp_exec_path(r, "a.c"));
+	assert_null(rp_exec_path(r, "a.b[1"));
+	json_decref(r);
+}
+
 static void bad_sources(void **state)
 {
 	(void)state;
@@ -431,6 +636,11 @@ int main(void)
 		cmocka_unit_test_teardown(rxe_hw_counters_dir, teardown),
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
+		cmocka_unit_test(queues_and_pgs),
+		cmocka_unit_test(sonic_specs),
+		cmocka_unit_test(counter32_wraps),
+		cmocka_unit_test(snmp_credentials),
+		cmocka_unit_test(exec_paths),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
 		cmocka_unit_test(sampler_thread),

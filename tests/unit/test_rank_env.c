@@ -29,11 +29,13 @@ static struct rp_env_count raw[2] = {{"hw:a", 1}, {"hw:b", 2}};
 static struct rp_hist lat;
 /* counters.nics[]: s1's veth over two samples (the start: every count 0;
  * then what moved), s2 with no netdev */
-static struct rp_cnt_val v0[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 0}, {"pfc_rx", 3, RP_CNT_KEY, false, 0}};
-static struct rp_cnt_val v1[3] = {{"rx_packets", -1, RP_CNT_KEY, false, 400},
-				  {"odd", -1, RP_CNT_RAW, true, 0},
-				  {"peer_ifindex", -1, RP_CNT_GAUGE, false, 9}};
-static struct rp_cnt_sample samples[2] = {{1000, {"v0", "veth", 2, 2, v0}}, {101000, {"v0", "veth", 3, 3, v1}}};
+static struct rp_cnt_val v0[2] = {{.name = "rx_packets", .prio = -1, .cls = RP_CNT_KEY},
+				  {.name = "pfc_rx", .prio = 3, .cls = RP_CNT_KEY}};
+static struct rp_cnt_val v1[3] = {{.name = "rx_packets", .prio = -1, .cls = RP_CNT_KEY, .value = 400},
+				  {.name = "odd", .prio = -1, .cls = RP_CNT_RAW, .reset = true},
+				  {.name = "peer_ifindex", .prio = -1, .cls = RP_CNT_GAUGE, .value = 9}};
+static struct rp_cnt_sample samples[2] = {{1000, {.name = "v0", .driver = "veth", .n = 2, .cap = 2, .v = v0}},
+					  {101000, {.name = "v0", .driver = "veth", .n = 3, .cap = 3, .v = v1}}};
 static struct rp_cnt_series nics[2] = {
 	{"s1", "sysfs:v0", "", 100000, 2, 2, samples},
 	{"s2", "", "port net_null0 has no Linux netdev", 100000, 0, 0, NULL},
