@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dp/dp.h"
 #include "report/outdir.h"
 #include "run/engine.h"
 #include "run/report.h"
@@ -258,7 +259,7 @@ static bool all_ready(struct rp_run *r, int rc, const char *held)
 static int finish(struct rp_run *r, const struct run_opts *o, int rc)
 {
 	char err[4200];
-	if (rc == 0 && r->cl.rank == 0 && rp_run_write_result(r, o->out, o->profile, RP_VERSION, err, sizeof(err)))
+	if (rc == 0 && r->cl.rank == 0 && rp_run_write_result(r, o->out, o->profile, RP_VERSION, rp_dp_version(), err, sizeof(err)))
 		rc = rp_cli_error("run", "%s", err);
 	if (rc == 0 && r->cl.rank == 0) {
 		if (rp_run_write_summary(r, o->out, stdout, err, sizeof(err)) != 0)

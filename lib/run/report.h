@@ -21,10 +21,12 @@
 #define RP_RUN_SUMMARY_FLOWS 40
 
 /* DIR/result.json (atomically; beyond RP_REPORT_FLOWS_INLINE flows also
- * DIR/flows.jsonl and DIR/pairs.jsonl), profile_path and version as it
- * names them. 0, or RP_RUN_USAGE with one line in err. */
+ * DIR/flows.jsonl and DIR/pairs.jsonl), naming the profile's path, the
+ * binary's version and the DPDK version it linked (NULL: none) as given
+ * (DPDK-free: tests/unit/test_run.c writes one). 0, or RP_RUN_USAGE with
+ * one line in err. */
 int rp_run_write_result(const struct rp_run *r, const char *dir, const char *profile_path, const char *version,
-			char *err, size_t errlen);
+			const char *dpdk, char *err, size_t errlen);
 
 /* DIR/summary.txt (atomically), and the same text to echo unless NULL.
  * 0, or RP_RUN_USAGE with one line in err. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dp/dp.h"
 #include "report.h"
 #include "report/env_json.h"
 #include "report/flowset.h"
@@ -251,7 +250,7 @@ static int run_keys(struct rp_result_out *o, void *ctx)
  * keeps their totals, the outlying pairs, hosts, ports (report/flowset.h,
  * docs/results.md). */
 int rp_run_write_result(const struct rp_run *r, const char *dir, const char *profile_path, const char *version,
-			char *err, size_t errlen)
+			const char *dpdk, char *err, size_t errlen)
 {
 	size_t nf = rp_acct_nflows(r->acct);
 	double *expect = rp_plan_expect_goodput(&r->s.plan, r->flow_of, nf);
@@ -262,7 +261,7 @@ int rp_run_write_result(const struct rp_run *r, const char *dir, const char *pro
 	if (!fs.pairs && nf)
 		return rp_run_err(err, errlen, "out of memory for the pairs of %zu flows", nf);
 	json_t *tports = NULL;
-	struct rp_result_env env = {.version = version, .dpdk = rp_dp_version(), .started = r->started,
+	struct rp_result_env env = {.version = version, .dpdk = dpdk, .started = r->started,
 				    .more = json_pack("{s:o, s:o}", "ports", all_ports_env(r), "lcores",
 						      rp_env_lcores_json(&r->own))};
 	struct rp_result_measured m = {.elapsed_ns = r->s.g.end_ns, .interrupted = r->interrupted, .fs = &fs,
