@@ -1,7 +1,7 @@
 /* A run (`roceprobe run`): the profile's hosts on this rank's engine (DPDK
  * ports or verbs QPs), accounted per flow and port, every rank's part merged
- * on rank 0. The command keeps its options, the ranks' agreement on one
- * error line and the result document; everything else is here:
+ * on rank 0. The command keeps its options and the ranks' agreement on one
+ * error line; everything else is here:
  *
  *   rp_run_place        the profile (rank 0's text, broadcast) and its hosts on ranks   place.c
  *   rp_run_engine_setup this rank's engine (engine.h: dpdk, verbs) and its ends          engine.c
@@ -9,10 +9,11 @@
  *   rp_run_exchange     the QP records, each to the rank that reads it (verbs plans)     exchange.c, qp_route.c
  *   rp_run_go           clocks, T0, the engine's run, the accounting closed and merged   go.c, merge.c, facts.c
  *   rp_run_close        every resource, in reverse order                                 close.c
+ *   rp_run_write_result result.json, rp_run_write_summary summary.txt (report.h)      result.c, summary_view.c
  *
  * Errors: one line in r->s.err and RP_RUN_USAGE, never printed here (under a
  * launcher the ranks agree on one first: the command prints it). The field
- * names are those app/cmd_run.c's result document reads. */
+ * names are those the run's report (report.h) reads. */
 #ifndef RP_RUN_RUN_H
 #define RP_RUN_RUN_H
 

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "report/outdir.h"
 #include "report/result.h"
 #include "report/result_doc.h"
 #include "verbs/fair.h"
@@ -172,4 +173,23 @@ json_t *rp_ep_json(const struct rp_ep_report *rep, const char *version)
 	struct ep_doc e = {rep, version};
 	struct rp_result_pieces p = {.kind = "verbs", .ext = ep_keys, .ctx = &e};
 	return rp_result_tree(&p);
+}
+
+int rp_ep_write_json(const struct rp_ep_report *rep, const char *version, FILE *out, const char *dir, char *err,
+		     size_t errlen)
+{
+	json_t *root = rp_ep_json(rep, version);
+	int rc = 0;
+	if (out) {
+		json_dumpf(root, out, JSON_INDENT(2));
+		fputc('\n', out);
+	}
+	if (dir) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/result.json", dir);
+		if (rp_outdir_mkdirs(dir, err, errlen) || rp_report_write_atomic(path, root, err, errlen))
+			rc = -1;
+	}
+	json_decref(root);
+	return rc;
 }

@@ -2,7 +2,8 @@
  * filled by hand, as rp_cluster_init would on that rank) runs lib/run's
  * pure steps, and what a collective would carry between them is handed over
  * here: hosts on ranks, the rank's share of the plan, the QP records' routes,
- * the ranks' accountants merged on rank 0, the clock bounds. Every expected
+ * the ranks' accountants merged on rank 0, the clock bounds, result.json
+ * through lib/report's builder. Every expected
  * value is worked by hand in its comment. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include "run/merge.h"
 #include "run/qp_route.h"
+#include "run/report.h"
 #include "run/run.h"
 #include "stats/acct.h"
 #include "report/acct_merge.h"
@@ -377,12 +381,88 @@ static void test_clock_bounds(void **state)
 	unplan();
 }
 
+/* ---- result.json's run pieces ---- */
+
+/* Rank 0 of two after the merge (h1, h3 on rank 0, h2 on rank 1: every flow
+ * in its accountant), rank 1's clock known within 5 us: result.json through
+ * lib/report's builder, then a DIR that is not there. */
+static void test_write_result(void **state)
+{
+	(void)state;
+	plan3();
+	char err[512], dir[] = "/tmp/rp-test-run-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	struct rp_run *r = plan_rank(0, 2);
+	struct rp_clock_offset off[2] = {{.bound_ns = 0}, {.offset_ns = 123, .bound_ns = 5000}};
+	r->offsets = off;
+	static struct rp_rank_env envs[2]; /* every rank's facts came (big: static) */
+	memset(envs, 0, sizeof(envs));
+	envs[0].present = envs[1].present = true;
+	r->envs = envs;
+	r->nenvs = 2;
+	r->acfg.run_ns = 1000000000ull;
+	r->acfg.bin_ns = 100000;
+	r->acct = rp_acct_create(&r->acfg, err, sizeof(err));
+	assert_non_null(r->acct);
+	for (size_t a = 0; a < 3; a++) /* flow a sent 100 (a + 1) frames of 1000 B */
+		rp_acct_set_tx(r->acct, a, 100 * (a + 1), 100000 * (a + 1));
+	rp_acct_finish(r->acct, 1000000000ull, NULL);
+	assert_int_equal(rp_run_write_result(r, dir, "p.yaml", "9.9", NULL, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "dpdk");
+	json_t *flows = json_object_get(j, "flows"), *hosts = json_object_get(j, "hosts"),
+	       *c = json_object_get(j, "cluster");
+	assert_int_equal(json_array_size(flows), 3);
+	for (size_t a = 0; a < 3; a++) {
+		json_t *f = json_array_get(flows, a);
+		assert_int_equal(json_integer_value(json_object_get(f, "tx_packets")), 100 * (a + 1));
+		assert_int_equal(json_integer_value(json_object_get(f, "tx_unsent")), 0);
+		/* h1 -> h2 and h2 -> h3 cross ranks: rank 0's 0 + rank 1's 5000 ns; h3 -> h1 does not */
+		json_t *b = json_object_get(f, "latency_bound_ns");
+		if (a < 2)
+			assert_int_equal(json_integer_value(b), 5000);
+		else
+			assert_null(b);
+		assert_null(json_object_get(f, "incomplete"));
+	}
+	assert_int_equal(json_array_size(hosts), 3);
+	for (size_t h = 0; h < 3; h++) { /* host h on rank h % 2: nodes a, a, a (ranks 0, 1, 0) */
+		json_t *o = json_array_get(hosts, h);
+		assert_int_equal(json_integer_value(json_object_get(o, "rank")), h % 2);
+		assert_string_equal(json_string_value(json_object_get(o, "node")), "a");
+		assert_string_equal(json_string_value(json_object_get(o, "mac_from")), "profile");
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(hosts, 1), "ipv4")), "10.0.0.2");
+	/* the cluster: 2 ranks, a one-way latency off by at most both ranks' errors, 2 x 5000 */
+	assert_int_equal(json_integer_value(json_object_get(c, "size")), 2);
+	assert_string_equal(json_string_value(json_object_get(c, "launcher")), "mpirun");
+	assert_int_equal(json_integer_value(json_object_get(c, "latency_bound_ns")), 10000);
+	assert_int_equal(json_array_size(json_object_get(c, "ranks")), 2);
+	assert_null(json_object_get(j, "incomplete"));
+	assert_null(json_object_get(j, "verbs"));
+	json_decref(j);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+	/* DIR gone: one line, RP_RUN_USAGE, nothing written */
+	err[0] = 0;
+	assert_int_equal(rp_run_write_result(r, dir, "p.yaml", "9.9", NULL, err, sizeof(err)), RP_RUN_USAGE);
+	assert_non_null(strstr(err, dir));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(access(dir, F_OK), -1);
+	unplan_rank(r);
+	unplan();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_place_ranks), cmocka_unit_test(test_place_errors),
 		cmocka_unit_test(test_share),       cmocka_unit_test(test_qp_route),
 		cmocka_unit_test(test_merge_ranks), cmocka_unit_test(test_clock_bounds),
+		cmocka_unit_test(test_write_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
