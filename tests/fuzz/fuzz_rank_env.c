@@ -40,8 +40,11 @@ static void init(void)
 	static struct rp_env_vqp qp = {.flow = 1, .src_qpn = 17, .dst_qpn = 18, .src = "a", .dst = "b", .send = true,
 				       .v = {2, 2, 2048}, .lat = &h};
 	static struct rp_env_verbs v = {1, 1, &vh, &qp};
-	static struct rp_cnt_val cv[2] = {{"rx_packets", -1, RP_CNT_KEY, false, 5}, {"pfc_rx", 3, RP_CNT_KEY, true, 0}};
-	static struct rp_cnt_sample smp[1] = {{100, {"v0", "veth", 2, 2, cv}}};
+	static struct rp_cnt_val cv[2] = {
+		{.name = "rx_packets", .prio = -1, .cls = RP_CNT_KEY, .value = 5},
+		{.name = "pfc_rx", .prio = 3, .cls = RP_CNT_KEY, .reset = true},
+	};
+	static struct rp_cnt_sample smp[1] = {{.t_ns = 100, .port = {.name = "v0", .driver = "veth", .n = 2, .cap = 2, .v = cv}}};
 	static struct rp_cnt_series nics[2] = {{"a", "sysfs:v0", "", 100, 1, 1, smp}, {"b", "", "no netdev", 100, 0, 0, NULL}};
 	struct rp_rank_env e = {.present = true, .rank = 1, .node = "n1", .nhosts = 1, .hosts = hosts,
 				.clock_source = "none", .nports = 1, .ports = &port, .ncaptures = 1, .captures = &cap,
