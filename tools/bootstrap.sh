@@ -22,6 +22,8 @@ test_packages=(
 	clang libclang-rt-14-dev
 	# cross-checks and the lab's plumbing
 	tshark python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# lost SYNs to rank 0's watch port (tests/cluster/run_check.py lossyjoin)
+	nftables
 	# the certify report laid out at 1280 px in a browser (tests/interop/report_check.py)
 	chromium
 	# roceprobe doctor's facts and roceprobe counters' ioctl reader checked against the kernel's

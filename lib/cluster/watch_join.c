@@ -24,10 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster_internal.h"
 #include "watch_join.h"
 #include "watch_msg.h"
 
-#define CONNECT_MS 500
+#define CONNECT_MS 1500 /* one attempt's wait for the SYN's answer (TCG guests are slow) */
+#define RETRY_MS 200	/* between rounds of attempts */
 #define JOIN_MS 2000	/* a connection proves itself this fast, or is closed */
 #define JOINING_MAX 64	/* connections proving themselves at once, the rest wait in the backlog */
 #define EVICT_MS 250	/* when all are taken, the oldest goes if it has been proving this long */
@@ -355,15 +357,21 @@ int rp_watch_connect(const struct rp_cluster *c, const struct rp_watch_addr *wa,
 	bool same = !strcmp(c->ranks[0].node, c->ranks[c->rank].node);
 	int64_t until = mono_ms() + timeout_ms;
 	int best = -2; /* -2 reached nothing, -1 no answer, 0 a wrong proof */
-	for (uint32_t i = 0; i < wa->naddr && i < RP_WATCH_ADDRS; i++) {
-		if (wa->addr[i] == htonl(INADDR_LOOPBACK) && !same)
-			continue;
-		int fd = connect_one(wa->addr[i], wa->port), ok = fd >= 0 ? join(fd, (uint32_t)c->rank, key, until) : -2;
-		if (ok == 1 && rp_watch_sock_setup(fd) == 0)
-			return fd;
-		if (fd >= 0)
-			close(fd);
-		best = ok > best ? ok : best;
+	/* Round after round until the deadline: one lost SYN (a lossy or slow
+	 * management network; the kernel resends it only after 1 s) is not the end. */
+	while (best != 0 && mono_ms() < until && !rp_cluster_guard_stopped(c)) {
+		for (uint32_t i = 0; i < wa->naddr && i < RP_WATCH_ADDRS; i++) {
+			if (wa->addr[i] == htonl(INADDR_LOOPBACK) && !same)
+				continue;
+			int fd = connect_one(wa->addr[i], wa->port), ok = fd >= 0 ? join(fd, (uint32_t)c->rank, key, until) : -2;
+			if (ok == 1 && rp_watch_sock_setup(fd) == 0)
+				return fd;
+			if (fd >= 0)
+				close(fd);
+			best = ok > best ? ok : best;
+		}
+		if (best != 0)
+			nanosleep(&(struct timespec){.tv_nsec = RETRY_MS * 1000000L}, NULL);
 	}
 	*why = best == 0    ? "rank 0's watch did not prove the job's secret: another program on its port?"
 	       : best == -1 ? "rank 0's watch did not let this rank join (no answer in time, or its proof refused)"

@@ -62,6 +62,11 @@ Cases:
              run completes with the real ranks: 3 flows, rx == tx, nothing lost, no rank lost,
              cluster.watch_refused == 3. From /proc: rank 0 listened on 127.0.0.1 (every rank shares
              its node) and on no other address of that port.
+  lossyjoin  a management network that loses SYNs: an nftables rule (its own table, removed after)
+             drops every other TCP SYN to rank 0's watch port (ROCEPROBE_WATCH_PORT), so the first
+             SYN of at least one rank is lost, and the kernel would resend it only after 1 s. Every
+             rank joins all the same (it tries again until the watch's 20 s are over) and the run
+             completes: 3 flows, rx == tx, no rank lost; the rule's counter shows SYNs dropped.
   template   the hosts come from a host_template (count: ranks, port iface=rpt-t{rank}, mac:
              auto, ipv4: netdev) on four veths rpt-t0..3 through a bridge rpt-br, each with a
              kernel address 10.98.0.(k+1)/24: an all-to-all, every pair accounted, nothing
@@ -906,6 +911,42 @@ def case_stranger(tmp):
     refused = [ln for ln in said_lines(p) if "the watch refused a connection from 127.0.0.1:" in ln]
     expect(len(refused) == 4 and sum("rank 1's proof of the job's secret is wrong" in ln for ln in refused) == 1,
            f"rank 0 said so once per stranger, rank 1's proof wrong ({refused})")
+
+
+def case_lossyjoin(tmp):
+    setup(tbf=False)
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    table = f"rp_lossyjoin_{os.getpid()}"
+    sh(f"nft add table inet {table}")
+    try:
+        sh(f"nft add chain inet {table} in '{{ type filter hook input priority 0; }}'")
+        sh(f"nft add rule inet {table} in tcp dport {port} tcp flags syn numgen inc mod 2 == 0 counter drop")
+        env = dict(os.environ, ROCEPROBE_WATCH_PORT=str(port))
+        path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
+        with open(path, "w") as f:
+            f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
+                            "rate: 20M, duration: 300ms}"))
+        p = run_ranks([*launcher(), ROCEPROBE, "run", path, "-o", out], 180, env=env)
+        rules = json.loads(sh(f"nft -j list table inet {table}"))
+    finally:
+        sh(f"nft delete table inet {table}", check=False)
+    dropped = [e["rule"]["expr"] for e in rules["nftables"] if "rule" in e]
+    dropped = [x["counter"]["packets"] for r in dropped for x in r if "counter" in x]
+    print(f"SYNs to the watch port {port} dropped by nftables: {dropped}")
+    expect(dropped and dropped[0] >= 1, f"nftables dropped at least one SYN to rank 0's watch ({dropped})")
+    expect(p.returncode == 0, f"mpirun -np 4 roceprobe run with lost SYNs at the watch: exit 0 "
+           f"({p.returncode}: {said_lines(p)})")
+    if p.returncode != 0:
+        return
+    j = json.load(open(os.path.join(out, "result.json")))
+    expect(len(j["flows"]) == 3 and all(f["tx_packets"] > 0 and f["rx_packets"] == f["tx_packets"]
+                                        for f in j["flows"]),
+           f"three flows, each received whole ({[(f['src'], f['tx_packets'], f['rx_packets']) for f in j['flows']]})")
+    expect("incomplete" not in j and not any(r.get("lost") for r in j.get("cluster", {}).get("ranks", [])),
+           "no rank lost")
 
 
 def said_lines(p):
