@@ -325,6 +325,7 @@ int rp_cmd_run(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r.cl.launched && ncpu > 0)
 		so.first_core = (unsigned)(r.cl.ranks[r.cl.rank].local_rank % ncpu);
+	so.node_shared = r.cl.launched && r.cl.ranks[r.cl.rank].local_rank != 0;
 	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
 	if (rc == 0 && r.cl.rank == 0)
 		rc = rp_cli_outdir_check("run", o.out, o.force);

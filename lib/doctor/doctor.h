@@ -143,14 +143,16 @@ enum rp_doctor_status rp_doctor_speed_check(const char *host, uint64_t profile_b
  * (a FILE *; NULL: none printed). A FAIL: 1, and err holds the first one's
  * line (without "roceprobe WHO: ", which the caller's error line adds). -1
  * out of memory. A missing port or RDMA device is left to the run itself
- * (its line names the NIC and the rank). */
+ * (its line names the NIC and the rank). machine_warns false: a WARN about
+ * the machine (no host: hugepages) is counted but not printed (under a
+ * launcher every rank on a node would say it; the node's first rank does). */
 struct rp_preflight {
 	unsigned warns, fails;
 	bool huge_warned; /* a hugepages WARN was said: the EAL need not say it again */
 };
 int rp_doctor_preflight(const struct rp_doctor_sys *sys, const struct rp_profile *prof, const struct rp_plan *plan,
-			const bool *want, const char *who, void *warn /* FILE * */, struct rp_preflight *out, char *err,
-			size_t errlen);
+			const bool *want, const char *who, void *warn /* FILE * */, bool machine_warns,
+			struct rp_preflight *out, char *err, size_t errlen);
 /* The same for every host of prof on this machine (certify --engine run
  * without a launcher), its plan built here: 0, 1 a FAIL (err), -1 the plan
  * failed or out of memory (err). */

@@ -26,7 +26,8 @@ static void line(const struct rp_doctor_finding *f, char *out, size_t len)
 }
 
 int rp_doctor_preflight(const struct rp_doctor_sys *sys, const struct rp_profile *prof, const struct rp_plan *plan,
-			const bool *want, const char *who, void *warn, struct rp_preflight *out, char *err, size_t errlen)
+			const bool *want, const char *who, void *warn, bool machine_warns, struct rp_preflight *out, char *err,
+			size_t errlen)
 {
 	struct rp_doctor d;
 	char text[2 * RP_DOCTOR_TEXT + RP_NAME_MAX + 64];
@@ -51,7 +52,7 @@ int rp_doctor_preflight(const struct rp_doctor_sys *sys, const struct rp_profile
 			continue;
 		out->warns++;
 		out->huge_warned |= !strcmp(d.f[i].check, "hugepages");
-		if (warn) {
+		if (warn && (machine_warns || d.f[i].host[0])) {
 			line(&d.f[i], text, sizeof(text));
 			fprintf(warn, "roceprobe %s: %s\n", who, text);
 		}
@@ -69,7 +70,7 @@ int rp_doctor_preflight_profile(const struct rp_profile *prof, const char *who, 
 	if (rp_plan_build(prof, &plan, err, errlen) != 0)
 		return -1;
 	rp_doctor_sys_real(&sys);
-	int rc = rp_doctor_preflight(&sys, prof, &plan, NULL, who, warn, &pf, err, errlen);
+	int rc = rp_doctor_preflight(&sys, prof, &plan, NULL, who, warn, true, &pf, err, errlen);
 	rp_plan_free(&plan);
 	return rc;
 }

@@ -37,7 +37,8 @@ int rp_session_preflight(struct rp_session *s, const struct rp_session_opts *o, 
 	struct rp_doctor_sys sys;
 	struct rp_preflight pf;
 	rp_doctor_sys_real(&sys);
-	int rc = rp_doctor_preflight(&sys, s->prof, &s->plan, want, s->cmd, stderr, &pf, s->err, sizeof(s->err));
+	int rc = rp_doctor_preflight(&sys, s->prof, &s->plan, want, s->cmd, stderr, !o->node_shared, &pf, s->err,
+				     sizeof(s->err));
 	free(want);
 	*huge_warned = pf.huge_warned;
 	return rc == 0 ? 0 : RP_SESSION_USAGE;

@@ -67,6 +67,9 @@ struct rp_session_opts {
 	const volatile sig_atomic_t *stop;
 	/* --no-preflight: doctor's checks (preflight.h) are not run before the EAL */
 	bool no_preflight;
+	/* Under a launcher, a rank after the first on its node: preflight's
+	 * WARNs about the machine (hugepages) are that first rank's to say. */
+	bool node_shared;
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 

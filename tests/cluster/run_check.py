@@ -205,6 +205,8 @@ def case_incast(tmp):
     want = "srun" if os.environ.get("RP_LAUNCHER") == "srun" else "mpirun"
     expect(c.get("launcher") == want, f"cluster.launcher is {want} ({c.get('launcher')})")
     expect(len(j["environment"]["ports"]) == 4, "environment.ports: every rank's port")
+    huge = [ln for ln in p.stderr.splitlines() if "preflight WARN: hugepages" in ln]
+    expect(len(huge) <= 1, f"a machine's preflight WARN said once, by its first rank, not by all 4 ({len(huge)})")
 
 
 def case_all2all(tmp):
