@@ -841,12 +841,18 @@ def knock(port, hello, stay, said):
     s.close()
 
 
-def case_stranger(tmp):
-    setup(tbf=False)
+def free_port():
+    """A TCP port nobody listens on now, for ROCEPROBE_WATCH_PORT."""
     probe = socket.socket()
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
     probe.close()
+    return port
+
+
+def case_stranger(tmp):
+    setup(tbf=False)
+    port = free_port()
     path = os.path.join(tmp, "p.yaml")
     with open(path, "w") as f:
         f.write(profile("  - {name: incast, pattern: incast, senders: [s1, s2, s3], receiver: r, "
@@ -917,10 +923,7 @@ def case_stranger(tmp):
 
 def case_lossyjoin(tmp):
     setup(tbf=False)
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
+    port = free_port()
     table = f"rp_lossyjoin_{os.getpid()}"
     sh(f"nft add table inet {table}")
     try:
