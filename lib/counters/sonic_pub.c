@@ -10,6 +10,7 @@
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -305,7 +306,15 @@ struct rp_sonic_pub *rp_sonic_pub_open(const char *url, const char *who, char *e
 	freeReplyObject(r);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	if (pthread_create(&p->thread, NULL, run, p) != 0) {
+	/* The thread takes no signal: Ctrl-C and SIGTERM are the poller's to
+	 * see, and a write to a server that closed the connection fails with
+	 * EPIPE (one line) instead of killing the switch with SIGPIPE. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int tc = pthread_create(&p->thread, NULL, run, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (tc != 0) {
 		snprintf(err, errlen, "%s: cannot start its thread", p->where);
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);

@@ -15,8 +15,9 @@ SIGINT. The truth is the switch's own --json summary (its model's counters, writ
 lib/report/switch_json.c, not by the publisher): after the stop, every published cell
 (redis-cli HGETALL of the name maps and of each COUNTERS:oid / watermark hash) must equal
 the summary's number, and `roceprobe counters sonic://` must read the same numbers.
-Then: a bad URL and a server that is not there (exit 2, one line, no port opened), and a
-server that goes away mid-run (one line, the switch goes on and exits 0).
+Then: a bad URL and a server that is not there (exit 2, one line, no port opened), a
+server that goes away mid-run (one line, the switch goes on and exits 0), and SIGTERM
+before the first interval (the final publish is there).
 
 usage: switch_publish_check.py ROCEPROBE   (exit 77 = skipped: no redis-server, not root, no veth)
 """
@@ -282,6 +283,34 @@ def case_gone(tmp):
            f"... and says so in one line ({err})")
 
 
+def case_sigterm(tmp):
+    """An interval longer than the run: what is in redis after SIGTERM is the final publish alone."""
+    srv, port = start_redis(tmp)
+    errpath = os.path.join(tmp, "term.err")
+    try:
+        sw = subprocess.Popen([ROCEPROBE, "switch", "--port", "net_null0,no-rx=1", "--duration", "20", "--publish",
+                               f"redis://127.0.0.1:{port}", "--publish-interval", "60", "--json"],
+                              stdout=subprocess.PIPE, stderr=open(errpath, "w"), text=True)
+        ok = wait_progress(sw, errpath)
+        before = hgetall(port, "COUNTERS_PORT_NAME_MAP")
+        sw.send_signal(signal.SIGTERM)
+        try:
+            out, _ = sw.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            sw.kill()
+            sw.communicate()
+            sys.exit("switch did not stop on SIGTERM")
+        after = hgetall(port, "COUNTERS_PORT_NAME_MAP")
+        s = json.loads(out)
+        c = hgetall(port, f"COUNTERS:{after.get('Ethernet0')}")
+        expect(ok and before == {} and list(after) == ["Ethernet0"] and sw.returncode == 0 and s["interrupted"],
+               f"SIGTERM before the first interval: exit 0, and then Ethernet0 is published ({before} -> {after})")
+        expect(c.get("SAI_PORT_STAT_IF_IN_OCTETS") == str(s["ports"][0]["rx_bytes"]) and len(c) == 36,
+               f"... with its 36 port fields, IN_OCTETS == the summary's rx_bytes ({len(c)} fields)")
+    finally:
+        stop_redis(srv)
+
+
 def main():
     if not shutil.which("redis-server") or not shutil.which("redis-cli"):
         print("skipped: no redis-server/redis-cli (tools/bootstrap.sh --tests)")
@@ -309,6 +338,7 @@ def main():
         check_reader(s, rport)
         case_bad(tmp)
         case_gone(tmp)
+        case_sigterm(tmp)
     finally:
         if srv:
             stop_redis(srv)
