@@ -225,6 +225,15 @@ static int publish(struct rp_sonic_pub *p, const struct rp_sonic_snap *s, char *
 	size_t count = 0;
 	redisAppendCommand(p->c, "MULTI");
 	count++;
+	/* The maps hold this switch's objects alone: a port an earlier run
+	 * published (more ports, other names) is gone from them. */
+	static const char *const maps[] = {RP_SONIC_PORT_NAME_MAP,  RP_SONIC_QUEUE_NAME_MAP, RP_SONIC_QUEUE_INDEX_MAP,
+					   RP_SONIC_QUEUE_PORT_MAP, RP_SONIC_QUEUE_TYPE_MAP, RP_SONIC_PG_NAME_MAP,
+					   RP_SONIC_PG_INDEX_MAP,   RP_SONIC_PG_PORT_MAP};
+	for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
+		redisAppendCommand(p->c, "DEL %s", maps[m]);
+		count++;
+	}
 	for (unsigned i = 0; i < s->nports && i < RP_SONIC_PUB_PORTS; i++)
 		append_port(p, i, &s->port[i], &count);
 	redisAppendCommand(p->c, "EXEC");

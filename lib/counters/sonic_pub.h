@@ -11,6 +11,8 @@
  *   COUNTERS:oid             the SAI fields of struct rp_sonic_port/queue/pg
  *   USER_WATERMARKS:oid, PERSISTENT_WATERMARKS:oid  a queue's and a PG's
  *                            watermarks (both since the start: nobody clears them)
+ * The maps are written whole each time (deleted first, in the same
+ * transaction): objects an earlier run published leave them.
  * (the high 16 bits of a SAI object id are its sai_object_type_t: PORT 1,
  * QUEUE 0x15, INGRESS_PRIORITY_GROUP 0x1a, as SONiC's own ids show them).
  * Plain C over hiredis and one thread; no DPDK. */
