@@ -50,6 +50,7 @@ struct switch_opts {
 	bool json;
 	const char *publish;       /* redis://HOST:PORT, or NULL */
 	double publish_interval_s; /* default 1 */
+	bool publish_interval_given;
 };
 
 static void usage(FILE *out)
@@ -260,7 +261,9 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'e': o->eal = arg; return 0;
 	case 'j': o->json = true; return 0;
 	case 'U': o->publish = arg; return 0;
-	case 'I': return rp_cli_duration(CMD, "--publish-interval", arg, 3600, &o->publish_interval_s);
+	case 'I':
+		o->publish_interval_given = true;
+		return rp_cli_duration(CMD, "--publish-interval", arg, 3600, &o->publish_interval_s);
 	case 'T': o->trust_pcp = true; return 0;
 	case 'm': o->learn = true; return 0;
 	case 'n': o->no_flood = true; return 0;
@@ -276,6 +279,8 @@ static int check_opts(const struct switch_opts *o)
 		if (o->fdb[i].port >= o->nports)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
+	if (o->publish_interval_given && !o->publish)
+		return rp_cli_error(CMD, "--publish-interval: give --publish redis://HOST:PORT too");
 	char err[128];
 	if (rp_switch_flags_check(&o->fab, err, sizeof(err)) != 0)
 		return rp_cli_error(CMD, "%s", err);

@@ -259,6 +259,9 @@ def case_bad(tmp):
     one_line_exit2(null + ["--publish", "http://127.0.0.1:6379"], "--publish http://", "expected redis://HOST[:PORT]")
     one_line_exit2(null + ["--publish", "redis://127.0.0.1:0"], "--publish port 0", "expected redis://HOST[:PORT]")
     one_line_exit2(null + ["--publish", f"redis://127.0.0.1:{free_port()}"], "nothing listening", "cannot connect")
+    one_line_exit2(null + ["--publish-interval", "1s"], "--publish-interval alone", "give --publish")
+    one_line_exit2(null + ["--publish", "redis://127.0.0.1:6379", "--publish-interval", "0"], "--publish-interval 0",
+                   "--publish-interval: expected seconds")
 
 
 def case_gone(tmp):
