@@ -12,15 +12,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "counters/sonic_pub.h"
 #include "dp/switch_run.h"
 #include "fabric/headroom.h"
 #include "profile/switch_cfg.h"
 #include "profile/units.h"
+#include "report/switch_sonic.h"
 #include "report/switch_summary.h"
 #include "wire/eth.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
-static const char SHORTS[] = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:jTmnh";
+static const char SHORTS[] = "p:s:b:x:X:H:L:E:P:l:f:C:q:M:d:w:e:c:F:U:I:jTmnh";
 
 #define SWITCH_MAX_PORTS RP_DP_SWITCH_PORTS
 #define MAX_FDB 1024
@@ -46,6 +48,9 @@ struct switch_opts {
 	const char *eal;
 	int cpu; /* -1: the highest CPU the process may use */
 	bool json;
+	const char *publish;       /* redis://HOST:PORT, or NULL */
+	double publish_interval_s; /* default 1 */
+	bool publish_interval_given;
 };
 
 static void usage(FILE *out)
@@ -108,6 +113,17 @@ static void usage(FILE *out)
 	      "                      process may use: the EAL of every other command polls\n"
 	      "                      on CPU 0, and two busy pollers on one CPU halve both)\n"
 	      "  --json              the final summary as one JSON object on stdout\n"
+	      "  --publish redis://HOST[:PORT]  write the switch's counters into that Redis\n"
+	      "                      every --publish-interval, in a SONiC switch's COUNTERS_DB\n"
+	      "                      layout (database 2: COUNTERS_PORT_NAME_MAP, COUNTERS:oid\n"
+	      "                      with SAI_PORT_STAT_PFC_<p>_RX/TX_PKTS, queue and PG maps\n"
+	      "                      and counters, watermarks), port N as EthernetN, and once\n"
+	      "                      more at the end (also after Ctrl-C or SIGTERM); read it\n"
+	      "                      back with `roceprobe counters sonic://HOST:PORT`. A bad\n"
+	      "                      URL or a server not there at start: exit 2 before any\n"
+	      "                      port opens; a server lost later: one line, the switch\n"
+	      "                      goes on without publishing\n"
+	      "  --publish-interval S  how often to publish (default 1 s, SONiC's counterpoll)\n"
 	      "\n"
 	      "Forwarding: static --fdb entries and learned MACs; broadcast, multicast and\n"
 	      "unknown unicast are flooded, each copy admitted, queued and paced on its own\n"
@@ -244,6 +260,10 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		return 0;
 	case 'e': o->eal = arg; return 0;
 	case 'j': o->json = true; return 0;
+	case 'U': o->publish = arg; return 0;
+	case 'I':
+		o->publish_interval_given = true;
+		return rp_cli_duration(CMD, "--publish-interval", arg, 3600, &o->publish_interval_s);
 	case 'T': o->trust_pcp = true; return 0;
 	case 'm': o->learn = true; return 0;
 	case 'n': o->no_flood = true; return 0;
@@ -259,6 +279,8 @@ static int check_opts(const struct switch_opts *o)
 		if (o->fdb[i].port >= o->nports)
 			return rp_cli_error(CMD, "--fdb: port %u does not exist (%u ports, numbered from 0)", o->fdb[i].port,
 					    o->nports);
+	if (o->publish_interval_given && !o->publish)
+		return rp_cli_error(CMD, "--publish-interval: give --publish redis://HOST:PORT too");
 	char err[128];
 	if (rp_switch_flags_check(&o->fab, err, sizeof(err)) != 0)
 		return rp_cli_error(CMD, "%s", err);
@@ -281,12 +303,14 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		{"trust-pcp", no_argument, NULL, 'T'},         {"mac-learn", no_argument, NULL, 'm'},
 		{"no-flood", no_argument, NULL, 'n'},          {"cpu", required_argument, NULL, 'c'},
 		{"profile", required_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
+		{"publish", required_argument, NULL, 'U'},     {"publish-interval", required_argument, NULL, 'I'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct switch_opts zero;
 	*o = zero;
 	o->speed_bps = 10000000000ull;
 	o->cpu = -1;
+	o->publish_interval_s = 1;
 	int c, rc;
 	/* First --profile and --help, so the flags change the profile's switch
 	 * wherever they stand; then every flag in order. */
@@ -313,6 +337,16 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 	return check_opts(o);
 }
 
+/* --publish: the model's counters handed to the publishing thread once an
+ * interval, from the loop between two passes. */
+static struct rp_sonic_snap pub_snap;
+
+static void publish_tick(struct rp_dp_switch_run *r, uint64_t now_ns, void *ctx)
+{
+	rp_switch_sonic_snap(r->sw, r->rt.nports, now_ns, &pub_snap);
+	rp_sonic_pub_offer(ctx, &pub_snap);
+}
+
 int rp_cmd_switch(int argc, char **argv)
 {
 	static struct switch_opts o;
@@ -320,6 +354,17 @@ int rp_cmd_switch(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct rp_dp_switch_run r;
+	struct rp_sonic_pub *pub = NULL;
+	if (o.publish) { /* before the EAL and any port: a bad URL or no server costs nothing */
+		char perr[512];
+		if (o.nports > RP_SONIC_PUB_PORTS)
+			return rp_cli_error(CMD, "--publish: at most %d ports", RP_SONIC_PUB_PORTS);
+		if (!(pub = rp_sonic_pub_open(o.publish, "roceprobe " CMD, perr, sizeof(perr))))
+			return rp_cli_error(CMD, "%s", perr);
+		r.tick = publish_tick;
+		r.tick_ctx = pub;
+		r.tick_ns = (uint64_t)(o.publish_interval_s * 1e9);
+	}
 	struct rp_dp_switch_spec spec = {.ports = o.ports, .nports = o.nports, .fab = &o.fab, .flags = &o.fl,
 					 .speed_bps = o.speed_bps, .trust_pcp = o.trust_pcp, .learn = o.learn,
 					 .flood_unknown = !o.no_flood, .fdb = o.fdb, .nfdb = o.nfdb, .capture = o.capture,
@@ -328,6 +373,7 @@ int rp_cmd_switch(int argc, char **argv)
 	rp_cli_catch_stop();
 	if (rp_dp_switch_start(&r, &spec, err, sizeof(err)) != 0) {
 		rc = rp_cli_error(CMD, "%s", err);
+		rp_sonic_pub_close(pub, NULL);
 		rp_dp_switch_teardown(&r);
 		return rc;
 	}
@@ -335,6 +381,10 @@ int rp_cmd_switch(int argc, char **argv)
 	rp_dp_switch_stop(&r);
 	struct rp_switch_rt_facts f;
 	rp_dp_switch_facts(&r, rp_cli_stop != 0, &f);
+	if (pub) { /* the last values, at the summary's own end time */
+		rp_switch_sonic_snap(r.sw, r.rt.nports, f.end_ns, &pub_snap);
+		rp_sonic_pub_close(pub, &pub_snap);
+	}
 	if (o.json) {
 		json_t *j = rp_switch_rt_json(&f);
 		json_dumpf(j, stdout, JSON_PRESERVE_ORDER | JSON_COMPACT);

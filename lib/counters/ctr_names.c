@@ -22,6 +22,8 @@
  * A key without a priority is the port's. */
 #include "counters/ctr_names.h"
 
+#include "counters/sonic_db.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -248,20 +250,20 @@ static const struct map maps[] = {
 	 * sonic-swss orchagent writes them into COUNTERS:oid:..., and
 	 * orchagent/pfcwdorch's PFC_WD_QUEUE_STATS_*. Per port and priority (the
 	 * fields sonic-utilities scripts/pfcstat prints): */
-	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PKTS", NULL, "pfc_rx", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PKTS", NULL, "pfc_tx", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_RX_PAUSE_DURATION_US", NULL, "pause_us_rx", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_PFC_%u_TX_PAUSE_DURATION_US", NULL, "pause_us_tx", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_OCTETS", NULL, "rx_bytes", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_OCTETS", NULL, "tx_bytes", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_IF_IN_DISCARDS", NULL, "rx_discards", 0, 1},
-	{RP_CTR_SAI, "SAI_PORT_STAT_IF_OUT_DISCARDS", NULL, "tx_discards", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_PFC_RX_PKTS, NULL, "pfc_rx", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_PFC_TX_PKTS, NULL, "pfc_tx", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_PFC_RX_PAUSE_US, NULL, "pause_us_rx", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_PFC_TX_PAUSE_US, NULL, "pause_us_tx", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_IN_OCTETS, NULL, "rx_bytes", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_OUT_OCTETS, NULL, "tx_bytes", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_IN_DISCARDS, NULL, "rx_discards", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_OUT_DISCARDS, NULL, "tx_discards", 0, 1},
 	/* per egress queue (scripts/queuestat's, and the ECN marks WRED made) */
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_PACKETS", NULL, "packets", 0, 1},
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_BYTES", NULL, "bytes", 0, 1},
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_DROPPED_BYTES", NULL, "drop_bytes", 0, 1},
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", NULL, "ecn_marked", 0, 1},
+	{RP_CTR_SAI, RP_SAI_QUEUE_PACKETS, NULL, "packets", 0, 1},
+	{RP_CTR_SAI, RP_SAI_QUEUE_BYTES, NULL, "bytes", 0, 1},
+	{RP_CTR_SAI, RP_SAI_QUEUE_DROPPED_PACKETS, NULL, "drops", 0, 1},
+	{RP_CTR_SAI, RP_SAI_QUEUE_DROPPED_BYTES, NULL, "drop_bytes", 0, 1},
+	{RP_CTR_SAI, RP_SAI_QUEUE_ECN_MARKED, NULL, "ecn_marked", 0, 1},
 	/* the PFC watchdog's, per queue (sonic-utilities pfcwd/main.py STATS_DESCRIPTION) */
 	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", NULL, "wd_storms_detected", 0, 1},
 	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", NULL, "wd_storms_restored", 0, 1},
@@ -282,30 +284,30 @@ static const struct map maps[] = {
 	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME_LEFT", NULL, "wd_restoration_time_left", RP_CTR_GAUGE, 1},
 	{RP_CTR_SAI, "PFC_WD_STATUS", NULL, "wd_stormed", RP_CTR_GAUGE, 1},
 	/* per ingress priority group: what it took in and dropped (headroom overrun) */
-	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", NULL, "packets", 0, 1},
-	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", NULL, "drops", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PG_PACKETS, NULL, "packets", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PG_DROPPED_PACKETS, NULL, "drops", 0, 1},
 	/* watermarks, gauges (scripts/watermarkstat's tables: USER_WATERMARKS,
 	 * raw names "U/FIELD", is the high mark since the user last cleared it,
 	 * PERSISTENT_WATERMARKS, "P/FIELD", since the persistent clear; the
 	 * Lua plugins of sonic-swss orchagent/watermark_{queue,pg}.lua fill
 	 * them from COUNTERS:oid's last reading) */
-	{RP_CTR_SAI, "U/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_USER_WM_PREFIX RP_SAI_QUEUE_SHARED_WM, NULL, "shared_wm_bytes", RP_CTR_GAUGE, 1},
 	/* COUNTERS:oid's own: the high mark of the last poll alone (read and
 	 * cleared each poll), what the plugins fold into the tables */
-	{RP_CTR_SAI, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "poll_shared_wm_bytes",
+	{RP_CTR_SAI, RP_SAI_QUEUE_SHARED_WM, NULL, "poll_shared_wm_bytes", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SAI_PG_SHARED_WM, NULL, "poll_shared_wm_bytes",
 	 RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "poll_headroom_wm_bytes",
+	{RP_CTR_SAI, RP_SAI_PG_XOFF_ROOM_WM, NULL, "poll_headroom_wm_bytes",
 	 RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "P/SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", NULL, "persistent_shared_wm_bytes",
+	{RP_CTR_SAI, RP_SONIC_PERSISTENT_WM_PREFIX RP_SAI_QUEUE_SHARED_WM, NULL, "persistent_shared_wm_bytes",
 	 RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL, "shared_wm_bytes",
+	{RP_CTR_SAI, RP_SONIC_USER_WM_PREFIX RP_SAI_PG_SHARED_WM, NULL, "shared_wm_bytes",
 	 RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", NULL,
+	{RP_CTR_SAI, RP_SONIC_PERSISTENT_WM_PREFIX RP_SAI_PG_SHARED_WM, NULL,
 	 "persistent_shared_wm_bytes", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "U/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL, "headroom_wm_bytes",
+	{RP_CTR_SAI, RP_SONIC_USER_WM_PREFIX RP_SAI_PG_XOFF_ROOM_WM, NULL, "headroom_wm_bytes",
 	 RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "P/SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", NULL,
+	{RP_CTR_SAI, RP_SONIC_PERSISTENT_WM_PREFIX RP_SAI_PG_XOFF_ROOM_WM, NULL,
 	 "persistent_headroom_wm_bytes", RP_CTR_GAUGE, 1},
 
 	/* A switch over SNMP (snmp.c): IF-MIB (RFC 2863) columns, and

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/time.h>
 
-#define COUNTERS_DB 2 /* sonic-swss-common common/database_config.json */
-#define CONFIG_DB 4
+#include "counters/sonic_db.h"
+
+#define COUNTERS_DB RP_SONIC_COUNTERS_DB /* sonic_db.h */
+#define CONFIG_DB RP_SONIC_CONFIG_DB
 
 struct obj {
 	char name[96];    /* "Ethernet0" or "Ethernet0:3" */
@@ -220,7 +222,7 @@ static int objects(struct ctx *x, const char *map, const char *idxmap, int scope
  * tables), pipelined, folded into its port. */
 static int read_objects(struct ctx *x, struct obj *o, size_t n, struct rp_cnt_snap *snap)
 {
-	static const char *const tables[] = {"COUNTERS", "USER_WATERMARKS", "PERSISTENT_WATERMARKS"};
+	static const char *const tables[] = {RP_SONIC_COUNTERS, RP_SONIC_USER_WM, RP_SONIC_PERSISTENT_WM};
 	size_t per = 3;
 	for (size_t i = 0; i < n; i++)
 		for (size_t t = 0; t < per; t++)
@@ -238,7 +240,7 @@ static int read_objects(struct ctx *x, struct obj *o, size_t n, struct rp_cnt_sn
 				return -1; /* the connection is gone: the rest never comes */
 			}
 			struct rp_ctr *c = NULL;
-			snprintf(pre, sizeof(pre), "%s", t ? (t == 1 ? "U/" : "P/") : "");
+			snprintf(pre, sizeof(pre), "%s", t ? (t == 1 ? RP_SONIC_USER_WM_PREFIX : RP_SONIC_PERSISTENT_WM_PREFIX) : "");
 			int k = rc ? 0 : fields(x, r, pre, key, &c);
 			freeReplyObject(r);
 			if (k < 0) {
@@ -335,7 +337,7 @@ int rp_sonic_read(const char *host, int port, struct rp_cnt_snap *out, char *err
 	redisSetTimeout(x.c, tv);
 	if (select_db(&x, COUNTERS_DB))
 		goto out;
-	redisReply *r = command(&x, "HGETALL", "COUNTERS_PORT_NAME_MAP");
+	redisReply *r = command(&x, "HGETALL", RP_SONIC_PORT_NAME_MAP);
 	if (!r)
 		goto out;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements == 0) {
@@ -367,11 +369,11 @@ int rp_sonic_read(const char *host, int port, struct rp_cnt_snap *out, char *err
 		o[i].scope = RP_CNT_AT_PORT;
 		rp_cnt_add_port(out, o[i].name);
 	}
-	if (read_objects(&x, o, np, out) || objects(&x, "COUNTERS_QUEUE_NAME_MAP", "COUNTERS_QUEUE_INDEX_MAP",
+	if (read_objects(&x, o, np, out) || objects(&x, RP_SONIC_QUEUE_NAME_MAP, RP_SONIC_QUEUE_INDEX_MAP,
 						    RP_CNT_AT_QUEUE, out, &q, &nq))
 		goto out;
 	if (read_objects(&x, q, nq, out) ||
-	    objects(&x, "COUNTERS_PG_NAME_MAP", "COUNTERS_PG_INDEX_MAP", RP_CNT_AT_PG, out, &g, &ng) ||
+	    objects(&x, RP_SONIC_PG_NAME_MAP, RP_SONIC_PG_INDEX_MAP, RP_CNT_AT_PG, out, &g, &ng) ||
 	    read_objects(&x, g, ng, out) || qos_maps(&x, out))
 		goto out;
 	rc = 0;

@@ -117,7 +117,7 @@ static void progress(struct rp_dp_switch_run *r, uint64_t now)
 
 void rp_dp_switch_loop(struct rp_dp_switch_run *r, uint64_t duration_ns, volatile sig_atomic_t *stop)
 {
-	uint64_t next_progress = NS;
+	uint64_t next_progress = NS, next_tick = r->tick_ns;
 	for (;;) {
 		uint64_t now = rp_dp_now_ns();
 		if (*stop || (duration_ns && now >= duration_ns))
@@ -126,6 +126,11 @@ void rp_dp_switch_loop(struct rp_dp_switch_run *r, uint64_t duration_ns, volatil
 		if (now >= next_progress) {
 			progress(r, now);
 			next_progress += NS;
+		}
+		if (r->tick && r->tick_ns && now >= next_tick) {
+			r->tick(r, r->rt.mt > now ? r->rt.mt : now, r->tick_ctx);
+			while (next_tick <= now)
+				next_tick += r->tick_ns;
 		}
 	}
 	rp_dp_switch_flush(&r->rt, DRAIN_NS);

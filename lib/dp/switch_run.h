@@ -55,6 +55,12 @@ struct rp_dp_switch_run {
 	struct rp_switch_edge last_c[RP_DP_SWITCH_PORTS];
 	uint64_t last_ns;
 	struct rp_switch_rt_port facts_port[RP_DP_SWITCH_PORTS];
+	/* Called by the loop every tick_ns of the packet clock (0: never),
+	 * between two passes, never on the per-packet path; now_ns is the
+	 * model's time (`--publish` takes its snapshot here). */
+	void (*tick)(struct rp_dp_switch_run *r, uint64_t now_ns, void *ctx);
+	void *tick_ctx;
+	uint64_t tick_ns;
 };
 
 /* Everything up to the first poll. On failure -1 and err; call

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "counters/sonic_pub.h"
 #include "counters/sampler.h"
 #include "counters/sources.h"
 
@@ -471,6 +472,32 @@ static void queues_and_pgs(void **state)
 }
 
 /* sonic://HOST[:PORT]: the default port, IPv6 in brackets, and what is refused. */
+/* switch --publish's URL (sonic_pub.h): redis://HOST[:PORT], 6379 by default,
+ * [v6] in brackets; anything else one line naming what was given. */
+static void publish_urls(void **state)
+{
+	(void)state;
+	char host[64], err[256];
+	int port = 0;
+	assert_int_equal(rp_sonic_pub_url("redis://127.0.0.1:6400", host, sizeof(host), &port, err, sizeof(err)), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(port, 6400);
+	assert_int_equal(rp_sonic_pub_url("redis://sw1.lab", host, sizeof(host), &port, err, sizeof(err)), 0);
+	assert_string_equal(host, "sw1.lab");
+	assert_int_equal(port, 6379);
+	assert_int_equal(rp_sonic_pub_url("redis://[::1]:7000", host, sizeof(host), &port, err, sizeof(err)), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(port, 7000);
+	static const char *const bad[] = {"http://h:1", "redis://", "redis://:6379", "redis://h:0", "redis://h:65536",
+					  "redis://h:12x", "redis://h/2", "redis://[::1", "redis://h:"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(rp_sonic_pub_url(bad[i], host, sizeof(host), &port, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "expected redis://HOST[:PORT]"));
+		assert_non_null(strstr(err, bad[i]));
+	}
+}
+
 static void sonic_specs(void **state)
 {
 	(void)state;
@@ -646,6 +673,7 @@ int main(void)
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
 		cmocka_unit_test(queues_and_pgs),
+		cmocka_unit_test(publish_urls),
 		cmocka_unit_test(sonic_specs),
 		cmocka_unit_test(counter32_wraps),
 		cmocka_unit_test(snmp_credentials),

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "report/switch_json.h"
+#include "report/switch_sonic.h"
+#include "wire/pfc.h"
 #include "wire/eth.h"
 #include "wire/ipv4.h"
 
@@ -96,10 +98,56 @@ static void keys_and_counts(void **state)
 	rp_switch_destroy(sw);
 }
 
+/* switch --publish's cells (report/switch_sonic.h), from counts put there on
+ * purpose: keys_and_counts' three frames in on port 0 for port 1, one sent,
+ * then a PFC frame into port 1 naming priority 3 (its queue's pfc_rx). */
+static void sonic_cells(void **state)
+{
+	(void)state;
+	static struct rp_switch_cfg c;
+	rp_switch_cfg_default(&c, 2, 10000000000ull);
+	struct rp_switch *sw = rp_switch_create(&c);
+	assert_non_null(sw);
+	build_frame();
+	struct rp_switch_rx rx;
+	struct rp_switch_tx tx;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rp_switch_ingress(sw, 0, 0, frame, sizeof(frame), 1, &rx), 0);
+	assert_int_equal(rp_switch_next_tx(sw, 1, 0, out, sizeof(out), &tx), 1);
+	uint8_t pfc[64];
+	const uint8_t src[6] = {0x02, 0, 0, 0, 0, 0x0b};
+	uint16_t quanta[RP_PFC_PRIOS] = {[3] = 100};
+	size_t n = rp_pfc_frame_build(pfc, sizeof(pfc), src, 1u << 3, quanta);
+	assert_true(n >= 60);
+	assert_int_equal(rp_switch_ingress(sw, 10, 1, pfc, n, -1, &rx), 0);
+	assert_int_equal(rx.verdict, RP_SW_CONSUMED);
+
+	static struct rp_sonic_snap s;
+	rp_switch_sonic_snap(sw, 2, 1000, &s);
+	assert_int_equal(s.nports, 2);
+	assert_string_equal(s.port[0].name, "Ethernet0");
+	assert_string_equal(s.port[1].name, "Ethernet1");
+	assert_int_equal(s.port[0].in_octets, 3000);
+	assert_int_equal(s.port[0].out_octets, 0);
+	assert_int_equal(s.port[1].out_octets, 1000);
+	assert_int_equal(s.port[0].pg[3].packets, 3);
+	assert_int_equal(s.port[0].pg[3].dropped_packets, 0);
+	assert_int_equal(s.port[1].queue[3].packets, 1);
+	assert_int_equal(s.port[1].queue[3].bytes, 1000);
+	assert_int_equal(s.port[1].queue[3].wm_bytes, 3000);
+	assert_int_equal(s.port[1].queue[0].packets, 0);
+	assert_int_equal(s.port[1].pfc_rx[3], 1);
+	assert_int_equal(s.port[1].pfc_rx[2], 0);
+	assert_int_equal(s.port[0].pfc_tx[3], 0);
+	assert_int_equal(s.port[0].in_discards + s.port[1].out_discards, 0);
+	rp_switch_destroy(sw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keys_and_counts),
+		cmocka_unit_test(sonic_cells),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
