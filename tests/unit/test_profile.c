@@ -137,7 +137,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify, switches"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -286,6 +286,27 @@ static const struct bad_case {
 	{"defaults: {engine: verbs}\nhosts:\n  - {name: h0, ipv4: 10.0.0.1, impair: {drop_every: 2}}\ntraffic: []\n",
 	 "bad.yaml:3:40: key 'hosts[0].impair': host 'h0' has engine: verbs (its RDMA device's own transport); impair is "
 	 "for engine: dpdk hosts"},
+	/* switches: (docs/profiles.md) */
+#define SW HOSTS "traffic: [{pattern: flow, src: h0, dst: h1}]\nswitches:\n"
+	{SW "  - {name: s1, source: sonic://127.0.0.1, colour: red}\n",
+	 "bad.yaml:6:43: key 'switches[0].colour': unknown key; allowed: name, source, credentials, map, interval, optional, ports"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1}\n  - {name: s1, source: sonic://127.0.0.2}\n",
+	 "bad.yaml:7:12: key 'switches[1].name': switch 's1' is named twice (switches[0] too)"},
+	{SW "  - {name: s1, source: \"sonic://127.0.0.1:99999\"}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': source 'sonic://127.0.0.1:99999': port '99999' is not 1..65535"},
+	{SW "  - {name: s1, source: ethtool:eth0}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': 'ethtool:eth0' is a NIC's source; a switch's is sonic://HOST[:PORT], snmp://HOST[:PORT] or exec:CMD"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, interval: 5 parsecs}\n",
+	 "bad.yaml:6:53: key 'switches[0].interval': expected a duration like 50us, 1ms or 2s, got '5 parsecs'"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, ports: {Ethernet0: h0, Ethernet4: h7}}\n",
+	 "bad.yaml:6:77: key 'switches[0].ports.Ethernet4': switch 's1': port Ethernet4 faces 'h7', which is no host of the profile (a host, or SWITCH:PORT for another switch's port)"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, ports: {Ethernet0: \"s9:Ethernet0\"}}\n",
+	 "bad.yaml:6:62: key 'switches[0].ports.Ethernet0': switch 's1': port Ethernet0 faces 's9:Ethernet0', which is no switch of the section (SWITCH:PORT)"},
+	{SW "  - {name: s1, source: \"snmp://127.0.0.1\"}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': snmp:// needs credentials: FILE ('community NAME' or an SNMPv3 user)"},
+	{SW "  - {source: sonic://127.0.0.1}\n",
+	 "bad.yaml:6:5: key 'switches[0].name': missing; every switch needs a name"},
+#undef SW
 };
 
 static void test_bad_profiles(void **state)
