@@ -55,15 +55,19 @@ int rp_run_switches_check(struct rp_run_switches *w, const struct rp_profile *p,
 		}
 		rp_cnt_snap_free(snap);
 		snprintf(s->reason, sizeof(s->reason), "%.199s", e[0] ? e : "no port to read");
+		/* the source's own lines name it ("sonic://10.0.0.1:6379: cannot connect ...") */
+		char named[360] = "";
+		if (!strstr(s->reason, c->source))
+			snprintf(named, sizeof(named), " (%s)", c->source);
 		if (!c->optional) {
-			snprintf(err, errlen, "switch %s (%s) cannot be read: %s (optional: true in its profile entry lets the "
-				 "run go on without it)", c->name, c->source, s->reason);
+			snprintf(err, errlen, "switch %s%s cannot be read: %s (optional: true in its profile entry lets the "
+				 "run go on without it)", c->name, named, s->reason);
 			rc = -1;
 		} else {
 			s->skipped = true;
 			if (warn)
-				fprintf(warn, "roceprobe run: warning: switch %s (%s) cannot be read: %s; it is optional, the run "
-					"goes on without its counters\n", c->name, c->source, s->reason);
+				fprintf(warn, "roceprobe run: warning: switch %s%s cannot be read: %s; it is optional, the run "
+					"goes on without its counters\n", c->name, named, s->reason);
 		}
 	}
 	free(snap);
