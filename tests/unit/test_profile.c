@@ -596,6 +596,48 @@ static void test_gateways(void **state)
 	}
 }
 
+/* switches: defaults, every key, a port facing another switch's port, and
+ * --set reaching into the section. */
+static void test_switches(void **state)
+{
+	(void)state;
+	static const char text[] = HOSTS "traffic: [{pattern: flow, src: h0, dst: h1}]\n"
+				   "switches:\n"
+				   "  - {name: leaf1, source: \"sonic://10.0.0.11\", ports: {Ethernet0: h0, Ethernet48: "
+				   "\"spine1:Ethernet0\"}}\n"
+				   "  - {name: spine1, source: \"snmp://[fd00::21]:1161\", credentials: /etc/sw.snmp, "
+				   "interval: 250ms, optional: true}\n"
+				   "  - {name: x1, source: \"exec:cat x.json\", map: m.json}\n";
+	static const char *const sets[] = {"switches.0.interval=2s", "switches.2.optional=yes"};
+	struct rp_profile_opts o = {.sets = sets, .nsets = 2};
+	char err[ERRLEN];
+	struct rp_profile *p = rp_profile_load_string("sw.yaml", text, NULL, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->nswitches, 3);
+	const struct rp_switch_src *a = &p->switches[0], *b = &p->switches[1], *c = &p->switches[2];
+	assert_string_equal(a->name, "leaf1");
+	assert_string_equal(a->source, "sonic://10.0.0.11");
+	assert_int_equal(a->interval_ns, 1000000000ull);
+	assert_false(a->optional);
+	assert_int_equal(a->nports, 2);
+	assert_string_equal(a->ports[0].port, "Ethernet0");
+	assert_string_equal(a->ports[0].peer, "h0");
+	assert_string_equal(a->ports[1].peer, "spine1:Ethernet0");
+	assert_string_equal(b->credentials, "/etc/sw.snmp");
+	assert_int_equal(b->interval_ns, 250000000ull);
+	assert_true(b->optional);
+	assert_string_equal(c->map, "m.json");
+	assert_false(c->optional);
+	rp_profile_free(p);
+	p = rp_profile_load_string("sw.yaml", text, &o, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->switches[0].interval_ns, 2000000000ull);
+	assert_true(p->switches[2].optional);
+	rp_profile_free(p);
+}
+
 static void test_shipped_profiles(void **state)
 {
 	(void)state;
@@ -630,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_resolution),
 		cmocka_unit_test(test_nics),
 		cmocka_unit_test(test_gateways),
+		cmocka_unit_test(test_switches),
 		cmocka_unit_test(test_shipped_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
