@@ -80,7 +80,10 @@ static FILE *stopped_to;
 static void stopped(void *arg, const struct rp_cnt_series *s)
 {
 	const struct rp_run_switch *sw = arg;
-	if (stopped_to)
+	if (stopped_to && strstr(s->reason, s->source)) /* the source's own lines name it */
+		fprintf(stopped_to, "roceprobe run: warning: switch %s stopped answering: %s; its sampling stops\n",
+			sw->cfg->name, s->reason);
+	else if (stopped_to)
 		fprintf(stopped_to, "roceprobe run: warning: switch %s (%s) stopped answering: %s; its sampling stops\n",
 			sw->cfg->name, s->source, s->reason);
 }

@@ -20,6 +20,9 @@ counters the test moves by known amounts while the run goes on.
               source, no result directory
     optional  the same with optional: true: exit 0, a warning line, counters.switches[0].reason
               set and no samples
+    midrun    the server starts wanting a password during a run (CONFIG SET requirepass after the
+              first progress line): exit 0, one line naming sw1, its reason says so, the samples
+              before it kept (at least the start), none after
 
 usage: switches_run_check.py ROCEPROBE     (exit 77 = skipped: no redis-server)
 """
@@ -159,6 +162,28 @@ def case_down(tmp, opt):
                f"its entry: optional true, the reason, no samples ({s.get('reason')!r}, {len(s['samples'])})")
 
 
+def case_midrun(tmp, spec):
+    path = write_profile(tmp, spec, "false", "2s")
+    out = os.path.join(tmp, "out-midrun")
+    p = subprocess.Popen([RP, "run", path, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err, line = until_progress(p, "run")
+    if line:
+        cli(PORT, "CONFIG SET requirepass s3cret")
+    _, rest = p.communicate(timeout=60)
+    about = [ln for ln in (err + rest).splitlines() if "switch sw1" in ln]
+    expect(p.returncode == 0 and len(about) == 1 and "password" in about[0],
+           f"stops answering mid-run: exit 0, one line naming sw1 ({p.returncode}: {about})")
+    if p.returncode == 0:
+        with open(os.path.join(out, "result.json")) as f:
+            s = json.load(f)["counters"]["switches"][0]
+        n, last = len(s["samples"]), (s["samples"] or [{"t_ns": -1}])[-1]["t_ns"]
+        # the start at T0 and one per 100 ms until the first progress line (1 s in); none after
+        # the password: no end sample (the traffic alone lasts 2 s from T0)
+        expect("password" in s.get("reason", "") and n >= 1 and 0 <= last < 2 * 10**9,
+               f"its reason ({s.get('reason')!r}), the {n} samples before it kept, none after (the last at "
+               f"{last} ns < 2 s)")
+
+
 def main():
     global PORT
     if not shutil.which("redis-server") or not shutil.which("redis-cli"):
@@ -177,6 +202,7 @@ def main():
         case_ok(d, f"sonic://127.0.0.1:{PORT}")
         case_down(d, "false")
         case_down(d, "true")
+        case_midrun(d, f"sonic://127.0.0.1:{PORT}")  # last: the server wants a password after it
     finally:
         srv.send_signal(signal.SIGTERM)
         try:
