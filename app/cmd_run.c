@@ -341,6 +341,10 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = said(&r, rp_run_engine_setup(&r));
+	/* The profile's switches answer before DIR is made (rank 0 reads them). */
+	if (rc == 0 && !r.failed && r.cl.rank == 0 &&
+	    rp_run_switches_check(&r.switches, r.s.prof, stderr, err, sizeof(err)) != 0)
+		rc = rp_cli_error("run", "%s", err);
 	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
 	struct stat out_st;
 	bool out_made = stat(o.out, &out_st) != 0, out_prepared = false; /* DIR ready for this run's files */

@@ -11,8 +11,12 @@
 void rp_cnt_series_free(struct rp_cnt_series *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++) {
-		for (size_t k = 0; k < s[i].n; k++)
+		for (size_t k = 0; k < s[i].n; k++) {
 			free(s[i].s[k].port.v);
+			for (size_t j = 0; j < s[i].s[k].nports; j++)
+				free(s[i].s[k].ports[j].v);
+			free(s[i].s[k].ports);
+		}
 		free(s[i].s);
 		s[i].s = NULL;
 		s[i].n = s[i].cap = 0;
@@ -71,19 +75,24 @@ static void keep_moved(struct rp_cnt_port *p)
 	p->n = k;
 }
 
-static void sample(struct rp_cnt_sampler *sm, size_t i, uint64_t t)
+static void sample(struct rp_cnt_sampler *sm, size_t i)
 {
 	struct rp_cnt_series *s = &sm->series[i];
 	static __thread struct rp_cnt_snap cur, d;
-	char err[400];
+	char err[400] = "";
 	if (!s->source[0])
 		return;
 	bool first = sm->prev[i].nports == 0;
-	if (!first && s->reason[0])
-		return; /* stopped reading */
-	if (rp_cnt_read(&sm->src[i], &cur, err, sizeof(err)) != 0 || cur.nports == 0) {
+	if (s->reason[0] && (!first || sm->all_ports))
+		return; /* stopped reading (a switch's also after a failed start) */
+	uint64_t t = t_now(sm);
+	int rc = rp_cnt_read(&sm->src[i], &cur, err, sizeof(err));
+	uint64_t t2 = t_now(sm), dur = t2 > t ? t2 - t : 0;
+	if (rc != 0 || cur.nports == 0) {
 		snprintf(s->reason, sizeof(s->reason), "%.199s", cur.nports || err[0] ? err : "no port to read");
 		rp_cnt_snap_free(&cur);
+		if ((!first || sm->all_ports) && sm->stopped)
+			sm->stopped(sm->stopped_arg, s);
 		return;
 	}
 	if (s->n == s->cap) {
@@ -97,19 +106,37 @@ static void sample(struct rp_cnt_sampler *sm, size_t i, uint64_t t)
 		s->s = ns;
 		s->cap = cap;
 	}
-	for (size_t k = 1; k < cur.nports; k++) { /* the source's first port (an RDMA device's port 1) */
+	struct rp_cnt_port *ports = NULL;
+	if (sm->all_ports && !(ports = calloc(cur.nports, sizeof(*ports)))) {
+		snprintf(s->reason, sizeof(s->reason), "out of memory after %zu samples", s->n);
+		rp_cnt_snap_free(&cur);
+		return;
+	}
+	for (size_t k = 1; !sm->all_ports && k < cur.nports; k++) { /* the source's first port (an RDMA device's port 1) */
 		free(cur.port[k].v);
 		cur.port[k] = (struct rp_cnt_port){0};
 	}
-	cur.nports = 1;
+	if (!sm->all_ports)
+		cur.nports = 1;
 	rp_cnt_delta(first ? &cur : &sm->prev[i], &cur, &d);
 	struct rp_cnt_sample *out = &s->s[s->n++];
-	out->t_ns = t;
-	out->port = d.port[0];
-	d.port[0] = (struct rp_cnt_port){0};
+	*out = (struct rp_cnt_sample){.t_ns = t, .dur_ns = dur};
+	if (sm->all_ports) {
+		out->ports = ports;
+		out->nports = d.nports;
+		for (size_t k = 0; k < d.nports; k++) {
+			ports[k] = d.port[k];
+			d.port[k] = (struct rp_cnt_port){0};
+			if (!first)
+				keep_moved(&ports[k]);
+		}
+	} else {
+		out->port = d.port[0];
+		d.port[0] = (struct rp_cnt_port){0};
+		if (!first)
+			keep_moved(&out->port);
+	}
 	d.nports = 0;
-	if (!first)
-		keep_moved(&out->port);
 	rp_cnt_snap_free(&sm->prev[i]);
 	sm->prev[i] = cur; /* takes its counters */
 	memset(&cur, 0, sizeof(cur));
@@ -117,9 +144,8 @@ static void sample(struct rp_cnt_sampler *sm, size_t i, uint64_t t)
 
 void rp_cnt_sampler_tick(struct rp_cnt_sampler *sm)
 {
-	uint64_t t = t_now(sm);
 	for (size_t i = 0; i < sm->n; i++)
-		sample(sm, i, t);
+		sample(sm, i);
 }
 
 static void *loop(void *arg)

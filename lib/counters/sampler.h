@@ -20,6 +20,11 @@
 struct rp_cnt_sample {
 	uint64_t t_ns;
 	struct rp_cnt_port port;
+	uint64_t dur_ns; /* how long the read took (a switch's answer is not instant) */
+	/* With the sampler's all_ports (switches): every port of the source here
+	 * (port stays empty); without, NULL and 0. */
+	size_t nports;
+	struct rp_cnt_port *ports;
 };
 
 /* One host's source. A host without one (a port with no kernel netdev) has
@@ -43,6 +48,14 @@ struct rp_cnt_sampler {
 	struct rp_cnt_series *series;
 	struct rp_cnt_source *src; /* [n]; unused for absent series */
 	struct rp_cnt_snap *prev;  /* [n]: the last reading, absolute */
+	/* Set before rp_cnt_sampler_start. all_ports: keep every port of the
+	 * source (a switch's), not only its first (a NIC's), and a series whose
+	 * read fails is not read again, the start sample's too. stopped: called
+	 * (from the sampling thread) once when a series' reading stops on an error
+	 * (after its start sample; with all_ports also at it), with the reason. */
+	bool all_ports;
+	void (*stopped)(void *arg, const struct rp_cnt_series *s);
+	void *stopped_arg;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;

@@ -90,6 +90,8 @@ int rp_host_addr_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 int rp_fabric_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 /* The `certify:` section (certify_cfg.c). */
 int rp_certify_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
+/* The `switches:` section (switches.c), after hosts. */
+int rp_switches_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);
 
 #endif

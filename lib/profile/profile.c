@@ -85,6 +85,12 @@ static int parse_certify(struct rp_vctx *c, const struct rp_node *n, const char 
 	return rp_certify_parse(c, n, path);
 }
 
+static int parse_switches(struct rp_vctx *c, const struct rp_node *n, const char *path, struct rp_fp_origin *o)
+{
+	(void)o;
+	return rp_switches_parse(c, n, path);
+}
+
 /* Sections in the order they are validated (later ones may use earlier ones).
  * A new section is one line here and one function. */
 static const struct section {
@@ -102,6 +108,7 @@ static const struct section {
 	{"qpn_seed", false, parse_qpn_seed}, /* hosts' first QP numbers: docs/profiles.md */
 	{"lcores", false, parse_lcores}, /* run's polling lcores (run --lcores): docs/profiles.md */
 	{"certify", false, parse_certify}, /* roceprobe certify's intent and thresholds: docs/certify.md */
+	{"switches", false, parse_switches}, /* switches whose counters run samples: docs/profiles.md */
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -203,6 +210,9 @@ void rp_profile_free(struct rp_profile *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->nswitches; i++)
+		free(p->switches[i].ports);
+	free(p->switches);
 	free(p->hosts);
 	free(p->servers);
 	free(p->traffic);

@@ -289,6 +289,24 @@ struct rp_certify_cfg {
 };
 void rp_certify_cfg_init(struct rp_certify_cfg *c);
 
+/* One entry of `switches:` (switches.c): a switch whose counters `run`
+ * samples (lib/counters source spec), and what its ports face. */
+#define RP_SWITCHES_MAX 32
+struct rp_switch_port {
+	char port[96];  /* the switch's port name, Ethernet0 */
+	char peer[192]; /* a host (or NIC) of the profile, or "SWITCH:PORT" */
+};
+struct rp_switch_src {
+	char name[64];
+	char source[320];      /* sonic://HOST[:PORT], snmp://HOST[:PORT], exec:CMD */
+	char credentials[256]; /* snmp://: the credentials file; "" none */
+	char map[256];         /* exec:: the map file; "" none */
+	uint64_t interval_ns;  /* default 1 s */
+	bool optional;         /* unreachable at start: a warning, not exit 2 */
+	size_t nports;
+	struct rp_switch_port *ports; /* malloc'd */
+};
+
 struct rp_profile {
 	char name[64];
 	struct rp_host *hosts;   /* every NIC of every host */
@@ -304,6 +322,8 @@ struct rp_profile {
 	uint64_t qpn_seed;       /* hosts' first QP numbers (traffic/plan.h); default 1, 0: all 0x100 */
 	uint64_t lcores;         /* `lcores:` polling lcores of roceprobe run (1..16); 0: not given */
 	struct rp_certify_cfg certify; /* certify.present: the profile has a `certify:` section */
+	struct rp_switch_src *switches; /* `switches:` (malloc'd; each its ports) */
+	size_t nswitches;
 };
 
 /* One rank of the launch a `host_template` expands for (template.c). */

@@ -163,3 +163,26 @@ json_t *rp_env_counters_json(const struct rp_rank_env *e, size_t n)
 			json_array_append_new(nics, series_json(&e[r].nics[i]));
 	return json_pack("{s:o}", "nics", nics);
 }
+
+json_t *rp_switch_series_json(const char *name, const char *source, uint64_t interval_ns, bool optional,
+			      json_t *ports, const char *reason, const struct rp_cnt_series *s)
+{
+	json_t *o = json_object(), *samples = json_array();
+	json_object_set_new(o, "name", json_string(name));
+	json_object_set_new(o, "source", json_string(source));
+	json_object_set_new(o, "interval_ns", json_integer((json_int_t)interval_ns));
+	json_object_set_new(o, "optional", json_boolean(optional));
+	json_object_set_new(o, "ports", ports ? ports : json_object());
+	if (reason && reason[0])
+		json_object_set_new(o, "reason", json_string(reason));
+	for (size_t k = 0; s && k < s->n; k++) {
+		const struct rp_cnt_sample *m = &s->s[k];
+		json_t *ps = json_array();
+		for (size_t j = 0; j < m->nports; j++)
+			json_array_append_new(ps, rp_cnt_port_json(&m->ports[j], true));
+		json_array_append_new(samples, json_pack("{s:I, s:I, s:o}", "t_ns", (json_int_t)m->t_ns, "dur_ns",
+							 (json_int_t)m->dur_ns, "ports", ps));
+	}
+	json_object_set_new(o, "samples", samples);
+	return o;
+}

@@ -12,6 +12,7 @@
 #define RP_REPORT_RANK_NICS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,12 @@ void rp_env_free_nics(struct rp_cnt_series *s, uint32_t n);
  * one), interval_ns, port, driver, samples: [{t_ns, the vocabulary keys,
  * prio[], raw, gauges, resets}]} (docs/results.md). */
 json_t *rp_env_counters_json(const struct rp_rank_env *e, size_t n);
+
+/* One switch of counters.switches[] (docs/results.md): {name, source,
+ * interval_ns, optional, ports (taken: the profile's port -> peer map),
+ * reason (only when there is one), samples: [{t_ns, dur_ns, ports: [each
+ * port as roceprobe.counters/1 prints it, deltas]}]}; s NULL: no samples. */
+json_t *rp_switch_series_json(const char *name, const char *source, uint64_t interval_ns, bool optional,
+			      json_t *ports, const char *reason, const struct rp_cnt_series *s);
 
 #endif

@@ -23,6 +23,7 @@ void rp_run_close(struct rp_run *r)
 {
 	rp_run_close_captures(r);
 	rp_run_nics_free(&r->nics); /* a run stopped before its facts: the sampler's thread and series */
+	rp_run_switches_free(&r->switches);
 	if (r->eng && r->eng->cleanup)
 		r->eng->cleanup(r);
 	if (r->envs != &r->own)

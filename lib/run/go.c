@@ -67,6 +67,8 @@ static void start(struct rp_run *r)
 	if (rp_run_nics_start(&r->nics, &r->s, r->cl.launched ? r->mine : NULL, r->cfg.counter_interval_ns,
 			      rp_run_corrected_ns, r, r->t0_ns, err, sizeof(err)) != 0)
 		fprintf(stderr, "roceprobe run: %s (the run goes on without NIC counters)\n", err);
+	if (r->cl.rank == 0) /* the profile's switches: rank 0's, on the same timebase */
+		rp_run_switches_start(&r->switches, rp_run_corrected_ns, r, r->t0_ns, stderr);
 	rp_cluster_watch_run(&r->cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->rx[0].ports[r->s.tx[i].index].cap)
@@ -124,6 +126,7 @@ int rp_run_go(struct rp_run *r, int *run_rc)
 	 * out of memory, a rank ships none and rank 0 says which. */
 	bool facts = rp_run_rank_facts(r, &r->own) == 0;
 	rp_run_nics_facts(&r->nics, facts ? &r->own : NULL); /* the end sample, after the last frame */
+	rp_run_switches_stop(&r->switches);                  /* theirs too */
 	if (!facts)
 		rp_rank_env_free(&r->own);
 	int rc = 0;

@@ -220,6 +220,22 @@ static json_t *aggression_json(const struct rp_run *r, json_t *verbs)
 	return o;
 }
 
+/* counters.switches[]: the profile's switches in its order (rank 0's). */
+static json_t *switches_json(const struct rp_run_switches *w)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < w->n; i++) {
+		const struct rp_run_switch *s = &w->sw[i];
+		json_t *ports = json_object();
+		for (size_t k = 0; k < s->cfg->nports; k++)
+			json_object_set_new(ports, s->cfg->ports[k].port, json_string(s->cfg->ports[k].peer));
+		json_array_append_new(a, rp_switch_series_json(s->cfg->name, s->cfg->source, s->cfg->interval_ns,
+								s->cfg->optional, ports, s->reason,
+								s->nseries ? &s->series[0] : NULL));
+	}
+	return a;
+}
+
 /* result.json's keys after the measured ones: the pair matrix, hosts,
  * pause order, findings, verbs, a mixed run's aggression, the cluster. */
 static int run_keys(struct rp_result_out *o, void *ctx)
@@ -229,7 +245,9 @@ static int run_keys(struct rp_result_out *o, void *ctx)
 	rp_result_put(o, "hosts", hosts_json(r));
 	rp_result_put(o, "pause_order", rp_report_pause_order(r->acct));
 	rp_result_put(o, "findings", rp_env_findings_json(r->envs, r->nenvs));
-	rp_result_put(o, "counters", rp_env_counters_json(r->envs, r->nenvs));
+	json_t *counters = rp_env_counters_json(r->envs, r->nenvs);
+	json_object_set_new(counters, "switches", switches_json(&r->switches));
+	rp_result_put(o, "counters", counters);
 	if (r->nrecs) {
 		json_t *v = verbs_json(r), *ag = aggression_json(r, v);
 		rp_result_put(o, "verbs", v);

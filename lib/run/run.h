@@ -29,6 +29,7 @@
 #include "nics.h"
 #include "report/rank_env.h"
 #include "session.h"
+#include "switches.h"
 #include "traffic/acct_cfg.h"
 #include "txpath.h"
 
@@ -102,6 +103,7 @@ struct rp_run {
 	 * (envs, nenvs of them: &own alone in one process; NULL on other ranks):
 	 * result.json's environment, capture, cluster.ranks, verbs, findings. */
 	struct rp_run_nics nics; /* its hosts' NIC counters as a time series (nics.h) */
+	struct rp_run_switches switches; /* rank 0: the profile's switches' counters (switches.h) */
 	struct rp_rank_env own;
 	struct rp_rank_env *envs;
 	size_t nenvs;

@@ -442,4 +442,5 @@ def main():
     finish("sonic")
 
 
-main()
+if __name__ == "__main__":  # switches_run_check.py imports the fixture
+    main()

@@ -366,6 +366,86 @@ static void sampler_by_hand(void **state)
 	unlink(path);
 }
 
+/* A switch's series (all_ports): every port kept, each read's duration on
+ * a clock that moves 7 ns per look, and a source that fails mid-run: the
+ * callback once, the reason, no more reads. */
+static int64_t tick_ns;
+static int64_t ticking_clock(const void *arg)
+{
+	(void)arg;
+	return tick_ns += 7;
+}
+
+static void json_to(const char *path, unsigned a3, unsigned b3)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"sw\": {\"Ethernet0\": {\"pfc\": [0,0,0,%u,0,0,0,0]}, \"Ethernet4\": {\"pfc\": [0,0,0,%u,0,0,0,0]}}}\n",
+		a3, b3);
+	fclose(f);
+}
+
+static unsigned stops;
+static void on_stop(void *arg, const struct rp_cnt_series *s)
+{
+	assert_ptr_equal(arg, &stops);
+	assert_true(s->reason[0] != '\0');
+	stops++;
+}
+
+static void sampler_all_ports(void **state)
+{
+	(void)state;
+	char data[] = "/tmp/rp-test-swdata-XXXXXX", mapf[] = "/tmp/rp-test-swmap-XXXXXX", spec[96], err[256] = "";
+	int fd = mkstemp(data);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = mkstemp(mapf);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "{\"ports\": [\"Ethernet0\", \"Ethernet4\"], \"counters\": {\"pfc_rx\": \"sw.{port}.pfc[{prio}]\"}}\n");
+	fclose(f);
+	struct rp_exec_map map = {0};
+	assert_int_equal(rp_exec_map_load(mapf, &map, err, sizeof(err)), 0);
+	snprintf(spec, sizeof(spec), "exec:cat %s", data);
+	struct rp_cnt_sampler sm = {.all_ports = true, .stopped = on_stop, .stopped_arg = &stops};
+	assert_int_equal(rp_cnt_sampler_add(&sm, "sw1", spec, NULL, err, sizeof(err)), 0);
+	sm.src[0].map = &map;
+	json_to(data, 10, 20);
+	tick_ns = 0;
+	assert_int_equal(rp_cnt_sampler_start(&sm, 0, ticking_clock, NULL, 0, err, sizeof(err)), 0); /* t 7, dur 7 */
+	json_to(data, 13, 20);
+	rp_cnt_sampler_tick(&sm); /* t 21 */
+	unlink(data); /* cat fails */
+	rp_cnt_sampler_tick(&sm);
+	json_to(data, 99, 99);
+	rp_cnt_sampler_stop(&sm); /* stopped: not read again */
+	size_t n;
+	struct rp_cnt_series *s = rp_cnt_sampler_take(&sm, &n);
+	rp_cnt_sampler_free(&sm);
+	assert_int_equal(n, 1);
+	assert_int_equal(stops, 1);
+	assert_int_equal(s[0].n, 2);
+	assert_true(s[0].reason[0] != '\0');
+	assert_int_equal(s[0].s[0].t_ns, 7);
+	assert_int_equal(s[0].s[0].dur_ns, 7);
+	assert_int_equal(s[0].s[1].t_ns, 21);
+	assert_int_equal(s[0].s[1].dur_ns, 7);
+	assert_int_equal(s[0].s[0].nports, 2);
+	assert_int_equal(s[0].s[0].port.n, 0); /* every port in ports[], none in port */
+	assert_string_equal(s[0].s[0].ports[0].name, "Ethernet0");
+	assert_string_equal(s[0].s[0].ports[1].name, "Ethernet4");
+	assert_int_equal(rp_cnt_find(&s[0].s[0].ports[1], "pfc_rx", 3, RP_CNT_KEY)->value, 0); /* the baseline */
+	assert_int_equal(s[0].s[1].nports, 2);
+	assert_int_equal(rp_cnt_find(&s[0].s[1].ports[0], "pfc_rx", 3, RP_CNT_KEY)->value, 3);
+	assert_null(rp_cnt_find(&s[0].s[1].ports[1], "pfc_rx", 3, RP_CNT_KEY)); /* did not move */
+	rp_cnt_series_free(s, n);
+	free(s);
+	rp_exec_map_free(&map);
+	unlink(data);
+	unlink(mapf);
+}
+
 /* The thread: interval 20 ms on CLOCK_MONOTONIC for about 110 ms: the start,
  * 5 ticks (20, 40, ..., 100 ms), the end: 7 samples on an idle machine. On a
  * loaded one the thread may start late, and the stop waits (up to 3 s) for
@@ -680,6 +760,7 @@ int main(void)
 		cmocka_unit_test(exec_paths),
 		cmocka_unit_test(dpdk_xstats),
 		cmocka_unit_test(sampler_by_hand),
+		cmocka_unit_test(sampler_all_ports),
 		cmocka_unit_test(sampler_thread),
 		cmocka_unit_test_teardown(bad_sources, teardown),
 	};

@@ -137,7 +137,7 @@ static const struct bad_case {
 	 "  - {name: h0, mac: \"02:00:00:00:00:02\", ipv4: 10.0.0.2}\ntraffic: []\n",
 	 "bad.yaml:3:12: key 'hosts[1].name': duplicate host name 'h0' (also hosts[0])"},
 	{HOSTS "trafic:\n  - {pattern: flow, src: h0, dst: h1}\n",
-	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify"},
+	 "bad.yaml:4:1: key 'trafic': unknown key; allowed: name, description, defaults, hosts, host_template, traffic, fabric, qpn_seed, lcores, certify, switches"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 64K}\n",
 	 "bad.yaml:5:53: key 'traffic[0].message_size': expected a size like 4096, 64KiB or 1MB, got '64K'"},
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, ecn: ect2}\n",
@@ -286,6 +286,27 @@ static const struct bad_case {
 	{"defaults: {engine: verbs}\nhosts:\n  - {name: h0, ipv4: 10.0.0.1, impair: {drop_every: 2}}\ntraffic: []\n",
 	 "bad.yaml:3:40: key 'hosts[0].impair': host 'h0' has engine: verbs (its RDMA device's own transport); impair is "
 	 "for engine: dpdk hosts"},
+	/* switches: (docs/profiles.md) */
+#define SW HOSTS "traffic: [{pattern: flow, src: h0, dst: h1}]\nswitches:\n"
+	{SW "  - {name: s1, source: sonic://127.0.0.1, colour: red}\n",
+	 "bad.yaml:6:43: key 'switches[0].colour': unknown key; allowed: name, source, credentials, map, interval, optional, ports"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1}\n  - {name: s1, source: sonic://127.0.0.2}\n",
+	 "bad.yaml:7:12: key 'switches[1].name': switch 's1' is named twice (switches[0] too)"},
+	{SW "  - {name: s1, source: \"sonic://127.0.0.1:99999\"}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': source 'sonic://127.0.0.1:99999': port '99999' is not 1..65535"},
+	{SW "  - {name: s1, source: ethtool:eth0}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': 'ethtool:eth0' is a NIC's source; a switch's is sonic://HOST[:PORT], snmp://HOST[:PORT] or exec:CMD"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, interval: 5 parsecs}\n",
+	 "bad.yaml:6:53: key 'switches[0].interval': expected a duration like 50us, 1ms or 2s, got '5 parsecs'"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, ports: {Ethernet0: h0, Ethernet4: h7}}\n",
+	 "bad.yaml:6:77: key 'switches[0].ports.Ethernet4': switch 's1': port Ethernet4 faces 'h7', which is no host of the profile (a host, or SWITCH:PORT for another switch's port)"},
+	{SW "  - {name: s1, source: sonic://127.0.0.1, ports: {Ethernet0: \"s9:Ethernet0\"}}\n",
+	 "bad.yaml:6:62: key 'switches[0].ports.Ethernet0': switch 's1': port Ethernet0 faces 's9:Ethernet0', which is no switch of the section (SWITCH:PORT)"},
+	{SW "  - {name: s1, source: \"snmp://127.0.0.1\"}\n",
+	 "bad.yaml:6:24: key 'switches[0].source': switch 's1': snmp:// needs credentials: FILE ('community NAME' or an SNMPv3 user)"},
+	{SW "  - {source: sonic://127.0.0.1}\n",
+	 "bad.yaml:6:5: key 'switches[0].name': missing; every switch needs a name"},
+#undef SW
 };
 
 static void test_bad_profiles(void **state)
@@ -575,6 +596,48 @@ static void test_gateways(void **state)
 	}
 }
 
+/* switches: defaults, every key, a port facing another switch's port, and
+ * --set reaching into the section. */
+static void test_switches(void **state)
+{
+	(void)state;
+	static const char text[] = HOSTS "traffic: [{pattern: flow, src: h0, dst: h1}]\n"
+				   "switches:\n"
+				   "  - {name: leaf1, source: \"sonic://10.0.0.11\", ports: {Ethernet0: h0, Ethernet48: "
+				   "\"spine1:Ethernet0\"}}\n"
+				   "  - {name: spine1, source: \"snmp://[fd00::21]:1161\", credentials: /etc/sw.snmp, "
+				   "interval: 250ms, optional: true}\n"
+				   "  - {name: x1, source: \"exec:cat x.json\", map: m.json}\n";
+	static const char *const sets[] = {"switches.0.interval=2s", "switches.2.optional=yes"};
+	struct rp_profile_opts o = {.sets = sets, .nsets = 2};
+	char err[ERRLEN];
+	struct rp_profile *p = rp_profile_load_string("sw.yaml", text, NULL, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->nswitches, 3);
+	const struct rp_switch_src *a = &p->switches[0], *b = &p->switches[1], *c = &p->switches[2];
+	assert_string_equal(a->name, "leaf1");
+	assert_string_equal(a->source, "sonic://10.0.0.11");
+	assert_int_equal(a->interval_ns, 1000000000ull);
+	assert_false(a->optional);
+	assert_int_equal(a->nports, 2);
+	assert_string_equal(a->ports[0].port, "Ethernet0");
+	assert_string_equal(a->ports[0].peer, "h0");
+	assert_string_equal(a->ports[1].peer, "spine1:Ethernet0");
+	assert_string_equal(b->credentials, "/etc/sw.snmp");
+	assert_int_equal(b->interval_ns, 250000000ull);
+	assert_true(b->optional);
+	assert_string_equal(c->map, "m.json");
+	assert_false(c->optional);
+	rp_profile_free(p);
+	p = rp_profile_load_string("sw.yaml", text, &o, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	assert_int_equal(p->switches[0].interval_ns, 2000000000ull);
+	assert_true(p->switches[2].optional);
+	rp_profile_free(p);
+}
+
 static void test_shipped_profiles(void **state)
 {
 	(void)state;
@@ -609,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_resolution),
 		cmocka_unit_test(test_nics),
 		cmocka_unit_test(test_gateways),
+		cmocka_unit_test(test_switches),
 		cmocka_unit_test(test_shipped_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

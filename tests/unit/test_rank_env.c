@@ -34,8 +34,8 @@ static struct rp_cnt_val v0[2] = {{.name = "rx_packets", .prio = -1, .cls = RP_C
 static struct rp_cnt_val v1[3] = {{.name = "rx_packets", .prio = -1, .cls = RP_CNT_KEY, .value = 400},
 				  {.name = "odd", .prio = -1, .cls = RP_CNT_RAW, .reset = true},
 				  {.name = "peer_ifindex", .prio = -1, .cls = RP_CNT_GAUGE, .value = 9}};
-static struct rp_cnt_sample samples[2] = {{1000, {.name = "v0", .driver = "veth", .n = 2, .cap = 2, .v = v0}},
-					  {101000, {.name = "v0", .driver = "veth", .n = 3, .cap = 3, .v = v1}}};
+static struct rp_cnt_sample samples[2] = {{.t_ns = 1000, .port = {.name = "v0", .driver = "veth", .n = 2, .cap = 2, .v = v0}},
+					  {.t_ns = 101000, .port = {.name = "v0", .driver = "veth", .n = 3, .cap = 3, .v = v1}}};
 static struct rp_cnt_series nics[2] = {
 	{"s1", "sysfs:v0", "", 100000, 2, 2, samples},
 	{"s2", "", "port net_null0 has no Linux netdev", 100000, 0, 0, NULL},
