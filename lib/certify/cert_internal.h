@@ -51,6 +51,10 @@ struct rp_cert_test {
 	/* Its workload meets what a seed draws (ECMP paths, RED marks): run with
 	 * RP_CERT_SEEDS seeds on an engine with a seed_key, MARGINAL when they disagree. */
 	bool seeded;
+	/* What needs_switch names is counted by the switch sources a run reads
+	 * (the profile's `switches:`, counters.switches[]): with them the test
+	 * runs on a real fabric and judges those counters (res_switch.c). */
+	bool counted;
 };
 extern const struct rp_cert_test rp_cert_t_pfc_incast, rp_cert_t_lossy, rp_cert_t_ecn, rp_cert_t_dscp,
 	rp_cert_t_headroom, rp_cert_t_storm, rp_cert_t_a2a, rp_cert_t_latency, rp_cert_t_ecmp;
@@ -124,6 +128,39 @@ void rp_cert_drops_line(const json_t *res, char *buf, size_t len);
 bool rp_cert_diagnose_drops(const struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned prio);
 
 void rp_cert_fmt_bytes(uint64_t b, char *buf, size_t len);
+
+/* ---- res_switch.c: the switches' own counters of a run (counters.switches[]) ---- */
+enum {
+	RP_SWC_PFC_TX = 1u << 0,   /* prio[].pfc_tx */
+	RP_SWC_PFC_RX = 1u << 1,   /* prio[].pfc_rx */
+	RP_SWC_ECN = 1u << 2,      /* queues[].ecn_marked */
+	RP_SWC_Q_DROPS = 1u << 3,  /* queues[].drops */
+	RP_SWC_PG_DROPS = 1u << 4, /* pgs[].drops */
+	RP_SWC_Q_WM = 1u << 5,     /* queues[].shared_wm_bytes (gauge) */
+	RP_SWC_PG_HR_WM = 1u << 6, /* pgs[].headroom_wm_bytes (gauge) */
+	RP_SWC_WD = 1u << 7,       /* queues[].wd_storms_detected / _restored */
+};
+/* One switch port over the run: counts summed over the samples' deltas,
+ * gauges (watermarks) their maximum; index = priority, queue or PG. */
+struct rp_cert_swport {
+	char sw[64], port[96], peer[192]; /* peer: the host its `ports:` entry names, "" none */
+	uint64_t pfc_tx[8], pfc_rx[8];
+	uint64_t q_packets[8], q_drops[8], q_ecn[8], q_wm[8];
+	uint64_t pg_drops[8], pg_hr_wm[8], pg_wm[8];
+	uint64_t wd_detected[8], wd_restored[8], wd_drops[8];
+};
+struct rp_cert_swc {
+	size_t nswitches, nsamples, nports, cap;
+	struct rp_cert_swport *ports;
+	unsigned have; /* RP_SWC_* bits: the counters some source had (a count absent is not 0) */
+};
+/* res's counters.switches[] into *w (free with rp_cert_swc_free). 0, -1 out of memory. */
+int rp_cert_swc_read(const json_t *res, struct rp_cert_swc *w);
+void rp_cert_swc_free(struct rp_cert_swc *w);
+/* The switch port whose `ports:` entry names host; NULL: none does. */
+const struct rp_cert_swport *rp_cert_swc_facing(const struct rp_cert_swc *w, const char *host);
+/* An RP_SWC_* bit as words naming the counter (a SKIP's reason). */
+const char *rp_cert_swc_name(unsigned bit);
 
 /* A user's --set KEY=VALUE that one of a suggestion's sets (a JSON list of
  * "KEY=VALUE") replaces: the same KEY (suggest.c). */

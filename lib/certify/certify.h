@@ -47,6 +47,7 @@ struct rp_cert_link {
 struct rp_cert_fabric {
 	bool known;                  /* the switch settings below are the real ones */
 	bool switch_counters;        /* run documents carry the switches' counters (`switches`) */
+	bool switch_sources;         /* run documents carry the profile's `switches:` counters (counters.switches[]) */
 	bool leaf_spine;
 	unsigned leaves, spines, hosts_per_leaf;
 	uint64_t host_bps, uplink_bps;

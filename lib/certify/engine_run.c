@@ -114,6 +114,10 @@ static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_
 	memset(out, 0, sizeof(*out)); /* the switches are not ours to read: nothing known */
 	out->host_bps = r->prof->nhosts ? r->prof->hosts[0].speed_bps : r->prof->default_speed_bps;
 	out->hosts_per_leaf = (unsigned)r->prof->nhosts;
+	/* The profile's `switches:`: every child run samples them (the same
+	 * profile, counters.switches[]); a test whose counter no source has
+	 * says so when it reads the run (res_switch.c). */
+	out->switch_sources = r->prof->nswitches > 0;
 	return 0;
 }
 

@@ -247,7 +247,7 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		struct rp_cert_t t;
 		json_t *seeds = NULL;
 		double w0 = wall_s();
-		if (!c->fab.known && !c->fab.switch_counters && d->needs_switch) {
+		if (!c->fab.known && !c->fab.switch_counters && d->needs_switch && !(c->fab.switch_sources && d->counted)) {
 			t_init(&t, d->id);
 			rp_cert_skip(&t, "not judged on this fabric (engine %s): it needs %s, which the hosts cannot see and the engine does not read",
 				     o->eng->name, d->needs_switch);

@@ -102,6 +102,75 @@ static uint64_t max_used(const json_t *res)
 	return m;
 }
 
+/* A real fabric: no frame of lossless priority p dropped at any switch port
+ * (its PGs' and queues' drops, from counters.switches[]), and the PG
+ * headroom watermark against the formula for the hosts' links where the
+ * source has it (measured: the configured headroom is the switch's, unknown
+ * here, so the formula is no criterion). A SKIP when no source counts drops. */
+static void from_switches(struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned p)
+{
+	struct rp_cert_swc w;
+	if (rp_cert_swc_read(res, &w)) {
+		rp_cert_skip(t, "out of memory reading the switches' counters");
+		rp_cert_swc_free(&w);
+		return;
+	}
+	if (!(w.have & (RP_SWC_PG_DROPS | RP_SWC_Q_DROPS))) {
+		rp_cert_skip(t, "no switch source of the profile's `switches:` (%zu read, %zu samples) counts drops: it needs %s "
+				"or %s", w.nswitches, w.nsamples, rp_cert_swc_name(RP_SWC_PG_DROPS), rp_cert_swc_name(RP_SWC_Q_DROPS));
+		rp_cert_swc_free(&w);
+		return;
+	}
+	uint64_t pg = 0, q = 0, wm = 0;
+	const char *where = NULL, *wm_at = NULL;
+	for (size_t i = 0; i < w.nports; i++) {
+		const struct rp_cert_swport *sp = &w.ports[i];
+		pg += sp->pg_drops[p];
+		q += sp->q_drops[p];
+		if ((sp->pg_drops[p] || sp->q_drops[p]) && !where)
+			where = sp->port;
+		if (sp->pg_hr_wm[p] > wm) {
+			wm = sp->pg_hr_wm[p];
+			wm_at = sp->port;
+		}
+	}
+	char label[160];
+	json_object_set_new(t->measured, "switch_pg_drops", json_integer((json_int_t)pg));
+	json_object_set_new(t->measured, "switch_queue_drops", json_integer((json_int_t)q));
+	snprintf(label, sizeof(label), "frames of lossless priority %u dropped at the switches (PG + queue drops)", p);
+	rp_cert_crit(t, label, "0", json_integer((json_int_t)(pg + q)), pg + q == 0);
+	if (w.have & RP_SWC_PG_HR_WM) {
+		struct rp_headroom_in in = {.speed_bps = c->line_bps,
+					    .cable_m = (double)c->prof->fabric.host_delay_ns / RP_HEADROOM_NS_PER_M,
+					    .mtu = c->prof->fabric.max_frame + 4,
+					    .response_quanta = rp_headroom_default_response_quanta(c->line_bps),
+					    .phy_delay_ns = rp_headroom_default_phy_delay_ns(c->line_bps)};
+		struct rp_headroom h;
+		bool ok = rp_headroom_calc(&in, &h) == 0;
+		json_object_set_new(t->measured, "max_headroom_used_bytes", json_integer((json_int_t)wm));
+		json_object_set_new(t->measured, "max_headroom_used_port", wm_at ? json_string(wm_at) : json_null());
+		json_object_set_new(t->measured, "formula_bytes", ok ? json_integer((json_int_t)h.total_bytes) : json_null());
+		json_object_set_new(t->measured, "headroom_used_over_formula", json_boolean(ok && wm > h.total_bytes));
+		char cmd[256];
+		command(&in, true, cmd, sizeof(cmd));
+		json_object_set_new(t->measured, "formula_command", json_string(cmd));
+	} else {
+		json_object_set_new(t->measured, "max_headroom_used_bytes", json_null());
+		json_object_set_new(t->measured, "headroom_watermark",
+				    json_sprintf("not read: it needs %s", rp_cert_swc_name(RP_SWC_PG_HR_WM)));
+	}
+	if (pg + q)
+		rp_cert_fail(t, pg ? "headroom" : "pfc-off",
+			     "%llu frames of lossless priority %u were dropped at the switch (%llu by its priority groups: "
+			     "headroom overrun; %llu at its queues), first seen on %s: %s",
+			     (unsigned long long)(pg + q), p, (unsigned long long)pg, (unsigned long long)q, where ? where : "?",
+			     pg ? "the headroom per PG cannot absorb what is in flight after XOFF (cable, the NIC's response "
+				  "time); `roceprobe headroom` gives what the formula asks for"
+				: "the switch does not pause the senders on this priority (PFC off on it, or the priority "
+				  "not mapped to a lossless queue)");
+	rp_cert_swc_free(&w);
+}
+
 static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 {
 	size_t nh = c->prof->nhosts;
@@ -159,6 +228,11 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 		json_decref(res);
 		return rc;
 	}
+	if (!c->fab.known && c->fab.switch_sources) { /* a real fabric: its switches' own counters (`switches:`) */
+		from_switches(c, t, res, p);
+		json_decref(res);
+		return 0;
+	}
 	uint64_t hr = rp_cert_sw_drops(res, "headroom", -1), used = max_used(res);
 	json_object_set_new(t->measured, "headroom_drops", json_integer((json_int_t)hr));
 	json_object_set_new(t->measured, "max_headroom_used_bytes", json_integer((json_int_t)used));
@@ -171,4 +245,5 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 }
 
 const struct rp_cert_test rp_cert_t_headroom = {5, "headroom", "Headroom: no drops, configured >= the formula", run,
-						"the switch's headroom drops and its configured headroom per PG", .seeded = false};
+						"the switch's headroom drops and its configured headroom per PG", .seeded = false,
+						.counted = true};
