@@ -33,6 +33,15 @@ Each certify test's workload runs as `mpirun -np 4 roceprobe run ... -o DIR/runs
           counters, at most one per run short); test 2 PASS (lost == the switch's drops,
           all lossy); test 7 PASS, SKIP (senders held back), or FAIL `unfair` with the
           hosts paused by PFC (head-of-line blocking of overlapping phases, see case_switch).
+  switchctr  the profile has `switches:` (sonic://127.0.0.1:P, Ethernet0..3 -> h0..h3) read from a
+          redis-server of the test's own, which `roceprobe switch --publish ... --publish-interval
+          200ms` fills; certify.messages 8. Test 3 against a switch with --ecn 5KB,60KB,10% and test 5
+          against a fresh one (each its own lifetime, so its --json summary is that test's alone):
+          both judged (not SKIP); test 3 PASS iff the switch's own summary shows ECN marks toward h0
+          and no PFC sent to h1..h3 (and the hosts saw CE and CNPs), its measured switch counts at
+          most the summary's (the last publish may come after the run's last read), > 0 as they are;
+          test 5 PASS iff the summary shows no drop on priority 3, its headroom watermark the
+          summary's max_headroom_bytes. Exit 77 without redis-server. About 10 s.
   sigint  SIGINT to certify in the middle of a long test-1 run: forwarded once to mpirun,
           the child's interrupted result is written (runs/pfc-incast-1/result.json,
           interrupted), certify writes result.json interrupted, test 1 not judged, exit 1.
@@ -45,6 +54,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -72,7 +82,7 @@ RING = ",framecnt=2048"
 
 
 def ifaces():
-    return [f"rpz-{h}" for h in HOSTS] + [f"rpz-{h}p" for h in HOSTS] + (["rpz-br"] if CASE != "switch" else [])
+    return [f"rpz-{h}" for h in HOSTS] + [f"rpz-{h}p" for h in HOSTS] + (["rpz-br"] if CASE not in ("switch", "switchctr") else [])
 
 
 def teardown():
@@ -225,10 +235,10 @@ def case_bridge(tmp):
            f"certify --only 1,2,7: exit 1, FAIL, the one FAIL test 1's ({p.returncode}, {j['counts']})")
 
 
-def start_switch(tmp):
+def start_switch(tmp, extra=()):
     args = [ROCEPROBE, "switch", "--speed", SWITCH_SPEED, "--lossless", "3", "--xoff", "32KiB",
             "--headroom", "2MiB",
-            "--lossy-limit", "64KiB", "--max-frame", "4200", "--duration", "300", "--json"]
+            "--lossy-limit", "64KiB", "--max-frame", "4200", "--duration", "300", "--json", *extra]
     for k, h in enumerate(HOSTS):
         args += ["--port", f"net_af_packet{k},iface=rpz-{h}p{RING},framesz=8192,blocksz=8192", "--fdb", f"02:00:00:00:01:{k + 1:02x}={k}"]
     out, err = open(os.path.join(tmp, "switch.json"), "w"), open(os.path.join(tmp, "switch.err"), "w")
@@ -308,6 +318,121 @@ def case_switch(tmp):
     if t7["verdict"] == "SKIP":
         expect("not certified: 2 of 3 tests judged" in p.stdout, f"test 7 SKIP: 'not certified: 2 of 3 tests judged' "
                f"({p.stdout.strip().splitlines()[-4:]})")
+
+
+def free_port():
+    so = socket.socket()
+    so.bind(("127.0.0.1", 0))
+    port = so.getsockname()[1]
+    so.close()
+    return port
+
+
+def redis(port, *args):
+    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True, timeout=10).stdout
+
+
+def start_redis(tmp):
+    port = free_port()
+    srv = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                            "no", "--dir", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if redis(port, "PING") == "PONG\n":
+            return srv, port
+        time.sleep(0.05)
+    srv.kill()
+    sys.exit("redis-server did not start")
+
+
+def published(port, deadline_s=10):
+    """The switch's first publish is in COUNTERS_DB (database 2)."""
+    deadline = time.time() + deadline_s
+    while time.time() < deadline:
+        if redis(port, "-n", "2", "EXISTS", "COUNTERS_PORT_NAME_MAP").strip() == "1":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def lossless(s, k, what):
+    """Port k's priority 3 in the switch's own --json summary: its queue's or PG's field."""
+    return next(q for q in s["ports"][k]["prio"] if q["prio"] == 3)[what]
+
+
+def case_switchctr(tmp):
+    """certify on a real fabric with the profile's switches: test 3 (switch with ECN on priority 3) and test 5,
+    each against its own switch's lifetime, judged from counters.switches[] (sonic:// of what the switch
+    publishes); the truth is the switch's own --json summary."""
+    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+        print("skipped: no redis-server/redis-cli (tools/bootstrap.sh --tests)")
+        sys.exit(77)
+    setup(bridge=False)
+    srv, rport = start_redis(tmp)
+    sw_yaml = ("switches:\n  - name: sw\n    source: sonic://127.0.0.1:%d\n    interval: 200ms\n    ports: {%s}\n"
+               % (rport, ", ".join(f"Ethernet{k}: {h}" for k, h in enumerate(HOSTS))))
+    path = write_profile(tmp, RING, extra=sw_yaml, speed=SWITCH_SPEED)
+    with open(path) as f:  # 8 messages: test 3's incast 32 a sender (2 MiB), test 5's 8
+        text = f.read().replace("messages: 32}", "messages: 8}")
+    with open(path, "w") as f:
+        f.write(text)
+    pub = ["--publish", f"redis://127.0.0.1:{rport}", "--publish-interval", "200ms"]
+    got = {}
+    try:
+        for tid, extra in ((3, ["--ecn", "5KB,60KB,10%"]), (5, [])):
+            redis(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
+            d = os.path.join(tmp, f"t{tid}")
+            os.makedirs(d)
+            sw = start_switch(d, extra + pub)
+            out = os.path.join(d, "c")
+            try:
+                expect(published(rport), f"test {tid}: the switch published its counters")
+                p = certify(path, out, "--only", str(tid), "--run-timeout", "120")
+            finally:
+                s = stop_switch(sw, d)
+            expect(s is not None and os.path.exists(os.path.join(out, "result.json")),
+                   f"test {tid}: the switch wrote its summary, certify its result.json ({p.returncode}: {said(p)})")
+            if s is None or not os.path.exists(os.path.join(out, "result.json")):
+                return
+            j = json.load(open(os.path.join(out, "result.json")))
+            t = test(j, tid)
+            docs = child_docs(out, {3: "ecn-before-pfc", 5: "headroom"}[tid])
+            expect(all(len(dd["counters"]["switches"]) == 1 and dd["counters"]["switches"][0]["samples"] for dd in docs),
+                   f"test {tid}: every child run sampled the switch (counters.switches[])")
+            got[tid] = (t, s)
+    finally:
+        srv.send_signal(signal.SIGTERM)
+        srv.wait(timeout=10)
+    t3, s3 = got[3]
+    m = t3["measured"]
+    ecn = lossless(s3, 0, "queue")["ecn_marked"]
+    pfc_sw = sum(lossless(s3, k, "pg")[f] for k in (1, 2, 3) for f in ("xoff_sent", "xon_sent", "refresh_sent"))
+    print(f"test 3: {t3['verdict']} {t3['reason'] or ''} {t3['cause']}; measured {m}; switch: ECN marked toward h0 "
+          f"{ecn}, PFC sent to h1..h3 {pfc_sw}")
+    expect(t3["verdict"] in ("PASS", "FAIL"), f"test 3 judged ({t3['verdict']}: {t3['reason']})")
+    expect(isinstance(m.get("switch_ecn_marked"), int) and m["switch_ecn_marked"] <= ecn
+           and (m["switch_ecn_marked"] > 0) == (ecn > 0),
+           f"test 3's switch ECN marks ({m.get('switch_ecn_marked')}) are the switch's own ({ecn}; the last "
+           "publish after the run's last read may add some)")
+    expect(isinstance(m.get("switch_pfc_to_senders"), int) and m["switch_pfc_to_senders"] <= pfc_sw
+           and (m["switch_pfc_to_senders"] > 0) == (pfc_sw > 0),
+           f"test 3's PFC to the senders ({m.get('switch_pfc_to_senders')}) is the switch's own ({pfc_sw})")
+    truth = ecn > 0 and pfc_sw <= m["pfc_allowed"] and m["ce"] > 0 and m["cnp_rx"] > 0 and m["pfc_frames"] <= m["pfc_allowed"]
+    expect((t3["verdict"] == "PASS") == truth, f"test 3 {t3['verdict']}: PASS iff the switch marked ({ecn}) and paused "
+           f"no sender ({pfc_sw} <= {m['pfc_allowed']}) and the hosts saw CE and CNPs")
+    if t3["verdict"] == "FAIL":
+        expect(t3["cause"]["code"] in ("ecn-after-pfc", "no-ecn", "no-cnp"), f"test 3 cause {t3['cause']}")
+    t5, s5 = got[5]
+    m = t5["measured"]
+    drops = sum(lossless(s5, k, "queue")["drop_pkts"] + lossless(s5, k, "pg")["drop_pkts"] for k in range(4))
+    wm = max(lossless(s5, k, "pg")["max_headroom_bytes"] for k in range(4))
+    print(f"test 5: {t5['verdict']} {t5['reason'] or ''} {t5['cause']}; measured {m}; switch: lossless drops {drops}, "
+          f"max headroom used {wm}")
+    expect(t5["verdict"] == ("PASS" if drops == 0 else "FAIL"), f"test 5 {t5['verdict']}: PASS iff the switch dropped "
+           f"nothing of priority 3 ({drops})")
+    expect(m.get("switch_pg_drops", -1) + m.get("switch_queue_drops", -1) <= drops,
+           f"test 5's drops ({m.get('switch_pg_drops')} + {m.get('switch_queue_drops')}) are the switch's own ({drops})")
+    expect(isinstance(m.get("max_headroom_used_bytes"), int) and m["max_headroom_used_bytes"] <= wm,
+           f"test 5's headroom watermark ({m.get('max_headroom_used_bytes')}) is the switch's own ({wm})")
 
 
 def case_sigint(tmp):
