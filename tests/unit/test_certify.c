@@ -66,9 +66,35 @@ static const char doc_a2a_busy[] = A2A_DOC("12500000");
 static const char doc_a2a_ok[] = "{\"elapsed_ns\": 1000000, \"flows\": [" A2A_FLOW_OK("h0", "h1") ", "
 	A2A_FLOW_OK("h1", "h2") ", " A2A_FLOW_OK("h2", "h3") ", " A2A_FLOW_OK("h3", "h0") "], \"ports\": []}";
 
+/* A real fabric whose profile has `switches:`: counters.switches[] of one
+ * switch, two samples (the baseline, then deltas; watermarks as gauges).
+ * Ethernet0 faces h0 (the receiver): its queue 3 marked 5 + 7 packets;
+ * Ethernet1 faces h1, a sender, never paused (pfc_tx 0); PG 3's headroom
+ * watermark 100 then 300 on Ethernet1; PG drops PGDROP. The hosts: CE from
+ * bin 1 (100 ns), CNPs, no PFC. */
+#define SW_DOC(PGDROP) "{\"elapsed_ns\": 100000, \"flows\": [{\"src\": \"h1\", \"dst\": \"h0\", \"prio\": 3, " \
+	"\"tx_packets\": 128, \"rx_packets\": 128, \"lost\": 0, \"ce\": 12, \"cnp_rx\": 4}], \"ports\": []," \
+	" \"timeseries\": {\"start_ns\": 0, \"bin_ns\": 100, \"ce\": [0, 3]}, \"counters\": {\"switches\": [{\"name\": " \
+	"\"sw\", \"ports\": {\"Ethernet0\": \"h0\", \"Ethernet1\": \"h1\"}, \"samples\": [" \
+	"{\"t_ns\": 0, \"ports\": [{\"name\": \"Ethernet0\", \"queues\": [{\"queue\": 3, \"ecn_marked\": 0, \"drops\": 0}]}," \
+	" {\"name\": \"Ethernet1\", \"prio\": [{\"prio\": 3, \"pfc_tx\": 0}], \"pgs\": [{\"pg\": 3, \"drops\": 0, " \
+	"\"headroom_wm_bytes\": 100}]}]}, " \
+	"{\"t_ns\": 50000, \"ports\": [{\"name\": \"Ethernet0\", \"queues\": [{\"queue\": 3, \"ecn_marked\": 5}]}," \
+	" {\"name\": \"Ethernet1\", \"pgs\": [{\"pg\": 3, \"headroom_wm_bytes\": 300}]}]}, " \
+	"{\"t_ns\": 100000, \"ports\": [{\"name\": \"Ethernet0\", \"queues\": [{\"queue\": 3, \"ecn_marked\": 7}]}," \
+	" {\"name\": \"Ethernet1\", \"pgs\": [{\"pg\": 3, \"drops\": " PGDROP ", \"headroom_wm_bytes\": 200}]}]}]}]}}"
+static const char doc_sw_ok[] = SW_DOC("0");
+static const char doc_sw_drops[] = SW_DOC("3");
+/* A source with PFC counts alone (no queues, no PGs). */
+static const char doc_sw_pfc_only[] =
+	"{\"elapsed_ns\": 100000, \"flows\": [], \"ports\": [], \"counters\": {\"switches\": [{\"name\": \"sw\", "
+	"\"ports\": {}, \"samples\": [{\"t_ns\": 0, \"ports\": [{\"name\": \"Ethernet0\", \"prio\": [{\"prio\": 3, "
+	"\"pfc_rx\": 0}]}]}]}]}}";
+
 struct fake {
 	const char *doc;
 	bool counters; /* the documents may carry `switches` */
+	bool sources;  /* the documents carry counters.switches[] (a profile's `switches:`) */
 	unsigned runs;
 	char last_traffic[4096];
 	const char *seed_key;    /* the engine varies it for seeded tests ... */
@@ -82,6 +108,7 @@ static int describe(void *ctx, const char *const *sets, size_t nsets, struct rp_
 	(void)ctx, (void)sets, (void)nsets, (void)err, (void)errlen;
 	memset(out, 0, sizeof(*out)); /* a real fabric: nothing known of the switches */
 	out->switch_counters = ((struct fake *)ctx)->counters; /* ... but (some) export their counters */
+	out->switch_sources = ((struct fake *)ctx)->sources;
 	return 0;
 }
 
@@ -257,6 +284,40 @@ static void a_fail_another_test_explains_is_blocked(void **state)
 	json_decref(t);
 	t = certify(&f, 1u << 1);
 	assert_string_equal(verdict(entry(t, 1)), "FAIL");
+	json_decref(t);
+}
+
+/* A profile's `switches:`: tests 3 and 5 judged from counters.switches[]
+ * (totals summed over the deltas, the watermark the maximum, the receiver's
+ * port from `ports:`); PG drops fail test 5; a source without the counters a
+ * test needs: SKIP naming them; test 9 still SKIPs. */
+static void switch_sources_judge_3_and_5(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_sw_ok, .sources = true};
+	json_t *t = certify(&f, (1u << 3) | (1u << 5) | (1u << 9));
+	const json_t *m3 = json_object_get(entry(t, 3), "measured"), *m5 = json_object_get(entry(t, 5), "measured");
+	assert_string_equal(verdict(entry(t, 3)), "PASS");
+	assert_int_equal(json_integer_value(json_object_get(m3, "switch_ecn_marked")), 12);
+	assert_int_equal(json_integer_value(json_object_get(m3, "switch_pfc_to_senders")), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(m3, "congestion_point")), "sw:Ethernet0 (faces h0)"));
+	assert_string_equal(verdict(entry(t, 5)), "PASS");
+	assert_int_equal(json_integer_value(json_object_get(m5, "max_headroom_used_bytes")), 300);
+	assert_string_equal(json_string_value(json_object_get(m5, "max_headroom_used_port")), "Ethernet1");
+	assert_string_equal(verdict(entry(t, 9)), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 9), "reason")), "not judged on this fabric"));
+	json_decref(t);
+	f.doc = doc_sw_drops;
+	t = certify(&f, 1u << 5);
+	assert_string_equal(verdict(entry(t, 5)), "FAIL");
+	assert_string_equal(cause(entry(t, 5)), "headroom");
+	json_decref(t);
+	f.doc = doc_sw_pfc_only;
+	t = certify(&f, (1u << 3) | (1u << 5));
+	assert_string_equal(verdict(entry(t, 3)), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 3), "reason")), "queues[].ecn_marked"));
+	assert_string_equal(verdict(entry(t, 5)), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 5), "reason")), "pgs[].drops"));
 	json_decref(t);
 }
 
@@ -522,6 +583,7 @@ int main(void)
 		cmocka_unit_test(seeds_that_disagree_are_marginal),
 		cmocka_unit_test(skips_are_not_certified),
 		cmocka_unit_test(summary_text),
+		cmocka_unit_test(switch_sources_judge_3_and_5),
 		cmocka_unit_test(engine_pick),
 		cmocka_unit_test(human_values),
 		cmocka_unit_test(report_zero_plot),
