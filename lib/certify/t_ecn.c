@@ -158,7 +158,7 @@ static void from_switches(struct rp_cert_ctx *c, struct rp_cert_t *t, const json
 	if (w.have & RP_SWC_PFC_TX) {
 		json_object_set_new(t->measured, "switch_pfc_to_senders", json_integer((json_int_t)pfc_sw));
 		snprintf(label, sizeof(label), "PFC frames the switch sent the senders on priority %u (%s)", p,
-			 where[0] ? where : "every port");
+			 where[0] ? where : rp ? "no `ports:` entry names a sender" : "every port");
 		rp_cert_crit(t, label, want, json_integer((json_int_t)pfc_sw), pfc_sw <= allowed);
 	} else {
 		json_object_set_new(t->measured, "switch_pfc_to_senders",
