@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cluster_internal.h"
 #include "watch_join.h"
 #include "watch_msg.h"
 
@@ -358,8 +357,11 @@ int rp_watch_connect(const struct rp_cluster *c, const struct rp_watch_addr *wa,
 	int64_t until = mono_ms() + timeout_ms;
 	int best = -2; /* -2 reached nothing, -1 no answer, 0 a wrong proof */
 	/* Round after round until the deadline: one lost SYN (a lossy or slow
-	 * management network; the kernel resends it only after 1 s) is not the end. */
-	while (best != 0 && mono_ms() < until && !rp_cluster_guard_stopped(c)) {
+	 * management network; the kernel resends it only after 1 s) is not the end.
+	 * Not cut short by a stop: rank 0 waits for every rank to join before the
+	 * ranks agree on the stop (and say it once), as it waits for a rank that
+	 * joins at once. */
+	do {
 		for (uint32_t i = 0; i < wa->naddr && i < RP_WATCH_ADDRS; i++) {
 			if (wa->addr[i] == htonl(INADDR_LOOPBACK) && !same)
 				continue;
@@ -372,7 +374,7 @@ int rp_watch_connect(const struct rp_cluster *c, const struct rp_watch_addr *wa,
 		}
 		if (best != 0)
 			nanosleep(&(struct timespec){.tv_nsec = RETRY_MS * 1000000L}, NULL);
-	}
+	} while (best != 0 && mono_ms() < until);
 	*why = best == 0    ? "rank 0's watch did not prove the job's secret: another program on its port?"
 	       : best == -1 ? "rank 0's watch did not let this rank join (no answer in time, or its proof refused)"
 			    : "cannot reach rank 0's watch port (TCP, any of its IPv4 addresses): a firewall between "

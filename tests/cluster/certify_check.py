@@ -54,7 +54,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -62,6 +61,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
 from check import expect, sh  # noqa: E402
+import redis_srv  # noqa: E402
 from cluster_case import run_case  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
@@ -114,15 +114,15 @@ def setup(bridge):
         # The receiver's port at line rate with a 128 KB queue: what a switch port without PFC
         # does. A run closes its ports 20 ms after its senders are done; the queue drains in
         # 10.5 ms (131072 x 8 / 100e6), so every frame not dropped reaches h0 while it counts.
-        sh(f"tc qdisc add dev rpz-h0p root tbf rate 100mbit burst 32kb limit 128kb")
+        sh("tc qdisc add dev rpz-h0p root tbf rate 100mbit burst 32kb limit 128kb")
 
 
 def tbf_drops():
     return check.kernel_drops(ifaces(), "rpz-h0p")
 
 
-PROFILE = f"""name: certify-real
-defaults: {{speed: SPEED, dscp: 24, ecn: not-ect}}
+PROFILE = """name: certify-real
+defaults: {speed: SPEED, dscp: 24, ecn: not-ect}
 hosts:
 """ + "\n".join(f'  - {{name: {h}, mac: "02:00:00:00:01:{k + 1:02x}", ipv4: 10.96.0.{k + 1}, '
                 f'port: "net_af_packet{k},iface=rpz-{h}{{ring}}"}}' for k, h in enumerate(HOSTS)) + """
@@ -320,35 +320,11 @@ def case_switch(tmp):
                f"({p.stdout.strip().splitlines()[-4:]})")
 
 
-def free_port():
-    so = socket.socket()
-    so.bind(("127.0.0.1", 0))
-    port = so.getsockname()[1]
-    so.close()
-    return port
-
-
-def redis(port, *args):
-    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True, timeout=10).stdout
-
-
-def start_redis(tmp):
-    port = free_port()
-    srv = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                            "no", "--dir", tmp], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if redis(port, "PING") == "PONG\n":
-            return srv, port
-        time.sleep(0.05)
-    srv.kill()
-    sys.exit("redis-server did not start")
-
-
 def published(port, deadline_s=10):
     """The switch's first publish is in COUNTERS_DB (database 2)."""
     deadline = time.time() + deadline_s
     while time.time() < deadline:
-        if redis(port, "-n", "2", "EXISTS", "COUNTERS_PORT_NAME_MAP").strip() == "1":
+        if redis_srv.cmd(port, "-n", "2", "EXISTS", "COUNTERS_PORT_NAME_MAP").strip() == "1":
             return True
         time.sleep(0.05)
     return False
@@ -363,11 +339,11 @@ def case_switchctr(tmp):
     """certify on a real fabric with the profile's switches: test 3 (switch with ECN on priority 3) and test 5,
     each against its own switch's lifetime, judged from counters.switches[] (sonic:// of what the switch
     publishes); the truth is the switch's own --json summary."""
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+    if not redis_srv.present():
         print("skipped: no redis-server/redis-cli (tools/bootstrap.sh --tests)")
         sys.exit(77)
     setup(bridge=False)
-    srv, rport = start_redis(tmp)
+    srv, rport = redis_srv.start(tmp)
     sw_yaml = ("switches:\n  - name: sw\n    source: sonic://127.0.0.1:%d\n    interval: 200ms\n    ports: {%s}\n"
                % (rport, ", ".join(f"Ethernet{k}: {h}" for k, h in enumerate(HOSTS))))
     path = write_profile(tmp, RING, extra=sw_yaml, speed=SWITCH_SPEED)
@@ -379,7 +355,7 @@ def case_switchctr(tmp):
     got = {}
     try:
         for tid, extra in ((3, ["--ecn", "5KB,60KB,10%"]), (5, [])):
-            redis(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
+            redis_srv.cmd(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
             d = os.path.join(tmp, f"t{tid}")
             os.makedirs(d)
             sw = start_switch(d, extra + pub)
@@ -400,8 +376,7 @@ def case_switchctr(tmp):
                    f"test {tid}: every child run sampled the switch (counters.switches[])")
             got[tid] = (t, s)
     finally:
-        srv.send_signal(signal.SIGTERM)
-        srv.wait(timeout=10)
+        redis_srv.stop(srv)
     t3, s3 = got[3]
     m = t3["measured"]
     ecn = lossless(s3, 0, "queue")["ecn_marked"]

@@ -92,7 +92,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, sh, read_pcap  # noqa: E402
+from check import expect, free_port, sh, read_pcap  # noqa: E402
 from cluster_case import run_case, rank_pids, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
@@ -839,15 +839,6 @@ def knock(port, hello, stay, said):
     else:
         said.append(("left", 0.0, len(challenge)))
     s.close()
-
-
-def free_port():
-    """A TCP port nobody listens on now, for ROCEPROBE_WATCH_PORT."""
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
 
 
 def case_stranger(tmp):

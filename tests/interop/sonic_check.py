@@ -23,14 +23,14 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish  # noqa: E402
+from check import expect, finish, free_port  # noqa: E402
+import redis_srv  # noqa: E402
+from redis_srv import cli  # noqa: E402
 
 RP = sys.argv[1]
 
@@ -334,21 +334,6 @@ def one_line_exit2(p, what, needle):
            f"{what}: exit 2, one line naming it ({p.returncode}: {p.stderr.strip()!r})")
 
 
-def cli(port_, *cmds):
-    r = subprocess.run(["redis-cli", "-p", str(port_)], input="\n".join(cmds) + "\n", capture_output=True,
-                       text=True, timeout=20)
-    if r.returncode or "ERR" in r.stdout:
-        raise SystemExit(f"redis-cli failed: {r.stdout} {r.stderr}")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def check_watch(spec, port_):
     w = subprocess.Popen([RP, "counters", spec, "--watch", "200ms", "--json"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -390,18 +375,12 @@ def check_watch(spec, port_):
 
 
 def main():
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+    if not redis_srv.present():
         print("no redis-server/redis-cli (tools/bootstrap.sh --tests)")
         sys.exit(77)
     d = tempfile.mkdtemp(prefix="rp-sonic-")
-    port_ = free_port()
-    srv = subprocess.Popen(["redis-server", "--port", str(port_), "--bind", "127.0.0.1", "--save", "",
-                            "--appendonly", "no", "--dir", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    srv, port_ = redis_srv.start(d)
     try:
-        for _ in range(100):
-            if subprocess.run(["redis-cli", "-p", str(port_), "PING"], capture_output=True, text=True).stdout == "PONG\n":
-                break
-            time.sleep(0.05)
         spec = f"sonic://127.0.0.1:{port_}"
         one_line_exit2(rp(spec), "an empty COUNTERS_DB", "has no COUNTERS_PORT_NAME_MAP")
         cli(port_, *load_commands())
@@ -433,11 +412,7 @@ def main():
         cli(port_, "CONFIG SET requirepass s3cret")
         one_line_exit2(rp(spec), "a server that wants a password", "wants a password")
     finally:
-        srv.send_signal(signal.SIGTERM)
-        try:
-            srv.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            srv.kill()
+        redis_srv.stop(srv)
         shutil.rmtree(d, ignore_errors=True)
     finish("sonic")
 

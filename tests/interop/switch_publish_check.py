@@ -25,14 +25,14 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, sh  # noqa: E402
+from check import expect, finish, free_port, sh  # noqa: E402
+import redis_srv  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 HOSTS = ["A", "B", "C"]
@@ -67,35 +67,6 @@ def setup():
         for i in (0, 1):
             sh(f"sysctl -qw net.ipv6.conf.hP{h}{i}.disable_ipv6=1", check=False)
             sh(f"ip link set hP{h}{i} up")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def start_redis(d):
-    port = free_port()
-    srv = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                            "no", "--dir", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        if subprocess.run(["redis-cli", "-p", str(port), "PING"], capture_output=True, text=True).stdout == "PONG\n":
-            return srv, port
-        time.sleep(0.05)
-    srv.kill()
-    sys.exit("redis-server did not start")
-
-
-def stop_redis(srv):
-    srv.send_signal(signal.SIGTERM)
-    try:
-        srv.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.wait()
 
 
 def hgetall(port, key):
@@ -265,7 +236,7 @@ def case_bad(tmp):
 
 
 def case_gone(tmp):
-    srv, port = start_redis(tmp)
+    srv, port = redis_srv.start(tmp)
     errpath = os.path.join(tmp, "gone.err")
     sw = subprocess.Popen([ROCEPROBE, "switch", "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
                            "--duration", "3", "--publish", f"redis://127.0.0.1:{port}", "--publish-interval", INTERVAL,
@@ -275,7 +246,7 @@ def case_gone(tmp):
         expect(ok and sorted(hgetall(port, "COUNTERS_PORT_NAME_MAP")) == ["Ethernet0", "Ethernet1"],
                "net_null switch publishes its two ports")
     finally:
-        stop_redis(srv)  # the server goes away mid-run
+        redis_srv.stop(srv)  # the server goes away mid-run
     try:
         out, _ = sw.communicate(timeout=15)
     except subprocess.TimeoutExpired:
@@ -291,7 +262,7 @@ def case_gone(tmp):
 
 def case_sigterm(tmp):
     """An interval longer than the run: what is in redis after SIGTERM is the final publish alone."""
-    srv, port = start_redis(tmp)
+    srv, port = redis_srv.start(tmp)
     errpath = os.path.join(tmp, "term.err")
     try:
         sw = subprocess.Popen([ROCEPROBE, "switch", "--port", "net_null0,no-rx=1", "--duration", "20", "--publish",
@@ -314,11 +285,11 @@ def case_sigterm(tmp):
         expect(c.get("SAI_PORT_STAT_IF_IN_OCTETS") == str(s["ports"][0]["rx_bytes"]) and len(c) == 36,
                f"... with its 36 port fields, IN_OCTETS == the summary's rx_bytes ({len(c)} fields)")
     finally:
-        stop_redis(srv)
+        redis_srv.stop(srv)
 
 
 def main():
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+    if not redis_srv.present():
         print("skipped: no redis-server/redis-cli (tools/bootstrap.sh --tests)")
         sys.exit(77)
     if os.geteuid() != 0:
@@ -334,7 +305,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="rp-swpub-")
     srv = None
     try:
-        srv, rport = start_redis(tmp)
+        srv, rport = redis_srv.start(tmp)
         s = case_traffic(tmp, rport)
         p2, pfc = s["ports"][2]["prio"][3]["queue"], [s["ports"][i]["pfc_tx"] for i in (0, 1)]
         print(f"--- switch: PFC sent on ports 0, 1: {pfc}; port 2 queue 3 ECN marked {p2['ecn_marked']}, "
@@ -350,7 +321,7 @@ def main():
         case_sigterm(tmp)
     finally:
         if srv:
-            stop_redis(srv)
+            redis_srv.stop(srv)
         teardown()
         shutil.rmtree(tmp, ignore_errors=True)
     finish("switch-publish")

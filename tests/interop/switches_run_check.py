@@ -29,7 +29,6 @@ usage: switches_run_check.py ROCEPROBE     (exit 77 = skipped: no redis-server)
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,8 +36,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, HERE)
-from check import expect, finish, until_progress  # noqa: E402
-from sonic_check import PORTS, QUEUES, cli, free_port, load_commands  # noqa: E402  (the one fixture)
+from check import expect, finish, free_port, until_progress  # noqa: E402
+from sonic_check import PORTS, QUEUES, load_commands  # noqa: E402  (the one fixture)
+import redis_srv  # noqa: E402
+from redis_srv import cli  # noqa: E402
 
 RP = sys.argv[1]
 INTERVAL_S = 0.1
@@ -186,29 +187,19 @@ def case_midrun(tmp, spec):
 
 def main():
     global PORT
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+    if not redis_srv.present():
         print("no redis-server/redis-cli (tools/bootstrap.sh --tests)")
         sys.exit(77)
     d = tempfile.mkdtemp(prefix="rp-swrun-")
-    PORT = free_port()
-    srv = subprocess.Popen(["redis-server", "--port", str(PORT), "--bind", "127.0.0.1", "--save", "",
-                            "--appendonly", "no", "--dir", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    srv, PORT = redis_srv.start(d)
     try:
-        for _ in range(100):
-            if subprocess.run(["redis-cli", "-p", str(PORT), "PING"], capture_output=True, text=True).stdout == "PONG\n":
-                break
-            time.sleep(0.05)
         cli(PORT, *load_commands())
         case_ok(d, f"sonic://127.0.0.1:{PORT}")
         case_down(d, "false")
         case_down(d, "true")
         case_midrun(d, f"sonic://127.0.0.1:{PORT}")  # last: the server wants a password after it
     finally:
-        srv.send_signal(signal.SIGTERM)
-        try:
-            srv.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            srv.kill()
+        redis_srv.stop(srv)
         shutil.rmtree(d, ignore_errors=True)
     finish("switches-run")
 

@@ -10,6 +10,7 @@
 """
 import json
 import re
+import socket
 import struct
 import subprocess
 import sys
@@ -88,6 +89,15 @@ def split_by_dst_mac(path, outs):
         write_pcap(out, recs, nano=cap["nano"])
         n[out] = len(recs)
     return n
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 nobody listens on now (a test's private server, a fixed watch port)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def sh(cmd, check=True):
