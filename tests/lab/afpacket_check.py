@@ -165,9 +165,13 @@ SO_TIMESTAMPNS, SO_RCVBUFFORCE = 35, 33  # asm-generic/socket.h
 
 
 class KernelStamps(threading.Thread):
-    """Every probe that arrives at the veth's far end: (the kernel's receive time, CLOCK_REALTIME
-    ns, from SO_TIMESTAMPNS; the probe's tx_ns, the sender's packet clock). A RoCEv2 SEND ONLY
-    frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, then the probe (magic RPRB, flow id, seq, tx_ns)."""
+    """Every probe that arrives at the veth's far end: (the kernel's receive time, from
+    SO_TIMESTAMPNS, on CLOCK_MONOTONIC; the probe's tx_ns, the sender's packet clock). A RoCEv2
+    SEND ONLY frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, then the probe (magic RPRB, flow id,
+    seq, tx_ns). The kernel stamps on CLOCK_REALTIME; the packet clock's rate is measured on
+    CLOCK_MONOTONIC. NTP slews both alike, but a machine of this kind steps REALTIME apart (0.5 ms
+    about ten times a second: 0.5% fast, measured), so each stamp is moved to MONOTONIC by the
+    two clocks' offset read right after it arrives (a step in between moves one stamp only)."""
     def __init__(self, dev):
         super().__init__(daemon=True)
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
@@ -181,6 +185,7 @@ class KernelStamps(threading.Thread):
         while not self.done:
             try:
                 fr, anc, _, _ = self.sock.recvmsg(2048, 64)
+                off = time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
             except socket.timeout:
                 continue
             if len(fr) < 78 or fr[12:14] != b"\x08\x00" or fr[36:38] != b"\x12\xb7" or fr[54:58] != b"RPRB":
@@ -188,7 +193,7 @@ class KernelStamps(threading.Thread):
             for level, kind, data in anc:
                 if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
                     sec, nsec = struct.unpack("qq", data[:16])
-                    self.pairs.append((sec * 10**9 + nsec, struct.unpack(">Q", fr[70:78])[0]))
+                    self.pairs.append((sec * 10**9 + nsec - off, struct.unpack(">Q", fr[70:78])[0]))
 
     def stop(self):
         time.sleep(0.5)
@@ -210,7 +215,7 @@ hosts:
   - {{name: h1, mac: "02:00:00:00:00:01", ipv4: 10.99.9.1, port: "net_af_packet0,iface={A}"}}
   - {{name: h2, mac: "02:00:00:00:00:02", ipv4: 10.99.9.2}}
 traffic:
-  - {{name: f, pattern: flow, src: h1, dst: h2, rate: 50M, duration: 2s}}
+  - {{name: f, pattern: flow, src: h1, dst: h2, rate: 10M, duration: 2s}}
 """)
     k = KernelStamps(B)
     k.start()
@@ -221,9 +226,10 @@ traffic:
         return
     sent = json.loads(p.stdout)["flows"][0]["tx_packets"]
     got = sorted(k.pairs, key=lambda x: x[1])
-    # 50 Mbit/s of 122 B frames (14 + 20 + 8 + 12 + 64 + 4) + 24 B of layer 1: 42808 a second.
-    expect(len(got) >= 0.9 * sent and abs(sent - 2 * 42808) < 0.02 * 2 * 42808,
-           f"the kernel saw {len(got)} of the {sent} probes gen sent (2 s x 42808 planned)")
+    # 10 Mbit/s of 122 B frames (14 + 20 + 8 + 12 + 64 + 4) + 24 B of layer 1: 8562 a second
+    # (at 50 Mbit/s, 42808 a second, this Python receiver takes most of a core of the two).
+    expect(len(got) >= 0.9 * sent and abs(sent - 2 * 8562) < 0.02 * 2 * 8562,
+           f"the kernel saw {len(got)} of the {sent} probes gen sent (2 s x 8562 planned)")
     half = len(got) // 2
     slopes = sorted((got[i + half][0] - got[i][0]) / (got[i + half][1] - got[i][1]) for i in range(half)
                     if got[i + half][1] > got[i][1])
