@@ -2,6 +2,7 @@
  * peer is the server, the client names it (`ep HOST`); the client says what
  * to measure and the server follows, so a server needs no test options.
  * lib/verbs/ep.h draws the session. */
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,6 +367,18 @@ static void print_refused(const char *peer, const char *why)
 	fprintf(stderr, "roceprobe ep: refused %s: %s\n", peer, why);
 }
 
+/* A listener only this host reaches (127.0.0.0/8, ::1, localhost). */
+static bool loopback(const char *addr)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, addr, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, addr, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return strcmp(addr, "localhost") == 0;
+}
+
 int rp_cmd_ep(int argc, char **argv)
 {
 	static struct ep_args a;
@@ -383,6 +396,10 @@ int rp_cmd_ep(int argc, char **argv)
 	if ((rc = load_key(a.key_file, &a.cfg.key)))
 		return rc;
 	a.cfg.on_refused = print_refused;
+	if (a.given.server && !a.cfg.key && !loopback(a.cfg.bind))
+		fprintf(stderr, "roceprobe ep: warning: listening on %s:%u without a key: whoever reaches it can run "
+				"tests on this host's RDMA device (give both sides --key-file)\n",
+			a.cfg.bind, a.cfg.tcp_port);
 	char err[RP_ERR_LEN] = "";
 	rc = a.given.server ? rp_ep_server(&a.cfg, &rep, err, sizeof(err)) : rp_ep_client(&a.cfg, &rep, err, sizeof(err));
 	int exit_code = rc == RP_V_OK ? RP_EXIT_OK : rc == RP_V_ENV ? RP_EXIT_USAGE : RP_EXIT_FAIL;

@@ -15,11 +15,13 @@ usage: cli_check.py ROCEPROBE CASE   (CASE: lab, dpdk)
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, write_pcap  # noqa: E402
+from check import expect, finish, free_port, write_pcap  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
 PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
@@ -121,6 +123,20 @@ def case_lab(tmp):
     one_line_exit2(rp("run", "-o"), "run -o without a value", "option '-o' needs a value")
     one_line_exit2(rp("lab", "-Z"), "lab -Z", "unknown option '-Z'")
     one_line_exit2(rp("decode", "--json=1", "x.pcap"), "decode --json=1", "option '--json' takes no value")
+
+    # ep's server on every address without a key says so; on 127.0.0.1 (its default) it does not.
+    for bind, warned in (("0.0.0.0", True), ("127.0.0.1", False)):
+        port = free_port()
+        s = subprocess.Popen([ROCEPROBE, "ep", "--bind", bind, "-p", str(port)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        for _ in range(100):  # until it listens
+            if f":{port:04X} " in open("/proc/net/tcp").read():
+                break
+            time.sleep(0.02)
+        s.send_signal(signal.SIGINT)
+        err = s.communicate(timeout=20)[1]
+        said = f"listening on {bind}:{port} without a key" in err
+        expect(said == warned, f"ep --bind {bind} without a key: {'a' if warned else 'no'} warning ({err.strip()!r})")
 
     # What a command prints must reach its file: /dev/full takes the open and refuses every write.
     for args in (["plan", incast], ["lab", incast, "-o", os.path.join(tmp, "full")]):
