@@ -5,95 +5,88 @@
 
 #include "switches.h"
 
+/* " (SOURCE)" when why does not name the source already (the source's own
+ * lines do: "sonic://10.0.0.1:6379: cannot connect ..."), else "". */
+static const char *named(const char *why, const char *source, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!strstr(why, source))
+		snprintf(buf, len, " (%s)", source);
+	return buf;
+}
+
 int rp_run_switches_check(struct rp_run_switches *w, const struct rp_profile *p, FILE *warn, char *err,
 			  size_t errlen)
 {
 	memset(w, 0, sizeof(*w));
 	if (!p->nswitches)
 		return 0;
-	if (!(w->sw = calloc(p->nswitches, sizeof(*w->sw)))) {
-		snprintf(err, errlen, "out of memory for the switches' counters");
-		return -1;
-	}
 	struct rp_cnt_snap *snap = calloc(1, sizeof(*snap));
-	if (!snap) {
+	if (!snap || !(w->sw = calloc(p->nswitches, sizeof(*w->sw)))) {
+		free(snap);
 		snprintf(err, errlen, "out of memory for the switches' counters");
 		return -1;
 	}
-	int rc = 0;
-	char e[400] = "", wl[256] = "";
-	for (size_t i = 0; rc == 0 && i < p->nswitches; i++) {
+	char e[400] = "", wl[256] = "", src_named[360];
+	for (size_t i = 0; i < p->nswitches; i++) {
 		struct rp_run_switch *s = &w->sw[w->n++];
 		const struct rp_switch_src *c = &p->switches[i];
 		s->cfg = c;
-		if (rp_cnt_sampler_add(&s->sm, c->name, c->source, NULL, e, sizeof(e)) != 0) {
-			snprintf(err, errlen, "switch %s (%s): %s", c->name, c->source, e);
-			rc = -1;
-			break;
-		}
+		if (rp_cnt_sampler_add(&s->sm, c->name, c->source, NULL, e, sizeof(e)) != 0)
+			goto bad_file;
 		struct rp_cnt_source *src = &s->sm.src[0];
-		if (c->credentials[0] && rp_snmp_cred_load(c->credentials, &src->cred, wl, sizeof(wl), e, sizeof(e)) != 0) {
-			snprintf(err, errlen, "switch %s (%s): %s", c->name, c->source, e);
-			rc = -1;
-			break;
-		}
+		if (c->credentials[0] && rp_snmp_cred_load(c->credentials, &src->cred, wl, sizeof(wl), e, sizeof(e)) != 0)
+			goto bad_file;
 		if (wl[0] && warn)
 			fprintf(warn, "roceprobe run: warning: switch %s: %s\n", c->name, wl);
 		wl[0] = '\0';
 		if (c->map[0]) {
-			if (rp_exec_map_load(c->map, &s->map, e, sizeof(e)) != 0) {
-				snprintf(err, errlen, "switch %s (%s): %s", c->name, c->source, e);
-				rc = -1;
-				break;
-			}
+			if (rp_exec_map_load(c->map, &s->map, e, sizeof(e)) != 0)
+				goto bad_file;
 			src->map = &s->map;
 		}
 		e[0] = '\0';
-		if (rp_cnt_read(src, snap, e, sizeof(e)) == 0 && snap->nports) {
-			rp_cnt_snap_free(snap);
-			continue;
-		}
+		bool read = rp_cnt_read(src, snap, e, sizeof(e)) == 0 && snap->nports;
 		rp_cnt_snap_free(snap);
+		if (read)
+			continue;
 		snprintf(s->reason, sizeof(s->reason), "%.199s", e[0] ? e : "no port to read");
-		/* the source's own lines name it ("sonic://10.0.0.1:6379: cannot connect ...") */
-		char named[360] = "";
-		if (!strstr(s->reason, c->source))
-			snprintf(named, sizeof(named), " (%s)", c->source);
+		named(s->reason, c->source, src_named, sizeof(src_named));
 		if (!c->optional) {
 			snprintf(err, errlen, "switch %s%s cannot be read: %s (optional: true in its profile entry lets the "
-				 "run go on without it)", c->name, named, s->reason);
-			rc = -1;
-		} else {
-			s->skipped = true;
-			if (warn)
-				fprintf(warn, "roceprobe run: warning: switch %s%s cannot be read: %s; it is optional, the run "
-					"goes on without its counters\n", c->name, named, s->reason);
+				 "run go on without it)", c->name, src_named, s->reason);
+			goto fail;
 		}
+		s->skipped = true;
+		if (warn)
+			fprintf(warn, "roceprobe run: warning: switch %s%s cannot be read: %s; it is optional, the run "
+				"goes on without its counters\n", c->name, src_named, s->reason);
 	}
 	free(snap);
-	if (rc)
-		rp_run_switches_free(w);
-	return rc;
+	return 0;
+bad_file:
+	snprintf(err, errlen, "switch %s (%s): %s", w->sw[w->n - 1].cfg->name, w->sw[w->n - 1].cfg->source, e);
+fail:
+	free(snap);
+	rp_run_switches_free(w);
+	return -1;
 }
 
-static FILE *stopped_to;
 static void stopped(void *arg, const struct rp_cnt_series *s)
 {
 	const struct rp_run_switch *sw = arg;
-	if (stopped_to && strstr(s->reason, s->source)) /* the source's own lines name it */
-		fprintf(stopped_to, "roceprobe run: warning: switch %s stopped answering: %s; its sampling stops\n",
-			sw->cfg->name, s->reason);
-	else if (stopped_to)
-		fprintf(stopped_to, "roceprobe run: warning: switch %s (%s) stopped answering: %s; its sampling stops\n",
-			sw->cfg->name, s->source, s->reason);
+	char src_named[360];
+	if (sw->warn)
+		fprintf(sw->warn, "roceprobe run: warning: switch %s%s stopped answering: %s; its sampling stops\n",
+			sw->cfg->name, named(s->reason, s->source, src_named, sizeof(src_named)), s->reason);
 }
 
 void rp_run_switches_start(struct rp_run_switches *w, int64_t (*now)(const void *arg), const void *arg,
 			   int64_t zero_ns, FILE *warn)
 {
-	stopped_to = warn;
 	for (size_t i = 0; i < w->n; i++) {
 		struct rp_run_switch *s = &w->sw[i];
+		s->warn = warn;
 		if (s->skipped)
 			continue;
 		char err[256];

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "counters/exec.h"
 #include "counters/sampler.h"
@@ -24,6 +25,7 @@ struct rp_run_switch {
 	char reason[200];                /* why it was not sampled, or stopped ("" none) */
 	struct rp_cnt_series *series;    /* after rp_run_switches_stop: [nseries] (0 or 1) */
 	size_t nseries;
+	FILE *warn;                      /* where "stopped answering" goes (NULL: nowhere) */
 };
 
 struct rp_run_switches {
