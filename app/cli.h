@@ -34,6 +34,13 @@ void rp_cli_catch_stop(void);
 #define RP_CLI_SNAPLEN_MAX 65535
 #define RP_CLI_SNAPLEN_DEFAULT 128
 int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
+/* --no-telemetry, one option for every command that starts DPDK's EAL (gen,
+ * run, capture, switch; certify passes it to its run children): DPDK
+ * telemetry is on by default, its socket /var/run/dpdk/rpPID/dpdk_telemetry.v2
+ * (`dpdk-telemetry.py -f rpPID` attaches), removed at exit. An entry of the
+ * command's getopt_long table; the value getopt_long returns for it. */
+#define RP_CLI_NO_TELEMETRY 0x100
+#define RP_CLI_OPT_NO_TELEMETRY {"no-telemetry", no_argument, NULL, RP_CLI_NO_TELEMETRY}
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 /* A --duration value: seconds (2, 0.5) or a duration as profiles write it

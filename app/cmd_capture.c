@@ -29,6 +29,7 @@ struct capture_opts {
 	double duration_s;
 	uint64_t count;
 	const char *eal;
+	bool no_telemetry;
 	bool json;
 };
 
@@ -79,6 +80,8 @@ static void usage(FILE *out)
 	      "  --ring N            frames buffered between the port and the writer\n"
 	      "                      (default 65536)\n"
 	      "  --eal \"ARGS\"        extra DPDK EAL arguments\n"
+	      "  --no-telemetry      no DPDK telemetry socket (on by default: while capture\n"
+	      "                      runs, `dpdk-telemetry.py -f rpPID` reads the port)\n"
 	      "  --json              the final summary as one JSON object on stdout\n"
 	      "\n"
 	      "Control frames: PFC (EtherType 0x8808, opcode 0x0101), PAUSE (opcode 0x0001),\n"
@@ -113,6 +116,7 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 	case 'p': o->port = arg; return 0;
 	case 'w': o->path = arg; return 0;
 	case 'e': o->eal = arg; return 0;
+	case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; return 0;
 	case 'j': o->json = true; return 0;
 	case 'f': return parse_filter(arg, &o->cfg.filter);
 	case 's':
@@ -160,7 +164,8 @@ static int parse_args(int argc, char **argv, struct capture_opts *o)
 		{"rotate-files", required_argument, NULL, 'F'}, {"duration", required_argument, NULL, 'd'},
 		{"count", required_argument, NULL, 'n'},       {"ring", required_argument, NULL, 'r'},
 		{"eal", required_argument, NULL, 'e'},         {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},              RP_CLI_OPT_NO_TELEMETRY,
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct capture_opts){0};
 	int c, rc;
@@ -192,7 +197,7 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 {
 	char err[RP_DP_ERRLEN];
 	const char *devargs[1] = {o->port};
-	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = 1, .user_eal = o->eal, .lcores = 1,
+	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = 1, .user_eal = o->eal, .no_telemetry = o->no_telemetry, .lcores = 1,
 				    .who = "capture"};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);

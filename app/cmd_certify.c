@@ -34,6 +34,7 @@ struct certify_opts {
 	const char *engine;   /* "lab", "run", NULL: by the profile */
 	const char *launcher; /* run: the command the children start under */
 	bool no_preflight;    /* run: no doctor checks at start (here and in the children) */
+	bool no_telemetry;    /* run: the children's EAL without its telemetry socket */
 	double run_timeout_s;
 };
 
@@ -99,6 +100,9 @@ static void usage(FILE *out)
 	      "  --no-preflight        run: skip doctor's checks at start (without --launcher\n"
 	      "                        certify checks every host before DIR is made: a FAIL is\n"
 	      "                        one line and exit 2; the children check too)\n"
+	      "  --no-telemetry        run: the children run with --no-telemetry (no DPDK\n"
+	      "                        telemetry socket; on by default, `dpdk-telemetry.py -f\n"
+	      "                        rpPID` attaches to a child)\n"
 	      "  --run-timeout S       run: stop a child still running after S s (default 600)\n"
 	      "  -q, --quiet           no progress lines\n"
 	      "\n"
@@ -118,7 +122,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
 		{"engine", required_argument, NULL, 'E'},      {"launcher", required_argument, NULL, 'L'},
 		{"run-timeout", required_argument, NULL, 'T'}, {"no-preflight", no_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0},
+		RP_CLI_OPT_NO_TELEMETRY,                       {NULL, 0, NULL, 0},
 	};
 	char err[512];
 	int c;
@@ -151,6 +155,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 				return RP_EXIT_USAGE;
 			break;
 		case 'P': o->no_preflight = true; break;
+		case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("certify", SHORTS);
 		}
@@ -304,7 +309,8 @@ int rp_cmd_certify(int argc, char **argv)
 	static struct rp_cert_run run;
 	run = (struct rp_cert_run){.profile_path = o.profile, .prof = prof, .dir = o.out, .force = o.force,
 				   .timeout_s = o.run_timeout_s, .stop = &rp_cli_stop, .progress = progress,
-				   .progress_arg = &o.quiet, .no_preflight = o.no_preflight};
+				   .progress_arg = &o.quiet, .no_preflight = o.no_preflight,
+				   .no_telemetry = o.no_telemetry};
 	struct rp_cert_engine eng;
 	bool is_run = strcmp(o.engine, "run") == 0, existed = true;
 	/* Without a launcher every host runs here: doctor's checks before DIR (with

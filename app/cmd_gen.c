@@ -24,6 +24,7 @@ struct gen_opts {
 	size_t nsets;
 	double duration_s;
 	const char *eal;
+	bool no_telemetry;
 	unsigned lcores;
 	bool json;
 	bool allow_pause_storm;
@@ -48,6 +49,8 @@ static void usage(FILE *out)
 	      "  --set KEY=VALUE       override a profile key, e.g. --set traffic.0.rate=10G\n"
 	      "  --eal \"ARGS\"          extra DPDK EAL arguments (ports come from the profile;\n"
 	      "                        \"-l N\" picks the cores, default 0..lcores-1)\n"
+	      "  --no-telemetry        no DPDK telemetry socket (on by default: while gen runs,\n"
+	      "                        `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
 	      "  --lcores N            TX lcores; ports are shared round-robin (default 1)\n"
 	      "  --allow-pause-storm   accept PFC sources that could hold a port paused\n"
 	      "  --no-preflight        skip doctor's checks at start (a FAIL stops gen with one\n"
@@ -73,7 +76,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"eal", required_argument, NULL, 'e'},      {"lcores", required_argument, NULL, 'l'},
 		{"json", no_argument, NULL, 'j'},           {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},           {"no-preflight", no_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0},
+		RP_CLI_OPT_NO_TELEMETRY,                    {NULL, 0, NULL, 0},
 	};
 	*o = (struct gen_opts){.lcores = 1};
 	int c;
@@ -92,6 +95,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case 'e':
 			o->eal = optarg;
+			break;
+		case RP_CLI_NO_TELEMETRY:
+			o->no_telemetry = true;
 			break;
 		case 'l':
 			if (rp_cli_uint("gen", "--lcores", optarg, 1, 64, &v))
@@ -237,7 +243,8 @@ int rp_cmd_gen(int argc, char **argv)
 
 	static struct rp_session r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .eal = o.eal, .lcores = o.lcores, .no_preflight = o.no_preflight};
+				     .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = o.lcores,
+				     .no_preflight = o.no_preflight};
 	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
 	rp_cli_catch_stop();
 	rc = rp_session_open(&r, "gen", o.profile, &so);

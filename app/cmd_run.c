@@ -28,6 +28,7 @@ struct run_opts {
 	size_t nsets;
 	double duration_s;
 	const char *eal;
+	bool no_telemetry;
 	bool allow_pause_storm;
 	bool capture;
 	bool force;
@@ -76,6 +77,8 @@ static void usage(FILE *out)
 	      "                         every flow is done)\n"
 	      "  --set KEY=VALUE        override a profile key\n"
 	      "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
+	      "  --no-telemetry         no DPDK telemetry socket (on by default: while run runs,\n"
+	      "                         `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
 	      "  --capture              write DIR/capture-HOST.pcap for every port\n"
 	      "  --snaplen N            bytes kept per captured frame (default 128; Wireshark calls a\n"
 	      "                         RoCE frame cut short \"Malformed\": 65535 avoids it, capture --help)\n"
@@ -169,7 +172,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"neigh-refresh", required_argument, NULL, 'R'},
 		{"idle-us", required_argument, NULL, 'I'},
 		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
-		{NULL, 0, NULL, 0},
+		RP_CLI_OPT_NO_TELEMETRY,                  {NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .counter_interval_ns = 100000000};
 	int c, rc = 0;
@@ -186,6 +189,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->sets[o->nsets++] = optarg;
 			break;
 		case 'e': o->eal = optarg; break;
+		case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; break;
 		case 'c': o->capture = true; break;
 		case 'n': rc = rp_cli_snaplen("run", optarg, &o->snaplen); break;
 		case 'f': rc = parse_filter(optarg, &o->filter); break;
@@ -315,7 +319,7 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
 	rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .lcores = 1, .queues = o.lcores, .profile_text = text,
+				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = 1, .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,

@@ -46,6 +46,7 @@ struct switch_opts {
 	double duration_s;
 	const char *capture;
 	const char *eal;
+	bool no_telemetry;
 	int cpu; /* -1: the highest CPU the process may use */
 	bool json;
 	const char *publish;       /* redis://HOST:PORT, or NULL */
@@ -109,6 +110,8 @@ static void usage(FILE *out)
 	      "  --duration S        stop after S seconds (or 500ms, 2s, ...)\n"
 	      "  --capture FILE      per port, its RX and TX to FILE-pN.pcap (N = port index)\n"
 	      "  --eal \"ARGS\"        extra DPDK EAL arguments\n"
+	      "  --no-telemetry      no DPDK telemetry socket (on by default: while switch\n"
+	      "                      runs, `dpdk-telemetry.py -f rpPID` reads its ports)\n"
 	      "  --cpu N             the CPU the poller runs on (default: the highest one the\n"
 	      "                      process may use: the EAL of every other command polls\n"
 	      "                      on CPU 0, and two busy pollers on one CPU halve both)\n"
@@ -259,6 +262,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		o->cpu = (int)v;
 		return 0;
 	case 'e': o->eal = arg; return 0;
+	case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; return 0;
 	case 'j': o->json = true; return 0;
 	case 'U': o->publish = arg; return 0;
 	case 'I':
@@ -304,7 +308,7 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		{"no-flood", no_argument, NULL, 'n'},          {"cpu", required_argument, NULL, 'c'},
 		{"profile", required_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
 		{"publish", required_argument, NULL, 'U'},     {"publish-interval", required_argument, NULL, 'I'},
-		{NULL, 0, NULL, 0},
+		RP_CLI_OPT_NO_TELEMETRY,                       {NULL, 0, NULL, 0},
 	};
 	static struct switch_opts zero;
 	*o = zero;
@@ -368,7 +372,7 @@ int rp_cmd_switch(int argc, char **argv)
 	struct rp_dp_switch_spec spec = {.ports = o.ports, .nports = o.nports, .fab = &o.fab, .flags = &o.fl,
 					 .speed_bps = o.speed_bps, .trust_pcp = o.trust_pcp, .learn = o.learn,
 					 .flood_unknown = !o.no_flood, .fdb = o.fdb, .nfdb = o.nfdb, .capture = o.capture,
-					 .eal = o.eal, .cpu = o.cpu};
+					 .eal = o.eal, .no_telemetry = o.no_telemetry, .cpu = o.cpu};
 	char err[RP_DP_ERRLEN + 512];
 	rp_cli_catch_stop();
 	if (rp_dp_switch_start(&r, &spec, err, sizeof(err)) != 0) {

@@ -144,11 +144,11 @@ static void say(const struct rp_cert_run *r, const char *fmt, ...)
 }
 
 /* The child's command: [launcher...] EXE run PROFILE --set S... -o DIR [--force] [--allow-pause-storm]
- * [--no-preflight]. */
+ * [--no-preflight] [--no-telemetry]. */
 static char **command(const struct rp_cert_run *r, const char *exe, const char *const *sets, size_t nsets,
 		      const char *out, bool storm)
 {
-	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 4, k = 0;
+	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 5, k = 0;
 	char **argv = calloc(n, sizeof(*argv));
 	if (!argv)
 		return NULL;
@@ -169,6 +169,8 @@ static char **command(const struct rp_cert_run *r, const char *exe, const char *
 		argv[k++] = "--allow-pause-storm";
 	if (r->no_preflight)
 		argv[k++] = "--no-preflight";
+	if (r->no_telemetry)
+		argv[k++] = "--no-telemetry";
 	argv[k] = NULL;
 	return argv;
 }

@@ -23,6 +23,7 @@ struct rp_cert_run {
 	const char *launcher_text;      /* as given */
 	bool force;                     /* passed on to the child (--force) */
 	bool no_preflight;              /* passed on to the child (--no-preflight) */
+	bool no_telemetry;              /* passed on to the child (--no-telemetry) */
 	double timeout_s;               /* per child; 0: none */
 	volatile sig_atomic_t *stop;
 	void (*progress)(const char *line, void *arg);

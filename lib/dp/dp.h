@@ -28,6 +28,8 @@ struct rp_dp_eal_opts {
 	bool main_idle;       /* lcores workers besides a main lcore that only sleeps (run --lcores):
 			       * main on first_core, worker k on CPU first_core + k - 1 (mod the CPUs) */
 	bool huge_said;       /* the preflight warned of no hugepages: no second line about them */
+	bool no_telemetry;    /* --no-telemetry: no DPDK telemetry socket (on by default: dpdk-telemetry.py
+			       * -f rpPID attaches to /var/run/dpdk/rpPID/dpdk_telemetry.v2) */
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);

@@ -284,7 +284,8 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	snprintf(buf, sizeof(buf), "--file-prefix=%s", prefix);
 	push(argv, &argc, buf);
 	push(argv, &argc, "--log-level=5");
-	push(argv, &argc, "--no-telemetry");
+	if (o->no_telemetry)
+		push(argv, &argc, "--no-telemetry");
 	if (!huge) {
 		if (!o->huge_said)
 			fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
@@ -346,11 +347,13 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		return -1;
 	}
 	eal_running = true;
-	/* --no-shconf keeps nothing there after the start (no config, no MP
-	 * socket, nothing a secondary could attach to): removed now, so a process
-	 * killed with SIGKILL (a launcher's last word to a rank) leaves no
-	 * directory either. */
-	if (!huge)
+	/* --no-shconf keeps nothing else there after the start (no config, no MP
+	 * socket, nothing a secondary could attach to): without telemetry it is
+	 * removed now, so a process killed with SIGKILL (a launcher's last word
+	 * to a rank) leaves no directory either. With telemetry it holds the
+	 * socket dpdk-telemetry.py attaches to until the exit (at_exit), and the
+	 * next start removes a dead process's (remove_dead_runtime_dirs). */
+	if (!huge && o->no_telemetry)
 		remove_runtime_dir();
 	rp_dp_clock_calibrate();
 	return 0;

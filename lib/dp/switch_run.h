@@ -37,6 +37,7 @@ struct rp_dp_switch_spec {
 	unsigned nfdb;
 	const char *capture; /* FILE: port N's RX and TX to FILE-pN.pcap; NULL: none */
 	const char *eal;     /* extra EAL arguments, may be NULL */
+	bool no_telemetry;   /* --no-telemetry: the EAL without its telemetry socket */
 	int cpu;             /* the poller's CPU; -1: the highest the process may use */
 };
 

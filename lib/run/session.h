@@ -44,6 +44,7 @@ struct rp_session_opts {
 	bool allow_pause_storm;
 	bool receivers; /* open the ports of receiving hosts too (run) */
 	const char *eal;
+	bool no_telemetry; /* --no-telemetry: the EAL without its telemetry socket */
 	unsigned lcores;
 	/* run --lcores N (N > 1): every port gets N RX and TX queues, queue q
 	 * driven by worker lcore q with its share of the host's flows; the main
