@@ -12,6 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/stats.sh
 # LCORES=N: this tool on N lcores against itself on one instead (tools/bench/lcores.sh).
+# TELEMETRY=1: gen (DPDK telemetry on, the default) against gen --no-telemetry instead of
+# testpmd, alternating which goes first: what telemetry's threads cost on TX (issue 28);
+# RUNS=6 SECS=2 SIZES=82 is a shorter run of it.
 [ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh tx "$LCORES"
 runs=${RUNS:-3}
 secs=${SECS:-3}
@@ -42,8 +45,8 @@ YAML
 # measured 60 Mpps on CPU 0 and 88 on CPU 1 in the same minute, 2026-12-02),
 # so a ratio across CPUs measured the host, not the tools.
 cpu=${BENCH_CPU:-1}
-roceprobe_pps() {
-	build/app/roceprobe gen "$tmp/bench.yaml" --json --eal "-l $cpu" 2>/dev/null |
+roceprobe_pps() { # [extra gen options]
+	build/app/roceprobe gen "$tmp/bench.yaml" --json --eal "-l $cpu" "$@" 2>/dev/null |
 		python3 -c 'import json,sys; p=json.load(sys.stdin)["ports"][0]; print(int(p["tx_mpps"]*1e6))'
 }
 
@@ -65,12 +68,19 @@ for want in $sizes; do
 	profile "$frame"
 	: > "$tmp/rp"; : > "$tmp/tp"
 	for i in $(seq "$runs"); do
-		r=$(roceprobe_pps); t=$(testpmd_pps "$frame")
-		echo "$frame B run $i: roceprobe gen ${r} pps, testpmd txonly ${t} pps"
+		if [ -n "${TELEMETRY:-}" ]; then
+			if [ $((i % 2)) = 1 ]; then r=$(roceprobe_pps); t=$(roceprobe_pps --no-telemetry)
+			else t=$(roceprobe_pps --no-telemetry); r=$(roceprobe_pps); fi
+			echo "$frame B run $i: roceprobe gen ${r} pps, gen --no-telemetry ${t} pps"
+		else
+			r=$(roceprobe_pps); t=$(testpmd_pps "$frame")
+			echo "$frame B run $i: roceprobe gen ${r} pps, testpmd txonly ${t} pps"
+		fi
 		echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
 	done
 	r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
-	python3 -c "print(f'tx ratio (roceprobe/testpmd, {$frame} B, net_null, 1 TX core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')" \
+	ref=testpmd; [ -n "${TELEMETRY:-}" ] && ref="gen --no-telemetry"
+	python3 -c "print(f'tx ratio (roceprobe/$ref, {$frame} B, net_null, 1 TX core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')" \
 		>> "$tmp/summary"
 done
 cat "$tmp/summary"
