@@ -14,6 +14,7 @@
 #include "doctor/doctor.h"
 #include "preflight.h"
 #include "report/env_json.h"
+#include "stats/progress.h"
 #include "traffic/source.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -710,7 +711,17 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 {
 	struct rp_session *s = arg;
 	double dt = (double)(now_ns - s->last_ns) / 1e9;
-	fprintf(stderr, "%s %6.1fs", s->cmd, (double)now_ns / 1e9);
+	if (!s->progress_end_set) {
+		s->progress_end_ns = g->duration_ns;
+		for (size_t f = 0; !g->duration_ns && f < s->plan.nflows; f++)
+			if (s->plan.flows[f].end_ns != UINT64_MAX && s->plan.flows[f].end_ns > s->progress_end_ns)
+				s->progress_end_ns = s->plan.flows[f].end_ns;
+		s->progress_end_set = true;
+	}
+	/* "run    3.0s of 10.0s (30%), 7s left | h0 ...": the elapsed time first, as before */
+	char left[96];
+	rp_progress_left((double)now_ns / 1e9, (double)s->progress_end_ns / 1e9, left, sizeof(left));
+	fprintf(stderr, "%s %6.1fs%s", s->cmd, (double)now_ns / 1e9, left);
 	for (unsigned i = 0; i < s->nports; i++) {
 		const struct rp_dp_txport *tp = &s->tx[i];
 		struct rp_session_port_totals t;

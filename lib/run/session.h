@@ -35,6 +35,11 @@ struct rp_session {
 	uint64_t last_bytes[RP_DP_MAX_PORTS];
 	uint64_t last_lcore_pkts[RP_DP_MAX_LCORES], last_passes[RP_DP_MAX_LCORES], last_busy[RP_DP_MAX_LCORES];
 	uint64_t last_ns;
+	/* The progress line's end: --duration, else the plan's last flow end
+	 * (every flow has one: a duration, or a count of packets or messages);
+	 * worked out by the first line (progress_end_set); 0: not known. */
+	uint64_t progress_end_ns;
+	bool progress_end_set;
 	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
 };
 

@@ -1,0 +1,53 @@
+/* Progress lines' share done and time left (lib/stats/progress.h) against hand-written text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats/progress.h"
+
+static void spans_round_to_nearest(void **state)
+{
+	(void)state;
+	char b[32];
+	const struct {
+		double s;
+		const char *want;
+	} c[] = {
+		{0, "0s"},        {-1, "0s"},        {0.2, "0s"},        {0.5, "1s"},       {7.00001, "7s"},
+		{59.5, "1m00s"},  {125, "2m05s"},    {3599, "59m59s"},   {3600, "1h00m"},   {3629, "1h00m"},
+		{3630, "1h01m"},  {3720, "1h02m"},   {86400 * 2 + 60, "48h01m"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		rp_progress_span(c[i].s, b, sizeof(b));
+		assert_string_equal(b, c[i].want);
+	}
+}
+
+static void left_says_share_and_rest(void **state)
+{
+	(void)state;
+	char b[64];
+	rp_progress_left(3.0, 10.0, b, sizeof(b));
+	assert_string_equal(b, " of 10.0s (30%), 7s left");
+	rp_progress_left(1.00002, 3.00001, b, sizeof(b)); /* a flow's end a few us past the second */
+	assert_string_equal(b, " of 3.0s (33%), 2s left");
+	rp_progress_left(9.99, 10.0, b, sizeof(b)); /* not 100% until it is */
+	assert_string_equal(b, " of 10.0s (99%), 0s left");
+	rp_progress_left(12.0, 10.0, b, sizeof(b)); /* a drain past the planned end */
+	assert_string_equal(b, " of 10.0s (100%), 0s left");
+	rp_progress_left(1.0, 7200.0, b, sizeof(b));
+	assert_string_equal(b, " of 7200.0s (0%), 2h00m left");
+	rp_progress_left(3.0, 0, b, sizeof(b)); /* the end is not known: elapsed only */
+	assert_string_equal(b, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(spans_round_to_nearest),
+		cmocka_unit_test(left_says_share_and_rest),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
