@@ -22,7 +22,9 @@ void rp_progress_left(double done_s, double total_s, char *buf, size_t len)
 			buf[0] = '\0';
 		return;
 	}
-	double d = done_s < 0 ? 0 : done_s > total_s ? total_s : done_s;
+	/* within 50 ms of the end is the end (the line that prints "3.0s of 3.0s" runs a few
+	 * microseconds before a flow's last packet) */
+	double d = done_s < 0 ? 0 : done_s > total_s - 0.05 ? total_s : done_s;
 	char left[32];
 	rp_progress_span(total_s - d, left, sizeof(left));
 	snprintf(buf, len, " of %.1fs (%.0f%%), %s left", total_s, floor(100.0 * d / total_s), left);

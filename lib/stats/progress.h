@@ -11,8 +11,9 @@
 void rp_progress_span(double s, char *buf, size_t len);
 
 /* " of 10.0s (30%), 7s left" after the elapsed time a line already printed
- * (done_s), for a run that ends at total_s; done past the end says 100% and
- * 0s left. total_s <= 0 (the end is not known): "" (elapsed only). */
+ * (done_s), for a run that ends at total_s; done past the end, or within
+ * 50 ms of it, says 100% and 0s left. total_s <= 0 (the end is not known):
+ * "" (elapsed only). */
 void rp_progress_left(double done_s, double total_s, char *buf, size_t len);
 
 #endif

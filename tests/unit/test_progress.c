@@ -33,8 +33,10 @@ static void left_says_share_and_rest(void **state)
 	assert_string_equal(b, " of 10.0s (30%), 7s left");
 	rp_progress_left(1.00002, 3.00001, b, sizeof(b)); /* a flow's end a few us past the second */
 	assert_string_equal(b, " of 3.0s (33%), 2s left");
-	rp_progress_left(9.99, 10.0, b, sizeof(b)); /* not 100% until it is */
+	rp_progress_left(9.9, 10.0, b, sizeof(b)); /* not 100% until it is */
 	assert_string_equal(b, " of 10.0s (99%), 0s left");
+	rp_progress_left(2.99998, 3.00001, b, sizeof(b)); /* the line at 3.0 s, the last packet due after it */
+	assert_string_equal(b, " of 3.0s (100%), 0s left");
 	rp_progress_left(12.0, 10.0, b, sizeof(b)); /* a drain past the planned end */
 	assert_string_equal(b, " of 10.0s (100%), 0s left");
 	rp_progress_left(1.0, 7200.0, b, sizeof(b));
