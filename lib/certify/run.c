@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cert_internal.h"
+#include "stats/progress.h"
 
 static const struct rp_cert_test *const tests[RP_CERT_NTESTS] = {
 	&rp_cert_t_pfc_incast, &rp_cert_t_lossy, &rp_cert_t_ecn, &rp_cert_t_dscp, &rp_cert_t_headroom,
@@ -236,6 +237,12 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 	}
 	rp_cert_intent(prof, &c->fab, &c->want);
 	json_t *arr = json_array();
+	/* Progress: "test 3 of 9", and the time left as the tests done so far took
+	 * (a test's workloads, and so its runs, are known only once it builds them). */
+	unsigned ntests = 0, ndone = 0;
+	for (unsigned i = 0; i < RP_CERT_NTESTS; i++)
+		ntests += !o->only || ((o->only >> tests[i]->id) & 1u);
+	double start = wall_s();
 	for (unsigned i = 0; i < RP_CERT_NTESTS && rc == 0; i++) {
 		const struct rp_cert_test *d = tests[i];
 		if (o->only && !((o->only >> d->id) & 1u))
@@ -247,6 +254,16 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		struct rp_cert_t t;
 		json_t *seeds = NULL;
 		double w0 = wall_s();
+		/* A line as a test starts only once certify has run a second: a lab
+		 * certify of a small fabric (0.1 s) keeps one line per test. */
+		if (o->progress && w0 - start >= 1.0) {
+			char left[32] = "";
+			if (ndone)
+				rp_progress_span((w0 - start) / ndone * (ntests - ndone), left, sizeof(left));
+			snprintf(line, sizeof(line), "test %u %s (%u of %u)%s%s%s ...", d->id, d->name, ndone + 1, ntests,
+				 ndone ? ", about " : "", left, ndone ? " left" : "");
+			o->progress(line, o->progress_arg);
+		}
 		if (!c->fab.known && !c->fab.switch_counters && d->needs_switch && !(c->fab.switch_sources && d->counted)) {
 			t_init(&t, d->id);
 			rp_cert_skip(&t, "not judged on this fabric (engine %s): it needs %s, which the hosts cannot see and the engine does not read",
@@ -272,13 +289,21 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		}
 		json_t *e = entry_json(d, &t, wall_s() - w0, seeds);
 		json_array_append_new(arr, e);
+		ndone++;
 		if (o->progress) {
 			json_t *cause = json_object_get(e, "cause");
-			snprintf(line, sizeof(line), "test %u %s: %s%s%s (%.2f s)", d->id, d->name,
+			double now = wall_s();
+			char left[32], tail[64] = "";
+			/* the time left once certify has run a second (else "about 0s") */
+			if (ndone < ntests && now - start >= 1.0) {
+				rp_progress_span((now - start) / ndone * (ntests - ndone), left, sizeof(left));
+				snprintf(tail, sizeof(tail), ", about %s left", left);
+			}
+			snprintf(line, sizeof(line), "test %u %s: %s%s%s (%.2f s; %u of %u done%s)", d->id, d->name,
 				 json_string_value(json_object_get(e, "verdict")),
 				 json_is_object(cause) || t.skipped ? ": " : "",
 				 t.marginal || t.skipped ? t.skip : json_is_object(cause) ? json_string_value(json_object_get(cause, "text")) : "",
-				 wall_s() - w0);
+				 now - w0, ndone, ntests, tail);
 			o->progress(line, o->progress_arg);
 		}
 	}

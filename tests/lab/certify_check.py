@@ -34,6 +34,11 @@ numbers   hand-worked: the headroom formula at 100G, 500 ns (100 m) cable, max_f
           at MTU 4096 sends 16 x 8 x N packets
 cli       bad profile key / bad --only / missing -o: exit 2, one line, DIR not made;
           SIGINT mid-run: result.json with "interrupted": true, whole files
+progress  (issue 28) every test's line says "N of M done", N counting up; certify-good (0.1 s
+          in all) says no time left and no line as a test starts; certify-leaf-spine --only
+          1,7,8,9 with 256-message workloads (test 7 alone runs seconds): once certify has run a
+          second, a line as each later test starts ("test 8 latency (3 of 4), about Ns left ...")
+          and the time left on the done lines
 reports   report.html self-contained (no src=/href= to anything outside, inline <svg>),
           report.md names every test
 
@@ -262,7 +267,33 @@ def case_reports():
     expect("Likely cause" in md and "headroom" in md, "report.md: the cause of the FAIL")
 
 
+def case_progress():
+    import re
+    out = os.path.join(TMP, "fast")
+    p = subprocess.run([ROCEPROBE, "certify", GOOD, "-o", out], capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("certify: test ")]
+    done = [int(m.group(1)) for ln in lines for m in [re.search(r"; (\d+) of 9 done", ln)] if m]
+    expect(done == list(range(1, 10)), f"certify-good: every test's line counts '1 of 9 done' .. '9 of 9 done' ({done})")
+    expect(not any("left" in ln or " ..." in ln for ln in lines),
+           f"certify-good (0.1 s): no time left and no start lines ({[ln for ln in lines if 'left' in ln][:2]})")
+    out = os.path.join(TMP, "slow")
+    p = subprocess.run([ROCEPROBE, "certify", LS, "-o", out, "--only", "1,7,8,9", "--set", "certify.messages=256"],
+                       capture_output=True, text=True, timeout=300)
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("certify: test ")]
+    done = [int(m.group(1)) for ln in lines for m in [re.search(r"; (\d+) of 4 done", ln)] if m]
+    expect(done == [1, 2, 3, 4], f"--only 1,7,8,9: '1 of 4 done' .. '4 of 4 done' ({done})")
+    starts = [ln for ln in lines if ln.endswith(" ...")]
+    expect([ln.split(", about")[0] for ln in starts] == ["certify: test 8 latency (3 of 4)", "certify: test 9 ecmp (4 of 4)"],
+           f"a line as tests 8 and 9 start, after test 7's seconds ({starts})")
+    expect(all(re.search(r"about (\d+m)?\d+s left \.\.\.$", ln) for ln in starts),
+           f"the start lines say about how long is left ({starts})")
+    last = [ln for ln in lines if "; 4 of 4 done" in ln]
+    expect(len(last) == 1 and "left" not in last[0], f"the last test's line says no time left ({last})")
+    expect(any(re.search(r"; 3 of 4 done, about (\d+m)?\d+s left\)$", ln) for ln in lines),
+           "the line of test 3 of 4 says about how long is left")
+
+
 {"good": case_good, "misconfig": case_misconfig, "suggest": case_suggest, "numbers": case_numbers,
- "cli": case_cli, "reports": case_reports}[CASE]()
+ "cli": case_cli, "reports": case_reports, "progress": case_progress}[CASE]()
 subprocess.run(["rm", "-rf", TMP])
 finish("certify-" + CASE)
