@@ -137,6 +137,9 @@ static void usage(FILE *out)
 	      "A rank that dies mid-run stops the others; rank 0 writes result.json with\n"
 	      "\"incomplete\": [hosts] and exits 3 (under mpirun add --mca odls_base_sigkill_timeout 10;\n"
 	      "srun --mpi=pmix kills every rank at once: no result).\n"
+	      "Progress on stderr once a second, with the share done and the time left\n"
+	      "(\"run 3.0s of 10.0s (30%), 7s left | ...\"); a set-up over a second names its\n"
+	      "stages (\"run: set-up 1.2s: ARP/ND ...\"; not under a launcher).\n"
 	      "What listens: under a launcher, rank 0's watch (one TCP port, ephemeral or\n"
 	      "ROCEPROBE_WATCH_PORT) on 127.0.0.1 when a rank shares its node and on its other\n"
 	      "IPv4 addresses only when a rank is elsewhere, until every rank joined (at most 20 s);\n"
@@ -360,8 +363,10 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
 		out_prepared = rc == 0;
 	}
-	if (rc == 0 && !r.failed)
+	if (rc == 0 && !r.failed) {
+		rp_session_stage(&r.s, "accounting");
 		rc = said(&r, rp_run_accounting(&r));
+	}
 	if (rc == 0 && !r.failed && r.eng->account)
 		rc = said(&r, r.eng->account(&r));
 	/* ARP/ND before traffic, into the captures too (a rank stopped meanwhile
@@ -370,6 +375,7 @@ int rp_cmd_run(int argc, char **argv)
 		rc = said(&r, r.eng->prepare(&r));
 	bool ready = all_ready(&r, rc, held);
 	if (ready && r.nrecs) { /* QP records, then every QP at RTS, before T0 */
+		rp_session_stage(&r.s, "QP connect");
 		rc = said(&r, rp_run_connect(&r));
 		ready = all_ready(&r, rc, held);
 	}

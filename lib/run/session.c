@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dp/capture.h"
 #include "dp/neigh.h"
@@ -348,6 +349,8 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 	struct rp_dp_neigh_opts no = {.timeout_ns = RESOLVE_NS, .tries = RESOLVE_TRIES, .dad_ns = DAD_NS};
 	struct rp_neigh_rx conflict;
 	unsigned cport = 0;
+	if (nw)
+		rp_session_stage(s, "ARP/ND");
 	rp_dp_clock_start();
 	for (unsigned i = 0; caps && i < s->nports; i++)
 		if (caps[i])
@@ -408,6 +411,7 @@ static void queue_entry(struct rp_session *s, unsigned i, unsigned q)
 static int make_sources(struct rp_session *s)
 {
 	char err[RP_DP_ERRLEN];
+	rp_session_stage(s, "packet sources");
 	uint32_t *ids = calloc(s->plan.nflows + 1, sizeof(*ids));
 	if (!ids)
 		return session_fail(s, "out of memory");
@@ -477,10 +481,29 @@ int rp_session_addresses(struct rp_session *s)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#define SETUP_SAY_NS 1000000000u
+
+void rp_session_stage(struct rp_session *s, const char *name)
+{
+	uint64_t now = mono_ns();
+	if (s->setup_quiet || !s->setup_t0_ns || now - s->setup_t0_ns < SETUP_SAY_NS)
+		return;
+	fprintf(stderr, "%s: set-up %.1fs: %s ...\n", s->cmd, (double)(now - s->setup_t0_ns) / 1e9, name);
+}
+
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
 {
 	s->err[0] = '\0';
 	s->cmd = cmd;
+	s->setup_t0_ns = mono_ns();
+	s->setup_quiet = o->hosts != NULL;
 	s->profile_path = profile;
 	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
 	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
@@ -506,6 +529,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		return session_fail(s, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
 				    profile, cmd);
 	bool huge_said;
+	rp_session_stage(s, "preflight checks");
 	if ((rc = rp_session_preflight(s, o, &huge_said)) != 0)
 		return rc;
 	if (s->nports == 0 && s->verbs_hosts)
@@ -518,6 +542,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal, .no_telemetry = o->no_telemetry,
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
 				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1, .huge_said = huge_said};
+	rp_session_stage(s, "DPDK EAL start");
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return session_fail(s, "%s", err);
 	s->eal_up = true;
@@ -531,6 +556,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = check_frame(s, s->tx[i].index, devargs[i], o->receivers)) != 0)
 			return rc;
+	rp_session_stage(s, "ports");
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;

@@ -40,6 +40,8 @@ struct rp_session {
 	 * worked out by the first line (progress_end_set); 0: not known. */
 	uint64_t progress_end_ns;
 	bool progress_end_set;
+	uint64_t setup_t0_ns; /* CLOCK_MONOTONIC when rp_session_open began (rp_session_stage) */
+	bool setup_quiet;     /* under a launcher: no stage lines (every rank would say them) */
 	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
 };
 
@@ -114,6 +116,11 @@ static inline unsigned rp_session_lane(const struct rp_session *s, unsigned i, u
 static inline unsigned rp_session_nqueues(const struct rp_session *s) { return s->nports * (s->nq ? s->nq : 1); }
 /* Lcore k's packets (received + sent over its queues). */
 uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k);
+
+/* A named set-up stage starts ("EAL start", "ports", "ARP/ND", ...): one line
+ * on stderr, "run: set-up 1.3s: ARP/ND ...", once the set-up has taken a
+ * second; a short set-up (0.2 s for the lab's profiles here) says nothing. */
+void rp_session_stage(struct rp_session *s, const char *name);
 
 /* The g.progress callback (arg: the session). */
 void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);

@@ -15,9 +15,12 @@
           three flows of five frame lengths, 12000 frames: mbufs that keep their frames are
           reused many times (the pool holds 5120), and every frame must still be whole
     kept-nomem: the same with too little EAL memory for a kept pool: one line, frames written whole
+    progress: (issue 28) the lines say the share done and the time left: "gen    1.0s of 3.0s (33%),
+          2s left | tx ..." against the flow's 3 s, "of 2.5s" with --duration 2.5, run's alike
+          against its 2 s flow; a set-up of 0.2 s names no stages
 
 usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
-                                      null-rx, cleanup, active, rate-warn, kept, kept-nomem)
+                                      null-rx, cleanup, active, rate-warn, kept, kept-nomem, progress)
 """
 import json
 import os
@@ -412,8 +415,37 @@ def case_cleanup(tmp):
                f"{what}: exit {p.returncode} (want {want_rc}), {runtime_dir(p.pid)} {'LEFT BEHIND' if left else 'removed'}")
 
 
+def case_progress(tmp):
+    import re
+    line_re = re.compile(r"^(gen|run) +(\d+\.\d)s of (\d+\.\d)s \((\d+)%\), (\d+)s left \| ")
+    null = HOSTS.format(port="net_null0,no-rx=1")
+    pair = HOSTS.format(port="pair:g:0").replace("192.0.2.2}", '192.0.2.2, port: "pair:g:1"}')
+    flow = "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 100M, duration: DURs}\n"
+    for cmd, hosts, dur, args, total in (("gen", null, 3, [], 3.0), ("gen", null, 30, ["--duration", "2.5"], 2.5),
+                                         ("run", pair, 2, ["-o", os.path.join(tmp, "o")], 2.0)):
+        path = os.path.join(tmp, "p.yaml")
+        with open(path, "w") as f:
+            f.write("name: progress\ndefaults: {speed: 10G, mtu: 1024}\n" + hosts + flow.replace("DUR", str(dur)))
+        p = subprocess.run([ROCEPROBE, cmd, path, *args], capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith(cmd + " ")]
+        m = [line_re.match(ln) for ln in lines]
+        what = f"{cmd} {' '.join(args)} (flow {dur} s)"
+        expect(p.returncode == 0 and len(lines) >= int(total) and all(m), f"{what}: every progress line says its share "
+               f"and time left ({lines})")
+        if not all(m) or not m:
+            continue
+        ok = all(float(x.group(3)) == total and x.group(1) == cmd for x in m)
+        for x in m:
+            done, pct, left = float(x.group(2)), int(x.group(4)), int(x.group(5))
+            ok &= abs(pct - 100 * done / total) <= 2 and abs(left - (total - done)) <= 1
+        expect(ok, f"{what}: of {total}s, the share and the seconds left as the elapsed time says ({lines})")
+        expect(not any("set-up" in ln for ln in p.stderr.splitlines()), f"{what}: a short set-up names no stages")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    if CASE == "active":
+    if CASE == "progress":
+        case_progress(tmp)
+    elif CASE == "active":
         case_active(tmp)
     elif CASE == "rate-warn":
         case_rate_warn(tmp)
