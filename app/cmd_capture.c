@@ -197,7 +197,8 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 {
 	char err[RP_DP_ERRLEN];
 	const char *devargs[1] = {o->port};
-	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = 1, .user_eal = o->eal, .no_telemetry = o->no_telemetry, .lcores = 1,
+	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = 1, .user_eal = o->eal,
+				    .no_telemetry = o->no_telemetry, .lcores = 1,
 				    .who = "capture"};
 	if (rp_dp_eal_init(&eo, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);

@@ -322,7 +322,8 @@ int rp_cmd_run(int argc, char **argv)
 	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
 	rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = 1, .queues = o.lcores, .profile_text = text,
+				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = 1,
+				     .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,
 				     .nranks = (size_t)r.cl.size, .ranks = r.launch,

@@ -60,7 +60,8 @@ int rp_dp_switch_start(struct rp_dp_switch_run *r, struct rp_dp_switch_spec *o, 
 	if (o->cpu < 0)
 		o->cpu = highest_cpu();
 	struct rp_dp_port *ports[RP_DP_SWITCH_PORTS];
-	struct rp_dp_eal_opts eo = {.devargs = o->ports, .n_devargs = o->nports, .user_eal = o->eal, .no_telemetry = o->no_telemetry, .lcores = 1,
+	struct rp_dp_eal_opts eo = {.devargs = o->ports, .n_devargs = o->nports, .user_eal = o->eal,
+				    .no_telemetry = o->no_telemetry, .lcores = 1,
 				    .who = "switch"};
 	if (rp_dp_eal_init(&eo, err, RP_DP_ERR_MAX(errlen)) != 0)
 		return -1;

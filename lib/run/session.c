@@ -539,7 +539,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	/* run: --lcores, else the profile's `lcores:` */
 	unsigned q = o->queues ? o->queues : o->receivers ? (unsigned)s->prof->lcores : 0;
 	s->nq = q > 1 ? q : 1;
-	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal, .no_telemetry = o->no_telemetry,
+	struct rp_dp_eal_opts eo = {.devargs = devargs, .n_devargs = s->nports, .user_eal = o->eal,
+				    .no_telemetry = o->no_telemetry,
 				    .lcores = s->nq > 1 ? s->nq : o->lcores ? o->lcores : 1, .who = cmd,
 				    .first_core = o->first_core * s->nq, .main_idle = s->nq > 1, .huge_said = huge_said};
 	rp_session_stage(s, "DPDK EAL start");
