@@ -54,6 +54,34 @@ int rp_cli_outdir(const char *cmd, const char *dir, bool force);
 /* Only the refusal of rp_cli_outdir, nothing made: before a slow setup. */
 int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
 
+/* --metrics [ADDR:]PORT and --metrics-linger DURATION (app/cli_metrics.c),
+ * on run, gen, lab, switch and certify: the long options' values (no short
+ * form), their help lines, the server started and ended the same way. */
+#define RP_CLI_OPT_METRICS 1001
+#define RP_CLI_OPT_METRICS_LINGER 1002
+#define RP_CLI_METRICS_OPTIONS                                                                           \
+	{"metrics", required_argument, NULL, RP_CLI_OPT_METRICS},                                        \
+	{"metrics-linger", required_argument, NULL, RP_CLI_OPT_METRICS_LINGER}
+#define RP_CLI_METRICS_HELP                                                                              \
+	"  --metrics [ADDR:]PORT  serve live numbers in the Prometheus text format at\n"                 \
+	"                         http://ADDR:PORT/metrics (ADDR 127.0.0.1 unless given; docs/metrics.md)\n" \
+	"  --metrics-linger D     keep serving the final values D (10s, 1m) after the results are\n"     \
+	"                         written, so the last scrape sees them (default 0; Ctrl-C ends it)\n"
+struct rp_cli_metrics {
+	const char *spec;   /* NULL: no --metrics */
+	double linger_s;
+};
+struct rp_metrics;
+/* One of the two options (c: getopt's value) into m: 0 or the error's exit. */
+int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_metrics *m);
+/* The listener (port + port_add: a rank's local index under a launcher),
+ * its address said on stderr; *out NULL without --metrics. 0, or the one
+ * error line's exit code (a port in use, a bad address). */
+int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsigned port_add, struct rp_metrics **out);
+/* The final values taken (the collect callback once more), served for the
+ * linger, the listener closed. NULL does nothing. */
+void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx);
+
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);

@@ -278,6 +278,10 @@ struct rp_acct_port_result {
 
 size_t rp_acct_nflows(const struct rp_acct *a);
 void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out);
+/* Flow i's probe sequence gaps not (yet) filled, while the run goes on: a
+ * live view of loss (exact only after rp_acct_finish, from the sender's
+ * count: rp_acct_flow's lost). 0 for a merge target. */
+uint64_t rp_acct_flow_gaps(const struct rp_acct *a, size_t i);
 /* Flow i's latency histogram, valid until the next call (the accountant keeps
  * flows' histograms sparse and expands the one asked for). */
 const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);
