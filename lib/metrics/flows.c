@@ -14,6 +14,8 @@ struct family {
 #define F(field) offsetof(struct rp_metrics_flow, field)
 static const struct family flow_families[] = {
 	{"roceprobe_flow_tx_packets_total", "Packets the flow's sender sent.", F(tx_packets)},
+	{"roceprobe_flow_tx_bytes_total", "Bytes of those packets (Ethernet, without FCS).", F(tx_bytes)},
+#define NFAM_TX 2 /* the senders' families come first */
 	{"roceprobe_flow_rx_packets_total", "Data packets the flow's receiver counted.", F(rx_packets)},
 	{"roceprobe_flow_rx_bytes_total", "Bytes of the flow's data packets received.", F(rx_bytes)},
 	{"roceprobe_flow_lost_packets_total",
@@ -39,7 +41,7 @@ static int by_pair(const void *a, const void *b)
 	return c ? c : (x->prio > y->prio) - (x->prio < y->prio);
 }
 
-static void pairs(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n)
+static void pairs(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n, size_t nfam)
 {
 	const struct rp_metrics_flow **o = malloc(n * sizeof(*o));
 	if (!o) {
@@ -49,7 +51,7 @@ static void pairs(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n)
 	for (size_t i = 0; i < n; i++)
 		o[i] = &f[i];
 	qsort(o, n, sizeof(*o), by_pair);
-	for (size_t k = 0; k < NFAM; k++) {
+	for (size_t k = 0; k < nfam; k++) {
 		rp_prom_family(p, flow_families[k].name, "counter", flow_families[k].help);
 		for (size_t i = 0; i < n;) {
 			uint64_t sum = 0;
@@ -66,15 +68,16 @@ static void pairs(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n)
 	free(o);
 }
 
-void rp_metrics_flows(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n)
+void rp_metrics_flows(struct rp_prom *p, const struct rp_metrics_flow *f, size_t n, bool received)
 {
+	size_t nfam = received ? NFAM : NFAM_TX;
 	rp_prom_family(p, "roceprobe_flows", "gauge", "Flows of the run (beyond 4096 the flow series are per host pair).");
 	rp_prom_u64(p, "roceprobe_flows", NULL, 0, n);
 	if (n > RP_METRICS_MAX_FLOWS) {
-		pairs(p, f, n);
+		pairs(p, f, n, nfam);
 		return;
 	}
-	for (size_t k = 0; k < NFAM; k++) {
+	for (size_t k = 0; k < nfam; k++) {
 		rp_prom_family(p, flow_families[k].name, "counter", flow_families[k].help);
 		for (size_t i = 0; i < n; i++) {
 			char id[12], prio[4];
@@ -86,7 +89,7 @@ void rp_metrics_flows(struct rp_prom *p, const struct rp_metrics_flow *f, size_t
 	}
 }
 
-void rp_metrics_ports(struct rp_prom *p, const struct rp_metrics_port *pt, size_t n)
+void rp_metrics_ports(struct rp_prom *p, const struct rp_metrics_port *pt, size_t n, bool pfc_tx)
 {
 	char port[12], prio[4];
 	rp_prom_family(p, "roceprobe_port_rx_frames_total", "counter", "Frames the port received (every class).");
@@ -104,6 +107,8 @@ void rp_metrics_ports(struct rp_prom *p, const struct rp_metrics_port *pt, size_
 		{"roceprobe_port_paused_seconds_total", "Time this priority of the port was paused by PFC it received.", 2},
 	};
 	for (size_t k = 0; k < 3; k++) {
+		if (fam[k].which == 1 && !pfc_tx)
+			continue;
 		rp_prom_family(p, fam[k].name, "counter", fam[k].help);
 		for (size_t i = 0; i < n; i++)
 			for (unsigned q = 0; q < 8; q++) {

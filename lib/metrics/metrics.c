@@ -78,7 +78,7 @@ static void scrape(struct rp_metrics *m, struct rp_prom *out)
 	rp_prom_family(out, "roceprobe_up", "gauge", "1 while roceprobe serves metrics.");
 	rp_prom_u64(out, "roceprobe_up", NULL, 0, 1);
 	rp_prom_family(out, "roceprobe_done", "gauge",
-		       "1 once the work is over and the values below are the final ones (result.json's).");
+		       "Whether the work is over: then (1) the values below are the final ones (result.json's).");
 	rp_prom_u64(out, "roceprobe_done", NULL, 0, m->final != NULL);
 	if (m->final) {
 		take_final(m, out);

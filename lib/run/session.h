@@ -109,6 +109,10 @@ static inline unsigned rp_session_nqueues(const struct rp_session *s) { return s
 /* Lcore k's packets (received + sent over its queues). */
 uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k);
 
+/* gen's --metrics collect callback (metrics.c; arg: the session). */
+struct rp_prom;
+void rp_session_metrics(struct rp_prom *p, void *arg);
+
 /* The g.progress callback (arg: the session). */
 void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 

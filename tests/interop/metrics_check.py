@@ -15,6 +15,7 @@ Skipped (77) without Debian's prometheus package.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from check import expect, finish, free_port  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "metrics")
 PROMETHEUS, PROMTOOL = shutil.which("prometheus"), shutil.which("promtool")
 
 PROFILE = """name: metrics
@@ -97,7 +99,7 @@ def main():
         for _ in range(100):
             try:
                 text_live = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
-                if "roceprobe_done 0" in text_live and "roceprobe_flow_tx_packets_total{" in text_live:
+                if "\nroceprobe_done 0\n" in text_live and "roceprobe_flow_tx_packets_total{" in text_live:
                     live = text_live
                     break
             except OSError:
@@ -107,10 +109,10 @@ def main():
         final_text = ""
         for _ in range(100):  # the final values, during the linger
             final_text = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
-            if "roceprobe_done 1" in final_text:
+            if "\nroceprobe_done 1\n" in final_text:
                 break
             time.sleep(0.2)
-        expect("roceprobe_done 1" in final_text, "after the run the scrape says roceprobe_done 1")
+        expect("\nroceprobe_done 1\n" in final_text, "after the run the scrape says roceprobe_done 1")
         # While it lingers, Prometheus scrapes the final values (once the target is gone its
         # series are marked stale: the queries below run before that).
         done = None
@@ -147,6 +149,21 @@ def main():
         q99 = one('histogram_quantile(0.99, roceprobe_flow_latency_seconds_bucket{dst="rx",prio="3"})')
         expect(q99 is not None and lat["p99"] / 2 <= q99 * 1e9 <= lat["p99"] * 2,
                f"histogram_quantile(0.99) {q99} s is within a bucket's factor of result.json p99 {lat['p99']} ns")
+        # The shipped Grafana dashboard: every query is valid PromQL to this Prometheus, and
+        # every run-side series it names is in the run's scrape.
+        dash = json.load(open(os.path.join(DOCS, "grafana-burnin.json")))
+        exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+        bad = []
+        for e in exprs:
+            try:
+                query(prom_port, e)
+            except (RuntimeError, OSError) as x:
+                bad.append(f"{e}: {x}")
+        expect(exprs and not bad, f"the dashboard's {len(exprs)} queries are valid PromQL ({bad[:1]})")
+        names = set(re.findall(r"roceprobe_[a-z_]+", " ".join(exprs)))
+        missing = [n for n in names if not n.startswith(("roceprobe_lab_", "roceprobe_switch_"))
+                   and re.sub(r"_(bucket|sum|count)$", "", n) not in final_text]
+        expect(not missing, f"every run series the dashboard names is served ({missing})")
         _, err = run.communicate(timeout=60)
         expect(run.returncode == 0, f"run exits 0 after the linger (got {run.returncode}: {err.strip()[-300:]})")
         expect(f"metrics at http://127.0.0.1:{port}/metrics" in err, "run says where its metrics are")
@@ -172,6 +189,33 @@ def main():
         expect(not os.path.exists(os.path.join(tmp, "o3")), "... and no output directory")
         holder.send_signal(2)
         holder.communicate(timeout=60)
+        # gen: the final scrape's flows and ports == its own --json report (its numbers, which
+        # tests/lab/gen_check.py holds against tshark and net_pcap files).
+        gport = free_port()
+        gen = subprocess.Popen([ROCEPROBE, "gen", path, "--duration", "1", "--json", "--metrics", str(gport),
+                                "--metrics-linger", "4s", "--set", "hosts.0.port=net_null0",
+                                "--set", "hosts.1.port=net_null1"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        gtext = ""
+        for _ in range(150):
+            try:
+                gtext = get(f"http://127.0.0.1:{gport}/metrics", timeout=2)
+                if "\nroceprobe_done 1\n" in gtext:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        gout, gerr = gen.communicate(timeout=60)
+        gj = json.loads(gout)
+        served = {m.group(1): int(m.group(2)) for m in
+                  re.finditer(r'^roceprobe_flow_tx_packets_total\{flow="(\d+)"[^}]*\} (\d+)$', gtext, re.M)}
+        want = {str(f["id"]): f["tx_packets"] for f in gj["flows"]}
+        expect(gen.returncode == 0 and served == want and sum(want.values()) > 0,
+               f"gen: the final scrape's flow tx packets {served} == its --json {want}")
+        ptx = {m.group(1): int(m.group(2)) for m in
+               re.finditer(r'^roceprobe_port_tx_packets_total\{host="(\w+)"\} (\d+)$', gtext, re.M)}
+        expect(ptx == {p["node"]: p["tx_packets"] for p in gj["ports"]},
+               f"gen: the ports' tx packets {ptx} == its --json")
         for bad in ("host:9100", "0", "70000", "[::1]"):
             b = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "o4"), "--metrics", bad],
                                capture_output=True, text=True, timeout=30)
