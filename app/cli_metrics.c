@@ -1,5 +1,6 @@
 /* --metrics and --metrics-linger, one implementation for every command
  * (cli.h; the server is lib/metrics). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,10 +46,14 @@ void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct 
 	if (!mx)
 		return;
 	rp_metrics_final(mx);
-	if (m->linger_s > 0 && !rp_cli_stop) {
+	if (m->linger_s > 0) {
+		/* A run a signal stopped lingers too (its final values are what a
+		 * burn-in's dashboard wants most); a signal then ends the process
+		 * (the second one: cli.c), its files all written. */
+		bool stopped = rp_cli_stop != 0;
 		fprintf(stderr, "%s: serving the final metrics at http://%s/metrics for %g s (Ctrl-C ends it)\n", cmd,
 			rp_metrics_where(mx), m->linger_s);
-		rp_metrics_linger(mx, (uint64_t)(m->linger_s * 1e9), &rp_cli_stop);
+		rp_metrics_linger(mx, (uint64_t)(m->linger_s * 1e9), stopped ? NULL : &rp_cli_stop);
 	}
 	rp_metrics_stop(mx);
 }
