@@ -166,8 +166,6 @@ def check_metrics(s, text):
             want[("roceprobe_switch_pg_headroom_watermark_bytes", str(i), k)] = g["max_headroom_bytes"]
         bad += [f"{key} {got.get(key)} != {v}" for key, v in want.items() if got.get(key) != str(v)]
     expect(not bad, f"switch --metrics: every port's bytes, PFC, ECN marks and watermarks == its --json ({bad[:3]})")
-    pfc = sum(int(v) for (n, _, _), v in got.items() if n == "roceprobe_switch_pfc_tx_frames_total")
-    expect(pfc > 0, f"switch --metrics: the incast made the switch send PFC ({pfc} frames)")
 
 
 def check_cells(s, rport):
