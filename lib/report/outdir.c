@@ -197,8 +197,10 @@ int rp_outdir_write_text(const char *path, void (*body)(FILE *f, void *ctx), voi
 	int slot = rp_outdir_track(tmp);
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
+		int e = errno;
 		rp_outdir_untrack(slot);
-		return fail(err, errlen, "cannot write", tmp);
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+		return -1;
 	}
 	errno = 0;
 	body(f, ctx);
