@@ -24,7 +24,10 @@ int rp_cli_bad_option(const char *cmd, const char *shorts);
  * without the prefix) instead of printing it; NULL prints again. */
 void rp_cli_hold_errors(char *buf, size_t len);
 /* Set by SIGINT/SIGTERM once rp_cli_catch_stop() ran: every long-running
- * command polls it and stops cleanly, with its final counters. */
+ * command polls it and stops cleanly, with its final counters. A second
+ * signal ends the process at once (exit 128 + the signal), removing the
+ * files being written (report/outdir.h's tracked ones), never leaving them
+ * cut. */
 extern volatile sig_atomic_t rp_cli_stop;
 void rp_cli_catch_stop(void);
 /* --snaplen, one rule for every command that captures (lab, capture, run):

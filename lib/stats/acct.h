@@ -116,7 +116,13 @@ struct rp_acct_cfg {
 					  * ~0.95 KB a flow with 32 latency samples, not ~2.6 KB;
 					  * the ports' time series only its non-zero cells), which
 					  * report/acct_merge.h fills; it takes no frames */
+	/* Called every RP_ACCT_POLL_EVERY flows set up (seconds for a million):
+	 * non-zero stops rp_acct_create (NULL, err "stopped"): the caller's
+	 * signal. NULL: never. */
+	int (*poll)(void *arg);
+	void *poll_arg;
 };
+#define RP_ACCT_POLL_EVERY 4096
 
 enum rp_rx_class {
 	RP_RX_DATA,
