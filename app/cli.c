@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/units.h"
 #include "report/outdir.h"
@@ -85,17 +86,36 @@ bool rp_cli_is_help(const char *arg)
 }
 
 volatile sig_atomic_t rp_cli_stop;
+static volatile sig_atomic_t own_signals;
+static pid_t main_pid;
 
-static void on_stop_signal(int sig)
+/* Async-signal-safe only. The first signal sets the flag; the second ends
+ * the process at once, removing the files being written (they would be
+ * cut: report/outdir.h), exit 128 + the signal. A sweep's point process
+ * (forked after rp_cli_catch_stop) is passed the stop on by its parent
+ * (lib/lab/sweep_jobs.c: SIGTERM), likely after the user's own signal to
+ * the process group: that one is no second signal. */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
+	(void)uc;
+	bool passed_on = getpid() != main_pid && si && si->si_code == SI_USER && si->si_pid == getppid();
+	if (!passed_on && ++own_signals >= 2) {
+		static const char msg[] = "roceprobe: a second signal: stopped at once (files being written removed)\n";
+		rp_outdir_unlink_tracked();
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)w;
+		_exit(128 + sig);
+	}
 	rp_cli_stop = 1;
 }
 
 void rp_cli_catch_stop(void)
 {
-	signal(SIGINT, on_stop_signal);
-	signal(SIGTERM, on_stop_signal);
+	struct sigaction sa = {.sa_sigaction = on_stop_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	main_pid = getpid();
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double max_s, double *seconds)

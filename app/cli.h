@@ -24,7 +24,10 @@ int rp_cli_bad_option(const char *cmd, const char *shorts);
  * without the prefix) instead of printing it; NULL prints again. */
 void rp_cli_hold_errors(char *buf, size_t len);
 /* Set by SIGINT/SIGTERM once rp_cli_catch_stop() ran: every long-running
- * command polls it and stops cleanly, with its final counters. */
+ * command polls it and stops cleanly, with its final counters. A second
+ * signal ends the process at once (exit 128 + the signal), removing the
+ * files being written (report/outdir.h's tracked ones), never leaving them
+ * cut. */
 extern volatile sig_atomic_t rp_cli_stop;
 void rp_cli_catch_stop(void);
 /* --snaplen, one rule for every command that captures (lab, capture, run):
@@ -39,8 +42,8 @@ int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
  * telemetry is on by default, its socket /var/run/dpdk/rpPID/dpdk_telemetry.v2
  * (`dpdk-telemetry.py -f rpPID` attaches), removed at exit. An entry of the
  * command's getopt_long table; the value getopt_long returns for it. */
-#define RP_CLI_NO_TELEMETRY 0x100
-#define RP_CLI_OPT_NO_TELEMETRY {"no-telemetry", no_argument, NULL, RP_CLI_NO_TELEMETRY}
+#define RP_CLI_OPT_NO_TELEMETRY 1003
+#define RP_CLI_NO_TELEMETRY_OPTION {"no-telemetry", no_argument, NULL, RP_CLI_OPT_NO_TELEMETRY}
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 /* A --duration value: seconds (2, 0.5) or a duration as profiles write it
@@ -60,6 +63,34 @@ int rp_cli_uint(const char *cmd, const char *flag, const char *arg, uint64_t min
 int rp_cli_outdir(const char *cmd, const char *dir, bool force);
 /* Only the refusal of rp_cli_outdir, nothing made: before a slow setup. */
 int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
+
+/* --metrics [ADDR:]PORT and --metrics-linger DURATION (app/cli_metrics.c),
+ * on run, gen, lab, switch and certify: the long options' values (no short
+ * form), their help lines, the server started and ended the same way. */
+#define RP_CLI_OPT_METRICS 1001
+#define RP_CLI_OPT_METRICS_LINGER 1002
+#define RP_CLI_METRICS_OPTIONS                                                                           \
+	{"metrics", required_argument, NULL, RP_CLI_OPT_METRICS},                                        \
+	{"metrics-linger", required_argument, NULL, RP_CLI_OPT_METRICS_LINGER}
+#define RP_CLI_METRICS_HELP                                                                              \
+	"  --metrics [ADDR:]PORT  serve live numbers in the Prometheus text format at\n"                 \
+	"                         http://ADDR:PORT/metrics (ADDR 127.0.0.1 unless given; docs/metrics.md)\n" \
+	"  --metrics-linger D     keep serving the final values D (10s, 1m) after the results are\n"     \
+	"                         written, so the last scrape sees them (default 0; Ctrl-C ends it)\n"
+struct rp_cli_metrics {
+	const char *spec;   /* NULL: no --metrics */
+	double linger_s;
+};
+struct rp_metrics;
+/* One of the two options (c: getopt's value) into m: 0 or the error's exit. */
+int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_metrics *m);
+/* The listener (port + port_add: a rank's local index under a launcher),
+ * its address said on stderr; *out NULL without --metrics. 0, or the one
+ * error line's exit code (a port in use, a bad address). */
+int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsigned port_add, struct rp_metrics **out);
+/* The final values taken (the collect callback once more), served for the
+ * linger, the listener closed. NULL does nothing. */
+void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx);
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);

@@ -116,7 +116,7 @@ static int parse_one(int c, const char *arg, struct capture_opts *o)
 	case 'p': o->port = arg; return 0;
 	case 'w': o->path = arg; return 0;
 	case 'e': o->eal = arg; return 0;
-	case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; return 0;
+	case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; return 0;
 	case 'j': o->json = true; return 0;
 	case 'f': return parse_filter(arg, &o->cfg.filter);
 	case 's':
@@ -164,7 +164,7 @@ static int parse_args(int argc, char **argv, struct capture_opts *o)
 		{"rotate-files", required_argument, NULL, 'F'}, {"duration", required_argument, NULL, 'd'},
 		{"count", required_argument, NULL, 'n'},       {"ring", required_argument, NULL, 'r'},
 		{"eal", required_argument, NULL, 'e'},         {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},              RP_CLI_OPT_NO_TELEMETRY,
+		{"help", no_argument, NULL, 'h'},              RP_CLI_NO_TELEMETRY_OPTION,
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct capture_opts){0};

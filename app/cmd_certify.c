@@ -123,7 +123,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
 		{"engine", required_argument, NULL, 'E'},      {"launcher", required_argument, NULL, 'L'},
 		{"run-timeout", required_argument, NULL, 'T'}, {"no-preflight", no_argument, NULL, 'P'},
-		RP_CLI_OPT_NO_TELEMETRY,                       {NULL, 0, NULL, 0},
+		RP_CLI_NO_TELEMETRY_OPTION,                       {NULL, 0, NULL, 0},
 	};
 	char err[512];
 	int c;
@@ -156,7 +156,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 				return RP_EXIT_USAGE;
 			break;
 		case 'P': o->no_preflight = true; break;
-		case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; break;
+		case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("certify", SHORTS);
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "metrics/metrics.h"
 #include "profile/profile.h"
 #include "run/session.h"
 #include "traffic/plan.h"
@@ -29,6 +30,7 @@ struct gen_opts {
 	bool json;
 	bool allow_pause_storm;
 	bool no_preflight;
+	struct rp_cli_metrics metrics;
 };
 
 static void usage(FILE *out)
@@ -56,6 +58,7 @@ static void usage(FILE *out)
 	      "  --no-preflight        skip doctor's checks at start (a FAIL stops gen with one\n"
 	      "                        line, a WARN is a line; docs/doctor.md)\n"
 	      "  --json                per-port and per-flow counters as JSON on stdout\n"
+	      RP_CLI_METRICS_HELP
 	      "\n"
 	      "Per flow, Gbit/s L1 is over its active time (first to last packet, active ms);\n"
 	      "a flow more than 1% short of its planned rate gets a warning line on stderr with\n"
@@ -79,7 +82,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"eal", required_argument, NULL, 'e'},      {"lcores", required_argument, NULL, 'l'},
 		{"json", no_argument, NULL, 'j'},           {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},           {"no-preflight", no_argument, NULL, 'P'},
-		RP_CLI_OPT_NO_TELEMETRY,                    {NULL, 0, NULL, 0},
+		RP_CLI_METRICS_OPTIONS,
+		RP_CLI_NO_TELEMETRY_OPTION,
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct gen_opts){.lcores = 1};
 	int c;
@@ -99,7 +104,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		case 'e':
 			o->eal = optarg;
 			break;
-		case RP_CLI_NO_TELEMETRY:
+		case RP_CLI_OPT_NO_TELEMETRY:
 			o->no_telemetry = true;
 			break;
 		case 'l':
@@ -115,6 +120,11 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case 'P':
 			o->no_preflight = true;
+			break;
+		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_LINGER:
+			if (rp_cli_metrics_opt("gen", c, optarg, &o->metrics))
+				return RP_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -250,10 +260,14 @@ int rp_cmd_gen(int argc, char **argv)
 				     .no_preflight = o.no_preflight};
 	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
 	rp_cli_catch_stop();
+	struct rp_metrics *mx;
+	if ((rc = rp_cli_metrics_start("gen", &o.metrics, 0, &mx)) != 0)
+		return rc;
 	rc = rp_session_open(&r, "gen", o.profile, &so);
 	if (rc != 0) {
 		if (r.err[0])
 			rp_cli_error("gen", "%s", r.err);
+		rp_cli_metrics_end("gen", &o.metrics, mx);
 		rp_session_close(&r);
 		return rc;
 	}
@@ -261,7 +275,9 @@ int rp_cmd_gen(int argc, char **argv)
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				 .progress = rp_session_progress, .progress_arg = &r, .who = "gen"};
 	rp_dp_clock_start();
+	rp_metrics_collect(mx, rp_session_metrics, &r);
 	if (rp_dp_gen_run(&r.g) != 0) { /* fewer lcores than asked (said on stderr): nothing sent */
+		rp_cli_metrics_end("gen", &o.metrics, mx);
 		rp_session_close(&r);
 		return RP_EXIT_USAGE;
 	}
@@ -272,6 +288,7 @@ int rp_cmd_gen(int argc, char **argv)
 		report_text(&r);
 	fflush(stdout);
 	rp_session_warn_rates(&r, stderr, NULL);
+	rp_cli_metrics_end("gen", &o.metrics, mx); /* the counts above, final */
 	rp_session_close(&r);
 	return RP_EXIT_OK;
 }

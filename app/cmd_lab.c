@@ -19,6 +19,7 @@
 #include "profile/units.h"
 #include "report/doc.h"
 #include "report/flowset.h"
+#include "report/outdir.h"
 #include "report/pairs.h"
 #include "report/result.h"
 #include "report/result_doc.h"
@@ -83,7 +84,14 @@ static void usage(FILE *out)
 	      "                         before one passes SIZE (default: one file per host)\n"
 	      "  --bin-us N             time series bin (default 100)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
-	      "  -q, --quiet            no progress lines\n"
+	      "  -q, --quiet            no progress lines (set-up stages once it passes 1 s; the\n"
+	      "                         virtual time of the planned end, share and time left)\n"
+	      "\n"
+	      "SIGINT or SIGTERM stops it within a second in set-up, run or writing, exit 0:\n"
+	      "result.json says \"interrupted\": true and where (\"interrupted_in\": \"set-up\",\n"
+	      "\"run\" or \"write\"); every file is whole or absent. Beyond 4096 flows a stop leaves\n"
+	      "flows.jsonl, pairs.jsonl and the pairs out (\"interrupted_skipped\"). A second\n"
+	      "signal ends it at once (exit 128 + the signal), removing the files being written.\n"
 	      "\n"
 	      "Example: roceprobe lab profiles/incast-8to1.yaml -o results/incast-8to1\n"
 	      "         roceprobe lab profiles/incast-8to1.yaml -o results/xoff --sweep fabric.pfc.xoff=100KiB,200KiB\n",
@@ -155,34 +163,80 @@ static int lab_keys(struct rp_result_out *o, void *ctx)
 	rp_result_put(o, "switches", rp_lab_switches_json(r->lab));
 	struct rp_report_wstream ps[2];
 	rp_lab_propagation_streams(r->prop, ps); /* the victims a flow at a time */
+	if (r->detail_skipped && ps[0].n > RP_REPORT_FLOWS_INLINE)
+		ps[0].n = RP_REPORT_FLOWS_INLINE; /* a stop: the first (the worst) only */
 	rp_doc_put_wstreams(rp_result_doc(o), "pause_propagation", json_incref(r->prop->head), ps, 2);
 	rp_result_put(o, "lab", rp_lab_totals_json(r->lab));
 	rp_result_put(o, "headline", rp_lab_headline_json(&r->head));
 	return rp_report_doc_pairs(rp_result_doc(o), rp_result_flowset(o));
 }
 
+/* What a stop left out of result.json (its "interrupted_skipped"), NULL
+ * when nothing. */
+static json_t *skipped_json(const struct rp_lab_one *r)
+{
+	if (!r->detail_skipped)
+		return NULL;
+	bool many = rp_acct_nflows(rp_lab_acct(r->lab)) > RP_REPORT_FLOWS_INLINE;
+	json_t *a = json_array();
+	if (many) {
+		json_array_append_new(a, json_string(RP_REPORT_FLOWS_FILE));
+		json_array_append_new(a, json_string(RP_REPORT_PAIRS_FILE));
+	}
+	json_array_append_new(a, json_string("pairs"));
+	if (r->prop->nvictims > RP_REPORT_FLOWS_INLINE)
+		json_array_append_new(a, json_string("pause_propagation.victims"));
+	return a;
+}
+
 /* result.json through the one builder (report/result_doc.h): a million
  * flows are GBs as JSON, so beyond RP_REPORT_FLOWS_INLINE flows the flows
  * and the pair matrix go to DIR/flows.jsonl and DIR/pairs.jsonl first, as
- * run's do (report/flowset.h). */
-static int write_result(struct rp_lab_one *r, const struct lab_opts *o, const char *dir)
+ * run's do (report/flowset.h); after a stop (r->detail_skipped) they are
+ * left out. 0, or -1 with err. */
+static int write_result(struct rp_lab_one *r, const struct lab_opts *o, const char *dir, char *err, size_t errlen)
 {
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a, .pairs = r->pairs};
+	const struct rp_report_flowset fs = {.acct = a, .write = rp_lab_flow_write, .ctx = (void *)a,
+					     .pairs = r->detail_skipped ? NULL : r->pairs,
+					     .files_skipped = r->detail_skipped};
 	struct rp_result_env env = {
 		.version = RP_VERSION, .started = r->started,
 		.more = json_pack("{s:f, s:f, s:f}", "wall_s", r->wall, "events_per_s",
 				  r->wall > 0 ? (double)t.events / r->wall : 0.0, "virtual_per_wall",
 				  r->wall > 0 ? (double)t.end_ns / 1e9 / r->wall : 0.0)};
-	struct rp_result_measured m = {.elapsed_ns = t.end_ns, .interrupted = t.truncated || t.stopped, .fs = &fs,
+	struct rp_result_measured m = {.elapsed_ns = t.end_ns, .interrupted = t.truncated || t.stopped || r->stopped_in != NULL,
+				       .interrupted_in = r->stopped_in, .interrupted_skipped = skipped_json(r), .fs = &fs,
 				       .ports = rp_report_ports(a), .timeseries = rp_report_timeseries(a),
 				       .capture = rp_lab_capture_json(r->lab)};
 	struct rp_result_pieces p = {.kind = "lab", .profile_name = r->prof->name, .profile_path = o->profile,
 				     .env = &env, .measured = &m, .ext = lab_keys, .ctx = r};
+	return rp_result_write(dir, &p, err, errlen);
+}
+
+/* A stop in set-up: nothing ran. result.json says only that (schema, kind,
+ * profile, environment, "interrupted": true, "interrupted_in": "set-up");
+ * no other file. */
+static int setup_keys(struct rp_result_out *o, void *ctx)
+{
+	(void)ctx;
+	rp_result_put(o, "interrupted", json_true());
+	return rp_result_put(o, "interrupted_in", json_string("set-up"));
+}
+
+static int write_setup_stop(const struct rp_lab_one *r, const struct lab_opts *o, const char *dir)
+{
+	struct rp_result_env env = {.version = RP_VERSION, .started = r->started};
+	struct rp_result_pieces p = {.kind = "lab", .profile_name = r->prof->name, .profile_path = o->profile,
+				     .env = &env, .ext = setup_keys};
 	char err[4200];
-	return rp_result_write(dir, &p, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
+	if (rp_result_write(dir, &p, err, sizeof(err)))
+		return rp_cli_error("lab", "%s", err);
+	fprintf(stderr, "roceprobe lab: stopped by a signal in set-up, before the run: %s/result.json says so "
+		"(\"interrupted_in\": \"set-up\")\n", dir);
+	return 0;
 }
 
 /* DIR/qdepth.csv from the lab's switches (lib/lab/report.h). */
@@ -221,30 +275,34 @@ static void summary_view(const struct rp_lab_one *r, struct rp_summary *s, struc
 		.limited = {NULL, r->prop->nlimited, rp_lab_limited_item, r->prop},
 		.hosts = rp_profile_multi_nic(r->prof) ? rp_lab_hosts_json(r->lab) : NULL};
 	memcpy(l->drop_reasons, fs.drops, sizeof(l->drop_reasons));
+	if (r->detail_skipped && l->victims.n > RP_REPORT_FLOWS_INLINE)
+		l->victims_kept = RP_REPORT_FLOWS_INLINE;
 	*s = (struct rp_summary){.command = "lab", .name = r->prof->name, .elapsed_ns = t->end_ns,
 				 .interrupted = t->stopped, .acct = rp_lab_acct(r->lab), .cols = RP_SUMMARY_IN_FLIGHT,
-				 .max_flows = 40, .pairs = r->pairs, .lab = l};
+				 .max_flows = 40, .pairs = r->detail_skipped ? NULL : r->pairs,
+				 .files_skipped = r->detail_skipped, .lab = l};
+}
+
+static void summary_body(FILE *f, void *s)
+{
+	rp_summary_write(f, s);
 }
 
 static int write_summary(const struct rp_lab_one *r, const char *dir, bool to_stdout)
 {
-	char path[4096], capmax[32];
+	char path[4096], capmax[32], err[4200];
 	struct rp_summary s;
 	struct rp_summary_lab l;
 	struct rp_lab_totals t;
 	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return rp_cli_error("lab", "cannot write %s: %s", path, strerror(errno));
 	summary_view(r, &s, &l, &t, capmax);
-	rp_summary_write(f, &s);
-	int rc = fclose(f), e = errno;
+	int rc = rp_outdir_write_text(path, summary_body, &s, err, sizeof(err)); /* whole or absent */
 	if (rc == 0 && to_stdout) {
 		rp_summary_write(stdout, &s);
 		printf("\nresult: %s/result.json\nsummary: %s/summary.txt\nqueue depths: %s/qdepth.csv\n", dir, dir, dir);
 	}
 	json_decref((json_t *)l.hosts);
-	return rc ? rp_cli_error("lab", "cannot write %s: %s", path, strerror(e)) : 0;
+	return rc ? rp_cli_error("lab", "%s", err) : 0;
 }
 
 /* What lib/lab runs for the options given. */
@@ -257,22 +315,91 @@ static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
 					.progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop};
 }
 
-/* One lab run into dir and its files; the headline numbers in *head. */
+/* The files of a stopped write that result.json no longer names. */
+static void remove_detail(const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, RP_REPORT_FLOWS_FILE);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, RP_REPORT_PAIRS_FILE);
+	unlink(path);
+}
+
+/* result.json, and when a signal comes while it (or flows.jsonl,
+ * pairs.jsonl) is written: the file given up and removed, then result.json
+ * again without the big pieces (it says "interrupted_in": "write"). */
+static int write_result_or_less(struct rp_lab_one *r, const struct lab_opts *o, const char *dir)
+{
+	char err[4200];
+	int rc = write_result(r, o, dir, err, sizeof(err));
+	if (rc && rp_outdir_cancelled()) {
+		rp_outdir_stop_taken(); /* from here the small files only, each whole */
+		r->stopped_in = r->stopped_in ? r->stopped_in : "write";
+		r->detail_skipped = true;
+		remove_detail(dir);
+		rc = write_result(r, o, dir, err, sizeof(err));
+	}
+	return rc ? rp_cli_error("lab", "%s", err) : 0;
+}
+
+/* The writers' progress (report/outdir.h): once writing has taken a
+ * second, a line a second naming the file and how far it is. */
+static double write_t0, write_last;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void write_progress(const char *path, size_t done, size_t total, void *arg)
+{
+	(void)arg;
+	double t = now_s();
+	if (t - write_t0 < 1.0 || t - write_last < 1.0)
+		return;
+	const char *base = strrchr(path, '/');
+	if (total)
+		fprintf(stderr, "lab: writing %s: %zu of %zu lines (%.0f%%)\n", base ? base + 1 : path, done, total,
+			100.0 * (double)done / (double)total);
+	else
+		fprintf(stderr, "lab: writing %s\n", base ? base + 1 : path);
+	write_last = t;
+}
+
+/* One lab run into dir and its files; the headline numbers in *head.
+ * *ran false: a signal stopped it in set-up (result.json says so). */
 static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, const char *dir, bool print,
-		   struct rp_lab_headline *head)
+		   struct rp_lab_headline *head, bool *ran)
 {
 	struct rp_lab_one r = {0};
 	char err[RP_LAB_ONE_ERR];
+	*ran = false;
 	int rc = rp_lab_one_run(&r, lo, dir, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
+	if (rc == 0 && !r.lab) {
+		rc = write_setup_stop(&r, o, dir);
+		rp_lab_one_free(&r);
+		return rc;
+	}
+	*ran = true;
+	write_t0 = write_last = now_s();
 	if (rc == 0)
-		rc = write_result(&r, o, dir);
+		rc = write_result_or_less(&r, o, dir);
 	if (rc == 0)
 		rc = write_qdepth(&r, dir);
 	if (rc == 0)
 		rc = write_summary(&r, dir, print);
 	if (rc == 0 && head)
 		*head = r.head;
-	rp_lab_one_free(&r);
+	/* After a signal the process ends: freeing a million flows one by one
+	 * took 1 s of fat-tree-1024's stop. Kept reachable (no leak reported)
+	 * for the exit to reclaim at once. */
+	static struct rp_lab_one kept;
+	if (r.stopped_in && !kept.lab)
+		kept = r;
+	else
+		rp_lab_one_free(&r);
 	return rc;
 }
 
@@ -281,10 +408,11 @@ static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, c
 static int sweep_point(void *arg, const struct rp_lab_one_opts *lo, const char *dir, struct rp_lab_headline *h,
 		       char *err, size_t errlen)
 {
+	bool ran;
 	rp_cli_hold_errors(err, errlen);
-	int rc = run_one(arg, lo, dir, false, h);
+	int rc = run_one(arg, lo, dir, false, h, &ran);
 	rp_cli_hold_errors(NULL, 0);
-	return rc ? -1 : 0;
+	return rc ? -1 : ran ? 0 : 1;
 }
 
 static int run_sweep(const struct lab_opts *o)
@@ -318,8 +446,11 @@ int rp_cmd_lab(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
+	/* The writers watch the flag too: a long file is given up at a signal. */
+	rp_outdir_watch(&(const struct rp_outdir_watch){.stop = &rp_cli_stop, .progress = o.quiet ? NULL : write_progress});
 	if (o.nsweep)
 		return run_sweep(&o);
 	const struct rp_lab_one_opts lo = one_opts(&o);
-	return run_one(&o, &lo, o.out, true, NULL);
+	bool ran;
+	return run_one(&o, &lo, o.out, true, NULL, &ran);
 }

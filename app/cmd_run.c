@@ -41,6 +41,7 @@ struct run_opts {
 	uint64_t idle_ns; /* --idle-us: a DPDK pass that moved no frame sleeps this long (0: spin) */
 	bool no_preflight;
 	uint64_t counter_interval_ns; /* --counter-interval: NIC counters sampled this often (0: off) */
+	struct rp_cli_metrics metrics;
 };
 
 static void usage(FILE *out)
@@ -114,6 +115,9 @@ static void usage(FILE *out)
 	      "                         the kernel's fanout, not RSS, would spread the frames)\n"
 	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
 	      "                         spin); for DPDK ranks that share a CPU with others\n"
+	      RP_CLI_METRICS_HELP
+	      "                         (under a launcher: each rank its own hosts at PORT + its\n"
+	      "                         index on its node; rank 0 the merged final values)\n"
 	      "\n"
 	      "Wire two hosts back to back with `port: pair:LINK:0` and `pair:LINK:1`.\n"
 	      "Hosts with `engine: verbs` (device:, gid_index:) have no DPDK port: their flows\n"
@@ -175,7 +179,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"neigh-refresh", required_argument, NULL, 'R'},
 		{"idle-us", required_argument, NULL, 'I'},
 		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
-		RP_CLI_OPT_NO_TELEMETRY,                  {NULL, 0, NULL, 0},
+		RP_CLI_METRICS_OPTIONS,
+		RP_CLI_NO_TELEMETRY_OPTION,
+		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .counter_interval_ns = 100000000};
 	int c, rc = 0;
@@ -192,7 +198,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->sets[o->nsets++] = optarg;
 			break;
 		case 'e': o->eal = optarg; break;
-		case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; break;
+		case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; break;
 		case 'c': o->capture = true; break;
 		case 'n': rc = rp_cli_snaplen("run", optarg, &o->snaplen); break;
 		case 'f': rc = parse_filter(optarg, &o->filter); break;
@@ -214,6 +220,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				rc = rp_cli_error("run", "--counter-interval: expected a duration of at least 1ms (100ms, 1s), or 0 "
 						  "(off), got '%s'", optarg);
 			break;
+		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_LINGER: rc = rp_cli_metrics_opt("run", c, optarg, &o->metrics); break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("run", SHORTS);
 		}
@@ -319,8 +327,12 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	if (r.cl.launched)
 		rp_cli_hold_errors(held, sizeof(held));
+	/* Every rank serves its own hosts, at PORT + its index on its node. */
+	rc = rp_cli_metrics_start("run", &o.metrics, r.cl.launched ? (unsigned)r.cl.ranks[r.cl.rank].local_rank : 0,
+				  &r.metrics);
 	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
-	rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
+	if (rc == 0)
+		rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
 				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = 1,
 				     .queues = o.lcores, .profile_text = text,
@@ -382,6 +394,7 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	rp_cli_hold_errors(NULL, 0);
 	if (!ready) {
+		rp_cli_metrics_end("run", &o.metrics, r.metrics);
 		rp_run_close(&r);
 		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
 			rp_outdir_abandon(o.out, out_made);
@@ -391,6 +404,7 @@ int rp_cmd_run(int argc, char **argv)
 	int vrc = 0;
 	rc = said(&r, rp_run_go(&r, &vrc));
 	rc = finish(&r, &o, rc);
+	rp_cli_metrics_end("run", &o.metrics, r.metrics); /* result.json is written: the final values are its */
 	rp_run_close(&r);
 	free(text);
 	return rc ? rc : vrc;

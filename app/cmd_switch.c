@@ -2,6 +2,7 @@
  * DPDK ports, so real endpoints can be wired through it. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "metrics/metrics.h"
+#include "metrics/switch.h"
 #include "counters/sonic_pub.h"
 #include "dp/switch_run.h"
 #include "fabric/headroom.h"
@@ -52,6 +55,7 @@ struct switch_opts {
 	const char *publish;       /* redis://HOST:PORT, or NULL */
 	double publish_interval_s; /* default 1 */
 	bool publish_interval_given;
+	struct rp_cli_metrics metrics;
 };
 
 static void usage(FILE *out)
@@ -127,6 +131,10 @@ static void usage(FILE *out)
 	      "                      port opens; a server lost later: one line, the switch\n"
 	      "                      goes on without publishing\n"
 	      "  --publish-interval S  how often to publish (default 1 s, SONiC's counterpoll)\n"
+	      RP_CLI_METRICS_HELP
+	      "                      (the switch's ports, PFC, queues and watermarks, the very\n"
+	      "                      snapshot --publish writes, taken every 500 ms or\n"
+	      "                      --publish-interval)\n"
 	      "\n"
 	      "Forwarding: static --fdb entries and learned MACs; broadcast, multicast and\n"
 	      "unknown unicast are flooded, each copy admitted, queued and paced on its own\n"
@@ -262,7 +270,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 		o->cpu = (int)v;
 		return 0;
 	case 'e': o->eal = arg; return 0;
-	case RP_CLI_NO_TELEMETRY: o->no_telemetry = true; return 0;
+	case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; return 0;
 	case 'j': o->json = true; return 0;
 	case 'U': o->publish = arg; return 0;
 	case 'I':
@@ -271,6 +279,8 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'T': o->trust_pcp = true; return 0;
 	case 'm': o->learn = true; return 0;
 	case 'n': o->no_flood = true; return 0;
+	case RP_CLI_OPT_METRICS:
+	case RP_CLI_OPT_METRICS_LINGER: return rp_cli_metrics_opt(CMD, c, arg, &o->metrics);
 	default: return rp_cli_bad_option(CMD, SHORTS);
 	}
 }
@@ -308,7 +318,9 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 		{"no-flood", no_argument, NULL, 'n'},          {"cpu", required_argument, NULL, 'c'},
 		{"profile", required_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
 		{"publish", required_argument, NULL, 'U'},     {"publish-interval", required_argument, NULL, 'I'},
-		RP_CLI_OPT_NO_TELEMETRY,                       {NULL, 0, NULL, 0},
+		RP_CLI_METRICS_OPTIONS,
+		RP_CLI_NO_TELEMETRY_OPTION,
+		{NULL, 0, NULL, 0},
 	};
 	static struct switch_opts zero;
 	*o = zero;
@@ -341,14 +353,38 @@ static int parse_args(int argc, char **argv, struct switch_opts *o)
 	return check_opts(o);
 }
 
-/* --publish: the model's counters handed to the publishing thread once an
- * interval, from the loop between two passes. */
+/* --publish and --metrics: the model's counters taken once an interval,
+ * from the loop between two passes (the model is the poller's alone), then
+ * handed to the publishing thread and kept for the metrics server's. */
+struct live {
+	struct rp_sonic_pub *pub;
+	pthread_mutex_t mu; /* snap, against a scrape */
+	struct rp_sonic_snap snap;
+};
 static struct rp_sonic_snap pub_snap;
 
-static void publish_tick(struct rp_dp_switch_run *r, uint64_t now_ns, void *ctx)
+static void take(struct rp_dp_switch_run *r, uint64_t now_ns, struct live *l)
 {
 	rp_switch_sonic_snap(r->sw, r->rt.nports, now_ns, &pub_snap);
-	rp_sonic_pub_offer(ctx, &pub_snap);
+	pthread_mutex_lock(&l->mu);
+	l->snap = pub_snap;
+	pthread_mutex_unlock(&l->mu);
+}
+
+static void tick(struct rp_dp_switch_run *r, uint64_t now_ns, void *ctx)
+{
+	struct live *l = ctx;
+	take(r, now_ns, l);
+	if (l->pub)
+		rp_sonic_pub_offer(l->pub, &pub_snap);
+}
+
+static void collect(struct rp_prom *p, void *arg)
+{
+	struct live *l = arg;
+	pthread_mutex_lock(&l->mu);
+	rp_metrics_switch(p, &l->snap);
+	pthread_mutex_unlock(&l->mu);
 }
 
 int rp_cmd_switch(int argc, char **argv)
@@ -358,16 +394,27 @@ int rp_cmd_switch(int argc, char **argv)
 	if (rc != 0)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	static struct rp_dp_switch_run r;
+	static struct live live = {.mu = PTHREAD_MUTEX_INITIALIZER};
 	struct rp_sonic_pub *pub = NULL;
+	struct rp_metrics *mx = NULL;
+	if ((o.publish || o.metrics.spec) && o.nports > RP_SONIC_PUB_PORTS)
+		return rp_cli_error(CMD, "--publish and --metrics: at most %d ports", RP_SONIC_PUB_PORTS);
 	if (o.publish) { /* before the EAL and any port: a bad URL or no server costs nothing */
 		char perr[512];
-		if (o.nports > RP_SONIC_PUB_PORTS)
-			return rp_cli_error(CMD, "--publish: at most %d ports", RP_SONIC_PUB_PORTS);
 		if (!(pub = rp_sonic_pub_open(o.publish, "roceprobe " CMD, perr, sizeof(perr))))
 			return rp_cli_error(CMD, "%s", perr);
-		r.tick = publish_tick;
-		r.tick_ctx = pub;
-		r.tick_ns = (uint64_t)(o.publish_interval_s * 1e9);
+	}
+	if ((rc = rp_cli_metrics_start(CMD, &o.metrics, 0, &mx)) != 0) {
+		rp_sonic_pub_close(pub, NULL);
+		return rc;
+	}
+	if (pub || mx) {
+		live.pub = pub;
+		live.snap.nports = o.nports;
+		r.tick = tick;
+		r.tick_ctx = &live;
+		r.tick_ns = pub ? (uint64_t)(o.publish_interval_s * 1e9) : 500000000ull;
+		rp_metrics_collect(mx, collect, &live);
 	}
 	struct rp_dp_switch_spec spec = {.ports = o.ports, .nports = o.nports, .fab = &o.fab, .flags = &o.fl,
 					 .speed_bps = o.speed_bps, .trust_pcp = o.trust_pcp, .learn = o.learn,
@@ -378,6 +425,7 @@ int rp_cmd_switch(int argc, char **argv)
 	if (rp_dp_switch_start(&r, &spec, err, sizeof(err)) != 0) {
 		rc = rp_cli_error(CMD, "%s", err);
 		rp_sonic_pub_close(pub, NULL);
+		rp_cli_metrics_end(CMD, &o.metrics, mx);
 		rp_dp_switch_teardown(&r);
 		return rc;
 	}
@@ -385,8 +433,8 @@ int rp_cmd_switch(int argc, char **argv)
 	rp_dp_switch_stop(&r);
 	struct rp_switch_rt_facts f;
 	rp_dp_switch_facts(&r, rp_cli_stop != 0, &f);
-	if (pub) { /* the last values, at the summary's own end time */
-		rp_switch_sonic_snap(r.sw, r.rt.nports, f.end_ns, &pub_snap);
+	if (pub || mx) { /* the last values, at the summary's own end time */
+		take(&r, f.end_ns, &live);
 		rp_sonic_pub_close(pub, &pub_snap);
 	}
 	if (o.json) {
@@ -398,6 +446,7 @@ int rp_cmd_switch(int argc, char **argv)
 		rp_switch_rt_print_text(stdout, &f);
 	}
 	fflush(stdout);
+	rp_cli_metrics_end(CMD, &o.metrics, mx); /* the summary's values */
 	rp_dp_switch_teardown(&r);
 	return RP_EXIT_OK;
 }

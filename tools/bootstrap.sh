@@ -12,6 +12,8 @@ packages=(
 	libcmocka-dev
 	# roceprobe counters sonic:// (a SONiC switch's Redis) and snmp:// (net-snmp's library)
 	libhiredis-dev libsnmp-dev
+	# --metrics: the Prometheus listener (lib/metrics)
+	libmicrohttpd-dev
 	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
 	libsystemd-dev libdbus-1-dev
 	# plots (tools/plot)
@@ -32,6 +34,8 @@ test_packages=(
 	# roceprobe counters sonic:// against a real Redis in SONiC's layout, snmp:// against a real
 	# snmpd with a pass_persist script (tests/interop/sonic_check.py, snmp_check.py)
 	redis-server snmpd
+	# --metrics scraped by a real Prometheus, promtool check metrics (tests/interop/metrics_check.py)
+	prometheus
 	# many machines: the MPI control plane (mpirun); tools/test.sh builds with -Dmpi=enabled
 	openmpi-bin libopenmpi-dev
 	# srun on a single-node Slurm (tests/cluster/slurm_check.py)

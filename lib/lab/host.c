@@ -93,6 +93,10 @@ int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen)
 		h->wake_at = RP_LAB_NEVER;
 		rp_pause_init(&h->pause, h->rate_bps);
 		rp_impair_init(&h->impair, &lab->prof->hosts[i].impair);
+		if (rp_lab_setup_poll(lab)) {
+			snprintf(err, errlen, "stopped");
+			goto out;
+		}
 		if (flows_init(lab, h, by + start[i], start[i + 1] - start[i], acct_of, err, errlen))
 			goto out;
 		if (lab->opts.capture_dir &&

@@ -22,15 +22,34 @@ static uint64_t drain_ns(const struct rp_plan *plan)
 	return worst;
 }
 
+/* opts.setup: a stage starts (what), or a poll within one (NULL). */
+static int stage(struct rp_lab *lab, const char *what)
+{
+	return lab->opts.setup && lab->opts.setup(what, lab->opts.progress_arg);
+}
+
+int rp_lab_setup_poll(struct rp_lab *lab)
+{
+	return stage(lab, NULL);
+}
+
+static int acct_poll(void *lab)
+{
+	return stage(lab, NULL);
+}
+
 static int acct_init(struct rp_lab *lab, char *err, size_t errlen)
 {
 	if (rp_acct_cfg_from_plan(lab->plan, &lab->acfg, &lab->flow_of, err, errlen))
 		return -1;
+	lab->acfg.poll = acct_poll;
+	lab->acfg.poll_arg = lab;
 	lab->acfg.latency = true;
 	lab->acfg.track_psn = true;
 	lab->acfg.bin_ns = lab->opts.bin_ns;
 	uint64_t d = drain_ns(lab->plan);
 	d = d > lab->acfg.run_ns ? d : lab->acfg.run_ns;
+	lab->planned_ns = lab->fab->max_time_ns && lab->fab->max_time_ns < d ? lab->fab->max_time_ns : d;
 	/* DCQCN slows senders below what the plan asks: room for a run 4x as
 	 * long (incast-32to1-ecn with mlx5's defaults takes 2.3x); a slower one
 	 * is said after the run (one.c: where the series stopped). */
@@ -200,17 +219,37 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		rp_lab_destroy(lab);
 		return NULL;
 	}
-	if (acct_init(lab, err, errlen) || rp_lab_topo_build(lab, err, errlen)) {
+	char what[96];
+	snprintf(what, sizeof(what), "accounting (%zu flows)", plan->nflows);
+	int stopped = stage(lab, what);
+	if (stopped || acct_init(lab, err, errlen)) {
+		if (stopped)
+			snprintf(err, errlen, "stopped");
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	snprintf(what, sizeof(what), "topology (%zu hosts)", lab->nhosts);
+	if ((stopped = stage(lab, what)) || rp_lab_topo_build(lab, err, errlen)) {
+		if (stopped)
+			snprintf(err, errlen, "stopped");
 		rp_lab_destroy(lab);
 		return NULL;
 	}
 	capture_room(lab);
-	if (rp_lab_hosts_init(lab, err, errlen)) {
+	snprintf(what, sizeof(what), "hosts (%zu hosts, %u switches, %zu flows)", lab->nhosts, lab->nsw, plan->nflows);
+	if ((stopped = stage(lab, what)) || rp_lab_hosts_init(lab, err, errlen)) {
+		if (stopped)
+			snprintf(err, errlen, "stopped");
 		rp_lab_destroy(lab);
 		return NULL;
 	}
 	rp_lab_sw_refs(lab);
 	return lab;
+}
+
+uint64_t rp_lab_planned_ns(const struct rp_lab *lab)
+{
+	return lab->planned_ns;
 }
 
 void rp_lab_destroy(struct rp_lab *lab)

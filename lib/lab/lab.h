@@ -37,6 +37,12 @@ struct rp_lab_opts {
 	 * once): msg names the file and the error; every capture stops there, the
 	 * run goes on, and the files are cut back to whole records as they close. */
 	void (*capture_failed)(const char *msg, uint64_t now_ns, void *arg);
+	/* Set-up (seconds for a million flows): called (with progress_arg) with
+	 * each stage's name as it starts ("accounting (1047552 flows)"), and
+	 * with NULL every few thousand items within one. Non-zero (the caller's
+	 * signal) stops the set-up: rp_lab_create returns NULL, err "stopped".
+	 * NULL: none. */
+	int (*setup)(const char *stage, void *arg);
 };
 
 /* Whether the profile's hosts fit the lab's switches (without a `fabric:`
@@ -61,6 +67,10 @@ int rp_lab_check_plan(const struct rp_plan *plan, char *err, size_t errlen);
 struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan *plan, const struct rp_lab_opts *o,
 			     char *err, size_t errlen);
 void rp_lab_destroy(struct rp_lab *lab);
+/* The virtual time the run should end at: the plan's last message, or the
+ * slowest receiver's drain when later, at most fabric.max_time. A run that
+ * slows (PFC, DCQCN) ends later: a progress estimate, not a bound. */
+uint64_t rp_lab_planned_ns(const struct rp_lab *lab);
 /* Runs until nothing is left to happen (or fabric.max_time), then closes
  * the accounting. 0, or -1 with a reason (out of memory, capture I/O). */
 int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen);

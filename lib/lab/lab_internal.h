@@ -121,6 +121,7 @@ struct rp_lab {
 	unsigned nsw;
 	struct rp_lab_switch *sw;
 	struct rp_acct_cfg acfg;
+	uint64_t planned_ns;     /* rp_lab_planned_ns */
 	uint32_t *flow_of;
 	struct rp_acct *acct;
 	uint64_t now;
@@ -148,6 +149,8 @@ void rp_lab_topo_free(struct rp_lab *lab);
 int rp_lab_route(const struct rp_lab *lab, unsigned s, const uint8_t *frame, size_t len);
 /* host.c */
 int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen);
+/* lab.c: opts.setup polled within a stage; non-zero: stop the set-up. */
+int rp_lab_setup_poll(struct rp_lab *lab);
 void rp_lab_hosts_free(struct rp_lab *lab);
 void rp_lab_host_tx(struct rp_lab *lab, unsigned h);
 void rp_lab_host_rx(struct rp_lab *lab, unsigned h, uint32_t slot);

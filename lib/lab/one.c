@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/units.h"
+#include "report/flowset.h"
 #include "report/outdir.h"
 #include "traffic/expect.h"
 
@@ -20,8 +21,27 @@ static double wall_s(void)
 struct progress {
 	double t0, last;
 	uint64_t last_events;
+	uint64_t planned_ns;  /* rp_lab_planned_ns */
+	double setup_t0;      /* when the set-up began */
+	bool setup_said;      /* a stage line is out: every next stage is said as it starts */
+	char stage[128];      /* the set-up stage under way */
 	const struct rp_lab_one_opts *o;
 };
+
+/* Set-up stages are said once the set-up has taken a second (a short one
+ * says nothing): the stage under way then, and each next one as it starts.
+ * Non-zero: a signal, stop. */
+static int on_setup(const char *stage, void *arg)
+{
+	struct progress *p = arg;
+	if (stage)
+		snprintf(p->stage, sizeof(p->stage), "%s", stage);
+	if (p->o->progress && ((stage && p->setup_said) || (!p->setup_said && wall_s() - p->setup_t0 >= 1.0))) {
+		fprintf(p->o->progress, "lab: set-up: %s\n", p->stage);
+		p->setup_said = true;
+	}
+	return p->o->stop && *p->o->stop;
+}
 
 /* A capture write failed (a full disk): said at once, the run goes on. */
 static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
@@ -34,14 +54,35 @@ static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
 			(double)now_ns / 1e6, msg);
 }
 
+/* "about 12 s left", "about 3 min left": the rest of the planned virtual
+ * time at the virtual-time rate so far. */
+static void time_left(char *buf, size_t len, double left_s)
+{
+	if (left_s < 10)
+		snprintf(buf, len, "about %.1f s left", left_s);
+	else if (left_s < 120)
+		snprintf(buf, len, "about %.0f s left", left_s);
+	else
+		snprintf(buf, len, "about %.0f min left", left_s / 60);
+}
+
 static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
 {
 	struct progress *p = arg;
 	double t = wall_s();
 	if (!p->o->progress || t - p->last < 0.5)
 		return;
-	fprintf(p->o->progress, "lab: virtual %.3f ms, %.2f M events/s\n", (double)now_ns / 1e6,
-		(double)(events - p->last_events) / (t - p->last) / 1e6);
+	double rate = (double)(events - p->last_events) / (t - p->last) / 1e6;
+	if (now_ns > 0 && now_ns < p->planned_ns) {
+		char left[48];
+		time_left(left, sizeof(left), (double)(p->planned_ns - now_ns) * (t - p->t0) / (double)now_ns);
+		fprintf(p->o->progress, "lab: virtual %.3f of %.3f ms (%.0f%%), %.2f M events/s, %s\n",
+			(double)now_ns / 1e6, (double)p->planned_ns / 1e6, 100.0 * (double)now_ns / (double)p->planned_ns,
+			rate, left);
+	} else {
+		fprintf(p->o->progress, "lab: virtual %.3f ms (planned %.3f ms: past it, the fabric slowed it), "
+			"%.2f M events/s\n", (double)now_ns / 1e6, (double)p->planned_ns / 1e6, rate);
+	}
 	p->last = t;
 	p->last_events = events;
 }
@@ -108,16 +149,28 @@ int rp_lab_one_check(const struct rp_lab_one_opts *o, char *err, size_t errlen)
 	return rc;
 }
 
-/* After the run: the pieces result.json and summary.txt share. */
+/* After the run: the pieces result.json and summary.txt share. A run
+ * stopped by a signal leaves the pairs out beyond RP_REPORT_FLOWS_INLINE
+ * flows (seconds for a million); a signal while they are built does too. */
 static int finish(struct rp_lab_one *r, char *err, size_t errlen)
 {
 	rp_lab_headline(r->lab, &r->head);
 	const struct rp_acct *a = rp_lab_acct(r->lab);
-	double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
-	const struct rp_pairs_plan pp = {expect, rp_plan_lossless(r->prof)};
-	r->pairs = rp_pairs_build(a, &pp);
-	free(expect);
-	if (!(r->prop = rp_lab_propagation(r->lab)) || !r->pairs) {
+	bool many = rp_acct_nflows(a) > RP_REPORT_FLOWS_INLINE;
+	if (r->stopped_in && many) {
+		r->detail_skipped = true;
+	} else {
+		double *expect = rp_plan_expect_goodput(&r->plan, NULL, rp_acct_nflows(a));
+		const struct rp_pairs_plan pp = {.expect_gbps = expect, .lossless = rp_plan_lossless(r->prof)};
+		r->pairs = rp_pairs_build(a, &pp);
+		free(expect);
+		if (!r->pairs && rp_outdir_cancelled()) {
+			rp_outdir_stop_taken();
+			r->stopped_in = "write";
+			r->detail_skipped = true;
+		}
+	}
+	if (!(r->prop = rp_lab_propagation(r->lab)) || (!r->pairs && !r->detail_skipped)) {
 		snprintf(err, errlen, "out of memory for the pause propagation and pairs of %zu flows", rp_acct_nflows(a));
 		return -1;
 	}
@@ -126,24 +179,41 @@ static int finish(struct rp_lab_one *r, char *err, size_t errlen)
 
 int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const char *dir, char *err, size_t errlen)
 {
-	struct progress pg = {.o = o};
+	struct progress pg = {.o = o, .setup_t0 = wall_s()};
+	r->started = time(NULL);
+	on_setup("profile and plan", &pg);
 	/* The profile is checked before dir is made: bad input leaves nothing behind. */
 	if (rp_lab_one_load(r, o, err, errlen) || rp_outdir_prepare(dir, o->force, err, errlen))
 		return -1;
 	const struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
 				       .capture_max = o->capture_max, .capture_rotate = o->capture_rotate,
 				       .bin_ns = o->bin_ns, .progress = on_progress, .progress_arg = &pg, .stop = o->stop,
-				       .capture_failed = on_capture_failed};
-	if (!(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, errlen)))
-		return -1;
+				       .capture_failed = on_capture_failed, .setup = on_setup};
+	if (on_setup(NULL, &pg) || !(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, errlen))) {
+		if (!(o->stop && *o->stop))
+			return -1;
+		rp_outdir_abandon(dir, false); /* the pcaps the hosts made so far: nothing ran */
+		r->stopped_in = "set-up";
+		return 0;
+	}
 	r->started = time(NULL);
+	pg.planned_ns = rp_lab_planned_ns(r->lab);
 	pg.t0 = pg.last = wall_s();
 	int rc = rp_lab_run(r->lab, err, errlen) || rp_lab_close_captures(r->lab, err, errlen) ? -1 : 0;
 	r->wall = wall_s() - pg.t0;
+	struct rp_lab_totals t;
+	rp_lab_totals(r->lab, &t);
+	if (rc == 0 && t.stopped) { /* from here only what is small is written (report/outdir.h) */
+		r->stopped_in = "run";
+		rp_outdir_stop_taken();
+	}
 	if (rc == 0) {
 		capture_note(r, o, dir);
 		series_note(r, o);
 	}
+	size_t nflows = rp_acct_nflows(rp_lab_acct(r->lab));
+	if (rc == 0 && o->progress && r->wall >= 1.0 && nflows > RP_REPORT_FLOWS_INLINE && !r->stopped_in)
+		fprintf(o->progress, "lab: pairs and pause propagation of %zu flows\n", nflows); /* seconds for a million */
 	return rc ? rc : finish(r, err, errlen);
 }
 

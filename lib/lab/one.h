@@ -28,9 +28,11 @@ struct rp_lab_one_opts {
 	bool capture;                   /* the pcaps into the run's directory */
 	unsigned snaplen;
 	uint64_t capture_max, capture_rotate, bin_ns; /* lab.h's rp_lab_opts */
-	FILE *progress;                 /* "lab: virtual ..." every 0.5 s of wall time; NULL: none */
+	FILE *progress;                 /* "lab: virtual ..." every 0.5 s of wall time, set-up stages
+					 * once it passes 1 s; NULL: none */
 	FILE *notes;                    /* a capture that stopped early, said when it did; NULL: none */
-	volatile sig_atomic_t *stop;    /* lab.h's: the run ends at its next event */
+	volatile sig_atomic_t *stop;    /* lab.h's: the run ends at its next event; the set-up at
+					 * its next stage or few thousand items */
 };
 
 struct rp_lab_one {
@@ -43,6 +45,15 @@ struct rp_lab_one {
 	struct rp_pairs *pairs;          /* the same */
 	double wall;                     /* the event loop's wall seconds */
 	time_t started;
+	/* Where a signal stopped it: NULL (it ran to its end, or to
+	 * fabric.max_time), "set-up" (nothing ran: no lab, no pieces), "run",
+	 * or "write" (after the run: the caller's writers may set it too). */
+	const char *stopped_in;
+	/* A stop left the big per-flow pieces out (pairs not built; beyond
+	 * RP_REPORT_FLOWS_INLINE flows no flows.jsonl, pairs.jsonl and only the
+	 * first RP_REPORT_FLOWS_INLINE victims): what is left is bounded by the
+	 * hosts and switches, written in well under a second. */
+	bool detail_skipped;
 };
 
 /* Longest err line of these functions (a profile's file:line:col message). */
@@ -59,7 +70,10 @@ int rp_lab_one_check(const struct rp_lab_one_opts *o, char *err, size_t errlen);
  * (report/outdir.h, o->force), builds the world with its captures in dir,
  * runs it and closes the captures; then the headline, pairs and pause
  * propagation the files are written from. 0, or -1 with err. r is freed by
- * rp_lab_one_free either way. */
+ * rp_lab_one_free either way. A signal (o->stop) in set-up: 0 with
+ * r->stopped_in "set-up", r->lab NULL, dir made and empty (its captures
+ * removed); in the run or after: 0 with r->stopped_in "run" or "write"
+ * (report/outdir.h's stop then taken in: only the small files follow). */
 int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const char *dir, char *err, size_t errlen);
 void rp_lab_one_free(struct rp_lab_one *r);
 

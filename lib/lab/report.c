@@ -10,6 +10,7 @@
 
 #include "lab_internal.h"
 #include "report/result.h"
+#include "report/outdir.h"
 #include "report/switch_json.h"
 
 static json_t *jint(uint64_t v)
@@ -115,6 +116,17 @@ static void qdepth_rows(FILE *f, const struct qdepth_col *c, size_t ncols)
 	}
 }
 
+struct qdepth_cols {
+	const struct qdepth_col *c;
+	size_t n;
+};
+
+static void qdepth_body(FILE *f, void *ctx)
+{
+	const struct qdepth_cols *q = ctx;
+	qdepth_rows(f, q->c, q->n);
+}
+
 int rp_lab_write_qdepth_csv(struct rp_lab *lab, const char *path, char *err, size_t errlen)
 {
 	size_t max = 0, n = 0;
@@ -132,17 +144,8 @@ int rp_lab_write_qdepth_csv(struct rp_lab *lab, const char *path, char *err, siz
 				if (c[n].n)
 					snprintf(c[n++].name, sizeof(c[0].name), "%s:%u:%u", lab->sw[s].name, p, tc);
 			}
-	FILE *f = fopen(path, "w");
-	int rc = f ? 0 : -1;
-	if (f) {
-		qdepth_rows(f, c, n);
-		if (ferror(f))
-			rc = -1;
-		if (fclose(f) != 0)
-			rc = -1;
-	}
-	if (rc)
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	struct qdepth_cols q = {.c = c, .n = n};
+	int rc = rp_outdir_write_text(path, qdepth_body, &q, err, errlen); /* whole or absent */
 	free(c);
 	return rc;
 }

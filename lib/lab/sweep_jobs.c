@@ -37,7 +37,8 @@ static int job_start(size_t point, rp_sweep_point_fn fn, void *arg, struct job *
 		close(p[0]);
 		static struct rp_sweep_job r;
 		r = (struct rp_sweep_job){0};
-		r.status = fn(arg, point, &r.h, r.err, sizeof(r.err)) ? RP_SWEEP_JOB_FAILED : RP_SWEEP_JOB_DONE;
+		int rc = fn(arg, point, &r.h, r.err, sizeof(r.err));
+		r.status = rc < 0 ? RP_SWEEP_JOB_FAILED : rc > 0 ? RP_SWEEP_JOB_NOT_RUN : RP_SWEEP_JOB_DONE;
 		ssize_t w = write(p[1], &r, sizeof(r));
 		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
 	}

@@ -26,7 +26,8 @@ struct rp_sweep_job {
 	char err[2048]; /* the whole record stays below PIPE_BUF: one write */
 };
 
-/* Runs point p (0..n-1): 0 with *h, or -1 with err. In a child process. */
+/* Runs point p (0..n-1): 0 with *h, 1 when a signal stopped it before it
+ * ran (RP_SWEEP_JOB_NOT_RUN), or -1 with err. In a child process. */
 typedef int (*rp_sweep_point_fn)(void *arg, size_t p, struct rp_lab_headline *h, char *err, size_t errlen);
 
 /* Points 0..n-1 in point order, at most jobs (1..64) at once; res[p] is

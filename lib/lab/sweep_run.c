@@ -88,8 +88,11 @@ static int run_serial(const struct sweep_ctx *c, FILE *csv, json_t *rows, size_t
 {
 	for (size_t p = 0; p < c->s->npoints; p++) {
 		struct rp_lab_headline h;
-		if (run_point((void *)c, p, &h, err, errlen))
+		int rc = run_point((void *)c, p, &h, err, errlen);
+		if (rc < 0)
 			return -1;
+		if (rc > 0) /* a signal in its set-up: it never ran, no row */
+			break;
 		row(c, csv, rows, p, &h);
 		*done = p + 1;
 		if (c->o->stop && *c->o->stop) /* a signal: the points so far */

@@ -20,7 +20,8 @@ struct rp_sweep_run_opts {
 	FILE *progress;                   /* "lab: sweep point N: DIR" before each; NULL: none */
 	volatile sig_atomic_t *stop;
 	/* Runs one point into dir with these sets (the user's, then the
-	 * point's): 0 with its headline, or -1 with err. */
+	 * point's): 0 with its headline, 1 when a signal stopped it in its
+	 * set-up (it never ran: no row), or -1 with err. */
 	int (*run)(void *arg, const struct rp_lab_one_opts *one, const char *dir, struct rp_lab_headline *h, char *err,
 		   size_t errlen);
 	void *arg;

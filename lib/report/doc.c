@@ -2,6 +2,8 @@
  * jansson's JSON_INDENT(2) (or, for JSON Lines, JSON_COMPACT) text. */
 #include "doc.h"
 
+#include "report/outdir.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@ struct rp_doc {
 	bool members[DOC_DEPTH]; /* container d has a member already */
 	size_t used;
 	char *path, *tmp;
+	int track;           /* rp_outdir_track's slot for tmp */
 	char buf[DOC_BUF];
 };
 
@@ -326,11 +329,25 @@ static bool holds_stream(const json_t *v, const struct src *s, size_t ns)
 
 static void write_item(struct rp_doc *d, const struct src *s, size_t i, unsigned depth, bool compact);
 
+/* Every 4096 items of a stream: a stop gives the file up (report/outdir.h),
+ * and the watch hears how far it is. */
+#define WATCH_EVERY 4096u
+
+static void watch_point(struct rp_doc *d, size_t done, size_t n)
+{
+	if (rp_outdir_cancelled())
+		fail(d, "stopped by a signal while writing", ECANCELED);
+	else
+		rp_outdir_progress(d->path, done, n);
+}
+
 static void items(struct rp_doc *d, const struct src *s)
 {
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
 		member(d, NULL);
 		write_item(d, s, i, d->depth, false);
+		if (i % WATCH_EVERY == WATCH_EVERY - 1)
+			watch_point(d, 0, 0); /* a list inside a document: its share is not the file's */
 	}
 }
 
@@ -366,12 +383,14 @@ struct rp_doc *rp_doc_open(const char *path, char *err, size_t errlen)
 	if (d && (d->path = strdup(path)) && (d->tmp = malloc(len + 16))) {
 		snprintf(d->tmp, len + 16, "%s.tmpXXXXXX", path);
 		d->fd = mkstemp(d->tmp);
+		d->track = d->fd < 0 ? -1 : rp_outdir_track(d->tmp); /* a second signal removes it */
 		if (d->fd < 0) {
 			snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
 		} else if (fchmod(d->fd, 0644) != 0) { /* mkstemp makes 0600; results are for everyone to read */
 			snprintf(err, errlen, "cannot chmod %s: %s", d->tmp, strerror(errno));
 			close(d->fd);
 			unlink(d->tmp);
+			rp_outdir_untrack(d->track);
 		} else {
 			out(d, "{", 1);
 			d->members[d->depth++] = false;
@@ -478,6 +497,7 @@ static int finish(struct rp_doc *d, bool failed, char *err, size_t errlen)
 			 d->err_no ? strerror(d->err_no) : "out of memory");
 	if (rc)
 		unlink(d->tmp);
+	rp_outdir_untrack(d->track);
 	free(d->path);
 	free(d->tmp);
 	free(d);
@@ -521,6 +541,8 @@ static int write_lines(const char *path, const struct src *s, char *err, size_t 
 	for (size_t i = 0; i < s->n && !d->failed; i++) {
 		write_item(d, s, i, 0, true);
 		out(d, "\n", 1);
+		if (i % WATCH_EVERY == WATCH_EVERY - 1)
+			watch_point(d, i + 1, s->n);
 	}
 	return finish(d, false, err, errlen);
 }

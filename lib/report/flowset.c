@@ -13,7 +13,7 @@ bool rp_report_flowset_apart(const struct rp_report_flowset *fs)
 
 int rp_report_flowset_files(const struct rp_report_flowset *fs, const char *dir, char *err, size_t errlen)
 {
-	if (!rp_report_flowset_apart(fs))
+	if (!rp_report_flowset_apart(fs) || fs->files_skipped)
 		return 0;
 	const struct rp_report_stream fl = {NULL, rp_acct_nflows(fs->acct), fs->item, fs->ctx};
 	const struct rp_report_wstream fw = {NULL, rp_acct_nflows(fs->acct), fs->write, fs->ctx};
@@ -48,7 +48,8 @@ json_t *rp_report_flows_summary(const struct rp_report_flowset *fs)
 		else
 			lost += x.lost;
 	}
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "file", RP_REPORT_FLOWS_FILE, "flows",
+	return json_pack("{s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "file",
+			 fs->files_skipped ? NULL : RP_REPORT_FLOWS_FILE, "flows",
 			 (json_int_t)rp_acct_nflows(fs->acct), "tx_packets", (json_int_t)tx, "rx_packets", (json_int_t)rx,
 			 "lost", (json_int_t)lost, "ce", (json_int_t)ce, "incomplete", (json_int_t)incomplete,
 			 "latency_ns", rp_report_latency(rp_acct_latency(fs->acct)));
@@ -58,16 +59,16 @@ int rp_report_doc_pairs(struct rp_doc *d, const struct rp_report_flowset *fs)
 {
 	bool apart = rp_report_flowset_apart(fs);
 	size_t nrows = fs->pairs ? rp_pairs_nrows(fs->pairs) : 0, nout = fs->pairs ? rp_pairs_noutliers(fs->pairs) : 0;
-	if (apart) {
+	if (apart && !fs->files_skipped)
 		rp_doc_put(d, "flows_file", json_string(RP_REPORT_FLOWS_FILE));
+	if (apart)
 		rp_doc_put(d, "flows_summary", rp_report_flows_summary(fs));
-	}
 	const struct rp_report_wstream rows = {NULL, apart ? 0 : nrows, rp_pairs_row_write, fs->pairs};
 	const struct rp_report_stream outliers = {NULL, nout, rp_pairs_outlier_item, fs->pairs};
 	rp_doc_begin(d, "pairs");
 	rp_doc_wstream(d, "rows", &rows);
 	rp_doc_stream(d, "outliers", &outliers);
-	if (apart) {
+	if (apart && !fs->files_skipped) {
 		rp_doc_put(d, "rows_file", json_string(RP_REPORT_PAIRS_FILE));
 		rp_doc_put(d, "pairs", json_integer((json_int_t)nrows));
 	}

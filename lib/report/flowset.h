@@ -30,12 +30,17 @@ struct rp_report_flowset {
 	/* flow i's loss is unknown (a rank died): counted in flows_summary's
 	 * "incomplete", not in its "lost"; NULL: every flow is complete */
 	bool (*incomplete)(void *ctx, size_t i);
+	/* A stop (a signal) left the files out: no flows.jsonl or pairs.jsonl,
+	 * no "flows_file" or "pairs.rows_file"; flows_summary is still written
+	 * (its "file" null) */
+	bool files_skipped;
 };
 
 /* Whether the flows go to files of their own. */
 bool rp_report_flowset_apart(const struct rp_report_flowset *fs);
 /* With more than RP_REPORT_FLOWS_INLINE flows: DIR/flows.jsonl and
- * DIR/pairs.jsonl; nothing otherwise. 0, or -1 with err. */
+ * DIR/pairs.jsonl (unless files_skipped); nothing otherwise. 0, or -1 with
+ * err. */
 int rp_report_flowset_files(const struct rp_report_flowset *fs, const char *dir, char *err, size_t errlen);
 /* "flows": every flow, or [] when they are apart. */
 int rp_report_doc_flows(struct rp_doc *d, const struct rp_report_flowset *fs);

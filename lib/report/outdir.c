@@ -63,7 +63,7 @@ int rp_outdir_mkparents(const char *file, char *err, size_t errlen)
 /* Everything a run, a sweep or tools/plot writes into its directory. */
 static const char *const outputs[] = {
 	"result.json", "result.json.tmp*", "summary.txt", "summary.txt.tmp*", "qdepth.csv", "sweep.csv",
-	"sweep.json",  "sweep.json.tmp*",  "capture-*.pcap*", "latency_cdf.png",     "pfc_timeline.png",
+	"sweep.json",  "sweep.json.tmp*",  "qdepth.csv.tmp", "capture-*.pcap*", "latency_cdf.png",     "pfc_timeline.png",
 	"goodput.png", "point-[0-9]*", "report.md", "report.md.tmp", "report.html", "report.html.tmp",
 	"flows.jsonl", "flows.jsonl.tmp*", "pairs.jsonl", "pairs.jsonl.tmp*",
 };
@@ -154,4 +154,90 @@ int rp_outdir_prepare(const char *dir, bool force, char *err, size_t errlen)
 	if (is_empty(dir))
 		return 0;
 	return force ? clear_outputs(dir, 0, err, errlen) : refuse_full(dir, err, errlen);
+}
+
+/* The tracked paths: a slot's path is copied before the slot is marked
+ * used, and the mark is cleared before it is reused, so the handler reads
+ * whole paths (at worst one whose file is gone: unlink fails, harmlessly). */
+static char tracked[RP_OUTDIR_TRACK_MAX][4096];
+static volatile sig_atomic_t tracked_used[RP_OUTDIR_TRACK_MAX];
+
+int rp_outdir_track(const char *path)
+{
+	size_t n = strlen(path);
+	for (int i = 0; i < RP_OUTDIR_TRACK_MAX && n < sizeof(tracked[0]); i++)
+		if (!tracked_used[i]) {
+			memcpy(tracked[i], path, n + 1);
+			tracked_used[i] = 1;
+			return i;
+		}
+	return -1;
+}
+
+void rp_outdir_untrack(int slot)
+{
+	if (slot >= 0 && slot < RP_OUTDIR_TRACK_MAX)
+		tracked_used[slot] = 0;
+}
+
+void rp_outdir_unlink_tracked(void)
+{
+	for (int i = 0; i < RP_OUTDIR_TRACK_MAX; i++)
+		if (tracked_used[i])
+			unlink(tracked[i]);
+}
+
+int rp_outdir_write_text(const char *path, void (*body)(FILE *f, void *ctx), void *ctx, char *err, size_t errlen)
+{
+	char tmp[4200];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "path too long: %s", path);
+		return -1;
+	}
+	int slot = rp_outdir_track(tmp);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		int e = errno;
+		rp_outdir_untrack(slot);
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+		return -1;
+	}
+	errno = 0;
+	body(f, ctx);
+	bool ok = !ferror(f);
+	int e = errno ? errno : EIO;
+	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+		e = ok ? errno : e;
+		unlink(tmp);
+		rp_outdir_untrack(slot);
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(e ? e : EIO));
+		return -1;
+	}
+	rp_outdir_untrack(slot);
+	return 0;
+}
+
+static struct rp_outdir_watch watch;
+static bool taken;
+
+void rp_outdir_watch(const struct rp_outdir_watch *w)
+{
+	watch = w ? *w : (struct rp_outdir_watch){.stop = NULL};
+	taken = false;
+}
+
+bool rp_outdir_cancelled(void)
+{
+	return watch.stop && *watch.stop && !taken;
+}
+
+void rp_outdir_stop_taken(void)
+{
+	taken = true;
+}
+
+void rp_outdir_progress(const char *path, size_t done, size_t total)
+{
+	if (watch.progress)
+		watch.progress(path, done, total, watch.arg);
 }

@@ -1,6 +1,7 @@
 /* The pair matrix and its outliers (pairs.h). */
 #include "pairs.h"
 #include "result.h"
+#include "report/outdir.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct pair_set {
 	double *peer_loss, *slow_bar; /* rp_pairs_flag's, by row */
 	size_t n;
 	struct rp_pairs_medians med;
+	bool cancelled; /* a stop came while it was built (report/outdir.h): not built */
 };
 
 static int cmp_first(const void *x, const void *y)
@@ -63,6 +65,8 @@ static void rows_build(const struct rp_acct *a, const struct rp_pairs_plan *plan
 	}
 	qsort(k, nf, sizeof(*k), cmp_key);
 	for (size_t i = 0; h && i < nf;) {
+		if (ps->n % 4096 == 4095 && (ps->cancelled = rp_outdir_cancelled())) /* seconds for a million flows */
+			break;
 		struct rp_pair_result *q = &tmp[ps->n];
 		*q = (struct rp_pair_result){0};
 		memcpy(q->src, k[i].src, sizeof(q->src));
@@ -211,7 +215,8 @@ static void pair_set_build(const struct rp_acct *a, const struct rp_pairs_plan *
 				.peer_loss = calloc(m, sizeof(*ps->peer_loss)), .slow_bar = calloc(m, sizeof(*ps->slow_bar))};
 	if (k && tmp && first && ps->rows && ps->flags && ps->peer_loss && ps->slow_bar) {
 		rows_build(a, plan, ps, k, nf, tmp, first);
-		rp_pairs_flag(ps->rows, ps->n, ps->flags, ps->peer_loss, ps->slow_bar, &ps->med);
+		if (!ps->cancelled)
+			rp_pairs_flag(ps->rows, ps->n, ps->flags, ps->peer_loss, ps->slow_bar, &ps->med);
 	}
 	free(k);
 	free(tmp);
@@ -235,6 +240,10 @@ struct rp_pairs *rp_pairs_build(const struct rp_acct *a, const struct rp_pairs_p
 	if (!p)
 		return NULL;
 	pair_set_build(a, plan, &p->ps);
+	if (p->ps.cancelled) {
+		rp_pairs_free(p);
+		return NULL;
+	}
 	p->out = malloc((p->ps.n ? p->ps.n : 1) * sizeof(*p->out));
 	if (!p->out) {
 		rp_pairs_free(p);

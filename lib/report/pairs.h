@@ -79,6 +79,8 @@ json_t *rp_report_pairs(const struct rp_acct *a, const struct rp_pairs_plan *pla
  * filled by rp_report_write_atomic_streams with rp_pairs_row_item and
  * rp_pairs_outlier_item. NULL when out of memory. */
 struct rp_pairs;
+/* NULL too when a stop came while it was built (report/outdir.h's
+ * rp_outdir_cancelled says so): a million flows' pairs take seconds. */
 struct rp_pairs *rp_pairs_build(const struct rp_acct *a, const struct rp_pairs_plan *plan);
 void rp_pairs_free(struct rp_pairs *p);
 size_t rp_pairs_nrows(const struct rp_pairs *p);

@@ -62,7 +62,8 @@ static void measured_free(struct rp_result_measured *m)
 	json_decref(m->ports);
 	json_decref(m->timeseries);
 	json_decref(m->capture);
-	m->ports = m->timeseries = m->capture = NULL;
+	json_decref(m->interrupted_skipped);
+	m->ports = m->timeseries = m->capture = m->interrupted_skipped = NULL;
 }
 
 static void pieces_free(struct rp_result_pieces *p)
@@ -78,6 +79,11 @@ static int put_measured(struct rp_result_out *o, struct rp_result_measured *m)
 {
 	rp_result_put(o, "elapsed_ns", json_integer((json_int_t)m->elapsed_ns));
 	rp_result_put(o, "interrupted", json_boolean(m->interrupted));
+	if (m->interrupted_in)
+		rp_result_put(o, "interrupted_in", json_string(m->interrupted_in));
+	if (m->interrupted_skipped)
+		rp_result_put(o, "interrupted_skipped", m->interrupted_skipped);
+	m->interrupted_skipped = NULL;
 	if (rp_report_doc_flows(o->d, m->fs))
 		o->failed = true;
 	rp_result_put(o, "ports", m->ports);

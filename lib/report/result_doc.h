@@ -47,10 +47,13 @@ struct rp_result_env {
 	json_t *more;         /* the engine's members after "started" (stolen; NULL: none) */
 };
 
-/* What a run or a lab measured (the accountant's view). */
+/* What a run or a lab measured (the accountant's view). "interrupted_in"
+ * and "interrupted_skipped" follow "interrupted" when set. */
 struct rp_result_measured {
 	uint64_t elapsed_ns;
 	bool interrupted;
+	const char *interrupted_in;         /* "run", "write": where a signal stopped it; NULL: none */
+	json_t *interrupted_skipped;        /* stolen: what the stop left out, an array; NULL: nothing */
 	const struct rp_report_flowset *fs; /* "flows" (and its pairs, for ext) */
 	json_t *ports;                      /* stolen */
 	json_t *timeseries;                 /* stolen; with its streams: */

@@ -107,6 +107,7 @@ struct rp_summary_lab {
 	 * its victims and sender-limited flows, an item at a time */
 	const json_t *propagation;
 	struct rp_report_stream victims, limited;
+	size_t victims_kept; /* a stop kept only these in result.json; 0: all */
 	/* result.json's hosts, for hosts of several NICs (NULL: none has) */
 	const json_t *hosts;
 };
@@ -119,7 +120,8 @@ struct rp_summary {
 	const struct rp_acct *acct;
 	unsigned cols;       /* RP_SUMMARY_* */
 	size_t max_flows;    /* rows listed; the rest are counted */
-	const struct rp_pairs *pairs; /* NULL: no flows */
+	const struct rp_pairs *pairs; /* NULL: no flows (or a stop left them out) */
+	bool files_skipped;  /* a stop left flows.jsonl out (report/flowset.h) */
 	const struct rp_summary_run *run; /* one of these */
 	const struct rp_summary_lab *lab;
 };

@@ -79,13 +79,18 @@ static void propagation(FILE *f, const json_t *pp)
 
 #define SUMMARY_VICTIMS 20 /* a million-flow run can have a million: the rest are in result.json */
 
-static void victims(FILE *f, const struct rp_report_stream *v)
+static void victims(FILE *f, const struct rp_report_stream *v, size_t kept)
 {
 	if (!v->n)
 		fputs("victims: none (no flow to a receiver nobody oversubscribes was paused or late)\n", f);
 	for (size_t i = 0; i < v->n; i++) {
 		if (i == SUMMARY_VICTIMS) {
-			fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n", v->n - SUMMARY_VICTIMS);
+			if (kept)
+				fprintf(f, "... %zu more victims; result.json keeps the first %zu (pause_propagation.victims: "
+					"the stop left the rest out)\n", v->n - SUMMARY_VICTIMS, kept);
+			else
+				fprintf(f, "... %zu more victims in result.json (pause_propagation.victims)\n",
+					v->n - SUMMARY_VICTIMS);
 			break;
 		}
 		json_t *x = v->item(v->ctx, i);
@@ -136,6 +141,6 @@ void rp_summary_fabric(FILE *f, const struct rp_summary *s)
 		   "), hosts received %" PRIu64 "\n",
 		l->pfc_tx, l->xoff_sent, l->refresh_sent, l->xon_sent, host_pfc);
 	propagation(f, l->propagation);
-	victims(f, &l->victims);
+	victims(f, &l->victims, l->victims_kept);
 	limited(f, &l->limited);
 }

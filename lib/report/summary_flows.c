@@ -58,7 +58,10 @@ void rp_summary_flows(FILE *f, const struct rp_summary *s)
 		fprintf(f, " %10s %10s %10s\n", rp_report_ns_cell(c50, k, x.latency_ns.pct[0]),
 			rp_report_ns_cell(c99, k, x.latency_ns.pct[2]), rp_report_ns_cell(cmax, k, x.latency_ns.max));
 	}
-	if (listed < n)
+	if (listed < n && s->files_skipped && n > RP_REPORT_FLOWS_INLINE)
+		fprintf(f, "... %zu more flows, not written: the stop left %s out (result.json flows_summary has their "
+			"totals)\n", n - listed, RP_REPORT_FLOWS_FILE);
+	else if (listed < n)
 		fprintf(f, "... %zu more flows in %s (the pairs that stand out are below)\n", n - listed,
 			n > RP_REPORT_FLOWS_INLINE ? RP_REPORT_FLOWS_FILE : "result.json");
 	if (c & RP_SUMMARY_ACTIVE)

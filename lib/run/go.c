@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "metrics/metrics.h"
 #include "facts.h"
 #include "merge.h"
 
@@ -115,8 +116,10 @@ static int run(struct rp_run *r)
 int rp_run_go(struct rp_run *r, int *run_rc)
 {
 	r->s.err[0] = '\0';
+	rp_metrics_collect(r->metrics, rp_run_metrics_live, r);
 	start(r);
 	*run_rc = run(r);
+	rp_metrics_collect(r->metrics, NULL, NULL); /* no scrape reads the accountants the merges free */
 	int lrc = rp_run_merge_lcores(r); /* kept: the ranks' merge is collective */
 	char lerr[sizeof(r->s.err)];
 	snprintf(lerr, sizeof(lerr), "%s", r->s.err);
@@ -145,5 +148,7 @@ int rp_run_go(struct rp_run *r, int *run_rc)
 	r->interrupted = *r->cfg.stop && !r->lost; /* a dead rank's stop is no interruption */
 	if (rc == 0 && r->cl.rank == 0)
 		r->unsent_by_flow = rp_rank_env_unsent_by_flow(r->envs, r->nenvs, r->s.plan.nflows);
+	if (rc == 0)
+		rp_metrics_collect(r->metrics, rp_run_metrics_final, r);
 	return rc;
 }

@@ -112,6 +112,9 @@ struct rp_run {
 	size_t nrecs;
 	struct rp_vengine *ve;
 	bool verbs_here;     /* this rank runs verbs hosts: the verbs loop, not DPDK's */
+	/* --metrics (lib/metrics; NULL: none): rp_run_go serves the live
+	 * numbers from T0, then the merged ones (metrics.c). */
+	struct rp_metrics *metrics;
 };
 
 /* One line in r->s.err (the step's error: the command says it at once); returns RP_RUN_USAGE. */
@@ -154,6 +157,12 @@ int rp_run_connect(struct rp_run *r);
  * (RP_RUN_USAGE, its error given to cfg.run_failed, the run going on to its
  * result). */
 int rp_run_go(struct rp_run *r, int *run_rc);
+
+/* The --metrics collect callbacks (metrics.c; arg: the run): live from the
+ * lcores' accountants and the sources, and once merged and closed. */
+struct rp_prom;
+void rp_run_metrics_live(struct rp_prom *p, void *arg);
+void rp_run_metrics_final(struct rp_prom *p, void *arg);
 
 /* This rank's clock corrected by its offset to rank 0 before the run (rank
  * 0's timebase, on which T0 is fixed); arg: the run. */

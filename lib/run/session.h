@@ -122,6 +122,10 @@ uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k);
  * second; a short set-up (0.2 s for the lab's profiles here) says nothing. */
 void rp_session_stage(struct rp_session *s, const char *name);
 
+/* gen's --metrics collect callback (metrics.c; arg: the session). */
+struct rp_prom;
+void rp_session_metrics(struct rp_prom *p, void *arg);
+
 /* The g.progress callback (arg: the session). */
 void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg);
 

@@ -69,6 +69,10 @@ static int setup_flows(struct rp_acct *a, char *err, size_t errlen)
 			snprintf(err, errlen, "flow %u: l3 is %u, not 4 or 6", c->id, c->l3);
 			return -1;
 		}
+		if (a->cfg.poll && i % RP_ACCT_POLL_EVERY == RP_ACCT_POLL_EVERY - 1 && a->cfg.poll(a->cfg.poll_arg)) {
+			snprintf(err, errlen, "stopped");
+			return -1;
+		}
 		if (rp_acct_flow_setup(a, &a->flows[i], c)) {
 			snprintf(err, errlen, "out of memory for flow %u", c->id);
 			return -1;

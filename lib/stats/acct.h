@@ -116,7 +116,13 @@ struct rp_acct_cfg {
 					  * ~0.95 KB a flow with 32 latency samples, not ~2.6 KB;
 					  * the ports' time series only its non-zero cells), which
 					  * report/acct_merge.h fills; it takes no frames */
+	/* Called every RP_ACCT_POLL_EVERY flows set up (seconds for a million):
+	 * non-zero stops rp_acct_create (NULL, err "stopped"): the caller's
+	 * signal. NULL: never. */
+	int (*poll)(void *arg);
+	void *poll_arg;
 };
+#define RP_ACCT_POLL_EVERY 4096
 
 enum rp_rx_class {
 	RP_RX_DATA,
@@ -278,6 +284,10 @@ struct rp_acct_port_result {
 
 size_t rp_acct_nflows(const struct rp_acct *a);
 void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out);
+/* Flow i's probe sequence gaps not (yet) filled, while the run goes on: a
+ * live view of loss (exact only after rp_acct_finish, from the sender's
+ * count: rp_acct_flow's lost). 0 for a merge target. */
+uint64_t rp_acct_flow_gaps(const struct rp_acct *a, size_t i);
 /* Flow i's latency histogram, valid until the next call (the accountant keeps
  * flows' histograms sparse and expands the one asked for). */
 const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i);

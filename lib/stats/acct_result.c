@@ -187,6 +187,7 @@ void rp_acct_finish(struct rp_acct *a, uint64_t end_ns, const uint64_t *tx_packe
 size_t rp_acct_nflows(const struct rp_acct *a) { return a->nflows; }
 
 void rp_acct_flow(const struct rp_acct *a, size_t i, struct rp_acct_flow_result *out) { *out = *rp_acct_res(a, i); }
+uint64_t rp_acct_flow_gaps(const struct rp_acct *a, size_t i) { return a->cfg.results_only ? 0 : a->flows[i].seq.lost; }
 
 static const struct rp_hist *expand(const struct rp_acct *a, unsigned k, const struct rp_shist *s)
 {

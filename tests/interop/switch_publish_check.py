@@ -22,6 +22,7 @@ before the first interval (the final publish is there).
 usage: switch_publish_check.py ROCEPROBE   (exit 77 = skipped: no redis-server, not root, no veth)
 """
 import json
+import re
 import os
 import shutil
 import signal
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import expect, finish, free_port, sh  # noqa: E402
@@ -39,6 +41,7 @@ HOSTS = ["A", "B", "C"]
 MACS = {"A": "02:00:00:00:00:0a", "B": "02:00:00:00:00:0b", "C": "02:00:00:00:00:0c"}
 RING = "framecnt=4096"
 INTERVAL = "200ms"
+MPORT = free_port()
 
 PROFILE = """name: switch-publish
 defaults: {speed: 100M, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: ect0}
@@ -104,7 +107,7 @@ def case_traffic(tmp, rport):
         f.write(PROFILE)
     args = [ROCEPROBE, "switch", "--speed", "100M", "--duration", "25", "--json", "--lossless", "3", "--xoff", "64KiB",
             "--headroom", "128KiB", "--ecn", "5KB,60KB,10%", "--publish", f"redis://127.0.0.1:{rport}",
-            "--publish-interval", INTERVAL]
+            "--publish-interval", INTERVAL, "--metrics", str(MPORT), "--metrics-linger", "3s"]
     for i, h in enumerate(HOSTS):
         args += ["--port", f"net_af_packet{i},iface=hP{h}1,{RING}", "--fdb", f"{MACS[h]}={i}"]
     errpath = os.path.join(tmp, "switch.err")
@@ -122,14 +125,47 @@ def case_traffic(tmp, rport):
                            capture_output=True, text=True, timeout=60)
         time.sleep(0.2)
     finally:
-        rc = stop(sw)
+        sw.send_signal(signal.SIGINT)
+    # The final snapshot (the one published last) served while it lingers.
+    final = ""
+    for _ in range(50):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{MPORT}/metrics", timeout=2) as u:
+                final = u.read().decode()
+            if "\nroceprobe_done 1\n" in final:
+                break
+        except OSError:
+            pass
+        time.sleep(0.1)
+    rc = stop(sw)
     expect(rc == 0, f"switch exits 0 on SIGINT ({rc})")
     if r.returncode != 0:
         sys.exit(f"run failed ({r.returncode}): {r.stderr.strip()}")
     s = json.load(open(os.path.join(tmp, "switch.json")))
+    check_metrics(s, final)
     err = open(errpath).read()
     expect("publish" not in err, f"nothing about publishing on stderr ({[ln for ln in err.splitlines() if 'publish' in ln]})")
     return s
+
+
+def check_metrics(s, text):
+    """--metrics' final scrape == the switch's --json (the same snapshot as the last publish)."""
+    expect("\nroceprobe_done 1\n" in text, "switch --metrics: the final values served after SIGINT, while it lingers")
+    got = {(m.group(1), m.group(2), m.group(3)): m.group(4) for m in re.finditer(
+        r'^(roceprobe_switch_[a-z_]+)\{port="(\d+)"(?:,(?:prio|queue|pg)="(\d+)")?\} (\S+)$', text, re.M)}
+    bad = []
+    for i, p in enumerate(s["ports"]):
+        want = {("roceprobe_switch_rx_bytes_total", str(i), None): p["rx_bytes"],
+                ("roceprobe_switch_tx_bytes_total", str(i), None): p["tx_bytes"]}
+        for x in p["prio"]:
+            q, g, k = x["queue"], x["pg"], str(x["prio"])
+            want[("roceprobe_switch_pfc_rx_frames_total", str(i), k)] = q["pfc_rx"]
+            want[("roceprobe_switch_pfc_tx_frames_total", str(i), k)] = g["xoff_sent"] + g["xon_sent"] + g["refresh_sent"]
+            want[("roceprobe_switch_queue_ecn_marked_total", str(i), k)] = q["ecn_marked"]
+            want[("roceprobe_switch_queue_watermark_bytes", str(i), k)] = q["max_depth_bytes"]
+            want[("roceprobe_switch_pg_headroom_watermark_bytes", str(i), k)] = g["max_headroom_bytes"]
+        bad += [f"{key} {got.get(key)} != {v}" for key, v in want.items() if got.get(key) != str(v)]
+    expect(not bad, f"switch --metrics: every port's bytes, PFC, ECN marks and watermarks == its --json ({bad[:3]})")
 
 
 def check_cells(s, rport):

@@ -571,6 +571,13 @@ def case_signal(tmp):
         if not os.path.exists(res):
             continue
         j = json.load(open(res))
+        if j.get("interrupted_in") == "set-up":
+            # Before the run (docs/lab.md "Stopping"): nothing ran, result.json says only that.
+            expect(list(j) == ["schema", "kind", "profile", "environment", "interrupted", "interrupted_in"]
+                   and j["interrupted"] is True and os.listdir(out) == ["result.json"],
+                   f"{what}: stopped in set-up: a small result.json alone ({list(j)}, {os.listdir(out)})")
+            shutil.rmtree(out)
+            continue
         # A signal after the last event (while the files are written) leaves a whole run:
         # 8 senders x 5000 messages x (64 KiB / 4096 B MTU = 16 packets) = 640,000 received.
         done = sum(f["rx_packets"] for f in j["flows"]) == 640000

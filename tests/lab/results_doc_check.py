@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -95,6 +96,19 @@ with tempfile.TemporaryDirectory() as tmp:
         keys(r, "lab", seen)
         if name == "incast-8to1":
             flow_series(r, "lab incast-8to1", [1600] * 8)
+    # interrupted_in and interrupted_skipped: a run of 36,672 flows stopped by SIGINT once it runs
+    out = os.path.join(tmp, "stopped")
+    p = subprocess.Popen([ROCEPROBE, "lab", os.path.join(PROFILES, "all-to-all-192.yaml"), "-o", out],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if line.startswith("lab: virtual "):
+            break
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    r = json.load(open(os.path.join(out, "result.json")))
+    expect(r.get("interrupted_in") in ("run", "write") and r.get("interrupted_skipped"),
+           f"all-to-all-192 stopped in its run: interrupted_in, interrupted_skipped ({r.get('interrupted_in')})")
+    keys(r, "lab", seen)
     # pause_propagation.sender_limited's keys: flows late from their own sender's NIC
     out = os.path.join(tmp, "sender-limited")
     rp("lab", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "profiles", "sender-limited.yaml"),
