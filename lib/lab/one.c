@@ -8,6 +8,7 @@
 #include "profile/units.h"
 #include "report/flowset.h"
 #include "report/outdir.h"
+#include "stats/progress.h"
 #include "traffic/expect.h"
 
 static double wall_s(void)
@@ -55,15 +56,13 @@ static void on_capture_failed(const char *msg, uint64_t now_ns, void *arg)
 }
 
 /* "about 12 s left", "about 3 min left": the rest of the planned virtual
- * time at the virtual-time rate so far. */
+ * time at the virtual-time rate so far (the span as run's and certify's
+ * progress say it, lib/stats/progress.h). */
 static void time_left(char *buf, size_t len, double left_s)
 {
-	if (left_s < 10)
-		snprintf(buf, len, "about %.1f s left", left_s);
-	else if (left_s < 120)
-		snprintf(buf, len, "about %.0f s left", left_s);
-	else
-		snprintf(buf, len, "about %.0f min left", left_s / 60);
+	char span[32];
+	rp_progress_span(left_s, span, sizeof(span));
+	snprintf(buf, len, "about %s left", span);
 }
 
 static void on_progress(uint64_t now_ns, uint64_t events, void *arg)

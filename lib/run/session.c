@@ -495,7 +495,7 @@ void rp_session_stage(struct rp_session *s, const char *name)
 	uint64_t now = mono_ns();
 	if (s->setup_quiet || !s->setup_t0_ns || now - s->setup_t0_ns < SETUP_SAY_NS)
 		return;
-	fprintf(stderr, "%s: set-up %.1fs: %s ...\n", s->cmd, (double)(now - s->setup_t0_ns) / 1e9, name);
+	fprintf(stderr, "%s: set-up: %s (%.1f s in)\n", s->cmd, name, (double)(now - s->setup_t0_ns) / 1e9);
 }
 
 int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, const struct rp_session_opts *o)
@@ -745,7 +745,7 @@ void rp_session_progress(const struct rp_dp_gen *g, uint64_t now_ns, void *arg)
 				s->progress_end_ns = s->plan.flows[f].end_ns;
 		s->progress_end_set = true;
 	}
-	/* "run    3.0s of 10.0s (30%), 7s left | h0 ...": the elapsed time first, as before */
+	/* "run    3.0s of 10.0s (30%), 7.0 s left | h0 ...": the elapsed time first, as before */
 	char left[96];
 	rp_progress_left((double)now_ns / 1e9, (double)s->progress_end_ns / 1e9, left, sizeof(left));
 	fprintf(stderr, "%s %6.1fs%s", s->cmd, (double)now_ns / 1e9, left);

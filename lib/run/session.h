@@ -118,7 +118,7 @@ static inline unsigned rp_session_nqueues(const struct rp_session *s) { return s
 uint64_t rp_session_lcore_packets(const struct rp_session *s, unsigned k);
 
 /* A named set-up stage starts ("EAL start", "ports", "ARP/ND", ...): one line
- * on stderr, "run: set-up 1.3s: ARP/ND ...", once the set-up has taken a
+ * on stderr, "run: set-up: ARP/ND (1.3 s in)" (lab's wording), once the set-up has taken a
  * second; a short set-up (0.2 s for the lab's profiles here) says nothing. */
 void rp_session_stage(struct rp_session *s, const char *name);
 

@@ -5,14 +5,16 @@
 
 void rp_progress_span(double s, char *buf, size_t len)
 {
-	double r = s > 0 ? floor(s + 0.5) : 0;
-	unsigned long long t = r < 1e15 ? (unsigned long long)r : 999999999999999ULL;
-	if (t < 60)
-		snprintf(buf, len, "%llus", t);
-	else if (t < 3600)
-		snprintf(buf, len, "%llum%02llus", t / 60, t % 60);
-	else /* to the nearest minute */
-		snprintf(buf, len, "%lluh%02llum", (t + 30) / 3600, (t + 30) % 3600 / 60);
+	if (!(s > 0))
+		s = 0;
+	if (s < 9.95)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 119.5)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f h", s / 3600);
 }
 
 void rp_progress_left(double done_s, double total_s, char *buf, size_t len)

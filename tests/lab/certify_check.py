@@ -37,7 +37,7 @@ cli       bad profile key / bad --only / missing -o: exit 2, one line, DIR not m
 progress  (issue 28) every test's line says "N of M done", N counting up; certify-good (0.1 s
           in all) says no time left and no line as a test starts; certify-leaf-spine --only
           1,7,8,9 with 256-message workloads (test 7 alone runs seconds): once certify has run a
-          second, a line as each later test starts ("test 8 latency (3 of 4), about Ns left ...")
+          second, a line as each later test starts ("test 8 latency (3 of 4), about N s left ...")
           and the time left on the done lines
 reports   report.html self-contained (no src=/href= to anything outside, inline <svg>),
           report.md names every test
@@ -285,11 +285,11 @@ def case_progress():
     starts = [ln for ln in lines if ln.endswith(" ...")]
     expect([ln.split(", about")[0] for ln in starts] == ["certify: test 8 latency (3 of 4)", "certify: test 9 ecmp (4 of 4)"],
            f"a line as tests 8 and 9 start, after test 7's seconds ({starts})")
-    expect(all(re.search(r"about (\d+m)?\d+s left \.\.\.$", ln) for ln in starts),
+    expect(all(re.search(r"about \d+(\.\d)? (s|min|h) left \.\.\.$", ln) for ln in starts),
            f"the start lines say about how long is left ({starts})")
     last = [ln for ln in lines if "; 4 of 4 done" in ln]
     expect(len(last) == 1 and "left" not in last[0], f"the last test's line says no time left ({last})")
-    expect(any(re.search(r"; 3 of 4 done, about (\d+m)?\d+s left\)$", ln) for ln in lines),
+    expect(any(re.search(r"; 3 of 4 done, about \d+(\.\d)? (s|min|h) left\)$", ln) for ln in lines),
            "the line of test 3 of 4 says about how long is left")
 
 

@@ -16,7 +16,7 @@
           reused many times (the pool holds 5120), and every frame must still be whole
     kept-nomem: the same with too little EAL memory for a kept pool: one line, frames written whole
     progress: (issue 28) the lines say the share done and the time left: "gen    1.0s of 3.0s (33%),
-          2s left | tx ..." against the flow's 3 s, "of 2.5s" with --duration 2.5, run's alike
+          2.0 s left | tx ..." against the flow's 3 s, "of 2.5s" with --duration 2.5, run's alike
           against its 2 s flow; a set-up of 0.2 s names no stages
 
 usage: gen_check.py ROCEPROBE CASE   (CASE: packets, fastpath, pacing-null, pacing-ring, pfc, sigint,
@@ -417,7 +417,7 @@ def case_cleanup(tmp):
 
 def case_progress(tmp):
     import re
-    line_re = re.compile(r"^(gen|run) +(\d+\.\d)s of (\d+\.\d)s \((\d+)%\), (\d+)s left \| ")
+    line_re = re.compile(r"^(gen|run) +(\d+\.\d)s of (\d+\.\d)s \((\d+)%\), (\d+\.\d) s left \| ")
     null = HOSTS.format(port="net_null0,no-rx=1")
     pair = HOSTS.format(port="pair:g:0").replace("192.0.2.2}", '192.0.2.2, port: "pair:g:1"}')
     flow = "traffic:\n  - {name: f, pattern: flow, src: tx, dst: rx, rate: 100M, duration: DURs}\n"
@@ -436,7 +436,7 @@ def case_progress(tmp):
             continue
         ok = all(float(x.group(3)) == total and x.group(1) == cmd for x in m)
         for x in m:
-            done, pct, left = float(x.group(2)), int(x.group(4)), int(x.group(5))
+            done, pct, left = float(x.group(2)), int(x.group(4)), float(x.group(5))
             ok &= abs(pct - 100 * done / total) <= 2 and abs(left - (total - done)) <= 1
         expect(ok, f"{what}: of {total}s, the share and the seconds left as the elapsed time says ({lines})")
         expect(not any("set-up" in ln for ln in p.stderr.splitlines()), f"{what}: a short set-up names no stages")
