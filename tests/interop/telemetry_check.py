@@ -6,6 +6,7 @@
                                      gen runs and is at most gen's final tx_packets of port N
     [run: a] ==pair:t:0 -- pair:t:1==> [run: b]   /ethdev/list names both ends; opackets grows
     gen --no-telemetry: no socket, no prefix in `dpdk-telemetry.py -l`
+    certify --engine run --no-telemetry: its `roceprobe run` children get --no-telemetry
     every run: /var/run/dpdk/rpPID gone at exit (normal end and SIGINT)
 
 usage: telemetry_check.py ROCEPROBE   (exit 77: no dpdk-telemetry.py, Debian's dpdk package)
@@ -164,8 +165,30 @@ def case_off(tmp):
     expect(not os.path.exists(runtime_dir(p.pid)), f"{runtime_dir(p.pid)} removed at the exit")
 
 
+def case_certify(tmp):
+    path = os.path.join(tmp, "cert.yaml")
+    with open(path, "w") as f:
+        f.write(RUN.replace("rate: 100M, duration: 60s", "rate: 10%, messages: 1") +
+                "certify: {lossless: [3], lossy: 0, messages: 4}\n")
+    cmds = {}
+    for extra in ([], ["--no-telemetry"]):
+        out = os.path.join(tmp, "cert" + "".join(extra))
+        p = subprocess.run([ROCEPROBE, "certify", path, "-o", out, "--engine", "run", "--only", "7", "-q", *extra],
+                           capture_output=True, text=True, timeout=120)
+        try:
+            with open(os.path.join(out, "result.json")) as f:
+                kids = json.load(f)["environment"]["children"]
+        except (OSError, ValueError, KeyError):
+            kids = []
+        cmds[bool(extra)] = [k["command"] for k in kids]
+        expect(len(kids) >= 1, f"certify {' '.join(extra)}: a run child" + ('' if kids else f' ({p.stderr.strip()[-200:]!r})'))
+    expect(all("--no-telemetry" in c for c in cmds[True]), "certify --no-telemetry: every run child has --no-telemetry")
+    expect(not any("--no-telemetry" in c for c in cmds[False]), "certify: the run children keep telemetry by default")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     case_gen(tmp)
     case_run(tmp)
     case_off(tmp)
+    case_certify(tmp)
 finish("telemetry")
