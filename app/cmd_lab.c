@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "metrics/metrics.h"
 #include "lab/lab.h"
 #include "lab/one.h"
 #include "lab/report.h"
@@ -44,6 +45,7 @@ struct lab_opts {
 	unsigned snaplen;
 	uint64_t capture_max, capture_rotate;
 	uint64_t bin_ns;
+	struct rp_cli_metrics metrics;
 };
 
 static void usage(FILE *out)
@@ -86,6 +88,9 @@ static void usage(FILE *out)
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  -q, --quiet            no progress lines (set-up stages once it passes 1 s; the\n"
 	      "                         virtual time of the planned end, share and time left)\n"
+	      RP_CLI_METRICS_HELP
+	      "                         (the stage, virtual time of the planned end, events; once\n"
+	      "                         written, every flow (or host pair) and port: not with --sweep)\n"
 	      "\n"
 	      "SIGINT or SIGTERM stops it within a second in set-up, run or writing, exit 0:\n"
 	      "result.json says \"interrupted\": true and where (\"interrupted_in\": \"set-up\",\n"
@@ -108,6 +113,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		{"capture-max", required_argument, NULL, 'M'}, {"capture-rotate", required_argument, NULL, 'R'},
 		{"force", no_argument, NULL, 'F'},        {"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
+		RP_CLI_METRICS_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct lab_opts){.bin_ns = 100000, .snaplen = RP_CLI_SNAPLEN_DEFAULT, .capture_max = 1ull << 30, .jobs = 1};
@@ -138,6 +144,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'j': rc = rp_cli_uint("lab", "--jobs", optarg, 1, 64, &v); o->jobs = (unsigned)v; break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
+		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_LINGER: rc = rp_cli_metrics_opt("lab", c, optarg, &o->metrics); break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("lab", SHORTS);
 		}
@@ -150,6 +158,9 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		return rp_cli_error("lab", "-o DIR is required: where result.json and summary.txt go");
 	if (o->jobs > 1 && !o->nsweep)
 		return rp_cli_error("lab", "--jobs runs sweep points in parallel: give it a --sweep");
+	if (o->metrics.spec && o->nsweep)
+		return rp_cli_error("lab", "--metrics serves one run, not a --sweep (each point's own files and sweep.csv say "
+					   "what the points did)");
 	o->profile = argv[optind];
 	return 0;
 }
@@ -306,13 +317,31 @@ static int write_summary(const struct rp_lab_one *r, const char *dir, bool to_st
 }
 
 /* What lib/lab runs for the options given. */
+/* --metrics (one run): the listener, and what the run keeps up to date for it. */
+static struct rp_metrics *metrics;
+static struct rp_lab_live lab_live;
+
+/* The final values (every flow and port: result.json's) served from here on,
+ * for the linger; then the listener closes. r: NULL when nothing ran. */
+static void metrics_end(const struct lab_opts *o, const struct rp_lab_one *r)
+{
+	if (!metrics)
+		return;
+	struct rp_lab_metrics_final fin = {.live = &lab_live, .one = r};
+	__atomic_store_n(&lab_live.stage, RP_LAB_STAGE_DONE, __ATOMIC_RELAXED);
+	rp_metrics_collect(metrics, rp_lab_metrics_final, &fin);
+	rp_cli_metrics_end("lab", &o->metrics, metrics);
+	metrics = NULL;
+}
+
 static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
 {
 	return (struct rp_lab_one_opts){.profile = o->profile, .sets = o->sets, .nsets = o->nsets,
 					.allow_pause_storm = o->allow_pause_storm, .force = o->force,
 					.capture = o->capture, .snaplen = o->snaplen, .capture_max = o->capture_max,
 					.capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
-					.progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop};
+					.progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop,
+					.live = o->metrics.spec ? &lab_live : NULL};
 }
 
 /* The files of a stopped write that result.json no longer names. */
@@ -379,6 +408,7 @@ static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, c
 	int rc = rp_lab_one_run(&r, lo, dir, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
 	if (rc == 0 && !r.lab) {
 		rc = write_setup_stop(&r, o, dir);
+		metrics_end(o, NULL);
 		rp_lab_one_free(&r);
 		return rc;
 	}
@@ -392,6 +422,7 @@ static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, c
 		rc = write_summary(&r, dir, print);
 	if (rc == 0 && head)
 		*head = r.head;
+	metrics_end(o, rc == 0 ? &r : NULL);
 	/* After a signal the process ends: freeing a million flows one by one
 	 * took 1 s of fat-tree-1024's stop. Kept reachable (no leak reported)
 	 * for the exit to reclaim at once. */
@@ -450,6 +481,9 @@ int rp_cmd_lab(int argc, char **argv)
 	rp_outdir_watch(&(const struct rp_outdir_watch){.stop = &rp_cli_stop, .progress = o.quiet ? NULL : write_progress});
 	if (o.nsweep)
 		return run_sweep(&o);
+	if ((rc = rp_cli_metrics_start("lab", &o.metrics, 0, &metrics)) != 0)
+		return rc;
+	rp_metrics_collect(metrics, rp_lab_metrics_live, &lab_live);
 	const struct rp_lab_one_opts lo = one_opts(&o);
 	bool ran;
 	return run_one(&o, &lo, o.out, true, NULL, &ran);

@@ -1,6 +1,8 @@
 /* One lab run: load, make the directory, build, run, then the pieces the
  * files are written from (one.h). */
 #include "one.h"
+#include "metrics/flows.h"
+#include "metrics/prom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,10 @@ static void time_left(char *buf, size_t len, double left_s)
 static void on_progress(uint64_t now_ns, uint64_t events, void *arg)
 {
 	struct progress *p = arg;
+	if (p->o->live) {
+		__atomic_store_n(&p->o->live->virtual_ns, now_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->o->live->events, events, __ATOMIC_RELAXED);
+	}
 	double t = wall_s();
 	if (!p->o->progress || t - p->last < 0.5)
 		return;
@@ -198,7 +204,18 @@ int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const 
 	r->started = time(NULL);
 	pg.planned_ns = rp_lab_planned_ns(r->lab);
 	pg.t0 = pg.last = wall_s();
+	if (o->live) {
+		__atomic_store_n(&o->live->planned_ns, pg.planned_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->live->stage, RP_LAB_STAGE_RUN, __ATOMIC_RELAXED);
+	}
 	int rc = rp_lab_run(r->lab, err, errlen) || rp_lab_close_captures(r->lab, err, errlen) ? -1 : 0;
+	if (o->live) {
+		struct rp_lab_totals tot;
+		rp_lab_totals(r->lab, &tot);
+		__atomic_store_n(&o->live->virtual_ns, tot.end_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->live->events, tot.events, __ATOMIC_RELAXED);
+		__atomic_store_n(&o->live->stage, RP_LAB_STAGE_WRITE, __ATOMIC_RELAXED);
+	}
 	r->wall = wall_s() - pg.t0;
 	struct rp_lab_totals t;
 	rp_lab_totals(r->lab, &t);
@@ -225,4 +242,32 @@ void rp_lab_one_free(struct rp_lab_one *r)
 		rp_plan_free(&r->plan);
 	rp_profile_free(r->prof);
 	*r = (struct rp_lab_one){0};
+}
+
+const char *const rp_lab_stage_names[RP_LAB_STAGES] = {"set-up", "run", "write", "done"};
+
+void rp_lab_metrics_live(struct rp_prom *p, void *arg)
+{
+	const struct rp_lab_live *l = arg;
+	int stage = __atomic_load_n(&l->stage, __ATOMIC_RELAXED);
+	rp_prom_family(p, "roceprobe_lab_stage", "gauge", "1 for the stage under way: set-up, run, write or done.");
+	for (int k = 0; k < RP_LAB_STAGES; k++) {
+		const struct rp_prom_label lb[] = {{"stage", rp_lab_stage_names[k]}};
+		rp_prom_u64(p, "roceprobe_lab_stage", lb, 1, k == stage);
+	}
+	rp_prom_family(p, "roceprobe_lab_virtual_seconds", "gauge", "The virtual time the lab has reached.");
+	rp_prom_ns(p, "roceprobe_lab_virtual_seconds", NULL, 0, __atomic_load_n(&l->virtual_ns, __ATOMIC_RELAXED));
+	rp_prom_family(p, "roceprobe_lab_planned_seconds", "gauge",
+		       "The virtual time the run should end at (the plan's last message or the slowest drain).");
+	rp_prom_ns(p, "roceprobe_lab_planned_seconds", NULL, 0, __atomic_load_n(&l->planned_ns, __ATOMIC_RELAXED));
+	rp_prom_family(p, "roceprobe_lab_events_total", "counter", "Events the lab has run.");
+	rp_prom_u64(p, "roceprobe_lab_events_total", NULL, 0, __atomic_load_n(&l->events, __ATOMIC_RELAXED));
+}
+
+void rp_lab_metrics_final(struct rp_prom *p, void *arg)
+{
+	const struct rp_lab_metrics_final *f = arg;
+	rp_lab_metrics_live(p, (void *)f->live);
+	if (f->one && f->one->lab)
+		rp_metrics_acct(p, rp_lab_acct(f->one->lab));
 }

@@ -19,6 +19,25 @@
 #include "report.h"
 #include "report/pairs.h"
 
+/* What `lab --metrics` reads while the lab runs, from the metrics server's
+ * thread: each field written with one relaxed atomic store by the run (its
+ * progress callbacks, a few thousand events apart) and the command. */
+enum rp_lab_stage { RP_LAB_STAGE_SETUP, RP_LAB_STAGE_RUN, RP_LAB_STAGE_WRITE, RP_LAB_STAGE_DONE, RP_LAB_STAGES };
+extern const char *const rp_lab_stage_names[RP_LAB_STAGES]; /* "set-up", "run", "write", "done" */
+struct rp_lab_live {
+	uint64_t virtual_ns, planned_ns, events;
+	int stage; /* enum rp_lab_stage */
+};
+/* The collect callbacks of lib/metrics (arg: the live state; final: the
+ * finished rp_lab_one, its accountant's flows and ports besides). */
+struct rp_prom;
+void rp_lab_metrics_live(struct rp_prom *p, void *live);
+struct rp_lab_metrics_final {
+	const struct rp_lab_live *live;
+	const struct rp_lab_one *one;
+};
+void rp_lab_metrics_final(struct rp_prom *p, void *arg);
+
 struct rp_lab_one_opts {
 	const char *profile;            /* its path */
 	const char *const *sets;        /* --set KEY=VALUE overrides */
@@ -33,6 +52,7 @@ struct rp_lab_one_opts {
 	FILE *notes;                    /* a capture that stopped early, said when it did; NULL: none */
 	volatile sig_atomic_t *stop;    /* lab.h's: the run ends at its next event; the set-up at
 					 * its next stage or few thousand items */
+	struct rp_lab_live *live;       /* --metrics: kept up to date (NULL: none) */
 };
 
 struct rp_lab_one {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/acct.h"
 #include "stats/hist.h"
 
 struct family {
@@ -220,4 +221,63 @@ void rp_metrics_lat_free(struct rp_metrics_lat *l)
 		free(l->slot);
 	}
 	free(l);
+}
+
+void rp_metrics_port_add(struct rp_metrics_port *pt, const struct rp_acct_port_result *pr)
+{
+	pt->host = pr->node; /* the caller keeps pr while pt is written */
+	pt->port = pr->port;
+	pt->rx_frames += pr->rx_frames;
+	for (unsigned q = 0; q < 8; q++) {
+		pt->pfc_rx[q] += pr->prio[q].pfc_rx;
+		pt->pfc_tx[q] += pr->prio[q].pfc_tx;
+		pt->paused_ns[q] += pr->prio[q].paused_ns;
+	}
+}
+
+static void merge_latency(struct rp_hist *h, const void *arg)
+{
+	const struct rp_acct *a = ((const void *const *)arg)[0];
+	size_t i = *(const size_t *)((const void *const *)arg)[1];
+	rp_acct_flow_latency_merge(a, i, h);
+}
+
+void rp_metrics_acct(struct rp_prom *p, const struct rp_acct *a)
+{
+	size_t n = rp_acct_nflows(a), np = rp_acct_nports(a);
+	struct rp_acct_flow_result *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct rp_metrics_flow *f = calloc(n ? n : 1, sizeof(*f));
+	struct rp_metrics_port *pt = calloc(np ? np : 1, sizeof(*pt));
+	struct rp_acct_port_result *pr = calloc(np ? np : 1, sizeof(*pr));
+	struct rp_metrics_lat *lat = rp_metrics_lat_new();
+	if (!rows || !f || !pt || !pr || !lat) {
+		p->oom = true;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rp_acct_flow_result *w = &rows[i];
+		rp_acct_flow(a, i, w);
+		f[i] = (struct rp_metrics_flow){.id = w->id, .src = w->src, .dst = w->dst, .prio = w->prio,
+						.tx_packets = w->tx_packets, .tx_bytes = w->tx_bytes,
+						.rx_packets = w->rx_packets, .rx_bytes = w->rx_bytes, .lost = w->lost,
+						.ce = w->ce, .cnp_tx = w->cnp_tx, .cnp_rx = w->cnp_rx};
+		const void *arg[2] = {a, &i};
+		if (rp_metrics_lat_add(lat, w->dst, w->prio, merge_latency, arg)) {
+			p->oom = true;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < np; i++) {
+		rp_acct_port(a, i, &pr[i]);
+		rp_metrics_port_add(&pt[i], &pr[i]);
+	}
+	rp_metrics_flows(p, f, n, true);
+	rp_metrics_ports(p, pt, np, true);
+	rp_metrics_lat_write(p, lat);
+out:
+	rp_metrics_lat_free(lat);
+	free(rows);
+	free(f);
+	free(pt);
+	free(pr);
 }

@@ -56,4 +56,13 @@ int rp_metrics_lat_add(struct rp_metrics_lat *l, const char *dst, unsigned prio,
 void rp_metrics_lat_write(struct rp_prom *p, const struct rp_metrics_lat *l);
 void rp_metrics_lat_free(struct rp_metrics_lat *l);
 
+/* pt += an accountant's port (its name and counts; summed over lcores). */
+struct rp_acct_port_result;
+void rp_metrics_port_add(struct rp_metrics_port *pt, const struct rp_acct_port_result *pr);
+
+/* A closed accountant's (rp_acct_finish'd: run's merged one, the lab's)
+ * flows, ports and latency: exactly result.json's numbers. */
+struct rp_acct;
+void rp_metrics_acct(struct rp_prom *p, const struct rp_acct *a);
+
 #endif

@@ -74,29 +74,16 @@ static void ports(struct rp_prom *p, struct rp_acct *const *acct, unsigned nacct
 {
 	size_t n = rp_acct_nports(acct[0]);
 	struct rp_metrics_port *pt = calloc(n ? n : 1, sizeof(*pt));
-	struct rp_acct_port_result *res = calloc(n ? n : 1, sizeof(*res));
-	if (!pt || !res) {
+	struct rp_acct_port_result *res = calloc((n ? n : 1) * nacct, sizeof(*res));
+	if (!pt || !res)
 		p->oom = true;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct rp_acct_port_result pr;
+	for (size_t i = 0; pt && res && i < n; i++)
 		for (unsigned k = 0; k < nacct; k++) {
-			rp_acct_port(acct[k], i, &pr);
-			if (k == 0)
-				res[i] = pr;
-			pt[i].rx_frames += pr.rx_frames;
-			for (unsigned q = 0; q < 8; q++) {
-				pt[i].pfc_rx[q] += pr.prio[q].pfc_rx;
-				pt[i].pfc_tx[q] += pr.prio[q].pfc_tx;
-				pt[i].paused_ns[q] += pr.prio[q].paused_ns;
-			}
+			rp_acct_port(acct[k], i, &res[i * nacct + k]);
+			rp_metrics_port_add(&pt[i], &res[i * nacct + k]);
 		}
-		pt[i].host = res[i].node;
-		pt[i].port = res[i].port;
-	}
-	rp_metrics_ports(p, pt, n, true);
-out:
+	if (pt && res)
+		rp_metrics_ports(p, pt, n, true);
 	free(pt);
 	free(res);
 }
@@ -143,49 +130,13 @@ out:
 	free(tx);
 }
 
-static void merge_latency(struct rp_hist *h, const void *arg)
-{
-	const struct rp_run *r = ((const void *const *)arg)[0];
-	size_t i = *(const size_t *)((const void *const *)arg)[1];
-	rp_acct_flow_latency_merge(r->acct, i, h);
-}
-
 void rp_run_metrics_final(struct rp_prom *p, void *arg)
 {
 	struct rp_run *r = arg;
 	lcores(p, &r->s.g);
 	port_tx(p, &r->s);
-	if (!r->acct)
-		return;
-	size_t n = rp_acct_nflows(r->acct);
-	struct rp_acct_flow_result *rows = calloc(n ? n : 1, sizeof(*rows));
-	struct rp_metrics_flow *f = calloc(n ? n : 1, sizeof(*f));
-	struct rp_metrics_lat *lat = rp_metrics_lat_new();
-	if (!rows || !f || !lat) {
-		p->oom = true;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct rp_acct_flow_result *w = &rows[i];
-		rp_acct_flow(r->acct, i, w);
-		f[i] = (struct rp_metrics_flow){.id = w->id, .src = w->src, .dst = w->dst, .prio = w->prio,
-						.tx_packets = w->tx_packets, .tx_bytes = w->tx_bytes,
-						.rx_packets = w->rx_packets,
-						.rx_bytes = w->rx_bytes, .lost = w->lost, .ce = w->ce,
-						.cnp_tx = w->cnp_tx, .cnp_rx = w->cnp_rx};
-		const void *arg2[2] = {r, &i};
-		if (rp_metrics_lat_add(lat, w->dst, w->prio, merge_latency, arg2)) {
-			p->oom = true;
-			goto out;
-		}
-	}
-	rp_metrics_flows(p, f, n, true);
-	ports(p, &r->acct, 1);
-	rp_metrics_lat_write(p, lat);
-out:
-	rp_metrics_lat_free(lat);
-	free(rows);
-	free(f);
+	if (r->acct)
+		rp_metrics_acct(p, r->acct);
 }
 
 /* gen: its senders (no receivers, no accountant): the ports' PFC received

@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from check import expect, finish, free_port  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles")
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "metrics")
 PROMETHEUS, PROMTOOL = shutil.which("prometheus"), shutil.which("promtool")
 
@@ -216,6 +217,36 @@ def main():
                re.finditer(r'^roceprobe_port_tx_packets_total\{host="(\w+)"\} (\d+)$', gtext, re.M)}
         expect(ptx == {p["node"]: p["tx_packets"] for p in gj["ports"]},
                f"gen: the ports' tx packets {ptx} == its --json")
+        # lab: the final scrape (every flow of a 9-host incast) == result.json, and its
+        # virtual time and events == result.json's lab section.
+        lport = free_port()
+        lout = os.path.join(tmp, "lab")
+        lab = subprocess.Popen([ROCEPROBE, "lab", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", lout, "--metrics",
+                                str(lport), "--metrics-linger", "4s"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        ltext = ""
+        for _ in range(300):
+            try:
+                ltext = get(f"http://127.0.0.1:{lport}/metrics", timeout=2)
+                if "\nroceprobe_done 1\n" in ltext:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        lab.communicate(timeout=120)
+        lj = json.load(open(os.path.join(lout, "result.json")))
+        sv = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(
+            r'^roceprobe_flow_(tx_packets|rx_packets|lost_packets)_total\{flow="(\d+)"[^}]*\} (\d+)$', ltext, re.M)}
+        want = {(k, str(f["id"])): f[j] for f in lj["flows"]
+                for k, j in (("tx_packets", "tx_packets"), ("rx_packets", "rx_packets"), ("lost_packets", "lost"))}
+        expect(lab.returncode == 0 and sv == want and len(want) == 3 * len(lj["flows"]) > 0,
+               f"lab: the final scrape's {len(sv)} flow values == result.json's {len(want)}")
+        vm = re.search(r"^roceprobe_lab_virtual_seconds (\S+)$", ltext, re.M)
+        em = re.search(r"^roceprobe_lab_events_total (\d+)$", ltext, re.M)
+        expect(vm and round(float(vm.group(1)) * 1e9) == lj["lab"]["virtual_ns"] and em and
+               int(em.group(1)) == lj["lab"]["events"],
+               f"lab: virtual time and events == result.json lab.virtual_ns, lab.events ({vm and vm.group(1)}, {em and em.group(1)})")
+        expect('roceprobe_lab_stage{stage="done"} 1' in ltext, "lab: the stage is done once final")
         for bad in ("host:9100", "0", "70000", "[::1]"):
             b = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "o4"), "--metrics", bad],
                                capture_output=True, text=True, timeout=30)
