@@ -112,6 +112,7 @@ static int scan_span(struct rp_capin *in, struct rp_capture_facts *ci)
 	const u_char *data;
 	int rc;
 	ci->first_ns = UINT64_MAX;
+	rp_capin_pass(in, "pass 1 of 2: the time span");
 	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
 		uint64_t t = rp_capin_ts_ns(h);
 		if (t < ci->first_ns)
@@ -132,6 +133,7 @@ static int feed_all(struct rp_capin *in, struct rp_acct *a, struct rp_capture_fa
 		return rc;
 	struct pcap_pkthdr *h;
 	const u_char *data;
+	rp_capin_pass(in, "pass 2 of 2: accounting");
 	while ((rc = rp_capin_next(in, &h, &data)) == 1) {
 		enum rp_rx_class c = rp_acct_rx(a, 0, rp_capin_ts_ns(h), data, h->caplen, h->len, NULL);
 		ci->classes[c]++;
