@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "profile/units.h"
 #include "stats/progress.h"
 
 #define ERRLEN 4400
@@ -47,10 +46,10 @@ static void progress(struct rp_capin *c)
 	if (t - c->pass_t0 < 1.0 || t - c->last < 1.0 || !c->size || at <= 0)
 		return;
 	double share = (double)at / (double)c->size, spent = t - c->pass_t0;
-	char size[32], left[32];
-	rp_format_size(c->size, size, sizeof(size));
+	char left[32];
 	rp_progress_span(share > 0 ? spent * (1 - share) / share : 0, left, sizeof(left));
-	fprintf(stderr, "%s: %s: %.0f%% of %s, %s left\n", c->cmd, c->pass, 100 * share, size, left);
+	fprintf(stderr, "%s: %s: %.0f%% of %.1f MB, %s left\n", c->cmd, c->pass, 100 * share, (double)c->size / 1e6,
+		left);
 	c->last = t;
 }
 

@@ -30,7 +30,7 @@ int rp_capin_next(struct rp_capin *c, struct pcap_pkthdr **h, const u_char **dat
 /* Names the pass about to read the capture ("pass 2 of 2: accounting"):
  * while it takes more than a second, a line on stderr every second with
  * the share of the file read and the time left ("analyze: pass 2 of 2:
- * accounting: 45% of 1.1 GB, 6.0 s left"). NULL: no lines. */
+ * accounting: 45% of 1100.0 MB, 6.0 s left"). NULL: no lines. */
 void rp_capin_pass(struct rp_capin *c, const char *pass);
 /* Back to the first frame: 0, or RP_EXIT_USAGE after one line. */
 int rp_capin_rewind(struct rp_capin *c);
