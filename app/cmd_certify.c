@@ -15,6 +15,7 @@
 #include "certify/engine_pick.h"
 #include "certify/engine_run.h"
 #include "cli.h"
+#include "metrics/metrics.h"
 #include "doctor/doctor.h"
 #include "lab/lab.h"
 #include "report/result.h"
@@ -36,6 +37,7 @@ struct certify_opts {
 	bool no_preflight;    /* run: no doctor checks at start (here and in the children) */
 	bool no_telemetry;    /* run: the children's EAL without its telemetry socket */
 	double run_timeout_s;
+	struct rp_cli_metrics metrics;
 };
 
 static void usage(FILE *out)
@@ -107,6 +109,9 @@ static void usage(FILE *out)
 	      "                        rpPID` attaches to a child)\n"
 	      "  --run-timeout S       run: stop a child still running after S s (default 600)\n"
 	      "  -q, --quiet           no progress lines\n"
+	      RP_CLI_METRICS_HELP
+	      "                         (the tests asked and done, the one under way, each\n"
+	      "                         finished test's verdict: 1 PASS, 0 FAIL, -1 not judged)\n"
 	      "\n"
 	      "Example: roceprobe certify profiles/certify-good.yaml -o results/cert\n"
 	      "         roceprobe certify fabric.yaml -o results/fab --only 1,2,7 \\\n"
@@ -124,7 +129,8 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		{"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
 		{"engine", required_argument, NULL, 'E'},      {"launcher", required_argument, NULL, 'L'},
 		{"run-timeout", required_argument, NULL, 'T'}, {"no-preflight", no_argument, NULL, 'P'},
-		RP_CLI_NO_TELEMETRY_OPTION,                       {NULL, 0, NULL, 0},
+		RP_CLI_NO_TELEMETRY_OPTION,                       RP_CLI_METRICS_OPTIONS,
+		{NULL, 0, NULL, 0},
 	};
 	char err[512];
 	int c;
@@ -158,6 +164,11 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 			break;
 		case 'P': o->no_preflight = true; break;
 		case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; break;
+		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_LINGER:
+			if (rp_cli_metrics_opt("certify", c, optarg, &o->metrics))
+				return RP_EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("certify", SHORTS);
 		}
@@ -289,6 +300,8 @@ static void dir_existed(const char *dir, bool *existed)
 	*existed = stat(dir, &st) == 0;
 }
 
+static int certify(struct certify_opts *op, struct rp_cert_live *live);
+
 int rp_cmd_certify(int argc, char **argv)
 {
 	static struct certify_opts o;
@@ -298,6 +311,22 @@ int rp_cmd_certify(int argc, char **argv)
 		return rc < 0 ? RP_EXIT_OK : rc;
 	if (rp_cli_outdir_check("certify", o.out, o.force))
 		return RP_EXIT_USAGE;
+	static struct rp_cert_live live;
+	struct rp_metrics *mx;
+	rp_cert_live_init(&live);
+	if ((rc = rp_cli_metrics_start("certify", &o.metrics, 0, &mx)) != 0)
+		return rc;
+	rp_metrics_collect(mx, rp_cert_metrics, &live);
+	rc = certify(&o, mx ? &live : NULL);
+	rp_cli_metrics_end("certify", &o.metrics, mx); /* the verdicts written */
+	return rc;
+}
+
+/* The certify itself, its files written; live: --metrics' state (or NULL). */
+static int certify(struct certify_opts *op, struct rp_cert_live *live)
+{
+	struct certify_opts o = *op;
+	int rc;
 	char err[4600]; /* a profile's line, or one naming its path */
 	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
 	struct rp_profile *prof = rp_profile_load(o.profile, &po, err, sizeof(err));
@@ -341,7 +370,7 @@ int rp_cmd_certify(int argc, char **argv)
 	}
 	struct rp_cert_opts co = {.eng = &eng, .sets = o.sets, .nsets = o.nsets, .only = o.only,
 				  .allow_pause_storm = o.allow_pause_storm, .stop = &rp_cli_stop, .progress = progress,
-				  .progress_arg = &o.quiet};
+				  .progress_arg = &o.quiet, .live = live};
 	json_t *tests = NULL, *suggest = NULL;
 	bool interrupted = false;
 	time_t started = time(NULL);
@@ -358,6 +387,7 @@ int rp_cmd_certify(int argc, char **argv)
 	}
 	unsigned pass, fail, skip, marginal, judged, asked;
 	rp_cert_count(tests, &pass, &fail, &skip, &marginal);
+	co.live = NULL; /* --suggest's sweeps are not the tests the metrics count */
 	if (o.suggest && (fail || marginal) && !interrupted) {
 		if (!o.quiet)
 			fprintf(stderr, "certify: --suggest: sweeping the knobs behind %u failing test%s\n", fail + marginal,

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,19 @@ struct rp_cert_engine {
 	const char *seed_key;
 };
 
+/* What `certify --metrics` serves while it runs (live.c): the tests asked,
+ * those done, each one's verdict and the one under way; the run updates it
+ * under its lock as a test starts and ends, the metrics thread reads it. */
+struct rp_cert_live {
+	pthread_mutex_t lock;
+	unsigned ntests, ndone, running; /* running: the id under way, 0 none */
+	int verdict[RP_CERT_NTESTS + 1]; /* by id: 1 PASS, 0 FAIL, -1 not judged (SKIP, MARGINAL), -2 not yet */
+};
+void rp_cert_live_init(struct rp_cert_live *l);
+/* lib/metrics' collect callback (arg: the live state). */
+struct rp_prom;
+void rp_cert_metrics(struct rp_prom *p, void *live);
+
 struct rp_cert_opts {
 	const struct rp_cert_engine *eng;
 	const char *const *sets; /* the user's --set (and a suggestion's) */
@@ -95,6 +109,7 @@ struct rp_cert_opts {
 	volatile sig_atomic_t *stop;
 	void (*progress)(const char *line, void *arg); /* one line per test; may be NULL */
 	void *progress_arg;
+	struct rp_cert_live *live; /* --metrics (NULL: none) */
 };
 
 /* Test names by id 1..9 ("pfc-incast", ...); NULL out of range. */

@@ -97,6 +97,29 @@ static void t_init(struct rp_cert_t *t, unsigned id)
 				.plots = json_array()};
 }
 
+/* --metrics: the counts, the test under way, and test id's verdict (id 0: none). */
+static void live_set(struct rp_cert_live *l, unsigned ntests, unsigned ndone, unsigned running, unsigned id,
+		     int verdict)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->ntests = ntests;
+	l->ndone = ndone;
+	l->running = running;
+	if (id && id <= RP_CERT_NTESTS)
+		l->verdict[id] = verdict;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Test entry e's verdict (result.json's words) into the live state. */
+static void live_verdict(struct rp_cert_live *l, unsigned ntests, unsigned ndone, const json_t *e)
+{
+	const char *v = json_string_value(json_object_get(e, "verdict"));
+	live_set(l, ntests, ndone, 0, (unsigned)json_integer_value(json_object_get(e, "id")),
+		 !strcmp(v, "PASS") ? 1 : !strcmp(v, "FAIL") ? 0 : -1);
+}
+
 /* "6, 9" into buf: the seeds whose verdict is v. */
 static void seeds_with(const uint64_t *seed, const enum rp_cert_verdict *v, size_t n, enum rp_cert_verdict want,
 		       char *buf, size_t len)
@@ -243,6 +266,7 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 	for (unsigned i = 0; i < RP_CERT_NTESTS; i++)
 		ntests += !o->only || ((o->only >> tests[i]->id) & 1u);
 	double start = wall_s();
+	live_set(o->live, ntests, 0, 0, 0, 0);
 	for (unsigned i = 0; i < RP_CERT_NTESTS && rc == 0; i++) {
 		const struct rp_cert_test *d = tests[i];
 		if (o->only && !((o->only >> d->id) & 1u))
@@ -254,6 +278,7 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		struct rp_cert_t t;
 		json_t *seeds = NULL;
 		double w0 = wall_s();
+		live_set(o->live, ntests, ndone, d->id, 0, -2);
 		/* A line as a test starts only once certify has run a second: a lab
 		 * certify of a small fabric (0.1 s) keeps one line per test. */
 		if (o->progress && w0 - start >= 1.0) {
@@ -290,6 +315,7 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		json_t *e = entry_json(d, &t, wall_s() - w0, seeds);
 		json_array_append_new(arr, e);
 		ndone++;
+		live_verdict(o->live, ntests, ndone, e);
 		if (o->progress) {
 			json_t *cause = json_object_get(e, "cause");
 			double now = wall_s();
@@ -313,6 +339,10 @@ int rp_certify_run(const struct rp_profile *prof, const struct rp_cert_opts *o, 
 		return -1;
 	}
 	block(arr);
+	size_t k;
+	json_t *e;
+	json_array_foreach(arr, k, e) /* a FAIL another test's cause blocks is a SKIP now */
+		live_verdict(o->live, ntests, ndone, e);
 	*out = arr;
 	return 0;
 }

@@ -247,6 +247,31 @@ def main():
                int(em.group(1)) == lj["lab"]["events"],
                f"lab: virtual time and events == result.json lab.virtual_ns, lab.events ({vm and vm.group(1)}, {em and em.group(1)})")
         expect('roceprobe_lab_stage{stage="done"} 1' in ltext, "lab: the stage is done once final")
+        # certify: the verdicts served == result.json's tests[] (a profile that fails some).
+        cport = free_port()
+        cout = os.path.join(tmp, "cert")
+        cert = subprocess.Popen([ROCEPROBE, "certify", os.path.join(PROFILES, "headroom-too-small.yaml"), "-o", cout,
+                                 "--metrics", str(cport), "--metrics-linger", "3s", "-q"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ctext = ""
+        for _ in range(600):
+            try:
+                ctext = get(f"http://127.0.0.1:{cport}/metrics", timeout=2)
+                if "\nroceprobe_done 1\n" in ctext:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        cert.communicate(timeout=300)
+        cj = json.load(open(os.path.join(cout, "result.json")))
+        code = {"PASS": 1, "FAIL": 0}
+        want = {str(t["id"]): code.get(t["verdict"], -1) for t in cj["tests"]}
+        got = {m.group(1): int(float(m.group(2))) for m in re.finditer(
+            r'^roceprobe_certify_verdict\{test="(\d+)",name="[a-z-]+"\} (\S+)$', ctext, re.M)}
+        expect(got == want and 0 in want.values(),
+               f"certify: the verdicts served {got} == result.json's {want} (some FAIL)")
+        m = re.search(r"^roceprobe_certify_tests_done (\d+)$", ctext, re.M)
+        expect(m and int(m.group(1)) == len(cj["tests"]), f"certify: tests done {m and m.group(1)} == {len(cj['tests'])}")
         for bad in ("host:9100", "0", "70000", "[::1]"):
             b = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "o4"), "--metrics", bad],
                                capture_output=True, text=True, timeout=30)
