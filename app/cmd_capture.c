@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "dp/capture.h"
 #include "dp/capture_rx.h"
+#include "stats/progress.h"
 #include "dp/dp.h"
 #include "pcap/names.h"
 
@@ -40,6 +41,7 @@ struct capture_run {
 	struct rp_dp_capture_rx rx; /* the RX loop: received, end_ns */
 	struct rp_capture_stats last; /* at the previous progress line */
 	struct rp_capture_stats final;
+	uint64_t duration_ns; /* --duration (0: none): the progress line's share and time left */
 	uint64_t port_missed; /* the port's own drops (imissed + rx_nombuf) */
 	char first_file[4200], last_file[4200];
 	char write_error[RP_DP_ERRLEN]; /* empty, or why a file write failed */
@@ -226,12 +228,14 @@ static void progress(void *arg, uint64_t now)
 	struct rp_capture_stats s;
 	rp_capture_stats(r->cap, &s);
 	const struct rp_capture_stats *l = &r->last;
+	char left[96];
+	rp_progress_left((double)now / 1e9, (double)r->duration_ns / 1e9, left, sizeof(left));
 #define D(f) (s.f - l->f)
 	fprintf(stderr,
-		"capture %6.1fs | roce %" PRIu64 " cnp %" PRIu64 " nak %" PRIu64 " ce %" PRIu64 " pfc %" PRIu64
+		"capture %6.1fs%s | roce %" PRIu64 " cnp %" PRIu64 " nak %" PRIu64 " ce %" PRIu64 " pfc %" PRIu64
 		" pause %" PRIu64 " other %" PRIu64 " | kept %" PRIu64 " dropped %" PRIu64 " | %.1f MB in %" PRIu64
 		" file%s\n",
-		(double)now / 1e9, D(kind[RP_CAPK_ROCE]), D(kind[RP_CAPK_CNP]), D(kind[RP_CAPK_NAK]), D(ce),
+		(double)now / 1e9, left, D(kind[RP_CAPK_ROCE]), D(kind[RP_CAPK_CNP]), D(kind[RP_CAPK_NAK]), D(ce),
 		D(kind[RP_CAPK_PFC]), D(kind[RP_CAPK_PAUSE]), D(kind[RP_CAPK_OTHER]), D(kept), D(dropped),
 		(double)s.bytes / 1e6, s.files, s.files == 1 ? "" : "s");
 #undef D
@@ -246,7 +250,7 @@ static void rx_loop(struct capture_run *r, const struct capture_opts *o)
 	rx->port = &r->port;
 	rx->cap = r->cap;
 	rx->snaplen = o->cfg.snaplen;
-	rx->duration_ns = (uint64_t)(o->duration_s * 1e9);
+	rx->duration_ns = r->duration_ns = (uint64_t)(o->duration_s * 1e9);
 	rx->count = o->count;
 	rx->stop = &rp_cli_stop;
 	rx->progress = progress;

@@ -7,6 +7,7 @@
 
 #include "pcap/names.h"
 #include "switch_run.h"
+#include "stats/progress.h"
 
 #define NS 1000000000ull
 #define DRAIN_NS 50000000ull
@@ -104,12 +105,14 @@ static void progress_port(struct rp_dp_switch_run *r, unsigned p, double dt)
 	sp->qmax_window = 0;
 }
 
-static void progress(struct rp_dp_switch_run *r, uint64_t now)
+static void progress(struct rp_dp_switch_run *r, uint64_t now, uint64_t duration_ns)
 {
 	double dt = (double)(now - r->last_ns) / 1e9;
 	if (dt <= 0)
 		return;
-	fprintf(stderr, "switch %6.1fs", (double)now / 1e9);
+	char left[96]; /* with --duration: " of 10.0s (30%), 7.0 s left" */
+	rp_progress_left((double)now / 1e9, (double)duration_ns / 1e9, left, sizeof(left));
+	fprintf(stderr, "switch %6.1fs%s", (double)now / 1e9, left);
 	for (unsigned p = 0; p < r->rt.nports; p++)
 		progress_port(r, p, dt);
 	fputc('\n', stderr);
@@ -125,7 +128,7 @@ void rp_dp_switch_loop(struct rp_dp_switch_run *r, uint64_t duration_ns, volatil
 			break;
 		rp_dp_switch_poll(&r->rt, now);
 		if (now >= next_progress) {
-			progress(r, now);
+			progress(r, now, duration_ns);
 			next_progress += NS;
 		}
 		if (r->tick && r->tick_ns && now >= next_tick) {
