@@ -19,6 +19,11 @@
   counters  counters.png (issue 24) from a hand-made result.json with literal samples: every
          rate drawn is the interval's change / its length, worked by hand below; 20 hosts: the
          median and the top 5.
+  counters-switches  counters.png with result.json's counters.switches[] (issue 25): below the
+         hosts' panels, the switch ports' PFC frames (rates worked by hand from cumulative
+         counts) and queue/PG watermarks (the values read, never a delta), each port named by
+         the entry's ports map; 40 ports: the median and the top 5; a result whose switches
+         have no samples draws the NIC panels alone; samples going back: exit 2, no PNG.
   counters-series  the same from roceprobe.counters/1 lines (tools/plot --counters): literal
          ones, a real `roceprobe counters sysfs:lo --watch 50ms --json`; bad input: exit 2,
          one line, no PNG.
@@ -152,12 +157,14 @@ def case_bad(tmp, d):
     expect(not any(os.path.exists(os.path.join(other, n)) for n in PNGS), "no PNG written")
 
 
-def result_dir(tmp, name, nics):
-    """A run's result.json reduced to what tools/plot reads, with these counters.nics[]."""
+def result_dir(tmp, name, nics, switches=None):
+    """A run's result.json reduced to what tools/plot reads, with these counters.nics[] (and
+    counters.switches[] when given)."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
+    counters = {"nics": nics} if switches is None else {"nics": nics, "switches": switches}
     json.dump({"schema": "roceprobe.result/1", "kind": "run", "profile": {"name": name}, "flows": [],
-               "pairs": {"rows": []}, "counters": {"nics": nics}}, open(os.path.join(d, "result.json"), "w"))
+               "pairs": {"rows": []}, "counters": counters}, open(os.path.join(d, "result.json"), "w"))
     return d
 
 
@@ -254,6 +261,114 @@ def case_counters(tmp):
            and [s["host"] for s in rx.get("drawn", [])] == [f"ethtool:p{k}" for k in (20, 19, 18, 17, 16)]
            and rx["drawn"][0]["rate"] == [2000.0],
            f"20 hosts: median 1050 frames/s, p20..p16 named, p20 at 200 / 0.1 s = 2000 ({rx})")
+
+
+# A switch as run samples it (docs/results.md counters.switches[]), at the NICs' times T: the
+# counters' absolute values the switch holds at each sample (as pfcstat would print them), and
+# the watermarks read (gauges). The samples carry the first as the baseline (counts 0) and then
+# each count's change; the test works the rates out from the absolute values by hand.
+SW_CUM = {  # (port, key): the switch's own count of PFC frames of priority 3 at T[0..3]
+    ("Ethernet0", "pfc_tx"): [1000, 1040, 1050, 1055],  # the switch paused h1: +40, +10, +5
+    ("Ethernet4", "pfc_rx"): [7, 27, 27, 27],  # h2 paused the switch: +20 in the first 100 ms
+    ("Ethernet8", "pfc_rx"): [0, 0, 0, 0],
+}
+SW_WM = {  # (port, "qN"/"pgN", key): the value read at T[0..3]
+    ("Ethernet0", "q3", "shared_wm_bytes"): [1000, 5000, 8000, 8000],
+    ("Ethernet0", "pg3", "headroom_wm_bytes"): [0, 0, 2048, 2048],
+    ("Ethernet4", "q3", "shared_wm_bytes"): [0, 0, 0, 0],
+}
+
+
+def sw_samples(cum, wm, times):
+    out = []
+    for i, t in enumerate(times):
+        ports = {}
+        for (port, key), v in cum.items():
+            p = ports.setdefault(port, {"name": port, "prio": [], "queues": [], "pgs": [], "raw": {},
+                                        "gauges": {"prio3_queue": 3, "prio3_pg": 3}, "resets": []})
+            d = 0 if i == 0 else v[i] - v[i - 1]
+            if i == 0 or d:  # the baseline lists every count; later samples what moved
+                e = next((e for e in p["prio"] if e["prio"] == 3), None) or {"prio": 3}
+                e[key] = d
+                if e not in p["prio"]:
+                    p["prio"].append(e)
+        for (port, obj, key), v in wm.items():
+            scope, idx = ("queues", "queue") if obj[0] == "q" else ("pgs", "pg")
+            n = int(obj.lstrip("qpg"))
+            lst = ports[port][scope]
+            e = next((e for e in lst if e[idx] == n), None) or {idx: n}
+            e[key] = v[i]
+            if i == 0:
+                e["drops"] = 0  # a count beside the gauges: no watermark
+            if e not in lst:
+                lst.append(e)
+        out.append({"t_ns": times[i], "dur_ns": 3_000_000, "ports": list(ports.values())})
+    return out
+
+
+def case_counters_switches(tmp):
+    sw = {"name": "leaf1", "source": "sonic://127.0.0.1:6379", "interval_ns": 100_000_000, "optional": False,
+          "ports": {"Ethernet0": "h1", "Ethernet4": "h2"}, "samples": sw_samples(SW_CUM, SW_WM, T)}
+    d = result_dir(tmp, "sw", NICS, [sw])
+    p = plot(d)
+    expect(p.returncode == 0 and p.stdout.split() == [os.path.join(d, n) for n in PNGS + ("counters.png",)],
+           f"a run with switch samples: the four PNGs and counters.png ({p.returncode}, {p.stderr.strip()[-200:]})")
+    desc = described(os.path.join(d, "counters.png")) or {}
+    c = panels(os.path.join(d, "counters.png"))
+    expect(list(c) == ["pfc_rx", "pfc_tx", "drops", "cnp_ecn", "gauges", "switch_pfc_rx", "switch_pfc_tx",
+                       "switch_watermarks"] and desc.get("switch_ports") == 3 and desc.get("sources") == 3,
+           f"panels: the hosts' five, then the switch's PFC rx, PFC tx, watermarks; 3 switch ports ({list(c)}, {desc.get('switch_ports')})")
+    expect(series(c.get("pfc_rx", {})) == {"h1 ethtool:eth2 prio 3 pfc_rx": (TO_MS, [2500.0, 500.0, 100.0], 305)},
+           "the hosts' panels as without switches (h1 prio 3 pfc_rx 2500, 500, 100)")
+    # rates from the switch's own counts: (1040 - 1000) / 0.1 s = 400, (1050 - 1040) / 0.1 = 100,
+    # (1055 - 1050) / 0.05 = 100; (27 - 7) / 0.1 = 200, then 0; Ethernet8's at 0 (offered, not drawn)
+    cum = SW_CUM[("Ethernet0", "pfc_tx")]
+    want_tx = [(cum[i + 1] - cum[i]) * 1e9 / (T[i + 1] - T[i]) for i in range(3)]
+    expect(want_tx == [400.0, 100.0, 100.0], f"the hand-worked rates: 400, 100, 100 ({want_tx})")
+    tx = c.get("switch_pfc_tx", {})
+    expect(series(tx) == {"leaf1:Ethernet0 (to h1) prio 3 pfc_tx": (TO_MS, want_tx, 55)}
+           and (tx.get("hosts"), tx.get("series"), tx.get("nonzero")) == (1, 1, 1),
+           f"switch PFC sent: Ethernet0, facing h1, at 400, 100, 100 frames/s, 55 in all ({tx})")
+    rx = c.get("switch_pfc_rx", {})
+    expect(series(rx) == {"leaf1:Ethernet4 (to h2) prio 3 pfc_rx": (TO_MS, [200.0, 0.0, 0.0], 20)}
+           and (rx.get("hosts"), rx.get("series"), rx.get("nonzero")) == (2, 2, 1),
+           f"switch PFC received: Ethernet4, facing h2, at 200/s; Ethernet8 (no ports: entry) offered at 0 ({rx})")
+    drawn = tx.get("drawn", [{}])[0]
+    expect((drawn.get("switch"), drawn.get("port"), drawn.get("faces")) == ("leaf1", "Ethernet0", "h1"),
+           f"each series says its switch, port and the host it faces ({drawn})")
+    # watermarks: the values read at every sample (a delta would be 4000, 3000, 0), from T0 = 0
+    wm = {s["name"]: (s["t_ms"], s["value"]) for s in c.get("switch_watermarks", {}).get("drawn", [])}
+    at = [t / 1e6 for t in T]
+    expect(wm == {"leaf1:Ethernet0 (to h1) q3.shared_wm_bytes": (at, SW_WM[("Ethernet0", "q3", "shared_wm_bytes")]),
+                  "leaf1:Ethernet0 (to h1) pg3.headroom_wm_bytes": (at, SW_WM[("Ethernet0", "pg3", "headroom_wm_bytes")])}
+           and c["switch_watermarks"]["series"] == 3,
+           f"watermarks as read: q3 1000 5000 8000 8000, pg3 headroom 0 0 2048 2048; Ethernet4's at 0 ({wm})")
+    # 40 switch ports: port k received 10k frames in 100 ms (100k/s); the median of 100..4000 is
+    # (2000 + 2100) / 2 = 2050 over the one bin (centre 50 ms); the top 5 named, Ethernet156 first
+    many = {(f"Ethernet{4 * (k - 1)}", "pfc_rx"): [0, 10 * k] for k in range(1, 41)}
+    big = dict(sw, ports={f"Ethernet{4 * (k - 1)}": f"h{k}" for k in range(1, 41)},
+               samples=sw_samples(many, {}, [0, 100_000_000]))
+    d = result_dir(tmp, "sw40", [], [big])
+    p = plot(d)
+    c = panels(os.path.join(d, "counters.png"))
+    rx = c.get("switch_pfc_rx", {})
+    expect(p.returncode == 0 and list(c) == ["switch_pfc_rx", "switch_pfc_tx"]
+           and rx.get("hosts") == 40 and rx.get("median") == {"t_ms": [50.0], "rate": [2050.0]}
+           and [s["port"] for s in rx.get("drawn", [])] == [f"Ethernet{4 * (k - 1)}" for k in (40, 39, 38, 37, 36)]
+           and rx["drawn"][0]["rate"] == [4000.0] and rx["drawn"][0]["name"] == "leaf1:Ethernet156 (to h40) prio 3 pfc_rx",
+           f"40 ports, no NIC samples: the switch panels alone, median 2050, Ethernet156..140 named, 4000/s ({p.stderr.strip()[-200:]} {list(c)} {rx})")
+    # no switch samples (optional and unreachable) or none at all: the NIC panels alone, as before
+    for name, sws in (("sw-none", []), ("sw-down", [dict(sw, optional=True, reason="unreachable", samples=[])])):
+        d = result_dir(tmp, name, NICS, sws)
+        p = plot(d)
+        desc = described(os.path.join(d, "counters.png")) or {}
+        expect(p.returncode == 0 and list(panels(os.path.join(d, "counters.png"))) == ["pfc_rx", "pfc_tx", "drops", "cnp_ecn", "gauges"]
+               and desc.get("switch_ports") == 0,
+               f"{name}: the hosts' five panels, no switch panel ({p.returncode}, {desc.get('switch_ports')})")
+    back = dict(sw, samples=json.loads(json.dumps(sw["samples"])))
+    back["samples"][2]["t_ns"] = 50_000_000
+    d = result_dir(tmp, "sw-back", NICS, [back])
+    no_png(plot(d), d, "counters.switches[0].samples[2]", "a switch sample before the one before it")
 
 
 def jsonl(path, lines):
@@ -357,5 +472,5 @@ def case_counters_bad(tmp):
 
 with tempfile.TemporaryDirectory() as tmp:
     {"large": case_large, "small": case_small, "counters": case_counters,
-     "counters-series": case_counters_series}[CASE](tmp)
+     "counters-series": case_counters_series, "counters-switches": case_counters_switches}[CASE](tmp)
 sys.exit(1 if failed else 0)
