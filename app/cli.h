@@ -89,8 +89,9 @@ int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_me
  * error line's exit code (a port in use, a bad address). */
 int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsigned port_add, struct rp_metrics **out);
 /* The final values taken (the collect callback once more), served for the
- * linger, the listener closed. NULL does nothing. */
-void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx);
+ * linger when the command wrote its results (not after a failed set-up),
+ * the listener closed. NULL does nothing. */
+void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx, bool results);
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);

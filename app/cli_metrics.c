@@ -41,12 +41,12 @@ int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsign
 	return 0;
 }
 
-void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx)
+void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx, bool results)
 {
 	if (!mx)
 		return;
 	rp_metrics_final(mx);
-	if (m->linger_s > 0) {
+	if (results && m->linger_s > 0) {
 		/* A run a signal stopped lingers too (its final values are what a
 		 * burn-in's dashboard wants most); a signal then ends the process
 		 * (the second one: cli.c), its files all written. */

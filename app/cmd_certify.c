@@ -318,7 +318,7 @@ int rp_cmd_certify(int argc, char **argv)
 		return rc;
 	rp_metrics_collect(mx, rp_cert_metrics, &live);
 	rc = certify(&o, mx ? &live : NULL);
-	rp_cli_metrics_end("certify", &o.metrics, mx); /* the verdicts written */
+	rp_cli_metrics_end("certify", &o.metrics, mx, rc != RP_EXIT_USAGE); /* the verdicts written */
 	return rc;
 }
 

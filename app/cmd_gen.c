@@ -267,7 +267,7 @@ int rp_cmd_gen(int argc, char **argv)
 	if (rc != 0) {
 		if (r.err[0])
 			rp_cli_error("gen", "%s", r.err);
-		rp_cli_metrics_end("gen", &o.metrics, mx);
+		rp_cli_metrics_end("gen", &o.metrics, mx, false);
 		rp_session_close(&r);
 		return rc;
 	}
@@ -277,7 +277,7 @@ int rp_cmd_gen(int argc, char **argv)
 	rp_dp_clock_start();
 	rp_metrics_collect(mx, rp_session_metrics, &r);
 	if (rp_dp_gen_run(&r.g) != 0) { /* fewer lcores than asked (said on stderr): nothing sent */
-		rp_cli_metrics_end("gen", &o.metrics, mx);
+		rp_cli_metrics_end("gen", &o.metrics, mx, false);
 		rp_session_close(&r);
 		return RP_EXIT_USAGE;
 	}
@@ -288,7 +288,7 @@ int rp_cmd_gen(int argc, char **argv)
 		report_text(&r);
 	fflush(stdout);
 	rp_session_warn_rates(&r, stderr, NULL);
-	rp_cli_metrics_end("gen", &o.metrics, mx); /* the counts above, final */
+	rp_cli_metrics_end("gen", &o.metrics, mx, true); /* the counts above, final */
 	rp_session_close(&r);
 	return RP_EXIT_OK;
 }

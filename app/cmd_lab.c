@@ -322,15 +322,16 @@ static struct rp_metrics *metrics;
 static struct rp_lab_live lab_live;
 
 /* The final values (every flow and port: result.json's) served from here on,
- * for the linger; then the listener closes. r: NULL when nothing ran. */
-static void metrics_end(const struct lab_opts *o, const struct rp_lab_one *r)
+ * for the linger when files were written; then the listener closes. r: NULL
+ * when nothing ran. */
+static void metrics_end(const struct lab_opts *o, const struct rp_lab_one *r, bool written)
 {
 	if (!metrics)
 		return;
 	struct rp_lab_metrics_final fin = {.live = &lab_live, .one = r};
 	__atomic_store_n(&lab_live.stage, RP_LAB_STAGE_DONE, __ATOMIC_RELAXED);
 	rp_metrics_collect(metrics, rp_lab_metrics_final, &fin);
-	rp_cli_metrics_end("lab", &o->metrics, metrics);
+	rp_cli_metrics_end("lab", &o->metrics, metrics, written);
 	metrics = NULL;
 }
 
@@ -408,7 +409,7 @@ static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, c
 	int rc = rp_lab_one_run(&r, lo, dir, err, sizeof(err)) ? rp_cli_error("lab", "%s", err) : 0;
 	if (rc == 0 && !r.lab) {
 		rc = write_setup_stop(&r, o, dir);
-		metrics_end(o, NULL);
+		metrics_end(o, NULL, rc == 0);
 		rp_lab_one_free(&r);
 		return rc;
 	}
@@ -422,7 +423,7 @@ static int run_one(const struct lab_opts *o, const struct rp_lab_one_opts *lo, c
 		rc = write_summary(&r, dir, print);
 	if (rc == 0 && head)
 		*head = r.head;
-	metrics_end(o, rc == 0 ? &r : NULL);
+	metrics_end(o, rc == 0 ? &r : NULL, rc == 0);
 	/* After a signal the process ends: freeing a million flows one by one
 	 * took 1 s of fat-tree-1024's stop. Kept reachable (no leak reported)
 	 * for the exit to reclaim at once. */

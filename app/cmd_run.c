@@ -394,7 +394,7 @@ int rp_cmd_run(int argc, char **argv)
 	}
 	rp_cli_hold_errors(NULL, 0);
 	if (!ready) {
-		rp_cli_metrics_end("run", &o.metrics, r.metrics);
+		rp_cli_metrics_end("run", &o.metrics, r.metrics, false);
 		rp_run_close(&r);
 		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
 			rp_outdir_abandon(o.out, out_made);
@@ -404,7 +404,8 @@ int rp_cmd_run(int argc, char **argv)
 	int vrc = 0;
 	rc = said(&r, rp_run_go(&r, &vrc));
 	rc = finish(&r, &o, rc);
-	rp_cli_metrics_end("run", &o.metrics, r.metrics); /* result.json is written: the final values are its */
+	/* result.json is written (rank 0; the others have their rates): the final values are its */
+	rp_cli_metrics_end("run", &o.metrics, r.metrics, rc == 0 || rc == RP_CLUSTER_EXIT_INCOMPLETE);
 	rp_run_close(&r);
 	free(text);
 	return rc ? rc : vrc;

@@ -425,7 +425,7 @@ int rp_cmd_switch(int argc, char **argv)
 	if (rp_dp_switch_start(&r, &spec, err, sizeof(err)) != 0) {
 		rc = rp_cli_error(CMD, "%s", err);
 		rp_sonic_pub_close(pub, NULL);
-		rp_cli_metrics_end(CMD, &o.metrics, mx);
+		rp_cli_metrics_end(CMD, &o.metrics, mx, false);
 		rp_dp_switch_teardown(&r);
 		return rc;
 	}
@@ -446,7 +446,7 @@ int rp_cmd_switch(int argc, char **argv)
 		rp_switch_rt_print_text(stdout, &f);
 	}
 	fflush(stdout);
-	rp_cli_metrics_end(CMD, &o.metrics, mx); /* the summary's values */
+	rp_cli_metrics_end(CMD, &o.metrics, mx, true); /* the summary's values */
 	rp_dp_switch_teardown(&r);
 	return RP_EXIT_OK;
 }
