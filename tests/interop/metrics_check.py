@@ -48,6 +48,24 @@ def get(url, timeout=5):
         return r.read().decode()
 
 
+def scrape_until(port, want, tries=300, pause=0.1):
+    """Scrapes 127.0.0.1:port/metrics until a scrape holds every line of want (the last one
+    read either way; "" if none answered): want "\nroceprobe_done 1\n" waits for the final values."""
+    text = ""
+    for _ in range(tries):
+        try:
+            text = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
+            if all(w in text for w in want):
+                return text
+        except OSError:
+            pass
+        time.sleep(pause)
+    return text
+
+
+FINAL = ("\nroceprobe_done 1\n",)
+
+
 def query(prom, q):
     """Prometheus' instant query: {labels-as-tuple: value}."""
     j = json.loads(get(f"http://127.0.0.1:{prom}/api/v1/query?" + urllib.parse.urlencode({"query": q})))
@@ -96,23 +114,9 @@ def main():
         run = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--metrics", f"127.0.0.1:{port}",
                                 "--metrics-linger", "8s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # A scrape while traffic flows (the run sends for about 2 s).
-        live, text_live = None, ""
-        for _ in range(100):
-            try:
-                text_live = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
-                if "\nroceprobe_done 0\n" in text_live and "roceprobe_flow_tx_packets_total{" in text_live:
-                    live = text_live
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
-        expect(live is not None, "a scrape during the run serves the flow's counters with roceprobe_done 0")
-        final_text = ""
-        for _ in range(100):  # the final values, during the linger
-            final_text = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
-            if "\nroceprobe_done 1\n" in final_text:
-                break
-            time.sleep(0.2)
+        live = scrape_until(port, ("\nroceprobe_done 0\n", "roceprobe_flow_tx_packets_total{"), tries=100)
+        expect("\nroceprobe_done 0\n" in live, "a scrape during the run serves the flow's counters with roceprobe_done 0")
+        final_text = scrape_until(port, FINAL, tries=100, pause=0.2)  # the final values, during the linger
         expect("\nroceprobe_done 1\n" in final_text, "after the run the scrape says roceprobe_done 1")
         # While it lingers, Prometheus scrapes the final values (once the target is gone its
         # series are marked stale: the queries below run before that).
@@ -168,7 +172,7 @@ def main():
         _, err = run.communicate(timeout=60)
         expect(run.returncode == 0, f"run exits 0 after the linger (got {run.returncode}: {err.strip()[-300:]})")
         expect(f"metrics at http://127.0.0.1:{port}/metrics" in err, "run says where its metrics are")
-        for what, text in (("live", live or ""), ("final", final_text)):
+        for what, text in (("live", live), ("final", final_text)):
             c = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True)
             expect(c.returncode == 0 and not (c.stdout + c.stderr).strip(),
                    f"promtool check metrics: the {what} scrape is clean ({(c.stdout + c.stderr).strip()[:300]})")
@@ -197,15 +201,7 @@ def main():
                                 "--metrics-linger", "4s", "--set", "hosts.0.port=net_null0",
                                 "--set", "hosts.1.port=net_null1"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-        gtext = ""
-        for _ in range(150):
-            try:
-                gtext = get(f"http://127.0.0.1:{gport}/metrics", timeout=2)
-                if "\nroceprobe_done 1\n" in gtext:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
+        gtext = scrape_until(gport, FINAL, tries=150)
         gout, gerr = gen.communicate(timeout=60)
         gj = json.loads(gout)
         served = {m.group(1): int(m.group(2)) for m in
@@ -224,15 +220,7 @@ def main():
         lab = subprocess.Popen([ROCEPROBE, "lab", os.path.join(PROFILES, "incast-8to1.yaml"), "-o", lout, "--metrics",
                                 str(lport), "--metrics-linger", "4s"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-        ltext = ""
-        for _ in range(300):
-            try:
-                ltext = get(f"http://127.0.0.1:{lport}/metrics", timeout=2)
-                if "\nroceprobe_done 1\n" in ltext:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
+        ltext = scrape_until(lport, FINAL)
         lab.communicate(timeout=120)
         lj = json.load(open(os.path.join(lout, "result.json")))
         sv = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(
@@ -253,15 +241,7 @@ def main():
         cert = subprocess.Popen([ROCEPROBE, "certify", os.path.join(PROFILES, "headroom-too-small.yaml"), "-o", cout,
                                  "--metrics", str(cport), "--metrics-linger", "3s", "-q"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        ctext = ""
-        for _ in range(600):
-            try:
-                ctext = get(f"http://127.0.0.1:{cport}/metrics", timeout=2)
-                if "\nroceprobe_done 1\n" in ctext:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.1)
+        ctext = scrape_until(cport, FINAL, tries=600)
         cert.communicate(timeout=300)
         cj = json.load(open(os.path.join(cout, "result.json")))
         code = {"PASS": 1, "FAIL": 0}
