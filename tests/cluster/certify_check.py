@@ -354,9 +354,12 @@ def case_switchctr(tmp):
     pub = ["--publish", f"redis://127.0.0.1:{rport}", "--publish-interval", "200ms"]
     got = {}
     try:
-        for tid, extra in ((3, ["--ecn", "5KB,60KB,10%"]), (5, [])):
+        # Then the planted misconfigurations: Kmin (64 KB) above XOFF (32 KiB) and an 8 KiB
+        # headroom, each failing its own test as in the lab.
+        for key, tid, extra in (("3", 3, ["--ecn", "5KB,60KB,10%"]), ("5", 5, []),
+                                ("3-kmin", 3, ["--ecn", "64KB,128KB,10%"]), ("5-8k", 5, ["--headroom", "8KiB"])):
             redis_srv.cmd(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
-            d = os.path.join(tmp, f"t{tid}")
+            d = os.path.join(tmp, f"t{key}")
             os.makedirs(d)
             sw = start_switch(d, extra + pub)
             out = os.path.join(d, "c")
@@ -366,7 +369,7 @@ def case_switchctr(tmp):
             finally:
                 s = stop_switch(sw, d)
             expect(s is not None and os.path.exists(os.path.join(out, "result.json")),
-                   f"test {tid}: the switch wrote its summary, certify its result.json ({p.returncode}: {said(p)})")
+                   f"test {key}: the switch wrote its summary, certify its result.json ({p.returncode}: {said(p)})")
             if s is None or not os.path.exists(os.path.join(out, "result.json")):
                 return
             j = json.load(open(os.path.join(out, "result.json")))
@@ -374,10 +377,18 @@ def case_switchctr(tmp):
             docs = child_docs(out, {3: "ecn-before-pfc", 5: "headroom"}[tid])
             expect(all(len(dd["counters"]["switches"]) == 1 and dd["counters"]["switches"][0]["samples"] for dd in docs),
                    f"test {tid}: every child run sampled the switch (counters.switches[])")
-            got[tid] = (t, s)
+            got[key] = (t, s)
     finally:
         redis_srv.stop(srv)
-    t3, s3 = got[3]
+    for key, cause in (("3-kmin", "ecn-after-pfc"), ("5-8k", "headroom")):
+        t, s = got[key]
+        print(f"planted {key}: {t['verdict']} {t['cause']}")
+        expect(t["verdict"] == "FAIL" and (t["cause"] or {}).get("code") == cause,
+               f"planted {key}: test {t['id']} FAILs with cause {cause} ({t['verdict']}: {t['cause']})")
+    t5k = got["5-8k"]
+    drops = sum(lossless(t5k[1], k, "queue")["drop_pkts"] + lossless(t5k[1], k, "pg")["drop_pkts"] for k in range(4))
+    expect(drops > 0, f"planted 5-8k: the switch itself dropped priority-3 frames ({drops}): the FAIL is its own")
+    t3, s3 = got["3"]
     m = t3["measured"]
     ecn = lossless(s3, 0, "queue")["ecn_marked"]
     pfc_sw = sum(lossless(s3, k, "pg")[f] for k in (1, 2, 3) for f in ("xoff_sent", "xon_sent", "refresh_sent"))
@@ -396,7 +407,7 @@ def case_switchctr(tmp):
            f"no sender ({pfc_sw} <= {m['pfc_allowed']}) and the hosts saw CE and CNPs")
     if t3["verdict"] == "FAIL":
         expect(t3["cause"]["code"] in ("ecn-after-pfc", "no-ecn", "no-cnp"), f"test 3 cause {t3['cause']}")
-    t5, s5 = got[5]
+    t5, s5 = got["5"]
     m = t5["measured"]
     drops = sum(lossless(s5, k, "queue")["drop_pkts"] + lossless(s5, k, "pg")["drop_pkts"] for k in range(4))
     wm = max(lossless(s5, k, "pg")["max_headroom_bytes"] for k in range(4))
