@@ -88,6 +88,9 @@ int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_me
  * its address said on stderr; *out NULL without --metrics. 0, or the one
  * error line's exit code (a port in use, a bad address). */
 int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsigned port_add, struct rp_metrics **out);
+/* Once the EAL is up: the listener's thread off the lcores' CPUs (a scrape
+ * never takes a poller's core; tools/bench/tx.sh METRICS=1). */
+void rp_cli_metrics_off_lcores(struct rp_metrics *mx);
 /* The final values taken (the collect callback once more), served for the
  * linger when the command wrote its results (not after a failed set-up),
  * the listener closed. NULL does nothing. */

@@ -6,6 +6,9 @@
 
 #include "cli.h"
 #include "metrics/metrics.h"
+#ifdef RP_HAVE_DPDK
+#include "dp/dp.h"
+#endif
 
 int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_metrics *m)
 {
@@ -56,4 +59,17 @@ void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct 
 		rp_metrics_linger(mx, (uint64_t)(m->linger_s * 1e9), stopped ? NULL : &rp_cli_stop);
 	}
 	rp_metrics_stop(mx);
+}
+
+void rp_cli_metrics_off_lcores(struct rp_metrics *mx)
+{
+#ifdef RP_HAVE_DPDK
+	cpu_set_t busy;
+	if (!mx)
+		return;
+	rp_dp_lcore_cpus(&busy);
+	rp_metrics_avoid_cpus(mx, &busy);
+#else
+	(void)mx;
+#endif
 }

@@ -275,6 +275,7 @@ int rp_cmd_gen(int argc, char **argv)
 				 .duration_ns = (uint64_t)(o.duration_s * 1e9), .stop = &rp_cli_stop,
 				 .progress = rp_session_progress, .progress_arg = &r, .who = "gen"};
 	rp_dp_clock_start();
+	rp_cli_metrics_off_lcores(mx);
 	rp_metrics_collect(mx, rp_session_metrics, &r);
 	if (rp_dp_gen_run(&r.g) != 0) { /* fewer lcores than asked (said on stderr): nothing sent */
 		rp_cli_metrics_end("gen", &o.metrics, mx, false);

@@ -351,6 +351,8 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_cli_outdir_check("run", o.out, o.force);
 	if (rc == 0)
 		rc = said(&r, rp_session_open(&r.s, "run", o.profile, &so));
+	if (rc == 0)
+		rp_cli_metrics_off_lcores(r.metrics);
 	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
 	 * rank that runs it, before any frame: duplicates stop the run here. */
 	if (all_ready(&r, rc, held)) {

@@ -429,6 +429,7 @@ int rp_cmd_switch(int argc, char **argv)
 		rp_dp_switch_teardown(&r);
 		return rc;
 	}
+	rp_cli_metrics_off_lcores(mx);
 	rp_dp_switch_loop(&r, (uint64_t)(o.duration_s * 1e9), &rp_cli_stop);
 	rp_dp_switch_stop(&r);
 	struct rp_switch_rt_facts f;

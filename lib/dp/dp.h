@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdint.h>
 
 #define RP_DP_ERRLEN 256
@@ -33,6 +34,9 @@ struct rp_dp_eal_opts {
 };
 
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
+/* The CPUs the EAL's lcores run on (after rp_dp_eal_init): what a helper
+ * thread (the --metrics listener) must stay off. */
+void rp_dp_lcore_cpus(cpu_set_t *out);
 void rp_dp_eal_cleanup(void);
 /* The lcores the EAL runs (the main one included). */
 unsigned rp_dp_lcore_count(void);

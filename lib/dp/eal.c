@@ -386,3 +386,13 @@ const char *rp_dp_version(void)
 {
 	return rte_version();
 }
+
+void rp_dp_lcore_cpus(cpu_set_t *out)
+{
+	CPU_ZERO(out);
+	unsigned lc;
+	RTE_LCORE_FOREACH(lc) {
+		rte_cpuset_t s = rte_lcore_cpuset(lc);
+		CPU_OR(out, out, &s);
+	}
+}

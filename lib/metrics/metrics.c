@@ -1,5 +1,6 @@
-/* The metrics listener (metrics.h): libmicrohttpd with its internal polling
- * thread on a socket bound here (so a port in use is one clear line). */
+/* The metrics listener (metrics.h): libmicrohttpd on a socket bound here (so
+ * a port in use is one clear line), driven by a thread of ours (MHD_run_wait)
+ * whose CPUs the command can choose. */
 #include "metrics.h"
 
 #include <arpa/inet.h>
@@ -17,6 +18,8 @@
 
 struct rp_metrics {
 	struct MHD_Daemon *d;
+	pthread_t thread; /* ours, running MHD_run_wait: so its CPUs can be chosen (rp_metrics_avoid_cpus) */
+	volatile int quit;
 	int fd;
 	char where[INET6_ADDRSTRLEN + 16];
 	int open_to_others;
@@ -173,6 +176,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return answer(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", b, n);
 }
 
+/* The listener's thread: MHD's work, a tenth of a second at most between
+ * looks at quit. */
+static void *serve(void *arg)
+{
+	struct rp_metrics *m = arg;
+	while (!m->quit)
+		MHD_run_wait(m->d, 100);
+	return NULL;
+}
+
 static int listen_on(struct rp_metrics *m, const char *addr, uint16_t port, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss = {0};
@@ -224,15 +237,24 @@ struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, m, MHD_OPTION_LISTEN_SOCKET,
-				m->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned)10, MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	m->d = MHD_start_daemon(0, 0, NULL, NULL, on_request, m, MHD_OPTION_LISTEN_SOCKET, m->fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_END);
 	if (!m->d) {
 		snprintf(err, errlen, "--metrics: libmicrohttpd did not start on %s", m->where);
 		goto fail;
 	}
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	int rc = pthread_create(&m->thread, NULL, serve, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(err, errlen, "--metrics: no thread for the listener: %s", strerror(rc));
+		MHD_stop_daemon(m->d);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return NULL;
+	}
+	pthread_setname_np(m->thread, "rp-metrics");
 	return m;
 fail:
 	if (m->fd >= 0)
@@ -294,10 +316,30 @@ uint64_t rp_metrics_scrapes(struct rp_metrics *m)
 	return n;
 }
 
+int rp_metrics_avoid_cpus(struct rp_metrics *m, const cpu_set_t *busy)
+{
+	if (!m)
+		return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (pthread_getaffinity_np(m->thread, sizeof(set), &set))
+		return -1;
+	cpu_set_t keep;
+	CPU_ZERO(&keep);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && !CPU_ISSET(c, busy))
+			CPU_SET(c, &keep);
+	if (CPU_COUNT(&keep) == 0) /* every CPU polls: nothing to choose */
+		return 0;
+	return pthread_setaffinity_np(m->thread, sizeof(keep), &keep) ? -1 : 0;
+}
+
 void rp_metrics_stop(struct rp_metrics *m)
 {
 	if (!m)
 		return;
+	m->quit = 1;
+	pthread_join(m->thread, NULL);
 	MHD_stop_daemon(m->d); /* closes the listening socket too (it was given to it) */
 	pthread_mutex_destroy(&m->lock);
 	free(m->final);

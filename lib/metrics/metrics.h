@@ -1,6 +1,7 @@
 /* `--metrics [ADDR:]PORT`: a command's live numbers served in the Prometheus
- * text format (prom.h) over HTTP, by libmicrohttpd's own thread, which never
- * touches a per-packet path: at each scrape it calls the command's collect
+ * text format (prom.h) over HTTP, libmicrohttpd driven by a thread of its own
+ * that never touches a per-packet path (and is kept off the pollers' CPUs:
+ * rp_metrics_avoid_cpus): at each scrape it calls the command's collect
  * callback, which reads counters the packet path keeps anyway (one burst
  * stale at worst, as the progress line), and serves what it wrote.
  *
@@ -18,6 +19,7 @@
 #ifndef RP_METRICS_METRICS_H
 #define RP_METRICS_METRICS_H
 
+#include <sched.h> /* cpu_set_t: the project builds with _GNU_SOURCE */
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +45,10 @@ void rp_metrics_collect(struct rp_metrics *m, rp_metrics_fn fn, void *arg);
 void rp_metrics_final(struct rp_metrics *m);
 /* Sleeps ns (CLOCK_MONOTONIC), or until *stop (checked every 50 ms). */
 void rp_metrics_linger(const struct rp_metrics *m, uint64_t ns, const volatile sig_atomic_t *stop);
+/* Keeps the listener's thread off the busy CPUs (the polling lcores': a
+ * scrape must never take a poller's core). 0, or -1 when the thread's
+ * CPUs could not be read or set; every CPU busy leaves it as it was. */
+int rp_metrics_avoid_cpus(struct rp_metrics *m, const cpu_set_t *busy);
 /* How many scrapes were served (tests, the linger's line). */
 uint64_t rp_metrics_scrapes(struct rp_metrics *m);
 void rp_metrics_stop(struct rp_metrics *m);

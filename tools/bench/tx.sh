@@ -15,6 +15,8 @@ cd "$(dirname "$0")/../.."
 # TELEMETRY=1: gen (DPDK telemetry on, the default) against gen --no-telemetry instead of
 # testpmd, alternating which goes first: what telemetry's threads cost on TX (issue 28);
 # RUNS=6 SECS=2 SIZES=82 is a shorter run of it.
+# METRICS=1: gen --metrics, scraped every 100 ms by curl, against gen without --metrics, the
+# same way: what the metrics listener and its scrapes cost on TX (issue 28).
 [ -n "${LCORES:-}" ] && exec tools/bench/lcores.sh tx "$LCORES"
 runs=${RUNS:-3}
 secs=${SECS:-3}
@@ -50,6 +52,16 @@ roceprobe_pps() { # [extra gen options]
 		python3 -c 'import json,sys; p=json.load(sys.stdin)["ports"][0]; print(int(p["tx_mpps"]*1e6))'
 }
 
+# gen with --metrics on a free port while curl scrapes it every 100 ms (on the other CPU).
+scraped_pps() {
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	(while :; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics" || true; sleep 0.1; done) &
+	local scraper=$!
+	roceprobe_pps --metrics "$port"
+	kill "$scraper" 2>/dev/null; wait "$scraper" 2>/dev/null || true
+}
+
 # testpmd forwards on its second lcore (CPU $cpu) while the first prints stats: still one TX core.
 testpmd_pps() { # frame size
 	timeout -s INT $((secs + 2)) dpdk-testpmd -l 0-1 --main-lcore $((1 - cpu)) --no-huge -m 1024 --no-pci --no-telemetry \
@@ -68,7 +80,11 @@ for want in $sizes; do
 	profile "$frame"
 	: > "$tmp/rp"; : > "$tmp/tp"
 	for i in $(seq "$runs"); do
-		if [ -n "${TELEMETRY:-}" ]; then
+		if [ -n "${METRICS:-}" ]; then
+			if [ $((i % 2)) = 1 ]; then r=$(scraped_pps); t=$(roceprobe_pps)
+			else t=$(roceprobe_pps); r=$(scraped_pps); fi
+			echo "$frame B run $i: roceprobe gen --metrics (scraped every 100 ms) ${r} pps, gen ${t} pps"
+		elif [ -n "${TELEMETRY:-}" ]; then
 			if [ $((i % 2)) = 1 ]; then r=$(roceprobe_pps); t=$(roceprobe_pps --no-telemetry)
 			else t=$(roceprobe_pps --no-telemetry); r=$(roceprobe_pps); fi
 			echo "$frame B run $i: roceprobe gen ${r} pps, gen --no-telemetry ${t} pps"
@@ -79,7 +95,7 @@ for want in $sizes; do
 		echo "$r" >> "$tmp/rp"; echo "$t" >> "$tmp/tp"
 	done
 	r=$(median < "$tmp/rp"); t=$(median < "$tmp/tp")
-	ref=testpmd; [ -n "${TELEMETRY:-}" ] && ref="gen --no-telemetry"
+	ref=testpmd; [ -n "${TELEMETRY:-}" ] && ref="gen --no-telemetry"; [ -n "${METRICS:-}" ] && ref="gen, no --metrics"
 	python3 -c "print(f'tx ratio (roceprobe/$ref, {$frame} B, net_null, 1 TX core): {$r/1e6:.2f} / {$t/1e6:.2f} Mpps = {$r/$t:.2f}')" \
 		>> "$tmp/summary"
 done
