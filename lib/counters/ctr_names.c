@@ -247,9 +247,10 @@ static const struct map maps[] = {
 
 	/* A SONiC switch's COUNTERS_DB (sonic.c): the SAI stat names of
 	 * opencomputeproject/SAI inc/saiport.h, saiqueue.h, saibuffer.h as
-	 * sonic-swss orchagent writes them into COUNTERS:oid:..., and
-	 * orchagent/pfcwdorch's PFC_WD_QUEUE_STATS_*. Per port and priority (the
-	 * fields sonic-utilities scripts/pfcstat prints): */
+	 * sonic-swss orchagent writes them into COUNTERS:oid:..., and the PFC
+	 * watchdog's PFC_WD_* of orchagent/pfcactionhandler.cpp (sonic_db.h).
+	 * Per port and priority (the fields sonic-utilities scripts/pfcstat
+	 * prints): */
 	{RP_CTR_SAI, RP_SAI_PORT_PFC_RX_PKTS, NULL, "pfc_rx", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_PFC_TX_PKTS, NULL, "pfc_tx", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_PFC_RX_PAUSE_US, NULL, "pause_us_rx", 0, 1},
@@ -265,24 +266,24 @@ static const struct map maps[] = {
 	{RP_CTR_SAI, RP_SAI_QUEUE_DROPPED_BYTES, NULL, "drop_bytes", 0, 1},
 	{RP_CTR_SAI, RP_SAI_QUEUE_ECN_MARKED, NULL, "ecn_marked", 0, 1},
 	/* the PFC watchdog's, per queue (sonic-utilities pfcwd/main.py STATS_DESCRIPTION) */
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", NULL, "wd_storms_detected", 0, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", NULL, "wd_storms_restored", 0, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS", NULL, "wd_tx_drops", 0, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS", NULL, "wd_rx_drops", 0, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS", NULL, "wd_tx_packets", 0, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS", NULL, "wd_rx_packets", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_DETECTED, NULL, "wd_storms_detected", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RESTORED, NULL, "wd_storms_restored", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_TX_DROPPED, NULL, "wd_tx_drops", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RX_DROPPED, NULL, "wd_rx_drops", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_TX_PACKETS, NULL, "wd_tx_packets", 0, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RX_PACKETS, NULL, "wd_rx_packets", 0, 1},
 	/* ... and its levels: the same counts over the latest storm alone (they
 	 * start again with each storm), its timers, and PFC_WD_STATUS
 	 * ("stormed" 1, "operational" 0; sonic.c turns the word into the number) */
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS_LAST", NULL, "wd_tx_drops_last", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS_LAST", NULL, "wd_rx_drops_last", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_TX_PACKETS_LAST", NULL, "wd_tx_packets_last", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_QUEUE_STATS_RX_PACKETS_LAST", NULL, "wd_rx_packets_last", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME", NULL, "wd_detection_time", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_DETECTION_TIME_LEFT", NULL, "wd_detection_time_left", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME", NULL, "wd_restoration_time", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_RESTORATION_TIME_LEFT", NULL, "wd_restoration_time_left", RP_CTR_GAUGE, 1},
-	{RP_CTR_SAI, "PFC_WD_STATUS", NULL, "wd_stormed", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_TX_DROPPED RP_SONIC_WD_LAST, NULL, "wd_tx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RX_DROPPED RP_SONIC_WD_LAST, NULL, "wd_rx_drops_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_TX_PACKETS RP_SONIC_WD_LAST, NULL, "wd_tx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RX_PACKETS RP_SONIC_WD_LAST, NULL, "wd_rx_packets_last", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_DETECTION_TIME, NULL, "wd_detection_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_DETECTION_TIME_LEFT, NULL, "wd_detection_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RESTORATION_TIME, NULL, "wd_restoration_time", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_RESTORATION_TIME_LEFT, NULL, "wd_restoration_time_left", RP_CTR_GAUGE, 1},
+	{RP_CTR_SAI, RP_SONIC_WD_STATUS, NULL, "wd_stormed", RP_CTR_GAUGE, 1},
 	/* per ingress priority group: what it took in and dropped (headroom overrun) */
 	{RP_CTR_SAI, RP_SAI_PG_PACKETS, NULL, "packets", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PG_DROPPED_PACKETS, NULL, "drops", 0, 1},

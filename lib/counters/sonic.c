@@ -124,8 +124,8 @@ static int fields(struct ctx *x, const redisReply *r, const char *prefix, const 
 		errno = 0;
 		bool digits = v->str[0] >= '0' && v->str[0] <= '9';
 		unsigned long long val = digits ? strtoull(v->str, &end, 10) : 0;
-		if (strcmp(f->str, "PFC_WD_STATUS") == 0) {
-			o->value = strcmp(v->str, "stormed") == 0;
+		if (strcmp(f->str, RP_SONIC_WD_STATUS) == 0) {
+			o->value = strcmp(v->str, RP_SONIC_WD_STORMED) == 0;
 			k++;
 			continue;
 		}

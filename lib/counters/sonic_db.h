@@ -54,5 +54,26 @@
 #define RP_SAI_PG_DROPPED_PACKETS "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
 #define RP_SAI_PG_SHARED_WM "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES"
 #define RP_SAI_PG_XOFF_ROOM_WM "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES"
+/* The PFC watchdog's, per egress queue (COUNTERS:queue oid): not SAI stats
+ * but what sonic-swss orchagent/pfcactionhandler.cpp writes there
+ * (PfcWdActionHandler::initWdCounters, updateWdCounters: DEADLOCK_DETECTED,
+ * DEADLOCK_RESTORED and PFC_WD_STATUS from the first release; the packet
+ * counts and their _LAST, over the latest storm alone, in later ones) and
+ * sonic-utilities pfcwd/main.py STATS_DESCRIPTION (`pfcwd show stats`)
+ * prints. PFC_WD_STATUS is a word, "stormed" or "operational". */
+#define RP_SONIC_WD_DETECTED "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+#define RP_SONIC_WD_RESTORED "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
+#define RP_SONIC_WD_TX_PACKETS "PFC_WD_QUEUE_STATS_TX_PACKETS"
+#define RP_SONIC_WD_TX_DROPPED "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS"
+#define RP_SONIC_WD_RX_PACKETS "PFC_WD_QUEUE_STATS_RX_PACKETS"
+#define RP_SONIC_WD_RX_DROPPED "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"
+#define RP_SONIC_WD_LAST "_LAST" /* the four above, over the latest storm */
+#define RP_SONIC_WD_DETECTION_TIME "PFC_WD_DETECTION_TIME"
+#define RP_SONIC_WD_DETECTION_TIME_LEFT "PFC_WD_DETECTION_TIME_LEFT"
+#define RP_SONIC_WD_RESTORATION_TIME "PFC_WD_RESTORATION_TIME"
+#define RP_SONIC_WD_RESTORATION_TIME_LEFT "PFC_WD_RESTORATION_TIME_LEFT"
+#define RP_SONIC_WD_STATUS "PFC_WD_STATUS"
+#define RP_SONIC_WD_STORMED "stormed"
+#define RP_SONIC_WD_OPERATIONAL "operational"
 
 #endif

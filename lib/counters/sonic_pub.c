@@ -202,6 +202,16 @@ static void append_port(struct rp_sonic_pub *p, unsigned i, const struct rp_soni
 		field(&c, RP_SAI_QUEUE_DROPPED_PACKETS, u->dropped_packets);
 		field(&c, RP_SAI_QUEUE_DROPPED_BYTES, u->dropped_bytes);
 		field(&c, RP_SAI_QUEUE_ECN_MARKED, u->ecn_marked);
+		if (u->wd) {
+			/* the counts pfcactionhandler.cpp keeps that the model counts
+			 * too; not its TX/RX_(DROPPED_)PACKETS(_LAST): they are the
+			 * queue's counts over its storms, which the model does not
+			 * keep apart (sonic_pub.h), nor the Lua detector's timers */
+			field(&c, RP_SONIC_WD_DETECTED, u->wd_detected);
+			field(&c, RP_SONIC_WD_RESTORED, u->wd_restored);
+			arg(&c, "%s", RP_SONIC_WD_STATUS);
+			arg(&c, "%s", u->wd_detected > u->wd_restored ? RP_SONIC_WD_STORMED : RP_SONIC_WD_OPERATIONAL);
+		}
 		send_cmd(p, &c, count);
 		start(&c, RP_SONIC_COUNTERS, go[q]);
 		field(&c, RP_SAI_PG_PACKETS, g->packets);

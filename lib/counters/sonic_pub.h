@@ -8,7 +8,8 @@
  *                            with COUNTERS_QUEUE_INDEX_MAP, _PORT_MAP, _TYPE_MAP
  *   COUNTERS_PG_NAME_MAP     "name:q" -> oid:0x1a000000000000 + (port << 8) + q,
  *                            with COUNTERS_PG_INDEX_MAP, _PORT_MAP
- *   COUNTERS:oid             the SAI fields of struct rp_sonic_port/queue/pg
+ *   COUNTERS:oid             the SAI fields of struct rp_sonic_port/queue/pg;
+ *                            a watched queue's PFC watchdog fields beside them
  *   USER_WATERMARKS:oid, PERSISTENT_WATERMARKS:oid  a queue's and a PG's
  *                            watermarks (both since the start: nobody clears them)
  * The maps are written whole each time (deleted first, in the same
@@ -19,6 +20,7 @@
 #ifndef RP_COUNTERS_SONIC_PUB_H
 #define RP_COUNTERS_SONIC_PUB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +30,13 @@
 struct rp_sonic_queue {
 	uint64_t packets, bytes, dropped_packets, dropped_bytes, ecn_marked;
 	uint64_t wm_bytes; /* the deepest it has been (USER_ and PERSISTENT_WATERMARKS) */
+	/* The PFC watchdog's (sonic_db.h RP_SONIC_WD_*), written only for a
+	 * queue it watches, as pfcwd writes them only for its queues (a switch
+	 * without one has none: certify then says so instead of judging 0):
+	 * storms found, storms over (PFC honoured again); PFC_WD_STATUS
+	 * "stormed" while wd_detected > wd_restored, else "operational". */
+	bool wd;
+	uint64_t wd_detected, wd_restored;
 };
 
 struct rp_sonic_pg {

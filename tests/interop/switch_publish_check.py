@@ -15,6 +15,13 @@ SIGINT. The truth is the switch's own --json summary (its model's counters, writ
 lib/report/switch_json.c, not by the publisher): after the stop, every published cell
 (redis-cli HGETALL of the name maps and of each COUNTERS:oid / watermark hash) must equal
 the summary's number, and `roceprobe counters sonic://` must read the same numbers.
+A second switch watches priority 3 with a PFC watchdog (--profile's fabric.pfc.watchdog,
+detect 20 ms, restore 100 ms) while C floods PFC for priority 3 (65535 quanta, 335 ms at
+100 Mbit/s, 20 a second for 300 ms: a storm) and A writes to C on it: port 2's queue 3 is
+held paused with frames waiting, the watchdog finds the storm and, once C has been quiet for
+restore, ends it. The published PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED / _RESTORED of each
+lossless queue == the summary's wd_storms / wd_restored (and nothing of the watchdog on the
+queues it does not watch), and `counters sonic://` reads them as wd_storms_detected/_restored.
 Then: a bad URL and a server that is not there (exit 2, one line, no port opened), a
 server that goes away mid-run (one line, the switch goes on and exits 0), and SIGTERM
 before the first interval (the final publish is there).
@@ -51,6 +58,14 @@ hosts:
   - {name: C, mac: "02:00:00:00:00:0c", ipv4: 10.97.0.3, port: "net_af_packet2,iface=hPC0,framecnt=4096"}
 traffic:
   - {name: incast, pattern: incast, senders: [A, B], receiver: C, rate: 80M, duration: 1s}
+"""
+# The switch's own description (--profile): the watchdog on priority 3 (its flags set the rest).
+WD_SWITCH = PROFILE + """fabric:
+  pfc: {priorities: [3], watchdog: {detect: 20ms, restore: 100ms}}
+"""
+STORM = PROFILE.split("traffic:")[0] + """traffic:
+  - {name: storm, kind: pfc, host: C, frame: pfc, priorities: [3], quanta: 65535, fps: 20, duration: 300ms}
+  - {name: victim, pattern: flow, src: A, dst: C, rate: 20M, duration: 1s}
 """
 
 
@@ -98,20 +113,27 @@ def stop(p):
         sys.exit("switch did not stop on SIGINT")
 
 
-def case_traffic(tmp, rport):
+def case_traffic(tmp, rport, storm=False):
     # an earlier run's port, not this switch's: it must leave the maps at the first publish
     subprocess.run(["redis-cli", "-p", str(rport), "-n", "2", "HSET", "COUNTERS_PORT_NAME_MAP", "Ethernet9",
                     "oid:0x1000000000099"], capture_output=True, timeout=10, check=True)
-    prof = os.path.join(tmp, "p.yaml")
+    tag = "storm" if storm else "p"
+    prof = os.path.join(tmp, f"{tag}.yaml")
     with open(prof, "w") as f:
-        f.write(PROFILE)
+        f.write(STORM if storm else PROFILE)
+    mport = free_port() if storm else MPORT
     args = [ROCEPROBE, "switch", "--speed", "100M", "--duration", "25", "--json", "--lossless", "3", "--xoff", "64KiB",
             "--headroom", "128KiB", "--ecn", "5KB,60KB,10%", "--publish", f"redis://127.0.0.1:{rport}",
-            "--publish-interval", INTERVAL, "--metrics", str(MPORT), "--metrics-linger", "3s"]
+            "--publish-interval", INTERVAL, "--metrics", str(mport), "--metrics-linger", "3s"]
+    if storm:
+        swprof = os.path.join(tmp, "wd-switch.yaml")
+        with open(swprof, "w") as f:
+            f.write(WD_SWITCH)
+        args += ["--profile", swprof]
     for i, h in enumerate(HOSTS):
         args += ["--port", f"net_af_packet{i},iface=hP{h}1,{RING}", "--fdb", f"{MACS[h]}={i}"]
-    errpath = os.path.join(tmp, "switch.err")
-    sw = subprocess.Popen(args, stdout=open(os.path.join(tmp, "switch.json"), "w"), stderr=open(errpath, "w"))
+    errpath, outpath = os.path.join(tmp, f"switch-{tag}.err"), os.path.join(tmp, f"switch-{tag}.json")
+    sw = subprocess.Popen(args, stdout=open(outpath, "w"), stderr=open(errpath, "w"))
     try:
         if not wait_progress(sw, errpath):
             sw.kill()
@@ -121,16 +143,16 @@ def case_traffic(tmp, rport):
         live = hgetall(rport, "COUNTERS_PORT_NAME_MAP")
         expect(sorted(live) == ["Ethernet0", "Ethernet1", "Ethernet2"],
                f"while it runs: COUNTERS_PORT_NAME_MAP names Ethernet0..2, not an earlier Ethernet9 ({sorted(live)})")
-        r = subprocess.run([ROCEPROBE, "run", prof, "-o", os.path.join(tmp, "out"), "--duration", "3"],
-                           capture_output=True, text=True, timeout=60)
-        time.sleep(0.2)
+        r = subprocess.run([ROCEPROBE, "run", prof, "-o", os.path.join(tmp, f"out-{tag}"), "--duration", "3"] +
+                           (["--allow-pause-storm"] if storm else []), capture_output=True, text=True, timeout=60)
+        time.sleep(0.3 if storm else 0.2)  # the storm's restore (100 ms) is long over: run waited its 3 s
     finally:
         sw.send_signal(signal.SIGINT)
     # The final snapshot (the one published last) served while it lingers.
     final = ""
     for _ in range(50):
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{MPORT}/metrics", timeout=2) as u:
+            with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=2) as u:
                 final = u.read().decode()
             if "\nroceprobe_done 1\n" in final:
                 break
@@ -145,7 +167,7 @@ def case_traffic(tmp, rport):
     expect(rc == 0, f"switch exits 0 on SIGINT, once its metrics linger is over ({rc})")
     if r.returncode != 0:
         sys.exit(f"run failed ({r.returncode}): {r.stderr.strip()}")
-    s = json.load(open(os.path.join(tmp, "switch.json")))
+    s = json.load(open(outpath))
     check_metrics(s, final)
     err = open(errpath).read()
     expect("publish" not in err, f"nothing about publishing on stderr ({[ln for ln in err.splitlines() if 'publish' in ln]})")
@@ -164,7 +186,7 @@ def check_metrics(s, text):
         for x in p["prio"]:
             q, g, k = x["queue"], x["pg"], str(x["prio"])
             want[("roceprobe_switch_pfc_rx_frames_total", str(i), k)] = q["pfc_rx"]
-            want[("roceprobe_switch_pfc_tx_frames_total", str(i), k)] = g["xoff_sent"] + g["xon_sent"] + g["refresh_sent"]
+            want[("roceprobe_switch_pfc_tx_frames_total", str(i), k)] = g["xoff_sent"] + g["xon_sent"]
             want[("roceprobe_switch_queue_ecn_marked_total", str(i), k)] = q["ecn_marked"]
             want[("roceprobe_switch_queue_watermark_bytes", str(i), k)] = q["max_depth_bytes"]
             want[("roceprobe_switch_pg_headroom_watermark_bytes", str(i), k)] = g["max_headroom_bytes"]
@@ -172,7 +194,7 @@ def check_metrics(s, text):
     expect(not bad, f"switch --metrics: every port's bytes, PFC, ECN marks and watermarks == its --json ({bad[:3]})")
 
 
-def check_cells(s, rport):
+def check_cells(s, rport, wd_on=False):
     ports = hgetall(rport, "COUNTERS_PORT_NAME_MAP")
     queues = hgetall(rport, "COUNTERS_QUEUE_NAME_MAP")
     pgs = hgetall(rport, "COUNTERS_PG_NAME_MAP")
@@ -199,7 +221,7 @@ def check_cells(s, rport):
         for x in p["prio"]:
             q, g, k = x["queue"], x["pg"], x["prio"]
             cell(c, f"SAI_PORT_STAT_PFC_{k}_RX_PKTS", q["pfc_rx"], name)
-            cell(c, f"SAI_PORT_STAT_PFC_{k}_TX_PKTS", g["xoff_sent"] + g["xon_sent"] + g["refresh_sent"], name)
+            cell(c, f"SAI_PORT_STAT_PFC_{k}_TX_PKTS", g["xoff_sent"] + g["xon_sent"], name)
             cell(c, f"SAI_PORT_STAT_PFC_{k}_RX_PAUSE_DURATION_US", q["paused_ns"] // 1000, name)
             cell(c, f"SAI_PORT_STAT_PFC_{k}_TX_PAUSE_DURATION_US", g["xoff_ns"] // 1000, name)
             qo, go = queues[f"{name}:{k}"], pgs[f"{name}:{k}"]
@@ -219,13 +241,28 @@ def check_cells(s, rport):
                 cell(h, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", g["max_bytes"], f"{t} {name} PG{k}")
                 cell(h, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", g["max_headroom_bytes"],
                      f"{t} {name} PG{k}")
+            # the PFC watchdog's: on the queues it watches (lossless, watchdog on), else none
+            h = hgetall(rport, f"COUNTERS:{qo}")
+            wd = {f: v for f, v in h.items() if f.startswith("PFC_WD_")}
+            if wd_on and x["lossless"]:
+                want = {"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": str(q["wd_storms"]),
+                        "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED": str(q["wd_restored"]),
+                        "PFC_WD_STATUS": "stormed" if q["wd_storms"] > q["wd_restored"] else "operational"}
+            else:
+                want = {}
+            if wd != want:
+                bad.append(f"{name}:{k} watchdog {wd} != {want}")
         pfc_tx = sum(int(c[f"SAI_PORT_STAT_PFC_{k}_TX_PKTS"]) for k in range(8))
-        expect(pfc_tx == p["pfc_tx"], f"{name}: PFC TX over the 8 priorities {pfc_tx} == the port's pfc_tx {p['pfc_tx']}")
+        per = {x["prio"]: (x["pg"]["xoff_sent"], x["pg"]["xon_sent"], x["pg"]["refresh_sent"]) for x in p["prio"]
+               if x["pg"]["xoff_sent"] + x["pg"]["xon_sent"]}
+        expect(pfc_tx == p["pfc_tx"],
+               f"{name}: PFC TX over the 8 priorities {pfc_tx} == the port's pfc_tx {p['pfc_tx']} "
+               f"(prio: xoff, xon, refresh {per})")
     expect(not bad, f"every published cell == the switch's --json ({len(bad)} differ: {bad[:4]})")
     return ports
 
 
-def check_reader(s, rport):
+def check_reader(s, rport, wd_on=False):
     spec = f"sonic://127.0.0.1:{rport}"
     p = subprocess.run([ROCEPROBE, "counters", spec, "--json"], capture_output=True, text=True, timeout=20)
     expect(p.returncode == 0 and p.stderr == "", f"roceprobe counters {spec} --json: exit 0 ({p.returncode} {p.stderr!r})")
@@ -241,7 +278,7 @@ def check_reader(s, rport):
         for x in sp["prio"]:
             k, q, g = x["prio"], x["queue"], x["pg"]
             e = next((y for y in rp.get("prio", []) if y["prio"] == k), {})
-            want = {"pfc_rx": q["pfc_rx"], "pfc_tx": g["xoff_sent"] + g["xon_sent"] + g["refresh_sent"]}
+            want = {"pfc_rx": q["pfc_rx"], "pfc_tx": g["xoff_sent"] + g["xon_sent"]}
             for key, v in want.items():
                 if e.get(key, 0) != v:
                     bad.append(f"Ethernet{i} prio{k} {key} {e.get(key)} != {v}")
@@ -250,12 +287,34 @@ def check_reader(s, rport):
                            ("ecn_marked", q["ecn_marked"]), ("shared_wm_bytes", q["max_depth_bytes"])):
                 if rq.get(key, 0) != v:
                     bad.append(f"Ethernet{i} queue{k} {key} {rq.get(key)} != {v}")
+            watched = wd_on and x["lossless"]
+            for key, v in (("wd_storms_detected", q["wd_storms"]), ("wd_storms_restored", q["wd_restored"])):
+                if rq.get(key) != (v if watched else None):
+                    bad.append(f"Ethernet{i} queue{k} {key} {rq.get(key)} != {v if watched else None}")
             rg = next((y for y in rp.get("pgs", []) if y["pg"] == k), {})
             for key, v in (("packets", g["rx_pkts"]), ("drops", g["drop_pkts"]), ("shared_wm_bytes", g["max_bytes"]),
                            ("headroom_wm_bytes", g["max_headroom_bytes"])):
                 if rg.get(key, 0) != v:
                     bad.append(f"Ethernet{i} PG{k} {key} {rg.get(key)} != {v}")
     expect(not bad, f"roceprobe counters sonic:// reads the switch's numbers ({len(bad)} differ: {bad[:4]})")
+
+
+def case_storm(tmp):
+    srv, port = redis_srv.start(tmp)
+    try:
+        s = case_traffic(tmp, port, storm=True)
+        q = s["ports"][2]["prio"][3]["queue"]
+        others = sum(x["queue"]["wd_storms"] for p in s["ports"] for x in p["prio"]) - q["wd_storms"]
+        print(f"--- storm: port 2 queue 3 watchdog detected {q['wd_storms']}, restored {q['wd_restored']}")
+        # C's PFC held port 2's queue 3 (A's frames waiting) past detect: found, and over
+        # once C was quiet for restore; no other queue was held
+        expect(q["wd_storms"] >= 1 and q["wd_restored"] == q["wd_storms"] and others == 0,
+               f"C's storm: the watchdog found it on port 2 queue 3 and ended it ({q['wd_storms']}, "
+               f"{q['wd_restored']}; elsewhere {others})")
+        check_cells(s, port, wd_on=True)
+        check_reader(s, port, wd_on=True)
+    finally:
+        redis_srv.stop(srv)
 
 
 def one_line_exit2(args, what, needle):
@@ -356,6 +415,7 @@ def main():
                f"the incast made PFC (ports 0, 1: {pfc}) and ECN marks (port 2: {p2['ecn_marked']})")
         check_cells(s, rport)
         check_reader(s, rport)
+        case_storm(tmp)
         case_bad(tmp)
         case_gone(tmp)
         case_sigterm(tmp)
