@@ -356,8 +356,13 @@ def case_switchctr(tmp):
     try:
         # Then the issue's planted misconfigurations: Kmin (64 KB) above XOFF (32 KiB) and an 8 KiB
         # headroom, each failing its own test as in the lab.
+        # Test 6 through a switch whose PFC watchdog (its --profile) publishes its storms.
+        wd = os.path.join(tmp, "wd.yaml")
+        with open(wd, "w") as f:
+            f.write(text + "fabric:\n  pfc: {priorities: [3], watchdog: {detect: 2ms, restore: 20ms}}\n")
         for key, tid, extra in (("3", 3, ["--ecn", "5KB,60KB,10%"]), ("5", 5, []),
-                                ("3-kmin", 3, ["--ecn", "64KB,128KB,10%"]), ("5-8k", 5, ["--headroom", "8KiB"])):
+                                ("3-kmin", 3, ["--ecn", "64KB,128KB,10%"]), ("5-8k", 5, ["--headroom", "8KiB"]),
+                                ("6", 6, ["--profile", wd])):
             redis_srv.cmd(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
             d = os.path.join(tmp, f"t{key}")
             os.makedirs(d)
@@ -365,7 +370,8 @@ def case_switchctr(tmp):
             out = os.path.join(d, "c")
             try:
                 expect(published(rport), f"test {tid}: the switch published its counters")
-                p = certify(path, out, "--only", str(tid), "--run-timeout", "120")
+                p = certify(path, out, "--only", str(tid), "--run-timeout", "120",
+                            *(["--allow-pause-storm"] if tid == 6 else []))
             finally:
                 s = stop_switch(sw, d)
             expect(s is not None and os.path.exists(os.path.join(out, "result.json")),
@@ -374,7 +380,7 @@ def case_switchctr(tmp):
                 return
             j = json.load(open(os.path.join(out, "result.json")))
             t = test(j, tid)
-            docs = child_docs(out, {3: "ecn-before-pfc", 5: "headroom"}[tid])
+            docs = child_docs(out, {3: "ecn-before-pfc", 5: "headroom", 6: "pause-storm"}[tid])
             expect(all(len(dd["counters"]["switches"]) == 1 and dd["counters"]["switches"][0]["samples"] for dd in docs),
                    f"test {tid}: every child run sampled the switch (counters.switches[])")
             got[key] = (t, s)
@@ -385,6 +391,17 @@ def case_switchctr(tmp):
         print(f"planted {key}: {t['verdict']} {t['cause']}")
         expect(t["verdict"] == "FAIL" and (t["cause"] or {}).get("code") == cause,
                f"planted {key}: test {t['id']} FAILs with cause {cause} ({t['verdict']}: {t['cause']})")
+    t6, s6 = got["6"]
+    m = t6["measured"]
+    wd = sum(q["queue"].get("wd_storms", 0) for p in s6["ports"] for q in p["prio"] if q["prio"] == 3)
+    wr = sum(q["queue"].get("wd_restored", 0) for p in s6["ports"] for q in p["prio"] if q["prio"] == 3)
+    print(f"test 6: {t6['verdict']} {t6['cause']}; measured {m}; switch watchdog storms {wd}, restored {wr}")
+    expect(t6["verdict"] in ("PASS", "FAIL"), f"test 6 judged through the published watchdog ({t6['verdict']}: {t6['reason']})")
+    expect(m.get("switch_wd_storms_detected") == wd and wd > 0,
+           f"test 6's storms detected ({m.get('switch_wd_storms_detected')}) are the switch's own ({wd} > 0)")
+    expect(m.get("switch_wd_storms_restored", -1) <= wr,
+           f"test 6's storms restored ({m.get('switch_wd_storms_restored')}) are at most the switch's ({wr}; it may restore "
+           "after the run's last read)")
     t5k = got["5-8k"]
     drops = sum(lossless(t5k[1], k, "queue")["drop_pkts"] + lossless(t5k[1], k, "pg")["drop_pkts"] for k in range(4))
     expect(drops > 0, f"planted 5-8k: the switch itself dropped priority-3 frames ({drops}): the FAIL is its own")
