@@ -27,7 +27,7 @@ certify), exactly (nothing else crosses the uplinks); the verdict is PASS iff ev
 uplink shares (the kernel's) are within certify.ecmp.tolerance (25%) of 1/2, else FAIL
 ecmp-imbalance; the balanced case PASSes, the skewed and unbalanced ones FAIL. About 5 s.
 
-usage: certify_ecmp_check.py ROCEPROBE   (exit 77 = skipped: no netns/veth here)
+usage: certify_ecmp_check.py ROCEPROBE   (exit 77 = skipped: no netns/veth here, or no fib_multipath_hash_seed)
 """
 import json
 import os
@@ -50,6 +50,9 @@ R = [{"ns": NS[0], "down": "rpe9-a1", "net": "10.1.0", "far": "10.2.0.0/24", "sr
 
 if os.geteuid() != 0:
     print("skipped: needs root for netns and veths")
+    sys.exit(77)
+if not os.path.exists("/proc/sys/net/ipv4/fib_multipath_hash_seed"):
+    print("skipped: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11 on): the balanced split cannot be chosen")
     sys.exit(77)
 
 
@@ -116,8 +119,6 @@ def kernel_split(r):
 def seed_where(want):
     """A hash seed for which every router's split of its flow's 8 QPs (by the kernel's `ip route get`) is
     want, sorted ([4, 4]: balanced; [2, 6]: skewed)."""
-    if not os.path.exists("/proc/sys/net/ipv4/fib_multipath_hash_seed"):
-        return None
     for seed in range(1, 400):
         hash_policy(1, seed)
         if all(sorted(kernel_split(r).values()) == want for r in R):
