@@ -119,6 +119,9 @@ uint64_t rp_cert_first_ts_ns(const json_t *res, const char *counter);
 /* The deepest egress queue of prio toward host node at virtual time t (its qdepth series); 0 when none. */
 uint64_t rp_cert_queue_at(const json_t *res, const char *node, int prio, uint64_t t_ns);
 uint64_t rp_cert_elapsed_ns(const json_t *res);
+/* What host h's flows sent over the traffic's span, as a share of the line
+ * it was free to use (the span less its port's paused time on priority p). */
+double rp_cert_offered_share(const struct rp_cert_ctx *c, const json_t *res, const char *h, unsigned p);
 double rp_cert_jnum(const json_t *o, const char *key);
 /* A one-line account of where drops were (reasons and counts) into buf. */
 void rp_cert_drops_line(const json_t *res, char *buf, size_t len);
@@ -139,15 +142,18 @@ enum {
 	RP_SWC_Q_WM = 1u << 5,     /* queues[].shared_wm_bytes (gauge) */
 	RP_SWC_PG_HR_WM = 1u << 6, /* pgs[].headroom_wm_bytes (gauge) */
 	RP_SWC_WD = 1u << 7,       /* queues[].wd_storms_detected / _restored */
+	RP_SWC_TX_BYTES = 1u << 8, /* the port's tx_bytes (every priority) */
 };
 /* One switch port over the run: counts summed over the samples' deltas,
  * gauges (watermarks) their maximum; index = priority, queue or PG. */
 struct rp_cert_swport {
-	char sw[64], port[96], peer[192]; /* peer: the host its `ports:` entry names, "" none */
+	char sw[64], port[96], peer[192]; /* peer: what its `ports:` entry names (a host, or SWITCH:PORT: an uplink), "" none */
 	uint64_t pfc_tx[8], pfc_rx[8];
 	uint64_t q_packets[8], q_drops[8], q_ecn[8], q_wm[8];
 	uint64_t pg_drops[8], pg_hr_wm[8], pg_wm[8];
 	uint64_t wd_detected[8], wd_restored[8], wd_drops[8];
+	uint64_t tx_bytes; /* the port's bytes sent */
+	unsigned have;     /* RP_SWC_TX_BYTES when a source counted it on this port */
 };
 struct rp_cert_swc {
 	size_t nswitches, nsamples, nports, cap;

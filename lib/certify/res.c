@@ -226,3 +226,25 @@ bool rp_cert_diagnose_drops(const struct rp_cert_ctx *c, struct rp_cert_t *t, co
 	}
 	return false;
 }
+
+/* What host h offered, as a share of the line it was free to use: the frame
+ * bits its flows sent over the traffic's span, against the line rate times
+ * the part of the span priority p was not paused at its port. Below the
+ * goodput bound a sender did not even try (a busy CPU, a slow NIC on a real
+ * fabric): the fabric cannot be judged by what it delivered. */
+double rp_cert_offered_share(const struct rp_cert_ctx *c, const json_t *res, const char *h, unsigned p)
+{
+	uint64_t span = u(res, "traffic_ns") ? u(res, "traffic_ns") : rp_cert_elapsed_ns(res), bytes = 0, paused = 0;
+	size_t i, j;
+	json_t *f, *q;
+	json_array_foreach(json_object_get(res, "flows"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "src")) ?: "", h) == 0)
+			bytes += u(f, "tx_bytes");
+	json_array_foreach(json_object_get(res, "ports"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "node")) ?: "", h) == 0)
+			json_array_foreach(json_object_get(f, "prio"), j, q)
+				if (u(q, "prio") == p)
+					paused += u(q, "paused_ns");
+	double free_ns = (double)span - (double)(paused < span ? paused : span);
+	return free_ns > 0 && c->line_bps ? (double)bytes * 8e9 / (double)c->line_bps / free_ns : 1.0;
+}

@@ -68,6 +68,8 @@ static void fold(struct rp_cert_swc *w, struct rp_cert_swport *p, const json_t *
 {
 	size_t i;
 	json_t *e;
+	add(&p->tx_bytes, sp, "tx_bytes", &p->have, RP_SWC_TX_BYTES); /* the port's own, every priority */
+	w->have |= p->have;
 	json_array_foreach(json_object_get(sp, "prio"), i, e) {
 		unsigned q = idx(e, "prio");
 		if (q >= 8)
@@ -152,6 +154,7 @@ const char *rp_cert_swc_name(unsigned bit)
 	case RP_SWC_PG_DROPS: return "the switch's drops per priority group (pgs[].drops)";
 	case RP_SWC_Q_WM: return "the switch's queue watermarks (queues[].shared_wm_bytes)";
 	case RP_SWC_PG_HR_WM: return "the switch's PG headroom watermarks (pgs[].headroom_wm_bytes)";
+	case RP_SWC_TX_BYTES: return "the switch's bytes sent per port (tx_bytes)";
 	case RP_SWC_WD: return "the switch's PFC watchdog counters (queues[].wd_storms_detected, wd_storms_restored)";
 	default: return "a switch counter";
 	}

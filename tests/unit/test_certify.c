@@ -91,6 +91,28 @@ static const char doc_sw_pfc_only[] =
 	"\"ports\": {}, \"samples\": [{\"t_ns\": 0, \"ports\": [{\"name\": \"Ethernet0\", \"prio\": [{\"prio\": 3, "
 	"\"pfc_rx\": 0}]}]}]}]}}";
 
+/* A real fabric of two routers joined by two links (test 9 on the run
+ * engine): r1's up1/up2 face r2:up1/r2:up2 (its uplinks), e0 faces h0; r2's
+ * face r1's. Three samples: the baseline, then deltas of the counter KEY;
+ * r1's up1 sends A then B, up2 C in the last; r2's 1000 on each. The
+ * permutation's flows at GBPS (of 100 Gbit/s), having sent TX bytes in 1 ms. */
+#define ECMP_PORT(n, KEY, v) "{\"name\": \"" n "\", \"" KEY "\": " v "}"
+#define ECMP_DOC(KEY, A, B, C, GBPS, TX) "{\"elapsed_ns\": 1000000, \"flows\": [" \
+	"{\"src\": \"h0\", \"dst\": \"h2\", \"prio\": 3, \"tx_bytes\": " TX ", \"goodput_gbps\": " GBPS "}, " \
+	"{\"src\": \"h2\", \"dst\": \"h0\", \"prio\": 3, \"tx_bytes\": " TX ", \"goodput_gbps\": " GBPS "}], " \
+	"\"ports\": [], \"counters\": {\"switches\": [" \
+	"{\"name\": \"r1\", \"ports\": {\"e0\": \"h0\", \"up1\": \"r2:up1\", \"up2\": \"r2:up2\"}, \"samples\": [" \
+	"{\"t_ns\": 0, \"ports\": [" ECMP_PORT("e0", KEY, "0") ", " ECMP_PORT("up1", KEY, "0") ", " ECMP_PORT("up2", KEY, "0") "]}, " \
+	"{\"t_ns\": 500000, \"ports\": [" ECMP_PORT("e0", KEY, "7") ", " ECMP_PORT("up1", KEY, A) ", " ECMP_PORT("up2", KEY, "0") "]}, " \
+	"{\"t_ns\": 1000000, \"ports\": [" ECMP_PORT("up1", KEY, B) ", " ECMP_PORT("up2", KEY, C) "]}]}, " \
+	"{\"name\": \"r2\", \"ports\": {\"up1\": \"r1:up1\", \"up2\": \"r1:up2\"}, \"samples\": [" \
+	"{\"t_ns\": 0, \"ports\": [" ECMP_PORT("up1", KEY, "0") ", " ECMP_PORT("up2", KEY, "0") "]}, " \
+	"{\"t_ns\": 1000000, \"ports\": [" ECMP_PORT("up1", KEY, "1000") ", " ECMP_PORT("up2", KEY, "1000") "]}]}]}}"
+static const char doc_ecmp_even[] = ECMP_DOC("tx_bytes", "1000", "500", "1400", "95.0", "12500000");
+static const char doc_ecmp_skew[] = ECMP_DOC("tx_bytes", "8000", "1000", "1000", "95.0", "12500000");
+static const char doc_ecmp_rx_only[] = ECMP_DOC("rx_bytes", "1000", "500", "1400", "95.0", "12500000");
+static const char doc_ecmp_slow_hosts[] = ECMP_DOC("tx_bytes", "1000", "500", "1400", "10.0", "1250000");
+
 struct fake {
 	const char *doc;
 	bool counters; /* the documents may carry `switches` */
@@ -290,7 +312,8 @@ static void a_fail_another_test_explains_is_blocked(void **state)
 /* A profile's `switches:`: tests 3 and 5 judged from counters.switches[]
  * (totals summed over the deltas, the watermark the maximum, the receiver's
  * port from `ports:`); PG drops fail test 5; a source without the counters a
- * test needs: SKIP naming them; test 9 still SKIPs. */
+ * test needs: SKIP naming them; test 9, with no port facing another switch,
+ * SKIPs saying there are no uplinks. */
 static void switch_sources_judge_3_and_5(void **state)
 {
 	(void)state;
@@ -305,7 +328,7 @@ static void switch_sources_judge_3_and_5(void **state)
 	assert_int_equal(json_integer_value(json_object_get(m5, "max_headroom_used_bytes")), 300);
 	assert_string_equal(json_string_value(json_object_get(m5, "max_headroom_used_port")), "Ethernet1");
 	assert_string_equal(verdict(entry(t, 9)), "SKIP");
-	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 9), "reason")), "not judged on this fabric"));
+	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 9), "reason")), "no port's `ports:` entry is SWITCH:PORT"));
 	json_decref(t);
 	f.doc = doc_sw_drops;
 	t = certify(&f, 1u << 5);
@@ -318,6 +341,54 @@ static void switch_sources_judge_3_and_5(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 3), "reason")), "queues[].ecn_marked"));
 	assert_string_equal(verdict(entry(t, 5)), "SKIP");
 	assert_non_null(strstr(json_string_value(json_object_get(entry(t, 5), "reason")), "pgs[].drops"));
+	json_decref(t);
+}
+
+/* Test 9 on a real fabric: each switch's uplinks (ports facing SWITCH:PORT)
+ * and their tx_bytes summed over the samples' deltas; the worst share
+ * against 1/k within certify.ecmp.tolerance (25%): r1 1500 vs 1400 PASS,
+ * 9000 vs 1000 FAIL ecmp-imbalance; a source without tx_bytes: SKIP naming
+ * it; shares within the bound but hosts that did not offer line rate: SKIP. */
+static void switch_sources_judge_9(void **state)
+{
+	(void)state;
+	struct fake f = {.doc = doc_ecmp_even, .sources = true};
+	json_t *t = certify(&f, 1u << 9);
+	const json_t *e = entry(t, 9), *m = json_object_get(e, "measured");
+	assert_int_equal(f.runs, 1);
+	assert_non_null(strstr(f.last_traffic, "pattern: permutation"));
+	assert_string_equal(verdict(e), "PASS");
+	const json_t *ups = json_object_get(m, "uplinks");
+	assert_int_equal(json_array_size(ups), 4);
+	const json_t *u0 = json_array_get(ups, 0), *u1 = json_array_get(ups, 1);
+	assert_string_equal(json_string_value(json_object_get(u0, "switch")), "r1");
+	assert_string_equal(json_string_value(json_object_get(u0, "port")), "up1");
+	assert_string_equal(json_string_value(json_object_get(u0, "peer")), "r2:up1");
+	assert_int_equal(json_integer_value(json_object_get(u0, "tx_bytes")), 1500);
+	assert_int_equal(json_integer_value(json_object_get(u1, "tx_bytes")), 1400);
+	assert_float_equal(json_real_value(json_object_get(u0, "share")), 1500.0 / 2900, 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ups, 3), "tx_bytes")), 1000);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(m, "uplink_shares"), "r1")), 2);
+	assert_float_equal(json_real_value(json_object_get(m, "worst_deviation")), 2 * (1500.0 / 2900 - 0.5), 1e-9);
+	json_decref(t);
+	f.doc = doc_ecmp_skew;
+	t = certify(&f, 1u << 9);
+	e = entry(t, 9);
+	assert_string_equal(verdict(e), "FAIL");
+	assert_string_equal(cause(e), "ecmp-imbalance");
+	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(e, "cause"), "text")), "r1 uplink up1 carried 90%"));
+	json_decref(t);
+	f.doc = doc_ecmp_rx_only;
+	t = certify(&f, 1u << 9);
+	e = entry(t, 9);
+	assert_string_equal(verdict(e), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "reason")), "(tx_bytes)"));
+	json_decref(t);
+	f.doc = doc_ecmp_slow_hosts;
+	t = certify(&f, 1u << 9);
+	e = entry(t, 9);
+	assert_string_equal(verdict(e), "SKIP");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "reason")), "did not offer line rate"));
 	json_decref(t);
 }
 
@@ -584,6 +655,7 @@ int main(void)
 		cmocka_unit_test(skips_are_not_certified),
 		cmocka_unit_test(summary_text),
 		cmocka_unit_test(switch_sources_judge_3_and_5),
+		cmocka_unit_test(switch_sources_judge_9),
 		cmocka_unit_test(engine_pick),
 		cmocka_unit_test(human_values),
 		cmocka_unit_test(report_zero_plot),
