@@ -65,7 +65,7 @@ static const struct {
 } owners[] = {
 	{"pfc-off", 1u << 1},      {"pfc-on-lossy", 1u << 2}, {"ecn-after-pfc", 1u << 3}, {"no-ecn", 1u << 3},
 	{"no-cnp", 1u << 3},       {"no-dcqcn", 1u << 3},     {"dscp-map", 1u << 4},      {"headroom", 1u << 5},
-	{"no-watchdog", 1u << 6},  {"oversubscribed", (1u << 7) | (1u << 9)}, {"unfair", 1u << 7},
+	{"no-watchdog", 1u << 6},  {"wd-not-restored", 1u << 6}, {"oversubscribed", (1u << 7) | (1u << 9)}, {"unfair", 1u << 7},
 	{"latency", 1u << 8},      {"ecmp-imbalance", 1u << 9},
 };
 

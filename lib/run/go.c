@@ -129,7 +129,7 @@ int rp_run_go(struct rp_run *r, int *run_rc)
 	 * out of memory, a rank ships none and rank 0 says which. */
 	bool facts = rp_run_rank_facts(r, &r->own) == 0;
 	rp_run_nics_facts(&r->nics, facts ? &r->own : NULL); /* the end sample, after the last frame */
-	rp_run_switches_stop(&r->switches);                  /* theirs too */
+	rp_run_switches_stop(&r->switches, r->cfg.stop);     /* theirs too, an interval on */
 	if (!facts)
 		rp_rank_env_free(&r->own);
 	int rc = 0;

@@ -1,5 +1,6 @@
 /* The profile's switches sampled through a run (switches.h). */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,8 +102,14 @@ void rp_run_switches_start(struct rp_run_switches *w, int64_t (*now)(const void 
 	}
 }
 
-void rp_run_switches_stop(struct rp_run_switches *w)
+void rp_run_switches_stop(struct rp_run_switches *w, const volatile sig_atomic_t *stop)
 {
+	uint64_t wait = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (!w->sw[i].skipped && !w->sw[i].series && w->sw[i].cfg && w->sw[i].cfg->interval_ns > wait)
+			wait = w->sw[i].cfg->interval_ns;
+	for (uint64_t waited = 0; waited < wait && !(stop && *stop); waited += 10000000ull)
+		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
 	for (size_t i = 0; i < w->n; i++) {
 		struct rp_run_switch *s = &w->sw[i];
 		if (s->skipped || s->series)

@@ -8,6 +8,7 @@
 #ifndef RP_RUN_SWITCHES_H
 #define RP_RUN_SWITCHES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,8 +47,13 @@ int rp_run_switches_check(struct rp_run_switches *w, const struct rp_profile *p,
  * warn, its sampling stops, the reason is kept. */
 void rp_run_switches_start(struct rp_run_switches *w, int64_t (*now)(const void *arg), const void *arg,
 			   int64_t zero_ns, FILE *warn);
-/* The end sample; the threads stop; the series are kept for the result. */
-void rp_run_switches_stop(struct rp_run_switches *w);
+/* The end sample, one interval (the largest of the switches') after the
+ * traffic ended, so a switch that refreshes its counters on its own poll
+ * (SONiC's COUNTERS_DB about every second, `switch --publish` every
+ * --publish-interval) has counted the run's last frames and events (a
+ * watchdog's restoration); *stop cuts the wait short. The threads stop; the
+ * series are kept for the result. */
+void rp_run_switches_stop(struct rp_run_switches *w, const volatile sig_atomic_t *stop);
 void rp_run_switches_free(struct rp_run_switches *w);
 
 #endif
