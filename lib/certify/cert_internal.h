@@ -122,6 +122,11 @@ uint64_t rp_cert_elapsed_ns(const json_t *res);
 /* What host h's flows sent over the traffic's span, as a share of the line
  * it was free to use (the span less its port's paused time on priority p). */
 double rp_cert_offered_share(const struct rp_cert_ctx *c, const json_t *res, const char *h, unsigned p);
+/* On a real fabric (not c->fab.known) the least any of the first nh hosts
+ * offered (rp_cert_offered_share), *which its index, also set on t's
+ * measured as min_offered_share; 1e18 in the lab (its NICs always offer). */
+double rp_cert_min_offered(const struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned p, size_t nh,
+			   size_t *which);
 double rp_cert_jnum(const json_t *o, const char *key);
 /* A one-line account of where drops were (reasons and counts) into buf. */
 void rp_cert_drops_line(const json_t *res, char *buf, size_t len);

@@ -248,3 +248,20 @@ double rp_cert_offered_share(const struct rp_cert_ctx *c, const json_t *res, con
 	double free_ns = (double)span - (double)(paused < span ? paused : span);
 	return free_ns > 0 && c->line_bps ? (double)bytes * 8e9 / (double)c->line_bps / free_ns : 1.0;
 }
+
+double rp_cert_min_offered(const struct rp_cert_ctx *c, struct rp_cert_t *t, const json_t *res, unsigned p, size_t nh,
+			   size_t *which)
+{
+	double lo = 1e18;
+	*which = 0;
+	for (size_t h = 0; !c->fab.known && h < nh; h++) {
+		double o = rp_cert_offered_share(c, res, c->prof->hosts[h].name, p);
+		if (o < lo) {
+			lo = o;
+			*which = h;
+		}
+	}
+	if (!c->fab.known)
+		json_object_set_new(t->measured, "min_offered_share", json_real(lo));
+	return lo;
+}

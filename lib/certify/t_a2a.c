@@ -67,18 +67,10 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 	rp_cert_crit(t, name, want, json_real(lo), lo >= c->cfg->goodput_share);
 	snprintf(want, sizeof(want), ">= %.2f", c->cfg->jain);
 	rp_cert_crit(t, "Jain's fairness over the hosts' goodput", want, json_real(jain), jain >= c->cfg->jain);
-	double os = oversub(&c->fab), off_lo = 1e18;
-	size_t off_i = 0;
+	double os = oversub(&c->fab);
+	size_t off_i;
 	/* The lab's NICs always offer what they may; real hosts may not. */
-	for (size_t i = 0; !c->fab.known && i < nh; i++) {
-		double o = rp_cert_offered_share(c, res, c->prof->hosts[i].name, p);
-		if (o < off_lo) {
-			off_lo = o;
-			off_i = i;
-		}
-	}
-	if (!c->fab.known)
-		json_object_set_new(t->measured, "min_offered_share", json_real(off_lo));
+	double off_lo = rp_cert_min_offered(c, t, res, p, nh, &off_i);
 	if (t->failed && off_lo < c->cfg->goodput_share) {
 		rp_cert_skip(t, "not judged: the hosts did not offer line rate (%s sent %.0f%% of line over the time it was "
 				"not paused): its CPU or NIC, not the fabric, held it back; rerun on idle hosts",

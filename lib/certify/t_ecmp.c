@@ -210,17 +210,8 @@ static int run(struct rp_cert_ctx *c, struct rp_cert_t *t)
 			    : 0;
 	/* Real hosts may not offer line rate (the lab's NICs always do): then a
 	 * slow flow is theirs, not the fabric's (as test 7). */
-	double off_lo = 1e18;
-	size_t off_i = 0;
-	for (size_t h = 0; !c->fab.known && h < c->prof->nhosts; h++) {
-		double o = rp_cert_offered_share(c, res, c->prof->hosts[h].name, p);
-		if (o < off_lo) {
-			off_lo = o;
-			off_i = h;
-		}
-	}
-	if (!c->fab.known)
-		json_object_set_new(t->measured, "min_offered_share", json_real(off_lo));
+	size_t off_i;
+	double off_lo = rp_cert_min_offered(c, t, res, p, c->prof->nhosts, &off_i);
 	if (t->failed && os > 1.0001)
 		rp_cert_fail(t, "oversubscribed",
 			     "the uplinks are oversubscribed %.2f:1 (%u x %.0f Gbit/s of hosts per leaf, %u x %.0f Gbit/s up): "
