@@ -19,6 +19,7 @@ usage: slurm_check.py ROCEPROBE CASE   (exit 77 = skipped, with the reason Slurm
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -128,6 +129,9 @@ def stop(d):
             pass
 
 
+PROGRESS = re.compile(r"run +[\d.]+s\b[^|]*\| ")  # the elapsed time, the share and time left when known, then " | "
+
+
 def case_kill(env, tmp):
     # run_check.py's topology for this case is a plain 3:1 incast into r, no tbf; the ranks only
     # need to be sending when rank 1 dies.
@@ -146,8 +150,9 @@ def case_kill(env, tmp):
     pids, killed = {}, None
     for _ in range(1200):
         pids = rank_pids(path)
-        # rank 0's progress line ("run 1.0s | ...", once a second from T0): the ranks send
-        if len(pids) == 4 and any(ln.startswith("run ") and "s |" in ln for ln in lines):
+        # rank 0's progress line ("run    1.0s of 30.0s (3%), 29 s left | ...", once a second
+        # from T0): the ranks send
+        if len(pids) == 4 and any(PROGRESS.match(ln) for ln in lines):
             os.kill(pids[1], signal.SIGKILL)
             killed = time.time()
             break
