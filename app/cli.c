@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auth/auth.h"
 #include "profile/units.h"
 #include "report/outdir.h"
 
@@ -167,3 +168,25 @@ int rp_cli_outdir_check(const char *cmd, const char *dir, bool force)
 	return rp_outdir_check(dir, force, err, sizeof(err)) ? rp_cli_error(cmd, "%s", err) : 0;
 }
 
+
+int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct rp_auth_key **out)
+{
+	static struct rp_auth_key key;
+	const char *env = getenv("ROCEPROBE_KEY");
+	char err[512], warn[512];
+	*out = NULL;
+	if (!file && !env)
+		return 0;
+	if (rp_auth_init(err, sizeof(err)))
+		return rp_cli_error(cmd, "%s", err);
+	if (file) {
+		if (rp_auth_key_load(file, &key, warn, sizeof(warn), err, sizeof(err)))
+			return rp_cli_error(cmd, "%s: %s", flag, err);
+		if (warn[0])
+			fprintf(stderr, "roceprobe %s: warning: %s\n", cmd, warn);
+	} else if (rp_auth_key_from_text(env, strlen(env), &key, err, sizeof(err))) {
+		return rp_cli_error(cmd, "ROCEPROBE_KEY: %s (unset it for no key)", err);
+	}
+	*out = &key;
+	return 0;
+}

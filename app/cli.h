@@ -69,17 +69,23 @@ int rp_cli_outdir_check(const char *cmd, const char *dir, bool force);
  * form), their help lines, the server started and ended the same way. */
 #define RP_CLI_OPT_METRICS 1001
 #define RP_CLI_OPT_METRICS_LINGER 1002
+#define RP_CLI_OPT_METRICS_KEY 1004
 #define RP_CLI_METRICS_OPTIONS                                                                           \
 	{"metrics", required_argument, NULL, RP_CLI_OPT_METRICS},                                        \
-	{"metrics-linger", required_argument, NULL, RP_CLI_OPT_METRICS_LINGER}
+	{"metrics-linger", required_argument, NULL, RP_CLI_OPT_METRICS_LINGER},                          \
+	{"metrics-key-file", required_argument, NULL, RP_CLI_OPT_METRICS_KEY}
 #define RP_CLI_METRICS_HELP                                                                              \
 	"  --metrics [ADDR:]PORT  serve live numbers in the Prometheus text format at\n"                 \
 	"                         http://ADDR:PORT/metrics (ADDR 127.0.0.1 unless given; docs/metrics.md)\n" \
 	"  --metrics-linger D     keep serving the final values D (10s, 1m) after the results are\n"     \
-	"                         written, so the last scrape sees them (default 0; Ctrl-C ends it)\n"
+	"                         written, so the last scrape sees them (default 0; Ctrl-C ends it)\n"     \
+	"  --metrics-key-file F   scrapes must send Authorization: Bearer <F's text> (Prometheus:\n"   \
+	"                         authorization: {credentials_file: F}); else ROCEPROBE_KEY; needed\n"  \
+	"                         on any address but loopback (0.0.0.0 is refused: name the address)\n"
 struct rp_cli_metrics {
 	const char *spec;   /* NULL: no --metrics */
 	double linger_s;
+	const char *key_file; /* --metrics-key-file (else ROCEPROBE_KEY) */
 };
 struct rp_metrics;
 /* One of the two options (c: getopt's value) into m: 0 or the error's exit. */
@@ -95,6 +101,12 @@ void rp_cli_metrics_off_lcores(struct rp_metrics *mx);
  * linger when the command wrote its results (not after a failed set-up),
  * the listener closed. NULL does nothing. */
 void rp_cli_metrics_end(const char *cmd, const struct rp_cli_metrics *m, struct rp_metrics *mx, bool results);
+
+/* A shared key (lib/auth): the text of file (flag names it in errors), else
+ * ROCEPROBE_KEY, else none (*out NULL). 0, or the exit code of one line on
+ * stderr; a key file others may read is a warning line. ep and --metrics. */
+struct rp_auth_key;
+int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct rp_auth_key **out);
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);

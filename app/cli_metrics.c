@@ -20,6 +20,10 @@ int rp_cli_metrics_opt(const char *cmd, int c, const char *arg, struct rp_cli_me
 		m->spec = arg;
 		return 0;
 	}
+	if (c == RP_CLI_OPT_METRICS_KEY) {
+		m->key_file = arg;
+		return 0;
+	}
 	return rp_cli_duration(cmd, "--metrics-linger", arg, 86400, &m->linger_s);
 }
 
@@ -35,12 +39,15 @@ int rp_cli_metrics_start(const char *cmd, const struct rp_cli_metrics *m, unsign
 	if (port + port_add > 65535)
 		return rp_cli_error(cmd, "--metrics: port %u + this rank's local index %u is beyond 65535", port, port_add);
 	snprintf(spec, sizeof(spec), strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port + port_add);
-	*out = rp_metrics_start(spec, cmd, RP_VERSION, err, sizeof(err));
+	const struct rp_auth_key *key;
+	int rc = rp_cli_key(cmd, "--metrics-key-file", m->key_file, &key);
+	if (rc)
+		return rc;
+	*out = rp_metrics_start(spec, cmd, RP_VERSION, key, err, sizeof(err));
 	if (!*out)
 		return rp_cli_error(cmd, "%s", err);
 	fprintf(stderr, "%s: metrics at http://%s/metrics%s\n", cmd, rp_metrics_where(*out),
-		rp_metrics_open_to_others(*out) ? " (open to every host that reaches this address: they are read-only)"
-						 : "");
+		key ? " (scrapes prove the key)" : "");
 	return 0;
 }
 

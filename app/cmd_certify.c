@@ -165,6 +165,7 @@ static int parse_args(int argc, char **argv, struct certify_opts *o)
 		case 'P': o->no_preflight = true; break;
 		case RP_CLI_OPT_NO_TELEMETRY: o->no_telemetry = true; break;
 		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_KEY:
 		case RP_CLI_OPT_METRICS_LINGER:
 			if (rp_cli_metrics_opt("certify", c, optarg, &o->metrics))
 				return RP_EXIT_USAGE;

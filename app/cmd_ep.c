@@ -338,30 +338,6 @@ static int parse_args(int argc, char **argv, struct ep_args *a)
 	return settle_error(e, bad_size);
 }
 
-/* --key-file F, else ROCEPROBE_KEY, else none (NULL). 0, or the exit code
- * of one line on stderr. A key file others may read is a warning line. */
-static int load_key(const char *file, const struct rp_auth_key **out)
-{
-	static struct rp_auth_key key;
-	const char *env = getenv("ROCEPROBE_KEY");
-	char err[RP_ERR_LEN], warn[RP_ERR_LEN];
-	*out = NULL;
-	if (!file && !env)
-		return 0;
-	if (rp_auth_init(err, sizeof(err)))
-		return rp_cli_error("ep", "%s", err);
-	if (file) {
-		if (rp_auth_key_load(file, &key, warn, sizeof(warn), err, sizeof(err)))
-			return rp_cli_error("ep", "--key-file: %s", err);
-		if (warn[0])
-			fprintf(stderr, "roceprobe ep: warning: %s\n", warn);
-	} else if (rp_auth_key_from_text(env, strlen(env), &key, err, sizeof(err))) {
-		return rp_cli_error("ep", "ROCEPROBE_KEY: %s (unset it for no key)", err);
-	}
-	*out = &key;
-	return 0;
-}
-
 static void print_refused(const char *peer, const char *why)
 {
 	fprintf(stderr, "roceprobe ep: refused %s: %s\n", peer, why);
@@ -393,7 +369,7 @@ int rp_cmd_ep(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc == 1 ? (usage(stdout), RP_EXIT_OK) : rc;
-	if ((rc = load_key(a.key_file, &a.cfg.key)))
+	if ((rc = rp_cli_key("ep", "--key-file", a.key_file, &a.cfg.key)))
 		return rc;
 	a.cfg.on_refused = print_refused;
 	if (a.given.server && !a.cfg.key && !loopback(a.cfg.bind))

@@ -122,6 +122,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			o->no_preflight = true;
 			break;
 		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_KEY:
 		case RP_CLI_OPT_METRICS_LINGER:
 			if (rp_cli_metrics_opt("gen", c, optarg, &o->metrics))
 				return RP_EXIT_USAGE;

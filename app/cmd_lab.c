@@ -145,6 +145,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_KEY:
 		case RP_CLI_OPT_METRICS_LINGER: rc = rp_cli_metrics_opt("lab", c, optarg, &o->metrics); break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("lab", SHORTS);

@@ -221,6 +221,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 						  "(off), got '%s'", optarg);
 			break;
 		case RP_CLI_OPT_METRICS:
+		case RP_CLI_OPT_METRICS_KEY:
 		case RP_CLI_OPT_METRICS_LINGER: rc = rp_cli_metrics_opt("run", c, optarg, &o->metrics); break;
 		case 'h': usage(stdout); return -1;
 		default: return rp_cli_bad_option("run", SHORTS);

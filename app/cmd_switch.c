@@ -280,6 +280,7 @@ static int parse_one(int c, const char *arg, struct switch_opts *o)
 	case 'm': o->learn = true; return 0;
 	case 'n': o->no_flood = true; return 0;
 	case RP_CLI_OPT_METRICS:
+	case RP_CLI_OPT_METRICS_KEY:
 	case RP_CLI_OPT_METRICS_LINGER: return rp_cli_metrics_opt(CMD, c, arg, &o->metrics);
 	default: return rp_cli_bad_option(CMD, SHORTS);
 	}

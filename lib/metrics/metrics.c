@@ -3,6 +3,8 @@
  * whose CPUs the command can choose. */
 #include "metrics.h"
 
+#include <stdbool.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,13 +18,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth/auth.h"
+
 struct rp_metrics {
 	struct MHD_Daemon *d;
 	pthread_t thread; /* ours, running MHD_run_wait: so its CPUs can be chosen (rp_metrics_avoid_cpus) */
 	volatile int quit;
 	int fd;
 	char where[INET6_ADDRSTRLEN + 16];
-	int open_to_others;
+	bool keyed;
+	struct rp_auth_key key; /* with keyed: every scrape proves it */
 	const char *command, *version;
 	pthread_mutex_t lock; /* fn, arg, final, scrapes */
 	rp_metrics_fn fn;
@@ -61,9 +66,16 @@ int rp_metrics_parse(const char *spec, char *addr, size_t addrlen, uint16_t *por
 	}
 	memcpy(addr, a, alen);
 	addr[alen] = '\0';
-	struct in6_addr scratch;
-	if (inet_pton(AF_INET, addr, &scratch) != 1 && inet_pton(AF_INET6, addr, &scratch) != 1) {
+	struct in6_addr a6;
+	struct in_addr a4;
+	bool v4 = inet_pton(AF_INET, addr, &a4) == 1;
+	if (!v4 && inet_pton(AF_INET6, addr, &a6) != 1) {
 		snprintf(err, errlen, "--metrics: '%s' is not a numeric IPv4 or IPv6 address (in '%s')", addr, spec);
+		return -1;
+	}
+	if (v4 ? a4.s_addr == htonl(INADDR_ANY) : IN6_IS_ADDR_UNSPECIFIED(&a6)) {
+		snprintf(err, errlen, "--metrics: '%s' is every address of this host: give the one the scrapers reach "
+			 "(127.0.0.1 for a Prometheus on this host)", addr);
 		return -1;
 	}
 	*port = (uint16_t)v;
@@ -145,6 +157,19 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
 	return ok;
 }
 
+/* A keyed listener: the request's `Authorization: Bearer TEXT` names the key. */
+static bool proves_key(const struct rp_metrics *m, struct MHD_Connection *c)
+{
+	if (!m->keyed)
+		return true;
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	struct rp_auth_key got;
+	char err[128];
+	if (!h || strncasecmp(h, "Bearer ", 7) != 0 || rp_auth_key_from_text(h + 7, strlen(h + 7), &got, err, sizeof(err)))
+		return false;
+	return rp_auth_proof_ok(m->key.k, got.k);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_len, void **state)
 {
@@ -158,6 +183,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (*upload_len)
 		return MHD_NO;
+	if (!proves_key(m, c)) {
+		const char *t = "roceprobe: this listener needs its key: Authorization: Bearer <the key file's text>\n";
+		return answer(c, MHD_HTTP_UNAUTHORIZED, "text/plain", strdup(t), strlen(t));
+	}
 	if (strcmp(url, "/metrics") != 0) {
 		const char *t = "roceprobe: the metrics are at /metrics (Prometheus text format)\n";
 		return answer(c, strcmp(url, "/") == 0 ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND, "text/plain", strdup(t),
@@ -192,15 +221,22 @@ static int listen_on(struct rp_metrics *m, const char *addr, uint16_t port, char
 	socklen_t sl;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	bool loopback;
 	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
 		s4->sin_family = AF_INET, s4->sin_port = htons(port), sl = sizeof(*s4);
-		m->open_to_others = (ntohl(s4->sin_addr.s_addr) >> 24) != 127;
+		loopback = (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
 		snprintf(m->where, sizeof(m->where), "%s:%u", addr, port);
 	} else {
 		inet_pton(AF_INET6, addr, &s6->sin6_addr);
 		s6->sin6_family = AF_INET6, s6->sin6_port = htons(port), sl = sizeof(*s6);
-		m->open_to_others = !IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+		loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
 		snprintf(m->where, sizeof(m->where), "[%s]:%u", addr, port);
+	}
+	if (!loopback && !m->keyed) {
+		snprintf(err, errlen, "--metrics: %s is reachable from other hosts: give it a key (--metrics-key-file F, "
+			 "or ROCEPROBE_KEY; Prometheus sends it with authorization: {credentials_file: F}), or listen on "
+			 "127.0.0.1", m->where);
+		return -1;
 	}
 	int one = 1;
 	m->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -213,8 +249,8 @@ static int listen_on(struct rp_metrics *m, const char *addr, uint16_t port, char
 	return 0;
 }
 
-struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const char *version, char *err,
-				    size_t errlen)
+struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const char *version,
+				    const struct rp_auth_key *key, char *err, size_t errlen)
 {
 	char addr[INET6_ADDRSTRLEN];
 	uint16_t port;
@@ -228,6 +264,10 @@ struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const
 	m->fd = -1;
 	m->command = command;
 	m->version = version;
+	if (key) {
+		m->keyed = true;
+		m->key = *key;
+	}
 	pthread_mutex_init(&m->lock, NULL);
 	if (listen_on(m, addr, port, err, errlen))
 		goto fail;
@@ -265,7 +305,6 @@ fail:
 }
 
 const char *rp_metrics_where(const struct rp_metrics *m) { return m->where; }
-int rp_metrics_open_to_others(const struct rp_metrics *m) { return m->open_to_others; }
 
 void rp_metrics_collect(struct rp_metrics *m, rp_metrics_fn fn, void *arg)
 {
@@ -342,6 +381,7 @@ void rp_metrics_stop(struct rp_metrics *m)
 	pthread_join(m->thread, NULL);
 	MHD_stop_daemon(m->d); /* closes the listening socket too (it was given to it) */
 	pthread_mutex_destroy(&m->lock);
+	explicit_bzero(&m->key, sizeof(m->key));
 	free(m->final);
 	free(m);
 }

@@ -5,7 +5,7 @@
  * callback, which reads counters the packet path keeps anyway (one burst
  * stale at worst, as the progress line), and serves what it wrote.
  *
- *   m = rp_metrics_start("127.0.0.1:9464", err, errlen)   the listener, before the work
+ *   m = rp_metrics_start("127.0.0.1:9464", ..., key, err, errlen)   the listener, before the work
  *   rp_metrics_collect(m, fn, arg)   once fn's state exists: scrapes call fn from now on
  *   rp_metrics_final(m)              the work is over: fn once more, the text kept, fn
  *                                    never called again (its state may go)
@@ -31,16 +31,23 @@
 typedef void (*rp_metrics_fn)(struct rp_prom *out, void *arg);
 struct rp_metrics;
 
-/* spec: PORT, ADDR:PORT or [IPv6]:PORT (ADDR a numeric address; default
- * 127.0.0.1). 0 and an error line in err when the spec is malformed
- * (the caller's exit 2), the port cannot be bound, or out of memory. */
+/* spec: PORT, ADDR:PORT or [IPv6]:PORT (ADDR a numeric address, never a
+ * wildcard: 0.0.0.0 and :: are refused, the listener binds the address
+ * scrapers reach; default 127.0.0.1). -1 and an error line in err when the
+ * spec is malformed (the caller's exit 2). */
 int rp_metrics_parse(const char *spec, char *addr, size_t addrlen, uint16_t *port, char *err, size_t errlen);
-struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const char *version, char *err,
-				    size_t errlen);
+/* Who may scrape: with key, only a request carrying `Authorization: Bearer
+ * TEXT` where TEXT is the key's own text (what Prometheus sends from a
+ * scrape config's `authorization: {credentials_file: F}`), compared as keys
+ * (lib/auth: BLAKE2b of the text) in constant time; anything else is 401.
+ * Without one only a loopback address is accepted: an address other hosts
+ * reach needs a key (NULL err with -1: "needs a key"). NULL on an error,
+ * with its line in err (a wildcard, no key off loopback, the port in use). */
+struct rp_auth_key;
+struct rp_metrics *rp_metrics_start(const char *spec, const char *command, const char *version,
+				    const struct rp_auth_key *key, char *err, size_t errlen);
 /* The address it listens on, "127.0.0.1:9464" ("[::1]:9464"). */
 const char *rp_metrics_where(const struct rp_metrics *m);
-/* True when it listens on an address other hosts can reach (not loopback). */
-int rp_metrics_open_to_others(const struct rp_metrics *m);
 void rp_metrics_collect(struct rp_metrics *m, rp_metrics_fn fn, void *arg);
 void rp_metrics_final(struct rp_metrics *m);
 /* Sleeps ns (CLOCK_MONOTONIC), or until *stop (checked every 50 ms). */

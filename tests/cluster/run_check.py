@@ -970,9 +970,12 @@ def case_template(tmp):
     for k, h in enumerate(TEMPLATED):
         sh(f"sysctl -qw net.ipv4.conf.rpt-{h}.arp_ignore=8")
         sh(f"ip addr add 10.98.0.{k + 1}/24 dev rpt-{h}")
-    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sink.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sink.bind(("0.0.0.0", 4791))
+    sinks = []  # one on each host's address, not every address of the machine
+    for k, _ in enumerate(TEMPLATED):
+        sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sink.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sink.bind((f"10.98.0.{k + 1}", 4791))
+        sinks.append(sink)
     text = """name: ranks-template
 defaults: {speed: 1G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}
 host_template:
@@ -1007,7 +1010,8 @@ traffic:
     expect(nope.returncode == 2 and len(nope.stderr.strip().splitlines()) == 1 and "5 hosts" in nope.stderr
            and "4 ranks" in nope.stderr, f"count 5 with 4 ranks: one line, exit 2 ({nope.stderr.strip()})")
     p, out = mpirun(tmp, text, "--capture")
-    sink.close()
+    for sink in sinks:
+        sink.close()
     expect(p.returncode == 0, f"mpirun -np 4 roceprobe run (template): exit 0 ({p.returncode}: {said(p)})")
     if p.returncode != 0:
         return

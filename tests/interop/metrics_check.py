@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """roceprobe run --metrics, scraped by a real Prometheus (issue 28).
 
-    prometheus (127.0.0.1:P, scrape every 1 s, its TSDB in a temp dir)
+    prometheus (127.0.0.1:P, scrape every 1 s with the key, its TSDB in a temp dir)
         | GET /metrics
         v
-    roceprobe run --metrics 127.0.0.1:M --metrics-linger 8s
+    roceprobe run --metrics 127.0.0.1:M --metrics-linger 8s --metrics-key-file K
         tx --pair:l0--> rx   (a 2 s flow; rx also sends 100 PFC frames, prio 3, to tx)
 
 Expectations: Prometheus' own query results for the flow's tx/rx/lost and tx's port's PFC
 frames equal result.json's; `promtool check metrics` finds nothing in a scrape; a scrape
 during the run already counts packets; a second roceprobe on the same port is one line and
-exit 2; a bad --metrics is one line and exit 2; without --metrics nothing listens.
+exit 2; a bad --metrics (every address: 0.0.0.0, [::]; an address others reach without a
+key) is one line and exit 2. The run has a key (--metrics-key-file): Prometheus scrapes
+with it (authorization: credentials_file), a scrape without it or with another is 401.
 Skipped (77) without Debian's prometheus package.
 """
 import json
@@ -21,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -43,18 +46,28 @@ traffic:
 """
 
 
-def get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+def get(url, timeout=5, token=None):
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.read().decode()
 
 
-def scrape_until(port, want, tries=300, pause=0.1):
+def status(url, token=None):
+    """The HTTP status of a GET (401 for a scrape without the key)."""
+    try:
+        get(url, timeout=2, token=token)
+        return 200
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def scrape_until(port, want, tries=300, pause=0.1, token=None):
     """Scrapes 127.0.0.1:port/metrics until a scrape holds every line of want (the last one
     read either way; "" if none answered): want "\nroceprobe_done 1\n" waits for the final values."""
     text = ""
     for _ in range(tries):
         try:
-            text = get(f"http://127.0.0.1:{port}/metrics", timeout=2)
+            text = get(f"http://127.0.0.1:{port}/metrics", timeout=2, token=token)
             if all(w in text for w in want):
                 return text
         except OSError:
@@ -75,12 +88,14 @@ def query(prom, q):
             float(r["value"][1]) for r in j["data"]["result"]}
 
 
-def start_prometheus(tmp, prom, target):
+def start_prometheus(tmp, prom, target, key):
+    """Prometheus scraping target with the run's key (authorization: credentials_file)."""
     cfg = os.path.join(tmp, "prometheus.yml")
     with open(cfg, "w") as f:
         f.write(f"""global: {{scrape_interval: 1s, scrape_timeout: 1s}}
 scrape_configs:
   - job_name: roceprobe
+    authorization: {{credentials_file: {key}}}
     static_configs: [{{targets: ["127.0.0.1:{target}"]}}]
 """)
     log = open(os.path.join(tmp, "prometheus.log"), "w")
@@ -106,17 +121,26 @@ def main():
         sys.exit(77)
     tmp = tempfile.mkdtemp(prefix="rp-metrics-")
     prom_port, port = free_port(), free_port()
-    prom = start_prometheus(tmp, prom_port, port)
+    keyfile = os.path.join(tmp, "metrics.key")
+    with open(keyfile, "w") as f:  # the run and Prometheus share it; nobody else may scrape
+        f.write("a burn-in's own metrics secret\n")
+    os.chmod(keyfile, 0o600)
+    token = "a burn-in's own metrics secret"
+    prom = start_prometheus(tmp, prom_port, port, keyfile)
     try:
         path, out = os.path.join(tmp, "p.yaml"), os.path.join(tmp, "out")
         with open(path, "w") as f:
             f.write(PROFILE)
         run = subprocess.Popen([ROCEPROBE, "run", path, "-o", out, "--metrics", f"127.0.0.1:{port}",
-                                "--metrics-linger", "8s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--metrics-linger", "8s", "--metrics-key-file", keyfile], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # A scrape while traffic flows (the run sends for about 2 s).
-        live = scrape_until(port, ("\nroceprobe_done 0\n", "roceprobe_flow_tx_packets_total{"), tries=100)
+        live = scrape_until(port, ("\nroceprobe_done 0\n", "roceprobe_flow_tx_packets_total{"), tries=100, token=token)
+        url = f"http://127.0.0.1:{port}/metrics"
+        expect(status(url) == 401 and status(url, "not the key") == 401 and status(url, token) == 200,
+               f"with a key, a scrape without it or with another is 401, with it 200 "
+               f"({status(url)}, {status(url, 'not the key')}, {status(url, token)})")
         expect("\nroceprobe_done 0\n" in live, "a scrape during the run serves the flow's counters with roceprobe_done 0")
-        final_text = scrape_until(port, FINAL, tries=100, pause=0.2)  # the final values, during the linger
+        final_text = scrape_until(port, FINAL, tries=100, pause=0.2, token=token)  # the final values, during the linger
         expect("\nroceprobe_done 1\n" in final_text, "after the run the scrape says roceprobe_done 1")
         # While it lingers, Prometheus scrapes the final values (once the target is gone its
         # series are marked stale: the queries below run before that).
@@ -171,7 +195,8 @@ def main():
         expect(not missing, f"every run series the dashboard names is served ({missing})")
         _, err = run.communicate(timeout=60)
         expect(run.returncode == 0, f"run exits 0 after the linger (got {run.returncode}: {err.strip()[-300:]})")
-        expect(f"metrics at http://127.0.0.1:{port}/metrics" in err, "run says where its metrics are")
+        expect(f"metrics at http://127.0.0.1:{port}/metrics (scrapes prove the key)" in err,
+               "run says where its metrics are, and that scrapes prove the key")
         for what, text in (("live", live), ("final", final_text)):
             c = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True)
             expect(c.returncode == 0 and not (c.stdout + c.stderr).strip(),
@@ -252,7 +277,7 @@ def main():
                f"certify: the verdicts served {got} == result.json's {want} (some FAIL)")
         m = re.search(r"^roceprobe_certify_tests_done (\d+)$", ctext, re.M)
         expect(m and int(m.group(1)) == len(cj["tests"]), f"certify: tests done {m and m.group(1)} == {len(cj['tests'])}")
-        for bad in ("host:9100", "0", "70000", "[::1]"):
+        for bad in ("host:9100", "0", "70000", "[::1]", "0.0.0.0:9464", "[::]:9464", "192.0.2.1:9464"):
             b = subprocess.run([ROCEPROBE, "run", path, "-o", os.path.join(tmp, "o4"), "--metrics", bad],
                                capture_output=True, text=True, timeout=30)
             expect(b.returncode == 2 and b.stderr.count("\n") == 1 and "--metrics: " in b.stderr,

@@ -113,13 +113,15 @@ static void metrics_spec_parsed(void **state)
 	assert_int_equal(rp_metrics_parse("9464", a, sizeof(a), &port, err, sizeof(err)), 0);
 	assert_string_equal(a, "127.0.0.1");
 	assert_int_equal(port, 9464);
-	assert_int_equal(rp_metrics_parse("0.0.0.0:80", a, sizeof(a), &port, err, sizeof(err)), 0);
-	assert_string_equal(a, "0.0.0.0");
+	assert_int_equal(rp_metrics_parse("192.0.2.7:80", a, sizeof(a), &port, err, sizeof(err)), 0);
+	assert_string_equal(a, "192.0.2.7");
 	assert_int_equal(port, 80);
 	assert_int_equal(rp_metrics_parse("[::1]:9100", a, sizeof(a), &port, err, sizeof(err)), 0);
 	assert_string_equal(a, "::1");
 	assert_int_equal(port, 9100);
-	const char *bad[] = {"", "0", "65536", "x", "host:9100", "1.2.3.4:", ":9", "9464x", "[::1]"};
+	/* every address (a wildcard) is refused: the listener binds the one scrapers reach */
+	const char *bad[] = {"", "0", "65536", "x", "host:9100", "1.2.3.4:", ":9", "9464x", "[::1]", "0.0.0.0:9464",
+			     "[::]:9464"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(rp_metrics_parse(bad[i], a, sizeof(a), &port, err, sizeof(err)), -1);
