@@ -82,7 +82,6 @@ int rp_metrics_parse(const char *spec, char *addr, size_t addrlen, uint16_t *por
 	return 0;
 }
 
-static void take_final(struct rp_metrics *m, struct rp_prom *out);
 
 /* What one scrape gets: the process's own lines, then the command's. */
 static void scrape(struct rp_metrics *m, struct rp_prom *out)
@@ -96,7 +95,7 @@ static void scrape(struct rp_metrics *m, struct rp_prom *out)
 		       "Whether the work is over: then (1) the values below are the final ones (result.json's).");
 	rp_prom_u64(out, "roceprobe_done", NULL, 0, m->final != NULL);
 	if (m->final) {
-		take_final(m, out);
+		rp_prom_append(out, m->final, m->final_len);
 		return;
 	}
 	uint64_t t = mono_ns();
@@ -106,42 +105,11 @@ static void scrape(struct rp_metrics *m, struct rp_prom *out)
 		m->fn(&body, m->arg);
 	rp_prom_family(out, "roceprobe_scrape_collect_seconds", "gauge", "Time this scrape took to read the counters.");
 	rp_prom_ns(out, "roceprobe_scrape_collect_seconds", NULL, 0, mono_ns() - t);
-	size_t n;
-	char *b = rp_prom_take(&body, &n);
-	if (b) {
-		struct rp_prom cat = *out;
-		if (cat.len + n + 1 > cat.cap) {
-			char *g = realloc(cat.buf, cat.len + n + 1);
-			if (!g)
-				cat.oom = true;
-			else
-				cat.buf = g, cat.cap = cat.len + n + 1;
-		}
-		if (!cat.oom) {
-			memcpy(cat.buf + cat.len, b, n);
-			cat.len += n;
-			cat.buf[cat.len] = '\0';
-		}
-		*out = cat;
-		free(b);
-	} else if (m->fn)
+	if (body.oom)
 		out->oom = true;
-}
-
-static void take_final(struct rp_metrics *m, struct rp_prom *out)
-{
-	if (out->oom)
-		return;
-	char *g = out->len + m->final_len + 1 > out->cap ? realloc(out->buf, out->len + m->final_len + 1) : out->buf;
-	if (!g) {
-		out->oom = true;
-		return;
-	}
-	if (g != out->buf)
-		out->buf = g, out->cap = out->len + m->final_len + 1;
-	memcpy(out->buf + out->len, m->final, m->final_len);
-	out->len += m->final_len;
-	out->buf[out->len] = '\0';
+	else if (body.len)
+		rp_prom_append(out, body.buf, body.len);
+	rp_prom_free(&body);
 }
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len)

@@ -46,6 +46,15 @@ static bool room(struct rp_prom *p, size_t more)
 	return true;
 }
 
+void rp_prom_append(struct rp_prom *p, const char *text, size_t n)
+{
+	if (!room(p, n))
+		return;
+	memcpy(p->buf + p->len, text, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+}
+
 __attribute__((format(printf, 2, 3))) static void put(struct rp_prom *p, const char *fmt, ...)
 {
 	va_list ap;

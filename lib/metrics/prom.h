@@ -38,6 +38,8 @@ void rp_prom_free(struct rp_prom *p);
 /* Hands the text over (the caller frees it); p is empty again. NULL after an oom. */
 char *rp_prom_take(struct rp_prom *p, size_t *len);
 
+/* n bytes of text already in the format (another writer's, a kept final). */
+void rp_prom_append(struct rp_prom *p, const char *text, size_t n);
 /* type: "counter", "gauge" or "histogram". */
 void rp_prom_family(struct rp_prom *p, const char *name, const char *type, const char *help);
 void rp_prom_u64(struct rp_prom *p, const char *name, const struct rp_prom_label *l, size_t nl, uint64_t v);
