@@ -190,3 +190,14 @@ int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct
 	*out = &key;
 	return 0;
 }
+
+int rp_cli_share(const char *cmd, int c, enum rp_dp_share *share, int *rc)
+{
+	if (c != RP_CLI_OPT_SHARE && c != RP_CLI_OPT_EXCLUSIVE)
+		return 0;
+	enum rp_dp_share want = c == RP_CLI_OPT_SHARE ? RP_DP_SHARE_ON : RP_DP_SHARE_EXCLUSIVE;
+	if (*share != RP_DP_SHARE_AUTO && *share != want)
+		*rc = rp_cli_error(cmd, "--share and --exclusive: give one");
+	*share = want;
+	return 1;
+}

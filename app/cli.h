@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dp/dp.h"
+
 #define RP_EXIT_OK 0
 #define RP_EXIT_FAIL 1  /* the run happened and found a problem */
 #define RP_EXIT_USAGE 2 /* bad input: CLI, profile, file, environment */
@@ -44,6 +46,24 @@ int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
  * command's getopt_long table; the value getopt_long returns for it. */
 #define RP_CLI_OPT_NO_TELEMETRY 1003
 #define RP_CLI_NO_TELEMETRY_OPTION {"no-telemetry", no_argument, NULL, RP_CLI_OPT_NO_TELEMETRY}
+/* --share and --exclusive (gen, run): how a port the kernel also uses is held
+ * (lib/dp/dp.h enum rp_dp_share; docs/hardware.md). Entries of the command's
+ * getopt_long table, the values getopt_long returns for them, and their --help
+ * lines. rp_cli_share: 1 when c is one of them (*share set; both given: the
+ * error line's exit code in *rc), else 0. */
+#define RP_CLI_OPT_SHARE 1005
+#define RP_CLI_OPT_EXCLUSIVE 1006
+#define RP_CLI_SHARE_OPTIONS                                                                                   \
+	{"share", no_argument, NULL, RP_CLI_OPT_SHARE}, {"exclusive", no_argument, NULL, RP_CLI_OPT_EXCLUSIVE}
+#define RP_CLI_SHARE_HELP                                                                                      \
+	"  --share                share every port with the kernel: only the run's RoCEv2 frames\n"         \
+	"                         (UDP 4791 to its hosts' addresses) and PFC/PAUSE come to\n"               \
+	"                         roceprobe (rte_flow isolated mode; net_af_xdp: roceprobe's XDP\n"         \
+	"                         program), ssh, ARP, MPI and the kernel's RDMA stay with the\n"             \
+	"                         kernel; a PMD that cannot is one line (default: shared on mlx5,\n"         \
+	"                         whose driver keeps the netdev, whole elsewhere; docs/hardware.md)\n"      \
+	"  --exclusive            take every port whole (every frame to roceprobe)\n"
+int rp_cli_share(const char *cmd, int c, enum rp_dp_share *share, int *rc);
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);
 /* A --duration value: seconds (2, 0.5) or a duration as profiles write it

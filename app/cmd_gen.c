@@ -26,6 +26,7 @@ struct gen_opts {
 	double duration_s;
 	const char *eal;
 	bool no_telemetry;
+	enum rp_dp_share share; /* --share / --exclusive */
 	unsigned lcores;
 	bool json;
 	bool allow_pause_storm;
@@ -53,6 +54,7 @@ static void usage(FILE *out)
 	      "                        \"-l N\" picks the cores, default 0..lcores-1)\n"
 	      "  --no-telemetry        no DPDK telemetry socket (on by default: while gen runs,\n"
 	      "                        `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
+	      RP_CLI_SHARE_HELP
 	      "  --lcores N            TX lcores; ports are shared round-robin (default 1)\n"
 	      "  --allow-pause-storm   accept PFC sources that could hold a port paused\n"
 	      "  --no-preflight        skip doctor's checks at start (a FAIL stops gen with one\n"
@@ -84,6 +86,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"help", no_argument, NULL, 'h'},           {"no-preflight", no_argument, NULL, 'P'},
 		RP_CLI_METRICS_OPTIONS,
 		RP_CLI_NO_TELEMETRY_OPTION,
+		RP_CLI_SHARE_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct gen_opts){.lcores = 1};
@@ -91,6 +94,12 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 	uint64_t v;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
+		int rc = 0;
+		if (rp_cli_share("gen", c, &o->share, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			if (rp_cli_duration("gen", "--duration", optarg, 1e7, &o->duration_s))
@@ -257,7 +266,7 @@ int rp_cmd_gen(int argc, char **argv)
 
 	static struct rp_session r;
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = o.lcores,
+				     .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .lcores = o.lcores,
 				     .no_preflight = o.no_preflight};
 	/* Caught from here on: a Ctrl-C during set-up also ends through rp_session_close. */
 	rp_cli_catch_stop();

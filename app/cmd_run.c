@@ -29,6 +29,7 @@ struct run_opts {
 	double duration_s;
 	const char *eal;
 	bool no_telemetry;
+	enum rp_dp_share share; /* --share / --exclusive */
 	bool allow_pause_storm;
 	bool capture;
 	bool force;
@@ -80,6 +81,7 @@ static void usage(FILE *out)
 	      "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
 	      "  --no-telemetry         no DPDK telemetry socket (on by default: while run runs,\n"
 	      "                         `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
+	      RP_CLI_SHARE_HELP
 	      "  --capture              write DIR/capture-HOST.pcap for every port\n"
 	      "  --snaplen N            bytes kept per captured frame (default 128; Wireshark calls a\n"
 	      "                         RoCE frame cut short \"Malformed\": 65535 avoids it, capture --help)\n"
@@ -181,6 +183,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
 		RP_CLI_METRICS_OPTIONS,
 		RP_CLI_NO_TELEMETRY_OPTION,
+		RP_CLI_SHARE_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	*o = (struct run_opts){.snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1, .counter_interval_ns = 100000000};
@@ -189,6 +192,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	double sec = 0;
 	optind = 1;
 	while (rc == 0 && (c = getopt_long(argc, argv, SHORTS, opts, NULL)) != -1) {
+		if (rp_cli_share("run", c, &o->share, &rc))
+			continue;
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'd': rc = rp_cli_duration("run", "--duration", optarg, 1e7, &o->duration_s); break;
@@ -335,7 +340,7 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .lcores = 1,
+				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .lcores = 1,
 				     .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,

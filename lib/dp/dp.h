@@ -47,6 +47,17 @@ const char *rp_dp_version(void);
  * may not run there. */
 int rp_dp_pin_poller(int cpu);
 
+/* How a run holds a port that the kernel also uses (issue 32; docs/hardware.md):
+ *   AUTO       shared where the kernel keeps a netdev on the same port (mlx5's
+ *              bifurcated driver), taken whole everywhere else (today's default)
+ *   SHARE      every port shared: rte_flow isolated mode and rules that steer only
+ *              the run's RoCEv2 (UDP 4791 to its hosts' addresses) and PFC/PAUSE frames
+ *              to roceprobe (port.c, flow.c); net_af_xdp: roceprobe's XDP program, which
+ *              hands those frames to the socket and passes the rest to the kernel (xdp.c).
+ *              A PMD that refuses is one line: the run stops (--exclusive takes it whole).
+ *   EXCLUSIVE  every port taken whole, as before issue 32. */
+enum rp_dp_share { RP_DP_SHARE_AUTO, RP_DP_SHARE_ON, RP_DP_SHARE_EXCLUSIVE };
+
 struct rp_dp_port {
 	uint16_t id;
 	char name[64];

@@ -78,6 +78,8 @@ struct rp_session_opts {
 	/* Under a launcher, a rank after the first on its node: preflight's
 	 * WARNs about the machine (hugepages) are that first rank's to say. */
 	bool node_shared;
+	/* --share / --exclusive (dp.h enum rp_dp_share): how ports the kernel also uses are held */
+	enum rp_dp_share share;
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 
