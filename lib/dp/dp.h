@@ -11,6 +11,7 @@
 #define RP_DP_ERRLEN 256
 #define RP_DP_MAX_PORTS 64
 #define RP_DP_MAX_QUEUES 16 /* RX/TX queues per port: run --lcores */
+#define RP_DP_MAX_RULES 4   /* rte_flow rules a shared port holds (flow.c) */
 
 /* EAL arguments from the ports a run uses plus the user's --eal string.
  * Without hugepages it adds --no-huge -m 1024 --no-shconf and says so once on
@@ -69,6 +70,12 @@ struct rp_dp_port {
 	bool rss;          /* the PMD spreads RX over the queues by the UDP source port */
 	int socket;        /* the port's NUMA socket; -1: any (virtual devices) */
 	void *pair_ring[RP_DP_MAX_QUEUES]; /* pair: with nq > 1, the rings to the peer's RX queues */
+	/* Shared with the kernel (flow.c): isolated mode, the rules made
+	 * (rp_dp_port_steer), whether PFC/PAUSE frames come to the run. */
+	bool isolated;
+	bool pause_steered;
+	void *flows[RP_DP_MAX_RULES]; /* struct rte_flow */
+	unsigned nflows;
 };
 
 /* Opens the port a devargs string names (the EAL must have been given it),
@@ -79,8 +86,29 @@ struct rp_dp_port {
  * (p->rss false: say so). A PMD with fewer queue pairs than n_rxq == n_txq
  * asks gets as many as it has (p->nq; session.c spreads such ports over
  * the lcores); other shortfalls are an error. */
-int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
-		    char *err, size_t errlen);
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, enum rp_dp_share share,
+		    struct rp_dp_port *p, char *err, size_t errlen);
+
+/* Sharing a port with the kernel (flow.c). rp_dp_share_wanted: whether a port
+ * of this driver is shared (AUTO: a bifurcated driver, mlx5 or mlx4).
+ * rp_dp_port_isolate: isolated mode, before the port is configured
+ * (rp_dp_port_open calls it); a refusal is the one error line.
+ * rp_dp_port_steer: once the host's addresses are known, the rules that take
+ * its RoCEv2 frames (UDP 4791 to each address) to the run's queues (RSS over
+ * them with several), and PFC/PAUSE (ethertype 0x8808) to queue 0; nothing
+ * for a port not isolated. A refused RoCE rule is the error line; a refused
+ * pause rule only a warning (warn, "" when none): a NIC acts on PFC itself.
+ * rp_dp_port_unsteer: the rules removed (rp_dp_port_close does it). */
+struct rp_dp_steer {
+	bool has_ip4, has_ip6;
+	uint32_t ip4; /* host order */
+	uint8_t ip6[16];
+};
+bool rp_dp_share_wanted(enum rp_dp_share share, const char *driver);
+int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen);
+int rp_dp_port_steer(struct rp_dp_port *p, const struct rp_dp_steer *st, char *warn, size_t warnlen, char *err,
+		     size_t errlen);
+void rp_dp_port_unsteer(struct rp_dp_port *p);
 void rp_dp_port_close(struct rp_dp_port *p);
 /* A TX-only pool of mbufs for frames of one shape (len bytes, head written
  * per packet; traffic/source.h), every data room zeroed once at creation, so

@@ -340,8 +340,8 @@ bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_r
 	return true;
 }
 
-int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, struct rp_dp_port *p,
-		    char *err, size_t errlen)
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, enum rp_dp_share share,
+		    struct rp_dp_port *p, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	port_name(devargs, p->name, sizeof(p->name));
@@ -390,6 +390,9 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 			 replay ? " or replay a shorter capture" : "");
 		return -1;
 	}
+	/* Shared with the kernel: isolated before configure (mlx5 takes it only then). */
+	if (rp_dp_share_wanted(share, p->driver) && rp_dp_port_isolate(p, err, errlen) != 0)
+		return -1;
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
 	if (!rp_dp_is_pair(devargs))
@@ -481,6 +484,7 @@ void rp_dp_port_read_drops(const struct rp_dp_port *p, struct rp_dp_port_drops *
 void rp_dp_port_close(struct rp_dp_port *p)
 {
 	if (p->started) {
+		rp_dp_port_unsteer(p);
 		rte_eth_dev_stop(p->id);
 		rte_eth_dev_close(p->id);
 		p->started = false;

@@ -267,7 +267,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	struct rp_host *host = &s->prof->hosts[tp->index];
 	unsigned mtu;
 	size_t max_frame = host_frame(s, tp->index, true, &mtu) + 64; /* the source writes in 32 B blocks */
-	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, &s->ports[i], err,
+	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, s->share, &s->ports[i], err,
 			    sizeof(err)) != 0)
 		return session_fail(s, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
@@ -504,6 +504,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	s->cmd = cmd;
 	s->setup_t0_ns = mono_ns();
 	s->setup_quiet = o->hosts != NULL;
+	s->share = o->share;
 	s->profile_path = profile;
 	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
 	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)
@@ -566,9 +567,28 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	return (rc = rp_session_addresses(s)) != 0 ? rc : rp_session_traffic(s, NULL);
 }
 
+/* A port shared with the kernel takes its host's RoCEv2 frames (and
+ * PFC/PAUSE where the PMD can) once the host's addresses are known. */
+static int steer(struct rp_session *s)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+		struct rp_dp_steer st = {.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
+		memcpy(st.ip6, host->ipv6, 16);
+		char warn[RP_DP_ERRLEN], err[RP_DP_ERRLEN];
+		if (rp_dp_port_steer(&s->ports[i], &st, warn, sizeof(warn), err, sizeof(err)) != 0)
+			return session_fail(s, "host '%s': %s", host->name, err);
+		if (warn[0])
+			fprintf(stderr, "roceprobe %s: host '%s': %s\n", s->cmd, host->name, warn);
+	}
+	return 0;
+}
+
 int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
 {
-	int rc = resolve(s, caps);
+	int rc = steer(s);
+	if (rc == 0)
+		rc = resolve(s, caps);
 	return rc ? rc : make_sources(s);
 }
 

@@ -43,6 +43,7 @@ struct rp_session {
 	uint64_t setup_t0_ns; /* CLOCK_MONOTONIC when rp_session_open began (rp_session_stage) */
 	bool setup_quiet;     /* under a launcher: no stage lines (every rank would say them) */
 	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
+	enum rp_dp_share share; /* --share / --exclusive (dp.h) */
 };
 
 struct rp_session_opts {

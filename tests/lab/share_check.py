@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Sharing a port with the kernel (issue 32, docs/hardware.md): what this machine can prove
+without a NIC.
+
+    net_null0 --share      -> net_null refuses rte_flow isolated mode: exit 2, one line that
+                              says so and names --exclusive; run's DIR never made
+    net_null0 --exclusive  -> runs as before (and so does the default: net_null is not mlx5)
+    --share --exclusive    -> exit 2, one line
+    net_tap --share        -> the tap PMD takes isolated mode, but its rules are tc flower
+                              filters and this host's kernel has no flower: exit 2, one line
+                              naming the refused RoCEv2 rule (the VM lab's kernel has flower:
+                              tests/vm/tap_share.sh)
+
+usage: share_check.py ROCEPROBE CASE   (CASE: null, tap)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import expect, finish  # noqa: E402
+
+ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+
+PROFILE = """
+hosts:
+  - {{name: a, mac: "02:00:00:00:00:01", ipv4: 192.0.2.1, port: "{a}"}}
+  - {{name: b, mac: "02:00:00:00:00:02", ipv4: 192.0.2.2, port: "net_null9,no-rx=1"}}
+traffic:
+  - {{name: f, pattern: flow, src: a, dst: b, opcode: send, rate: 1G, messages: 200, message_size: 1KiB}}
+"""
+
+
+def rp(*args, timeout=120):
+    return subprocess.run([ROCEPROBE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def said(p):
+    # Lines roceprobe says (not DPDK's own log lines, not the hugepages WARN of this machine).
+    return [ln for ln in p.stderr.strip().splitlines() if ln.startswith("roceprobe") and "hugepages" not in ln]
+
+
+def one_line_exit2(p, what, *needles):
+    lines = said(p)
+    expect(p.returncode == 2 and len(lines) == 1 and all(n in lines[0] for n in needles),
+           f"{what}: exit 2 and one line with {needles} (rc {p.returncode}, stderr {p.stderr.strip()!r})")
+
+
+def case_null(tmp):
+    prof = os.path.join(tmp, "p.yaml")
+    with open(prof, "w") as f:
+        f.write(PROFILE.format(a="net_null0,no-rx=1"))
+    out = os.path.join(tmp, "out")
+    p = rp("run", prof, "-o", out, "--share")
+    one_line_exit2(p, "run --share on net_null", "net_null0 (net_null) cannot be shared with the kernel",
+                   "isolated mode", "--exclusive")
+    expect(not os.path.exists(out), "run --share refused: its DIR was never made")
+    p = rp("gen", prof, "--share")
+    one_line_exit2(p, "gen --share on net_null", "cannot be shared with the kernel", "--exclusive")
+    for how in (["--exclusive"], []):
+        p = rp("run", prof, "-o", out, "--force", *how)
+        expect(p.returncode == 0 and os.path.exists(os.path.join(out, "result.json")),
+               f"run {' '.join(how) or '(default)'} on net_null: as before (rc {p.returncode}: {p.stderr.strip()[-300:]!r})")
+    p = rp("gen", prof, "--share", "--exclusive")
+    one_line_exit2(p, "gen --share --exclusive", "--share and --exclusive: give one")
+
+
+def case_tap(tmp):
+    prof = os.path.join(tmp, "p.yaml")
+    with open(prof, "w") as f:
+        f.write(PROFILE.format(a="net_tap0,iface=rpsh%d" % (os.getpid() % 10000)))
+    # Does this kernel take a flower filter? Asked in a netns of our own.
+    ns = "rpsh%d" % os.getpid()
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "ingress"], capture_output=True)
+        flower = subprocess.run(["ip", "netns", "exec", ns, "tc", "filter", "add", "dev", "lo", "ingress", "protocol",
+                                 "ip", "flower", "ip_proto", "udp"], capture_output=True).returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns])
+    if flower:
+        print("share_check tap: this kernel has cls_flower: the refusal is not tried here")
+        finish("share-tap")
+    p = rp("gen", prof, "--share")
+    one_line_exit2(p, "gen --share on net_tap without tc flower", "net_tap0 (net_tap) is shared with the kernel",
+                   "refuses the rule that steers RoCEv2 (UDP 4791 to its IPv4 address)", "--exclusive")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    {"null": case_null, "tap": case_tap}[CASE](tmp)
+finish("share-" + CASE)
