@@ -210,7 +210,7 @@ static int start(struct capture_run *r, const struct capture_opts *o)
 	size_t max_frame = MAX_FRAME, port_max = rp_dp_port_max_frame(o->port);
 	if (port_max && port_max < max_frame)
 		max_frame = port_max;
-	if (rp_dp_port_open(o->port, 1, 1, max_frame, RP_DP_SHARE_EXCLUSIVE, &r->port, err, sizeof(err)) != 0)
+	if (rp_dp_port_open(o->port, 1, 1, max_frame, NULL, &r->port, err, sizeof(err)) != 0)
 		return rp_cli_error("capture", "%s", err);
 	if (max_frame < MAX_FRAME) /* said once the port is up: an error is then the only line */
 		fprintf(stderr, "roceprobe capture: port %.*s takes frames up to %zu B (without FCS); capturing frames up to that\n",

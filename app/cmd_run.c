@@ -30,6 +30,7 @@ struct run_opts {
 	const char *eal;
 	bool no_telemetry;
 	enum rp_dp_share share; /* --share / --exclusive */
+	enum rp_dp_rx_clock rx_clock; /* --rx-clock */
 	bool allow_pause_storm;
 	bool capture;
 	bool force;
@@ -115,6 +116,13 @@ static void usage(FILE *out)
 	      "                         file a port, the lcores' frames merged in time order; a\n"
 	      "                         net_af_packet port has one queue (its qpairs= is refused:\n"
 	      "                         the kernel's fanout, not RSS, would spread the frames)\n"
+	      "  --rx-clock C           when a received frame arrived, for its latency and capture:\n"
+	      "                         nic (the PMD's RX timestamp, moved to the run's clock by\n"
+	      "                         reading the NIC's clock, or taken as the host's time where\n"
+	      "                         the PMD has none to read: net_pcap), poll (when the poll\n"
+	      "                         took it: time in the RX ring counts as latency), auto (nic\n"
+	      "                         on a PCI port that has it, poll elsewhere; the default);\n"
+	      "                         result.json: environment.ports[].rx_clock, flows[].latency_clock\n"
 	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
 	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      RP_CLI_METRICS_HELP
@@ -179,7 +187,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
 		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
 		{"neigh-refresh", required_argument, NULL, 'R'},
-		{"idle-us", required_argument, NULL, 'I'},
+		{"idle-us", required_argument, NULL, 'I'}, {"rx-clock", required_argument, NULL, 'K'},
 		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
 		RP_CLI_METRICS_OPTIONS,
 		RP_CLI_NO_TELEMETRY_OPTION,
@@ -218,6 +226,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				o->neigh_refresh_ns = sec * 1e9 < 1e6 ? 1000000 : (uint64_t)(sec * 1e9);
 			break;
 		case 'L': rc = rp_cli_uint("run", "--lcores", optarg, 1, RP_DP_MAX_QUEUES, &v); o->lcores = (unsigned)v; break;
+		case 'K':
+			if (!strcmp(optarg, "auto") || !strcmp(optarg, "poll") || !strcmp(optarg, "nic"))
+				o->rx_clock = optarg[0] == 'a' ? RP_DP_RXCLK_AUTO : optarg[0] == 'p' ? RP_DP_RXCLK_POLL
+												 : RP_DP_RXCLK_NIC;
+			else
+				rc = rp_cli_error("run", "--rx-clock '%s': auto, poll or nic", optarg);
+			break;
 		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'P': o->no_preflight = true; break;
 		case 'C':
@@ -340,7 +355,7 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .lcores = 1,
+				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .rx_clock = o.rx_clock, .lcores = 1,
 				     .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,

@@ -394,11 +394,11 @@ struct rp_capture *rp_capture_lane(struct rp_capture *c, unsigned k)
 
 /* ---- open, stats, close ---- */
 
+/* The packet clock's epoch, the one an RX stamp on the host's time is moved by
+ * (rxclock.c): such a frame is written with the stamp it came with. */
 static uint64_t default_epoch(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec - rp_dp_now_ns();
+	return rp_dp_clock_epoch_ns(NULL);
 }
 
 void rp_capture_clock_restarted(struct rp_capture *c)

@@ -18,6 +18,7 @@
 #define CALIB_MIN_NS 50000000 /* 50 ms: 100 ns of reading error is 2 ppm */
 
 static uint64_t start_tsc;
+static uint64_t epoch_ns, epoch_tsc; /* rp_dp_clock_epoch_ns: for the start at epoch_tsc */
 static uint64_t ns_per_cycle_q32; /* 2^32 * 1e9 / tsc_hz */
 static struct rp_dp_clock_pair calib0; /* the rate's first reading (rp_dp_clock_calibrate) */
 
@@ -95,4 +96,32 @@ uint64_t rp_dp_now_ns(void)
 {
 	unsigned __int128 cycles = rte_rdtsc() - start_tsc;
 	return (uint64_t)((cycles * ns_per_cycle_q32) >> 32);
+}
+
+int64_t rp_dp_clock_tsc_ns(uint64_t tsc)
+{
+	__int128 cycles = (__int128)tsc - (__int128)start_tsc;
+	return (int64_t)((cycles * (__int128)ns_per_cycle_q32) >> 32);
+}
+
+static int64_t realtime_ns(const void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t rp_dp_clock_epoch_ns(int64_t *window_ns)
+{
+	static int64_t window;
+	if (epoch_tsc != start_tsc || !epoch_ns) {
+		struct rp_dp_clock_pair p = rp_dp_clock_read_pair(realtime_ns, NULL);
+		epoch_ns = (uint64_t)(p.ref_ns - rp_dp_clock_tsc_ns(p.tsc));
+		window = p.window_ns;
+		epoch_tsc = start_tsc;
+	}
+	if (window_ns)
+		*window_ns = window;
+	return epoch_ns;
 }

@@ -59,6 +59,56 @@ int rp_dp_pin_poller(int cpu);
  *   EXCLUSIVE  every port taken whole, as before issue 32. */
 enum rp_dp_share { RP_DP_SHARE_AUTO, RP_DP_SHARE_ON, RP_DP_SHARE_EXCLUSIVE };
 
+/* How a port's frames get their arrival time (run --rx-clock; rxclock.c):
+ *   AUTO  nic on a PCI port whose PMD offers RX timestamps, poll elsewhere
+ *   POLL  the packet clock read once per poll of the port (every frame of a
+ *         burst gets it: what sat in the RX ring counts as latency)
+ *   NIC   the PMD's RX timestamp (RTE_ETH_RX_OFFLOAD_TIMESTAMP), one per frame,
+ *         moved to the packet clock: by rte_eth_read_clock read against the
+ *         TSC twice (its rate and offset: clock "nic"), or, where the PMD has
+ *         no clock to read, taken as the host's CLOCK_REALTIME (clock "host":
+ *         net_pcap's rx_iface= stamps are the kernel's, rx_pcap= the file's).
+ *         A PMD without the offload is one error line. */
+enum rp_dp_rx_clock { RP_DP_RXCLK_AUTO, RP_DP_RXCLK_POLL, RP_DP_RXCLK_NIC };
+
+/* A reading of ref and the TSC at once: ref_ns the midpoint of the two ref
+ * readings around the TSC's, window_ns how far apart they were (the
+ * narrowest of several tries: a reader the CPU was taken from retries). */
+struct rp_dp_clock_pair {
+	int64_t ref_ns;
+	uint64_t tsc;
+	int64_t window_ns;
+};
+
+/* A port's RX stamps (rxclock.c; enum rp_dp_rx_clock below): kind 0 (poll)
+ * unless the PMD stamps frames. A stamp s is packet ns base_pkt + (s -
+ * base_stamp) * mult_q32 / 2^32; stamps that land outside a second of the
+ * poll's time (a file's from another day, a clock not yet running) are not
+ * used: the poll's time is, and counted in unstamped. */
+enum rp_dp_rx_stamp_kind { RP_DP_STAMP_POLL, RP_DP_STAMP_NIC, RP_DP_STAMP_HOST };
+struct rp_dp_rx_stamps {
+	enum rp_dp_rx_stamp_kind kind;
+	int field;      /* the mbuf dynfield's offset */
+	uint64_t flag;  /* its ol_flags bit */
+	int64_t base_stamp, base_pkt;
+	uint64_t mult_q32;
+	struct rp_dp_clock_pair nic0; /* the NIC clock against the TSC at the port's start */
+	int64_t bound_ns; /* the mapping's uncertainty (the readings' windows) */
+	uint64_t stamped, unstamped; /* frames (lcore 0's count: several RX lcores add theirs, rx.c) */
+};
+
+#define RP_DP_STAMP_SANE_NS 1000000000 /* a stamp this far from the poll's time is not this run's */
+/* Stamp s on the packet clock into *t; false when it lands outside
+ * RP_DP_STAMP_SANE_NS of now_ns (or before the clock's start). */
+static inline bool rp_dp_stamp_to_pkt(const struct rp_dp_rx_stamps *x, int64_t s, uint64_t now_ns, uint64_t *t)
+{
+	int64_t v = x->base_pkt + (int64_t)(((__int128)(s - x->base_stamp) * (__int128)x->mult_q32) >> 32);
+	if (v < 0 || v > (int64_t)now_ns + RP_DP_STAMP_SANE_NS || v + RP_DP_STAMP_SANE_NS < (int64_t)now_ns)
+		return false;
+	*t = (uint64_t)v;
+	return true;
+}
+
 struct rp_dp_port {
 	uint16_t id;
 	char name[64];
@@ -76,6 +126,7 @@ struct rp_dp_port {
 	bool pause_steered;
 	void *flows[RP_DP_MAX_RULES]; /* struct rte_flow */
 	unsigned nflows;
+	struct rp_dp_rx_stamps rxs; /* how its frames get their arrival time (rxclock.c) */
 };
 
 /* Opens the port a devargs string names (the EAL must have been given it),
@@ -86,8 +137,13 @@ struct rp_dp_port {
  * (p->rss false: say so). A PMD with fewer queue pairs than n_rxq == n_txq
  * asks gets as many as it has (p->nq; session.c spreads such ports over
  * the lcores); other shortfalls are an error. */
-int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, enum rp_dp_share share,
-		    struct rp_dp_port *p, char *err, size_t errlen);
+/* What a port is opened for (NULL: taken whole, stamped at the poll). */
+struct rp_dp_port_want {
+	enum rp_dp_share share;
+	enum rp_dp_rx_clock rx_clock;
+};
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame,
+		    const struct rp_dp_port_want *want, struct rp_dp_port *p, char *err, size_t errlen);
 
 /* Sharing a port with the kernel (flow.c). rp_dp_share_wanted: whether a port
  * of this driver is shared (AUTO: a bifurcated driver, mlx5 or mlx4).
@@ -105,6 +161,21 @@ struct rp_dp_steer {
 	uint8_t ip6[16];
 };
 bool rp_dp_share_wanted(enum rp_dp_share share, const char *driver);
+
+/* RX stamps (rxclock.c). rp_dp_rx_stamps_conf: before configure, the
+ * offload asked where the clock wants it (NIC: refused without it, one line;
+ * AUTO: a PCI port's PMD that has it). rp_dp_rx_stamps_started: after start,
+ * the mbuf field found and the NIC's clock read against the TSC (no clock to
+ * read: the host's time). rp_dp_rx_stamps_arm: once the packet clock runs
+ * (the run's T0), the mapping to it. rp_dp_rx_stamps_name: "poll", "nic",
+ * "host". */
+struct rte_eth_dev_info;
+struct rte_eth_conf;
+int rp_dp_rx_stamps_conf(struct rp_dp_port *p, enum rp_dp_rx_clock want, const struct rte_eth_dev_info *info,
+			 struct rte_eth_conf *conf, char *err, size_t errlen);
+void rp_dp_rx_stamps_started(struct rp_dp_port *p);
+void rp_dp_rx_stamps_arm(struct rp_dp_port *p);
+const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k);
 int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen);
 int rp_dp_port_steer(struct rp_dp_port *p, const struct rp_dp_steer *st, char *warn, size_t warnlen, char *err,
 		     size_t errlen);
@@ -210,14 +281,6 @@ void rp_dp_clock_calibrate(void);
 void rp_dp_clock_start(void);
 /* Another clock, read with an argument (ns). */
 typedef int64_t (*rp_dp_ref_clock)(const void *arg);
-/* A reading of ref and the TSC at once: ref_ns the midpoint of the two ref
- * readings around the TSC's, window_ns how far apart they were (the
- * narrowest of several tries: a reader the CPU was taken from retries). */
-struct rp_dp_clock_pair {
-	int64_t ref_ns;
-	uint64_t tsc;
-	int64_t window_ns;
-};
 struct rp_dp_clock_pair rp_dp_clock_read_pair(rp_dp_ref_clock ref, const void *arg);
 /* Starts the packet clock at ref - zero_ns (a rank that woke late for the
  * common start still counts from it; 0 when ref is before zero_ns) and
@@ -226,5 +289,13 @@ int64_t rp_dp_clock_start_on(rp_dp_ref_clock ref, const void *arg, int64_t zero_
 /* The packet clock minus (ref - zero_ns), now. */
 int64_t rp_dp_clock_gap_ns(rp_dp_ref_clock ref, const void *arg, int64_t zero_ns);
 uint64_t rp_dp_now_ns(void);
+/* The packet clock's ns at a TSC reading (before its start: negative). */
+int64_t rp_dp_clock_tsc_ns(uint64_t tsc);
+/* CLOCK_REALTIME (Unix epoch ns) at packet clock 0, read once per start (the
+ * same number for every caller: the captures' default epoch and the RX
+ * stamps a PMD takes on the host's time, rxclock.c); *window_ns (may be
+ * NULL) the reading's uncertainty. */
+uint64_t rp_dp_clock_epoch_ns(int64_t *window_ns);
+
 
 #endif

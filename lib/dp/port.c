@@ -340,8 +340,8 @@ bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_r
 	return true;
 }
 
-int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame, enum rp_dp_share share,
-		    struct rp_dp_port *p, char *err, size_t errlen)
+int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame,
+		    const struct rp_dp_port_want *want, struct rp_dp_port *p, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	port_name(devargs, p->name, sizeof(p->name));
@@ -391,12 +391,14 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		return -1;
 	}
 	/* Shared with the kernel: isolated before configure (mlx5 takes it only then). */
-	if (rp_dp_share_wanted(share, p->driver) && rp_dp_port_isolate(p, err, errlen) != 0)
+	if (want && rp_dp_share_wanted(want->share, p->driver) && rp_dp_port_isolate(p, err, errlen) != 0)
 		return -1;
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
 	if (!rp_dp_is_pair(devargs))
 		rss_conf(&info, n_rxq, &conf, &p->rss);
+	if (want && rp_dp_rx_stamps_conf(p, want->rx_clock, &info, &conf, err, errlen) != 0)
+		return -1;
 	int rc = rte_eth_dev_configure(p->id, (uint16_t)n_rxq, (uint16_t)n_txq, &conf);
 	/* The MTU from the profile's longest frame. Virtual PMDs take any frame
 	 * and some refuse the call: only a NIC's refusal counts. net_af_packet:
@@ -436,6 +438,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		return -1;
 	}
 	p->started = true;
+	rp_dp_rx_stamps_started(p);
 	rte_eth_promiscuous_enable(p->id);
 	struct rte_eth_link link;
 	if (rte_eth_link_get_nowait(p->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN &&

@@ -75,7 +75,7 @@ int rp_dp_switch_start(struct rp_dp_switch_run *r, struct rp_dp_switch_spec *o, 
 	    rp_switch_flags_cfg(o->fab, o->nports, o->speed_bps, o->trust_pcp, &r->cfg, err, errlen) != 0)
 		return -1;
 	for (unsigned p = 0; p < o->nports; p++) {
-		if (rp_dp_port_open(o->ports[p], 1, 1, o->fab->max_frame, RP_DP_SHARE_EXCLUSIVE, &r->ports[p], err, RP_DP_ERR_MAX(errlen)) != 0)
+		if (rp_dp_port_open(o->ports[p], 1, 1, o->fab->max_frame, NULL, &r->ports[p], err, RP_DP_ERR_MAX(errlen)) != 0)
 			return -1;
 		ports[p] = &r->ports[p];
 	}

@@ -106,6 +106,12 @@ json_t *rp_env_port_json(const struct rp_env_port *p)
 	json_object_set_new(o, "flows_unsent", unsent);
 	json_object_set_new(o, "findings", findings);
 	json_object_set_new(o, "xstats", xstats_json(p));
+	json_object_set_new(o, "rx_clock", json_pack("{s:s, s:I, s:I, s:I}", "clock", p->rx_clock ? p->rx_clock : "poll",
+						     "stamped", (json_int_t)p->rx_stamped, "unstamped",
+						     (json_int_t)p->rx_unstamped, "bound_ns",
+						     (json_int_t)p->rx_clock_bound_ns));
+	json_object_set_new(o, "shared", json_pack("{s:b, s:b}", "isolated", p->shared, "pause_steered",
+						   p->pause_steered));
 	return o;
 }
 

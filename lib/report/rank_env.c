@@ -71,6 +71,12 @@ static void put_port(struct rp_rec_wr *w, const struct rp_env_port *p)
 	rp_rec_put32(w, p->nfindings);
 	for (uint32_t i = 0; i < p->nfindings; i++)
 		put_str(w, p->findings[i]);
+	put_str(w, p->rx_clock);
+	rp_rec_put64(w, p->rx_stamped);
+	rp_rec_put64(w, p->rx_unstamped);
+	rp_rec_put64(w, p->rx_clock_bound_ns);
+	rp_rec_put8(w, p->shared);
+	rp_rec_put8(w, p->pause_steered);
 }
 
 static void put_hist(struct rp_rec_wr *w, const struct rp_hist *h)
@@ -280,6 +286,12 @@ static void get_port(struct rp_rec_rd *r, struct rp_env_port *p)
 		p->nfindings = n;
 	for (uint32_t i = 0; i < p->nfindings && !r->bad; i++)
 		p->findings[i] = get_str(r);
+	p->rx_clock = get_str(r);
+	p->rx_stamped = rp_rec_get64(r);
+	p->rx_unstamped = rp_rec_get64(r);
+	p->rx_clock_bound_ns = rp_rec_get64(r);
+	p->shared = getb(r);
+	p->pause_steered = getb(r);
 }
 
 static struct rp_hist *get_hist(struct rp_rec_rd *r)
@@ -444,6 +456,7 @@ static void free_port(struct rp_env_port *p)
 	free_counts(p->xstats, p->nxstats);
 	rp_env_neigh_free(&p->neigh);
 	free(p->netdev);
+	free(p->rx_clock);
 	free(p->unsent);
 	for (uint32_t i = 0; p->findings && i < p->nfindings; i++)
 		free(p->findings[i]);

@@ -45,7 +45,7 @@
 #include "counters/sampler.h"
 #include "stats/hist.h"
 
-#define RP_RANK_ENV_VERSION 2u /* 2: nics (issue 24) */
+#define RP_RANK_ENV_VERSION 3u /* 2: nics (issue 24); 3: ports' rx_clock and sharing (issue 32) */
 #define RP_ENV_STR_MAX 65536u
 
 struct rp_env_count {
@@ -92,6 +92,13 @@ struct rp_env_port {
 	struct rp_env_unsent *unsent; /* flows_unsent, in the port's flow order */
 	uint32_t nfindings;
 	char **findings;
+	/* rx_clock: how its frames got their arrival time (lib/dp/dp.h enum
+	 * rp_dp_rx_clock): "poll", "nic" or "host"; frames with a stamp used and
+	 * not; the mapping's bound; shared: the port is shared with the kernel
+	 * (rte_flow isolated mode), pause_steered: PFC/PAUSE come to the run. */
+	char *rx_clock;
+	uint64_t rx_stamped, rx_unstamped, rx_clock_bound_ns;
+	bool shared, pause_steered;
 };
 
 /* capture[] entries. */

@@ -142,6 +142,25 @@ const char *rp_run_lost_side(const struct rp_run *r, uint32_t f)
 	return s && d ? "both" : s ? "sender" : d ? "receiver" : NULL;
 }
 
+/* flows[].latency_clock: the clock that stamped each side of flow i's
+ * latencies (the sender's TSC packet clock; the receiving port's RX clock,
+ * environment.ports[].rx_clock) and the bound of their difference: the RX
+ * stamps' mapping and, across ranks, both clocks' errors. A verbs flow's
+ * sides are the hosts' system clocks. */
+static json_t *latency_clock(const struct rp_run *r, size_t i)
+{
+	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];
+	const char *dst = r->s.prof->hosts[pf->dst].name;
+	const struct rp_env_port *port = NULL;
+	for (size_t k = 0; !port && r->envs && k < r->nenvs; k++)
+		for (uint32_t j = 0; j < r->envs[k].nports; j++)
+			if (r->envs[k].ports[j].node && !strcmp(r->envs[k].ports[j].node, dst))
+				port = &r->envs[k].ports[j];
+	int64_t bound = rp_run_flow_clock_bound(r, i) + (port ? (int64_t)port->rx_clock_bound_ns : 0);
+	return json_pack("{s:s, s:s, s:I}", "tx", port ? "tsc" : "host", "rx",
+			 port && port->rx_clock ? port->rx_clock : port ? "poll" : "host", "bound_ns", (json_int_t)bound);
+}
+
 /* Flow i of result.json (written a flow at a time: rp_report_stream); after
  * a rank died, each flow of its hosts says which side is missing, and its
  * loss is unknown (null). */
@@ -152,6 +171,7 @@ static json_t *flow_item(void *ctx, size_t i)
 	struct rp_acct_flow_result x;
 	rp_acct_flow(r->acct, i, &x);
 	json_object_set_new(f, "latency_shown", json_string(rp_report_latency_shown(&x, rp_run_flow_clock_bound(r, i), NULL, 0)));
+	json_object_set_new(f, "latency_clock", latency_clock(r, i));
 	json_object_set_new(f, "tx_unsent",
 			    json_integer(r->unsent_by_flow ? (json_int_t)r->unsent_by_flow[r->flow_of[i]] : 0));
 	const struct rp_flow *pf = &r->s.plan.flows[r->flow_of[i]];

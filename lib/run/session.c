@@ -267,7 +267,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	struct rp_host *host = &s->prof->hosts[tp->index];
 	unsigned mtu;
 	size_t max_frame = host_frame(s, tp->index, true, &mtu) + 64; /* the source writes in 32 B blocks */
-	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, s->share, &s->ports[i], err,
+	if (rp_dp_port_open(devargs, s->nq, s->nq, max_frame < 1518 ? 1518 : max_frame, &s->want, &s->ports[i], err,
 			    sizeof(err)) != 0)
 		return session_fail(s, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
@@ -504,7 +504,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	s->cmd = cmd;
 	s->setup_t0_ns = mono_ns();
 	s->setup_quiet = o->hosts != NULL;
-	s->share = o->share;
+	s->want = (struct rp_dp_port_want){.share = o->share, .rx_clock = o->receivers ? o->rx_clock : RP_DP_RXCLK_POLL};
 	s->profile_path = profile;
 	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
 	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)

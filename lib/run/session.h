@@ -43,7 +43,7 @@ struct rp_session {
 	uint64_t setup_t0_ns; /* CLOCK_MONOTONIC when rp_session_open began (rp_session_stage) */
 	bool setup_quiet;     /* under a launcher: no stage lines (every rank would say them) */
 	uint64_t neigh_refresh_ns; /* resolved next hops asked again this often (0: never) */
-	enum rp_dp_share share; /* --share / --exclusive (dp.h) */
+	struct rp_dp_port_want want; /* --share / --exclusive, run --rx-clock (dp.h) */
 };
 
 struct rp_session_opts {
@@ -81,6 +81,7 @@ struct rp_session_opts {
 	bool node_shared;
 	/* --share / --exclusive (dp.h enum rp_dp_share): how ports the kernel also uses are held */
 	enum rp_dp_share share;
+	enum rp_dp_rx_clock rx_clock; /* run --rx-clock (dp.h); gen: the poll's */
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 
