@@ -11,7 +11,13 @@ without a NIC.
                               naming the refused RoCEv2 rule (the VM lab's kernel has flower:
                               tests/vm/tap_share.sh)
 
-usage: share_check.py ROCEPROBE CASE   (CASE: null, tap)
+    run --rx-clock nic on a port without RX timestamps -> exit 2, one line naming the offload
+                              (net_null; and net_pcap: DPDK 22.11's reads the stamps but
+                              advertises no RX offload, so ethdev refuses to configure it)
+    run --rx-clock poll / auto on virtual ports -> runs; result.json says clock "poll" per
+                              port (environment.ports[].rx_clock) and flow (latency_clock)
+
+usage: share_check.py ROCEPROBE CASE   (CASE: null, tap, rxclock)
 """
 import os
 import subprocess
@@ -86,6 +92,34 @@ def case_tap(tmp):
                    "refuses the rule that steers RoCEv2 (UDP 4791 to its IPv4 address)", "--exclusive")
 
 
+def case_rxclock(tmp):
+    import json
+    src = os.path.join(tmp, "empty.pcap")
+    with open(src, "wb") as f:  # a classic pcap header, no frames
+        f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
+    out = os.path.join(tmp, "out")
+    for port in ("net_null0,no-rx=1", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (src, os.path.join(tmp, "tx.pcap"))):
+        prof = os.path.join(tmp, "p.yaml")
+        with open(prof, "w") as f:
+            f.write(PROFILE.format(a=port))
+        name = port.split(",")[0]
+        p = rp("run", prof, "-o", out, "--rx-clock", "nic")
+        one_line_exit2(p, "run --rx-clock nic on " + name, "port %s (%s) has no RX timestamps" % (
+            name, name.rstrip("0")), "RTE_ETH_RX_OFFLOAD_TIMESTAMP", "--rx-clock poll")
+        expect(not os.path.exists(out), "--rx-clock nic refused: DIR never made")
+        for how in ("poll", "auto"):
+            p = rp("run", prof, "-o", out, "--force", "--rx-clock", how)
+            expect(p.returncode == 0, f"run --rx-clock {how} on {name} (rc {p.returncode}: {p.stderr[-300:]!r})")
+            r = json.load(open(os.path.join(out, "result.json")))
+            clocks = {q["node"]: q["rx_clock"]["clock"] for q in r["environment"]["ports"]}
+            expect(clocks == {"a": "poll", "b": "poll"}, f"--rx-clock {how} on {name}: every port 'poll' ({clocks})")
+            lc = r["flows"][0]["latency_clock"]
+            expect(lc == {"tx": "tsc", "rx": "poll", "bound_ns": 0}, f"flows[0].latency_clock ({lc})")
+        subprocess.run(["rm", "-rf", out])
+    p = rp("run", prof, "-o", out, "--rx-clock", "soon")
+    one_line_exit2(p, "--rx-clock soon", "--rx-clock 'soon': auto, poll or nic")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"null": case_null, "tap": case_tap}[CASE](tmp)
+    {"null": case_null, "tap": case_tap, "rxclock": case_rxclock}[CASE](tmp)
 finish("share-" + CASE)
