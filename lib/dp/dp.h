@@ -124,6 +124,10 @@ struct rp_dp_port {
 	 * (rp_dp_port_steer), whether PFC/PAUSE frames come to the run. */
 	bool isolated;
 	bool pause_steered;
+	/* The kernel keeps the port's other traffic (isolated, or af_xdp with
+	 * roceprobe's XDP program): ARP/ND answers go to it, and its neighbour
+	 * table is where next hops are found (lib/run/session.c). */
+	bool kernel_shared;
 	void *flows[RP_DP_MAX_RULES]; /* struct rte_flow */
 	unsigned nflows;
 	struct rp_dp_rx_stamps rxs; /* how its frames get their arrival time (rxclock.c) */

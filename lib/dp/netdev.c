@@ -3,12 +3,15 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 static int pci_netdev(const char *pci, char *name, size_t len, char *err, size_t errlen)
 {
@@ -116,4 +119,56 @@ int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out)
 		return -1;
 	return read_u64(name, "tx_packets", &out->tx_packets) | read_u64(name, "tx_dropped", &out->tx_dropped) |
 	       read_u64(name, "tx_errors", &out->tx_errors);
+}
+
+/* A complete entry for ip4 on name in /proc/net/arp ("IP address HW type
+ * Flags HW address Mask Device"; flags 0x2: ATF_COM). */
+static bool arp_entry(const char *name, uint32_t ip4, uint8_t mac[6])
+{
+	FILE *f = fopen("/proc/net/arp", "r");
+	char line[256], ip[64], hw[32], dev[64];
+	unsigned type, flags;
+	bool found = false;
+	if (!f)
+		return false;
+	struct in_addr want = {.s_addr = htonl(ip4)};
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct in_addr got;
+		unsigned m[6];
+		if (sscanf(line, "%63s 0x%x 0x%x %31s %*s %63s", ip, &type, &flags, hw, dev) != 5 ||
+		    inet_pton(AF_INET, ip, &got) != 1 || got.s_addr != want.s_addr || strcmp(dev, name) ||
+		    !(flags & 0x2) || sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
+			continue;
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)m[i];
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+int rp_dp_netdev_neigh4(const char *name, uint32_t ip4, uint8_t mac[6], unsigned timeout_ms, char *err,
+			size_t errlen)
+{
+	if (arp_entry(name, ip4, mac))
+		return 0;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(ip4)};
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, (socklen_t)strlen(name)) != 0 ||
+	    sendto(fd, "", 0, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		snprintf(err, errlen, "cannot make the kernel ask for it on %s (%s)", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	for (unsigned waited = 0; waited < timeout_ms; waited += 10) {
+		struct timespec ts = {.tv_nsec = 10000000};
+		nanosleep(&ts, NULL);
+		if (arp_entry(name, ip4, mac))
+			return 0;
+	}
+	snprintf(err, errlen, "the kernel's neighbour table on %s has no complete entry for it after %u ms", name,
+		 timeout_ms);
+	return -1;
 }

@@ -323,13 +323,37 @@ static void addr_text(uint8_t l3, uint32_t ip4, const uint8_t *ip6, char *out)
  * NS); wire ports probe for their own addresses and announce them. One line
  * and exit 2, before any traffic, when one stays unanswered or someone else
  * holds a host's address. */
+/* The next hops of ports shared with the kernel: ARP answers go to the
+ * kernel, so its neighbour table says them (netdev.h rp_dp_netdev_neigh4). */
+static int from_kernel(struct rp_session *s, struct rp_dp_neigh_want *want, unsigned nw)
+{
+	for (unsigned j = 0; j < nw; j++) {
+		const struct rp_dp_txport *tp = &s->tx[want[j].port];
+		const struct rp_host *h = &s->prof->hosts[tp->index];
+		char name[64], err[256], a[46];
+		if (!tp->port->kernel_shared)
+			continue;
+		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
+		if (want[j].l3 != 4)
+			return session_fail(s, "host '%s': port %s is shared with the kernel, which answers Neighbour "
+					    "Discovery there: give %s's MAC (mac:, gateway_mac:)", h->name, tp->port->name, a);
+		if (rp_dp_port_netdev(h->port, h->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
+		    rp_dp_netdev_neigh4(name, want[j].ip4, want[j].mac, RESOLVE_NS / 1000000, err, sizeof(err)) != 0)
+			return session_fail(s, "host '%s': port %s is shared with the kernel, which hears its ARP answers: "
+					    "%s's MAC from the kernel: %s (give mac:, gateway_mac:)", h->name,
+					    tp->port->name, a, err);
+		want[j].resolved = true;
+	}
+	return 0;
+}
+
 static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 {
 	static struct rp_dp_neigh_want want[4096];
 	unsigned nw = 0;
 	bool announce[RP_DP_MAX_PORTS];
-	for (unsigned i = 0; i < s->nports; i++)
-		announce[i] = rp_dp_port_is_wire(s->tx[i].port);
+	for (unsigned i = 0; i < s->nports; i++) /* a shared port's addresses are the kernel's to defend */
+		announce[i] = rp_dp_port_is_wire(s->tx[i].port) && !s->tx[i].port->kernel_shared;
 	for (size_t k = 0; k < s->plan.nflows; k++) {
 		const struct rp_flow *f = &s->plan.flows[k];
 		unsigned p = port_of(s, f->src);
@@ -346,6 +370,8 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 		want[nw] = (struct rp_dp_neigh_want){.port = p, .l3 = f->nh.l3, .ip4 = f->nh.ip4};
 		memcpy(want[nw++].ip6, f->nh.ip6, 16);
 	}
+	if (from_kernel(s, want, nw) != 0)
+		return -1;
 	struct rp_dp_neigh_opts no = {.timeout_ns = RESOLVE_NS, .tries = RESOLVE_TRIES, .dad_ns = DAD_NS};
 	struct rp_neigh_rx conflict;
 	unsigned cport = 0;
@@ -388,8 +414,8 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 				f->nh.mac_known = true;
 			}
 	}
-	for (unsigned i = 0; i < s->nports; i++)
-		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->neigh_refresh_ns) != 0)
+	for (unsigned i = 0; i < s->nports; i++) /* a shared port hears no answers: the kernel keeps them */
+		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->tx[i].port->kernel_shared ? 0 : s->neigh_refresh_ns) != 0)
 			return session_fail(s, "out of memory");
 	return 0;
 }
