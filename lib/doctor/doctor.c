@@ -135,6 +135,7 @@ int rp_doctor_run(const struct rp_doctor_sys *sys, const struct rp_profile *prof
 		rp_doc_check_roce(d, sys, host, p);
 		rp_doc_check_rdma(d, sys, host, p);
 		rp_doc_check_ptp(d, sys, p);
+		rp_doc_check_share(d, host, p, (unsigned)prof->lcores);
 	}
 	rp_doc_check_machine(d, sys, any_pci, any_dpdk);
 	if (scratch.check[0]) {

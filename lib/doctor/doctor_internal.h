@@ -37,6 +37,8 @@ void rp_doc_check_roce(struct rp_doctor *d, const struct rp_doctor_sys *sys, con
 void rp_doc_check_rdma(struct rp_doctor *d, const struct rp_doctor_sys *sys, const struct rp_host *h,
 		       struct rp_doctor_port *p);
 void rp_doc_check_ptp(struct rp_doctor *d, const struct rp_doctor_sys *sys, struct rp_doctor_port *p);
+/* share.c: what --share does on the port; mlx5 devargs for small frames (queues: the run's per port). */
+void rp_doc_check_share(struct rp_doctor *d, const struct rp_host *h, struct rp_doctor_port *p, unsigned queues);
 void rp_doc_scan_daemons(struct rp_doctor *d, const struct rp_doctor_sys *sys);
 void rp_doc_check_machine(struct rp_doctor *d, const struct rp_doctor_sys *sys, bool any_pci, bool any_dpdk);
 
