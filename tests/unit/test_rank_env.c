@@ -50,7 +50,9 @@ static struct rp_env_port port(void)
 				    .neigh = {.c = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1000000000}, .nhops = 1, .hops = hops},
 				    .has_netdev = true, .netdev = "v0", .netdev_tx_packets = 1002,
 				    .netdev_tx_dropped = 0, .netdev_tx_errors = 0, .too_big_frames = 2, .too_big_mtu = 1400,
-				    .nunsent = 2, .unsent = unsent, .nfindings = 1, .findings = findings};
+				    .nunsent = 2, .unsent = unsent, .nfindings = 1, .findings = findings,
+				    .rx_clock = "nic", .rx_stamped = 990, .rx_unstamped = 10, .rx_clock_bound_ns = 35,
+				    .shared = true, .pause_steered = false};
 }
 
 static struct rp_env_port ports[1];
@@ -116,6 +118,12 @@ static void round_trip(void **state)
 	assert_int_equal(p->too_big_mtu, 1400);
 	assert_int_equal(p->unsent[1].flow, 9);
 	assert_string_equal(p->findings[0], "port s1: a finding");
+	assert_string_equal(p->rx_clock, "nic");
+	assert_int_equal(p->rx_stamped, 990);
+	assert_int_equal(p->rx_unstamped, 10);
+	assert_int_equal(p->rx_clock_bound_ns, 35);
+	assert_true(p->shared);
+	assert_false(p->pause_steered);
 	assert_string_equal(out.captures[0].path, "capture-s1.pcap");
 	assert_int_equal(out.lcores[1].socket, -1);
 	assert_non_null(out.verbs);
@@ -174,7 +182,7 @@ static void version_and_garbage(void **state)
 	char err[256];
 	b[4] = RP_RANK_ENV_VERSION + 1; /* u16 version after "RPEV" */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
-	assert_string_equal(err, "rank record version 3, this build reads 2");
+	assert_string_equal(err, "rank record version 4, this build reads 3");
 	b[4] = RP_RANK_ENV_VERSION;
 	b[0] = '{'; /* JSON text is no record */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
@@ -224,7 +232,9 @@ static void port_json(void **state)
 		   "\"pmd_oerrors\":0,\"netdev\":{\"name\":\"v0\",\"tx_packets\":1002,\"tx_dropped\":0,\"tx_errors\":0},"
 		   "\"icmp_too_big\":{\"frames\":2,\"mtu\":1400},\"flows_unsent\":{\"3\":5,\"9\":1},\"findings\":"
 		   "[\"port s1: a finding\"],\"xstats\":{\"name\":\"net_af_packet0,iface=v0\",\"driver\":"
-		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}}}");
+		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}},"
+		   "\"rx_clock\":{\"clock\":\"nic\",\"stamped\":990,\"unstamped\":10,\"bound_ns\":35},"
+		   "\"shared\":{\"isolated\":true,\"pause_steered\":false}}");
 	free(s);
 	p.has_netdev = false;
 	s = dump(rp_env_port_json(&p));
