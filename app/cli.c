@@ -201,3 +201,18 @@ int rp_cli_share(const char *cmd, int c, enum rp_dp_share *share, int *rc)
 	*share = want;
 	return 1;
 }
+
+void rp_cli_share_help(FILE *out, int col)
+{
+	static const char *const share[] = {
+		"share every port with the kernel: only the run's RoCEv2 frames",
+		"(UDP 4791 to its hosts' addresses) and PFC/PAUSE come to",
+		"roceprobe (rte_flow isolated mode; net_af_xdp: roceprobe's XDP",
+		"program), ssh, ARP, MPI and the kernel's RDMA stay with the",
+		"kernel; a PMD that cannot is one line (default: shared on mlx5,",
+		"whose driver keeps the netdev, whole elsewhere; docs/hardware.md)",
+	};
+	for (size_t i = 0; i < sizeof(share) / sizeof(share[0]); i++)
+		fprintf(out, "  %-*s%s\n", col - 2, i ? "" : "--share", share[i]);
+	fprintf(out, "  %-*s%s\n", col - 2, "--exclusive", "take every port whole (every frame to roceprobe)");
+}

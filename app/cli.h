@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dp/dp.h"
 
@@ -55,14 +56,8 @@ int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
 #define RP_CLI_OPT_EXCLUSIVE 1006
 #define RP_CLI_SHARE_OPTIONS                                                                                   \
 	{"share", no_argument, NULL, RP_CLI_OPT_SHARE}, {"exclusive", no_argument, NULL, RP_CLI_OPT_EXCLUSIVE}
-#define RP_CLI_SHARE_HELP                                                                                      \
-	"  --share                share every port with the kernel: only the run's RoCEv2 frames\n"         \
-	"                         (UDP 4791 to its hosts' addresses) and PFC/PAUSE come to\n"               \
-	"                         roceprobe (rte_flow isolated mode; net_af_xdp: roceprobe's XDP\n"         \
-	"                         program), ssh, ARP, MPI and the kernel's RDMA stay with the\n"             \
-	"                         kernel; a PMD that cannot is one line (default: shared on mlx5,\n"         \
-	"                         whose driver keeps the netdev, whole elsewhere; docs/hardware.md)\n"      \
-	"  --exclusive            take every port whole (every frame to roceprobe)\n"
+/* Their --help lines, descriptions from column col. */
+void rp_cli_share_help(FILE *out, int col);
 int rp_cli_share(const char *cmd, int c, enum rp_dp_share *share, int *rc);
 /* True when argv[i] is -h or --help. */
 bool rp_cli_is_help(const char *arg);

@@ -54,7 +54,9 @@ static void usage(FILE *out)
 	      "                        \"-l N\" picks the cores, default 0..lcores-1)\n"
 	      "  --no-telemetry        no DPDK telemetry socket (on by default: while gen runs,\n"
 	      "                        `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
-	      RP_CLI_SHARE_HELP
+	      , out);
+	rp_cli_share_help(out, 24);
+	fputs(
 	      "  --lcores N            TX lcores; ports are shared round-robin (default 1)\n"
 	      "  --allow-pause-storm   accept PFC sources that could hold a port paused\n"
 	      "  --no-preflight        skip doctor's checks at start (a FAIL stops gen with one\n"

@@ -82,7 +82,9 @@ static void usage(FILE *out)
 	      "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
 	      "  --no-telemetry         no DPDK telemetry socket (on by default: while run runs,\n"
 	      "                         `dpdk-telemetry.py -f rpPID` reads its ports' counters)\n"
-	      RP_CLI_SHARE_HELP
+	      , out);
+	rp_cli_share_help(out, 25);
+	fputs(
 	      "  --capture              write DIR/capture-HOST.pcap for every port\n"
 	      "  --snaplen N            bytes kept per captured frame (default 128; Wireshark calls a\n"
 	      "                         RoCE frame cut short \"Malformed\": 65535 avoids it, capture --help)\n"
