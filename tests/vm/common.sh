@@ -22,7 +22,7 @@ vm_netem_module() {
 # paths to run.sh as --extra (they land in /usr/local/bin) and insmod them in that order.
 vm_kernel_modules() {
 	"$vm_repo/tools/rxe-vm/build-initramfs.sh" --quiet >/dev/null
-	local cache=${RXE_VM_DIR:-$vm_repo/build/rxe-vm} kdeb dir=$work/kmod
+	local cache=${RXE_VM_DIR:-$vm_repo/build/rxe-vm} kdeb dir=$work/kmod PATH=$PATH:/usr/sbin:/sbin # modinfo
 	kdeb=$(ls "$cache"/debs/linux-image-*.deb | head -n 1)
 	mkdir -p "$dir"
 	# name (dashes as underscores) -> path in the package, for every module it holds
