@@ -151,8 +151,9 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 
 /* Sharing a port with the kernel (flow.c). rp_dp_share_wanted: whether a port
  * of this driver is shared (AUTO: a bifurcated driver, mlx5 or mlx4).
- * rp_dp_port_isolate: isolated mode, before the port is configured
- * (rp_dp_port_open calls it); a refusal is the one error line.
+ * rp_dp_port_isolate: isolated mode, before the port is configured (net_tap:
+ * once its queues are set up; rp_dp_port_open calls it); a refusal is the one
+ * error line.
  * rp_dp_port_steer: once the host's addresses are known, the rules that take
  * its RoCEv2 frames (UDP 4791 to each address) to the run's queues (RSS over
  * them with several), and PFC/PAUSE (ethertype 0x8808) to queue 0; nothing
@@ -165,6 +166,9 @@ struct rp_dp_steer {
 	uint8_t ip6[16];
 };
 bool rp_dp_share_wanted(enum rp_dp_share share, const char *driver);
+/* Whether a driver takes isolated mode only once its RX queues are set up
+ * (net_tap: flow.c says why); rp_dp_port_open isolates such a port then. */
+bool rp_dp_isolate_after_queues(const char *driver);
 
 /* RX stamps (rxclock.c). rp_dp_rx_stamps_conf: before configure, the
  * offload asked where the clock wants it (NIC: refused without it, one line;

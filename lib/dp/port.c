@@ -390,8 +390,11 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 			 replay ? " or replay a shorter capture" : "");
 		return -1;
 	}
-	/* Shared with the kernel: isolated before configure (mlx5 takes it only then). */
-	if (want && rp_dp_share_wanted(want->share, p->driver) && rp_dp_port_isolate(p, err, errlen) != 0)
+	/* Shared with the kernel: isolated before configure (mlx5 takes it only
+	 * then); net_tap once its queues exist (flow.c rp_dp_isolate_after_queues). */
+	bool share = want && rp_dp_share_wanted(want->share, p->driver);
+	bool late = rp_dp_isolate_after_queues(p->driver);
+	if (share && !late && rp_dp_port_isolate(p, err, errlen) != 0)
 		return -1;
 	struct rte_eth_conf conf;
 	memset(&conf, 0, sizeof(conf));
@@ -425,6 +428,8 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		rc = rte_eth_rx_queue_setup(p->id, (uint16_t)q, RX_DESC, (unsigned)socket, NULL, p->pool);
 	for (unsigned q = 0; rc == 0 && q < n_txq; q++)
 		rc = rte_eth_tx_queue_setup(p->id, (uint16_t)q, TX_DESC, (unsigned)socket, NULL);
+	if (rc == 0 && share && late && rp_dp_port_isolate(p, err, errlen) != 0)
+		return -1;
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->id);
 	if (rc != 0 && devargs_is(devargs, "net_af_xdp") && iface_mtu(devargs) > 3500) {

@@ -6,10 +6,11 @@ without a NIC.
                               says so and names --exclusive; run's DIR never made
     net_null0 --exclusive  -> runs as before (and so does the default: net_null is not mlx5)
     --share --exclusive    -> exit 2, one line
-    net_tap --share        -> the tap PMD takes isolated mode, but its rules are tc flower
-                              filters and this host's kernel has no flower: exit 2, one line
-                              naming the refused RoCEv2 rule (the VM lab's kernel has flower:
-                              tests/vm/tap_share.sh)
+    net_tap --share        -> the tap PMD's isolated mode and rules are tc flower filters
+                              (isolation asked once its queues exist: lib/dp/flow.c
+                              rp_dp_isolate_after_queues) and this host's kernel has no
+                              flower: exit 2, one line saying it refuses isolated mode (the
+                              VM lab's kernel has flower: tests/vm/tap_share.sh)
 
     run --rx-clock nic on a port without RX timestamps -> exit 2, one line naming the offload
                               (net_null; and net_pcap: DPDK 22.11's reads the stamps but
@@ -88,8 +89,8 @@ def case_tap(tmp):
         print("share_check tap: this kernel has cls_flower: the refusal is not tried here")
         finish("share-tap")
     p = rp("gen", prof, "--share")
-    one_line_exit2(p, "gen --share on net_tap without tc flower", "net_tap0 (net_tap) is shared with the kernel",
-                   "refuses the rule that steers RoCEv2 (UDP 4791 to its IPv4 address)", "--exclusive")
+    one_line_exit2(p, "gen --share on net_tap without tc flower", "net_tap0 (net_tap) cannot be shared with the kernel",
+                   "refuses rte_flow isolated mode (TC rule creation failed)", "--exclusive")
 
 
 def case_rxclock(tmp):
