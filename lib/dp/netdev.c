@@ -121,6 +121,14 @@ int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out)
 	       read_u64(name, "tx_errors", &out->tx_errors);
 }
 
+int rp_dp_netdev_rx_read(const char *name, struct rp_dp_netdev_tx *out)
+{
+	*out = (struct rp_dp_netdev_tx){0};
+	if (!name[0] || strchr(name, '/'))
+		return -1;
+	return read_u64(name, "rx_packets", &out->tx_packets);
+}
+
 /* A complete entry for ip4 on name in /proc/net/arp ("IP address HW type
  * Flags HW address Mask Device"; flags 0x2: ATF_COM). */
 static bool arp_entry(const char *name, uint32_t ip4, uint8_t mac[6])

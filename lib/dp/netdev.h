@@ -33,6 +33,11 @@ struct rp_dp_netdev_tx {
 	uint64_t tx_errors;
 };
 int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out);
+/* The same from the netdev's rx_packets (dropped and errors 0): a tap's.
+ * What net_tap writes to its tap, the kernel receives there (its TX is what
+ * the kernel hands net_tap); what the kernel then drops as not its own
+ * (rx_dropped: a PFC frame, no handler) is no frame that failed to go. */
+int rp_dp_netdev_rx_read(const char *name, struct rp_dp_netdev_tx *out);
 
 /* The MAC the kernel's neighbour table holds for IPv4 address ip4 (host
  * order) on netdev name (/proc/net/arp, complete entries): a port shared

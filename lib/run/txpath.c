@@ -20,6 +20,11 @@ static unsigned nqueues(const struct rp_session *s)
 	return s->nq ? s->nq : 1;
 }
 
+static int read_netdev(const struct rp_txpath *t, struct rp_dp_netdev_tx *out)
+{
+	return t->tap ? rp_dp_netdev_rx_read(t->netdev, out) : rp_dp_netdev_tx_read(t->netdev, out);
+}
+
 void rp_txpath_begin(struct rp_txpath *t, const struct rp_session *s, unsigned i)
 {
 	const struct rp_dp_txport *tp = &s->tx[i];
@@ -29,12 +34,13 @@ void rp_txpath_begin(struct rp_txpath *t, const struct rp_session *s, unsigned i
 	*t = (struct rp_txpath){0};
 	const char *at = NULL;
 	if (!strncmp(tp->port->name, "net_tap", 7) || !strncmp(tp->port->name, "eth_tap", 7)) {
+		t->tap = true;
 		if (!rp_dp_devarg_next(h->port, "iface", &at, t->netdev, sizeof(t->netdev)))
 			t->netdev[0] = '\0';
 	} else if (rp_dp_port_netdev(h->port, h->port_is_pci, t->netdev, sizeof(t->netdev), err, sizeof(err)) != 0) {
 		t->netdev[0] = '\0';
 	}
-	t->netdev_read = t->netdev[0] && rp_dp_netdev_tx_read(t->netdev, &t->before) == 0;
+	t->netdev_read = t->netdev[0] && read_netdev(t, &t->before) == 0;
 	rp_dp_port_read_drops(tp->port, &d);
 	t->oerrors_before = t->oerrors_after = d.oerrors;
 }
@@ -43,7 +49,7 @@ void rp_txpath_end(struct rp_txpath *t, const struct rp_session *s, unsigned i)
 {
 	struct rp_dp_port_drops d;
 	if (t->netdev_read)
-		t->netdev_read = rp_dp_netdev_tx_read(t->netdev, &t->after) == 0;
+		t->netdev_read = read_netdev(t, &t->after) == 0;
 	rp_dp_port_read_drops(s->tx[i].port, &d);
 	t->oerrors_after = d.oerrors;
 }
@@ -211,9 +217,10 @@ void rp_txpath_port_facts(const struct rp_txpath *t, const struct rp_session *s,
 				snprintf(hint, sizeof(hint), " (its frames are up to %" PRIu32 " B: a link on the way whose MTU "
 					 "is below them, such as a veth's peer, drops them so)", most);
 			add_finding(findings, "port %s: of the %" PRIu64 " frames it handed %s (%" PRIu64 " data, %" PRIu64
-				    " replies, %" PRIu64 " ARP/ND), the kernel's netdev %s sent %" PRIu64 ", dropped %" PRIu64
+				    " replies, %" PRIu64 " ARP/ND), the kernel's netdev %s %s %" PRIu64 ", dropped %" PRIu64
 				    " and failed %" PRIu64 ": %" PRIu64 " never left%s", node, ours, driver, data, replies,
-				    neigh, t->netdev, sent, dropped, errors, sent < ours ? ours - sent : 0, hint);
+				    neigh, t->netdev, t->tap ? "received" : "sent", sent, dropped, errors,
+				    sent < ours ? ours - sent : 0, hint);
 		}
 	}
 	p->too_big_frames = too_big;

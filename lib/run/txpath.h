@@ -19,6 +19,7 @@
 struct rp_txpath {
 	char netdev[64]; /* "" when the port has none (net_ring, pair:, a NIC on vfio-pci) */
 	bool netdev_read; /* its counters were read before and after */
+	bool tap;         /* net_tap: what it hands the kernel is the tap's RX (netdev.h) */
 	struct rp_dp_netdev_tx before, after;
 	uint64_t oerrors_before, oerrors_after;
 };
