@@ -258,6 +258,8 @@ bool rp_dp_is_pair(const char *devargs);
 bool rp_dp_devarg_next(const char *devargs, const char *key, const char **at, char *val, size_t n);
 /* net_af_packet: one queue (qpairs= above 1 is refused: the kernel's fanout, not RSS). */
 bool rp_dp_is_af_packet(const char *devargs);
+/* net_af_xdp: with --share it gets roceprobe's XDP program (xdp.h). */
+bool rp_dp_is_af_xdp(const char *devargs);
 /* Drivers whose devargs set their queue count spread the interface's frames
  * over every one of those queues, polled or not: net_af_packet's qpairs=
  * (the kernel's fanout hash), net_af_xdp's queue_count= (the NIC's RSS),

@@ -39,6 +39,11 @@ bool rp_dp_is_af_packet(const char *devargs)
 	return strncmp(devargs, "net_af_packet", 13) == 0;
 }
 
+bool rp_dp_is_af_xdp(const char *devargs)
+{
+	return strncmp(devargs, "net_af_xdp", 10) == 0;
+}
+
 bool rp_dp_devarg_next(const char *devargs, const char *key, const char **at, char *val, size_t n)
 {
 	char pat[32];

@@ -12,6 +12,7 @@
 #include "dp/capture.h"
 #include "dp/neigh.h"
 #include "dp/netdev.h"
+#include "dp/xdp.h"
 #include "doctor/doctor.h"
 #include "preflight.h"
 #include "report/env_json.h"
@@ -507,6 +508,55 @@ int rp_session_addresses(struct rp_session *s)
 	return 0;
 }
 
+/* --share: each net_af_xdp port gets roceprobe's XDP program (lib/dp/xdp.h),
+ * written to a file of this run's, as devargs xdp_prog=FILE, unless its
+ * devargs name a program of their own (one line: that one stays). AUTO and
+ * EXCLUSIVE leave DPDK's default program (every frame to the socket). */
+static int share_devargs(struct rp_session *s, const struct rp_session_opts *o, const char **devargs)
+{
+	for (unsigned i = 0; o->share == RP_DP_SHARE_ON && i < s->nports; i++) {
+		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+		int name = (int)strcspn(devargs[i], ",");
+		char val[8], err[RP_DP_ERRLEN], with[sizeof(s->devargs[i])];
+		const char *at = NULL;
+		if (!rp_dp_is_af_xdp(devargs[i]))
+			continue;
+		if (rp_dp_devarg_next(devargs[i], "xdp_prog", &at, val, sizeof(val))) {
+			fprintf(stderr, "roceprobe %s: host '%s': --share leaves port %.*s the xdp_prog= its devargs name "
+					"(that program decides which frames reach the run and which the kernel)\n",
+				s->cmd, host->name, name, devargs[i]);
+			continue;
+		}
+		if (!s->xdp_prog[0] && rp_dp_xdp_write_prog(s->xdp_prog, sizeof(s->xdp_prog), err, sizeof(err)) != 0)
+			return session_fail(s, "host '%s': --share on port %.*s: %s", host->name, name, devargs[i], err);
+		if ((size_t)snprintf(with, sizeof(with), "%s,xdp_prog=%s", devargs[i], s->xdp_prog) >= sizeof(with))
+			return session_fail(s, "host '%s': --share on port %.*s: its devargs and xdp_prog=%s are longer than "
+					    "%zu B", host->name, name, devargs[i], s->xdp_prog, sizeof(with) - 1);
+		memcpy(s->devargs[i], with, sizeof(with));
+		devargs[i] = s->devargs[i];
+		s->xdp_ours[i] = true;
+	}
+	return 0;
+}
+
+/* --share: the addresses of the host of each port running roceprobe's XDP
+ * program go in its maps, once the port is open (the PMD attached it) and
+ * the netdev addresses are read; until then it passes every frame. */
+static int share_addrs(struct rp_session *s)
+{
+	for (unsigned i = 0; i < s->nports; i++) {
+		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+		char ifname[64], err[RP_DP_ERRLEN];
+		if (!s->xdp_ours[i])
+			continue;
+		if (rp_dp_port_netdev(host->port, false, ifname, sizeof(ifname), err, sizeof(err)) != 0 ||
+		    rp_dp_xdp_set_addrs(ifname, &host->ipv4, host->has_ipv4, (const uint8_t(*)[16])host->ipv6,
+					host->has_ipv6, err, sizeof(err)) != 0)
+			return session_fail(s, "host '%s': --share on port %s: %s", host->name, s->tx[i].port->name, err);
+	}
+	return 0;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -552,6 +602,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		devargs[i] = rp_dp_devargs_fit(devargs[i], host_frame(s, s->tx[i].index, true, &mtu), s->devargs[i],
 					       sizeof(s->devargs[i]));
 	}
+	if ((rc = share_devargs(s, o, devargs)) != 0)
+		return rc;
 	if (s->verbs_hosts && !o->receivers)
 		return session_fail(s, "%s: hosts with engine: verbs run their QPs under `roceprobe run`, not `%s`",
 				    profile, cmd);
@@ -588,7 +640,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	for (unsigned i = 0; i < s->nports; i++)
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
-	if ((rc = read_netdevs(s, o)) != 0 || o->defer_traffic)
+	rp_dp_xdp_remove_prog(s->xdp_prog); /* every port loaded it */
+	if ((rc = read_netdevs(s, o)) != 0 || (rc = share_addrs(s)) != 0 || o->defer_traffic)
 		return rc;
 	return (rc = rp_session_addresses(s)) != 0 ? rc : rp_session_traffic(s, NULL);
 }
@@ -620,6 +673,7 @@ int rp_session_traffic(struct rp_session *s, struct rp_capture *const *caps)
 
 void rp_session_close(struct rp_session *s)
 {
+	rp_dp_xdp_remove_prog(s->xdp_prog); /* a set-up that stopped before the ports */
 	for (unsigned i = 0; i < s->nports; i++)
 		if (s->tx[i].port)
 			rp_dp_port_close(s->tx[i].port);

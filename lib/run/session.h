@@ -28,7 +28,13 @@ struct rp_session {
 	unsigned nports;
 	unsigned nq; /* queues per port (run --lcores N: N, one per lcore); 1 otherwise */
 	unsigned verbs_hosts; /* this process's hosts with engine: verbs (no DPDK port) */
-	char devargs[RP_DP_MAX_PORTS][RP_PORT_MAX + 64]; /* as given to the EAL (net_af_packet: framesz added) */
+	char devargs[RP_DP_MAX_PORTS][RP_PORT_MAX + 64]; /* as given to the EAL (net_af_packet: framesz added;
+							  * --share on net_af_xdp: xdp_prog= added) */
+	/* --share on net_af_xdp: roceprobe's XDP program's file until the ports
+	 * loaded it (lib/dp/xdp.h), and the ports that run it (their host's
+	 * addresses go in its maps once the port is open) */
+	char xdp_prog[128];
+	bool xdp_ours[RP_DP_MAX_PORTS];
 	struct rp_dp_gen g;
 	bool eal_up;
 	uint64_t last_packets[RP_DP_MAX_PORTS];
