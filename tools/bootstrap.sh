@@ -16,14 +16,17 @@ packages=(
 	libmicrohttpd-dev
 	# DPDK linked statically: libraries its pkg-config --static names that libdpdk-dev does not pull in
 	libsystemd-dev libdbus-1-dev
+	# --share on net_af_xdp: roceprobe's XDP program, compiled for the BPF target at build time
+	# (lib/dp/xdp/), its maps filled through libbpf (lib/dp/xdp.c)
+	clang libbpf-dev
 	# plots (tools/plot)
 	python3 python3-matplotlib
 )
 test_packages=(
-	# libFuzzer harnesses (build-fuzz/)
-	clang libclang-rt-14-dev
-	# cross-checks and the lab's plumbing
-	tshark python3-scapy dpdk dpdk-dev iproute2 procps valgrind
+	# libFuzzer harnesses (build-fuzz/; clang itself is a build package)
+	libclang-rt-14-dev
+	# cross-checks and the lab's plumbing (ping: tests/interop/xdp_share_check.py)
+	tshark python3-scapy dpdk dpdk-dev iproute2 procps valgrind iputils-ping
 	# lost SYNs to rank 0's watch port (tests/cluster/run_check.py lossyjoin)
 	nftables
 	# the certify report laid out at 1280 px in a browser (tests/interop/report_check.py)
