@@ -396,8 +396,9 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 		return -1;
 	}
 	/* Shared with the kernel: isolated before configure (mlx5 takes it only
-	 * then); net_tap once its queues exist (flow.c rp_dp_isolate_after_queues). */
-	bool share = want && rp_dp_share_wanted(want->share, p->driver);
+	 * then); net_tap once its queues exist (flow.c rp_dp_isolate_after_queues);
+	 * net_af_xdp is shared by the XDP program its devargs name instead (xdp.h). */
+	bool share = want && rp_dp_share_wanted(want->share, p->driver) && !rp_dp_is_af_xdp(devargs);
 	bool late = rp_dp_isolate_after_queues(p->driver);
 	if (share && !late && rp_dp_port_isolate(p, err, errlen) != 0)
 		return -1;

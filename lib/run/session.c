@@ -272,6 +272,8 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 			    sizeof(err)) != 0)
 		return session_fail(s, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
+	/* roceprobe's XDP program passes ARP/ND to the kernel: its neighbour table has the answers */
+	tp->port->kernel_shared |= s->xdp_ours[i];
 	tp->lcore = s->nq > 1 ? rp_session_lane(s, i, 0) : i % lcores;
 	if (s->nq > 1 && tp->port->nq < s->nq)
 		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queue%s for %u lcores: environment.lcores[%u]%s alone "
@@ -539,21 +541,17 @@ static int share_devargs(struct rp_session *s, const struct rp_session_opts *o, 
 	return 0;
 }
 
-/* --share: the addresses of the host of each port running roceprobe's XDP
- * program go in its maps, once the port is open (the PMD attached it) and
- * the netdev addresses are read; until then it passes every frame. */
-static int share_addrs(struct rp_session *s)
+/* --share: the addresses of port i's host go in the maps of roceprobe's XDP
+ * program there (attached when the port opened; until then it passes every
+ * frame to the kernel). */
+static int share_addrs(struct rp_session *s, unsigned i)
 {
-	for (unsigned i = 0; i < s->nports; i++) {
-		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
-		char ifname[64], err[RP_DP_ERRLEN];
-		if (!s->xdp_ours[i])
-			continue;
-		if (rp_dp_port_netdev(host->port, false, ifname, sizeof(ifname), err, sizeof(err)) != 0 ||
-		    rp_dp_xdp_set_addrs(ifname, &host->ipv4, host->has_ipv4, (const uint8_t(*)[16])host->ipv6,
-					host->has_ipv6, err, sizeof(err)) != 0)
-			return session_fail(s, "host '%s': --share on port %s: %s", host->name, s->tx[i].port->name, err);
-	}
+	const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+	char ifname[64], err[RP_DP_ERRLEN];
+	if (rp_dp_port_netdev(host->port, false, ifname, sizeof(ifname), err, sizeof(err)) != 0 ||
+	    rp_dp_xdp_set_addrs(ifname, &host->ipv4, host->has_ipv4, (const uint8_t(*)[16])host->ipv6, host->has_ipv6,
+				err, sizeof(err)) != 0)
+		return session_fail(s, "host '%s': --share on port %s: %s", host->name, s->tx[i].port->name, err);
 	return 0;
 }
 
@@ -641,17 +639,23 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 		if ((rc = open_port(s, i, devargs[i], eo.lcores)) != 0)
 			return rc;
 	rp_dp_xdp_remove_prog(s->xdp_prog); /* every port loaded it */
-	if ((rc = read_netdevs(s, o)) != 0 || (rc = share_addrs(s)) != 0 || o->defer_traffic)
+	if ((rc = read_netdevs(s, o)) != 0 || o->defer_traffic)
 		return rc;
 	return (rc = rp_session_addresses(s)) != 0 ? rc : rp_session_traffic(s, NULL);
 }
 
 /* A port shared with the kernel takes its host's RoCEv2 frames (and
- * PFC/PAUSE where the PMD can) once the host's addresses are known. */
+ * PFC/PAUSE where the PMD can) once the host's addresses are known:
+ * rte_flow rules, or on net_af_xdp the maps of roceprobe's XDP program. */
 static int steer(struct rp_session *s)
 {
 	for (unsigned i = 0; i < s->nports; i++) {
 		const struct rp_host *host = &s->prof->hosts[s->tx[i].index];
+		if (s->xdp_ours[i]) {
+			if (share_addrs(s, i) != 0)
+				return RP_SESSION_USAGE;
+			continue;
+		}
 		struct rp_dp_steer st = {.has_ip4 = host->has_ipv4, .ip4 = host->ipv4, .has_ip6 = host->has_ipv6};
 		memcpy(st.ip6, host->ipv6, 16);
 		char warn[RP_DP_ERRLEN], err[RP_DP_ERRLEN];
