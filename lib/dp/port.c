@@ -79,6 +79,26 @@ static unsigned devarg_count(const char *devargs, const char *key)
 	return n;
 }
 
+/* The kernel interface's flags (sysfs, IFF_*), 0 when unknown. */
+static unsigned iface_flags(const char *devargs)
+{
+	char name[64], path[128];
+	const char *p = strstr(devargs, ",iface=");
+	unsigned flags = 0;
+	if (!p)
+		return 0;
+	p += 7;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, ","), p);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%x", &flags) != 1)
+			flags = 0;
+		fclose(f);
+	}
+	return flags;
+}
+
 /* The kernel interface's MTU (sysfs), 0 when unknown. */
 static unsigned iface_mtu(const char *devargs)
 {
@@ -395,6 +415,10 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 			 replay ? " or replay a shorter capture" : "");
 		return -1;
 	}
+	/* An af_xdp port's netdev (a NIC the kernel keeps using, with --share) gets its
+	 * IFF_PROMISC back at close: read before the start (which clears it, ethdev's
+	 * promiscuous state being off until rte_eth_promiscuous_enable). */
+	p->promisc_restore = devargs_is(devargs, "net_af_xdp") && !(iface_flags(devargs) & IFF_PROMISC);
 	/* Shared with the kernel: isolated before configure (mlx5 takes it only
 	 * then); net_tap once its queues exist (flow.c rp_dp_isolate_after_queues);
 	 * net_af_xdp is shared by the XDP program its devargs name instead (xdp.h). */
@@ -499,6 +523,8 @@ void rp_dp_port_close(struct rp_dp_port *p)
 {
 	if (p->started) {
 		rp_dp_port_unsteer(p);
+		if (p->promisc_restore)
+			rte_eth_promiscuous_disable(p->id);
 		rte_eth_dev_stop(p->id);
 		rte_eth_dev_close(p->id);
 		p->started = false;
