@@ -128,6 +128,9 @@ struct rp_dp_port {
 	 * roceprobe's XDP program): ARP/ND answers go to it, and its neighbour
 	 * table is where next hops are found (lib/run/session.c). */
 	bool kernel_shared;
+	/* net_af_xdp with --share: roceprobe's XDP program shares it (xdp.h; set by
+	 * lib/run/session.c), handing RoCEv2 and PFC/PAUSE to the socket */
+	bool xdp_program;
 	/* net_af_xdp: its PMD sets the interface's IFF_PROMISC, which stays after
 	 * the close; cleared again at close when it was not set before the open */
 	bool promisc_restore;

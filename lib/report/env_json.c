@@ -110,8 +110,8 @@ json_t *rp_env_port_json(const struct rp_env_port *p)
 						     "stamped", (json_int_t)p->rx_stamped, "unstamped",
 						     (json_int_t)p->rx_unstamped, "bound_ns",
 						     (json_int_t)p->rx_clock_bound_ns));
-	json_object_set_new(o, "shared", json_pack("{s:b, s:b}", "isolated", p->shared, "pause_steered",
-						   p->pause_steered));
+	json_object_set_new(o, "shared", json_pack("{s:b, s:b, s:b}", "isolated", p->shared, "pause_steered",
+						   p->pause_steered, "xdp_program", p->xdp_program));
 	return o;
 }
 

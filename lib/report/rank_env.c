@@ -77,6 +77,7 @@ static void put_port(struct rp_rec_wr *w, const struct rp_env_port *p)
 	rp_rec_put64(w, p->rx_clock_bound_ns);
 	rp_rec_put8(w, p->shared);
 	rp_rec_put8(w, p->pause_steered);
+	rp_rec_put8(w, p->xdp_program);
 }
 
 static void put_hist(struct rp_rec_wr *w, const struct rp_hist *h)
@@ -292,6 +293,7 @@ static void get_port(struct rp_rec_rd *r, struct rp_env_port *p)
 	p->rx_clock_bound_ns = rp_rec_get64(r);
 	p->shared = getb(r);
 	p->pause_steered = getb(r);
+	p->xdp_program = getb(r);
 }
 
 static struct rp_hist *get_hist(struct rp_rec_rd *r)

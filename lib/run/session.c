@@ -272,8 +272,10 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 			    sizeof(err)) != 0)
 		return session_fail(s, "host '%s': %s", host->name, err);
 	tp->port = &s->ports[i];
-	/* roceprobe's XDP program passes ARP/ND to the kernel: its neighbour table has the answers */
-	tp->port->kernel_shared |= s->xdp_ours[i];
+	/* roceprobe's XDP program passes ARP/ND to the kernel (its neighbour table has the
+	 * answers) and hands PFC/PAUSE to the socket */
+	if (s->xdp_ours[i])
+		tp->port->kernel_shared = tp->port->xdp_program = tp->port->pause_steered = true;
 	tp->lcore = s->nq > 1 ? rp_session_lane(s, i, 0) : i % lcores;
 	if (s->nq > 1 && tp->port->nq < s->nq)
 		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queue%s for %u lcores: environment.lcores[%u]%s alone "
