@@ -222,6 +222,8 @@ def check_share(tmp):
     expect(h2["pfc_frames"] == 1 and h2["rx_frames"] == N + 1,
            f"share: h2's port got the {N} RoCE frames and the PFC frame, nothing else (rx_frames {h2['rx_frames']}, "
            f"pfc_frames {h2['pfc_frames']})")
+    expect(e2["shared"] == {"isolated": False, "pause_steered": True, "xdp_program": True},
+           f"share: result.json says h2's port is shared by the XDP program ({e2['shared']})")
     expect(e2["neigh"]["arp_requests_rx"] == 0, f"share: no ARP request reached h2's socket "
            f"({e2['neigh']['arp_requests_rx']}: the kernel answered)")
     s = d["snmp"]
@@ -299,6 +301,9 @@ def check_default(tmp):
     if not expect(rc == 0 and j and seen, f"default: run exits 0 ({rc}: {err.strip()[-300:]})"):
         return
     expect(seen["prog"] != "rp_share", f"default: DPDK's own program on rp32x-a ({seen['prog']})")
+    e2 = port(j["environment"], "h2")
+    expect(not e2["shared"]["xdp_program"] and not e2["shared"]["isolated"],
+           f"default: result.json says h2's port is not shared ({e2['shared']})")
     expect(seen["received"] == 0, f"default (no --share): ping gets no answer during the run ({seen['received']}/{PINGS}: "
            "every frame goes to the socket)")
     expect(d["snmp"]["Icmp.InEchos"] == 0, f"default: the kernel saw no echo request ({d['snmp']['Icmp.InEchos']})")

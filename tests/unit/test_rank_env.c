@@ -52,7 +52,7 @@ static struct rp_env_port port(void)
 				    .netdev_tx_dropped = 0, .netdev_tx_errors = 0, .too_big_frames = 2, .too_big_mtu = 1400,
 				    .nunsent = 2, .unsent = unsent, .nfindings = 1, .findings = findings,
 				    .rx_clock = "nic", .rx_stamped = 990, .rx_unstamped = 10, .rx_clock_bound_ns = 35,
-				    .shared = true, .pause_steered = false};
+				    .shared = true, .pause_steered = false, .xdp_program = true};
 }
 
 static struct rp_env_port ports[1];
@@ -124,6 +124,7 @@ static void round_trip(void **state)
 	assert_int_equal(p->rx_clock_bound_ns, 35);
 	assert_true(p->shared);
 	assert_false(p->pause_steered);
+	assert_true(p->xdp_program);
 	assert_string_equal(out.captures[0].path, "capture-s1.pcap");
 	assert_int_equal(out.lcores[1].socket, -1);
 	assert_non_null(out.verbs);
@@ -234,7 +235,7 @@ static void port_json(void **state)
 		   "[\"port s1: a finding\"],\"xstats\":{\"name\":\"net_af_packet0,iface=v0\",\"driver\":"
 		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}},"
 		   "\"rx_clock\":{\"clock\":\"nic\",\"stamped\":990,\"unstamped\":10,\"bound_ns\":35},"
-		   "\"shared\":{\"isolated\":true,\"pause_steered\":false}}");
+		   "\"shared\":{\"isolated\":true,\"pause_steered\":false,\"xdp_program\":true}}");
 	free(s);
 	p.has_netdev = false;
 	s = dump(rp_env_port_json(&p));
