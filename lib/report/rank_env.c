@@ -20,7 +20,7 @@ static void put_str(struct rp_rec_wr *w, const char *s)
 {
 	size_t n = s ? strnlen(s, RP_ENV_STR_MAX) : 0;
 	rp_rec_put32(w, n);
-	if (w->buf && w->len + n <= w->cap)
+	if (n && w->buf && w->len + n <= w->cap) /* n 0: s may be NULL, which memcpy may not get */
 		memcpy(w->buf + w->len, s, n);
 	w->len += n;
 }
