@@ -207,7 +207,7 @@ void rp_cli_share_help(FILE *out, int col)
 	static const char *const share[] = {
 		"share every port with the kernel: only the run's RoCEv2 frames",
 		"(UDP 4791 to its hosts' addresses) and PFC/PAUSE come to",
-		"roceprobe (rte_flow isolated mode; net_af_xdp: roceprobe's XDP",
+		"roceprobe (DPDK isolated mode; net_af_xdp: roceprobe's XDP",
 		"program), ssh, ARP, MPI and the kernel's RDMA stay with the",
 		"kernel; a PMD that cannot is one line (default: shared on mlx5,",
 		"whose driver keeps the netdev, whole elsewhere; docs/hardware.md)",

@@ -2,7 +2,7 @@
  *
  * "share": what `run --share` does on this port (lib/dp/flow.c, dp.h enum
  * rp_dp_share) and what it leaves the kernel. A bifurcated mlx5 is shared by
- * default: rte_flow isolated mode, only UDP 4791 to the host's address and
+ * default: DPDK isolated mode, only UDP 4791 to the host's address and
  * PFC/PAUSE come to roceprobe. When the kernel's own RDMA device has a RoCE
  * v2 GID on that very address, its RoCE to it comes to roceprobe too while
  * the run lasts: WARN, with an address of the run's own as the fix.
@@ -60,7 +60,7 @@ static void check_share(struct rp_doctor *d, const struct rp_host *h, const stru
 				   p->netdev[0] ? p->netdev : "NETDEV");
 		else
 			rp_doc_add(d, H, "share", RP_DOCTOR_INFO,
-				   "%s is shared with the kernel (bifurcated mlx5, rte_flow isolated mode): RoCEv2 to %s and "
+				   "%s is shared with the kernel (bifurcated mlx5, DPDK isolated mode): RoCEv2 to %s and "
 				   "PFC/PAUSE come to roceprobe, ssh, ARP, MPI and the kernel's RDMA stay with %s "
 				   "(--exclusive takes it whole)", p->pci, ip[0] ? ip : "its address",
 				   p->netdev[0] ? p->netdev : "the kernel");

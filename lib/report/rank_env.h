@@ -95,7 +95,7 @@ struct rp_env_port {
 	/* rx_clock: how its frames got their arrival time (lib/dp/dp.h enum
 	 * rp_dp_rx_clock): "poll", "nic" or "host"; frames with a stamp used and
 	 * not; the mapping's bound; shared: the port is shared with the kernel
-	 * (rte_flow isolated mode), pause_steered: PFC/PAUSE come to the run,
+	 * (DPDK isolated mode), pause_steered: PFC/PAUSE come to the run,
 	 * xdp_program: shared by roceprobe's XDP program (net_af_xdp --share). */
 	char *rx_clock;
 	uint64_t rx_stamped, rx_unstamped, rx_clock_bound_ns;

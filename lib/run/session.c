@@ -648,7 +648,7 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 
 /* A port shared with the kernel takes its host's RoCEv2 frames (and
  * PFC/PAUSE where the PMD can) once the host's addresses are known:
- * rte_flow rules, or on net_af_xdp the maps of roceprobe's XDP program. */
+ * DPDK flow rules, or on net_af_xdp the maps of roceprobe's XDP program. */
 static int steer(struct rp_session *s)
 {
 	for (unsigned i = 0; i < s->nports; i++) {
