@@ -129,6 +129,7 @@ struct rp_auth_key;
 int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct rp_auth_key **out);
 
 int rp_cmd_analyze(int argc, char **argv);
+int rp_cmd_replay(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);
 int rp_cmd_counters(int argc, char **argv);

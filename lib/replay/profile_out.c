@@ -1,0 +1,221 @@
+/* The inferred profile as YAML (replay.h): the one writer of it. Every
+ * inferred value carries a comment with its evidence and uncertainty; with
+ * --fabric, the fabric profile's hosts and fabric: sections are copied as
+ * written (so ports, responders, impairments and the topology come along). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "profile/units.h"
+#include "replay.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
+
+#define DEFAULT_SPEED_BPS 100000000000ull
+
+static const char *const ECN_WORDS[4] = {"not-ect", "ect1", "ect0", "ce"};
+
+/* A top-level section of a YAML text, as written: its key's line and every
+ * line after it that is indented, a list item, a comment or empty. */
+static bool copy_section(FILE *f, const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	bool in = false, any = false;
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		bool top = len && l[0] != ' ' && l[0] != '\t' && l[0] != '#' && l[0] != '-' && l[0] != '\r';
+		if (top)
+			in = len > kl && !strncmp(l, key, kl) && l[kl] == ':';
+		if (in) {
+			fprintf(f, "%.*s\n", (int)len, l);
+			any = true;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return any;
+}
+
+static uint64_t host_speed(const struct rp_replay_model *m, int host)
+{
+	const struct rp_replay_host *h = &m->ev->hosts[host];
+	if (m->fabric && h->fabric >= 0)
+		return m->fabric->hosts[h->fabric].speed_bps;
+	return DEFAULT_SPEED_BPS;
+}
+
+static void write_hosts(FILE *f, const struct rp_replay_model *m)
+{
+	if (m->fabric) {
+		fprintf(f, "# hosts: the fabric's (%s), copied as written; every host of the evidence is one of them\n",
+			m->fabric_path);
+		if (!copy_section(f, m->fabric_text, "hosts"))
+			copy_section(f, m->fabric_text, "host_template");
+		return;
+	}
+	fputs("hosts:  # from the frames: a source MAC with the addresses it sent from (MAC order)\n", f);
+	for (size_t i = 0; i < m->ev->nhosts; i++) {
+		const struct rp_replay_host *h = &m->ev->hosts[i];
+		char mac[18], a4[16], a6[46];
+		rp_mac_format(h->mac, mac);
+		fprintf(f, "  - {name: %s, mac: \"%s\"", h->name, mac);
+		if (h->has_ipv4) {
+			rp_ipv4_addr_format(h->ipv4, a4);
+			fprintf(f, ", ipv4: %s", a4);
+		}
+		if (h->has_ipv6) {
+			rp_ipv6_addr_format(h->ipv6, a6);
+			fprintf(f, ", ipv6: \"%s\"", a6);
+		}
+		fprintf(f, "}  # %" PRIu64 " RoCE frames sent, %" PRIu64 " received\n", h->tx, h->rx);
+	}
+}
+
+static void write_size(FILE *f, const struct rp_replay_flow *x, const char *ind, size_t nflows)
+{
+	char spread[96] = "";
+	if (x->size_spread)
+		snprintf(spread, sizeof(spread), "; sizes vary by %" PRIu64 " B: the largest", x->size_spread);
+	if (!strcmp(x->size_how, "RETH"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from RETH DMA length%s\n", ind, x->message_size, spread);
+	else if (!strcmp(x->size_how, "span"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST (no RETH for %s)%s\n", ind,
+			x->message_size, x->opcode, spread);
+	else if (!strcmp(x->size_how, "cut"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST: RETH cut by the snaplen%s\n",
+			ind, x->message_size, spread);
+	else
+		fprintf(f, "%s# message_size: no whole message seen (no RETH, no FIRST..LAST): the default 64KiB\n", ind);
+	(void)nflows;
+}
+
+static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
+{
+	if (x->mtu)
+		fprintf(f, "%smtu: %u  # the FIRST/MIDDLE packets' payload\n", ind, x->mtu);
+	else
+		fprintf(f, "%smtu: 4096  # no multi-packet message seen: any MTU of %" PRIu64 " B or more sends the same "
+			"frames\n", ind, x->max_payload);
+}
+
+/* The keys every entry has: opcode .. messages. flows: the entry's (their
+ * rates' mean, starts' earliest). */
+static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp_replay_entry *e, const char *ind)
+{
+	const struct rp_replay_flow *x = &m->flows[e->first];
+	double rsum = 0, rmin = 0, rmax = 0;
+	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX;
+	for (size_t k = 0; k < e->nflows; k++) {
+		const struct rp_replay_flow *y = &m->flows[e->flows[k]];
+		rsum += y->rate_bps;
+		rmin = k == 0 || y->rate_bps < rmin ? y->rate_bps : rmin;
+		rmax = y->rate_bps > rmax ? y->rate_bps : rmax;
+		start = y->start_ns < start ? y->start_ns : start;
+		smax = y->start_ns > smax ? y->start_ns : smax;
+		frames += y->frames;
+		active = y->active_ns > active ? y->active_ns : active;
+		uint64_t sp = host_speed(m, y->src);
+		cap = sp < cap ? sp : cap;
+	}
+	fprintf(f, "%sopcode: %s  # the data opcodes seen\n", ind, x->opcode);
+	fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
+	fprintf(f, "%sdscp: %u  # IP header as sent\n", ind, x->dscp);
+	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
+	if (x->vlan)
+		fprintf(f, "%svlan: %u  # 802.1Q tag\n%spcp: %u  # 802.1Q tag\n", ind, x->vid, ind, x->pcp);
+	write_size(f, x, ind, e->nflows);
+	write_mtu(f, x, ind);
+	double rate = rsum / (double)e->nflows;
+	char how[160];
+	if (e->nflows > 1)
+		snprintf(how, sizeof(how), "mean of %zu flows' rates (%.3f..%.3f Gbit/s), each over its active time; %" PRIu64
+			 " frames", e->nflows, rmin / 1e9, rmax / 1e9, frames);
+	else
+		snprintf(how, sizeof(how), "rate over %.6g ms active, %" PRIu64 " frames", (double)active / 1e6, frames);
+	if (e->pattern == RP_REPLAY_ALL_TO_ALL) {
+		size_t hosts = 0;
+		while (hosts * (hosts - 1) < e->nflows)
+			hosts++;
+		rate *= (double)(hosts - 1);
+		strncat(how, "; x (N-1) phases: a pair sends in 1 of N-1", sizeof(how) - strlen(how) - 1);
+	}
+	if (rate <= 0)
+		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
+	else if (rate >= (double)cap)
+		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed\n", ind, how);
+	else
+		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)\n", ind, rate / 1e9, how);
+	if (e->nflows > 1)
+		fprintf(f, "%sstart: %" PRIu64 "ns  # the earliest first frame, relative to the evidence's first "
+			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
+	else
+		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
+	fprintf(f, "%smessages: %" PRIu64 "  # messages seen per flow (LAST or ONLY, the accountant's count)\n", ind,
+		x->messages);
+}
+
+static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)
+{
+	const struct rp_replay_entry *e = &m->entries[i];
+	const struct rp_replay_flow *x = &m->flows[e->first];
+	const struct rp_replay_host *h = m->ev->hosts;
+	fprintf(f, "  - name: t%zu\n", i);
+	switch (e->pattern) {
+	case RP_REPLAY_INCAST:
+		fprintf(f, "    pattern: incast  # %zu flows of the same keys from distinct hosts to %s, starting within "
+			"%" PRIu64 " ns\n    receiver: %s\n    senders: [", e->nflows, h[x->dst].name, m->window_ns,
+			h[x->dst].name);
+		for (size_t j = 0, k = 0; j < m->ev->nhosts; j++)
+			for (size_t i2 = 0; i2 < e->nflows; i2++)
+				if (m->flows[e->flows[i2]].src == (int)j)
+					fprintf(f, "%s%s", k++ ? ", " : "", h[j].name);
+		fputs("]\n", f);
+		break;
+	case RP_REPLAY_ALL_TO_ALL:
+		fprintf(f, "    pattern: all-to-all  # %zu flows of the same keys: every ordered pair of these hosts "
+			"(in MAC order: the phases' order is not inferred)\n    hosts: [", e->nflows);
+		for (size_t j = 0, k = 0; j < m->ev->nhosts; j++)
+			for (size_t i2 = 0; i2 < e->nflows; i2++)
+				if (m->flows[e->flows[i2]].src == (int)j) {
+					fprintf(f, "%s%s", k++ ? ", " : "", h[j].name);
+					break;
+				}
+		fputs("]\n", f);
+		break;
+	default:
+		fprintf(f, "    pattern: flow\n    src: %s\n    dst: %s\n", h[x->src].name, h[x->dst].name);
+	}
+	write_keys(f, m, e, "    ");
+}
+
+void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n)
+{
+	const struct rp_replay_evidence *ev = m->ev;
+	fprintf(f, "# Inferred by `roceprobe replay infer` from %zu capture%s:\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "#   %s (at %s: %" PRIu64 " frames, %" PRIu64 " RoCE)\n", paths[i], ev->cap[i].node,
+			ev->cap[i].frames, ev->cap[i].roce);
+	fprintf(f, "# %" PRIu64 " RoCE frames counted once, %" PRIu64 " copies matched across captures by (src IP, dst "
+		"IP, DestQP, PSN, opcode); %" PRIu64 " ns of evidence.\n",
+		ev->unique, ev->matched, ev->last_ns - ev->first_ns);
+	fputs("# Rates are what the senders achieved (PFC pauses included), not what they offered;\n"
+	      "# the symptoms the evidence showed are in incident.json next to this file.\n", f);
+	fputs("name: replay\n", f);
+	if (m->fabric) {
+		char sp[32];
+		fprintf(f, "defaults:\n  speed: %s  # the fabric's\n",
+			rp_format_bps(m->fabric->default_speed_bps ? m->fabric->default_speed_bps : DEFAULT_SPEED_BPS, sp,
+				      sizeof(sp)));
+	} else {
+		fputs("defaults:\n  speed: 100G  # link speeds are not in captures: 100G assumed\n", f);
+	}
+	write_hosts(f, m);
+	fputs("traffic:\n", f);
+	for (size_t i = 0; i < m->nentries; i++)
+		write_entry(f, m, i);
+	if (m->fabric && m->fabric->fabric.present) {
+		fprintf(f, "# fabric: the fabric's (%s), copied as written\n", m->fabric_path);
+		copy_section(f, m->fabric_text, "fabric");
+	}
+}
