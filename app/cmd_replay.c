@@ -164,8 +164,11 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 			rmdir(o->out);
 		return rp_cli_error(CMD, "%s", err);
 	}
+	size_t flows = 0;
+	for (size_t i = 0; i < m->nflows; i++)
+		flows += m->flows[i].entry >= 0;
 	fprintf(stderr, "replay: %zu flows in %zu traffic entries from %zu captures (%llu RoCE frames once, %llu "
-		"copies matched): %s/profile.yaml, %s/incident.json\n", m->nflows, m->nentries, o->npaths,
+		"copies matched): %s/profile.yaml, %s/incident.json\n", flows, m->nentries, o->npaths,
 		(unsigned long long)m->ev->unique, (unsigned long long)m->ev->matched, o->out, o->out);
 	return RP_EXIT_OK;
 }

@@ -52,6 +52,14 @@ static const char *opcode_word(unsigned ops)
 	return "read_resp";
 }
 
+static void flow_times(const struct rp_replay_evidence *ev, struct rp_replay_flow *fl)
+{
+	fl->start_ns = fl->first_abs - ev->first_ns;
+	fl->active_ns = fl->last_abs - fl->first_abs;
+	fl->rate_bps = fl->frames > 1 && fl->active_ns ? (double)(fl->bits - fl->last_bits) * 1e9 / (double)fl->active_ns
+						       : 0;
+}
+
 /* One flow's keys from its QPs. false: none of its QPs sent data we saw. */
 static bool flow_from(const struct rp_replay_evidence *ev, size_t i, struct rp_replay_flow *fl)
 {
@@ -115,19 +123,56 @@ static bool flow_from(const struct rp_replay_evidence *ev, size_t i, struct rp_r
 	} else {
 		fl->size_how = "none";
 	}
-	fl->start_ns = first - ev->first_ns;
-	fl->active_ns = last - first;
-	if (fl->frames > 1 && fl->active_ns)
-		fl->rate_bps = (double)(bits - last_bits) * 1e9 / (double)fl->active_ns;
+	fl->bits = bits;
+	fl->last_bits = last_bits;
+	fl->first_abs = first;
+	fl->last_abs = last;
 	fl->messages = r.messages;
+	fl->merged = 1;
+	flow_times(ev, fl);
 	return true;
+}
+
+/* The same frames on the wire: opcode, sizes, header fields. */
+static bool same_wire(const struct rp_replay_flow *a, const struct rp_replay_flow *b)
+{
+	return a->opcode == b->opcode && a->message_size == b->message_size && a->mtu == b->mtu && a->dscp == b->dscp &&
+	       a->ecn == b->ecn && a->vlan == b->vlan && a->vid == b->vid;
 }
 
 static bool same_keys(const struct rp_replay_flow *a, const struct rp_replay_flow *b)
 {
-	return a->opcode == b->opcode && a->message_size == b->message_size && a->mtu == b->mtu && a->qps == b->qps &&
-	       a->dscp == b->dscp && a->ecn == b->ecn && a->vlan == b->vlan && a->vid == b->vid &&
-	       a->messages == b->messages;
+	return same_wire(a, b) && a->qps == b->qps && a->messages == b->messages;
+}
+
+/* Without probes (a NIC's traffic, a snaplen that cut them) each QP is a
+ * flow of its own: flows of one host pair with the same keys at overlapping
+ * times are taken as the QPs of one (nothing on the wire tells them apart). */
+static void merge_qps(struct rp_replay_model *m)
+{
+	for (size_t j = 0; j < m->nflows; j++) {
+		struct rp_replay_flow *y = &m->flows[j];
+		for (size_t i = 0; i < j; i++) {
+			struct rp_replay_flow *x = &m->flows[i];
+			bool same = x->entry == -1 && x->src == y->src && x->dst == y->dst && same_wire(x, y);
+			if (!same || y->first_abs > x->last_abs || x->first_abs > y->last_abs)
+				continue;
+			x->qps += y->qps;
+			x->messages += y->messages;
+			x->frames += y->frames;
+			x->bits += y->bits;
+			if (y->last_abs >= x->last_abs) {
+				x->last_abs = y->last_abs;
+				x->last_bits = y->last_bits;
+			}
+			x->first_abs = y->first_abs < x->first_abs ? y->first_abs : x->first_abs;
+			x->size_spread = x->size_spread > y->size_spread ? x->size_spread : y->size_spread;
+			x->merged += y->merged;
+			flow_times(m->ev, x);
+			y->entry = -2;
+			break;
+		}
+	}
 }
 
 static int add_entry(struct rp_replay_model *m, enum rp_replay_pattern p, const size_t *flows, size_t n)
@@ -153,7 +198,7 @@ static size_t alike(const struct rp_replay_model *m, size_t f, size_t *out)
 {
 	size_t n = 0;
 	for (size_t j = 0; j < m->nflows; j++)
-		if (m->flows[j].entry < 0 && same_keys(&m->flows[f], &m->flows[j]))
+		if (m->flows[j].entry == -1 && same_keys(&m->flows[f], &m->flows[j]))
 			out[n++] = j;
 	return n;
 }
@@ -167,7 +212,7 @@ static int find_all_to_all(struct rp_replay_model *m, size_t *tmp)
 	if (!pair || !in)
 		goto out;
 	for (size_t f = 0; f < m->nflows; f++) {
-		if (m->flows[f].entry >= 0)
+		if (m->flows[f].entry != -1)
 			continue;
 		size_t n = alike(m, f, tmp), hosts = 0;
 		memset(pair, 0, nh * nh);
@@ -198,7 +243,7 @@ static int find_incast(struct rp_replay_model *m, size_t *tmp)
 	if (!from)
 		return -1;
 	for (size_t f = 0; f < m->nflows; f++) {
-		if (m->flows[f].entry >= 0)
+		if (m->flows[f].entry != -1)
 			continue;
 		size_t n = 0, all = alike(m, f, tmp);
 		memset(from, 0, nh);
@@ -243,9 +288,10 @@ int rp_replay_infer(struct rp_replay_model *m, const struct rp_replay_evidence *
 	for (size_t i = 0; i < n; i++)
 		if (flow_from(ev, i, &m->flows[m->nflows]))
 			m->nflows++;
+	merge_qps(m);
 	int rc = find_all_to_all(m, tmp) || find_incast(m, tmp) ? -1 : 0;
 	for (size_t f = 0; rc == 0 && f < m->nflows; f++)
-		if (m->flows[f].entry < 0 && add_entry(m, RP_REPLAY_FLOW, &f, 1))
+		if (m->flows[f].entry == -1 && add_entry(m, RP_REPLAY_FLOW, &f, 1))
 			rc = -1;
 	free(tmp);
 	if (rc == 0 && m->nentries)

@@ -119,7 +119,11 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		cap = sp < cap ? sp : cap;
 	}
 	fprintf(f, "%sopcode: %s  # the data opcodes seen\n", ind, x->opcode);
-	fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
+	if (x->merged > 1)
+		fprintf(f, "%sqps: %u  # DestQPs per flow: %zu QPs of one host pair with the same keys at overlapping times, "
+			"taken as one flow (no probe tells flows apart)\n", ind, x->qps, x->merged);
+	else
+		fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
 	fprintf(f, "%sdscp: %u  # IP header as sent\n", ind, x->dscp);
 	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
 	if (x->vlan)

@@ -117,7 +117,10 @@ struct rp_replay_flow {
 	uint64_t active_ns, frames;
 	uint64_t start_ns;                /* first frame - the evidence's first frame */
 	uint64_t messages;
-	int entry;                        /* the traffic entry it went into */
+	int entry;                        /* the traffic entry it went into; -2: merged into another */
+	uint64_t bits, last_bits;         /* layer-1 bits of its frames, of its last frame */
+	uint64_t first_abs, last_abs;     /* its first and last frame's times */
+	size_t merged;                    /* accountant flows taken in as QPs of this one */
 };
 
 struct rp_replay_entry {
