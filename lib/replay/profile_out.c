@@ -3,6 +3,7 @@
  * --fabric, the fabric profile's hosts and fabric: sections are copied as
  * written (so ports, responders, impairments and the topology come along). */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "profile/profile.h"
@@ -137,12 +138,12 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			 " frames", e->nflows, rmin / 1e9, rmax / 1e9, frames);
 	else
 		snprintf(how, sizeof(how), "rate over %.6g ms active, %" PRIu64 " frames", (double)active / 1e6, frames);
-	if (e->pattern == RP_REPLAY_ALL_TO_ALL) {
-		size_t hosts = 0;
-		while (hosts * (hosts - 1) < e->nflows)
-			hosts++;
-		rate *= (double)(hosts - 1);
-		strncat(how, "; x (N-1) phases: a pair sends in 1 of N-1", sizeof(how) - strlen(how) - 1);
+	if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
+		/* A pair sends its r messages in phases 1 of N-1 apart: over its active time,
+		 * (r-1)(N-1)+1 message times for r messages at the pacing rate. */
+		double hosts = 0.5 + sqrt(0.25 + (double)e->nflows), r = (double)x->messages;
+		rate *= ((r - 1) * (hosts - 1) + 1) / r;
+		strncat(how, "; x ((r-1)(N-1)+1)/r: r messages in phases N-1 apart", sizeof(how) - strlen(how) - 1);
 	}
 	if (rate <= 0)
 		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
