@@ -289,30 +289,32 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 	}
 }
 
-/* The capture's host: the MAC in every one of its RoCE frames (cand); of
- * two (a capture of one host pair), the one no other capture is of, else
- * the one that sent more of them (a capture at a sender). */
+/* The capture's host: the MAC in every one of its RoCE frames (cand). Of two
+ * (a capture of one host pair), the one the frames show it at: the source
+ * where its copy is a frame's first, the destination where it is a later one
+ * (a frame is captured at its sender before its receiver); a tie goes to
+ * the one no other capture is of. */
 struct point {
 	uint8_t cand[2][6];
-	uint64_t sent[2];
+	uint64_t score[2];
 	int ncand; /* -1: no RoCE frame yet */
 };
 
-static void point_see(struct point *p, const struct rp_frame *f)
+static void point_see(struct point *p, const struct rp_frame *f, bool first)
 {
 	if (p->ncand < 0) {
 		memcpy(p->cand[0], f->eth.src, 6);
 		memcpy(p->cand[1], f->eth.dst, 6);
-		p->sent[0] = 1;
 		p->ncand = 2;
-		return;
 	}
 	int k = 0;
-	for (int i = 0; i < p->ncand; i++)
-		if (!memcmp(p->cand[i], f->eth.src, 6) || !memcmp(p->cand[i], f->eth.dst, 6)) {
-			memmove(p->cand[k], p->cand[i], 6);
-			p->sent[k++] = p->sent[i] + !memcmp(p->cand[i], f->eth.src, 6);
-		}
+	for (int i = 0; i < p->ncand; i++) {
+		bool src = !memcmp(p->cand[i], f->eth.src, 6), dst = !memcmp(p->cand[i], f->eth.dst, 6);
+		if (!src && !dst)
+			continue;
+		memmove(p->cand[k], p->cand[i], 6);
+		p->score[k++] = p->score[i] + ((src && first) || (dst && !first));
+	}
 	p->ncand = k;
 }
 
@@ -338,10 +340,10 @@ static void capture_hosts(struct rp_replay_evidence *ev, const struct point *pts
 			ta = ta || (o != c && ev->cap[o].host == a);
 			tb = tb || (o != c && ev->cap[o].host == b);
 		}
-		if (ta != tb)
+		if (pts[c].score[0] != pts[c].score[1])
+			ev->cap[c].host = pts[c].score[0] > pts[c].score[1] ? a : b;
+		else if (ta != tb)
 			ev->cap[c].host = ta ? b : a;
-		else if (pts[c].sent[0] != pts[c].sent[1])
-			ev->cap[c].host = pts[c].sent[0] > pts[c].sent[1] ? a : b;
 	}
 }
 
@@ -360,11 +362,11 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return 0;
 	cap->roce++;
 	ev->roce_copies++;
-	point_see(pt, &f);
 	bool first;
 	struct dent *e = copy_of(m, &f, c, 0, &first);
 	if (!e)
 		return -1;
+	point_see(pt, &f, first);
 	e->chosen = (uint8_t)c;
 	if (!first) {
 		ev->matched++;
