@@ -46,8 +46,8 @@ static size_t build(uint8_t *buf, size_t cap, uint32_t psn, bool ce)
 	return n;
 }
 
-/* PSNs psn[0..n) at t0 + 1 us each, at one capture point. */
-static void write_capture(const char *path, const uint32_t *psn, size_t n, uint64_t t0, uint32_t ce_psn)
+/* PSNs psn[0..n) at times t[0..n), at one capture point; ce_psn CE-marked. */
+static void write_capture(const char *path, const uint32_t *psn, const uint64_t *t, size_t n, uint32_t ce_psn)
 {
 	pcap_t *pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
 	pcap_dumper_t *d = pcap_dump_open(pd, path);
@@ -55,10 +55,9 @@ static void write_capture(const char *path, const uint32_t *psn, size_t n, uint6
 	for (size_t i = 0; i < n; i++) {
 		uint8_t buf[2048];
 		size_t len = build(buf, sizeof(buf), psn[i], psn[i] == ce_psn);
-		uint64_t t = t0 + i * 1000;
 		struct pcap_pkthdr h = {.caplen = (bpf_u_int32)len, .len = (bpf_u_int32)len};
-		h.ts.tv_sec = (time_t)(t / 1000000000u);
-		h.ts.tv_usec = (suseconds_t)(t % 1000000000u);
+		h.ts.tv_sec = (time_t)(t[i] / 1000000000u);
+		h.ts.tv_usec = (suseconds_t)(t[i] % 1000000000u);
 		pcap_dump((u_char *)d, &h, buf);
 	}
 	pcap_dump_close(d);
@@ -74,24 +73,15 @@ static void overlapping_captures(void **state)
 	snprintf(b, sizeof(b), "%s/b.pcap", dir);
 	const uint32_t at_a[13] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 5};
 	const uint32_t at_b[12] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 5};
-	uint64_t t0 = 1700000000ull * 1000000000ull;
-	write_capture(a, at_a, 13, t0, UINT32_MAX);
-	/* B's copies 500 ns after A's: PSN 3 is missing, so B's i-th frame is A's i-th or next */
-	pcap_t *pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-	pcap_dumper_t *d = pcap_dump_open(pd, b);
+	/* A sends one frame a microsecond; B's copies are 500 ns later, PSN 3's missing */
+	uint64_t t0 = 1700000000ull * 1000000000ull, ta[13], tb[12];
 	for (size_t i = 0, j = 0; i < 13; i++) {
-		if (at_a[i] == 3)
-			continue;
-		uint8_t buf[2048];
-		size_t len = build(buf, sizeof(buf), at_b[j++], at_a[i] == 7);
-		uint64_t t = t0 + i * 1000 + 500;
-		struct pcap_pkthdr h = {.caplen = (bpf_u_int32)len, .len = (bpf_u_int32)len};
-		h.ts.tv_sec = (time_t)(t / 1000000000u);
-		h.ts.tv_usec = (suseconds_t)(t % 1000000000u);
-		pcap_dump((u_char *)d, &h, buf);
+		ta[i] = t0 + i * 1000;
+		if (at_a[i] != 3)
+			tb[j++] = ta[i] + 500;
 	}
-	pcap_dump_close(d);
-	pcap_close(pd);
+	write_capture(a, at_a, ta, 13, UINT32_MAX);
+	write_capture(b, at_b, tb, 12, 7);
 
 	const char *paths[2] = {a, b};
 	struct rp_replay_evidence *ev = calloc(1, sizeof(*ev));
