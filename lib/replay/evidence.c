@@ -25,6 +25,7 @@ struct dent {
 	struct dkey k;
 	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
 	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
+	uint32_t qp;       /* a QP's entry (QP_OP, PSN 0): its index in ev->qps + 1 */
 	bool used;
 };
 
@@ -213,16 +214,20 @@ static bool op_only(uint8_t op)
 	       op == RP_OP_RC_WRITE_ONLY_IMM || op == RP_OP_RC_READ_RESP_ONLY;
 }
 
-static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, const struct rp_frame *f)
+#define QP_OP 0xFF /* no BTH opcode: the key of a QP, (source, destination, DestQP) */
+
+static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m, const struct rp_frame *f)
 {
-	for (size_t i = 0; i < ev->nqps; i++) {
-		struct rp_replay_qp *q = &ev->qps[i];
-		if (q->l3 != f->l3 || q->dqpn != f->bth.dqpn)
-			continue;
-		if (f->l3 == 4 ? q->src4 == f->ip4.src && q->dst4 == f->ip4.dst
-			       : !memcmp(q->src6, f->ip6.src, 16) && !memcmp(q->dst6, f->ip6.dst, 16))
-			return q;
-	}
+	struct dkey k;
+	key_of(f, &k);
+	k.op = QP_OP;
+	k.psn = 0;
+	struct dent *e = dmap_get(m, &k);
+	if (!e)
+		return NULL;
+	if (e->qp)
+		return &ev->qps[e->qp - 1];
+	e->qp = (uint32_t)ev->nqps + 1;
 	struct rp_replay_qp *n = realloc(ev->qps, (ev->nqps + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
@@ -380,7 +385,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	ev->hosts[r].rx++;
 	if (f.kind != RP_KIND_ROCE || !is_data_op(f.bth.opcode))
 		return 0;
-	struct rp_replay_qp *q = qp_of(ev, &f);
+	struct rp_replay_qp *q = qp_of(ev, m, &f);
 	if (!q)
 		return -1;
 	q->src_host = (int)s;

@@ -58,7 +58,7 @@ static json_t *ports_json(const struct rp_replay_evidence *ev)
 			for (size_t b = 0; b < rp_ts_nbins(ts); b++)
 				json_array_append_new(bins, json_real(frac(rp_ts_paused_ns(ts, b, i, q), ev->bin_ns)));
 			json_array_append_new(
-				prios, json_pack("{s:i, s:I, s:I, s:f, s:O, s:I, s:o}", "prio", (int)q, "pfc_rx",
+				prios, json_pack("{s:i, s:I, s:I, s:f, s:o, s:I, s:o}", "prio", (int)q, "pfc_rx",
 						 (json_int_t)x->pfc_rx, "paused_ns", (json_int_t)x->paused_ns, "paused_fraction",
 						 frac(x->paused_ns - x->paused_past_end_ns, span), "first_pause_ns",
 						 x->paused_ever ? json_integer((json_int_t)x->first_pause_ns) : json_null(),

@@ -22,12 +22,42 @@ static void qp_addr(const struct rp_replay_qp *q, bool src, char out[46])
 		rp_ipv6_addr_format(src ? q->src6 : q->dst6, out);
 }
 
-/* The evidence QP of the accountant's flow r and QP dqpn. */
-static const struct rp_replay_qp *qp_find(const struct rp_replay_evidence *ev, const struct rp_acct_flow_result *r,
-					  uint32_t dqpn)
+/* The evidence's QPs by DestQP. */
+struct qp_ix {
+	uint32_t dqpn;
+	size_t i;
+};
+
+static int by_dqpn(const void *a, const void *b)
 {
-	for (size_t i = 0; i < ev->nqps; i++) {
-		const struct rp_replay_qp *q = &ev->qps[i];
+	uint32_t x = ((const struct qp_ix *)a)->dqpn, y = ((const struct qp_ix *)b)->dqpn;
+	return x < y ? -1 : x > y;
+}
+
+static struct qp_ix *qp_index(const struct rp_replay_evidence *ev)
+{
+	struct qp_ix *ix = malloc((ev->nqps + 1) * sizeof(*ix));
+	for (size_t i = 0; ix && i < ev->nqps; i++)
+		ix[i] = (struct qp_ix){ev->qps[i].dqpn, i};
+	if (ix && ev->nqps)
+		qsort(ix, ev->nqps, sizeof(*ix), by_dqpn);
+	return ix;
+}
+
+/* The evidence QP of the accountant's flow r and QP dqpn. */
+static const struct rp_replay_qp *qp_find(const struct rp_replay_evidence *ev, const struct qp_ix *ix,
+					  const struct rp_acct_flow_result *r, uint32_t dqpn)
+{
+	size_t lo = 0, hi = ev->nqps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ix[mid].dqpn < dqpn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ev->nqps && ix[i].dqpn == dqpn; i++) {
+		const struct rp_replay_qp *q = &ev->qps[ix[i].i];
 		char s[46], d[46];
 		qp_addr(q, true, s);
 		qp_addr(q, false, d);
@@ -61,7 +91,7 @@ static void flow_times(const struct rp_replay_evidence *ev, struct rp_replay_flo
 }
 
 /* One flow's keys from its QPs. false: none of its QPs sent data we saw. */
-static bool flow_from(const struct rp_replay_evidence *ev, size_t i, struct rp_replay_flow *fl)
+static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *ix, size_t i, struct rp_replay_flow *fl)
 {
 	struct rp_acct_flow_result r;
 	rp_acct_flow(ev->acct, i, &r);
@@ -74,7 +104,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, size_t i, struct rp_r
 	for (size_t k = 0; k < nq; k++) {
 		struct rp_acct_qp_result qr;
 		rp_acct_qp(ev->acct, i, k, &qr);
-		const struct rp_replay_qp *q = qp_find(ev, &r, qr.dqpn);
+		const struct rp_replay_qp *q = qp_find(ev, ix, &r, qr.dqpn);
 		if (!q || !q->frames)
 			continue;
 		if (fl->src < 0) {
@@ -281,13 +311,16 @@ int rp_replay_infer(struct rp_replay_model *m, const struct rp_replay_evidence *
 	size_t n = rp_acct_nflows(ev->acct);
 	m->flows = calloc(n + 1, sizeof(*m->flows));
 	size_t *tmp = calloc(n + 1, sizeof(size_t));
-	if (!m->flows || !tmp) {
+	struct qp_ix *ix = qp_index(ev);
+	if (!m->flows || !tmp || !ix) {
 		free(tmp);
+		free(ix);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (flow_from(ev, i, &m->flows[m->nflows]))
+		if (flow_from(ev, ix, i, &m->flows[m->nflows]))
 			m->nflows++;
+	free(ix);
 	merge_qps(m);
 	int rc = find_all_to_all(m, tmp) || find_incast(m, tmp) ? -1 : 0;
 	for (size_t f = 0; rc == 0 && f < m->nflows; f++)

@@ -204,6 +204,9 @@ void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const cha
 	fprintf(f, "# %" PRIu64 " RoCE frames counted once, %" PRIu64 " copies matched across captures by (src IP, dst "
 		"IP, DestQP, PSN, opcode); %" PRIu64 " ns of evidence.\n",
 		ev->unique, ev->matched, ev->last_ns - ev->first_ns);
+	if (rp_acct_flows_dropped(ev->acct))
+		fprintf(f, "# NOT ALL FLOWS: the accountant follows the first %u flows; %" PRIu64 " frames came for more and "
+			"are in no entry below.\n", RP_ACCT_MAX_DISCOVERED, rp_acct_flows_dropped(ev->acct));
 	fputs("# Rates are what the senders achieved (PFC pauses included), not what they offered;\n"
 	      "# the symptoms the evidence showed are in incident.json next to this file.\n", f);
 	fputs("name: replay\n", f);
