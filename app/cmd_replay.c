@@ -155,6 +155,9 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 			rmdir(o->out);
 		return rp_cli_error(CMD, "%s", err);
 	}
+	if (m->ev->malformed)
+		fprintf(stderr, "replay: %llu frames could not be read (malformed, or a snaplen cut their headers: IPv6 "
+			"needs 74 B): flows of theirs are missing from the profile\n", (unsigned long long)m->ev->malformed);
 	size_t flows = 0;
 	for (size_t i = 0; i < m->nflows; i++)
 		flows += m->flows[i].entry >= 0;

@@ -363,6 +363,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	ev->frames++;
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
+	ev->malformed += f.kind == RP_KIND_MALFORMED;
 	if (!is_roce(&f))
 		return 0;
 	cap->roce++;

@@ -26,10 +26,11 @@ static json_t *captures_json(const struct rp_replay_evidence *ev)
 
 static json_t *evidence_json(const struct rp_replay_evidence *ev)
 {
-	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "captures", captures_json(ev), "frames",
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "captures", captures_json(ev), "frames",
 			 (json_int_t)ev->frames, "roce_copies", (json_int_t)ev->roce_copies, "unique",
-			 (json_int_t)ev->unique, "matched", (json_int_t)ev->matched, "start_ns", (json_int_t)ev->first_ns,
-			 "duration_ns", (json_int_t)(ev->last_ns - ev->first_ns));
+			 (json_int_t)ev->unique, "matched", (json_int_t)ev->matched, "malformed",
+			 (json_int_t)ev->malformed, "start_ns", (json_int_t)ev->first_ns, "duration_ns",
+			 (json_int_t)(ev->last_ns - ev->first_ns));
 }
 
 /* Paused ns of a port's priority in the bins [b0, b1]. */

@@ -110,6 +110,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 		if (fl->src < 0) {
 			fl->src = q->src_host;
 			fl->dst = q->dst_host;
+			fl->l3 = q->l3;
 			fl->dscp = q->dscp;
 			fl->ecn = q->ecn;
 			fl->vlan = q->vlan;
@@ -166,7 +167,8 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 /* The same frames on the wire: opcode, sizes, header fields. */
 static bool same_wire(const struct rp_replay_flow *a, const struct rp_replay_flow *b)
 {
-	return a->opcode == b->opcode && a->message_size == b->message_size && a->mtu == b->mtu && a->dscp == b->dscp &&
+	return a->opcode == b->opcode && a->message_size == b->message_size && a->mtu == b->mtu && a->l3 == b->l3 &&
+	       a->dscp == b->dscp &&
 	       a->ecn == b->ecn && a->vlan == b->vlan && a->vid == b->vid;
 }
 

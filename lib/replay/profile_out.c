@@ -125,6 +125,7 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			"taken as one flow (no probe tells flows apart)\n", ind, x->qps, x->merged);
 	else
 		fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
+	fprintf(f, "%sip: %u  # the frames' IP version\n", ind, x->l3);
 	fprintf(f, "%sdscp: %u  # IP header as sent\n", ind, x->dscp);
 	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
 	if (x->vlan)
@@ -204,6 +205,9 @@ void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const cha
 	fprintf(f, "# %" PRIu64 " RoCE frames counted once, %" PRIu64 " copies matched across captures by (src IP, dst "
 		"IP, DestQP, PSN, opcode); %" PRIu64 " ns of evidence.\n",
 		ev->unique, ev->matched, ev->last_ns - ev->first_ns);
+	if (ev->malformed)
+		fprintf(f, "# NOT ALL FLOWS, maybe: %" PRIu64 " frames could not be read (malformed, or a snaplen cut "
+			"their headers: IPv6 needs 74 B); flows of theirs are in no entry below.\n", ev->malformed);
 	if (rp_acct_flows_dropped(ev->acct))
 		fprintf(f, "# NOT ALL FLOWS: the accountant follows the first %u flows; %" PRIu64 " frames came for more and "
 			"are in no entry below.\n", RP_ACCT_MAX_DISCOVERED, rp_acct_flows_dropped(ev->acct));

@@ -78,6 +78,8 @@ struct rp_replay_evidence {
 	uint64_t first_ns, last_ns;       /* over every capture */
 	uint64_t frames, roce_copies;     /* every record; RoCE records */
 	uint64_t unique, matched;         /* RoCE frames counted once; copies matched to another capture's */
+	uint64_t malformed;               /* frames the parser could not read (malformed, or a snaplen
+					   * cut their headers: IPv6 needs 74 B): in no flow */
 	struct rp_replay_host *hosts;
 	size_t nhosts;
 	struct rp_replay_qp *qps;
@@ -105,6 +107,7 @@ struct rp_replay_flow {
 	int src, dst;                     /* hosts of the model */
 	uint16_t qps;
 	const char *opcode;               /* profile word: write, write_imm, send, send_imm, read_resp */
+	uint8_t l3;                       /* 4 or 6 */
 	uint8_t dscp, ecn, pcp;
 	bool vlan;
 	uint16_t vid;
