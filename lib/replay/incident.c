@@ -92,11 +92,12 @@ static bool *congested_hosts(const struct rp_replay_model *m)
 	return c;
 }
 
-/* Paused ns on the flow's priority at its sender's capture, in the bins of
- * its active time; -1: no capture at its sender. */
-static int64_t flow_paused(const struct rp_replay_model *m, const struct rp_replay_flow *x, unsigned prio)
+int64_t rp_replay_sender_paused(const struct rp_replay_model *m, const struct rp_replay_flow *x)
 {
 	const struct rp_replay_evidence *ev = m->ev;
+	struct rp_acct_flow_result r;
+	rp_acct_flow(ev->acct, x->acct, &r);
+	unsigned prio = r.prio;
 	for (size_t c = 0; c < ev->ncap; c++)
 		if (ev->cap[c].host == x->src) {
 			size_t b0 = (size_t)(x->start_ns / ev->bin_ns), b1 = (size_t)((x->start_ns + x->active_ns) / ev->bin_ns);
@@ -111,7 +112,7 @@ static json_t *flow_json(const struct rp_replay_model *m, const struct rp_replay
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m->ev->acct, x->acct, &r);
 	const struct rp_replay_host *h = m->ev->hosts;
-	int64_t paused = flow_paused(m, x, r.prio);
+	int64_t paused = rp_replay_sender_paused(m, x);
 	bool victim = paused > 0 && congested && !congested[x->dst];
 	double secs = (double)x->active_ns / 1e9;
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:I, s:f}", "id",

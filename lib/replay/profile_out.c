@@ -106,7 +106,8 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 {
 	const struct rp_replay_flow *x = &m->flows[e->first];
 	double rsum = 0, rmin = 0, rmax = 0;
-	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX;
+	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX, paused = 0, pactive = 0,
+		 cnp = 0;
 	for (size_t k = 0; k < e->nflows; k++) {
 		const struct rp_replay_flow *y = &m->flows[e->flows[k]];
 		rsum += y->rate_bps;
@@ -118,7 +119,24 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		active = y->active_ns > active ? y->active_ns : active;
 		uint64_t sp = host_speed(m, y->src);
 		cap = sp < cap ? sp : cap;
+		int64_t p = rp_replay_sender_paused(m, y);
+		if (p >= 0) {
+			paused += (uint64_t)p;
+			pactive += y->active_ns;
+		}
+		struct rp_acct_flow_result r;
+		rp_acct_flow(m->ev->acct, y->acct, &r);
+		cnp += r.cnp_rx;
 	}
+	char held[128] = "";
+	if (paused && pactive)
+		snprintf(held, sizeof(held), "; %s paused %.0f%% of that time by PFC: %s more",
+			 e->nflows > 1 ? "the senders were" : "its sender was",
+			 100.0 * (double)(paused < pactive ? paused : pactive) / (double)pactive,
+			 e->nflows > 1 ? "they offered" : "it offered");
+	if (cnp)
+		snprintf(held + strlen(held), sizeof(held) - strlen(held), "; %" PRIu64 " CNPs slowed %s (DCQCN)", cnp,
+			 e->nflows > 1 ? "them" : "it");
 	fprintf(f, "%sopcode: %s  # the data opcodes seen\n", ind, x->opcode);
 	if (x->merged > 1)
 		fprintf(f, "%sqps: %u  # DestQPs per flow: %zu QPs of one host pair with the same keys at overlapping times, "
@@ -151,7 +169,7 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	else if (rate >= (double)cap)
 		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed\n", ind, how);
 	else
-		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)\n", ind, rate / 1e9, how);
+		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)%s\n", ind, rate / 1e9, how, held);
 	if (e->nflows > 1)
 		fprintf(f, "%sstart: %" PRIu64 "ns  # the earliest first frame, relative to the evidence's first "
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);

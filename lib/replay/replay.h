@@ -153,6 +153,10 @@ void rp_replay_model_free(struct rp_replay_model *m);
 /* The profile, commented with the evidence of every value. */
 void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n);
 
+/* Paused ns on the flow's priority at its sender's capture point, in the
+ * time bins of its active time; -1: no capture at its sender. */
+int64_t rp_replay_sender_paused(const struct rp_replay_model *m, const struct rp_replay_flow *x);
+
 /* "roceprobe.incident/1". */
 json_t *rp_replay_incident_json(const struct rp_replay_model *m);
 
