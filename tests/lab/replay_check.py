@@ -13,13 +13,15 @@ known values (its text and `roceprobe plan --json`, never replay's own code).
              BTH): RETH and probes cut off (each QP a flow
              of its own to the accountant: QPs of one pair and keys at once are one flow)
     a2a:     profiles/all-to-all-8.yaml, 2 rounds: 56 flows -> `pattern: all-to-all`
+    ecn:     profiles/incast-32to1-ecn.yaml: DCQCN, CNPs to each of 32 senders (33 captures)
     victim:  profiles/victim-flow.yaml (leaf-spine): h7 -> h1 paused behind h0's incast; the
              lab's own victims (pause_propagation.victims) are the known answer
     bad:     an empty file, a pcap of no frames, a pcap without RoCE, a text file, a
              host the --fabric does not have: one line each, exit 2, no DIR
 
 Known answers:
-- every frame is in two captures: matched == unique == the original's tx_packets summed;
+- every frame is in two captures: matched == unique == the original's tx_packets, cnp_rx,
+  acks and naks summed;
 - each original flow (plan --json) found once by (src, dst) with its IP version, DSCP, ECN,
   VLAN and PCP, QPs, opcode, start (within 2 us of its start - the earliest start: the first frame leaves at
   its due time), messages, MTU where a message spans packets, message_size exact (RETH,
@@ -82,10 +84,12 @@ def round_trip(tmp, profile, snaplen, rate_of, sets=()):
         return
     text = open(os.path.join(rep, "profile.yaml")).read()
     inc = json.load(open(os.path.join(rep, "incident.json")))
-    sent = sum(f["tx_packets"] for f in r1["flows"])
+    # RoCE frames: data sent, and what came back to the senders (CNPs, ACKs, NAKs)
+    sent = sum(f["tx_packets"] + f["cnp_rx"] + f["acks"] + f["naks"] for f in r1["flows"])
     ev = inc["evidence"]
     expect(ev["unique"] == sent and ev["matched"] == sent,
-           f"{name}: {sent} frames sent, each in two captures: {ev['unique']} counted once, {ev['matched']} matched")
+           f"{name}: {sent} RoCE frames (data, CNPs, ACKs, NAKs), each in two captures: {ev['unique']} counted once, "
+           f"{ev['matched']} matched")
     orig, got = plan(profile, *sets), plan(os.path.join(rep, "profile.yaml"))
     expect(True, f"{name}: the inferred profile loads (plan: {len(got['flows'])} flows)")
     t0 = min(f["start_ns"] for f in orig["flows"])
@@ -120,6 +124,13 @@ def round_trip(tmp, profile, snaplen, rate_of, sets=()):
     inc_pause = {p["node"]: (x["pfc_rx"], x["paused_ns"]) for p in inc["ports"] for x in p["prio"]}
     expect(inc_pause == lab_pause, f"{name}: incident PFC frames and paused ns per host == the lab's "
            f"({len(lab_pause)} hosts paused)")
+    # without --fabric: hosts from the frames (h0.. in MAC order), a profile plan still loads
+    bare = os.path.join(tmp, "bare")
+    rp("replay", "infer", *caps, "-o", bare)
+    pb = plan(os.path.join(bare, "profile.yaml"))
+    expect(len(pb["flows"]) == len(got["flows"]) and len(pb["hosts"]) == len({h for f in orig["flows"]
+                                                                             for h in (f["src"], f["dst"])}),
+           f"{name}: without --fabric: {len(pb['hosts'])} hosts from the frames, {len(pb['flows'])} flows, loads")
     r2 = lab(os.path.join(rep, "profile.yaml"), run2)
     round_trip.r1 = r1
     expect(flows_of(r2) == flows_of(r1), f"{name}: the inferred profile in the lab: the same {len(r1['flows'])} flows "
@@ -159,6 +170,16 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(inc["congested"] == ["h0"], f"victim-flow: congested {inc['congested']} (h0's incast)")
         expect(re.search(r"pattern: incast\b.*\n\s+receiver: h0\n\s+senders: \[h2, h3, h4, h5, h6\]", text),
                "victim-flow: h2..h6 -> h0 is one `pattern: incast`, the victim a `pattern: flow`")
+    elif CASE == "ecn":
+        # 32 senders under DCQCN: CNPs back to each sender counted once across 33 captures
+        text, inc = round_trip(tmp, os.path.join(PROFILES, "incast-32to1-ecn.yaml"), 128, lambda o: (None, None))
+        r1 = round_trip.r1
+        lab_cnp = sorted((f["src"], f["cnp_rx"]) for f in r1["flows"])
+        expect(sorted((f["src"], f["cnp"]) for f in inc["flows"]) == lab_cnp and
+               inc["totals"]["cnp"] == sum(c for _, c in lab_cnp) > 0,
+               f"incast-32to1-ecn: CNPs per flow == the lab's cnp_rx ({inc['totals']['cnp']} in all)")
+        expect(re.search(r"pattern: incast\b.*\n\s+receiver: h0\n", text) and "CNPs slowed them (DCQCN)" in text,
+               "incast-32to1-ecn: one `pattern: incast` to h0, its rate's comment names the CNPs")
     elif CASE in ("mix", "mix64"):
         rates = {"w": 20e9, "s": 5e9, "wi": 10e9, "one": 2e9, "rr": 5e9}
         # at snaplen 64 an IPv6 frame is cut inside its BTH (74 B needed): the IPv6 flow goes IPv4
