@@ -25,7 +25,8 @@ struct dent {
 	struct dkey k;
 	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
 	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
-	uint32_t qp;       /* a QP's entry (QP_OP, PSN 0): its index in ev->qps + 1 */
+	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): the
+			    * capture taken at its host + 1 */
 	bool used;
 };
 
@@ -214,7 +215,15 @@ static bool op_only(uint8_t op)
 	       op == RP_OP_RC_WRITE_ONLY_IMM || op == RP_OP_RC_READ_RESP_ONLY;
 }
 
-#define QP_OP 0xFF /* no BTH opcode: the key of a QP, (source, destination, DestQP) */
+#define QP_OP 0xFF  /* no BTH opcode: the key of a QP, (source, destination, DestQP) */
+#define MAC_OP 0xFE /* nor this: the key of a MAC, the capture taken at its host */
+
+static struct dent *mac_entry(struct dmap *m, const uint8_t mac[6])
+{
+	struct dkey k = {.op = MAC_OP};
+	memcpy(k.src, mac, 6);
+	return dmap_get(m, &k);
+}
 
 static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m, const struct rp_frame *f)
 {
@@ -225,9 +234,9 @@ static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m,
 	struct dent *e = dmap_get(m, &k);
 	if (!e)
 		return NULL;
-	if (e->qp)
-		return &ev->qps[e->qp - 1];
-	e->qp = (uint32_t)ev->nqps + 1;
+	if (e->val)
+		return &ev->qps[e->val - 1];
+	e->val = (uint32_t)ev->nqps + 1;
 	struct rp_replay_qp *n = realloc(ev->qps, (ev->nqps + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
@@ -261,9 +270,11 @@ static void span_end(struct rp_replay_qp *q, uint64_t bytes)
 }
 
 /* A data frame's first copy: what its QP sent. */
-static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len)
+static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend)
 {
 	uint8_t op = f->bth.opcode;
+	if (!resend && !op_first(op) && !op_middle(op))
+		q->messages++;
 	q->ops |= 1u << op;
 	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
 	if (!q->frames)
@@ -374,6 +385,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return -1;
 	point_see(pt, &f, first);
 	e->chosen = (uint8_t)c;
+	bool resend = e->k.occ > 0; /* e is not valid past the next lookup */
 	if (!first) {
 		ev->matched++;
 		return 0;
@@ -391,7 +403,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return -1;
 	q->src_host = (int)s;
 	q->dst_host = (int)r;
-	qp_account(q, &f, t, h->len);
+	qp_account(q, &f, t, h->len, resend);
 	return 0;
 }
 
@@ -401,11 +413,17 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
 	if (is_roce(&f)) {
+		/* counted where it arrived: at its destination's capture, if there is one (not
+		 * there: lost on the way), else the copy furthest along */
+		struct dent *at = mac_entry(m, f.eth.dst);
+		if (!at)
+			return -1;
+		uint32_t dst_cap = at->val;
 		bool first;
 		struct dent *e = copy_of(m, &f, c, 1, &first);
 		if (!e)
 			return -1;
-		if (e->chosen != c)
+		if (dst_cap ? dst_cap - 1 != c : e->chosen != c)
 			return 0;
 	}
 	rp_acct_rx(ev->acct, (unsigned)c, t, d, h->caplen, h->len, NULL);
@@ -529,6 +547,11 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	struct rp_acct_cfg cfg = {.ports = ports, .nports = ev->ncap, .start_ns = ev->first_ns,
 				  .run_ns = ev->last_ns - ev->first_ns, .bin_ns = ev->bin_ns, .discover = true,
 				  .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
+	for (size_t c = ev->ncap; c-- > 0;) {
+		struct dent *e = ev->cap[c].host >= 0 ? mac_entry(m, ev->hosts[ev->cap[c].host].mac) : NULL;
+		if (e)
+			e->val = (uint32_t)c + 1;
+	}
 	ev->acct = rp_acct_create(&cfg, err, errlen);
 	if (!ev->acct || merge_rewind(mg, err, errlen))
 		return -1;

@@ -118,6 +118,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 			fl->pcp = q->pcp;
 		}
 		fl->qps++;
+		fl->messages += q->messages;
 		ops |= q->ops;
 		fl->frames += q->frames;
 		bits += q->l1_bits;
@@ -158,7 +159,6 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	fl->last_bits = last_bits;
 	fl->first_abs = first;
 	fl->last_abs = last;
-	fl->messages = r.messages;
 	fl->merged = 1;
 	flow_times(ev, fl);
 	return true;

@@ -175,8 +175,8 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
 	else
 		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
-	fprintf(f, "%smessages: %" PRIu64 "  # messages seen per flow (LAST or ONLY, the accountant's count)\n", ind,
-		x->messages);
+	fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets, resends not counted\n",
+		ind, x->messages);
 }
 
 static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)

@@ -9,7 +9,9 @@
  *                            copy in one capture matches the k-th copy in every
  *                            other (the same PSN twice at one point is a
  *                            resend, not an overlap). Per QP the facts as sent
- *                            (the earliest copy); the accountant gets the last
+ *                            (the earliest copy); the accountant gets the copy
+ *                            at the destination's capture when there is one (a
+ *                            frame not there was lost on the way), else the last
  *                            copy (the one furthest along: CE marks, arrival).
  *   rp_replay_infer          -> hosts, flows, named patterns, with evidence
  *   rp_replay_profile_write  -> the profile YAML (profile_out.c, the one writer)
@@ -67,6 +69,7 @@ struct rp_replay_qp {
 	uint64_t span_bytes;              /* the open message so far (FIRST..) */
 	bool span_open;
 	uint64_t spans;                   /* whole messages seen FIRST..LAST or ONLY */
+	uint64_t messages;                /* LAST or ONLY packets first sent (not resent) */
 	uint64_t span_min, span_max;
 	uint64_t frames, l1_bits, last_bits; /* unique data frames, their layer-1 bits, the last one's */
 	uint64_t first_ns, last_ns;
@@ -119,7 +122,7 @@ struct rp_replay_flow {
 	double rate_bps;                  /* layer 1 over the active time; 0: one frame */
 	uint64_t active_ns, frames;
 	uint64_t start_ns;                /* first frame - the evidence's first frame */
-	uint64_t messages;
+	uint64_t messages;                /* sent: LAST or ONLY packets, resends not counted */
 	int entry;                        /* the traffic entry it went into; -2: merged into another */
 	uint64_t bits, last_bits;         /* layer-1 bits of its frames, of its last frame */
 	uint64_t first_abs, last_abs;     /* its first and last frame's times */

@@ -14,14 +14,16 @@ known values (its text and `roceprobe plan --json`, never replay's own code).
              of its own to the accountant: QPs of one pair and keys at once are one flow)
     a2a:     profiles/all-to-all-8.yaml, 2 rounds: 56 flows -> `pattern: all-to-all`
     ecn:     profiles/incast-32to1-ecn.yaml: DCQCN, CNPs to each of 32 senders (33 captures)
+    lossy:   profiles/lossy-lossless-mix.yaml: the lossy incast's tail drops are frames at
+             their sender's capture and not at the receiver's: lost, not received
     victim:  profiles/victim-flow.yaml (leaf-spine): h7 -> h1 paused behind h0's incast; the
              lab's own victims (pause_propagation.victims) are the known answer
     bad:     an empty file, a pcap of no frames, a pcap without RoCE, a text file, a
              host the --fabric does not have: one line each, exit 2, no DIR
 
 Known answers:
-- every frame is in two captures: matched == unique == the original's tx_packets, cnp_rx,
-  acks and naks summed;
+- every frame is counted once: unique == the original's tx_packets + cnp_rx + acks + naks,
+  and those that arrived are in two captures: matched == the same with rx_packets;
 - each original flow (plan --json) found once by (src, dst) with its IP version, DSCP, ECN,
   VLAN and PCP, QPs, opcode, start (within 2 us of its start - the earliest start: the first frame leaves at
   its due time), messages, MTU where a message spans packets, message_size exact (RETH,
@@ -84,12 +86,14 @@ def round_trip(tmp, profile, snaplen, rate_of, sets=()):
         return
     text = open(os.path.join(rep, "profile.yaml")).read()
     inc = json.load(open(os.path.join(rep, "incident.json")))
-    # RoCE frames: data sent, and what came back to the senders (CNPs, ACKs, NAKs)
-    sent = sum(f["tx_packets"] + f["cnp_rx"] + f["acks"] + f["naks"] for f in r1["flows"])
+    # RoCE frames: data sent, and what came back to the senders (CNPs, ACKs, NAKs); those that
+    # arrived are at their sender's capture and their receiver's
+    back = sum(f["cnp_rx"] + f["acks"] + f["naks"] for f in r1["flows"])
+    sent, arrived = sum(f["tx_packets"] for f in r1["flows"]) + back, sum(f["rx_packets"] for f in r1["flows"]) + back
     ev = inc["evidence"]
-    expect(ev["unique"] == sent and ev["matched"] == sent,
-           f"{name}: {sent} RoCE frames (data, CNPs, ACKs, NAKs), each in two captures: {ev['unique']} counted once, "
-           f"{ev['matched']} matched")
+    expect(ev["unique"] == sent and ev["matched"] == arrived,
+           f"{name}: {sent} RoCE frames (data, CNPs, ACKs, NAKs) counted once ({ev['unique']}), the {arrived} that "
+           f"arrived seen twice ({ev['matched']} matched)")
     orig, got = plan(profile, *sets), plan(os.path.join(rep, "profile.yaml"))
     expect(True, f"{name}: the inferred profile loads (plan: {len(got['flows'])} flows)")
     t0 = min(f["start_ns"] for f in orig["flows"])
@@ -180,6 +184,20 @@ with tempfile.TemporaryDirectory() as tmp:
                f"incast-32to1-ecn: CNPs per flow == the lab's cnp_rx ({inc['totals']['cnp']} in all)")
         expect(re.search(r"pattern: incast\b.*\n\s+receiver: h0\n", text) and "CNPs slowed them (DCQCN)" in text,
                "incast-32to1-ecn: one `pattern: incast` to h0, its rate's comment names the CNPs")
+    elif CASE == "lossy":
+        # the switch tail-drops the lossy incast: frames at their sender's capture, not at h7's
+        text, inc = round_trip(tmp, os.path.join(PROFILES, "lossy-lossless-mix.yaml"), 128, lambda o: (None, None))
+        r1 = round_trip.r1
+        lab_rx = {(f["src"], f["dst"]): (f["rx_packets"], f["lost"], f["tx_packets"]) for f in r1["flows"]}
+        ok = all(f["rx_packets"] == lab_rx[(f["src"], f["dst"])][0] and
+                 f["lost"] <= lab_rx[(f["src"], f["dst"])][1] and
+                 f["lost"] + f["rx_packets"] >= 0.95 * lab_rx[(f["src"], f["dst"])][2] for f in inc["flows"])
+        expect(ok, "lossy-lossless-mix: rx_packets per flow == the lab's (counted at the receiver's capture); lost "
+               "the PSN gaps: at most the lab's, all but the stream's tail: "
+               f"{sorted((f['src'], f['rx_packets'], f['lost']) for f in inc['flows'])} vs "
+               f"{sorted((k[0], v[0], v[1]) for k, v in lab_rx.items())}")
+        expect(len(re.findall(r"pattern: incast\b", text)) == 2 and sorted(inc["congested"]) == ["h0", "h7"],
+               f"lossy-lossless-mix: two incasts (to h0 and h7), congested {inc['congested']}")
     elif CASE in ("mix", "mix64"):
         rates = {"w": 20e9, "s": 5e9, "wi": 10e9, "one": 2e9, "rr": 5e9}
         # at snaplen 64 an IPv6 frame is cut inside its BTH (74 B needed): the IPv6 flow goes IPv4
