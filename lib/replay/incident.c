@@ -106,8 +106,10 @@ int64_t rp_replay_sender_paused(const struct rp_replay_model *m, const struct rp
 	return -1;
 }
 
+/* A flow's entry; a victim also into victims ("flow": its index in flows, which holds
+ * flows_before before it). */
 static json_t *flow_json(const struct rp_replay_model *m, const struct rp_replay_flow *x, const bool *congested,
-			 json_t *victims)
+			 json_t *victims, const json_t *flows_before)
 {
 	struct rp_acct_flow_result r;
 	rp_acct_flow(m->ev->acct, x->acct, &r);
@@ -131,7 +133,10 @@ static json_t *flow_json(const struct rp_replay_model *m, const struct rp_replay
 	json_object_set_new(o, "sender_paused_ns", paused >= 0 ? json_integer(paused) : json_null());
 	json_object_set_new(o, "victim", json_boolean(victim));
 	if (victim)
-		json_array_append_new(victims, json_integer((json_int_t)r.id));
+		json_array_append_new(victims, json_pack("{s:I, s:s, s:s, s:i, s:I}", "flow",
+							 (json_int_t)json_array_size(flows_before), "src", h[x->src].name,
+							 "dst", h[x->dst].name, "prio", (int)r.prio, "sender_paused_ns",
+							 (json_int_t)paused));
 	return o;
 }
 
@@ -142,7 +147,7 @@ json_t *rp_replay_incident_json(const struct rp_replay_model *m)
 	json_t *flows = json_array(), *victims = json_array(), *cong = json_array();
 	uint64_t pk = 0, ce = 0, cnp = 0, lost = 0, rt = 0;
 	for (size_t i = 0; i < m->nflows; i++) {
-		json_t *o = flow_json(m, &m->flows[i], congested, victims);
+		json_t *o = flow_json(m, &m->flows[i], congested, victims, flows);
 		pk += (uint64_t)json_integer_value(json_object_get(o, "rx_packets"));
 		ce += (uint64_t)json_integer_value(json_object_get(o, "ce"));
 		cnp += (uint64_t)json_integer_value(json_object_get(o, "cnp"));

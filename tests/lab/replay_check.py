@@ -168,7 +168,8 @@ with tempfile.TemporaryDirectory() as tmp:
         lv = round_trip.r1["pause_propagation"]["victims"]
         iv = [f for f in inc["flows"] if f["victim"]]
         expect([(f["src"], f["dst"], f["sender_paused_ns"]) for f in iv] ==
-               [(v["src"], v["dst"], v["sender_paused_ns"]) for v in lv] and inc["victims"] == [f["id"] for f in iv],
+               [(v["src"], v["dst"], v["sender_paused_ns"]) for v in lv] and
+               [inc["flows"][v["flow"]] for v in inc["victims"]] == iv,
                f"victim-flow: victims {[(f['src'], f['dst'], f['sender_paused_ns']) for f in iv]} == the lab's "
                f"{[(v['src'], v['dst'], v['sender_paused_ns']) for v in lv]}")
         expect(inc["congested"] == ["h0"], f"victim-flow: congested {inc['congested']} (h0's incast)")
