@@ -38,12 +38,27 @@ static bool copy_section(FILE *f, const char *text, const char *key)
 	return any;
 }
 
+/* Without a fabric, the link speed a host needs (captures carry none): 100G,
+ * or the first common speed its fastest flow fits in. */
+static uint64_t frame_speed(const struct rp_replay_model *m, int host)
+{
+	static const uint64_t speeds[] = {200000000000ull, 400000000000ull, 800000000000ull, 1600000000000ull};
+	double top = 0;
+	for (size_t i = 0; i < m->nflows; i++)
+		if (m->flows[i].src == host && m->flows[i].entry != -2 && m->flows[i].rate_bps > top)
+			top = m->flows[i].rate_bps;
+	uint64_t sp = DEFAULT_SPEED_BPS;
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]) && top > (double)sp * 1.001; i++)
+		sp = speeds[i];
+	return sp;
+}
+
 static uint64_t host_speed(const struct rp_replay_model *m, int host)
 {
 	const struct rp_replay_host *h = &m->ev->hosts[host];
 	if (m->fabric && h->fabric >= 0)
 		return m->fabric->hosts[h->fabric].speed_bps;
-	return DEFAULT_SPEED_BPS;
+	return frame_speed(m, host);
 }
 
 static void write_hosts(FILE *f, const struct rp_replay_model *m)
@@ -69,7 +84,12 @@ static void write_hosts(FILE *f, const struct rp_replay_model *m)
 			rp_ipv6_addr_format(h->ipv6, a6);
 			fprintf(f, ", ipv6: \"%s\"", a6);
 		}
-		fprintf(f, "}  # %" PRIu64 " RoCE frames sent, %" PRIu64 " received\n", h->tx, h->rx);
+		uint64_t sp = frame_speed(m, (int)i);
+		char sps[32];
+		if (sp != DEFAULT_SPEED_BPS)
+			fprintf(f, ", speed: %s", rp_format_bps(sp, sps, sizeof(sps)));
+		fprintf(f, "}  # %" PRIu64 " RoCE frames sent, %" PRIu64 " received%s\n", h->tx, h->rx,
+			sp != DEFAULT_SPEED_BPS ? "; speed: the first common one its fastest flow fits in" : "");
 	}
 }
 
@@ -238,7 +258,7 @@ void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const cha
 			rp_format_bps(m->fabric->default_speed_bps ? m->fabric->default_speed_bps : DEFAULT_SPEED_BPS, sp,
 				      sizeof(sp)));
 	} else {
-		fputs("defaults:\n  speed: 100G  # link speeds are not in captures: 100G assumed\n", f);
+		fputs("defaults:\n  speed: 100G  # link speeds are not in captures: 100G, or a host's fastest flow's\n", f);
 	}
 	write_hosts(f, m);
 	fputs("traffic:\n", f);
