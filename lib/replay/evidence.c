@@ -25,8 +25,9 @@ struct dent {
 	struct dkey k;
 	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
 	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
-	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): the
-			    * capture taken at its host + 1 */
+	bool fed;          /* pass 2: a copy went to the accountant */
+	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): its
+			    * host's index + 1 when a capture was taken at that host */
 	bool used;
 };
 
@@ -216,7 +217,7 @@ static bool op_only(uint8_t op)
 }
 
 #define QP_OP 0xFF  /* no BTH opcode: the key of a QP, (source, destination, DestQP) */
-#define MAC_OP 0xFE /* nor this: the key of a MAC, the capture taken at its host */
+#define MAC_OP 0xFE /* nor this: the key of a MAC, whether a capture was taken at its host */
 
 static struct dent *mac_entry(struct dmap *m, const uint8_t mac[6])
 {
@@ -418,13 +419,14 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 		struct dent *at = mac_entry(m, f.eth.dst);
 		if (!at)
 			return -1;
-		uint32_t dst_cap = at->val;
+		uint32_t dst = at->val; /* its host + 1 when captured there */
 		bool first;
 		struct dent *e = copy_of(m, &f, c, 1, &first);
 		if (!e)
 			return -1;
-		if (dst_cap ? dst_cap - 1 != c : e->chosen != c)
+		if (dst ? ev->cap[c].host != (int)dst - 1 || e->fed : e->chosen != c)
 			return 0;
+		e->fed = true;
 	}
 	rp_acct_rx(ev->acct, (unsigned)c, t, d, h->caplen, h->len, NULL);
 	return 0;
@@ -547,10 +549,10 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	struct rp_acct_cfg cfg = {.ports = ports, .nports = ev->ncap, .start_ns = ev->first_ns,
 				  .run_ns = ev->last_ns - ev->first_ns, .bin_ns = ev->bin_ns, .discover = true,
 				  .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
-	for (size_t c = ev->ncap; c-- > 0;) {
+	for (size_t c = 0; c < ev->ncap; c++) {
 		struct dent *e = ev->cap[c].host >= 0 ? mac_entry(m, ev->hosts[ev->cap[c].host].mac) : NULL;
 		if (e)
-			e->val = (uint32_t)c + 1;
+			e->val = (uint32_t)ev->cap[c].host + 1;
 	}
 	ev->acct = rp_acct_create(&cfg, err, errlen);
 	if (!ev->acct || merge_rewind(mg, err, errlen))

@@ -12,6 +12,7 @@ known values (its text and `roceprobe plan --json`, never replay's own code).
     mix64:   the same captured with --snaplen 64 (the IPv6 flow as IPv4: 64 B cut an IPv6
              BTH): RETH and probes cut off (each QP a flow
              of its own to the accountant: QPs of one pair and keys at once are one flow)
+    rotate:  incast with --capture-rotate 1MiB: h0's capture in several files, one host
     a2a:     profiles/all-to-all-8.yaml, 2 rounds: 56 flows -> `pattern: all-to-all`
     ecn:     profiles/incast-32to1-ecn.yaml: DCQCN, CNPs to each of 32 senders (33 captures)
     lossy:   profiles/lossy-lossless-mix.yaml: the lossy incast's tail drops are frames at
@@ -75,11 +76,11 @@ def flows_of(result):
     return sorted((f["src"], f["dst"], f["dscp"], f["tx_bytes"]) for f in result["flows"])
 
 
-def round_trip(tmp, profile, snaplen, rate_of, sets=()):
+def round_trip(tmp, profile, snaplen, rate_of, sets=(), lab_args=()):
     """rate_of(flow of the original plan) -> (the rate expected in bit/s, relative bound)."""
     name = os.path.basename(profile)
     run1, rep, run2 = (os.path.join(tmp, d) for d in ("run1", "rep", "run2"))
-    r1 = lab(profile, run1, "--capture", "--snaplen", str(snaplen), *sets)
+    r1 = lab(profile, run1, "--capture", "--snaplen", str(snaplen), *sets, *lab_args)
     caps = sorted(glob.glob(os.path.join(run1, "capture-*.pcap")))
     p = rp("replay", "infer", *caps, "--fabric", profile, "-o", rep, ok=False)
     if not expect(p.returncode == 0, f"{name}: replay infer on {len(caps)} captures exits 0 ({p.stderr.strip()[-300:]})"):
@@ -156,6 +157,13 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(len(prio3) == 8 and all(x["prio"] == 3 and 0.5 < x["paused_fraction"] < 1
                                        and len(x["paused_fraction_bins"]) == 43 for x in prio3),
                "incast-8to1: 8 senders paused on priority 3, 50..100% of the time, 43 bins of 100 us")
+    elif CASE == "rotate":
+        # h0's capture in 1 MiB files (capture-h0-0001.pcap, -0002, ...): several files of one host
+        text, inc = round_trip(tmp, os.path.join(PROFILES, "incast-8to1.yaml"), 128, lambda o: (100e9 / 8, 0.05),
+                               lab_args=("--capture-rotate", "1MiB"))
+        nodes = [c["node"] for c in inc["evidence"]["captures"]]
+        expect(nodes.count("h0") >= 2 and inc["totals"]["rx_packets"] == 12800 and inc["totals"]["lost"] == 0,
+               f"incast-8to1 rotated: {nodes.count('h0')} files at h0, 12800 frames received, none lost")
     elif CASE == "a2a":
         # 8 hosts, 2 rounds of 7 phases of 1 MiB at 100%: each pair paced at line rate in its phase
         text, inc = round_trip(tmp, os.path.join(PROFILES, "all-to-all-8.yaml"), 128, lambda o: (100e9, 0.01),
