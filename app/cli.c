@@ -81,6 +81,24 @@ int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out)
 	return rc;
 }
 
+int rp_cli_capture_timing(const char *cmd, const char *shorts, int c, const char *arg, uint64_t *bin_ns,
+			  uint64_t *bps)
+{
+	uint64_t v;
+	if (c == RP_CLI_OPT_BIN_US) {
+		if (rp_parse_uint(arg, 1000000000ull, &v) || v == 0)
+			return rp_cli_error(cmd, "--bin-us '%s': give a whole number of microseconds, 1 or more", arg);
+		*bin_ns = v * 1000;
+		return 0;
+	}
+	if (c == RP_CLI_OPT_SPEED) {
+		if (rp_parse_bitrate(arg, bps) || *bps == 0)
+			return rp_cli_error(cmd, "--speed '%s': give a link speed such as 25G, 100G or 400G", arg);
+		return 0;
+	}
+	return rp_cli_bad_option(cmd, shorts);
+}
+
 bool rp_cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

@@ -40,6 +40,16 @@ void rp_cli_catch_stop(void);
 #define RP_CLI_SNAPLEN_MAX 65535
 #define RP_CLI_SNAPLEN_DEFAULT 128
 int rp_cli_snaplen(const char *cmd, const char *arg, unsigned *out);
+/* --bin-us N (a time series' bin, whole microseconds, 1 or more) and --speed
+ * RATE (a link speed for pause quanta -> time), as analyze and replay read a
+ * capture: getopt_long's values for them ('b', 's'), and what the command's
+ * option loop does with any value it has no case for: c one of them, its
+ * value in *bin_ns or *bps and 0; a bad value, or any other c (a bad option:
+ * rp_cli_bad_option), the one error line's exit. */
+#define RP_CLI_OPT_BIN_US 'b'
+#define RP_CLI_OPT_SPEED 's'
+int rp_cli_capture_timing(const char *cmd, const char *shorts, int c, const char *arg, uint64_t *bin_ns,
+			  uint64_t *bps);
 /* --no-telemetry, one option for every command that starts DPDK's EAL (gen,
  * run, capture, switch; certify passes it to its run children): DPDK
  * telemetry is on by default, its socket /var/run/dpdk/rpPID/dpdk_telemetry.v2
@@ -124,6 +134,7 @@ struct rp_auth_key;
 int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct rp_auth_key **out);
 
 int rp_cmd_analyze(int argc, char **argv);
+int rp_cmd_replay(int argc, char **argv);
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);
 int rp_cmd_counters(int argc, char **argv);

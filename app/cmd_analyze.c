@@ -13,7 +13,6 @@
 
 #include "capin.h"
 #include "cli.h"
-#include "profile/units.h"
 #include "report/analyze.h"
 #include "stats/acct.h"
 
@@ -79,24 +78,16 @@ static int parse_opts(int argc, char **argv, struct analyze_opts *o)
 		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
 	};
 	*o = (struct analyze_opts){.bin_ns = 100000, .speed_bps = 100000000000ull};
-	uint64_t v;
-	int c;
+	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'l': o->latency = true; break;
-		case 'b':
-			if (rp_parse_uint(optarg, 1000000000ull, &v) || v == 0)
-				return rp_cli_error(CMD, "--bin-us '%s': give a whole number of microseconds, 1 or more", optarg);
-			o->bin_ns = v * 1000;
-			break;
-		case 's':
-			if (rp_parse_bitrate(optarg, &o->speed_bps) || o->speed_bps == 0)
-				return rp_cli_error(CMD, "--speed '%s': give a link speed such as 25G, 100G or 400G", optarg);
-			break;
 		case 'h': usage(stdout); return -1;
-		default: return rp_cli_bad_option(CMD, SHORTS);
+		default: /* --bin-us, --speed, or a bad option */
+			if ((rc = rp_cli_capture_timing(CMD, SHORTS, c, optarg, &o->bin_ns, &o->speed_bps)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{"switch", rp_cmd_switch, "the emulated PFC/ECN switch in real time between DPDK ports (veth, tap, NICs)"},
 #endif
 	{"analyze", rp_cmd_analyze, "explain a RoCEv2 capture: loss, resends, go-back-N, CNP/ACK/NAK timing, CE, PFC timeline"},
+	{"replay", rp_cmd_replay, "an incident's captures -> a profile that reproduces it, and its symptoms (incident.json)"},
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
 	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
 	{"headroom", rp_cmd_headroom, "PFC headroom a link needs, term by term"},

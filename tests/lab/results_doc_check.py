@@ -6,6 +6,7 @@ tables there name is one some result carries.
     roceprobe lab --sweep (two points)                               -> sweep.json
     roceprobe run  (back to back on DPDK pair: ports, --capture)     -> result.json
     roceprobe analyze --json (the run's capture)                     -> analyze JSON
+    roceprobe replay infer (the lab incast's captures)               -> incident.json
     roceprobe gen --json (back to back, 200 ms)                      -> gen JSON
         every key, at any depth  ==  a `key` in docs/results.md
 
@@ -96,6 +97,9 @@ with tempfile.TemporaryDirectory() as tmp:
         keys(r, "lab", seen)
         if name == "incast-8to1":
             flow_series(r, "lab incast-8to1", [1600] * 8)
+            caps = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".pcap"))
+            rp("replay", "infer", *caps, "-o", os.path.join(tmp, "replay"))
+            keys(json.load(open(os.path.join(tmp, "replay", "incident.json"))), "incident", seen)
     # interrupted_in and interrupted_skipped: a run of 36,672 flows stopped by SIGINT once it runs
     out = os.path.join(tmp, "stopped")
     p = subprocess.Popen([ROCEPROBE, "lab", os.path.join(PROFILES, "all-to-all-192.yaml"), "-o", out],

@@ -1,0 +1,209 @@
+/* roceprobe replay infer: an incident's captures -> a profile that reproduces
+ * its workload and the symptoms it showed (lib/replay, docs/replay.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile/profile.h"
+#include "replay/replay.h"
+#include "report/outdir.h"
+#include "report/result.h"
+
+#define CMD "replay"
+
+static const char SHORTS[] = "o:f:b:s:h";
+
+static void usage(FILE *out)
+{
+	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--bin-us N] [--speed RATE] -o DIR CAPTURE...\n"
+	      "\n"
+	      "Turn an incident's evidence into a profile that makes its workload happen again,\n"
+	      "and the symptoms it showed. Evidence: captures, pcap or pcapng, as they come (a\n"
+	      "host's tcpdump, 'roceprobe lab --capture', 'roceprobe run --capture', a mirror\n"
+	      "port). Captures of one incident may overlap: a RoCE frame is (source IP,\n"
+	      "destination IP, DestQP, PSN, opcode), and its k-th copy in one capture is the\n"
+	      "k-th copy in every other, so a frame seen at its sender and at its receiver counts\n"
+	      "once, and the same PSN twice at one point is a resend. Writes:\n"
+	      "  DIR/profile.yaml   hosts (MAC, addresses from the frames, named h0, h1, ... in\n"
+	      "                     MAC order; with --fabric the fabric's hosts and fabric:),\n"
+	      "                     one traffic entry per flow (src, dst, qps, opcode, dscp, ecn,\n"
+	      "                     message_size from the RETH DMA length or the FIRST..LAST\n"
+	      "                     span, mtu, rate achieved over its active time, start,\n"
+	      "                     messages), pattern: incast or all-to-all where they fit;\n"
+	      "                     every value with a comment saying where it comes from\n"
+	      "  DIR/incident.json  \"roceprobe.incident/1\": per capture point and priority the\n"
+	      "                     paused fraction per time bin, the order ports were first\n"
+	      "                     paused, congested hosts and victim flows, CE and CNP rates,\n"
+	      "                     loss, resends and goodput per flow (docs/results.md)\n"
+	      "Counted by the accountant 'analyze' uses. Not yet: counter series, ERSPAN,\n"
+	      "sampled captures, clock alignment between capture points (their clocks are taken\n"
+	      "as one), and 'replay run' (the fidelity verdict).\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --out DIR      the directory to write (made; it must not hold files)\n"
+	      "  --fabric PROFILE   take hosts and fabric: from this profile (the lab's, or the\n"
+	      "                     real fabric's); a host of the evidence that is none of its\n"
+	      "                     hosts (by MAC or address) is one line, exit 2. With it,\n"
+	      "                     'roceprobe lab DIR/profile.yaml' runs the reproduction\n"
+	      "  --bin-us N         the symptoms' time bin in microseconds (default 100)\n"
+	      "  --speed RATE       link speed for pause quanta -> time (default 100G)\n"
+	      "\n"
+	      "example: roceprobe lab profiles/incast-8to1.yaml -o inc --capture\n"
+	      "         roceprobe replay infer inc/capture-*.pcap --fabric profiles/incast-8to1.yaml -o rep\n"
+	      "         roceprobe lab rep/profile.yaml -o again\n"
+	      "exit: 0 written, 2 bad evidence or option (one line on stderr; DIR is not made)\n",
+	      out);
+}
+
+struct replay_opts {
+	const char *out, *fabric;
+	uint64_t bin_ns, speed_bps;
+	char **paths;
+	size_t npaths;
+};
+
+static int parse_opts(int argc, char **argv, struct replay_opts *o)
+{
+	static const struct option longopts[] = {
+		{"out", required_argument, NULL, 'o'},  {"fabric", required_argument, NULL, 'f'},
+		{"bin-us", required_argument, NULL, 'b'}, {"speed", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	};
+	*o = (struct replay_opts){.bin_ns = 100000, .speed_bps = 100000000000ull};
+	if (argc >= 2 && rp_cli_is_help(argv[1])) {
+		usage(stdout);
+		return -1;
+	}
+	if (argc < 2 || strcmp(argv[1], "infer") != 0)
+		return rp_cli_error(CMD, "%s%s%s: the command is 'replay infer' ('replay run' is not yet; try 'roceprobe "
+				    "replay --help')", argc < 2 ? "no subcommand" : "'", argc < 2 ? "" : argv[1],
+				    argc < 2 ? "" : "'");
+	argc--;
+	argv++;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'f': o->fabric = optarg; break;
+		case 'h': usage(stdout); return -1;
+		default: /* --bin-us, --speed, or a bad option */
+			if ((rc = rp_cli_capture_timing(CMD, SHORTS, c, optarg, &o->bin_ns, &o->speed_bps)))
+				return rc;
+		}
+	}
+	if (!o->out)
+		return rp_cli_error(CMD, "give the output directory: -o DIR (try 'roceprobe replay --help')");
+	if (optind >= argc)
+		return rp_cli_error(CMD, "give one or more captures (try 'roceprobe replay --help')");
+	o->paths = argv + optind;
+	o->npaths = (size_t)(argc - optind);
+	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[4096];
+	size_t n;
+	while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	fclose(f);
+	if (m)
+		fclose(m);
+	return buf;
+}
+
+static void profile_body(FILE *f, void *ctx)
+{
+	const void *const *a = ctx;
+	const struct replay_opts *o = a[1];
+	rp_replay_profile_write(f, a[0], (const char *const *)o->paths, o->npaths);
+}
+
+/* Both files or neither: DIR is made only now, and removed again on failure. */
+static int write_out(const struct replay_opts *o, const struct rp_replay_model *m)
+{
+	char err[512], path[4096];
+	struct stat st;
+	bool made = stat(o->out, &st) != 0;
+	if (rp_outdir_prepare(o->out, false, err, sizeof(err)))
+		return rp_cli_error(CMD, "%s", err);
+	json_t *inc = rp_replay_incident_json(m);
+	const void *ctx[2] = {m, o};
+	snprintf(path, sizeof(path), "%s/incident.json", o->out);
+	int rc = rp_report_write_atomic(path, inc, err, sizeof(err));
+	json_decref(inc);
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/profile.yaml", o->out);
+		rc = rp_outdir_write_text(path, profile_body, (void *)ctx, err, sizeof(err));
+	}
+	if (rc) {
+		snprintf(path, sizeof(path), "%s/incident.json", o->out);
+		unlink(path);
+		if (made)
+			rmdir(o->out);
+		return rp_cli_error(CMD, "%s", err);
+	}
+	if (m->ev->malformed)
+		fprintf(stderr, "replay: %llu frames could not be read (malformed, or a snaplen cut their headers: IPv6 "
+			"needs 74 B): flows of theirs are missing from the profile\n", (unsigned long long)m->ev->malformed);
+	size_t flows = 0;
+	for (size_t i = 0; i < m->nflows; i++)
+		flows += m->flows[i].entry >= 0;
+	fprintf(stderr, "replay: %zu flows in %zu traffic entries from %zu captures (%llu RoCE frames once, %llu "
+		"copies matched): %s/profile.yaml, %s/incident.json\n", flows, m->nentries, o->npaths,
+		(unsigned long long)m->ev->unique, (unsigned long long)m->ev->matched, o->out, o->out);
+	return RP_EXIT_OK;
+}
+
+int rp_cmd_replay(int argc, char **argv)
+{
+	struct replay_opts o;
+	int rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? RP_EXIT_OK : rc;
+	char err[4400];
+	struct rp_profile *fab = NULL;
+	char *text = NULL;
+	if (o.fabric) {
+		if (!(fab = rp_profile_load(o.fabric, NULL, err, sizeof(err))))
+			return rp_cli_error(CMD, "--fabric: %s", err);
+		if (!(text = slurp(o.fabric))) {
+			rp_profile_free(fab);
+			return rp_cli_error(CMD, "--fabric %s: %s", o.fabric, strerror(errno));
+		}
+	}
+	struct rp_replay_evidence *ev = calloc(1, sizeof(*ev));
+	struct rp_replay_model m = {0};
+	if (!ev)
+		rc = rp_cli_error(CMD, "out of memory");
+	else if (rp_replay_evidence_read(ev, (const char *const *)o.paths, o.npaths, fab, o.bin_ns, o.speed_bps, err,
+					 sizeof(err)))
+		rc = rp_cli_error(CMD, "%s", err);
+	else if (rp_replay_infer(&m, ev, fab, o.fabric, text))
+		rc = rp_cli_error(CMD, "out of memory inferring the flows");
+	else if (m.nflows == 0)
+		rc = rp_cli_error(CMD, "no flow with data in the evidence (only ACKs, CNPs or requests): nothing to "
+				  "reproduce");
+	else
+		rc = write_out(&o, &m);
+	rp_replay_model_free(&m);
+	if (ev)
+		rp_replay_evidence_free(ev);
+	free(ev);
+	free(text);
+	if (fab)
+		rp_profile_free(fab);
+	return rc;
+}

@@ -1,0 +1,622 @@
+/* Captures -> frames counted once, per-QP facts as sent, and the accountant
+ * (replay.h). Two passes over the captures merged in time order: the first
+ * matches copies and learns hosts and QPs, the second feeds the accountant
+ * each unique RoCE frame once (its last copy) and every other frame (PFC,
+ * PAUSE) at the capture that holds it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcap/reader.h"
+#include "profile/profile.h"
+#include "replay.h"
+#include "wire/frame.h"
+
+/* A RoCE frame's identity across capture points, with its copy number in
+ * one capture (occ): the k-th copy at one point matches the k-th at another. */
+struct dkey {
+	uint8_t l3, op;
+	uint16_t zero;
+	uint32_t dqpn, psn, occ;
+	uint8_t src[16], dst[16];
+};
+
+struct dent {
+	struct dkey k;
+	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
+	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
+	bool fed;          /* pass 2: a copy went to the accountant */
+	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): its
+			    * host's index + 1 when a capture was taken at that host */
+	bool used;
+};
+
+struct dmap {
+	struct dent *e;
+	size_t cap, n;
+};
+
+static uint64_t dhash(const struct dkey *k)
+{
+	const uint8_t *p = (const uint8_t *)k;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static int dmap_grow(struct dmap *m)
+{
+	size_t ncap = m->cap ? 2 * m->cap : 4096;
+	struct dent *ne = calloc(ncap, sizeof(*ne));
+	if (!ne)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->e[i].used)
+			for (size_t j = dhash(&m->e[i].k) & (ncap - 1);; j = (j + 1) & (ncap - 1))
+				if (!ne[j].used) {
+					ne[j] = m->e[i];
+					break;
+				}
+	free(m->e);
+	m->e = ne;
+	m->cap = ncap;
+	return 0;
+}
+
+static struct dent *dmap_get(struct dmap *m, const struct dkey *k)
+{
+	if (2 * (m->n + 1) > m->cap && dmap_grow(m))
+		return NULL;
+	for (size_t j = dhash(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		if (!m->e[j].used) {
+			m->e[j] = (struct dent){.k = *k, .used = true};
+			m->n++;
+			return &m->e[j];
+		}
+		if (memcmp(&m->e[j].k, k, sizeof(*k)) == 0)
+			return &m->e[j];
+	}
+}
+
+static bool is_roce(const struct rp_frame *f)
+{
+	return (f->kind == RP_KIND_ROCE || f->kind == RP_KIND_CNP) && (f->l3 == 4 || f->l3 == 6);
+}
+
+static void key_of(const struct rp_frame *f, struct dkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->l3 = f->l3;
+	k->op = f->bth.opcode;
+	k->dqpn = f->bth.dqpn;
+	k->psn = f->bth.psn;
+	if (f->l3 == 4) {
+		memcpy(k->src, &f->ip4.src, 4);
+		memcpy(k->dst, &f->ip4.dst, 4);
+	} else {
+		memcpy(k->src, f->ip6.src, 16);
+		memcpy(k->dst, f->ip6.dst, 16);
+	}
+}
+
+/* The copy of f at capture c: its entry, and whether it is the first copy
+ * anywhere (*first). NULL: out of memory. */
+static struct dent *copy_of(struct dmap *m, const struct rp_frame *f, size_t c, int pass, bool *first)
+{
+	struct dkey k;
+	key_of(f, &k);
+	for (;; k.occ++) {
+		struct dent *e = dmap_get(m, &k);
+		if (!e)
+			return NULL;
+		if (e->seen[pass] & (1ull << c))
+			continue;
+		*first = e->seen[pass] == 0;
+		e->seen[pass] |= 1ull << c;
+		return e;
+	}
+}
+
+/* The captures, read side by side in time order. */
+struct merge {
+	struct rp_pcap_reader r[RP_REPLAY_MAX_CAPTURES];
+	struct pcap_pkthdr *h[RP_REPLAY_MAX_CAPTURES];
+	const u_char *d[RP_REPLAY_MAX_CAPTURES];
+	bool live[RP_REPLAY_MAX_CAPTURES];
+	size_t n;
+};
+
+static int merge_advance(struct merge *m, size_t i, char *err, size_t errlen)
+{
+	int rc = rp_pcap_reader_next(&m->r[i], &m->h[i], &m->d[i], err, errlen);
+	if (rc < 0)
+		return -1;
+	m->live[i] = rc == 1;
+	return 0;
+}
+
+static int merge_start(struct merge *m, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (merge_advance(m, i, err, errlen))
+			return -1;
+	return 0;
+}
+
+/* The capture whose frame is next; -1 at the end of all. */
+static long merge_next(const struct merge *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->live[i] && (best < 0 || rp_pcap_ts_ns(m->h[i]) < rp_pcap_ts_ns(m->h[best])))
+			best = (long)i;
+	return best;
+}
+
+static int merge_rewind(struct merge *m, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (rp_pcap_reader_rewind(&m->r[i], err, errlen))
+			return -1;
+	return merge_start(m, err, errlen);
+}
+
+static void merge_close(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		rp_pcap_reader_close(&m->r[i]);
+	m->n = 0;
+}
+
+/* The host of a (MAC, address): found or added. -1: out of memory. */
+static long host_of(struct rp_replay_evidence *ev, const uint8_t mac[6], const struct rp_frame *f, bool src)
+{
+	size_t i;
+	for (i = 0; i < ev->nhosts; i++)
+		if (memcmp(ev->hosts[i].mac, mac, 6) == 0)
+			break;
+	if (i == ev->nhosts) {
+		struct rp_replay_host *n = realloc(ev->hosts, (ev->nhosts + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		ev->hosts = n;
+		ev->hosts[ev->nhosts++] = (struct rp_replay_host){.fabric = -1};
+		memcpy(ev->hosts[i].mac, mac, 6);
+	}
+	struct rp_replay_host *h = &ev->hosts[i];
+	if (f->l3 == 4 && !h->has_ipv4) {
+		h->has_ipv4 = true;
+		h->ipv4 = src ? f->ip4.src : f->ip4.dst;
+	} else if (f->l3 == 6 && !h->has_ipv6) {
+		h->has_ipv6 = true;
+		memcpy(h->ipv6, src ? f->ip6.src : f->ip6.dst, 16);
+	}
+	return (long)i;
+}
+
+static bool is_data_op(uint8_t op)
+{
+	return op <= RP_OP_RC_WRITE_ONLY_IMM || (op >= RP_OP_RC_READ_RESP_FIRST && op <= RP_OP_RC_READ_RESP_ONLY);
+}
+
+static bool op_first(uint8_t op)
+{
+	return op == RP_OP_RC_SEND_FIRST || op == RP_OP_RC_WRITE_FIRST || op == RP_OP_RC_READ_RESP_FIRST;
+}
+
+static bool op_middle(uint8_t op)
+{
+	return op == RP_OP_RC_SEND_MIDDLE || op == RP_OP_RC_WRITE_MIDDLE || op == RP_OP_RC_READ_RESP_MIDDLE;
+}
+
+static bool op_only(uint8_t op)
+{
+	return op == RP_OP_RC_SEND_ONLY || op == RP_OP_RC_SEND_ONLY_IMM || op == RP_OP_RC_WRITE_ONLY ||
+	       op == RP_OP_RC_WRITE_ONLY_IMM || op == RP_OP_RC_READ_RESP_ONLY;
+}
+
+#define QP_OP 0xFF  /* no BTH opcode: the key of a QP, (source, destination, DestQP) */
+#define MAC_OP 0xFE /* nor this: the key of a MAC, whether a capture was taken at its host */
+
+static struct dent *mac_entry(struct dmap *m, const uint8_t mac[6])
+{
+	struct dkey k = {.op = MAC_OP};
+	memcpy(k.src, mac, 6);
+	return dmap_get(m, &k);
+}
+
+static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m, const struct rp_frame *f)
+{
+	struct dkey k;
+	key_of(f, &k);
+	k.op = QP_OP;
+	k.psn = 0;
+	struct dent *e = dmap_get(m, &k);
+	if (!e)
+		return NULL;
+	if (e->val)
+		return &ev->qps[e->val - 1];
+	e->val = (uint32_t)ev->nqps + 1;
+	struct rp_replay_qp *n = realloc(ev->qps, (ev->nqps + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	ev->qps = n;
+	struct rp_replay_qp *q = &ev->qps[ev->nqps++];
+	*q = (struct rp_replay_qp){.l3 = f->l3, .dqpn = f->bth.dqpn, .psn_first = f->bth.psn, .span_min = UINT64_MAX,
+				   .reth_min = UINT32_MAX, .src_host = -1, .dst_host = -1};
+	if (f->l3 == 4) {
+		q->src4 = f->ip4.src;
+		q->dst4 = f->ip4.dst;
+		q->dscp = f->ip4.dscp;
+		q->ecn = f->ip4.ecn;
+	} else {
+		memcpy(q->src6, f->ip6.src, 16);
+		memcpy(q->dst6, f->ip6.dst, 16);
+		q->dscp = f->ip6.dscp;
+		q->ecn = f->ip6.ecn;
+	}
+	q->vlan = f->eth.has_vlan;
+	q->vid = f->eth.vid;
+	q->pcp = f->eth.pcp;
+	return q;
+}
+
+static void span_end(struct rp_replay_qp *q, uint64_t bytes)
+{
+	q->spans++;
+	q->span_min = bytes < q->span_min ? bytes : q->span_min;
+	q->span_max = bytes > q->span_max ? bytes : q->span_max;
+	q->span_open = false;
+}
+
+/* A data frame's first copy: what its QP sent. */
+static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend)
+{
+	uint8_t op = f->bth.opcode;
+	if (!resend && !op_first(op) && !op_middle(op))
+		q->messages++;
+	q->ops |= 1u << op;
+	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
+	if (!q->frames)
+		q->first_ns = t;
+	q->frames++;
+	q->l1_bits += bits;
+	q->last_bits = bits;
+	q->last_ns = t;
+	bool write_head = op == RP_OP_RC_WRITE_FIRST || op == RP_OP_RC_WRITE_ONLY || op == RP_OP_RC_WRITE_ONLY_IMM;
+	if (write_head && (f->ext & RP_EXT_RETH)) {
+		q->reth_seen = true;
+		q->reth_min = f->reth.dma_len < q->reth_min ? f->reth.dma_len : q->reth_min;
+		q->reth_max = f->reth.dma_len > q->reth_max ? f->reth.dma_len : q->reth_max;
+	} else if (write_head) {
+		q->reth_cut++;
+	}
+	if ((op_first(op) || op_middle(op)) && f->payload_len > q->mtu)
+		q->mtu = (uint32_t)f->payload_len;
+	if (op_only(op)) {
+		span_end(q, f->payload_len);
+	} else if (op_first(op)) {
+		q->span_open = true;
+		q->span_bytes = f->payload_len;
+	} else if (q->span_open) {
+		q->span_bytes += f->payload_len;
+		if (!op_middle(op))
+			span_end(q, q->span_bytes);
+	}
+}
+
+/* The capture's host: the MAC in every one of its RoCE frames (cand). Of two
+ * (a capture of one host pair), the one the frames show it at: the source
+ * where its copy is a frame's first, the destination where it is a later one
+ * (a frame is captured at its sender before its receiver); a tie goes to
+ * the one no other capture is of. */
+struct point {
+	uint8_t cand[2][6];
+	uint64_t score[2];
+	int ncand; /* -1: no RoCE frame yet */
+};
+
+static void point_see(struct point *p, const struct rp_frame *f, bool first)
+{
+	if (p->ncand < 0) {
+		memcpy(p->cand[0], f->eth.src, 6);
+		memcpy(p->cand[1], f->eth.dst, 6);
+		p->ncand = 2;
+	}
+	int k = 0;
+	for (int i = 0; i < p->ncand; i++) {
+		bool src = !memcmp(p->cand[i], f->eth.src, 6), dst = !memcmp(p->cand[i], f->eth.dst, 6);
+		if (!src && !dst)
+			continue;
+		memmove(p->cand[k], p->cand[i], 6);
+		p->score[k++] = p->score[i] + ((src && first) || (dst && !first));
+	}
+	p->ncand = k;
+}
+
+static int host_by_mac(const struct rp_replay_evidence *ev, const uint8_t mac[6])
+{
+	for (size_t j = 0; j < ev->nhosts; j++)
+		if (!memcmp(ev->hosts[j].mac, mac, 6))
+			return (int)j;
+	return -1;
+}
+
+/* Each capture's host (point above). */
+static void capture_hosts(struct rp_replay_evidence *ev, const struct point *pts)
+{
+	for (size_t c = 0; c < ev->ncap; c++)
+		ev->cap[c].host = pts[c].ncand == 1 ? host_by_mac(ev, pts[c].cand[0]) : -1;
+	for (size_t c = 0; c < ev->ncap; c++) {
+		if (pts[c].ncand != 2)
+			continue;
+		int a = host_by_mac(ev, pts[c].cand[0]), b = host_by_mac(ev, pts[c].cand[1]);
+		bool ta = false, tb = false;
+		for (size_t o = 0; o < ev->ncap; o++) {
+			ta = ta || (o != c && ev->cap[o].host == a);
+			tb = tb || (o != c && ev->cap[o].host == b);
+		}
+		if (pts[c].score[0] != pts[c].score[1])
+			ev->cap[c].host = pts[c].score[0] > pts[c].score[1] ? a : b;
+		else if (ta != tb)
+			ev->cap[c].host = ta ? b : a;
+	}
+}
+
+static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct point *pt, size_t c, uint64_t t,
+		       const u_char *d, const struct pcap_pkthdr *h)
+{
+	struct rp_replay_capture *cap = &ev->cap[c];
+	if (!cap->frames)
+		cap->first_ns = t;
+	cap->frames++;
+	cap->last_ns = t;
+	ev->frames++;
+	struct rp_frame f;
+	rp_frame_parse(d, h->caplen, h->len, &f);
+	ev->malformed += f.kind == RP_KIND_MALFORMED;
+	if (!is_roce(&f))
+		return 0;
+	cap->roce++;
+	ev->roce_copies++;
+	bool first;
+	struct dent *e = copy_of(m, &f, c, 0, &first);
+	if (!e)
+		return -1;
+	point_see(pt, &f, first);
+	e->chosen = (uint8_t)c;
+	bool resend = e->k.occ > 0; /* e is not valid past the next lookup */
+	if (!first) {
+		ev->matched++;
+		return 0;
+	}
+	ev->unique++;
+	long s = host_of(ev, f.eth.src, &f, true), r = host_of(ev, f.eth.dst, &f, false);
+	if (s < 0 || r < 0)
+		return -1;
+	ev->hosts[s].tx++;
+	ev->hosts[r].rx++;
+	if (f.kind != RP_KIND_ROCE || !is_data_op(f.bth.opcode))
+		return 0;
+	struct rp_replay_qp *q = qp_of(ev, m, &f);
+	if (!q)
+		return -1;
+	q->src_host = (int)s;
+	q->dst_host = (int)r;
+	qp_account(q, &f, t, h->len, resend);
+	return 0;
+}
+
+static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, uint64_t t, const u_char *d,
+		       const struct pcap_pkthdr *h)
+{
+	struct rp_frame f;
+	rp_frame_parse(d, h->caplen, h->len, &f);
+	if (is_roce(&f)) {
+		/* counted where it arrived: at its destination's capture, if there is one (not
+		 * there: lost on the way), else the copy furthest along */
+		struct dent *at = mac_entry(m, f.eth.dst);
+		if (!at)
+			return -1;
+		uint32_t dst = at->val; /* its host + 1 when captured there */
+		bool first;
+		struct dent *e = copy_of(m, &f, c, 1, &first);
+		if (!e)
+			return -1;
+		if (dst ? ev->cap[c].host != (int)dst - 1 || e->fed : e->chosen != c)
+			return 0;
+		e->fed = true;
+	}
+	rp_acct_rx(ev->acct, (unsigned)c, t, d, h->caplen, h->len, NULL);
+	return 0;
+}
+
+static int by_mac(const void *a, const void *b)
+{
+	return memcmp(((const struct rp_replay_host *)a)->mac, ((const struct rp_replay_host *)b)->mac, 6);
+}
+
+static int fabric_host(const struct rp_profile *p, const struct rp_replay_host *h)
+{
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct rp_host *x = &p->hosts[i];
+		if ((x->mac_known && !memcmp(x->mac, h->mac, 6)) || (h->has_ipv4 && x->has_ipv4 && x->ipv4 == h->ipv4) ||
+		    (h->has_ipv6 && x->has_ipv6 && !memcmp(x->ipv6, h->ipv6, 16)))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void host_label(const struct rp_replay_host *h, char *out, size_t len)
+{
+	char mac[18], ip[46] = "";
+	rp_mac_format(h->mac, mac);
+	if (h->has_ipv4)
+		rp_ipv4_addr_format(h->ipv4, ip);
+	else if (h->has_ipv6)
+		rp_ipv6_addr_format(h->ipv6, ip);
+	snprintf(out, len, "%s (%s)", mac, ip);
+}
+
+/* Hosts in MAC order, named; the QPs' and captures' host indices follow. */
+static int name_hosts(struct rp_replay_evidence *ev, const struct rp_profile *fabric, struct point *pts, char *err,
+		      size_t errlen)
+{
+	qsort(ev->hosts, ev->nhosts, sizeof(*ev->hosts), by_mac);
+	for (size_t i = 0; i < ev->nhosts; i++) {
+		struct rp_replay_host *h = &ev->hosts[i];
+		if (fabric) {
+			h->fabric = fabric_host(fabric, h);
+			if (h->fabric < 0) {
+				char l[80];
+				host_label(h, l, sizeof(l));
+				snprintf(err, errlen, "host %s sends or receives RoCE in the evidence but is none of the "
+					 "fabric's hosts (by MAC or address): give the fabric of the incident", l);
+				return -1;
+			}
+			snprintf(h->name, sizeof(h->name), "%s", fabric->hosts[h->fabric].name);
+		} else {
+			snprintf(h->name, sizeof(h->name), "h%zu", i);
+		}
+	}
+	for (size_t i = 0; i < ev->nqps; i++) {
+		struct rp_replay_qp *q = &ev->qps[i];
+		q->src_host = q->dst_host = -1;
+		for (size_t j = 0; j < ev->nhosts; j++) {
+			const struct rp_replay_host *h = &ev->hosts[j];
+			bool s = q->l3 == 4 ? h->has_ipv4 && h->ipv4 == q->src4 : h->has_ipv6 && !memcmp(h->ipv6, q->src6, 16);
+			bool d = q->l3 == 4 ? h->has_ipv4 && h->ipv4 == q->dst4 : h->has_ipv6 && !memcmp(h->ipv6, q->dst6, 16);
+			if (s && q->src_host < 0)
+				q->src_host = (int)j;
+			if (d && q->dst_host < 0)
+				q->dst_host = (int)j;
+		}
+	}
+	capture_hosts(ev, pts);
+	for (size_t c = 0; c < ev->ncap; c++) {
+		struct rp_replay_capture *cap = &ev->cap[c];
+		if (cap->host >= 0) {
+			snprintf(cap->node, sizeof(cap->node), "%s", ev->hosts[cap->host].name);
+		} else {
+			const char *b = strrchr(cap->path, '/');
+			snprintf(cap->node, sizeof(cap->node), "%s", b ? b + 1 : cap->path);
+		}
+	}
+	return 0;
+}
+
+static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, char *err,
+		 size_t errlen)
+{
+	long c;
+	while ((c = merge_next(mg)) >= 0) {
+		uint64_t t = rp_pcap_ts_ns(mg->h[c]);
+		if (pass1_frame(ev, m, &pts[c], (size_t)c, t, mg->d[c], mg->h[c])) {
+			snprintf(err, errlen, "out of memory matching the captures' frames");
+			return -1;
+		}
+		if (merge_advance(mg, (size_t)c, err, errlen))
+			return -1;
+	}
+	for (size_t i = 0; i < ev->ncap; i++) {
+		const struct rp_replay_capture *cap = &ev->cap[i];
+		if (!cap->frames) {
+			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", cap->path);
+			return -1;
+		}
+		if (!cap->roce) {
+			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
+				 "capture of the fabric's RDMA traffic", cap->path, (unsigned long long)cap->frames);
+			return -1;
+		}
+		if (i == 0 || cap->first_ns < ev->first_ns)
+			ev->first_ns = cap->first_ns;
+		if (cap->last_ns > ev->last_ns)
+			ev->last_ns = cap->last_ns;
+	}
+	return 0;
+}
+
+static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, uint64_t speed_bps, char *err,
+		 size_t errlen)
+{
+	struct rp_acct_port_cfg ports[RP_REPLAY_MAX_CAPTURES];
+	for (size_t i = 0; i < ev->ncap; i++) {
+		ports[i] = (struct rp_acct_port_cfg){.port = 0, .speed_bps = speed_bps};
+		snprintf(ports[i].node, sizeof(ports[i].node), "%s", ev->cap[i].node);
+	}
+	struct rp_acct_cfg cfg = {.ports = ports, .nports = ev->ncap, .start_ns = ev->first_ns,
+				  .run_ns = ev->last_ns - ev->first_ns, .bin_ns = ev->bin_ns, .discover = true,
+				  .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
+	for (size_t c = 0; c < ev->ncap; c++) {
+		struct dent *e = ev->cap[c].host >= 0 ? mac_entry(m, ev->hosts[ev->cap[c].host].mac) : NULL;
+		if (e)
+			e->val = (uint32_t)ev->cap[c].host + 1;
+	}
+	ev->acct = rp_acct_create(&cfg, err, errlen);
+	if (!ev->acct || merge_rewind(mg, err, errlen))
+		return -1;
+	long c;
+	while ((c = merge_next(mg)) >= 0) {
+		if (pass2_frame(ev, m, (size_t)c, rp_pcap_ts_ns(mg->h[c]), mg->d[c], mg->h[c])) {
+			snprintf(err, errlen, "out of memory matching the captures' frames");
+			return -1;
+		}
+		if (merge_advance(mg, (size_t)c, err, errlen))
+			return -1;
+	}
+	rp_acct_finish(ev->acct, ev->last_ns, NULL);
+	return 0;
+}
+
+int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
+			    const struct rp_profile *fabric, uint64_t bin_ns, uint64_t speed_bps, char *err,
+			    size_t errlen)
+{
+	*ev = (struct rp_replay_evidence){.bin_ns = bin_ns ? bin_ns : 100000};
+	if (n == 0 || n > RP_REPLAY_MAX_CAPTURES) {
+		snprintf(err, errlen, "give 1 to %u captures (%zu given)", RP_REPLAY_MAX_CAPTURES, n);
+		return -1;
+	}
+	struct merge *mg = calloc(1, sizeof(*mg));
+	struct point *pts = calloc(n, sizeof(*pts));
+	struct dmap m = {0};
+	int rc = -1;
+	if (!mg || !pts) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ev->cap[i] = (struct rp_replay_capture){.path = paths[i], .host = -1};
+		pts[i].ncand = -1;
+		if (rp_pcap_reader_open(&mg->r[i], paths[i], true, err, errlen))
+			goto out;
+		mg->n = ev->ncap = i + 1;
+	}
+	if (merge_start(mg, err, errlen) || pass1(ev, mg, &m, pts, err, errlen) ||
+	    name_hosts(ev, fabric, pts, err, errlen) || pass2(ev, mg, &m, speed_bps, err, errlen))
+		goto out;
+	rc = 0;
+out:
+	if (mg)
+		merge_close(mg);
+	free(mg);
+	free(pts);
+	free(m.e);
+	if (rc)
+		rp_replay_evidence_free(ev);
+	return rc;
+}
+
+void rp_replay_evidence_free(struct rp_replay_evidence *ev)
+{
+	if (ev->acct)
+		rp_acct_destroy(ev->acct);
+	free(ev->hosts);
+	free(ev->qps);
+	ev->acct = NULL;
+	ev->hosts = NULL;
+	ev->qps = NULL;
+	ev->nhosts = ev->nqps = 0;
+}

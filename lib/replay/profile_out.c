@@ -1,0 +1,271 @@
+/* The inferred profile as YAML (replay.h): the one writer of it. Every
+ * inferred value carries a comment with its evidence and uncertainty; with
+ * --fabric, the fabric profile's hosts and fabric: sections are copied as
+ * written (so ports, responders, impairments and the topology come along). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "profile/units.h"
+#include "replay.h"
+#include "wire/eth.h"
+#include "wire/ipv4.h"
+#include "wire/ipv6.h"
+
+#define DEFAULT_SPEED_BPS 100000000000ull
+
+static const char *const ECN_WORDS[4] = {"not-ect", "ect1", "ect0", "ce"};
+
+/* A top-level section of a YAML text, as written: its key's line and every
+ * line after it that is indented, a list item, a comment or empty. */
+static bool copy_section(FILE *f, const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	bool in = false, any = false;
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		bool top = len && l[0] != ' ' && l[0] != '\t' && l[0] != '#' && l[0] != '-' && l[0] != '\r';
+		if (top)
+			in = len > kl && !strncmp(l, key, kl) && l[kl] == ':';
+		if (in) {
+			fprintf(f, "%.*s\n", (int)len, l);
+			any = true;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return any;
+}
+
+/* Without a fabric, the link speed a host needs (captures carry none): 100G,
+ * or the first common speed its fastest flow fits in. */
+static uint64_t frame_speed(const struct rp_replay_model *m, int host)
+{
+	static const uint64_t speeds[] = {200000000000ull, 400000000000ull, 800000000000ull, 1600000000000ull};
+	double top = 0;
+	for (size_t i = 0; i < m->nflows; i++)
+		if (m->flows[i].src == host && m->flows[i].entry != -2 && m->flows[i].rate_bps > top)
+			top = m->flows[i].rate_bps;
+	uint64_t sp = DEFAULT_SPEED_BPS;
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]) && top > (double)sp * 1.001; i++)
+		sp = speeds[i];
+	return sp;
+}
+
+static uint64_t host_speed(const struct rp_replay_model *m, int host)
+{
+	const struct rp_replay_host *h = &m->ev->hosts[host];
+	if (m->fabric && h->fabric >= 0)
+		return m->fabric->hosts[h->fabric].speed_bps;
+	return frame_speed(m, host);
+}
+
+static void write_hosts(FILE *f, const struct rp_replay_model *m)
+{
+	if (m->fabric) {
+		fprintf(f, "# hosts: the fabric's (%s), copied as written; every host of the evidence is one of them\n",
+			m->fabric_path);
+		if (!copy_section(f, m->fabric_text, "hosts"))
+			copy_section(f, m->fabric_text, "host_template");
+		return;
+	}
+	fputs("hosts:  # from the frames: a source MAC with the addresses it sent from (MAC order)\n", f);
+	for (size_t i = 0; i < m->ev->nhosts; i++) {
+		const struct rp_replay_host *h = &m->ev->hosts[i];
+		char mac[18], a4[16], a6[46];
+		rp_mac_format(h->mac, mac);
+		fprintf(f, "  - {name: %s, mac: \"%s\"", h->name, mac);
+		if (h->has_ipv4) {
+			rp_ipv4_addr_format(h->ipv4, a4);
+			fprintf(f, ", ipv4: %s", a4);
+		}
+		if (h->has_ipv6) {
+			rp_ipv6_addr_format(h->ipv6, a6);
+			fprintf(f, ", ipv6: \"%s\"", a6);
+		}
+		uint64_t sp = frame_speed(m, (int)i);
+		char sps[32];
+		if (sp != DEFAULT_SPEED_BPS)
+			fprintf(f, ", speed: %s", rp_format_bps(sp, sps, sizeof(sps)));
+		fprintf(f, "}  # %" PRIu64 " RoCE frames sent, %" PRIu64 " received%s\n", h->tx, h->rx,
+			sp != DEFAULT_SPEED_BPS ? "; speed: the first common one its fastest flow fits in" : "");
+	}
+}
+
+static void write_size(FILE *f, const struct rp_replay_flow *x, const char *ind, size_t nflows)
+{
+	char spread[96] = "";
+	if (x->size_spread)
+		snprintf(spread, sizeof(spread), "; sizes vary by %" PRIu64 " B: the largest", x->size_spread);
+	if (!strcmp(x->size_how, "RETH"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from RETH DMA length%s\n", ind, x->message_size, spread);
+	else if (!strcmp(x->size_how, "span"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST (no RETH for %s)%s\n", ind,
+			x->message_size, x->opcode, spread);
+	else if (!strcmp(x->size_how, "cut"))
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST: RETH cut by the snaplen%s\n",
+			ind, x->message_size, spread);
+	else
+		fprintf(f, "%s# message_size: no whole message seen (no RETH, no FIRST..LAST): the default 64KiB\n", ind);
+	(void)nflows;
+}
+
+static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
+{
+	if (x->mtu)
+		fprintf(f, "%smtu: %u  # the FIRST/MIDDLE packets' payload\n", ind, x->mtu);
+	else
+		fprintf(f, "%smtu: 4096  # no multi-packet message seen: any MTU of %" PRIu64 " B or more sends the same "
+			"frames\n", ind, x->max_payload);
+}
+
+/* The keys every entry has: opcode .. messages. flows: the entry's (their
+ * rates' mean, starts' earliest). */
+static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp_replay_entry *e, const char *ind)
+{
+	const struct rp_replay_flow *x = &m->flows[e->first];
+	double rsum = 0, rmin = 0, rmax = 0;
+	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX, paused = 0, pactive = 0,
+		 cnp = 0;
+	for (size_t k = 0; k < e->nflows; k++) {
+		const struct rp_replay_flow *y = &m->flows[e->flows[k]];
+		rsum += y->rate_bps;
+		rmin = k == 0 || y->rate_bps < rmin ? y->rate_bps : rmin;
+		rmax = y->rate_bps > rmax ? y->rate_bps : rmax;
+		start = y->start_ns < start ? y->start_ns : start;
+		smax = y->start_ns > smax ? y->start_ns : smax;
+		frames += y->frames;
+		active = y->active_ns > active ? y->active_ns : active;
+		uint64_t sp = host_speed(m, y->src);
+		cap = sp < cap ? sp : cap;
+		int64_t p = rp_replay_sender_paused(m, y);
+		if (p >= 0) {
+			paused += (uint64_t)p;
+			pactive += y->active_ns;
+		}
+		struct rp_acct_flow_result r;
+		rp_acct_flow(m->ev->acct, y->acct, &r);
+		cnp += r.cnp_rx;
+	}
+	char held[128] = "";
+	if (paused && pactive)
+		snprintf(held, sizeof(held), "; %s paused %.0f%% of that time by PFC: %s more",
+			 e->nflows > 1 ? "the senders were" : "its sender was",
+			 100.0 * (double)(paused < pactive ? paused : pactive) / (double)pactive,
+			 e->nflows > 1 ? "they offered" : "it offered");
+	if (cnp)
+		snprintf(held + strlen(held), sizeof(held) - strlen(held), "; %" PRIu64 " CNPs slowed %s (DCQCN)", cnp,
+			 e->nflows > 1 ? "them" : "it");
+	fprintf(f, "%sopcode: %s  # the data opcodes seen\n", ind, x->opcode);
+	if (x->merged > 1)
+		fprintf(f, "%sqps: %u  # DestQPs per flow: %zu QPs of one host pair with the same keys at overlapping times, "
+			"taken as one flow (no probe tells flows apart)\n", ind, x->qps, x->merged);
+	else
+		fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
+	fprintf(f, "%sip: %u  # the frames' IP version\n", ind, x->l3);
+	fprintf(f, "%sdscp: %u  # IP header as sent\n", ind, x->dscp);
+	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
+	if (x->vlan)
+		fprintf(f, "%svlan: %u  # 802.1Q tag\n%spcp: %u  # 802.1Q tag\n", ind, x->vid, ind, x->pcp);
+	write_size(f, x, ind, e->nflows);
+	write_mtu(f, x, ind);
+	double rate = rsum / (double)e->nflows;
+	char how[160];
+	if (e->nflows > 1)
+		snprintf(how, sizeof(how), "mean of %zu flows' rates (%.3f..%.3f Gbit/s), each over its active time; %" PRIu64
+			 " frames", e->nflows, rmin / 1e9, rmax / 1e9, frames);
+	else
+		snprintf(how, sizeof(how), "rate over %.6g ms active, %" PRIu64 " frames", (double)active / 1e6, frames);
+	if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
+		/* A pair sends its r messages in phases 1 of N-1 apart: over its active time,
+		 * (r-1)(N-1)+1 message times for r messages at the pacing rate. */
+		double hosts = 0.5 + sqrt(0.25 + (double)e->nflows), r = (double)x->messages;
+		rate *= ((r - 1) * (hosts - 1) + 1) / r;
+		strncat(how, "; x ((r-1)(N-1)+1)/r: r messages in phases N-1 apart", sizeof(how) - strlen(how) - 1);
+	}
+	if (rate <= 0)
+		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
+	else if (rate >= (double)cap)
+		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed\n", ind, how);
+	else
+		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)%s\n", ind, rate / 1e9, how, held);
+	if (e->nflows > 1)
+		fprintf(f, "%sstart: %" PRIu64 "ns  # the earliest first frame, relative to the evidence's first "
+			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
+	else
+		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
+	fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets, resends not counted\n",
+		ind, x->messages);
+}
+
+static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)
+{
+	const struct rp_replay_entry *e = &m->entries[i];
+	const struct rp_replay_flow *x = &m->flows[e->first];
+	const struct rp_replay_host *h = m->ev->hosts;
+	fprintf(f, "  - name: t%zu\n", i);
+	switch (e->pattern) {
+	case RP_REPLAY_INCAST:
+		fprintf(f, "    pattern: incast  # %zu flows of the same keys from distinct hosts to %s, starting within "
+			"%" PRIu64 " ns\n    receiver: %s\n    senders: [", e->nflows, h[x->dst].name, m->window_ns,
+			h[x->dst].name);
+		for (size_t j = 0, k = 0; j < m->ev->nhosts; j++)
+			for (size_t i2 = 0; i2 < e->nflows; i2++)
+				if (m->flows[e->flows[i2]].src == (int)j)
+					fprintf(f, "%s%s", k++ ? ", " : "", h[j].name);
+		fputs("]\n", f);
+		break;
+	case RP_REPLAY_ALL_TO_ALL:
+		fprintf(f, "    pattern: all-to-all  # %zu flows of the same keys: every ordered pair of these hosts "
+			"(in MAC order: the phases' order is not inferred)\n    hosts: [", e->nflows);
+		for (size_t j = 0, k = 0; j < m->ev->nhosts; j++)
+			for (size_t i2 = 0; i2 < e->nflows; i2++)
+				if (m->flows[e->flows[i2]].src == (int)j) {
+					fprintf(f, "%s%s", k++ ? ", " : "", h[j].name);
+					break;
+				}
+		fputs("]\n", f);
+		break;
+	default:
+		fprintf(f, "    pattern: flow\n    src: %s\n    dst: %s\n", h[x->src].name, h[x->dst].name);
+	}
+	write_keys(f, m, e, "    ");
+}
+
+void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n)
+{
+	const struct rp_replay_evidence *ev = m->ev;
+	fprintf(f, "# Inferred by `roceprobe replay infer` from %zu capture%s:\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "#   %s (at %s: %" PRIu64 " frames, %" PRIu64 " RoCE)\n", paths[i], ev->cap[i].node,
+			ev->cap[i].frames, ev->cap[i].roce);
+	fprintf(f, "# %" PRIu64 " RoCE frames counted once, %" PRIu64 " copies matched across captures by (src IP, dst "
+		"IP, DestQP, PSN, opcode); %" PRIu64 " ns of evidence.\n",
+		ev->unique, ev->matched, ev->last_ns - ev->first_ns);
+	if (ev->malformed)
+		fprintf(f, "# NOT ALL FLOWS, maybe: %" PRIu64 " frames could not be read (malformed, or a snaplen cut "
+			"their headers: IPv6 needs 74 B); flows of theirs are in no entry below.\n", ev->malformed);
+	if (rp_acct_flows_dropped(ev->acct))
+		fprintf(f, "# NOT ALL FLOWS: the accountant follows the first %u flows; %" PRIu64 " frames came for more and "
+			"are in no entry below.\n", RP_ACCT_MAX_DISCOVERED, rp_acct_flows_dropped(ev->acct));
+	fputs("# Rates are what the senders achieved (PFC pauses included), not what they offered;\n"
+	      "# the symptoms the evidence showed are in incident.json next to this file.\n", f);
+	fputs("name: replay\n", f);
+	if (m->fabric) {
+		char sp[32];
+		fprintf(f, "defaults:\n  speed: %s  # the fabric's\n",
+			rp_format_bps(m->fabric->default_speed_bps ? m->fabric->default_speed_bps : DEFAULT_SPEED_BPS, sp,
+				      sizeof(sp)));
+	} else {
+		fputs("defaults:\n  speed: 100G  # link speeds are not in captures: 100G, or a host's fastest flow's\n", f);
+	}
+	write_hosts(f, m);
+	fputs("traffic:\n", f);
+	for (size_t i = 0; i < m->nentries; i++)
+		write_entry(f, m, i);
+	if (m->fabric && m->fabric->fabric.present) {
+		fprintf(f, "# fabric: the fabric's (%s), copied as written\n", m->fabric_path);
+		copy_section(f, m->fabric_text, "fabric");
+	}
+}

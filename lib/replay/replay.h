@@ -1,0 +1,166 @@
+/* Evidence -> an inferred profile and the incident's symptoms (issue 26, first
+ * slice: captures only). Plain C over lib/pcap's reader, lib/wire's one
+ * parser and lib/stats' accountant (the one `analyze` runs, in discovery
+ * mode): no second parser, no clock, no printing.
+ *
+ *   rp_replay_evidence_read  captures (pcap/pcapng, one host's or a mirror's,
+ *                            overlapping) -> frames counted once: a RoCE frame
+ *                            is (src IP, dst IP, DestQP, PSN, opcode); its k-th
+ *                            copy in one capture matches the k-th copy in every
+ *                            other (the same PSN twice at one point is a
+ *                            resend, not an overlap). Per QP the facts as sent
+ *                            (the earliest copy); the accountant gets the copy
+ *                            at the destination's capture when there is one (a
+ *                            frame not there was lost on the way), else the last
+ *                            copy (the one furthest along: CE marks, arrival).
+ *   rp_replay_infer          -> hosts, flows, named patterns, with evidence
+ *   rp_replay_profile_write  -> the profile YAML (profile_out.c, the one writer)
+ *   rp_replay_incident_json  -> "roceprobe.incident/1" (docs/results.md) */
+#ifndef RP_REPLAY_REPLAY_H
+#define RP_REPLAY_REPLAY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats/acct.h"
+
+#define RP_REPLAY_MAX_CAPTURES 64
+#define RP_REPLAY_NAME_MAX RP_ACCT_NAME_MAX
+
+/* One evidence file. */
+struct rp_replay_capture {
+	const char *path;
+	char node[RP_REPLAY_NAME_MAX]; /* the host it was taken at, else its file name */
+	uint64_t frames, roce;         /* records; RoCE frames among them */
+	uint64_t first_ns, last_ns;
+	int host;                      /* index into hosts, -1: not one host's */
+};
+
+/* A host seen in the frames: its MAC, and addresses sent from or to it. */
+struct rp_replay_host {
+	char name[RP_REPLAY_NAME_MAX];
+	int fabric;      /* its index among the fabric's hosts; -1 without one */
+	uint8_t mac[6];
+	bool has_ipv4, has_ipv6;
+	uint32_t ipv4;
+	uint8_t ipv6[16];
+	uint64_t tx, rx; /* unique RoCE frames from and to it */
+};
+
+/* One QP's data as sent (the first copy of each unique frame). */
+struct rp_replay_qp {
+	uint8_t l3;
+	uint32_t src4, dst4;
+	uint8_t src6[16], dst6[16];
+	uint32_t dqpn;
+	int src_host, dst_host;
+	uint8_t dscp, ecn, pcp;
+	bool vlan;
+	uint16_t vid;
+	unsigned ops;                     /* bit per opcode seen (data opcodes < 32) */
+	uint32_t psn_first;
+	bool reth_seen;                   /* a RETH's DMA length was read */
+	uint32_t reth_min, reth_max;
+	uint64_t reth_cut;                /* WRITE FIRST/ONLY frames whose RETH the snaplen cut */
+	uint32_t mtu;                     /* largest FIRST/MIDDLE payload: the path MTU */
+	uint64_t span_bytes;              /* the open message so far (FIRST..) */
+	bool span_open;
+	uint64_t spans;                   /* whole messages seen FIRST..LAST or ONLY */
+	uint64_t messages;                /* LAST or ONLY packets first sent (not resent) */
+	uint64_t span_min, span_max;
+	uint64_t frames, l1_bits, last_bits; /* unique data frames, their layer-1 bits, the last one's */
+	uint64_t first_ns, last_ns;
+};
+
+struct rp_replay_evidence {
+	struct rp_replay_capture cap[RP_REPLAY_MAX_CAPTURES];
+	size_t ncap;
+	uint64_t first_ns, last_ns;       /* over every capture */
+	uint64_t frames, roce_copies;     /* every record; RoCE records */
+	uint64_t unique, matched;         /* RoCE frames counted once; copies matched to another capture's */
+	uint64_t malformed;               /* frames the parser could not read (malformed, or a snaplen
+					   * cut their headers: IPv6 needs 74 B): in no flow */
+	struct rp_replay_host *hosts;
+	size_t nhosts;
+	struct rp_replay_qp *qps;
+	size_t nqps;
+	struct rp_acct *acct;             /* finished; port i is capture i */
+	uint64_t bin_ns;
+};
+
+/* Reads paths[0..n), at most RP_REPLAY_MAX_CAPTURES. 0, or -1 with one line
+ * in err (unreadable, not a capture, empty, no RoCE in one; with fabric, a
+ * host of the frames that is none of its hosts by MAC or address). Hosts are
+ * named as the fabric names them, else h0, h1, ... in MAC order. bin_ns: the
+ * symptoms' time bin (0: 100 us); speed_bps: pause quanta -> time. */
+struct rp_profile;
+int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
+			    const struct rp_profile *fabric, uint64_t bin_ns, uint64_t speed_bps, char *err,
+			    size_t errlen);
+void rp_replay_evidence_free(struct rp_replay_evidence *ev);
+
+enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL };
+
+/* One inferred flow (an accountant flow: its QPs together). */
+struct rp_replay_flow {
+	size_t acct;                      /* the accountant's flow index */
+	int src, dst;                     /* hosts of the model */
+	uint16_t qps;
+	const char *opcode;               /* profile word: write, write_imm, send, send_imm, read_resp */
+	uint8_t l3;                       /* 4 or 6 */
+	uint8_t dscp, ecn, pcp;
+	bool vlan;
+	uint16_t vid;
+	uint64_t message_size;
+	const char *size_how;             /* "RETH", "span", "cut", "none" */
+	uint64_t size_spread;             /* max - min of what was seen */
+	uint32_t mtu;                     /* 0: no multi-packet message seen */
+	uint64_t max_payload;
+	double rate_bps;                  /* layer 1 over the active time; 0: one frame */
+	uint64_t active_ns, frames;
+	uint64_t start_ns;                /* first frame - the evidence's first frame */
+	uint64_t messages;                /* sent: LAST or ONLY packets, resends not counted */
+	int entry;                        /* the traffic entry it went into; -2: merged into another */
+	uint64_t bits, last_bits;         /* layer-1 bits of its frames, of its last frame */
+	uint64_t first_abs, last_abs;     /* its first and last frame's times */
+	size_t merged;                    /* accountant flows taken in as QPs of this one */
+};
+
+struct rp_replay_entry {
+	enum rp_replay_pattern pattern;
+	size_t first;                     /* flows of the entry: flow indices */
+	size_t *flows;
+	size_t nflows;
+};
+
+struct rp_replay_model {
+	const struct rp_replay_evidence *ev;
+	const struct rp_profile *fabric;  /* NULL: hosts from the frames */
+	const char *fabric_path;
+	const char *fabric_text;          /* the --fabric file's text (its fabric: section is copied) */
+	struct rp_replay_flow *flows;
+	size_t nflows;
+	struct rp_replay_entry *entries;
+	size_t nentries;
+	uint64_t window_ns;               /* incast: starts within this */
+};
+
+/* Flows and patterns from the evidence. 0, or -1 (out of memory). */
+int rp_replay_infer(struct rp_replay_model *m, const struct rp_replay_evidence *ev, const struct rp_profile *fabric,
+		    const char *fabric_path, const char *fabric_text);
+void rp_replay_model_free(struct rp_replay_model *m);
+
+/* The profile, commented with the evidence of every value. */
+void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n);
+
+/* Paused ns on the flow's priority at its sender's capture point, in the
+ * time bins of its active time; -1: no capture at its sender. */
+int64_t rp_replay_sender_paused(const struct rp_replay_model *m, const struct rp_replay_flow *x);
+
+/* "roceprobe.incident/1". */
+json_t *rp_replay_incident_json(const struct rp_replay_model *m);
+
+#endif
