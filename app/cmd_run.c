@@ -292,6 +292,32 @@ static bool all_ready(struct rp_run *r, int rc, const char *held)
 	return false;
 }
 
+/* DIR while the set-up runs: a stop the set-up does not act on in time
+ * makes lib/cluster's guard exit() the rank (guard.c SETUP_STOP_NS), and
+ * "no result written" leaves no DIR either (cluster-run-sigstart saw one:
+ * its rank 0 was held 1.5 s in a step under load). */
+static struct {
+	const char *out;
+	bool made;
+	int armed;
+} setup_dir;
+
+static void setup_dir_left(void)
+{
+	if (__atomic_exchange_n(&setup_dir.armed, 0, __ATOMIC_SEQ_CST))
+		rp_outdir_abandon(setup_dir.out, setup_dir.made);
+}
+
+static void setup_dir_arm(const char *out, bool made, bool on)
+{
+	static bool registered;
+	if (on && !registered)
+		registered = atexit(setup_dir_left) == 0;
+	setup_dir.out = out;
+	setup_dir.made = made;
+	__atomic_store_n(&setup_dir.armed, on && registered, __ATOMIC_SEQ_CST);
+}
+
 /* The result (rank 0) or the rates' warnings (the other ranks); a rank that
  * died mid-run makes it incomplete (exit 3). */
 static int finish(struct rp_run *r, const struct run_opts *o, int rc)
@@ -401,6 +427,7 @@ int rp_cmd_run(int argc, char **argv)
 		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
 		out_prepared = rc == 0;
 	}
+	setup_dir_arm(o.out, out_made, out_prepared && r.cl.launched);
 	if (rc == 0 && !r.failed) {
 		rp_session_stage(&r.s, "accounting");
 		rc = said(&r, rp_run_accounting(&r));
@@ -418,6 +445,7 @@ int rp_cmd_run(int argc, char **argv)
 		ready = all_ready(&r, rc, held);
 	}
 	rp_cli_hold_errors(NULL, 0);
+	setup_dir_arm(o.out, out_made, false); /* from here the run's own paths keep DIR right */
 	if (!ready) {
 		rp_cli_metrics_end("run", &o.metrics, r.metrics, false);
 		rp_run_close(&r);
