@@ -196,8 +196,9 @@ out = sys.argv[1]
 u, s, m = open(sys.argv[2]).read().split()[-3:]
 j = json.load(open(os.path.join(out, "result.json")))
 h = j["headline"]
-pfc = sum(q["pg"]["xoff_sent"] + q["pg"]["xon_sent"] + q["pg"]["refresh_sent"]
-          for sw in j["switches"] for p in sw["ports"] for q in p.get("prio", []) if "pg" in q)
+pgs = [q["pg"] for sw in j["switches"] for p in sw["ports"] for q in p.get("prio", []) if "pg" in q]
+xoff, xon, ref = (sum(g[k] for g in pgs) for k in ("xoff_sent", "xon_sent", "refresh_sent"))
+pfc = f"{xoff + xon + ref}/{xoff}/{xon}/{ref}"
 med = -1
 qd = os.path.join(out, "qdepth.csv")
 if os.path.exists(qd):
@@ -234,7 +235,7 @@ gbps = int(payload) * rx / int(packets) * 8 / (last / 1000) if last else 0
 scale = (mtu - 24) / mtu  # htsim's bytes are on-the-wire packets; the lab counts frames
 med = float(d["median_queue"])
 med = med * scale if med >= 0 else -1
-print(f"{float(u) + float(s):.3f} {m} {gbps:.3f} {int(d['xoff']) + int(d['xon'])} "
+print(f"{float(u) + float(s):.3f} {m} {gbps:.3f} {int(d['xoff']) + int(d['xon'])}/{d['xoff']}/{d['xon']}/0 "
       f"{round(int(d['max_queue']) * scale)} {over} {med} {d['cnps_tx']} {last // 1000}")
 PY
 }
@@ -259,15 +260,16 @@ cr, ch = med(rp, 0), med(ht, 0)
 mr, mh = max(int(r[1]) for r in rp), max(int(r[1]) for r in ht)
 print(f"\n{name}: {packets} packets, {len(rp)} alternating runs each")
 print(f"  CPU s (runs)   roceprobe {' '.join(r[0] for r in rp)}   htsim {' '.join(r[0] for r in ht)}")
-print(f"  {'':22}{'roceprobe lab':>16}{'htsim':>16}")
-print(f"  {'CPU s, median':22}{cr:>16.3f}{ch:>16.3f}   speed: roceprobe {ch / cr:.2f}x htsim's")
-print(f"  {'max RSS':22}{mr / 1024:>13.1f} MB{mh / 1024:>13.1f} MB   memory: roceprobe {mr / mh:.1f}x htsim's")
+print(f"  {'':22}{'roceprobe lab':>24}{'htsim':>24}")
+print(f"  {'CPU s, median':22}{cr:>24.3f}{ch:>24.3f}   speed: roceprobe {ch / cr:.2f}x htsim's")
+print(f"  {'max RSS':22}{mr / 1024:>21.1f} MB{mh / 1024:>21.1f} MB   memory: roceprobe {mr / mh:.1f}x htsim's")
 r, h = rp[0], ht[0]
-print(f"  {'goodput Gbit/s':22}{float(r[2]):>16.2f}{float(h[2]):>16.2f}")
-print(f"  {'PFC frames sent':22}{int(r[3]):>16}{int(h[3]):>16}")
-print(f"  {'peak queue bytes':22}{int(r[4]):>16}{int(h[4]):>16}")
-print(f"  {'drops (htsim: over)':22}{int(r[5]):>16}{int(h[5]):>16}")
-print(f"  {'end (last rx), us':22}{int(r[8]) / 1000:>16.1f}{int(h[8]) / 1000:>16.1f}")
+print(f"  {'goodput Gbit/s':22}{float(r[2]):>24.2f}{float(h[2]):>24.2f}")
+pfc = lambda x: "{} ({}/{}/{})".format(*x.split("/"))
+print(f"  {'PFC frames sent':22}{pfc(r[3]):>24}{pfc(h[3]):>24}   (XOFF/XON/refresh)")
+print(f"  {'peak queue bytes':22}{int(r[4]):>24}{int(h[4]):>24}")
+print(f"  {'drops (htsim: over)':22}{int(r[5]):>24}{int(h[5]):>24}")
+print(f"  {'end (last rx), us':22}{int(r[8]) / 1000:>24.1f}{int(h[8]) / 1000:>24.1f}")
 PY
 done
 
