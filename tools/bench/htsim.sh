@@ -33,17 +33,19 @@
 #              (dce_tcp_g 1023), alpha and rate timers 55 us, F = 1, B = 32767 B, R_AI
 #              5 Mbit/s, R_HAI 50 Mbit/s, initial alpha 1023/1024, every cut sets the target
 #              (clamp_tgt_rate on): roceprobe with alpha_update per-cnp (the paper's, what
-#              htsim does) and periodic (tests/lab/dcqcn_check.py ksweep's), htsim as fixed
-#              below and htsim with -retime (a diagnostic: a rate change re-times the
-#              departure already waiting, as the lab does). One run each (both deterministic).
+#              htsim does) and periodic (tests/lab/dcqcn_check.py ksweep's); htsim as fixed
+#              below, with -retime (a diagnostic: a rate change re-times the departure
+#              already waiting, as the lab does) and with -retime -no_ack_pacing (also paced
+#              at the rate DCQCN set, as the lab is, not at MTU/(MTU + 64 B) of it). One run
+#              each (both tools are deterministic).
 # For incast, leafspine, fattree and a2a both tools run alternately RUNS times (default 3);
 # it prints the median CPU seconds (user + sys, /usr/bin/time) and the largest max RSS of
 # each, their ratios (speed: htsim's CPU / roceprobe's; memory: roceprobe's RSS / htsim's)
 # and the results side by side: goodput (payload bits / the time the last packet arrived),
 # PFC frames the switches sent (roceprobe: XOFF + refresh + XON; htsim: XOFF + XON, it has
 # no refresh), the deepest queue (htsim's bytes scaled to the lab's frame bytes, without
-# the 24 B) and drops (htsim's lossless queues never drop; it prints a line for each
-# enqueue past a queue's size, counted here as "over").
+# the 24 B) and drops (htsim's lossless queues never drop; it counts each enqueue past a
+# queue's size, shown as "over"). htsim's stdout (a few lines per flow) goes to /dev/null.
 #
 # The fixes to htsim (tools/bench/htsim/fixes.patch, written for this bench; every change
 # is marked "rp-bench" in the source):
@@ -66,15 +68,16 @@
 #  4. Queue sizes from the topology file: main_roce's -q size was put into every tier
 #     before the file was read (so a file's Queue_Up/Queue_Down was refused as a
 #     duplicate) and FatTreeTopologyCfg::initialize then reset every tier to the size it
-#     was given, 0 for a file (so a topology file ran with no queues: "Missing queue_up");
-#     the file's sizes now stand and -q fills only the tiers it leaves unset.
+#     was given, 0 for a file (so main_roce -topo stopped at "Missing queue_up"); the
+#     file's sizes now stand and -q fills only the tiers it leaves unset.
+#  (1 and 4 are issue 29's two fixes, 2 and 3 issue 31's three DCQCN ones.)
 #  5. RoceSrc::connect took its start time as microseconds while main_roce passes
 #     picoseconds (a flow starting at 1 us started at 1 s).
 # And what the bench needs, changing nothing htsim computes: main_roce options for the
 # DCQCN parameters (-dcqcn_g, -dcqcn_alpha0, -dcqcn_period, -dcqcn_F, -dcqcn_B,
 # -dcqcn_rai, -dcqcn_rhai, -cnp_interval), -qsample US (host 0's ToR port depth every US,
-# for the median queue), -retime (the diagnostic above, off by default), and one result
-# line on stderr ("rp-bench rx_pkts ... last_rx_ps ... xoff ... xon ... max_queue ...").
+# for the median queue), the diagnostics -retime and -no_ack_pacing (above; off by
+# default), and one result line on stderr ("rp-bench rx_pkts ... last_rx_ps ... xoff ...").
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -215,12 +218,14 @@ PY
 
 # One htsim run, same fields.
 run_ht() { # extra htsim arguments
+	# htsim writes logout.dat and idmap.txt into its working directory: $work
 	# shellcheck disable=SC2086
-	/usr/bin/time -f "%U %S %M" -o "$work/time" "$htsim" $hargs "$@" 2>"$work/ht.err" |
-		grep -c "LOSSLESS not working" >"$work/over" || true
-	/usr/bin/python3 - "$work/ht.err" "$work/time" "$payload" "$packets" "$mtu" "$(cat "$work/over")" <<'PY'
+	(cd "$work" && /usr/bin/time -f "%U %S %M" -o "$work/time" "$htsim" $hargs -o "$work/logout.dat" "$@" \
+		>/dev/null 2>"$work/ht.err")
+	rm -f "$work/logout.dat" "$work/idmap.txt"
+	/usr/bin/python3 - "$work/ht.err" "$work/time" "$payload" "$packets" "$mtu" <<'PY'
 import sys
-err, tm, payload, packets, mtu, over = sys.argv[1:7]
+err, tm, payload, packets, mtu = sys.argv[1:6]
 line = [l for l in open(err) if l.startswith("rp-bench ")]
 if not line:
     sys.exit("htsim.sh: htsim printed no result line: " + open(err).read()[-300:])
@@ -236,7 +241,7 @@ scale = (mtu - 24) / mtu  # htsim's bytes are on-the-wire packets; the lab count
 med = float(d["median_queue"])
 med = med * scale if med >= 0 else -1
 print(f"{float(u) + float(s):.3f} {m} {gbps:.3f} {int(d['xoff']) + int(d['xon'])}/{d['xoff']}/{d['xon']}/0 "
-      f"{round(int(d['max_queue']) * scale)} {over} {med} {d['cnps_tx']} {last // 1000}")
+      f"{round(int(d['max_queue']) * scale)} {d['over']} {med} {d['cnps_tx']} {last // 1000}")
 PY
 }
 
@@ -260,16 +265,16 @@ cr, ch = med(rp, 0), med(ht, 0)
 mr, mh = max(int(r[1]) for r in rp), max(int(r[1]) for r in ht)
 print(f"\n{name}: {packets} packets, {len(rp)} alternating runs each")
 print(f"  CPU s (runs)   roceprobe {' '.join(r[0] for r in rp)}   htsim {' '.join(r[0] for r in ht)}")
-print(f"  {'':22}{'roceprobe lab':>24}{'htsim':>24}")
-print(f"  {'CPU s, median':22}{cr:>24.3f}{ch:>24.3f}   speed: roceprobe {ch / cr:.2f}x htsim's")
-print(f"  {'max RSS':22}{mr / 1024:>21.1f} MB{mh / 1024:>21.1f} MB   memory: roceprobe {mr / mh:.1f}x htsim's")
+print(f"  {'':22}{'roceprobe lab':>26}{'htsim':>26}")
+print(f"  {'CPU s, median':22}{cr:>26.3f}{ch:>26.3f}   speed: roceprobe {ch / cr:.2f}x htsim's")
+print(f"  {'max RSS':22}{mr / 1024:>23.1f} MB{mh / 1024:>23.1f} MB   memory: roceprobe {mr / mh:.1f}x htsim's")
 r, h = rp[0], ht[0]
-print(f"  {'goodput Gbit/s':22}{float(r[2]):>24.2f}{float(h[2]):>24.2f}")
+print(f"  {'goodput Gbit/s':22}{float(r[2]):>26.2f}{float(h[2]):>26.2f}")
 pfc = lambda x: "{} ({}/{}/{})".format(*x.split("/"))
-print(f"  {'PFC frames sent':22}{pfc(r[3]):>24}{pfc(h[3]):>24}   (XOFF/XON/refresh)")
-print(f"  {'peak queue bytes':22}{int(r[4]):>24}{int(h[4]):>24}")
-print(f"  {'drops (htsim: over)':22}{int(r[5]):>24}{int(h[5]):>24}")
-print(f"  {'end (last rx), us':22}{int(r[8]) / 1000:>24.1f}{int(h[8]) / 1000:>24.1f}")
+print(f"  {'PFC frames sent':22}{pfc(r[3]):>26}{pfc(h[3]):>26}   (XOFF/XON/refresh)")
+print(f"  {'peak queue bytes':22}{int(r[4]):>26}{int(h[4]):>26}")
+print(f"  {'drops (htsim: over)':22}{int(r[5]):>26}{int(h[5]):>26}")
+print(f"  {'end (last rx), us':22}{int(r[8]) / 1000:>26.1f}{int(h[8]) / 1000:>26.1f}")
 PY
 done
 
@@ -295,20 +300,24 @@ case " $scenarios " in *" dcqcn "*)
 		printf 'htsim-retime %s ' "$k" >>"$work/dcqcn.txt"
 		# shellcheck disable=SC2086
 		run_ht -dcqcn "$k" $dc -retime >>"$work/dcqcn.txt"
+		printf 'htsim-aligned %s ' "$k" >>"$work/dcqcn.txt"
+		# shellcheck disable=SC2086
+		run_ht -dcqcn "$k" $dc -retime -no_ack_pacing >>"$work/dcqcn.txt"
 	done
 	/usr/bin/python3 - "$work/dcqcn.txt" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
 print("\ndcqcn: 8:1 incast at 100G, 200 64 KiB WRITEs per sender, step ECN K, the paper's receiver (N = 50 us)")
-print(f"  {'':26}" + "".join(f"{'K=' + k:>31}" for k in ("6", "25", "100")))
+print(f"  {'':30}" + "".join(f"{'K=' + k:>31}" for k in ("6", "25", "100")))
 names = {"roceprobe-per-cnp": "roceprobe, per-cnp alpha", "roceprobe-periodic": "roceprobe, periodic alpha",
-         "htsim": "htsim (fixed)", "htsim-retime": "htsim -retime"}
+         "htsim": "htsim (fixed)", "htsim-retime": "htsim -retime",
+         "htsim-aligned": "htsim -retime -no_ack_pacing"}
 for tool in names:
     cells = []
     for k in ("6", "25", "100"):
         r = [x for x in rows if x[0] == tool and x[1] == k][0]
         cells.append(f"{float(r[4]):.1f} Gbit/s, {float(r[8]) / 1000:.0f} KB, {r[9]} CNPs")
-    print(f"  {names[tool]:26}" + "".join(f"{c:>31}" for c in cells))
+    print(f"  {names[tool]:30}" + "".join(f"{c:>31}" for c in cells))
 print("  (goodput, median queue of h0's switch port over 10 us samples, CNPs the receiver sent)")
 for tool in names:
     g = [float(x[4]) for x in rows if x[0] == tool]
