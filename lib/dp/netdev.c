@@ -3,6 +3,9 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -129,41 +132,81 @@ int rp_dp_netdev_rx_read(const char *name, struct rp_dp_netdev_tx *out)
 	return read_u64(name, "rx_packets", &out->tx_packets);
 }
 
-/* A complete entry for ip4 on name in /proc/net/arp ("IP address HW type
- * Flags HW address Mask Device"; flags 0x2: ATF_COM). */
-static bool arp_entry(const char *name, uint32_t ip4, uint8_t mac[6])
+/* The kernel's neighbour entry for addr (family 4: 4 bytes, 6: 16) on
+ * ifindex, with a link-layer address and a valid state (rtnetlink
+ * RTM_GETNEIGH, as `ip neigh show` reads it): one dump, its answers walked. */
+static bool neigh_entry(unsigned ifindex, int family, const uint8_t *addr, uint8_t mac[6])
 {
-	FILE *f = fopen("/proc/net/arp", "r");
-	char line[256], ip[64], hw[32], dev[64];
-	unsigned type, flags;
-	bool found = false;
-	if (!f)
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
 		return false;
-	struct in_addr want = {.s_addr = htonl(ip4)};
-	while (!found && fgets(line, sizeof(line), f)) {
-		struct in_addr got;
-		unsigned m[6];
-		if (sscanf(line, "%63s 0x%x 0x%x %31s %*s %63s", ip, &type, &flags, hw, dev) != 5 ||
-		    inet_pton(AF_INET, ip, &got) != 1 || got.s_addr != want.s_addr || strcmp(dev, name) ||
-		    !(flags & 0x2) || sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
-			continue;
-		for (int i = 0; i < 6; i++)
-			mac[i] = (uint8_t)m[i];
-		found = true;
+	struct {
+		struct nlmsghdr nh;
+		struct ndmsg nd;
+	} req = {.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)), .nlmsg_type = RTM_GETNEIGH,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1},
+		 .nd = {.ndm_family = (uint8_t)(family == 4 ? AF_INET : AF_INET6)}};
+	size_t alen = family == 4 ? 4 : 16;
+	bool found = false, done = false;
+	static char buf[32768];
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		done = true;
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			break;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			const struct ndmsg *nd = NLMSG_DATA(h);
+			if (h->nlmsg_type != RTM_NEWNEIGH || (unsigned)nd->ndm_ifindex != ifindex ||
+			    !(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)))
+				continue;
+			const uint8_t *dst = NULL, *ll = NULL;
+			int len = (int)RTM_PAYLOAD(h);
+			for (struct rtattr *a = RTM_RTA(nd); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+				if (a->rta_type == NDA_DST && RTA_PAYLOAD(a) == alen)
+					dst = RTA_DATA(a);
+				else if (a->rta_type == NDA_LLADDR && RTA_PAYLOAD(a) == 6)
+					ll = RTA_DATA(a);
+			}
+			if (!found && dst && ll && !memcmp(dst, addr, alen)) {
+				memcpy(mac, ll, 6);
+				found = true;
+			}
+		}
 	}
-	fclose(f);
+	close(fd);
 	return found;
 }
 
-int rp_dp_netdev_neigh4(const char *name, uint32_t ip4, uint8_t mac[6], unsigned timeout_ms, char *err,
-			size_t errlen)
+int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint8_t mac[6],
+		       unsigned timeout_ms, char *err, size_t errlen)
 {
-	if (arp_entry(name, ip4, mac))
+	unsigned ifindex = if_nametoindex(name);
+	uint8_t addr[16];
+	if (!ifindex) {
+		snprintf(err, errlen, "no interface %s in this namespace", name);
+		return -1;
+	}
+	if (family == 4) {
+		uint32_t be = htonl(ip4);
+		memcpy(addr, &be, 4);
+	} else {
+		memcpy(addr, ip6, 16);
+	}
+	if (neigh_entry(ifindex, family, addr, mac))
 		return 0;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(ip4)};
+	/* Anything sent there makes the kernel resolve it (ARP, or Neighbour Solicitation). */
+	struct sockaddr_in to4 = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(ip4)};
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6, .sin6_port = htons(9)};
+	memcpy(&to6.sin6_addr, addr, 16);
+	int fd = socket(family == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, (socklen_t)strlen(name)) != 0 ||
-	    sendto(fd, "", 0, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+	    (family == 4 ? sendto(fd, "", 0, 0, (struct sockaddr *)&to4, sizeof(to4))
+			 : sendto(fd, "", 0, 0, (struct sockaddr *)&to6, sizeof(to6))) < 0) {
 		snprintf(err, errlen, "cannot make the kernel ask for it on %s (%s)", name, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -173,7 +216,7 @@ int rp_dp_netdev_neigh4(const char *name, uint32_t ip4, uint8_t mac[6], unsigned
 	for (unsigned waited = 0; waited < timeout_ms; waited += 10) {
 		struct timespec ts = {.tv_nsec = 10000000};
 		nanosleep(&ts, NULL);
-		if (arp_entry(name, ip4, mac))
+		if (neigh_entry(ifindex, family, addr, mac))
 			return 0;
 	}
 	snprintf(err, errlen, "the kernel's neighbour table on %s has no complete entry for it after %u ms", name,

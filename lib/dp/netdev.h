@@ -39,13 +39,15 @@ int rp_dp_netdev_tx_read(const char *name, struct rp_dp_netdev_tx *out);
  * (rx_dropped: a PFC frame, no handler) is no frame that failed to go. */
 int rp_dp_netdev_rx_read(const char *name, struct rp_dp_netdev_tx *out);
 
-/* The MAC the kernel's neighbour table holds for IPv4 address ip4 (host
- * order) on netdev name (/proc/net/arp, complete entries): a port shared
- * with the kernel (dp.h enum rp_dp_share) never sees ARP replies, the kernel
- * does. With none, a UDP datagram to ip4's discard port (9) from a socket
- * bound to the netdev makes the kernel ask, and the table is read again
- * until timeout_ms. 0, or -1 with why in err. */
-int rp_dp_netdev_neigh4(const char *name, uint32_t ip4, uint8_t mac[6], unsigned timeout_ms, char *err,
-			size_t errlen);
+/* The MAC the kernel's neighbour table holds for an address on netdev name
+ * (family 4: ip4, host order; 6: ip6), from rtnetlink (RTM_GETNEIGH, as
+ * `ip neigh` reads it; entries reachable, stale, delay, probe or permanent):
+ * a port shared with the kernel (dp.h enum rp_dp_share) never sees ARP or
+ * Neighbour Advertisements, the kernel does. With none, a UDP datagram to
+ * the address's discard port (9) from a socket bound to the netdev makes
+ * the kernel ask, and the table is read again until timeout_ms. 0, or -1
+ * with why in err. */
+int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint8_t mac[6],
+		       unsigned timeout_ms, char *err, size_t errlen);
 
 #endif

@@ -329,7 +329,7 @@ static void addr_text(uint8_t l3, uint32_t ip4, const uint8_t *ip6, char *out)
  * and exit 2, before any traffic, when one stays unanswered or someone else
  * holds a host's address. */
 /* The next hops of ports shared with the kernel: ARP answers go to the
- * kernel, so its neighbour table says them (netdev.h rp_dp_netdev_neigh4). */
+ * kernel, so its neighbour table says them (netdev.h rp_dp_netdev_neigh). */
 static int from_kernel(struct rp_session *s, struct rp_dp_neigh_want *want, unsigned nw)
 {
 	for (unsigned j = 0; j < nw; j++) {
@@ -339,12 +339,10 @@ static int from_kernel(struct rp_session *s, struct rp_dp_neigh_want *want, unsi
 		if (!tp->port->kernel_shared)
 			continue;
 		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
-		if (want[j].l3 != 4)
-			return session_fail(s, "host '%s': port %s is shared with the kernel, which answers Neighbour "
-					    "Discovery there: give %s's MAC (mac:, gateway_mac:)", h->name, tp->port->name, a);
 		if (rp_dp_port_netdev(h->port, h->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
-		    rp_dp_netdev_neigh4(name, want[j].ip4, want[j].mac, RESOLVE_NS / 1000000, err, sizeof(err)) != 0)
-			return session_fail(s, "host '%s': port %s is shared with the kernel, which hears its ARP answers: "
+		    rp_dp_netdev_neigh(name, want[j].l3, want[j].ip4, want[j].ip6, want[j].mac, RESOLVE_NS / 1000000, err,
+				       sizeof(err)) != 0)
+			return session_fail(s, "host '%s': port %s is shared with the kernel, which hears its ARP/ND answers: "
 					    "%s's MAC from the kernel: %s (give mac:, gateway_mac:)", h->name,
 					    tp->port->name, a, err);
 		want[j].resolved = true;
