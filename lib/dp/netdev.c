@@ -182,8 +182,8 @@ static bool neigh_entry(unsigned ifindex, int family, const uint8_t *addr, uint8
 	return found;
 }
 
-int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint8_t mac[6],
-		       unsigned timeout_ms, char *err, size_t errlen)
+int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint32_t src4,
+		       const uint8_t src6[16], uint8_t mac[6], unsigned timeout_ms, char *err, size_t errlen)
 {
 	unsigned ifindex = if_nametoindex(name);
 	uint8_t addr[16];
@@ -200,11 +200,18 @@ int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t
 	if (neigh_entry(ifindex, family, addr, mac))
 		return 0;
 	/* Anything sent there makes the kernel resolve it (ARP, or Neighbour Solicitation). */
+	/* From the host's own address (bound to it, never to every address): the
+	 * socket only sends, and is closed at once. */
 	struct sockaddr_in to4 = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr.s_addr = htonl(ip4)};
-	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6, .sin6_port = htons(9)};
+	struct sockaddr_in from4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(src4)};
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6, .sin6_port = htons(9)}, from6 = {.sin6_family = AF_INET6};
 	memcpy(&to6.sin6_addr, addr, 16);
+	if (family != 4)
+		memcpy(&from6.sin6_addr, src6, 16);
 	int fd = socket(family == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, (socklen_t)strlen(name)) != 0 ||
+	    (family == 4 ? bind(fd, (struct sockaddr *)&from4, sizeof(from4))
+			 : bind(fd, (struct sockaddr *)&from6, sizeof(from6))) != 0 ||
 	    (family == 4 ? sendto(fd, "", 0, 0, (struct sockaddr *)&to4, sizeof(to4))
 			 : sendto(fd, "", 0, 0, (struct sockaddr *)&to6, sizeof(to6))) < 0) {
 		snprintf(err, errlen, "cannot make the kernel ask for it on %s (%s)", name, strerror(errno));

@@ -44,10 +44,11 @@ int rp_dp_netdev_rx_read(const char *name, struct rp_dp_netdev_tx *out);
  * `ip neigh` reads it; entries reachable, stale, delay, probe or permanent):
  * a port shared with the kernel (dp.h enum rp_dp_share) never sees ARP or
  * Neighbour Advertisements, the kernel does. With none, a UDP datagram to
- * the address's discard port (9) from a socket bound to the netdev makes
+ * the address's discard port (9) from a socket bound to the netdev and to
+ * the host's own address (src4 host order, or src6: the kernel's) makes
  * the kernel ask, and the table is read again until timeout_ms. 0, or -1
  * with why in err. */
-int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint8_t mac[6],
-		       unsigned timeout_ms, char *err, size_t errlen);
+int rp_dp_netdev_neigh(const char *name, int family, uint32_t ip4, const uint8_t ip6[16], uint32_t src4,
+		       const uint8_t src6[16], uint8_t mac[6], unsigned timeout_ms, char *err, size_t errlen);
 
 #endif

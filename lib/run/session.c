@@ -340,8 +340,8 @@ static int from_kernel(struct rp_session *s, struct rp_dp_neigh_want *want, unsi
 			continue;
 		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
 		if (rp_dp_port_netdev(h->port, h->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
-		    rp_dp_netdev_neigh(name, want[j].l3, want[j].ip4, want[j].ip6, want[j].mac, RESOLVE_NS / 1000000, err,
-				       sizeof(err)) != 0)
+		    rp_dp_netdev_neigh(name, want[j].l3, want[j].ip4, want[j].ip6, h->ipv4, h->ipv6, want[j].mac,
+				       RESOLVE_NS / 1000000, err, sizeof(err)) != 0)
 			return session_fail(s, "host '%s': port %s is shared with the kernel, which hears its ARP/ND answers: "
 					    "%s's MAC from the kernel: %s (give mac:, gateway_mac:)", h->name,
 					    tp->port->name, a, err);

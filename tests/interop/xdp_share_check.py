@@ -121,6 +121,7 @@ SEND = r"""
 import socket, struct, sys
 v6 = sys.argv[2] == "6"
 u = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("fd32::2" if v6 else "10.32.0.2", 0))  # from the peer address, never every address
 for _ in range(int(sys.argv[1])):
     u.sendto(b"not roce" * 4, ("fd32::9" if v6 else "10.32.0.9", 4791))
     u.sendto(b"not roce" * 4, ("fd32::1" if v6 else "10.32.0.1", 4792))

@@ -18,6 +18,7 @@
 #include "dp/netdev.h"
 
 static char ns[32], va[16], vb[16];
+static const uint8_t fd77_1[16] = {0xfd, 0x77, [15] = 1}; /* va's own: the probes' source */
 
 static int sh(const char *fmt, ...)
 {
@@ -64,14 +65,14 @@ static void test_peer_mac(void **state)
 	assert_int_equal(sscanf(text, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]), 6);
 	uint8_t mac[6] = {0};
 	char err[256] = "";
-	if (rp_dp_netdev_neigh(va, 4, 0xC6124D02u /* 198.18.77.2 */, NULL, mac, 2000, err, sizeof(err)) != 0)
+	if (rp_dp_netdev_neigh(va, 4, 0xC6124D02u /* 198.18.77.2 */, NULL, 0xC6124D01u, NULL, mac, 2000, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(mac[i], m[i]);
 	/* fd77::2: Neighbour Discovery, the same MAC */
 	static const uint8_t fd77_2[16] = {0xfd, 0x77, [15] = 2};
 	memset(mac, 0, sizeof(mac));
-	if (rp_dp_netdev_neigh(va, 6, 0, fd77_2, mac, 2000, err, sizeof(err)) != 0)
+	if (rp_dp_netdev_neigh(va, 6, 0, fd77_2, 0, fd77_1, mac, 2000, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(mac[i], m[i]);
@@ -82,11 +83,11 @@ static void test_nobody(void **state)
 	(void)state;
 	uint8_t mac[6];
 	char err[256] = "";
-	assert_int_equal(rp_dp_netdev_neigh(va, 4, 0xC6124D09u /* 198.18.77.9: nobody */, NULL, mac, 300, err,
+	assert_int_equal(rp_dp_netdev_neigh(va, 4, 0xC6124D09u /* 198.18.77.9: nobody */, NULL, 0xC6124D01u, NULL, mac, 300, err,
 					    sizeof(err)), -1);
 	assert_non_null(strstr(err, "no complete entry"));
 	static const uint8_t fd77_9[16] = {0xfd, 0x77, [15] = 9};
-	assert_int_equal(rp_dp_netdev_neigh(va, 6, 0, fd77_9, mac, 300, err, sizeof(err)), -1);
+	assert_int_equal(rp_dp_netdev_neigh(va, 6, 0, fd77_9, 0, fd77_1, mac, 300, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no complete entry"));
 }
 
