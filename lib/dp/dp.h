@@ -84,7 +84,7 @@ struct rp_dp_clock_pair {
  * unless the PMD stamps frames. A stamp s is packet ns base_pkt + (s -
  * base_stamp) * mult_q32 / 2^32; stamps that land outside a second of the
  * poll's time (a file's from another day, a clock not yet running) are not
- * used: the poll's time is, and counted in unstamped. */
+ * used: the poll's time is (each RX lcore counts both, rx.h). */
 enum rp_dp_rx_stamp_kind { RP_DP_STAMP_POLL, RP_DP_STAMP_NIC, RP_DP_STAMP_HOST };
 struct rp_dp_rx_stamps {
 	enum rp_dp_rx_stamp_kind kind;
@@ -94,7 +94,6 @@ struct rp_dp_rx_stamps {
 	uint64_t mult_q32;
 	struct rp_dp_clock_pair nic0; /* the NIC clock against the TSC at the port's start */
 	int64_t bound_ns; /* the mapping's uncertainty (the readings' windows) */
-	uint64_t stamped, unstamped; /* frames (lcore 0's count: several RX lcores add theirs, rx.c) */
 };
 
 #define RP_DP_STAMP_SANE_NS 1000000000 /* a stamp this far from the poll's time is not this run's */
@@ -124,10 +123,6 @@ struct rp_dp_port {
 	 * (rp_dp_port_steer), whether PFC/PAUSE frames come to the run. */
 	bool isolated;
 	bool pause_steered;
-	/* The kernel keeps the port's other traffic (isolated, or af_xdp with
-	 * roceprobe's XDP program): ARP/ND answers go to it, and its neighbour
-	 * table is where next hops are found (lib/run/session.c). */
-	bool kernel_shared;
 	/* net_af_xdp with --share: roceprobe's XDP program shares it (xdp.h; set by
 	 * lib/run/session.c), handing RoCEv2 and PFC/PAUSE to the socket */
 	bool xdp_program;
@@ -138,6 +133,14 @@ struct rp_dp_port {
 	unsigned nflows;
 	struct rp_dp_rx_stamps rxs; /* how its frames get their arrival time (rxclock.c) */
 };
+
+/* The kernel keeps the port's other traffic (isolated, or af_xdp with
+ * roceprobe's XDP program): ARP/ND answers go to it, and its neighbour table
+ * is where next hops are found (lib/run/session.c). */
+static inline bool rp_dp_port_kernel_shared(const struct rp_dp_port *p)
+{
+	return p->isolated || p->xdp_program;
+}
 
 /* Opens the port a devargs string names (the EAL must have been given it),
  * with n_rxq RX queues and n_txq TX queues, for frames up to max_frame bytes,

@@ -57,7 +57,7 @@ int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen)
 			 p->name, p->driver, flow_why(&fe, rc));
 		return -1;
 	}
-	p->isolated = p->kernel_shared = true;
+	p->isolated = true;
 	return 0;
 }
 

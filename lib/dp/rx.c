@@ -148,16 +148,17 @@ static bool rx_plain(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 
 /* A frame's arrival on the packet clock: the port's RX stamp moved to it
  * (rxclock.c), else (no stamp, or one that cannot be this run's) the poll's
- * time; counted either way (several RX lcores may share the port). */
-static uint64_t arrival(struct rp_dp_rx_stamps *x, const struct rte_mbuf *m, uint64_t now_ns)
+ * time; counted either way, in this lcore's own port state. */
+static uint64_t arrival(const struct rp_dp_rx_stamps *x, struct rp_dp_rxport *rp, const struct rte_mbuf *m,
+			uint64_t now_ns)
 {
 	uint64_t t;
 	if ((m->ol_flags & x->flag) &&
 	    rp_dp_stamp_to_pkt(x, (int64_t)*RTE_MBUF_DYNFIELD(m, x->field, const rte_mbuf_timestamp_t *), now_ns, &t)) {
-		__atomic_fetch_add(&x->stamped, 1, __ATOMIC_RELAXED);
+		rp->stamped++;
 		return t;
 	}
-	__atomic_fetch_add(&x->unstamped, 1, __ATOMIC_RELAXED);
+	rp->unstamped++;
 	return now_ns;
 }
 
@@ -166,7 +167,7 @@ void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 	struct rp_dp_rxport *rp = &rx->ports[tp->index];
 	bool impaired = rp_impair_active(&rp->impair);
 	/* Stamped frames each have their own time: not the plain path's one for the burst. */
-	struct rp_dp_rx_stamps *xs = tp->port && tp->port->rxs.kind != RP_DP_STAMP_POLL ? &tp->port->rxs : NULL;
+	const struct rp_dp_rx_stamps *xs = tp->port && tp->port->rxs.kind != RP_DP_STAMP_POLL ? &tp->port->rxs : NULL;
 	if (!impaired && !rp->cap && !rp->hold && !xs && rx_plain(rx, tp, m, n, now_ns))
 		return;
 	struct rte_mbuf *done[RP_DP_BURST];
@@ -180,7 +181,7 @@ void rp_dp_rx_frames(struct rp_dp_rx *rx, struct rp_dp_txport *tp, struct rte_mb
 			rte_prefetch0(rte_pktmbuf_mtod(m[i + RX_PREFETCH_AHEAD], void *));
 		uint8_t *b = rte_pktmbuf_mtod(m[i], uint8_t *);
 		uint16_t len = rte_pktmbuf_data_len(m[i]);
-		uint64_t at = xs ? arrival(xs, m[i], now_ns) : now_ns;
+		uint64_t at = xs ? arrival(xs, rp, m[i], now_ns) : now_ns;
 		enum rp_impair_fate fate = impaired && rp_frame_is_roce_data(b, len) ? impair_next(rp) : RP_IMPAIR_PASS;
 		if (fate == RP_IMPAIR_DROP) {
 			done[ndone++] = m[i];

@@ -35,6 +35,8 @@ struct rp_dp_rxport {
 	uint64_t replies_sent;
 	uint64_t replies_unsent; /* the TX queue refused them */
 	struct rp_later later;   /* paper-mode CNPs due at their window's end (stats/later.h) */
+	/* On a port with RX stamps (dp.h rp_dp_rx_stamps): frames whose stamp was used, and not. */
+	uint64_t stamped, unstamped;
 	struct rp_capture *cap;  /* this port's TX and RX, as a tap on its wire; may be NULL */
 };
 

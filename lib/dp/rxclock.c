@@ -85,7 +85,6 @@ void rp_dp_rx_stamps_started(struct rp_dp_port *p)
 void rp_dp_rx_stamps_arm(struct rp_dp_port *p)
 {
 	struct rp_dp_rx_stamps *x = &p->rxs;
-	x->stamped = x->unstamped = 0;
 	if (x->kind == RP_DP_STAMP_HOST) {
 		int64_t window;
 		x->base_pkt = 0;

@@ -47,8 +47,17 @@ static int ports_facts(const struct rp_run *r, struct rp_rank_env *e)
 		struct rp_session_port_totals t;
 		rp_session_port_totals(&r->s, i, &t);
 		uint64_t replies = 0;
-		for (unsigned k = 0; k < r->s.nq; k++)
+		for (unsigned k = 0; k < r->s.nq; k++) {
 			replies += r->rx[k].ports[tp->index].replies_sent;
+			p->rx_stamped += r->rx[k].ports[tp->index].stamped;
+			p->rx_unstamped += r->rx[k].ports[tp->index].unstamped;
+		}
+		/* how the port is held and stamps its frames (dp.h) */
+		p->rx_clock = rp_env_strdup(rp_dp_rx_stamps_name(tp->port->rxs.kind));
+		p->rx_clock_bound_ns = tp->port->rxs.bound_ns > 0 ? (uint64_t)tp->port->rxs.bound_ns : 0;
+		p->shared = tp->port->isolated;
+		p->pause_steered = tp->port->pause_steered;
+		p->xdp_program = tp->port->xdp_program;
 		p->node = rp_env_strdup(rp_session_host(&r->s, tp));
 		p->devargs = rp_env_strdup(tp->port->name);
 		p->driver = rp_env_strdup(tp->port->driver);
@@ -59,7 +68,7 @@ static int ports_facts(const struct rp_run *r, struct rp_rank_env *e)
 		p->impair_marked = rp->impair.marked;
 		p->replies_sent = replies;
 		rp_txpath_port_facts(&r->txpath[i], &r->s, i, replies, p); /* tx_packets, tx_unsent and the path's */
-		if (!p->node || !p->devargs || !p->driver || xstats_facts(r, i, p) ||
+		if (!p->node || !p->devargs || !p->driver || !p->rx_clock || xstats_facts(r, i, p) ||
 		    rp_session_neigh_facts(tp, &p->neigh))
 			return -1;
 	}

@@ -275,7 +275,7 @@ static int open_port(struct rp_session *s, unsigned i, const char *devargs, unsi
 	/* roceprobe's XDP program passes ARP/ND to the kernel (its neighbour table has the
 	 * answers) and hands PFC/PAUSE to the socket */
 	if (s->xdp_ours[i])
-		tp->port->kernel_shared = tp->port->xdp_program = tp->port->pause_steered = true;
+		tp->port->xdp_program = tp->port->pause_steered = true;
 	tp->lcore = s->nq > 1 ? rp_session_lane(s, i, 0) : i % lcores;
 	if (s->nq > 1 && tp->port->nq < s->nq)
 		fprintf(stderr, "roceprobe %s: port %s (%s) has %u queue%s for %u lcores: environment.lcores[%u]%s alone "
@@ -336,7 +336,7 @@ static int from_kernel(struct rp_session *s, struct rp_dp_neigh_want *want, unsi
 		const struct rp_dp_txport *tp = &s->tx[want[j].port];
 		const struct rp_host *h = &s->prof->hosts[tp->index];
 		char name[64], err[256], a[46];
-		if (!tp->port->kernel_shared)
+		if (!rp_dp_port_kernel_shared(tp->port))
 			continue;
 		addr_text(want[j].l3, want[j].ip4, want[j].ip6, a);
 		if (rp_dp_port_netdev(h->port, h->port_is_pci, name, sizeof(name), err, sizeof(err)) != 0 ||
@@ -356,7 +356,7 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 	unsigned nw = 0;
 	bool announce[RP_DP_MAX_PORTS];
 	for (unsigned i = 0; i < s->nports; i++) /* a shared port's addresses are the kernel's to defend */
-		announce[i] = rp_dp_port_is_wire(s->tx[i].port) && !s->tx[i].port->kernel_shared;
+		announce[i] = rp_dp_port_is_wire(s->tx[i].port) && !rp_dp_port_kernel_shared(s->tx[i].port);
 	for (size_t k = 0; k < s->plan.nflows; k++) {
 		const struct rp_flow *f = &s->plan.flows[k];
 		unsigned p = port_of(s, f->src);
@@ -418,7 +418,8 @@ static int resolve(struct rp_session *s, struct rp_capture *const *caps)
 			}
 	}
 	for (unsigned i = 0; i < s->nports; i++) /* a shared port hears no answers: the kernel keeps them */
-		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw, s->tx[i].port->kernel_shared ? 0 : s->neigh_refresh_ns) != 0)
+		if (rp_dp_neigh_keep(&s->tx[i], i, want, nw,
+				     rp_dp_port_kernel_shared(s->tx[i].port) ? 0 : s->neigh_refresh_ns) != 0)
 			return session_fail(s, "out of memory");
 	return 0;
 }

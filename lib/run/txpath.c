@@ -181,14 +181,6 @@ void rp_txpath_port_facts(const struct rp_txpath *t, const struct rp_session *s,
 				add_unsent(p, st.flow_id, u);
 		}
 	}
-	const struct rp_dp_port *port = s->tx[i].port;
-	p->rx_clock = strdup(rp_dp_rx_stamps_name(port->rxs.kind));
-	p->rx_stamped = port->rxs.stamped;
-	p->rx_unstamped = port->rxs.unstamped;
-	p->rx_clock_bound_ns = port->rxs.bound_ns > 0 ? (uint64_t)port->rxs.bound_ns : 0;
-	p->shared = port->isolated;
-	p->pause_steered = port->pause_steered;
-	p->xdp_program = port->xdp_program;
 	/* The PMD took them and counted them as errors: not sent. */
 	data = data > oerr ? data - oerr : 0;
 	p->tx_packets = data;
