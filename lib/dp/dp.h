@@ -67,8 +67,11 @@ enum rp_dp_share { RP_DP_SHARE_AUTO, RP_DP_SHARE_ON, RP_DP_SHARE_EXCLUSIVE };
  *         moved to the packet clock: by rte_eth_read_clock read against the
  *         TSC twice (its rate and offset: clock "nic"), or, where the PMD has
  *         no clock to read, taken as the host's CLOCK_REALTIME (clock "host":
- *         net_pcap's rx_iface= stamps are the kernel's, rx_pcap= the file's).
- *         A PMD without the offload is one error line. */
+ *         net_pcap's rx_iface= stamps, the kernel's); net_pcap's rx_pcap=
+ *         stamps are the file's, its first frame at the run's time 0 and the
+ *         others at the file's spacing (clock "file"). net_pcap stamps every
+ *         frame without offering the offload (rxclock.c). A PMD that neither
+ *         offers the offload nor stamps is one error line. */
 enum rp_dp_rx_clock { RP_DP_RXCLK_AUTO, RP_DP_RXCLK_POLL, RP_DP_RXCLK_NIC };
 
 /* A reading of ref and the TSC at once: ref_ns the midpoint of the two ref
@@ -85,11 +88,13 @@ struct rp_dp_clock_pair {
  * base_stamp) * mult_q32 / 2^32; stamps that land outside a second of the
  * poll's time (a file's from another day, a clock not yet running) are not
  * used: the poll's time is (each RX lcore counts both, rx.h). */
-enum rp_dp_rx_stamp_kind { RP_DP_STAMP_POLL, RP_DP_STAMP_NIC, RP_DP_STAMP_HOST };
+enum rp_dp_rx_stamp_kind { RP_DP_STAMP_POLL, RP_DP_STAMP_NIC, RP_DP_STAMP_HOST, RP_DP_STAMP_FILE };
 struct rp_dp_rx_stamps {
 	enum rp_dp_rx_stamp_kind kind;
 	int field;      /* the mbuf dynfield's offset */
 	uint64_t flag;  /* its ol_flags bit */
+	int64_t unit_ns;    /* host and file stamps: ns per unit (net_pcap: us) */
+	int64_t file_first; /* file: the first frame's stamp of the files read; -1 none */
 	int64_t base_stamp, base_pkt;
 	uint64_t mult_q32;
 	struct rp_dp_clock_pair nic0; /* the NIC clock against the TSC at the port's start */
@@ -185,11 +190,11 @@ bool rp_dp_isolate_after_queues(const char *driver);
  * the mbuf field found and the NIC's clock read against the TSC (no clock to
  * read: the host's time). rp_dp_rx_stamps_arm: once the packet clock runs
  * (the run's T0), the mapping to it. rp_dp_rx_stamps_name: "poll", "nic",
- * "host". */
+ * "host", "file". */
 struct rte_eth_dev_info;
 struct rte_eth_conf;
-int rp_dp_rx_stamps_conf(struct rp_dp_port *p, enum rp_dp_rx_clock want, const struct rte_eth_dev_info *info,
-			 struct rte_eth_conf *conf, char *err, size_t errlen);
+int rp_dp_rx_stamps_conf(struct rp_dp_port *p, const char *devargs, enum rp_dp_rx_clock want,
+			 const struct rte_eth_dev_info *info, struct rte_eth_conf *conf, char *err, size_t errlen);
 void rp_dp_rx_stamps_started(struct rp_dp_port *p);
 void rp_dp_rx_stamps_arm(struct rp_dp_port *p);
 const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k);

@@ -430,7 +430,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	memset(&conf, 0, sizeof(conf));
 	if (!rp_dp_is_pair(devargs))
 		rss_conf(&info, n_rxq, &conf, &p->rss);
-	if (want && rp_dp_rx_stamps_conf(p, want->rx_clock, &info, &conf, err, errlen) != 0)
+	if (want && rp_dp_rx_stamps_conf(p, devargs, want->rx_clock, &info, &conf, err, errlen) != 0)
 		return -1;
 	int rc = rte_eth_dev_configure(p->id, (uint16_t)n_rxq, (uint16_t)n_txq, &conf);
 	/* The MTU from the profile's longest frame. Virtual PMDs take any frame

@@ -13,8 +13,12 @@ without a NIC.
                               VM lab's kernel has flower: tests/vm/tap_share.sh)
 
     run --rx-clock nic on a port without RX timestamps -> exit 2, one line naming the offload
-                              (net_null; and net_pcap: DPDK 22.11's reads the stamps but
-                              advertises no RX offload, so ethdev refuses to configure it)
+                              (net_null)
+    run --rx-clock nic on net_pcap rx_pcap= -> DPDK 22.11's pcap PMD stamps every frame with
+                              its record's time (us) without offering the offload: clock
+                              "file", and the run's capture of the port has the input's
+                              spacing to the us (tshark on both: the truth), where
+                              --rx-clock poll squeezes the 49.8 ms into the polls' pace
     run --rx-clock poll / auto on virtual ports -> runs; result.json says clock "poll" per
                               port (environment.ports[].rx_clock) and flow (latency_clock)
 
@@ -93,13 +97,71 @@ def case_tap(tmp):
                    "refuses rte_flow isolated mode (TC rule creation failed)", "--exclusive")
 
 
+def epoch_offsets(path):
+    # Each frame's time from the first, in us, as tshark reads the file.
+    from decimal import Decimal
+    out = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "frame.time_epoch"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    t = [Decimal(x) for x in out]
+    return [int((x - t[0]) * 1000000) for x in t]
+
+
+def case_file_clock(tmp, src):
+    import json
+    # What a sends, as net_pcap wrote it; then re-timed by scapy at irregular us gaps.
+    sent, timed = os.path.join(tmp, "sent.pcap"), os.path.join(tmp, "timed.pcap")
+    pcap = "net_pcap{n},rx_pcap={rx},tx_pcap={tx}"
+    prof = os.path.join(tmp, "f.yaml")
+    with open(prof, "w") as f:
+        f.write(PROFILE.format(a=pcap.format(n=0, rx=src, tx=sent)))
+    p = rp("run", prof, "-o", os.path.join(tmp, "o1"))
+    expect(p.returncode == 0, f"run writing a's frames to {sent} (rc {p.returncode}: {p.stderr[-300:]!r})")
+    gaps = [(i * 7919) % 500 + 1 for i in range(200)]  # us
+    subprocess.run(["/usr/bin/python3", "-c", f'''
+from decimal import Decimal
+from scapy.all import rdpcap, wrpcap
+pk, t = rdpcap({sent!r}), Decimal("1700000000")
+for p, g in zip(pk, {gaps!r}):
+    t += Decimal(g) / 1000000
+    p.time = t
+wrpcap({timed!r}, pk)
+'''], check=True)
+    want = epoch_offsets(timed)
+    expect(len(want) == 200 and want[-1] == sum(gaps[1:]), f"the re-timed input: 200 frames over {sum(gaps[1:])} us")
+    with open(prof, "w") as f:  # b receives the file; a's frames go to a file nobody reads
+        f.write(PROFILE.replace('"net_null9,no-rx=1"', '"{b}"').format(
+            a=pcap.format(n=0, rx=src, tx=os.path.join(tmp, "a.pcap")), b=pcap.format(n=1, rx=timed, tx=os.path.join(tmp, "b.pcap"))))
+    spans = {}
+    for how in ("nic", "poll"):
+        out = os.path.join(tmp, "o-" + how)
+        p = rp("run", prof, "-o", out, "--rx-clock", how, "--capture")
+        expect(p.returncode == 0, f"run --rx-clock {how} on net_pcap rx_pcap= (rc {p.returncode}: {p.stderr[-300:]!r})")
+        r = json.load(open(os.path.join(out, "result.json")))
+        b = [q["rx_clock"] for q in r["environment"]["ports"] if q["node"] == "b"][0]
+        got = epoch_offsets(os.path.join(out, "capture-b.pcap"))
+        spans[how] = got[-1] if got else 0
+        if how == "nic":
+            expect(b == {"clock": "file", "stamped": 200, "unstamped": 0, "bound_ns": 999},
+                   f"--rx-clock nic: b's port on the file's clock, 200 frames stamped ({b})")
+            expect(r["flows"][0]["rx_packets"] == 200 and r["flows"][0]["latency_clock"]["rx"] == "file",
+                   f"flow f: 200 received, latency_clock.rx 'file' ({r['flows'][0]['latency_clock']})")
+            bad = [i for i, (x, y) in enumerate(zip(want, got)) if x != y]
+            expect(len(got) == 200 and not bad, f"the run's capture of b: every frame at the input's offset, to the us "
+                   f"({len(got)} frames, {len(bad)} differ, first {bad[:1]})")
+        else:
+            expect(b["clock"] == "poll" and b["stamped"] == 0, f"--rx-clock poll: b's port on the poll's clock ({b})")
+    expect(spans["poll"] * 2 < spans["nic"], f"the poll's pace is not the file's: {spans['poll']} us against "
+           f"{spans['nic']} (the test can tell the clocks apart)")
+
+
 def case_rxclock(tmp):
     import json
     src = os.path.join(tmp, "empty.pcap")
     with open(src, "wb") as f:  # a classic pcap header, no frames
         f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
+    case_file_clock(tmp, src)
     out = os.path.join(tmp, "out")
-    for port in ("net_null0,no-rx=1", "net_pcap0,rx_pcap=%s,tx_pcap=%s" % (src, os.path.join(tmp, "tx.pcap"))):
+    for port in ("net_null0,no-rx=1",):
         prof = os.path.join(tmp, "p.yaml")
         with open(prof, "w") as f:
             f.write(PROFILE.format(a=port))

@@ -44,6 +44,26 @@ static void test_host_time(void **state)
 	assert_int_equal(t, 2500123456ull);
 }
 
+static void test_file_us(void **state)
+{
+	(void)state;
+	/* net_pcap's stamps are us (tv_sec * 1000000 + tv_usec): a file whose first
+	 * frame is 1,700,000,000.000001 s sits at packet 0; a frame 49,799 us into
+	 * it is 49,799,000 ns on; the mapping is 1000 ns a unit in Q32. */
+	struct rp_dp_rx_stamps x = {.kind = RP_DP_STAMP_FILE, .unit_ns = 1000, .base_stamp = 1700000000000001ll,
+				    .base_pkt = 0, .mult_q32 = 1000ull << 32};
+	uint64_t t = 0;
+	assert_true(rp_dp_stamp_to_pkt(&x, 1700000000049800ll, 1000000, &t));
+	assert_int_equal(t, 49799000ull);
+	/* the kernel's us on the host's time: epoch E = 1,796,678,164.556905825 s;
+	 * s*1000 - E with base E/1000 = 1796678164556905 and base_pkt -(E%1000) = -825:
+	 * 1,796,678,164,557,325 us is 419,175 ns after packet 0 */
+	struct rp_dp_rx_stamps h = {.kind = RP_DP_STAMP_HOST, .unit_ns = 1000, .base_stamp = 1796678164556905ll,
+				    .base_pkt = -825, .mult_q32 = 1000ull << 32};
+	assert_true(rp_dp_stamp_to_pkt(&h, 1796678164557325ll, 500000, &t));
+	assert_int_equal(t, 419175ull);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -65,6 +85,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nic_ticks),
 		cmocka_unit_test(test_host_time),
+		cmocka_unit_test(test_file_us),
 		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
