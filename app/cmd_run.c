@@ -31,6 +31,7 @@ struct run_opts {
 	bool no_telemetry;
 	enum rp_dp_share share; /* --share / --exclusive */
 	enum rp_dp_rx_clock rx_clock; /* --rx-clock */
+	enum rp_dp_tx_start tx_start; /* --tx-start */
 	bool allow_pause_storm;
 	bool capture;
 	bool force;
@@ -126,6 +127,13 @@ static void usage(FILE *out)
 	      "                         took it: time in the RX ring counts as latency), auto (nic\n"
 	      "                         on a PCI port that has it, poll elsewhere; the default);\n"
 	      "                         result.json: environment.ports[].rx_clock, flows[].latency_clock\n"
+	      "  --tx-start S           when the first frames leave: host (when each sender's lcore\n"
+	      "                         hands them over from T0; the default), nic (every port's\n"
+	      "                         NIC holds its first frames until T0 + 100 us on its\n"
+	      "                         own clock: senders with PTP-synchronised NICs start at once,\n"
+	      "                         not at the ranks' spread; mlx5 tx_pp=500 on a ConnectX-6 Dx,\n"
+	      "                         a ConnectX-7 natively; docs/hardware.md); result.json:\n"
+	      "                         environment.ports[].tx_start\n"
 	      "  --idle-us N            a DPDK poll that moved no frame sleeps N us (default 0:\n"
 	      "                         spin); for DPDK ranks that share a CPU with others\n"
 	      RP_CLI_METRICS_HELP
@@ -189,8 +197,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"bin-us", required_argument, NULL, 'b'},   {"allow-pause-storm", no_argument, NULL, 'A'},
 		{"force", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
 		{"neigh-refresh", required_argument, NULL, 'R'}, {"lcores", required_argument, NULL, 'L'},
-		{"neigh-refresh", required_argument, NULL, 'R'},
 		{"idle-us", required_argument, NULL, 'I'}, {"rx-clock", required_argument, NULL, 'K'},
+		{"tx-start", required_argument, NULL, 'T'},
 		{"no-preflight", no_argument, NULL, 'P'}, {"counter-interval", required_argument, NULL, 'C'},
 		RP_CLI_METRICS_OPTIONS,
 		RP_CLI_NO_TELEMETRY_OPTION,
@@ -235,6 +243,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 												 : RP_DP_RXCLK_NIC;
 			else
 				rc = rp_cli_error("run", "--rx-clock '%s': auto, poll or nic", optarg);
+			break;
+		case 'T':
+			if (!strcmp(optarg, "host") || !strcmp(optarg, "nic"))
+				o->tx_start = optarg[0] == 'n' ? RP_DP_TXSTART_NIC : RP_DP_TXSTART_HOST;
+			else
+				rc = rp_cli_error("run", "--tx-start '%s': host or nic", optarg);
 			break;
 		case 'I': rc = rp_cli_uint("run", "--idle-us", optarg, 0, 1000000, &v); o->idle_ns = v * 1000; break;
 		case 'P': o->no_preflight = true; break;
@@ -384,7 +398,8 @@ int rp_cmd_run(int argc, char **argv)
 	if (rc == 0)
 		rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
 	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .rx_clock = o.rx_clock, .lcores = 1,
+				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .rx_clock = o.rx_clock,
+				     .tx_start = o.tx_start, .lcores = 1,
 				     .queues = o.lcores, .profile_text = text,
 				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
 				     .host_rank = r.cl.launched ? r.host_rank : NULL,

@@ -74,6 +74,19 @@ enum rp_dp_share { RP_DP_SHARE_AUTO, RP_DP_SHARE_ON, RP_DP_SHARE_EXCLUSIVE };
  *         offers the offload nor stamps is one error line. */
 enum rp_dp_rx_clock { RP_DP_RXCLK_AUTO, RP_DP_RXCLK_POLL, RP_DP_RXCLK_NIC };
 
+/* When a port's first frames leave (run --tx-start; txstart.c):
+ *   HOST  when its TX lcore hands them over, from T0 on the packet clock
+ *   NIC   the NIC holds each TX queue's first data frame (and so the queue
+ *         behind it) until T0 + RP_DP_TX_LEAD_NS on its own clock
+ *         (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP: mlx5 with tx_pp= on a
+ *         ConnectX-6 Dx, a ConnectX-7 natively): with the senders' NIC
+ *         clocks synchronised (PTP), an incast's senders start within the
+ *         clocks' error instead of the barrier's spread. A port without the
+ *         offload is one error line. Frames due before T0 + lead leave then,
+ *         their latencies counting the hold. */
+enum rp_dp_tx_start { RP_DP_TXSTART_HOST, RP_DP_TXSTART_NIC };
+#define RP_DP_TX_LEAD_NS 100000 /* the ranks' T0 spread (cluster.start_skew_ns) stays well under it */
+
 /* A reading of ref and the TSC at once: ref_ns the midpoint of the two ref
  * readings around the TSC's, window_ns how far apart they were (the
  * narrowest of several tries: a reader the CPU was taken from retries). */
@@ -100,6 +113,28 @@ struct rp_dp_rx_stamps {
 	struct rp_dp_clock_pair nic0; /* the NIC clock against the TSC at the port's start */
 	int64_t bound_ns; /* the mapping's uncertainty (the readings' windows) */
 };
+
+/* A port's scheduled start (rp_dp_tx_start NIC): the NIC's clock read
+ * against the TSC at the port's start (nic0) and at T0; at_tick the NIC time
+ * the first frames leave at; late: the TX lcore handed them over after it
+ * (the NIC sent them at once). */
+struct rp_dp_tx_sched {
+	bool on;
+	int field;     /* the mbuf dynfield's offset (RTE_MBUF_DYNFIELD_TIMESTAMP_NAME) */
+	uint64_t flag; /* RTE_MBUF_DYNFLAG_TX_TIMESTAMP_NAME's ol_flags bit */
+	struct rp_dp_clock_pair nic0;
+	int64_t at_tick;
+	int64_t bound_ns; /* the mapping's uncertainty (the readings' windows) */
+	bool late;
+};
+
+/* The NIC tick at packet time at_ns, from two readings of the NIC's clock
+ * (ticks a_tick, b_tick) taken at packet times a_ns and b_ns: its rate from
+ * the two, extrapolated from b. */
+static inline int64_t rp_dp_tick_at(int64_t a_tick, int64_t a_ns, int64_t b_tick, int64_t b_ns, int64_t at_ns)
+{
+	return b_tick + (int64_t)((__int128)(at_ns - b_ns) * (b_tick - a_tick) / (b_ns - a_ns));
+}
 
 #define RP_DP_STAMP_SANE_NS 1000000000 /* a stamp this far from the poll's time is not this run's */
 /* Stamp s on the packet clock into *t; false when it lands outside
@@ -137,6 +172,7 @@ struct rp_dp_port {
 	void *flows[RP_DP_MAX_RULES]; /* struct rte_flow */
 	unsigned nflows;
 	struct rp_dp_rx_stamps rxs; /* how its frames get their arrival time (rxclock.c) */
+	struct rp_dp_tx_sched txs;  /* its first frames' departure on the NIC's clock (txstart.c) */
 };
 
 /* The kernel keeps the port's other traffic (isolated, or af_xdp with
@@ -159,6 +195,7 @@ static inline bool rp_dp_port_kernel_shared(const struct rp_dp_port *p)
 struct rp_dp_port_want {
 	enum rp_dp_share share;
 	enum rp_dp_rx_clock rx_clock;
+	enum rp_dp_tx_start tx_start;
 };
 int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t max_frame,
 		    const struct rp_dp_port_want *want, struct rp_dp_port *p, char *err, size_t errlen);
@@ -198,6 +235,16 @@ int rp_dp_rx_stamps_conf(struct rp_dp_port *p, const char *devargs, enum rp_dp_r
 void rp_dp_rx_stamps_started(struct rp_dp_port *p);
 void rp_dp_rx_stamps_arm(struct rp_dp_port *p);
 const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k);
+
+/* A scheduled start (txstart.c). rp_dp_tx_sched_conf: before configure, the
+ * offload asked (NIC: refused without it, one line) and the mbuf field
+ * registered; rp_dp_tx_sched_started: after start, the NIC's clock read;
+ * rp_dp_tx_sched_arm: at T0, the NIC tick of T0 + RP_DP_TX_LEAD_NS. The TX
+ * loop tags each queue's first data burst (gen.c). */
+int rp_dp_tx_sched_conf(struct rp_dp_port *p, enum rp_dp_tx_start want, const struct rte_eth_dev_info *info,
+			struct rte_eth_conf *conf, char *err, size_t errlen);
+void rp_dp_tx_sched_started(struct rp_dp_port *p);
+void rp_dp_tx_sched_arm(struct rp_dp_port *p);
 int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen);
 int rp_dp_port_steer(struct rp_dp_port *p, const struct rp_dp_steer *st, char *warn, size_t warnlen, char *err,
 		     size_t errlen);

@@ -4,6 +4,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -207,6 +208,19 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && MBUF_AT(data_off, 0)
 		       MBUF_AT(data_len, 24) && MBUF_AT(vlan_tci, 26) && MBUF_AT(hash, 28),
 	       "tx_fill's two stores cover these mbuf fields");
 
+/* A scheduled start (dp.h rp_dp_tx_start NIC): the queue's first data frame
+ * leaves at T0 + RP_DP_TX_LEAD_NS on the NIC's clock, and the queue after
+ * it; handed over after that time, it leaves at once (late). */
+static void sched_first(struct rp_dp_txport *tp, struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct rp_dp_tx_sched *x = &tp->port->txs;
+	*RTE_MBUF_DYNFIELD(m, x->field, int64_t *) = x->at_tick;
+	m->ol_flags |= x->flag;
+	tp->sched_done = true;
+	if (now_ns >= RP_DP_TX_LEAD_NS)
+		x->late = true; /* once per queue, from its lcore */
+}
+
 /* One burst from the pool of tp's shape; returns how many the source filled. */
 static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t now_ns)
 {
@@ -254,6 +268,8 @@ static unsigned tx_fill(struct rp_dp_gen *g, struct rp_dp_txport *tp, uint64_t n
 	}
 	if (n < RP_DP_TX_BURST)
 		rte_mempool_put_bulk(pool, (void **)(m + n), RP_DP_TX_BURST - n);
+	if (unlikely(tp->port->txs.on && !tp->sched_done) && n)
+		sched_first(tp, m[0], now_ns);
 	if (g->rx)
 		rp_dp_rx_sent(rx_of(g, tp), tp, bufs, lens, n, now_ns);
 	uint16_t sent = rp_dp_tx_burst(tp->port, tp->txq, m, (uint16_t)n);

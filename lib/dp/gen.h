@@ -64,6 +64,7 @@ struct rp_dp_txport {
 	uint64_t rx_too_big;
 	uint32_t too_big_mtu;
 	uint64_t stalled_since; /* 0: the queue takes packets */
+	bool sched_done;        /* its first data burst tagged (a scheduled start, dp.h) */
 	uint64_t rx_frames;
 	uint64_t rx_pfc;
 	uint64_t rx_pause;

@@ -430,7 +430,8 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	memset(&conf, 0, sizeof(conf));
 	if (!rp_dp_is_pair(devargs))
 		rss_conf(&info, n_rxq, &conf, &p->rss);
-	if (want && rp_dp_rx_stamps_conf(p, devargs, want->rx_clock, &info, &conf, err, errlen) != 0)
+	if (want && (rp_dp_rx_stamps_conf(p, devargs, want->rx_clock, &info, &conf, err, errlen) != 0 ||
+		     rp_dp_tx_sched_conf(p, want->tx_start, &info, &conf, err, errlen) != 0))
 		return -1;
 	int rc = rte_eth_dev_configure(p->id, (uint16_t)n_rxq, (uint16_t)n_txq, &conf);
 	/* The MTU from the profile's longest frame. Virtual PMDs take any frame
@@ -474,6 +475,7 @@ int rp_dp_port_open(const char *devargs, unsigned n_rxq, unsigned n_txq, size_t 
 	}
 	p->started = true;
 	rp_dp_rx_stamps_started(p);
+	rp_dp_tx_sched_started(p);
 	rte_eth_promiscuous_enable(p->id);
 	struct rte_eth_link link;
 	if (rte_eth_link_get_nowait(p->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN &&

@@ -112,6 +112,8 @@ json_t *rp_env_port_json(const struct rp_env_port *p)
 						     (json_int_t)p->rx_clock_bound_ns));
 	json_object_set_new(o, "shared", json_pack("{s:b, s:b, s:b}", "isolated", p->shared, "pause_steered",
 						   p->pause_steered, "xdp_program", p->xdp_program));
+	json_object_set_new(o, "tx_start", json_pack("{s:s, s:I, s:b}", "clock", p->tx_lead_ns ? "nic" : "host", "lead_ns",
+						     (json_int_t)p->tx_lead_ns, "late", p->tx_nic_late));
 	return o;
 }
 

@@ -78,6 +78,8 @@ static void put_port(struct rp_rec_wr *w, const struct rp_env_port *p)
 	rp_rec_put8(w, p->shared);
 	rp_rec_put8(w, p->pause_steered);
 	rp_rec_put8(w, p->xdp_program);
+	rp_rec_put64(w, p->tx_lead_ns);
+	rp_rec_put8(w, p->tx_nic_late);
 }
 
 static void put_hist(struct rp_rec_wr *w, const struct rp_hist *h)
@@ -294,6 +296,8 @@ static void get_port(struct rp_rec_rd *r, struct rp_env_port *p)
 	p->shared = getb(r);
 	p->pause_steered = getb(r);
 	p->xdp_program = getb(r);
+	p->tx_lead_ns = rp_rec_get64(r);
+	p->tx_nic_late = getb(r);
 }
 
 static struct rp_hist *get_hist(struct rp_rec_rd *r)

@@ -45,7 +45,7 @@
 #include "counters/sampler.h"
 #include "stats/hist.h"
 
-#define RP_RANK_ENV_VERSION 3u /* 2: nics (issue 24); 3: ports' rx_clock and sharing (issue 32) */
+#define RP_RANK_ENV_VERSION 4u /* 2: nics (issue 24); 3: ports' rx_clock and sharing (issue 32); 4: tx_start */
 #define RP_ENV_STR_MAX 65536u
 
 struct rp_env_count {
@@ -100,6 +100,11 @@ struct rp_env_port {
 	char *rx_clock;
 	uint64_t rx_stamped, rx_unstamped, rx_clock_bound_ns;
 	bool shared, pause_steered, xdp_program;
+	/* tx_lead_ns: its first frames left on the NIC's clock this long after
+	 * T0 (run --tx-start nic, lib/dp/dp.h; 0: host), tx_nic_late: handed
+	 * over after that time (sent at once) */
+	uint64_t tx_lead_ns;
+	bool tx_nic_late;
 };
 
 /* capture[] entries. */

@@ -32,8 +32,10 @@ static int dpdk_prepare(struct rp_run *r)
 static void dpdk_start(struct rp_run *r)
 {
 	r->pclock_gap[0] = rp_dp_clock_start_on(rp_run_corrected_ns, r, r->t0_ns);
-	for (unsigned i = 0; i < r->s.nports; i++) /* RX stamps moved to the packet clock from T0 on */
+	for (unsigned i = 0; i < r->s.nports; i++) { /* RX stamps moved to the packet clock from T0 on */
 		rp_dp_rx_stamps_arm(&r->s.ports[i]);
+		rp_dp_tx_sched_arm(&r->s.ports[i]); /* the first frames' NIC time: T0 + the lead */
+	}
 }
 
 static int dpdk_run(struct rp_run *r, char *err, size_t errlen)

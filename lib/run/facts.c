@@ -58,6 +58,8 @@ static int ports_facts(const struct rp_run *r, struct rp_rank_env *e)
 		p->shared = tp->port->isolated;
 		p->pause_steered = tp->port->pause_steered;
 		p->xdp_program = tp->port->xdp_program;
+		p->tx_lead_ns = tp->port->txs.on ? RP_DP_TX_LEAD_NS : 0;
+		p->tx_nic_late = tp->port->txs.late;
 		p->node = rp_env_strdup(rp_session_host(&r->s, tp));
 		p->devargs = rp_env_strdup(tp->port->name);
 		p->driver = rp_env_strdup(tp->port->driver);

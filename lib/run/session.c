@@ -579,7 +579,8 @@ int rp_session_open(struct rp_session *s, const char *cmd, const char *profile, 
 	s->cmd = cmd;
 	s->setup_t0_ns = mono_ns();
 	s->setup_quiet = o->hosts != NULL;
-	s->want = (struct rp_dp_port_want){.share = o->share, .rx_clock = o->receivers ? o->rx_clock : RP_DP_RXCLK_POLL};
+	s->want = (struct rp_dp_port_want){.share = o->share, .rx_clock = o->receivers ? o->rx_clock : RP_DP_RXCLK_POLL,
+				   .tx_start = o->tx_start};
 	s->profile_path = profile;
 	s->nq = 1; /* a rank of verbs hosts only returns before the queues are known: it still has one accountant */
 	if (o->neigh_refresh_ns == RP_SESSION_NO_REFRESH)

@@ -88,6 +88,7 @@ struct rp_session_opts {
 	/* --share / --exclusive (dp.h enum rp_dp_share): how ports the kernel also uses are held */
 	enum rp_dp_share share;
 	enum rp_dp_rx_clock rx_clock; /* run --rx-clock (dp.h); gen: the poll's */
+	enum rp_dp_tx_start tx_start; /* run --tx-start (dp.h); gen: the host's */
 };
 #define RP_SESSION_NO_REFRESH UINT64_MAX
 

@@ -21,6 +21,8 @@ without a NIC.
                               --rx-clock poll squeezes the 49.8 ms into the polls' pace
     run --rx-clock poll / auto on virtual ports -> runs; result.json says clock "poll" per
                               port (environment.ports[].rx_clock) and flow (latency_clock)
+    run --tx-start nic        -> no PMD here sends on a timestamp: exit 2, one line naming the
+                              offload; --tx-start host says so per port (tx_start)
 
 usage: share_check.py ROCEPROBE CASE   (CASE: null, tap, rxclock)
 """
@@ -181,6 +183,18 @@ def case_rxclock(tmp):
         subprocess.run(["rm", "-rf", out])
     p = rp("run", prof, "-o", out, "--rx-clock", "soon")
     one_line_exit2(p, "--rx-clock soon", "--rx-clock 'soon': auto, poll or nic")
+    # --tx-start nic: no PMD here offers sending on a timestamp (tx_offload_capa)
+    p = rp("run", prof, "-o", out, "--tx-start", "nic")
+    one_line_exit2(p, "run --tx-start nic on net_null0", "port net_null0 (net_null) cannot send on a timestamp",
+                   "RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP", "--tx-start host")
+    expect(not os.path.exists(out), "--tx-start nic refused: DIR never made")
+    p = rp("run", prof, "-o", out, "--tx-start", "host")
+    expect(p.returncode == 0, f"run --tx-start host (rc {p.returncode}: {p.stderr[-300:]!r})")
+    r = json.load(open(os.path.join(out, "result.json")))
+    starts = [q["tx_start"] for q in r["environment"]["ports"]]
+    expect(starts == [{"clock": "host", "lead_ns": 0, "late": False}] * 2, f"--tx-start host: every port's tx_start ({starts})")
+    p = rp("run", prof, "-o", out, "--force", "--tx-start", "soon")
+    one_line_exit2(p, "--tx-start soon", "--tx-start 'soon': host or nic")
 
 
 with tempfile.TemporaryDirectory() as tmp:

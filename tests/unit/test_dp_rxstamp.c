@@ -64,6 +64,19 @@ static void test_file_us(void **state)
 	assert_int_equal(t, 419175ull);
 }
 
+static void test_tx_tick(void **state)
+{
+	(void)state;
+	/* --tx-start nic: the NIC tick of T0 + 100 us. A 156.25 MHz free-running
+	 * clock read at tick 1,000,000 (packet 0) and 50 ms later at 8,812,500
+	 * (50 ms * 156.25 MHz = 7,812,500 ticks): 100 us after packet 0 is
+	 * 1,000,000 + 100,000 * 0.15625 = 1,015,625. A real-time clock in ns
+	 * read 3 ns fast: T0 + 100 us + 3. */
+	assert_int_equal(rp_dp_tick_at(1000000, 0, 8812500, 50000000, 100000), 1015625);
+	assert_int_equal(rp_dp_tick_at(1796600000000000003ll, 20, 1796600000050000003ll, 50000020, 100000),
+			 1796600000000099983ll);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -86,6 +99,7 @@ int main(void)
 		cmocka_unit_test(test_nic_ticks),
 		cmocka_unit_test(test_host_time),
 		cmocka_unit_test(test_file_us),
+		cmocka_unit_test(test_tx_tick),
 		cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

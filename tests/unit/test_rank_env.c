@@ -52,7 +52,8 @@ static struct rp_env_port port(void)
 				    .netdev_tx_dropped = 0, .netdev_tx_errors = 0, .too_big_frames = 2, .too_big_mtu = 1400,
 				    .nunsent = 2, .unsent = unsent, .nfindings = 1, .findings = findings,
 				    .rx_clock = "nic", .rx_stamped = 990, .rx_unstamped = 10, .rx_clock_bound_ns = 35,
-				    .shared = true, .pause_steered = false, .xdp_program = true};
+				    .shared = true, .pause_steered = false, .xdp_program = true, .tx_lead_ns = 100000,
+				    .tx_nic_late = true};
 }
 
 static struct rp_env_port ports[1];
@@ -125,6 +126,8 @@ static void round_trip(void **state)
 	assert_true(p->shared);
 	assert_false(p->pause_steered);
 	assert_true(p->xdp_program);
+	assert_int_equal(p->tx_lead_ns, 100000);
+	assert_true(p->tx_nic_late);
 	assert_string_equal(out.captures[0].path, "capture-s1.pcap");
 	assert_int_equal(out.lcores[1].socket, -1);
 	assert_non_null(out.verbs);
@@ -183,7 +186,7 @@ static void version_and_garbage(void **state)
 	char err[256];
 	b[4] = RP_RANK_ENV_VERSION + 1; /* u16 version after "RPEV" */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
-	assert_string_equal(err, "rank record version 4, this build reads 3");
+	assert_string_equal(err, "rank record version 5, this build reads 4");
 	b[4] = RP_RANK_ENV_VERSION;
 	b[0] = '{'; /* JSON text is no record */
 	assert_int_equal(rp_rank_env_unpack(&out, b, len, err, sizeof(err)), -1);
@@ -235,7 +238,8 @@ static void port_json(void **state)
 		   "[\"port s1: a finding\"],\"xstats\":{\"name\":\"net_af_packet0,iface=v0\",\"driver\":"
 		   "\"net_af_packet\",\"prio\":[],\"raw\":{\"rx_pause\":7,\"tx_pause\":0},\"gauges\":{}},"
 		   "\"rx_clock\":{\"clock\":\"nic\",\"stamped\":990,\"unstamped\":10,\"bound_ns\":35},"
-		   "\"shared\":{\"isolated\":true,\"pause_steered\":false,\"xdp_program\":true}}");
+		   "\"shared\":{\"isolated\":true,\"pause_steered\":false,\"xdp_program\":true},"
+		   "\"tx_start\":{\"clock\":\"nic\",\"lead_ns\":100000,\"late\":true}}");
 	free(s);
 	p.has_netdev = false;
 	s = dump(rp_env_port_json(&p));
