@@ -130,9 +130,11 @@ struct rp_dp_tx_sched {
 
 /* The NIC tick at packet time at_ns, from two readings of the NIC's clock
  * (ticks a_tick, b_tick) taken at packet times a_ns and b_ns: its rate from
- * the two, extrapolated from b. */
+ * the two, extrapolated from b (readings without a span: a tick a ns). */
 static inline int64_t rp_dp_tick_at(int64_t a_tick, int64_t a_ns, int64_t b_tick, int64_t b_ns, int64_t at_ns)
 {
+	if (b_ns <= a_ns)
+		return b_tick + (at_ns - b_ns);
 	return b_tick + (int64_t)((__int128)(at_ns - b_ns) * (b_tick - a_tick) / (b_ns - a_ns));
 }
 
@@ -244,6 +246,10 @@ const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k);
 int rp_dp_tx_sched_conf(struct rp_dp_port *p, enum rp_dp_tx_start want, const struct rte_eth_dev_info *info,
 			struct rte_eth_conf *conf, char *err, size_t errlen);
 void rp_dp_tx_sched_started(struct rp_dp_port *p);
+/* A port's NIC clock read against the TSC (rte_eth_read_clock; rxclock.c), and
+ * read again at least 50 ms after a: its rate from the two. */
+struct rp_dp_clock_pair rp_dp_nic_clock_read(uint16_t port);
+struct rp_dp_clock_pair rp_dp_nic_clock_again(struct rp_dp_clock_pair a, uint16_t port);
 void rp_dp_tx_sched_arm(struct rp_dp_port *p);
 int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen);
 int rp_dp_port_steer(struct rp_dp_port *p, const struct rp_dp_steer *st, char *warn, size_t warnlen, char *err,
