@@ -14,6 +14,9 @@
 #include "certify/engine_lab.h"
 #include "certify/engine_pick.h"
 #include "certify/engine_run.h"
+#ifdef RP_HAVE_DPDK
+#include "run/local.h"
+#endif
 #include "cli.h"
 #include "metrics/metrics.h"
 #include "doctor/doctor.h"
@@ -303,6 +306,18 @@ static void dir_existed(const char *dir, bool *existed)
 
 static int certify(struct certify_opts *op, struct rp_cert_live *live);
 
+#ifdef RP_HAVE_DPDK
+/* The run engine without a launcher: each run lib/run's, in this process. */
+static int run_here(const struct rp_cert_run_call *c)
+{
+	struct rp_run_local l = {.profile = c->profile, .sets = c->sets, .nsets = c->nsets, .out = c->out,
+				 .force = c->force, .allow_pause_storm = c->allow_pause_storm,
+				 .no_preflight = c->no_preflight, .no_telemetry = c->no_telemetry, .stop = c->stop,
+				 .version = RP_VERSION};
+	return rp_run_local(&l);
+}
+#endif
+
 int rp_cmd_certify(int argc, char **argv)
 {
 	static struct certify_opts o;
@@ -319,6 +334,9 @@ int rp_cmd_certify(int argc, char **argv)
 		return rc;
 	rp_metrics_collect(mx, rp_cert_metrics, &live);
 	rc = certify(&o, mx ? &live : NULL);
+#ifdef RP_HAVE_DPDK
+	rp_run_local_end(); /* the EAL the in-process runs kept */
+#endif
 	rp_cli_metrics_end("certify", &o.metrics, mx, rc != RP_EXIT_USAGE); /* the verdicts written */
 	return rc;
 }
@@ -343,6 +361,9 @@ static int certify(struct certify_opts *op, struct rp_cert_live *live)
 				   .timeout_s = o.run_timeout_s, .stop = &rp_cli_stop, .progress = progress,
 				   .progress_arg = &o.quiet, .no_preflight = o.no_preflight,
 				   .no_telemetry = o.no_telemetry};
+#ifdef RP_HAVE_DPDK
+	run.in_process = run_here;
+#endif
 	struct rp_cert_engine eng;
 	bool is_run = strcmp(o.engine, "run") == 0, existed = true;
 	/* Without a launcher every host runs here: doctor's checks before DIR (with
