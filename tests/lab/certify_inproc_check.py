@@ -17,9 +17,10 @@ incasts to h0 and test 7's all-to-all, three runs.
              whole, a flow from h2/h3 (net_null) lost whole, a flow to h2/h3 never received;
            - the forked runs give the same counts, flow by flow and port by port (time fields
              left out), and the same verdicts.
-  sigint   SIGINT while test 1's second run runs (long runs: certify.messages 10000): exit 1,
-           certify's result.json whole with interrupted true, every run's result.json whole,
-           the stopped run's interrupted true, report.md and report.html written.
+  sigint   SIGINT, then SIGTERM, while test 1's second run runs (long runs: certify.messages
+           10000): exit 1, certify's result.json whole with interrupted true, every run's
+           result.json whole, the stopped run's interrupted true, report.md and report.html
+           written; --run-timeout 0.2: the run stopped, one line, exit 2, no DIR left.
 
 usage: certify_inproc_check.py ROCEPROBE PROFILES CASE
 """
@@ -141,8 +142,9 @@ def case_inproc():
     expect(v == vf, f"the same verdicts both ways ({v} / {vf})")
 
 
-def case_sigint():
-    out = os.path.join(TMP, "sig")
+def stop_one(sig):
+    name = signal.Signals(sig).name
+    out = os.path.join(TMP, name)
     p = subprocess.Popen([ROCEPROBE, "certify", four_hosts(), "-o", out, "--engine", "run", "--only", "1,7",
                           "--no-preflight", "--set", "certify.messages=10000", *PORTS], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -151,30 +153,44 @@ def case_sigint():
         lines.append(line)
         if "run 2 (" in line and "(in process)" in line:
             time.sleep(0.1)  # into the run's traffic (its set-up takes ~20 ms)
-            p.send_signal(signal.SIGINT)
+            p.send_signal(sig)
             break
     _, err = p.communicate(timeout=60)
-    expect(p.returncode == 1, f"SIGINT: exit 1 (got {p.returncode}; {(''.join(lines) + err).strip()[-300:]!r})")
+    expect(p.returncode == 1, f"{name}: exit 1 (got {p.returncode}; {(''.join(lines) + err).strip()[-300:]!r})")
     try:
         with open(os.path.join(out, "result.json")) as f:
             res = json.load(f)
     except (OSError, ValueError) as e:
-        expect(False, f"SIGINT: certify's result.json whole ({e})")
+        expect(False, f"{name}: certify's result.json whole ({e})")
         return
-    expect(res["interrupted"] is True, "SIGINT: interrupted true")
+    expect(res["interrupted"] is True, f"{name}: interrupted true")
     kids = res["environment"]["children"]
-    expect(len(kids) == 2 and kids[-1]["interrupted"] is True, f"SIGINT: the second run stopped, interrupted "
+    expect(len(kids) == 2 and kids[-1]["interrupted"] is True, f"{name}: the second run stopped, interrupted "
            f"({[(k['dir'], k['interrupted']) for k in kids]})")
     for k in kids:
         try:
             with open(os.path.join(k["dir"], "result.json")) as f:
                 doc = json.load(f)
-            expect(doc["interrupted"] == k["interrupted"], f"{k['dir']}: result.json whole, interrupted "
-                   f"{doc['interrupted']}")
+            expect(doc["interrupted"] == k["interrupted"], f"{name}: {os.path.basename(k['dir'])}/result.json "
+                   f"whole, interrupted {doc['interrupted']}")
         except (OSError, ValueError) as e:
             expect(False, f"{k['dir']}: result.json whole ({e})")
     for f in ("report.md", "report.html"):
-        expect(os.path.getsize(os.path.join(out, f)) > 0, f"SIGINT: {f} written")
+        expect(os.path.getsize(os.path.join(out, f)) > 0, f"{name}: {f} written")
+
+
+def case_sigint():
+    stop_one(signal.SIGINT)
+    stop_one(signal.SIGTERM)
+    # --run-timeout stops the run by its own flag: one line, exit 2, no DIR (as a child's)
+    out = os.path.join(TMP, "timeout")
+    p = subprocess.run([ROCEPROBE, "certify", four_hosts(), "-o", out, "--engine", "run", "--only", "1", "-q",
+                        "--no-preflight", "--set", "certify.messages=10000", "--run-timeout", "0.2", *PORTS],
+                       capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "still running after" in lines[0] and "--run-timeout" in lines[0],
+           f"--run-timeout 0.2: exit 2, one line (got {p.returncode}, {lines})")
+    expect(not os.path.exists(out), "--run-timeout: DIR removed")
 
 
 {"inproc": case_inproc, "sigint": case_sigint}[CASE]()
