@@ -1,6 +1,6 @@
 /* A run in this process, as `roceprobe run PROFILE --set ... -o DIR`
- * without a launcher would run it (certify's run engine: one process for
- * all its tests). The DPDK EAL is kept from one run to the next
+ * without a launcher runs it (the same steps, steps.h; certify's run engine:
+ * one process for all its tests). The DPDK EAL is kept from one run to the next
  * (rp_dp_eal_keep): each run hot-plugs its virtual ports, runs, and takes
  * them and their mempools away again. What the command prints (its errors,
  * warnings, progress and summary) goes to this process's stderr and stdout
