@@ -39,6 +39,16 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
  * thread (the --metrics listener) must stay off. */
 void rp_dp_lcore_cpus(cpu_set_t *out);
 void rp_dp_eal_cleanup(void);
+/* Several runs in one process (certify's run engine without --launcher):
+ * with keep on, the EAL outlives a session. The first rp_dp_eal_init starts
+ * it (lcores, memory, telemetry from that call's opts, no device); each call
+ * then hot-plugs its own virtual devices (said on stderr as at a start), and
+ * rp_dp_eal_cleanup takes the session's devices away again: ports closed,
+ * vdevs removed, pair: rings drained and freed, every mempool freed, so the
+ * next session starts as a new process would. PCI ports are refused (one
+ * line: only virtual ports are hot-plugged). rp_dp_eal_keep(false) ends a
+ * kept EAL. */
+void rp_dp_eal_keep(bool on);
 /* The lcores the EAL runs (the main one included). */
 unsigned rp_dp_lcore_count(void);
 /* "DPDK 22.11.11": the library this binary runs on. */
@@ -341,6 +351,8 @@ bool rp_dp_is_af_xdp(const char *devargs);
 bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_rxq, unsigned n_rxq, char *err,
 			   size_t errlen);
 int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void **to_peer, char *err, size_t errlen);
+/* Every pair: ring made so far, its frames freed, and the ring (rp_dp_eal_cleanup with keep). */
+void rp_dp_pair_release(void);
 /* The RX queue (of nq) RSS on the UDP source port picks for a frame: the
  * Toeplitz hash of the port with the common 40-byte key, a 128-entry table
  * filled i % nq; 0 for frames without UDP (and for nq 1). */
