@@ -3,6 +3,7 @@
  * matches copies and learns hosts and QPs, the second feeds the accountant
  * each unique RoCE frame once (its last copy) and every other frame (PFC,
  * PAUSE) at the capture that holds it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ struct dent {
 	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): its
 			    * host's index + 1 when a capture was taken at that host */
 	bool used;
+	uint8_t f0;        /* pass 0 (clocks): the file of its first copy, and that copy's time */
+	uint64_t t0;
 };
 
 struct dmap {
@@ -118,14 +121,23 @@ static struct dent *copy_of(struct dmap *m, const struct rp_frame *f, size_t c, 
 	}
 }
 
-/* The captures, read side by side in time order. */
+/* The captures, read side by side in time order: each file's times with
+ * its clock's offset added (0 until the clocks are aligned). */
 struct merge {
 	struct rp_pcap_reader r[RP_REPLAY_MAX_CAPTURES];
 	struct pcap_pkthdr *h[RP_REPLAY_MAX_CAPTURES];
 	const u_char *d[RP_REPLAY_MAX_CAPTURES];
 	bool live[RP_REPLAY_MAX_CAPTURES];
+	int64_t off[RP_REPLAY_MAX_CAPTURES];
 	size_t n;
 };
+
+/* File i's current frame's time on the reference clock. */
+static uint64_t merge_t(const struct merge *m, size_t i)
+{
+	int64_t t = (int64_t)rp_pcap_ts_ns(m->h[i]) + m->off[i];
+	return t > 0 ? (uint64_t)t : 0;
+}
 
 static int merge_advance(struct merge *m, size_t i, char *err, size_t errlen)
 {
@@ -149,7 +161,7 @@ static long merge_next(const struct merge *m)
 {
 	long best = -1;
 	for (size_t i = 0; i < m->n; i++)
-		if (m->live[i] && (best < 0 || rp_pcap_ts_ns(m->h[i]) < rp_pcap_ts_ns(m->h[best])))
+		if (m->live[i] && (best < 0 || merge_t(m, i) < merge_t(m, (size_t)best)))
 			best = (long)i;
 	return best;
 }
@@ -271,7 +283,8 @@ static void span_end(struct rp_replay_qp *q, uint64_t bytes)
 }
 
 /* A data frame's first copy: what its QP sent. */
-static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend)
+static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend,
+		       bool sampled)
 {
 	uint8_t op = f->bth.opcode;
 	if (!resend && !op_first(op) && !op_middle(op))
@@ -296,6 +309,8 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 		q->mtu = (uint32_t)f->payload_len;
 	if (op_only(op)) {
 		span_end(q, f->payload_len);
+	} else if (sampled) {
+		/* a sample has no whole FIRST..LAST span: sizes from RETH and ONLY packets only */
 	} else if (op_first(op)) {
 		q->span_open = true;
 		q->span_bytes = f->payload_len;
@@ -364,13 +379,35 @@ static void capture_hosts(struct rp_replay_evidence *ev, const struct point *pts
 	}
 }
 
+/* A data frame's copy at point c of a sampled capture: what c saw of its QP. */
+static int qp_point_account(struct rp_replay_qp *q, size_t c, const struct rp_frame *f, uint64_t t, size_t wire_len,
+			    bool resend)
+{
+	if (!q->pt && !(q->pt = calloc(RP_REPLAY_MAX_CAPTURES, sizeof(*q->pt))))
+		return -1;
+	struct rp_replay_qp_point *p = &q->pt[c];
+	uint8_t op = f->bth.opcode;
+	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
+	if (!p->frames)
+		p->first_ns = t;
+	p->frames++;
+	p->l1_bits += bits;
+	p->last_bits = bits;
+	p->last_ns = t;
+	if (!resend && !op_first(op) && !op_middle(op))
+		p->messages++;
+	return 0;
+}
+
 static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct point *pt, size_t c, uint64_t t,
 		       const u_char *d, const struct pcap_pkthdr *h)
 {
 	struct rp_replay_capture *cap = &ev->cap[c];
+	struct rp_replay_file *file = &ev->files[cap->file];
 	if (!cap->frames)
 		cap->first_ns = t;
 	cap->frames++;
+	file->frames++;
 	cap->last_ns = t;
 	ev->frames++;
 	struct rp_frame f;
@@ -379,6 +416,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	if (!is_roce(&f))
 		return 0;
 	cap->roce++;
+	file->roce++;
 	ev->roce_copies++;
 	bool first;
 	struct dent *e = copy_of(m, &f, c, 0, &first);
@@ -387,9 +425,11 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	point_see(pt, &f, first);
 	e->chosen = (uint8_t)c;
 	bool resend = e->k.occ > 0; /* e is not valid past the next lookup */
+	bool data = f.kind == RP_KIND_ROCE && is_data_op(f.bth.opcode);
 	if (!first) {
 		ev->matched++;
-		return 0;
+		struct rp_replay_qp *q = data && ev->sampled > 1 ? qp_of(ev, m, &f) : NULL;
+		return q ? qp_point_account(q, c, &f, t, h->len, resend) : data && ev->sampled > 1 ? -1 : 0;
 	}
 	ev->unique++;
 	long s = host_of(ev, f.eth.src, &f, true), r = host_of(ev, f.eth.dst, &f, false);
@@ -397,15 +437,38 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return -1;
 	ev->hosts[s].tx++;
 	ev->hosts[r].rx++;
-	if (f.kind != RP_KIND_ROCE || !is_data_op(f.bth.opcode))
+	if (!data)
 		return 0;
 	struct rp_replay_qp *q = qp_of(ev, m, &f);
 	if (!q)
 		return -1;
 	q->src_host = (int)s;
 	q->dst_host = (int)r;
-	qp_account(q, &f, t, h->len, resend);
-	return 0;
+	qp_account(q, &f, t, h->len, resend, ev->sampled > 1);
+	return ev->sampled > 1 ? qp_point_account(q, c, &f, t, h->len, resend) : 0;
+}
+
+/* Sampled evidence: each QP's counts from the point that saw most of its
+ * frames, scaled by N (a frame seen at two points sampled at each is in
+ * neither's count twice, and the points' samples are not added). */
+static void sampled_scale(struct rp_replay_evidence *ev)
+{
+	for (size_t i = 0; i < ev->nqps; i++) {
+		struct rp_replay_qp *q = &ev->qps[i];
+		const struct rp_replay_qp_point *best = NULL;
+		for (size_t c = 0; q->pt && c < ev->ncap; c++)
+			if (!best || q->pt[c].frames > best->frames)
+				best = &q->pt[c];
+		if (!best || !best->frames)
+			continue;
+		q->sampled_frames = best->frames;
+		q->frames = best->frames * ev->sampled;
+		q->l1_bits = best->l1_bits * ev->sampled;
+		q->last_bits = best->last_bits * ev->sampled;
+		q->messages = best->messages * ev->sampled;
+		q->first_ns = best->first_ns;
+		q->last_ns = best->last_ns;
+	}
 }
 
 static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, uint64_t t, const u_char *d,
@@ -502,44 +565,290 @@ static int name_hosts(struct rp_replay_evidence *ev, const struct rp_profile *fa
 			const char *b = strrchr(cap->path, '/');
 			snprintf(cap->node, sizeof(cap->node), "%s", b ? b + 1 : cap->path);
 		}
+		if (cap->session >= 0) { /* a mirror's session: a point of its own */
+			size_t l = strlen(cap->node);
+			snprintf(cap->node + l, sizeof(cap->node) - l, ":erspan-%d", cap->session);
+		}
 	}
 	return 0;
+}
+
+/* The capture point of file f's current frame: the file's, or its ERSPAN
+ * session's; made at its first frame. -1 past RP_REPLAY_MAX_CAPTURES. */
+static long point_of(struct rp_replay_evidence *ev, struct point *pts, const struct merge *mg, size_t f, char *err,
+		     size_t errlen)
+{
+	const struct rp_pcap_reader *r = &mg->r[f];
+	int session = r->encap ? r->erspan.session : -1;
+	uint8_t type = r->encap ? r->erspan.type : 0;
+	for (size_t i = 0; i < ev->ncap; i++)
+		if (ev->cap[i].file == f && ev->cap[i].session == session && ev->cap[i].erspan == type)
+			return (long)i;
+	if (ev->ncap == RP_REPLAY_MAX_CAPTURES) {
+		snprintf(err, errlen, "%s: more than %u capture points (files and their ERSPAN sessions)", r->name,
+			 RP_REPLAY_MAX_CAPTURES);
+		return -1;
+	}
+	ev->cap[ev->ncap] = (struct rp_replay_capture){.path = ev->files[f].path, .host = -1, .file = f,
+						       .session = session, .erspan = type};
+	pts[ev->ncap].ncand = -1;
+	return (long)ev->ncap++;
+}
+
+/* Clocks (pass 0). A frame seen at files a and b at times ta and tb (on
+ * their own clocks) gives x = tb - ta = d + theta, theta the offset of b's
+ * clock from a's and d the frame's delay from a to b: d > 0 when a is nearer
+ * its sender (its host sent it, or b's host received it), d < 0 the other
+ * way. So theta <= min x of the first kind (up) and >= max x of the second
+ * (lo); as NTP does, theta = (up + lo) / 2, within (up - lo) / 2. Frames one
+ * way only bound theta on one side: the clocks are kept as one unless that
+ * bound excludes it. */
+struct xagg {
+	uint8_t a, b;       /* files, a < b */
+	uint8_t src[6], dst[6];
+	int64_t min, max;
+	uint64_t n;
+};
+
+struct clocks {
+	struct xagg *x;
+	size_t n, cap, last;
+	struct point host[RP_REPLAY_MAX_CAPTURES]; /* each file's MACs in every RoCE frame */
+	uint64_t first[RP_REPLAY_MAX_CAPTURES], last_t[RP_REPLAY_MAX_CAPTURES];
+};
+
+static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const struct rp_frame *f)
+{
+	if (a > b) {
+		size_t t = a;
+		a = b;
+		b = t;
+		x = -x;
+	}
+	struct xagg *g = k->n ? &k->x[k->last] : NULL;
+	if (!g || g->a != a || g->b != b || memcmp(g->src, f->eth.src, 6) || memcmp(g->dst, f->eth.dst, 6)) {
+		g = NULL;
+		for (size_t i = 0; i < k->n && !g; i++)
+			if (k->x[i].a == a && k->x[i].b == b && !memcmp(k->x[i].src, f->eth.src, 6) &&
+			    !memcmp(k->x[i].dst, f->eth.dst, 6)) {
+				g = &k->x[i];
+				k->last = i;
+			}
+	}
+	if (!g) {
+		if (k->n == k->cap) {
+			size_t nc = k->cap ? 2 * k->cap : 64;
+			struct xagg *nx = realloc(k->x, nc * sizeof(*nx));
+			if (!nx)
+				return -1;
+			k->x = nx;
+			k->cap = nc;
+		}
+		g = &k->x[k->n];
+		*g = (struct xagg){.a = (uint8_t)a, .b = (uint8_t)b, .min = x, .max = x};
+		memcpy(g->src, f->eth.src, 6);
+		memcpy(g->dst, f->eth.dst, 6);
+		k->last = k->n++;
+	}
+	g->min = x < g->min ? x : g->min;
+	g->max = x > g->max ? x : g->max;
+	g->n++;
+	return 0;
+}
+
+static int clocks_read(struct rp_replay_evidence *ev, struct merge *mg, struct clocks *k, char *err, size_t errlen)
+{
+	struct dmap m = {0};
+	int rc = -1;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		k->host[i].ncand = -1;
+	long c;
+	while ((c = merge_next(mg)) >= 0) {
+		uint64_t t = merge_t(mg, (size_t)c);
+		if (!k->first[c])
+			k->first[c] = t;
+		k->last_t[c] = t;
+		struct rp_frame f;
+		rp_frame_parse(mg->d[c], mg->h[c]->caplen, mg->h[c]->len, &f);
+		if (is_roce(&f)) {
+			point_see(&k->host[c], &f, false);
+			bool first;
+			struct dent *e = copy_of(&m, &f, (size_t)c, 0, &first);
+			if (!e)
+				goto oom;
+			if (first) {
+				e->f0 = (uint8_t)c;
+				e->t0 = t;
+			} else if (clocks_add(k, e->f0, (size_t)c, (int64_t)(t - e->t0), &f)) {
+				goto oom;
+			}
+		}
+		if (merge_advance(mg, (size_t)c, err, errlen))
+			goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory matching the captures' frames");
+out:
+	free(m.e);
+	return rc;
+}
+
+/* The MAC of file i's host, when every RoCE frame of it has one MAC in
+ * common (a host's capture); NULL for a mirror's or one host pair's. */
+static const uint8_t *clocks_host(const struct clocks *k, size_t i)
+{
+	return k->host[i].ncand == 1 ? k->host[i].cand[0] : NULL;
+}
+
+/* theta of b's clock from a's (x = tb - ta), from their frames. false: no
+ * frame tells the direction. */
+static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *theta, int64_t *res, uint64_t *n)
+{
+	const uint8_t *ha = clocks_host(k, a < b ? a : b), *hb = clocks_host(k, a < b ? b : a);
+	bool has_up = false, has_lo = false;
+	int64_t up = 0, lo = 0;
+	*n = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct xagg *g = &k->x[i];
+		if (g->a != (a < b ? a : b) || g->b != (a < b ? b : a))
+			continue;
+		bool fwd = (ha && !memcmp(g->src, ha, 6)) || (hb && !memcmp(g->dst, hb, 6));
+		bool bwd = (hb && !memcmp(g->src, hb, 6)) || (ha && !memcmp(g->dst, ha, 6));
+		if (fwd == bwd)
+			continue;
+		*n += g->n;
+		if (fwd && (!has_up || g->min < up))
+			up = g->min;
+		if (bwd && (!has_lo || g->max > lo))
+			lo = g->max;
+		has_up = has_up || fwd;
+		has_lo = has_lo || bwd;
+	}
+	if (!has_up && !has_lo)
+		return false;
+	if (has_up && has_lo) {
+		*theta = (up + lo) / 2;
+		*res = (up > lo ? up - lo : lo - up) / 2;
+	} else {
+		/* one way: theta is only bounded on one side; the clocks are kept as one unless
+		 * the frames arrive before they left, then moved by no more than that (the fastest
+		 * frame taken as taking no time): not bounded */
+		*theta = has_up ? (up < 0 ? up : 0) : (lo > 0 ? lo : 0);
+		*res = -1;
+	}
+	if (a > b)
+		*theta = -*theta;
+	return true;
+}
+
+/* Each file's offset to the first file's clock, through the files it shares
+ * frames with (nearest first). A file that shares none: its clock taken as
+ * the reference's when its times overlap the aligned files', else -1 (one
+ * line in err: the evidence of another time). */
+static int align(struct rp_replay_evidence *ev, struct merge *mg, char *err, size_t errlen)
+{
+	struct clocks *k = calloc(1, sizeof(*k));
+	int rc = -1;
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (clocks_read(ev, mg, k, err, errlen) || merge_rewind(mg, err, errlen))
+		goto out;
+	ev->files[0].aligned = true;
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t b = 0; b < ev->nfiles; b++) {
+			if (ev->files[b].aligned)
+				continue;
+			for (size_t a = 0; a < ev->nfiles && !ev->files[b].aligned; a++) {
+				int64_t theta, res;
+				uint64_t n;
+				if (!ev->files[a].aligned || !clocks_pair(k, a, b, &theta, &res, &n))
+					continue;
+				struct rp_replay_file *fb = &ev->files[b], *fa = &ev->files[a];
+				fb->aligned = more = true;
+				fb->via = (int)a;
+				fb->offset_ns = fa->offset_ns - theta;
+				fb->residual_ns = res < 0 || fa->residual_ns < 0 ? -1 : fa->residual_ns + res;
+				fb->pairs = n;
+			}
+		}
+	}
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < ev->nfiles; i++)
+		if (ev->files[i].aligned && k->first[i]) {
+			int64_t o = ev->files[i].offset_ns;
+			lo = (uint64_t)((int64_t)k->first[i] + o) < lo ? (uint64_t)((int64_t)k->first[i] + o) : lo;
+			hi = (uint64_t)((int64_t)k->last_t[i] + o) > hi ? (uint64_t)((int64_t)k->last_t[i] + o) : hi;
+		}
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		if (ev->files[i].aligned || !k->first[i])
+			continue;
+		if (k->last_t[i] < lo || k->first[i] > hi) {
+			snprintf(err, errlen, "%s: no frame in common with the other captures and its times (%.6f..%.6f s) do "
+				 "not overlap theirs (%.6f..%.6f s): evidence of another time, or clocks apart",
+				 ev->files[i].path, (double)k->first[i] / 1e9, (double)k->last_t[i] / 1e9, (double)lo / 1e9,
+				 (double)hi / 1e9);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ev->nfiles; i++)
+		mg->off[i] = ev->files[i].offset_ns;
+	rc = 0;
+out:
+	free(k->x);
+	free(k);
+	return rc;
 }
 
 static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, char *err,
 		 size_t errlen)
 {
-	long c;
-	while ((c = merge_next(mg)) >= 0) {
-		uint64_t t = rp_pcap_ts_ns(mg->h[c]);
-		if (pass1_frame(ev, m, &pts[c], (size_t)c, t, mg->d[c], mg->h[c])) {
+	long f;
+	while ((f = merge_next(mg)) >= 0) {
+		uint64_t t = merge_t(mg, (size_t)f);
+		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
+		if (c < 0)
+			return -1;
+		if (pass1_frame(ev, m, &pts[c], (size_t)c, t, mg->d[f], mg->h[f])) {
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)c, err, errlen))
+		if (merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
+	}
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct rp_replay_file *fl = &ev->files[i];
+		fl->erspan = mg->r[i].erspan_frames;
+		fl->erspan_ts_used = mg->r[i].erspan_ts_used;
+		fl->erspan_ts_kept = mg->r[i].erspan_ts_kept;
+		if (!fl->frames) {
+			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", fl->path);
+			return -1;
+		}
+		if (!fl->roce) {
+			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
+				 "capture of the fabric's RDMA traffic", fl->path, (unsigned long long)fl->frames);
+			return -1;
+		}
 	}
 	for (size_t i = 0; i < ev->ncap; i++) {
 		const struct rp_replay_capture *cap = &ev->cap[i];
-		if (!cap->frames) {
-			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", cap->path);
-			return -1;
-		}
-		if (!cap->roce) {
-			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
-				 "capture of the fabric's RDMA traffic", cap->path, (unsigned long long)cap->frames);
-			return -1;
-		}
 		if (i == 0 || cap->first_ns < ev->first_ns)
 			ev->first_ns = cap->first_ns;
 		if (cap->last_ns > ev->last_ns)
 			ev->last_ns = cap->last_ns;
 	}
+	if (ev->sampled > 1)
+		sampled_scale(ev);
 	return 0;
 }
 
-static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, uint64_t speed_bps, char *err,
-		 size_t errlen)
+static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, uint64_t speed_bps,
+		 char *err, size_t errlen)
 {
 	struct rp_acct_port_cfg ports[RP_REPLAY_MAX_CAPTURES];
 	for (size_t i = 0; i < ev->ncap; i++) {
@@ -548,7 +857,7 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	}
 	struct rp_acct_cfg cfg = {.ports = ports, .nports = ev->ncap, .start_ns = ev->first_ns,
 				  .run_ns = ev->last_ns - ev->first_ns, .bin_ns = ev->bin_ns, .discover = true,
-				  .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
+				  .track_psn = ev->sampled <= 1, .seq_from_first = true, .pause_to_expiry = true};
 	for (size_t c = 0; c < ev->ncap; c++) {
 		struct dent *e = ev->cap[c].host >= 0 ? mac_entry(m, ev->hosts[ev->cap[c].host].mac) : NULL;
 		if (e)
@@ -557,30 +866,51 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	ev->acct = rp_acct_create(&cfg, err, errlen);
 	if (!ev->acct || merge_rewind(mg, err, errlen))
 		return -1;
-	long c;
-	while ((c = merge_next(mg)) >= 0) {
-		if (pass2_frame(ev, m, (size_t)c, rp_pcap_ts_ns(mg->h[c]), mg->d[c], mg->h[c])) {
+	long f;
+	while ((f = merge_next(mg)) >= 0) {
+		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
+		if (c < 0)
+			return -1;
+		if (pass2_frame(ev, m, (size_t)c, merge_t(mg, (size_t)f), mg->d[f], mg->h[f])) {
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)c, err, errlen))
+		if (merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
 	}
 	rp_acct_finish(ev->acct, ev->last_ns, NULL);
 	return 0;
 }
 
+double rp_replay_sample_bound(unsigned n, uint64_t k)
+{
+	if (n <= 1)
+		return 0;
+	if (!k)
+		return 1;
+	return 2 * sqrt((double)(n - 1) / ((double)n * (double)k));
+}
+
 int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
 			    const struct rp_profile *fabric, uint64_t bin_ns, uint64_t speed_bps, char *err,
 			    size_t errlen)
 {
-	*ev = (struct rp_replay_evidence){.bin_ns = bin_ns ? bin_ns : 100000};
+	struct rp_replay_read_opts o = {.bin_ns = bin_ns, .speed_bps = speed_bps, .sampled = 1};
+	return rp_replay_evidence_read_opts(ev, paths, n, fabric, &o, err, errlen);
+}
+
+int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
+				 const struct rp_profile *fabric, const struct rp_replay_read_opts *opts, char *err,
+				 size_t errlen)
+{
+	*ev = (struct rp_replay_evidence){.bin_ns = opts->bin_ns ? opts->bin_ns : 100000,
+					  .sampled = opts->sampled > 1 ? opts->sampled : 1};
 	if (n == 0 || n > RP_REPLAY_MAX_CAPTURES) {
 		snprintf(err, errlen, "give 1 to %u captures (%zu given)", RP_REPLAY_MAX_CAPTURES, n);
 		return -1;
 	}
 	struct merge *mg = calloc(1, sizeof(*mg));
-	struct point *pts = calloc(n, sizeof(*pts));
+	struct point *pts = calloc(RP_REPLAY_MAX_CAPTURES, sizeof(*pts));
 	struct dmap m = {0};
 	int rc = -1;
 	if (!mg || !pts) {
@@ -588,14 +918,14 @@ int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *pa
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ev->cap[i] = (struct rp_replay_capture){.path = paths[i], .host = -1};
-		pts[i].ncand = -1;
+		ev->files[i] = (struct rp_replay_file){.path = paths[i], .via = -1};
 		if (rp_pcap_reader_open(&mg->r[i], paths[i], true, err, errlen))
 			goto out;
-		mg->n = ev->ncap = i + 1;
+		mg->n = ev->nfiles = i + 1;
 	}
-	if (merge_start(mg, err, errlen) || pass1(ev, mg, &m, pts, err, errlen) ||
-	    name_hosts(ev, fabric, pts, err, errlen) || pass2(ev, mg, &m, speed_bps, err, errlen))
+	if (merge_start(mg, err, errlen) || (n > 1 && align(ev, mg, err, errlen)) ||
+	    pass1(ev, mg, &m, pts, err, errlen) || name_hosts(ev, fabric, pts, err, errlen) ||
+	    pass2(ev, mg, &m, pts, opts->speed_bps, err, errlen))
 		goto out;
 	rc = 0;
 out:
@@ -613,6 +943,8 @@ void rp_replay_evidence_free(struct rp_replay_evidence *ev)
 {
 	if (ev->acct)
 		rp_acct_destroy(ev->acct);
+	for (size_t i = 0; i < ev->nqps; i++)
+		free(ev->qps[i].pt);
 	free(ev->hosts);
 	free(ev->qps);
 	ev->acct = NULL;

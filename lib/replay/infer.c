@@ -121,6 +121,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 		fl->messages += q->messages;
 		ops |= q->ops;
 		fl->frames += q->frames;
+		fl->sampled_frames += q->sampled_frames;
 		bits += q->l1_bits;
 		if (q->first_ns < first)
 			first = q->first_ns;
@@ -192,6 +193,7 @@ static void merge_qps(struct rp_replay_model *m)
 			x->qps += y->qps;
 			x->messages += y->messages;
 			x->frames += y->frames;
+			x->sampled_frames += y->sampled_frames;
 			x->bits += y->bits;
 			if (y->last_abs >= x->last_abs) {
 				x->last_abs = y->last_abs;
