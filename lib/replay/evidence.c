@@ -448,15 +448,21 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	return ev->sampled > 1 ? qp_point_account(q, c, &f, t, h->len, resend) : 0;
 }
 
-/* Sampled evidence: each QP's counts from the point that saw most of its
- * frames, scaled by N (a frame seen at two points sampled at each is in
- * neither's count twice, and the points' samples are not added). */
+/* Sampled evidence: each QP's counts from one point's sample, scaled by N
+ * (two points' samples are not added: a frame in both would count twice):
+ * its sender's capture, where every frame it sent passed; without one, the
+ * point that saw most (the largest of several samples leans high). */
 static void sampled_scale(struct rp_replay_evidence *ev)
 {
 	for (size_t i = 0; i < ev->nqps; i++) {
 		struct rp_replay_qp *q = &ev->qps[i];
 		const struct rp_replay_qp_point *best = NULL;
 		for (size_t c = 0; q->pt && c < ev->ncap; c++)
+			if (ev->cap[c].host >= 0 && ev->cap[c].host == q->src_host && q->pt[c].frames &&
+			    (!best || q->pt[c].frames > best->frames))
+				best = &q->pt[c];
+		bool at_sender = best != NULL;
+		for (size_t c = 0; q->pt && !at_sender && c < ev->ncap; c++)
 			if (!best || q->pt[c].frames > best->frames)
 				best = &q->pt[c];
 		if (!best || !best->frames)
@@ -842,8 +848,6 @@ static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 		if (cap->last_ns > ev->last_ns)
 			ev->last_ns = cap->last_ns;
 	}
-	if (ev->sampled > 1)
-		sampled_scale(ev);
 	return 0;
 }
 
@@ -924,8 +928,11 @@ int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *cons
 		mg->n = ev->nfiles = i + 1;
 	}
 	if (merge_start(mg, err, errlen) || (n > 1 && align(ev, mg, err, errlen)) ||
-	    pass1(ev, mg, &m, pts, err, errlen) || name_hosts(ev, fabric, pts, err, errlen) ||
-	    pass2(ev, mg, &m, pts, opts->speed_bps, err, errlen))
+	    pass1(ev, mg, &m, pts, err, errlen) || name_hosts(ev, fabric, pts, err, errlen))
+		goto out;
+	if (ev->sampled > 1)
+		sampled_scale(ev);
+	if (pass2(ev, mg, &m, pts, opts->speed_bps, err, errlen))
 		goto out;
 	rc = 0;
 out:

@@ -156,6 +156,12 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	} else {
 		fl->size_how = "none";
 	}
+	if (ev->sampled > 1 && fl->message_size) {
+		/* a 1-in-N sample of a periodic stream can miss every LAST packet (N packets a
+		 * message): messages from the frames and the packets a message takes */
+		uint64_t ppm = fl->mtu ? (fl->message_size + fl->mtu - 1) / fl->mtu : 1;
+		fl->messages = (fl->frames + ppm / 2) / ppm;
+	}
 	fl->bits = bits;
 	fl->last_bits = last_bits;
 	fl->first_abs = first;

@@ -207,8 +207,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	else
 		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
 	if (n > 1)
-		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets in the sample x %u "
-			"(+-%.0f%%), resends not counted\n", ind, x->messages, n, 100 * rp_replay_sample_bound(n, kmin));
+		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: %s (+-%.0f%%)\n", ind, x->messages,
+			x->message_size ? "data frames in the sample x N over the packets a message takes (size / mtu)"
+					: "LAST or ONLY packets in the sample x N, resends not counted",
+			100 * rp_replay_sample_bound(n, kmin));
 	else
 		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets, resends not counted\n",
 			ind, x->messages);
