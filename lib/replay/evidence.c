@@ -708,6 +708,40 @@ static const uint8_t *clocks_host(const struct clocks *k, size_t i)
 	return k->host[i].ncand == 1 ? k->host[i].cand[0] : NULL;
 }
 
+/* Neither file's host known (each a capture of one host pair, both MACs in
+ * every frame): with frames from two sources X and Y, either X is on a's
+ * side (theta in [max x of Y's, min x of X's]) or on b's; the one of the two
+ * that holds (the wider interval) is taken. false: not two sources. */
+static bool clocks_pair_unnamed(const struct clocks *k, size_t a, size_t b, int64_t *up, int64_t *lo, uint64_t *n)
+{
+	const uint8_t *mac[2] = {NULL, NULL};
+	int64_t mn[2] = {0, 0}, mx[2] = {0, 0};
+	*n = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		const struct xagg *g = &k->x[i];
+		if (g->a != a || g->b != b)
+			continue;
+		int s = mac[0] && !memcmp(mac[0], g->src, 6) ? 0 : mac[1] && !memcmp(mac[1], g->src, 6) ? 1 : -1;
+		if (s < 0) {
+			if (mac[1])
+				return false; /* a third source: not one host pair */
+			s = mac[0] ? 1 : 0;
+			mac[s] = g->src;
+			mn[s] = g->min;
+			mx[s] = g->max;
+		}
+		mn[s] = g->min < mn[s] ? g->min : mn[s];
+		mx[s] = g->max > mx[s] ? g->max : mx[s];
+		*n += g->n;
+	}
+	if (!mac[1])
+		return false;
+	bool x_at_a = mn[0] - mx[1] >= mn[1] - mx[0];
+	*up = x_at_a ? mn[0] : mn[1];
+	*lo = x_at_a ? mx[1] : mx[0];
+	return true;
+}
+
 /* theta of b's clock from a's (x = tb - ta), from their frames. false: no
  * frame tells the direction. */
 static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *theta, int64_t *res, uint64_t *n)
@@ -732,8 +766,10 @@ static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *the
 		has_up = has_up || fwd;
 		has_lo = has_lo || bwd;
 	}
-	if (!has_up && !has_lo)
+	if (!has_up && !has_lo && !clocks_pair_unnamed(k, a < b ? a : b, a < b ? b : a, &up, &lo, n))
 		return false;
+	if (!has_up && !has_lo)
+		has_up = has_lo = true;
 	if (has_up && has_lo) {
 		*theta = (up + lo) / 2;
 		*res = (up > lo ? up - lo : lo - up) / 2;
