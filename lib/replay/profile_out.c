@@ -206,7 +206,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
 	else
 		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
-	if (n > 1)
+	if (n > 1 && !x->messages)
+		fprintf(f, "%sduration: %" PRIu64 "ns  # messages not estimated (no LAST or ONLY packet and no size in the "
+			"1-in-%u sample): the active time seen, at the rate above\n", ind, active ? active : 1, n);
+	else if (n > 1)
 		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: %s (+-%.0f%%)\n", ind, x->messages,
 			x->message_size ? "data frames in the sample x N over the packets a message takes (size / mtu)"
 					: "LAST or ONLY packets in the sample x N, resends not counted",

@@ -290,6 +290,16 @@ def sampled_case(tmp):
     expect("size from RETH DMA length" in text and "SAMPLED 1 in 16" in text and inc["evidence"]["sampled"] == 16
            and all(f["lost"] is None for f in inc["flows"]),
            "incast sampled: sizes from RETH (exact), the header says SAMPLED, loss not measured (null)")
+    # mix sampled: flows whose sample has no size nor LAST packet still make a profile that loads
+    run2 = os.path.join(tmp, "run2")
+    lab(os.path.join(DATA, "replay-mix.yaml"), run2, "--capture")
+    mcaps = []
+    for c in sorted(glob.glob(os.path.join(run2, "capture-*.pcap"))):
+        cap = read_pcap(c)
+        mcaps.append(os.path.join(tmp, "m-" + os.path.basename(c)))
+        write_pcap(mcaps[-1], cap["recs"][::16], nano=cap["nano"])
+    _, _, mix = inferred(tmp, mcaps, "msamp", "--sampled", "16")
+    expect(len(mix) == 5, f"mix sampled 1 in 16: the 5 flows, and the profile loads ({sorted(mix)})")
     # the bound, by hand: k frames sampled, 2 sqrt((N-1)/(N k))
     ks = [int(k) for k in re.findall(r"k = (\d+) frames sampled", text)]
     expect(ks and all(abs(b - 2 * (15 / (16 * k)) ** 0.5) < 0.006 for b, k in zip(bounds, ks)),
