@@ -247,6 +247,13 @@ static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)
 				}
 		fputs("]\n", f);
 		break;
+	case RP_REPLAY_PERMUTATION:
+		fprintf(f, "    pattern: permutation  # %zu flows of the same keys: every host sends to exactly one other and "
+			"receives from exactly one, one cycle\n    hosts: [", e->nflows);
+		for (size_t i2 = 0; i2 < e->nflows; i2++)
+			fprintf(f, "%s%s", i2 ? ", " : "", h[m->flows[e->flows[i2]].src].name);
+		fputs("]  # in the order that makes seed 1's cycle the one seen\n    seed: 1\n", f);
+		break;
 	default:
 		fprintf(f, "    pattern: flow\n    src: %s\n    dst: %s\n", h[x->src].name, h[x->dst].name);
 	}

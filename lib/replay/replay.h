@@ -148,7 +148,7 @@ void rp_replay_evidence_free(struct rp_replay_evidence *ev);
  * frames: 2 sqrt((N-1)/(N k)) (binomial; docs/replay.md). */
 double rp_replay_sample_bound(unsigned n, uint64_t k);
 
-enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL };
+enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL, RP_REPLAY_PERMUTATION };
 
 /* One inferred flow (an accountant flow: its QPs together). */
 struct rp_replay_flow {
@@ -179,7 +179,7 @@ struct rp_replay_flow {
 struct rp_replay_entry {
 	enum rp_replay_pattern pattern;
 	size_t first;                     /* flows of the entry: flow indices */
-	size_t *flows;
+	size_t *flows;                    /* permutation: flow i's source is member i of its hosts */
 	size_t nflows;
 };
 

@@ -29,6 +29,8 @@ known values (its text and `roceprobe plan --json`, never replay's own code).
              ERSPAN as h1's plain file holds; analyze reads the mirror's copy as the frame
     sampled: incast-8to1's captures, every 16th frame of each kept (a Python filter):
              each rate within its stated bound of the true 100G / 8; sizes exact from RETH
+    perm:    tests/data/profiles/replay-perm.yaml, a permutation of 5 hosts drawn by seed 7:
+             one `pattern: permutation` whose plan has the original's (src, dst) pairs
     clock:   mix's captures at h1 and h3 (flows both ways between them), h3's shifted by
              +3.7 ms: the offset found within its residual (a few us), every start as in
              the unshifted case within it; h1 and h2 (no frame in common) with h2 10 s
@@ -412,6 +414,15 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(inc["evidence"]["malformed"] == 0, "replay-mix: no frame unreadable")
     elif CASE in ("erspan", "erspan64"):
         erspan_case(tmp, 64 if CASE == "erspan64" else 128)
+    elif CASE == "perm":
+        prof = os.path.join(DATA, "replay-perm.yaml")
+        text, inc = round_trip(tmp, prof, 128, lambda o: (10e9, 0.001))
+        got = plan(os.path.join(tmp, "rep", "profile.yaml"))
+        want = sorted((f["src"], f["dst"]) for f in plan(prof)["flows"])
+        expect(len(re.findall(r"pattern: permutation\b", text)) == 1 and "seed: 1" in text and
+               sorted((f["src"], f["dst"]) for f in got["flows"]) == want,
+               f"replay-perm: one `pattern: permutation` (seed 1, hosts in the order that draws it) planning the "
+               f"original's pairs {want}")
     elif CASE == "sampled":
         sampled_case(tmp)
     elif CASE == "clock":
