@@ -614,13 +614,15 @@ struct xagg {
 	uint8_t src[6], dst[6];
 	int64_t min, max;
 	uint64_t n;
+	size_t next;        /* the pair's next aggregate + 1; 0: none */
 };
 
 struct clocks {
 	struct xagg *x;
-	size_t n, cap, last;
+	size_t n, cap;
+	size_t head[RP_REPLAY_MAX_CAPTURES * RP_REPLAY_MAX_CAPTURES]; /* a pair's first aggregate + 1 */
 	struct point host[RP_REPLAY_MAX_CAPTURES]; /* each file's MACs in every RoCE frame */
-	uint64_t first[RP_REPLAY_MAX_CAPTURES], last_t[RP_REPLAY_MAX_CAPTURES];
+	uint64_t first[RP_REPLAY_MAX_CAPTURES], last_t[RP_REPLAY_MAX_CAPTURES], frames[RP_REPLAY_MAX_CAPTURES];
 };
 
 static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const struct rp_frame *f)
@@ -631,16 +633,11 @@ static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const str
 		b = t;
 		x = -x;
 	}
-	struct xagg *g = k->n ? &k->x[k->last] : NULL;
-	if (!g || g->a != a || g->b != b || memcmp(g->src, f->eth.src, 6) || memcmp(g->dst, f->eth.dst, 6)) {
-		g = NULL;
-		for (size_t i = 0; i < k->n && !g; i++)
-			if (k->x[i].a == a && k->x[i].b == b && !memcmp(k->x[i].src, f->eth.src, 6) &&
-			    !memcmp(k->x[i].dst, f->eth.dst, 6)) {
-				g = &k->x[i];
-				k->last = i;
-			}
-	}
+	size_t *head = &k->head[a * RP_REPLAY_MAX_CAPTURES + b];
+	struct xagg *g = NULL;
+	for (size_t i = *head; i && !g; i = k->x[i - 1].next)
+		if (!memcmp(k->x[i - 1].src, f->eth.src, 6) && !memcmp(k->x[i - 1].dst, f->eth.dst, 6))
+			g = &k->x[i - 1];
 	if (!g) {
 		if (k->n == k->cap) {
 			size_t nc = k->cap ? 2 * k->cap : 64;
@@ -651,10 +648,10 @@ static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const str
 			k->cap = nc;
 		}
 		g = &k->x[k->n];
-		*g = (struct xagg){.a = (uint8_t)a, .b = (uint8_t)b, .min = x, .max = x};
+		*g = (struct xagg){.a = (uint8_t)a, .b = (uint8_t)b, .min = x, .max = x, .next = *head};
 		memcpy(g->src, f->eth.src, 6);
 		memcpy(g->dst, f->eth.dst, 6);
-		k->last = k->n++;
+		*head = ++k->n;
 	}
 	g->min = x < g->min ? x : g->min;
 	g->max = x > g->max ? x : g->max;
@@ -671,7 +668,7 @@ static int clocks_read(struct rp_replay_evidence *ev, struct merge *mg, struct c
 	long c;
 	while ((c = merge_next(mg)) >= 0) {
 		uint64_t t = merge_t(mg, (size_t)c);
-		if (!k->first[c])
+		if (!k->frames[c]++)
 			k->first[c] = t;
 		k->last_t[c] = t;
 		struct rp_frame f;
@@ -717,10 +714,8 @@ static bool clocks_pair_unnamed(const struct clocks *k, size_t a, size_t b, int6
 	const uint8_t *mac[2] = {NULL, NULL};
 	int64_t mn[2] = {0, 0}, mx[2] = {0, 0};
 	*n = 0;
-	for (size_t i = 0; i < k->n; i++) {
-		const struct xagg *g = &k->x[i];
-		if (g->a != a || g->b != b)
-			continue;
+	for (size_t i = k->head[a * RP_REPLAY_MAX_CAPTURES + b]; i; i = k->x[i - 1].next) {
+		const struct xagg *g = &k->x[i - 1];
 		int s = mac[0] && !memcmp(mac[0], g->src, 6) ? 0 : mac[1] && !memcmp(mac[1], g->src, 6) ? 1 : -1;
 		if (s < 0) {
 			if (mac[1])
@@ -750,10 +745,8 @@ static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *the
 	bool has_up = false, has_lo = false;
 	int64_t up = 0, lo = 0;
 	*n = 0;
-	for (size_t i = 0; i < k->n; i++) {
-		const struct xagg *g = &k->x[i];
-		if (g->a != (a < b ? a : b) || g->b != (a < b ? b : a))
-			continue;
+	for (size_t i = k->head[(a < b ? a : b) * RP_REPLAY_MAX_CAPTURES + (a < b ? b : a)]; i; i = k->x[i - 1].next) {
+		const struct xagg *g = &k->x[i - 1];
 		bool fwd = (ha && !memcmp(g->src, ha, 6)) || (hb && !memcmp(g->dst, hb, 6));
 		bool bwd = (hb && !memcmp(g->src, hb, 6)) || (ha && !memcmp(g->dst, ha, 6));
 		if (fwd == bwd)
@@ -821,13 +814,13 @@ static int align(struct rp_replay_evidence *ev, struct merge *mg, char *err, siz
 	}
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t i = 0; i < ev->nfiles; i++)
-		if (ev->files[i].aligned && k->first[i]) {
+		if (ev->files[i].aligned && k->frames[i]) {
 			int64_t o = ev->files[i].offset_ns;
 			lo = (uint64_t)((int64_t)k->first[i] + o) < lo ? (uint64_t)((int64_t)k->first[i] + o) : lo;
 			hi = (uint64_t)((int64_t)k->last_t[i] + o) > hi ? (uint64_t)((int64_t)k->last_t[i] + o) : hi;
 		}
 	for (size_t i = 0; i < ev->nfiles; i++) {
-		if (ev->files[i].aligned || !k->first[i])
+		if (ev->files[i].aligned || !k->frames[i])
 			continue;
 		if (k->last_t[i] < lo || k->first[i] > hi) {
 			snprintf(err, errlen, "%s: no frame in common with the other captures and its times (%.6f..%.6f s) do "
