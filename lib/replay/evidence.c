@@ -606,9 +606,11 @@ static long point_of(struct rp_replay_evidence *ev, struct point *pts, const str
  * clock from a's and d the frame's delay from a to b: d > 0 when a is nearer
  * its sender (its host sent it, or b's host received it), d < 0 the other
  * way. So theta <= min x of the first kind (up) and >= max x of the second
- * (lo); as NTP does, theta = (up + lo) / 2, within (up - lo) / 2. Frames one
- * way only bound theta on one side: the clocks are kept as one unless that
- * bound excludes it. */
+ * (lo); as NTP does, theta = (up + lo) / 2, within (up - lo) / 2, when
+ * [lo, up] excludes 0 (a frame would arrive before it left on one clock);
+ * when it holds 0 the clocks are taken as one, within max(up, -lo). Frames
+ * one way only bound theta on one side: the clocks are kept as one unless
+ * that bound excludes it. */
 struct xagg {
 	uint8_t a, b;       /* files, a < b */
 	uint8_t src[6], dst[6];
@@ -764,8 +766,12 @@ static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *the
 	if (!has_up && !has_lo)
 		has_up = has_lo = true;
 	if (has_up && has_lo) {
-		*theta = (up + lo) / 2;
-		*res = (up > lo ? up - lo : lo - up) / 2;
+		/* one clock when the frames allow it (a lab's, PTP-synchronised hosts'): NTP's
+		 * midpoint assumes the fastest frames each way took as long, which congestion
+		 * on one way only (an incast's data against its CNPs) belies by microseconds */
+		*theta = lo <= 0 && up >= 0 ? 0 : (up + lo) / 2;
+		*res = up - *theta > *theta - lo ? up - *theta : *theta - lo;
+		*res = *res < 0 ? -*res : *res;
 	} else {
 		/* one way: theta is only bounded on one side; the clocks are kept as one unless
 		 * the frames arrive before they left, then moved by no more than that (the fastest
@@ -842,6 +848,9 @@ out:
 static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, char *err,
 		 size_t errlen)
 {
+	for (size_t i = 0; i < ev->nfiles; i++) /* points in the files' order (their first frames') */
+		if (mg->live[i] && point_of(ev, pts, mg, i, err, errlen) < 0)
+			return -1;
 	long f;
 	while ((f = merge_next(mg)) >= 0) {
 		uint64_t t = merge_t(mg, (size_t)f);

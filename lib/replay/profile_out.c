@@ -278,9 +278,10 @@ static void write_clocks(FILE *f, const struct rp_replay_evidence *ev)
 				"unless they arrive before they left (residual not bounded)\n", x->path,
 				(double)x->offset_ns / 1e3, ev->files[0].path, x->pairs);
 		else
-			fprintf(f, "# clock of %s: %+.3f us to %s's, residual +-%.3f us, from %" PRIu64 " frames both saw "
+			fprintf(f, "# clock of %s: %+.3f us to %s's%s, residual +-%.3f us, from %" PRIu64 " frames both saw "
 				"(both ways)\n", x->path, (double)x->offset_ns / 1e3, ev->files[0].path,
-				(double)x->residual_ns / 1e3, x->pairs);
+				x->offset_ns || x->via != 0 ? "" : " (the frames fit one clock)", (double)x->residual_ns / 1e3,
+				x->pairs);
 	}
 	if (ev->sampled > 1)
 		fprintf(f, "# SAMPLED 1 in %u: counts and rates x %u with their bounds; sizes from RETH and ONLY packets "
