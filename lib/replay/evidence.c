@@ -8,178 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcap/reader.h"
+#include "copies.h"
 #include "profile/profile.h"
-#include "replay.h"
-#include "wire/frame.h"
-
-/* A RoCE frame's identity across capture points, with its copy number in
- * one capture (occ): the k-th copy at one point matches the k-th at another. */
-struct dkey {
-	uint8_t l3, op;
-	uint16_t zero;
-	uint32_t dqpn, psn, occ;
-	uint8_t src[16], dst[16];
-};
-
-struct dent {
-	struct dkey k;
-	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
-	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
-	bool fed;          /* pass 2: a copy went to the accountant */
-	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): its
-			    * host's index + 1 when a capture was taken at that host */
-	bool used;
-	uint8_t f0;        /* pass 0 (clocks): the file of its first copy, and that copy's time */
-	uint64_t t0;
-};
-
-struct dmap {
-	struct dent *e;
-	size_t cap, n;
-};
-
-static uint64_t dhash(const struct dkey *k)
-{
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
-static int dmap_grow(struct dmap *m)
-{
-	size_t ncap = m->cap ? 2 * m->cap : 4096;
-	struct dent *ne = calloc(ncap, sizeof(*ne));
-	if (!ne)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->e[i].used)
-			for (size_t j = dhash(&m->e[i].k) & (ncap - 1);; j = (j + 1) & (ncap - 1))
-				if (!ne[j].used) {
-					ne[j] = m->e[i];
-					break;
-				}
-	free(m->e);
-	m->e = ne;
-	m->cap = ncap;
-	return 0;
-}
-
-static struct dent *dmap_get(struct dmap *m, const struct dkey *k)
-{
-	if (2 * (m->n + 1) > m->cap && dmap_grow(m))
-		return NULL;
-	for (size_t j = dhash(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (!m->e[j].used) {
-			m->e[j] = (struct dent){.k = *k, .used = true};
-			m->n++;
-			return &m->e[j];
-		}
-		if (memcmp(&m->e[j].k, k, sizeof(*k)) == 0)
-			return &m->e[j];
-	}
-}
-
-static bool is_roce(const struct rp_frame *f)
-{
-	return (f->kind == RP_KIND_ROCE || f->kind == RP_KIND_CNP) && (f->l3 == 4 || f->l3 == 6);
-}
-
-static void key_of(const struct rp_frame *f, struct dkey *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->l3 = f->l3;
-	k->op = f->bth.opcode;
-	k->dqpn = f->bth.dqpn;
-	k->psn = f->bth.psn;
-	if (f->l3 == 4) {
-		memcpy(k->src, &f->ip4.src, 4);
-		memcpy(k->dst, &f->ip4.dst, 4);
-	} else {
-		memcpy(k->src, f->ip6.src, 16);
-		memcpy(k->dst, f->ip6.dst, 16);
-	}
-}
-
-/* The copy of f at capture c: its entry, and whether it is the first copy
- * anywhere (*first). NULL: out of memory. */
-static struct dent *copy_of(struct dmap *m, const struct rp_frame *f, size_t c, int pass, bool *first)
-{
-	struct dkey k;
-	key_of(f, &k);
-	for (;; k.occ++) {
-		struct dent *e = dmap_get(m, &k);
-		if (!e)
-			return NULL;
-		if (e->seen[pass] & (1ull << c))
-			continue;
-		*first = e->seen[pass] == 0;
-		e->seen[pass] |= 1ull << c;
-		return e;
-	}
-}
-
-/* The captures, read side by side in time order: each file's times with
- * its clock's offset added (0 until the clocks are aligned). */
-struct merge {
-	struct rp_pcap_reader r[RP_REPLAY_MAX_CAPTURES];
-	struct pcap_pkthdr *h[RP_REPLAY_MAX_CAPTURES];
-	const u_char *d[RP_REPLAY_MAX_CAPTURES];
-	bool live[RP_REPLAY_MAX_CAPTURES];
-	int64_t off[RP_REPLAY_MAX_CAPTURES];
-	size_t n;
-};
-
-/* File i's current frame's time on the reference clock. */
-static uint64_t merge_t(const struct merge *m, size_t i)
-{
-	int64_t t = (int64_t)rp_pcap_ts_ns(m->h[i]) + m->off[i];
-	return t > 0 ? (uint64_t)t : 0;
-}
-
-static int merge_advance(struct merge *m, size_t i, char *err, size_t errlen)
-{
-	int rc = rp_pcap_reader_next(&m->r[i], &m->h[i], &m->d[i], err, errlen);
-	if (rc < 0)
-		return -1;
-	m->live[i] = rc == 1;
-	return 0;
-}
-
-static int merge_start(struct merge *m, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (merge_advance(m, i, err, errlen))
-			return -1;
-	return 0;
-}
-
-/* The capture whose frame is next; -1 at the end of all. */
-static long merge_next(const struct merge *m)
-{
-	long best = -1;
-	for (size_t i = 0; i < m->n; i++)
-		if (m->live[i] && (best < 0 || merge_t(m, i) < merge_t(m, (size_t)best)))
-			best = (long)i;
-	return best;
-}
-
-static int merge_rewind(struct merge *m, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (rp_pcap_reader_rewind(&m->r[i], err, errlen))
-			return -1;
-	return merge_start(m, err, errlen);
-}
-
-static void merge_close(struct merge *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		rp_pcap_reader_close(&m->r[i]);
-	m->n = 0;
-}
 
 /* The host of a (MAC, address): found or added. -1: out of memory. */
 static long host_of(struct rp_replay_evidence *ev, const uint8_t mac[6], const struct rp_frame *f, bool src)
@@ -235,16 +65,16 @@ static struct dent *mac_entry(struct dmap *m, const uint8_t mac[6])
 {
 	struct dkey k = {.op = MAC_OP};
 	memcpy(k.src, mac, 6);
-	return dmap_get(m, &k);
+	return rp_replay_dmap_get(m, &k);
 }
 
 static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m, const struct rp_frame *f)
 {
 	struct dkey k;
-	key_of(f, &k);
+	rp_replay_key_of(f, &k);
 	k.op = QP_OP;
 	k.psn = 0;
-	struct dent *e = dmap_get(m, &k);
+	struct dent *e = rp_replay_dmap_get(m, &k);
 	if (!e)
 		return NULL;
 	if (e->val)
@@ -321,35 +151,6 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 	}
 }
 
-/* The capture's host: the MAC in every one of its RoCE frames (cand). Of two
- * (a capture of one host pair), the one the frames show it at: the source
- * where its copy is a frame's first, the destination where it is a later one
- * (a frame is captured at its sender before its receiver); a tie goes to
- * the one no other capture is of. */
-struct point {
-	uint8_t cand[2][6];
-	uint64_t score[2];
-	int ncand; /* -1: no RoCE frame yet */
-};
-
-static void point_see(struct point *p, const struct rp_frame *f, bool first)
-{
-	if (p->ncand < 0) {
-		memcpy(p->cand[0], f->eth.src, 6);
-		memcpy(p->cand[1], f->eth.dst, 6);
-		p->ncand = 2;
-	}
-	int k = 0;
-	for (int i = 0; i < p->ncand; i++) {
-		bool src = !memcmp(p->cand[i], f->eth.src, 6), dst = !memcmp(p->cand[i], f->eth.dst, 6);
-		if (!src && !dst)
-			continue;
-		memmove(p->cand[k], p->cand[i], 6);
-		p->score[k++] = p->score[i] + ((src && first) || (dst && !first));
-	}
-	p->ncand = k;
-}
-
 static int host_by_mac(const struct rp_replay_evidence *ev, const uint8_t mac[6])
 {
 	for (size_t j = 0; j < ev->nhosts; j++)
@@ -413,16 +214,16 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
 	ev->malformed += f.kind == RP_KIND_MALFORMED;
-	if (!is_roce(&f))
+	if (!rp_replay_is_roce(&f))
 		return 0;
 	cap->roce++;
 	file->roce++;
 	ev->roce_copies++;
 	bool first;
-	struct dent *e = copy_of(m, &f, c, 0, &first);
+	struct dent *e = rp_replay_copy_of(m, &f, c, 0, &first);
 	if (!e)
 		return -1;
-	point_see(pt, &f, first);
+	rp_replay_point_see(pt, &f, first);
 	e->chosen = (uint8_t)c;
 	bool resend = e->k.occ > 0; /* e is not valid past the next lookup */
 	bool data = f.kind == RP_KIND_ROCE && is_data_op(f.bth.opcode);
@@ -482,7 +283,7 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 {
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
-	if (is_roce(&f)) {
+	if (rp_replay_is_roce(&f)) {
 		/* counted where it arrived: at its destination's capture, if there is one (not
 		 * there: lost on the way), else the copy furthest along */
 		struct dent *at = mac_entry(m, f.eth.dst);
@@ -490,7 +291,7 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 			return -1;
 		uint32_t dst = at->val; /* its host + 1 when captured there */
 		bool first;
-		struct dent *e = copy_of(m, &f, c, 1, &first);
+		struct dent *e = rp_replay_copy_of(m, &f, c, 1, &first);
 		if (!e)
 			return -1;
 		if (dst ? ev->cap[c].host != (int)dst - 1 || e->fed : e->chosen != c)
@@ -601,250 +402,6 @@ static long point_of(struct rp_replay_evidence *ev, struct point *pts, const str
 	return (long)ev->ncap++;
 }
 
-/* Clocks (pass 0). A frame seen at files a and b at times ta and tb (on
- * their own clocks) gives x = tb - ta = d + theta, theta the offset of b's
- * clock from a's and d the frame's delay from a to b: d > 0 when a is nearer
- * its sender (its host sent it, or b's host received it), d < 0 the other
- * way. So theta <= min x of the first kind (up) and >= max x of the second
- * (lo); as NTP does, theta = (up + lo) / 2, within (up - lo) / 2, when
- * [lo, up] excludes 0 (a frame would arrive before it left on one clock);
- * when it holds 0 the clocks are taken as one, within max(up, -lo). Frames
- * one way only bound theta on one side: the clocks are kept as one unless
- * that bound excludes it. */
-struct xagg {
-	uint8_t a, b;       /* files, a < b */
-	uint8_t src[6], dst[6];
-	int64_t min, max;
-	uint64_t n;
-	size_t next;        /* the pair's next aggregate + 1; 0: none */
-};
-
-struct clocks {
-	struct xagg *x;
-	size_t n, cap;
-	size_t head[RP_REPLAY_MAX_CAPTURES * RP_REPLAY_MAX_CAPTURES]; /* a pair's first aggregate + 1 */
-	struct point host[RP_REPLAY_MAX_CAPTURES]; /* each file's MACs in every RoCE frame */
-	uint64_t first[RP_REPLAY_MAX_CAPTURES], last_t[RP_REPLAY_MAX_CAPTURES], frames[RP_REPLAY_MAX_CAPTURES];
-};
-
-static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const struct rp_frame *f)
-{
-	if (a > b) {
-		size_t t = a;
-		a = b;
-		b = t;
-		x = -x;
-	}
-	size_t *head = &k->head[a * RP_REPLAY_MAX_CAPTURES + b];
-	struct xagg *g = NULL;
-	for (size_t i = *head; i && !g; i = k->x[i - 1].next)
-		if (!memcmp(k->x[i - 1].src, f->eth.src, 6) && !memcmp(k->x[i - 1].dst, f->eth.dst, 6))
-			g = &k->x[i - 1];
-	if (!g) {
-		if (k->n == k->cap) {
-			size_t nc = k->cap ? 2 * k->cap : 64;
-			struct xagg *nx = realloc(k->x, nc * sizeof(*nx));
-			if (!nx)
-				return -1;
-			k->x = nx;
-			k->cap = nc;
-		}
-		g = &k->x[k->n];
-		*g = (struct xagg){.a = (uint8_t)a, .b = (uint8_t)b, .min = x, .max = x, .next = *head};
-		memcpy(g->src, f->eth.src, 6);
-		memcpy(g->dst, f->eth.dst, 6);
-		*head = ++k->n;
-	}
-	g->min = x < g->min ? x : g->min;
-	g->max = x > g->max ? x : g->max;
-	g->n++;
-	return 0;
-}
-
-static int clocks_read(struct rp_replay_evidence *ev, struct merge *mg, struct clocks *k, char *err, size_t errlen)
-{
-	struct dmap m = {0};
-	int rc = -1;
-	for (size_t i = 0; i < ev->nfiles; i++)
-		k->host[i].ncand = -1;
-	long c;
-	while ((c = merge_next(mg)) >= 0) {
-		uint64_t t = merge_t(mg, (size_t)c);
-		if (!k->frames[c]++)
-			k->first[c] = t;
-		k->last_t[c] = t;
-		struct rp_frame f;
-		rp_frame_parse(mg->d[c], mg->h[c]->caplen, mg->h[c]->len, &f);
-		if (is_roce(&f)) {
-			point_see(&k->host[c], &f, false);
-			bool first;
-			struct dent *e = copy_of(&m, &f, (size_t)c, 0, &first);
-			if (!e)
-				goto oom;
-			if (first) {
-				e->f0 = (uint8_t)c;
-				e->t0 = t;
-			} else if (clocks_add(k, e->f0, (size_t)c, (int64_t)(t - e->t0), &f)) {
-				goto oom;
-			}
-		}
-		if (merge_advance(mg, (size_t)c, err, errlen))
-			goto out;
-	}
-	rc = 0;
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory matching the captures' frames");
-out:
-	free(m.e);
-	return rc;
-}
-
-/* The MAC of file i's host, when every RoCE frame of it has one MAC in
- * common (a host's capture); NULL for a mirror's or one host pair's. */
-static const uint8_t *clocks_host(const struct clocks *k, size_t i)
-{
-	return k->host[i].ncand == 1 ? k->host[i].cand[0] : NULL;
-}
-
-/* Neither file's host known (each a capture of one host pair, both MACs in
- * every frame): with frames from two sources X and Y, either X is on a's
- * side (theta in [max x of Y's, min x of X's]) or on b's; the one of the two
- * that holds (the wider interval) is taken. false: not two sources. */
-static bool clocks_pair_unnamed(const struct clocks *k, size_t a, size_t b, int64_t *up, int64_t *lo, uint64_t *n)
-{
-	const uint8_t *mac[2] = {NULL, NULL};
-	int64_t mn[2] = {0, 0}, mx[2] = {0, 0};
-	*n = 0;
-	for (size_t i = k->head[a * RP_REPLAY_MAX_CAPTURES + b]; i; i = k->x[i - 1].next) {
-		const struct xagg *g = &k->x[i - 1];
-		int s = mac[0] && !memcmp(mac[0], g->src, 6) ? 0 : mac[1] && !memcmp(mac[1], g->src, 6) ? 1 : -1;
-		if (s < 0) {
-			if (mac[1])
-				return false; /* a third source: not one host pair */
-			s = mac[0] ? 1 : 0;
-			mac[s] = g->src;
-			mn[s] = g->min;
-			mx[s] = g->max;
-		}
-		mn[s] = g->min < mn[s] ? g->min : mn[s];
-		mx[s] = g->max > mx[s] ? g->max : mx[s];
-		*n += g->n;
-	}
-	if (!mac[1])
-		return false;
-	bool x_at_a = mn[0] - mx[1] >= mn[1] - mx[0];
-	*up = x_at_a ? mn[0] : mn[1];
-	*lo = x_at_a ? mx[1] : mx[0];
-	return true;
-}
-
-/* theta of b's clock from a's (x = tb - ta), from their frames. false: no
- * frame tells the direction. */
-static bool clocks_pair(const struct clocks *k, size_t a, size_t b, int64_t *theta, int64_t *res, uint64_t *n)
-{
-	const uint8_t *ha = clocks_host(k, a < b ? a : b), *hb = clocks_host(k, a < b ? b : a);
-	bool has_up = false, has_lo = false;
-	int64_t up = 0, lo = 0;
-	*n = 0;
-	for (size_t i = k->head[(a < b ? a : b) * RP_REPLAY_MAX_CAPTURES + (a < b ? b : a)]; i; i = k->x[i - 1].next) {
-		const struct xagg *g = &k->x[i - 1];
-		bool fwd = (ha && !memcmp(g->src, ha, 6)) || (hb && !memcmp(g->dst, hb, 6));
-		bool bwd = (hb && !memcmp(g->src, hb, 6)) || (ha && !memcmp(g->dst, ha, 6));
-		if (fwd == bwd)
-			continue;
-		*n += g->n;
-		if (fwd && (!has_up || g->min < up))
-			up = g->min;
-		if (bwd && (!has_lo || g->max > lo))
-			lo = g->max;
-		has_up = has_up || fwd;
-		has_lo = has_lo || bwd;
-	}
-	if (!has_up && !has_lo && !clocks_pair_unnamed(k, a < b ? a : b, a < b ? b : a, &up, &lo, n))
-		return false;
-	if (!has_up && !has_lo)
-		has_up = has_lo = true;
-	if (has_up && has_lo) {
-		/* one clock when the frames allow it (a lab's, PTP-synchronised hosts'): NTP's
-		 * midpoint assumes the fastest frames each way took as long, which congestion
-		 * on one way only (an incast's data against its CNPs) belies by microseconds */
-		*theta = lo <= 0 && up >= 0 ? 0 : (up + lo) / 2;
-		*res = up - *theta > *theta - lo ? up - *theta : *theta - lo;
-		*res = *res < 0 ? -*res : *res;
-	} else {
-		/* one way: theta is only bounded on one side; the clocks are kept as one unless
-		 * the frames arrive before they left, then moved by no more than that (the fastest
-		 * frame taken as taking no time): not bounded */
-		*theta = has_up ? (up < 0 ? up : 0) : (lo > 0 ? lo : 0);
-		*res = -1;
-	}
-	if (a > b)
-		*theta = -*theta;
-	return true;
-}
-
-/* Each file's offset to the first file's clock, through the files it shares
- * frames with (nearest first). A file that shares none: its clock taken as
- * the reference's when its times overlap the aligned files', else -1 (one
- * line in err: the evidence of another time). */
-static int align(struct rp_replay_evidence *ev, struct merge *mg, char *err, size_t errlen)
-{
-	struct clocks *k = calloc(1, sizeof(*k));
-	int rc = -1;
-	if (!k) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (clocks_read(ev, mg, k, err, errlen) || merge_rewind(mg, err, errlen))
-		goto out;
-	ev->files[0].aligned = true;
-	for (bool more = true; more;) {
-		more = false;
-		for (size_t b = 0; b < ev->nfiles; b++) {
-			if (ev->files[b].aligned)
-				continue;
-			for (size_t a = 0; a < ev->nfiles && !ev->files[b].aligned; a++) {
-				int64_t theta, res;
-				uint64_t n;
-				if (!ev->files[a].aligned || !clocks_pair(k, a, b, &theta, &res, &n))
-					continue;
-				struct rp_replay_file *fb = &ev->files[b], *fa = &ev->files[a];
-				fb->aligned = more = true;
-				fb->via = (int)a;
-				fb->offset_ns = fa->offset_ns - theta;
-				fb->residual_ns = res < 0 || fa->residual_ns < 0 ? -1 : fa->residual_ns + res;
-				fb->pairs = n;
-			}
-		}
-	}
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < ev->nfiles; i++)
-		if (ev->files[i].aligned && k->frames[i]) {
-			int64_t o = ev->files[i].offset_ns;
-			lo = (uint64_t)((int64_t)k->first[i] + o) < lo ? (uint64_t)((int64_t)k->first[i] + o) : lo;
-			hi = (uint64_t)((int64_t)k->last_t[i] + o) > hi ? (uint64_t)((int64_t)k->last_t[i] + o) : hi;
-		}
-	for (size_t i = 0; i < ev->nfiles; i++) {
-		if (ev->files[i].aligned || !k->frames[i])
-			continue;
-		if (k->last_t[i] < lo || k->first[i] > hi) {
-			snprintf(err, errlen, "%s: no frame in common with the other captures and its times (%.6f..%.6f s) do "
-				 "not overlap theirs (%.6f..%.6f s): evidence of another time, or clocks apart",
-				 ev->files[i].path, (double)k->first[i] / 1e9, (double)k->last_t[i] / 1e9, (double)lo / 1e9,
-				 (double)hi / 1e9);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < ev->nfiles; i++)
-		mg->off[i] = ev->files[i].offset_ns;
-	rc = 0;
-out:
-	free(k->x);
-	free(k);
-	return rc;
-}
-
 static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, char *err,
 		 size_t errlen)
 {
@@ -852,8 +409,8 @@ static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 		if (mg->live[i] && point_of(ev, pts, mg, i, err, errlen) < 0)
 			return -1;
 	long f;
-	while ((f = merge_next(mg)) >= 0) {
-		uint64_t t = merge_t(mg, (size_t)f);
+	while ((f = rp_replay_merge_next(mg)) >= 0) {
+		uint64_t t = rp_replay_merge_t(mg, (size_t)f);
 		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
 		if (c < 0)
 			return -1;
@@ -861,7 +418,7 @@ static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)f, err, errlen))
+		if (rp_replay_merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
 	}
 	for (size_t i = 0; i < ev->nfiles; i++) {
@@ -906,18 +463,18 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 			e->val = (uint32_t)ev->cap[c].host + 1;
 	}
 	ev->acct = rp_acct_create(&cfg, err, errlen);
-	if (!ev->acct || merge_rewind(mg, err, errlen))
+	if (!ev->acct || rp_replay_merge_rewind(mg, err, errlen))
 		return -1;
 	long f;
-	while ((f = merge_next(mg)) >= 0) {
+	while ((f = rp_replay_merge_next(mg)) >= 0) {
 		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
 		if (c < 0)
 			return -1;
-		if (pass2_frame(ev, m, (size_t)c, merge_t(mg, (size_t)f), mg->d[f], mg->h[f])) {
+		if (pass2_frame(ev, m, (size_t)c, rp_replay_merge_t(mg, (size_t)f), mg->d[f], mg->h[f])) {
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)f, err, errlen))
+		if (rp_replay_merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
 	}
 	rp_acct_finish(ev->acct, ev->last_ns, NULL);
@@ -965,7 +522,7 @@ int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *cons
 			goto out;
 		mg->n = ev->nfiles = i + 1;
 	}
-	if (merge_start(mg, err, errlen) || (n > 1 && align(ev, mg, err, errlen)) ||
+	if (rp_replay_merge_start(mg, err, errlen) || (n > 1 && rp_replay_align(ev, mg, err, errlen)) ||
 	    pass1(ev, mg, &m, pts, err, errlen) || name_hosts(ev, fabric, pts, err, errlen))
 		goto out;
 	if (ev->sampled > 1)
@@ -975,7 +532,7 @@ int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *cons
 	rc = 0;
 out:
 	if (mg)
-		merge_close(mg);
+		rp_replay_merge_close(mg);
 	free(mg);
 	free(pts);
 	free(m.e);

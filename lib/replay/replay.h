@@ -13,6 +13,10 @@
  *                            at the destination's capture when there is one (a
  *                            frame not there was lost on the way), else the last
  *                            copy (the one furthest along: CE marks, arrival).
+ *                            ERSPAN copies are read as the frames they carry
+ *                            (lib/pcap's reader), a session a point of its
+ *                            own; the files' clocks aligned first (clocks.c)
+ *                            from the copies two files hold; --sampled scales.
  *   rp_replay_infer          -> hosts, flows, named patterns, with evidence
  *   rp_replay_profile_write  -> the profile YAML (profile_out.c, the one writer)
  *   rp_replay_incident_json  -> "roceprobe.incident/1" (docs/results.md) */
