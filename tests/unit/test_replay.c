@@ -20,7 +20,9 @@
  *   reader hands back the inner frame, its session, and for III at 100 ns
  *   the mirror's time anchored at the first frame's record (a timestamp that
  *   wraps from 0xFFFFFFF0 to 0x10 is 32 ticks, 3200 ns, later); 100 us keeps
- *   the record's time; 1588 with platform subheader 3 is seconds + ns;
+ *   the record's time; 1588 with platform subheader 3 is seconds + ns; over
+ *   IPv6 too; a mirror's two sessions in one file (the sender's port in, the
+ *   receiver's port out) are two capture points whose copies match;
  * - clocks: A -> B frames 500 ns on the way, B -> A frames 700 ns, B's clock
  *   3.7 ms ahead: theta = ((3.7 ms + 500) + (3.7 ms - 700)) / 2 = 3.7 ms - 100
  *   ns, B's offset -3699900 ns, residual (1200 / 2) 600 ns;
@@ -297,6 +299,65 @@ static void erspan(void **state)
 	on = wrap(other, inner, n, 3, 5, 0, 1, -1);
 	assert_false(rp_erspan_decap(other, 14 + 20 + 8 + 11, &e)); /* the type III header cut */
 	assert_true(rp_erspan_decap(other, on, &e));
+	/* the same over IPv6: outer header 40 B, next header 47 */
+	uint8_t v6[600];
+	memcpy(v6, other, 12);
+	v6[12] = 0x86;
+	v6[13] = 0xDD;
+	memset(v6 + 14, 0, 40);
+	v6[14] = 0x60;
+	v6[14 + 4] = (uint8_t)((on - 34) >> 8);
+	v6[14 + 5] = (uint8_t)(on - 34);
+	v6[14 + 6] = 47;
+	v6[14 + 7] = 64;
+	memcpy(v6 + 54, other + 34, on - 34);
+	assert_true(rp_erspan_decap(v6, on + 20, &e));
+	assert_int_equal(e.type, 3);
+	assert_int_equal(e.inner_off, 14 + 40 + 8 + 12);
+	assert_memory_equal(v6 + e.inner_off, inner, n);
+	free(r);
+	unlink(path);
+}
+
+/* A mirror's two sessions in one file: session 1 the sender's port (each frame
+ * as it left A), session 2 the receiver's (500 ns later): two capture points,
+ * 10 frames counted once, 10 copies matched. */
+static void erspan_sessions(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_replay_sessions.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	uint64_t t0 = 1700000000ull * 1000000000ull;
+	struct rec *r = calloc(20, sizeof(*r));
+	for (uint32_t i = 0; i < 10; i++) {
+		uint8_t inner[256];
+		size_t n = build_one(inner, sizeof(inner), mac_a, mac_b, 0xC0000201u, 0xC0000209u, 0x200, i);
+		r[2 * i] = (struct rec){.t = t0 + i * 10000};
+		r[2 * i].len = wrap(r[2 * i].b, inner, n, 2, 1, 0, 0, -1);
+		r[2 * i + 1] = (struct rec){.t = t0 + i * 10000 + 500};
+		r[2 * i + 1].len = wrap(r[2 * i + 1].b, inner, n, 2, 2, 0, 0, -1);
+	}
+	write_recs(path, r, 20);
+	const char *paths[1] = {path};
+	struct rp_replay_evidence *ev = calloc(1, sizeof(*ev));
+	char err[256];
+	assert_int_equal(rp_replay_evidence_read(ev, paths, 1, NULL, 0, 100000000000ull, err, sizeof(err)), 0);
+	assert_int_equal(ev->ncap, 2);
+	assert_int_equal(ev->nfiles, 1);
+	assert_int_equal(ev->cap[0].session, 1);
+	assert_int_equal(ev->cap[1].session, 2);
+	assert_int_equal(ev->cap[0].erspan, 2);
+	assert_int_equal(ev->cap[0].frames, 10);
+	assert_int_equal(ev->cap[1].frames, 10);
+	assert_int_equal(ev->unique, 10);
+	assert_int_equal(ev->matched, 10);
+	assert_int_equal(ev->files[0].erspan, 20);
+	assert_non_null(strstr(ev->cap[0].node, ":erspan-1"));
+	assert_non_null(strstr(ev->cap[1].node, ":erspan-2"));
+	rp_replay_evidence_free(ev);
+	free(ev);
 	free(r);
 	unlink(path);
 }
@@ -358,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(overlapping_captures),
 		cmocka_unit_test(erspan),
+		cmocka_unit_test(erspan_sessions),
 		cmocka_unit_test(clocks),
 		cmocka_unit_test(sample_bound),
 	};
