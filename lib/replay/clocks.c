@@ -30,6 +30,7 @@ struct clocks {
 	size_t head[RP_REPLAY_MAX_CAPTURES * RP_REPLAY_MAX_CAPTURES]; /* a pair's first aggregate + 1 */
 	struct point host[RP_REPLAY_MAX_CAPTURES]; /* each file's MACs in every RoCE frame */
 	uint64_t first[RP_REPLAY_MAX_CAPTURES], last_t[RP_REPLAY_MAX_CAPTURES], frames[RP_REPLAY_MAX_CAPTURES];
+	uint64_t roce[RP_REPLAY_MAX_CAPTURES];
 };
 
 static int clocks_add(struct clocks *k, size_t a, size_t b, int64_t x, const struct rp_frame *f)
@@ -81,6 +82,7 @@ static int clocks_read(struct rp_replay_evidence *ev, struct merge *mg, struct c
 		struct rp_frame f;
 		rp_frame_parse(mg->d[c], mg->h[c]->caplen, mg->h[c]->len, &f);
 		if (rp_replay_is_roce(&f)) {
+			k->roce[c]++;
 			rp_replay_point_see(&k->host[c], &f, false);
 			bool first;
 			struct dent *e = rp_replay_copy_of(&m, &f, (size_t)c, 0, &first);
@@ -231,7 +233,7 @@ int rp_replay_align(struct rp_replay_evidence *ev, struct merge *mg, char *err, 
 			hi = (uint64_t)((int64_t)k->last_t[i] + o) > hi ? (uint64_t)((int64_t)k->last_t[i] + o) : hi;
 		}
 	for (size_t i = 0; i < ev->nfiles; i++) {
-		if (ev->files[i].aligned || !k->frames[i])
+		if (ev->files[i].aligned || !k->roce[i]) /* no RoCE: pass 1 says so */
 			continue;
 		if (k->last_t[i] < lo || k->first[i] > hi) {
 			snprintf(err, errlen, "%s: no frame in common with the other captures and its times (%.6f..%.6f s) do "
