@@ -21,6 +21,8 @@ static const char SHORTS[] = "o:f:b:s:h";
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--bin-us N] [--speed RATE] -o DIR CAPTURE...\n"
+	      "       roceprobe replay run DIR [--set KEY=VALUE]... [--tolerance SYMPTOM=X]... -o OUT\n"
+	      "                          (the reproduction judged: 'roceprobe replay run --help')\n"
 	      "\n"
 	      "Turn an incident's evidence into a profile that makes its workload happen again,\n"
 	      "and the symptoms it showed. Evidence: captures, pcap or pcapng, as they come (a\n"
@@ -42,7 +44,7 @@ static void usage(FILE *out)
 	      "                     loss, resends and goodput per flow (docs/results.md)\n"
 	      "Counted by the accountant 'analyze' uses. Not yet: counter series, ERSPAN,\n"
 	      "sampled captures, clock alignment between capture points (their clocks are taken\n"
-	      "as one), and 'replay run' (the fidelity verdict).\n"
+	      "as one).\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --out DIR      the directory to write (made; it must not hold files)\n"
@@ -55,7 +57,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "example: roceprobe lab profiles/incast-8to1.yaml -o inc --capture\n"
 	      "         roceprobe replay infer inc/capture-*.pcap --fabric profiles/incast-8to1.yaml -o rep\n"
-	      "         roceprobe lab rep/profile.yaml -o again\n"
+	      "         roceprobe replay run rep -o again           # exit 0: REPRODUCED\n"
 	      "exit: 0 written, 2 bad evidence or option (one line on stderr; DIR is not made)\n",
 	      out);
 }
@@ -80,7 +82,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 		return -1;
 	}
 	if (argc < 2 || strcmp(argv[1], "infer") != 0)
-		return rp_cli_error(CMD, "%s%s%s: the command is 'replay infer' ('replay run' is not yet; try 'roceprobe "
+		return rp_cli_error(CMD, "%s%s%s: the commands are 'replay infer' and 'replay run' (try 'roceprobe "
 				    "replay --help')", argc < 2 ? "no subcommand" : "'", argc < 2 ? "" : argv[1],
 				    argc < 2 ? "" : "'");
 	argc--;
@@ -169,6 +171,8 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 
 int rp_cmd_replay(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return rp_cmd_replay_run(argc - 1, argv + 1);
 	struct replay_opts o;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
