@@ -241,8 +241,6 @@ with tempfile.TemporaryDirectory() as tmp:
         p = rp("replay", "infer", os.path.join(run1, "capture-h0.pcap"), "--fabric",
                os.path.join(PROFILES, "incast-8to1.yaml"), "-o", os.path.join(tmp, "out"), ok=False)
         expect("02:00:00:00:10:00" in p.stderr, "the host the fabric lacks is named by its MAC")
-        p = rp("replay", "run", "x", ok=False)
-        expect(p.returncode == 2 and "not yet" in p.stderr, "replay run: not yet, exit 2")
     else:
         sys.exit(f"unknown case {CASE}")
 finish("replay-" + CASE)
