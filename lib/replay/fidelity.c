@@ -179,11 +179,40 @@ static const json_t *point(const json_t *inc, const char *node, json_int_t prio)
 	return NULL;
 }
 
-/* Paused fraction per bin, per point of either side: the normalised L1 of
- * every point together; per point its own in detail, with both series. */
+/* The first data frame: the earliest flows[].start_ns (ns since its evidence's first frame). */
+static double first_data(const json_t *inc)
+{
+	double t = -1;
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(inc, "flows"), i, f)
+		if (t < 0 || num(f, "start_ns") < t)
+			t = num(f, "start_ns");
+	return t < 0 ? 0 : t;
+}
+
+/* Bins the reproduction's series is moved by so that both first data frames
+ * fall in the same bin: what came before them in either evidence (other
+ * traffic, a capture started early) does not shift one timeline against the other. */
+static long align_bins(const json_t *o, const json_t *r)
+{
+	double bin = num(o, "bin_ns");
+	return bin > 0 ? lround((first_data(o) - first_data(r)) / bin) : 0;
+}
+
+/* A series' bin k, 0 outside it. */
+static double bin_at(const json_t *bins, long k)
+{
+	return k < 0 ? 0.0 : json_number_value(json_array_get(bins, (size_t)k));
+}
+
+/* Paused fraction per bin, per point of either side, the reproduction's
+ * aligned to the original's (align_bins): the normalised L1 of every point
+ * together; per point its own in detail, with both series as measured. */
 static double timeline(const json_t *o, const json_t *r, json_t *detail, double *po, double *pr)
 {
 	double num_all = 0, den_all = 0, bin = num(o, "bin_ns");
+	long shift = align_bins(o, r);
 	*po = *pr = 0;
 	for (int side = 0; side < 2; side++) {
 		size_t i, j;
@@ -197,10 +226,11 @@ static double timeline(const json_t *o, const json_t *r, json_t *detail, double 
 				const json_t *a = side ? point(o, node, prio) : q, *b = side ? q : point(r, node, prio);
 				const json_t *ba = json_object_get(a, "paused_fraction_bins"),
 					     *bb = json_object_get(b, "paused_fraction_bins");
-				size_t n = json_array_size(ba) > json_array_size(bb) ? json_array_size(ba) : json_array_size(bb);
+				long na = (long)json_array_size(ba), nb = (long)json_array_size(bb);
+				long k0 = shift < 0 ? shift : 0, k1 = na > nb + shift ? na : nb + shift;
 				double sa = 0, sb = 0, l1 = 0;
-				for (size_t k = 0; k < n; k++) {
-					double x = json_number_value(json_array_get(ba, k)), y = json_number_value(json_array_get(bb, k));
+				for (long k = k0; k < k1; k++) { /* original bin k, reproduction bin k - shift */
+					double x = bin_at(ba, k), y = bin_at(bb, k - shift);
 					sa += x, sb += y, l1 += fabs(x - y);
 				}
 				num_all += l1, den_all += sa + sb;
@@ -322,6 +352,7 @@ json_t *rp_replay_fidelity(const json_t *o, const json_t *r, const struct rp_rep
 	d = timeline(o, r, detail, &so, &sr);
 	json_array_append_new(syms, x = symptom(RP_SYM_PAUSED, so, sr, d, so > 0, tol));
 	json_object_set_new(x, "points", detail);
+	json_object_set_new(x, "aligned_bins", json_integer(align_bins(o, r)));
 	for (unsigned s = RP_SYM_VICTIMS; s <= RP_SYM_ORDER; s++) {
 		json_t *a = s == RP_SYM_VICTIMS ? victims_set(o) : order_set(o);
 		json_t *b = s == RP_SYM_VICTIMS ? victims_set(r) : order_set(r);

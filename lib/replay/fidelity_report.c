@@ -120,24 +120,27 @@ static void esc(FILE *f, const char *s)
 #define L 50.0
 #define B 28.0
 
-/* One series as a step line over n bins of the plot's width. */
-static void steps(FILE *f, const json_t *bins, size_t n, const char *colour, const char *dash)
+/* One series as a step line: its bin k at slot k + at of n slots across the plot. */
+static void steps(FILE *f, const json_t *bins, long at, size_t n, const char *colour, const char *dash)
 {
 	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.5' %s points='", colour, dash);
 	double xw = (W - L - 10) / (double)(n ? n : 1);
-	for (size_t b = 0; b < n; b++) {
-		double y = json_number_value(json_array_get(bins, b));
+	for (size_t k = 0; k < json_array_size(bins); k++) {
+		double y = json_number_value(json_array_get(bins, k)), x = (double)((long)k + at);
 		y = y < 0 ? 0 : y > 1 ? 1 : y;
 		double py = H - B - (H - B - 10) * y;
-		fprintf(f, "%.1f,%.1f %.1f,%.1f ", L + xw * (double)b, py, L + xw * (double)(b + 1), py);
+		fprintf(f, "%.1f,%.1f %.1f,%.1f ", L + xw * x, py, L + xw * (x + 1), py);
 	}
 	fputs("'/>", f);
 }
 
-static void plot(FILE *f, const json_t *pt, double bin_ns)
+/* shift: the reproduction's bin k is the original's k + shift (aligned_bins). */
+static void plot(FILE *f, const json_t *pt, double bin_ns, long shift)
 {
 	const json_t *a = json_object_get(pt, "original_bins"), *b = json_object_get(pt, "reproduction_bins");
-	size_t n = json_array_size(a) > json_array_size(b) ? json_array_size(a) : json_array_size(b);
+	long na = (long)json_array_size(a), nb = (long)json_array_size(b);
+	long k0 = shift < 0 ? shift : 0, k1 = na > nb + shift ? na : nb + shift;
+	size_t n = (size_t)(k1 - k0);
 	fputs("<h3>", f);
 	esc(f, str(pt, "node"));
 	fprintf(f, " prio %d: distance %.4f</h3>\n<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f'>",
@@ -149,10 +152,10 @@ static void plot(FILE *f, const json_t *pt, double bin_ns)
 		fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' class='gr'/><text x='%g' y='%g' text-anchor='end'>%d%%</text>",
 			L, y, W - 10, y, L - 4, y + 4, k * 25);
 	}
-	fprintf(f, "<text x='%g' y='%g'>0</text><text x='%g' y='%g' text-anchor='end'>%.3g ms (bins of %.0f us)</text>", L,
-		H - 8, W - 10, H - 8, (double)n * bin_ns / 1e6, bin_ns / 1e3);
-	steps(f, a, n, "#1f77b4", "");
-	steps(f, b, n, "#d62728", "stroke-dasharray='5,3'");
+	fprintf(f, "<text x='%g' y='%g'>%.3g ms</text><text x='%g' y='%g' text-anchor='end'>%.3g ms (bins of %.0f us)</text>",
+		L, H - 8, (double)k0 * bin_ns / 1e6, W - 10, H - 8, (double)k1 * bin_ns / 1e6, bin_ns / 1e3);
+	steps(f, a, -k0, n, "#1f77b4", "");
+	steps(f, b, shift - k0, n, "#d62728", "stroke-dasharray='5,3'");
 	fputs("</svg>\n", f);
 }
 
@@ -189,11 +192,12 @@ void rp_replay_report_html(FILE *f, const json_t *res)
 	fputs("</table>\n<h2>Paused fraction per bin: original (solid blue) and reproduction (dashed red)</h2>\n", f);
 	const json_t *pts = json_object_get(symptom(res, "paused_timeline"), "points");
 	double bin = num(res, "bin_ns");
+	long shift = (long)json_integer_value(json_object_get(symptom(res, "paused_timeline"), "aligned_bins"));
 	if (!json_array_size(pts))
 		fputs("<p>No capture point was paused, in the original or the reproduction.</p>\n", f);
 	json_array_foreach(pts, i, x)
 		if (i < MAX_PLOTS)
-			plot(f, x, bin);
+			plot(f, x, bin, shift);
 	if (json_array_size(pts) > MAX_PLOTS)
 		fprintf(f, "<p>%zu more points in result.json.</p>\n", json_array_size(pts) - MAX_PLOTS);
 	fputs("<h2>Goodput per flow (Gbit/s)</h2>\n<table><tr><th>flow</th><th>original</th><th>reproduction</th>"

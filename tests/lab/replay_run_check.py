@@ -102,9 +102,12 @@ def distances(o, r):
         d[name] = rel(o["totals"][key], r["totals"][key])
     d["pfc_frames"] = rel(*(sum(x["pfc_rx"] for p in i["ports"] for x in p["prio"]) for i in (o, r)))
     po, pr = points(o), points(r)
+    # the reproduction's bins moved so that both first data frames share a bin
+    shift = round((min(f["start_ns"] for f in o["flows"]) - min(f["start_ns"] for f in r["flows"])) / o["bin_ns"])
     num = den = 0.0
     for k in set(po) | set(pr):
         a, b = po.get(k, []), pr.get(k, [])
+        a, b = ([0.0] * -shift + a, b) if shift < 0 else (a, [0.0] * shift + b)
         n = max(len(a), len(b))
         a, b = a + [0.0] * (n - len(a)), b + [0.0] * (n - len(b))
         num += sum(abs(x - y) for x, y in zip(a, b))

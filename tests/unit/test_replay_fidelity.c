@@ -14,7 +14,8 @@
  * Verdicts at the defaults: goodput NOT (0.5 > 0.2), ce REPRODUCED, loss NOT,
  * pfc PARTLY (0.5 <= 2 x 0.25), timeline NOT (0.4545 > 0.4), victims PARTLY,
  * order NOT (0.75 > 0.68): PARTLY overall. The same document twice: 0 each,
- * REPRODUCED. */
+ * REPRODUCED. A reproduction whose flows and pauses come 2 bins later (210
+ * ns: round(2.1) bins) is aligned back: timeline distance 0. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,6 +109,26 @@ static void distances(void **state)
 	res = rp_replay_fidelity(o, r, &tol);
 	assert_string_equal(json_string_value(json_object_get(res, "verdict")), "NOT");
 	json_decref(res);
+	/* aligned at the first data frame: a reproduction whose flows start 2 bins
+	 * later, its pauses 2 bins later, has the original's timeline */
+	json_t *late = json_deep_copy(o);
+	size_t k;
+	json_t *f, *p;
+	json_array_foreach(json_object_get(late, "flows"), k, f)
+		json_object_set_new(f, "start_ns", json_integer(210));
+	json_array_foreach(json_object_get(late, "ports"), k, p) {
+		json_t *bins = json_object_get(json_array_get(json_object_get(p, "prio"), 0), "paused_fraction_bins");
+		json_array_insert_new(bins, 0, json_real(0));
+		json_array_insert_new(bins, 0, json_real(0));
+	}
+	res = rp_replay_fidelity(o, late, &tol);
+	expect(res, "paused_timeline", 0, "REPRODUCED");
+	assert_int_equal(json_integer_value(json_object_get(sym(res, "paused_timeline"), "aligned_bins")), -2);
+	json_decref(res);
+	res = rp_replay_fidelity(late, o, &tol); /* and the other way round */
+	expect(res, "paused_timeline", 0, "REPRODUCED");
+	json_decref(res);
+	json_decref(late);
 	json_decref(o);
 	json_decref(r);
 }
