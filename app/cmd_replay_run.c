@@ -3,6 +3,7 @@
  * symptom by symptom (lib/replay/fidelity.h, docs/replay.md). OUT is built
  * as OUT.part-PID and renamed into place whole: complete or absent. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <glob.h>
@@ -13,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "certify/engine_run.h"
 #include "cli.h"
+#include "cluster/cluster.h"
 #include "lab/one.h"
 #include "profile/profile.h"
 #include "replay/fidelity.h"
@@ -41,7 +44,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Run an incident's reproduction and judge it: DIR is what 'replay infer' wrote\n"
 	      "(profile.yaml, incident.json). The profile runs in the lab (in this process, as\n"
-	      "'roceprobe lab' runs it) with --capture at the incident's capture points; its\n"
+	      "'roceprobe lab' runs it; --engine run: as 'roceprobe run' does, on its hosts'\n"
+	      "ports) with --capture at the incident's capture points; its\n"
 	      "captures go through the code 'replay infer' ran on the evidence, so both sides\n"
 	      "are measured the same way. Each symptom, original vs reproduction:\n"
 	      "  goodput          per flow, the largest relative error |r - o| / o\n"
@@ -59,8 +63,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --out OUT            the directory to write (it must not hold files)\n"
-	      "  --engine lab|run         lab (default); run (a real fabric under a launcher) is\n"
-	      "                           not yet: refused, exit 2\n"
+	      "  --engine lab|run         lab (default), or run: 'roceprobe run' in this process\n"
+	      "                           (DPDK; the hosts' port: on this machine, no launcher yet)\n"
 	      "  --set KEY=VALUE          override a key of DIR/profile.yaml (traffic.0.rate=50%,\n"
 	      "                           fabric.pfc.xoff=64KiB), as lab --set does\n"
 	      "  --tolerance SYMPTOM=X    a symptom's tolerance (distance, 0.1 or 10%); defaults:\n"
@@ -115,9 +119,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 	}
 	if (strcmp(o->engine, "lab") != 0 && strcmp(o->engine, "run") != 0)
 		return rp_cli_error(CMD, "--engine: expected lab or run, got '%s'", o->engine);
+#ifndef RP_HAVE_DPDK
 	if (!strcmp(o->engine, "run"))
-		return rp_cli_error(CMD, "--engine run: not yet (a real fabric's reproduction needs its captures, which "
-				    "certify's run engine does not take yet): use --engine lab");
+		return rp_cli_error(CMD, "--engine run: this roceprobe was built without DPDK (use --engine lab)");
+#endif
+	if (!strcmp(o->engine, "run") && rp_cluster_detect(NULL))
+		return rp_cli_error(CMD, "--engine run: one process for now (its hosts' ports on this machine), not under "
+				    "a launcher");
 	if (optind != argc - 1)
 		return rp_cli_error(CMD, "give one incident directory, what 'replay infer' wrote (try 'roceprobe replay "
 				    "run --help')");
@@ -173,6 +181,58 @@ struct run_state {
 	size_t ncaps;
 };
 
+#ifdef RP_HAVE_DPDK
+/* --engine run: `roceprobe run PROFILE --set ... --capture --snaplen N -o
+ * dir`, in this process (app/cmd_run.c), its summary to stderr (-q: none).
+ * 0 (it ran; its result.json there), 1 (stopped), or its exit code (its own
+ * line said why). */
+static int run_engine(const struct run_opts *o, const char *prof, const char *dir)
+{
+	char snap[16];
+	const char *argv[10 + 2 * MAX_SETS];
+	int n = 0;
+	snprintf(snap, sizeof(snap), "%u", o->snaplen);
+	argv[n++] = "run";
+	argv[n++] = prof;
+	for (size_t i = 0; i < o->nsets; i++) {
+		argv[n++] = "--set";
+		argv[n++] = o->sets[i];
+	}
+	argv[n++] = "--capture";
+	argv[n++] = "--snaplen";
+	argv[n++] = snap;
+	argv[n++] = "-o";
+	argv[n++] = dir;
+	argv[n] = NULL;
+	fflush(stdout);
+	int saved = dup(1), to = o->quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : 2;
+	if (saved >= 0 && to >= 0)
+		dup2(to, 1);
+	int rc = rp_cmd_run(n, (char **)argv);
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (o->quiet && to >= 0)
+		close(to);
+	if (rp_cli_stop)
+		return 1;
+	return rc == RP_EXIT_OK || rc == RP_EXIT_FAIL ? 0 : rc;
+}
+#endif
+
+/* The reproduction's profile for measuring it (its hosts name the captures'): DIR's with the --sets. */
+static struct rp_profile *load_profile(const struct run_opts *o, const char *prof)
+{
+	char err[RP_LAB_ONE_ERR];
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets};
+	struct rp_profile *p = rp_profile_load(prof, &po, err, sizeof(err));
+	if (!p)
+		rp_cli_error(CMD, "%s", err);
+	return p;
+}
+
 /* The reproduction into tmp/reproduction, measured at the incident's points. 0, 1 (stopped), or an exit code. */
 static int reproduce(struct run_state *s)
 {
@@ -186,15 +246,27 @@ static int reproduce(struct run_state *s)
 				     .snaplen = o->snaplen, .capture_max = 1ull << 30, .bin_ns = bin_ns,
 				     .progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop};
 	struct rp_lab_one r = {0};
+	struct rp_profile *fab = NULL;
 	glob_t g = {0};
 	int rc = RP_EXIT_USAGE;
-	if (rp_lab_one_run(&r, &lo, dir, err, sizeof(err))) {
-		rp_cli_error(CMD, "the reproduction: %s", err);
-		goto out;
-	}
-	if (r.stopped_in || rp_cli_stop) {
-		rc = 1;
-		goto out;
+	if (!strcmp(o->engine, "lab")) {
+		if (rp_lab_one_run(&r, &lo, dir, err, sizeof(err))) {
+			rp_cli_error(CMD, "the reproduction: %s", err);
+			goto out;
+		}
+		if (r.stopped_in || rp_cli_stop) {
+			rc = 1;
+			goto out;
+		}
+		fab = r.prof;
+	} else {
+#ifdef RP_HAVE_DPDK
+		if ((rc = run_engine(o, prof, dir)) != 0 || !(fab = load_profile(o, prof))) {
+			rc = rc ? rc : RP_EXIT_USAGE;
+			goto out;
+		}
+		rc = RP_EXIT_USAGE;
+#endif
 	}
 	snprintf(s->path, sizeof(s->path), "%s/capture-*.pcap", dir);
 	if (glob(s->path, 0, NULL, &g) != 0) {
@@ -207,7 +279,7 @@ static int reproduce(struct run_state *s)
 			rp_cli_error(CMD, "out of memory");
 			goto out;
 		}
-	s->repro = rp_replay_measure(s->caps, s->ncaps, r.prof, bin_ns, speed > 0 ? (uint64_t)speed : 100000000000ull,
+	s->repro = rp_replay_measure(s->caps, s->ncaps, fab, bin_ns, speed > 0 ? (uint64_t)speed : 100000000000ull,
 				     err, sizeof(err));
 	if (!s->repro) {
 		rp_cli_error(CMD, "measuring the reproduction: %s", err);
@@ -216,6 +288,8 @@ static int reproduce(struct run_state *s)
 	rc = 0;
 out:
 	globfree(&g);
+	if (fab && fab != r.prof)
+		rp_profile_free(fab);
 	rp_lab_one_free(&r);
 	return rc;
 }
@@ -295,8 +369,19 @@ static int load_incident(struct run_state *s)
 		return rp_cli_error(CMD, "%s: %s", s->path, err);
 	snprintf(prof, sizeof(prof), "%s/profile.yaml", o->dir);
 	struct rp_lab_one_opts lo = {.profile = prof, .sets = o->sets, .nsets = o->nsets};
-	if (rp_lab_one_check(&lo, err, sizeof(err)))
+	if (!strcmp(o->engine, "lab") && rp_lab_one_check(&lo, err, sizeof(err)))
 		return rp_cli_error(CMD, "%s", err);
+	if (!strcmp(o->engine, "run")) {
+		struct rp_profile *p = load_profile(o, prof);
+		bool ports = p && rp_cert_profile_has_ports(p);
+		if (p)
+			rp_profile_free(p);
+		if (!p)
+			return RP_EXIT_USAGE;
+		if (!ports)
+			return rp_cli_error(CMD, "--engine run: no host in %s has a `port:` (the lab needs none: --engine lab)",
+					    prof);
+	}
 	if (rp_outdir_check(o->out, false, err, sizeof(err)))
 		return rp_cli_error(CMD, "%s", err);
 	return 0;
