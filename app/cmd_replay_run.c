@@ -73,9 +73,14 @@ static void usage(FILE *out)
 	      "  --snaplen N              the reproduction's capture snaplen (default 128)\n"
 	      "  -q, --quiet              no progress lines\n"
 	      "\n"
-	      "SIGINT or SIGTERM stops it: OUT is not made (exit 130).\n"
-	      "example: roceprobe replay run rep -o again\n"
-	      "         roceprobe replay run rep --set traffic.0.rate=50% -o half     # exit 1: NOT\n"
+	      "SIGINT or SIGTERM stops it: OUT is not made (exit 130; a second signal ends it at\n"
+	      "once and may leave OUT.part-PID, the reproduction's files so far).\n"
+	      "Rates in DIR/profile.yaml are what the senders achieved; a sender PFC held back\n"
+	      "offered more (its comment says so): give that rate with --set.\n"
+	      "example: roceprobe lab profiles/incast-8to1.yaml -o inc --capture\n"
+	      "         roceprobe replay infer inc/capture-*.pcap --fabric profiles/incast-8to1.yaml -o rep\n"
+	      "         roceprobe replay run rep -o again          # PARTLY: goodput, not the PFC storm\n"
+	      "         roceprobe replay run rep --set traffic.0.rate=100% -o again2   # REPRODUCED\n"
 	      "exit: 0 REPRODUCED, 1 PARTLY or NOT, 2 bad input (one line on stderr; OUT not made)\n",
 	      out);
 }
@@ -176,7 +181,6 @@ struct run_state {
 	const struct run_opts *o;
 	char tmp[4096], path[4400];
 	json_t *orig, *repro, *res;
-	struct rp_profile *prof;
 	const char *caps[MAX_CAPS];
 	size_t ncaps;
 };
