@@ -87,6 +87,7 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 				    argc < 2 ? "" : "'");
 	argc--;
 	argv++;
+	rp_cli_args(argc, argv); /* a bad option is named from here */
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {

@@ -97,6 +97,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 	int c, rc;
 	*o = (struct run_opts){.engine = "lab", .snaplen = RP_CLI_SNAPLEN_DEFAULT};
 	rp_replay_tol_default(&o->tol);
+	rp_cli_args(argc, argv); /* argv[0] is "run": a bad option is named from here */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
 		switch (c) {
