@@ -133,6 +133,36 @@ static void distances(void **state)
 	json_decref(r);
 }
 
+/* Two flows of one source, destination and priority: matched in flows[] order
+ * ("A -> B prio 3", "A -> B prio 3 #2"), 10 -> 10 and 20 -> 22: 0.1; a third
+ * only in the reproduction: 1. */
+static void same_key(void **state)
+{
+	(void)state;
+	struct rp_replay_tol tol;
+	rp_replay_tol_default(&tol);
+	json_t *o = json_loads(ORIG, 0, NULL), *r = json_loads(ORIG, 0, NULL);
+	json_t *fo = json_loads("[{\"src\": \"A\", \"dst\": \"B\", \"prio\": 3, \"goodput_gbps\": 10},"
+				" {\"src\": \"A\", \"dst\": \"B\", \"prio\": 3, \"goodput_gbps\": 20}]", 0, NULL);
+	json_t *fr = json_loads("[{\"src\": \"A\", \"dst\": \"B\", \"prio\": 3, \"goodput_gbps\": 10},"
+				" {\"src\": \"A\", \"dst\": \"B\", \"prio\": 3, \"goodput_gbps\": 22}]", 0, NULL);
+	json_object_set_new(o, "flows", fo);
+	json_object_set_new(r, "flows", fr);
+	json_t *res = rp_replay_fidelity(o, r, &tol);
+	expect(res, "goodput", 0.1, "REPRODUCED");
+	const json_t *fl = json_object_get(sym(res, "goodput"), "flows");
+	assert_int_equal(json_array_size(fl), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fl, 1), "flow")), "A -> B prio 3 #2");
+	json_decref(res);
+	json_array_append_new(fr, json_pack("{s:s, s:s, s:i, s:f}", "src", "A", "dst", "B", "prio", 3, "goodput_gbps", 1.0));
+	res = rp_replay_fidelity(o, r, &tol);
+	expect(res, "goodput", 1, "NOT");
+	assert_int_equal(json_array_size(json_object_get(sym(res, "goodput"), "flows")), 3);
+	json_decref(res);
+	json_decref(o);
+	json_decref(r);
+}
+
 static void tolerances_and_checks(void **state)
 {
 	(void)state;
@@ -162,6 +192,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(distances),
+		cmocka_unit_test(same_key),
 		cmocka_unit_test(tolerances_and_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
