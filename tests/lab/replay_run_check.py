@@ -25,7 +25,7 @@ Known answers:
 - bad input: one line, exit 2, no OUT (nor OUT.part-*): no DIR, no incident.json, another
   schema, a broken profile, a bad --set, bad --tolerance, a non-empty OUT (left as it was),
   --engine run of a profile whose hosts have no port:, an unknown engine;
-- signal: SIGINT in a long reproduction: exit 130, OUT absent.
+- signal: SIGINT, and SIGTERM, in a long reproduction: exit 130, OUT absent.
 
 usage: replay_run_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -161,16 +161,18 @@ with tempfile.TemporaryDirectory() as tmp:
                "--tolerance goodput=0 and pfc_frames=100% are the tolerances judged by")
     elif CASE == "signal":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
-        out = os.path.join(tmp, "again")
-        p = subprocess.Popen([ROCEPROBE, "replay", "run", rep, "-o", out, "--set", "traffic.0.messages=1000000"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for line in p.stderr:
-            if line.startswith("lab: virtual "):
-                break
-        p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=60)
-        expect(p.returncode == 130 and not os.path.exists(out) and not glob.glob(out + ".part-*") and
-               "stopped by a signal" in err, f"SIGINT in the reproduction: exit {p.returncode}, OUT absent: {err.strip()}")
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            out = os.path.join(tmp, f"again-{sig.name}")
+            p = subprocess.Popen([ROCEPROBE, "replay", "run", rep, "-o", out, "--set", "traffic.0.messages=1000000"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for line in p.stderr:
+                if line.startswith("lab: virtual "):
+                    break
+            p.send_signal(sig)
+            _, err = p.communicate(timeout=60)
+            expect(p.returncode == 130 and not os.path.exists(out) and not glob.glob(out + ".part-*") and
+                   "stopped by a signal" in err,
+                   f"{sig.name} in the reproduction: exit {p.returncode}, OUT absent: {err.strip()}")
     else:
         sys.exit(f"unknown case {CASE}")
 finish("replay-run-" + CASE)
