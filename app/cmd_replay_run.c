@@ -22,6 +22,9 @@
 #include "replay/fidelity.h"
 #include "report/outdir.h"
 #include "report/result.h"
+#ifdef RP_HAVE_DPDK
+#include "run/local.h"
+#endif
 
 #define CMD "replay run"
 #define MAX_SETS 64
@@ -63,8 +66,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --out OUT            the directory to write (it must not hold files)\n"
-	      "  --engine lab|run         lab (default), or run: 'roceprobe run' in this process\n"
-	      "                           (DPDK; the hosts' port: on this machine, no launcher yet)\n"
+	      "  --engine lab|run         lab (default), or run: the run 'roceprobe run' makes, in\n"
+	      "                           this process (DPDK; the hosts' port: on this machine,\n"
+	      "                           no launcher yet)\n"
 	      "  --set KEY=VALUE          override a key of DIR/profile.yaml (traffic.0.rate=50%,\n"
 	      "                           fabric.pfc.xoff=64KiB), as lab --set does\n"
 	      "  --tolerance SYMPTOM=X    a symptom's tolerance (distance, 0.1 or 10%); defaults:\n"
@@ -187,33 +191,21 @@ struct run_state {
 };
 
 #ifdef RP_HAVE_DPDK
-/* --engine run: `roceprobe run PROFILE --set ... --capture --snaplen N -o
- * dir`, in this process (app/cmd_run.c), its summary to stderr (-q: none).
+/* --engine run: the run `roceprobe run PROFILE --set ... --capture -o dir`
+ * makes, in this process (lib/run/local.h, as certify's run engine without a
+ * launcher), its summary to stderr (-q: nowhere) so that stdout is replay's.
  * 0 (it ran; its result.json there), 1 (stopped), or its exit code (its own
  * line said why). */
 static int run_engine(const struct run_opts *o, const char *prof, const char *dir)
 {
-	char snap[16];
-	const char *argv[10 + 2 * MAX_SETS];
-	int n = 0;
-	snprintf(snap, sizeof(snap), "%u", o->snaplen);
-	argv[n++] = "run";
-	argv[n++] = prof;
-	for (size_t i = 0; i < o->nsets; i++) {
-		argv[n++] = "--set";
-		argv[n++] = o->sets[i];
-	}
-	argv[n++] = "--capture";
-	argv[n++] = "--snaplen";
-	argv[n++] = snap;
-	argv[n++] = "-o";
-	argv[n++] = dir;
-	argv[n] = NULL;
+	struct rp_run_local l = {.profile = prof, .sets = o->sets, .nsets = o->nsets, .out = dir, .capture = true,
+				 .snaplen = o->snaplen, .stop = &rp_cli_stop, .version = RP_VERSION};
 	fflush(stdout);
 	int saved = dup(1), to = o->quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : 2;
 	if (saved >= 0 && to >= 0)
 		dup2(to, 1);
-	int rc = rp_cmd_run(n, (char **)argv);
+	int rc = rp_run_local(&l);
+	rp_run_local_end();
 	fflush(stdout);
 	if (saved >= 0) {
 		dup2(saved, 1);
