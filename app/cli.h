@@ -135,6 +135,7 @@ int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_replay(int argc, char **argv);
+int rp_cmd_replay_run(int argc, char **argv); /* cmd_replay_run.c: 'replay run' */
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);
 int rp_cmd_counters(int argc, char **argv);

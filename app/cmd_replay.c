@@ -22,6 +22,8 @@ static void usage(FILE *out)
 {
 	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--sampled N] [--bin-us N] [--speed RATE] -o DIR\n"
 	      "                             CAPTURE...\n"
+	      "       roceprobe replay run DIR [--set KEY=VALUE]... [--tolerance SYMPTOM=X]... -o OUT\n"
+	      "                          (the reproduction judged: 'roceprobe replay run --help')\n"
 	      "\n"
 	      "Turn an incident's evidence into a profile that makes its workload happen again,\n"
 	      "and the symptoms it showed. Evidence: captures, pcap or pcapng, as they come (a\n"
@@ -47,7 +49,7 @@ static void usage(FILE *out)
 	      "each ERSPAN session is a capture point of its own. The files' clocks are aligned\n"
 	      "from frames two of them saw (NTP-style, both directions: offset and residual in\n"
 	      "the profile's header and incident.json); captures with no frame in common whose\n"
-	      "times do not overlap are one line, exit 2. Not yet: counter series, 'replay run'.\n"
+	      "times do not overlap are one line, exit 2. Not yet: counter series.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --out DIR      the directory to write (made; it must not hold files)\n"
@@ -64,7 +66,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "example: roceprobe lab profiles/incast-8to1.yaml -o inc --capture\n"
 	      "         roceprobe replay infer inc/capture-*.pcap --fabric profiles/incast-8to1.yaml -o rep\n"
-	      "         roceprobe lab rep/profile.yaml -o again\n"
+	      "         roceprobe replay run rep -o again           # exit 0: REPRODUCED\n"
 	      "exit: 0 written, 2 bad evidence or option (one line on stderr; DIR is not made)\n",
 	      out);
 }
@@ -90,11 +92,12 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 		return -1;
 	}
 	if (argc < 2 || strcmp(argv[1], "infer") != 0)
-		return rp_cli_error(CMD, "%s%s%s: the command is 'replay infer' ('replay run' is not yet; try 'roceprobe "
+		return rp_cli_error(CMD, "%s%s%s: the commands are 'replay infer' and 'replay run' (try 'roceprobe "
 				    "replay --help')", argc < 2 ? "no subcommand" : "'", argc < 2 ? "" : argv[1],
 				    argc < 2 ? "" : "'");
 	argc--;
 	argv++;
+	rp_cli_args(argc, argv); /* a bad option is named from here */
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
@@ -183,6 +186,8 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 
 int rp_cmd_replay(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return rp_cmd_replay_run(argc - 1, argv + 1);
 	struct replay_opts o;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
