@@ -259,6 +259,8 @@ static const struct map maps[] = {
 	{RP_CTR_SAI, RP_SAI_PORT_OUT_OCTETS, NULL, "tx_bytes", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_IN_DISCARDS, NULL, "rx_discards", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_OUT_DISCARDS, NULL, "tx_discards", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_IN_UCAST_PKTS, NULL, "rx_packets", 0, 1}, /* portstat's RX_OK (with NON_UCAST) */
+	{RP_CTR_SAI, RP_SAI_PORT_OUT_UCAST_PKTS, NULL, "tx_packets", 0, 1},
 	/* per egress queue (scripts/queuestat's, and the ECN marks WRED made) */
 	{RP_CTR_SAI, RP_SAI_QUEUE_PACKETS, NULL, "packets", 0, 1},
 	{RP_CTR_SAI, RP_SAI_QUEUE_BYTES, NULL, "bytes", 0, 1},

@@ -131,7 +131,11 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 
 void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len)
 {
-	struct rp_lab_cap *c = lab->hosts[h].cap;
+	rp_lab_cap_put(lab, lab->hosts[h].cap, t, b, len);
+}
+
+void rp_lab_cap_put(struct rp_lab *lab, struct rp_lab_cap *c, uint64_t t, const uint8_t *b, size_t len)
+{
 	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
 		lab->failed = true;
 	if (lab->capb.failed && !lab->cap_told) { /* said when it happens: the run goes on */

@@ -236,6 +236,10 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		return NULL;
 	}
 	capture_room(lab);
+	if (rp_lab_mirrors_open(lab, err, errlen)) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
 	snprintf(what, sizeof(what), "hosts (%zu hosts, %u switches, %zu flows)", lab->nhosts, lab->nsw, plan->nflows);
 	if ((stopped = stage(lab, what)) || rp_lab_hosts_init(lab, err, errlen)) {
 		if (stopped)
@@ -243,6 +247,12 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		rp_lab_destroy(lab);
 		return NULL;
 	}
+	if (lab->opts.counters_ns &&
+	    !(lab->ctrs = rp_lab_ctrs_open(lab, lab->opts.evidence_dir, lab->opts.counters_ns, err, errlen))) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	lab->ctrs_next = 0;
 	rp_lab_sw_refs(lab);
 	return lab;
 }
@@ -257,6 +267,8 @@ void rp_lab_destroy(struct rp_lab *lab)
 	if (!lab)
 		return;
 	rp_lab_hosts_free(lab);
+	rp_lab_mirrors_free(lab);
+	rp_lab_ctrs_free(lab->ctrs);
 	free(lab->mac_index);
 	rp_lab_topo_free(lab);
 	rp_acct_destroy(lab->acct);
@@ -270,8 +282,12 @@ void rp_lab_destroy(struct rp_lab *lab)
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
 {
 	int rc = 0;
-	(void)err;
-	(void)errlen;
+	if (lab->ctrs) {
+		rc = rp_lab_ctrs_close(lab->ctrs, lab, lab->tot.end_ns, err, errlen);
+		rp_lab_ctrs_free(lab->ctrs);
+		lab->ctrs = NULL;
+	}
+	rp_lab_mirrors_close(lab);
 	for (size_t h = 0; h < lab->nhosts; h++) {
 		struct rp_lab_host *H = &lab->hosts[h];
 		if (!H->cap)
