@@ -442,3 +442,13 @@ bool rp_ctr_key(enum rp_ctr_src src, const char *raw, struct rp_ctr_key *key)
 	key->flags = m->flags;
 	return true;
 }
+
+bool rp_ctr_key_is_gauge(const char *key)
+{
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		const char *k = maps[i].key ? maps[i].key : maps[i].legacy;
+		if ((maps[i].flags & RP_CTR_GAUGE) && k && strcmp(k, key) == 0)
+			return true;
+	}
+	return false;
+}

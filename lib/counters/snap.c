@@ -39,6 +39,11 @@ static struct rp_cnt_val *push(struct rp_cnt_port *p)
 	return v;
 }
 
+struct rp_cnt_val *rp_cnt_port_push(struct rp_cnt_port *p)
+{
+	return push(p);
+}
+
 void rp_cnt_port_fold(struct rp_cnt_port *p, const struct rp_ctr *raw, size_t n)
 {
 	rp_cnt_port_fold_at(p, RP_CNT_AT_PORT, -1, raw, n);

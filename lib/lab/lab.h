@@ -67,6 +67,9 @@ int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
  * one line naming the spec and the fabric's switches or ports. */
 int rp_lab_mirror_check(const struct rp_profile *prof, const char *const *specs, size_t n, char *err, size_t errlen);
 #define RP_LAB_MIRRORS_MAX 64
+/* The ports of the lab's switch name (sw0, leaf1, ...) in prof's fabric,
+ * or -1 when it has none of that name. */
+int rp_lab_switch_nports(const struct rp_profile *prof, const char *name);
 
 /* At most this many flows in one lab run, each about RP_LAB_FLOW_BYTES
  * (measured: docs/lab.md; plan, packet source, accountant, host NIC and the

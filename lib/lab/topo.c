@@ -308,3 +308,18 @@ int rp_lab_topo_port(const struct rp_profile *prof, const char *spec, unsigned *
 	free(lab.hosts);
 	return rc;
 }
+
+int rp_lab_switch_nports(const struct rp_profile *prof, const char *name)
+{
+	struct rp_lab lab = {.prof = prof, .fab = &prof->fabric, .nhosts = prof->nhosts};
+	char err[64];
+	int n = -1;
+	lab.hosts = calloc(lab.nhosts ? lab.nhosts : 1, sizeof(*lab.hosts));
+	if (lab.hosts && topo_layout(&lab, err, sizeof(err)) == 0)
+		for (unsigned s = 0; s < lab.nsw && n < 0; s++)
+			if (strcmp(lab.sw[s].name, name) == 0)
+				n = (int)lab.sw[s].nports;
+	free(lab.sw);
+	free(lab.hosts);
+	return n;
+}
