@@ -20,7 +20,21 @@ MTU = 16 packets a message):
   PFC sent and received, queue packets, drops and ECN marks equal result.json's
   switches[].ports[] and each host's rx/tx and PFC its hosts[] and ports[]; the queue
   watermark gauge at the end is result.json's max_depth_bytes;
-- bad --mirror / --counters: one line, exit 2, no DIR.
+- bad --mirror / --counters: one line, exit 2, no DIR;
+- replay infer with every host's capture and the series (renamed series.pcap, the capture
+  h0.jsonl: told apart by content): incident.json's counters hold each switch port's PFC
+  frames sent on priority 3 == the lab's switches[].ports[].pfc_tx, each host's received ==
+  the lab's ports[].prio[3].pfc_rx == what the captures show at that host (incident ports[]),
+  and per 100 us bin the PFC frames tshark finds in h1's capture in that bin ((k, k+1] x
+  100 us: a reading at T holds what happened up to T); h0's queue 3 ECN marks and
+  watermark == the lab's;
+- only the congested port mirrored (sw0:0, no host capture): replay infer finds the
+  original profile's 8 flows (plan --json): endpoints, DSCP, QPs, opcode, message size and
+  messages, as one incast to h0, ECN as sent (ECT(0): the mirror saw CE marks the
+  switch made);
+- bad counter evidence: counters of another fabric (a leaf-spine lab's, and a port sw0
+  has not), readings 10 s after the captures, a line that is not counters/1, series
+  without captures: one line, exit 2, no DIR.
 
 usage: evidence_check.py ROCEPROBE PROFILES_DIR CASE
 """
@@ -212,7 +226,138 @@ def case_counters(tmp):
     refused(["--counters", "100ns"], "--counters 100ns (under 1us)")
 
 
-CASES = {"mirror": case_mirror, "counters": case_counters}
+def infer(out, *evidence, ok=True):
+    return rp("replay", "infer", *evidence, "--fabric", INCAST, "-o", out, ok=ok)
+
+
+def case_infer(tmp):
+    out = os.path.join(tmp, "i")
+    r = lab(out, "--capture", "--counters", "100us")
+    ev = os.path.join(tmp, "ev")
+    os.mkdir(ev)
+    caps = []
+    for c in sorted(glob.glob(os.path.join(out, "capture-*.pcap"))):
+        dst = os.path.join(ev, os.path.basename(c).replace("capture-", "").replace(".pcap", ".pcap" if "h0" not in c else ".jsonl"))
+        shutil.copy(c, dst)
+        caps.append(dst)
+    series_file = os.path.join(ev, "series.pcap")
+    shutil.copy(os.path.join(out, "counters.jsonl"), series_file)
+    rep = os.path.join(tmp, "rep")
+    infer(rep, series_file, *caps)
+    inc = json.load(open(os.path.join(rep, "incident.json")))
+    c = inc.get("counters", {})
+    ports = {(p["source"], p["port"]): p for p in c.get("ports", [])}
+    expect(len(c.get("files", [])) == 1 and c["files"][0]["lines"] == sum(1 for _ in open(series_file)),
+           f"counters: one series read, every line: {c.get('files')}")
+
+    def prio3(src, port, key):
+        p = ports.get((src, port), {})
+        x = [q for q in p.get("prio", []) if q["prio"] == 3]
+        return (x[0][key], sum(x[0][key + "_bins"])) if x else (0, 0)
+
+    bad = []
+    for port in r["switches"][0]["ports"][1:]:
+        got = prio3("lab:sw0", f"Ethernet{port['port']}", "pfc_tx")
+        if got != (port["pfc_tx"], port["pfc_tx"]) or not port["pfc_tx"]:
+            bad.append((port["port"], got, port["pfc_tx"]))
+    expect(not bad, f"each sender's switch port: PFC sent on prio 3 (and its bins summed) == the lab's pfc_tx: {bad}")
+    at_cap = {p["node"]: sum(x["pfc_rx"] for x in p["prio"] if x["prio"] == 3) for p in inc["ports"]}
+    bad = []
+    for i in range(1, 9):
+        h = f"h{i}"
+        lab_rx = [x["pfc_rx"] for x in r["ports"][i]["prio"] if x["prio"] == 3][0]
+        got = prio3(f"lab:{h}", h, "pfc_rx")
+        if got != (lab_rx, lab_rx) or at_cap.get(h) != lab_rx:
+            bad.append((h, got, lab_rx, at_cap.get(h)))
+    expect(not bad, f"each sender: PFC received on prio 3 from its counters == the lab's == its capture's: {bad}")
+    t0 = inc["evidence"]["start_ns"]
+    rows = tshark(os.path.join(ev, "h1.pcap"), "frame.time_epoch", filt="eth.type == 0x8808")
+    nb = len(ports[("lab:h1", "h1")]["prio"][0]["pfc_rx_bins"])
+    want = [0] * nb
+    for (t,) in rows:
+        ns = round(float(t) * 1e9) - t0
+        k = max(0, -(-ns // 100000) - 1)  # the bin (k, k+1] x 100 us
+        if k < nb:
+            want[k] += 1
+    got = ports[("lab:h1", "h1")]["prio"][0]["pfc_rx_bins"]
+    expect(got == want and sum(want) == len(rows),
+           f"h1's PFC per 100 us bin from its counters == tshark's count in its capture ({sum(got)} of {len(rows)}; "
+           f"first bins {got[:6]} vs {want[:6]})")
+    q = r["switches"][0]["ports"][0]["prio"]
+    q3 = [x["queue"] for x in q if x["prio"] == 3][0]
+    cq = [x for x in ports[("lab:sw0", "Ethernet0")]["queues"] if x["queue"] == 3]
+    expect(cq and cq[0]["ecn_marked"] == q3["ecn_marked"] > 0 and cq[0]["wm_bytes"] == q3["max_depth_bytes"],
+           f"h0's queue 3: ECN marks and watermark from the counters {cq} == the lab's "
+           f"({q3['ecn_marked']}, {q3['max_depth_bytes']})")
+
+
+def plan_flows(path):
+    p = json.loads(rp("plan", "--json", path).stdout)
+    return sorted((f["src"], f["dst"], f["dscp"], f["qps"], f["opcode"], f["message_size"], f["messages"])
+                  for f in p["flows"])
+
+
+def case_mirroronly(tmp):
+    out = os.path.join(tmp, "mo")
+    lab(out, "--mirror", "sw0:0")
+    expect(not glob.glob(os.path.join(out, "capture-*")), "no host capture: the congested port's mirror alone")
+    rep = os.path.join(tmp, "rep")
+    infer(rep, os.path.join(out, "mirror-sw0-0.pcap"))
+    prof = os.path.join(rep, "profile.yaml")
+    orig, got = plan_flows(INCAST), plan_flows(prof)
+    expect(got == orig and len(orig) == SENDERS,
+           f"the {len(got)} inferred flows == the original's {len(orig)} (src, dst, dscp, qps, opcode, size, messages)")
+    text = open(prof).read()
+    expect(text.count("pattern: incast") == 1 and "senders: [h1, h2, h3, h4, h5, h6, h7, h8]" in text
+           and "receiver: h0" in text and "ecn: ect0" in text,
+           "one incast h1..h8 -> h0, ECN ect0 as sent (the mirror's CE marks are the switch's)")
+
+
+def refused_infer(what, *evidence):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = infer(out, *evidence, ok=False)
+        lines = p.stderr.strip().splitlines()
+        expect(p.returncode == 2 and len(lines) == 1 and not os.path.exists(out),
+               f"{what}: exit {p.returncode} (2), {len(lines)} line (1), no DIR: {lines[:1]}")
+
+
+def case_badcounters(tmp):
+    out = os.path.join(tmp, "b")
+    lab(out, "--capture", "--counters", "1ms")
+    caps = sorted(glob.glob(os.path.join(out, "capture-*.pcap")))
+    lines = open(os.path.join(out, "counters.jsonl")).read().splitlines()
+    other = os.path.join(tmp, "other")
+    rp("lab", os.path.join(PROFILES, "victim-flow.yaml"), "-o", other, "-q", "--counters", "1ms")
+    refused_infer("counters of a leaf-spine lab", *caps, os.path.join(other, "counters.jsonl"))
+
+    def variant(name, edit):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            for line in lines:
+                f.write(edit(json.loads(line)) + "\n")
+        return path
+
+    def port99(j):
+        if j["source"] == "lab:sw0":
+            j["ports"][0]["name"] = "Ethernet99"
+        return json.dumps(j)
+
+    def later(j):
+        j["t_ns"] += 10 ** 10
+        return json.dumps(j)
+
+    refused_infer("a port sw0 has not (Ethernet99)", *caps, variant("p99.jsonl", port99))
+    refused_infer("readings 10 s after the captures", *caps, variant("late.jsonl", later))
+    garbage = os.path.join(tmp, "garbage.jsonl")
+    with open(garbage, "w") as f:
+        f.write(lines[0] + "\n" + '{"schema": "roceprobe.counters/1", "kind": "delta"}\n')
+    refused_infer("a line without t_ns", *caps, garbage)
+    refused_infer("counter series alone", os.path.join(out, "counters.jsonl"))
+
+
+CASES = {"mirror": case_mirror, "counters": case_counters, "infer": case_infer, "mirroronly": case_mirroronly,
+         "badcounters": case_badcounters}
 
 with tempfile.TemporaryDirectory() as tmp:
     CASES[CASE](tmp)
