@@ -154,21 +154,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'b': rc = rp_cli_uint("lab", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'j': rc = rp_cli_uint("lab", "--jobs", optarg, 1, 64, &v); o->jobs = (unsigned)v; break;
-		case 'm':
-			for (char *sp = NULL, *t = strtok_r(optarg, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
-				if (o->nmirrors == RP_LAB_MIRRORS_MAX)
-					return rp_cli_error("lab", "--mirror: at most %d ports", RP_LAB_MIRRORS_MAX);
-				o->mirrors[o->nmirrors++] = t;
-			}
-			break;
-		case 'C': {
-			double secs;
-			if ((rc = rp_cli_duration("lab", "--counters", optarg, 1.0, &secs)) == 0 && secs < 1e-6)
-				return rp_cli_error("lab", "--counters: %s is under 1us: a line per source per microsecond at "
-						    "the most", optarg);
-			o->counters_ns = (uint64_t)(secs * 1e9 + 0.5);
-			break;
-		}
+		case 'm': rc = rp_cli_list("lab", "--mirror", optarg, o->mirrors, RP_LAB_MIRRORS_MAX, &o->nmirrors); break;
+		case 'C': rc = rp_cli_duration_ns("lab", "--counters", optarg, 1000, 1.0, &o->counters_ns); break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case RP_CLI_OPT_METRICS:

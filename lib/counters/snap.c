@@ -158,7 +158,11 @@ void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur,
 		o->speed_bps = c->speed_bps;
 		for (size_t k = 0; k < c->n; k++) {
 			const struct rp_cnt_val *cv = &c->v[k];
-			const struct rp_cnt_val *bv = find((struct rp_cnt_port *)b, cv->scope, cv->name, cv->prio, cv->cls);
+			/* read the same way each time, a port's values come in the same order */
+			const struct rp_cnt_val *bv = k < b->n ? &b->v[k] : NULL;
+			if (!bv || bv->cls != cv->cls || bv->prio != cv->prio || bv->scope != cv->scope ||
+			    strcmp(bv->name, cv->name) != 0)
+				bv = find((struct rp_cnt_port *)b, cv->scope, cv->name, cv->prio, cv->cls);
 			if (!bv)
 				continue;
 			struct rp_cnt_val *ov = push(o);
@@ -186,7 +190,11 @@ static json_t *objects_json(const struct rp_cnt_port *p, enum rp_cnt_scope scope
 {
 	const char *idxname = scope == RP_CNT_AT_QUEUE ? "queue" : "pg";
 	json_t *a = NULL;
-	for (int idx = 0; idx < 128; idx++) {
+	int hi = -1; /* the largest index there: no pass per index beyond it */
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].scope == scope && p->v[k].prio > hi)
+			hi = p->v[k].prio;
+	for (int idx = 0; idx <= hi; idx++) {
 		json_t *o = NULL;
 		for (size_t k = 0; k < p->n; k++) {
 			const struct rp_cnt_val *v = &p->v[k];

@@ -10,6 +10,7 @@
 #include "counters/snap.h"
 #include "counters/sonic_pub.h"
 #include "lab_internal.h"
+#include "report/outdir.h"
 #include "report/switch_sonic.h"
 
 struct rp_lab_ctrs {
@@ -18,6 +19,7 @@ struct rp_lab_ctrs {
 	uint64_t every_ns, last_t;
 	bool any, failed;
 	int error;                /* errno of the failed write */
+	int slot;                 /* report/outdir.h's: a second signal removes the part file */
 	size_t n;                 /* sources: the switches, then the hosts */
 	struct rp_cnt_snap *prev; /* [n] the last reading of each */
 	struct rp_cnt_snap cur, delta;
@@ -41,9 +43,11 @@ struct rp_lab_ctrs *rp_lab_ctrs_open(const struct rp_lab *lab, const char *dir, 
 		return NULL;
 	}
 	c->every_ns = every_ns;
+	c->slot = -1;
 	c->n = lab->nsw + lab->nhosts;
 	snprintf(c->path, sizeof(c->path), "%s/counters.jsonl", dir);
 	snprintf(c->part, sizeof(c->part), "%s.part", c->path);
+	c->slot = rp_outdir_track(c->part);
 	if (!(c->f = fopen(c->part, "w"))) {
 		snprintf(err, errlen, "cannot write %s: %s", c->part, strerror(errno));
 		rp_lab_ctrs_free(c);
@@ -109,10 +113,16 @@ static void put_line(struct rp_lab_ctrs *c, json_t *j)
 	json_decref(j);
 }
 
-int rp_lab_ctrs_sample(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t t)
+static int why(const struct rp_lab_ctrs *c, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot write %s: %s", c->path, strerror(c->error));
+	return -1;
+}
+
+int rp_lab_ctrs_sample(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t t, char *err, size_t errlen)
 {
 	if (c->failed)
-		return -1;
+		return why(c, err, errlen);
 	for (size_t i = 0; i < c->n; i++) {
 		source_read(c, lab, i, t);
 		if (!c->any) {
@@ -127,13 +137,13 @@ int rp_lab_ctrs_sample(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t
 	}
 	c->any = true;
 	c->last_t = t;
-	return c->failed ? -1 : 0;
+	return c->failed ? why(c, err, errlen) : 0;
 }
 
 int rp_lab_ctrs_close(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t end_ns, char *err, size_t errlen)
 {
 	if (!c->any || end_ns > c->last_t)
-		rp_lab_ctrs_sample(c, lab, end_ns);
+		rp_lab_ctrs_sample(c, lab, end_ns, err, errlen);
 	FILE *f = c->f;
 	c->f = NULL;
 	if (fclose(f) != 0 && !c->failed) {
@@ -144,10 +154,11 @@ int rp_lab_ctrs_close(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t 
 		c->failed = true;
 		c->error = errno;
 	}
+	rp_outdir_untrack(c->slot);
+	c->slot = -1;
 	if (c->failed) {
 		unlink(c->part);
-		snprintf(err, errlen, "cannot write %s: %s", c->path, strerror(c->error));
-		return -1;
+		return why(c, err, errlen);
 	}
 	return 0;
 }
@@ -160,6 +171,7 @@ void rp_lab_ctrs_free(struct rp_lab_ctrs *c)
 		fclose(c->f);
 		unlink(c->part);
 	}
+	rp_outdir_untrack(c->slot);
 	for (size_t i = 0; c->prev && i < c->n; i++)
 		rp_cnt_snap_free(&c->prev[i]);
 	rp_cnt_snap_free(&c->cur);

@@ -28,8 +28,8 @@ struct rp_lab_ctrs;
 struct rp_lab_ctrs *rp_lab_ctrs_open(const struct rp_lab *lab, const char *dir, uint64_t every_ns, char *err,
 				     size_t errlen);
 /* Reads every source at virtual time t and writes their lines. 0, or -1
- * (a write failed: rp_lab_ctrs_close says why). */
-int rp_lab_ctrs_sample(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t t);
+ * with err (a write failed: the run ends with that line). */
+int rp_lab_ctrs_sample(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t t, char *err, size_t errlen);
 /* The last reading at end_ns (unless one was taken there), then the file
  * renamed into place. 0, or -1 with err (the partial file removed). */
 int rp_lab_ctrs_close(struct rp_lab_ctrs *c, const struct rp_lab *lab, uint64_t end_ns, char *err, size_t errlen);
