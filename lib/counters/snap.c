@@ -215,7 +215,7 @@ static json_t *objects_json(const struct rp_cnt_port *p, enum rp_cnt_scope scope
 	return a;
 }
 
-static void val_name(const struct rp_cnt_val *v, char *name, size_t len)
+void rp_cnt_val_name(const struct rp_cnt_val *v, char *name, size_t len)
 {
 	if (v->scope == RP_CNT_AT_QUEUE || v->scope == RP_CNT_AT_PG)
 		snprintf(name, len, "%s%d.%s", v->scope == RP_CNT_AT_QUEUE ? "q" : "pg", v->prio, v->name);
@@ -238,7 +238,7 @@ json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta)
 		const struct rp_cnt_val *v = &p->v[k];
 		if (v->reset) {
 			char name[96];
-			val_name(v, name, sizeof(name));
+			rp_cnt_val_name(v, name, sizeof(name));
 			json_array_append_new(resets, json_string(name));
 		}
 		if (v->scope != RP_CNT_AT_PORT)
@@ -415,7 +415,7 @@ void rp_cnt_print_delta(FILE *f, const struct rp_cnt_snap *d, double t_s)
 			if (v->cls == RP_CNT_GAUGE || (!v->value && !v->reset))
 				continue;
 			char name[96];
-			val_name(v, name, sizeof(name));
+			rp_cnt_val_name(v, name, sizeof(name));
 			fprintf(f, " %s", name);
 			if (v->reset)
 				fputs("=reset", f);

@@ -69,6 +69,9 @@ const struct rp_cnt_val *rp_cnt_find(const struct rp_cnt_port *p, const char *na
 /* The value of name of queue or PG idx (keys and gauges), or NULL. */
 const struct rp_cnt_val *rp_cnt_find_at(const struct rp_cnt_port *p, enum rp_cnt_scope scope, int idx, const char *name,
 					enum rp_cnt_class cls);
+/* A value's name as resets[] and --watch lines give it: "prio3.pfc_rx",
+ * "q3.packets", "pg3.drops", or the name of a port-level one. */
+void rp_cnt_val_name(const struct rp_cnt_val *v, char *name, size_t len);
 /* A new value of p, zeroed (NULL: out of memory): for a reader that has
  * the vocabulary's names already (snap_read.c). */
 struct rp_cnt_val *rp_cnt_port_push(struct rp_cnt_port *p);

@@ -103,10 +103,13 @@ static int port_read(struct rp_cnt_port *p, json_t *po)
 		return -1;
 	json_t *ra = json_object_get(po, "resets");
 	json_array_foreach(ra, i, x) { /* "prioN.key", "qN.key", "pgN.key" or "key": marked */
-		const char *r = json_string_value(x), *dot = r ? strchr(r, '.') : NULL;
-		for (size_t j = 0; r && j < p->n; j++)
-			if (strcmp(p->v[j].name, dot ? dot + 1 : r) == 0)
+		const char *r = json_string_value(x);
+		char name[96];
+		for (size_t j = 0; r && j < p->n; j++) {
+			rp_cnt_val_name(&p->v[j], name, sizeof(name));
+			if (strcmp(name, r) == 0)
 				p->v[j].reset = true;
+		}
 	}
 	return 0;
 }
