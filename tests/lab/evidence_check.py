@@ -20,6 +20,12 @@ MTU = 16 packets a message):
   PFC sent and received, queue packets, drops and ECN marks equal result.json's
   switches[].ports[] and each host's rx/tx and PFC its hosts[] and ports[]; the queue
   watermark gauge at the end is result.json's max_depth_bytes;
+- drops (profiles/headroom-too-small.yaml, lossy-lossless-mix.yaml): the series' PG drops
+  (headroom overflow of the lossless class) and queue drops (the lossy class's tail drops)
+  summed == the RoCE frames tshark finds leaving the senders' captures less those reaching
+  the receivers', and the headroom watermark never above the 20 KiB the profile reserves;
+- a stop: SIGINT mid-run leaves counters.jsonl whole, its last reading where the run
+  stopped, and summed it equals the interrupted result.json;
 - bad --mirror / --counters: one line, exit 2, no DIR;
 - replay infer with every host's capture and the series (renamed series.pcap, the capture
   h0.jsonl: told apart by content): incident.json's counters hold each switch port's PFC
@@ -42,6 +48,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -126,6 +133,20 @@ def case_mirror(tmp):
     caps = {c["node"]: c for c in r["capture"]}
     expect(caps.get("sw0:0", {}).get("frames") == want and caps.get("sw0:1", {}).get("path") == "mirror-sw0-1.pcap",
            f"result.json capture[] names the mirrors: {[(k, v['frames']) for k, v in caps.items() if ':' in k]}")
+    # a leaf-spine uplink (victim-flow: leaf0's ports 4, 5 go to spine0, spine1): a SPAN
+    # there holds every frame the port received (data and PFC: rx_pkts) and sent (data
+    # tx_pkts, PFC pfc_tx), as the switch counted them
+    vout = os.path.join(tmp, "v")
+    rp("lab", os.path.join(PROFILES, "victim-flow.yaml"), "-o", vout, "-q", "--mirror", "leaf0:Ethernet4,leaf0:5")
+    vr = json.load(open(os.path.join(vout, "result.json")))
+    leaf0 = [x for x in vr["switches"] if x["name"] == "leaf0"][0]
+    for port in (4, 5):
+        sp = leaf0["ports"][port]
+        n = len(tshark(os.path.join(vout, f"mirror-leaf0-{port}.pcap"), "frame.number"))
+        want = sp["rx_pkts"] + sp["tx_pkts"] + sp["pfc_tx"]
+        expect(n == want > 0 and sp["peer"].startswith("spine"),
+               f"leaf0:{port} (to {sp['peer']}) mirror: {n} frames == rx {sp['rx_pkts']} + tx {sp['tx_pkts']} + PFC sent "
+               f"{sp['pfc_tx']}")
     refused(["--mirror", "sw9:0"], "--mirror sw9:0 (no such switch)")
     refused(["--mirror", "sw0:9"], "--mirror sw0:9 (sw0 has ports 0..8)")
     refused(["--mirror", "sw0"], "--mirror sw0 (no port)")
@@ -356,7 +377,76 @@ def case_badcounters(tmp):
     refused_infer("counter series alone", os.path.join(out, "counters.jsonl"))
 
 
-CASES = {"mirror": case_mirror, "counters": case_counters, "infer": case_infer, "mirroronly": case_mirroronly,
+def roce_frames(path, src=None, dst=None):
+    filt = "udp.dstport == 4791" + (f" && eth.src == {src}" if src else "") + (f" && eth.dst == {dst}" if dst else "")
+    return len(tshark(path, "frame.number", filt=filt))
+
+
+def drops_of(profile, tmp, tag):
+    """(summed series of the switch, result.json, out dir) of a lab run with captures and counters."""
+    out = os.path.join(tmp, tag)
+    rp("lab", os.path.join(PROFILES, profile), "-o", out, "-q", "--capture", "--counters", "50us")
+    r = json.load(open(os.path.join(out, "result.json")))
+    return summed(series(os.path.join(out, "counters.jsonl"))["lab:sw0"]), r, out
+
+
+def pg_summed(lines):
+    s = {}
+    for j in lines[1:]:
+        for p in j["ports"]:
+            for x in p.get("pgs", []):
+                for k, v in x.items():
+                    key = (p["name"], x["pg"], k)
+                    s[key] = max(s.get(key, 0), v) if "wm" in k else s.get(key, 0) + v
+    return s
+
+
+def case_drops(tmp):
+    """A dropped frame counts at its ingress PG (of the port it came in on) and its egress
+    queue (lib/fabric's model): per sender from its PG, and in all at the receiver's queue."""
+    for profile, tag, mac, senders, rx, prio, what in (
+            ("headroom-too-small.yaml", "hr", "02:00:00:00:04:0", range(1, 5), 0, 3, "headroom overflow"),
+            ("lossy-lossless-mix.yaml", "lossy", "02:00:00:00:05:0", range(4, 7), 7, 0, "lossy tail drops")):
+        sw, r, out = drops_of(profile, tmp, tag)
+        pg = pg_summed(series(os.path.join(out, "counters.jsonl"))["lab:sw0"])
+        per, want = [], []
+        for i in senders:
+            sent = roce_frames(os.path.join(out, f"capture-h{i}.pcap"), src=f"{mac}{i}")
+            got = roce_frames(os.path.join(out, f"capture-h{rx}.pcap"), src=f"{mac}{i}", dst=f"{mac}{rx}")
+            per.append(pg.get((f"Ethernet{i}", prio, "drops"), 0))
+            want.append(sent - got)
+        q = sw.get((f"Ethernet{rx}", f"q{prio}", "drops"))
+        expect(per == want and sum(want) > 0 and q == sum(want) and sw.get((f"Ethernet{rx}", "port", "tx_discards")) == q,
+               f"{what}: each sender's PG {prio} drops {per} == its frames sent less those at h{rx} (tshark) {want}; "
+               f"h{rx}'s queue {prio} drops and tx_discards {q} == their sum")
+        others = sum(v for (port, idx, k), v in pg.items() if k == "drops") - sum(per)
+        expect(others == 0, f"{what}: no other PG dropped ({others})")
+        if tag == "hr":
+            hr = max(v for (port, idx, k), v in pg.items() if k in ("headroom_wm_bytes", "persistent_headroom_wm_bytes"))
+            expect(0 < hr <= 20 * 1024, f"headroom watermark {hr} B within the 20 KiB the profile reserves")
+
+
+def case_stop(tmp):
+    out = os.path.join(tmp, "s")
+    p = subprocess.Popen([ROCEPROBE, "lab", INCAST, "-o", out, "--set", "traffic.0.messages=100000", "--counters",
+                          "20us"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        if line.startswith("lab: virtual "):
+            break
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    r = json.load(open(os.path.join(out, "result.json")))
+    by = series(os.path.join(out, "counters.jsonl"))
+    end = r["elapsed_ns"]
+    h0 = summed(by["lab:h0"])
+    expect(p.returncode == 0 and r["interrupted"] and by["lab:h0"][-1]["t_ns"] == end
+           and h0[("h0", "port", "rx_packets")] == r["hosts"][0]["rx_frames"] > 0
+           and not os.path.exists(os.path.join(out, "counters.jsonl.part")),
+           f"SIGINT at virtual {end} ns: counters.jsonl whole, its last reading there, h0's rx summed "
+           f"{h0[('h0', 'port', 'rx_packets')]} == result.json's {r['hosts'][0]['rx_frames']}")
+
+
+CASES = {"drops": case_drops, "stop": case_stop, "mirror": case_mirror, "counters": case_counters, "infer": case_infer, "mirroronly": case_mirroronly,
          "badcounters": case_badcounters}
 
 with tempfile.TemporaryDirectory() as tmp:
