@@ -176,14 +176,17 @@ int rp_lab_host_by_mac(const struct rp_lab *lab, const uint8_t mac[6])
  * result. Less than --capture-max: that room is the limit. */
 static void capture_room(struct rp_lab *lab)
 {
-	if (!lab->opts.capture_dir)
+	const char *dir = lab->opts.capture_dir ? lab->opts.capture_dir
+			  : lab->opts.nmirrors ? lab->opts.evidence_dir : NULL; /* the mirrors' pcaps alone */
+	unsigned files = (lab->opts.capture_dir ? (unsigned)lab->nhosts : 0) + (unsigned)lab->opts.nmirrors;
+	if (!dir)
 		return;
 	uint64_t ports = 0, bins = lab->acfg.run_ns / (lab->acfg.bin_ns ? lab->acfg.bin_ns : 100000) + 1;
 	for (unsigned s = 0; s < lab->nsw; s++)
 		ports += lab->sw[s].nports;
 	uint64_t things = lab->plan->nflows + lab->nhosts;
 	uint64_t reserve = 65536 + 4096 * (things + ports) + 32 * bins * things;
-	uint64_t room = rp_lab_cap_room(lab->opts.capture_dir, reserve, (unsigned)lab->nhosts);
+	uint64_t room = rp_lab_cap_room(dir, reserve, files);
 	if (room != UINT64_MAX && (!lab->capb.max_bytes || room < lab->capb.max_bytes)) {
 		lab->capb.max_bytes = room ? room : 1;
 		lab->cap_room_limited = true;
