@@ -26,6 +26,7 @@ MTU = 16 packets a message):
   the receivers', and the headroom watermark never above the 20 KiB the profile reserves;
 - a stop: SIGINT mid-run leaves counters.jsonl whole, its last reading where the run
   stopped, and summed it equals the interrupted result.json;
+- determinism: two runs write the same counters.jsonl and mirror pcap, byte for byte;
 - bad --mirror / --counters: one line, exit 2, no DIR;
 - replay infer with every host's capture and the series (renamed series.pcap, the capture
   h0.jsonl: told apart by content): incident.json's counters hold each switch port's PFC
@@ -242,6 +243,13 @@ def case_counters(tmp):
                     x["pfc_rx"], x["pfc_tx"]):
                 bad.append((h["name"], x["prio"]))
     expect(not bad, f"every host summed == result.json hosts[] and ports[].prio[] (rx/tx, PFC): {bad[:4]}")
+    again = [os.path.join(tmp, f"c{k}") for k in (1, 2)]
+    for d in again:
+        lab(d, "--counters", "100us", "--mirror", "sw0:0")
+    same = all(open(os.path.join(again[0], f), "rb").read() == open(os.path.join(again[1], f), "rb").read()
+               for f in ("counters.jsonl", "mirror-sw0-0.pcap"))
+    expect(same and open(os.path.join(again[0], "counters.jsonl")).read() == open(os.path.join(out, "counters.jsonl")).read(),
+           "the same profile twice: the same counters.jsonl and mirror pcap, byte for byte (--mirror changes no count)")
     refused(["--counters", "0"], "--counters 0")
     refused(["--counters", "abc"], "--counters abc")
     refused(["--counters", "100ns"], "--counters 100ns (under 1us)")
