@@ -33,15 +33,14 @@ int rp_lab_mirrors_open(struct rp_lab *lab, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	lab->nmirrors = n; /* each one's capture NULL until opened: freed as far as they got */
 	for (size_t i = 0; i < n; i++) {
 		struct rp_lab_mirror *m = &lab->mirrors[i];
 		if (rp_lab_topo_port(lab->prof, lab->opts.mirrors[i], &m->sw, &m->port, err, errlen))
 			return -1;
 		struct rp_lab_switch *S = &lab->sw[m->sw];
-		if (S->mirror_of[m->port]) { /* the same port twice: one file */
-			m->cap = NULL;
-			continue;
-		}
+		if (S->mirror_of[m->port])
+			continue; /* the same port twice: one file (no name: left out of capture[]) */
 		char file[48];
 		snprintf(m->name, sizeof(m->name), "%s:%u", S->name, m->port);
 		snprintf(file, sizeof(file), "%s-%u", S->name, m->port);
@@ -50,10 +49,8 @@ int rp_lab_mirrors_open(struct rp_lab *lab, char *err, size_t errlen)
 					      &lab->capb, err, errlen);
 		if (!m->cap)
 			return -1;
-		lab->nmirrors = i + 1;
 		S->mirror_of[m->port] = (uint8_t)(i + 1);
 	}
-	lab->nmirrors = n;
 	return 0;
 }
 

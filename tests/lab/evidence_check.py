@@ -131,6 +131,8 @@ def case_mirror(tmp):
         bad += not (psn == psn2 and abs(d - (ser + 500)) <= 1.0)
     expect(len(mt) == len(ht) == 1600 and bad == 0,
            f"sw0:1 mirror: h1's first 50 frames (len + 24) x 8 / 100G + 500 ns after h1's stamps ({bad} off)")
+    ts = [float(x[0]) for x in tshark(m0, "frame.time_epoch")]
+    expect(all(a <= b for a, b in zip(ts, ts[1:])), "sw0:0 mirror: records in time order")
     caps = {c["node"]: c for c in r["capture"]}
     expect(caps.get("sw0:0", {}).get("frames") == want and caps.get("sw0:1", {}).get("path") == "mirror-sw0-1.pcap",
            f"result.json capture[] names the mirrors: {[(k, v['frames']) for k, v in caps.items() if ':' in k]}")
