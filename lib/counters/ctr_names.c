@@ -359,6 +359,9 @@ static const struct map maps[] = {
 	{RP_CTR_EXEC, "tx_dropped", NULL, "tx_dropped", 0, 1},
 	{RP_CTR_EXEC, "rx_errors", NULL, "rx_errors", 0, 1},
 	{RP_CTR_EXEC, "tx_errors", NULL, "tx_errors", 0, 1},
+	{RP_CTR_EXEC, "cnp_sent", NULL, "cnp_sent", 0, 1},
+	{RP_CTR_EXEC, "cnp_handled", NULL, "cnp_handled", 0, 1},
+	{RP_CTR_EXEC, "ecn_ce_received", NULL, "ecn_ce_received", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)

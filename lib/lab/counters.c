@@ -63,14 +63,20 @@ static void host_read(const struct rp_lab *lab, unsigned h, struct rp_cnt_snap *
 	const struct rp_lab_host *H = &lab->hosts[h];
 	struct rp_cnt_port *p = rp_cnt_add_port(out, lab->prof->hosts[h].name);
 	struct rp_acct_port_result r;
-	struct rp_ctr raw[4 + 2 * 8];
+	struct rp_ctr raw[7 + 2 * 8];
 	size_t n = 0;
+	uint64_t ce = 0;
 	rp_acct_port(lab->acct, h, &r);
+	for (unsigned q = 0; q < 8; q++)
+		ce += r.prio[q].ecn_marked;
 	/* exec:'s names are the vocabulary's own (ctr_names.c) */
 	raw[n++] = (struct rp_ctr){"tx_packets", RP_CTR_EXEC, H->tx_frames};
 	raw[n++] = (struct rp_ctr){"tx_bytes", RP_CTR_EXEC, H->tx_bytes};
 	raw[n++] = (struct rp_ctr){"rx_packets", RP_CTR_EXEC, H->rx_frames};
 	raw[n++] = (struct rp_ctr){"rx_bytes", RP_CTR_EXEC, H->rx_bytes};
+	raw[n++] = (struct rp_ctr){"cnp_sent", RP_CTR_EXEC, H->cnp_tx};      /* CNPs it sent (notification point) */
+	raw[n++] = (struct rp_ctr){"cnp_handled", RP_CTR_EXEC, H->cnp_rx};   /* CNPs it received (reaction point) */
+	raw[n++] = (struct rp_ctr){"ecn_ce_received", RP_CTR_EXEC, ce};      /* CE-marked frames received */
 	for (unsigned q = 0; q < 8; q++) {
 		raw[n] = (struct rp_ctr){.src = RP_CTR_EXEC, .value = r.prio[q].pfc_rx};
 		snprintf(raw[n++].name, sizeof(raw[0].name), "pfc_rx.%u", q);

@@ -206,6 +206,8 @@ static bool send_reply(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused
 		return false;
 	h->rq_head = (h->rq_head + 1) % h->rq_cap;
 	h->rq_n--;
+	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	h->cnp_tx += rp_cls_opcode(b, lab->pool.len[slot]) == RP_OP_CNP; /* --counters' cnp_sent */
 	put_on_wire(lab, h, slot, now);
 	return true;
 }

@@ -103,7 +103,7 @@ struct rp_lab_host {
 	struct rp_lab_cap *cap;
 	unsigned cap_files;  /* files it wrote (set when the captures close) */
 	uint64_t cap_frames;
-	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx;
+	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx, cnp_tx;
 	uint64_t paused_starts; /* wakes that found data held back by PFC */
 };
 

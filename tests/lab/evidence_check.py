@@ -24,6 +24,10 @@ MTU = 16 packets a message):
   (headroom overflow of the lossless class) and queue drops (the lossy class's tail drops)
   summed == the RoCE frames tshark finds leaving the senders' captures less those reaching
   the receivers', and the headroom watermark never above the 20 KiB the profile reserves;
+- CNPs and CE (profiles/incast-32to1-ecn.yaml, 32:1 with DCQCN): h0's cnp_sent and
+  ecn_ce_received summed == the CNPs (BTH opcode 0x81) tshark finds leaving h0's capture and
+  the CE-marked RoCE frames reaching it; h1's and h32's cnp_handled == the CNPs reaching
+  theirs;
 - a stop: SIGINT mid-run leaves counters.jsonl whole, its last reading where the run
   stopped, and summed it equals the interrupted result.json;
 - determinism: two runs write the same counters.jsonl and mirror pcap, byte for byte;
@@ -436,6 +440,24 @@ def case_drops(tmp):
             expect(0 < hr <= 20 * 1024, f"headroom watermark {hr} B within the 20 KiB the profile reserves")
 
 
+def case_cnp(tmp):
+    out = os.path.join(tmp, "e")
+    rp("lab", os.path.join(PROFILES, "incast-32to1-ecn.yaml"), "-o", out, "-q", "--capture", "--counters", "100us")
+    by = series(os.path.join(out, "counters.jsonl"))
+    rows = tshark(os.path.join(out, "capture-h0.pcap"), "eth.src", "infiniband.bth.opcode", "ip.dsfield.ecn",
+                  filt="udp.dstport == 4791")
+    cnps = sum(1 for x in rows if x[1] == "129")
+    ce = sum(1 for x in rows if x[1] != "129" and x[2] == "3")
+    h0 = summed(by["lab:h0"])
+    expect(h0[("h0", "port", "cnp_sent")] == cnps > 0 and h0[("h0", "port", "ecn_ce_received")] == ce > 0,
+           f"h0: cnp_sent {h0[('h0', 'port', 'cnp_sent')]} == CNPs leaving its capture {cnps}; ecn_ce_received "
+           f"{h0[('h0', 'port', 'ecn_ce_received')]} == CE-marked frames reaching it {ce} (tshark)")
+    for h in ("h1", "h32"):
+        n = len(tshark(os.path.join(out, f"capture-{h}.pcap"), "frame.number", filt="infiniband.bth.opcode == 129"))
+        got = summed(by[f"lab:{h}"])[(h, "port", "cnp_handled")]
+        expect(got == n > 0, f"{h}: cnp_handled {got} == CNPs reaching its capture {n} (tshark)")
+
+
 def case_stop(tmp):
     out = os.path.join(tmp, "s")
     p = subprocess.Popen([ROCEPROBE, "lab", INCAST, "-o", out, "--set", "traffic.0.messages=100000", "--counters",
@@ -456,7 +478,7 @@ def case_stop(tmp):
            f"{h0[('h0', 'port', 'rx_packets')]} == result.json's {r['hosts'][0]['rx_frames']}")
 
 
-CASES = {"drops": case_drops, "stop": case_stop, "mirror": case_mirror, "counters": case_counters, "infer": case_infer, "mirroronly": case_mirroronly,
+CASES = {"cnp": case_cnp, "drops": case_drops, "stop": case_stop, "mirror": case_mirror, "counters": case_counters, "infer": case_infer, "mirroronly": case_mirroronly,
          "badcounters": case_badcounters}
 
 with tempfile.TemporaryDirectory() as tmp:
