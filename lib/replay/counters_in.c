@@ -14,7 +14,10 @@
 #include "counters/snap.h"
 #include "profile/profile.h"
 
-enum { HAS_RXP = 1, HAS_TXP = 2, HAS_RXD = 4, HAS_TXD = 8 };
+/* The port-level counts incident.json keeps, in this order (counters_in.h's fields). */
+static const char *const port_keys[RP_REPLAY_CTR_PORT_KEYS] = {"rx_packets", "tx_packets", "rx_discards",
+								 "tx_discards", "cnp_sent", "cnp_handled",
+								 "ecn_ce_received"};
 
 bool rp_replay_is_counters(const char *path)
 {
@@ -124,11 +127,9 @@ static struct rp_replay_ctr_port *port_of(struct rp_replay_counters *c, const ch
 
 static void port_count(struct rp_replay_ctr_port *p, const char *name, uint64_t v)
 {
-	static const char *const keys[4] = {"rx_packets", "tx_packets", "rx_discards", "tx_discards"};
-	uint64_t *dst[4] = {&p->rx_packets, &p->tx_packets, &p->rx_discards, &p->tx_discards};
-	for (int k = 0; k < 4; k++)
-		if (strcmp(name, keys[k]) == 0) {
-			*dst[k] += v;
+	for (int k = 0; k < RP_REPLAY_CTR_PORT_KEYS; k++)
+		if (strcmp(name, port_keys[k]) == 0) {
+			p->count[k] += v;
 			p->has |= 1u << k;
 		}
 }
@@ -288,12 +289,10 @@ static json_t *objs_json(const struct rp_replay_ctr_obj *o, const char *idx, con
 
 static json_t *port_json(const struct rp_replay_counters *c, const struct rp_replay_ctr_port *p)
 {
-	static const char *const keys[4] = {"rx_packets", "tx_packets", "rx_discards", "tx_discards"};
-	const uint64_t vals[4] = {p->rx_packets, p->tx_packets, p->rx_discards, p->tx_discards};
 	json_t *o = json_pack("{s:s, s:s}", "source", p->source, "port", p->name), *prios = json_array();
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < RP_REPLAY_CTR_PORT_KEYS; k++)
 		if (p->has & (1u << k))
-			json_object_set_new(o, keys[k], json_integer((json_int_t)vals[k]));
+			json_object_set_new(o, port_keys[k], json_integer((json_int_t)p->count[k]));
 	for (int q = 0; q < 8; q++) {
 		const struct rp_replay_ctr_prio *x = &p->prio[q];
 		if (!(p->prio_seen >> q & 1) || !(x->pfc_rx || x->pfc_tx))

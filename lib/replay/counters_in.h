@@ -15,6 +15,7 @@
 #include "replay.h"
 
 #define RP_REPLAY_MAX_COUNTER_FILES 64
+#define RP_REPLAY_CTR_PORT_KEYS 7
 
 struct rp_replay_ctr_prio {
 	uint64_t pfc_rx, pfc_tx;
@@ -29,8 +30,10 @@ struct rp_replay_ctr_obj {          /* an egress queue or an ingress PG */
 
 struct rp_replay_ctr_port {
 	char source[320], name[96];
-	uint64_t rx_packets, tx_packets, rx_discards, tx_discards;
-	unsigned has;               /* bits: which of the four the source has */
+	/* rx_packets, tx_packets, rx_discards, tx_discards, cnp_sent, cnp_handled,
+	 * ecn_ce_received summed (counters_in.c's order); has: a bit for each the source has */
+	uint64_t count[RP_REPLAY_CTR_PORT_KEYS];
+	unsigned has;
 	uint8_t prio_seen;          /* priorities with a pfc_rx or pfc_tx count */
 	struct rp_replay_ctr_prio prio[8];
 	struct rp_replay_ctr_obj queue[8], pg[8];

@@ -38,7 +38,7 @@ MTU = 16 packets a message):
   the lab's ports[].prio[3].pfc_rx == what the captures show at that host (incident ports[]),
   and per 100 us bin the PFC frames tshark finds in h1's capture in that bin ((k, k+1] x
   100 us: a reading at T holds what happened up to T); h0's queue 3 ECN marks and
-  watermark == the lab's;
+  watermark == the lab's; h0's ecn_ce_received == the CE marks its capture shows;
 - only the congested port mirrored (sw0:0, no host capture): replay infer finds the
   original profile's 8 flows (plan --json): endpoints, DSCP, QPs, opcode, message size and
   messages, as one incast to h0, ECN as sent (ECT(0): the mirror saw CE marks the
@@ -318,6 +318,10 @@ def case_infer(tmp):
     expect(got == want and sum(want) == len(rows),
            f"h1's PFC per 100 us bin from its counters == tshark's count in its capture ({sum(got)} of {len(rows)}; "
            f"first bins {got[:6]} vs {want[:6]})")
+    ce_flows = sum(f["ce"] for f in inc["flows"])
+    ce_h0 = ports[("lab:h0", "h0")].get("ecn_ce_received")
+    expect(ce_h0 == ce_flows > 0, f"h0's ecn_ce_received from its counters {ce_h0} == the CE-marked frames its "
+           f"capture shows (incident flows[].ce summed) {ce_flows}")
     q = r["switches"][0]["ports"][0]["prio"]
     q3 = [x["queue"] for x in q if x["prio"] == 3][0]
     cq = [x for x in ports[("lab:sw0", "Ethernet0")]["queues"] if x["queue"] == 3]
