@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cert_internal.h"
+#include "report/html.h"
 
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"};
 #define NCOL (sizeof(colours) / sizeof(colours[0]))
@@ -15,22 +16,6 @@ static const char *str(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	return s ? s : "";
-}
-
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
 }
 
 struct range {
@@ -80,10 +65,10 @@ static void axes(FILE *f, const json_t *plot, const struct range *r)
 		fprintf(f, "<text x='%g' y='%g' class='zero' text-anchor='middle'>every value is 0</text>", (L + W) / 2,
 			(H - B) / 2);
 	fprintf(f, "<text x='%g' y='%g' class='lb' text-anchor='middle'>", (L + W) / 2, H - 2);
-	esc(f, str(plot, "x"));
+	rp_html_esc(f, str(plot, "x"));
 	fputs("</text>", f);
 	fprintf(f, "<text x='12' y='%g' class='lb' transform='rotate(-90 12 %g)' text-anchor='middle'>", H / 2, H / 2);
-	esc(f, str(plot, "y"));
+	rp_html_esc(f, str(plot, "y"));
 	fputs("</text>", f);
 }
 
@@ -157,7 +142,7 @@ static void svg(FILE *f, const json_t *plot)
 	json_t *s;
 	plot_range(plot, &r);
 	fputs("<figure><figcaption>", f);
-	esc(f, str(plot, "title"));
+	rp_html_esc(f, str(plot, "title"));
 	fprintf(f, "</figcaption><svg xmlns='http://www.w3.org/2000/svg' width='%g' height='%g' viewBox='0 0 %g %g'>", W, H, W, H);
 	axes(f, plot, &r);
 	if (strcmp(str(plot, "kind"), "line") == 0)
@@ -167,7 +152,7 @@ static void svg(FILE *f, const json_t *plot)
 	fputs("</svg><div class='legend'>", f);
 	json_array_foreach(json_object_get(plot, "series"), i, s) {
 		fprintf(f, "<span><i style='background:%s'></i>", colours[i % NCOL]);
-		esc(f, str(s, "name"));
+		rp_html_esc(f, str(s, "name"));
 		fputs("</span>", f);
 	}
 	fputs("</div></figure>\n", f);
@@ -225,11 +210,11 @@ static void records_html(FILE *f, const json_t *v)
 		fputs("<table class='side'>", f);
 		for (size_t k = 0; k < n; k++) {
 			fputs("<tr><th>", f);
-			esc(f, c[0][k].label);
+			rp_html_esc(f, c[0][k].label);
 			fputs("</th>", f);
 			for (size_t j = 0; j < nrec; j++) {
 				fputs("<td>", f);
-				esc(f, c[j][k].text);
+				rp_html_esc(f, c[j][k].text);
 				fputs("</td>", f);
 			}
 			fputs("</tr>", f);
@@ -244,7 +229,7 @@ static void records_html(FILE *f, const json_t *v)
 	n = record_cells(json_array_get(v, 0), row, MAX_CELLS);
 	for (size_t k = 0; k < n; k++) {
 		fputs("<th>", f);
-		esc(f, row[k].label);
+		rp_html_esc(f, row[k].label);
 		fputs("</th>", f);
 	}
 	fputs("</tr>", f);
@@ -253,7 +238,7 @@ static void records_html(FILE *f, const json_t *v)
 		fputs("<tr>", f);
 		for (size_t k = 0; k < n; k++) {
 			fputs("<td>", f);
-			esc(f, row[k].text);
+			rp_html_esc(f, row[k].text);
 			fputs("</td>", f);
 		}
 		fputs("</tr>", f);
@@ -274,9 +259,9 @@ static void measured_html(FILE *f, const json_t *m)
 		rp_cert_label(k, label, sizeof(label));
 		rp_cert_kv_text(k, v, buf, sizeof(buf));
 		fputs(any ? "<li>" : "<p>Measured:</p><ul class='m'><li>", f);
-		esc(f, label);
+		rp_html_esc(f, label);
 		fputs(": ", f);
-		esc(f, buf);
+		rp_html_esc(f, buf);
 		fputs("</li>", f);
 		any = true;
 	}
@@ -287,7 +272,7 @@ static void measured_html(FILE *f, const json_t *m)
 			continue;
 		rp_cert_label(k, label, sizeof(label));
 		fputs("<p>Measured, ", f);
-		esc(f, label);
+		rp_html_esc(f, label);
 		fputs(":</p>", f);
 		records_html(f, v);
 	}
@@ -301,11 +286,11 @@ static void test_html(FILE *f, const json_t *e)
 	const char *v = str(e, "verdict");
 	fprintf(f, "<section id='t%d'><h2><span class='v %s'>%s</span> %d. ", (int)json_integer_value(json_object_get(e, "id")),
 		v, v, (int)json_integer_value(json_object_get(e, "id")));
-	esc(f, str(e, "title"));
+	rp_html_esc(f, str(e, "title"));
 	fputs("</h2>\n", f);
 	if (json_is_string(json_object_get(e, "reason"))) {
 		fputs(strcmp(v, "MARGINAL") == 0 ? "<p class='why'>Marginal: " : "<p class='why'>Skipped: ", f);
-		esc(f, str(e, "reason"));
+		rp_html_esc(f, str(e, "reason"));
 		fputs("</p>\n", f);
 	}
 	json_t *sd;
@@ -319,9 +304,9 @@ static void test_html(FILE *f, const json_t *e)
 	json_t *cause = json_object_get(e, "cause");
 	if (json_is_object(cause)) {
 		fputs("<p class='cause'><b>Likely cause</b> (", f);
-		esc(f, str(cause, "code"));
+		rp_html_esc(f, str(cause, "code"));
 		fputs("): ", f);
-		esc(f, str(cause, "text"));
+		rp_html_esc(f, str(cause, "text"));
 		fputs(".</p>\n", f);
 	}
 	if (json_array_size(json_object_get(e, "criteria"))) {
@@ -330,11 +315,11 @@ static void test_html(FILE *f, const json_t *e)
 			bool ok = json_is_true(json_object_get(c, "pass"));
 			rp_cert_value_text(json_object_get(c, "got"), got, sizeof(got));
 			fputs("<tr><td>", f);
-			esc(f, str(c, "name"));
+			rp_html_esc(f, str(c, "name"));
 			fputs("</td><td>", f);
-			esc(f, str(c, "want"));
+			rp_html_esc(f, str(c, "want"));
 			fputs("</td><td>", f);
-			esc(f, got);
+			rp_html_esc(f, got);
 			fprintf(f, "</td><td class='%s'>%s</td></tr>\n", ok ? "PASS" : "FAIL", ok ? "ok" : "no");
 		}
 		fputs("</table>\n", f);
@@ -347,9 +332,9 @@ static void test_html(FILE *f, const json_t *e)
 		fputs("<details><summary>runs</summary><ul>", f);
 		json_array_foreach(runs, i, r) {
 			fputs("<li>", f);
-			esc(f, str(r, "label"));
+			rp_html_esc(f, str(r, "label"));
 			fprintf(f, " (%.3f ms virtual)<br><code>", (double)json_integer_value(json_object_get(r, "elapsed_ns")) / 1e6);
-			esc(f, str(r, "traffic"));
+			rp_html_esc(f, str(r, "traffic"));
 			fputs("</code></li>", f);
 		}
 		fputs("</ul></details>\n", f);
@@ -365,22 +350,22 @@ static void fix_html(FILE *f, const json_t *res, const json_t *s)
 	json_t *x;
 	if (!json_is_true(json_object_get(s, "found"))) {
 		fputs("<div class='fix'><b>Fix</b>: no setting of the knobs tried passes every test. ", f);
-		esc(f, str(s, "note"));
+		rp_html_esc(f, str(s, "note"));
 		fputs(" (<a href='#suggest'>what was tried</a>)</div>\n", f);
 		return;
 	}
 	fputs("<div class='fix'><b>Fix</b>: with these settings every test passes (<a href='#suggest'>how they were "
 	      "found</a>):<pre>roceprobe certify ", f);
-	esc(f, str(json_object_get(res, "profile"), "path"));
+	rp_html_esc(f, str(json_object_get(res, "profile"), "path"));
 	json_array_foreach(json_object_get(res, "sets"), i, x) {
 		if (!json_string_value(x) || rp_cert_set_replaced(json_string_value(x), json_object_get(s, "sets")))
 			continue;
 		fputs(" --set ", f);
-		esc(f, json_string_value(x));
+		rp_html_esc(f, json_string_value(x));
 	}
 	json_array_foreach(json_object_get(s, "sets"), i, x) {
 		fputs(" \\\n    --set ", f);
-		esc(f, json_string_value(x) ? json_string_value(x) : "");
+		rp_html_esc(f, json_string_value(x) ? json_string_value(x) : "");
 	}
 	fputs("</pre></div>\n", f);
 }
@@ -395,20 +380,20 @@ static void suggest_html(FILE *f, const json_t *s)
 		rp_cert_value_text(json_object_get(st, "before"), b, sizeof(b));
 		rp_cert_value_text(json_object_get(st, "after"), a, sizeof(a));
 		fprintf(f, "<li>test %d (", (int)json_integer_value(json_object_get(st, "test")));
-		esc(f, str(st, "name"));
+		rp_html_esc(f, str(st, "name"));
 		fputs("): ", f);
-		esc(f, json_is_string(json_object_get(st, "chosen")) ? str(st, "chosen") : "nothing found");
+		rp_html_esc(f, json_is_string(json_object_get(st, "chosen")) ? str(st, "chosen") : "nothing found");
 		fputs("; tried:", f);
 		json_array_foreach(json_object_get(st, "tried"), j, x) {
 			fputs(j ? ", " : " ", f);
-			esc(f, str(x, "set"));
+			rp_html_esc(f, str(x, "set"));
 			fputc(' ', f);
-			esc(f, str(x, "verdict"));
+			rp_html_esc(f, str(x, "verdict"));
 		}
 		fputs("<br>before: ", f);
-		esc(f, b);
+		rp_html_esc(f, b);
 		fputs("<br>after: ", f);
-		esc(f, a);
+		rp_html_esc(f, a);
 		fputs("</li>", f);
 	}
 	fputs("</ul></section>\n", f);
@@ -423,25 +408,25 @@ static void ran_html(FILE *f, const json_t *res)
 	char wall[48];
 	rp_cert_fmt_ns(json_number_value(json_object_get(env, "wall_s")) * 1e9, wall, sizeof(wall));
 	fputs("<table class='ran'><tr><th>profile</th><td>", f);
-	esc(f, str(prof, "name"));
+	rp_html_esc(f, str(prof, "name"));
 	fputs(" (<code>", f);
-	esc(f, str(prof, "path"));
+	rp_html_esc(f, str(prof, "path"));
 	fputs("</code>)</td></tr>\n<tr><th>settings</th><td>", f);
 	if (!json_array_size(json_object_get(res, "sets")))
 		fputs("none: the profile as written", f);
 	json_array_foreach(json_object_get(res, "sets"), i, x) {
 		fputs(i ? "<br><code>--set " : "<code>--set ", f);
-		esc(f, json_string_value(x) ? json_string_value(x) : "");
+		rp_html_esc(f, json_string_value(x) ? json_string_value(x) : "");
 		fputs("</code>", f);
 	}
 	fputs("</td></tr>\n<tr><th>engine</th><td>", f);
-	esc(f, strcmp(str(res, "engine"), "lab") == 0 ? "lab (the embedded virtual-time fabric)" : str(res, "engine"));
+	rp_html_esc(f, strcmp(str(res, "engine"), "lab") == 0 ? "lab (the embedded virtual-time fabric)" : str(res, "engine"));
 	fputs("</td></tr>\n<tr><th>roceprobe</th><td>", f);
-	esc(f, str(env, "roceprobe"));
+	rp_html_esc(f, str(env, "roceprobe"));
 	fputs("</td></tr>\n<tr><th>date</th><td>", f);
-	esc(f, str(env, "started"));
+	rp_html_esc(f, str(env, "started"));
 	fputs(" on ", f);
-	esc(f, str(env, "hostname"));
+	rp_html_esc(f, str(env, "hostname"));
 	fprintf(f, ", %s of wall time%s</td></tr></table>\n", wall,
 		json_is_true(json_object_get(res, "interrupted")) ? ", interrupted: the tests after the last were not run" : "");
 }
@@ -468,9 +453,9 @@ static void write_html(FILE *f, const json_t *res)
 	const json_t *prof = json_object_get(res, "profile");
 	const char *v = str(res, "verdict");
 	fputs("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>roceprobe certify: ", f);
-	esc(f, str(prof, "name"));
+	rp_html_esc(f, str(prof, "name"));
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1><span class='v %s'>%s</span> roceprobe certify: ", css, v, v);
-	esc(f, str(prof, "name"));
+	rp_html_esc(f, str(prof, "name"));
 	fprintf(f, "</h1>\n<p class='counts'>%d passed, %d failed, %d marginal, %d skipped.</p>\n",
 		(int)json_integer_value(json_object_get(counts, "pass")), (int)json_integer_value(json_object_get(counts, "fail")),
 		(int)json_integer_value(json_object_get(counts, "marginal")),
@@ -489,7 +474,7 @@ static void write_html(FILE *f, const json_t *res)
 		int id = (int)json_integer_value(json_object_get(e, "id"));
 		fprintf(f, "<tr><td>%d</td><td><a href='#t%d'>%s</a></td><td class='%s'>%s</td><td>", id, id, str(e, "name"),
 			str(e, "verdict"), str(e, "verdict"));
-		esc(f, json_is_string(json_object_get(e, "reason")) ? str(e, "reason") : json_is_object(cause) ? str(cause, "text") : "");
+		rp_html_esc(f, json_is_string(json_object_get(e, "reason")) ? str(e, "reason") : json_is_object(cause) ? str(cause, "text") : "");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fidelity.h"
+#include "report/html.h"
 
 #define MAX_PLOTS 16
 
@@ -101,20 +102,6 @@ void rp_replay_report_md(FILE *f, const json_t *res)
 	}
 }
 
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 #define W 640.0
 #define H 200.0
 #define L 50.0
@@ -142,7 +129,7 @@ static void plot(FILE *f, const json_t *pt, double bin_ns, long shift)
 	long k0 = shift < 0 ? shift : 0, k1 = na > nb + shift ? na : nb + shift;
 	size_t n = (size_t)(k1 - k0);
 	fputs("<h3>", f);
-	esc(f, str(pt, "node"));
+	rp_html_esc(f, str(pt, "node"));
 	fprintf(f, " prio %d: distance %.4f</h3>\n<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f'>",
 		(int)num(pt, "prio"), num(pt, "distance"), W, H);
 	fprintf(f, "<line x1='%g' y1='%g' x2='%g' y2='%g' class='ax'/><line x1='%g' y1='10' x2='%g' y2='%g' class='ax'/>",
@@ -171,9 +158,9 @@ void rp_replay_report_html(FILE *f, const json_t *res)
 	      "svg text{font-size:11px}.ax{stroke:#000}.gr{stroke:#ddd}</style></head><body>\n", f);
 	fprintf(f, "<h1>replay run: <span class='%s'>%s</span></h1>\n<p>Incident: <code>", str(res, "verdict"),
 		str(res, "verdict"));
-	esc(f, str(res, "incident"));
+	rp_html_esc(f, str(res, "incident"));
 	fputs("</code>. Reproduction: engine ", f);
-	esc(f, str(res, "engine"));
+	rp_html_esc(f, str(res, "engine"));
 	fputs(", ", f);
 	sets_line(f, res);
 	fprintf(f, "; captured at %zu points, measured by the code <code>replay infer</code> runs.</p>\n",
@@ -204,7 +191,7 @@ void rp_replay_report_html(FILE *f, const json_t *res)
 	      "<th>distance</th></tr>\n", f);
 	json_array_foreach(json_object_get(symptom(res, "goodput"), "flows"), i, x) {
 		fputs("<tr><td>", f);
-		esc(f, str(x, "flow"));
+		rp_html_esc(f, str(x, "flow"));
 		fprintf(f, "</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", num(x, "original"), num(x, "reproduction"),
 			num(x, "distance"));
 	}
