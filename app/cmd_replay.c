@@ -232,7 +232,9 @@ int rp_cmd_replay(int argc, char **argv)
 	struct rp_profile *fab = NULL;
 	char *text = NULL;
 	if (o.fabric) {
-		if (!(fab = rp_profile_load(o.fabric, NULL, err, sizeof(err))))
+		/* only its hosts and fabric: are taken: its traffic may be the storm itself */
+		const struct rp_profile_opts po = {.allow_pause_storm = true};
+		if (!(fab = rp_profile_load(o.fabric, &po, err, sizeof(err))))
 			return rp_cli_error(CMD, "--fabric: %s", err);
 		if (!(text = slurp(o.fabric))) {
 			rp_profile_free(fab);

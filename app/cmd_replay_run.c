@@ -199,7 +199,8 @@ struct run_state {
 static int run_engine(const struct run_opts *o, const char *prof, const char *dir)
 {
 	struct rp_run_local l = {.profile = prof, .sets = o->sets, .nsets = o->nsets, .out = dir, .capture = true,
-				 .snaplen = o->snaplen, .stop = &rp_cli_stop, .version = RP_VERSION};
+				 .snaplen = o->snaplen, .stop = &rp_cli_stop, .version = RP_VERSION,
+				 .allow_pause_storm = true /* the incident's storm, inferred */};
 	fflush(stdout);
 	int saved = dup(1), to = o->quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : 2;
 	if (saved >= 0 && to >= 0)
@@ -223,7 +224,7 @@ static int run_engine(const struct run_opts *o, const char *prof, const char *di
 static struct rp_profile *load_profile(const struct run_opts *o, const char *prof)
 {
 	char err[RP_LAB_ONE_ERR];
-	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets};
+	struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = true};
 	struct rp_profile *p = rp_profile_load(prof, &po, err, sizeof(err));
 	if (!p)
 		rp_cli_error(CMD, "%s", err);
@@ -240,6 +241,7 @@ static int reproduce(struct run_state *s)
 	uint64_t bin_ns = (uint64_t)json_integer_value(json_object_get(s->orig, "bin_ns"));
 	json_int_t speed = json_integer_value(json_object_get(s->orig, "speed_bps"));
 	struct rp_lab_one_opts lo = {.profile = prof, .sets = o->sets, .nsets = o->nsets, .capture = true,
+				     .allow_pause_storm = true, /* a storm the evidence showed is the incident's */
 				     .snaplen = o->snaplen, .capture_max = 1ull << 30, .bin_ns = bin_ns,
 				     .progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop};
 	struct rp_lab_one r = {0};
@@ -365,7 +367,7 @@ static int load_incident(struct run_state *s)
 	if (rp_replay_incident_check(s->orig, err, sizeof(err)))
 		return rp_cli_error(CMD, "%s: %s", s->path, err);
 	snprintf(prof, sizeof(prof), "%s/profile.yaml", o->dir);
-	struct rp_lab_one_opts lo = {.profile = prof, .sets = o->sets, .nsets = o->nsets};
+	struct rp_lab_one_opts lo = {.profile = prof, .sets = o->sets, .nsets = o->nsets, .allow_pause_storm = true};
 	if (!strcmp(o->engine, "lab") && rp_lab_one_check(&lo, err, sizeof(err)))
 		return rp_cli_error(CMD, "%s", err);
 	if (!strcmp(o->engine, "run")) {

@@ -123,6 +123,10 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
 	if (!q->frames)
 		q->first_ns = t;
+	if (q->pre.n < RP_REPLAY_PRE_FRAMES && t - q->first_ns <= UINT32_MAX) {
+		q->pre.dt[q->pre.n] = (uint32_t)(t - q->first_ns);
+		q->pre.len[q->pre.n++] = (uint16_t)(wire_len < UINT16_MAX ? wire_len : UINT16_MAX);
+	}
 	q->frames++;
 	q->l1_bits += bits;
 	q->last_bits = bits;
@@ -200,6 +204,46 @@ static int qp_point_account(struct rp_replay_qp *q, size_t c, const struct rp_fr
 	return 0;
 }
 
+/* A PFC or PAUSE frame at capture point c: the first that pauses is when its
+ * host was first held back (infer.c's offered rate); every frame counts for
+ * its sender, a host sending pauses (a storm's source, or a NIC whose buffer
+ * filled), at the first point that saw one of its frames. */
+static void macctl_frame(struct rp_replay_evidence *ev, size_t c, const struct rp_frame *f, uint64_t t)
+{
+	bool pause = f->kind == RP_KIND_PAUSE;
+	uint8_t prios = 0;
+	uint16_t quanta = 0;
+	for (unsigned p = 0; p < RP_PFC_PRIOS; p++)
+		if (f->macctl.quanta[p] && (pause || (f->macctl.enable >> p & 1))) {
+			prios |= (uint8_t)(1u << p);
+			quanta = f->macctl.quanta[p] > quanta ? f->macctl.quanta[p] : quanta;
+		}
+	struct rp_replay_capture *cap = &ev->cap[c];
+	unsigned k = 0;
+	while (k < cap->nxoff && memcmp(cap->xoff[k].mac, f->eth.src, 6))
+		k++;
+	if (prios && k == cap->nxoff && k < 4) { /* an XON pauses nothing */
+		memcpy(cap->xoff[k].mac, f->eth.src, 6);
+		cap->xoff[k].ns = t;
+		cap->nxoff++;
+	}
+	struct rp_replay_pfc_src *s = NULL;
+	for (size_t i = 0; i < ev->npfc && !s; i++)
+		if (!memcmp(ev->pfc[i].mac, f->eth.src, 6) && ev->pfc[i].pause == pause)
+			s = &ev->pfc[i];
+	if (!s && ev->npfc < RP_REPLAY_MAX_PFC_SOURCES) {
+		s = &ev->pfc[ev->npfc++];
+		*s = (struct rp_replay_pfc_src){.pause = pause, .first_ns = t, .cap = c};
+		memcpy(s->mac, f->eth.src, 6);
+	}
+	if (!s || s->cap != c)
+		return;
+	s->frames++;
+	s->last_ns = t;
+	s->prios |= pause ? 0 : prios;
+	s->quanta = quanta > s->quanta ? quanta : s->quanta;
+}
+
 static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct point *pt, size_t c, uint64_t t,
 		       const u_char *d, const struct pcap_pkthdr *h)
 {
@@ -214,6 +258,11 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
 	ev->malformed += f.kind == RP_KIND_MALFORMED;
+	if (f.kind == RP_KIND_PFC || f.kind == RP_KIND_PAUSE) {
+		file->macctl++;
+		macctl_frame(ev, c, &f, t);
+		return 0;
+	}
 	if (!rp_replay_is_roce(&f))
 		return 0;
 	cap->roce++;
@@ -397,6 +446,7 @@ static long point_of(struct rp_replay_evidence *ev, struct point *pts, const str
 		return -1;
 	}
 	ev->cap[ev->ncap] = (struct rp_replay_capture){.path = ev->files[f].path, .host = -1, .file = f,
+
 						       .session = session, .erspan = type};
 	pts[ev->ncap].ncand = -1;
 	return (long)ev->ncap++;
@@ -430,7 +480,7 @@ static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", fl->path);
 			return -1;
 		}
-		if (!fl->roce) {
+		if (!fl->roce && !fl->macctl) {
 			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
 				 "capture of the fabric's RDMA traffic", fl->path, (unsigned long long)fl->frames);
 			return -1;

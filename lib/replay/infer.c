@@ -91,6 +91,59 @@ static void flow_times(const struct rp_replay_evidence *ev, struct rp_replay_flo
 						       : 0;
 }
 
+/* The pace a flow's sender offered: its QPs' first frames (their first
+ * copies, at the sender's capture) up to the first pause its host received,
+ * layer 1 over the gaps between them (a paced sender spaces its frames
+ * bits / rate apart; one that a pause held back sends its backlog at line
+ * rate after, which its rate over the active time averages in). Measured
+ * only with a capture at the sender, from at least RP_REPLAY_PRE_MIN frames,
+ * and not from a sample (its frames are N apart). */
+#define PRE_QPS 64
+struct pre_frame {
+	uint64_t t;
+	uint16_t len;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pre_frame *)a)->t, y = ((const struct pre_frame *)b)->t;
+	return x < y ? -1 : x > y;
+}
+
+static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_replay_qp *const *qs, size_t nq,
+			 struct rp_replay_flow *fl)
+{
+	uint64_t xoff = UINT64_MAX;
+	bool at_sender = false;
+	for (size_t c = 0; c < ev->ncap; c++)
+		if (ev->cap[c].host == fl->src) {
+			at_sender = true;
+			for (unsigned k = 0; k < ev->cap[c].nxoff; k++) /* the host's own pauses hold back others */
+				if (memcmp(ev->cap[c].xoff[k].mac, ev->hosts[fl->src].mac, 6) && ev->cap[c].xoff[k].ns < xoff)
+					xoff = ev->cap[c].xoff[k].ns;
+		}
+	if (!at_sender || ev->sampled > 1)
+		return;
+	struct pre_frame fr[PRE_QPS * RP_REPLAY_PRE_FRAMES];
+	size_t n = 0;
+	for (size_t k = 0; k < nq; k++)
+		for (unsigned j = 0; j < qs[k]->pre.n; j++) {
+			uint64_t t = qs[k]->first_ns + qs[k]->pre.dt[j];
+			if (t < xoff)
+				fr[n++] = (struct pre_frame){t, qs[k]->pre.len[j]};
+		}
+	if (n < RP_REPLAY_PRE_MIN)
+		return;
+	qsort(fr, n, sizeof(*fr), by_time);
+	uint64_t bits = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		bits += ((uint64_t)fr[i].len + 24) * 8;
+	if (fr[n - 1].t > fr[0].t) {
+		fl->offered_bps = (double)bits * 1e9 / (double)(fr[n - 1].t - fr[0].t);
+		fl->offered_frames = n;
+	}
+}
+
 /* One flow's keys from its QPs. false: none of its QPs sent data we saw. */
 static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *ix, size_t i, struct rp_replay_flow *fl)
 {
@@ -101,13 +154,16 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 		 smax = 0, cut = 0;
 	unsigned ops = 0;
 	bool reth = false;
-	size_t nq = rp_acct_flow_nqps(ev->acct, i);
+	size_t nq = rp_acct_flow_nqps(ev->acct, i), npre = 0;
+	const struct rp_replay_qp *pre[PRE_QPS];
 	for (size_t k = 0; k < nq; k++) {
 		struct rp_acct_qp_result qr;
 		rp_acct_qp(ev->acct, i, k, &qr);
 		const struct rp_replay_qp *q = qp_find(ev, ix, &r, qr.dqpn);
 		if (!q || !q->frames)
 			continue;
+		if (npre < PRE_QPS)
+			pre[npre++] = q;
 		if (fl->src < 0) {
 			fl->src = q->src_host;
 			fl->dst = q->dst_host;
@@ -171,6 +227,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	fl->last_abs = last;
 	fl->merged = 1;
 	flow_times(ev, fl);
+	flow_offered(ev, pre, npre, fl);
 	return true;
 }
 
@@ -211,6 +268,9 @@ static void merge_qps(struct rp_replay_model *m)
 			x->first_abs = y->first_abs < x->first_abs ? y->first_abs : x->first_abs;
 			x->size_spread = x->size_spread > y->size_spread ? x->size_spread : y->size_spread;
 			x->merged += y->merged;
+			/* QPs of one sender's pace: theirs together, when both were measured */
+			x->offered_bps = x->offered_bps > 0 && y->offered_bps > 0 ? x->offered_bps + y->offered_bps : 0;
+			x->offered_frames += y->offered_frames;
 			flow_times(m->ev, x);
 			y->entry = -2;
 			break;

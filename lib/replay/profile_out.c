@@ -9,6 +9,7 @@
 #include "profile/profile.h"
 #include "profile/units.h"
 #include "replay.h"
+#include "wire/pfc.h"
 #include "wire/eth.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -130,13 +131,20 @@ static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
 static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp_replay_entry *e, const char *ind)
 {
 	const struct rp_replay_flow *x = &m->flows[e->first];
-	double rsum = 0, rmin = 0, rmax = 0;
+	double rsum = 0, rmin = 0, rmax = 0, osum = 0;
+	size_t offered = 0; /* flows whose offered pace was measured */
+	uint64_t ofr = UINT64_MAX;
 	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX, paused = 0, pactive = 0,
 		 cnp = 0, kmin = UINT64_MAX;
 	for (size_t k = 0; k < e->nflows; k++) {
 		const struct rp_replay_flow *y = &m->flows[e->flows[k]];
 		kmin = y->sampled_frames < kmin ? y->sampled_frames : kmin;
 		rsum += y->rate_bps;
+		if (y->offered_bps > 0) {
+			offered++;
+			osum += y->offered_bps;
+			ofr = y->offered_frames < ofr ? y->offered_frames : ofr;
+		}
 		rmin = k == 0 || y->rate_bps < rmin ? y->rate_bps : rmin;
 		rmax = y->rate_bps > rmax ? y->rate_bps : rmax;
 		start = y->start_ns < start ? y->start_ns : start;
@@ -177,13 +185,24 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	write_size(f, x, ind, m->ev->sampled);
 	write_mtu(f, x, ind);
 	double rate = rsum / (double)e->nflows;
-	char how[320];
+	char how[480];
 	if (e->nflows > 1)
 		snprintf(how, sizeof(how), "mean of %zu flows' rates (%.3f..%.3f Gbit/s), each over its active time; %" PRIu64
 			 " frames", e->nflows, rmin / 1e9, rmax / 1e9, frames);
 	else
 		snprintf(how, sizeof(how), "rate over %.6g ms active, %" PRIu64 " frames", (double)active / 1e6, frames);
-	if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
+	/* Held back (a pause or CNPs): what was achieved is not what was offered;
+	 * the pace of the first frames, before the first pause, is. */
+	bool held_back = (paused && pactive) || cnp;
+	if (held_back && offered == e->nflows) {
+		char achieved[200];
+		snprintf(achieved, sizeof(achieved), "; %s %.3f Gbit/s over %s active time", e->nflows > 1 ? "they achieved a mean" :
+			 "it achieved", rate / 1e9, e->nflows > 1 ? "their" : "its");
+		rate = osum / (double)e->nflows;
+		snprintf(how, sizeof(how), "offered: the pace of %s first frames (%s%" PRIu64 "), before the first pause %s "
+			 "received, over the gaps between them%s", e->nflows > 1 ? "each flow's" : "its",
+			 e->nflows > 1 ? "at least " : "", ofr, e->nflows > 1 ? "its host" : "its sender's host", achieved);
+	} else if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
 		/* A pair sends its r messages in phases 1 of N-1 apart: over its active time,
 		 * (r-1)(N-1)+1 message times for r messages at the pacing rate. */
 		double hosts = 0.5 + sqrt(0.25 + (double)e->nflows), r = (double)x->messages;
@@ -288,6 +307,49 @@ static void write_clocks(FILE *f, const struct rp_replay_evidence *ev)
 			"(PSN spans not available); loss and resends not measured\n", ev->sampled, ev->sampled);
 }
 
+/* The host whose MAC sent the PFC/PAUSE frames of s: the evidence's, else the
+ * fabric's; NULL: neither (a switch's). */
+static const char *pfc_host(const struct rp_replay_model *m, const struct rp_replay_pfc_src *s)
+{
+	for (size_t i = 0; i < m->ev->nhosts; i++)
+		if (!memcmp(m->ev->hosts[i].mac, s->mac, 6))
+			return m->ev->hosts[i].name;
+	for (size_t i = 0; m->fabric && i < m->fabric->nhosts; i++)
+		if (!memcmp(m->fabric->hosts[i].mac, s->mac, 6))
+			return m->fabric->hosts[i].name;
+	return NULL;
+}
+
+/* A host that sent PFC or PAUSE frames: a `kind: pfc` source of the same
+ * frames at the same pace (a switch's pauses are the fabric's to make). */
+static void write_pfc(FILE *f, const struct rp_replay_model *m, const struct rp_replay_pfc_src *s)
+{
+	const char *host = pfc_host(m, s);
+	if (!host || !s->quanta)
+		return;
+	const struct rp_replay_evidence *ev = m->ev;
+	fprintf(f, "  - name: pfc-%s%s  # %" PRIu64 " %s frames its host sent, seen at %s\n", host, s->pause ? "-pause" : "",
+		s->frames, s->pause ? "PAUSE" : "PFC", ev->cap[s->cap].node);
+	fprintf(f, "    kind: pfc\n    host: %s\n    frame: %s\n", host, s->pause ? "pause" : "pfc");
+	if (!s->pause) {
+		fputs("    priorities: [", f);
+		for (unsigned p = 0, k = 0; p < RP_PFC_PRIOS; p++)
+			if (s->prios >> p & 1)
+				fprintf(f, "%s%u", k++ ? ", " : "", p);
+		fputs("]  # every priority a frame paused\n", f);
+	}
+	fprintf(f, "    quanta: %u  # the largest a frame carried\n", s->quanta);
+	uint64_t span = s->last_ns - s->first_ns;
+	if (s->frames > 1 && span)
+		fprintf(f, "    fps: %.0f  # (frames - 1) over %.6g ms from the first to the last\n",
+			(double)(s->frames - 1) * 1e9 / (double)span, (double)span / 1e6);
+	else
+		fputs("    fps: 1  # one frame: no pace to measure\n", f);
+	fprintf(f, "    start: %" PRIu64 "ns  # its first frame, relative to the evidence's first frame\n",
+		s->first_ns - ev->first_ns);
+	fprintf(f, "    packets: %" PRIu64 "  # frames it sent\n", s->frames);
+}
+
 void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n)
 {
 	const struct rp_replay_evidence *ev = m->ev;
@@ -312,8 +374,9 @@ void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const cha
 	if (rp_acct_flows_dropped(ev->acct))
 		fprintf(f, "# NOT ALL FLOWS: the accountant follows the first %u flows; %" PRIu64 " frames came for more and "
 			"are in no entry below.\n", RP_ACCT_MAX_DISCOVERED, rp_acct_flows_dropped(ev->acct));
-	fputs("# Rates are what the senders achieved (PFC pauses included), not what they offered;\n"
-	      "# the symptoms the evidence showed are in incident.json next to this file.\n", f);
+	fputs("# Rates are what the senders offered where a pause or CNPs held them back and their\n"
+	      "# first frames show their pace, else what they achieved; the symptoms the evidence\n"
+	      "# showed are in incident.json next to this file.\n", f);
 	fputs("name: replay\n", f);
 	if (m->fabric) {
 		char sp[32];
@@ -327,6 +390,8 @@ void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const cha
 	fputs("traffic:\n", f);
 	for (size_t i = 0; i < m->nentries; i++)
 		write_entry(f, m, i);
+	for (size_t i = 0; i < ev->npfc; i++)
+		write_pfc(f, m, &ev->pfc[i]);
 	if (m->fabric && m->fabric->fabric.present) {
 		fprintf(f, "# fabric: the fabric's (%s), copied as written\n", m->fabric_path);
 		copy_section(f, m->fabric_text, "fabric");

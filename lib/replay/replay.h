@@ -45,6 +45,11 @@ struct rp_replay_capture {
 	size_t file;                   /* index into files */
 	int session;                   /* ERSPAN session id; -1: frames not in ERSPAN */
 	uint8_t erspan;                /* ERSPAN type (1, 2, 3); 0: none */
+	struct {                       /* the first PFC/PAUSE frame that pauses (non-zero quanta) of */
+		uint8_t mac[6];        /* each source MAC it holds (the host's own, its switch's) */
+		uint64_t ns;
+	} xoff[4];
+	unsigned nxoff;
 };
 
 /* One evidence file: one clock. Its offset is added to its times to put
@@ -52,6 +57,7 @@ struct rp_replay_capture {
 struct rp_replay_file {
 	const char *path;
 	uint64_t frames, roce;
+	uint64_t macctl;               /* PFC and PAUSE frames */
 	uint64_t erspan, erspan_ts_used, erspan_ts_kept; /* reader.h */
 	bool aligned;                  /* an offset from frames both it and an aligned file saw */
 	int via;                       /* the file it was aligned to; -1: the reference, or not aligned */
@@ -84,6 +90,29 @@ struct rp_replay_host {
 	uint64_t tx, rx; /* unique RoCE frames from and to it */
 };
 
+/* A host that sent PFC or PAUSE frames (by source MAC and frame type), as
+ * one capture point saw them (the first that did: a frame on a link is one
+ * frame, whichever points saw it). infer writes it as a `kind: pfc` source. */
+#define RP_REPLAY_MAX_PFC_SOURCES 64
+struct rp_replay_pfc_src {
+	uint8_t mac[6];
+	bool pause;                       /* 802.3x PAUSE; else 802.1Qbb PFC */
+	uint8_t prios;                    /* PFC: every priority a frame paused */
+	uint16_t quanta;                  /* the largest quanta a frame carried */
+	uint64_t frames, first_ns, last_ns;
+	size_t cap;                       /* the capture point it is counted at */
+};
+
+/* A QP's first frames as sent (the first copies): the pace its sender
+ * offered before anything held it back (infer.c's offered rate). */
+#define RP_REPLAY_PRE_FRAMES 16
+#define RP_REPLAY_PRE_MIN 8 /* frames an offered pace is measured from */
+struct rp_replay_pre {
+	uint8_t n;
+	uint32_t dt[RP_REPLAY_PRE_FRAMES];  /* ns after the QP's first frame */
+	uint16_t len[RP_REPLAY_PRE_FRAMES]; /* on the wire, without FCS */
+};
+
 /* One QP's data as sent (the first copy of each unique frame). */
 struct rp_replay_qp {
 	uint8_t l3;
@@ -110,6 +139,7 @@ struct rp_replay_qp {
 	uint64_t first_ns, last_ns;
 	uint64_t sampled_frames;          /* sampled: frames in the sample it was counted from */
 	struct rp_replay_qp_point *pt;    /* sampled: per capture point */
+	struct rp_replay_pre pre;
 };
 
 struct rp_replay_evidence {
@@ -127,6 +157,8 @@ struct rp_replay_evidence {
 	size_t nhosts;
 	struct rp_replay_qp *qps;
 	size_t nqps;
+	struct rp_replay_pfc_src pfc[RP_REPLAY_MAX_PFC_SOURCES];
+	size_t npfc;                      /* sources beyond the array are left out */
 	struct rp_acct *acct;             /* finished; port i is capture i */
 	uint64_t bin_ns;
 };
@@ -170,6 +202,10 @@ struct rp_replay_flow {
 	uint32_t mtu;                     /* 0: no multi-packet message seen */
 	uint64_t max_payload;
 	double rate_bps;                  /* layer 1 over the active time; 0: one frame */
+	double offered_bps;               /* layer 1, the pace of its first frames before its sender's
+					   * host received a pause; 0: not measured (fewer than
+					   * RP_REPLAY_PRE_MIN such frames, or sampled) */
+	uint64_t offered_frames;          /* the frames that pace is from */
 	uint64_t active_ns, frames;
 	uint64_t sampled_frames;          /* sampled evidence: frames in the sample */
 	uint64_t start_ns;                /* first frame - the evidence's first frame */
