@@ -141,7 +141,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Hosts' MACs are distinct (the profile checks), and at most RP_MAX_HOSTS fit in 16 bits. */
+/* Hosts' MACs are distinct (the profile checks), and a host index (below
+ * RP_MAX_HOSTS, 16384) fits the low 16 bits. */
 static uint64_t *mac_index_build(const struct rp_profile *prof)
 {
 	uint64_t *ix = malloc((prof->nhosts ? prof->nhosts : 1) * sizeof(*ix));
