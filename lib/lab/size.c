@@ -1,0 +1,149 @@
+/* `plan --size`: the lab run's peak resident memory from the plan. Parts:
+ *
+ *   base      the binary and its libraries, the process before the run
+ *   hosts     per host: the lab's host NIC, its source and pause state
+ *   switches  per switch: the lab's switch and the model's (frame
+ *             descriptors, MAC table), per port its queues and depth series
+ *   flows     per flow: plan, packet source, accountant (incl. its latency
+ *             histogram), host NIC flow state, the result's row
+ *   frames    the frames held at once (lab pool slots of max_frame + 64 B,
+ *             whatever a frame's length, plus their events)
+ *   series    accountant time-series bins of every flow and host
+ *
+ * The frames held at the peak are the fabric's lossless room: each switch
+ * holds at most, per ingress port that carries data, its XOFF threshold plus
+ * the port's headroom (the priority is paused past it), and at most its
+ * buffer; times the share of that room a run fills at its peak. A plan that
+ * oversubscribes a receiver (an incast) or a fabric whose leaves have less
+ * up than down (an oversubscribed tier) fills it (share 1: every congested
+ * queue's senders are paused at XOFF); a non-blocking fabric carrying no
+ * oversubscribed receiver queues only where ECMP puts two flows on one
+ * uplink, and fills RP_SIZE_FILL_ECMP of it. The frames are never more than
+ * the plan sends. The constants below were measured (docs/lab.md "Memory"
+ * names the calibration runs); the lab's own structures count by sizeof. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_internal.h"
+#include "size.h"
+
+#define RP_SIZE_BASE (21u << 20)       /* the process before the run and its fixed tables (evq buckets) */
+#define RP_SIZE_HOST 2048u             /* per host beyond its structs: source, pause state, result row */
+#define RP_SIZE_SWITCH (128u << 10)    /* per switch beyond struct rp_lab_switch: the model's switch,
+					* its 1024 first frame descriptors, MAC table */
+#define RP_SIZE_PORT 5120u             /* per switch port: the model's port (queues, PGs, counters) */
+#define RP_SIZE_FLOW 6200u             /* per flow: see the header; measured on all-to-all runs */
+#define RP_SIZE_SLOT_EXTRA 16u         /* per pool slot: length, zero range, flow, free-list entry */
+#define RP_SIZE_EVENTS_PER_FRAME 8u    /* event-queue nodes per frame held (the queue doubles) */
+#define RP_SIZE_BIN 32u                /* per bin of each flow and host */
+#define RP_SIZE_FILL_ECMP 0.30         /* non-blocking fabric: share of the room held at the peak */
+
+struct walk {
+	const struct rp_plan *plan;
+	const bool *sends;   /* [nhosts] the host sends data */
+	bool crosses;        /* some flow leaves its leaf */
+	bool oversub_tier;   /* a switch with uplinks has less up than down */
+	uint64_t frame;      /* the plan's mean data frame, bytes */
+	uint64_t switch_bytes, room_frames;
+	size_t ports, nsw;
+};
+
+static void each_switch(const struct rp_lab *lab, unsigned s, const struct rp_switch_cfg *c, void *arg)
+{
+	struct walk *w = arg;
+	const struct rp_lab_switch *sw = &lab->sw[s];
+	uint64_t room = 0, down = 0, up = 0;
+	for (unsigned p = 0; p < sw->nports; p++) {
+		const struct rp_lab_port *pt = &sw->port[p];
+		bool carries = pt->kind == RP_PEER_HOST ? w->sends[pt->peer] : pt->kind == RP_PEER_SWITCH && w->crosses;
+		if (pt->kind == RP_PEER_HOST || (pt->kind == RP_PEER_SWITCH && lab->sw[pt->peer].tier < sw->tier))
+			down += pt->rate_bps;
+		else if (pt->kind == RP_PEER_SWITCH)
+			up += pt->rate_bps;
+		if (!carries)
+			continue;
+		uint64_t most = 0; /* the largest lossless PG of the port: XOFF + its headroom */
+		for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++)
+			if (c->lossless_mask >> tc & 1) {
+				const struct rp_thresh *x = &c->pg[tc].xoff;
+				uint64_t xoff = x->dynamic ? (uint64_t)((double)c->buffer_bytes * x->alpha / (1.0 + x->alpha))
+							   : x->bytes;
+				uint64_t r = xoff + c->port[p].headroom[tc];
+				most = r > most ? r : most;
+			}
+		room += most ? most : c->buffer_bytes / (sw->nports ? sw->nports : 1); /* lossy: a share of the buffer */
+	}
+	if (up && down > up)
+		w->oversub_tier = true;
+	room = room < c->buffer_bytes ? room : c->buffer_bytes;
+	w->room_frames += room / (w->frame ? w->frame : 1);
+	w->ports += sw->nports;
+	w->nsw++;
+	w->switch_bytes += sizeof(*sw) + RP_SIZE_SWITCH + (uint64_t)sw->nports * RP_SIZE_PORT;
+}
+
+/* Whether some flow's two ends are on different leaves (the lab's layout). */
+static void leaves_of(const struct rp_lab *lab, unsigned s, const struct rp_switch_cfg *c, void *arg)
+{
+	struct walk *w = arg;
+	const struct rp_plan *pl = w->plan;
+	(void)c;
+	if (s + 1 != lab->nsw) /* once, when every host is placed */
+		return;
+	for (size_t i = 0; i < pl->nflows && !w->crosses; i++)
+		w->crosses = pl->flows[i].kind == RP_TRAFFIC_RDMA && lab->hosts[pl->flows[i].src].sw != lab->hosts[pl->flows[i].dst].sw;
+}
+
+int rp_lab_size(const struct rp_plan *plan, struct rp_lab_size *out, char *err, size_t errlen)
+{
+	const struct rp_profile *prof = plan->prof;
+	memset(out, 0, sizeof(*out));
+	if (rp_lab_check_fit(prof, err, errlen))
+		return -1;
+	bool *sends = calloc(prof->nhosts ? prof->nhosts : 1, sizeof(*sends));
+	if (!sends) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	bool receiver_over = false;
+	uint64_t frames = 0, fbytes = 0, end = 0;
+	for (size_t i = 0; i < plan->nflows; i++) {
+		const struct rp_flow *f = &plan->flows[i];
+		end = f->end_ns > end ? f->end_ns : end;
+		if (f->kind != RP_TRAFFIC_RDMA)
+			continue;
+		sends[f->src] = true;
+		frames += f->tot.pkts;
+		fbytes += f->frame_bytes;
+	}
+	for (size_t h = 0; h < prof->nhosts; h++)
+		receiver_over |= plan->load[h].rx_bps > (double)prof->hosts[h].speed_bps * 1.0001;
+	struct walk w = {.plan = plan, .sends = sends, .frame = frames ? fbytes / frames : 1};
+	int rc = rp_lab_topo_walk(prof, leaves_of, &w, err, errlen);
+	if (rc == 0)
+		rc = rp_lab_topo_walk(prof, each_switch, &w, err, errlen);
+	free(sends);
+	if (rc)
+		return -1;
+	out->hosts = prof->nhosts;
+	out->switches = w.nsw;
+	out->ports = w.ports;
+	out->flows = plan->nflows;
+	out->packets = frames;
+	out->fill = receiver_over || w.oversub_tier ? 1.0 : RP_SIZE_FILL_ECMP;
+	uint64_t held = (uint64_t)((double)w.room_frames * out->fill);
+	out->frames_flying = held < frames ? held : frames;
+	/* The accountant's series: the plan's length and the drain after it (lab.c: + 1 ms), 100 us bins. */
+	out->bins = (end + 1000000) / 100000 + 1;
+	uint64_t slot = prof->fabric.max_frame + 64 + RP_SIZE_SLOT_EXTRA;
+	out->base = RP_SIZE_BASE;
+	out->host_bytes = (uint64_t)prof->nhosts * (sizeof(struct rp_lab_host) + sizeof(struct rp_host) + RP_SIZE_HOST);
+	out->switch_bytes = w.switch_bytes;
+	out->flow_bytes = (uint64_t)plan->nflows * RP_SIZE_FLOW;
+	out->frame_bytes = out->frames_flying * (slot + RP_SIZE_EVENTS_PER_FRAME * sizeof(struct rp_evq_node));
+	out->series_bytes = out->bins * (plan->nflows + prof->nhosts) * RP_SIZE_BIN;
+	out->total = out->base + out->host_bytes + out->switch_bytes + out->flow_bytes + out->frame_bytes +
+		     out->series_bytes;
+	return 0;
+}
