@@ -164,6 +164,7 @@ static int print_size(const struct plan_args *a, const struct rp_plan *pl)
 	mib("frames", z.frame_bytes, how);
 	snprintf(how, sizeof(how), "%llu bins of each flow and host", (unsigned long long)z.bins);
 	mib("series", z.series_bytes, how);
+	mib("plan", z.plan_bytes, "host-pair matrices: the pages the flows touch");
 	return RP_EXIT_OK;
 }
 

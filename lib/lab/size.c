@@ -9,6 +9,8 @@
  *   frames    the frames held at once (lab pool slots of max_frame + 64 B,
  *             whatever a frame's length, plus their events)
  *   series    accountant time-series bins of every flow and host
+ *   plan      the plan's host-pair matrices (nhosts^2 x 16 B, calloc'd: only
+ *             the pages a pair of some flow lands on are resident)
  *
  * The frames held at the peak are the fabric's lossless room: each switch
  * holds at most, per ingress port that carries data, its XOFF threshold plus
@@ -143,7 +145,10 @@ int rp_lab_size(const struct rp_plan *plan, struct rp_lab_size *out, char *err, 
 	out->flow_bytes = (uint64_t)plan->nflows * RP_SIZE_FLOW;
 	out->frame_bytes = out->frames_flying * (slot + RP_SIZE_EVENTS_PER_FRAME * sizeof(struct rp_evq_node));
 	out->series_bytes = out->bins * (plan->nflows + prof->nhosts) * RP_SIZE_BIN;
+	uint64_t matrix = (uint64_t)prof->nhosts * prof->nhosts * 2 * sizeof(uint64_t);
+	uint64_t touched = (uint64_t)plan->nflows * 2 * 4096;
+	out->plan_bytes = touched < matrix ? touched : matrix;
 	out->total = out->base + out->host_bytes + out->switch_bytes + out->flow_bytes + out->frame_bytes +
-		     out->series_bytes;
+		     out->series_bytes + out->plan_bytes;
 	return 0;
 }

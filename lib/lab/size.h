@@ -20,7 +20,7 @@ struct rp_lab_size {
 	uint64_t bins;          /* accountant time-series bins */
 	double fill;            /* share of the fabric's lossless room held at the peak */
 	/* Bytes of each part, and their sum. */
-	uint64_t base, host_bytes, switch_bytes, flow_bytes, frame_bytes, series_bytes, total;
+	uint64_t base, host_bytes, switch_bytes, flow_bytes, frame_bytes, series_bytes, plan_bytes, total;
 };
 
 /* The estimate for `lab` running this plan; 0, or -1 with one line in err
