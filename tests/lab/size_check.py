@@ -17,8 +17,10 @@
           rail leaves of 128 + 128 ports and 128 spines of 64), flows and packets from the
           traffic (8192 flows x 128 one-packet messages)
 
-  bad     a fabric the lab refuses (8192 hosts on one switch), --size with --json: one line,
-          exit 2, nothing on stdout
+          and the limit: 2048 servers of 8 NICs (16384 NICs, 16 pods) planned and sized
+
+  bad     a fabric the lab refuses (8192 hosts on one switch), --size with --json, 2049
+          servers of 8 NICs (16392, over 16384): one line, exit 2, nothing on stdout
 
 usage: size_check.py ROCEPROBE PROFILES CASE
 """
@@ -105,13 +107,21 @@ def big():
         expect(rail["flows"][1] == "8192 flows", f"rail-pods-8192: 8 rails x 1024 flows ({rail['flows'][1]})")
         expect(rail["total"][0] < 16 << 30,
                f"rail-pods-8192: predicted under 16 GiB ({rail['total'][0] / 2**30:.2f} GiB)")
+    most = size(os.path.join(PROFILES, "rail-pods-8192.yaml"), "--set", "host_template.count=2048")
+    if most:  # the limit: 2048 servers x 8 NICs = 16384, 16 pods of 8 rail leaves
+        expect(most["hosts"][1] == "16384 hosts" and most["flows"][1] == "16384 flows",
+               f"2048 servers x 8 NICs: 16384 NICs and flows ({most['hosts'][1]}, {most['flows'][1]})")
+        expect(most["switches"][1] == f"{16 * 8 + 128} switches, {16 * 8 * 256 + 128 * 128} ports",
+               f"16 pods: 128 leaves + 128 spines ({most['switches'][1]})")
 
 
 def bad():
     ft = os.path.join(PROFILES, "fat-tree-8192.yaml")
-    for args, want in ((["--set", "fabric.topology=single"], "one switch has at most 256 ports; 8192 hosts"),
-                       (["--json"], "--size prints text")):
-        p = subprocess.run([ROCEPROBE, "plan", ft, "--size", *args], capture_output=True, text=True, timeout=120)
+    rail = os.path.join(PROFILES, "rail-pods-8192.yaml")
+    for prof, args, want in ((ft, ["--set", "fabric.topology=single"], "one switch has at most 256 ports; 8192 hosts"),
+                             (ft, ["--json"], "--size prints text"),
+                             (rail, ["--set", "host_template.count=2049"], "at most 16384 NICs in all hosts together")):
+        p = subprocess.run([ROCEPROBE, "plan", prof, "--size", *args], capture_output=True, text=True, timeout=120)
         lines = p.stderr.strip().splitlines()
         expect(p.returncode == 2 and len(lines) == 1 and want in lines[0] and not p.stdout,
                f"{' '.join(args)}: exit 2 ({p.returncode}), one line with '{want}': {lines[:2]}")
