@@ -14,6 +14,9 @@
 #include "certify/engine_lab.h"
 #include "certify/engine_pick.h"
 #include "certify/engine_run.h"
+#ifdef RP_HAVE_DPDK
+#include "run/local.h"
+#endif
 #include "cli.h"
 #include "metrics/metrics.h"
 #include "doctor/doctor.h"
@@ -64,15 +67,18 @@ static void usage(FILE *out)
 	      "  9 ecmp             permutation: each uplink's share within 25% of 1/k (SKIP on\n"
 	      "                     one switch)\n"
 	      "Engines: `lab` runs each workload in the embedded lab (the profile's `fabric:`);\n"
-	      "`run` runs it on the profile's real ports as a `roceprobe run` child (this\n"
-	      "binary) writing DIR/runs/TEST-N/, under --launcher when given (how a fabric's\n"
-	      "hosts take part: mpirun, srun). Default: run when a host has a `port:`, else lab.\n"
+	      "`run` runs it on the profile's real ports as a `roceprobe run` writing\n"
+	      "DIR/runs/TEST-N/: without --launcher in this process (one DPDK for every test;\n"
+	      "a PCI port or a verbs host: a child), with it a child (this binary) under the\n"
+	      "launcher (how a fabric's hosts take part: mpirun, srun). Default: run when a\n"
+	      "host has a `port:`, else lab.\n"
 	      "On a real fabric nothing is known of the switches: 1, 2, 4, 7 and 8 are judged\n"
 	      "from what the hosts measure (loss, NAKs, PFC received, goodput, latency); 3, 5,\n"
-	      "6 and 9 need the switches' own counters and are SKIPs saying so. Each child's\n"
+	      "6 and 9 need the switches' own counters and are SKIPs saying so. Each run's\n"
 	      "result is DIR/runs/TEST-N/result.json (its output in DIR/runs/TEST-N.log);\n"
-	      "SIGINT is forwarded to the child (mpirun: OMPI_MCA_odls_base_sigkill_timeout\n"
-	      "10 unless set), whose interrupted result is kept. --suggest needs the lab.\n"
+	      "SIGINT stops the run in process, or is forwarded to the child (mpirun:\n"
+	      "OMPI_MCA_odls_base_sigkill_timeout 10 unless set); the interrupted result is\n"
+	      "kept. --suggest needs the lab.\n"
 	      "Thresholds and intent (lossless, lossy, dscp) come from the profile's `certify:`\n"
 	      "section (docs/certify.md). Writes DIR/result.json (\"kind\":\"certify\"), report.md\n"
 	      "and report.html (self-contained, plots inline). One progress line per test on\n"
@@ -107,7 +113,7 @@ static void usage(FILE *out)
 	      "  --no-telemetry        run: the children run with --no-telemetry (no DPDK\n"
 	      "                        telemetry socket; on by default, `dpdk-telemetry.py -f\n"
 	      "                        rpPID` attaches to a child)\n"
-	      "  --run-timeout S       run: stop a child still running after S s (default 600)\n"
+	      "  --run-timeout S       run: stop a run still running after S s (default 600)\n"
 	      "  -q, --quiet           no progress lines\n"
 	      RP_CLI_METRICS_HELP
 	      "                         (the tests asked and done, the one under way, each\n"
@@ -303,6 +309,18 @@ static void dir_existed(const char *dir, bool *existed)
 
 static int certify(struct certify_opts *op, struct rp_cert_live *live);
 
+#ifdef RP_HAVE_DPDK
+/* The run engine without a launcher: each run lib/run's, in this process. */
+static int run_here(const struct rp_cert_run_call *c)
+{
+	struct rp_run_local l = {.profile = c->profile, .sets = c->sets, .nsets = c->nsets, .out = c->out,
+				 .force = c->force, .allow_pause_storm = c->allow_pause_storm,
+				 .no_preflight = c->no_preflight, .no_telemetry = c->no_telemetry, .stop = c->stop,
+				 .version = RP_VERSION};
+	return rp_run_local(&l);
+}
+#endif
+
 int rp_cmd_certify(int argc, char **argv)
 {
 	static struct certify_opts o;
@@ -319,6 +337,9 @@ int rp_cmd_certify(int argc, char **argv)
 		return rc;
 	rp_metrics_collect(mx, rp_cert_metrics, &live);
 	rc = certify(&o, mx ? &live : NULL);
+#ifdef RP_HAVE_DPDK
+	rp_run_local_end(); /* the EAL the in-process runs kept */
+#endif
 	rp_cli_metrics_end("certify", &o.metrics, mx, rc != RP_EXIT_USAGE); /* the verdicts written */
 	return rc;
 }
@@ -343,6 +364,9 @@ static int certify(struct certify_opts *op, struct rp_cert_live *live)
 				   .timeout_s = o.run_timeout_s, .stop = &rp_cli_stop, .progress = progress,
 				   .progress_arg = &o.quiet, .no_preflight = o.no_preflight,
 				   .no_telemetry = o.no_telemetry};
+#ifdef RP_HAVE_DPDK
+	run.in_process = run_here;
+#endif
 	struct rp_cert_engine eng;
 	bool is_run = strcmp(o.engine, "run") == 0, existed = true;
 	/* Without a launcher every host runs here: doctor's checks before DIR (with

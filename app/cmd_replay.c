@@ -16,11 +16,12 @@
 
 #define CMD "replay"
 
-static const char SHORTS[] = "o:f:b:s:h";
+static const char SHORTS[] = "o:f:b:s:n:h";
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--bin-us N] [--speed RATE] -o DIR CAPTURE...\n"
+	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--sampled N] [--bin-us N] [--speed RATE] -o DIR\n"
+	      "                             CAPTURE...\n"
 	      "\n"
 	      "Turn an incident's evidence into a profile that makes its workload happen again,\n"
 	      "and the symptoms it showed. Evidence: captures, pcap or pcapng, as they come (a\n"
@@ -34,15 +35,19 @@ static void usage(FILE *out)
 	      "                     one traffic entry per flow (src, dst, qps, opcode, dscp, ecn,\n"
 	      "                     message_size from the RETH DMA length or the FIRST..LAST\n"
 	      "                     span, mtu, rate achieved over its active time, start,\n"
-	      "                     messages), pattern: incast or all-to-all where they fit;\n"
-	      "                     every value with a comment saying where it comes from\n"
+	      "                     messages), pattern: incast, all-to-all or permutation where\n"
+	      "                     they fit; every value with a comment saying where it\n"
+	      "                     comes from\n"
 	      "  DIR/incident.json  \"roceprobe.incident/1\": per capture point and priority the\n"
 	      "                     paused fraction per time bin, the order ports were first\n"
 	      "                     paused, congested hosts and victim flows, CE and CNP rates,\n"
 	      "                     loss, resends and goodput per flow (docs/results.md)\n"
-	      "Counted by the accountant 'analyze' uses. Not yet: counter series, ERSPAN,\n"
-	      "sampled captures, clock alignment between capture points (their clocks are taken\n"
-	      "as one), and 'replay run' (the fidelity verdict).\n"
+	      "Counted by the accountant 'analyze' uses. A mirror's ERSPAN (type I, II, III)\n"
+	      "copies are read as the frames they carry (type III: timed by the mirror's clock);\n"
+	      "each ERSPAN session is a capture point of its own. The files' clocks are aligned\n"
+	      "from frames two of them saw (NTP-style, both directions: offset and residual in\n"
+	      "the profile's header and incident.json); captures with no frame in common whose\n"
+	      "times do not overlap are one line, exit 2. Not yet: counter series, 'replay run'.\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --out DIR      the directory to write (made; it must not hold files)\n"
@@ -50,6 +55,10 @@ static void usage(FILE *out)
 	      "                     real fabric's); a host of the evidence that is none of its\n"
 	      "                     hosts (by MAC or address) is one line, exit 2. With it,\n"
 	      "                     'roceprobe lab DIR/profile.yaml' runs the reproduction\n"
+	      "  --sampled N        the captures hold 1 in N of the frames (a sampling mirror):\n"
+	      "                     counts and rates x N, each rate with its 2-sigma bound\n"
+	      "                     2 sqrt((N-1)/(N k)) for k frames sampled; sizes from RETH\n"
+	      "                     and ONLY packets (no PSN spans); loss not measured\n"
 	      "  --bin-us N         the symptoms' time bin in microseconds (default 100)\n"
 	      "  --speed RATE       link speed for pause quanta -> time (default 100G)\n"
 	      "\n"
@@ -62,7 +71,7 @@ static void usage(FILE *out)
 
 struct replay_opts {
 	const char *out, *fabric;
-	uint64_t bin_ns, speed_bps;
+	uint64_t bin_ns, speed_bps, sampled;
 	char **paths;
 	size_t npaths;
 };
@@ -72,9 +81,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 	static const struct option longopts[] = {
 		{"out", required_argument, NULL, 'o'},  {"fabric", required_argument, NULL, 'f'},
 		{"bin-us", required_argument, NULL, 'b'}, {"speed", required_argument, NULL, 's'},
+		{"sampled", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
-	*o = (struct replay_opts){.bin_ns = 100000, .speed_bps = 100000000000ull};
+	*o = (struct replay_opts){.bin_ns = 100000, .speed_bps = 100000000000ull, .sampled = 1};
 	if (argc >= 2 && rp_cli_is_help(argv[1])) {
 		usage(stdout);
 		return -1;
@@ -91,6 +101,10 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'f': o->fabric = optarg; break;
+		case 'n':
+			if ((rc = rp_cli_uint(CMD, "--sampled", optarg, 1, 1u << 20, &o->sampled)))
+				return rc;
+			break;
 		case 'h': usage(stdout); return -1;
 		default: /* --bin-us, --speed, or a bad option */
 			if ((rc = rp_cli_capture_timing(CMD, SHORTS, c, optarg, &o->bin_ns, &o->speed_bps)))
@@ -188,8 +202,10 @@ int rp_cmd_replay(int argc, char **argv)
 	struct rp_replay_model m = {0};
 	if (!ev)
 		rc = rp_cli_error(CMD, "out of memory");
-	else if (rp_replay_evidence_read(ev, (const char *const *)o.paths, o.npaths, fab, o.bin_ns, o.speed_bps, err,
-					 sizeof(err)))
+	else if (rp_replay_evidence_read_opts(ev, (const char *const *)o.paths, o.npaths, fab,
+					      &(struct rp_replay_read_opts){.bin_ns = o.bin_ns, .speed_bps = o.speed_bps,
+									    .sampled = (unsigned)o.sampled},
+					      err, sizeof(err)))
 		rc = rp_cli_error(CMD, "%s", err);
 	else if (rp_replay_infer(&m, ev, fab, o.fabric, text))
 		rc = rp_cli_error(CMD, "out of memory inferring the flows");

@@ -2,19 +2,14 @@
  * one process; loss, latency, ECN/CNP and PFC accounted; result.json,
  * summary.txt and an optional capture written to a directory. */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "dp/dp.h"
-#include "report/outdir.h"
-#include "run/engine.h"
-#include "run/report.h"
 #include "run/run.h"
+#include "run/steps.h"
 
 /* getopt_long's short options (rp_cli_bad_option names a bad one). */
 static const char SHORTS[] = "o:d:s:e:cn:f:S:b:AFh";
@@ -274,91 +269,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* A step's error (lib/run: one line in r->s.err) said as every error of
- * this command is: printed, or held for the ranks to agree on. */
-static int said(const struct rp_run *r, int rc)
+/* --metrics around the steps (lib/run/steps.h). */
+static void metrics_opened(struct rp_run *r, void *arg)
 {
-	if (rc && r->s.err[0])
-		rp_cli_error("run", "%s", r->s.err);
-	return rc;
+	(void)arg;
+	rp_cli_metrics_off_lcores(r->metrics);
 }
 
-/* Every rank past a step of the set-up, or all stop: the user reads one line,
- * the first failing rank's, from rank 0. A rank stopped meanwhile (Ctrl-C or
- * SIGTERM to the launcher: lib/cluster/guard.c) stops them all as well, before
- * any traffic: nothing was measured, rank 0 says no result was written. */
-static bool all_ready(struct rp_run *r, int rc, const char *held)
+static void metrics_closing(struct rp_run *r, bool results, void *arg)
 {
-	if (!r->cl.launched)
-		return rc == 0;
-	if (r->failed) /* every rank learnt it in the same step and stops asking */
-		return false;
-	char first[600];
-	bool stop = false, all = false;
-	if (rp_cluster_agree(&r->cl, rc ? (held[0] ? held : "set-up failed") : "", first, sizeof(first))) {
-		if (rp_cluster_any_all(&r->cl, rp_cli_stop != 0, true, &stop, &all) == 0 && !stop)
-			return true;
-		rp_cluster_say_stopped(&r->cl, "before the traffic started");
-		r->stopped = true;
-	} else if (r->cl.rank == 0) {
-		fprintf(stderr, "roceprobe run: %s\n", first);
-	}
-	r->failed = true;
-	return false;
-}
-
-/* DIR while the set-up runs: a stop the set-up does not act on in time
- * makes lib/cluster's guard exit() the rank (guard.c SETUP_STOP_NS), and
- * "no result written" leaves no DIR either (cluster-run-sigstart saw one:
- * its rank 0 was held 1.5 s in a step under load). */
-static struct {
-	const char *out;
-	bool made;
-	int armed;
-} setup_dir;
-
-static void setup_dir_left(void)
-{
-	if (__atomic_exchange_n(&setup_dir.armed, 0, __ATOMIC_SEQ_CST))
-		rp_outdir_abandon(setup_dir.out, setup_dir.made);
-}
-
-static void setup_dir_arm(const char *out, bool made, bool on)
-{
-	static bool registered;
-	if (on && !registered)
-		registered = atexit(setup_dir_left) == 0;
-	setup_dir.out = out;
-	setup_dir.made = made;
-	__atomic_store_n(&setup_dir.armed, on && registered, __ATOMIC_SEQ_CST);
-}
-
-/* The result (rank 0) or the rates' warnings (the other ranks); a rank that
- * died mid-run makes it incomplete (exit 3). */
-static int finish(struct rp_run *r, const struct run_opts *o, int rc)
-{
-	char err[4200];
-	if (rc == 0 && r->cl.rank == 0 && rp_run_write_result(r, o->out, o->profile, RP_VERSION, rp_dp_version(), err, sizeof(err)))
-		rc = rp_cli_error("run", "%s", err);
-	if (rc == 0 && r->cl.rank == 0) {
-		if (rp_run_write_summary(r, o->out, stdout, err, sizeof(err)) != 0)
-			return rp_cli_error("run", "%s", err);
-		printf("\nresult: %s/result.json\nsummary: %s/summary.txt\n", o->out, o->out);
-		fflush(stdout);
-		/* The summary above holds the warnings: again on stderr only where stdout
-		 * is not the terminal stderr is (a file, a pipe, a script's capture). */
-		if (!isatty(STDOUT_FILENO) || !isatty(STDERR_FILENO))
-			rp_session_warn_rates(&r->s, stderr, NULL);
-	} else if (rc == 0) {
-		rp_session_warn_rates(&r->s, stderr, NULL);
-	}
-	if (rc == 0 && r->lost) {
-		if (r->cl.rank == 0)
-			fprintf(stderr, "roceprobe run: a rank died mid-run: %s/result.json is incomplete (exit %d)\n", o->out,
-				RP_CLUSTER_EXIT_INCOMPLETE);
-		rc = RP_CLUSTER_EXIT_INCOMPLETE;
-	}
-	return rc;
+	const struct run_opts *o = arg;
+	rp_cli_metrics_end("run", &o->metrics, r->metrics, results);
 }
 
 static void run_failed(const char *err)
@@ -377,7 +298,7 @@ int rp_cmd_run(int argc, char **argv)
 				    .snaplen = o.snaplen, .filter = o.filter, .sample = o.sample, .bin_ns = o.bin_ns,
 				    .idle_ns = o.idle_ns, .counter_interval_ns = o.counter_interval_ns,
 				    .stop = &rp_cli_stop, .run_failed = run_failed};
-	char err[RP_CLUSTER_ERR_LEN], held[512] = "", *text = NULL;
+	char err[RP_CLUSTER_ERR_LEN], held[512] = "";
 	/* Caught from here on: a Ctrl-C during set-up also ends through rp_run_close(). */
 	rp_cli_catch_stop();
 	if (rp_cluster_init(&r.cl, &rp_cli_stop, &argc, &argv, err, sizeof(err)) != 0)
@@ -394,88 +315,15 @@ int rp_cmd_run(int argc, char **argv)
 	/* Every rank serves its own hosts, at PORT + its index on its node. */
 	rc = rp_cli_metrics_start("run", &o.metrics, r.cl.launched ? (unsigned)r.cl.ranks[r.cl.rank].local_rank : 0,
 				  &r.metrics);
-	struct rp_profile_opts po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm};
-	if (rc == 0)
-		rc = said(&r, rp_run_place(&r, o.profile, &po, &text));
-	struct rp_session_opts so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm,
-				     .receivers = true, .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .rx_clock = o.rx_clock,
-				     .tx_start = o.tx_start, .lcores = 1,
-				     .queues = o.lcores, .profile_text = text,
-				     .hosts = r.cl.launched ? r.mine : NULL, .defer_traffic = true,
-				     .host_rank = r.cl.launched ? r.host_rank : NULL,
-				     .nranks = (size_t)r.cl.size, .ranks = r.launch,
-				     .neigh_refresh_ns = o.neigh_refresh_ns, .no_preflight = o.no_preflight,
-				     .stop = r.cl.launched ? &rp_cli_stop : NULL};
-	/* Ranks on one machine poll on different CPUs (as many as there are). */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (r.cl.launched && ncpu > 0)
-		so.first_core = (unsigned)(r.cl.ranks[r.cl.rank].local_rank % ncpu);
-	so.node_shared = r.cl.launched && r.cl.ranks[r.cl.rank].local_rank != 0;
-	/* The profile is checked before DIR is made: bad input leaves nothing behind. */
-	if (rc == 0 && r.cl.rank == 0)
-		rc = rp_cli_outdir_check("run", o.out, o.force);
-	if (rc == 0)
-		rc = said(&r, rp_session_open(&r.s, "run", o.profile, &so));
-	if (rc == 0)
-		rp_cli_metrics_off_lcores(r.metrics);
-	/* Every rank learns every host's addresses (mac: auto, ipv4: netdev) from the
-	 * rank that runs it, before any frame: duplicates stop the run here. */
-	if (all_ready(&r, rc, held)) {
-		if (r.cl.launched && rp_cluster_host_addrs(&r.cl, r.s.prof, r.host_rank, err, sizeof(err)) != 0)
-			rc = rp_cli_error("run", "%s", err);
-		if (rc == 0)
-			rc = said(&r, rp_session_addresses(&r.s));
-	}
-	if (rc == 0)
-		rc = said(&r, rp_run_engine_setup(&r));
-	/* The profile's switches answer before DIR is made (rank 0 reads them). */
-	if (rc == 0 && !r.failed && r.cl.rank == 0 &&
-	    rp_run_switches_check(&r.switches, r.s.prof, stderr, err, sizeof(err)) != 0)
-		rc = rp_cli_error("run", "%s", err);
-	/* Rank 0 makes (or clears) DIR, then the others make theirs (another machine's). */
-	struct stat out_st;
-	bool out_made = stat(o.out, &out_st) != 0, out_prepared = false; /* DIR ready for this run's files */
-	if (all_ready(&r, rc, held) && r.cl.rank == 0) {
-		rc = rp_cli_outdir("run", o.out, o.force);
-		out_prepared = rc == 0;
-	}
-	if (r.cl.launched && all_ready(&r, rc, held) && r.cl.rank != 0) {
-		rc = rp_outdir_mkdirs(o.out, held, sizeof(held)) == 0 ? 0 : RP_EXIT_USAGE;
-		out_prepared = rc == 0;
-	}
-	setup_dir_arm(o.out, out_made, out_prepared && r.cl.launched);
-	if (rc == 0 && !r.failed) {
-		rp_session_stage(&r.s, "accounting");
-		rc = said(&r, rp_run_accounting(&r));
-	}
-	if (rc == 0 && !r.failed && r.eng->account)
-		rc = said(&r, r.eng->account(&r));
-	/* ARP/ND before traffic, into the captures too (a rank stopped meanwhile
-	 * stops with the others at the next step instead). */
-	if (rc == 0 && !r.failed && r.eng->prepare && !(r.cl.launched && rp_cli_stop))
-		rc = said(&r, r.eng->prepare(&r));
-	bool ready = all_ready(&r, rc, held);
-	if (ready && r.nrecs) { /* QP records, then every QP at RTS, before T0 */
-		rp_session_stage(&r.s, "QP connect");
-		rc = said(&r, rp_run_connect(&r));
-		ready = all_ready(&r, rc, held);
-	}
-	rp_cli_hold_errors(NULL, 0);
-	setup_dir_arm(o.out, out_made, false); /* from here the run's own paths keep DIR right */
-	if (!ready) {
-		rp_cli_metrics_end("run", &o.metrics, r.metrics, false);
-		rp_run_close(&r);
-		if (out_prepared) /* a gateway that never answered: no empty DIR, no header-only captures */
-			rp_outdir_abandon(o.out, out_made);
-		free(text);
-		return rc ? rc : r.stopped ? RP_CLUSTER_EXIT_INCOMPLETE : RP_EXIT_USAGE;
-	}
-	int vrc = 0;
-	rc = said(&r, rp_run_go(&r, &vrc));
-	rc = finish(&r, &o, rc);
-	/* result.json is written (rank 0; the others have their rates): the final values are its */
-	rp_cli_metrics_end("run", &o.metrics, r.metrics, rc == 0 || rc == RP_CLUSTER_EXIT_INCOMPLETE);
-	rp_run_close(&r);
-	free(text);
-	return rc ? rc : vrc;
+	rp_cli_hold_errors(NULL, 0); /* the steps hold their own (lib/run/steps.c), from this line on */
+	struct rp_run_steps st = {
+		.profile = o.profile, .out = o.out, .force = o.force, .version = RP_VERSION,
+		.po = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm},
+		.so = {.sets = o.sets, .nsets = o.nsets, .allow_pause_storm = o.allow_pause_storm, .receivers = true,
+		       .eal = o.eal, .no_telemetry = o.no_telemetry, .share = o.share, .rx_clock = o.rx_clock,
+		       .tx_start = o.tx_start, .lcores = 1,
+		       .queues = o.lcores, .defer_traffic = true, .neigh_refresh_ns = o.neigh_refresh_ns,
+		       .no_preflight = o.no_preflight},
+		.opened = metrics_opened, .closing = metrics_closing, .arg = &o};
+	return rp_run_steps(&r, &st, rc, held);
 }

@@ -1,8 +1,10 @@
-/* The run engine (engine_run.h): one `roceprobe run` child per workload,
- * under the user's launcher, its result.json judged. */
+/* The run engine (engine_run.h): one `roceprobe run` per workload, a child
+ * under the user's launcher or a call in this process, its result.json
+ * judged. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -275,6 +277,89 @@ static int wait_child(struct rp_cert_run *r, pid_t pid, bool *forwarded, bool *t
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* A run in this process, bounded as a child is: certify's stop or the
+ * timeout sets the run's own stop flag (it ends as at a Ctrl-C). */
+struct watch {
+	const struct rp_cert_run *r;
+	volatile sig_atomic_t stop;
+	volatile bool done, timed_out;
+};
+
+static void *watch_main(void *arg)
+{
+	struct watch *w = arg;
+	double t0 = now_s();
+	while (!w->done) {
+		bool stop = w->r->stop && *w->r->stop;
+		if (!w->stop && (stop || (w->r->timeout_s > 0 && now_s() - t0 > w->r->timeout_s))) {
+			w->timed_out = !stop;
+			w->stop = 1;
+		}
+		struct timespec ts = {0, POLL_NS};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* The run as a call of r->in_process with this process's stdout and stderr
+ * on log, as a child's were (its first line says it ran here). Its exit
+ * code, or -1 with err when it could not start. */
+static int call(struct rp_cert_run *r, char **argv, const struct rp_cert_run_call *c0, const char *log,
+		bool *forwarded, bool *timed_out, char *err, size_t errlen)
+{
+	int saved[2] = {-1, -1}, code = -1, lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct watch w = {.r = r};
+	pthread_t t;
+	if (lfd < 0) {
+		snprintf(err, errlen, "cannot write %.*s: %s", (int)(errlen / 2), log, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	if ((saved[0] = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (saved[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) < 0) {
+		snprintf(err, errlen, "dup: %s", strerror(errno));
+		goto out_fds;
+	}
+	if (pthread_create(&t, NULL, watch_main, &w) != 0) {
+		snprintf(err, errlen, "cannot start a thread for the run's timeout");
+		goto out_fds;
+	}
+	dup2(lfd, STDOUT_FILENO);
+	dup2(lfd, STDERR_FILENO);
+	fprintf(stderr, "-- in process %ld (no child):", (long)getpid());
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+	struct rp_cert_run_call c = *c0;
+	c.stop = &w.stop;
+	code = r->in_process(&c);
+	fflush(NULL);
+	dup2(saved[0], STDOUT_FILENO);
+	dup2(saved[1], STDERR_FILENO);
+	w.done = true;
+	pthread_join(t, NULL);
+	*forwarded = w.stop;
+	*timed_out = w.timed_out;
+out_fds:
+	for (int i = 0; i < 2; i++)
+		if (saved[i] >= 0)
+			close(saved[i]);
+	close(lfd);
+	return code;
+}
+
+/* A run here rather than a child: no launcher, lib/run linked, and ports a
+ * kept EAL hot-plugs (virtual ones; no verbs host: its QPs are not). */
+static bool fits_in_process(const struct rp_cert_run *r)
+{
+	if (r->nlauncher || !r->in_process)
+		return false;
+	for (size_t i = 0; i < r->prof->nhosts; i++)
+		if (r->prof->hosts[i].port_is_pci || r->prof->hosts[i].engine.engine == RP_ENGINE_VERBS)
+			return false;
+	return true;
+}
+
 /* What the child said went wrong: its first `roceprobe ...` line that is no
  * notice (hugepages) nor warning, else its last line (a launcher's own). */
 static void last_words(const char *log, char *buf, size_t len)
@@ -338,21 +423,22 @@ static int mkdir_runs(struct rp_cert_run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static void note(struct rp_cert_run *r, const char *name, const char *out, char **argv, int code, bool interrupted,
-		 double wall)
+static void note(struct rp_cert_run *r, const char *name, const char *out, char **argv, bool here, int code,
+		 bool interrupted, double wall)
 {
 	if (!r->log)
 		r->log = json_array();
-	json_array_append_new(r->log, json_pack("{s:i, s:s, s:s, s:s, s:o, s:i, s:b, s:f}", "test", (int)r->test, "name",
-						name, "label", r->label, "dir", out, "command", command_json(argv), "exit",
-						code, "interrupted", interrupted, "wall_s", wall));
+	json_array_append_new(r->log, json_pack("{s:i, s:s, s:s, s:s, s:o, s:b, s:i, s:b, s:f}", "test", (int)r->test,
+						"name", name, "label", r->label, "dir", out, "command",
+						command_json(argv), "in_process", here, "exit", code, "interrupted",
+						interrupted, "wall_s", wall));
 }
 
 static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, json_t **out, char *err, size_t errlen)
 {
 	struct rp_cert_run *r = ctx;
 	const char *name = rp_cert_test_name(r->test) ?: "test";
-	char dir[4096], log[4200], path[4300], exe[4096], why[1024];
+	char dir[4096], log[4200], path[4300], exe[4096], why[1024] = "";
 	*out = NULL;
 	if (mkdir_runs(r, err, errlen))
 		return -1;
@@ -374,24 +460,32 @@ static int run(void *ctx, const char *const *sets, size_t nsets, bool storm, jso
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	say(r, "test %u %s: run %u (%s): %s%sroceprobe run -> %s", r->test, name, r->n_in_test, r->label,
-	    r->nlauncher ? r->launcher_text : "", r->nlauncher ? " " : "", dir);
+	bool here = fits_in_process(r), forwarded = false, timed_out = false;
+	say(r, "test %u %s: run %u (%s): %s%sroceprobe run%s -> %s", r->test, name, r->n_in_test, r->label,
+	    r->nlauncher ? r->launcher_text : "", r->nlauncher ? " " : "", here ? " (in process)" : "", dir);
 	double t0 = now_s();
 	pid_t pid;
-	if (spawn(argv, log, &pid, why, sizeof(why))) {
+	int code;
+	if (here) {
+		struct rp_cert_run_call c = {.profile = r->profile_path, .sets = sets, .nsets = nsets, .out = dir,
+					     .force = r->force, .allow_pause_storm = storm, .no_preflight = r->no_preflight,
+					     .no_telemetry = r->no_telemetry};
+		code = call(r, argv, &c, log, &forwarded, &timed_out, why, sizeof(why));
+	} else {
+		code = spawn(argv, log, &pid, why, sizeof(why)) ? -1 : wait_child(r, pid, &forwarded, &timed_out);
+	}
+	if (code < 0 && !timed_out && why[0]) {
 		snprintf(err, errlen, "test %u %s: run %u (%s): %s", r->test, name, r->n_in_test, r->label, why);
 		free(argv);
 		return -1;
 	}
-	bool forwarded, timed_out;
-	int code = wait_child(r, pid, &forwarded, &timed_out);
 	double wall = now_s() - t0;
 	r->runs++;
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	json_error_t jerr;
 	json_t *doc = access(path, F_OK) == 0 ? json_load_file(path, 0, &jerr) : NULL;
 	bool interrupted = doc && json_is_true(json_object_get(doc, "interrupted"));
-	note(r, name, dir, argv, code, interrupted, wall);
+	note(r, name, dir, argv, here, code, interrupted, wall);
 	free(argv);
 	if (timed_out) {
 		snprintf(err, errlen, "test %u %s: run %u (%s) still running after %.0f s (--run-timeout): stopped; its "

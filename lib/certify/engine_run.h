@@ -1,16 +1,28 @@
 /* A real fabric as a certify engine: each workload is one `roceprobe run
- * PROFILE --set ... -o DIR/runs/TEST-N` child process (this binary), under
- * the user's launcher when given (`mpirun -np 4 --host a,b,c,d`, `srun ...`):
- * that is how a fabric's hosts take part. The child's result.json is the
- * document the tests judge. Nothing is known of the switches (describe:
- * known = false): the tests judge what the hosts measure. No DPDK, no MPI
- * here: only fork/exec and the child's files. */
+ * PROFILE --set ... -o DIR/runs/TEST-N`: under the user's launcher
+ * (`mpirun -np 4 --host a,b,c,d`, `srun ...`) a child process (this binary),
+ * which is how a fabric's hosts take part; without one a call of lib/run in
+ * this process (in_process), one DPDK EAL for every test. The run's
+ * result.json is the document the tests judge. Nothing is known of the
+ * switches (describe: known = false): the tests judge what the hosts
+ * measure. No DPDK, no MPI here: fork/exec, the in_process hook, the
+ * run's files. */
 #ifndef RP_CERTIFY_ENGINE_RUN_H
 #define RP_CERTIFY_ENGINE_RUN_H
 
 #include "certify.h"
 
 #define RP_CERT_RUN_MAX_ARGS 64
+
+/* One run as `roceprobe run` would take it, for a run in this process. */
+struct rp_cert_run_call {
+	const char *profile;
+	const char *const *sets;
+	size_t nsets;
+	const char *out;
+	bool force, allow_pause_storm, no_preflight, no_telemetry;
+	volatile sig_atomic_t *stop; /* set by the engine: SIGINT, SIGTERM or --run-timeout */
+};
 
 struct rp_cert_run {
 	/* set by the caller */
@@ -28,12 +40,18 @@ struct rp_cert_run {
 	volatile sig_atomic_t *stop;
 	void (*progress)(const char *line, void *arg);
 	void *progress_arg;
+	/* Without a launcher, where the program has lib/run (built with DPDK):
+	 * each run a call in this process (lib/run/local.h), its stdout and
+	 * stderr to DIR/runs/TEST-N.log as a child's were; returns the exit
+	 * code `roceprobe run` would. NULL, a launcher, or a profile with a PCI
+	 * port or a verbs host: a child process. */
+	int (*in_process)(const struct rp_cert_run_call *c);
 	/* kept by the engine */
 	unsigned test;                  /* the test running (rp_cert_engine.begin) */
 	char label[256];
 	unsigned n_in_test;
 	unsigned runs;                  /* children run */
-	json_t *log;                    /* [{test, name, label, dir, command, exit, interrupted, wall_s}] */
+	json_t *log;                    /* [{test, name, label, dir, command, in_process, exit, interrupted, wall_s}] */
 	bool made_runs_dir;
 };
 

@@ -39,6 +39,16 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen);
  * thread (the --metrics listener) must stay off. */
 void rp_dp_lcore_cpus(cpu_set_t *out);
 void rp_dp_eal_cleanup(void);
+/* Several runs in one process (certify's run engine without --launcher):
+ * with keep on, the EAL outlives a session. The first rp_dp_eal_init starts
+ * it (lcores, memory, telemetry from that call's opts, no device); each call
+ * then hot-plugs its own virtual devices (said on stderr as at a start), and
+ * rp_dp_eal_cleanup takes the session's devices away again: ports closed,
+ * vdevs removed, pair: rings drained and freed, every mempool freed, so the
+ * next session starts as a new process would. PCI ports are refused (one
+ * line: only virtual ports are hot-plugged). rp_dp_eal_keep(false) ends a
+ * kept EAL. */
+void rp_dp_eal_keep(bool on);
 /* The lcores the EAL runs (the main one included). */
 unsigned rp_dp_lcore_count(void);
 /* "DPDK 22.11.11": the library this binary runs on. */
@@ -130,9 +140,11 @@ struct rp_dp_tx_sched {
 
 /* The NIC tick at packet time at_ns, from two readings of the NIC's clock
  * (ticks a_tick, b_tick) taken at packet times a_ns and b_ns: its rate from
- * the two, extrapolated from b. */
+ * the two, extrapolated from b (readings without a span: a tick a ns). */
 static inline int64_t rp_dp_tick_at(int64_t a_tick, int64_t a_ns, int64_t b_tick, int64_t b_ns, int64_t at_ns)
 {
+	if (b_ns <= a_ns)
+		return b_tick + (at_ns - b_ns);
 	return b_tick + (int64_t)((__int128)(at_ns - b_ns) * (b_tick - a_tick) / (b_ns - a_ns));
 }
 
@@ -244,6 +256,10 @@ const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k);
 int rp_dp_tx_sched_conf(struct rp_dp_port *p, enum rp_dp_tx_start want, const struct rte_eth_dev_info *info,
 			struct rte_eth_conf *conf, char *err, size_t errlen);
 void rp_dp_tx_sched_started(struct rp_dp_port *p);
+/* A port's NIC clock read against the TSC (rte_eth_read_clock; rxclock.c), and
+ * read again at least 50 ms after a: its rate from the two. */
+struct rp_dp_clock_pair rp_dp_nic_clock_read(uint16_t port);
+struct rp_dp_clock_pair rp_dp_nic_clock_again(struct rp_dp_clock_pair a, uint16_t port);
 void rp_dp_tx_sched_arm(struct rp_dp_port *p);
 int rp_dp_port_isolate(struct rp_dp_port *p, char *err, size_t errlen);
 int rp_dp_port_steer(struct rp_dp_port *p, const struct rp_dp_steer *st, char *warn, size_t warnlen, char *err,
@@ -335,6 +351,8 @@ bool rp_dp_is_af_xdp(const char *devargs);
 bool rp_dp_unpolled_queues(const char *devargs, const char *name, unsigned pmd_rxq, unsigned n_rxq, char *err,
 			   size_t errlen);
 int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void **to_peer, char *err, size_t errlen);
+/* Every pair: ring made so far, its frames freed, and the ring (rp_dp_eal_cleanup with keep). */
+void rp_dp_pair_release(void);
 /* The RX queue (of nq) RSS on the UDP source port picks for a frame: the
  * Toeplitz hash of the port with the common 40-byte key, a 128-entry table
  * filled i % nq; 0 for frames without UDP (and for nq 1). */

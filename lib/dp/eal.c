@@ -1,9 +1,11 @@
 #include <dirent.h>
 #include <errno.h>
+#include <rte_bus_vdev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_mempool.h>
 #include <rte_thread.h>
 #include <rte_version.h>
 #include <signal.h>
@@ -181,6 +183,9 @@ static const char *vdev_args(const char *devargs, char *out, size_t n, bool *rx_
  * created it; only ever our own prefix. */
 static char runtime_dir[4096];
 static bool eal_running;
+static bool keep; /* rp_dp_eal_keep: the EAL outlives a session; vdevs hot-plugged */
+static char plugged[RP_DP_MAX_PORTS][64]; /* this session's, by name */
+static unsigned nplugged;
 
 static void remove_dir(const char *dir)
 {
@@ -245,13 +250,84 @@ static void at_exit(void)
 	remove_runtime_dir();
 }
 
+/* The devices of o: PCI ones to -a and virtual ones to --vdev in argv, or
+ * with argv NULL (a kept EAL) each virtual one hot-plugged now; pair: ports
+ * are made when opened. */
+static int devices(const struct rp_dp_eal_opts *o, char **argv, int *argc, bool *any_pci, char *err, size_t errlen)
+{
+	static char vdevs[RP_DP_MAX_PORTS][320];
+	char no_rx[256] = "";
+	for (unsigned i = 0; i < o->n_devargs && i < RP_DP_MAX_PORTS; i++) {
+		if (rp_dp_is_pair(o->devargs[i]))
+			continue;
+		bool pci = is_pci(o->devargs[i]), rx_off = false;
+		*any_pci |= pci;
+		if (pci && !argv) {
+			snprintf(err, errlen, "port %s: a PCI device in a DPDK kept across runs (only virtual ports are "
+				 "hot-plugged)", o->devargs[i]);
+			return -1;
+		}
+		if (make_pcap_parents(o->devargs[i], err, errlen) != 0 || check_pcap_inputs(o->devargs[i], err, errlen) != 0)
+			return -1;
+		const char *args = pci ? o->devargs[i] : vdev_args(o->devargs[i], vdevs[i], sizeof(vdevs[i]), &rx_off);
+		if (argv) {
+			push(argv, argc, pci ? "-a" : "--vdev");
+			push(argv, argc, args);
+		} else {
+			char name[64];
+			size_t len = strcspn(args, ",");
+			snprintf(name, sizeof(name), "%.*s", (int)len, args);
+			int rc = rte_vdev_init(name, args[len] ? args + len + 1 : NULL);
+			if (rc != 0) {
+				snprintf(err, errlen, "port %s: cannot add the virtual device (%s)", name, rte_strerror(-rc));
+				return -1;
+			}
+			memcpy(plugged[nplugged++], name, sizeof(name));
+		}
+		if (rx_off && strlen(no_rx) + 70 < sizeof(no_rx)) {
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(o->devargs[i], ","), o->devargs[i]);
+			snprintf(no_rx + strlen(no_rx), sizeof(no_rx) - strlen(no_rx), "%s%s", no_rx[0] ? ", " : "", name);
+		}
+	}
+	if (no_rx[0])
+		fprintf(stderr, "roceprobe %s: %s opened with no-rx=1 (net_null's RX hands back garbage frames): "
+				"nothing is received there\n", o->who, no_rx);
+	return 0;
+}
+
+static void session_release(void);
+
+/* A kept EAL: the session's virtual devices hot-plugged, or none left behind. */
+static int plug(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
+{
+	int argc = 0;
+	bool any_pci = false;
+	if (devices(o, NULL, &argc, &any_pci, err, errlen) == 0)
+		return 0;
+	session_release();
+	return -1;
+}
+
+static void no_huge_said(const struct rp_dp_eal_opts *o)
+{
+	if (!o->huge_said)
+		fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
+			"(fine for virtual ports; mount hugepages for NICs)\n", o->who);
+}
+
 int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 {
 	static char *argv[MAX_ARGS];
-	static char vdevs[RP_DP_MAX_PORTS][320];
 	int argc = 0;
-	char buf[64], prefix[32], no_rx[256] = "";
+	char buf[64], prefix[32];
 	bool any_pci = false, huge = hugepages_mounted();
+
+	if (keep && eal_running) { /* a kept EAL: this session's devices, said as a start says them */
+		if (!huge)
+			no_huge_said(o);
+		return plug(o, err, errlen);
+	}
 
 	push(argv, &argc, "roceprobe");
 	/* The user's own core list wins: two processes on one machine should not
@@ -287,9 +363,7 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	if (o->no_telemetry)
 		push(argv, &argc, "--no-telemetry");
 	if (!huge) {
-		if (!o->huge_said)
-			fprintf(stderr, "roceprobe %s: no hugepages mounted; running DPDK with --no-huge -m 1024 --no-shconf "
-				"(fine for virtual ports; mount hugepages for NICs)\n", o->who);
+		no_huge_said(o);
 		push(argv, &argc, "--no-huge");
 		push(argv, &argc, "-m");
 		push(argv, &argc, "1024");
@@ -297,24 +371,11 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 		 * (LAB-NOTES): no shared files, nothing left in the runtime dir. */
 		push(argv, &argc, "--no-shconf");
 	}
-	for (unsigned i = 0; i < o->n_devargs && i < RP_DP_MAX_PORTS; i++) {
-		if (rp_dp_is_pair(o->devargs[i]))
-			continue;
-		bool pci = is_pci(o->devargs[i]), rx_off = false;
-		any_pci |= pci;
-		if (make_pcap_parents(o->devargs[i], err, errlen) != 0 || check_pcap_inputs(o->devargs[i], err, errlen) != 0)
-			return -1;
-		push(argv, &argc, pci ? "-a" : "--vdev");
-		push(argv, &argc, pci ? o->devargs[i] : vdev_args(o->devargs[i], vdevs[i], sizeof(vdevs[i]), &rx_off));
-		if (rx_off && strlen(no_rx) + 70 < sizeof(no_rx)) {
-			char name[64];
-			snprintf(name, sizeof(name), "%.*s", (int)strcspn(o->devargs[i], ","), o->devargs[i]);
-			snprintf(no_rx + strlen(no_rx), sizeof(no_rx) - strlen(no_rx), "%s%s", no_rx[0] ? ", " : "", name);
-		}
-	}
-	if (no_rx[0])
-		fprintf(stderr, "roceprobe %s: %s opened with no-rx=1 (net_null's RX hands back garbage frames): "
-				"nothing is received there\n", o->who, no_rx);
+	for (unsigned i = 0; keep && i < o->n_devargs; i++)
+		if (!rp_dp_is_pair(o->devargs[i]) && is_pci(o->devargs[i]))
+			return devices(o, NULL, &argc, &any_pci, err, errlen); /* its line */
+	if (!keep && devices(o, argv, &argc, &any_pci, err, errlen) != 0)
+		return -1;
 	if (!any_pci)
 		push(argv, &argc, "--no-pci");
 	if (o->user_eal) {
@@ -331,7 +392,9 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 
 	/* EAL logs to stdout by default; stdout carries --json output. */
 	rte_openlog_stream(stderr);
-	atexit(at_exit);
+	static bool exit_set;
+	if (!exit_set)
+		exit_set = atexit(at_exit) == 0;
 	/* Said as given: rte_eal_init reorders argv (getopt). */
 	char given[1024] = "";
 	for (int i = 1; i < argc && strlen(given) + strlen(argv[i]) + 2 < sizeof(given); i++) {
@@ -356,11 +419,49 @@ int rp_dp_eal_init(const struct rp_dp_eal_opts *o, char *err, size_t errlen)
 	if (!huge && o->no_telemetry)
 		remove_runtime_dir();
 	rp_dp_clock_calibrate();
-	return 0;
+	return keep ? plug(o, err, errlen) : 0;
+}
+
+#define MAX_POOLS 1024
+
+static void note_pool(struct rte_mempool *mp, void *arg)
+{
+	struct rte_mempool **pools = arg;
+	for (unsigned i = 0; i < MAX_POOLS; i++)
+		if (!pools[i]) {
+			pools[i] = mp;
+			return;
+		}
+}
+
+/* A kept EAL after a session (its ports closed): the frames left in pair:
+ * rings, every virtual device and every mempool gone, as at a new start. */
+static void session_release(void)
+{
+	rp_dp_pair_release();
+	for (unsigned i = 0; i < nplugged; i++)
+		rte_vdev_uninit(plugged[i]);
+	nplugged = 0;
+	static struct rte_mempool *pools[MAX_POOLS];
+	memset(pools, 0, sizeof(pools));
+	rte_mempool_walk(note_pool, pools);
+	for (unsigned i = 0; i < MAX_POOLS && pools[i]; i++)
+		rte_mempool_free(pools[i]);
+}
+
+void rp_dp_eal_keep(bool on)
+{
+	keep = on;
+	if (!on)
+		rp_dp_eal_cleanup();
 }
 
 void rp_dp_eal_cleanup(void)
 {
+	if (keep && eal_running) {
+		session_release();
+		return;
+	}
 	if (eal_running)
 		rte_eal_cleanup();
 	eal_running = false;

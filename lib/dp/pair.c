@@ -11,7 +11,9 @@
  * without a UDP header (PFC, PAUSE, ARP, ND) go to queue 0, where a NIC puts
  * what it cannot hash. Any lcore may send into any ring: multi-producer
  * rings, one consumer each (the lcore that polls that RX queue). */
+#include <rte_bus_vdev.h>
 #include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_thash.h>
@@ -39,6 +41,27 @@ bool rp_dp_is_pair(const char *devargs)
 	return rp_pair_parse(devargs, link, &side) != 0;
 }
 
+/* The rings made, for rp_dp_pair_release (each link's, once). */
+static struct rte_ring *made[2 * RP_DP_MAX_PORTS * RP_DP_MAX_QUEUES];
+static unsigned nmade;
+static char ports[RP_DP_MAX_PORTS][RTE_ETH_NAME_MAX_LEN]; /* the ring PMD's devices (net_ring_pair:...) */
+static unsigned nports;
+
+void rp_dp_pair_release(void)
+{
+	void *m[64];
+	for (unsigned i = 0; i < nports; i++)
+		rte_vdev_uninit(ports[i]);
+	nports = 0;
+	for (unsigned i = 0; i < nmade; i++) {
+		unsigned n;
+		while ((n = rte_ring_dequeue_burst(made[i], m, 64, NULL)) > 0)
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
+		rte_ring_free(made[i]);
+	}
+	nmade = 0;
+}
+
 static struct rte_ring *pair_ring(const char *link, int from, unsigned q, unsigned nq, char *err, size_t errlen)
 {
 	char name[RTE_RING_NAMESIZE];
@@ -50,8 +73,9 @@ static struct rte_ring *pair_ring(const char *link, int from, unsigned q, unsign
 	/* One queue: one lcore sends and receives (single producer); more: any
 	 * lcore's TX may pick any ring. */
 	unsigned flags = nq > 1 ? RING_F_SC_DEQ : RING_F_SP_ENQ | RING_F_SC_DEQ;
-	if (!r)
-		r = rte_ring_create(name, PAIR_RING_SIZE, (int)rte_socket_id(), flags);
+	if (!r && (r = rte_ring_create(name, PAIR_RING_SIZE, (int)rte_socket_id(), flags)) &&
+	    nmade < sizeof(made) / sizeof(made[0]))
+		made[nmade++] = r;
 	if (!r)
 		snprintf(err, errlen, "cannot create ring %s for %s", name, link);
 	return r;
@@ -84,6 +108,8 @@ int rp_dp_pair_create(const char *devargs, unsigned nq, uint16_t *port_id, void 
 		return -1;
 	}
 	*port_id = (uint16_t)id;
+	if (nports < RP_DP_MAX_PORTS && rte_eth_dev_get_name_by_port(*port_id, ports[nports]) == 0)
+		nports++;
 	return 0;
 }
 

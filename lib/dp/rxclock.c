@@ -35,7 +35,6 @@
 #include "dp.h"
 #include "pcap/reader.h"
 
-#define ARM_MIN_NS 50000000 /* the NIC's rate from readings at least this far apart */
 
 const char *rp_dp_rx_stamps_name(enum rp_dp_rx_stamp_kind k)
 {
@@ -110,11 +109,30 @@ int rp_dp_rx_stamps_conf(struct rp_dp_port *p, const char *devargs, enum rp_dp_r
 	return 0;
 }
 
+#define RATE_MIN_NS 50000000 /* the NIC's rate from readings at least this far apart */
+
 static int64_t nic_clock(const void *arg)
 {
 	uint64_t c = 0;
 	rte_eth_read_clock(*(const uint16_t *)arg, &c);
 	return (int64_t)c;
+}
+
+struct rp_dp_clock_pair rp_dp_nic_clock_read(uint16_t port)
+{
+	return rp_dp_clock_read_pair(nic_clock, &port);
+}
+
+struct rp_dp_clock_pair rp_dp_nic_clock_again(struct rp_dp_clock_pair a, uint16_t port)
+{
+	struct rp_dp_clock_pair b = rp_dp_nic_clock_read(port);
+	int64_t span = rp_dp_clock_tsc_ns(b.tsc) - rp_dp_clock_tsc_ns(a.tsc);
+	if (span < RATE_MIN_NS) {
+		struct timespec ts = {.tv_nsec = RATE_MIN_NS - span};
+		nanosleep(&ts, NULL);
+		b = rp_dp_nic_clock_read(port);
+	}
+	return b;
 }
 
 void rp_dp_rx_stamps_started(struct rp_dp_port *p)
@@ -135,7 +153,7 @@ void rp_dp_rx_stamps_started(struct rp_dp_port *p)
 		x->kind = x->file_first >= 0 ? RP_DP_STAMP_FILE : RP_DP_STAMP_HOST;
 	} else if (rte_eth_read_clock(p->id, &c) == 0) {
 		x->kind = RP_DP_STAMP_NIC;
-		x->nic0 = rp_dp_clock_read_pair(nic_clock, &p->id);
+		x->nic0 = rp_dp_nic_clock_read(p->id);
 	} else {
 		x->kind = RP_DP_STAMP_HOST;
 	}
@@ -161,14 +179,8 @@ void rp_dp_rx_stamps_arm(struct rp_dp_port *p)
 	}
 	if (x->kind != RP_DP_STAMP_NIC)
 		return;
-	struct rp_dp_clock_pair a = x->nic0, b = rp_dp_clock_read_pair(nic_clock, &p->id);
+	struct rp_dp_clock_pair a = x->nic0, b = rp_dp_nic_clock_again(a, p->id);
 	int64_t span = rp_dp_clock_tsc_ns(b.tsc) - rp_dp_clock_tsc_ns(a.tsc);
-	if (span < ARM_MIN_NS) {
-		struct timespec ts = {.tv_nsec = ARM_MIN_NS - span};
-		nanosleep(&ts, NULL);
-		b = rp_dp_clock_read_pair(nic_clock, &p->id);
-		span = rp_dp_clock_tsc_ns(b.tsc) - rp_dp_clock_tsc_ns(a.tsc);
-	}
 	int64_t ticks = b.ref_ns - a.ref_ns;
 	if (ticks <= 0) { /* a clock that does not run: nothing to map */
 		x->kind = RP_DP_STAMP_POLL;

@@ -14,14 +14,11 @@
 /* rte_eth_read_clock and the TX timestamp registration are experimental in DPDK 22.11. */
 #define ALLOW_EXPERIMENTAL_API
 #include <stdio.h>
-#include <time.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf_dyn.h>
 
 #include "dp.h"
-
-#define ARM_MIN_NS 50000000 /* the NIC's rate from readings at least this far apart */
 
 int rp_dp_tx_sched_conf(struct rp_dp_port *p, enum rp_dp_tx_start want, const struct rte_eth_dev_info *info,
 			struct rte_eth_conf *conf, char *err, size_t errlen)
@@ -46,17 +43,10 @@ int rp_dp_tx_sched_conf(struct rp_dp_port *p, enum rp_dp_tx_start want, const st
 	return 0;
 }
 
-static int64_t nic_clock(const void *arg)
-{
-	uint64_t c = 0;
-	rte_eth_read_clock(*(const uint16_t *)arg, &c);
-	return (int64_t)c;
-}
-
 void rp_dp_tx_sched_started(struct rp_dp_port *p)
 {
 	if (p->txs.on)
-		p->txs.nic0 = rp_dp_clock_read_pair(nic_clock, &p->id);
+		p->txs.nic0 = rp_dp_nic_clock_read(p->id);
 }
 
 void rp_dp_tx_sched_arm(struct rp_dp_port *p)
@@ -64,13 +54,11 @@ void rp_dp_tx_sched_arm(struct rp_dp_port *p)
 	struct rp_dp_tx_sched *x = &p->txs;
 	if (!x->on)
 		return;
-	struct rp_dp_clock_pair a = x->nic0, b = rp_dp_clock_read_pair(nic_clock, &p->id);
-	int64_t span = rp_dp_clock_tsc_ns(b.tsc) - rp_dp_clock_tsc_ns(a.tsc);
-	if (span < ARM_MIN_NS) {
-		struct timespec ts = {.tv_nsec = ARM_MIN_NS - span};
-		nanosleep(&ts, NULL);
-		b = rp_dp_clock_read_pair(nic_clock, &p->id);
-	}
+	/* No wait for a longer span (rp_dp_nic_clock_again): this is T0, and the
+	 * time is 100 us past b, so the rate's error counts over 100 us only
+	 * (1 % of a rate: 1 us); the port started long before (its set-up, the
+	 * neighbours, the ranks' barrier). */
+	struct rp_dp_clock_pair a = x->nic0, b = rp_dp_nic_clock_read(p->id);
 	int64_t a_ns = rp_dp_clock_tsc_ns(a.tsc), b_ns = rp_dp_clock_tsc_ns(b.tsc);
 	x->at_tick = rp_dp_tick_at(a.ref_ns, a_ns, b.ref_ns, b_ns, RP_DP_TX_LEAD_NS);
 	x->bound_ns = (a.window_ns + b.window_ns) / 2; /* in ticks: ns on a real-time clock */

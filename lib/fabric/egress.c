@@ -92,7 +92,9 @@ int rp_switch_next_tx(struct rp_switch *sw, unsigned port, uint64_t now_ns, uint
 
 	memset(tx, 0, sizeof(*tx));
 	tx->ref = RP_SWITCH_NOREF;
-	if (port >= sw->cfg.nports || cap < sw->cfg.max_frame || cap < RP_MACCTL_FRAME_LEN)
+	/* buf takes a PFC frame, or a data frame copied out of the cells; by
+	 * reference (frame_of) data frames stay in the caller's bytes. */
+	if (port >= sw->cfg.nports || (!sw->frame_of && cap < sw->cfg.max_frame) || cap < RP_MACCTL_FRAME_LEN)
 		return -1;
 	if (now_ns < sw->port[port].busy_until)
 		return 0;

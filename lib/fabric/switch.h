@@ -223,7 +223,8 @@ struct rp_switch_tx {
 
 /* When port's transmitter is free at now_ns, the next frame: a due PFC frame
  * first, then strict priority, then DWRR among the rest, skipping queues that
- * received PFC pauses. The frame is copied to buf (cap must be >= max_frame);
+ * received PFC pauses. The frame is copied to buf (cap must be >= max_frame,
+ * or by reference >= a PFC frame);
  * by reference a data frame is tx.ref instead and only PFC frames use buf.
  * Returns 1 with a frame, 0 when there is nothing to send now (or the
  * transmitter is still busy), -1 for a bad port or too small a cap. */

@@ -60,9 +60,26 @@ static int acct_init(struct rp_lab *lab, char *err, size_t errlen)
 	return lab->acct ? 0 : -1;
 }
 
+/* A frame slot holds the largest frame the run's hosts send (data, and
+ * whatever a responder sends back: rp_flow_max_frame covers every kind), with
+ * room for two VLAN tags a switch may push, not the fabric's max_frame: the
+ * slots are most of a packet-heavy run's memory (issue 29), and a 4 KiB MTU
+ * run under a 9216 B fabric would take twice what it needs. Replies, PFC and
+ * CNPs are smaller than any data frame. + 64: the sources write in 32 B blocks. */
+size_t rp_lab_slot_size(const struct rp_plan *plan, const struct rp_fabric *fab)
+{
+	uint32_t most = 128; /* an ACK, NAK, CNP or PFC frame */
+	for (size_t i = 0; i < plan->nflows; i++) {
+		uint32_t f = rp_flow_max_frame(&plan->flows[i]);
+		most = f > most ? f : most;
+	}
+	most += 8;
+	return (most < fab->max_frame ? most : fab->max_frame) + 64;
+}
+
 static size_t slot_size(const struct rp_lab *lab)
 {
-	return lab->fab->max_frame + 64;
+	return rp_lab_slot_size(lab->plan, lab->fab);
 }
 
 static int too_many_flows(const struct rp_profile *prof, size_t nflows, char *err, size_t errlen)

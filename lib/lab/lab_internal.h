@@ -138,6 +138,8 @@ struct rp_lab {
 	char err[256];       /* why failed, when not out of memory */
 };
 
+/* lab.c: the bytes of a frame pool slot for this plan (size.c counts them too). */
+size_t rp_lab_slot_size(const struct rp_plan *plan, const struct rp_fabric *fab);
 /* topo.c: switches, ports and where each host plugs in. */
 int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen);
 /* The topology laid out and every switch's config checked (rp_switch_cfg_check),

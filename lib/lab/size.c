@@ -6,8 +6,8 @@
  *             descriptors, MAC table), per port its queues and depth series
  *   flows     per flow: plan, packet source, accountant (incl. its latency
  *             histogram), host NIC flow state, the result's row
- *   frames    the frames held at once (lab pool slots of max_frame + 64 B,
- *             whatever a frame's length, plus their events)
+ *   frames    the frames held at once (lab pool slots of the plan's largest
+ *             frame + 72 B, rp_lab_slot_size, plus their events)
  *   series    accountant time-series bins of every flow and host
  *   plan      the plan's host-pair matrices (nhosts^2 x 16 B, calloc'd: only
  *             the pages a pair of some flow lands on are resident)
@@ -37,7 +37,8 @@
 #define RP_SIZE_PORT 5120u             /* per switch port: the model's port (queues, PGs, counters) */
 #define RP_SIZE_FLOW 6200u             /* per flow: see the header; measured on all-to-all runs */
 #define RP_SIZE_SLOT_EXTRA 16u         /* per pool slot: length, zero range, flow, free-list entry */
-#define RP_SIZE_EVENTS_PER_FRAME 8u    /* event-queue nodes per frame held (the queue doubles) */
+#define RP_SIZE_FRAME_EXTRA 1400u      /* per frame held beyond its slot: event-queue nodes (the queue
+					* doubles), switch frame descriptors (doubling), depth series */
 #define RP_SIZE_BIN 32u                /* per bin of each flow and host */
 #define RP_SIZE_FILL_ECMP 0.30         /* non-blocking fabric: share of the room held at the peak */
 
@@ -138,12 +139,12 @@ int rp_lab_size(const struct rp_plan *plan, struct rp_lab_size *out, char *err, 
 	out->frames_flying = held < frames ? held : frames;
 	/* The accountant's series: the plan's length and the drain after it (lab.c: + 1 ms), 100 us bins. */
 	out->bins = (end + 1000000) / 100000 + 1;
-	uint64_t slot = prof->fabric.max_frame + 64 + RP_SIZE_SLOT_EXTRA;
+	uint64_t slot = rp_lab_slot_size(plan, &prof->fabric) + RP_SIZE_SLOT_EXTRA;
 	out->base = RP_SIZE_BASE;
 	out->host_bytes = (uint64_t)prof->nhosts * (sizeof(struct rp_lab_host) + sizeof(struct rp_host) + RP_SIZE_HOST);
 	out->switch_bytes = w.switch_bytes;
 	out->flow_bytes = (uint64_t)plan->nflows * RP_SIZE_FLOW;
-	out->frame_bytes = out->frames_flying * (slot + RP_SIZE_EVENTS_PER_FRAME * sizeof(struct rp_evq_node));
+	out->frame_bytes = out->frames_flying * (slot + RP_SIZE_FRAME_EXTRA);
 	out->series_bytes = out->bins * (plan->nflows + prof->nhosts) * RP_SIZE_BIN;
 	uint64_t matrix = (uint64_t)prof->nhosts * prof->nhosts * 2 * sizeof(uint64_t);
 	uint64_t touched = (uint64_t)plan->nflows * 2 * 4096;

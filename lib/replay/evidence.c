@@ -3,171 +3,13 @@
  * matches copies and learns hosts and QPs, the second feeds the accountant
  * each unique RoCE frame once (its last copy) and every other frame (PFC,
  * PAUSE) at the capture that holds it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcap/reader.h"
+#include "copies.h"
 #include "profile/profile.h"
-#include "replay.h"
-#include "wire/frame.h"
-
-/* A RoCE frame's identity across capture points, with its copy number in
- * one capture (occ): the k-th copy at one point matches the k-th at another. */
-struct dkey {
-	uint8_t l3, op;
-	uint16_t zero;
-	uint32_t dqpn, psn, occ;
-	uint8_t src[16], dst[16];
-};
-
-struct dent {
-	struct dkey k;
-	uint64_t seen[2];  /* captures holding this copy: pass 1, pass 2 */
-	uint8_t chosen;    /* the capture whose copy the accountant gets: the last in time */
-	bool fed;          /* pass 2: a copy went to the accountant */
-	uint32_t val;      /* a QP's entry (QP_OP): its index in ev->qps + 1; a MAC's (MAC_OP): its
-			    * host's index + 1 when a capture was taken at that host */
-	bool used;
-};
-
-struct dmap {
-	struct dent *e;
-	size_t cap, n;
-};
-
-static uint64_t dhash(const struct dkey *k)
-{
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
-static int dmap_grow(struct dmap *m)
-{
-	size_t ncap = m->cap ? 2 * m->cap : 4096;
-	struct dent *ne = calloc(ncap, sizeof(*ne));
-	if (!ne)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->e[i].used)
-			for (size_t j = dhash(&m->e[i].k) & (ncap - 1);; j = (j + 1) & (ncap - 1))
-				if (!ne[j].used) {
-					ne[j] = m->e[i];
-					break;
-				}
-	free(m->e);
-	m->e = ne;
-	m->cap = ncap;
-	return 0;
-}
-
-static struct dent *dmap_get(struct dmap *m, const struct dkey *k)
-{
-	if (2 * (m->n + 1) > m->cap && dmap_grow(m))
-		return NULL;
-	for (size_t j = dhash(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (!m->e[j].used) {
-			m->e[j] = (struct dent){.k = *k, .used = true};
-			m->n++;
-			return &m->e[j];
-		}
-		if (memcmp(&m->e[j].k, k, sizeof(*k)) == 0)
-			return &m->e[j];
-	}
-}
-
-static bool is_roce(const struct rp_frame *f)
-{
-	return (f->kind == RP_KIND_ROCE || f->kind == RP_KIND_CNP) && (f->l3 == 4 || f->l3 == 6);
-}
-
-static void key_of(const struct rp_frame *f, struct dkey *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->l3 = f->l3;
-	k->op = f->bth.opcode;
-	k->dqpn = f->bth.dqpn;
-	k->psn = f->bth.psn;
-	if (f->l3 == 4) {
-		memcpy(k->src, &f->ip4.src, 4);
-		memcpy(k->dst, &f->ip4.dst, 4);
-	} else {
-		memcpy(k->src, f->ip6.src, 16);
-		memcpy(k->dst, f->ip6.dst, 16);
-	}
-}
-
-/* The copy of f at capture c: its entry, and whether it is the first copy
- * anywhere (*first). NULL: out of memory. */
-static struct dent *copy_of(struct dmap *m, const struct rp_frame *f, size_t c, int pass, bool *first)
-{
-	struct dkey k;
-	key_of(f, &k);
-	for (;; k.occ++) {
-		struct dent *e = dmap_get(m, &k);
-		if (!e)
-			return NULL;
-		if (e->seen[pass] & (1ull << c))
-			continue;
-		*first = e->seen[pass] == 0;
-		e->seen[pass] |= 1ull << c;
-		return e;
-	}
-}
-
-/* The captures, read side by side in time order. */
-struct merge {
-	struct rp_pcap_reader r[RP_REPLAY_MAX_CAPTURES];
-	struct pcap_pkthdr *h[RP_REPLAY_MAX_CAPTURES];
-	const u_char *d[RP_REPLAY_MAX_CAPTURES];
-	bool live[RP_REPLAY_MAX_CAPTURES];
-	size_t n;
-};
-
-static int merge_advance(struct merge *m, size_t i, char *err, size_t errlen)
-{
-	int rc = rp_pcap_reader_next(&m->r[i], &m->h[i], &m->d[i], err, errlen);
-	if (rc < 0)
-		return -1;
-	m->live[i] = rc == 1;
-	return 0;
-}
-
-static int merge_start(struct merge *m, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (merge_advance(m, i, err, errlen))
-			return -1;
-	return 0;
-}
-
-/* The capture whose frame is next; -1 at the end of all. */
-static long merge_next(const struct merge *m)
-{
-	long best = -1;
-	for (size_t i = 0; i < m->n; i++)
-		if (m->live[i] && (best < 0 || rp_pcap_ts_ns(m->h[i]) < rp_pcap_ts_ns(m->h[best])))
-			best = (long)i;
-	return best;
-}
-
-static int merge_rewind(struct merge *m, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (rp_pcap_reader_rewind(&m->r[i], err, errlen))
-			return -1;
-	return merge_start(m, err, errlen);
-}
-
-static void merge_close(struct merge *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		rp_pcap_reader_close(&m->r[i]);
-	m->n = 0;
-}
 
 /* The host of a (MAC, address): found or added. -1: out of memory. */
 static long host_of(struct rp_replay_evidence *ev, const uint8_t mac[6], const struct rp_frame *f, bool src)
@@ -223,16 +65,16 @@ static struct dent *mac_entry(struct dmap *m, const uint8_t mac[6])
 {
 	struct dkey k = {.op = MAC_OP};
 	memcpy(k.src, mac, 6);
-	return dmap_get(m, &k);
+	return rp_replay_dmap_get(m, &k);
 }
 
 static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m, const struct rp_frame *f)
 {
 	struct dkey k;
-	key_of(f, &k);
+	rp_replay_key_of(f, &k);
 	k.op = QP_OP;
 	k.psn = 0;
-	struct dent *e = dmap_get(m, &k);
+	struct dent *e = rp_replay_dmap_get(m, &k);
 	if (!e)
 		return NULL;
 	if (e->val)
@@ -271,7 +113,8 @@ static void span_end(struct rp_replay_qp *q, uint64_t bytes)
 }
 
 /* A data frame's first copy: what its QP sent. */
-static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend)
+static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend,
+		       bool sampled)
 {
 	uint8_t op = f->bth.opcode;
 	if (!resend && !op_first(op) && !op_middle(op))
@@ -296,6 +139,8 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 		q->mtu = (uint32_t)f->payload_len;
 	if (op_only(op)) {
 		span_end(q, f->payload_len);
+	} else if (sampled) {
+		/* a sample has no whole FIRST..LAST span: sizes from RETH and ONLY packets only */
 	} else if (op_first(op)) {
 		q->span_open = true;
 		q->span_bytes = f->payload_len;
@@ -304,35 +149,6 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 		if (!op_middle(op))
 			span_end(q, q->span_bytes);
 	}
-}
-
-/* The capture's host: the MAC in every one of its RoCE frames (cand). Of two
- * (a capture of one host pair), the one the frames show it at: the source
- * where its copy is a frame's first, the destination where it is a later one
- * (a frame is captured at its sender before its receiver); a tie goes to
- * the one no other capture is of. */
-struct point {
-	uint8_t cand[2][6];
-	uint64_t score[2];
-	int ncand; /* -1: no RoCE frame yet */
-};
-
-static void point_see(struct point *p, const struct rp_frame *f, bool first)
-{
-	if (p->ncand < 0) {
-		memcpy(p->cand[0], f->eth.src, 6);
-		memcpy(p->cand[1], f->eth.dst, 6);
-		p->ncand = 2;
-	}
-	int k = 0;
-	for (int i = 0; i < p->ncand; i++) {
-		bool src = !memcmp(p->cand[i], f->eth.src, 6), dst = !memcmp(p->cand[i], f->eth.dst, 6);
-		if (!src && !dst)
-			continue;
-		memmove(p->cand[k], p->cand[i], 6);
-		p->score[k++] = p->score[i] + ((src && first) || (dst && !first));
-	}
-	p->ncand = k;
 }
 
 static int host_by_mac(const struct rp_replay_evidence *ev, const uint8_t mac[6])
@@ -364,32 +180,57 @@ static void capture_hosts(struct rp_replay_evidence *ev, const struct point *pts
 	}
 }
 
+/* A data frame's copy at point c of a sampled capture: what c saw of its QP. */
+static int qp_point_account(struct rp_replay_qp *q, size_t c, const struct rp_frame *f, uint64_t t, size_t wire_len,
+			    bool resend)
+{
+	if (!q->pt && !(q->pt = calloc(RP_REPLAY_MAX_CAPTURES, sizeof(*q->pt))))
+		return -1;
+	struct rp_replay_qp_point *p = &q->pt[c];
+	uint8_t op = f->bth.opcode;
+	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
+	if (!p->frames)
+		p->first_ns = t;
+	p->frames++;
+	p->l1_bits += bits;
+	p->last_bits = bits;
+	p->last_ns = t;
+	if (!resend && !op_first(op) && !op_middle(op))
+		p->messages++;
+	return 0;
+}
+
 static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct point *pt, size_t c, uint64_t t,
 		       const u_char *d, const struct pcap_pkthdr *h)
 {
 	struct rp_replay_capture *cap = &ev->cap[c];
+	struct rp_replay_file *file = &ev->files[cap->file];
 	if (!cap->frames)
 		cap->first_ns = t;
 	cap->frames++;
+	file->frames++;
 	cap->last_ns = t;
 	ev->frames++;
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
 	ev->malformed += f.kind == RP_KIND_MALFORMED;
-	if (!is_roce(&f))
+	if (!rp_replay_is_roce(&f))
 		return 0;
 	cap->roce++;
+	file->roce++;
 	ev->roce_copies++;
 	bool first;
-	struct dent *e = copy_of(m, &f, c, 0, &first);
+	struct dent *e = rp_replay_copy_of(m, &f, c, 0, &first);
 	if (!e)
 		return -1;
-	point_see(pt, &f, first);
+	rp_replay_point_see(pt, &f, first);
 	e->chosen = (uint8_t)c;
 	bool resend = e->k.occ > 0; /* e is not valid past the next lookup */
+	bool data = f.kind == RP_KIND_ROCE && is_data_op(f.bth.opcode);
 	if (!first) {
 		ev->matched++;
-		return 0;
+		struct rp_replay_qp *q = data && ev->sampled > 1 ? qp_of(ev, m, &f) : NULL;
+		return q ? qp_point_account(q, c, &f, t, h->len, resend) : data && ev->sampled > 1 ? -1 : 0;
 	}
 	ev->unique++;
 	long s = host_of(ev, f.eth.src, &f, true), r = host_of(ev, f.eth.dst, &f, false);
@@ -397,15 +238,44 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return -1;
 	ev->hosts[s].tx++;
 	ev->hosts[r].rx++;
-	if (f.kind != RP_KIND_ROCE || !is_data_op(f.bth.opcode))
+	if (!data)
 		return 0;
 	struct rp_replay_qp *q = qp_of(ev, m, &f);
 	if (!q)
 		return -1;
 	q->src_host = (int)s;
 	q->dst_host = (int)r;
-	qp_account(q, &f, t, h->len, resend);
-	return 0;
+	qp_account(q, &f, t, h->len, resend, ev->sampled > 1);
+	return ev->sampled > 1 ? qp_point_account(q, c, &f, t, h->len, resend) : 0;
+}
+
+/* Sampled evidence: each QP's counts from one point's sample, scaled by N
+ * (two points' samples are not added: a frame in both would count twice):
+ * its sender's capture, where every frame it sent passed; without one, the
+ * point that saw most (the largest of several samples leans high). */
+static void sampled_scale(struct rp_replay_evidence *ev)
+{
+	for (size_t i = 0; i < ev->nqps; i++) {
+		struct rp_replay_qp *q = &ev->qps[i];
+		const struct rp_replay_qp_point *best = NULL;
+		for (size_t c = 0; q->pt && c < ev->ncap; c++)
+			if (ev->cap[c].host >= 0 && ev->cap[c].host == q->src_host && q->pt[c].frames &&
+			    (!best || q->pt[c].frames > best->frames))
+				best = &q->pt[c];
+		bool at_sender = best != NULL;
+		for (size_t c = 0; q->pt && !at_sender && c < ev->ncap; c++)
+			if (!best || q->pt[c].frames > best->frames)
+				best = &q->pt[c];
+		if (!best || !best->frames)
+			continue;
+		q->sampled_frames = best->frames;
+		q->frames = best->frames * ev->sampled;
+		q->l1_bits = best->l1_bits * ev->sampled;
+		q->last_bits = best->last_bits * ev->sampled;
+		q->messages = best->messages * ev->sampled;
+		q->first_ns = best->first_ns;
+		q->last_ns = best->last_ns;
+	}
 }
 
 static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, uint64_t t, const u_char *d,
@@ -413,7 +283,7 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 {
 	struct rp_frame f;
 	rp_frame_parse(d, h->caplen, h->len, &f);
-	if (is_roce(&f)) {
+	if (rp_replay_is_roce(&f)) {
 		/* counted where it arrived: at its destination's capture, if there is one (not
 		 * there: lost on the way), else the copy furthest along */
 		struct dent *at = mac_entry(m, f.eth.dst);
@@ -421,7 +291,7 @@ static int pass2_frame(struct rp_replay_evidence *ev, struct dmap *m, size_t c, 
 			return -1;
 		uint32_t dst = at->val; /* its host + 1 when captured there */
 		bool first;
-		struct dent *e = copy_of(m, &f, c, 1, &first);
+		struct dent *e = rp_replay_copy_of(m, &f, c, 1, &first);
 		if (!e)
 			return -1;
 		if (dst ? ev->cap[c].host != (int)dst - 1 || e->fed : e->chosen != c)
@@ -502,34 +372,72 @@ static int name_hosts(struct rp_replay_evidence *ev, const struct rp_profile *fa
 			const char *b = strrchr(cap->path, '/');
 			snprintf(cap->node, sizeof(cap->node), "%s", b ? b + 1 : cap->path);
 		}
+		if (cap->session >= 0) { /* a mirror's session: a point of its own */
+			size_t l = strlen(cap->node);
+			snprintf(cap->node + l, sizeof(cap->node) - l, ":erspan-%d", cap->session);
+		}
 	}
 	return 0;
+}
+
+/* The capture point of file f's current frame: the file's, or its ERSPAN
+ * session's; made at its first frame. -1 past RP_REPLAY_MAX_CAPTURES. */
+static long point_of(struct rp_replay_evidence *ev, struct point *pts, const struct merge *mg, size_t f, char *err,
+		     size_t errlen)
+{
+	const struct rp_pcap_reader *r = &mg->r[f];
+	int session = r->encap ? r->erspan.session : -1;
+	uint8_t type = r->encap ? r->erspan.type : 0;
+	for (size_t i = 0; i < ev->ncap; i++)
+		if (ev->cap[i].file == f && ev->cap[i].session == session && ev->cap[i].erspan == type)
+			return (long)i;
+	if (ev->ncap == RP_REPLAY_MAX_CAPTURES) {
+		snprintf(err, errlen, "%s: more than %u capture points (files and their ERSPAN sessions)", r->name,
+			 RP_REPLAY_MAX_CAPTURES);
+		return -1;
+	}
+	ev->cap[ev->ncap] = (struct rp_replay_capture){.path = ev->files[f].path, .host = -1, .file = f,
+						       .session = session, .erspan = type};
+	pts[ev->ncap].ncand = -1;
+	return (long)ev->ncap++;
 }
 
 static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, char *err,
 		 size_t errlen)
 {
-	long c;
-	while ((c = merge_next(mg)) >= 0) {
-		uint64_t t = rp_pcap_ts_ns(mg->h[c]);
-		if (pass1_frame(ev, m, &pts[c], (size_t)c, t, mg->d[c], mg->h[c])) {
+	for (size_t i = 0; i < ev->nfiles; i++) /* points in the files' order (their first frames') */
+		if (mg->live[i] && point_of(ev, pts, mg, i, err, errlen) < 0)
+			return -1;
+	long f;
+	while ((f = rp_replay_merge_next(mg)) >= 0) {
+		uint64_t t = rp_replay_merge_t(mg, (size_t)f);
+		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
+		if (c < 0)
+			return -1;
+		if (pass1_frame(ev, m, &pts[c], (size_t)c, t, mg->d[f], mg->h[f])) {
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)c, err, errlen))
+		if (rp_replay_merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
+	}
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		struct rp_replay_file *fl = &ev->files[i];
+		fl->erspan = mg->r[i].erspan_frames;
+		fl->erspan_ts_used = mg->r[i].erspan_ts_used;
+		fl->erspan_ts_kept = mg->r[i].erspan_ts_kept;
+		if (!fl->frames) {
+			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", fl->path);
+			return -1;
+		}
+		if (!fl->roce) {
+			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
+				 "capture of the fabric's RDMA traffic", fl->path, (unsigned long long)fl->frames);
+			return -1;
+		}
 	}
 	for (size_t i = 0; i < ev->ncap; i++) {
 		const struct rp_replay_capture *cap = &ev->cap[i];
-		if (!cap->frames) {
-			snprintf(err, errlen, "%s: an empty capture (no frames): nothing to infer from", cap->path);
-			return -1;
-		}
-		if (!cap->roce) {
-			snprintf(err, errlen, "%s: %llu frames and no RoCEv2 among them (UDP 4791 with a BTH): not a "
-				 "capture of the fabric's RDMA traffic", cap->path, (unsigned long long)cap->frames);
-			return -1;
-		}
 		if (i == 0 || cap->first_ns < ev->first_ns)
 			ev->first_ns = cap->first_ns;
 		if (cap->last_ns > ev->last_ns)
@@ -538,8 +446,8 @@ static int pass1(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	return 0;
 }
 
-static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, uint64_t speed_bps, char *err,
-		 size_t errlen)
+static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m, struct point *pts, uint64_t speed_bps,
+		 char *err, size_t errlen)
 {
 	struct rp_acct_port_cfg ports[RP_REPLAY_MAX_CAPTURES];
 	for (size_t i = 0; i < ev->ncap; i++) {
@@ -548,39 +456,60 @@ static int pass2(struct rp_replay_evidence *ev, struct merge *mg, struct dmap *m
 	}
 	struct rp_acct_cfg cfg = {.ports = ports, .nports = ev->ncap, .start_ns = ev->first_ns,
 				  .run_ns = ev->last_ns - ev->first_ns, .bin_ns = ev->bin_ns, .discover = true,
-				  .track_psn = true, .seq_from_first = true, .pause_to_expiry = true};
+				  .track_psn = ev->sampled <= 1, .seq_from_first = true, .pause_to_expiry = true};
 	for (size_t c = 0; c < ev->ncap; c++) {
 		struct dent *e = ev->cap[c].host >= 0 ? mac_entry(m, ev->hosts[ev->cap[c].host].mac) : NULL;
 		if (e)
 			e->val = (uint32_t)ev->cap[c].host + 1;
 	}
 	ev->acct = rp_acct_create(&cfg, err, errlen);
-	if (!ev->acct || merge_rewind(mg, err, errlen))
+	if (!ev->acct || rp_replay_merge_rewind(mg, err, errlen))
 		return -1;
-	long c;
-	while ((c = merge_next(mg)) >= 0) {
-		if (pass2_frame(ev, m, (size_t)c, rp_pcap_ts_ns(mg->h[c]), mg->d[c], mg->h[c])) {
+	long f;
+	while ((f = rp_replay_merge_next(mg)) >= 0) {
+		long c = point_of(ev, pts, mg, (size_t)f, err, errlen);
+		if (c < 0)
+			return -1;
+		if (pass2_frame(ev, m, (size_t)c, rp_replay_merge_t(mg, (size_t)f), mg->d[f], mg->h[f])) {
 			snprintf(err, errlen, "out of memory matching the captures' frames");
 			return -1;
 		}
-		if (merge_advance(mg, (size_t)c, err, errlen))
+		if (rp_replay_merge_advance(mg, (size_t)f, err, errlen))
 			return -1;
 	}
 	rp_acct_finish(ev->acct, ev->last_ns, NULL);
 	return 0;
 }
 
+double rp_replay_sample_bound(unsigned n, uint64_t k)
+{
+	if (n <= 1)
+		return 0;
+	if (!k)
+		return 1;
+	return 2 * sqrt((double)(n - 1) / ((double)n * (double)k));
+}
+
 int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
 			    const struct rp_profile *fabric, uint64_t bin_ns, uint64_t speed_bps, char *err,
 			    size_t errlen)
 {
-	*ev = (struct rp_replay_evidence){.bin_ns = bin_ns ? bin_ns : 100000};
+	struct rp_replay_read_opts o = {.bin_ns = bin_ns, .speed_bps = speed_bps, .sampled = 1};
+	return rp_replay_evidence_read_opts(ev, paths, n, fabric, &o, err, errlen);
+}
+
+int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
+				 const struct rp_profile *fabric, const struct rp_replay_read_opts *opts, char *err,
+				 size_t errlen)
+{
+	*ev = (struct rp_replay_evidence){.bin_ns = opts->bin_ns ? opts->bin_ns : 100000,
+					  .sampled = opts->sampled > 1 ? opts->sampled : 1};
 	if (n == 0 || n > RP_REPLAY_MAX_CAPTURES) {
 		snprintf(err, errlen, "give 1 to %u captures (%zu given)", RP_REPLAY_MAX_CAPTURES, n);
 		return -1;
 	}
 	struct merge *mg = calloc(1, sizeof(*mg));
-	struct point *pts = calloc(n, sizeof(*pts));
+	struct point *pts = calloc(RP_REPLAY_MAX_CAPTURES, sizeof(*pts));
 	struct dmap m = {0};
 	int rc = -1;
 	if (!mg || !pts) {
@@ -588,19 +517,22 @@ int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *pa
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ev->cap[i] = (struct rp_replay_capture){.path = paths[i], .host = -1};
-		pts[i].ncand = -1;
+		ev->files[i] = (struct rp_replay_file){.path = paths[i], .via = -1};
 		if (rp_pcap_reader_open(&mg->r[i], paths[i], true, err, errlen))
 			goto out;
-		mg->n = ev->ncap = i + 1;
+		mg->n = ev->nfiles = i + 1;
 	}
-	if (merge_start(mg, err, errlen) || pass1(ev, mg, &m, pts, err, errlen) ||
-	    name_hosts(ev, fabric, pts, err, errlen) || pass2(ev, mg, &m, speed_bps, err, errlen))
+	if (rp_replay_merge_start(mg, err, errlen) || (n > 1 && rp_replay_align(ev, mg, err, errlen)) ||
+	    pass1(ev, mg, &m, pts, err, errlen) || name_hosts(ev, fabric, pts, err, errlen))
+		goto out;
+	if (ev->sampled > 1)
+		sampled_scale(ev);
+	if (pass2(ev, mg, &m, pts, opts->speed_bps, err, errlen))
 		goto out;
 	rc = 0;
 out:
 	if (mg)
-		merge_close(mg);
+		rp_replay_merge_close(mg);
 	free(mg);
 	free(pts);
 	free(m.e);
@@ -613,6 +545,8 @@ void rp_replay_evidence_free(struct rp_replay_evidence *ev)
 {
 	if (ev->acct)
 		rp_acct_destroy(ev->acct);
+	for (size_t i = 0; i < ev->nqps; i++)
+		free(ev->qps[i].pt);
 	free(ev->hosts);
 	free(ev->qps);
 	ev->acct = NULL;

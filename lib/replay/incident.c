@@ -16,21 +16,45 @@ static json_t *captures_json(const struct rp_replay_evidence *ev)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < ev->ncap; i++) {
 		const struct rp_replay_capture *c = &ev->cap[i];
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "file", c->path, "node", c->node,
-						     "frames", (json_int_t)c->frames, "roce", (json_int_t)c->roce,
-						     "first_ns", (json_int_t)(c->first_ns - ev->first_ns), "last_ns",
-						     (json_int_t)(c->last_ns - ev->first_ns)));
+		json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "file", c->path, "node", c->node, "frames",
+				      (json_int_t)c->frames, "roce", (json_int_t)c->roce, "first_ns",
+				      (json_int_t)(c->first_ns - ev->first_ns), "last_ns",
+				      (json_int_t)(c->last_ns - ev->first_ns));
+		json_object_set_new(o, "erspan", c->erspan ? json_pack("{s:i, s:i}", "type", (int)c->erspan, "session",
+									c->session) : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* Per file: its clock's offset to the first file's, and a mirror's timestamps. */
+static json_t *clocks_json(const struct rp_replay_evidence *ev)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct rp_replay_file *x = &ev->files[i];
+		json_array_append_new(arr, json_pack("{s:s, s:b, s:o, s:I, s:o, s:I, s:I, s:I, s:I}", "file", x->path,
+						     "aligned", x->aligned, "via",
+						     x->via >= 0 ? json_string(ev->files[x->via].path) : json_null(),
+						     "offset_ns", (json_int_t)x->offset_ns, "residual_ns",
+						     x->aligned && x->residual_ns >= 0 ? json_integer(x->residual_ns) : json_null(),
+						     "matched", (json_int_t)x->pairs, "erspan_frames", (json_int_t)x->erspan,
+						     "erspan_ts_mirror", (json_int_t)x->erspan_ts_used, "erspan_ts_capture",
+						     (json_int_t)x->erspan_ts_kept));
 	}
 	return arr;
 }
 
 static json_t *evidence_json(const struct rp_replay_evidence *ev)
 {
-	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "captures", captures_json(ev), "frames",
+	json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "captures", captures_json(ev), "frames",
 			 (json_int_t)ev->frames, "roce_copies", (json_int_t)ev->roce_copies, "unique",
 			 (json_int_t)ev->unique, "matched", (json_int_t)ev->matched, "malformed",
 			 (json_int_t)ev->malformed, "start_ns", (json_int_t)ev->first_ns, "duration_ns",
 			 (json_int_t)(ev->last_ns - ev->first_ns));
+	json_object_set_new(o, "clocks", clocks_json(ev));
+	json_object_set_new(o, "sampled", json_integer(ev->sampled));
+	return o;
 }
 
 /* Paused ns of a port's priority in the bins [b0, b1]. */
@@ -126,8 +150,9 @@ static json_t *flow_json(const struct rp_replay_model *m, const struct rp_replay
 			      "ce_fraction", frac(r.ce, r.rx_packets));
 	json_object_set_new(o, "cnp", json_integer((json_int_t)r.cnp_rx));
 	json_object_set_new(o, "cnp_per_s", json_real(secs > 0 ? (double)r.cnp_rx / secs : 0.0));
-	json_object_set_new(o, "lost", json_integer((json_int_t)r.lost));
-	json_object_set_new(o, "retransmissions", json_integer((json_int_t)r.retransmissions));
+	bool psn = m->ev->sampled <= 1; /* a sample's PSN gaps are the sampling's: loss and resends not measured */
+	json_object_set_new(o, "lost", psn ? json_integer((json_int_t)r.lost) : json_null());
+	json_object_set_new(o, "retransmissions", psn ? json_integer((json_int_t)r.retransmissions) : json_null());
 	json_object_set_new(o, "go_back_n", json_integer((json_int_t)r.go_back_n));
 	json_object_set_new(o, "naks", json_integer((json_int_t)r.naks));
 	json_object_set_new(o, "sender_paused_ns", paused >= 0 ? json_integer(paused) : json_null());
@@ -169,6 +194,11 @@ json_t *rp_replay_incident_json(const struct rp_replay_model *m)
 				      (json_int_t)ce, "ce_fraction", frac(ce, pk), "cnp", (json_int_t)cnp, "cnp_per_s",
 				      secs > 0 ? (double)cnp / secs : 0.0, "lost", (json_int_t)lost, "retransmissions",
 				      (json_int_t)rt));
+	if (ev->sampled > 1) {
+		json_t *t = json_object_get(root, "totals");
+		json_object_set_new(t, "lost", json_null());
+		json_object_set_new(t, "retransmissions", json_null());
+	}
 	json_object_set_new(root, "ports", ports_json(ev));
 	json_object_set_new(root, "pause_order", rp_report_pause_order(ev->acct));
 	json_object_set_new(root, "congested", cong);

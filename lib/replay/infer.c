@@ -7,6 +7,7 @@
 
 #include "profile/profile.h"
 #include "replay.h"
+#include "traffic/plan.h"
 #include "wire/bth.h"
 #include "wire/ipv4.h"
 #include "wire/ipv6.h"
@@ -121,6 +122,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 		fl->messages += q->messages;
 		ops |= q->ops;
 		fl->frames += q->frames;
+		fl->sampled_frames += q->sampled_frames;
 		bits += q->l1_bits;
 		if (q->first_ns < first)
 			first = q->first_ns;
@@ -154,6 +156,12 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 		fl->size_how = cut ? "cut" : "span";
 	} else {
 		fl->size_how = "none";
+	}
+	if (ev->sampled > 1 && fl->message_size) {
+		/* a 1-in-N sample of a periodic stream can miss every LAST packet (N packets a
+		 * message): messages from the frames and the packets a message takes */
+		uint64_t ppm = fl->mtu ? (fl->message_size + fl->mtu - 1) / fl->mtu : 1;
+		fl->messages = (fl->frames + ppm / 2) / ppm;
 	}
 	fl->bits = bits;
 	fl->last_bits = last_bits;
@@ -192,6 +200,7 @@ static void merge_qps(struct rp_replay_model *m)
 			x->qps += y->qps;
 			x->messages += y->messages;
 			x->frames += y->frames;
+			x->sampled_frames += y->sampled_frames;
 			x->bits += y->bits;
 			if (y->last_abs >= x->last_abs) {
 				x->last_abs = y->last_abs;
@@ -299,6 +308,66 @@ static int find_incast(struct rp_replay_model *m, size_t *tmp)
 	return 0;
 }
 
+/* N >= 3 flows of the same keys, starting within the window, where every
+ * host of them sends to exactly one other and receives from exactly one, in
+ * one cycle: permutation. The profile's permutation is the cycle its seed
+ * draws over its hosts in list order (rp_plan_permutation), so the hosts are
+ * listed in the order that makes seed 1's cycle the one seen: member 0 is
+ * the first flow's source, member P[i] the destination of member i's flow.
+ * The entry's flows are put in that order. */
+static int find_permutation(struct rp_replay_model *m, size_t *tmp)
+{
+	size_t nh = m->ev->nhosts;
+	long *to = malloc((nh + 1) * sizeof(*to));
+	unsigned char *in = calloc(nh + 1, 1);
+	uint16_t *perm = malloc((nh + 1) * sizeof(*perm));
+	size_t *order = malloc((nh + 1) * sizeof(*order));
+	int rc = -1;
+	if (!to || !in || !perm || !order)
+		goto out;
+	for (size_t f = 0; f < m->nflows; f++) {
+		if (m->flows[f].entry != -1)
+			continue;
+		size_t n = alike(m, f, tmp);
+		if (n < 3 || n > nh)
+			continue;
+		for (size_t h = 0; h < nh; h++)
+			to[h] = -1;
+		memset(in, 0, nh);
+		uint64_t lo = UINT64_MAX, hi = 0;
+		bool ok = true;
+		for (size_t k = 0; ok && k < n; k++) {
+			const struct rp_replay_flow *x = &m->flows[tmp[k]];
+			ok = x->src != x->dst && to[x->src] < 0 && !in[x->dst]++;
+			to[x->src] = (long)tmp[k];
+			lo = x->start_ns < lo ? x->start_ns : lo;
+			hi = x->start_ns > hi ? x->start_ns : hi;
+		}
+		/* one cycle through every source: n steps from the first come back, each a new host */
+		int h = m->flows[tmp[0]].src;
+		for (size_t k = 0; ok && k < n; k++) {
+			ok = to[h] >= 0;
+			order[k] = ok ? (size_t)to[h] : 0;
+			h = ok ? m->flows[to[h]].dst : h;
+			ok = ok && (k + 1 == n) == (h == m->flows[tmp[0]].src);
+		}
+		if (!ok || hi - lo > m->window_ns)
+			continue;
+		rp_plan_permutation(perm, n, 1);
+		for (size_t k = 0, i = 0; k < n; k++, i = perm[i])
+			tmp[i] = order[k];
+		if (add_entry(m, RP_REPLAY_PERMUTATION, tmp, n))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(to);
+	free(in);
+	free(perm);
+	free(order);
+	return rc;
+}
+
 static int by_first(const void *a, const void *b)
 {
 	size_t x = ((const struct rp_replay_entry *)a)->first, y = ((const struct rp_replay_entry *)b)->first;
@@ -324,7 +393,7 @@ int rp_replay_infer(struct rp_replay_model *m, const struct rp_replay_evidence *
 			m->nflows++;
 	free(ix);
 	merge_qps(m);
-	int rc = find_all_to_all(m, tmp) || find_incast(m, tmp) ? -1 : 0;
+	int rc = find_all_to_all(m, tmp) || find_incast(m, tmp) || find_permutation(m, tmp) ? -1 : 0;
 	for (size_t f = 0; rc == 0 && f < m->nflows; f++)
 		if (m->flows[f].entry == -1 && add_entry(m, RP_REPLAY_FLOW, &f, 1))
 			rc = -1;

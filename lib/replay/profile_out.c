@@ -93,22 +93,27 @@ static void write_hosts(FILE *f, const struct rp_replay_model *m)
 	}
 }
 
-static void write_size(FILE *f, const struct rp_replay_flow *x, const char *ind, size_t nflows)
+static void write_size(FILE *f, const struct rp_replay_flow *x, const char *ind, unsigned sampled)
 {
 	char spread[96] = "";
 	if (x->size_spread)
 		snprintf(spread, sizeof(spread), "; sizes vary by %" PRIu64 " B: the largest", x->size_spread);
 	if (!strcmp(x->size_how, "RETH"))
 		fprintf(f, "%smessage_size: %" PRIu64 "  # size from RETH DMA length%s\n", ind, x->message_size, spread);
+	else if (!strcmp(x->size_how, "span") && sampled > 1)
+		fprintf(f, "%smessage_size: %" PRIu64 "  # size from ONLY packets (no RETH for %s; a 1-in-%u sample has "
+			"no whole FIRST..LAST span)%s\n", ind, x->message_size, x->opcode, sampled, spread);
 	else if (!strcmp(x->size_how, "span"))
 		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST (no RETH for %s)%s\n", ind,
 			x->message_size, x->opcode, spread);
 	else if (!strcmp(x->size_how, "cut"))
 		fprintf(f, "%smessage_size: %" PRIu64 "  # size from PSN span FIRST..LAST: RETH cut by the snaplen%s\n",
 			ind, x->message_size, spread);
+	else if (sampled > 1)
+		fprintf(f, "%s# message_size: no RETH and no ONLY packet in the sample; sizes from PSN spans are not "
+			"available when sampled (1 in %u): the default 64KiB\n", ind, sampled);
 	else
 		fprintf(f, "%s# message_size: no whole message seen (no RETH, no FIRST..LAST): the default 64KiB\n", ind);
-	(void)nflows;
 }
 
 static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
@@ -127,9 +132,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	const struct rp_replay_flow *x = &m->flows[e->first];
 	double rsum = 0, rmin = 0, rmax = 0;
 	uint64_t start = UINT64_MAX, smax = 0, frames = 0, active = 0, cap = UINT64_MAX, paused = 0, pactive = 0,
-		 cnp = 0;
+		 cnp = 0, kmin = UINT64_MAX;
 	for (size_t k = 0; k < e->nflows; k++) {
 		const struct rp_replay_flow *y = &m->flows[e->flows[k]];
+		kmin = y->sampled_frames < kmin ? y->sampled_frames : kmin;
 		rsum += y->rate_bps;
 		rmin = k == 0 || y->rate_bps < rmin ? y->rate_bps : rmin;
 		rmax = y->rate_bps > rmax ? y->rate_bps : rmax;
@@ -168,10 +174,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
 	if (x->vlan)
 		fprintf(f, "%svlan: %u  # 802.1Q tag\n%spcp: %u  # 802.1Q tag\n", ind, x->vid, ind, x->pcp);
-	write_size(f, x, ind, e->nflows);
+	write_size(f, x, ind, m->ev->sampled);
 	write_mtu(f, x, ind);
 	double rate = rsum / (double)e->nflows;
-	char how[160];
+	char how[320];
 	if (e->nflows > 1)
 		snprintf(how, sizeof(how), "mean of %zu flows' rates (%.3f..%.3f Gbit/s), each over its active time; %" PRIu64
 			 " frames", e->nflows, rmin / 1e9, rmax / 1e9, frames);
@@ -184,6 +190,11 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		rate *= ((r - 1) * (hosts - 1) + 1) / r;
 		strncat(how, "; x ((r-1)(N-1)+1)/r: r messages in phases N-1 apart", sizeof(how) - strlen(how) - 1);
 	}
+	unsigned n = m->ev->sampled;
+	if (n > 1) /* binomial: the count of a 1-in-N sample, docs/replay.md */
+		snprintf(how + strlen(how), sizeof(how) - strlen(how), "; rate from a 1-in-%u sample: +-%.0f%% (2 sigma: "
+			 "2 sqrt((N-1)/(N k)), k = %" PRIu64 " frames sampled%s)", n,
+			 100 * rp_replay_sample_bound(n, kmin), kmin, e->nflows > 1 ? " of the fewest flow" : "");
 	if (rate <= 0)
 		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
 	else if (rate >= (double)cap)
@@ -195,8 +206,17 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
 	else
 		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
-	fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets, resends not counted\n",
-		ind, x->messages);
+	if (n > 1 && !x->messages)
+		fprintf(f, "%sduration: %" PRIu64 "ns  # messages not estimated (no LAST or ONLY packet and no size in the "
+			"1-in-%u sample): the active time seen, at the rate above\n", ind, active ? active : 1, n);
+	else if (n > 1)
+		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: %s (+-%.0f%%)\n", ind, x->messages,
+			x->message_size ? "data frames in the sample x N over the packets a message takes (size / mtu)"
+					: "LAST or ONLY packets in the sample x N, resends not counted",
+			100 * rp_replay_sample_bound(n, kmin));
+	else
+		fprintf(f, "%smessages: %" PRIu64 "  # messages sent per flow: LAST or ONLY packets, resends not counted\n",
+			ind, x->messages);
 }
 
 static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)
@@ -227,19 +247,62 @@ static void write_entry(FILE *f, const struct rp_replay_model *m, size_t i)
 				}
 		fputs("]\n", f);
 		break;
+	case RP_REPLAY_PERMUTATION:
+		fprintf(f, "    pattern: permutation  # %zu flows of the same keys: every host sends to exactly one other and "
+			"receives from exactly one, one cycle\n    hosts: [", e->nflows);
+		for (size_t i2 = 0; i2 < e->nflows; i2++)
+			fprintf(f, "%s%s", i2 ? ", " : "", h[m->flows[e->flows[i2]].src].name);
+		fputs("]  # in the order that makes seed 1's cycle the one seen\n    seed: 1\n", f);
+		break;
 	default:
 		fprintf(f, "    pattern: flow\n    src: %s\n    dst: %s\n", h[x->src].name, h[x->dst].name);
 	}
 	write_keys(f, m, e, "    ");
 }
 
+/* The files' clocks as aligned, and a mirror's timestamps. */
+static void write_clocks(FILE *f, const struct rp_replay_evidence *ev)
+{
+	for (size_t i = 0; i < ev->nfiles; i++) {
+		const struct rp_replay_file *x = &ev->files[i];
+		if (x->erspan_ts_used || x->erspan_ts_kept)
+			fprintf(f, "# %s: %" PRIu64 " ERSPAN III frames timed by the mirror's clock, %" PRIu64 " by the "
+				"capture's (100 us or user granularity)\n", x->path, x->erspan_ts_used, x->erspan_ts_kept);
+		if (ev->nfiles < 2 || i == 0)
+			continue;
+		if (!x->aligned)
+			fprintf(f, "# clock of %s: NOT ALIGNED (no frame in common with an aligned capture; its times "
+				"overlap theirs): taken as %s's\n", x->path, ev->files[0].path);
+		else if (x->residual_ns < 0)
+			fprintf(f, "# clock of %s: %+.3f us to %s's, from %" PRIu64 " frames seen one way only: kept as one "
+				"unless they arrive before they left (residual not bounded)\n", x->path,
+				(double)x->offset_ns / 1e3, ev->files[0].path, x->pairs);
+		else
+			fprintf(f, "# clock of %s: %+.3f us to %s's%s, residual +-%.3f us, from %" PRIu64 " frames both saw "
+				"(both ways)\n", x->path, (double)x->offset_ns / 1e3, ev->files[0].path,
+				x->offset_ns || x->via != 0 ? "" : " (the frames fit one clock)", (double)x->residual_ns / 1e3,
+				x->pairs);
+	}
+	if (ev->sampled > 1)
+		fprintf(f, "# SAMPLED 1 in %u: counts and rates x %u with their bounds; sizes from RETH and ONLY packets "
+			"(PSN spans not available); loss and resends not measured\n", ev->sampled, ev->sampled);
+}
+
 void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n)
 {
 	const struct rp_replay_evidence *ev = m->ev;
 	fprintf(f, "# Inferred by `roceprobe replay infer` from %zu capture%s:\n", n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "#   %s (at %s: %" PRIu64 " frames, %" PRIu64 " RoCE)\n", paths[i], ev->cap[i].node,
-			ev->cap[i].frames, ev->cap[i].roce);
+	(void)paths;
+	for (size_t i = 0; i < ev->ncap; i++) {
+		const struct rp_replay_capture *c = &ev->cap[i];
+		char how[64] = "";
+		if (c->erspan)
+			snprintf(how, sizeof(how), ", ERSPAN type %s session %d", c->erspan == 1 ? "I" : c->erspan == 2 ? "II" : "III",
+				 c->session);
+		fprintf(f, "#   %s (at %s: %" PRIu64 " frames, %" PRIu64 " RoCE%s)\n", c->path, c->node, c->frames, c->roce,
+			how);
+	}
+	write_clocks(f, ev);
 	fprintf(f, "# %" PRIu64 " RoCE frames counted once, %" PRIu64 " copies matched across captures by (src IP, dst "
 		"IP, DestQP, PSN, opcode); %" PRIu64 " ns of evidence.\n",
 		ev->unique, ev->matched, ev->last_ns - ev->first_ns);

@@ -13,6 +13,10 @@
  *                            at the destination's capture when there is one (a
  *                            frame not there was lost on the way), else the last
  *                            copy (the one furthest along: CE marks, arrival).
+ *                            ERSPAN copies are read as the frames they carry
+ *                            (lib/pcap's reader), a session a point of its
+ *                            own; the files' clocks aligned first (clocks.c)
+ *                            from the copies two files hold; --sampled scales.
  *   rp_replay_infer          -> hosts, flows, named patterns, with evidence
  *   rp_replay_profile_write  -> the profile YAML (profile_out.c, the one writer)
  *   rp_replay_incident_json  -> "roceprobe.incident/1" (docs/results.md) */
@@ -30,13 +34,43 @@
 #define RP_REPLAY_MAX_CAPTURES 64
 #define RP_REPLAY_NAME_MAX RP_ACCT_NAME_MAX
 
-/* One evidence file. */
+/* One capture point: a file's frames, or one ERSPAN session's in it (a
+ * mirror's session is a point of its own). */
 struct rp_replay_capture {
 	const char *path;
-	char node[RP_REPLAY_NAME_MAX]; /* the host it was taken at, else its file name */
+	char node[RP_REPLAY_NAME_MAX]; /* the host it was taken at, else its file name (":erspan-S" for a session) */
 	uint64_t frames, roce;         /* records; RoCE frames among them */
-	uint64_t first_ns, last_ns;
+	uint64_t first_ns, last_ns;    /* on the reference clock (aligned) */
 	int host;                      /* index into hosts, -1: not one host's */
+	size_t file;                   /* index into files */
+	int session;                   /* ERSPAN session id; -1: frames not in ERSPAN */
+	uint8_t erspan;                /* ERSPAN type (1, 2, 3); 0: none */
+};
+
+/* One evidence file: one clock. Its offset is added to its times to put
+ * them on the reference's clock (the first file's). */
+struct rp_replay_file {
+	const char *path;
+	uint64_t frames, roce;
+	uint64_t erspan, erspan_ts_used, erspan_ts_kept; /* reader.h */
+	bool aligned;                  /* an offset from frames both it and an aligned file saw */
+	int via;                       /* the file it was aligned to; -1: the reference, or not aligned */
+	int64_t offset_ns;
+	int64_t residual_ns;           /* bound on the offset's error: half the smallest round trip
+					* (summed along the chain); -1: frames one way only, not bounded */
+	uint64_t pairs;                /* matched copies the offset came from */
+};
+
+/* How to read the evidence. */
+struct rp_replay_read_opts {
+	uint64_t bin_ns;               /* the symptoms' time bin (0: 100 us) */
+	uint64_t speed_bps;            /* pause quanta -> time */
+	unsigned sampled;              /* the captures hold 1 in N of the frames; 0 or 1: all */
+};
+
+/* A QP's frames at one capture point (sampled evidence: counted where most were seen). */
+struct rp_replay_qp_point {
+	uint64_t frames, l1_bits, last_bits, first_ns, last_ns, messages;
 };
 
 /* A host seen in the frames: its MAC, and addresses sent from or to it. */
@@ -71,13 +105,19 @@ struct rp_replay_qp {
 	uint64_t spans;                   /* whole messages seen FIRST..LAST or ONLY */
 	uint64_t messages;                /* LAST or ONLY packets first sent (not resent) */
 	uint64_t span_min, span_max;
-	uint64_t frames, l1_bits, last_bits; /* unique data frames, their layer-1 bits, the last one's */
+	uint64_t frames, l1_bits, last_bits; /* unique data frames, their layer-1 bits, the last one's
+					      * (sampled: scaled by N from the point that saw most) */
 	uint64_t first_ns, last_ns;
+	uint64_t sampled_frames;          /* sampled: frames in the sample it was counted from */
+	struct rp_replay_qp_point *pt;    /* sampled: per capture point */
 };
 
 struct rp_replay_evidence {
 	struct rp_replay_capture cap[RP_REPLAY_MAX_CAPTURES];
 	size_t ncap;
+	struct rp_replay_file files[RP_REPLAY_MAX_CAPTURES];
+	size_t nfiles;
+	unsigned sampled;                 /* 1 in N; 1: every frame */
 	uint64_t first_ns, last_ns;       /* over every capture */
 	uint64_t frames, roce_copies;     /* every record; RoCE records */
 	uint64_t unique, matched;         /* RoCE frames counted once; copies matched to another capture's */
@@ -100,9 +140,19 @@ struct rp_profile;
 int rp_replay_evidence_read(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
 			    const struct rp_profile *fabric, uint64_t bin_ns, uint64_t speed_bps, char *err,
 			    size_t errlen);
+/* The same, with the sampling (opts->sampled) said: counts and rates scale
+ * by N, sizes from PSN spans are not read (a span needs every frame), and
+ * the accountant does not follow PSNs (a sample's gaps are not losses). */
+int rp_replay_evidence_read_opts(struct rp_replay_evidence *ev, const char *const *paths, size_t n,
+				 const struct rp_profile *fabric, const struct rp_replay_read_opts *opts, char *err,
+				 size_t errlen);
 void rp_replay_evidence_free(struct rp_replay_evidence *ev);
 
-enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL };
+/* The 2-sigma relative bound of a count scaled from a 1-in-N sample of k
+ * frames: 2 sqrt((N-1)/(N k)) (binomial; docs/replay.md). */
+double rp_replay_sample_bound(unsigned n, uint64_t k);
+
+enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL, RP_REPLAY_PERMUTATION };
 
 /* One inferred flow (an accountant flow: its QPs together). */
 struct rp_replay_flow {
@@ -121,6 +171,7 @@ struct rp_replay_flow {
 	uint64_t max_payload;
 	double rate_bps;                  /* layer 1 over the active time; 0: one frame */
 	uint64_t active_ns, frames;
+	uint64_t sampled_frames;          /* sampled evidence: frames in the sample */
 	uint64_t start_ns;                /* first frame - the evidence's first frame */
 	uint64_t messages;                /* sent: LAST or ONLY packets, resends not counted */
 	int entry;                        /* the traffic entry it went into; -2: merged into another */
@@ -132,7 +183,7 @@ struct rp_replay_flow {
 struct rp_replay_entry {
 	enum rp_replay_pattern pattern;
 	size_t first;                     /* flows of the entry: flow indices */
-	size_t *flows;
+	size_t *flows;                    /* permutation: flow i's source is member i of its hosts */
 	size_t nflows;
 };
 

@@ -10,9 +10,11 @@
  *   rp_run_go           clocks, T0, the engine's run, the accounting closed and merged   go.c, merge.c, facts.c
  *   rp_run_close        every resource, in reverse order                                 close.c
  *   rp_run_write_result result.json, rp_run_write_summary summary.txt (report.h)      result.c, summary_view.c
+ *   rp_run_steps        all of the above in order, the ranks agreeing (steps.h)         steps.c
+ *   rp_run_local        one run in the caller's process, the EAL kept (local.h)         local.c
  *
- * Errors: one line in r->s.err and RP_RUN_USAGE, never printed here (under a
- * launcher the ranks agree on one first: the command prints it). The field
+ * Errors: one line in r->s.err and RP_RUN_USAGE, never printed by a step
+ * (under a launcher the ranks agree on one first: rp_run_steps prints it). The field
  * names are those the run's report (report.h) reads. */
 #ifndef RP_RUN_RUN_H
 #define RP_RUN_RUN_H

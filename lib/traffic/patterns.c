@@ -31,7 +31,7 @@ static uint64_t splitmix64(uint64_t *state)
 
 /* Sattolo's algorithm: a random single cycle, so nobody sends to itself and
  * every host receives from exactly one other. */
-static void derangement(uint16_t *perm, size_t n, uint64_t seed)
+void rp_plan_permutation(uint16_t *perm, size_t n, uint64_t seed)
 {
 	for (size_t i = 0; i < n; i++)
 		perm[i] = (uint16_t)i;
@@ -53,7 +53,7 @@ static int expand_permutation(struct rp_plan_builder *b, uint16_t t, const struc
 		snprintf(b->err, b->errlen, "out of memory");
 		return -1;
 	}
-	derangement(perm, tr->nhosts, tr->seed);
+	rp_plan_permutation(perm, tr->nhosts, tr->seed);
 	for (size_t i = 0; i < tr->nhosts && rc == 0; i++)
 		rc = add_pair(b, t, i, false, perm[i], w);
 	free(perm);

@@ -101,6 +101,9 @@ uint32_t rp_plan_first_qpn(const struct rp_profile *prof, size_t h);
 /* How many flows rp_plan_build will make, without making them (a caller
  * that bounds its flows can refuse before the memory is spent). */
 size_t rp_plan_count_flows(const struct rp_profile *prof);
+/* The single cycle `pattern: permutation` draws from its seed (Sattolo's
+ * algorithm): member i of the entry's hosts sends to member perm[i]. */
+void rp_plan_permutation(uint16_t *perm, size_t n, uint64_t seed);
 
 /* Expands every traffic entry. Returns 0, or -1 (out of memory, or a flow
  * too large to plan) with a one-line reason in err. */

@@ -1,13 +1,15 @@
 /* libFuzzer harness: the whole-frame parser, the fast classifier
  * (wire/classify.h) and the ARP and Neighbour Discovery parsers a port's RX
  * hands every non-RoCE frame to, must survive any bytes; the fast classifier
- * must agree with the full parse. */
+ * must agree with the full parse. A mirror's ERSPAN copy decapsulates to a
+ * frame inside the buffer, parsed like any. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "wire/arp.h"
 #include "wire/classify.h"
+#include "wire/erspan.h"
 #include "wire/frame.h"
 #include "wire/nd.h"
 #include "wire/neigh.h"
@@ -88,5 +90,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* lib/dp/neigh.c hands the responder only what classify.h calls ARP or NS/NA. */
 	if (k != RP_NEIGH_NONE && !rp_cls_is_arp(data, size) && !rp_cls_is_nd(data, size))
 		__builtin_trap();
+	struct rp_erspan e;
+	if (rp_erspan_decap(data, size, &e)) {
+		if (e.inner_off > size || e.type < 1 || e.type > 3 || e.session > 0x3FF)
+			__builtin_trap();
+		rp_frame_parse(data + e.inner_off, size - e.inner_off, size - e.inner_off, &f);
+		check(&f, size - e.inner_off);
+	}
 	return 0;
 }

@@ -21,6 +21,20 @@ known values (its text and `roceprobe plan --json`, never replay's own code).
              lab's own victims (pause_propagation.victims) are the known answer
     bad:     an empty file, a pcap of no frames, a pcap without RoCE, a text file, a
              host the --fabric does not have: one line each, exit 2, no DIR
+    erspan, erspan64: mix's captures (snaplen 128, 64) as a mirror sends them, built by
+             scapy: each file's frames in ERSPAN type II, and in type III (100 ns
+             timestamps of the original times; the records' own times late by 25 us plus
+             up to 30 us of jitter), a session id per file: the same flows, starts and
+             rates as from the plain captures; tshark decodes as many RoCE frames inside
+             ERSPAN as h1's plain file holds; analyze reads the mirror's copy as the frame
+    sampled: incast-8to1's captures, every 16th frame of each kept (a Python filter):
+             each rate within its stated bound of the true 100G / 8; sizes exact from RETH
+    perm:    tests/data/profiles/replay-perm.yaml, a permutation of 5 hosts drawn by seed 7:
+             one `pattern: permutation` whose plan has the original's (src, dst) pairs
+    clock:   mix's captures at h1 and h3 (flows both ways between them), h3's shifted by
+             +3.7 ms: the offset found within its residual (a few us), every start as in
+             the unshifted case within it; h1 and h2 (no frame in common) with h2 10 s
+             later: one line, exit 2, no DIR; unshifted (overlapping) they are read
 
 Known answers:
 - every frame is counted once: unique == the original's tx_packets + cnp_rx + acks + naks,
@@ -50,7 +64,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import expect, finish, write_pcap  # noqa: E402
+from check import expect, finish, read_pcap, write_pcap  # noqa: E402
 
 ROCEPROBE, PROFILES, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "profiles")
@@ -143,6 +157,192 @@ def round_trip(tmp, profile, snaplen, rate_of, sets=(), lab_args=()):
     return text, inc
 
 
+def inferred(tmp, caps, name, *extra):
+    """replay infer on caps: (profile text, incident, plan of the profile by (src, dst))."""
+    out = os.path.join(tmp, name)
+    p = rp("replay", "infer", *caps, *extra, "-o", out, ok=False)
+    if p.returncode != 0:
+        sys.exit(f"replay infer {name} failed ({p.returncode}): {p.stderr.strip()[-500:]}")
+    pl = plan(os.path.join(out, "profile.yaml"))
+    return (open(os.path.join(out, "profile.yaml")).read(), json.load(open(os.path.join(out, "incident.json"))),
+            {(f["src"], f["dst"]): f for f in pl["flows"]})
+
+
+def tshark_count(path, flt):
+    p = subprocess.run(["tshark", "-r", path, "-Y", flt, "-T", "fields", "-e", "frame.number"],
+                       capture_output=True, text=True, timeout=120)
+    return len(p.stdout.split()) if p.returncode == 0 else -1
+
+
+def encapsulate(src, dst, typ, session, seed):
+    """src's frames as a mirror sends them in ERSPAN type typ (scapy builds the outer
+    headers; the inner frame's bytes as captured, its wire length kept). Type III: the
+    mirror's 100 ns timestamp of the original time; the record late by 25 us plus up to
+    30 us of jitter (none on the first: the session's anchor), in order (a tunnel is a
+    FIFO). The outer IP length counts the whole mirrored frame, as sent."""
+    import random
+    from scapy.contrib.erspan import ERSPAN_II, ERSPAN_III
+    from scapy.layers.inet import IP
+    from scapy.layers.l2 import GRE, Ether
+    rnd = random.Random(seed)
+    cap = read_pcap(src)
+    recs, prev = [], 0
+    for i, (t, fr, wire) in enumerate(cap["recs"]):
+        cut = int(len(fr) < wire)
+        if typ == 2:
+            hdr = GRE(seqnum_present=1, sequence_number=i, proto=0x88BE) / ERSPAN_II(ver=1, session_id=session,
+                                                                                      t=cut, index=7)
+            at = t
+        else:
+            hdr = GRE(seqnum_present=1, sequence_number=i, proto=0x22EB) / ERSPAN_III(
+                session_id=session, t=cut, timestamp=(t // 100) & 0xFFFFFFFF, gra=1, ft=0)
+            at = max(prev + 1, t + 25000 + (rnd.randrange(30000) if i else 0))
+        prev = at
+        ip_len = 20 + len(bytes(hdr)) + wire
+        outer = bytes(Ether(src="02:aa:00:00:00:01", dst="02:aa:00:00:00:02") /
+                      IP(src="192.0.2.100", dst="192.0.2.200", proto=47, len=ip_len) / hdr)
+        recs.append((at, outer + fr, len(outer) + wire))
+    write_pcap(dst, recs, nano=True)
+    return len(recs)
+
+
+def same_flows(name, a, b, start_tol_ns, rate_tol):
+    keys = ("ip", "dscp", "ecn", "vlan", "prio", "qps", "opcode", "message_size", "messages")
+    expect(sorted(a) == sorted(b), f"{name}: the same host pairs ({sorted(b)})")
+    for pair in sorted(set(a) & set(b)):
+        x, y = a[pair], b[pair]
+        expect(all(x[k] == y[k] for k in keys) and abs(x["start_ns"] - y["start_ns"]) <= start_tol_ns and
+               abs(x["rate_bps"] / y["rate_bps"] - 1) <= rate_tol,
+               f"{name}: {pair}: keys as from the plain captures, start {x['start_ns']} ns ({y['start_ns']}, "
+               f"+-{start_tol_ns} ns), rate {x['rate_bps'] / 1e9:.4f} Gbit/s ({y['rate_bps'] / 1e9:.4f}, "
+               f"+-{rate_tol:.2%})")
+
+
+def erspan_case(tmp, snaplen):
+    name = f"erspan (snaplen {snaplen})"
+    run1 = os.path.join(tmp, "run1")
+    sets = ("--set", "traffic.1.ip=4") if snaplen < 74 else ()
+    lab(os.path.join(DATA, "replay-mix.yaml"), run1, "--capture", "--snaplen", str(snaplen), *sets)
+    caps = sorted(glob.glob(os.path.join(run1, "capture-*.pcap")))
+    _, _, plain = inferred(tmp, caps, "plain")
+    # tshark (its start-up takes seconds): h1's file, the 128 B variant
+    roce = {c: tshark_count(c, "udp.port == 4791") for c in caps if c.endswith("-h1.pcap")} if snaplen >= 128 else {}
+    for typ in (2, 3):
+        enc = []
+        for i, c in enumerate(caps):
+            e = os.path.join(tmp, f"e{typ}-{os.path.basename(c)}")
+            encapsulate(c, e, typ, 100 + i, i)
+            enc.append(e)
+            if c in roce:
+                inner = tshark_count(e, "erspan && udp.port == 4791")
+                expect(roce[c] > 0 and inner == roce[c], f"{name}: type {typ}: tshark decodes {inner} RoCE frames in "
+                       f"ERSPAN in {os.path.basename(e)}, {roce[c]} in the plain file")
+        text, inc, got = inferred(tmp, enc, f"type{typ}")
+        # type III: the mirror's 100 ns timestamps, anchored 25 us late in every file alike: each
+        # time within 100 ns, a rate over 200 us or more within 200 ns of it (0.1%); the records'
+        # own times (jittered by up to 30 us) would be off by far more
+        same_flows(f"{name}: type {typ}", got, plain, 200 if typ == 3 else 0, 1e-3 if typ == 3 else 0)
+        nodes = sorted(c["node"] for c in inc["evidence"]["captures"])
+        want = sorted(f"h{k}:erspan-{100 + i}" for i, k in enumerate(
+            int(re.search(r"capture-h(\d+)", c).group(1)) for c in caps))
+        expect(nodes == want and all(c["erspan"]["type"] == typ for c in inc["evidence"]["captures"]),
+               f"{name}: type {typ}: each session a capture point of its own ({nodes})")
+        clk = inc["evidence"]["clocks"]
+        frames = sum(len(read_pcap(c)["recs"]) for c in caps)
+        used = sum(c["erspan_ts_mirror"] for c in clk)
+        expect(sum(c["erspan_frames"] for c in clk) == frames and used == (frames if typ == 3 else 0),
+               f"{name}: type {typ}: {frames} frames read out of ERSPAN, {used} timed by the mirror")
+        expect(("ERSPAN type III" if typ == 3 else "ERSPAN type II session") in text,
+               f"{name}: type {typ}: the profile's header names the mirror's sessions")
+    # analyze reads captures through the same reader: the mirror's copy is the frame
+    a = json.loads(rp("analyze", "--json", caps[0]).stdout)
+    b = json.loads(rp("analyze", "--json", os.path.join(tmp, "e2-" + os.path.basename(caps[0]))).stdout)
+    fa = sorted((f.get("src"), f.get("dst"), f.get("rx_packets"), f.get("rx_bytes")) for f in a["flows"])
+    fb = sorted((f.get("src"), f.get("dst"), f.get("rx_packets"), f.get("rx_bytes")) for f in b["flows"])
+    expect(fa == fb and fa, f"{name}: analyze of the type II copy: the same flows, packets and bytes ({len(fa)} flows)")
+
+
+def sampled_case(tmp):
+    run1 = os.path.join(tmp, "run1")
+    profile = os.path.join(PROFILES, "incast-8to1.yaml")
+    lab(profile, run1, "--capture", "--snaplen", "128")
+    caps = sorted(glob.glob(os.path.join(run1, "capture-*.pcap")))
+    samp = []
+    for c in caps:
+        cap = read_pcap(c)
+        out = os.path.join(tmp, "s-" + os.path.basename(c))
+        write_pcap(out, cap["recs"][::16], nano=cap["nano"], snaplen=cap["snaplen"])
+        samp.append(out)
+    text, inc, got = inferred(tmp, samp, "samp", "--sampled", "16", "--fabric", profile)
+    orig = {(f["src"], f["dst"]): f for f in plan(profile)["flows"]}
+    bounds = [float(b) / 100 for b in re.findall(r"rate from a 1-in-16 sample: \+-(\d+)%", text)]
+    expect(len(bounds) >= 1 and all(0 < b < 0.5 for b in bounds), f"incast sampled: every rate states its bound {bounds}")
+    bound = max(bounds) if bounds else 0
+    expect(sorted(got) == sorted(orig), f"incast sampled: the 8 flows found ({len(got)})")
+    for pair, o in sorted(orig.items()):
+        g = got.get(pair)
+        if not g:
+            continue
+        # the truth: 8 senders share h0's 100G (layer 1), each 1/8 of it; messages 100 of 16 frames
+        expect(abs(g["rate_bps"] / (100e9 / 8) - 1) <= bound + 0.05 and g["message_size"] == o["message_size"] and
+               abs(g["messages"] / o["messages"] - 1) <= bound,
+               f"incast sampled: {pair}: rate {g['rate_bps'] / 1e9:.3f} Gbit/s (12.5 +-{bound:.0%} and the "
+               f"unsampled 5%), size {g['message_size']} from RETH ({o['message_size']}), messages {g['messages']} "
+               f"({o['messages']} +-{bound:.0%})")
+    expect("size from RETH DMA length" in text and "SAMPLED 1 in 16" in text and inc["evidence"]["sampled"] == 16
+           and all(f["lost"] is None for f in inc["flows"]),
+           "incast sampled: sizes from RETH (exact), the header says SAMPLED, loss not measured (null)")
+    # mix sampled: flows whose sample has no size nor LAST packet still make a profile that loads
+    run2 = os.path.join(tmp, "run2")
+    lab(os.path.join(DATA, "replay-mix.yaml"), run2, "--capture")
+    mcaps = []
+    for c in sorted(glob.glob(os.path.join(run2, "capture-*.pcap"))):
+        cap = read_pcap(c)
+        mcaps.append(os.path.join(tmp, "m-" + os.path.basename(c)))
+        write_pcap(mcaps[-1], cap["recs"][::16], nano=cap["nano"])
+    _, _, mix = inferred(tmp, mcaps, "msamp", "--sampled", "16")
+    expect(len(mix) == 5, f"mix sampled 1 in 16: the 5 flows, and the profile loads ({sorted(mix)})")
+    # the bound, by hand: k frames sampled, 2 sqrt((N-1)/(N k))
+    ks = [int(k) for k in re.findall(r"k = (\d+) frames sampled", text)]
+    expect(ks and all(abs(b - 2 * (15 / (16 * k)) ** 0.5) < 0.006 for b, k in zip(bounds, ks)),
+           f"incast sampled: bounds {bounds} == 2 sqrt(15 / (16 k)) for k = {ks}")
+
+
+def shifted(src, dst, ns):
+    cap = read_pcap(src)
+    write_pcap(dst, [(t + ns, fr, w) for t, fr, w in cap["recs"]], nano=True, snaplen=cap["snaplen"])
+
+
+def clock_case(tmp):
+    run1 = os.path.join(tmp, "run1")
+    lab(os.path.join(DATA, "replay-mix.yaml"), run1, "--capture")
+    h1, h2, h3 = (os.path.join(run1, f"capture-h{i}.pcap") for i in (1, 2, 3))
+    h3s, h2s = os.path.join(tmp, "h3-shifted.pcap"), os.path.join(tmp, "h2-later.pcap")
+    shifted(h3, h3s, 3700000)
+    shifted(h2, h2s, 10 * 10**9)
+    _, inc0, plain = inferred(tmp, [h1, h3], "plain")
+    text, inc, got = inferred(tmp, [h1, h3s], "shift")
+    c0, c = inc0["evidence"]["clocks"][1], inc["evidence"]["clocks"][1]
+    res = c["residual_ns"]
+    # the lab's captures share one clock: unshifted, one clock fits the frames (offset 0); shifted,
+    # NTP's midpoint, off by half the difference of the fastest delays each way, within the residual
+    expect(res is not None and res < 5000 and c0["offset_ns"] == 0 and abs(c["offset_ns"] + 3700000) <= res,
+           f"clock: h3 +3.7 ms: offset {c['offset_ns']} ns (-3700000 +-{res} ns; unshifted {c0['offset_ns']} "
+           f"+-{c0['residual_ns']} ns) from {c['matched']} frames both ways")
+    expect(f"{c['offset_ns'] / 1e3:+.3f} us" in text and "residual" in text,
+           "clock: the profile's header says the offset and residual")
+    same_flows("clock: h3 +3.7 ms", got, plain, abs(c["offset_ns"] + 3700000), 1e-9)
+    out = os.path.join(tmp, "disjoint")
+    p = rp("replay", "infer", h1, h2s, "-o", out, ok=False)
+    lines = p.stderr.strip().splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "do not overlap" in p.stderr and not os.path.exists(out),
+           f"clock: no frame in common and 10 s apart: exit {p.returncode}, one line, no DIR: {lines}")
+    _, inc2, both = inferred(tmp, [h1, h2], "overlap")
+    cl = inc2["evidence"]["clocks"][1]
+    expect(len(both) == 5 and not cl["aligned"] and cl["offset_ns"] == 0,
+           f"clock: h1 and h2 overlapping, no frame in common: read on one clock, not aligned ({len(both)} flows)")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     if CASE == "incast":
         # 8 senders share h0's 100G link: each achieves 1/8 of it (layer 1, as rates are)
@@ -213,6 +413,21 @@ with tempfile.TemporaryDirectory() as tmp:
         _, inc = round_trip(tmp, os.path.join(DATA, "replay-mix.yaml"), 64 if CASE == "mix64" else 128,
                             lambda o: (rates[o["traffic"]], 0.001), ("--set", "traffic.1.ip=4") if CASE == "mix64" else ())
         expect(inc["evidence"]["malformed"] == 0, "replay-mix: no frame unreadable")
+    elif CASE in ("erspan", "erspan64"):
+        erspan_case(tmp, 64 if CASE == "erspan64" else 128)
+    elif CASE == "perm":
+        prof = os.path.join(DATA, "replay-perm.yaml")
+        text, inc = round_trip(tmp, prof, 128, lambda o: (10e9, 0.001))
+        got = plan(os.path.join(tmp, "rep", "profile.yaml"))
+        want = sorted((f["src"], f["dst"]) for f in plan(prof)["flows"])
+        expect(len(re.findall(r"pattern: permutation\b", text)) == 1 and "seed: 1" in text and
+               sorted((f["src"], f["dst"]) for f in got["flows"]) == want,
+               f"replay-perm: one `pattern: permutation` (seed 1, hosts in the order that draws it) planning the "
+               f"original's pairs {want}")
+    elif CASE == "sampled":
+        sampled_case(tmp)
+    elif CASE == "clock":
+        clock_case(tmp)
     elif CASE == "bad":
         run1 = os.path.join(tmp, "run1")
         lab(os.path.join(DATA, "replay-mix.yaml"), run1, "--capture")
@@ -241,6 +456,10 @@ with tempfile.TemporaryDirectory() as tmp:
         p = rp("replay", "infer", os.path.join(run1, "capture-h0.pcap"), "--fabric",
                os.path.join(PROFILES, "incast-8to1.yaml"), "-o", os.path.join(tmp, "out"), ok=False)
         expect("02:00:00:00:10:00" in p.stderr, "the host the fabric lacks is named by its MAC")
+        p = rp("replay", "infer", os.path.join(run1, "capture-h0.pcap"), os.path.join(tmp, "noroce.pcap"), "-o",
+               os.path.join(tmp, "out"), ok=False)
+        expect("no RoCEv2" in p.stderr, "a good capture and one without RoCE (years apart): the line says no RoCE, "
+               "not that their times do not overlap")
         p = rp("replay", "run", "x", ok=False)
         expect(p.returncode == 2 and "not yet" in p.stderr, "replay run: not yet, exit 2")
     else:
