@@ -3,7 +3,9 @@
  *   base      the binary and its libraries, the process before the run
  *   hosts     per host: the lab's host NIC, its source and pause state
  *   switches  per switch: the lab's switch and the model's (frame
- *             descriptors, MAC table), per port its queues and depth series
+ *             descriptors, MAC table), per port its queues and its rows in
+ *             the result (written while the lab is still whole), and a
+ *             carrying port's depth series
  *   flows     per flow: plan, packet source, accountant (incl. its latency
  *             histogram), host NIC flow state, the result's row
  *   frames    the frames held at once (lab pool slots of the plan's largest
@@ -32,13 +34,15 @@
 
 #define RP_SIZE_BASE (21u << 20)       /* the process before the run and its fixed tables (evq buckets) */
 #define RP_SIZE_HOST 2048u             /* per host beyond its structs: source, pause state, result row */
-#define RP_SIZE_SWITCH (128u << 10)    /* per switch beyond struct rp_lab_switch: the model's switch,
+#define RP_SIZE_SWITCH (64u << 10)     /* per switch beyond struct rp_lab_switch: the model's switch,
 					* its 1024 first frame descriptors, MAC table */
-#define RP_SIZE_PORT 5120u             /* per switch port: the model's port (queues, PGs, counters) */
+#define RP_SIZE_PORT 10240u            /* per switch port: the model's port (queues, PGs, counters:
+					* struct rp_port is 4.6 KB) and its rows in the result (measured:
+					* 5 KB of the writing's peak a port) */
 #define RP_SIZE_FLOW 6200u             /* per flow: see the header; measured on all-to-all runs */
 #define RP_SIZE_SLOT_EXTRA 16u         /* per pool slot: length, zero range, flow, free-list entry */
-#define RP_SIZE_FRAME_EXTRA 1400u      /* per frame held beyond its slot: event-queue nodes (the queue
-					* doubles), switch frame descriptors (doubling), depth series */
+#define RP_SIZE_FRAME_EXTRA 1140u      /* per frame held beyond its slot: event-queue nodes (the queue
+					* doubles), switch frame descriptors (doubling) */
 #define RP_SIZE_BIN 32u                /* per bin of each flow and host */
 #define RP_SIZE_FILL_ECMP 0.30         /* non-blocking fabric: share of the room held at the peak */
 
@@ -48,6 +52,7 @@ struct walk {
 	bool crosses;        /* some flow leaves its leaf */
 	bool oversub_tier;   /* a switch with uplinks has less up than down */
 	uint64_t frame;      /* the plan's mean data frame, bytes */
+	uint64_t qbins;      /* a queue's depth series: bins (topo.c's series_bins) */
 	uint64_t switch_bytes, room_frames;
 	size_t ports, nsw;
 };
@@ -66,6 +71,7 @@ static void each_switch(const struct rp_lab *lab, unsigned s, const struct rp_sw
 			up += pt->rate_bps;
 		if (!carries)
 			continue;
+		w->switch_bytes += w->qbins * sizeof(uint64_t); /* its data queue's depth series, from the first frame */
 		uint64_t most = 0; /* the largest lossless PG of the port: XOFF + its headroom */
 		for (unsigned tc = 0; tc < RP_SWITCH_TCS; tc++)
 			if (c->lossless_mask >> tc & 1) {
@@ -122,7 +128,11 @@ int rp_lab_size(const struct rp_plan *plan, struct rp_lab_size *out, char *err, 
 	}
 	for (size_t h = 0; h < prof->nhosts; h++)
 		receiver_over |= plan->load[h].rx_bps > (double)prof->hosts[h].speed_bps * 1.0001;
-	struct walk w = {.plan = plan, .sends = sends, .frame = frames ? fbytes / frames : 1};
+	/* The lab's run length (lab.c acct_init: the plan, + 1 ms; DCQCN x 4) in depth bins (topo.c). */
+	uint64_t run = (end + 1000000) * (prof->fabric.dcqcn.enabled ? RP_LAB_DCQCN_SERIES_X : 1);
+	uint64_t qbins = prof->fabric.qdepth_bin_ns ? run * 2 / prof->fabric.qdepth_bin_ns + 16 : 0;
+	struct walk w = {.plan = plan, .sends = sends, .frame = frames ? fbytes / frames : 1,
+			 .qbins = qbins > 20000 ? 20000 : qbins};
 	int rc = rp_lab_topo_walk(prof, leaves_of, &w, err, errlen);
 	if (rc == 0)
 		rc = rp_lab_topo_walk(prof, each_switch, &w, err, errlen);
