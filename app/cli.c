@@ -151,6 +151,28 @@ int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double m
 	return 0;
 }
 
+int rp_cli_duration_ns(const char *cmd, const char *flag, const char *arg, uint64_t min_ns, double max_s, uint64_t *ns)
+{
+	double s;
+	int rc = rp_cli_duration(cmd, flag, arg, max_s, &s);
+	if (rc)
+		return rc;
+	*ns = (uint64_t)(s * 1e9 + 0.5);
+	if (*ns < min_ns)
+		return rp_cli_error(cmd, "%s: %s is under %" PRIu64 " ns, the shortest it takes", flag, arg, min_ns);
+	return 0;
+}
+
+int rp_cli_list(const char *cmd, const char *flag, char *arg, const char **out, size_t max, size_t *n)
+{
+	for (char *sp = NULL, *t = strtok_r(arg, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
+		if (*n == max)
+			return rp_cli_error(cmd, "%s: at most %zu", flag, max);
+		out[(*n)++] = t;
+	}
+	return 0;
+}
+
 int rp_cli_size(const char *cmd, const char *flag, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
 {
 	uint64_t x;

@@ -75,6 +75,11 @@ bool rp_cli_is_help(const char *arg);
  * (500ms, 1s, 20us: lib/profile's rp_parse_duration), > 0 and <= max_s.
  * 0, or the error line's exit code. */
 int rp_cli_duration(const char *cmd, const char *flag, const char *arg, double max_s, double *seconds);
+/* The same in whole nanoseconds, at least min_ns. */
+int rp_cli_duration_ns(const char *cmd, const char *flag, const char *arg, uint64_t min_ns, double max_s, uint64_t *ns);
+/* A comma list (arg, cut in place: getopt's optarg) appended to out[*n..max). 0, or
+ * the error line's exit code when it would pass max. */
+int rp_cli_list(const char *cmd, const char *flag, char *arg, const char **out, size_t max, size_t *n);
 /* A size option, read as profiles read sizes (lib/profile's rp_parse_size):
  * 64 and 64B are bytes, KiB/MiB/GiB/TiB count in 1024s, KB/MB/GB/TB in
  * 1000s (1MB = 1000000, 1MiB = 1048576), a bare K/M/G is refused as
@@ -135,6 +140,7 @@ int rp_cli_key(const char *cmd, const char *flag, const char *file, const struct
 
 int rp_cmd_analyze(int argc, char **argv);
 int rp_cmd_replay(int argc, char **argv);
+int rp_cmd_replay_run(int argc, char **argv); /* cmd_replay_run.c: 'replay run' */
 int rp_cmd_certify(int argc, char **argv);
 int rp_cmd_cluster(int argc, char **argv);
 int rp_cmd_counters(int argc, char **argv);

@@ -42,6 +42,9 @@ struct lab_opts {
 	size_t nsweep;
 	unsigned jobs;            /* sweep points run at once, each in its own process */
 	bool capture, quiet, allow_pause_storm, force;
+	const char *mirrors[RP_LAB_MIRRORS_MAX];
+	size_t nmirrors;
+	uint64_t counters_ns;
 	unsigned snaplen;
 	uint64_t capture_max, capture_rotate;
 	uint64_t bin_ns;
@@ -84,6 +87,15 @@ static void usage(FILE *out)
 	      "                         when, the run goes on\n"
 	      "  --capture-rotate SIZE  a host's next file (capture-HOST-0001.pcap, -0002, ...)\n"
 	      "                         before one passes SIZE (default: one file per host)\n"
+	      "  --mirror SWITCH:PORT[,...]\n"
+	      "                         DIR/mirror-SWITCH-PORT.pcap: what a SPAN port there sees,\n"
+	      "                         both directions (in at its last bit, out at its first), as\n"
+	      "                         --capture's pcaps (snaplen, budget); names as result.json's\n"
+	      "                         switches[]: sw0:3, leaf1:Ethernet2, spine0:0\n"
+	      "  --counters DURATION    DIR/counters.jsonl: every switch's and host's counters every\n"
+	      "                         DURATION of virtual time (10us, 1ms), as 'roceprobe counters\n"
+	      "                         --json --watch' writes them (roceprobe.counters/1, SONiC's\n"
+	      "                         names: a switch is lab:SWITCH, its ports Ethernet<p>)\n"
 	      "  --bin-us N             time series bin (default 100)\n"
 	      "  --allow-pause-storm    accept PFC sources that could hold a port paused\n"
 	      "  -q, --quiet            no progress lines (set-up stages once it passes 1 s; the\n"
@@ -113,6 +125,7 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		{"capture-max", required_argument, NULL, 'M'}, {"capture-rotate", required_argument, NULL, 'R'},
 		{"force", no_argument, NULL, 'F'},        {"help", no_argument, NULL, 'h'},
 		{"jobs", required_argument, NULL, 'j'},
+		{"mirror", required_argument, NULL, 'm'}, {"counters", required_argument, NULL, 'C'},
 		RP_CLI_METRICS_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -142,6 +155,8 @@ static int parse_args(int argc, char **argv, struct lab_opts *o)
 		case 'b': rc = rp_cli_uint("lab", "--bin-us", optarg, 1, 10000000, &v); o->bin_ns = v * 1000; break;
 		case 'A': o->allow_pause_storm = true; break;
 		case 'j': rc = rp_cli_uint("lab", "--jobs", optarg, 1, 64, &v); o->jobs = (unsigned)v; break;
+		case 'm': rc = rp_cli_list("lab", "--mirror", optarg, o->mirrors, RP_LAB_MIRRORS_MAX, &o->nmirrors); break;
+		case 'C': rc = rp_cli_duration_ns("lab", "--counters", optarg, 1000, 1.0, &o->counters_ns); break;
 		case 'F': o->force = true; break;
 		case 'q': o->quiet = true; break;
 		case RP_CLI_OPT_METRICS:
@@ -342,6 +357,7 @@ static struct rp_lab_one_opts one_opts(const struct lab_opts *o)
 					.allow_pause_storm = o->allow_pause_storm, .force = o->force,
 					.capture = o->capture, .snaplen = o->snaplen, .capture_max = o->capture_max,
 					.capture_rotate = o->capture_rotate, .bin_ns = o->bin_ns,
+					.mirrors = o->mirrors, .nmirrors = o->nmirrors, .counters_ns = o->counters_ns,
 					.progress = o->quiet ? NULL : stderr, .notes = stderr, .stop = &rp_cli_stop,
 					.live = o->metrics.spec ? &lab_live : NULL};
 }

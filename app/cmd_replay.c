@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lab/lab.h"
 #include "profile/profile.h"
+#include "replay/counters_in.h"
 #include "replay/replay.h"
 #include "report/outdir.h"
 #include "report/result.h"
@@ -21,12 +23,16 @@ static const char SHORTS[] = "o:f:b:s:n:h";
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe replay infer [--fabric PROFILE] [--sampled N] [--bin-us N] [--speed RATE] -o DIR\n"
-	      "                             CAPTURE...\n"
+	      "                             EVIDENCE...\n"
+	      "       roceprobe replay run DIR [--set KEY=VALUE]... [--tolerance SYMPTOM=X]... -o OUT\n"
+	      "                          (the reproduction judged: 'roceprobe replay run --help')\n"
 	      "\n"
 	      "Turn an incident's evidence into a profile that makes its workload happen again,\n"
 	      "and the symptoms it showed. Evidence: captures, pcap or pcapng, as they come (a\n"
 	      "host's tcpdump, 'roceprobe lab --capture', 'roceprobe run --capture', a mirror\n"
-	      "port). Captures of one incident may overlap: a RoCE frame is (source IP,\n"
+	      "port, 'lab --mirror'), and counter series (roceprobe.counters/1 lines: 'roceprobe\n"
+	      "counters --json --watch', 'lab --counters'), told apart by content. Captures\n"
+	      "of one incident may overlap: a RoCE frame is (source IP,\n"
 	      "destination IP, DestQP, PSN, opcode), and its k-th copy in one capture is the\n"
 	      "k-th copy in every other, so a frame seen at its sender and at its receiver counts\n"
 	      "once, and the same PSN twice at one point is a resend. Writes:\n"
@@ -41,13 +47,18 @@ static void usage(FILE *out)
 	      "  DIR/incident.json  \"roceprobe.incident/1\": per capture point and priority the\n"
 	      "                     paused fraction per time bin, the order ports were first\n"
 	      "                     paused, congested hosts and victim flows, CE and CNP rates,\n"
-	      "                     loss, resends and goodput per flow (docs/results.md)\n"
+	      "                     loss, resends and goodput per flow (docs/results.md); from\n"
+	      "                     counter series (\"counters\"): per switch or NIC port and\n"
+	      "                     priority the PFC frames sent and received per time bin,\n"
+	      "                     drops, ECN marks and queue watermarks. Counters of another\n"
+	      "                     fabric than --fabric's, or of another time than the\n"
+	      "                     captures': one line, exit 2\n"
 	      "Counted by the accountant 'analyze' uses. A mirror's ERSPAN (type I, II, III)\n"
 	      "copies are read as the frames they carry (type III: timed by the mirror's clock);\n"
 	      "each ERSPAN session is a capture point of its own. The files' clocks are aligned\n"
 	      "from frames two of them saw (NTP-style, both directions: offset and residual in\n"
 	      "the profile's header and incident.json); captures with no frame in common whose\n"
-	      "times do not overlap are one line, exit 2. Not yet: counter series, 'replay run'.\n"
+	      "times do not overlap are one line, exit 2. \n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --out DIR      the directory to write (made; it must not hold files)\n"
@@ -64,7 +75,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "example: roceprobe lab profiles/incast-8to1.yaml -o inc --capture\n"
 	      "         roceprobe replay infer inc/capture-*.pcap --fabric profiles/incast-8to1.yaml -o rep\n"
-	      "         roceprobe lab rep/profile.yaml -o again\n"
+	      "         roceprobe replay run rep -o again           # exit 0: REPRODUCED\n"
 	      "exit: 0 written, 2 bad evidence or option (one line on stderr; DIR is not made)\n",
 	      out);
 }
@@ -90,11 +101,12 @@ static int parse_opts(int argc, char **argv, struct replay_opts *o)
 		return -1;
 	}
 	if (argc < 2 || strcmp(argv[1], "infer") != 0)
-		return rp_cli_error(CMD, "%s%s%s: the command is 'replay infer' ('replay run' is not yet; try 'roceprobe "
+		return rp_cli_error(CMD, "%s%s%s: the commands are 'replay infer' and 'replay run' (try 'roceprobe "
 				    "replay --help')", argc < 2 ? "no subcommand" : "'", argc < 2 ? "" : argv[1],
 				    argc < 2 ? "" : "'");
 	argc--;
 	argv++;
+	rp_cli_args(argc, argv); /* a bad option is named from here */
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SHORTS, longopts, NULL)) != -1) {
@@ -145,8 +157,29 @@ static void profile_body(FILE *f, void *ctx)
 	rp_replay_profile_write(f, a[0], (const char *const *)o->paths, o->npaths);
 }
 
+/* Counter series apart from the captures, by content (lib/replay/counters_in.h):
+ * the captures stay in o->paths, in their order; the series in ctrs. */
+static int split_evidence(struct replay_opts *o, const char **ctrs, size_t *nctrs)
+{
+	size_t k = 0;
+	*nctrs = 0;
+	for (size_t i = 0; i < o->npaths; i++) {
+		if (!rp_replay_is_counters(o->paths[i])) {
+			o->paths[k++] = o->paths[i];
+			continue;
+		}
+		if (*nctrs == RP_REPLAY_MAX_COUNTER_FILES)
+			return rp_cli_error(CMD, "at most %d counter series", RP_REPLAY_MAX_COUNTER_FILES);
+		ctrs[(*nctrs)++] = o->paths[i];
+	}
+	o->npaths = k;
+	if (!k)
+		return rp_cli_error(CMD, "counter series alone hold no flows: give the incident's captures too");
+	return 0;
+}
+
 /* Both files or neither: DIR is made only now, and removed again on failure. */
-static int write_out(const struct replay_opts *o, const struct rp_replay_model *m)
+static int write_out(const struct replay_opts *o, const struct rp_replay_model *m, const struct rp_replay_counters *c)
 {
 	char err[512], path[4096];
 	struct stat st;
@@ -154,6 +187,8 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 	if (rp_outdir_prepare(o->out, false, err, sizeof(err)))
 		return rp_cli_error(CMD, "%s", err);
 	json_t *inc = rp_replay_incident_json(m);
+	if (c->nfiles)
+		json_object_set_new(inc, "counters", rp_replay_counters_json(c));
 	const void *ctx[2] = {m, o};
 	snprintf(path, sizeof(path), "%s/incident.json", o->out);
 	int rc = rp_report_write_atomic(path, inc, err, sizeof(err));
@@ -183,10 +218,16 @@ static int write_out(const struct replay_opts *o, const struct rp_replay_model *
 
 int rp_cmd_replay(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "run") == 0)
+		return rp_cmd_replay_run(argc - 1, argv + 1);
 	struct replay_opts o;
+	static const char *ctrs[RP_REPLAY_MAX_COUNTER_FILES];
+	size_t nctrs;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? RP_EXIT_OK : rc;
+	if ((rc = split_evidence(&o, ctrs, &nctrs)))
+		return rc;
 	char err[4400];
 	struct rp_profile *fab = NULL;
 	char *text = NULL;
@@ -200,6 +241,8 @@ int rp_cmd_replay(int argc, char **argv)
 	}
 	struct rp_replay_evidence *ev = calloc(1, sizeof(*ev));
 	struct rp_replay_model m = {0};
+	struct rp_replay_counters cn = {0};
+	const struct rp_replay_fabric_check fc = {.prof = fab, .switch_nports = rp_lab_switch_nports};
 	if (!ev)
 		rc = rp_cli_error(CMD, "out of memory");
 	else if (rp_replay_evidence_read_opts(ev, (const char *const *)o.paths, o.npaths, fab,
@@ -212,8 +255,11 @@ int rp_cmd_replay(int argc, char **argv)
 	else if (m.nflows == 0)
 		rc = rp_cli_error(CMD, "no flow with data in the evidence (only ACKs, CNPs or requests): nothing to "
 				  "reproduce");
+	else if (nctrs && rp_replay_counters_read(&cn, ctrs, nctrs, ev, fab ? &fc : NULL, err, sizeof(err)))
+		rc = rp_cli_error(CMD, "%s", err);
 	else
-		rc = write_out(&o, &m);
+		rc = write_out(&o, &m, &cn);
+	rp_replay_counters_free(&cn);
 	rp_replay_model_free(&m);
 	if (ev)
 		rp_replay_evidence_free(ev);

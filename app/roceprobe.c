@@ -23,7 +23,7 @@ static const struct subcommand subcommands[] = {
 	{"switch", rp_cmd_switch, "the emulated PFC/ECN switch in real time between DPDK ports (veth, tap, NICs)"},
 #endif
 	{"analyze", rp_cmd_analyze, "explain a RoCEv2 capture: loss, resends, go-back-N, CNP/ACK/NAK timing, CE, PFC timeline"},
-	{"replay", rp_cmd_replay, "an incident's captures -> a profile that reproduces it, and its symptoms (incident.json)"},
+	{"replay", rp_cmd_replay, "infer: an incident's captures -> a profile and its symptoms; run: reproduce it, judged symptom by symptom"},
 	{"decode", rp_cmd_decode, "print every frame of a pcap/pcapng, RoCEv2 ICRC checked"},
 	{"plan", rp_cmd_plan, "expand a profile: hosts, flows, bytes per pair, offered load, schedule"},
 	{"headroom", rp_cmd_headroom, "PFC headroom a link needs, term by term"},

@@ -259,6 +259,8 @@ static const struct map maps[] = {
 	{RP_CTR_SAI, RP_SAI_PORT_OUT_OCTETS, NULL, "tx_bytes", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_IN_DISCARDS, NULL, "rx_discards", 0, 1},
 	{RP_CTR_SAI, RP_SAI_PORT_OUT_DISCARDS, NULL, "tx_discards", 0, 1},
+	{RP_CTR_SAI, RP_SAI_PORT_IN_UCAST_PKTS, NULL, "rx_packets", 0, 1}, /* portstat's RX_OK (with NON_UCAST) */
+	{RP_CTR_SAI, RP_SAI_PORT_OUT_UCAST_PKTS, NULL, "tx_packets", 0, 1},
 	/* per egress queue (scripts/queuestat's, and the ECN marks WRED made) */
 	{RP_CTR_SAI, RP_SAI_QUEUE_PACKETS, NULL, "packets", 0, 1},
 	{RP_CTR_SAI, RP_SAI_QUEUE_BYTES, NULL, "bytes", 0, 1},
@@ -357,6 +359,9 @@ static const struct map maps[] = {
 	{RP_CTR_EXEC, "tx_dropped", NULL, "tx_dropped", 0, 1},
 	{RP_CTR_EXEC, "rx_errors", NULL, "rx_errors", 0, 1},
 	{RP_CTR_EXEC, "tx_errors", NULL, "tx_errors", 0, 1},
+	{RP_CTR_EXEC, "cnp_sent", NULL, "cnp_sent", 0, 1},
+	{RP_CTR_EXEC, "cnp_handled", NULL, "cnp_handled", 0, 1},
+	{RP_CTR_EXEC, "ecn_ce_received", NULL, "ecn_ce_received", 0, 1},
 };
 
 const char *rp_ctr_src_name(enum rp_ctr_src s)
@@ -439,4 +444,14 @@ bool rp_ctr_key(enum rp_ctr_src src, const char *raw, struct rp_ctr_key *key)
 	key->scale = m->scale;
 	key->flags = m->flags;
 	return true;
+}
+
+bool rp_ctr_key_is_gauge(const char *key)
+{
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		const char *k = maps[i].key ? maps[i].key : maps[i].legacy;
+		if ((maps[i].flags & RP_CTR_GAUGE) && k && strcmp(k, key) == 0)
+			return true;
+	}
+	return false;
 }

@@ -64,5 +64,9 @@ struct rp_ctr_key {
  * of one port give one key, parts (RP_CTR_SUM) add and the others count the
  * same events, so the largest is kept. */
 bool rp_ctr_key(enum rp_ctr_src src, const char *raw, struct rp_ctr_key *key);
+/* Whether a vocabulary key names a gauge (a level, as a switch queue's
+ * shared_wm_bytes): how a reader of roceprobe.counters/1 tells a queue's or
+ * PG's gauges from its counts, which the format keeps side by side. */
+bool rp_ctr_key_is_gauge(const char *key);
 
 #endif

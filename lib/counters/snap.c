@@ -39,6 +39,11 @@ static struct rp_cnt_val *push(struct rp_cnt_port *p)
 	return v;
 }
 
+struct rp_cnt_val *rp_cnt_port_push(struct rp_cnt_port *p)
+{
+	return push(p);
+}
+
 void rp_cnt_port_fold(struct rp_cnt_port *p, const struct rp_ctr *raw, size_t n)
 {
 	rp_cnt_port_fold_at(p, RP_CNT_AT_PORT, -1, raw, n);
@@ -153,7 +158,11 @@ void rp_cnt_delta(const struct rp_cnt_snap *prev, const struct rp_cnt_snap *cur,
 		o->speed_bps = c->speed_bps;
 		for (size_t k = 0; k < c->n; k++) {
 			const struct rp_cnt_val *cv = &c->v[k];
-			const struct rp_cnt_val *bv = find((struct rp_cnt_port *)b, cv->scope, cv->name, cv->prio, cv->cls);
+			/* read the same way each time, a port's values come in the same order */
+			const struct rp_cnt_val *bv = k < b->n ? &b->v[k] : NULL;
+			if (!bv || bv->cls != cv->cls || bv->prio != cv->prio || bv->scope != cv->scope ||
+			    strcmp(bv->name, cv->name) != 0)
+				bv = find((struct rp_cnt_port *)b, cv->scope, cv->name, cv->prio, cv->cls);
 			if (!bv)
 				continue;
 			struct rp_cnt_val *ov = push(o);
@@ -181,7 +190,11 @@ static json_t *objects_json(const struct rp_cnt_port *p, enum rp_cnt_scope scope
 {
 	const char *idxname = scope == RP_CNT_AT_QUEUE ? "queue" : "pg";
 	json_t *a = NULL;
-	for (int idx = 0; idx < 128; idx++) {
+	int hi = -1; /* the largest index there: no pass per index beyond it */
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].scope == scope && p->v[k].prio > hi)
+			hi = p->v[k].prio;
+	for (int idx = 0; idx <= hi; idx++) {
 		json_t *o = NULL;
 		for (size_t k = 0; k < p->n; k++) {
 			const struct rp_cnt_val *v = &p->v[k];
@@ -202,7 +215,7 @@ static json_t *objects_json(const struct rp_cnt_port *p, enum rp_cnt_scope scope
 	return a;
 }
 
-static void val_name(const struct rp_cnt_val *v, char *name, size_t len)
+void rp_cnt_val_name(const struct rp_cnt_val *v, char *name, size_t len)
 {
 	if (v->scope == RP_CNT_AT_QUEUE || v->scope == RP_CNT_AT_PG)
 		snprintf(name, len, "%s%d.%s", v->scope == RP_CNT_AT_QUEUE ? "q" : "pg", v->prio, v->name);
@@ -225,7 +238,7 @@ json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta)
 		const struct rp_cnt_val *v = &p->v[k];
 		if (v->reset) {
 			char name[96];
-			val_name(v, name, sizeof(name));
+			rp_cnt_val_name(v, name, sizeof(name));
 			json_array_append_new(resets, json_string(name));
 		}
 		if (v->scope != RP_CNT_AT_PORT)
@@ -402,7 +415,7 @@ void rp_cnt_print_delta(FILE *f, const struct rp_cnt_snap *d, double t_s)
 			if (v->cls == RP_CNT_GAUGE || (!v->value && !v->reset))
 				continue;
 			char name[96];
-			val_name(v, name, sizeof(name));
+			rp_cnt_val_name(v, name, sizeof(name));
 			fprintf(f, " %s", name);
 			if (v->reset)
 				fputs("=reset", f);

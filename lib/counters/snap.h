@@ -47,6 +47,7 @@ struct rp_cnt_port {
 };
 
 #define RP_CNT_PORTS_MAX 128 /* a SONiC switch has 32 to 128 front-panel ports */
+#define RP_CNT_PORTS_MAX_S "128"
 struct rp_cnt_snap {
 	char source[320];
 	uint64_t t_ns;    /* CLOCK_REALTIME: ns since the Unix epoch */
@@ -68,6 +69,12 @@ const struct rp_cnt_val *rp_cnt_find(const struct rp_cnt_port *p, const char *na
 /* The value of name of queue or PG idx (keys and gauges), or NULL. */
 const struct rp_cnt_val *rp_cnt_find_at(const struct rp_cnt_port *p, enum rp_cnt_scope scope, int idx, const char *name,
 					enum rp_cnt_class cls);
+/* A value's name as resets[] and --watch lines give it: "prio3.pfc_rx",
+ * "q3.packets", "pg3.drops", or the name of a port-level one. */
+void rp_cnt_val_name(const struct rp_cnt_val *v, char *name, size_t len);
+/* A new value of p, zeroed (NULL: out of memory): for a reader that has
+ * the vocabulary's names already (snap_read.c). */
+struct rp_cnt_val *rp_cnt_port_push(struct rp_cnt_port *p);
 /* A new port in s (NULL when RP_CNT_PORTS_MAX are there). */
 struct rp_cnt_port *rp_cnt_add_port(struct rp_cnt_snap *s, const char *name);
 void rp_cnt_snap_free(struct rp_cnt_snap *s);
@@ -90,6 +97,16 @@ json_t *rp_cnt_json(const struct rp_cnt_snap *s, bool delta, uint64_t interval_n
  * the source has them queues[] and pgs[] (keys and gauges of each). result.json's
  * environment.ports[].xstats and counters.nics[] samples are this too. */
 json_t *rp_cnt_port_json(const struct rp_cnt_port *p, bool delta);
+/* The reader of what rp_cnt_json writes (snap_read.c): one
+ * roceprobe.counters/1 line (len bytes, no newline needed) -> out (freed
+ * first), *delta (kind "delta") and *interval_ns (0 for a snapshot). Keys of
+ * ports[] and prio[] are counts, raw{} raw, gauges{} gauges; queues[] and
+ * pgs[] members by the vocabulary (rp_ctr_key_is_gauge); resets[] marked.
+ * 0, or -1 with one line in err (not JSON, another schema, a key missing or
+ * of the wrong type, more than RP_CNT_PORTS_MAX ports). */
+int rp_cnt_json_read(const char *line, size_t len, struct rp_cnt_snap *out, bool *delta, uint64_t *interval_ns,
+		     char *err, size_t errlen);
+
 /* The snapshot as text: per port the keys, a per-priority table, raw and gauges. */
 void rp_cnt_print(FILE *f, const struct rp_cnt_snap *s);
 /* One line of a --watch: t_s, the source, and every nonzero delta per port

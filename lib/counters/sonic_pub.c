@@ -158,6 +158,8 @@ static void append_port(struct rp_sonic_pub *p, unsigned i, const struct rp_soni
 	field(&c, RP_SAI_PORT_OUT_OCTETS, s->out_octets);
 	field(&c, RP_SAI_PORT_IN_DISCARDS, s->in_discards);
 	field(&c, RP_SAI_PORT_OUT_DISCARDS, s->out_discards);
+	field(&c, RP_SAI_PORT_IN_UCAST_PKTS, s->in_ucast_pkts);
+	field(&c, RP_SAI_PORT_OUT_UCAST_PKTS, s->out_ucast_pkts);
 	send_cmd(p, &c, count);
 
 	/* the name maps and what portsorch writes beside them */

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters/snap.h"
+
 #define RP_SONIC_PUB_PORTS 64
 #define RP_SONIC_PUB_PRIOS 8
 
@@ -47,6 +49,7 @@ struct rp_sonic_pg {
 struct rp_sonic_port {
 	char name[32];
 	uint64_t in_octets, out_octets, in_discards, out_discards;
+	uint64_t in_ucast_pkts, out_ucast_pkts;
 	uint64_t pfc_rx[RP_SONIC_PUB_PRIOS], pfc_tx[RP_SONIC_PUB_PRIOS];
 	uint64_t pause_us_rx[RP_SONIC_PUB_PRIOS], pause_us_tx[RP_SONIC_PUB_PRIOS];
 	struct rp_sonic_queue queue[RP_SONIC_PUB_PRIOS];
@@ -57,6 +60,13 @@ struct rp_sonic_snap {
 	unsigned nports;
 	struct rp_sonic_port port[RP_SONIC_PUB_PORTS];
 };
+
+/* The port's counters into out (its name and values already there kept),
+ * as `counters sonic://` reads what rp_sonic_pub_offer wrote of it: the
+ * same fields, folded by the one name table into the vocabulary (the port's
+ * keys and prio[], queues[] and pgs[] with their watermark gauges). No
+ * Redis: the lab's --counters (sonic_fold.c). */
+void rp_sonic_port_fold(const struct rp_sonic_port *s, struct rp_cnt_port *out);
 
 /* "redis://HOST[:PORT]" (PORT 6379 when left out; HOST may be [v6]) ->
  * host, port. 0, or -1 with a one-line reason. */

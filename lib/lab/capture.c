@@ -15,11 +15,16 @@ struct rp_lab_cap {
 	struct rp_lab_cap_budget *budget;
 };
 
+void rp_lab_cap_file(const char *kind, const char *name, bool rotating, unsigned k, char *out, size_t len)
+{
+	char path[200];
+	snprintf(path, sizeof(path), "%s-%s.pcap", kind, name);
+	rp_pcap_file_name(path, rotating, k, out, len);
+}
+
 void rp_lab_cap_name(const char *name, bool rotating, unsigned k, char *out, size_t len)
 {
-	char path[160];
-	snprintf(path, sizeof(path), "capture-%s.pcap", name);
-	rp_pcap_file_name(path, rotating, k, out, len);
+	rp_lab_cap_file("capture", name, rotating, k, out, len);
 }
 
 /* The first failed write stops every capture: one reason, one instant. */
@@ -45,13 +50,19 @@ uint64_t rp_lab_cap_room(const char *dir, uint64_t reserve, unsigned files)
 struct rp_lab_cap *rp_lab_cap_open(const char *dir, const char *name, unsigned snaplen, uint64_t rotate_bytes,
 				   struct rp_lab_cap_budget *budget, char *err, size_t errlen)
 {
+	return rp_lab_cap_open_kind(dir, "capture", name, snaplen, rotate_bytes, budget, err, errlen);
+}
+
+struct rp_lab_cap *rp_lab_cap_open_kind(const char *dir, const char *kind, const char *name, unsigned snaplen,
+					uint64_t rotate_bytes, struct rp_lab_cap_budget *budget, char *err, size_t errlen)
+{
 	struct rp_lab_cap *c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	char file[160], path[4300];
-	snprintf(file, sizeof(file), "capture-%s.pcap", name);
+	char file[200], path[4300];
+	snprintf(file, sizeof(file), "%s-%s.pcap", kind, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	c->budget = budget;
 	struct rp_pcap_writer_cfg cfg = {.path = path, .snaplen = snaplen, .rotate_bytes = rotate_bytes};

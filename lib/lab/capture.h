@@ -42,6 +42,11 @@ uint64_t rp_lab_cap_frames(const struct rp_lab_cap *c);
 unsigned rp_lab_cap_nfiles(const struct rp_lab_cap *c);
 /* The name (without dir) of host NAME's file k, 1-based, with or without rotation. */
 void rp_lab_cap_name(const char *name, bool rotating, unsigned k, char *out, size_t len);
+/* The same for a switch port's mirror (kind "mirror", name "SWITCH-PORT":
+ * DIR/mirror-SWITCH-PORT.pcap), or any kind-NAME.pcap: one writer, one budget. */
+struct rp_lab_cap *rp_lab_cap_open_kind(const char *dir, const char *kind, const char *name, unsigned snaplen,
+					uint64_t rotate_bytes, struct rp_lab_cap_budget *budget, char *err, size_t errlen);
+void rp_lab_cap_file(const char *kind, const char *name, bool rotating, unsigned k, char *out, size_t len);
 /* Flushes and closes the open file; a flush that fails is a failed write at
  * end_ns (the budget says so). After a failed write the file is cut back to
  * its last whole record (removed when not even its header is whole), and

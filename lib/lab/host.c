@@ -131,7 +131,11 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 
 void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len)
 {
-	struct rp_lab_cap *c = lab->hosts[h].cap;
+	rp_lab_cap_put(lab, lab->hosts[h].cap, t, b, len);
+}
+
+void rp_lab_cap_put(struct rp_lab *lab, struct rp_lab_cap *c, uint64_t t, const uint8_t *b, size_t len)
+{
 	if (c && rp_lab_cap_write(c, t, b, len, lab->err, sizeof(lab->err)))
 		lab->failed = true;
 	if (lab->capb.failed && !lab->cap_told) { /* said when it happens: the run goes on */
@@ -202,6 +206,8 @@ static bool send_reply(struct rp_lab *lab, struct rp_lab_host *h, uint8_t paused
 		return false;
 	h->rq_head = (h->rq_head + 1) % h->rq_cap;
 	h->rq_n--;
+	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
+	h->cnp_tx += rp_cls_opcode(b, lab->pool.len[slot]) == RP_OP_CNP; /* --counters' cnp_sent */
 	put_on_wire(lab, h, slot, now);
 	return true;
 }

@@ -194,14 +194,17 @@ int rp_lab_host_by_mac(const struct rp_lab *lab, const uint8_t mac[6])
  * result. Less than --capture-max: that room is the limit. */
 static void capture_room(struct rp_lab *lab)
 {
-	if (!lab->opts.capture_dir)
+	const char *dir = lab->opts.capture_dir ? lab->opts.capture_dir
+			  : lab->opts.nmirrors ? lab->opts.evidence_dir : NULL; /* the mirrors' pcaps alone */
+	unsigned files = (lab->opts.capture_dir ? (unsigned)lab->nhosts : 0) + (unsigned)lab->opts.nmirrors;
+	if (!dir)
 		return;
 	uint64_t ports = 0, bins = lab->acfg.run_ns / (lab->acfg.bin_ns ? lab->acfg.bin_ns : 100000) + 1;
 	for (unsigned s = 0; s < lab->nsw; s++)
 		ports += lab->sw[s].nports;
 	uint64_t things = lab->plan->nflows + lab->nhosts;
 	uint64_t reserve = 65536 + 4096 * (things + ports) + 32 * bins * things;
-	uint64_t room = rp_lab_cap_room(lab->opts.capture_dir, reserve, (unsigned)lab->nhosts);
+	uint64_t room = rp_lab_cap_room(dir, reserve, files);
 	if (room != UINT64_MAX && (!lab->capb.max_bytes || room < lab->capb.max_bytes)) {
 		lab->capb.max_bytes = room ? room : 1;
 		lab->cap_room_limited = true;
@@ -254,6 +257,10 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		return NULL;
 	}
 	capture_room(lab);
+	if (rp_lab_mirrors_open(lab, err, errlen)) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
 	snprintf(what, sizeof(what), "hosts (%zu hosts, %u switches, %zu flows)", lab->nhosts, lab->nsw, plan->nflows);
 	if ((stopped = stage(lab, what)) || rp_lab_hosts_init(lab, err, errlen)) {
 		if (stopped)
@@ -261,6 +268,12 @@ struct rp_lab *rp_lab_create(const struct rp_profile *prof, const struct rp_plan
 		rp_lab_destroy(lab);
 		return NULL;
 	}
+	if (lab->opts.counters_ns &&
+	    !(lab->ctrs = rp_lab_ctrs_open(lab, lab->opts.evidence_dir, lab->opts.counters_ns, err, errlen))) {
+		rp_lab_destroy(lab);
+		return NULL;
+	}
+	lab->ctrs_next = 0;
 	rp_lab_sw_refs(lab);
 	return lab;
 }
@@ -275,6 +288,8 @@ void rp_lab_destroy(struct rp_lab *lab)
 	if (!lab)
 		return;
 	rp_lab_hosts_free(lab);
+	rp_lab_mirrors_free(lab);
+	rp_lab_ctrs_free(lab->ctrs);
 	free(lab->mac_index);
 	rp_lab_topo_free(lab);
 	rp_acct_destroy(lab->acct);
@@ -288,8 +303,12 @@ void rp_lab_destroy(struct rp_lab *lab)
 int rp_lab_close_captures(struct rp_lab *lab, char *err, size_t errlen)
 {
 	int rc = 0;
-	(void)err;
-	(void)errlen;
+	if (lab->ctrs) {
+		rc = rp_lab_ctrs_close(lab->ctrs, lab, lab->tot.end_ns, err, errlen);
+		rp_lab_ctrs_free(lab->ctrs);
+		lab->ctrs = NULL;
+	}
+	rp_lab_mirrors_close(lab);
 	for (size_t h = 0; h < lab->nhosts; h++) {
 		struct rp_lab_host *H = &lab->hosts[h];
 		if (!H->cap)

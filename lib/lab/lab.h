@@ -26,6 +26,14 @@ struct rp_lab_opts {
 	uint64_t capture_max;    /* every pcap together at most this many bytes; 0: no limit */
 	uint64_t capture_rotate; /* a host's next file before one passes this; 0: one file */
 	uint64_t bin_ns;         /* accountant time series bin; 0: 100 us */
+	/* The evidence a fabric leaves (docs/lab.md), into evidence_dir: a pcap
+	 * per mirrored switch port ("SWITCH:PORT", rp_lab_mirror_check; the
+	 * captures' snaplen, budget and rotation), and with counters_ns the
+	 * counters.jsonl series (counters.h). */
+	const char *evidence_dir;
+	const char *const *mirrors;
+	size_t nmirrors;
+	uint64_t counters_ns;
 	uint64_t progress_every; /* events between progress calls; 0: 1 << 18 */
 	void (*progress)(uint64_t now_ns, uint64_t events, void *arg);
 	void *progress_arg;
@@ -52,6 +60,16 @@ struct rp_lab_opts {
  * the shared buffer left after the ports' headroom, ...). 0, or -1 with one
  * line saying what to change. Cheap: call it before building a plan. */
 int rp_lab_check_fit(const struct rp_profile *prof, char *err, size_t errlen);
+
+/* Whether every "SWITCH:PORT" of specs names a port of the fabric the lab
+ * would build for prof (switch names as result.json's switches[]: sw0,
+ * leaf0, spine1, agg2, core0; PORT a number or EthernetN). 0, or -1 with
+ * one line naming the spec and the fabric's switches or ports. */
+int rp_lab_mirror_check(const struct rp_profile *prof, const char *const *specs, size_t n, char *err, size_t errlen);
+#define RP_LAB_MIRRORS_MAX 64
+/* The ports of the lab's switch name (sw0, leaf1, ...) in prof's fabric,
+ * or -1 when it has none of that name. */
+int rp_lab_switch_nports(const struct rp_profile *prof, const char *name);
 
 /* At most this many flows in one lab run, each about RP_LAB_FLOW_BYTES
  * (measured: docs/lab.md; plan, packet source, accountant, host NIC and the

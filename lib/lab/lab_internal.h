@@ -3,6 +3,7 @@
 #define RP_LAB_INTERNAL_H
 
 #include "capture.h"
+#include "counters.h"
 #include "dcqcn.h"
 #include "evq.h"
 #include "fabric/switch.h"
@@ -56,6 +57,7 @@ struct rp_lab_switch {
 	struct rp_lab_port port[RP_SWITCH_MAX_PORTS];
 	uint64_t wake_at[RP_SWITCH_MAX_PORTS];
 	uint64_t first_xoff_ns[RP_SWITCH_MAX_PORTS]; /* first XOFF it sent out of each port */
+	uint8_t mirror_of[RP_SWITCH_MAX_PORTS];      /* its mirror's index + 1; 0: not mirrored */
 	struct rp_switch *sw;
 };
 
@@ -101,8 +103,17 @@ struct rp_lab_host {
 	struct rp_lab_cap *cap;
 	unsigned cap_files;  /* files it wrote (set when the captures close) */
 	uint64_t cap_frames;
-	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx;
+	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes, replies, cnp_rx, cnp_tx;
 	uint64_t paused_starts; /* wakes that found data held back by PFC */
+};
+
+/* A mirrored switch port (lab --mirror): both directions, as a SPAN session. */
+struct rp_lab_mirror {
+	unsigned sw, port;
+	char name[48];       /* "sw0:3" */
+	struct rp_lab_cap *cap;
+	unsigned files;      /* set when the captures close */
+	uint64_t frames;
 };
 
 /* The host a destination MAC belongs to, or -1 (a binary search, not a scan). */
@@ -127,6 +138,10 @@ struct rp_lab {
 	uint64_t now;
 	struct rp_lab_totals tot;
 	struct rp_lab_cap_budget capb;
+	struct rp_lab_mirror *mirrors;
+	size_t nmirrors;
+	struct rp_lab_ctrs *ctrs;  /* --counters; NULL: none */
+	uint64_t ctrs_next;        /* virtual time of the next reading */
 	bool cap_told;           /* opts.capture_failed was called */
 	bool cap_room_limited;   /* capb.max_bytes is the disk's room, not opts.capture_max */
 	uint64_t congestion_ns;  /* first standing queue (> 2 max frames) anywhere; NEVER */
@@ -166,6 +181,17 @@ void rp_lab_host_reply_due(struct rp_lab *lab, unsigned h, uint32_t slot);
 void rp_lab_host_wake(struct rp_lab *lab, unsigned h, uint64_t t);
 /* Host h's capture (if any) records a frame seen at t. */
 void rp_lab_capture(struct rp_lab *lab, unsigned h, uint64_t t, const uint8_t *b, size_t len);
+/* Capture c (a host's or a mirror's; NULL: none) records a frame seen at t. */
+void rp_lab_cap_put(struct rp_lab *lab, struct rp_lab_cap *c, uint64_t t, const uint8_t *b, size_t len);
+/* mirror.c: the mirrors opened (after the topology), a frame passing
+ * mirrored switch port at t, and their files closed. */
+int rp_lab_mirrors_open(struct rp_lab *lab, char *err, size_t errlen);
+void rp_lab_mirror(struct rp_lab *lab, unsigned m, uint64_t t, const uint8_t *b, size_t len);
+void rp_lab_mirrors_close(struct rp_lab *lab);
+void rp_lab_mirrors_free(struct rp_lab *lab);
+/* topo.c: "SWITCH:PORT" in the fabric prof lays out. */
+int rp_lab_topo_port(const struct rp_profile *prof, const char *spec, unsigned *sw, unsigned *port, char *err,
+		     size_t errlen);
 /* swnode.c; rp_lab_sw_refs: every switch holds frames by their pool slots. */
 void rp_lab_sw_refs(struct rp_lab *lab);
 void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t slot);

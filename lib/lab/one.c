@@ -135,7 +135,9 @@ int rp_lab_one_load(struct rp_lab_one *r, const struct rp_lab_one_opts *o, char 
 	const struct rp_profile_opts po = {.sets = o->sets, .nsets = o->nsets, .allow_pause_storm = o->allow_pause_storm};
 	if (!(r->prof = rp_profile_load(o->profile, &po, err, errlen)))
 		return -1;
-	if (rp_lab_check_fit(r->prof, err, errlen) || rp_plan_build(r->prof, &r->plan, err, errlen))
+	if (rp_lab_check_fit(r->prof, err, errlen) ||
+	    rp_lab_mirror_check(r->prof, o->mirrors, o->nmirrors, err, errlen) ||
+	    rp_plan_build(r->prof, &r->plan, err, errlen))
 		return -1;
 	r->planned = true;
 	return rp_lab_check_plan(&r->plan, err, errlen) ? -1 : 0;
@@ -192,7 +194,8 @@ int rp_lab_one_run(struct rp_lab_one *r, const struct rp_lab_one_opts *o, const 
 		return -1;
 	const struct rp_lab_opts lo = {.capture_dir = o->capture ? dir : NULL, .snaplen = o->snaplen,
 				       .capture_max = o->capture_max, .capture_rotate = o->capture_rotate,
-				       .bin_ns = o->bin_ns, .progress = on_progress, .progress_arg = &pg, .stop = o->stop,
+				       .bin_ns = o->bin_ns, .evidence_dir = dir, .mirrors = o->mirrors,
+				       .nmirrors = o->nmirrors, .counters_ns = o->counters_ns, .progress = on_progress, .progress_arg = &pg, .stop = o->stop,
 				       .capture_failed = on_capture_failed, .setup = on_setup};
 	if (on_setup(NULL, &pg) || !(r->lab = rp_lab_create(r->prof, &r->plan, &lo, err, errlen))) {
 		if (!(o->stop && *o->stop))

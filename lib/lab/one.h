@@ -47,6 +47,9 @@ struct rp_lab_one_opts {
 	bool capture;                   /* the pcaps into the run's directory */
 	unsigned snaplen;
 	uint64_t capture_max, capture_rotate, bin_ns; /* lab.h's rp_lab_opts */
+	const char *const *mirrors;     /* --mirror SWITCH:PORT (checked before dir is made) */
+	size_t nmirrors;
+	uint64_t counters_ns;           /* --counters: DIR/counters.jsonl every this much virtual time */
 	FILE *progress;                 /* "lab: virtual ..." every 0.5 s of wall time, set-up stages
 					 * once it passes 1 s; NULL: none */
 	FILE *notes;                    /* a capture that stopped early, said when it did; NULL: none */

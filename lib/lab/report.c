@@ -181,7 +181,7 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 	json_object_set_new(o, "in_flight_on_links", jint(t->in_flight_on_links));
 	json_object_set_new(o, "capture_bytes", jint(t->capture_bytes));
 	json_object_set_new(o, "capture_stopped_ns", t->capture_stopped ? jint(t->capture_stopped_ns) : json_null());
-	json_object_set_new(o, "capture_complete", lab->opts.capture_dir ? json_boolean(!t->capture_stopped) : json_null());
+	json_object_set_new(o, "capture_complete", lab->opts.capture_dir || lab->nmirrors ? json_boolean(!t->capture_stopped) : json_null());
 	json_object_set_new(o, "capture_error", t->capture_failed ? json_string(t->capture_error) : json_null());
 	json_object_set_new(o, "capture_room_limited", json_boolean(t->capture_room_limited && t->capture_stopped &&
 								   !t->capture_failed));
@@ -189,12 +189,34 @@ json_t *rp_lab_totals_json(const struct rp_lab *lab)
 	return o;
 }
 
+/* The mirrors' files (lab --mirror): node "SWITCH:PORT". */
+static void mirrors_json(const struct rp_lab *lab, json_t *a)
+{
+	bool rot = lab->opts.capture_rotate != 0;
+	for (size_t i = 0; i < lab->nmirrors; i++) {
+		const struct rp_lab_mirror *m = &lab->mirrors[i];
+		char file[200], base[48];
+		if (!m->name[0])
+			continue; /* the same port given twice */
+		snprintf(base, sizeof(base), "%s-%u", lab->sw[m->sw].name, m->port);
+		json_t *files = json_array();
+		for (unsigned k = 1; k <= m->files; k++) {
+			rp_lab_cap_file("mirror", base, rot, k, file, sizeof(file));
+			json_array_append_new(files, json_string(file));
+		}
+		rp_lab_cap_file("mirror", base, rot, 1, file, sizeof(file));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o}", "node", m->name, "path", file, "files", files,
+						   "frames", jint(m->frames)));
+	}
+}
+
 json_t *rp_lab_capture_json(const struct rp_lab *lab)
 {
-	if (!lab->opts.capture_dir)
+	if (!lab->opts.capture_dir && !lab->nmirrors)
 		return json_null();
 	json_t *a = json_array();
-	for (size_t h = 0; h < lab->nhosts; h++) {
+	mirrors_json(lab, a);
+	for (size_t h = 0; h < lab->nhosts && lab->opts.capture_dir; h++) {
 		const struct rp_lab_host *H = &lab->hosts[h];
 		const char *name = lab->prof->hosts[h].name;
 		bool rot = lab->opts.capture_rotate != 0;

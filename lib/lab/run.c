@@ -156,6 +156,11 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 	uint64_t every = lab->opts.progress_every ? lab->opts.progress_every : (1u << 18);
 	uint64_t cap = lab->fab->max_time_ns;
 	uint64_t report_at = lab->tot.events - lab->tot.events % every + every; /* the next multiple: no division per event */
+	if (lab->ctrs && lab->ctrs_next == 0) { /* the snapshot before anything happened: every count 0 */
+		if (rp_lab_ctrs_sample(lab->ctrs, lab, 0, lab->err, sizeof(lab->err)))
+			lab->failed = true;
+		lab->ctrs_next = lab->opts.counters_ns;
+	}
 	while (!lab->failed && rp_evq_pop(&lab->q, &e)) {
 		if (lab->opts.stop && *lab->opts.stop) {
 			lab->tot.stopped = true;
@@ -170,6 +175,12 @@ int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)
 			lab->pending = e;
 			lab->has_pending = true;
 			break;
+		}
+		/* --counters: every reading due before this event holds everything up to it */
+		while (lab->ctrs && lab->ctrs_next < e.t) {
+			if (rp_lab_ctrs_sample(lab->ctrs, lab, lab->ctrs_next, lab->err, sizeof(lab->err)))
+				lab->failed = true;
+			lab->ctrs_next += lab->opts.counters_ns;
 		}
 		lab->now = e.t;
 		lab->tot.end_ns = e.t;

@@ -62,6 +62,8 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 	const uint8_t *b = rp_pool_buf(&lab->pool, slot);
 	size_t len = lab->pool.len[slot];
 	struct rp_switch_rx rx;
+	if (S->mirror_of[port]) /* as it came in, before the switch decides */
+		rp_lab_mirror(lab, S->mirror_of[port] - 1u, lab->now, b, len);
 	int out = rp_lab_route(lab, s, b, len);
 	rx.verdict = RP_SW_CONSUMED;
 	if (rp_switch_ingress_ref(S->sw, lab->now, port, slot, len, out, &rx) == 0) {
@@ -100,6 +102,8 @@ void rp_lab_sw_tx(struct rp_lab *lab, unsigned s, unsigned port)
 	} else { /* a PFC frame may have been built in it */
 		rp_pool_wrote(&lab->pool, slot, 0, rc == 1 && tx.len > RP_MACCTL_FRAME_LEN ? tx.len : RP_MACCTL_FRAME_LEN);
 	}
+	if (rc == 1 && S->mirror_of[port]) /* as it leaves: CE marks made, PFC frames sent */
+		rp_lab_mirror(lab, S->mirror_of[port] - 1u, tx.start_ns, rp_pool_buf(&lab->pool, slot), tx.len);
 	if (rc == 1 && S->port[port].kind != RP_PEER_NONE) {
 		lab->pool.len[slot] = (uint16_t)tx.len;
 		note_pfc(S, port, &tx);

@@ -1,6 +1,7 @@
 /* Topology: one switch with every host on it; leaves and spines (leaf-spine,
  * rail); or a 3-tier fat-tree of pods (leaves, aggs) and cores. Builders
  * below say how ports are numbered. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,4 +264,70 @@ void rp_lab_topo_free(struct rp_lab *lab)
 		rp_switch_destroy(lab->sw[i].sw);
 	free(lab->sw);
 	lab->sw = NULL;
+}
+
+/* "SWITCH:PORT" (PORT a number or EthernetN) -> the switch's index and port. */
+static int port_of(const struct rp_lab *lab, const char *spec, unsigned *sw, unsigned *port, char *err, size_t errlen)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t nl = colon ? (size_t)(colon - spec) : 0;
+	if (!colon || !nl || !colon[1]) {
+		snprintf(err, errlen, "--mirror '%s': expected SWITCH:PORT like sw0:3 or leaf1:Ethernet2", spec);
+		return -1;
+	}
+	const char *p = colon + 1;
+	if (strncmp(p, "Ethernet", 8) == 0)
+		p += 8;
+	char *end;
+	unsigned long v = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : ULONG_MAX;
+	for (unsigned s = 0; s < lab->nsw; s++) {
+		if (strlen(lab->sw[s].name) != nl || strncmp(lab->sw[s].name, spec, nl) != 0)
+			continue;
+		if (v == ULONG_MAX || *end || v >= lab->sw[s].nports) {
+			snprintf(err, errlen, "--mirror '%s': switch %s has ports 0..%u (a number, or Ethernet0..)", spec,
+				 lab->sw[s].name, lab->sw[s].nports - 1);
+			return -1;
+		}
+		*sw = s;
+		*port = (unsigned)v;
+		return 0;
+	}
+	char names[200] = "";
+	size_t off = 0;
+	for (unsigned s = 0; s < lab->nsw && s < 7; s++)
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", s ? ", " : "",
+					s == 6 && lab->nsw > 7 ? "..." : lab->sw[s].name);
+	snprintf(err, errlen, "--mirror '%s': no switch '%.*s' in this fabric (its switches: %s)", spec, (int)nl, spec,
+		 names);
+	return -1;
+}
+
+int rp_lab_topo_port(const struct rp_profile *prof, const char *spec, unsigned *sw, unsigned *port, char *err,
+		     size_t errlen)
+{
+	struct rp_lab lab = {.prof = prof, .fab = &prof->fabric, .nhosts = prof->nhosts};
+	int rc = -1;
+	lab.hosts = calloc(lab.nhosts ? lab.nhosts : 1, sizeof(*lab.hosts));
+	if (!lab.hosts)
+		snprintf(err, errlen, "out of memory");
+	else if (topo_layout(&lab, err, errlen) == 0)
+		rc = port_of(&lab, spec, sw, port, err, errlen);
+	free(lab.sw);
+	free(lab.hosts);
+	return rc;
+}
+
+int rp_lab_switch_nports(const struct rp_profile *prof, const char *name)
+{
+	struct rp_lab lab = {.prof = prof, .fab = &prof->fabric, .nhosts = prof->nhosts};
+	char err[64];
+	int n = -1;
+	lab.hosts = calloc(lab.nhosts ? lab.nhosts : 1, sizeof(*lab.hosts));
+	if (lab.hosts && topo_layout(&lab, err, sizeof(err)) == 0)
+		for (unsigned s = 0; s < lab.nsw && n < 0; s++)
+			if (strcmp(lab.sw[s].name, name) == 0)
+				n = (int)lab.sw[s].nports;
+	free(lab.sw);
+	free(lab.hosts);
+	return n;
 }

@@ -189,6 +189,9 @@ json_t *rp_replay_incident_json(const struct rp_replay_model *m)
 	json_object_set_new(root, "schema", json_string("roceprobe.incident/1"));
 	json_object_set_new(root, "evidence", evidence_json(ev));
 	json_object_set_new(root, "bin_ns", json_integer((json_int_t)ev->bin_ns));
+	struct rp_acct_port_result p0; /* every port counts pauses at one speed (--speed) */
+	rp_acct_port(ev->acct, 0, &p0);
+	json_object_set_new(root, "speed_bps", json_integer((json_int_t)p0.speed_bps));
 	json_object_set_new(root, "totals",
 			    json_pack("{s:I, s:I, s:f, s:I, s:f, s:I, s:I}", "rx_packets", (json_int_t)pk, "ce",
 				      (json_int_t)ce, "ce_fraction", frac(ce, pk), "cnp", (json_int_t)cnp, "cnp_per_s",

@@ -113,7 +113,9 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 			fl->dst = q->dst_host;
 			fl->l3 = q->l3;
 			fl->dscp = q->dscp;
-			fl->ecn = q->ecn;
+			/* a first copy already CE was marked on the way (an egress mirror
+			 * saw it after the switch): the sender sent ECT, ECT(0) as RoCE NICs do */
+			fl->ecn = q->ecn == RP_ECN_CE ? RP_ECN_ECT0 : q->ecn;
 			fl->vlan = q->vlan;
 			fl->vid = q->vid;
 			fl->pcp = q->pcp;

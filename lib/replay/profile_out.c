@@ -171,7 +171,7 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		fprintf(f, "%sqps: %u  # DestQPs per flow\n", ind, x->qps);
 	fprintf(f, "%sip: %u  # the frames' IP version\n", ind, x->l3);
 	fprintf(f, "%sdscp: %u  # IP header as sent\n", ind, x->dscp);
-	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame)\n", ind, ECN_WORDS[x->ecn & 3]);
+	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame; CE there: marked on the way, ECT(0) sent)\n", ind, ECN_WORDS[x->ecn & 3]);
 	if (x->vlan)
 		fprintf(f, "%svlan: %u  # 802.1Q tag\n%spcp: %u  # 802.1Q tag\n", ind, x->vid, ind, x->pcp);
 	write_size(f, x, ind, m->ev->sampled);

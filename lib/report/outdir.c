@@ -63,7 +63,7 @@ int rp_outdir_mkparents(const char *file, char *err, size_t errlen)
 /* Everything a run, a sweep or tools/plot writes into its directory. */
 static const char *const outputs[] = {
 	"result.json", "result.json.tmp*", "summary.txt", "summary.txt.tmp*", "qdepth.csv", "sweep.csv",
-	"sweep.json",  "sweep.json.tmp*",  "qdepth.csv.tmp", "capture-*.pcap*", "latency_cdf.png",     "pfc_timeline.png",
+	"sweep.json",  "sweep.json.tmp*",  "qdepth.csv.tmp", "capture-*.pcap*", "mirror-*.pcap*", "counters.jsonl", "counters.jsonl.part", "latency_cdf.png",     "pfc_timeline.png",
 	"goodput.png", "point-[0-9]*", "report.md", "report.md.tmp", "report.html", "report.html.tmp",
 	"flows.jsonl", "flows.jsonl.tmp*", "pairs.jsonl", "pairs.jsonl.tmp*",
 };

@@ -5,6 +5,9 @@
  *   ..._RX_PAUSE_DURATION_US        queue p's paused_ns / 1000
  *   ..._TX_PAUSE_DURATION_US        PG p's xoff_ns / 1000
  *   SAI_PORT_STAT_IF_IN/OUT_OCTETS  the port's rx_bytes, tx_bytes
+ *   SAI_PORT_STAT_IF_IN/OUT_UCAST_PKTS  the port's rx_pkts (every frame in, PFC
+ *                                   too), tx_pkts (data frames out: PFC sent is
+ *                                   the PFC_<p>_TX_PKTS)
  *   SAI_PORT_STAT_IF_IN_DISCARDS    the port's drop_pkts (frames that came in there)
  *   SAI_PORT_STAT_IF_OUT_DISCARDS   its queues' drop_pkts summed
  *   SAI_QUEUE_STAT_PACKETS/BYTES    queue tx_pkts, tx_bytes (what left, as SAI counts)
@@ -47,6 +50,8 @@ void rp_switch_sonic_snap(const struct rp_switch *sw, unsigned nports, uint64_t 
 		snprintf(o->name, sizeof(o->name), "Ethernet%u", p);
 		o->in_octets = s.rx_bytes;
 		o->out_octets = s.tx_bytes;
+		o->in_ucast_pkts = s.rx_pkts;
+		o->out_ucast_pkts = s.tx_pkts;
 		o->in_discards = sum(s.drop_pkts);
 		for (unsigned t = 0; t < RP_SONIC_PUB_PRIOS && t < RP_SWITCH_TCS; t++) {
 			struct rp_switch_queue_stats q;

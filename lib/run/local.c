@@ -24,7 +24,8 @@ int rp_run_local(const struct rp_run_local *o)
 		return RP_RUN_USAGE;
 	}
 	/* As the command's defaults (app/cmd_run.c parse_args). */
-	r->cfg = (struct rp_run_cfg){.out = o->out, .snaplen = RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1,
+	r->cfg = (struct rp_run_cfg){.out = o->out, .capture = o->capture,
+				     .snaplen = o->snaplen ? o->snaplen : RP_CAPTURE_SNAPLEN_DEFAULT, .sample = 1,
 				     .counter_interval_ns = 100000000, .stop = o->stop, .run_failed = run_failed};
 	rp_dp_eal_keep(true);
 	eal_kept = true;

@@ -21,6 +21,8 @@ struct rp_run_local {
 	bool allow_pause_storm;  /* --allow-pause-storm */
 	bool no_preflight;       /* --no-preflight */
 	bool no_telemetry;       /* --no-telemetry (the first run's choice holds for the kept EAL) */
+	bool capture;            /* --capture: DIR/capture-HOST.pcap per port (replay run's evidence) */
+	unsigned snaplen;        /* --snaplen (0: the default, 128) */
 	volatile sig_atomic_t *stop; /* set: the run ends cleanly, its result interrupted */
 	const char *version;     /* result.json's roceprobe version */
 };

@@ -218,6 +218,8 @@ def check_cells(s, rport, wd_on=False):
         cell(c, "SAI_PORT_STAT_IF_OUT_OCTETS", p["tx_bytes"], name)
         cell(c, "SAI_PORT_STAT_IF_IN_DISCARDS", p["drop_pkts"], name)
         cell(c, "SAI_PORT_STAT_IF_OUT_DISCARDS", sum(x["queue"]["drop_pkts"] for x in p["prio"]), name)
+        cell(c, "SAI_PORT_STAT_IF_IN_UCAST_PKTS", p["rx_pkts"], name)
+        cell(c, "SAI_PORT_STAT_IF_OUT_UCAST_PKTS", p["tx_pkts"], name)
         for x in p["prio"]:
             q, g, k = x["queue"], x["pg"], x["prio"]
             cell(c, f"SAI_PORT_STAT_PFC_{k}_RX_PKTS", q["pfc_rx"], name)
@@ -381,8 +383,8 @@ def case_sigterm(tmp):
         c = hgetall(port, f"COUNTERS:{after.get('Ethernet0')}")
         expect(ok and before == {} and list(after) == ["Ethernet0"] and sw.returncode == 0 and s["interrupted"],
                f"SIGTERM before the first interval: exit 0, and then Ethernet0 is published ({before} -> {after})")
-        expect(c.get("SAI_PORT_STAT_IF_IN_OCTETS") == str(s["ports"][0]["rx_bytes"]) and len(c) == 36,
-               f"... with its 36 port fields, IN_OCTETS == the summary's rx_bytes ({len(c)} fields)")
+        expect(c.get("SAI_PORT_STAT_IF_IN_OCTETS") == str(s["ports"][0]["rx_bytes"]) and len(c) == 38,
+               f"... with its 38 port fields, IN_OCTETS == the summary's rx_bytes ({len(c)} fields)")
     finally:
         redis_srv.stop(srv)
 

@@ -119,6 +119,9 @@ def case_lab(tmp):
     cmds = ["analyze", "decode", "run", "gen", "capture", "plan", "lab", "switch", "certify", "cluster", "headroom", "ep"]
     for c in cmds:
         one_line_exit2(rp(c, "--bogus", "x"), f"{c} --bogus", f"unknown option '--bogus' (try 'roceprobe {c} --help')")
+    for c in ("infer", "run"):
+        one_line_exit2(rp("replay", c, "--bogus", "x"), f"replay {c} --bogus", "unknown option '--bogus' (try "
+                       f"'roceprobe replay{' run' if c == 'run' else ''} --help')")
     one_line_exit2(rp("analyze", "x.pcap", "--bin-us"), "analyze --bin-us without a value", "option '--bin-us' needs a value")
     one_line_exit2(rp("run", "-o"), "run -o without a value", "option '-o' needs a value")
     one_line_exit2(rp("lab", "-Z"), "lab -Z", "unknown option '-Z'")

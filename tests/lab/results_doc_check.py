@@ -6,7 +6,8 @@ tables there name is one some result carries.
     roceprobe lab --sweep (two points)                               -> sweep.json
     roceprobe run  (back to back on DPDK pair: ports, --capture)     -> result.json
     roceprobe analyze --json (the run's capture)                     -> analyze JSON
-    roceprobe replay infer (the lab incast's captures)               -> incident.json
+    roceprobe replay infer (the lab incast's captures, mirror, counters) -> incident.json
+    roceprobe replay run (that incident reproduced)                  -> result.json (replay/1)
     roceprobe gen --json (back to back, 200 ms)                      -> gen JSON
         every key, at any depth  ==  a `key` in docs/results.md
 
@@ -92,14 +93,22 @@ seen = {}
 with tempfile.TemporaryDirectory() as tmp:
     for name in ("incast-8to1", "victim-flow", "lossy-lossless-mix", "incast-32to1-ecn", "headroom-too-small"):
         out = os.path.join(tmp, name)
-        rp("lab", os.path.join(PROFILES, name + ".yaml"), "-o", out, "-q", "--capture")
+        evidence = ["--mirror", "sw0:0", "--counters", "100us"] if name == "incast-8to1" else []
+        rp("lab", os.path.join(PROFILES, name + ".yaml"), "-o", out, "-q", "--capture", *evidence)
         r = json.load(open(os.path.join(out, "result.json")))
         keys(r, "lab", seen)
         if name == "incast-8to1":
             flow_series(r, "lab incast-8to1", [1600] * 8)
             caps = sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".pcap"))
-            rp("replay", "infer", *caps, "-o", os.path.join(tmp, "replay"))
+            series = os.path.join(out, "counters.jsonl")
+            for line in open(series):
+                keys(json.loads(line), "lab-counters", seen)
+            rp("replay", "infer", *caps, series, "-o", os.path.join(tmp, "replay"))
             keys(json.load(open(os.path.join(tmp, "replay", "incident.json"))), "incident", seen)
+            # replay run: exit 0 or 1 (its verdict), either way a result
+            subprocess.run([ROCEPROBE, "replay", "run", os.path.join(tmp, "replay"), "-q", "-o",
+                            os.path.join(tmp, "replayrun")], capture_output=True, timeout=120)
+            keys(json.load(open(os.path.join(tmp, "replayrun", "result.json"))), "replay", seen)
     # interrupted_in and interrupted_skipped: a run of 36,672 flows stopped by SIGINT once it runs
     out = os.path.join(tmp, "stopped")
     p = subprocess.Popen([ROCEPROBE, "lab", os.path.join(PROFILES, "all-to-all-192.yaml"), "-o", out],

@@ -551,6 +551,91 @@ static void queues_and_pgs(void **state)
 	rp_cnt_snap_free(&d);
 }
 
+/* roceprobe.counters/1 read back (snap_read.c): a hand-written delta line's
+ * counts, priorities, queues (counts and the watermark gauge told apart by
+ * the vocabulary), PGs, raw, gauges and resets, written again byte for byte;
+ * what is not such a line, one reason. */
+static void counters_json_read(void **state)
+{
+	(void)state;
+	static struct rp_cnt_snap s;
+	static const char line[] =
+		"{\"schema\":\"roceprobe.counters/1\",\"kind\":\"delta\",\"t_ns\":2000,\"interval_ns\":1000,"
+		"\"source\":\"lab:sw0\",\"ports\":[{\"name\":\"Ethernet1\",\"rx_packets\":16,\"tx_packets\":0,"
+		"\"prio\":[{\"prio\":3,\"pfc_rx\":0,\"pfc_tx\":7}],\"queues\":[{\"queue\":3,\"packets\":5,"
+		"\"shared_wm_bytes\":4096}],\"pgs\":[{\"pg\":3,\"drops\":1,\"headroom_wm_bytes\":200}],"
+		"\"raw\":{\"odd\":9},\"gauges\":{\"prio3_queue\":3},\"resets\":[\"q3.packets\"]}]}";
+	bool delta;
+	uint64_t iv;
+	char err[200];
+	assert_int_equal(rp_cnt_json_read(line, strlen(line), &s, &delta, &iv, err, sizeof(err)), 0);
+	assert_true(delta);
+	assert_int_equal(iv, 1000);
+	assert_int_equal(s.t_ns, 2000);
+	assert_string_equal(s.source, "lab:sw0");
+	const struct rp_cnt_port *p = &s.port[0];
+	assert_int_equal(rp_cnt_find(p, "rx_packets", -1, RP_CNT_KEY)->value, 16);
+	assert_int_equal(rp_cnt_find(p, "pfc_tx", 3, RP_CNT_KEY)->value, 7);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "packets", RP_CNT_KEY)->value, 5);
+	assert_true(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "packets", RP_CNT_KEY)->reset);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "shared_wm_bytes", RP_CNT_GAUGE)->value, 4096);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_PG, 3, "headroom_wm_bytes", RP_CNT_GAUGE)->value, 200);
+	assert_int_equal(rp_cnt_find(p, "odd", -1, RP_CNT_RAW)->value, 9);
+	assert_int_equal(rp_cnt_find(p, "prio3_queue", -1, RP_CNT_GAUGE)->value, 3);
+	json_t *j = rp_cnt_json(&s, true, iv);
+	char *again = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(again, line);
+	free(again);
+	json_decref(j);
+	static const char *const bad[][2] = {
+		{"[1]", "not a roceprobe.counters/1 line"},
+		{"{\"schema\":\"roceprobe.result/1\"}", "not a roceprobe.counters/1 line"},
+		{"{\"schema\":\"roceprobe.counters/1\",\"kind\":\"delta\",\"t_ns\":1,\"source\":\"x\",\"ports\":[]}",
+		 "a \"delta\" without \"interval_ns\""},
+		{"{\"schema\":\"roceprobe.counters/1\",\"kind\":\"snapshot\",\"t_ns\":1,\"source\":\"x\",\"ports\":"
+		 "[{\"name\":\"e\",\"rx_packets\":-1}]}", "a port's counter is not a count"},
+		{"{\"schema\":", "not JSON"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rp_cnt_json_read(bad[i][0], strlen(bad[i][0]), &s, &delta, &iv, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, bad[i][1]));
+	}
+	rp_cnt_snap_free(&s);
+}
+
+/* A switch's SONiC counters folded without a Redis (sonic_fold.c): each
+ * field lands where `counters sonic://` puts it. */
+static void sonic_port_fold(void **state)
+{
+	(void)state;
+	static struct rp_sonic_port sp;
+	static struct rp_cnt_snap s;
+	memset(&sp, 0, sizeof(sp));
+	strcpy(sp.name, "Ethernet2");
+	sp.in_ucast_pkts = 11;
+	sp.out_ucast_pkts = 12;
+	sp.in_octets = 1300;
+	sp.pfc_tx[3] = 4;
+	sp.queue[3] = (struct rp_sonic_queue){.packets = 12, .ecn_marked = 2, .wm_bytes = 777};
+	sp.pg[3] = (struct rp_sonic_pg){.dropped_packets = 1, .xoff_room_wm_bytes = 55};
+	struct rp_cnt_port *p = rp_cnt_add_port(&s, sp.name);
+	rp_sonic_port_fold(&sp, p);
+	assert_int_equal(rp_cnt_find(p, "rx_packets", -1, RP_CNT_KEY)->value, 11);
+	assert_int_equal(rp_cnt_find(p, "tx_packets", -1, RP_CNT_KEY)->value, 12);
+	assert_int_equal(rp_cnt_find(p, "rx_bytes", -1, RP_CNT_KEY)->value, 1300);
+	assert_int_equal(rp_cnt_find(p, "pfc_tx", 3, RP_CNT_KEY)->value, 4);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "ecn_marked", RP_CNT_KEY)->value, 2);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "shared_wm_bytes", RP_CNT_GAUGE)->value, 777);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_QUEUE, 3, "persistent_shared_wm_bytes", RP_CNT_GAUGE)->value, 777);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_PG, 3, "drops", RP_CNT_KEY)->value, 1);
+	assert_int_equal(rp_cnt_find_at(p, RP_CNT_AT_PG, 3, "headroom_wm_bytes", RP_CNT_GAUGE)->value, 55);
+	size_t raw = 0;
+	for (size_t k = 0; k < p->n; k++)
+		raw += p->v[k].cls == RP_CNT_RAW;
+	assert_int_equal(raw, 0); /* every field is the vocabulary's */
+	rp_cnt_snap_free(&s);
+}
+
 /* sonic://HOST[:PORT]: the default port, IPv6 in brackets, and what is refused. */
 /* switch --publish's URL (sonic_pub.h): redis://HOST[:PORT], 6379 by default,
  * [v6] in brackets; anything else one line naming what was given. */
@@ -753,6 +838,8 @@ int main(void)
 		cmocka_unit_test(ethtool_text_parser),
 		cmocka_unit_test(deltas_and_json),
 		cmocka_unit_test(queues_and_pgs),
+		cmocka_unit_test(counters_json_read),
+		cmocka_unit_test(sonic_port_fold),
 		cmocka_unit_test(publish_urls),
 		cmocka_unit_test(sonic_specs),
 		cmocka_unit_test(counter32_wraps),
