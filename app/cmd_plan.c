@@ -9,8 +9,8 @@
 
 #include "cli.h"
 #include "cluster/cluster.h"
-#include "profile/profile.h"
 #include "lab/size.h"
+#include "profile/profile.h"
 #include "report/plan_report.h"
 #include "traffic/plan.h"
 
@@ -138,7 +138,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 
 static void mib(const char *what, uint64_t bytes, const char *how)
 {
-	printf("  %-10s %12llu B %9.1f MiB  %s\n", what, (unsigned long long)bytes, (double)bytes / (1 << 20), how);
+	printf("  %-10s %12llu B %9.1f MiB%s%s\n", what, (unsigned long long)bytes, (double)bytes / (1 << 20),
+	       *how ? "  " : "", how);
 }
 
 /* --size: the lab run's predicted peak resident memory (lib/lab/size.h). */
