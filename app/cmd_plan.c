@@ -163,7 +163,7 @@ static int print_size(const struct plan_args *a, const struct rp_plan *pl)
 	snprintf(how, sizeof(how), "%llu frames held at the peak (%.2f of the fabric's room; %llu sent)",
 		 (unsigned long long)z.frames_flying, z.fill, (unsigned long long)z.packets);
 	mib("frames", z.frame_bytes, how);
-	snprintf(how, sizeof(how), "%llu bins of each flow and host", (unsigned long long)z.bins);
+	snprintf(how, sizeof(how), "%llu bins of each host (and flow, in a run of a few)", (unsigned long long)z.bins);
 	mib("series", z.series_bytes, how);
 	mib("plan", z.plan_bytes, "host-pair matrices: the pages the flows touch");
 	return RP_EXIT_OK;

@@ -10,7 +10,8 @@
  *             histogram), host NIC flow state, the result's row
  *   frames    the frames held at once (lab pool slots of the plan's largest
  *             frame + 72 B, rp_lab_slot_size, plus their events)
- *   series    accountant time-series bins of every flow and host
+ *   series    accountant time-series bins of every host port (and of every
+ *             flow, in a run of at most RP_ACCT_FLOW_SERIES_MAX flows)
  *   plan      the plan's host-pair matrices (nhosts^2 x 16 B, calloc'd: only
  *             the pages a pair of some flow lands on are resident)
  *
@@ -31,6 +32,7 @@
 
 #include "lab_internal.h"
 #include "size.h"
+#include "traffic/acct_cfg.h"
 
 #define RP_SIZE_BASE (21u << 20)       /* the process before the run and its fixed tables (evq buckets) */
 #define RP_SIZE_HOST 2048u             /* per host beyond its structs: source, pause state, result row */
@@ -43,7 +45,8 @@
 #define RP_SIZE_SLOT_EXTRA 16u         /* per pool slot: length, zero range, flow, free-list entry */
 #define RP_SIZE_FRAME_EXTRA 1140u      /* per frame held beyond its slot: event-queue nodes (the queue
 					* doubles), switch frame descriptors (doubling) */
-#define RP_SIZE_BIN 32u                /* per bin of each flow and host */
+#define RP_SIZE_BIN 32u                /* per bin of each host port (its rx, CE, CNP, latency cells) */
+#define RP_SIZE_FLOW_BIN 16u           /* per bin of each flow, with at most RP_ACCT_FLOW_SERIES_MAX flows */
 #define RP_SIZE_FILL_ECMP 0.30         /* non-blocking fabric: share of the room held at the peak */
 
 struct walk {
@@ -155,7 +158,8 @@ int rp_lab_size(const struct rp_plan *plan, struct rp_lab_size *out, char *err, 
 	out->switch_bytes = w.switch_bytes;
 	out->flow_bytes = (uint64_t)plan->nflows * RP_SIZE_FLOW;
 	out->frame_bytes = out->frames_flying * (slot + RP_SIZE_FRAME_EXTRA);
-	out->series_bytes = out->bins * (plan->nflows + prof->nhosts) * RP_SIZE_BIN;
+	out->series_bytes = out->bins * (prof->nhosts * RP_SIZE_BIN +
+					 (plan->nflows <= RP_ACCT_FLOW_SERIES_MAX ? plan->nflows * RP_SIZE_FLOW_BIN : 0));
 	uint64_t matrix = (uint64_t)prof->nhosts * prof->nhosts * 2 * sizeof(uint64_t);
 	uint64_t touched = (uint64_t)plan->nflows * 2 * 4096;
 	out->plan_bytes = touched < matrix ? touched : matrix;
