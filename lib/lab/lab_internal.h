@@ -167,7 +167,7 @@ int rp_lab_topo_walk(const struct rp_profile *prof, rp_lab_topo_fn fn, void *arg
 void rp_lab_topo_free(struct rp_lab *lab);
 /* route.c: the egress port for a frame entering switch s, or -1 to let the
  * switch look it up (and consume MAC control frames). */
-int rp_lab_route(const struct rp_lab *lab, unsigned s, const uint8_t *frame, size_t len);
+int rp_lab_route(struct rp_lab *lab, unsigned s, uint32_t slot);
 /* host.c */
 int rp_lab_hosts_init(struct rp_lab *lab, char *err, size_t errlen);
 /* lab.c: opts.setup polled within a stage; non-zero: stop the set-up. */

@@ -19,6 +19,7 @@ void rp_pool_free(struct rp_pool *p)
 	free(p->len);
 	free(p->zero);
 	free(p->flow);
+	free(p->route);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -41,6 +42,10 @@ int rp_pool_grow(struct rp_pool *p)
 	if (!flow)
 		return -1;
 	p->flow = flow;
+	uint64_t *route = realloc(p->route, slots * sizeof(*route));
+	if (!route)
+		return -1;
+	p->route = route;
 	uint32_t *fr = realloc(p->free, slots * sizeof(*fr));
 	if (!fr)
 		return -1;

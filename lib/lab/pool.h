@@ -23,6 +23,7 @@ struct rp_pool {
 	uint16_t *len;    /* [slot] frame length */
 	uint16_t (*zero)[2]; /* [slot] bytes [zero[0], zero[1]) are zero */
 	uint32_t *flow;   /* [slot] the accountant flow whose data frame it holds, or RP_POOL_NONE */
+	uint64_t *route;  /* [slot] where its frame goes, found once for every hop (route.c); 0: not yet */
 	size_t in_use, peak;
 };
 
@@ -40,6 +41,7 @@ static inline uint32_t rp_pool_get(struct rp_pool *p)
 		p->peak = p->in_use;
 	uint32_t slot = p->free[--p->nfree];
 	p->flow[slot] = RP_POOL_NONE;
+	p->route[slot] = 0;
 	return slot;
 }
 static inline void rp_pool_put(struct rp_pool *p, uint32_t slot)

@@ -39,12 +39,30 @@ static bool below(const struct rp_lab *lab, const struct rp_lab_switch *s, const
 	}
 }
 
-int rp_lab_route(const struct rp_lab *lab, unsigned s, const uint8_t *frame, size_t len)
+#define NO_HOST (1ull << 63) /* a route key: multicast, short, or for no host */
+
+/* The frame's host and UDP source port, the same at every hop (one Ethernet
+ * segment: nothing rewrites them): read at its first switch, kept with its
+ * slot for the others, which need not touch the frame. */
+static uint64_t route_key(struct rp_lab *lab, uint32_t slot)
+{
+	uint64_t *k = &lab->pool.route[slot];
+	if (*k)
+		return *k;
+	const uint8_t *frame = rp_pool_buf(&lab->pool, slot);
+	size_t len = lab->pool.len[slot];
+	int hi = len < RP_ETH_HLEN || (frame[0] & 1) ? -1 : rp_lab_host_by_mac(lab, frame);
+	*k = hi < 0 ? NO_HOST : (uint64_t)(uint32_t)hi << 32 | (uint32_t)(udp_sport(frame, len) + 1);
+	return *k;
+}
+
+int rp_lab_route(struct rp_lab *lab, unsigned s, uint32_t slot)
 {
 	const struct rp_lab_switch *sw = &lab->sw[s];
-	if (len < RP_ETH_HLEN || (frame[0] & 1))
+	uint64_t k = route_key(lab, slot);
+	if (k & NO_HOST)
 		return -1;
-	int hi = rp_lab_host_by_mac(lab, frame);
+	int hi = (int)(k >> 32);
 	if (hi < 0)
 		return -1;
 	const struct rp_lab_host *h = &lab->hosts[hi];
@@ -52,5 +70,5 @@ int rp_lab_route(const struct rp_lab *lab, unsigned s, const uint8_t *frame, siz
 		return sw->tier == RP_TIER_LEAF ? (int)h->sw_port : (int)((h->sw / sw->down_div) % sw->down_mod);
 	if (!sw->nup)
 		return -1;
-	return (int)(sw->up0 + ecmp(udp_sport(frame, len), sw->ecmp_seed, sw->nup));
+	return (int)(sw->up0 + ecmp((long)(uint32_t)k - 1, sw->ecmp_seed, sw->nup));
 }

@@ -64,7 +64,7 @@ void rp_lab_sw_arrive(struct rp_lab *lab, unsigned s, unsigned port, uint32_t sl
 	struct rp_switch_rx rx;
 	if (S->mirror_of[port]) /* as it came in, before the switch decides */
 		rp_lab_mirror(lab, S->mirror_of[port] - 1u, lab->now, b, len);
-	int out = rp_lab_route(lab, s, b, len);
+	int out = rp_lab_route(lab, s, slot);
 	rx.verdict = RP_SW_CONSUMED;
 	if (rp_switch_ingress_ref(S->sw, lab->now, port, slot, len, out, &rx) == 0) {
 		if (rx.verdict == RP_SW_DROPPED) {
