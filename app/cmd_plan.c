@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cluster/cluster.h"
+#include "lab/size.h"
 #include "profile/profile.h"
 #include "report/plan_report.h"
 #include "traffic/plan.h"
@@ -23,6 +24,7 @@ struct plan_args {
 	const char *sets[MAX_SETS];
 	size_t nsets;
 	bool json;
+	bool size;
 	bool allow_pause_storm;
 	uint64_t ranks, per_node; /* --ranks N, --per-node K: the launch a host_template expands for */
 };
@@ -37,7 +39,7 @@ struct launch {
 static void usage(FILE *out)
 {
 	fputs("usage: roceprobe plan PROFILE [--set KEY=VALUE]... [--ranks N [--per-node K]] [--json]\n"
-	      "                      [--allow-pause-storm]\n"
+	      "                      [--allow-pause-storm] [--size]\n"
 	      "\n"
 	      "Reads a YAML profile (docs/profiles.md), expands its host_template and traffic\n"
 	      "patterns into hosts and flows and prints what a run would do, without touching\n"
@@ -70,11 +72,18 @@ static void usage(FILE *out)
 	      "  --json               one JSON object (hosts, flows, pairs, ports, phases)\n"
 	      "  --allow-pause-storm  accept PFC sources whose quanta x fps keep a priority\n"
 	      "                       paused all the time (to test switch PFC watchdogs)\n"
+	      "  --size               instead of the plan: the peak memory (maximum resident)\n"
+	      "                       `roceprobe lab PROFILE` would take, predicted from the\n"
+	      "                       plan and the fabric, part by part (base, hosts,\n"
+	      "                       switches, flows, frames held at the peak, time series);\n"
+	      "                       docs/lab.md \"Memory\" has the model and its accuracy\n"
+	      "                       (a profile the lab refuses: its one line, exit 2)\n"
 	      "\n"
 	      "examples:\n"
 	      "  roceprobe plan profiles/incast-8to1.yaml\n"
 	      "  roceprobe plan profiles/all-to-all-8.yaml --set defaults.message_size=1MiB --json\n"
 	      "  roceprobe plan profiles/cluster-all2all-64.yaml --ranks 64 --per-node 8\n"
+	      "  roceprobe plan profiles/fat-tree-8192.yaml --size\n"
 	      "\n"
 	      "Exit status: 0 when the profile is valid; 2 with one line\n"
 	      "'roceprobe: FILE:LINE:COL: key 'K': ...' when it is not.\n",
@@ -87,6 +96,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
 		{"allow-pause-storm", no_argument, NULL, 'A'},
+		{"size", no_argument, NULL, 'z'},
 		{"ranks", required_argument, NULL, 'r'},
 		{"per-node", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
@@ -101,6 +111,8 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			a->json = true;
 		else if (c == 'A')
 			a->allow_pause_storm = true;
+		else if (c == 'z')
+			a->size = true;
 		else if (c == 'r' && rp_cli_uint("plan", "--ranks", optarg, 1, RP_MAX_RANKS, &a->ranks))
 			return RP_EXIT_USAGE;
 		else if (c == 'k' && rp_cli_uint("plan", "--per-node", optarg, 1, RP_MAX_RANKS, &a->per_node))
@@ -116,10 +128,45 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	}
 	if (optind != argc - 1)
 		return rp_cli_error("plan", "expected one profile file (try 'roceprobe plan --help')");
+	if (a->size && a->json)
+		return rp_cli_error("plan", "--size prints text; drop --json");
 	if (a->per_node && !a->ranks)
 		return rp_cli_error("plan", "--per-node K needs --ranks N");
 	a->path = argv[optind];
 	return 0;
+}
+
+static void mib(const char *what, uint64_t bytes, const char *how)
+{
+	printf("  %-10s %12llu B %9.1f MiB%s%s\n", what, (unsigned long long)bytes, (double)bytes / (1 << 20),
+	       *how ? "  " : "", how);
+}
+
+/* --size: the lab run's predicted peak resident memory (lib/lab/size.h). */
+static int print_size(const struct plan_args *a, const struct rp_plan *pl)
+{
+	struct rp_lab_size z;
+	char err[RP_PROFILE_ERR_LEN], how[160];
+	if (rp_lab_size(pl, &z, err, sizeof(err))) {
+		fprintf(stderr, "roceprobe plan: %s\n", err);
+		return RP_EXIT_USAGE;
+	}
+	printf("size of `roceprobe lab %s`: predicted peak resident memory (docs/lab.md \"Memory\")\n", a->path);
+	mib("total", z.total, "");
+	mib("base", z.base, "the binary and its libraries");
+	snprintf(how, sizeof(how), "%zu hosts", z.hosts);
+	mib("hosts", z.host_bytes, how);
+	snprintf(how, sizeof(how), "%zu switches, %zu ports", z.switches, z.ports);
+	mib("switches", z.switch_bytes, how);
+	snprintf(how, sizeof(how), "%zu flows", z.flows);
+	mib("flows", z.flow_bytes, how);
+	snprintf(how, sizeof(how), "%llu frames held at the peak (%.2f of the fabric's room; %llu sent)",
+		 (unsigned long long)z.frames_flying, z.fill, (unsigned long long)z.packets);
+	mib("frames", z.frame_bytes, how);
+	snprintf(how, sizeof(how), "%llu bins of each host (and flow, in a run of a few)", (unsigned long long)z.bins);
+	mib("series", z.series_bytes, how);
+	mib("plan", z.plan_bytes, "host-pair matrices: the pages the flows touch");
+	return RP_EXIT_OK;
 }
 
 static int print_json(const struct plan_args *a, const struct rp_plan *pl, const struct launch *l)
@@ -170,7 +217,9 @@ int rp_cmd_plan(int argc, char **argv)
 		fprintf(stderr, "roceprobe: %s: %s\n", a.path, err);
 	} else {
 		rc = RP_EXIT_OK;
-		if (a.json)
+		if (a.size)
+			rc = print_size(&a, &pl);
+		else if (a.json)
 			rc = print_json(&a, &pl, &l);
 		else
 			rp_plan_print_text(stdout, a.path, &pl, l.host_rank);

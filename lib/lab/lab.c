@@ -66,15 +66,20 @@ static int acct_init(struct rp_lab *lab, char *err, size_t errlen)
  * slots are most of a packet-heavy run's memory (issue 29), and a 4 KiB MTU
  * run under a 9216 B fabric would take twice what it needs. Replies, PFC and
  * CNPs are smaller than any data frame. + 64: the sources write in 32 B blocks. */
-static size_t slot_size(const struct rp_lab *lab)
+size_t rp_lab_slot_size(const struct rp_plan *plan, const struct rp_fabric *fab)
 {
 	uint32_t most = 128; /* an ACK, NAK, CNP or PFC frame */
-	for (size_t i = 0; i < lab->plan->nflows; i++) {
-		uint32_t f = rp_flow_max_frame(&lab->plan->flows[i]);
+	for (size_t i = 0; i < plan->nflows; i++) {
+		uint32_t f = rp_flow_max_frame(&plan->flows[i]);
 		most = f > most ? f : most;
 	}
 	most += 8;
-	return (most < lab->fab->max_frame ? most : lab->fab->max_frame) + 64;
+	return (most < fab->max_frame ? most : fab->max_frame) + 64;
+}
+
+static size_t slot_size(const struct rp_lab *lab)
+{
+	return rp_lab_slot_size(lab->plan, lab->fab);
 }
 
 static int too_many_flows(const struct rp_profile *prof, size_t nflows, char *err, size_t errlen)
@@ -153,7 +158,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Hosts' MACs are distinct (the profile checks), and at most RP_MAX_HOSTS fit in 16 bits. */
+/* Hosts' MACs are distinct (the profile checks), and a host index (below
+ * RP_MAX_HOSTS, 16384) fits the low 16 bits. */
 static uint64_t *mac_index_build(const struct rp_profile *prof)
 {
 	uint64_t *ix = malloc((prof->nhosts ? prof->nhosts : 1) * sizeof(*ix));

@@ -153,11 +153,17 @@ struct rp_lab {
 	char err[256];       /* why failed, when not out of memory */
 };
 
+/* lab.c: the bytes of a frame pool slot for this plan (size.c counts them too). */
+size_t rp_lab_slot_size(const struct rp_plan *plan, const struct rp_fabric *fab);
 /* topo.c: switches, ports and where each host plugs in. */
 int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen);
 /* The topology laid out and every switch's config checked (rp_switch_cfg_check),
  * no switch built: rp_lab_check_fit's last check. */
 int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen);
+/* The same, calling fn for each switch laid out (its ports and hosts placed:
+ * lab->sw[s], lab->hosts[h].sw) with its checked config (size.c). */
+typedef void (*rp_lab_topo_fn)(const struct rp_lab *lab, unsigned s, const struct rp_switch_cfg *c, void *arg);
+int rp_lab_topo_walk(const struct rp_profile *prof, rp_lab_topo_fn fn, void *arg, char *err, size_t errlen);
 void rp_lab_topo_free(struct rp_lab *lab);
 /* route.c: the egress port for a frame entering switch s, or -1 to let the
  * switch look it up (and consume MAC control frames). */

@@ -215,7 +215,7 @@ static int checked_cfg(const struct rp_lab *lab, unsigned i, struct rp_switch_cf
 	return -1;
 }
 
-int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen)
+int rp_lab_topo_walk(const struct rp_profile *prof, rp_lab_topo_fn fn, void *arg, char *err, size_t errlen)
 {
 	struct rp_lab lab = {.prof = prof, .fab = &prof->fabric, .nhosts = prof->nhosts};
 	static struct rp_switch_cfg c;
@@ -224,11 +224,19 @@ int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen)
 	if (!lab.hosts)
 		snprintf(err, errlen, "out of memory");
 	else if (topo_layout(&lab, err, errlen) == 0)
-		for (unsigned i = 0, bad = 0; i < lab.nsw && !bad; i++)
+		for (unsigned i = 0, bad = 0; i < lab.nsw && !bad; i++) {
 			rc = (bad = checked_cfg(&lab, i, &c, err, errlen) != 0) ? -1 : 0;
+			if (!bad && fn)
+				fn(&lab, i, &c, arg);
+		}
 	free(lab.sw);
 	free(lab.hosts);
 	return rc;
+}
+
+int rp_lab_topo_check(const struct rp_profile *prof, char *err, size_t errlen)
+{
+	return rp_lab_topo_walk(prof, NULL, NULL, err, errlen);
 }
 
 int rp_lab_topo_build(struct rp_lab *lab, char *err, size_t errlen)

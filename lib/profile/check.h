@@ -93,5 +93,7 @@ int rp_certify_parse(struct rp_vctx *c, const struct rp_node *n, const char *pat
 /* The `switches:` section (switches.c), after hosts. */
 int rp_switches_parse(struct rp_vctx *c, const struct rp_node *n, const char *path);
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt);
+/* Frees an entry's host arrays (rp_profile_free, for each parsed entry). */
+void rp_traffic_release(struct rp_traffic *t);
 
 #endif

@@ -215,6 +215,8 @@ void rp_profile_free(struct rp_profile *p)
 	free(p->switches);
 	free(p->hosts);
 	free(p->servers);
+	for (size_t i = 0; i < p->ntraffic; i++)
+		rp_traffic_release(&p->traffic[i]);
 	free(p->traffic);
 	free(p);
 }

@@ -15,7 +15,7 @@
 
 #define RP_NAME_MAX 32
 #define RP_PORT_MAX 128
-#define RP_MAX_HOSTS 2048
+#define RP_MAX_HOSTS 16384 /* NICs of a profile: host indices fit uint16_t */
 #define RP_PROFILE_ERR_LEN 512
 #define RP_NODE_NAME_MAX 64
 #define RP_MAX_RANKS 4096
@@ -167,15 +167,17 @@ struct rp_traffic {
 	enum rp_pattern pattern;  /* RDMA only */
 	/* Host indices. flow: hosts = {src}, peers = {dst}. incast: hosts =
 	 * senders, peers = {receiver}. fan-out: hosts = {sender}, peers =
-	 * receivers. all-to-all, permutation: hosts. pfc: hosts = {sender}. */
-	uint16_t hosts[RP_MAX_HOSTS];
+	 * receivers. all-to-all, permutation: hosts. pfc: hosts = {sender}.
+	 * The arrays are the profile's (malloc'd to their counts, at least one
+	 * element each; rp_profile_free frees them). */
+	uint16_t *hosts; /* [nhosts] */
 	size_t nhosts;
-	uint16_t peers[RP_MAX_HOSTS];
+	uint16_t *peers; /* [npeers] */
 	size_t npeers;
 	/* hosts[i] / peers[i] named a whole host of several NICs: the entry holds
 	 * its NIC 0, and each flow picks the NIC (nic_spread, traffic/plan.h). */
-	bool hosts_spread[RP_MAX_HOSTS];
-	bool peers_spread[RP_MAX_HOSTS];
+	bool *hosts_spread; /* [nhosts] */
+	bool *peers_spread; /* [npeers] */
 	uint64_t seed;            /* permutation */
 	struct rp_flow_params p;  /* RDMA; for pfc only start/stop are used */
 	struct rp_pfc_params pfc;

@@ -377,21 +377,77 @@ static int entry_parse(struct rp_vctx *c, const struct rp_node *map, const char 
 	return t->kind == RP_TRAFFIC_PFC ? pfc_entry(c, map, path, t) : rdma_entry(c, map, path, t, dflt);
 }
 
+/* The entry's endpoints parsed into scratch (room for every NIC: a list
+ * holds each at most once) are copied out to arrays of their counts. */
+struct endpoints {
+	uint16_t *hosts, *peers;
+	bool *hosts_spread, *peers_spread;
+};
+
+static void *dup_n(const void *src, size_t n, size_t size)
+{
+	void *d = malloc((n ? n : 1) * size);
+	if (d)
+		memcpy(d, src, (n ? n : 1) * size);
+	return d;
+}
+
+static int entry_own(struct rp_traffic *t)
+{
+	struct endpoints s = {t->hosts, t->peers, t->hosts_spread, t->peers_spread};
+	t->hosts = dup_n(s.hosts, t->nhosts, sizeof(*t->hosts));
+	t->peers = dup_n(s.peers, t->npeers, sizeof(*t->peers));
+	t->hosts_spread = dup_n(s.hosts_spread, t->nhosts, sizeof(*t->hosts_spread));
+	t->peers_spread = dup_n(s.peers_spread, t->npeers, sizeof(*t->peers_spread));
+	if (t->hosts && t->peers && t->hosts_spread && t->peers_spread)
+		return 0;
+	rp_traffic_release(t);
+	return -1;
+}
+
+void rp_traffic_release(struct rp_traffic *t)
+{
+	free(t->hosts);
+	free(t->peers);
+	free(t->hosts_spread);
+	free(t->peers_spread);
+	t->hosts = t->peers = NULL;
+	t->hosts_spread = t->peers_spread = NULL;
+}
+
 int rp_traffic_parse(struct rp_vctx *c, const struct rp_node *n, const char *path, const struct rp_fp_origin *dflt)
 {
 	if (rp_vtype(c, n, path, RP_NODE_SEQ, "a list of traffic entries"))
 		return -1;
 	if (n->n == 0)
 		return rp_verr(c, &n->pos, path, "expected at least one traffic entry, got an empty list");
+	size_t room = c->prof->nhosts ? c->prof->nhosts : 1;
+	struct endpoints s = {calloc(room, sizeof(*s.hosts)), calloc(room, sizeof(*s.peers)),
+			      calloc(room, sizeof(*s.hosts_spread)), calloc(room, sizeof(*s.peers_spread))};
 	c->prof->traffic = calloc(n->n, sizeof(*c->prof->traffic));
-	if (!c->prof->traffic)
-		return rp_verr(c, &n->pos, path, "out of memory");
-	for (size_t i = 0; i < n->n; i++) {
+	int rc = 0;
+	if (!c->prof->traffic || !s.hosts || !s.peers || !s.hosts_spread || !s.peers_spread)
+		rc = rp_verr(c, &n->pos, path, "out of memory");
+	for (size_t i = 0; i < n->n && rc == 0; i++) {
 		char key[RP_PATH_MAX];
+		struct rp_traffic *t = &c->prof->traffic[i];
 		rp_path_index(key, path, i);
-		if (entry_parse(c, n->items[i], key, i, &c->prof->traffic[i], dflt))
-			return -1;
-		c->prof->ntraffic = i + 1;
+		memset(s.hosts_spread, 0, room * sizeof(*s.hosts_spread));
+		memset(s.peers_spread, 0, room * sizeof(*s.peers_spread));
+		*t = (struct rp_traffic){.hosts = s.hosts, .peers = s.peers, .hosts_spread = s.hosts_spread,
+					 .peers_spread = s.peers_spread};
+		if (entry_parse(c, n->items[i], key, i, t, dflt)) {
+			*t = (struct rp_traffic){0}; /* the scratch is not the entry's */
+			rc = -1;
+		} else if (entry_own(t)) {
+			rc = rp_verr(c, &n->items[i]->pos, key, "out of memory");
+		} else {
+			c->prof->ntraffic = i + 1;
+		}
 	}
-	return 0;
+	free(s.hosts);
+	free(s.peers);
+	free(s.hosts_spread);
+	free(s.peers_spread);
+	return rc;
 }

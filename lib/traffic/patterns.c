@@ -1,5 +1,6 @@
 /* Traffic patterns -> flows: flow, incast, fan-out, permutation, all-to-all. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "flow_internal.h"
 
@@ -46,12 +47,17 @@ void rp_plan_permutation(uint16_t *perm, size_t n, uint64_t seed)
 static int expand_permutation(struct rp_plan_builder *b, uint16_t t, const struct rp_flow_when *w)
 {
 	const struct rp_traffic *tr = &b->plan->prof->traffic[t];
-	uint16_t perm[RP_MAX_HOSTS];
+	uint16_t *perm = malloc(tr->nhosts * sizeof(*perm));
+	int rc = 0;
+	if (!perm) {
+		snprintf(b->err, b->errlen, "out of memory");
+		return -1;
+	}
 	rp_plan_permutation(perm, tr->nhosts, tr->seed);
-	for (size_t i = 0; i < tr->nhosts; i++)
-		if (add_pair(b, t, i, false, perm[i], w))
-			return -1;
-	return 0;
+	for (size_t i = 0; i < tr->nhosts && rc == 0; i++)
+		rc = add_pair(b, t, i, false, perm[i], w);
+	free(perm);
+	return rc;
 }
 
 static uint64_t msg_time_ns(const struct rp_plan_builder *b, uint16_t t, uint16_t src, uint16_t dst)
