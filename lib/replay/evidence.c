@@ -204,6 +204,18 @@ static int qp_point_account(struct rp_replay_qp *q, size_t c, const struct rp_fr
 	return 0;
 }
 
+/* The first frame of its kind from or to mac at a capture point (up to 4 MACs). */
+static void first_of(struct rp_replay_first *fs, unsigned *n, const uint8_t mac[6], uint64_t t)
+{
+	for (unsigned k = 0; k < *n; k++)
+		if (!memcmp(fs[k].mac, mac, 6))
+			return;
+	if (*n < 4) {
+		memcpy(fs[*n].mac, mac, 6);
+		fs[(*n)++].ns = t;
+	}
+}
+
 /* A PFC or PAUSE frame at capture point c: the first that pauses is when its
  * host was first held back (infer.c's offered rate); every frame counts for
  * its sender, a host sending pauses (a storm's source, or a NIC whose buffer
@@ -218,15 +230,8 @@ static void macctl_frame(struct rp_replay_evidence *ev, size_t c, const struct r
 			prios |= (uint8_t)(1u << p);
 			quanta = f->macctl.quanta[p] > quanta ? f->macctl.quanta[p] : quanta;
 		}
-	struct rp_replay_capture *cap = &ev->cap[c];
-	unsigned k = 0;
-	while (k < cap->nxoff && memcmp(cap->xoff[k].mac, f->eth.src, 6))
-		k++;
-	if (prios && k == cap->nxoff && k < 4) { /* an XON pauses nothing */
-		memcpy(cap->xoff[k].mac, f->eth.src, 6);
-		cap->xoff[k].ns = t;
-		cap->nxoff++;
-	}
+	if (prios) /* an XON pauses nothing */
+		first_of(ev->cap[c].xoff, &ev->cap[c].nxoff, f->eth.src, t);
 	struct rp_replay_pfc_src *s = NULL;
 	for (size_t i = 0; i < ev->npfc && !s; i++)
 		if (!memcmp(ev->pfc[i].mac, f->eth.src, 6) && ev->pfc[i].pause == pause)
@@ -265,6 +270,8 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 	}
 	if (!rp_replay_is_roce(&f))
 		return 0;
+	if (f.kind == RP_KIND_CNP) /* when its host was first slowed (DCQCN) */
+		first_of(cap->cnp, &cap->ncnp, f.eth.dst, t);
 	cap->roce++;
 	file->roce++;
 	ev->roce_copies++;

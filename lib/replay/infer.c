@@ -92,7 +92,8 @@ static void flow_times(const struct rp_replay_evidence *ev, struct rp_replay_flo
 }
 
 /* The pace a flow's sender offered: its QPs' first frames (their first
- * copies, at the sender's capture) up to the first pause its host received,
+ * copies, at the sender's capture) up to the first pause its host received
+ * or the first CNP (DCQCN cuts the rate at once),
  * layer 1 over the gaps between them (a paced sender spaces its frames
  * bits / rate apart; one that a pause held back sends its backlog at line
  * rate after, which its rate over the active time averages in). Measured
@@ -118,9 +119,14 @@ static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_re
 	for (size_t c = 0; c < ev->ncap; c++)
 		if (ev->cap[c].host == fl->src) {
 			at_sender = true;
-			for (unsigned k = 0; k < ev->cap[c].nxoff; k++) /* the host's own pauses hold back others */
-				if (memcmp(ev->cap[c].xoff[k].mac, ev->hosts[fl->src].mac, 6) && ev->cap[c].xoff[k].ns < xoff)
-					xoff = ev->cap[c].xoff[k].ns;
+			const struct rp_replay_capture *cp = &ev->cap[c];
+			const uint8_t *mac = ev->hosts[fl->src].mac;
+			for (unsigned k = 0; k < cp->nxoff; k++) /* the host's own pauses hold back others */
+				if (memcmp(cp->xoff[k].mac, mac, 6) && cp->xoff[k].ns < xoff)
+					xoff = cp->xoff[k].ns;
+			for (unsigned k = 0; k < cp->ncnp; k++) /* a CNP to it: DCQCN cuts its rate */
+				if (!memcmp(cp->cnp[k].mac, mac, 6) && cp->cnp[k].ns < xoff)
+					xoff = cp->cnp[k].ns;
 		}
 	if (!at_sender || ev->sampled > 1)
 		return;

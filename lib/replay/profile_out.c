@@ -194,13 +194,15 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	/* Held back (a pause or CNPs): what was achieved is not what was offered;
 	 * the pace of the first frames, before the first pause, is. */
 	bool held_back = (paused && pactive) || cnp;
-	if (held_back && offered == e->nflows) {
-		char achieved[200];
+	if (held_back && offered) {
+		char achieved[200], of[64] = "";
 		snprintf(achieved, sizeof(achieved), "; %s %.3f Gbit/s over %s active time", e->nflows > 1 ? "they achieved a mean" :
 			 "it achieved", rate / 1e9, e->nflows > 1 ? "their" : "its");
-		rate = osum / (double)e->nflows;
-		snprintf(how, sizeof(how), "offered: the pace of %s first frames (%s%" PRIu64 "), before the first pause %s "
-			 "received, over the gaps between them%s", e->nflows > 1 ? "each flow's" : "its",
+		if (offered < e->nflows) /* the others' first pause or CNP came before enough frames */
+			snprintf(of, sizeof(of), " of %zu of the %zu flows", offered, e->nflows);
+		rate = osum / (double)offered;
+		snprintf(how, sizeof(how), "offered: the pace of %s first frames%s (%s%" PRIu64 "), before the first pause or "
+			 "CNP %s received, over the gaps between them%s", e->nflows > 1 ? "each flow's" : "its", of,
 			 e->nflows > 1 ? "at least " : "", ofr, e->nflows > 1 ? "its host" : "its sender's host", achieved);
 	} else if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
 		/* A pair sends its r messages in phases 1 of N-1 apart: over its active time,
@@ -217,7 +219,7 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	if (rate <= 0)
 		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
 	else if (rate >= (double)cap)
-		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed\n", ind, how);
+		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed%s\n", ind, how, held);
 	else
 		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)%s\n", ind, rate / 1e9, how, held);
 	if (e->nflows > 1)

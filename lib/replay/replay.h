@@ -45,11 +45,12 @@ struct rp_replay_capture {
 	size_t file;                   /* index into files */
 	int session;                   /* ERSPAN session id; -1: frames not in ERSPAN */
 	uint8_t erspan;                /* ERSPAN type (1, 2, 3); 0: none */
-	struct {                       /* the first PFC/PAUSE frame that pauses (non-zero quanta) of */
-		uint8_t mac[6];        /* each source MAC it holds (the host's own, its switch's) */
+	struct rp_replay_first {        /* the first of a kind of frame, by MAC: */
+		uint8_t mac[6];
 		uint64_t ns;
-	} xoff[4];
-	unsigned nxoff;
+	} xoff[4], cnp[4];             /* a PFC/PAUSE frame that pauses (non-zero quanta), by its
+					* source (the host's own, its switch's); a CNP, by its destination */
+	unsigned nxoff, ncnp;
 };
 
 /* One evidence file: one clock. Its offset is added to its times to put
@@ -106,7 +107,7 @@ struct rp_replay_pfc_src {
 /* A QP's first frames as sent (the first copies): the pace its sender
  * offered before anything held it back (infer.c's offered rate). */
 #define RP_REPLAY_PRE_FRAMES 16
-#define RP_REPLAY_PRE_MIN 8 /* frames an offered pace is measured from */
+#define RP_REPLAY_PRE_MIN 4 /* frames an offered pace is measured from */
 struct rp_replay_pre {
 	uint8_t n;
 	uint32_t dt[RP_REPLAY_PRE_FRAMES];  /* ns after the QP's first frame */

@@ -11,17 +11,23 @@ the reproductions are checked against what the original lab runs counted themsel
              from the congestion)                                  profiles/victim-flow.yaml
 
 Known answers:
-- incast, as inferred: rates are what the senders achieved (12.5G each: 8 x 12.5G fills
-  h0's 100G link and nothing more), so goodput comes back within 10% but the PFC storm
-  does not (fewer PFC frames than the original lab run's own count): PARTLY, exit 1;
-- incast with the profile's offered rate restored (--set traffic.0.rate=100%, the
-  original's): REPRODUCED, exit 0, every distance within its tolerance, and the
+- incast, as inferred from the evidence alone: the senders' offered rate is the pace of
+  their first frames before the first pause (100%, the original profile's, not the 12.5G
+  each achieved): REPRODUCED, exit 0, every distance within its tolerance, and the
   reproduction's PFC frames per host == the original lab run's result.json;
-- incast at half the inferred rate (8 x 6.4G = 51G < 100G: nothing queues): per-flow goodput
-  halves (relative error 0.5 +- 0.05), no PFC frame, no pause: NOT, exit 1;
-- victim with the offered rates (100%, 50G): REPRODUCED, the victim h7 -> h1 as the lab's
-  own pause_propagation.victims; with PFC off: the victim and the pauses NOT (no PFC frame
-  at all), exit 1;
+- incast at 12.5G each, what the senders achieved (--set: 8 x 12.5G fills h0's 100G link
+  and nothing more): goodput comes back within 10% but the PFC storm does not (fewer PFC
+  frames than the original lab run's own count): PARTLY, exit 1;
+- incast at 6.25G each (8 x 6.25G = 50G < 100G: nothing queues): per-flow goodput halves
+  (relative error 0.5 +- 0.05), no PFC frame, no pause: NOT, exit 1;
+- victim, as inferred (100% and 50G, the original's): REPRODUCED, the victim h7 -> h1 as
+  the lab's own pause_propagation.victims; with PFC off: the victim and the pauses NOT (no
+  PFC frame at all), exit 1;
+- storm: profiles/pfc-storm.yaml (20 ms): h1 sends 4000 PFC frames/s of 65535 quanta on
+  priority 3 (134% of the time paused), h0 -> h1 at 50G behind it; inferred from the
+  captures alone: h1 a `kind: pfc` source of priority 3, 65535 quanta, 4000 fps (+-0.1%),
+  as many frames as tshark counts from h1's MAC in its capture (MAC Control, CBFC,
+  class 3), the flow's offered 50G; reproduced: REPRODUCED, the same PFC frames;
 - bad input: one line, exit 2, no OUT (nor OUT.part-*): no DIR, no incident.json, another
   schema, a broken profile, a bad --set, bad --tolerance, a non-empty OUT (left as it was),
   --engine run of a profile whose hosts have no port:, an unknown engine;
@@ -48,13 +54,13 @@ def rp(*args):
     return subprocess.run([ROCEPROBE, *args], capture_output=True, text=True, timeout=120)
 
 
-def incident(tmp, profile):
+def incident(tmp, profile, *lab_args, caps="capture-*.pcap"):
     """lab --capture, replay infer --fabric: (the lab's result.json, DIR)."""
     run1, rep = os.path.join(tmp, "run1"), os.path.join(tmp, "rep")
-    p = rp("lab", profile, "-o", run1, "-q", "--capture")
+    p = rp("lab", profile, "-o", run1, "-q", "--capture", *lab_args)
     if p.returncode:
         sys.exit(f"lab failed: {p.stderr}")
-    p = rp("replay", "infer", *sorted(glob.glob(os.path.join(run1, "capture-*.pcap"))), "--fabric", profile, "-o", rep)
+    p = rp("replay", "infer", *sorted(glob.glob(os.path.join(run1, caps))), "--fabric", profile, "-o", rep)
     if p.returncode:
         sys.exit(f"replay infer failed: {p.stderr}")
     return json.load(open(os.path.join(run1, "result.json"))), rep
@@ -72,21 +78,23 @@ def lab_pfc_by_host(lab):
 with tempfile.TemporaryDirectory() as tmp:
     if CASE == "incast":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
-        rate = re.search(r"\n\s+rate: ([0-9.]+)G", open(os.path.join(rep, "profile.yaml")).read())
+        rate = re.search(r"\n\s+rate: (\S+)  # offered: ", open(os.path.join(rep, "profile.yaml")).read())
+        expect(rate and rate.group(1) == "100%", f"the senders' offered rate inferred: 100% (the original's), not the "
+               f"12.5G each achieved ({rate.group(1) if rate else None})")
         rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            expect(rc == 0 and res["verdict"] == "REPRODUCED" and res["sets"] == [],
+                   "as inferred, from the evidence alone: REPRODUCED, exit 0")
+            expect(pfc_by_host(r) == lab_pfc_by_host(lab1),
+                   f"the reproduction's PFC frames per host == the original lab run's own ({lab_pfc_by_host(lab1)})")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "achieved", "--set", "traffic.0.rate=12.5G")
         if res:
             sv = {s["name"]: s for s in res["symptoms"]}
             expect(sv["goodput"]["verdict"] == "REPRODUCED" and sv["pfc_frames"]["reproduction"] <
                    sum(lab_pfc_by_host(lab1).values()) and res["verdict"] == "PARTLY" and rc == 1,
-                   f"as inferred (achieved rates): goodput reproduced, fewer PFC frames "
+                   f"at the rates achieved (12.5G): goodput reproduced, fewer PFC frames "
                    f"({sv['pfc_frames']['reproduction']:.0f} < the lab's {sum(lab_pfc_by_host(lab1).values())}): PARTLY")
-        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "offered", "--set", "traffic.0.rate=100%")
-        if res:
-            expect(rc == 0 and res["verdict"] == "REPRODUCED" and res["sets"] == ["traffic.0.rate=100%"],
-                   "the offered rate (100%, the original profile's) restored: REPRODUCED, exit 0")
-            expect(pfc_by_host(r) == lab_pfc_by_host(lab1),
-                   f"the reproduction's PFC frames per host == the original lab run's own ({lab_pfc_by_host(lab1)})")
-        half = float(rate.group(1)) / 2
+        half = 12.5 / 2
         rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "half", "--set", f"traffic.0.rate={half:.4f}G")
         if res:
             go, gr = flow_keys(o), flow_keys(r)
@@ -100,19 +108,44 @@ with tempfile.TemporaryDirectory() as tmp:
     elif CASE == "victim":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "victim-flow.yaml"))
         lv = sorted(f"{v['src']} -> {v['dst']}" for v in lab1["pause_propagation"]["victims"])
-        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "offered", "--set", "traffic.0.rate=100%", "--set", "traffic.1.rate=50G")
+        rates = re.findall(r"\n\s+rate: (\S+)  # offered: ", open(os.path.join(rep, "profile.yaml")).read())
+        expect(len(rates) == 2 and rates[0] == "100%" and abs(float(rates[1].rstrip("G")) / 50 - 1) < 0.001,
+               f"offered rates inferred: 100% and 50G, the original's ({rates})")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
         if res:
             sv = {s["name"]: s for s in res["symptoms"]}
             expect(rc == 0 and res["verdict"] == "REPRODUCED" and
                    sorted(x.rsplit(" prio", 1)[0] for x in sv["victims"]["reproduction_set"]) == lv == ["h7 -> h1"],
-                   f"the offered rates restored: REPRODUCED, victim {sv['victims']['reproduction_set']} as the lab's {lv}")
-        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "nopfc", "--set", "traffic.0.rate=100%", "--set", "traffic.1.rate=50G",
-                                   "--set", "fabric.pfc.enabled=false")
+                   f"as inferred: REPRODUCED, victim {sv['victims']['reproduction_set']} as the lab's {lv}")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "nopfc", "--set", "fabric.pfc.enabled=false")
         if res:
             sv = {s["name"]: s for s in res["symptoms"]}
             expect(rc == 1 and sv["victims"]["verdict"] == "NOT" and sv["victims"]["distance"] == 1 and
                    sv["pfc_frames"]["reproduction"] == 0 and sv["pause_order"]["verdict"] == "NOT",
                    f"PFC off: no PFC frame, the victim NOT, the pause order NOT, exit 1 ({res['verdict']})")
+    elif CASE == "storm":
+        short = [a for i in range(3) for a in ("--set", f"traffic.{i}.duration=20ms")]
+        # h0's and h1's captures (h2's holds its one PAUSE frame, and no RoCE frame to tell its host by)
+        lab1, rep = incident(tmp, os.path.join(PROFILES, "pfc-storm.yaml"), "--allow-pause-storm", *short,
+                             caps="capture-h[01].pcap")
+        t = subprocess.run(["tshark", "-r", os.path.join(tmp, "run1", "capture-h1.pcap"), "-Y",
+                            "eth.src==02:00:00:00:02:01 && macc.cbfc.enbv.c3 == 1", "-T", "fields", "-e",
+                            "macc.cbfc.pause_time.c3"], capture_output=True, text=True, check=True).stdout.split()
+        text = open(os.path.join(rep, "profile.yaml")).read()
+        m = re.search(r"- name: pfc-h1 .*\n\s+kind: pfc\n\s+host: h1\n\s+frame: pfc\n\s+priorities: \[3\].*\n"
+                      r"\s+quanta: (\d+).*\n\s+fps: (\d+).*\n\s+start: \d+ns.*\n\s+packets: (\d+)", text)
+        expect(len(t) >= 50 and set(t) == {"65535"} and m and int(m.group(1)) == 65535 and
+               abs(int(m.group(2)) / 4000 - 1) <= 0.001 and int(m.group(3)) == len(t),
+               f"h1's storm inferred: priority 3, quanta {m and m.group(1)}, fps {m and m.group(2)} (4000), "
+               f"{m and m.group(3)} frames (tshark: {len(t)} from h1, quanta {set(t)})")
+        v = re.search(r"\n\s+rate: ([0-9.]+)G  # offered: ", text)
+        expect(v and abs(float(v.group(1)) / 50 - 1) < 0.001, f"the flow paused behind it: offered 50G ({v and v.group(1)})")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            sv = {s["name"]: s for s in res["symptoms"]}
+            expect(rc == 0 and res["verdict"] == "REPRODUCED" and sv["pfc_frames"]["distance"] == 0,
+                   f"the storm reproduced: REPRODUCED, PFC frames {sv['pfc_frames']['original']:.0f} -> "
+                   f"{sv['pfc_frames']['reproduction']:.0f}")
     elif CASE == "bad":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
 
