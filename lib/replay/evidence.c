@@ -101,6 +101,7 @@ static struct rp_replay_qp *qp_of(struct rp_replay_evidence *ev, struct dmap *m,
 	q->vlan = f->eth.has_vlan;
 	q->vid = f->eth.vid;
 	q->pcp = f->eth.pcp;
+	q->sport = f->udp.sport;
 	return q;
 }
 
@@ -120,6 +121,7 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 	if (!resend && !op_first(op) && !op_middle(op))
 		q->messages++;
 	q->ops |= 1u << op;
+	q->sport_varies |= f->udp.sport != q->sport;
 	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
 	if (!q->frames)
 		q->first_ns = t;

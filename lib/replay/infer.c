@@ -155,7 +155,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 {
 	struct rp_acct_flow_result r;
 	rp_acct_flow(ev->acct, i, &r);
-	*fl = (struct rp_replay_flow){.acct = i, .src = -1, .dst = -1, .entry = -1};
+	*fl = (struct rp_replay_flow){.acct = i, .src = -1, .dst = -1, .entry = -1, .sport = -2};
 	uint64_t first = UINT64_MAX, last = 0, last_bits = 0, bits = 0, rmin = UINT64_MAX, rmax = 0, smin = UINT64_MAX,
 		 smax = 0, cut = 0;
 	unsigned ops = 0;
@@ -170,6 +170,8 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 			continue;
 		if (npre < PRE_QPS)
 			pre[npre++] = q;
+		/* one port for all its QPs, or none to pin (-1) */
+		fl->sport = q->sport_varies || (fl->sport != -2 && fl->sport != q->sport) ? -1 : q->sport;
 		if (fl->src < 0) {
 			fl->src = q->src_host;
 			fl->dst = q->dst_host;
@@ -209,6 +211,7 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	}
 	if (fl->src < 0 || fl->dst < 0)
 		return false;
+	fl->sport = fl->sport < 0 ? -1 : fl->sport;
 	fl->opcode = opcode_word(ops);
 	if (reth) {
 		fl->message_size = rmax;
@@ -277,6 +280,7 @@ static void merge_qps(struct rp_replay_model *m)
 			/* QPs of one sender's pace: theirs together, when both were measured */
 			x->offered_bps = x->offered_bps > 0 && y->offered_bps > 0 ? x->offered_bps + y->offered_bps : 0;
 			x->offered_frames += y->offered_frames;
+			x->sport = x->sport == y->sport ? x->sport : -1;
 			flow_times(m->ev, x);
 			y->entry = -2;
 			break;

@@ -182,6 +182,14 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 	fprintf(f, "%secn: %s  # IP header as sent (the first copy of each frame; CE there: marked on the way, ECT(0) sent)\n", ind, ECN_WORDS[x->ecn & 3]);
 	if (x->vlan)
 		fprintf(f, "%svlan: %u  # 802.1Q tag\n%spcp: %u  # 802.1Q tag\n", ind, x->vid, ind, x->pcp);
+	/* The UDP source port picks each switch's ECMP uplink: pinned, the
+	 * reproduction's frames take the incident's paths (on the same fabric). */
+	bool one_sport = x->sport >= 0;
+	for (size_t k = 1; k < e->nflows && one_sport; k++)
+		one_sport = m->flows[e->flows[k]].sport == x->sport;
+	if (one_sport)
+		fprintf(f, "%ssport: fixed  # one UDP source port on every frame: ECMP's entropy, so the same paths\n"
+			"%ssport_base: %d\n", ind, ind, x->sport);
 	write_size(f, x, ind, m->ev->sampled);
 	write_mtu(f, x, ind);
 	double rate = rsum / (double)e->nflows;

@@ -141,6 +141,8 @@ struct rp_replay_qp {
 	uint64_t sampled_frames;          /* sampled: frames in the sample it was counted from */
 	struct rp_replay_qp_point *pt;    /* sampled: per capture point */
 	struct rp_replay_pre pre;
+	uint16_t sport;                   /* the UDP source port of its first frame (ECMP's entropy) */
+	bool sport_varies;                /* a later frame carried another */
 };
 
 struct rp_replay_evidence {
@@ -207,6 +209,8 @@ struct rp_replay_flow {
 					   * host received a pause; 0: not measured (fewer than
 					   * RP_REPLAY_PRE_MIN such frames, or sampled) */
 	uint64_t offered_frames;          /* the frames that pace is from */
+	int32_t sport;                    /* the one UDP source port every frame of its QPs carried; -1:
+					   * several */
 	uint64_t active_ns, frames;
 	uint64_t sampled_frames;          /* sampled evidence: frames in the sample */
 	uint64_t start_ns;                /* first frame - the evidence's first frame */

@@ -28,6 +28,12 @@ Known answers:
   captures alone: h1 a `kind: pfc` source of priority 3, 65535 quanta, 4000 fps (+-0.1%),
   as many frames as tshark counts from h1's MAC in its capture (MAC Control, CBFC,
   class 3), the flow's offered 50G; reproduced: REPRODUCED, the same PFC frames;
+- elephants: tests/data/profiles/replay-elephants.yaml, h0 -> h2 and h1 -> h3 at 100%
+  whose UDP source ports (49152, 49154) take one spine uplink: 48.8G each (two 100G flows
+  through one 100G uplink: at most 50G each), PFC back to both; inferred: both flows at
+  100% offered, each pinned to the UDP source port tshark reads in its sender's capture;
+  reproduced: REPRODUCED; with the ports left to the QP numbers (--set sport=linux) the
+  two take two uplinks: goodput NOT (each near 100G), no PFC frame;
 - bad input: one line, exit 2, no OUT (nor OUT.part-*): no DIR, no incident.json, another
   schema, a broken profile, a bad --set, bad --tolerance, a non-empty OUT (left as it was),
   --engine run of a profile whose hosts have no port:, an unknown engine;
@@ -146,6 +152,31 @@ with tempfile.TemporaryDirectory() as tmp:
             expect(rc == 0 and res["verdict"] == "REPRODUCED" and sv["pfc_frames"]["distance"] == 0,
                    f"the storm reproduced: REPRODUCED, PFC frames {sv['pfc_frames']['original']:.0f} -> "
                    f"{sv['pfc_frames']['reproduction']:.0f}")
+    elif CASE == "elephants":
+        prof = os.path.join(os.path.dirname(PROFILES), "tests", "data", "profiles", "replay-elephants.yaml")
+        lab1, rep = incident(tmp, prof)
+        gb = [f["goodput_gbps"] for f in lab1["flows"]]
+        expect(len(gb) == 2 and all(45 < g <= 50 for g in gb), f"the original: two elephants on one uplink, each at "
+               f"most 50G ({gb})")
+        text = open(os.path.join(rep, "profile.yaml")).read()
+        for host, dst in (("h0", "h2"), ("h1", "h3")):
+            t = subprocess.run(["tshark", "-r", os.path.join(tmp, "run1", f"capture-{host}.pcap"), "-Y",
+                                "udp.dstport == 4791 && infiniband.bth.opcode != 17", "-T", "fields", "-e",
+                                "udp.srcport"], capture_output=True, text=True, check=True).stdout.split()
+            m = re.search(rf"\n\s+src: {host}\n\s+dst: {dst}\n(?:.*\n)*?\s+sport: fixed.*\n\s+sport_base: (\d+)", text)
+            expect(len(set(t)) == 1 and m and m.group(1) == t[0], f"{host} -> {dst}: pinned to UDP source port "
+                   f"{m and m.group(1)} (tshark in {host}'s capture: {sorted(set(t))})")
+        rates = re.findall(r"\n\s+rate: (\S+)  # offered: ", text)
+        expect(rates == ["100%", "100%"], f"both offered 100% (achieved 48.8G each): {rates}")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            expect(rc == 0 and res["verdict"] == "REPRODUCED", f"the collision reproduced: {res['verdict']}")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "unpinned", "--set", "traffic.0.sport=linux", "--set",
+                                   "traffic.1.sport=linux")
+        if res:
+            sv = {s["name"]: s for s in res["symptoms"]}
+            expect(rc == 1 and sv["goodput"]["verdict"] == "NOT" and sv["pfc_frames"]["reproduction"] == 0,
+                   f"ports from the QP numbers: two uplinks, goodput NOT, no PFC ({res['verdict']})")
     elif CASE == "bad":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
 
