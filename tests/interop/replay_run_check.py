@@ -7,8 +7,9 @@ kernel's own drop counters as the known answer.
     [s3] rpr-s3 ~~ rpr-s3p --+                    tbf 10 Mbit/s
     DPDK net_af_packet on the outer veth ends; 3 x 10 Mbit/s offered for 500 ms.
 
-The incident: `roceprobe run --capture` (every host's port captured), `replay infer
---fabric`. Then `replay run DIR --engine run` (roceprobe run in process, on the same veths):
+The incident: `roceprobe run`, captured by dumpcap (Wireshark's capture engine, not
+roceprobe) on each sender's bridge port and on rx's interface, `replay infer --fabric` on
+those captures. Then `replay run DIR --engine run` (roceprobe run in process, on the same veths):
 - the reproduction's loss (its incident.json, PSN gaps at rx's capture) plus the frames its
   senders' captures hold past each flow's last PSN received at rx (read here; drops no gap
   shows) is what its run counted at its ports (sent - received), exactly; and that is the
@@ -27,9 +28,11 @@ import glob
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
@@ -66,6 +69,22 @@ def setup():
         sh(f"ip link set {i} up")
     sh("bridge fdb add 02:00:00:00:07:10 dev rpr-rp master static")
     sh("tc qdisc add dev rpr-rp root tbf rate 10mbit burst 32kb limit 64kb")
+
+
+def dumpcaps(d):
+    """dumpcap on each sender's bridge port (what it sent, before the tbf) and on rx's
+    interface (what came through): {host: Popen}, once every file exists."""
+    at = {s: f"rpr-{s}p" for s in SENDERS}
+    at["rx"] = "rpr-r"
+    ps = {h: subprocess.Popen(["dumpcap", "-q", "-i", i, "-P", "-w", os.path.join(d, f"dumpcap-{h}.pcap"), "-f",
+                               "udp port 4791"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+          for h, i in at.items()}
+    for _ in range(100):
+        if all(os.path.exists(os.path.join(d, f"dumpcap-{h}.pcap")) for h in ps):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    return ps
 
 
 def tail_unseen(out):
@@ -105,14 +124,29 @@ try:
         path, run1, rep = (os.path.join(tmp, x) for x in ("p.yaml", "run1", "rep"))
         with open(path, "w") as f:
             f.write(PROFILE)
-        p = subprocess.run([ROCEPROBE, "run", path, "-o", run1, "--capture"], capture_output=True, text=True, timeout=120)
+        caps = os.path.join(tmp, "dumpcap")
+        os.mkdir(caps)
+        dc = dumpcaps(caps)
+        p = subprocess.run([ROCEPROBE, "run", path, "-o", run1], capture_output=True, text=True, timeout=120)
+        time.sleep(0.5)
+        for x in dc.values():
+            x.send_signal(signal.SIGINT)
+            x.wait(timeout=10)
         if p.returncode not in (0, 1):
             sys.exit(f"run failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-        p = subprocess.run([ROCEPROBE, "replay", "infer", *sorted(glob.glob(os.path.join(run1, "capture-*.pcap"))),
+        inc_run = json.load(open(os.path.join(run1, "result.json")))
+        p = subprocess.run([ROCEPROBE, "replay", "infer", *sorted(glob.glob(os.path.join(caps, "dumpcap-*.pcap"))),
                             "--fabric", path, "-o", rep], capture_output=True, text=True, timeout=120)
         if p.returncode:
             sys.exit(f"replay infer failed: {p.stderr.strip()}")
         entries = len(re.findall(r"^  - name: ", open(os.path.join(rep, "profile.yaml")).read(), re.M))
+        o = json.load(open(os.path.join(rep, "incident.json")))
+        sent = sum(f["tx_packets"] for f in inc_run["flows"])
+        got = sum(f["rx_packets"] for f in inc_run["flows"])
+        expect(o["evidence"]["unique"] == sent and got <= o["totals"]["rx_packets"] <= got + QUEUE_FRAMES,
+               f"dumpcap's evidence holds the run's {sent} frames sent, once each ({o['evidence']['unique']}), and its "
+               f"{got} received, with at most {QUEUE_FRAMES} more the tbf still held when the run closed its ports "
+               f"({o['totals']['rx_packets']})")
 
         before = tbf_drops()
         rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "again", "--engine", "run")
