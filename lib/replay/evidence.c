@@ -113,6 +113,32 @@ static void span_end(struct rp_replay_qp *q, uint64_t bytes)
 	q->span_open = false;
 }
 
+/* A QP's frame at t (its n-th): an idle gap of more than BURST_GAP_X times
+ * its pace (the smallest gap of its first frames) and BURST_GAP_MIN_NS ends a
+ * burst; a burst and the gap after it are a period. */
+#define BURST_GAP_X 8
+#define BURST_GAP_MIN_NS 2000
+static void bursts_see(struct rp_replay_bursts *b, uint64_t n, uint64_t t)
+{
+	if (n == 0) {
+		b->on_ns = t;
+	} else {
+		uint64_t gap = t - b->prev_ns;
+		if (n < RP_REPLAY_PRE_FRAMES && (!b->pace_ns || gap < b->pace_ns))
+			b->pace_ns = gap;
+		if (n >= RP_REPLAY_PRE_FRAMES && b->pace_ns && gap > BURST_GAP_X * b->pace_ns && gap > BURST_GAP_MIN_NS) {
+			uint64_t period = t - b->on_ns;
+			b->offs++;
+			b->off_sum += gap;
+			b->period_sum += period;
+			b->period_min = b->offs == 1 || period < b->period_min ? period : b->period_min;
+			b->period_max = period > b->period_max ? period : b->period_max;
+			b->on_ns = t;
+		}
+	}
+	b->prev_ns = t;
+}
+
 /* A data frame's first copy: what its QP sent. */
 static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend,
 		       bool sampled)
@@ -125,6 +151,7 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 	uint64_t bits = ((uint64_t)wire_len + 24) * 8;
 	if (!q->frames)
 		q->first_ns = t;
+	bursts_see(&q->bursts, q->frames, t);
 	if (q->pre.n < RP_REPLAY_PRE_FRAMES && t - q->first_ns <= UINT32_MAX) {
 		q->pre.dt[q->pre.n] = (uint32_t)(t - q->first_ns);
 		q->pre.len[q->pre.n++] = (uint16_t)(wire_len < UINT16_MAX ? wire_len : UINT16_MAX);

@@ -150,6 +150,24 @@ static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_re
 	}
 }
 
+/* On/off bursts of a flow of one QP: at least BURST_MIN idle gaps, periods
+ * (a burst and the gap after it) within 10 % of each other; burst_off the
+ * mean gap less one pace (a burst's last frame takes a pace to send),
+ * burst_on the rest of the mean period. A sample's gaps are its own. */
+#define BURST_MIN 3
+static void flow_bursts(const struct rp_replay_evidence *ev, const struct rp_replay_qp *q, struct rp_replay_flow *fl)
+{
+	const struct rp_replay_bursts *b = &q->bursts;
+	if (ev->sampled > 1 || b->offs < BURST_MIN || b->period_max > b->period_min + b->period_min / 10)
+		return;
+	uint64_t period = (b->period_sum + b->offs / 2) / b->offs, off = (b->off_sum + b->offs / 2) / b->offs;
+	if (off <= b->pace_ns || period <= off)
+		return;
+	fl->burst_off_ns = off - b->pace_ns;
+	fl->burst_on_ns = period - fl->burst_off_ns;
+	fl->bursts = b->offs;
+}
+
 /* One flow's keys from its QPs. false: none of its QPs sent data we saw. */
 static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *ix, size_t i, struct rp_replay_flow *fl)
 {
@@ -237,6 +255,8 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	fl->merged = 1;
 	flow_times(ev, fl);
 	flow_offered(ev, pre, npre, fl);
+	if (npre == 1)
+		flow_bursts(ev, pre[0], fl);
 	return true;
 }
 

@@ -201,17 +201,22 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		snprintf(how, sizeof(how), "rate over %.6g ms active, %" PRIu64 " frames", (double)active / 1e6, frames);
 	/* Held back (a pause or CNPs): what was achieved is not what was offered;
 	 * the pace of the first frames, before the first pause, is. */
-	bool held_back = (paused && pactive) || cnp;
-	if (held_back && offered) {
+	bool held_back = (paused && pactive) || cnp, bursts = e->nflows == 1 && x->bursts;
+	if ((held_back || bursts) && offered) {
 		char achieved[200], of[64] = "";
 		snprintf(achieved, sizeof(achieved), "; %s %.3f Gbit/s over %s active time", e->nflows > 1 ? "they achieved a mean" :
 			 "it achieved", rate / 1e9, e->nflows > 1 ? "their" : "its");
 		if (offered < e->nflows) /* the others' first pause or CNP came before enough frames */
 			snprintf(of, sizeof(of), " of %zu of the %zu flows", offered, e->nflows);
 		rate = osum / (double)offered;
-		snprintf(how, sizeof(how), "offered: the pace of %s first frames%s (%s%" PRIu64 "), before the first pause or "
-			 "CNP %s received, over the gaps between them%s", e->nflows > 1 ? "each flow's" : "its", of,
-			 e->nflows > 1 ? "at least " : "", ofr, e->nflows > 1 ? "its host" : "its sender's host", achieved);
+		if (held_back)
+			snprintf(how, sizeof(how), "offered: the pace of %s first frames%s (%s%" PRIu64 "), before the first "
+				 "pause or CNP %s received, over the gaps between them%s", e->nflows > 1 ? "each flow's" : "its",
+				 of, e->nflows > 1 ? "at least " : "", ofr, e->nflows > 1 ? "its host" : "its sender's host",
+				 achieved);
+		else
+			snprintf(how, sizeof(how), "offered: the pace of its first frames (%" PRIu64 "), in its first burst, over "
+				 "the gaps between them%s, its bursts' idle gaps included", ofr, achieved);
 	} else if (e->pattern == RP_REPLAY_ALL_TO_ALL && x->messages) {
 		/* A pair sends its r messages in phases 1 of N-1 apart: over its active time,
 		 * (r-1)(N-1)+1 message times for r messages at the pacing rate. */
@@ -230,6 +235,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed%s\n", ind, how, held);
 	else
 		fprintf(f, "%srate: %.6fG  # %s; layer 1 (frame + 24 B)%s\n", ind, rate / 1e9, how, held);
+	if (e->nflows == 1 && x->bursts)
+		fprintf(f, "%sburst_on: %" PRIu64 "ns  # on/off bursts: the mean of %" PRIu64 " periods (a burst and the idle "
+			"gap after it, within 10%% of each other) less the mean gap plus one pace\n%sburst_off: %" PRIu64
+			"ns  # the rest of the period\n", ind, x->burst_on_ns, x->bursts, ind, x->burst_off_ns);
 	if (e->nflows > 1)
 		fprintf(f, "%sstart: %" PRIu64 "ns  # the earliest first frame, relative to the evidence's first "
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);

@@ -143,6 +143,11 @@ struct rp_replay_qp {
 	struct rp_replay_pre pre;
 	uint16_t sport;                   /* the UDP source port of its first frame (ECMP's entropy) */
 	bool sport_varies;                /* a later frame carried another */
+	struct rp_replay_bursts {         /* on/off bursts: idle gaps far over the pace */
+		uint64_t pace_ns;         /* the smallest gap of its first frames: the pace */
+		uint64_t prev_ns, on_ns;  /* the last frame; the current burst's first */
+		uint64_t offs, off_sum, period_sum, period_min, period_max; /* gaps; burst + gap */
+	} bursts;
 };
 
 struct rp_replay_evidence {
@@ -211,6 +216,8 @@ struct rp_replay_flow {
 	uint64_t offered_frames;          /* the frames that pace is from */
 	int32_t sport;                    /* the one UDP source port every frame of its QPs carried; -1:
 					   * several */
+	uint64_t burst_on_ns, burst_off_ns; /* regular on/off bursts (one QP); 0: none seen */
+	uint64_t bursts;                  /* the idle gaps they are from */
 	uint64_t active_ns, frames;
 	uint64_t sampled_frames;          /* sampled evidence: frames in the sample */
 	uint64_t start_ns;                /* first frame - the evidence's first frame */

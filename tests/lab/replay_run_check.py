@@ -34,6 +34,11 @@ Known answers:
   100% offered, each pinned to the UDP source port tshark reads in its sender's capture;
   reproduced: REPRODUCED; with the ports left to the QP numbers (--set sport=linux) the
   two take two uplinks: goodput NOT (each near 100G), no PFC frame;
+- bursts: tests/data/profiles/replay-bursts.yaml, 40G in bursts of 20 us every 100 us:
+  inferred burst_on + burst_off = 100 us (+-10 ns), burst_on 20 us and at most one
+  message (4 frames of 8848 bits at 40G: 885 ns) more (a message started is finished),
+  the rate the pace within a burst (40G +-0.1%, not the 8.4G averaged over the gaps);
+  reproduced: REPRODUCED;
 - bad input: one line, exit 2, no OUT (nor OUT.part-*): no DIR, no incident.json, another
   schema, a broken profile, a bad --set, bad --tolerance, a non-empty OUT (left as it was),
   --engine run of a profile whose hosts have no port:, an unknown engine;
@@ -177,6 +182,20 @@ with tempfile.TemporaryDirectory() as tmp:
             sv = {s["name"]: s for s in res["symptoms"]}
             expect(rc == 1 and sv["goodput"]["verdict"] == "NOT" and sv["pfc_frames"]["reproduction"] == 0,
                    f"ports from the QP numbers: two uplinks, goodput NOT, no PFC ({res['verdict']})")
+    elif CASE == "bursts":
+        prof = os.path.join(os.path.dirname(PROFILES), "tests", "data", "profiles", "replay-bursts.yaml")
+        lab1, rep = incident(tmp, prof)
+        text = open(os.path.join(rep, "profile.yaml")).read()
+        on = re.search(r"\n\s+burst_on: (\d+)ns", text)
+        off = re.search(r"\n\s+burst_off: (\d+)ns", text)
+        rate = re.search(r"\n\s+rate: ([0-9.]+)G  # offered: ", text)
+        expect(on and off and abs(int(on.group(1)) + int(off.group(1)) - 100000) <= 10 and
+               20000 <= int(on.group(1)) <= 20000 + 885,
+               f"bursts: on {on and on.group(1)} ns, off {off and off.group(1)} ns (20 us in 100 us, a message more)")
+        expect(rate and abs(float(rate.group(1)) / 40 - 1) <= 0.001, f"the pace within a burst: {rate and rate.group(1)}G (40G)")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            expect(rc == 0 and res["verdict"] == "REPRODUCED", f"the bursts reproduced: {res['verdict']}")
     elif CASE == "bad":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
 
