@@ -30,10 +30,10 @@
 #define MAX_SETS 64
 #define MAX_CAPS 64
 
-static const char SHORTS[] = "o:s:t:e:n:qh";
+static const char SHORTS[] = "o:s:t:e:n:l:qh";
 
 struct run_opts {
-	const char *dir, *out, *engine;
+	const char *dir, *out, *engine, *launcher;
 	const char *sets[MAX_SETS];
 	size_t nsets;
 	struct rp_replay_tol tol;
@@ -43,7 +43,8 @@ struct run_opts {
 
 static void usage(FILE *out)
 {
-	fputs("usage: roceprobe replay run DIR [--engine lab|run] [--set KEY=VALUE]... [--tolerance SYMPTOM=X]... -o OUT\n"
+	fputs("usage: roceprobe replay run DIR [--engine lab|run [--launcher CMD]] [--set KEY=VALUE]...\n"
+	      "                          [--tolerance SYMPTOM=X]... -o OUT\n"
 	      "\n"
 	      "Run an incident's reproduction and judge it: DIR is what 'replay infer' wrote\n"
 	      "(profile.yaml, incident.json). The profile runs in the lab (in this process, as\n"
@@ -67,8 +68,11 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -o, --out OUT            the directory to write (it must not hold files)\n"
 	      "  --engine lab|run         lab (default), or run: the run 'roceprobe run' makes, in\n"
-	      "                           this process (DPDK; the hosts' port: on this machine,\n"
-	      "                           no launcher yet)\n"
+	      "                           this process (DPDK; the hosts' port: on this machine)\n"
+	      "  --launcher \"CMD\"        --engine run: 'roceprobe run --capture' started under CMD\n"
+	      "                           (\"mpirun --allow-run-as-root -np 4 --host a,b,c,d\", srun\n"
+	      "                           ...), as certify's run engine starts it: a fabric's hosts\n"
+	      "                           on their own machines; its output in OUT/reproduction.log\n"
 	      "  --set KEY=VALUE          override a key of DIR/profile.yaml (traffic.0.rate=50%,\n"
 	      "                           fabric.pfc.xoff=64KiB), as lab --set does\n"
 	      "  --tolerance SYMPTOM=X    a symptom's tolerance (distance, 0.1 or 10%); defaults:\n"
@@ -95,6 +99,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		{"out", required_argument, NULL, 'o'},       {"set", required_argument, NULL, 's'},
 		{"tolerance", required_argument, NULL, 't'}, {"engine", required_argument, NULL, 'e'},
 		{"snaplen", required_argument, NULL, 'n'},   {"quiet", no_argument, NULL, 'q'},
+		{"launcher", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 	};
 	char err[512];
@@ -118,6 +123,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 				return rp_cli_error(CMD, "%s", err);
 			break;
 		case 'e': o->engine = optarg; break;
+		case 'l': o->launcher = optarg; break;
 		case 'n':
 			if ((rc = rp_cli_snaplen(CMD, optarg, &o->snaplen)))
 				return rc;
@@ -133,9 +139,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 	if (!strcmp(o->engine, "run"))
 		return rp_cli_error(CMD, "--engine run: this roceprobe was built without DPDK (use --engine lab)");
 #endif
-	if (!strcmp(o->engine, "run") && rp_cluster_detect(NULL))
-		return rp_cli_error(CMD, "--engine run: one process for now (its hosts' ports on this machine), not under "
-				    "a launcher");
+	if (rp_cluster_detect(NULL))
+		return rp_cli_error(CMD, "not under a launcher: --engine run --launcher \"CMD\" starts the reproduction's "
+				    "ranks under it");
+	if (o->launcher && strcmp(o->engine, "run") != 0)
+		return rp_cli_error(CMD, "--launcher starts 'roceprobe run' under it: it needs --engine run");
 	if (optind != argc - 1)
 		return rp_cli_error(CMD, "give one incident directory, what 'replay infer' wrote (try 'roceprobe replay "
 				    "run --help')");
@@ -220,6 +228,42 @@ static int run_engine(const struct run_opts *o, const char *prof, const char *di
 }
 #endif
 
+/* --engine run --launcher: `LAUNCHER roceprobe run PROFILE --set ... --capture
+ * -o dir` as a child, started and stopped as certify's run engine starts its
+ * runs (lib/certify/engine_run.h: its one way to run under a launcher); its
+ * output to OUT/reproduction.log. 0 (it ran), 1 (stopped), or an exit code. */
+static int launcher_run(const struct run_opts *o, const char *prof, const char *tmp, const char *dir)
+{
+	struct rp_cert_run cr = {.profile_path = prof, .dir = tmp, .stop = &rp_cli_stop, .capture = true,
+				 .snaplen = o->snaplen};
+	char err[4600], path[4400], log[4400];
+	struct rp_cert_engine eng;
+	json_t *doc = NULL;
+	int rc;
+	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+		return rp_cli_error(CMD, "cannot make %s: %s", tmp, strerror(errno));
+	if (rp_cert_run_launcher(&cr, o->launcher, err, sizeof(err)))
+		return rp_cli_error(CMD, "--launcher: %s", err);
+	rp_cert_run_engine(&cr, &eng);
+	rc = eng.run(eng.ctx, o->sets, o->nsets, true, &doc, err, sizeof(err));
+	json_decref(doc);
+	snprintf(path, sizeof(path), "%s/runs/test-1", tmp);
+	snprintf(log, sizeof(log), "%s/reproduction.log", tmp);
+	strcat(path, ".log");
+	rename(path, log);
+	path[strlen(path) - 4] = '\0';
+	if (rc < 0)
+		rc = rp_cli_error(CMD, "the reproduction: %s", err);
+	else if (rc == 1 || rp_cli_stop)
+		rc = 1;
+	else if (rename(path, dir) != 0)
+		rc = rp_cli_error(CMD, "cannot make %s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/runs", tmp);
+	rmdir(path);
+	rp_cert_run_free(&cr);
+	return rc;
+}
+
 /* The reproduction's profile for measuring it (its hosts name the captures'): DIR's with the --sets. */
 static struct rp_profile *load_profile(const struct run_opts *o, const char *prof)
 {
@@ -259,13 +303,17 @@ static int reproduce(struct run_state *s)
 		}
 		fab = r.prof;
 	} else {
+		if (o->launcher)
+			rc = launcher_run(o, prof, s->tmp, dir);
 #ifdef RP_HAVE_DPDK
-		if ((rc = run_engine(o, prof, dir)) != 0 || !(fab = load_profile(o, prof))) {
+		else
+			rc = run_engine(o, prof, dir);
+#endif
+		if (rc != 0 || !(fab = load_profile(o, prof))) {
 			rc = rc ? rc : RP_EXIT_USAGE;
 			goto out;
 		}
 		rc = RP_EXIT_USAGE;
-#endif
 	}
 	snprintf(s->path, sizeof(s->path), "%s/capture-*.pcap", dir);
 	if (glob(s->path, 0, NULL, &g) != 0) {

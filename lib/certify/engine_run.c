@@ -146,11 +146,12 @@ static void say(const struct rp_cert_run *r, const char *fmt, ...)
 }
 
 /* The child's command: [launcher...] EXE run PROFILE --set S... -o DIR [--force] [--allow-pause-storm]
- * [--no-preflight] [--no-telemetry]. */
+ * [--no-preflight] [--no-telemetry] [--capture --snaplen N]. */
 static char **command(const struct rp_cert_run *r, const char *exe, const char *const *sets, size_t nsets,
 		      const char *out, bool storm)
 {
-	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 5, k = 0;
+	size_t n = r->nlauncher + 4 + 2 * nsets + 2 + 8, k = 0;
+	static char snaplen[16];
 	char **argv = calloc(n, sizeof(*argv));
 	if (!argv)
 		return NULL;
@@ -173,6 +174,12 @@ static char **command(const struct rp_cert_run *r, const char *exe, const char *
 		argv[k++] = "--no-preflight";
 	if (r->no_telemetry)
 		argv[k++] = "--no-telemetry";
+	if (r->capture) {
+		snprintf(snaplen, sizeof(snaplen), "%u", r->snaplen);
+		argv[k++] = "--capture";
+		argv[k++] = "--snaplen";
+		argv[k++] = snaplen;
+	}
 	argv[k] = NULL;
 	return argv;
 }

@@ -36,6 +36,8 @@ struct rp_cert_run {
 	bool force;                     /* passed on to the child (--force) */
 	bool no_preflight;              /* passed on to the child (--no-preflight) */
 	bool no_telemetry;              /* passed on to the child (--no-telemetry) */
+	bool capture;                   /* passed on to the child: --capture --snaplen snaplen (replay run) */
+	unsigned snaplen;
 	double timeout_s;               /* per child; 0: none */
 	volatile sig_atomic_t *stop;
 	void (*progress)(const char *line, void *arg);

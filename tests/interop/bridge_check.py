@@ -20,32 +20,14 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, finish, sh  # noqa: E402
+from check import expect, finish  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
 SENDERS = ["s1", "s2", "s3"]
 
 
-def ifaces():
-    return [f"rpb-{s}" for s in SENDERS] + [f"rpb-{s}p" for s in SENDERS] + ["rpb-r", "rpb-rp", "rpb-br"]
-
-
-def teardown():
-    for i in ["rpb-br"] + [f"rpb-{s}" for s in SENDERS] + ["rpb-r"]:
-        sh(f"ip link del {i} 2>/dev/null", check=False)
-
-
-def setup():
-    teardown()
-    sh("ip link add rpb-br type bridge mcast_snooping 0")
-    for s in SENDERS + ["r"]:
-        sh(f"ip link add rpb-{s} type veth peer name rpb-{s}p")
-        sh(f"ip link set rpb-{s}p master rpb-br")
-    for i in ifaces():
-        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
-        sh(f"ip link set {i} up")
-    sh("bridge fdb add 02:00:00:00:00:10 dev rpb-rp master static")
-    sh("tc qdisc add dev rpb-rp root tbf rate 100mbit burst 32kb limit 64kb")
+TOPO = check.BridgeTbf("rpb", SENDERS, "02:00:00:00:00:10", "100mbit")
+ifaces, teardown, setup = TOPO.ifaces, TOPO.teardown, TOPO.setup
 
 
 def kernel_drops():

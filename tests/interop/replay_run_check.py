@@ -36,7 +36,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import check  # noqa: E402
-from check import expect, finish, sh  # noqa: E402
+from check import expect, finish  # noqa: E402
 from fidelity import flow_keys, replay_run  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
@@ -53,22 +53,8 @@ traffic:
 """
 
 
-def teardown():
-    for i in ["rpr-br"] + [f"rpr-{s}" for s in SENDERS] + ["rpr-r"]:
-        sh(f"ip link del {i} 2>/dev/null", check=False)
-
-
-def setup():
-    teardown()
-    sh("ip link add rpr-br type bridge mcast_snooping 0")
-    for s in SENDERS + ["r"]:
-        sh(f"ip link add rpr-{s} type veth peer name rpr-{s}p")
-        sh(f"ip link set rpr-{s}p master rpr-br")
-    for i in [f"rpr-{s}" for s in SENDERS + ["r"]] + [f"rpr-{s}p" for s in SENDERS + ["r"]] + ["rpr-br"]:
-        sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
-        sh(f"ip link set {i} up")
-    sh("bridge fdb add 02:00:00:00:07:10 dev rpr-rp master static")
-    sh("tc qdisc add dev rpr-rp root tbf rate 10mbit burst 32kb limit 64kb")
+TOPO = check.BridgeTbf("rpr", SENDERS, "02:00:00:00:07:10", "10mbit")
+teardown, setup = TOPO.teardown, TOPO.setup
 
 
 def dumpcaps(d):
@@ -105,7 +91,7 @@ def tail_unseen(out):
 
 
 QUEUE_FRAMES = 64 * 1024 // 1100  # the tbf's limit (64 KiB) in frames of 1024 B payload (1100 B on the wire)
-IFACES = [f"rpr-{s}" for s in SENDERS + ["r"]] + [f"rpr-{s}p" for s in SENDERS + ["r"]] + ["rpr-br"]
+IFACES = TOPO.ifaces()
 
 
 def tbf_drops():
@@ -167,6 +153,18 @@ try:
                    f"loss reproduced ({o['totals']['lost']} -> {lost}, distance {sv['loss']['distance']:.3f}); "
                    f"goodput of the three flows {go * 1e3:.2f} -> {gr * 1e3:.2f} Mbit/s (+-10%); per flow "
                    f"distance {sv['goodput']['distance']:.3f} ({sv['goodput']['verdict']})")
+
+        # the same under mpirun: a rank per host (host i on rank i), as a fabric's hosts run
+        launcher = "mpirun --allow-run-as-root --oversubscribe -np 4"
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "launched", "--engine", "run", "--launcher", launcher)
+        if res:
+            sv = {s["name"]: s for s in res["symptoms"]}
+            log = open(os.path.join(tmp, "launched", "reproduction.log")).read()
+            run = json.load(open(os.path.join(tmp, "launched", "reproduction", "result.json")))
+            expect(sv["loss"]["verdict"] == "REPRODUCED" and len(run.get("cluster", {}).get("ranks", [])) == 4 and
+                   len(res["reproduction"]["captures"]) == 4,
+                   f"under {launcher}: 4 ranks ({len(run.get('cluster', {}).get('ranks', []))}), loss reproduced "
+                   f"({o['totals']['lost']} -> {r['totals']['lost']}), its output in reproduction.log ({len(log)} B)")
 
         sets = [x for i in range(entries) for x in ("--set", f"traffic.{i}.rate=2M")]
         before = tbf_drops()

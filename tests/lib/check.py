@@ -119,6 +119,38 @@ def until_progress(p, cmd):
     return err, ""
 
 
+class BridgeTbf:
+    """Senders into one receiver through a Linux bridge, a tbf on the receiver's port:
+
+        [s] P-s ~~ P-sp --+-- bridge P-br -- P-rp ~~ P-r [r]      tbf RATE on P-rp
+
+    the receiver's MAC static in the bridge (no flooding); IPv6 off (no stray frames)."""
+
+    def __init__(self, prefix, senders, rx_mac, rate):
+        self.p, self.senders, self.rx_mac, self.rate = prefix, senders, rx_mac, rate
+
+    def ifaces(self):
+        p = self.p
+        return [f"{p}-{s}" for s in self.senders] + [f"{p}-{s}p" for s in self.senders] + [f"{p}-r", f"{p}-rp", f"{p}-br"]
+
+    def teardown(self):
+        for i in [f"{self.p}-br"] + [f"{self.p}-{s}" for s in self.senders] + [f"{self.p}-r"]:
+            sh(f"ip link del {i} 2>/dev/null", check=False)
+
+    def setup(self):
+        self.teardown()
+        p = self.p
+        sh(f"ip link add {p}-br type bridge mcast_snooping 0")
+        for s in self.senders + ["r"]:
+            sh(f"ip link add {p}-{s} type veth peer name {p}-{s}p")
+            sh(f"ip link set {p}-{s}p master {p}-br")
+        for i in self.ifaces():
+            sh(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1", check=False)
+            sh(f"ip link set {i} up")
+        sh(f"bridge fdb add {self.rx_mac} dev {p}-rp master static")
+        sh(f"tc qdisc add dev {p}-rp root tbf rate {self.rate} burst 32kb limit 64kb")
+
+
 def kernel_drops(ifaces, qdisc_dev=None):
     """Every drop the kernel counts on the path: {"tbf": the qdisc's on qdisc_dev (tc -s),
     iface: rx + tx dropped (ip -s link) for each interface that dropped anything}."""
