@@ -39,6 +39,9 @@ Known answers:
   message (4 frames of 8848 bits at 40G: 885 ns) more (a message started is finished),
   the rate the pace within a burst (40G +-0.1%, not the 8.4G averaged over the gaps);
   reproduced: REPRODUCED;
+- headroom: profiles/headroom-too-small.yaml, lossless frames dropped by a headroom too
+  small: the incident's loss == the lab's own switch drops (result.json), and reproduced
+  from the captures alone: REPRODUCED, the reproduction's loss the same;
 - bad input: one line, exit 2, no OUT (nor OUT.part-*): no DIR, no incident.json, another
   schema, a broken profile, a bad --set, bad --tolerance, a non-empty OUT (left as it was),
   --engine run of a profile whose hosts have no port:, an unknown engine;
@@ -196,6 +199,17 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
         if res:
             expect(rc == 0 and res["verdict"] == "REPRODUCED", f"the bursts reproduced: {res['verdict']}")
+    elif CASE == "headroom":
+        lab1, rep = incident(tmp, os.path.join(PROFILES, "headroom-too-small.yaml"))
+        o = json.load(open(os.path.join(rep, "incident.json")))
+        drops = sum(f["lost"] for f in lab1["flows"])
+        expect(drops > 0 and o["totals"]["lost"] == drops, f"the incident's loss {o['totals']['lost']} == the lab's "
+               f"lossless drops ({drops})")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            expect(rc == 0 and res["verdict"] == "REPRODUCED" and r["totals"]["lost"] == o["totals"]["lost"],
+                   f"the headroom overflow reproduced: {res['verdict']}, loss {o['totals']['lost']} -> "
+                   f"{r['totals']['lost']}")
     elif CASE == "bad":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "incast-8to1.yaml"))
 
