@@ -301,6 +301,7 @@ static void merge_qps(struct rp_replay_model *m)
 			x->offered_bps = x->offered_bps > 0 && y->offered_bps > 0 ? x->offered_bps + y->offered_bps : 0;
 			x->offered_frames += y->offered_frames;
 			x->sport = x->sport == y->sport ? x->sport : -1;
+			x->bursts = 0; /* one QP's bursts are not the flow's */
 			flow_times(m->ev, x);
 			y->entry = -2;
 			break;
