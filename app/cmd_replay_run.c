@@ -73,6 +73,7 @@ static void usage(FILE *out)
 	      "                           (\"mpirun --allow-run-as-root -np 4 --host a,b,c,d\", srun\n"
 	      "                           ...), as certify's run engine starts it: a fabric's hosts\n"
 	      "                           on their own machines; its output in OUT/reproduction.log\n"
+	      "                           (mpirun itself listens on every address: docs/security.md)\n"
 	      "  --set KEY=VALUE          override a key of DIR/profile.yaml (traffic.0.rate=50%,\n"
 	      "                           fabric.pfc.xoff=64KiB), as lab --set does\n"
 	      "  --tolerance SYMPTOM=X    a symptom's tolerance (distance, 0.1 or 10%); defaults:\n"

@@ -40,6 +40,9 @@ from check import expect, finish  # noqa: E402
 from fidelity import flow_keys, replay_run  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
+# The whole test in a namespace of its own: the reproduction under mpirun (Open MPI's
+# out-of-band listener binds every address) is then reachable by the job alone.
+check.in_private_netns("rpr")
 SENDERS = ["s1", "s2", "s3"]
 PROFILE = """name: tbf-incast
 defaults: {speed: 1G, opcode: write, message_size: 1024, mtu: 1024, dscp: 26, ecn: not-ect}

@@ -9,6 +9,7 @@
     finish("name")   # prints "name: N failed", exits 1 on any failure, else 0
 """
 import json
+import os
 import re
 import socket
 import struct
@@ -117,6 +118,27 @@ def until_progress(p, cmd):
         if line.startswith(cmd + " ") and "Mpps" in line:
             return err, line
     return err, ""
+
+
+def in_private_netns(name):
+    """Runs this script again inside a network namespace of its own (made here, its loopback
+    up, removed after) and exits with its code; in that run (RP_NETNS set) returns at once.
+    What the script starts that listens on every address (mpirun's out-of-band TCP, which
+    Open MPI 4.1 binds to INADDR_ANY whatever oob_tcp_if_include says) is then reachable from
+    nowhere but the job's own processes: the namespace holds nothing else."""
+    if os.environ.get("RP_NETNS") == name:
+        return
+    ns = f"{name}-{os.getpid()}"
+    if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode != 0:
+        print(f"skipped: cannot make a network namespace ({ns})")
+        sys.exit(77)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        env = dict(os.environ, RP_NETNS=name)
+        rc = subprocess.run(["ip", "netns", "exec", ns, sys.executable, *sys.argv], env=env).returncode
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    sys.exit(rc)
 
 
 class BridgeTbf:
