@@ -66,6 +66,7 @@ import redis_srv  # noqa: E402
 from cluster_case import run_case  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+check.in_private_netns("rpc")  # mpirun's out-of-band listener binds every address: the job's own namespace
 HOSTS = ["h0", "h1", "h2", "h3"]
 MPIRUN = shutil.which("mpirun")
 if not MPIRUN:

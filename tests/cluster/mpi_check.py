@@ -18,9 +18,11 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import check  # noqa: E402
 from check import expect, finish  # noqa: E402
 
 ROCEPROBE = sys.argv[1]
+check.in_private_netns("rpc")  # mpirun's out-of-band listener binds every address: the job's own namespace
 MPIRUN = shutil.which("mpirun")
 if not MPIRUN:
     print("mpirun is missing (openmpi-bin)")

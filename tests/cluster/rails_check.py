@@ -76,6 +76,7 @@ from check import expect, sh  # noqa: E402
 from cluster_case import run_case, rank_pids, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+check.in_private_netns("rpc")  # mpirun's out-of-band listener binds every address: the job's own namespace
 NHOSTS, RAILS = 3, 2
 MPIRUN = shutil.which("mpirun")
 if not MPIRUN:

@@ -38,10 +38,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import check  # noqa: E402
 from check import expect, sh  # noqa: E402
 from cluster_case import run_case, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+check.in_private_netns("rpc")  # mpirun's out-of-band listener binds every address: the job's own namespace
 MPIRUN = shutil.which("mpirun")
 if not MPIRUN:
     print("skipped: mpirun is missing (openmpi-bin)")

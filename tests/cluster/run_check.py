@@ -96,6 +96,8 @@ from check import expect, free_port, sh, read_pcap  # noqa: E402
 from cluster_case import run_case, rank_pids, run_ranks  # noqa: E402
 
 ROCEPROBE, CASE = sys.argv[1], sys.argv[2]
+if os.environ.get("RP_LAUNCHER") != "srun":  # srun: slurm_check.py's Slurm, munge-authenticated, in this namespace
+    check.in_private_netns("rpc")  # mpirun's out-of-band listener binds every address: the job's own namespace
 HOSTS = ["s1", "s2", "s3", "r"]
 MPIRUN = shutil.which("mpirun")
 if not MPIRUN:
