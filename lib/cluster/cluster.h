@@ -214,13 +214,17 @@ int64_t rp_cluster_now_ns(void);
 /* Every rank's offset to rank 0 (offsets[0] is zero), measured with rounds
  * ping-pongs each; every rank gets the whole array. 0 or -1. */
 int rp_cluster_clocks(const struct rp_cluster *c, unsigned rounds, struct rp_clock_offset *offsets);
-/* The common start (start.c): rank 0 fixes T0 = its clock + margin_ns and
- * tells every rank; each waits until its clock, corrected by its offset to
- * rank 0, reaches T0 (sleeping, then spinning for the last 200 us) and
- * returns how late it woke (its start skew, ns); a stop (the guard) ends the
- * wait early, skew 0. */
-int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t margin_ns,
-			int64_t *t0, int64_t *skew_ns);
+/* The common start (start.c), in two steps so a rank's own set-up (its
+ * counter readers' first samples) happens before T0, not after it: rank 0
+ * fixes T0 = its clock + margin_ns and tells every rank (0 or -1; without a
+ * launcher T0 is this process's clock + margin_ns); then each waits until
+ * its clock, corrected by its offset to rank 0 (offsets NULL: none),
+ * reaches T0 (sleeping, then spinning for the last 200 us) and returns how
+ * late it woke (its start skew, ns; a set-up that outlasted the margin makes
+ * it late); a stop (the guard) ends the wait early, skew 0. */
+int rp_cluster_start_when(const struct rp_cluster *c, int64_t margin_ns, int64_t *t0);
+void rp_cluster_start_wait(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t t0,
+			   int64_t *skew_ns);
 
 /* ---- results (ship.c): every rank's accountant -> one on rank 0 ----
  * Each rank's accountant holds its share of the plan (the flows its hosts

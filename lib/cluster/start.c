@@ -36,29 +36,32 @@ bool rp_cluster_agree(const struct rp_cluster *c, const char *my_err, char *firs
 	return ok;
 }
 
-int rp_cluster_start_at(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t margin_ns,
-			int64_t *t0, int64_t *skew_ns)
+int rp_cluster_start_when(const struct rp_cluster *c, int64_t margin_ns, int64_t *t0)
 {
 	int64_t when = rp_cluster_now_ns() + margin_ns;
-	if (rp_cluster_bcast(c, &when, sizeof(when), 0) != 0)
+	if (c->launched && rp_cluster_bcast(c, &when, sizeof(when), 0) != 0)
 		return -1;
+	*t0 = when;
+	return 0;
+}
+
+void rp_cluster_start_wait(const struct rp_cluster *c, const struct rp_clock_offset *offsets, int64_t t0,
+			   int64_t *skew_ns)
+{
 	int64_t off = offsets ? offsets[c->rank].offset_ns : 0, now;
 	/* Sleep to 200 us before, then spin: the wake-up is then a few us late at
 	 * most. A stop (guard.c) ends the wait: the run it starts ends at once. */
-	while ((now = rp_cluster_now_ns() - off) < when - 200000) {
-		if (rp_cluster_guard_stopped(c)) {
-			*t0 = when;
+	while ((now = rp_cluster_now_ns() - off) < t0 - 200000) {
+		if (c->launched && rp_cluster_guard_stopped(c)) {
 			*skew_ns = 0;
-			return 0;
+			return;
 		}
-		int64_t left = when - 200000 - now;
+		int64_t left = t0 - 200000 - now;
 		left = left > 10000000 ? 10000000 : left;
 		struct timespec ts = {.tv_nsec = left};
 		nanosleep(&ts, NULL);
 	}
-	while ((now = rp_cluster_now_ns() - off) < when)
+	while ((now = rp_cluster_now_ns() - off) < t0)
 		;
-	*t0 = when;
-	*skew_ns = now - when;
-	return 0;
+	*skew_ns = now - t0;
 }

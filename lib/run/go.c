@@ -46,30 +46,40 @@ static void *wait_for_senders(void *arg)
 }
 
 /* Clock offsets, then every rank starts at T0 on rank 0's clock. Plan time
- * 0 is now, not before the set-up (opening captures takes ~50 ms: a PFC
- * source's first frames would be that late and skipped). Across ranks it is
- * T0 on every rank's corrected clock, however late this one woke, so one-way
- * latencies between ranks need no correction but the offsets'. */
+ * 0 is T0, after the set-up: the counter readers take their first samples
+ * (a NIC's ethtool and sysfs reads, a switch's Redis: ~1-10 ms) before it,
+ * while the rank waits, so the loop starts on time (a PFC source's window
+ * of a few ms would otherwise be over before its first frame, and skipped).
+ * Across ranks T0 is the same instant on every rank's corrected clock,
+ * however late this one woke, so one-way latencies between ranks need no
+ * correction but the offsets'. */
+#define RP_RUN_START_MARGIN_NS 100000000ll      /* under a launcher: + 2 ms a rank */
+#define RP_RUN_START_MARGIN_LOCAL_NS 20000000ll /* one process: its own set-up only */
+
 static void start(struct rp_run *r)
 {
 	r->started = time(NULL);
 	rp_run_snapshot_xstats(r);
 	r->offsets = calloc((size_t)r->cl.size, sizeof(*r->offsets));
 	r->offsets_after = calloc((size_t)r->cl.size, sizeof(*r->offsets_after));
-	if (r->cl.launched) {
+	if (r->cl.launched)
 		rp_cluster_clocks(&r->cl, 20, r->offsets);
-		rp_cluster_start_at(&r->cl, r->offsets, 100000000 + 2000000ll * r->cl.size, &r->t0_ns, &r->skew_ns);
-	} else {
-		r->t0_ns = rp_cluster_now_ns();
-	}
-	if (r->eng->start)
-		r->eng->start(r);
+	if (rp_cluster_start_when(&r->cl, r->cl.launched ? RP_RUN_START_MARGIN_NS + 2000000ll * r->cl.size
+							 : RP_RUN_START_MARGIN_LOCAL_NS,
+				  &r->t0_ns) != 0)
+		r->t0_ns = rp_cluster_now_ns(); /* the ranks' collectives failed: the run's merge says so */
 	char err[256];
 	if (rp_run_nics_start(&r->nics, &r->s, r->cl.launched ? r->mine : NULL, r->cfg.counter_interval_ns,
 			      rp_run_corrected_ns, r, r->t0_ns, err, sizeof(err)) != 0)
 		fprintf(stderr, "roceprobe run: %s (the run goes on without NIC counters)\n", err);
 	if (r->cl.rank == 0) /* the profile's switches: rank 0's, on the same timebase */
 		rp_run_switches_start(&r->switches, rp_run_corrected_ns, r, r->t0_ns, stderr);
+	int64_t skew = 0;
+	rp_cluster_start_wait(&r->cl, r->cl.launched ? r->offsets : NULL, r->t0_ns, &skew);
+	if (r->cl.launched)
+		r->skew_ns = skew;
+	if (r->eng->start)
+		r->eng->start(r);
 	rp_cluster_watch_run(&r->cl); /* a death now stops the run, not the job */
 	for (unsigned i = 0; i < r->s.nports; i++)
 		if (r->rx[0].ports[r->s.tx[i].index].cap)

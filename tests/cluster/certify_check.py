@@ -362,11 +362,8 @@ def case_switchctr(tmp):
         wd = os.path.join(tmp, "wd.yaml")
         with open(wd, "w") as f:
             f.write(text + "fabric:\n  pfc: {priorities: [3], watchdog: {detect: 2ms, restore: 20ms}}\n")
-        for key, tid, extra in (("3", 3, ["--ecn", "5KB,60KB,10%"]), ("5", 5, []),
-                                ("3-kmin", 3, ["--ecn", "64KB,128KB,10%"]), ("5-8k", 5, ["--headroom", "8KiB"]),
-                                ("6", 6, ["--profile", wd])):
+        def once(key, tid, extra, d):
             redis_srv.cmd(rport, "FLUSHALL")  # the earlier switch's counters would read as going backwards
-            d = os.path.join(tmp, f"t{key}")
             os.makedirs(d)
             sw = start_switch(d, extra + pub)
             out = os.path.join(d, "c")
@@ -379,13 +376,39 @@ def case_switchctr(tmp):
             expect(s is not None and os.path.exists(os.path.join(out, "result.json")),
                    f"test {key}: the switch wrote its summary, certify its result.json ({p.returncode}: {said(p)})")
             if s is None or not os.path.exists(os.path.join(out, "result.json")):
-                return
+                return None
             j = json.load(open(os.path.join(out, "result.json")))
             t = test(j, tid)
             docs = child_docs(out, {3: "ecn-before-pfc", 5: "headroom", 6: "pause-storm"}[tid])
             expect(all(len(dd["counters"]["switches"]) == 1 and dd["counters"]["switches"][0]["samples"] for dd in docs),
                    f"test {tid}: every child run sampled the switch (counters.switches[])")
-            got[key] = (t, s)
+            return t, s
+
+        for key, tid, extra in (("3", 3, ["--ecn", "5KB,60KB,10%"]), ("5", 5, []),
+                                ("3-kmin", 3, ["--ecn", "64KB,128KB,10%"]), ("5-8k", 5, ["--headroom", "8KiB"]),
+                                ("6", 6, ["--profile", wd])):
+            # Test 6 needs h1's 5 ms storm to happen: with four ranks and a switch spinning on this
+            # machine's two cores, h1's poller can be off its CPU for the whole window (its source
+            # never bursts to catch up). certify says so (SKIP, not judged) and the storm it counts is
+            # the switch's own PFC received from h1; then it runs again, at most 4 times.
+            for attempt in range(4 if tid == 6 else 1):
+                r = once(key, tid, extra, os.path.join(tmp, f"t{key}" + (f"-{attempt}" if attempt else "")))
+                if r is None:
+                    return
+                got[key] = r
+                t, s = r
+                if tid != 6:
+                    break
+                h1_pfc = s["ports"][1]["prio"][3]["queue"]["pfc_rx"]
+                sent = t["measured"].get("storm_frames_sent")
+                expect(sent == h1_pfc, f"test 6 (try {attempt + 1}): the storm's frames h1 sent ({sent}) are the "
+                       f"switch's own PFC received from h1 ({h1_pfc})")
+                expect((t["verdict"] == "SKIP") == (h1_pfc * 2 < t["measured"]["storm_frames_planned"]),
+                       f"test 6 (try {attempt + 1}): {t['verdict']} ({t['reason']}): not judged iff the switch saw under "
+                       f"half the planned storm ({h1_pfc} of {t['measured']['storm_frames_planned']})")
+                if t["verdict"] != "SKIP":
+                    break
+                print(f"test 6 (try {attempt + 1}) not judged: {t['reason']}")
     finally:
         redis_srv.stop(srv)
     for key, cause in (("3-kmin", "ecn-after-pfc"), ("5-8k", "headroom")):
