@@ -37,6 +37,8 @@ test_packages=(
 	# roceprobe counters sonic:// against a real Redis in SONiC's layout, snmp:// against a real
 	# snmpd with a pass_persist script (tests/interop/sonic_check.py, snmp_check.py)
 	redis-server snmpd
+	# snmpwalk, the truth snmp_check.py reads the agent with (snmpd does not pull it in without recommends)
+	snmp
 	# --metrics scraped by a real Prometheus, promtool check metrics (tests/interop/metrics_check.py)
 	prometheus
 	# many machines: the MPI control plane (mpirun); tools/test.sh builds with -Dmpi=enabled
