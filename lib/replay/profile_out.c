@@ -127,13 +127,13 @@ static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
 }
 
 /* A flow's rate over time (phases.c): one line per phase with its evidence. */
-static void write_phases(FILE *f, const struct rp_replay_flow *x, uint64_t cap, const char *ind)
+static void write_phases(FILE *f, const struct rp_replay_flow *x, uint64_t cap, const char *held, const char *ind)
 {
 	fprintf(f, "%sphases:  # its rate over time: its sender's pace (layer 1, frame + 24 B: bits of a window's "
 		"frames but the last over its first to last frame) in windows of %" PRIu64 " ns from its first frame, "
 		"before any pause or CNP its host received; a phase starts where a window's pace and the next's differ "
 		"from the phase's by more than both are known to (2 x the timestamps' %" PRIu64 " ns over a window's "
-		"span, at least 1%%)\n", ind, x->win_ns, x->ts_grain_ns);
+		"span, at least 1%%)%s\n", ind, x->win_ns, x->ts_grain_ns, held);
 	for (unsigned i = 0; i < x->nphases; i++) {
 		const struct rp_replay_phase *p = &x->phases[i];
 		char rate[40], when[200];
@@ -262,7 +262,7 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			 100 * rp_replay_sample_bound(n, kmin), kmin, e->nflows > 1 ? " of the fewest flow" : "");
 	bool phased = e->nflows == 1 && x->nphases > 1;
 	if (phased)
-		write_phases(f, x, cap, ind);
+		write_phases(f, x, cap, held, ind);
 	else if (rate <= 0)
 		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
 	else if (rate >= (double)cap)

@@ -428,6 +428,30 @@ static void test_rate_phases(void **state)
 	assert_int_equal(cap.v[cap.n - 1].tx_ns, 10322 + 175 * 1122 / 10); /* 29957.5 */
 	assert_pair_bytes(&pl, &cap);
 	free(cap.v);
+	/* The same on a clock whose plan time 0 is 5 s (the run engine's T0): the
+	 * phase boundary and the end move with it. */
+	char err[256];
+	struct rp_source_opts o = {.time0_ns = 5000000000ull};
+	struct rp_source *src = rp_source_create(&pl, 0, &o, err, sizeof(err));
+	if (!src)
+		fail_msg("%s", err);
+	static uint8_t mem[BURST][9216];
+	uint8_t *bufs[BURST];
+	uint16_t lens[BURST];
+	for (int i = 0; i < BURST; i++)
+		bufs[i] = mem[i];
+	uint64_t n = 0, t23 = 0, last = 0;
+	for (uint64_t now; (now = rp_source_next_due(src)) != UINT64_MAX;) {
+		unsigned k = rp_source_burst(src, now, 0, bufs, lens, NULL, 1);
+		if (k && n == 23)
+			t23 = now;
+		last = k ? now : last;
+		n += k;
+	}
+	assert_int_equal(n, 199);
+	assert_int_equal(t23, 5000000000ull + 10322);
+	assert_int_equal(last, 5000000000ull + 29957);
+	rp_source_destroy(src);
 	rp_plan_free(&pl);
 	rp_profile_free(p);
 }
