@@ -161,6 +161,14 @@ struct rp_pfc_params {
 	uint64_t fps;      /* frames per second */
 };
 
+/* One step of an RDMA entry's `phases:` (docs/profiles.md): from the entry's
+ * start + at_ns on, its flows send at rate (until the next phase's at). */
+struct rp_rate_phase {
+	uint64_t at_ns;
+	struct rp_rate rate;
+};
+#define RP_MAX_RATE_PHASES 64
+
 struct rp_traffic {
 	char name[RP_NAME_MAX];
 	enum rp_traffic_kind kind;
@@ -181,6 +189,10 @@ struct rp_traffic {
 	uint64_t seed;            /* permutation */
 	struct rp_flow_params p;  /* RDMA; for pfc only start/stop are used */
 	struct rp_pfc_params pfc;
+	/* RDMA `phases:` (NULL, 0: one rate, p.rate). phases[0].at_ns is 0 and
+	 * p.rate is phases[0].rate; malloc'd, rp_profile_free frees it. */
+	struct rp_rate_phase *phases;
+	uint16_t nphases;
 };
 
 /* The `fabric:` section: what the embedded lab (`roceprobe lab`) builds

@@ -28,6 +28,7 @@ static void allowed_rdma(enum rp_pattern pat, const char **out)
 		out[n++] = pattern_keys[pat][i];
 	for (const char *const *k = rp_flow_keys; *k; k++)
 		out[n++] = *k;
+	out[n++] = "phases";
 	out[n] = NULL;
 }
 
@@ -185,6 +186,9 @@ static int resolve_ip(struct rp_vctx *c, const struct rp_node *map, const char *
 		       missing->name);
 }
 
+static int rate_fits(struct rp_vctx *c, const struct rp_pos *pos, const char *key, const struct rp_traffic *t,
+		     const struct rp_rate *rate);
+
 static int check_flow_params(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t,
 			     const struct rp_fp_origin *o)
 {
@@ -194,18 +198,93 @@ static int check_flow_params(struct rp_vctx *c, const struct rp_node *map, const
 	if (t->pattern == RP_PATTERN_ALL_TO_ALL && t->p.burst_on_ns)
 		return rp_verr(c, &o->on_pos, o->on_key,
 			       "all-to-all makes its own phases; burst_on/burst_off do not apply to it");
-	if (!t->p.rate.ppm) {
-		for (size_t i = 0; i < t->nhosts; i++) {
-			const struct rp_host *h = &c->prof->hosts[t->hosts[i]];
-			if (t->p.rate.bps > h->speed_bps) {
-				char r[32], s[32];
-				return rp_verr(c, &o->rate_pos, o->rate_key, "rate %s is above the %s link of host '%s'",
-					       rp_format_bps(t->p.rate.bps, r, sizeof(r)),
-					       rp_format_bps(h->speed_bps, s, sizeof(s)), h->name);
-			}
+	if (!rp_node_get(map, "phases") && rate_fits(c, &o->rate_pos, o->rate_key, t, &t->p.rate))
+		return -1;
+	return resolve_ip(c, map, path, t);
+}
+
+static int rate_fits(struct rp_vctx *c, const struct rp_pos *pos, const char *key, const struct rp_traffic *t,
+		     const struct rp_rate *rate)
+{
+	if (rate->ppm)
+		return 0;
+	for (size_t i = 0; i < t->nhosts; i++) {
+		const struct rp_host *h = &c->prof->hosts[t->hosts[i]];
+		if (rate->bps > h->speed_bps) {
+			char r[32], s[32];
+			return rp_verr(c, pos, key, "rate %s is above the %s link of host '%s'",
+				       rp_format_bps(rate->bps, r, sizeof(r)), rp_format_bps(h->speed_bps, s, sizeof(s)),
+				       h->name);
 		}
 	}
-	return resolve_ip(c, map, path, t);
+	return 0;
+}
+
+static const char *const phase_keys[] = {"at", "rate", NULL};
+
+/* One phase {at: TIME, rate: RATE}; prev_at: the previous phase's (or -1). */
+static int phase_parse(struct rp_vctx *c, const struct rp_node *n, const char *key, const struct rp_traffic *t,
+		       int64_t prev_at, struct rp_rate_phase *ph)
+{
+	char k[RP_PATH_MAX];
+	if (rp_vtype(c, n, key, RP_NODE_MAP, "a phase like {at: 10ms, rate: 80%}") || rp_vkeys(c, n, key, phase_keys))
+		return -1;
+	const struct rp_node *at = rp_node_get(n, "at"), *rate = rp_node_get(n, "rate");
+	if (!at || !rate)
+		return rp_verr(c, &n->pos, key, "a phase needs at and rate, like {at: 10ms, rate: 80%%}");
+	rp_path_key(k, key, "at");
+	if (rp_vduration(c, at, k, &ph->at_ns))
+		return -1;
+	if (prev_at < 0 && ph->at_ns != 0)
+		return rp_verr(c, &at->pos, k, "the first phase starts at 0 (the entry's start), got '%s'", at->scalar);
+	if (prev_at >= 0 && ph->at_ns <= (uint64_t)prev_at)
+		return rp_verr(c, &at->pos, k, "'%s' is not after the previous phase's at; phases go in time order",
+			       at->scalar);
+	if (ph->at_ns && ph->at_ns >= t->p.stop_value)
+		return rp_verr(c, &at->pos, k, "'%s' is not before the entry's end (its duration); the phase would never run",
+			       at->scalar);
+	rp_path_key(k, key, "rate");
+	return rp_vrate(c, rate, k, &ph->rate) || rate_fits(c, &rate->pos, k, t, &ph->rate) ? -1 : 0;
+}
+
+/* `phases:` of an RDMA entry: its rate over time (docs/profiles.md). */
+static int parse_phases(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t,
+			const struct rp_fp_origin *o)
+{
+	const struct rp_node_kv *kv = rp_node_get_kv(map, "phases");
+	if (!kv)
+		return 0;
+	char key[RP_PATH_MAX];
+	rp_path_key(key, path, "phases");
+	const struct rp_node *n = kv->val;
+	if (rp_node_get(map, "rate"))
+		return rp_verr(c, &kv->key_pos, key, "rate and phases do not go together: each phase gives its rate");
+	if (t->p.burst_on_ns)
+		return rp_verr(c, &kv->key_pos, key, "phases and burst_on/burst_off do not go together; give one of them");
+	if (t->pattern == RP_PATTERN_ALL_TO_ALL)
+		return rp_verr(c, &kv->key_pos, key, "all-to-all makes its own phases; a rate over time does not apply to it");
+	if (t->p.stop != RP_STOP_DURATION)
+		return rp_verr(c, o->stop_key[0] ? &o->stop_pos : &kv->key_pos, o->stop_key[0] ? o->stop_key : key,
+			       "phases end with the entry's duration; give duration, not packets or messages");
+	if (rp_vtype(c, n, key, RP_NODE_SEQ, "a list of phases like [{at: 0ms, rate: 20%}, {at: 10ms, rate: 80%}]"))
+		return -1;
+	if (n->n == 0 || n->n > RP_MAX_RATE_PHASES)
+		return rp_verr(c, &n->pos, key, "expected 1 to %u phases, got %zu", RP_MAX_RATE_PHASES, n->n);
+	struct rp_rate_phase *ph = calloc(n->n, sizeof(*ph));
+	if (!ph)
+		return rp_verr(c, &n->pos, key, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		char ik[RP_PATH_MAX];
+		rp_path_index(ik, key, i);
+		if (phase_parse(c, n->items[i], ik, t, i ? (int64_t)ph[i - 1].at_ns : -1, &ph[i])) {
+			free(ph);
+			return -1;
+		}
+	}
+	t->phases = ph;
+	t->nphases = (uint16_t)n->n;
+	t->p.rate = ph[0].rate;
+	return 0;
 }
 
 static int parse_seed(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
@@ -242,7 +321,7 @@ static int rdma_entry(struct rp_vctx *c, const struct rp_node *map, const char *
 	struct rp_fp_origin o = *dflt;
 	if (rp_flow_keys_apply(c, map, path, &t->p, &o))
 		return -1;
-	return check_flow_params(c, map, path, t, &o);
+	return check_flow_params(c, map, path, t, &o) || parse_phases(c, map, path, t, &o) ? -1 : 0;
 }
 
 static int pfc_priorities(struct rp_vctx *c, const struct rp_node *map, const char *path, struct rp_traffic *t)
@@ -411,6 +490,9 @@ void rp_traffic_release(struct rp_traffic *t)
 	free(t->peers);
 	free(t->hosts_spread);
 	free(t->peers_spread);
+	free(t->phases);
+	t->phases = NULL;
+	t->nphases = 0;
 	t->hosts = t->peers = NULL;
 	t->hosts_spread = t->peers_spread = NULL;
 }

@@ -141,7 +141,7 @@ static void bursts_see(struct rp_replay_bursts *b, uint64_t n, uint64_t t)
 
 /* A data frame's first copy: what its QP sent. */
 static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_t t, size_t wire_len, bool resend,
-		       bool sampled)
+		       bool sampled, uint64_t win_ns)
 {
 	uint8_t op = f->bth.opcode;
 	if (!resend && !op_first(op) && !op_middle(op))
@@ -156,6 +156,8 @@ static void qp_account(struct rp_replay_qp *q, const struct rp_frame *f, uint64_
 		q->pre.dt[q->pre.n] = (uint32_t)(t - q->first_ns);
 		q->pre.len[q->pre.n++] = (uint16_t)(wire_len < UINT16_MAX ? wire_len : UINT16_MAX);
 	}
+	if (!sampled)
+		rp_replay_pace_see(q, t, bits, win_ns);
 	q->frames++;
 	q->l1_bits += bits;
 	q->last_bits = bits;
@@ -330,7 +332,7 @@ static int pass1_frame(struct rp_replay_evidence *ev, struct dmap *m, struct poi
 		return -1;
 	q->src_host = (int)s;
 	q->dst_host = (int)r;
-	qp_account(q, &f, t, h->len, resend, ev->sampled > 1);
+	qp_account(q, &f, t, h->len, resend, ev->sampled > 1, ev->bin_ns);
 	return ev->sampled > 1 ? qp_point_account(q, c, &f, t, h->len, resend) : 0;
 }
 
@@ -631,8 +633,10 @@ void rp_replay_evidence_free(struct rp_replay_evidence *ev)
 {
 	if (ev->acct)
 		rp_acct_destroy(ev->acct);
-	for (size_t i = 0; i < ev->nqps; i++)
+	for (size_t i = 0; i < ev->nqps; i++) {
 		free(ev->qps[i].pt);
+		free(ev->qps[i].win);
+	}
 	free(ev->hosts);
 	free(ev->qps);
 	ev->acct = NULL;

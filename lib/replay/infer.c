@@ -111,8 +111,9 @@ static int by_time(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_replay_qp *const *qs, size_t nq,
-			 struct rp_replay_flow *fl)
+/* The first pause or CNP fl's sender's host received (UINT64_MAX: none), and
+ * whether a capture was at that host. */
+static uint64_t sender_xoff(const struct rp_replay_evidence *ev, const struct rp_replay_flow *fl, bool *sender_seen)
 {
 	uint64_t xoff = UINT64_MAX;
 	bool at_sender = false;
@@ -128,6 +129,15 @@ static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_re
 				if (!memcmp(cp->cnp[k].mac, mac, 6) && cp->cnp[k].ns < xoff)
 					xoff = cp->cnp[k].ns;
 		}
+	*sender_seen = at_sender;
+	return xoff;
+}
+
+static void flow_offered(const struct rp_replay_evidence *ev, const struct rp_replay_qp *const *qs, size_t nq,
+			 struct rp_replay_flow *fl)
+{
+	bool at_sender;
+	uint64_t xoff = sender_xoff(ev, fl, &at_sender);
 	if (!at_sender || ev->sampled > 1)
 		return;
 	struct pre_frame fr[PRE_QPS * RP_REPLAY_PRE_FRAMES];
@@ -257,6 +267,12 @@ static bool flow_from(const struct rp_replay_evidence *ev, const struct qp_ix *i
 	flow_offered(ev, pre, npre, fl);
 	if (npre == 1)
 		flow_bursts(ev, pre[0], fl);
+	if (npre == 1 && !fl->bursts && ev->sampled <= 1) {
+		bool at_sender;
+		uint64_t xoff = sender_xoff(ev, fl, &at_sender);
+		if (at_sender)
+			rp_replay_flow_phases(pre[0], ev->bin_ns, xoff, fl);
+	}
 	return true;
 }
 
@@ -301,7 +317,10 @@ static void merge_qps(struct rp_replay_model *m)
 			x->offered_bps = x->offered_bps > 0 && y->offered_bps > 0 ? x->offered_bps + y->offered_bps : 0;
 			x->offered_frames += y->offered_frames;
 			x->sport = x->sport == y->sport ? x->sport : -1;
-			x->bursts = 0; /* one QP's bursts are not the flow's */
+			x->bursts = 0; /* one QP's bursts are not the flow's, nor its phases */
+			free(x->phases);
+			x->phases = NULL;
+			x->nphases = 0;
 			flow_times(m->ev, x);
 			y->entry = -2;
 			break;
@@ -503,6 +522,8 @@ void rp_replay_model_free(struct rp_replay_model *m)
 {
 	for (size_t i = 0; i < m->nentries; i++)
 		free(m->entries[i].flows);
+	for (size_t i = 0; i < m->nflows; i++)
+		free(m->flows[i].phases);
 	free(m->entries);
 	free(m->flows);
 	m->entries = NULL;

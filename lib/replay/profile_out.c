@@ -126,6 +126,37 @@ static void write_mtu(FILE *f, const struct rp_replay_flow *x, const char *ind)
 			"frames\n", ind, x->max_payload);
 }
 
+/* A flow's rate over time (phases.c): one line per phase with its evidence. */
+static void write_phases(FILE *f, const struct rp_replay_flow *x, uint64_t cap, const char *held, const char *ind)
+{
+	fprintf(f, "%sphases:  # its rate over time: its sender's pace (layer 1, frame + 24 B: bits of a window's "
+		"frames but the last over its first to last frame) in windows of %" PRIu64 " ns from its first frame, "
+		"before any pause or CNP its host received; a phase starts where a window's pace and the next's differ "
+		"from the phase's by more than both are known to (2 x the timestamps' %" PRIu64 " ns over a window's "
+		"span, at least 1%%)%s\n", ind, x->win_ns, x->ts_grain_ns, held);
+	for (unsigned i = 0; i < x->nphases; i++) {
+		const struct rp_replay_phase *p = &x->phases[i];
+		char rate[40], when[200];
+		bool line = p->rate_bps >= (double)cap * (1 - p->bound);
+		if (line)
+			snprintf(rate, sizeof(rate), "100%%");
+		else
+			snprintf(rate, sizeof(rate), "%.6fG", p->rate_bps / 1e9);
+		if (i == 0)
+			snprintf(when, sizeof(when), "from its first frame");
+		else if (p->mixed)
+			snprintf(when, sizeof(when), "at: inside a window of both paces, where the old pace and the "
+				 "next window's add up to the window's bits: +-1 frame's pace");
+		else
+			snprintf(when, sizeof(when), "at: the first frame of the first window at the new pace: up to 1 "
+				 "frame's pace late");
+		fprintf(f, "%s  - {at: %" PRIu64 "ns, rate: %s}  # %s%.6f Gbit/s over %u windows, %" PRIu64
+			" frames: +-%.3f%% (the largest window's deviation, at least the timestamps'); %s\n", ind,
+			p->at_ns, rate, line ? "at the sender's link speed: " : "",
+			p->rate_bps / 1e9, p->windows, p->frames, 100 * p->bound, when);
+	}
+}
+
 /* The keys every entry has: opcode .. messages. flows: the entry's (their
  * rates' mean, starts' earliest). */
 static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp_replay_entry *e, const char *ind)
@@ -229,7 +260,10 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 		snprintf(how + strlen(how), sizeof(how) - strlen(how), "; rate from a 1-in-%u sample: +-%.0f%% (2 sigma: "
 			 "2 sqrt((N-1)/(N k)), k = %" PRIu64 " frames sampled%s)", n,
 			 100 * rp_replay_sample_bound(n, kmin), kmin, e->nflows > 1 ? " of the fewest flow" : "");
-	if (rate <= 0)
+	bool phased = e->nflows == 1 && x->nphases > 1;
+	if (phased)
+		write_phases(f, x, cap, held, ind);
+	else if (rate <= 0)
 		fprintf(f, "%srate: 100%%  # one frame per flow: no rate to measure\n", ind);
 	else if (rate >= (double)cap)
 		fprintf(f, "%srate: 100%%  # %s: at the sender's link speed%s\n", ind, how, held);
@@ -244,7 +278,16 @@ static void write_keys(FILE *f, const struct rp_replay_model *m, const struct rp
 			"(the flows' first frames within %" PRIu64 " ns)\n", ind, start, smax - start);
 	else
 		fprintf(f, "%sstart: %" PRIu64 "ns  # first frame, relative to the evidence's first frame\n", ind, start);
-	if (n > 1 && !x->messages)
+	if (phased) {
+		/* messages start while due < start + duration: the last started at most its
+		 * message's time before its last frame; half its last frame's pace after it */
+		const struct rp_replay_phase *l = &x->phases[x->nphases - 1];
+		uint64_t half = (uint64_t)llround((double)x->last_bits * 1e9 / l->rate_bps / 2);
+		fprintf(f, "%sduration: %" PRIu64 "ns  # phases stop by time: its first to its last frame (%" PRIu64
+			" ns) and half its last frame's pace at the last phase's rate (%" PRIu64 " ns); it sent %" PRIu64
+			" messages (LAST or ONLY packets, resends not counted)\n", ind, x->active_ns + (half ? half : 1),
+			x->active_ns, half, x->messages);
+	} else if (n > 1 && !x->messages)
 		fprintf(f, "%sduration: %" PRIu64 "ns  # messages not estimated (no LAST or ONLY packet and no size in the "
 			"1-in-%u sample): the active time seen, at the rate above\n", ind, active ? active : 1, n);
 	else if (n > 1)

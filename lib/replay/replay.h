@@ -114,6 +114,17 @@ struct rp_replay_pre {
 	uint16_t len[RP_REPLAY_PRE_FRAMES]; /* on the wire, without FCS */
 };
 
+/* A QP's sending pace in one time window (the evidence's bin, counted from the
+ * QP's first frame): phases.c finds a flow's rate phases from them. Recorded
+ * for the first RP_REPLAY_PACE_WINDOWS windows, not for sampled evidence. */
+#define RP_REPLAY_PACE_WINDOWS 4096
+struct rp_replay_pace_win {
+	uint64_t first_ns, last_ns; /* its first and last frame */
+	uint64_t bits;              /* layer 1 of every frame but its last: the pace's */
+	uint32_t frames;
+	uint32_t last_bits;
+};
+
 /* One QP's data as sent (the first copy of each unique frame). */
 struct rp_replay_qp {
 	uint8_t l3;
@@ -141,6 +152,8 @@ struct rp_replay_qp {
 	uint64_t sampled_frames;          /* sampled: frames in the sample it was counted from */
 	struct rp_replay_qp_point *pt;    /* sampled: per capture point */
 	struct rp_replay_pre pre;
+	struct rp_replay_pace_win *win;   /* [nwin]: its pace per window; NULL: none kept */
+	uint32_t nwin;
 	uint16_t sport;                   /* the UDP source port of its first frame (ECMP's entropy) */
 	bool sport_varies;                /* a later frame carried another */
 	struct rp_replay_bursts {         /* on/off bursts: idle gaps far over the pace */
@@ -194,6 +207,18 @@ double rp_replay_sample_bound(unsigned n, uint64_t k);
 
 enum rp_replay_pattern { RP_REPLAY_FLOW, RP_REPLAY_INCAST, RP_REPLAY_ALL_TO_ALL, RP_REPLAY_PERMUTATION };
 
+/* One rate phase of a flow (phases.c): its pace from at_ns on. */
+struct rp_replay_phase {
+	uint64_t at_ns;                   /* after the flow's first frame */
+	double rate_bps;                  /* layer 1: its windows' bits over their spans */
+	double bound;                     /* relative: the largest deviation of a window's pace from
+					   * rate_bps, at least the timestamps' (2 granularity / spans) */
+	uint32_t windows;                 /* the whole windows it is measured from */
+	uint64_t frames;
+	bool mixed;                       /* at: interpolated inside a window of both paces; else
+					   * the first frame of the first window at the new pace */
+};
+
 /* One inferred flow (an accountant flow: its QPs together). */
 struct rp_replay_flow {
 	size_t acct;                      /* the accountant's flow index */
@@ -218,6 +243,11 @@ struct rp_replay_flow {
 					   * several */
 	uint64_t burst_on_ns, burst_off_ns; /* regular on/off bursts (one QP); 0: none seen */
 	uint64_t bursts;                  /* the idle gaps they are from */
+	struct rp_replay_phase *phases;   /* [nphases]: its offered rate over time (one QP, 2 or more
+					   * phases); NULL: one rate */
+	unsigned nphases;
+	uint64_t win_ns;                  /* the windows the phases are measured in */
+	uint64_t ts_grain_ns;             /* the timestamps' granularity taken (1 or 1000 ns) */
 	uint64_t active_ns, frames;
 	uint64_t sampled_frames;          /* sampled evidence: frames in the sample */
 	uint64_t start_ns;                /* first frame - the evidence's first frame */
@@ -251,6 +281,12 @@ struct rp_replay_model {
 int rp_replay_infer(struct rp_replay_model *m, const struct rp_replay_evidence *ev, const struct rp_profile *fabric,
 		    const char *fabric_path, const char *fabric_text);
 void rp_replay_model_free(struct rp_replay_model *m);
+
+/* phases.c: records frame t of bits in q's pace windows of win_ns. */
+void rp_replay_pace_see(struct rp_replay_qp *q, uint64_t t, uint64_t bits, uint64_t win_ns);
+/* phases.c: fl's rate phases from its one QP q's pace windows ending before
+ * xoff_ns (its sender's host's first pause or CNP): fl->phases, or none. */
+void rp_replay_flow_phases(const struct rp_replay_qp *q, uint64_t win_ns, uint64_t xoff_ns, struct rp_replay_flow *fl);
 
 /* The profile, commented with the evidence of every value. */
 void rp_replay_profile_write(FILE *f, const struct rp_replay_model *m, const char *const *paths, size_t n);

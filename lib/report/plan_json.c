@@ -80,6 +80,13 @@ static json_t *flow_json(const struct rp_plan *pl, const struct rp_flow *f)
 					    rp_sport_name(f->p.sport), "ip", f->p.ip, "rate_bps", (json_int_t)f->rate_bps,
 					    "psn_start", (int)f->p.psn_start));
 	json_object_set_new(o, "dest_qpn", json_integer(f->rqpn));
+	if (f->pace.nphases) {
+		json_t *ph = json_array();
+		for (uint16_t i = 0; i < f->pace.nphases; i++)
+			json_array_append_new(ph, json_pack("{s:I, s:I}", "at_ns", (json_int_t)f->pace.phases[i].at_ns, "rate_bps",
+							    (json_int_t)rp_rate_bps(&f->pace.phases[i].rate, f->pace.link_bps)));
+		json_object_set_new(o, "rate_phases", ph);
+	}
 	/* QP q's UDP source port (the ECMP entropy): first_qpn + q -> dest_qpn + q */
 	json_t *sp = json_array();
 	for (unsigned q = 0; q < f->p.qps; q++)

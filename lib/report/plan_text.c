@@ -166,6 +166,14 @@ static void print_flow(FILE *out, const struct rp_plan *pl, const struct rp_flow
 	       rp_format_size(f->p.msg_size, a, sizeof(a)), f->p.mtu, qos, vlan,
 	       rp_format_bps(f->rate_bps, b, sizeof(b)), rp_format_ns(f->pace.start_ns, c, sizeof(c)),
 	       stop_text(&f->p, st, sizeof(st)), f->tot.pkts, f->payload_bytes);
+	if (f->pace.nphases) { /* the rate column is the first phase's */
+		fprintf(out, "       rate phases:");
+		for (uint16_t i = 0; i < f->pace.nphases; i++)
+			fprintf(out, "%s %s from %s", i ? "," : "",
+				rp_format_bps(rp_rate_bps(&f->pace.phases[i].rate, f->pace.link_bps), b, sizeof(b)),
+				rp_format_ns(f->pace.phases[i].at_ns, c, sizeof(c)));
+		fprintf(out, "\n");
+	}
 }
 
 static void print_flows(FILE *out, const struct rp_plan *pl)

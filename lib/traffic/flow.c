@@ -67,6 +67,13 @@ int rp_flow_setup_rdma(struct rp_flow *f, const struct rp_profile *prof, uint16_
 	f->pace.div = f->rate_bps;
 	f->pace.npkts = rp_seg_count(f->p.msg_size, f->p.mtu);
 	rp_pace_cfg_gaps(&f->pace, l1);
+	if (tr->nphases) { /* a duration stop, no bursts (lib/profile refuses the rest) */
+		f->pace.phases = tr->phases;
+		f->pace.nphases = tr->nphases;
+		f->pace.link_bps = prof->hosts[src].speed_bps;
+		f->pace.stop_ns = f->pace.end_ns;
+		rp_pace_phase_set(&f->pace, 0);
+	}
 	return 0;
 }
 
@@ -97,6 +104,8 @@ static uint64_t busy_ns(const struct rp_flow *f)
 	rp_u128 num = 0;
 	for (int k = 0; k < RP_PKT_KINDS; k++)
 		num += (rp_u128)f->tot.kind[k] * ((rp_u128)c->gap_ns[k] * c->div + c->gap_rem[k]);
+	if (c->nphases)
+		return f->tot.msgs ? rp_pace_phases_end(c) - c->start_ns : 0;
 	uint64_t active = (uint64_t)((num + c->div - 1) / c->div);
 	if (!c->period_ns || active == 0)
 		return active;
@@ -126,6 +135,19 @@ void rp_flow_count(struct rp_flow *f)
 		return;
 	}
 	f->peak_bps = (double)f->rate_bps;
+	if (f->pace.nphases) {
+		/* The phases' rates weighed by their times in the duration. */
+		const struct rp_pace_cfg *c = &f->pace;
+		double sum = 0;
+		for (uint16_t i = 0; i < c->nphases; i++) {
+			double r = (double)rp_rate_bps(&c->phases[i].rate, c->link_bps);
+			uint64_t to = i + 1 < c->nphases ? c->phases[i + 1].at_ns : c->stop_ns - c->start_ns;
+			sum += r * (double)(to - c->phases[i].at_ns);
+			f->peak_bps = r > f->peak_bps ? r : f->peak_bps;
+		}
+		f->avg_bps = sum / (double)(c->stop_ns - c->start_ns);
+		return;
+	}
 	double msg_ns = (double)f->pace.msg_ns + (double)f->pace.msg_rem / (double)f->pace.div;
 	if (!f->pace.period_ns)
 		f->avg_bps = f->peak_bps;

@@ -88,6 +88,77 @@ static uint64_t msgs_before(const struct rp_pace_cfg *c, uint64_t from)
 	return per ? (uint64_t)((span + per - 1) / per) : UINT64_MAX;
 }
 
+static uint64_t phase_end(const struct rp_pace_cfg *c, uint16_t i)
+{
+	if (i + 1 >= c->nphases)
+		return c->stop_ns;
+	uint64_t e = c->start_ns + c->phases[i + 1].at_ns;
+	return e < c->stop_ns ? e : c->stop_ns;
+}
+
+static void rescale(uint64_t *ns, uint64_t *rem, uint64_t from, uint64_t to)
+{
+	rp_u128 num = (rp_u128)*ns * from + *rem;
+	*ns = (uint64_t)(num / to);
+	*rem = (uint64_t)(num % to);
+}
+
+void rp_pace_phase_set(struct rp_pace_cfg *c, uint16_t i)
+{
+	uint64_t div = rp_rate_bps(&c->phases[i].rate, c->link_bps);
+	for (int k = 0; k < RP_PKT_KINDS; k++)
+		rescale(&c->gap_ns[k], &c->gap_rem[k], c->div, div);
+	rescale(&c->msg_ns, &c->msg_rem, c->div, div);
+	c->div = div;
+	c->phase = i;
+	c->end_ns = phase_end(c, i);
+}
+
+void rp_pace_phase_next(struct rp_pace_cfg *c, struct rp_pace *s)
+{
+	while (s->done && c->phase + 1 < c->nphases) {
+		rp_pace_phase_set(c, (uint16_t)(c->phase + 1));
+		s->rem = 0;
+		rp_pace_check_stop(c, s);
+	}
+}
+
+/* Messages that start in [from, c->end_ns), one every msg time from `from`,
+ * and the due time after them (from + their time) in *after, *after_rem. */
+static uint64_t msgs_from(const struct rp_pace_cfg *c, uint64_t from, uint64_t *after, bool *after_rem)
+{
+	uint64_t m = msgs_before(c, from);
+	rp_u128 t = (rp_u128)m * ((rp_u128)c->msg_ns * c->div + c->msg_rem);
+	*after = from + (uint64_t)(t / c->div);
+	*after_rem = t % c->div != 0;
+	return m;
+}
+
+/* Phases: each phase's messages from where the last one left off. */
+static uint64_t phases_walk(const struct rp_pace_cfg *c0, uint64_t *end)
+{
+	struct rp_pace_cfg c = *c0;
+	uint64_t from = c.start_ns, n = 0;
+	for (;;) {
+		bool rem;
+		uint64_t after;
+		n += msgs_from(&c, from, &after, &rem);
+		if (c.phase + 1 >= c.nphases) {
+			*end = after + rem;
+			return n;
+		}
+		from = after; /* the remainder restarts at 0 */
+		rp_pace_phase_set(&c, (uint16_t)(c.phase + 1));
+	}
+}
+
+uint64_t rp_pace_phases_end(const struct rp_pace_cfg *c)
+{
+	uint64_t end;
+	phases_walk(c, &end);
+	return end;
+}
+
 /* Time bursts: step whole messages where they fit in the window, else packets. */
 static void totals_sim(const struct rp_pace_cfg *c, struct rp_pace_totals *t)
 {
@@ -136,6 +207,11 @@ void rp_pace_totals(const struct rp_pace_cfg *c, struct rp_pace_totals *t)
 		kinds_for(c, c->stop_count, 0, t);
 		return;
 	}
+	if (c->nphases) {
+		uint64_t end;
+		kinds_for(c, phases_walk(c, &end), 0, t);
+		return;
+	}
 	if (!c->period_ns) {
 		kinds_for(c, msgs_before(c, c->start_ns), 0, t);
 		return;
@@ -155,11 +231,15 @@ void rp_pace_totals(const struct rp_pace_cfg *c, struct rp_pace_totals *t)
 	kinds_for(c, (nwin - 1) * c->burst_msgs + (last < c->burst_msgs ? last : c->burst_msgs), 0, t);
 }
 
-void rp_pace_totals_slow(const struct rp_pace_cfg *c, struct rp_pace_totals *t)
+void rp_pace_totals_slow(const struct rp_pace_cfg *c0, struct rp_pace_totals *t)
 {
+	struct rp_pace_cfg cc = *c0, *c = &cc;
 	struct rp_pace s;
 	rp_pace_init(c, &s);
-	while (!s.done)
+	rp_pace_phase_check(c, &s);
+	while (!s.done) {
 		rp_pace_step(c, &s, rp_pace_kind(c, &s));
+		rp_pace_phase_check(c, &s);
+	}
 	kinds_for(c, s.msgs, s.pkt_in_msg, t);
 }

@@ -10,7 +10,13 @@
  * - message bursts (all-to-all phases): after burst_msgs messages the flow
  *   waits for the next period.
  * Stop: after stop_count packets or messages, or (duration) no message starts
- * at or after end_ns; a started message is always finished. */
+ * at or after end_ns; a started message is always finished.
+ * Rate phases (profile `phases:`; duration stop, no bursts): the rate changes
+ * at start + at of each phase, between messages: the first message due at or
+ * after the boundary starts the new rate (its remainder restarts at 0). While
+ * a phase is left, end_ns is the next boundary, so the pacer stops there as
+ * at the end, and rp_pace_phase_check moves it on (a slow path, where the
+ * flow would otherwise be done); a flow without phases never takes it. */
 #ifndef RP_TRAFFIC_PACE_H
 #define RP_TRAFFIC_PACE_H
 
@@ -36,6 +42,12 @@ struct rp_pace_cfg {
 	/* The same for a whole message. */
 	uint64_t msg_ns;
 	uint64_t msg_rem;
+	/* Rate phases (NULL: one rate): the entry's, borrowed from the profile.
+	 * The gaps above are phase `phase`'s; end_ns its end. */
+	const struct rp_rate_phase *phases;
+	uint64_t link_bps; /* what the phases' percentages are of */
+	uint64_t stop_ns;  /* with phases: the duration's end */
+	uint16_t nphases, phase;
 };
 
 struct rp_pace {
@@ -103,6 +115,17 @@ static inline void rp_pace_step(const struct rp_pace_cfg *c, struct rp_pace *s, 
 	rp_pace_check_stop(c, s);
 }
 
+/* Sets phase i's rate (gaps and message time from the current ones, exactly)
+ * and its end in end_ns. */
+void rp_pace_phase_set(struct rp_pace_cfg *c, uint16_t i);
+/* The slow path: a flow done at a phase boundary moves to the next phase(s). */
+void rp_pace_phase_next(struct rp_pace_cfg *c, struct rp_pace *s);
+static inline void rp_pace_phase_check(struct rp_pace_cfg *c, struct rp_pace *s)
+{
+	if (__builtin_expect(s->done, 0) && c->nphases)
+		rp_pace_phase_next(c, s);
+}
+
 /* A flow more than lag_ns behind now restarts at now (no burst to catch up). */
 static inline void rp_pace_catch_up(const struct rp_pace_cfg *c, struct rp_pace *s, uint64_t now, uint64_t lag_ns)
 {
@@ -124,5 +147,8 @@ struct rp_pace_totals {
 void rp_pace_totals(const struct rp_pace_cfg *c, struct rp_pace_totals *t);
 /* The same by stepping the pacer packet by packet (slow; for tests). */
 void rp_pace_totals_slow(const struct rp_pace_cfg *c, struct rp_pace_totals *t);
+/* With phases: the time the last message's last packet is done (rounded up),
+ * as the source paces it; the flow's busy time is this minus start_ns. */
+uint64_t rp_pace_phases_end(const struct rp_pace_cfg *c);
 
 #endif

@@ -45,6 +45,8 @@ static int flow_init(struct rp_source *s, const struct rp_plan *plan, const stru
 	sf->cfg.start_ns += o->time0_ns;
 	if (sf->cfg.end_ns != UINT64_MAX)
 		sf->cfg.end_ns += o->time0_ns;
+	if (sf->cfg.nphases)
+		sf->cfg.stop_ns += o->time0_ns;
 	rp_pace_init(&sf->cfg, &sf->pace);
 	sf->is_pfc = f->kind == RP_TRAFFIC_PFC;
 	sf->prio_bit = sf->is_pfc ? 0 : (uint8_t)(1u << f->prio);
@@ -262,6 +264,7 @@ static inline uint16_t emit(struct rp_sflow *f, uint8_t *buf, uint64_t floor, bo
 	f->tx_packets++;
 	f->tx_bytes += len;
 	rp_pace_step(&f->cfg, &f->pace, k);
+	rp_pace_phase_check(&f->cfg, &f->pace);
 	return len;
 }
 
@@ -467,6 +470,7 @@ static inline __attribute__((always_inline)) unsigned run_loop(struct rp_sflow *
 	}
 	rp_pace_check_stop(c, &p);
 	f->pace = p;
+	rp_pace_phase_check(&f->cfg, &f->pace);
 	r->psn = psn;
 	r->seq = seq;
 	return i;
@@ -588,6 +592,7 @@ static struct rp_sflow *pick(struct rp_source *s, uint64_t now, uint8_t paused, 
 		if (f->prio_bit & paused)
 			continue;
 		rp_pace_catch_up(&f->cfg, &f->pace, now, f->lag_ns);
+		rp_pace_phase_check(&f->cfg, &f->pace);
 		if (f->pace.done)
 			continue;
 		uint64_t d = f->pace.due_ns;
@@ -646,6 +651,7 @@ unsigned rp_source_flow_burst(struct rp_source *s, size_t i, uint64_t now_ns, ui
 	if (f->prio_bit & paused_prio_mask)
 		return 0;
 	rp_pace_catch_up(&f->cfg, &f->pace, now_ns, f->lag_ns);
+	rp_pace_phase_check(&f->cfg, &f->pace);
 	if (f->pace.done || f->pace.due_ns > now_ns)
 		return 0;
 	note_burst(f, now_ns);

@@ -43,6 +43,7 @@ struct vend {
 	unsigned nqp;
 	/* sender */
 	struct rp_pace pace;
+	struct rp_pace_cfg cfg; /* the plan's, moved on at each rate phase */
 	bool done;         /* nothing more to post */
 	uint64_t seq;      /* messages posted = the next probe seq */
 	uint64_t tx_bytes;
@@ -207,8 +208,10 @@ static int make_end(struct rp_vengine *e, const struct rp_flow *f, bool send, ch
 	}
 	for (unsigned q = 0; q < d->nqp; q++)
 		rp_hist_init(&d->lat[q]);
-	if (send)
-		rp_pace_init(&f->pace, &d->pace);
+	if (send) {
+		d->cfg = f->pace;
+		rp_pace_init(&d->cfg, &d->pace);
+	}
 	return RP_V_OK;
 }
 
@@ -386,9 +389,11 @@ static int post_message(struct vend *d, uint64_t now, char *err, size_t errlen)
 	d->tx_bytes += d->f->p.msg_size;
 	d->next_qp = (q + 1) % d->nqp;
 	/* The plan's pacing, packet by packet as the DPDK source steps it. */
-	const struct rp_pace_cfg *pc = &d->f->pace;
-	for (uint32_t i = 0; i < (pc->npkts ? pc->npkts : 1) && !d->pace.done; i++)
+	struct rp_pace_cfg *pc = &d->cfg;
+	for (uint32_t i = 0; i < (pc->npkts ? pc->npkts : 1) && !d->pace.done; i++) {
 		rp_pace_step(pc, &d->pace, rp_pace_kind(pc, &d->pace));
+		rp_pace_phase_check(pc, &d->pace);
+	}
 	d->done = d->pace.done;
 	return 0;
 }
@@ -400,7 +405,8 @@ static int send_due(struct vend *d, uint64_t now, bool stopping, char *err, size
 	if (stopping)
 		d->done = true;
 	while (!d->done) {
-		rp_pace_catch_up(&d->f->pace, &d->pace, now, LAG_NS);
+		rp_pace_catch_up(&d->cfg, &d->pace, now, LAG_NS);
+		rp_pace_phase_check(&d->cfg, &d->pace);
 		if (d->pace.done) {
 			d->done = true;
 			break;

@@ -39,6 +39,15 @@ Known answers:
   message (4 frames of 8848 bits at 40G: 885 ns) more (a message started is finished),
   the rate the pace within a burst (40G +-0.1%, not the 8.4G averaged over the gaps);
   reproduced: REPRODUCED;
+- phases: tests/data/profiles/replay-phases.yaml, h0 -> h1 at 30% of 100G, then 90% from
+  1.05 ms to 2.5 ms (1 KiB WRITE ONLY frames of 1098 B, 8976 bits on the wire: 299.2 ns at
+  30G, 99.73 ns at 90G): the first phase starts ceil(1.05 ms / 299.2 ns) = 3510 messages,
+  the next due at 3510 x 299.2 = 1050192 ns where 90G starts, the rest ceil((2.5 ms -
+  1050192 ns) / 99.73 ns) more; tshark at h1 counts per 100 us bin from the first frame
+  1e5 / 299.2 = 334.2 frames (334 or 335) in bins wholly at 30G and 1002.7 (1002 or 1003)
+  at 90G, in the original and in the reproduction; inferred: `phases:` of two, 30G and 90G
+  within the bound each phase's comment states, the change at 1050192 ns within one frame
+  at 30G (299.2 ns; a bin is 100 us); reproduced: REPRODUCED, as many frames +-1;
 - headroom: profiles/headroom-too-small.yaml, lossless frames dropped by a headroom too
   small: the incident's loss == the lab's own switch drops (result.json), and reproduced
   from the captures alone: REPRODUCED, the reproduction's loss the same;
@@ -51,6 +60,7 @@ usage: replay_run_check.py ROCEPROBE PROFILES_DIR CASE
 """
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -199,6 +209,48 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
         if res:
             expect(rc == 0 and res["verdict"] == "REPRODUCED", f"the bursts reproduced: {res['verdict']}")
+    elif CASE == "phases":
+        prof = os.path.join(os.path.dirname(PROFILES), "tests", "data", "profiles", "replay-phases.yaml")
+        lab1, rep = incident(tmp, prof)
+        L1 = (14 + 20 + 8 + 12 + 16 + 1024 + 4 + 24) * 8  # 8976 bits
+        gap0, gap1 = L1 / 30, L1 / 90  # ns per frame at 30G, 90G
+        n0 = math.ceil(1.05e6 / gap0)
+        switch = math.floor(n0 * gap0)  # 1050192: the first 90G frame
+        n1 = math.ceil((2.5e6 - switch) / gap1)
+
+        def bins(pcap):
+            t = [int(x) for x in subprocess.run(
+                ["tshark", "-r", pcap, "-Y", "infiniband", "-T", "fields", "-e", "frame.time_epoch"],
+                capture_output=True, text=True, check=True).stdout.replace(".", "").split()]
+            got = {}
+            for x in t:
+                got[(x - t[0]) // 100000] = got.get((x - t[0]) // 100000, 0) + 1
+            return len(t), got
+
+        def check_bins(what, pcap):
+            n, got = bins(pcap)
+            slow = [got.get(b, 0) for b in range(0, 10)]  # [0, 1 ms): 30G
+            fast = [got.get(b, 0) for b in range(11, 24)]  # [1.1, 2.4 ms): 90G
+            expect(n == n0 + n1, f"{what}: {n} frames at h1 == {n0} + {n1}")
+            expect(all(334 <= x <= 335 for x in slow) and all(1002 <= x <= 1003 for x in fast),
+                   f"{what}: frames per 100 us bin at h1: {slow} at 30G (334..335), {fast} at 90G (1002..1003)")
+
+        check_bins("the incident", os.path.join(tmp, "run1", "capture-h1.pcap"))
+        text = open(os.path.join(rep, "profile.yaml")).read()
+        ph = re.findall(r"\n\s+- \{at: (\d+)ns, rate: ([0-9.]+)G\}  # [0-9.]+ Gbit/s over \d+ windows, \d+ frames: "
+                        r"\+-([0-9.]+)%", text)
+        expect(len(ph) == 2 and "\n    rate:" not in text.split("traffic:")[1],
+               f"phases inferred, two, and no rate: key beside them: {ph}")
+        if len(ph) == 2:
+            (a0, r0, b0), (a1, r1, b1) = [(int(a), float(r), float(b) / 100) for a, r, b in ph]
+            expect(a0 == 0 and abs(r0 / 30 - 1) <= b0, f"phase 1: at {a0}, {r0}G (30G +-{100 * b0:.3f}%)")
+            expect(abs(r1 / 90 - 1) <= b1, f"phase 2: {r1}G (90G +-{100 * b1:.3f}%)")
+            expect(abs(a1 - switch) <= gap0, f"phase 2 at {a1} ns: the first 90G frame at {switch} ns within one "
+                   f"frame at 30G ({gap0:.1f} ns; a bin is 100 us)")
+        rc, res, r, o = replay_run(ROCEPROBE, tmp, rep, "as-inferred")
+        if res:
+            expect(rc == 0 and res["verdict"] == "REPRODUCED", f"the phases reproduced: {res['verdict']}")
+            check_bins("the reproduction", os.path.join(tmp, "as-inferred", "reproduction", "capture-h1.pcap"))
     elif CASE == "headroom":
         lab1, rep = incident(tmp, os.path.join(PROFILES, "headroom-too-small.yaml"))
         o = json.load(open(os.path.join(rep, "incident.json")))

@@ -184,9 +184,36 @@ static const struct bad_case {
 	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, colour: red}\n",
 	 "bad.yaml:5:39: key 'traffic[0].colour': unknown key; allowed: name, kind, pattern, src, dst, opcode, "
 	 "message_size, mtu, qps, dscp, ecn, vlan, pcp, sport, sport_base, rate, burst_on, burst_off, start, duration, "
-	 "packets, messages, psn_start, ip, imm, nic_spread, rtt"},
+	 "packets, messages, psn_start, ip, imm, nic_spread, rtt, phases"},
 	{HOSTS "traffic:\n  - {pattern: all-to-all, hosts: [h0, h1], burst_on: 1us, burst_off: 1us}\n",
 	 "bad.yaml:5:54: key 'traffic[0].burst_on': all-to-all makes its own phases; burst_on/burst_off do not apply to it"},
+	/* Rate phases (issue 26). */
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 1ms, rate: 20%}]}\n",
+	 "bad.yaml:5:53: key 'traffic[0].phases[0].at': the first phase starts at 0 (the entry's start), got '1ms'"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 0ms, rate: 20%}, {at: 0ms, rate: 80%}]}\n",
+	 "bad.yaml:5:75: key 'traffic[0].phases[1].at': '0ms' is not after the previous phase's at; phases go in time order"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, rate: 10G, phases: [{at: 0ms, rate: 20%}]}\n",
+	 "bad.yaml:5:50: key 'traffic[0].phases': rate and phases do not go together: each phase gives its rate"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, burst_on: 1us, burst_off: 1us, phases: [{at: 0ms, rate: 20%}]}\n",
+	 "bad.yaml:5:70: key 'traffic[0].phases': phases and burst_on/burst_off do not go together; give one of them"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, packets: 10, phases: [{at: 0ms, rate: 20%}]}\n",
+	 "bad.yaml:5:48: key 'traffic[0].packets': phases end with the entry's duration; give duration, not packets or messages"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, duration: 1ms, phases: [{at: 0ms, rate: 20%}, {at: 1ms, rate: 80%}]}\n",
+	 "bad.yaml:5:90: key 'traffic[0].phases[1].at': '1ms' is not before the entry's end (its duration); the phase would never run"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 0ms, rate: fast}]}\n",
+	 "bad.yaml:5:64: key 'traffic[0].phases[0].rate': expected a rate like 100G, 25Gbps or 40%, got 'fast'"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 0ms}]}\n",
+	 "bad.yaml:5:48: key 'traffic[0].phases[0]': a phase needs at and rate, like {at: 10ms, rate: 80%}"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 0ms, rate: 20%, colour: red}]}\n",
+	 "bad.yaml:5:69: key 'traffic[0].phases[0].colour': unknown key; allowed: at, rate"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: []}\n",
+	 "bad.yaml:5:47: key 'traffic[0].phases': expected 1 to 64 phases, got 0"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: [{at: 0ms, rate: 200G}]}\n",
+	 "bad.yaml:5:64: key 'traffic[0].phases[0].rate': rate 200G is above the 100G link of host 'h0'"},
+	{HOSTS "traffic:\n  - {pattern: flow, src: h0, dst: h1, phases: {at: 0ms, rate: 20%}}\n",
+	 "bad.yaml:5:47: key 'traffic[0].phases': expected a list of phases like [{at: 0ms, rate: 20%}, {at: 10ms, rate: 80%}], got a mapping"},
+	{HOSTS "traffic:\n  - {pattern: all-to-all, hosts: [h0, h1], phases: [{at: 0ms, rate: 20%}]}\n",
+	 "bad.yaml:5:44: key 'traffic[0].phases': all-to-all makes its own phases; a rate over time does not apply to it"},
 	{HOSTS "x: &a 1\ny: *a\n", "bad.yaml:5:4: YAML aliases (*name) are not supported in profiles"},
 	{"hosts:\n  - {name: h0, mac: \"02:00:00:00:00:01\"}\ntraffic: []\n",
 	 "bad.yaml:2:5: key 'hosts[0]': a host needs an ipv4 or an ipv6 address (or both)"},
@@ -370,6 +397,12 @@ static void test_bad_files(void **state)
 	assert_int_equal(p->traffic[0].pfc.prio_mask, 1u << 3);
 	assert_int_equal(p->hosts[0].speed_bps, 25000000000ull);
 	rp_profile_free(p);
+
+	path = RP_TEST_DATA "/profiles/bad-phases.yaml";
+	assert_null(rp_profile_load(path, NULL, err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s:13:14: key 'traffic[0].phases[2].at': '10ms' is not after the previous phase's at; "
+		 "phases go in time order", path);
+	assert_string_equal(err, want);
 
 	assert_null(rp_profile_load(RP_TEST_DATA "/profiles/no-such-file.yaml", NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "no-such-file.yaml: cannot open: "));

@@ -414,9 +414,47 @@ static void sample_bound(void **state)
 	assert_true(rp_replay_sample_bound(1, 5) == 0);
 }
 
+/* phases.c on a pace known by hand: 1000 B frames (8192 bits with the 24 B of
+ * layer 1) 1000 ns apart (8.192 Gbit/s) from t = 1000 ns, then from t = 251000
+ * 250 ns apart (32.768 Gbit/s) to t = 600750; windows of 100 us from the first
+ * frame. Window [201000, 301000) holds both: 51 frames at 1000 ns to 251000,
+ * then 199 at 250 ns to 300750; its 249 x 8192 bits over 99750 ns put the
+ * change 50000 ns in (x = (249 x 8192e9 - 32.768e9 x 99750) / (8.192e9 -
+ * 32.768e9)), 250000 ns after the first frame. */
+static void pace_phases(void **state)
+{
+	(void)state;
+	struct rp_replay_qp q = {.first_ns = 1000};
+	uint64_t t = 1000;
+	for (; t <= 251000; t += 1000, q.frames++)
+		rp_replay_pace_see(&q, t, 8192, 100000);
+	for (t = 251250; t <= 600750; t += 250, q.frames++)
+		rp_replay_pace_see(&q, t, 8192, 100000);
+	assert_int_equal(q.nwin, 6);
+	struct rp_replay_flow fl = {0};
+	rp_replay_flow_phases(&q, 100000, UINT64_MAX, &fl);
+	assert_int_equal(fl.nphases, 2);
+	assert_int_equal(fl.phases[0].at_ns, 0);
+	assert_true(fabs(fl.phases[0].rate_bps - 8.192e9) < 1);
+	assert_int_equal(fl.phases[0].windows, 2);
+	assert_int_equal(fl.phases[1].at_ns, 250000);
+	assert_true(fl.phases[1].mixed);
+	assert_true(fabs(fl.phases[1].rate_bps - 32.768e9) < 1);
+	assert_int_equal(fl.phases[1].windows, 3);
+	assert_true(fabs(fl.phases[1].bound - 0.01) < 1e-12); /* exact paces: the 1% floor */
+	free(fl.phases);
+	/* Before a pause at 250000 only windows 0 and 1 count: one rate, no phases. */
+	struct rp_replay_flow one = {0};
+	rp_replay_flow_phases(&q, 100000, 250000, &one);
+	assert_int_equal(one.nphases, 0);
+	assert_null(one.phases);
+	free(q.win);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pace_phases),
 		cmocka_unit_test(overlapping_captures),
 		cmocka_unit_test(erspan),
 		cmocka_unit_test(erspan_sessions),

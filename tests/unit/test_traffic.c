@@ -354,6 +354,29 @@ static void test_pace_totals(void **state)
 			assert_totals_match(&c);
 		}
 	}
+	/* Rate phases: the fast totals walk the phases as the pacer steps them. */
+	static const struct rp_rate_phase ph[] = {
+		{.at_ns = 0, .rate = {.ppm = 200000}},
+		{.at_ns = 7001, .rate = {.bps = 3000000007ull}},
+		{.at_ns = 7002, .rate = {.ppm = 1000000}},
+		{.at_ns = 90000, .rate = {.ppm = 10000}},
+	};
+	for (size_t r = 0; r < 4; r++) {
+		for (size_t z = 0; z < 5; z++) {
+			for (uint16_t n = 1; n <= 4; n++) {
+				struct rp_pace_cfg c;
+				pace_cfg(&c, rates[r], sizes[z], 4096);
+				c.start_ns = 1234;
+				c.stop = RP_STOP_DURATION;
+				c.phases = ph;
+				c.nphases = n;
+				c.link_bps = rates[r];
+				c.stop_ns = c.start_ns + 200000;
+				rp_pace_phase_set(&c, 0);
+				assert_totals_match(&c);
+			}
+		}
+	}
 	/* A continuous flow of 1098-byte frames at 10G for 1 s: every packet
 	 * takes 8976 bits = 897.6 ns; ceil(1e9 / 897.6) = ceil(1114081.996). */
 	struct rp_pace_cfg c;
@@ -366,6 +389,72 @@ static void test_pace_totals(void **state)
 }
 
 /* ---- plans ---- */
+
+/* phases: 20% of 100G for 10 us, then 80% to 30 us. 1024 B WRITE ONLY frames
+ * of 14 + 20 + 8 + 12 + 16 + 1024 + 4 = 1098 B, 8976 bits on the wire: 448.8 ns
+ * at 20G, 112.2 ns at 80G. Phase 0 starts messages in [0, 10 us): ceil(10000 /
+ * 448.8) = 23, the 24th due at 23 x 448.8 = 10322.4 ns, where phase 1 starts
+ * (at 10322, its remainder dropped); phase 1 starts ceil((30000 - 10322) /
+ * 112.2) = 176 in [10322, 30000): 199 packets, the last done at 10322 + 176 x
+ * 112.2 = 30069.2 ns; on average (20G x 10 + 80G x 20) / 30 = 60G. */
+static void test_rate_phases(void **state)
+{
+	(void)state;
+	struct rp_profile *p = load_with_hosts(2, "100G",
+		"traffic:\n  - {pattern: flow, src: h0, dst: h1, message_size: 1024, mtu: 1024, duration: 30us,\n"
+		"     phases: [{at: 0ms, rate: 20%}, {at: 10us, rate: 80%}]}\n");
+	struct rp_plan pl;
+	build(p, &pl);
+	assert_int_equal(pl.nflows, 1);
+	const struct rp_flow *f = &pl.flows[0];
+	assert_int_equal(f->tot.pkts, 199);
+	assert_int_equal(f->end_ns, 30070);
+	assert_true(f->avg_bps > 59.99e9 && f->avg_bps < 60.01e9);
+	assert_true(f->peak_bps > 79.99e9 && f->peak_bps < 80.01e9);
+	assert_true(pl.load[0].tx_bps > 59.99e9 && pl.load[0].tx_bps < 60.01e9);
+	struct capture cap;
+	run_all(&pl, &cap);
+	assert_int_equal(cap.n, 199);
+	size_t before = 0;
+	for (size_t i = 0; i < cap.n; i++)
+		before += cap.v[i].tx_ns < 10000;
+	assert_int_equal(before, 23);
+	assert_int_equal(cap.v[22].tx_ns, 22 * 4488 / 10); /* 9873.6 */
+	assert_int_equal(cap.v[23].tx_ns, 10322);
+	for (size_t i = 24; i < cap.n; i++) {
+		uint64_t gap = cap.v[i].tx_ns - cap.v[i - 1].tx_ns;
+		assert_true(gap == 112 || gap == 113);
+	}
+	assert_int_equal(cap.v[cap.n - 1].tx_ns, 10322 + 175 * 1122 / 10); /* 29957.5 */
+	assert_pair_bytes(&pl, &cap);
+	free(cap.v);
+	/* The same on a clock whose plan time 0 is 5 s (the run engine's T0): the
+	 * phase boundary and the end move with it. */
+	char err[256];
+	struct rp_source_opts o = {.time0_ns = 5000000000ull};
+	struct rp_source *src = rp_source_create(&pl, 0, &o, err, sizeof(err));
+	if (!src)
+		fail_msg("%s", err);
+	static uint8_t mem[BURST][9216];
+	uint8_t *bufs[BURST];
+	uint16_t lens[BURST];
+	for (int i = 0; i < BURST; i++)
+		bufs[i] = mem[i];
+	uint64_t n = 0, t23 = 0, last = 0;
+	for (uint64_t now; (now = rp_source_next_due(src)) != UINT64_MAX;) {
+		unsigned k = rp_source_burst(src, now, 0, bufs, lens, NULL, 1);
+		if (k && n == 23)
+			t23 = now;
+		last = k ? now : last;
+		n += k;
+	}
+	assert_int_equal(n, 199);
+	assert_int_equal(t23, 5000000000ull + 10322);
+	assert_int_equal(last, 5000000000ull + 29957);
+	rp_source_destroy(src);
+	rp_plan_free(&pl);
+	rp_profile_free(p);
+}
 
 static void test_incast_exact_bytes(void **state)
 {
@@ -778,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_segment_verbs_and_pad),
 		cmocka_unit_test(test_segment_on_wire),
 		cmocka_unit_test(test_pace_totals),
+		cmocka_unit_test(test_rate_phases),
 		cmocka_unit_test(test_incast_exact_bytes),
 		cmocka_unit_test(test_all_to_all_exact_bytes),
 		cmocka_unit_test(test_all_to_all_one_sender_per_phase),
