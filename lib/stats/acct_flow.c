@@ -66,6 +66,9 @@ void rp_acct_flow_free(struct acct_flow *fl)
 	rp_shist_free(&fl->msg);
 	rp_shist_free(&fl->nak_resend);
 	rp_shist_free(&fl->rtt);
+	rp_seq_free(&fl->seq);
+	for (uint16_t q = 0; q < fl->nqp; q++)
+		rp_psn_free(&fl->qp[q].psn);
 	free(fl->qp);
 	memset(fl, 0, sizeof(*fl));
 }

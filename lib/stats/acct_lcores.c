@@ -28,13 +28,13 @@ static void add_seq(struct rp_seq *d, const struct rp_seq *s)
 
 /* A QP's packets go to one queue (its UDP source port), so one side is
  * empty; when both saw some the counters add and the times widen. */
-static void add_psn(struct rp_psn *d, const struct rp_psn *s)
+static int add_psn(struct rp_psn *d, const struct rp_psn *s)
 {
 	if (!s->started)
-		return;
-	if (!d->started) {
-		*d = *s;
-		return;
+		return 0;
+	if (!d->started) { /* d never started: its window holds no memory */
+		rp_psn_free(d);
+		return rp_psn_copy(d, s);
 	}
 	d->packets += s->packets;
 	d->gaps += s->gaps;
@@ -48,6 +48,7 @@ static void add_psn(struct rp_psn *d, const struct rp_psn *s)
 	d->rewinds += s->rewinds;
 	d->naks += s->naks;
 	d->messages += s->messages;
+	return 0;
 }
 
 static void add_times(uint64_t *dfirst, uint64_t *dlast, uint64_t sfirst, uint64_t slast, bool d_has, bool s_has)
@@ -72,7 +73,8 @@ static int add_qps(struct acct_flow *d, const struct acct_flow *s)
 			y->lqpn = x->lqpn;
 			y->lqpn_known = true;
 		}
-		add_psn(&y->psn, &x->psn);
+		if (add_psn(&y->psn, &x->psn) != 0)
+			return -1;
 		add_times(&y->ack_first, &y->ack_last, x->ack_first, x->ack_last, y->acks, x->acks);
 		add_times(&y->nak_first, &y->nak_last, x->nak_first, x->nak_last, y->naks, x->naks);
 		add_times(&y->cnp_first, &y->cnp_last, x->cnp_first, x->cnp_last, y->cnps, x->cnps);

@@ -238,6 +238,7 @@ void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_
 		.nak_first_ns = q->nak_first, .nak_last_ns = q->nak_last,
 		.cnp_first_ns = q->cnp_first, .cnp_last_ns = q->cnp_last, .ce = q->ce,
 	};
+	rp_win_init(&out->psn.win); /* the counters: the window stays the accountant's */
 }
 
 size_t rp_acct_nports(const struct rp_acct *a) { return a->cfg.nports; }
