@@ -107,9 +107,13 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	add_seq(&d->seq, &s->seq);
 	d->probes |= s->probes;
 	d->probeless_unique += s->probeless_unique;
-	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->msg, &s->msg) ||
-	    rp_shist_merge(&d->nak_resend, &s->nak_resend) || rp_shist_merge(&d->rtt, &s->rtt))
+	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->rtt, &s->rtt))
 		return -1;
+	if (s->ph) {
+		struct acct_psn_hists *ph = rp_acct_flow_ph(d);
+		if (!ph || rp_shist_merge(&ph->msg, &s->ph->msg) || rp_shist_merge(&ph->nak_resend, &s->ph->nak_resend))
+			return -1;
+	}
 	return add_qps(d, s);
 }
 
