@@ -15,6 +15,8 @@ uint64_t *rp_win_bits(struct rp_win *w, uint64_t next)
 		return w->bits;
 	if (!(w->bits = calloc(RP_WIN_WORDS, sizeof(*w->bits)))) {
 		w->nomem = true;
+		w->span = 0; /* forgets (later arrivals count as late, not as duplicates) rather than
+			      * remember values below a next the caller moves on */
 		return NULL;
 	}
 	for (uint32_t k = 1; k <= w->span; k++) {

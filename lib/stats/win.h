@@ -46,7 +46,8 @@ static inline bool rp_win_get(const struct rp_win *w, uint64_t v, uint64_t back)
 }
 
 /* The bitmap, made from the dense window below next when there is none
- * yet; NULL (and nomem set) when out of memory. */
+ * yet; NULL when out of memory (nomem set, and the window forgets what it
+ * held: its span is 0). */
 uint64_t *rp_win_bits(struct rp_win *w, uint64_t next);
 
 /* d = a copy of s (d holds nothing); -1 out of memory (d then has no
