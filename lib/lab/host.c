@@ -32,6 +32,10 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, const uint32_t 
 	const struct rp_source_opts so = {.catchup_ns = RP_LAB_NO_CATCHUP_NS};
 	if (!(h->src = rp_source_create_flows(plan, ids, n, &so, err, errlen)))
 		return -1;
+	if (lab->fab->dcqcn.enabled && !(h->dcqcn = calloc(n ? n : 1, sizeof(*h->dcqcn)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_flow *pf = &plan->flows[ids[i]];
 		struct rp_lab_flow *lf = &h->flows[h->nflows++];
@@ -42,7 +46,10 @@ static int flows_init(struct rp_lab *lab, struct rp_lab_host *h, const uint32_t 
 		lf->lqpn = pf->lqpn;
 		lf->qps = pf->p.qps ? pf->p.qps : 1;
 		lf->dcqcn_on = lab->fab->dcqcn.enabled && lf->prio_bit;
-		rp_dcqcn_init(&lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
+		if (lf->dcqcn_on) {
+			lf->dcqcn = &h->dcqcn[i];
+			rp_dcqcn_init(lf->dcqcn, &lab->fab->dcqcn, h->rate_bps);
+		}
 	}
 	h->heaps = !lab->fab->dcqcn.enabled;
 	if (h->heaps && heaps_init(h)) {
@@ -122,6 +129,7 @@ void rp_lab_hosts_free(struct rp_lab *lab)
 		for (unsigned g = 0; g < RP_LAB_FGROUPS; g++)
 			free(h->grp[g].v);
 		free(h->flows);
+		free(h->dcqcn);
 		free(h->rq);
 		rp_lab_cap_free(h->cap);
 	}
@@ -231,8 +239,8 @@ static uint64_t flow_ready(const struct rp_lab_host *h, const struct rp_lab_flow
  * waiting instead of landing one old gap late (issue 31, item 4). */
 static void dcqcn_retime(struct rp_lab_flow *f)
 {
-	f->paced_bps = rp_dcqcn_rate(&f->dcqcn);
-	if (!f->dcqcn.limited || !f->last_len) {
+	f->paced_bps = rp_dcqcn_rate(f->dcqcn);
+	if (!f->dcqcn->limited || !f->last_len) {
 		f->allowed_ns = 0;
 		return;
 	}
@@ -242,7 +250,7 @@ static void dcqcn_retime(struct rp_lab_flow *f)
 
 static void dcqcn_pace(struct rp_lab_flow *f, uint64_t now, size_t len)
 {
-	rp_dcqcn_sent(&f->dcqcn, now, len);
+	rp_dcqcn_sent(f->dcqcn, now, len);
 	f->last_tx_ns = now;
 	f->last_len = (uint32_t)len;
 	dcqcn_retime(f);
@@ -339,13 +347,13 @@ static size_t pick_scan(struct rp_lab_host *h, uint8_t paused, uint64_t now, uin
 	for (size_t i = 0; i < h->nflows; i++) {
 		struct rp_lab_flow *f = &h->flows[i];
 		if (f->dcqcn_on) {
-			rp_dcqcn_advance(&f->dcqcn, now);
-			if (rp_dcqcn_rate(&f->dcqcn) != f->paced_bps)
+			rp_dcqcn_advance(f->dcqcn, now);
+			if (rp_dcqcn_rate(f->dcqcn) != f->paced_bps)
 				dcqcn_retime(f);
 		}
 		uint64_t t = flow_ready(h, f, paused);
-		if (f->dcqcn_on && t != RP_LAB_NEVER && rp_dcqcn_next_change(&f->dcqcn) < *next)
-			*next = rp_dcqcn_next_change(&f->dcqcn);
+		if (f->dcqcn_on && t != RP_LAB_NEVER && rp_dcqcn_next_change(f->dcqcn) < *next)
+			*next = rp_dcqcn_next_change(f->dcqcn);
 		if (t < *best_t) {
 			*best_t = t;
 			best = i;
@@ -478,7 +486,7 @@ static void dcqcn_on_cnp(struct rp_lab *lab, struct rp_lab_host *h, const uint8_
 	for (size_t i = 0; i < h->nflows; i++) {
 		struct rp_lab_flow *f = &h->flows[i];
 		if (f->dcqcn_on && fr.bth.dqpn >= f->lqpn && fr.bth.dqpn < f->lqpn + f->qps) {
-			rp_dcqcn_cnp(&f->dcqcn, lab->now);
+			rp_dcqcn_cnp(f->dcqcn, lab->now);
 			dcqcn_retime(f);
 			rp_lab_host_wake(lab, h->idx, lab->now);
 			return;

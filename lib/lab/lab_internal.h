@@ -69,7 +69,7 @@ struct rp_lab_flow {
 	uint32_t lqpn;
 	uint16_t qps;
 	bool dcqcn_on;
-	struct rp_dcqcn_state dcqcn;
+	struct rp_dcqcn_state *dcqcn; /* its host's dcqcn[] entry with dcqcn_on, else NULL */
 	uint64_t allowed_ns; /* DCQCN pacing: the next start it allows */
 	uint64_t last_tx_ns; /* DCQCN pacing: when the last frame started ... */
 	uint32_t last_len;   /* ... and its length (0: none yet) */
@@ -92,6 +92,8 @@ struct rp_lab_host {
 	struct rp_source *src; /* every flow it sends: one source, one set of ICRC tables */
 	struct rp_lab_flow *flows;
 	size_t nflows;
+	struct rp_dcqcn_state *dcqcn; /* [nflows] with DCQCN on in the fabric, else NULL:
+				       * 216 B a flow only where a run uses it */
 	struct rp_pause pause;
 	uint64_t rate_bps, prop_ns;
 	unsigned sw, sw_port;

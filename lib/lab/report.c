@@ -158,7 +158,7 @@ static json_t *dcqcn_json(const struct rp_lab *lab)
 			const struct rp_lab_flow *f = &lab->hosts[h].flows[i];
 			if (!f->dcqcn_on)
 				continue;
-			const struct rp_dcqcn_state *d = &f->dcqcn;
+			const struct rp_dcqcn_state *d = f->dcqcn;
 			json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o, s:f, s:f, s:f}", "flow", (int)f->plan_flow,
 							   "cnps", jint(d->cnps), "cuts", jint(d->cuts), "increases",
 							   jint(d->increases), "min_rate_gbps", d->min_rate_seen / 1e9,

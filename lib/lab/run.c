@@ -121,6 +121,30 @@ static int count_in_flight(struct rp_lab *lab, uint64_t *frames, uint64_t *probe
 	return 0;
 }
 
+/* The run is over and its accountant finished: what only sending needed
+ * goes before the results are written, the run's peak (issue 29): the
+ * packet sources (headers, templates, pacing: about 1 KB a flow), the
+ * hosts' flow heaps and, when no frame is left in it, the frame pool (its
+ * peak is in the totals already). */
+static void release_run_state(struct rp_lab *lab)
+{
+	for (size_t h = 0; h < lab->nhosts; h++) {
+		struct rp_lab_host *ho = &lab->hosts[h];
+		rp_source_destroy(ho->src);
+		ho->src = NULL;
+		for (unsigned g = 0; g < RP_LAB_FGROUPS; g++) {
+			free(ho->grp[g].v);
+			ho->grp[g] = (struct rp_lab_fheap){0};
+		}
+	}
+	if (!lab->pool.in_use) {
+		size_t peak = lab->pool.peak, slot_size = lab->pool.slot_size;
+		rp_pool_free(&lab->pool);
+		lab->pool.peak = peak;
+		lab->pool.slot_size = slot_size;
+	}
+}
+
 static void finish(struct rp_lab *lab)
 {
 	size_t n = rp_acct_nflows(lab->acct);
@@ -148,6 +172,7 @@ static void finish(struct rp_lab *lab)
 	rp_acct_finish(lab->acct, lab->tot.end_ns, sent);
 	free(sent);
 	free(fly);
+	release_run_state(lab);
 }
 
 int rp_lab_run(struct rp_lab *lab, char *err, size_t errlen)

@@ -41,7 +41,7 @@
 #define RP_SIZE_PORT 10240u            /* per switch port: the model's port (queues, PGs, counters:
 					* struct rp_port is 4.6 KB) and its rows in the result (measured:
 					* 5 KB of the writing's peak a port) */
-#define RP_SIZE_FLOW 6200u             /* per flow: see the header; measured on all-to-all runs */
+#define RP_SIZE_FLOW 4000u             /* per flow: see the header; measured on all-to-all runs */
 #define RP_SIZE_SLOT_EXTRA 24u         /* per pool slot: length, zero range, flow, route key, free-list entry */
 #define RP_SIZE_FRAME_EXTRA 1140u      /* per frame held beyond its slot: event-queue nodes (the queue
 					* doubles), switch frame descriptors (doubling) */

@@ -149,6 +149,7 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		}
 		a->nflows = a->res.nflows;
 		a->ts = a->res.ts;
+		a->cfg.flows = NULL; /* read here only: the rows hold what they need */
 		if (setup_ports(a, err, errlen) == 0)
 			return a;
 		rp_acct_destroy(a);
@@ -170,6 +171,7 @@ struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t 
 		rp_acct_destroy(a);
 		return NULL;
 	}
+	a->cfg.flows = NULL; /* read here only: the flows hold their own copies */
 	return a;
 }
 

@@ -143,7 +143,9 @@ const char *rp_rx_class_name(enum rp_rx_class c);
 
 struct rp_acct;
 
-/* NULL when out of memory or cfg is invalid, with a reason in err. */
+/* NULL when out of memory or cfg is invalid, with a reason in err. cfg->flows
+ * is read here only (the accountant keeps its own copy of each flow's cfg):
+ * the caller may free it once this returns. */
 struct rp_acct *rp_acct_create(const struct rp_acct_cfg *cfg, char *err, size_t errlen);
 void rp_acct_destroy(struct rp_acct *a);
 

@@ -29,6 +29,15 @@ int rp_acct_flow_add_qp(struct acct_flow *fl, uint32_t dqpn)
 	return 0;
 }
 
+struct acct_psn_hists *rp_acct_flow_ph(struct acct_flow *fl)
+{
+	if (!fl->ph && (fl->ph = malloc(sizeof(*fl->ph)))) {
+		rp_shist_init(&fl->ph->msg);
+		rp_shist_init(&fl->ph->nak_resend);
+	}
+	return fl->ph;
+}
+
 /* Configured flows get all their QPs here; discovered ones add them as seen. */
 int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_acct_flow_cfg *cfg)
 {
@@ -43,8 +52,6 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 	else
 		rp_seq_init(&fl->seq, 0);
 	rp_shist_init(&fl->lat);
-	rp_shist_init(&fl->msg);
-	rp_shist_init(&fl->nak_resend);
 	rp_shist_init(&fl->rtt);
 	if (a->cfg.discover)
 		return 0;
@@ -63,9 +70,15 @@ int rp_acct_flow_setup(struct rp_acct *a, struct acct_flow *fl, const struct rp_
 void rp_acct_flow_free(struct acct_flow *fl)
 {
 	rp_shist_free(&fl->lat);
-	rp_shist_free(&fl->msg);
-	rp_shist_free(&fl->nak_resend);
+	if (fl->ph) {
+		rp_shist_free(&fl->ph->msg);
+		rp_shist_free(&fl->ph->nak_resend);
+		free(fl->ph);
+	}
 	rp_shist_free(&fl->rtt);
+	rp_seq_free(&fl->seq);
+	for (uint16_t q = 0; q < fl->nqp; q++)
+		rp_psn_free(&fl->qp[q].psn);
 	free(fl->qp);
 	memset(fl, 0, sizeof(*fl));
 }

@@ -49,6 +49,13 @@ struct acct_qp {
 	uint64_t ack_first, ack_last, nak_first, nak_last, cnp_first, cnp_last;
 };
 
+/* A flow's message times and NAK -> resend times (track_psn): most flows
+ * of a run have none (one-packet messages, no NAK), so they are apart. */
+struct acct_psn_hists {
+	struct rp_shist msg;
+	struct rp_shist nak_resend;
+};
+
 struct acct_flow {
 	struct rp_acct_flow_cfg cfg;
 	struct rp_acct_flow_result r;
@@ -60,8 +67,7 @@ struct acct_flow {
 	uint64_t probeless_unique;
 	uint64_t in_flight; /* rp_acct_set_in_flight: sent, still in the fabric, not lost */
 	struct rp_shist lat;        /* sparse: a flow holds the buckets it uses */
-	struct rp_shist msg;        /* track_psn only */
-	struct rp_shist nak_resend; /* track_psn only */
+	struct acct_psn_hists *ph;  /* track_psn: made at its first sample (rp_acct_flow_ph) */
 	struct rp_shist rtt;        /* echoes back at the sender: its tx -> the echo */
 	struct acct_qp *qp;
 	uint16_t nqp, cap_qp;
@@ -112,6 +118,10 @@ struct rp_acct {
 };
 
 #define RP_ACCT_NO_FLOW UINT32_MAX
+
+/* acct_flow.c: fl->ph, made (empty) when it has none yet; NULL out of
+ * memory (the sample is then lost). */
+struct acct_psn_hists *rp_acct_flow_ph(struct acct_flow *fl);
 
 /* Flow i's row, latency and round-trip histograms and id: a live
  * accountant's flows keep them (its result views them in place), a
@@ -246,10 +256,11 @@ static inline bool rp_acct_track_psn(struct acct_flow *fl, struct acct_qp *q, ui
 {
 	struct rp_psn_event ev;
 	rp_psn_data(&q->psn, now, k->psn, k->opcode, &ev);
-	if (ev.msg_done && ev.multi_packet)
-		rp_shist_record(&fl->msg, ev.msg_ns);
-	if (ev.nak_resend)
-		rp_shist_record(&fl->nak_resend, ev.nak_resend_ns);
+	struct acct_psn_hists *ph;
+	if (ev.msg_done && ev.multi_packet && (ph = rp_acct_flow_ph(fl)))
+		rp_shist_record(&ph->msg, ev.msg_ns);
+	if (ev.nak_resend && (ph = rp_acct_flow_ph(fl)))
+		rp_shist_record(&ph->nak_resend, ev.nak_resend_ns);
 	return ev.verdict == RP_PSN_DUPLICATE;
 }
 

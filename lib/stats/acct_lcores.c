@@ -28,13 +28,13 @@ static void add_seq(struct rp_seq *d, const struct rp_seq *s)
 
 /* A QP's packets go to one queue (its UDP source port), so one side is
  * empty; when both saw some the counters add and the times widen. */
-static void add_psn(struct rp_psn *d, const struct rp_psn *s)
+static int add_psn(struct rp_psn *d, const struct rp_psn *s)
 {
 	if (!s->started)
-		return;
-	if (!d->started) {
-		*d = *s;
-		return;
+		return 0;
+	if (!d->started) { /* d never started: its window holds no memory */
+		rp_psn_free(d);
+		return rp_psn_copy(d, s);
 	}
 	d->packets += s->packets;
 	d->gaps += s->gaps;
@@ -48,6 +48,7 @@ static void add_psn(struct rp_psn *d, const struct rp_psn *s)
 	d->rewinds += s->rewinds;
 	d->naks += s->naks;
 	d->messages += s->messages;
+	return 0;
 }
 
 static void add_times(uint64_t *dfirst, uint64_t *dlast, uint64_t sfirst, uint64_t slast, bool d_has, bool s_has)
@@ -72,7 +73,8 @@ static int add_qps(struct acct_flow *d, const struct acct_flow *s)
 			y->lqpn = x->lqpn;
 			y->lqpn_known = true;
 		}
-		add_psn(&y->psn, &x->psn);
+		if (add_psn(&y->psn, &x->psn) != 0)
+			return -1;
 		add_times(&y->ack_first, &y->ack_last, x->ack_first, x->ack_last, y->acks, x->acks);
 		add_times(&y->nak_first, &y->nak_last, x->nak_first, x->nak_last, y->naks, x->naks);
 		add_times(&y->cnp_first, &y->cnp_last, x->cnp_first, x->cnp_last, y->cnps, x->cnps);
@@ -105,9 +107,13 @@ static int add_flow(struct acct_flow *d, const struct acct_flow *s)
 	add_seq(&d->seq, &s->seq);
 	d->probes |= s->probes;
 	d->probeless_unique += s->probeless_unique;
-	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->msg, &s->msg) ||
-	    rp_shist_merge(&d->nak_resend, &s->nak_resend) || rp_shist_merge(&d->rtt, &s->rtt))
+	if (rp_shist_merge(&d->lat, &s->lat) || rp_shist_merge(&d->rtt, &s->rtt))
 		return -1;
+	if (s->ph) {
+		struct acct_psn_hists *ph = rp_acct_flow_ph(d);
+		if (!ph || rp_shist_merge(&ph->msg, &s->ph->msg) || rp_shist_merge(&ph->nak_resend, &s->ph->nak_resend))
+			return -1;
+	}
 	return add_qps(d, s);
 }
 

@@ -202,14 +202,23 @@ const struct rp_hist *rp_acct_flow_latency(const struct rp_acct *a, size_t i)
 	return expand(a, 0, rp_acct_lat(a, i));
 }
 
+/* A flow without message or NAK -> resend times (no acct_psn_hists yet). */
+static const struct rp_shist no_samples = {.min = UINT64_MAX};
+
 const struct rp_hist *rp_acct_flow_msg_times(const struct rp_acct *a, size_t i)
 {
-	return a->cfg.track_psn && !a->cfg.results_only ? expand(a, 1, &a->flows[i].msg) : NULL;
+	if (!a->cfg.track_psn || a->cfg.results_only)
+		return NULL;
+	const struct acct_psn_hists *ph = a->flows[i].ph;
+	return expand(a, 1, ph ? &ph->msg : &no_samples);
 }
 
 const struct rp_hist *rp_acct_flow_nak_resend(const struct rp_acct *a, size_t i)
 {
-	return a->cfg.track_psn && !a->cfg.results_only ? expand(a, 2, &a->flows[i].nak_resend) : NULL;
+	if (!a->cfg.track_psn || a->cfg.results_only)
+		return NULL;
+	const struct acct_psn_hists *ph = a->flows[i].ph;
+	return expand(a, 2, ph ? &ph->nak_resend : &no_samples);
 }
 
 const struct rp_hist *rp_acct_flow_rtt(const struct rp_acct *a, size_t i)
@@ -238,6 +247,7 @@ void rp_acct_qp(const struct rp_acct *a, size_t flow, size_t qp, struct rp_acct_
 		.nak_first_ns = q->nak_first, .nak_last_ns = q->nak_last,
 		.cnp_first_ns = q->cnp_first, .cnp_last_ns = q->cnp_last, .ce = q->ce,
 	};
+	rp_win_init(&out->psn.win); /* the counters: the window stays the accountant's */
 }
 
 size_t rp_acct_nports(const struct rp_acct *a) { return a->cfg.nports; }

@@ -29,49 +29,59 @@ static enum msg_pos opcode_pos(uint8_t op)
 
 void rp_psn_init(struct rp_psn *p) { memset(p, 0, sizeof(*p)); }
 
-static bool bit_get(const struct rp_psn *p, uint32_t psn)
+void rp_psn_free(struct rp_psn *p) { rp_win_free(&p->win); }
+
+int rp_psn_copy(struct rp_psn *d, const struct rp_psn *s)
 {
-	uint32_t i = psn % RP_PSN_WINDOW;
-	return (p->bits[i / 64] >> (i % 64)) & 1u;
+	*d = *s;
+	return rp_win_copy(&d->win, &s->win);
 }
 
-static void bit_set(struct rp_psn *p, uint32_t psn)
+static void bit_set(uint64_t *bits, uint32_t psn)
 {
 	uint32_t i = psn % RP_PSN_WINDOW;
-	p->bits[i / 64] |= 1ull << (i % 64);
+	bits[i / 64] |= 1ull << (i % 64);
 }
 
-static void bit_clear_run(struct rp_psn *p, uint32_t from, uint32_t n)
+static void bit_clear_run(uint64_t *bits, uint32_t from, uint32_t n)
 {
 	if (n >= RP_PSN_WINDOW) {
-		memset(p->bits, 0, sizeof(p->bits));
+		memset(bits, 0, RP_WIN_WORDS * sizeof(*bits));
 		return;
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = (from + k) % RP_PSN_WINDOW;
-		p->bits[i / 64] &= ~(1ull << (i % 64));
+		bits[i / 64] &= ~(1ull << (i % 64));
 	}
 }
 
 static enum rp_psn_verdict track(struct rp_psn *p, uint32_t psn)
 {
 	int32_t d = rp_psn_diff(p->next, psn);
-	if (d >= 0) {
-		bit_clear_run(p, p->next, (uint32_t)d + 1);
-		bit_set(p, psn);
+	if (d == 0) {
+		rp_win_take_next(&p->win, psn);
 		p->next = rp_psn_add(psn, 1);
-		if (d == 0)
-			return RP_PSN_IN_ORDER;
+		return RP_PSN_IN_ORDER;
+	}
+	if (d > 0) {
+		uint64_t *bits = rp_win_bits(&p->win, p->next);
+		if (bits) {
+			bit_clear_run(bits, p->next, (uint32_t)d + 1);
+			bit_set(bits, psn);
+		}
+		p->next = rp_psn_add(psn, 1);
 		p->gaps++;
 		p->skipped += (uint64_t)d;
 		p->missing += (uint64_t)d;
 		return RP_PSN_GAP;
 	}
-	if ((uint32_t)-d > RP_PSN_WINDOW || bit_get(p, psn)) {
+	if ((uint32_t)-d > RP_PSN_WINDOW || rp_win_get(&p->win, psn, (uint32_t)-d)) {
 		p->duplicates++;
 		return RP_PSN_DUPLICATE;
 	}
-	bit_set(p, psn);
+	uint64_t *bits = rp_win_bits(&p->win, p->next);
+	if (bits)
+		bit_set(bits, psn);
 	p->filled++;
 	if (p->missing)
 		p->missing--;
@@ -161,7 +171,9 @@ bool rp_psn_hole(struct rp_psn *p, uint32_t psn)
 	} else if (psn != p->next) {
 		return false;
 	}
-	bit_clear_run(p, psn, 1);
+	uint64_t *bits = rp_win_bits(&p->win, p->next);
+	if (bits)
+		bit_clear_run(bits, psn, 1);
 	p->next = rp_psn_add(psn, 1);
 	p->last = psn;
 	p->gaps++;
@@ -177,11 +189,13 @@ void rp_psn_read_response(struct rp_psn *p, uint32_t psn)
 		return;
 	int32_t d = rp_psn_diff(p->next, psn);
 	if (d == 0) { /* the next PSN: the request's span goes on */
-		bit_set(p, psn);
+		rp_win_take_next(&p->win, psn);
 		p->next = rp_psn_add(psn, 1);
-	} else if (d < 0 && (uint32_t)-d <= RP_PSN_WINDOW && !bit_get(p, psn)) {
+	} else if (d < 0 && (uint32_t)-d <= RP_PSN_WINDOW && !rp_win_get(&p->win, psn, (uint32_t)-d)) {
 		/* a later request came first and counted it skipped: it was not */
-		bit_set(p, psn);
+		uint64_t *bits = rp_win_bits(&p->win, p->next);
+		if (bits)
+			bit_set(bits, psn);
 		p->skipped -= p->skipped > 0;
 		p->missing -= p->missing > 0;
 	}
@@ -191,7 +205,7 @@ bool rp_psn_seen(const struct rp_psn *p, uint32_t psn)
 {
 	psn &= RP_PSN_MASK;
 	int32_t d = rp_psn_diff(psn, p->next);
-	return p->started && d > 0 && (uint32_t)d <= RP_PSN_WINDOW && bit_get(p, psn);
+	return p->started && d > 0 && (uint32_t)d <= RP_PSN_WINDOW && rp_win_get(&p->win, psn, (uint32_t)d);
 }
 
 void rp_psn_nak(struct rp_psn *p, uint64_t now_ns, uint32_t psn)

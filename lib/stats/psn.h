@@ -1,7 +1,8 @@
 /* Per-QP PSN tracking of one direction of an RC queue pair, as seen at a
  * capture point (for `analyze`): gaps, losses not later filled,
  * retransmissions, go-back-N episodes and message completion times.
- * Clock-free and allocation-free; PSNs are 24 bits and wrap.
+ * Clock-free; PSNs are 24 bits and wrap. Its window (win.h) takes memory
+ * only once a PSN arrives out of order.
  *
  * Serial arithmetic: a PSN less than 2^23 ahead of the next expected one is
  * "ahead" (skipping any in between), anything else is "behind". A window of
@@ -23,9 +24,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "win.h"
 #include "wire/bth.h"
 
-#define RP_PSN_WINDOW 4096u /* divides 2^24, so slots survive the wrap */
+#define RP_PSN_WINDOW RP_WIN_SLOTS /* divides 2^24, so slots survive the wrap */
 
 struct rp_psn {
 	bool started;
@@ -52,7 +54,7 @@ struct rp_psn {
 	uint64_t messages;        /* LAST / ONLY seen for the first time */
 	bool in_msg;
 	uint64_t msg_first_ns;
-	uint64_t bits[RP_PSN_WINDOW / 64];
+	struct rp_win win;        /* the PSNs seen below next */
 };
 
 enum rp_psn_verdict { RP_PSN_IN_ORDER, RP_PSN_GAP, RP_PSN_FILLED, RP_PSN_DUPLICATE };
@@ -68,7 +70,12 @@ struct rp_psn_event {
 	uint64_t nak_resend_ns;
 };
 
+/* p holds no memory (new, or freed: rp_psn_free). */
 void rp_psn_init(struct rp_psn *p);
+/* Its window's memory (512 B once a PSN arrived out of order). */
+void rp_psn_free(struct rp_psn *p);
+/* d = a copy of s (d holds no memory); -1 out of memory. */
+int rp_psn_copy(struct rp_psn *d, const struct rp_psn *s);
 /* Any data packet (rp_psn_data takes the next expected PSN outside a resend
  * episode itself, inline, with the same outcome). */
 void rp_psn_data_any(struct rp_psn *p, uint64_t now_ns, uint32_t psn, uint8_t opcode, struct rp_psn_event *ev);
@@ -87,7 +94,7 @@ static inline void rp_psn_data(struct rp_psn *p, uint64_t now_ns, uint32_t psn, 
 	 * resend episode, nothing resent or late. */
 	*ev = (struct rp_psn_event){.verdict = RP_PSN_IN_ORDER};
 	p->packets++;
-	p->bits[(psn % RP_PSN_WINDOW) / 64] |= 1ull << (psn % 64);
+	rp_win_take_next(&p->win, psn);
 	p->next = rp_psn_add(psn, 1);
 	rp_psn_message(p, now_ns, opcode, ev);
 	p->last = psn;

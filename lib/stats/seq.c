@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#define WORDS (RP_SEQ_WINDOW / 64)
+#define WORDS RP_WIN_WORDS
 
 void rp_seq_init(struct rp_seq *s, uint64_t first)
 {
@@ -19,24 +19,20 @@ void rp_seq_init_from_first(struct rp_seq *s)
 	s->low = UINT64_MAX;
 }
 
-static bool bit_get(const struct rp_seq *s, uint64_t seq)
-{
-	uint64_t i = seq % RP_SEQ_WINDOW;
-	return (s->bits[i / 64] >> (i % 64)) & 1u;
-}
+void rp_seq_free(struct rp_seq *s) { rp_win_free(&s->win); }
 
-static void bit_set(struct rp_seq *s, uint64_t seq)
+static void bit_set(uint64_t *bits, uint64_t seq)
 {
 	uint64_t i = seq % RP_SEQ_WINDOW;
-	s->bits[i / 64] |= 1ull << (i % 64);
+	bits[i / 64] |= 1ull << (i % 64);
 }
 
 /* Forget seqs [from, to): their slots are reused for the new seqs. Whole
  * words at a time, so a long gap costs at most WORDS stores. */
-static void clear_range(struct rp_seq *s, uint64_t from, uint64_t to)
+static void clear_range(uint64_t *bits, uint64_t from, uint64_t to)
 {
 	if (to - from >= RP_SEQ_WINDOW) {
-		memset(s->bits, 0, sizeof(s->bits));
+		memset(bits, 0, WORDS * sizeof(*bits));
 		return;
 	}
 	while (from < to) {
@@ -45,7 +41,7 @@ static void clear_range(struct rp_seq *s, uint64_t from, uint64_t to)
 		if (n > to - from)
 			n = to - from;
 		uint64_t mask = n == 64 ? ~0ull : ((1ull << n) - 1) << b;
-		s->bits[w] &= ~mask;
+		bits[w] &= ~mask;
 		from += n;
 	}
 }
@@ -53,8 +49,15 @@ static void clear_range(struct rp_seq *s, uint64_t from, uint64_t to)
 static enum rp_seq_verdict rx_ahead(struct rp_seq *s, uint64_t seq)
 {
 	uint64_t gap = seq - s->next;
-	clear_range(s, s->next, seq + 1);
-	bit_set(s, seq);
+	if (!gap) {
+		rp_win_take_next(&s->win, seq);
+	} else {
+		uint64_t *bits = rp_win_bits(&s->win, s->next);
+		if (bits) {
+			clear_range(bits, s->next, seq + 1);
+			bit_set(bits, seq);
+		}
+	}
 	s->lost += gap;
 	s->next = seq + 1;
 	s->unique++;
@@ -66,11 +69,13 @@ static enum rp_seq_verdict rx_behind(struct rp_seq *s, uint64_t seq)
 {
 	if (s->next - seq > RP_SEQ_WINDOW) {
 		s->stale++;
-	} else if (bit_get(s, seq)) {
+	} else if (rp_win_get(&s->win, seq, s->next - seq)) {
 		s->duplicates++;
 		return RP_SEQ_DUPLICATE;
 	} else {
-		bit_set(s, seq);
+		uint64_t *bits = rp_win_bits(&s->win, s->next);
+		if (bits)
+			bit_set(bits, seq);
 	}
 	s->unique++;
 	s->reordered++;
@@ -95,7 +100,9 @@ bool rp_seq_hole(struct rp_seq *s, uint64_t seq)
 {
 	if (!s->started || seq != s->next)
 		return false;
-	clear_range(s, seq, seq + 1);
+	uint64_t *bits = rp_win_bits(&s->win, s->next);
+	if (bits)
+		clear_range(bits, seq, seq + 1);
 	s->next = seq + 1;
 	s->lost++;
 	return true;

@@ -1,5 +1,6 @@
 /* Per-flow sequence accounting from the probe's seq: loss, reordering and
- * duplicates, clock-free, allocation-free (a fixed bitmap window).
+ * duplicates, clock-free; its window (win.h) takes memory only once a seq
+ * arrives out of order.
  *
  * The window remembers which of the last RP_SEQ_WINDOW seqs below the next
  * expected one arrived. A jump forward counts the skipped seqs as lost; a
@@ -16,7 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RP_SEQ_WINDOW 4096u
+#include "win.h"
+
+#define RP_SEQ_WINDOW RP_WIN_SLOTS
 
 struct rp_seq {
 	uint64_t next;       /* highest seq seen + 1 (or the first expected) */
@@ -30,15 +33,18 @@ struct rp_seq {
 	bool from_first;     /* the first arrival sets the start (no loss before it) */
 	uint64_t low;        /* the lowest seq arrived off the in-order path, or set by the caller
 			      * for the first arrival (UINT64_MAX: none) */
-	uint64_t bits[RP_SEQ_WINDOW / 64]; /* bit s % W: seq s arrived */
+	struct rp_win win;   /* seq s arrived: slot s % W (win.h) */
 };
 
 enum rp_seq_verdict { RP_SEQ_IN_ORDER, RP_SEQ_GAP, RP_SEQ_REORDERED, RP_SEQ_DUPLICATE };
 
-/* Sequences start at first (0 for roceprobe's probes). */
+/* Sequences start at first (0 for roceprobe's probes). Both inits take a
+ * seq that holds no memory (new, or freed: rp_seq_free). */
 void rp_seq_init(struct rp_seq *s, uint64_t first);
 /* Sequences start at whatever arrives first (a capture that starts mid-run). */
 void rp_seq_init_from_first(struct rp_seq *s);
+/* The window's memory (a seq that saw a gap or a late arrival holds 512 B). */
+void rp_seq_free(struct rp_seq *s);
 /* Any arrival (rp_seq_rx takes the next expected seq itself, inline). */
 enum rp_seq_verdict rp_seq_rx_any(struct rp_seq *s, uint64_t seq);
 static inline enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq)
@@ -47,7 +53,7 @@ static inline enum rp_seq_verdict rp_seq_rx(struct rp_seq *s, uint64_t seq)
 		return rp_seq_rx_any(s, seq);
 	/* rx_ahead with no gap: the one slot it clears is the one it sets. */
 	s->received++;
-	s->bits[(seq % RP_SEQ_WINDOW) / 64] |= 1ull << (seq % 64);
+	rp_win_take_next(&s->win, seq);
 	s->next = seq + 1;
 	s->unique++;
 	return RP_SEQ_IN_ORDER;

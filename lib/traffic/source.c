@@ -141,7 +141,7 @@ unsigned rp_source_set_next_hop_mac(struct rp_source *s, uint8_t l3, uint32_t ip
 				continue;
 			memcpy(sf->kinds[k].frame, mac, 6);
 			for (unsigned q = 0; q < sf->qps; q++)
-				memcpy(sf->hdrs[q * RP_PKT_KINDS + k].bytes, mac, 6);
+				memcpy(rp_sflow_hdr(sf, q, (enum rp_pkt_kind)k)->bytes, mac, 6);
 		}
 		moved++;
 	}
@@ -207,7 +207,7 @@ static inline bool zero_hint(struct rp_sflow *f, const struct rp_tkind *t)
 static inline uint16_t emit_roce(struct rp_sflow *f, enum rp_pkt_kind k, uint8_t *buf, uint64_t ts, bool kept)
 {
 	const struct rp_tkind *t = &f->kinds[k];
-	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
+	const struct rp_qhdr *h = rp_sflow_hdr(f, f->qp, k);
 	copy_blocks(buf, h->bytes, t->hdr_len);
 	if (kept) /* the buffer holds the shape's zeros: the head only */
 		copy_blocks(buf + t->hdr_len, t->frame + t->hdr_len, (size_t)(t->head - t->hdr_len));
@@ -510,7 +510,7 @@ static inline unsigned emit_run(struct rp_sflow *f, uint8_t *const bufs[], uint1
 	const bool zeroed = !staged && zero_hint(f, t);
 	if (staged)
 		f->zlo = f->zhi = 0;
-	const struct rp_qhdr *h = &f->hdrs[f->qp * RP_PKT_KINDS + k];
+	const struct rp_qhdr *h = rp_sflow_hdr(f, f->qp, k);
 	uint8_t stage[RP_STAGE_MAX + RP_COPY_BLOCK];
 	_Static_assert(RP_PROBE_LEN <= RP_COPY_BLOCK && RP_TMPL_HDR_MAX + 3 * RP_COPY_BLOCK <= sizeof(stage),
 		       "a head, its last block and the zeros after it fit the stage");

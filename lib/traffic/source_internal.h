@@ -49,7 +49,9 @@ struct rp_sflow {
 	uint32_t *psn;    /* [qps] */
 	uint32_t *msn;    /* [qps] */
 	struct rp_tkind kinds[RP_PKT_KINDS];
-	struct rp_qhdr *hdrs; /* [qps * RP_PKT_KINDS] */
+	struct rp_qhdr *hdrs; /* [qps * nkinds]: only the kinds its messages use (rp_sflow_hdr) */
+	uint8_t nkinds;
+	uint8_t kslot[RP_PKT_KINDS]; /* a kind's place among them */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t tx_payload;
@@ -64,6 +66,12 @@ struct rp_sflow {
 
 /* Patches depend only on (offset, length, region length): shared by every
  * flow and kind with the same layout. */
+/* QP q's header of kind k (one the flow sends). */
+static inline struct rp_qhdr *rp_sflow_hdr(const struct rp_sflow *f, unsigned q, enum rp_pkt_kind k)
+{
+	return &f->hdrs[q * f->nkinds + f->kslot[k]];
+}
+
 struct rp_patch_entry {
 	size_t off;
 	size_t len;

@@ -158,7 +158,7 @@ static int build_kind(struct rp_source *s, const struct rp_plan *plan, const str
 			rc = -1;
 			break;
 		}
-		struct rp_qhdr *h = &sf->hdrs[q * RP_PKT_KINDS + seg->kind];
+		struct rp_qhdr *h = rp_sflow_hdr(sf, q, seg->kind);
 		memcpy(h->bytes, scratch, lay.payload_off);
 		h->icrc = rp_icrc_load(scratch + lay.icrc_off);
 		if (q == 0) {
@@ -202,20 +202,35 @@ int rp_tmpl_build(struct rp_source *s, const struct rp_plan *plan, const struct 
 		snprintf(err, errlen, "flow %u: cannot build its PFC frame", f->id);
 		return -1;
 	}
-	sf->hdrs = calloc((size_t)sf->qps * RP_PKT_KINDS, sizeof(*sf->hdrs));
-	size_t cap = (size_t)f->p.mtu + 256;
-	uint8_t *scratch = malloc(cap);
-	int rc = (!sf->hdrs || !scratch) ? -1 : 0;
+	/* The kinds its messages use (one packet: ONLY; else FIRST, MIDDLE with
+	 * three or more, LAST): headers for those only, not for all four. */
 	uint32_t n = rp_seg_count(f->p.msg_size, f->p.mtu);
 	uint32_t idx[3] = {0, 1, n - 1};
+	struct rp_seg segs[3];
+	unsigned nseg = 0;
+	int rc = 0;
 	for (int i = 0; i < 3 && rc == 0; i++) {
-		struct rp_seg seg;
 		if (idx[i] >= n || (i == 2 && n < 2) || (i == 1 && n < 3))
 			continue;
-		rc = rp_segment(f->p.verb, f->p.msg_size, f->p.mtu, idx[i], &seg);
-		if (rc == 0)
-			rc = build_kind(s, plan, f, sf, &seg, scratch, cap);
+		rc = rp_segment(f->p.verb, f->p.msg_size, f->p.mtu, idx[i], &segs[nseg]);
+		if (rc == 0) {
+			bool dup = false;
+			for (unsigned j = 0; j < nseg; j++)
+				dup |= segs[j].kind == segs[nseg].kind;
+			if (!dup) {
+				sf->kslot[segs[nseg].kind] = (uint8_t)nseg;
+				nseg++;
+			}
+		}
 	}
+	sf->nkinds = (uint8_t)nseg;
+	sf->hdrs = rc == 0 ? calloc((size_t)sf->qps * (nseg ? nseg : 1), sizeof(*sf->hdrs)) : NULL;
+	size_t cap = (size_t)f->p.mtu + 256;
+	uint8_t *scratch = malloc(cap);
+	if (!sf->hdrs || !scratch)
+		rc = -1;
+	for (unsigned i = 0; i < nseg && rc == 0; i++)
+		rc = build_kind(s, plan, f, sf, &segs[i], scratch, cap);
 	free(scratch);
 	if (rc)
 		snprintf(err, errlen, "flow %u: cannot build its packet templates (out of memory or a bad spec)", f->id);

@@ -220,6 +220,49 @@ static void message_after_a_lost_last(void **state)
 	assert_int_equal(ev.msg_ns, 1000);
 }
 
+/* The window holds no bitmap while every PSN came in order (win.h); what it
+ * remembers must not depend on that. 0..99 in order: 50 again is a
+ * duplicate and seen, 100 not yet seen. Then 105 (101..104 skipped: the
+ * bitmap is made here, with 0..100 in it): 50 and 100 still seen, 102
+ * fills a gap (late: reordered), 103 is not seen, 102 again a duplicate. */
+static void dense_window_then_bitmap(void **state)
+{
+	(void)state;
+	struct rp_psn p;
+	struct rp_psn_event ev;
+	rp_psn_init(&p);
+	for (uint32_t i = 0; i <= 100; i++) {
+		data(&p, i, i, RP_OP_RC_SEND_ONLY, &ev);
+		assert_int_equal(ev.verdict, RP_PSN_IN_ORDER);
+	}
+	assert_null(p.win.bits);
+	assert_true(rp_psn_seen(&p, 50));
+	assert_true(rp_psn_seen(&p, 0));
+	assert_false(rp_psn_seen(&p, 101));
+	data(&p, 200, 50, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_DUPLICATE);
+	assert_null(p.win.bits);
+	data(&p, 300, 105, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_GAP);
+	assert_non_null(p.win.bits);
+	assert_int_equal(p.skipped, 4);
+	assert_true(rp_psn_seen(&p, 50));
+	assert_true(rp_psn_seen(&p, 100));
+	assert_true(rp_psn_seen(&p, 0));
+	assert_false(rp_psn_seen(&p, 103));
+	data(&p, 400, 102, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_FILLED);
+	data(&p, 500, 102, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_DUPLICATE);
+	data(&p, 600, 7, RP_OP_RC_SEND_ONLY, &ev);
+	assert_int_equal(ev.verdict, RP_PSN_DUPLICATE);
+	assert_int_equal(p.missing, 3);
+	assert_int_equal(p.duplicates, 3);
+	assert_int_equal(p.filled, 1);
+	rp_psn_free(&p);
+	assert_null(p.win.bits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +273,7 @@ int main(void)
 		cmocka_unit_test(go_back_n_counts_resent_apart_from_duplicates),
 		cmocka_unit_test(message_completion_first_to_last),
 		cmocka_unit_test(message_after_a_lost_last),
+		cmocka_unit_test(dense_window_then_bitmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,43 @@ static void start_from_first_seen(void **state)
 	assert_int_equal(s.unique, 99);
 }
 
+/* The window holds no bitmap while every seq came in order (win.h); what it
+ * remembers must not depend on that. 0..4999 in order: the window is the
+ * last 4096 (904..4999). 903 is 4097 behind next (5000): stale; 904 exactly
+ * 4096 behind: a duplicate. Then 5000 and 5001 skipped (a gap of 2: the
+ * bitmap is made here) and 5002 in: 905..4999 and 5002 remembered, so 910
+ * is a duplicate still, 906 is 4097 behind 5003 (stale), 5000 late
+ * (reordered, one less lost) and then a duplicate. */
+static void dense_window_then_bitmap(void **state)
+{
+	(void)state;
+	struct rp_seq s;
+	rp_seq_init(&s, 0);
+	for (uint64_t i = 0; i < 5000; i++)
+		assert_int_equal(rp_seq_rx(&s, i), RP_SEQ_IN_ORDER);
+	assert_null(s.win.bits);
+	assert_int_equal(rp_seq_rx(&s, 903), RP_SEQ_REORDERED);
+	assert_int_equal(s.stale, 1);
+	assert_int_equal(rp_seq_rx(&s, 904), RP_SEQ_DUPLICATE);
+	assert_int_equal(rp_seq_rx(&s, 4999), RP_SEQ_DUPLICATE);
+	assert_null(s.win.bits);
+	assert_int_equal(rp_seq_rx(&s, 5002), RP_SEQ_GAP);
+	assert_non_null(s.win.bits);
+	assert_int_equal(s.lost, 2); /* the gap's (903 came while nothing was lost) */
+	assert_int_equal(rp_seq_rx(&s, 910), RP_SEQ_DUPLICATE);
+	assert_int_equal(rp_seq_rx(&s, 4999), RP_SEQ_DUPLICATE);
+	assert_int_equal(rp_seq_rx(&s, 906), RP_SEQ_REORDERED);
+	assert_int_equal(s.stale, 2);
+	assert_int_equal(s.lost, 1); /* a stale arrival un-loses one */
+	assert_int_equal(rp_seq_rx(&s, 5000), RP_SEQ_REORDERED);
+	assert_int_equal(rp_seq_rx(&s, 5000), RP_SEQ_DUPLICATE);
+	assert_int_equal(rp_seq_rx(&s, 5001), RP_SEQ_REORDERED);
+	assert_int_equal(s.duplicates, 5);
+	assert_int_equal(s.unique, 5000 + 1 + 1 + 1 + 1 + 1); /* 0..4999, 903, 5002, 906, 5000, 5001 */
+	rp_seq_free(&s);
+	assert_null(s.win.bits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +162,7 @@ int main(void)
 		cmocka_unit_test(duplicates_counted_once_each),
 		cmocka_unit_test(long_gap_and_window_edges),
 		cmocka_unit_test(start_from_first_seen),
+		cmocka_unit_test(dense_window_then_bitmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
