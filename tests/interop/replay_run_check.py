@@ -128,7 +128,11 @@ try:
                             "--fabric", path, "-o", rep], capture_output=True, text=True, timeout=120)
         if p.returncode:
             sys.exit(f"replay infer failed: {p.stderr.strip()}")
-        entries = len(re.findall(r"^  - name: ", open(os.path.join(rep, "profile.yaml")).read(), re.M))
+        ptext = open(os.path.join(rep, "profile.yaml")).read()
+        entries = len(re.findall(r"^  - name: ", ptext, re.M))
+        # Each sender ran one rate (p.yaml): a real host's jitter in its pace is not a phase.
+        expect("phases:" not in ptext, "the senders' one rate each comes back as one rate: no phases: in the inferred "
+               "profile (a real host's jitter is not a change of rate)")
         o = json.load(open(os.path.join(rep, "incident.json")))
         sent = sum(f["tx_packets"] for f in inc_run["flows"])
         got = sum(f["rx_packets"] for f in inc_run["flows"])

@@ -451,10 +451,46 @@ static void pace_phases(void **state)
 	free(q.win);
 }
 
+/* A real host's jitter is not a phase. Windows of 100 us, 8192-bit frames:
+ * even windows at 1000 ns apart (8.192 Gbit/s), odd ones at 1250 ns
+ * (6.5536): consecutive paces differ by 20% every time, so the jitter step
+ * is 4 x 1.4826 x 0.2 = 1.19 (119%): one rate, no phases. Then a sender
+ * whose windows alternate 1000 / 1020 ns (2% apart: step max(10%, 4 x
+ * 1.4826 x 0.0196) = 11.6%) and goes to 250 ns apart (4x) at the start of
+ * window 6 (t = 600000 after its first frame): two phases, the second from
+ * 600000 (a window wholly at the new pace, the next agreeing). */
+static void pace_jitter(void **state)
+{
+	(void)state;
+	struct rp_replay_qp q = {.first_ns = 0};
+	for (uint64_t w = 0; w < 8; w++)
+		for (uint64_t t = w * 100000; t < (w + 1) * 100000; t += w % 2 ? 1250 : 1000, q.frames++)
+			rp_replay_pace_see(&q, t, 8192, 100000);
+	struct rp_replay_flow fl = {0};
+	rp_replay_flow_phases(&q, 100000, UINT64_MAX, &fl);
+	assert_int_equal(fl.nphases, 0);
+	assert_null(fl.phases);
+	free(q.win);
+	struct rp_replay_qp r = {.first_ns = 0};
+	for (uint64_t w = 0; w < 10; w++)
+		for (uint64_t t = w * 100000; t < (w + 1) * 100000; t += w >= 6 ? 250 : w % 2 ? 1020 : 1000, r.frames++)
+			rp_replay_pace_see(&r, t, 8192, 100000);
+	struct rp_replay_flow two = {0};
+	rp_replay_flow_phases(&r, 100000, UINT64_MAX, &two);
+	assert_int_equal(two.nphases, 2);
+	assert_int_equal(two.phases[1].at_ns, 600000);
+	assert_false(two.phases[1].mixed);
+	assert_true(fabs(two.phases[1].rate_bps - 32.768e9) < 1);
+	assert_int_equal(two.phases[0].windows, 6);
+	free(two.phases);
+	free(r.win);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pace_phases),
+		cmocka_unit_test(pace_jitter),
 		cmocka_unit_test(overlapping_captures),
 		cmocka_unit_test(erspan),
 		cmocka_unit_test(erspan_sessions),
