@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -193,5 +194,8 @@ def case_sigint():
     expect(not os.path.exists(out), "--run-timeout: DIR removed")
 
 
-{"inproc": case_inproc, "sigint": case_sigint}[CASE]()
+try:
+    {"inproc": case_inproc, "sigint": case_sigint}[CASE]()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)  # profiles and certify DIRs: nothing is left in /tmp
 finish("certify-inproc-" + CASE)
