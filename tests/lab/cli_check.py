@@ -128,18 +128,29 @@ def case_lab(tmp):
     one_line_exit2(rp("decode", "--json=1", "x.pcap"), "decode --json=1", "option '--json' takes no value")
 
     # ep's server on every address without a key says so; on 127.0.0.1 (its default) it does not.
-    for bind, warned in (("0.0.0.0", True), ("127.0.0.1", False)):
-        port = free_port()
-        s = subprocess.Popen([ROCEPROBE, "ep", "--bind", bind, "-p", str(port)], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        for _ in range(100):  # until it listens
-            if f":{port:04X} " in open("/proc/net/tcp").read():
-                break
-            time.sleep(0.02)
-        s.send_signal(signal.SIGINT)
-        err = s.communicate(timeout=20)[1]
-        said = f"listening on {bind}:{port} without a key" in err
-        expect(said == warned, f"ep --bind {bind} without a key: {'a' if warned else 'no'} warning ({err.strip()!r})")
+    # Both in a network namespace of their own (loopback only): the one on every address is
+    # reachable by nothing but this test.
+    ns = f"rpcli-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        for bind, warned in (("0.0.0.0", True), ("127.0.0.1", False)):
+            port = free_port()
+            s = subprocess.Popen(["ip", "netns", "exec", ns, ROCEPROBE, "ep", "--bind", bind, "-p", str(port)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for _ in range(100):  # until it listens (ip netns exec execs it: s.pid is ep's)
+                tcp = subprocess.run(["ip", "netns", "exec", ns, "cat", "/proc/net/tcp"], capture_output=True,
+                                     text=True).stdout
+                if f":{port:04X} " in tcp:
+                    break
+                time.sleep(0.02)
+            s.send_signal(signal.SIGINT)
+            err = s.communicate(timeout=20)[1]
+            said = f"listening on {bind}:{port} without a key" in err
+            expect(said == warned, f"ep --bind {bind} without a key: {'a' if warned else 'no'} warning "
+                   f"({err.strip()!r})")
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
     # What a command prints must reach its file: /dev/full takes the open and refuses every write.
     for args in (["plan", incast], ["lab", incast, "-o", os.path.join(tmp, "full")]):
